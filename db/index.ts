@@ -1,0 +1,10 @@
+import type { Migration } from 'kysely'
+import * as coreIdentity from './migrations/0001_core_identity.js'
+
+/**
+ * Every migration, in order, listed by hand rather than found by scanning a folder, so a
+ * bundle or a Docker image cannot silently miss one. Names sort in the order they apply.
+ */
+export const migrations: Record<string, Migration> = {
+  '0001_core_identity': coreIdentity,
+}

@@ -1,0 +1,85 @@
+import type { FastifyInstance, FastifyRequest, preHandlerAsyncHookHandler } from 'fastify'
+import type { Kysely } from 'kysely'
+import type { DB } from '@svc/db'
+import { ForbiddenError, NotFoundError } from '@svc/http'
+import { productRoleAtLeast, type OrganizationRole, type Product, type ProductRole } from './roles.js'
+import { findMembership, findProductRole, type Membership } from './membership.js'
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    /** The organization of `:orgId` and the caller's membership, once the member rule passed. */
+    membership: Membership | null
+  }
+  interface FastifyInstance {
+    requireOrgMember: preHandlerAsyncHookHandler
+    requireOrgRole(...roles: OrganizationRole[]): preHandlerAsyncHookHandler
+    requireProductRole(product: Product, minimum: ProductRole): preHandlerAsyncHookHandler
+    requirePlatformAdmin: preHandlerAsyncHookHandler
+  }
+}
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i
+const platformRolesThatBypassProductRoles = new Set(['GLOBAL_ADMIN', 'ADMIN'])
+
+function organizationIdOf(request: FastifyRequest): string | undefined {
+  return (request.params as { orgId?: string } | undefined)?.orgId
+}
+
+/**
+ * The declarative access rules (ARCHITECTURE.md, "Identity and access"). Routes name them
+ * in `preHandler`; handlers never re-check. Any route under `/organizations/:orgId` gets the
+ * member rule first, whether or not it declares a stronger one.
+ */
+export function registerAccessRules(app: FastifyInstance, db: Kysely<DB>): void {
+  app.decorateRequest('membership', null)
+
+  async function loadMembership(request: FastifyRequest): Promise<Membership> {
+    if (request.membership) return request.membership
+    const organizationId = organizationIdOf(request)
+    const user = request.user
+    // Not a member and no such organization look the same: existence is never leaked.
+    const membership = organizationId && UUID.test(organizationId) && user
+      ? await findMembership(db, organizationId, user.userId)
+      : undefined
+    if (!membership) throw new NotFoundError('organization')
+    request.membership = membership
+    return membership
+  }
+
+  const requireOrgMember: preHandlerAsyncHookHandler = async function requireOrgMember(request) {
+    await loadMembership(request)
+  }
+
+  app.decorate('requireOrgMember', requireOrgMember)
+
+  app.decorate('requireOrgRole', function requireOrgRole(...roles: OrganizationRole[]): preHandlerAsyncHookHandler {
+    return async function orgRoleRule(request) {
+      const membership = await loadMembership(request)
+      if (!roles.includes(membership.role)) {
+        throw new ForbiddenError(`this needs the organization role ${roles.join(' or ')}`)
+      }
+    }
+  })
+
+  app.decorate('requireProductRole', function requireProductRole(product: Product, minimum: ProductRole): preHandlerAsyncHookHandler {
+    return async function productRoleRule(request) {
+      const membership = await loadMembership(request)
+      if (membership.role === 'owner') return
+      if (platformRolesThatBypassProductRoles.has(request.account?.platformRole ?? '')) return
+      const held = await findProductRole(db, membership.organizationId, membership.memberId, product)
+      if (!productRoleAtLeast(held, minimum)) {
+        throw new ForbiddenError(`this needs the ${product} role ${minimum} or higher`)
+      }
+    }
+  })
+
+  app.decorate('requirePlatformAdmin', async function requirePlatformAdmin(request: FastifyRequest) {
+    if (!request.user?.isPlatformAdmin) throw new ForbiddenError('this needs a platform admin')
+  })
+
+  app.addHook('onRoute', (route) => {
+    if (route.config?.public || !route.url.includes('/organizations/:orgId')) return
+    const declared = route.preHandler === undefined ? [] : Array.isArray(route.preHandler) ? route.preHandler : [route.preHandler]
+    route.preHandler = [requireOrgMember, ...declared]
+  })
+}

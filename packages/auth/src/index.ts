@@ -1,0 +1,15 @@
+export { default as authPlugin, type AuthPluginOptions } from './plugin.js'
+export { cookieRoutes } from './cookie-routes.js'
+export { createSigningKeyResolver, type SigningKeyResolver } from './signing-keys.js'
+export {
+  AuthenticatedUserSchema,
+  PLATFORM_ADMINS_GROUP,
+  platformRoles,
+  type Account,
+  type AuthenticatedUser,
+  type IdTokenClaims,
+  type PlatformRole,
+} from './identity.js'
+export { organizationRoles, productRoles, products, productRoleAtLeast, type OrganizationRole, type Product, type ProductRole } from './roles.js'
+export type { Membership } from './membership.js'
+export { ID_TOKEN_COOKIE, REFRESH_TOKEN_COOKIE } from './token-extraction.js'

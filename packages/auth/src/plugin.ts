@@ -1,0 +1,140 @@
+import cookie from '@fastify/cookie'
+import jwt, { type VerifyOptions } from '@fastify/jwt'
+import type { FastifyInstance, FastifyRequest } from 'fastify'
+import fp from 'fastify-plugin'
+import type { Kysely } from 'kysely'
+import type { AuthConfig, CookieConfig } from '@svc/config'
+import type { DB } from '@svc/db'
+import { ForbiddenError, NotFoundError, UnauthorizedError } from '@svc/http'
+import { createAccountCache, findAccountById, type AccountCache } from './accounts.js'
+import { registerAccessRules } from './access-rules.js'
+import { PLATFORM_ADMINS_GROUP, groupsFrom, type Account, type AuthenticatedUser, type IdTokenClaims } from './identity.js'
+import { rejectForeignOrigins } from './origin-check.js'
+import { createSigningKeyResolver, type SigningKeyResolver, type TokenHeader } from './signing-keys.js'
+import { presentedToken, type PresentedToken } from './token-extraction.js'
+
+declare module '@fastify/jwt' {
+  interface FastifyJWT {
+    payload: IdTokenClaims
+    user: AuthenticatedUser
+  }
+}
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    /** The acting account (the impersonated one while impersonating). */
+    account: Account | null
+    /** Where the identity token came from; cookie-authenticated changes are origin-checked. */
+    credentialSource: PresentedToken['source'] | null
+  }
+  interface FastifyInstance {
+    /** Verifies the request's identity token and resolves `request.user` (the global JWT rule). */
+    authenticate(request: FastifyRequest): Promise<void>
+    /** Verifies an ID token handed over in a body; answers the token's claims or throws 401. */
+    verifyIdToken(request: FastifyRequest, token: string): Promise<IdTokenClaims>
+    accounts: AccountCache
+    auth: AuthConfig & { cookies: CookieConfig }
+  }
+}
+
+export interface AuthPluginOptions {
+  auth: AuthConfig
+  cookies: CookieConfig
+  db: Kysely<DB>
+  /** Shared between the services of one process so the JWKS budget is per process. */
+  signingKeys?: SigningKeyResolver
+}
+
+const IMPERSONATION_HEADER = 'x-impersonate-user-id'
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i
+
+async function authPlugin(app: FastifyInstance, options: AuthPluginOptions): Promise<void> {
+  const signingKeys = options.signingKeys ?? createSigningKeyResolver({ jwksUrl: options.auth.jwksUrl })
+  const accounts = createAccountCache(options.db)
+
+  await app.register(cookie)
+  await app.register(jwt, {
+    secret: {
+      public: async (_request: FastifyRequest, token: TokenHeader | { header: TokenHeader }) =>
+        signingKeys.resolve('header' in token ? token.header : token),
+    },
+    decode: { complete: true },
+    verify: {
+      algorithms: ['RS256'],
+      allowedIss: options.auth.issuer,
+      allowedAud: options.auth.clientIds,
+      requiredClaims: ['sub', 'exp', 'iss', 'aud'],
+      clockTolerance: 5_000,
+      // A verified token is not verified again until it expires (fast-jwt keys by its hash).
+      cache: 10_000,
+      errorCacheTTL: 60_000,
+      extractToken: (request: FastifyRequest) => presentedToken(request)?.token,
+    },
+  })
+
+  app.decorate('accounts', accounts)
+  app.decorate('auth', { ...options.auth, cookies: options.cookies })
+  app.decorateRequest('account', null)
+  app.decorateRequest('credentialSource', null)
+
+  async function verifiedClaims(request: FastifyRequest, token?: string): Promise<IdTokenClaims> {
+    // @fastify/jwt honours `extractToken` in per-call options (lookupToken merges them with the
+    // plugin's), though its types declare it only on the plugin options.
+    const claims = token
+      ? await request.jwtVerify<IdTokenClaims>({ extractToken: () => token } as Partial<VerifyOptions>)
+      : await request.jwtVerify<IdTokenClaims>()
+    if (claims.token_use !== undefined && claims.token_use !== 'id') {
+      throw new UnauthorizedError('an access token cannot be used here: send the ID token')
+    }
+    if (typeof claims.email !== 'string' || claims.email.length === 0) {
+      throw new UnauthorizedError('the ID token carries no email claim')
+    }
+    return claims
+  }
+
+  app.decorate('verifyIdToken', verifiedClaims)
+
+  app.decorate('authenticate', async function authenticate(request: FastifyRequest): Promise<void> {
+    const presented = presentedToken(request)
+    if (!presented) {
+      throw new UnauthorizedError('missing credentials: send the svc_id_token cookie or an Authorization: Bearer ID token')
+    }
+    const claims = await verifiedClaims(request)
+    const email = claims.email as string
+    const groups = groupsFrom(claims[options.auth.groupsClaim])
+    const account = await accounts.resolve(claims.sub, email)
+    request.credentialSource = presented.source
+    request.account = account
+    request.user = { userId: account.id, email, groups, isPlatformAdmin: groups.includes(PLATFORM_ADMINS_GROUP) }
+
+    const impersonated = request.headers[IMPERSONATION_HEADER]
+    if (impersonated === undefined) return
+    if (!request.user.isPlatformAdmin) throw new ForbiddenError('only platform admins can impersonate')
+    const target = typeof impersonated === 'string' && UUID.test(impersonated)
+      ? await findAccountById(options.db, impersonated)
+      : undefined
+    if (!target) throw new NotFoundError('user to impersonate')
+    request.account = target
+    // The impersonated user's groups live at the identity provider; acting as them grants none.
+    request.user = {
+      userId: target.id,
+      email: target.email,
+      groups: [],
+      isPlatformAdmin: false,
+      originalUserId: account.id,
+      originalEmail: email,
+    }
+  })
+
+  // Forged cross-site requests are refused before any token work is spent on them.
+  app.addHook('onRequest', rejectForeignOrigins(options.cookies.allowedOrigins))
+  // The global JWT rule: every route needs a valid identity token unless declared public.
+  app.addHook('onRequest', async (request) => {
+    if (request.is404 || request.routeOptions.config.public) return
+    await app.authenticate(request)
+  })
+
+  registerAccessRules(app, options.db)
+}
+
+export default fp(authPlugin, { name: 'auth', fastify: '5.x', dependencies: ['http-conventions'] })

@@ -1,0 +1,25 @@
+import type { FastifyRequest } from 'fastify'
+
+export const ID_TOKEN_COOKIE = 'svc_id_token'
+export const REFRESH_TOKEN_COOKIE = 'svc_refresh_token'
+
+export interface PresentedToken {
+  token: string
+  source: 'cookie' | 'bearer'
+}
+
+/**
+ * The spec's extraction order: the `svc_id_token` cookie first, then `Authorization: Bearer`.
+ * A cookie that is present wins even when it turns out invalid: the request then fails
+ * instead of quietly falling back to another credential.
+ */
+export function presentedToken(request: FastifyRequest): PresentedToken | undefined {
+  const cookie = request.cookies?.[ID_TOKEN_COOKIE]
+  if (cookie) return { token: cookie, source: 'cookie' }
+  const header = request.headers.authorization
+  if (header) {
+    const match = /^Bearer +(\S+) *$/i.exec(header)
+    if (match?.[1]) return { token: match[1], source: 'bearer' }
+  }
+  return undefined
+}

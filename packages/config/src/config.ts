@@ -1,0 +1,42 @@
+import type { LevelWithSilent } from './log-level.js'
+
+export interface AuthConfig {
+  /** Expected `iss` of every ID token. */
+  issuer: string
+  /** Where the issuer's signing keys are published. */
+  jwksUrl: string
+  /** Accepted `aud` values (the app client ids). */
+  clientIds: string[]
+  /** Client secret for the refresh exchange, sent with HTTP Basic when set. */
+  clientSecret?: string
+  /** OAuth2 token endpoint used by POST /auth/refresh. */
+  tokenUrl: string
+  /** Claim that holds the identity provider's groups. */
+  groupsClaim: string
+}
+
+export interface CookieConfig {
+  /** Shared parent domain, so sibling subdomains receive the cookies; undefined means host-only. */
+  domain?: string
+  /** Browser origins allowed to make cookie-authenticated state-changing requests. */
+  allowedOrigins: string[]
+}
+
+export interface RateLimitConfig {
+  max: number
+  timeWindow: string
+}
+
+/** Everything a service needs to build itself; tests construct it directly. */
+export interface ServiceConfig {
+  /** PostgreSQL URL, or undefined for the embedded PGlite database under `dataDir`. */
+  databaseUrl?: string
+  dataDir: string
+  host: string
+  /** Behind a load balancer: take the client address from X-Forwarded-For. */
+  trustProxy: boolean
+  auth: AuthConfig
+  cookies: CookieConfig
+  rateLimit: RateLimitConfig
+  logLevel: LevelWithSilent
+}

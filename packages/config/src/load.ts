@@ -1,0 +1,70 @@
+import { envSchema } from 'env-schema'
+import { EnvironmentSchema, type Environment } from './schema.js'
+import type { AuthConfig, ServiceConfig } from './config.js'
+
+export class ConfigurationError extends Error {
+  override name = 'ConfigurationError'
+}
+
+/** Reads and validates the environment; a bad value throws one ConfigurationError naming it. */
+export function readEnvironment(env: NodeJS.ProcessEnv = process.env): Environment {
+  // Empty strings count as unset, so `FOO=` in a .env file does not fail a format check.
+  const data = Object.fromEntries(Object.entries(env).filter(([, value]) => value !== ''))
+  try {
+    return envSchema<Environment>({ schema: EnvironmentSchema, data, dotenv: false })
+  } catch (error) {
+    throw new ConfigurationError(`invalid configuration: ${(error as Error).message}`)
+  }
+}
+
+export function splitList(value: string | undefined): string[] {
+  return (value ?? '')
+    .split(',')
+    .map((item) => item.trim())
+    .filter((item) => item.length > 0)
+}
+
+/** The auth settings for an external issuer; throws when the issuer or client id is missing. */
+export function authConfigFromEnvironment(env: Environment): AuthConfig {
+  if (!env.AUTH_ISSUER) throw new ConfigurationError('AUTH_ISSUER is required when a service runs on its own')
+  const clientIds = splitList(env.AUTH_CLIENT_ID)
+  if (clientIds.length === 0) throw new ConfigurationError('AUTH_CLIENT_ID is required when AUTH_ISSUER is set')
+  return authConfigFor(env, env.AUTH_ISSUER, clientIds)
+}
+
+/** Fills the derived defaults of the table: JWKS and token endpoints under the issuer. */
+export function authConfigFor(env: Environment, issuer: string, clientIds: string[]): AuthConfig {
+  const base = issuer.replace(/\/+$/, '')
+  return {
+    issuer,
+    jwksUrl: env.AUTH_JWKS_URL ?? `${base}/.well-known/jwks.json`,
+    clientIds,
+    clientSecret: env.AUTH_CLIENT_SECRET,
+    tokenUrl: env.AUTH_TOKEN_URL ?? `${base}/oauth2/token`,
+    groupsClaim: env.AUTH_GROUPS_CLAIM,
+  }
+}
+
+export function serviceConfigFor(env: Environment, auth: AuthConfig): ServiceConfig {
+  return {
+    databaseUrl: env.DATABASE_URL,
+    dataDir: env.DATA_DIR,
+    host: env.HOST,
+    trustProxy: env.TRUST_PROXY,
+    auth,
+    cookies: { domain: env.COOKIE_DOMAIN, allowedOrigins: splitList(env.ALLOWED_ORIGINS) },
+    rateLimit: { max: env.RATE_LIMIT_MAX, timeWindow: env.RATE_LIMIT_WINDOW },
+    logLevel: env.LOG_LEVEL,
+  }
+}
+
+/**
+ * Configuration of one service running on its own (`pnpm start:platform`, `start:product`):
+ * production and replicas, so it needs a shared PostgreSQL and a real identity provider.
+ */
+export function standaloneServiceConfig(env: Environment): ServiceConfig {
+  if (!env.DATABASE_URL) {
+    throw new ConfigurationError('DATABASE_URL is required when a service runs on its own (the embedded database is for `pnpm start`)')
+  }
+  return serviceConfigFor(env, authConfigFromEnvironment(env))
+}

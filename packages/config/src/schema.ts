@@ -1,0 +1,28 @@
+import { Type, type Static } from 'typebox'
+
+/** The environment contract of ARCHITECTURE.md ("Configuration contract"), one entry per variable. */
+export const EnvironmentSchema = Type.Object({
+  DATABASE_URL: Type.Optional(Type.String({ pattern: '^postgres(ql)?://' })),
+  DATA_DIR: Type.String({ default: './.data', minLength: 1 }),
+  PLATFORM_PORT: Type.Integer({ default: 3004, minimum: 0, maximum: 65535 }),
+  PRODUCT_PORT: Type.Integer({ default: 3003, minimum: 0, maximum: 65535 }),
+  DEV_IDP_PORT: Type.Integer({ default: 3005, minimum: 0, maximum: 65535 }),
+  HOST: Type.String({ default: '0.0.0.0', minLength: 1 }),
+  AUTH_ISSUER: Type.Optional(Type.String({ pattern: '^https?://' })),
+  AUTH_JWKS_URL: Type.Optional(Type.String({ pattern: '^https?://' })),
+  AUTH_CLIENT_ID: Type.Optional(Type.String({ minLength: 1 })),
+  AUTH_CLIENT_SECRET: Type.Optional(Type.String({ minLength: 1 })),
+  AUTH_TOKEN_URL: Type.Optional(Type.String({ pattern: '^https?://' })),
+  AUTH_GROUPS_CLAIM: Type.String({ default: 'cognito:groups', minLength: 1 }),
+  COOKIE_DOMAIN: Type.Optional(Type.String({ minLength: 1 })),
+  ALLOWED_ORIGINS: Type.String({ default: '' }),
+  TRUST_PROXY: Type.Boolean({ default: false }),
+  RATE_LIMIT_MAX: Type.Integer({ default: 1000, minimum: 1 }),
+  RATE_LIMIT_WINDOW: Type.String({ default: '1 minute', minLength: 1 }),
+  LOG_LEVEL: Type.Union(
+    ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'].map((level) => Type.Literal(level)),
+    { default: 'info' },
+  ),
+})
+
+export type Environment = Static<typeof EnvironmentSchema>

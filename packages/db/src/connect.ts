@@ -1,0 +1,92 @@
+import { mkdir } from 'node:fs/promises'
+import path from 'node:path'
+import { PGlite } from '@electric-sql/pglite'
+import { CamelCasePlugin, Kysely, PostgresDialect, sql, type PostgresPool } from 'kysely'
+import pg from 'pg'
+import type { DB } from './generated.js'
+import { PGlitePool, type SqlExecutor } from './pglite-pool.js'
+
+export interface DatabaseOptions {
+  /** PostgreSQL URL; when absent the embedded PGlite database is used. */
+  databaseUrl?: string
+  /** Folder for the embedded database's files; `undefined` keeps it in memory (tests). */
+  dataDir?: string
+  /** Connections per process on PostgreSQL. */
+  poolSize?: number
+}
+
+export interface Database {
+  /** Typed query builder: camelCase in TypeScript, snake_case in SQL. */
+  db: Kysely<DB>
+  /** The same connections for plain SQL (pg-boss). */
+  sql: SqlExecutor
+  /** The raw pool, for tools that build their own Kysely (code generation). */
+  pool: PostgresPool
+  kind: 'postgres' | 'pglite'
+  /** Resolves when the database answers a trivial query within `timeoutMs`. */
+  ping(timeoutMs?: number): Promise<void>
+  close(): Promise<void>
+}
+
+function pinger(db: Kysely<DB>) {
+  return async (timeoutMs = 2_000): Promise<void> => {
+    let timer: NodeJS.Timeout | undefined
+    const timeout = new Promise<never>((_resolve, reject) => {
+      timer = setTimeout(() => reject(new Error(`database did not answer within ${timeoutMs} ms`)), timeoutMs)
+    })
+    try {
+      await Promise.race([sql`select 1`.execute(db), timeout])
+    } finally {
+      clearTimeout(timer)
+    }
+  }
+}
+
+// int8 as a JS number on both engines (PGlite's default); counts and sizes stay far below 2^53.
+const INT8_OID = 20
+const pgTypes = {
+  getTypeParser: ((oid: number, format?: 'text' | 'binary') =>
+    oid === INT8_OID ? (value: string) => Number(value) : pg.types.getTypeParser(oid, format)) as typeof pg.types.getTypeParser,
+}
+
+export async function openDatabase(options: DatabaseOptions): Promise<Database> {
+  if (options.databaseUrl) return openPostgres(options.databaseUrl, options.poolSize ?? 10)
+  return openPGlite(options.dataDir)
+}
+
+function openPostgres(connectionString: string, max: number): Database {
+  const pool = new pg.Pool({ connectionString, max, types: pgTypes, connectionTimeoutMillis: 5_000 })
+  const db = new Kysely<DB>({ dialect: new PostgresDialect({ pool }), plugins: [new CamelCasePlugin()] })
+  return {
+    db,
+    pool,
+    sql: { executeSql: (text, values) => pool.query(text, values) },
+    kind: 'postgres',
+    ping: pinger(db),
+    close: () => db.destroy(),
+  }
+}
+
+async function openPGlite(dataDir: string | undefined): Promise<Database> {
+  let pglite: PGlite
+  if (dataDir) {
+    const folder = path.resolve(dataDir, 'pglite')
+    await mkdir(folder, { recursive: true })
+    pglite = await PGlite.create(folder)
+  } else {
+    pglite = await PGlite.create()
+  }
+  const pool = new PGlitePool(pglite)
+  const db = new Kysely<DB>({ dialect: new PostgresDialect({ pool }), plugins: [new CamelCasePlugin()] })
+  return {
+    db,
+    pool,
+    sql: pool,
+    kind: 'pglite',
+    ping: pinger(db),
+    async close() {
+      await db.destroy()
+      await pglite.close()
+    },
+  }
+}

@@ -1,0 +1,6 @@
+export { openDatabase, type Database, type DatabaseOptions } from './connect.js'
+export { migrateToLatest } from './migrate.js'
+export { PGlitePool, type SqlExecutor } from './pglite-pool.js'
+export type { Executor } from './executor.js'
+export type * from './tables.js'
+export type { DB } from './generated.js'

@@ -1,0 +1,83 @@
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
+import { STATUS_CODES } from 'node:http'
+import type { ErrorBody } from './schemas.js'
+
+interface PostgresError {
+  code?: string
+  constraint?: string
+}
+
+interface ValidationIssue {
+  instancePath?: string
+  params?: { missingProperty?: string; additionalProperty?: string }
+  message?: string
+}
+
+/** Stable codes for the errors Fastify and its plugins raise themselves. */
+const frameworkCodes: Record<string, string> = {
+  FST_ERR_CTP_BODY_TOO_LARGE: 'PAYLOAD_TOO_LARGE',
+  FST_ERR_CTP_INVALID_MEDIA_TYPE: 'UNSUPPORTED_MEDIA_TYPE',
+  FST_ERR_CTP_EMPTY_JSON_BODY: 'VALIDATION_FAILED',
+  FST_ERR_CTP_INVALID_JSON_BODY: 'VALIDATION_FAILED',
+  FST_ERR_RATE_LIMIT_EXCEEDED: 'RATE_LIMITED',
+}
+
+function body(statusCode: number, message: string, code: string): ErrorBody {
+  return { statusCode, error: STATUS_CODES[statusCode] ?? 'Error', message, code }
+}
+
+function fieldOf(issue: ValidationIssue, context: string | undefined): string {
+  const property = issue.params?.missingProperty ?? issue.params?.additionalProperty
+  const pointer = (issue.instancePath ?? '').replace(/^\//, '').replaceAll('/', '.')
+  const field = [pointer, property].filter(Boolean).join('.')
+  return field || context || 'body'
+}
+
+/** Maps any thrown error to the documented error body; 5xx details stay in the log. */
+export function toErrorBody(error: FastifyError & PostgresError, request: FastifyRequest): ErrorBody {
+  if (error.validation) {
+    const issues = error.validation as ValidationIssue[]
+    return {
+      ...body(400, error.message, 'VALIDATION_FAILED'),
+      details: issues.map((issue) => ({
+        field: fieldOf(issue, error.validationContext),
+        message: issue.params?.additionalProperty ? 'is not allowed' : (issue.message ?? 'is invalid'),
+      })),
+    }
+  }
+  if (/^FA?ST_JWT_/.test(error.code ?? '')) {
+    // @fastify/jwt's own errors: missing, malformed, expired or untrusted tokens.
+    return body(401, error.message, 'UNAUTHORIZED')
+  }
+  if (error.code === '23505') return body(409, 'the resource already exists', 'CONFLICT')
+  if (error.code === '22P02') return body(404, 'resource not found', 'NOT_FOUND')
+  if (error.code === '23503') return body(409, 'a referenced resource does not exist', 'CONFLICT')
+
+  const statusCode = error.statusCode && error.statusCode >= 400 ? error.statusCode : 500
+  if (statusCode >= 500) {
+    request.log.error({ err: error }, 'request failed')
+    return body(statusCode, 'the server could not complete the request', statusCode === 502 ? 'UPSTREAM_FAILED' : 'INTERNAL_ERROR')
+  }
+  return body(statusCode, error.message, codeOf(error.code, statusCode))
+}
+
+function codeOf(code: string | undefined, statusCode: number): string {
+  if (code && frameworkCodes[code]) return frameworkCodes[code]
+  // Our own codes (errors.ts) are plain upper-case words; framework internals (FST_*) are not shown.
+  if (code && /^[A-Z][A-Z_]*$/.test(code) && !/^FA?ST_/.test(code)) return code
+  return defaultCode(statusCode)
+}
+
+function defaultCode(statusCode: number): string {
+  return (STATUS_CODES[statusCode] ?? 'ERROR').toUpperCase().replace(/[^A-Z]+/g, '_')
+}
+
+export function registerErrorHandling(app: FastifyInstance): void {
+  app.setErrorHandler((error: FastifyError & PostgresError, request: FastifyRequest, reply: FastifyReply) => {
+    const payload = toErrorBody(error, request)
+    return reply.code(payload.statusCode).send(payload)
+  })
+  app.setNotFoundHandler((request, reply) =>
+    reply.code(404).send(body(404, `route ${request.method} ${request.url.split('?')[0]} not found`, 'NOT_FOUND')),
+  )
+}

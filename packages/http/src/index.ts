@@ -1,0 +1,7 @@
+import './context-config.js'
+
+export { default as httpConventions, type HttpConventionsOptions } from './conventions.js'
+export { healthRoutes, type HealthOptions } from './health.js'
+export { registerErrorHandling, toErrorBody } from './error-handler.js'
+export * from './errors.js'
+export * from './schemas.js'

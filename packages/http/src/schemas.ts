@@ -1,0 +1,35 @@
+import { Type, type Static, type TSchema } from 'typebox'
+
+export const ErrorResponse = Type.Object(
+  {
+    statusCode: Type.Integer(),
+    error: Type.String({ description: 'HTTP reason phrase' }),
+    message: Type.String(),
+    code: Type.String({ description: 'Stable upper-case error code, e.g. UNAUTHORIZED, VALIDATION_FAILED' }),
+    details: Type.Optional(
+      Type.Array(
+        Type.Object({ field: Type.String(), message: Type.String() }),
+        { description: 'The failing fields of a VALIDATION_FAILED error' },
+      ),
+    ),
+  },
+  { $id: 'ErrorResponse', title: 'Error' },
+)
+export type ErrorBody = Static<typeof ErrorResponse>
+
+export const PaginationQuery = Type.Object({
+  page: Type.Integer({ minimum: 1, default: 1 }),
+  limit: Type.Integer({ minimum: 1, maximum: 100, default: 20 }),
+})
+export type Pagination = Static<typeof PaginationQuery>
+
+/** The list envelope every list endpoint answers with. */
+export function ListResponse<T extends TSchema>(item: T) {
+  return Type.Object({
+    data: Type.Array(item),
+    meta: Type.Object({ page: Type.Integer(), limit: Type.Integer(), total: Type.Integer() }),
+  })
+}
+
+export const Uuid = Type.String({ format: 'uuid' })
+export const Timestamp = Type.String({ format: 'date-time' })

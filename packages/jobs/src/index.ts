@@ -1,0 +1,1 @@
+export { createJobQueue, stopJobQueue, type JobQueue, type JobQueueOptions } from './queue.js'

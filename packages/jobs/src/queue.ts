@@ -1,0 +1,37 @@
+import PgBoss from 'pg-boss'
+import type { SqlExecutor } from '@svc/db'
+
+export interface JobQueueOptions {
+  /** The application's own connections: pg-boss shares the pool (PostgreSQL) or the PGlite handle. */
+  sql: SqlExecutor
+  /** Log sink for errors pg-boss raises in the background (maintenance, polling). */
+  onError?: (error: Error) => void
+  /** Background maintenance and cron scheduling; tests that only send and work can turn it off. */
+  supervise?: boolean
+}
+
+/**
+ * The durable job queue (pg-boss 10, the newest line that runs on Node 20) on the
+ * application's database, in schema `pgboss`. Several replicas share it; a job is handed to
+ * one worker at a time and kept until completed, so it survives a restart.
+ */
+export function createJobQueue(options: JobQueueOptions): PgBoss {
+  const boss = new PgBoss({
+    db: {
+      // pg-boss passes `values` only when a statement has parameters; keep that distinction.
+      executeSql: (text: string, values?: unknown[]) => options.sql.executeSql(text, values) as Promise<{ rows: never[] }>,
+    },
+    schema: 'pgboss',
+    supervise: options.supervise ?? true,
+    schedule: options.supervise ?? true,
+  })
+  boss.on('error', options.onError ?? ((error) => console.error('job queue error', error)))
+  return boss
+}
+
+/** Stops fetching, waits for jobs in flight (up to `timeoutMs`), leaves the database open. */
+export async function stopJobQueue(boss: PgBoss, timeoutMs = 10_000): Promise<void> {
+  await boss.stop({ graceful: true, wait: true, close: false, timeout: timeoutMs })
+}
+
+export type JobQueue = PgBoss

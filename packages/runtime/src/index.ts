@@ -1,0 +1,3 @@
+export { openResources, type Resources, type ResourceOptions } from './resources.js'
+export { buildServiceApp, loggerOptions, type ServiceDefinition } from './service-app.js'
+export { exitOnConfigurationError, serve } from './server.js'

@@ -1,0 +1,103 @@
+import { randomUUID } from 'node:crypto'
+import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify'
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
+import { authPlugin, cookieRoutes } from '@svc/auth'
+import type { ServiceConfig } from '@svc/config'
+import { healthRoutes, httpConventions } from '@svc/http'
+import type { Database } from '@svc/db'
+import type { JobQueue } from '@svc/jobs'
+import { openResources, type Resources } from './resources.js'
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    database: Database
+    jobs: JobQueue
+  }
+}
+
+export interface ServiceDefinition {
+  /** `platform` or `product`: in logs and the health answer. */
+  name: string
+  title: string
+  description: string
+  /** Adds /health/live and /health/ready. */
+  probes?: boolean
+  /** Registers the service's surface plugins. */
+  surfaces(app: FastifyInstance): Promise<void>
+}
+
+const BODY_LIMIT = 1024 * 1024
+
+// Secrets never reach the logs: credentials in headers, and API keys in ingest paths.
+const redact = {
+  paths: [
+    'req.headers.authorization',
+    'req.headers.cookie',
+    'req.headers["x-webhook-signature"]',
+    'res.headers["set-cookie"]',
+  ],
+  censor: '[redacted]',
+}
+
+function redactedUrl(url: string): string {
+  return url.replace(/(\/ingest\/)[^/?#]+/g, '$1[redacted]')
+}
+
+export function loggerOptions(config: ServiceConfig, service: string): FastifyServerOptions['logger'] {
+  return {
+    level: config.logLevel,
+    base: { service },
+    redact,
+    serializers: {
+      req: (request: { method: string; url: string; ip?: string; headers: Record<string, unknown>; id?: string }) => ({
+        method: request.method,
+        url: redactedUrl(request.url),
+        ip: request.ip,
+        userAgent: request.headers['user-agent'],
+      }),
+    },
+  }
+}
+
+/**
+ * The common frame of both services: HTTP conventions, authentication and the cookie
+ * endpoints, health, then the service's surfaces. Resources passed in are shared and stay
+ * open when the app closes; otherwise the app opens its own and closes them with itself.
+ */
+export async function buildServiceApp(
+  config: ServiceConfig,
+  definition: ServiceDefinition,
+  shared?: Resources,
+): Promise<FastifyInstance> {
+  const resources = shared ?? (await openResources(config))
+  const app = Fastify({
+    logger: loggerOptions(config, definition.name),
+    bodyLimit: BODY_LIMIT,
+    trustProxy: config.trustProxy,
+    requestIdHeader: 'x-request-id',
+    genReqId: () => randomUUID(),
+    ajv: {
+      // Unknown body fields are refused (400), never silently dropped or stored.
+      customOptions: { removeAdditional: false, coerceTypes: 'array', useDefaults: true },
+    },
+  }).withTypeProvider<TypeBoxTypeProvider>()
+
+  if (!shared) app.addHook('onClose', async () => resources.close())
+  app.decorate('database', resources.database)
+  app.decorate('jobs', resources.jobs)
+
+  await app.register(httpConventions, { title: definition.title, description: definition.description, rateLimit: config.rateLimit })
+  await app.register(authPlugin, {
+    auth: config.auth,
+    cookies: config.cookies,
+    db: resources.database.db,
+    signingKeys: resources.signingKeys,
+  })
+  await app.register(cookieRoutes)
+  await app.register(healthRoutes, {
+    service: definition.name,
+    probes: definition.probes ? { checkDatabase: () => resources.database.ping() } : undefined,
+  })
+  await definition.surfaces(app)
+  return app
+}

@@ -1,0 +1,34 @@
+import type { Executor } from '@svc/db'
+
+export interface ProfileChanges {
+  displayName?: string | null
+  timeZone?: string | null
+}
+
+export async function updateProfile(db: Executor, userId: string, changes: ProfileChanges) {
+  return db
+    .updateTable('core.users')
+    .set({ ...changes, updatedAt: new Date() })
+    .where('id', '=', userId)
+    .returning(['displayName', 'timeZone', 'isEmployee', 'platformRole'])
+    .executeTakeFirstOrThrow()
+}
+
+/** Subscriptions of the organizations the user belongs to, and the user's legacy ones. */
+export async function subscriptionsOfUser(db: Executor, userId: string) {
+  const organizational = await db
+    .selectFrom('core.orgProductSubscriptions as s')
+    .innerJoin('core.organizationMembers as m', 'm.organizationId', 's.organizationId')
+    .select(['s.organizationId', 's.product', 's.plan', 's.status', 's.currentPeriodEnd'])
+    .where('m.userId', '=', userId)
+    .orderBy('s.organizationId')
+    .orderBy('s.product')
+    .execute()
+  const legacy = await db
+    .selectFrom('core.subscriptions')
+    .select(['organizationId', 'plan', 'status', 'currentPeriodEnd'])
+    .where('userId', '=', userId)
+    .orderBy('createdAt')
+    .execute()
+  return { organizational, legacy }
+}

@@ -1,0 +1,19 @@
+import type { FastifyInstance } from 'fastify'
+import type { ServiceConfig } from '@svc/config'
+import { platformSurface } from '@svc/plugin-platform'
+import { buildServiceApp, type Resources } from '@svc/runtime'
+
+/** The platform API (port 3004): identity, organizations, billing, SSO/SCIM, audit, reports. */
+export function buildApp(config: ServiceConfig, shared?: Resources): Promise<FastifyInstance> {
+  return buildServiceApp(
+    config,
+    {
+      name: 'platform',
+      title: 'Platform API',
+      description: 'Identity, organizations, members and roles, billing, SSO/SCIM provisioning, audit logs and reports.',
+      probes: true,
+      surfaces: platformSurface,
+    },
+    shared,
+  )
+}

@@ -1,0 +1,20 @@
+import type { FastifyInstance } from 'fastify'
+import type { ServiceConfig } from '@svc/config'
+import { buildServiceApp, type Resources } from '@svc/runtime'
+
+/**
+ * The product API (port 3003): status pages, alerting, synthetics and AI insights. Each
+ * surface is its own plugin registered here as its issue lands.
+ */
+export function buildApp(config: ServiceConfig, shared?: Resources): Promise<FastifyInstance> {
+  return buildServiceApp(
+    config,
+    {
+      name: 'product',
+      title: 'Product API',
+      description: 'Status pages, alerting, synthetic checks and AI incident insights.',
+      surfaces: async () => {},
+    },
+    shared,
+  )
+}
