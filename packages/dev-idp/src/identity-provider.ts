@@ -9,6 +9,8 @@ export interface DevIdentityProviderOptions {
   clientId: string
   key: SigningKey
   groupsClaim?: string
+  /** When set, the token endpoint requires it by HTTP Basic, as a Cognito app client with a secret does. */
+  clientSecret?: string
 }
 
 export interface TokenSubject {
@@ -91,6 +93,7 @@ export function createDevIdentityProvider(options: DevIdentityProviderOptions) {
   return {
     issuer,
     clientId,
+    clientSecret: options.clientSecret,
     key,
     jwks: () => ({ keys: [key.jwk] }),
     mintIdToken,

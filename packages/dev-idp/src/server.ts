@@ -8,6 +8,13 @@ interface TokenRequest {
   client_id?: string
 }
 
+function presentsClientSecret(authorization: string | undefined, clientId: string, clientSecret: string): boolean {
+  const match = /^Basic (.+)$/i.exec(authorization ?? '')
+  if (!match?.[1]) return false
+  const expected = `${encodeURIComponent(clientId)}:${encodeURIComponent(clientSecret)}`
+  return Buffer.from(match[1], 'base64').toString() === expected
+}
+
 /**
  * The provider's HTTP face: OIDC discovery, JWKS and the token endpoint (refresh grant),
  * at the paths a Cognito user pool uses, relative to the issuer URL.
@@ -38,6 +45,9 @@ export async function buildDevIdentityProviderServer(idp: DevIdentityProvider, l
     const body = request.body ?? {}
     if (body.grant_type !== 'refresh_token') {
       return reply.code(400).send({ error: 'unsupported_grant_type' })
+    }
+    if (idp.clientSecret !== undefined && !presentsClientSecret(request.headers.authorization, idp.clientId, idp.clientSecret)) {
+      return reply.code(401).send({ error: 'invalid_client' })
     }
     const subject = body.refresh_token ? idp.redeemRefreshToken(body.refresh_token) : undefined
     if (!subject) return reply.code(400).send({ error: 'invalid_grant', error_description: 'Invalid Refresh Token' })
