@@ -28,6 +28,12 @@ export interface Database {
   close(): Promise<void>
 }
 
+/** Closing twice (a failed readiness test, then teardown) is harmless. */
+function once(close: () => Promise<void>): () => Promise<void> {
+  let closing: Promise<void> | undefined
+  return () => (closing ??= close())
+}
+
 function pinger(db: Kysely<DB>) {
   return async (timeoutMs = 2_000): Promise<void> => {
     let timer: NodeJS.Timeout | undefined
@@ -56,6 +62,9 @@ export async function openDatabase(options: DatabaseOptions): Promise<Database> 
 
 function openPostgres(connectionString: string, max: number): Database {
   const pool = new pg.Pool({ connectionString, max, types: pgTypes, connectionTimeoutMillis: 5_000 })
+  // An idle connection dropped by the server is replaced on the next checkout; without a
+  // listener, pg would raise it as an uncaught error and end the process.
+  pool.on('error', () => {})
   const db = new Kysely<DB>({ dialect: new PostgresDialect({ pool }), plugins: [new CamelCasePlugin()] })
   return {
     db,
@@ -63,7 +72,7 @@ function openPostgres(connectionString: string, max: number): Database {
     sql: { executeSql: (text, values) => pool.query(text, values) },
     kind: 'postgres',
     ping: pinger(db),
-    close: () => db.destroy(),
+    close: once(() => db.destroy()),
   }
 }
 
@@ -84,9 +93,9 @@ async function openPGlite(dataDir: string | undefined): Promise<Database> {
     sql: pool,
     kind: 'pglite',
     ping: pinger(db),
-    async close() {
+    close: once(async () => {
       await db.destroy()
       await pglite.close()
-    },
+    }),
   }
 }

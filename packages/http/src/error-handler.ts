@@ -19,7 +19,6 @@ const frameworkCodes: Record<string, string> = {
   FST_ERR_CTP_INVALID_MEDIA_TYPE: 'UNSUPPORTED_MEDIA_TYPE',
   FST_ERR_CTP_EMPTY_JSON_BODY: 'VALIDATION_FAILED',
   FST_ERR_CTP_INVALID_JSON_BODY: 'VALIDATION_FAILED',
-  FST_ERR_RATE_LIMIT_EXCEEDED: 'RATE_LIMITED',
 }
 
 function body(statusCode: number, message: string, code: string): ErrorBody {
@@ -63,6 +62,8 @@ export function toErrorBody(error: FastifyError & PostgresError, request: Fastif
 
 function codeOf(code: string | undefined, statusCode: number): string {
   if (code && frameworkCodes[code]) return frameworkCodes[code]
+  // @fastify/rate-limit throws a plain object with no code.
+  if (statusCode === 429) return 'RATE_LIMITED'
   // Our own codes (errors.ts) are plain upper-case words; framework internals (FST_*) are not shown.
   if (code && /^[A-Z][A-Z_]*$/.test(code) && !/^FA?ST_/.test(code)) return code
   return defaultCode(statusCode)

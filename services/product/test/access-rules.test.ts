@@ -1,0 +1,125 @@
+import t from 'tap'
+import type { FastifyInstance } from 'fastify'
+import type { ServiceConfig } from '@svc/config'
+import { buildServiceApp, type Resources } from '@svc/runtime'
+import { startTestService } from '@svc/testkit'
+
+// A surface whose routes declare each access rule, so the rules are tested as routes use them.
+async function ruleSurface(app: FastifyInstance): Promise<void> {
+  const ok = async () => ({ ok: true })
+  app.get('/api/v1/organizations/:orgId/anything', ok)
+  app.get('/api/v1/organizations/:orgId/settings', { preHandler: app.requireOrgRole('admin', 'owner') }, ok)
+  app.get('/api/v1/organizations/:orgId/danger', { preHandler: app.requireOrgRole('owner') }, ok)
+  app.get('/api/v1/organizations/:orgId/alerting-config', { preHandler: app.requireProductRole('alerting', 'manager') }, ok)
+  app.get('/api/v1/organizations/:orgId/alerting-view', { preHandler: app.requireProductRole('alerting', 'viewer') }, ok)
+  app.get('/api/v1/admin-only', { preHandler: app.requirePlatformAdmin }, ok)
+  app.get('/api/v1/organizations/:orgId/membership', async (request) => request.membership)
+}
+
+const buildRuleApp = (config: ServiceConfig, shared?: Resources) =>
+  buildServiceApp(config, { name: 'product', title: 'rules', description: 'access rules', surfaces: ruleSurface }, shared)
+
+const service = await startTestService(t, buildRuleApp)
+const { app } = service
+const db = app.database.db
+
+async function signIn(email: string, groups: string[] = []) {
+  const token = service.token(email, groups)
+  const me = await app.inject({ method: 'GET', url: '/auth/me', headers: { authorization: `Bearer ${token}` } })
+  return { token, userId: me.json().userId as string }
+}
+
+const [owner, admin, manager, viewer, outsider, globalAdmin] = await Promise.all(
+  ['owner', 'admin', 'manager', 'viewer', 'outsider', 'global'].map((name) => signIn(`${name}@example.com`)),
+)
+await db.updateTable('core.users').set({ platformRole: 'GLOBAL_ADMIN' }).where('id', '=', globalAdmin!.userId).execute()
+app.accounts.forget(globalAdmin!.userId)
+const org = await db.insertInto('core.organizations').values({ name: 'Acme', slug: 'acme' }).returning('id').executeTakeFirstOrThrow()
+const other = await db.insertInto('core.organizations').values({ name: 'Other', slug: 'other' }).returning('id').executeTakeFirstOrThrow()
+const members = await db
+  .insertInto('core.organizationMembers')
+  .values([
+    { organizationId: org.id, userId: owner!.userId, role: 'owner' },
+    { organizationId: org.id, userId: admin!.userId, role: 'admin' },
+    { organizationId: org.id, userId: manager!.userId, role: 'member' },
+    { organizationId: org.id, userId: viewer!.userId, role: 'member' },
+    { organizationId: org.id, userId: globalAdmin!.userId, role: 'member' },
+    { organizationId: other.id, userId: outsider!.userId, role: 'owner' },
+  ])
+  .returning(['id', 'userId'])
+  .execute()
+const memberOf = (userId: string) => members.find((member) => member.userId === userId)!.id
+await db
+  .insertInto('core.orgProductRoles')
+  .values([
+    { organizationId: org.id, memberId: memberOf(manager!.userId), product: 'alerting', role: 'manager' },
+    { organizationId: org.id, memberId: memberOf(viewer!.userId), product: 'alerting', role: 'viewer' },
+    { organizationId: org.id, memberId: memberOf(viewer!.userId), product: 'synthetics', role: 'admin' },
+  ])
+  .execute()
+
+async function status(who: { token: string }, path: string) {
+  const response = await app.inject({ method: 'GET', url: path, headers: { authorization: `Bearer ${who.token}` } })
+  return response.statusCode
+}
+const orgPath = (suffix: string, id = org.id) => `/api/v1/organizations/${id}/${suffix}`
+
+t.test('every /organizations/:orgId route needs membership, even with no rule declared', async (t) => {
+  t.equal(await status(viewer!, orgPath('anything')), 200)
+  t.equal(await status(outsider!, orgPath('anything')), 404, "another organization's id is not found")
+  t.equal(await status(viewer!, orgPath('anything', other.id)), 404)
+  t.equal(await status(viewer!, orgPath('anything', '00000000-0000-4000-8000-000000000000')), 404)
+  t.equal(await status(viewer!, orgPath('anything', 'acme')), 404, 'a malformed id is 404, not 500')
+})
+
+t.test('the member rule attaches the organization and membership to the request', async (t) => {
+  const response = await app.inject({ method: 'GET', url: orgPath('membership'), headers: { authorization: `Bearer ${admin!.token}` } })
+  t.same(response.json(), {
+    organizationId: org.id,
+    organizationName: 'Acme',
+    organizationSlug: 'acme',
+    memberId: memberOf(admin!.userId),
+    role: 'admin',
+  })
+})
+
+t.test('organization roles', async (t) => {
+  t.equal(await status(viewer!, orgPath('settings')), 403)
+  t.equal(await status(admin!, orgPath('settings')), 200)
+  t.equal(await status(owner!, orgPath('settings')), 200)
+  t.equal(await status(admin!, orgPath('danger')), 403, 'an admin is refused on owner routes')
+  t.equal(await status(owner!, orgPath('danger')), 200)
+  t.equal(await status(outsider!, orgPath('settings')), 404, 'non-members get 404 before any role check')
+})
+
+t.test('product roles follow the hierarchy, per product', async (t) => {
+  t.equal(await status(viewer!, orgPath('alerting-config')), 403, 'viewer is below manager')
+  t.equal(await status(viewer!, orgPath('alerting-view')), 200)
+  t.equal(await status(manager!, orgPath('alerting-config')), 200)
+  t.equal(await status(manager!, orgPath('alerting-view')), 200, 'manager includes viewer')
+  t.equal(await status(admin!, orgPath('alerting-view')), 403, 'the organization admin role is not a product role')
+  t.equal(await status(globalAdmin!, orgPath('alerting-config')), 200, 'GLOBAL_ADMIN bypasses')
+  t.equal(await status(owner!, orgPath('alerting-config')), 200, 'the organization owner bypasses')
+  const forbidden = await app.inject({ method: 'GET', url: orgPath('alerting-config'), headers: { authorization: `Bearer ${viewer!.token}` } })
+  t.same(forbidden.json(), {
+    statusCode: 403,
+    error: 'Forbidden',
+    message: 'this needs the alerting role manager or higher',
+    code: 'FORBIDDEN',
+  })
+})
+
+t.test('the ADMIN platform role bypasses product roles too', async (t) => {
+  await db.updateTable('core.users').set({ platformRole: 'ADMIN' }).where('id', '=', viewer!.userId).execute()
+  app.accounts.forget(viewer!.userId)
+  t.equal(await status(viewer!, orgPath('alerting-config')), 200)
+  await db.updateTable('core.users').set({ platformRole: null }).where('id', '=', viewer!.userId).execute()
+  app.accounts.forget(viewer!.userId)
+  t.equal(await status(viewer!, orgPath('alerting-config')), 403)
+})
+
+t.test('the platform admin rule follows the PlatformAdmins group', async (t) => {
+  t.equal(await status(owner!, '/api/v1/admin-only'), 403)
+  t.equal(await status(globalAdmin!, '/api/v1/admin-only'), 403, 'a platform role is not the group')
+  t.equal(await status(await signIn('root@example.com', ['PlatformAdmins']), '/api/v1/admin-only'), 200)
+})
