@@ -1,0 +1,52 @@
+import t from 'tap'
+import { ConfigurationError, authConfigFor, readEnvironment, serviceConfigFor, standaloneServiceConfig } from '@svc/config'
+
+t.test('defaults follow the configuration table', async (t) => {
+  const env = readEnvironment({})
+  t.match(env, {
+    DATA_DIR: './.data',
+    PLATFORM_PORT: 3004,
+    PRODUCT_PORT: 3003,
+    HOST: '0.0.0.0',
+    AUTH_GROUPS_CLAIM: 'cognito:groups',
+    LOG_LEVEL: 'info',
+    TRUST_PROXY: false,
+  })
+  t.equal(env.DATABASE_URL, undefined)
+})
+
+t.test('JWKS and token endpoints default to paths under the issuer', async (t) => {
+  const env = readEnvironment({ AUTH_ISSUER: 'https://cognito-idp.eu-west-1.amazonaws.com/eu-west-1_abc/', AUTH_CLIENT_ID: 'a, b' })
+  const auth = authConfigFor(env, env.AUTH_ISSUER as string, ['a', 'b'])
+  t.equal(auth.jwksUrl, 'https://cognito-idp.eu-west-1.amazonaws.com/eu-west-1_abc/.well-known/jwks.json')
+  t.equal(auth.tokenUrl, 'https://cognito-idp.eu-west-1.amazonaws.com/eu-west-1_abc/oauth2/token')
+  const config = serviceConfigFor(readEnvironment({ ALLOWED_ORIGINS: 'https://app.example.com, https://admin.example.com', COOKIE_DOMAIN: 'example.com' }), auth)
+  t.same(config.cookies, { domain: 'example.com', allowedOrigins: ['https://app.example.com', 'https://admin.example.com'] })
+})
+
+t.test('a service on its own needs PostgreSQL and an identity provider', async (t) => {
+  t.throws(() => standaloneServiceConfig(readEnvironment({})), new ConfigurationError('DATABASE_URL is required when a service runs on its own (the embedded database is for `pnpm start`)'))
+  t.throws(() => standaloneServiceConfig(readEnvironment({ DATABASE_URL: 'postgres://localhost/app' })), /AUTH_ISSUER is required/)
+  t.throws(
+    () => standaloneServiceConfig(readEnvironment({ DATABASE_URL: 'postgres://localhost/app', AUTH_ISSUER: 'https://idp.example.com' })),
+    /AUTH_CLIENT_ID is required/,
+  )
+  const config = standaloneServiceConfig(
+    readEnvironment({ DATABASE_URL: 'postgres://localhost/app', AUTH_ISSUER: 'https://idp.example.com', AUTH_CLIENT_ID: 'web,mobile' }),
+  )
+  t.same(config.auth.clientIds, ['web', 'mobile'])
+})
+
+t.test('a bad value stops with one line naming it', async (t) => {
+  t.throws(() => readEnvironment({ PLATFORM_PORT: 'eighty' }), { name: 'ConfigurationError', message: /PLATFORM_PORT/ })
+  t.throws(() => readEnvironment({ LOG_LEVEL: 'loud' }), { name: 'ConfigurationError', message: /LOG_LEVEL/ })
+  t.throws(() => readEnvironment({ DATABASE_URL: 'mysql://x' }), { name: 'ConfigurationError', message: /DATABASE_URL/ })
+  const error = (() => {
+    try {
+      readEnvironment({ PRODUCT_PORT: '99999' })
+    } catch (caught) {
+      return caught as Error
+    }
+  })()
+  t.notMatch(error?.message ?? '', /\n/, 'one line')
+})

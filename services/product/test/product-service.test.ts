@@ -1,0 +1,39 @@
+import t from 'tap'
+import { buildApp } from '@svc/product'
+import { startTestService } from '@svc/testkit'
+
+const service = await startTestService(t, buildApp)
+const { app } = service
+
+t.test('the product API answers its health check', async (t) => {
+  const response = await app.inject({ method: 'GET', url: '/api/v1/health' })
+  t.equal(response.statusCode, 200)
+  t.same(response.json(), { status: 'ok', service: 'product' })
+  const ready = await app.inject({ method: 'GET', url: '/api/v1/health/ready' })
+  t.equal(ready.statusCode, 404, 'the probes are the platform API’s')
+})
+
+t.test('the product API shares the identity scheme and the cookie endpoints', async (t) => {
+  const token = service.token('product@example.com', ['PlatformAdmins'])
+  const me = await app.inject({ method: 'GET', url: '/auth/me', headers: { authorization: `Bearer ${token}` } })
+  t.equal(me.statusCode, 200)
+  t.match(me.json(), { email: 'product@example.com', isPlatformAdmin: true })
+
+  const session = await app.inject({ method: 'POST', url: '/auth/set-cookie', payload: { idToken: token } })
+  t.equal(session.statusCode, 200)
+  const cookie = (session.cookies as Array<{ name: string; value: string }>).find((entry) => entry.name === 'svc_id_token')
+  const viaCookie = await app.inject({ method: 'GET', url: '/auth/me', cookies: { svc_id_token: cookie?.value ?? '' } })
+  t.same(viaCookie.json(), me.json())
+
+  const logout = await app.inject({ method: 'POST', url: '/auth/logout' })
+  t.equal(logout.statusCode, 204)
+  const anonymous = await app.inject({ method: 'GET', url: '/auth/me' })
+  t.equal(anonymous.statusCode, 401)
+})
+
+t.test('the product API publishes its own OpenAPI document and reference', async (t) => {
+  const document = (await app.inject({ method: 'GET', url: '/api/v1/openapi.json' })).json()
+  t.equal(document.info.title, 'Product API')
+  t.ok(document.paths['/auth/me'])
+  t.equal((await app.inject({ method: 'GET', url: '/docs/' })).statusCode, 200)
+})
