@@ -11,7 +11,7 @@ export function readEnvironment(env: NodeJS.ProcessEnv = process.env): Environme
   // Empty strings count as unset, so `FOO=` in a .env file does not fail a format check.
   const data = Object.fromEntries(Object.entries(env).filter(([, value]) => value !== ''))
   try {
-    return envSchema<Environment>({ schema: EnvironmentSchema, data, dotenv: false })
+    return envSchema<Environment>({ schema: EnvironmentSchema, data, env: false, dotenv: false })
   } catch (error) {
     throw new ConfigurationError(`invalid configuration: ${(error as Error).message}`)
   }

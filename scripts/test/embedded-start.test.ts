@@ -1,0 +1,77 @@
+import { spawn, execFile } from 'node:child_process'
+import { mkdtemp, rm } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
+import path from 'node:path'
+import { promisify } from 'node:util'
+import t from 'tap'
+import { freePort, testServerUrl } from '@svc/testkit'
+
+// The front door, as a newcomer uses it: `pnpm start`, `pnpm token`, curl. This exercises
+// the embedded default itself, so the PostgreSQL pass of the suite has nothing to add.
+if (testServerUrl()) {
+  t.pass('the embedded default is exercised in the PGlite pass')
+  process.exit(0)
+}
+
+const run = promisify(execFile)
+const root = path.resolve(import.meta.dirname, '../..')
+const dataDir = await mkdtemp(path.join(tmpdir(), 'embedded-start-'))
+t.teardown(() => rm(dataDir, { recursive: true, force: true }))
+const [platformPort, productPort, idpPort] = [await freePort(), await freePort(), await freePort()]
+const env = {
+  ...process.env,
+  DATA_DIR: dataDir,
+  PLATFORM_PORT: String(platformPort),
+  PRODUCT_PORT: String(productPort),
+  DEV_IDP_PORT: String(idpPort),
+  HOST: '127.0.0.1',
+  LOG_LEVEL: 'warn',
+  DATABASE_URL: '',
+  AUTH_ISSUER: '',
+}
+
+async function start() {
+  const child = spawn(process.execPath, ['--import', 'tsx', 'scripts/start.ts'], { cwd: root, env, stdio: ['ignore', 'pipe', 'pipe'] })
+  let output = ''
+  child.stdout.on('data', (chunk) => (output += chunk))
+  child.stderr.on('data', (chunk) => (output += chunk))
+  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)))
+  const deadline = Date.now() + 60_000
+  for (;;) {
+    if (child.exitCode !== null) throw new Error(`pnpm start exited early:\n${output}`)
+    const up = await Promise.all(
+      [platformPort, productPort].map((port) => fetch(`http://127.0.0.1:${port}/api/v1/health`).then((r) => r.ok, () => false)),
+    )
+    if (up.every(Boolean)) break
+    if (Date.now() > deadline) throw new Error(`pnpm start did not come up:\n${output}`)
+    await new Promise((resolve) => setTimeout(resolve, 250))
+  }
+  return { child, exited, output: () => output }
+}
+
+async function token(email: string): Promise<string> {
+  const { stdout } = await run(process.execPath, ['--import', 'tsx', 'scripts/token.ts', email], { cwd: root, env })
+  return stdout.trim()
+}
+
+t.test('pnpm start brings both services up on the embedded default, and pnpm token works against it', async (t) => {
+  const system = await start()
+  const idToken = await token('newcomer@example.com')
+  const profile = await fetch(`http://127.0.0.1:${platformPort}/api/v1/users/me`, { headers: { authorization: `Bearer ${idToken}` } })
+  t.equal(profile.status, 200)
+  const body = (await profile.json()) as { userId: string; email: string }
+  t.equal(body.email, 'newcomer@example.com')
+  const product = await fetch(`http://127.0.0.1:${productPort}/auth/me`, { headers: { authorization: `Bearer ${idToken}` } })
+  t.equal(product.status, 200)
+  t.equal(((await product.json()) as { userId: string }).userId, body.userId, 'one identity on both services')
+
+  system.child.kill('SIGTERM')
+  t.equal(await system.exited, 0, 'SIGTERM shuts down cleanly')
+
+  // The data lives under DATA_DIR: after a restart the same token is the same user.
+  const again = await start()
+  const after = await fetch(`http://127.0.0.1:${platformPort}/api/v1/users/me`, { headers: { authorization: `Bearer ${idToken}` } })
+  t.equal(((await after.json()) as { userId: string }).userId, body.userId)
+  again.child.kill('SIGINT')
+  t.equal(await again.exited, 0, 'SIGINT too')
+})
