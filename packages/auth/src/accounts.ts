@@ -1,5 +1,4 @@
 import { sql } from 'kysely'
-import { LRUCache } from 'lru-cache'
 import type { Kysely } from 'kysely'
 import type { DB, Executor } from '@svc/db'
 import type { Account, PlatformRole } from './identity.js'
@@ -56,27 +55,3 @@ export async function findAccountById(db: Executor, userId: string): Promise<Acc
   const row = await db.selectFrom('core.users').select(accountColumns).where('id', '=', userId).executeTakeFirst()
   return row && toAccount(row)
 }
-
-/**
- * Accounts by subject and e-mail, kept for a few seconds: an authenticated request then
- * costs no database round trip, and a changed e-mail in a new token is written at once.
- */
-export function createAccountCache(db: Kysely<DB>, ttlMs = 30_000) {
-  const cache = new LRUCache<string, Account>({ max: 10_000, ttl: ttlMs })
-  return {
-    async resolve(subject: string, email: string): Promise<Account> {
-      const key = `${subject}\n${email}`
-      const hit = cache.get(key)
-      if (hit) return hit
-      const account = await upsertAccountBySubject(db, subject, email)
-      cache.set(key, account)
-      return account
-    },
-    /** Drops a user's cached rows after their profile or roles changed. */
-    forget(userId: string): void {
-      for (const [key, account] of cache.entries()) if (account.id === userId) cache.delete(key)
-    },
-  }
-}
-
-export type AccountCache = ReturnType<typeof createAccountCache>

@@ -6,10 +6,11 @@ import type { Kysely } from 'kysely'
 import type { AuthConfig, CookieConfig } from '@svc/config'
 import type { DB } from '@svc/db'
 import { ForbiddenError, NotFoundError, UnauthorizedError } from '@svc/http'
-import { createAccountCache, findAccountById, type AccountCache } from './accounts.js'
+import { findAccountById, upsertAccountBySubject } from './accounts.js'
 import { registerAccessRules } from './access-rules.js'
 import { PLATFORM_ADMINS_GROUP, groupsFrom, type Account, type AuthenticatedUser, type IdTokenClaims } from './identity.js'
 import { rejectForeignOrigins } from './origin-check.js'
+import { createSessionCache, type CachedSession, type SessionCache } from './session-cache.js'
 import { createSigningKeyResolver, type SigningKeyResolver, type TokenHeader } from './signing-keys.js'
 import { presentedToken, type PresentedToken } from './token-extraction.js'
 
@@ -32,7 +33,8 @@ declare module 'fastify' {
     authenticate(request: FastifyRequest): Promise<void>
     /** Verifies an ID token handed over in a body; answers the token's claims or throws 401. */
     verifyIdToken(request: FastifyRequest, token: string): Promise<IdTokenClaims>
-    accounts: AccountCache
+    /** Verified tokens with their accounts; `forget(userId)` after changing a user. */
+    sessions: SessionCache
     auth: AuthConfig & { cookies: CookieConfig }
   }
 }
@@ -41,6 +43,8 @@ export interface AuthPluginOptions {
   auth: AuthConfig
   cookies: CookieConfig
   db: Kysely<DB>
+  /** Path prefixes served by plugins that take no route config (the API reference). */
+  publicPrefixes?: string[]
   /** Shared between the services of one process so the JWKS budget is per process. */
   signingKeys?: SigningKeyResolver
 }
@@ -50,7 +54,7 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i
 
 async function authPlugin(app: FastifyInstance, options: AuthPluginOptions): Promise<void> {
   const signingKeys = options.signingKeys ?? createSigningKeyResolver({ jwksUrl: options.auth.jwksUrl })
-  const accounts = createAccountCache(options.db)
+  const sessions = createSessionCache()
 
   await app.register(cookie)
   await app.register(jwt, {
@@ -72,7 +76,7 @@ async function authPlugin(app: FastifyInstance, options: AuthPluginOptions): Pro
     },
   })
 
-  app.decorate('accounts', accounts)
+  app.decorate('sessions', sessions)
   app.decorate('auth', { ...options.auth, cookies: options.cookies })
   app.decorateRequest('account', null)
   app.decorateRequest('credentialSource', null)
@@ -94,18 +98,25 @@ async function authPlugin(app: FastifyInstance, options: AuthPluginOptions): Pro
 
   app.decorate('verifyIdToken', verifiedClaims)
 
+  /** First sight of a token: verify it, then create or update the user row by `sub`. */
+  async function establishSession(request: FastifyRequest, token: string): Promise<CachedSession> {
+    const claims = await verifiedClaims(request)
+    const email = claims.email as string
+    const groups = groupsFrom(claims[options.auth.groupsClaim])
+    const account = await upsertAccountBySubject(options.db, claims.sub, email)
+    const user = { userId: account.id, email, groups, isPlatformAdmin: groups.includes(PLATFORM_ADMINS_GROUP) }
+    return sessions.set(token, user, account, claims.exp)
+  }
+
   app.decorate('authenticate', async function authenticate(request: FastifyRequest): Promise<void> {
     const presented = presentedToken(request)
     if (!presented) {
       throw new UnauthorizedError('missing credentials: send the svc_id_token cookie or an Authorization: Bearer ID token')
     }
-    const claims = await verifiedClaims(request)
-    const email = claims.email as string
-    const groups = groupsFrom(claims[options.auth.groupsClaim])
-    const account = await accounts.resolve(claims.sub, email)
+    const session = sessions.get(presented.token) ?? (await establishSession(request, presented.token))
     request.credentialSource = presented.source
-    request.account = account
-    request.user = { userId: account.id, email, groups, isPlatformAdmin: groups.includes(PLATFORM_ADMINS_GROUP) }
+    request.account = session.account
+    request.user = session.user
 
     const impersonated = request.headers[IMPERSONATION_HEADER]
     if (impersonated === undefined) return
@@ -121,17 +132,25 @@ async function authPlugin(app: FastifyInstance, options: AuthPluginOptions): Pro
       email: target.email,
       groups: [],
       isPlatformAdmin: false,
-      originalUserId: account.id,
-      originalEmail: email,
+      originalUserId: session.user.userId,
+      originalEmail: session.user.email,
     }
   })
 
   // Forged cross-site requests are refused before any token work is spent on them.
   app.addHook('onRequest', rejectForeignOrigins(options.cookies.allowedOrigins))
-  // The global JWT rule: every route needs a valid identity token unless declared public.
-  app.addHook('onRequest', async (request) => {
-    if (request.is404 || request.routeOptions.config.public) return
+  // The global JWT rule: every route added from here on needs a valid identity token unless
+  // it is declared public. Attached per route at registration, so no request pays for the
+  // decision, and an unknown path is a plain 404.
+  const jwtRule = async function jwtRule(request: FastifyRequest) {
     await app.authenticate(request)
+  }
+  const publicPrefixes = options.publicPrefixes ?? []
+  const isPublic = (url: string) => publicPrefixes.some((prefix) => url === prefix || url.startsWith(`${prefix}/`))
+  app.addHook('onRoute', (route) => {
+    if (route.config?.public || isPublic(route.url)) return
+    const declared = route.onRequest === undefined ? [] : Array.isArray(route.onRequest) ? route.onRequest : [route.onRequest]
+    route.onRequest = [jwtRule, ...declared]
   })
 
   registerAccessRules(app, options.db)

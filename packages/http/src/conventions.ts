@@ -1,4 +1,3 @@
-import helmet from '@fastify/helmet'
 import rateLimit from '@fastify/rate-limit'
 import sensible from '@fastify/sensible'
 import swagger from '@fastify/swagger'
@@ -6,6 +5,7 @@ import swaggerUi from '@fastify/swagger-ui'
 import type { FastifyInstance } from 'fastify'
 import fp from 'fastify-plugin'
 import { registerErrorHandling } from './error-handler.js'
+import { registerSecurityHeaders } from './security-headers.js'
 import { ErrorResponse } from './schemas.js'
 
 export interface HttpConventionsOptions {
@@ -23,10 +23,17 @@ async function httpConventions(app: FastifyInstance, options: HttpConventionsOpt
   registerErrorHandling(app)
   app.addSchema(ErrorResponse)
   await app.register(sensible)
-  await app.register(helmet, {
+  registerSecurityHeaders(app, {
     // The reference at /docs sets its own policy for its static files (staticCSP below).
     contentSecurityPolicy: { directives: { defaultSrc: ["'none'"], frameAncestors: ["'none'"] } },
     crossOriginResourcePolicy: { policy: 'same-site' },
+    // Headers for browsers long gone (IE8 downloads, Flash, legacy XSS auditors) and for
+    // HTML pages: an API answering JSON gains nothing from them but bytes on every response.
+    xDnsPrefetchControl: false,
+    xDownloadOptions: false,
+    xPermittedCrossDomainPolicies: false,
+    xXssProtection: false,
+    originAgentCluster: false,
   })
   await app.register(rateLimit, {
     global: true,
@@ -48,21 +55,6 @@ async function httpConventions(app: FastifyInstance, options: HttpConventionsOpt
     },
     refResolver: { buildLocalReference: (json, _baseUri, _fragment, index) => String(json.$id ?? `def-${index}`) },
   })
-  // The reference and its static files are public; swagger-ui takes no route config, so mark them here.
-  app.addHook('onRoute', (route) => {
-    if (route.url === '/docs' || route.url.startsWith('/docs/')) route.config = { ...route.config, public: true }
-  })
-  await app.register(swaggerUi, {
-    routePrefix: '/docs',
-    staticCSP: true,
-    uiConfig: { deepLinking: true, persistAuthorization: false },
-  })
-  app.get(
-    '/api/v1/openapi.json',
-    { schema: { hide: true }, config: { public: true } },
-    async () => app.swagger(),
-  )
-
   // Document the error body on every route that does not describe its own errors.
   app.addHook('onRoute', (route) => {
     if (!route.schema || route.schema.hide) return
@@ -74,3 +66,25 @@ async function httpConventions(app: FastifyInstance, options: HttpConventionsOpt
 }
 
 export default fp(httpConventions, { name: 'http-conventions', fastify: '5.x' })
+
+/**
+ * The OpenAPI document at /api/v1/openapi.json and the interactive reference at /docs.
+ * swagger-ui takes no route config, so its routes are public by their prefix: the auth
+ * plugin is told `publicPrefixes: [API_REFERENCE_PREFIX]`.
+ */
+export const API_REFERENCE_PREFIX = '/docs'
+
+async function apiReference(app: FastifyInstance): Promise<void> {
+  await app.register(swaggerUi, {
+    routePrefix: API_REFERENCE_PREFIX,
+    staticCSP: true,
+    uiConfig: { deepLinking: true, persistAuthorization: false },
+  })
+  app.get(
+    '/api/v1/openapi.json',
+    { schema: { hide: true }, config: { public: true } },
+    async () => app.swagger(),
+  )
+}
+
+export const apiReferencePlugin = fp(apiReference, { name: 'api-reference', fastify: '5.x', dependencies: ['http-conventions'] })

@@ -1,6 +1,6 @@
 import './context-config.js'
 
-export { default as httpConventions, type HttpConventionsOptions } from './conventions.js'
+export { API_REFERENCE_PREFIX, apiReferencePlugin, default as httpConventions, type HttpConventionsOptions } from './conventions.js'
 export { healthRoutes, type HealthOptions } from './health.js'
 export { registerErrorHandling, toErrorBody } from './error-handler.js'
 export * from './errors.js'

@@ -3,7 +3,7 @@ import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastif
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import { authPlugin, cookieRoutes } from '@svc/auth'
 import type { ServiceConfig } from '@svc/config'
-import { healthRoutes, httpConventions } from '@svc/http'
+import { API_REFERENCE_PREFIX, apiReferencePlugin, healthRoutes, httpConventions } from '@svc/http'
 import type { Database } from '@svc/db'
 import type { JobQueue } from '@svc/jobs'
 import { openResources, type Resources } from './resources.js'
@@ -92,7 +92,9 @@ export async function buildServiceApp(
     cookies: config.cookies,
     db: resources.database.db,
     signingKeys: resources.signingKeys,
+    publicPrefixes: [API_REFERENCE_PREFIX],
   })
+  await app.register(apiReferencePlugin)
   await app.register(cookieRoutes)
   await app.register(healthRoutes, {
     service: definition.name,

@@ -33,7 +33,7 @@ const [owner, admin, manager, viewer, outsider, globalAdmin] = await Promise.all
   ['owner', 'admin', 'manager', 'viewer', 'outsider', 'global'].map((name) => signIn(`${name}@example.com`)),
 )
 await db.updateTable('core.users').set({ platformRole: 'GLOBAL_ADMIN' }).where('id', '=', globalAdmin!.userId).execute()
-app.accounts.forget(globalAdmin!.userId)
+app.sessions.forget(globalAdmin!.userId)
 const org = await db.insertInto('core.organizations').values({ name: 'Acme', slug: 'acme' }).returning('id').executeTakeFirstOrThrow()
 const other = await db.insertInto('core.organizations').values({ name: 'Other', slug: 'other' }).returning('id').executeTakeFirstOrThrow()
 const members = await db
@@ -111,10 +111,10 @@ t.test('product roles follow the hierarchy, per product', async (t) => {
 
 t.test('the ADMIN platform role bypasses product roles too', async (t) => {
   await db.updateTable('core.users').set({ platformRole: 'ADMIN' }).where('id', '=', viewer!.userId).execute()
-  app.accounts.forget(viewer!.userId)
+  app.sessions.forget(viewer!.userId)
   t.equal(await status(viewer!, orgPath('alerting-config')), 200)
   await db.updateTable('core.users').set({ platformRole: null }).where('id', '=', viewer!.userId).execute()
-  app.accounts.forget(viewer!.userId)
+  app.sessions.forget(viewer!.userId)
   t.equal(await status(viewer!, orgPath('alerting-config')), 403)
 })
 

@@ -9,7 +9,12 @@ const ACTIVE_STATUSES = new Set(['active', 'trialing'])
 
 function profileOf(user: AuthenticatedUser, account: Pick<Account, 'isEmployee' | 'displayName' | 'timeZone' | 'platformRole'>) {
   return {
-    ...user,
+    userId: user.userId,
+    email: user.email,
+    groups: user.groups,
+    isPlatformAdmin: user.isPlatformAdmin,
+    originalUserId: user.originalUserId,
+    originalEmail: user.originalEmail,
     isEmployee: account.isEmployee,
     displayName: account.displayName,
     timeZone: account.timeZone,
@@ -47,7 +52,7 @@ export const usersRoutes: FastifyPluginAsyncTypebox = async (app) => {
         throw invalidField('timeZone', 'must be an IANA time zone such as Europe/Berlin')
       }
       const updated = await updateProfile(app.database.db, request.user.userId, request.body)
-      app.accounts.forget(request.user.userId)
+      app.sessions.forget(request.user.userId)
       return profileOf(request.user, updated as Pick<Account, 'isEmployee' | 'displayName' | 'timeZone' | 'platformRole'>)
     },
   )
