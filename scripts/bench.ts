@@ -4,7 +4,8 @@ import { spawn } from 'node:child_process'
 import { createInterface } from 'node:readline'
 import autocannon from 'autocannon'
 
-const DURATION_SECONDS = Number(process.env.BENCH_DURATION ?? 10)
+const DURATION_SECONDS = Number(process.env.BENCH_DURATION ?? 5)
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3)
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 50)
 const TARGET_RATIO = 0.5
 
@@ -20,19 +21,40 @@ const targets = await new Promise<Targets>((resolve, reject) => {
   createInterface({ input: server.stdout }).once('line', (line) => resolve(JSON.parse(line) as Targets))
 })
 
-async function measure(url: string, headers: Record<string, string> = {}) {
-  // A short warm-up first: JIT, caches (the verified token, the user row), connections.
-  await autocannon({ url, headers, connections: CONNECTIONS, duration: 2 })
-  const result = await autocannon({ url, headers, connections: CONNECTIONS, duration: DURATION_SECONDS })
+interface Sample {
+  requestsPerSecond: number
+  p99: number
+}
+
+async function load(url: string, headers: Record<string, string>, duration: number): Promise<Sample> {
+  const result = await autocannon({ url, headers, connections: CONNECTIONS, duration })
   if (result.non2xx > 0 || result.errors > 0) throw new Error(`${url}: ${result.non2xx} non-2xx answers, ${result.errors} errors`)
   return { requestsPerSecond: result.requests.average, p99: result.latency.p99 }
 }
 
+const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)] ?? 0
+
+function summary(samples: Sample[]): Sample {
+  return { requestsPerSecond: median(samples.map((sample) => sample.requestsPerSecond)), p99: median(samples.map((sample) => sample.p99)) }
+}
+
 try {
-  const bare = await measure(targets.bare)
-  const authenticated = await measure(targets.platform, { authorization: `Bearer ${targets.token}` })
+  const routes = {
+    bare: { url: targets.bare, headers: {} },
+    authenticated: { url: targets.platform, headers: { authorization: `Bearer ${targets.token}` } },
+  }
+  // Warm-up (JIT, the verified-session cache, keep-alive connections), then rounds that
+  // alternate the two routes, so drift in the machine's speed touches both alike.
+  for (const route of Object.values(routes)) await load(route.url, route.headers, 2)
+  const samples: Record<keyof typeof routes, Sample[]> = { bare: [], authenticated: [] }
+  for (let round = 0; round < ROUNDS; round += 1) {
+    samples.bare.push(await load(routes.bare.url, routes.bare.headers, DURATION_SECONDS))
+    samples.authenticated.push(await load(routes.authenticated.url, routes.authenticated.headers, DURATION_SECONDS))
+  }
+  const bare = summary(samples.bare)
+  const authenticated = summary(samples.authenticated)
   const ratio = authenticated.requestsPerSecond / bare.requestsPerSecond
-  console.log(`\n${CONNECTIONS} connections, ${DURATION_SECONDS} s each, Node ${process.version}\n`)
+  console.log(`\n${CONNECTIONS} connections, ${ROUNDS} alternating rounds of ${DURATION_SECONDS} s per route (medians), Node ${process.version}\n`)
   console.log('| route | requests/s | p99 latency (ms) |')
   console.log('|---|---:|---:|')
   console.log(`| bare Fastify GET /hello | ${bare.requestsPerSecond.toFixed(0)} | ${bare.p99} |`)
