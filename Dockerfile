@@ -1,0 +1,33 @@
+# One image for both services: `docker run IMAGE platform` or `docker run IMAGE product`.
+# Configuration comes from the environment (README, "Configuration"); a service on its own
+# needs DATABASE_URL, AUTH_ISSUER and AUTH_CLIENT_ID.
+
+FROM node:20-bookworm-slim AS build
+WORKDIR /app
+RUN npm install --global pnpm@10.34.8
+# Manifests first, so the dependency layer is rebuilt only when they change.
+COPY package.json pnpm-lock.yaml pnpm-workspace.yaml ./
+COPY db/package.json db/
+COPY packages/auth/package.json packages/auth/
+COPY packages/config/package.json packages/config/
+COPY packages/db/package.json packages/db/
+COPY packages/dev-idp/package.json packages/dev-idp/
+COPY packages/http/package.json packages/http/
+COPY packages/jobs/package.json packages/jobs/
+COPY packages/runtime/package.json packages/runtime/
+COPY packages/testkit/package.json packages/testkit/
+COPY plugins/platform/package.json plugins/platform/
+COPY services/platform/package.json services/platform/
+COPY services/product/package.json services/product/
+RUN pnpm install --frozen-lockfile
+COPY . .
+RUN pnpm typecheck
+
+FROM node:20-bookworm-slim AS runtime
+ENV NODE_ENV=production
+WORKDIR /app
+COPY --from=build --chown=node:node /app /app
+USER node
+EXPOSE 3003 3004
+ENTRYPOINT ["/app/scripts/service-entrypoint.sh"]
+CMD ["platform"]
