@@ -148,7 +148,11 @@ async function authPlugin(app: FastifyInstance, options: AuthPluginOptions): Pro
   const publicPrefixes = options.publicPrefixes ?? []
   const isPublic = (url: string) => publicPrefixes.some((prefix) => url === prefix || url.startsWith(`${prefix}/`))
   app.addHook('onRoute', (route) => {
-    if (route.config?.public || isPublic(route.url)) return
+    if (route.config?.public || isPublic(route.url)) {
+      // The OpenAPI document says so too (its default security is the cookie or the Bearer token).
+      if (route.schema && route.schema.security === undefined) route.schema.security = []
+      return
+    }
     const declared = route.onRequest === undefined ? [] : Array.isArray(route.onRequest) ? route.onRequest : [route.onRequest]
     route.onRequest = [jwtRule, ...declared]
   })

@@ -24,7 +24,7 @@ async function httpConventions(app: FastifyInstance, options: HttpConventionsOpt
   app.addSchema(ErrorResponse)
   await app.register(sensible)
   registerSecurityHeaders(app, {
-    // The reference at /docs sets its own policy for its static files (staticCSP below).
+    // The reference at /docs sets its own policy for its static files (apiReference, staticCSP).
     contentSecurityPolicy: { directives: { defaultSrc: ["'none'"], frameAncestors: ["'none'"] } },
     crossOriginResourcePolicy: { policy: 'same-site' },
     // Headers for browsers long gone (IE8 downloads, Flash, legacy XSS auditors) and for

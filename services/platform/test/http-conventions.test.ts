@@ -88,6 +88,9 @@ t.test('the OpenAPI document describes the routes with their schemas and access'
   }
   t.ok(document.paths['/api/v1/users/me'].patch.requestBody, 'PATCH documents its body')
   t.same(document.paths['/auth/logout'].post.security, [], 'public routes say so')
+  t.same(document.paths['/api/v1/health/ready'].get.security, [], 'even when they do not declare it themselves')
+  t.equal(document.paths['/api/v1/users/me'].get.security, undefined, 'others inherit the document default')
+  t.same(document.security, [{ cookieAuth: [] }, { bearerAuth: [] }])
   t.ok(document.components.securitySchemes.bearerAuth)
   const docs = await app.inject({ method: 'GET', url: '/docs/' })
   t.equal(docs.statusCode, 200, 'the interactive reference needs no token')
