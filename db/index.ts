@@ -1,5 +1,6 @@
 import type { Migration } from 'kysely'
 import * as coreIdentity from './migrations/0001_core_identity.js'
+import * as auditLogAndOwnerInvariant from './migrations/0002_audit_log_and_owner_invariant.js'
 
 /**
  * Every migration, in order, listed by hand rather than found by scanning a folder, so a
@@ -7,4 +8,5 @@ import * as coreIdentity from './migrations/0001_core_identity.js'
  */
 export const migrations: Record<string, Migration> = {
   '0001_core_identity': coreIdentity,
+  '0002_audit_log_and_owner_invariant': auditLogAndOwnerInvariant,
 }

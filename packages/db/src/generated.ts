@@ -9,7 +9,37 @@ export type Generated<T> = T extends ColumnType<infer S, infer I, infer U>
   ? ColumnType<S, I | undefined, U>
   : ColumnType<T, T | undefined, T>;
 
+export type Json = JsonValue;
+
+export type JsonArray = JsonValue[];
+
+export type JsonObject = {
+  [x: string]: JsonValue | undefined;
+};
+
+export type JsonPrimitive = boolean | number | string | null;
+
+export type JsonValue = JsonArray | JsonObject | JsonPrimitive;
+
 export type Timestamp = ColumnType<Date, Date | string, Date | string>;
+
+export interface CoreAuditLogs {
+  action: string;
+  actorOriginalUserId: string | null;
+  actorTokenId: string | null;
+  actorType: string;
+  actorUserId: string | null;
+  changes: Generated<Json>;
+  createdAt: Generated<Timestamp>;
+  entityId: string | null;
+  entityType: string;
+  id: Generated<string>;
+  ip: string | null;
+  organizationId: string | null;
+  product: string;
+  requestId: string | null;
+  userAgent: string | null;
+}
 
 export interface CoreOrganizationMembers {
   createdAt: Generated<Timestamp>;
@@ -79,6 +109,7 @@ export interface CoreUsers {
 }
 
 export interface DB {
+  "core.auditLogs": CoreAuditLogs;
   "core.organizationMembers": CoreOrganizationMembers;
   "core.organizations": CoreOrganizations;
   "core.orgProductRoles": CoreOrgProductRoles;

@@ -51,6 +51,8 @@ export function toErrorBody(error: FastifyError & PostgresError, request: Fastif
   if (error.code === '23505') return body(409, 'the resource already exists', 'CONFLICT')
   if (error.code === '22P02') return body(404, 'resource not found', 'NOT_FOUND')
   if (error.code === '23503') return body(409, 'a referenced resource does not exist', 'CONFLICT')
+  // A check constraint or constraint trigger (e.g. "an organization must keep at least one owner").
+  if (error.code === '23514') return body(409, error.message, 'CONFLICT')
 
   const statusCode = error.statusCode && error.statusCode >= 400 ? error.statusCode : 500
   if (statusCode >= 500) {

@@ -1,7 +1,8 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import type { Account, AuthenticatedUser } from '@svc/auth'
 import { invalidField } from '@svc/http'
-import { subscriptionsOfUser, updateProfile } from '../queries/users.js'
+import { auditContextOf, recordAudit } from '@svc/audit'
+import { profileFields, subscriptionsOfUser, updateProfile } from '../queries/users.js'
 import { UserProfile, UserProfilePatch, UserSubscription } from './schemas.js'
 import { isTimeZone } from './time-zones.js'
 
@@ -51,7 +52,15 @@ export const usersRoutes: FastifyPluginAsyncTypebox = async (app) => {
       if (typeof timeZone === 'string' && !isTimeZone(timeZone)) {
         throw invalidField('timeZone', 'must be an IANA time zone such as Europe/Berlin')
       }
-      const updated = await updateProfile(app.database.db, request.user.userId, request.body)
+      const updated = await app.database.db.transaction().execute(async (trx) => {
+        const before = await profileFields(trx, request.user.userId)
+        const after = await updateProfile(trx, request.user.userId, request.body)
+        await recordAudit(trx, auditContextOf(request), {
+          organizationId: null, product: 'platform', entityType: 'user', entityId: request.user.userId,
+          action: 'user.updated', before, after: { displayName: after.displayName, timeZone: after.timeZone },
+        })
+        return after
+      })
       app.sessions.forget(request.user.userId)
       return profileOf(request.user, updated as Pick<Account, 'isEmployee' | 'displayName' | 'timeZone' | 'platformRole'>)
     },

@@ -5,6 +5,10 @@ export interface ProfileChanges {
   timeZone?: string | null
 }
 
+export async function profileFields(db: Executor, userId: string) {
+  return db.selectFrom('core.users').select(['displayName', 'timeZone']).where('id', '=', userId).executeTakeFirst()
+}
+
 export async function updateProfile(db: Executor, userId: string, changes: ProfileChanges) {
   return db
     .updateTable('core.users')

@@ -1,0 +1,201 @@
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
+import { Type } from 'typebox'
+import { auditContextOf, recordAudit } from '@svc/audit'
+import { productRoles, products, type Membership } from '@svc/auth'
+import { ConflictError, ForbiddenError, ListResponse, NotFoundError, invalidField } from '@svc/http'
+import { findMember, findMemberByUser, insertMember, listMembers, productRolesOfMembers, replaceProductRoles, setMemberRole, userForEmail } from '../queries/members.js'
+import { lockOrganization } from '../queries/organizations.js'
+import { OrgParams } from '../organizations/schemas.js'
+import { changeRole, lockedMembers, removeMember, setProductRoles } from './membership-changes.js'
+import { roleChangeRefusal } from './role-policy.js'
+import {
+  AddMember,
+  ChangeRole,
+  Member,
+  MemberListQuery,
+  MemberParams,
+  ProductRoleOptions,
+  ProductRolesBody,
+  ReplaceMember,
+  TransferOwnership,
+} from './schemas.js'
+import { memberBody } from './shape.js'
+
+const tags = ['members']
+
+/** Members, their organization roles and product roles, and ownership transfer. */
+export const memberRoutes: FastifyPluginAsyncTypebox = async (app) => {
+  const db = app.database.db
+  const membershipOf = (request: { membership: Membership | null }) => request.membership as Membership
+
+  async function memberResponse(organizationId: string, memberId: string) {
+    const member = await findMember(db, organizationId, memberId)
+    if (!member) throw new NotFoundError('member')
+    const roles = await productRolesOfMembers(db, organizationId, [member.id])
+    return memberBody(member, roles.get(member.id) ?? {})
+  }
+
+  app.get(
+    '/api/v1/organizations/:orgId/members',
+    { schema: { tags, summary: 'List members (member): filter by role, search by e-mail', params: OrgParams, querystring: MemberListQuery, response: { 200: ListResponse(Member) } } },
+    async (request) => {
+      const { organizationId } = membershipOf(request)
+      const { page, limit, role, search } = request.query
+      const { rows, total } = await listMembers(db, organizationId, { role, search, offset: (page - 1) * limit, limit })
+      const roles = await productRolesOfMembers(db, organizationId, rows.map((row) => row.id))
+      return { data: rows.map((row) => memberBody(row, roles.get(row.id) ?? {})), meta: { page, limit, total } }
+    },
+  )
+
+  app.post(
+    '/api/v1/organizations/:orgId/members',
+    {
+      schema: {
+        tags,
+        summary: 'Add a member by e-mail (admin, owner)',
+        description: 'Adds an existing user, or creates a pending user that the first sign-in with this e-mail links.',
+        params: OrgParams,
+        body: AddMember,
+        response: { 201: Member },
+      },
+      preHandler: app.requireOrgRole('admin', 'owner'),
+    },
+    async (request, reply) => {
+      const membership = membershipOf(request)
+      const { email, role, productRoles: roles } = request.body
+      const memberId = await db.transaction().execute(async (trx) => {
+        await lockOrganization(trx, membership.organizationId)
+        const refusal = roleChangeRefusal(membership.role, undefined, role)
+        if (refusal) throw new ForbiddenError(refusal)
+        const userId = await userForEmail(trx, email)
+        if (await findMemberByUser(trx, membership.organizationId, userId)) throw new ConflictError(`${email} is already a member`)
+        const id = await insertMember(trx, membership.organizationId, userId, role)
+        if (roles) await replaceProductRoles(trx, membership.organizationId, id, roles)
+        await recordAudit(trx, auditContextOf(request), {
+          organizationId: membership.organizationId, product: 'platform', entityType: 'member', entityId: id,
+          action: 'member.added', after: { userId, email, role, productRoles: roles ?? {} },
+        })
+        return id
+      })
+      return reply.code(201).send(await memberResponse(membership.organizationId, memberId))
+    },
+  )
+
+  app.patch(
+    '/api/v1/organizations/:orgId/members/:memberId',
+    {
+      schema: { tags, summary: 'Change a member’s organization role (owner)', params: MemberParams, body: ChangeRole, response: { 200: Member } },
+      preHandler: app.requireOrgRole('owner'),
+    },
+    async (request) => {
+      const membership = membershipOf(request)
+      await db.transaction().execute(async (trx) => {
+        const { actorRole, target } = await lockedMembers(trx, membership, request.params.memberId)
+        await changeRole(trx, request, actorRole, target, request.body.role)
+      })
+      return memberResponse(membership.organizationId, request.params.memberId)
+    },
+  )
+
+  app.put(
+    '/api/v1/organizations/:orgId/members/:memberId',
+    {
+      schema: { tags, summary: 'Set a member’s role and product roles together (admin, owner)', params: MemberParams, body: ReplaceMember, response: { 200: Member } },
+      preHandler: app.requireOrgRole('admin', 'owner'),
+    },
+    async (request) => {
+      const membership = membershipOf(request)
+      await db.transaction().execute(async (trx) => {
+        const { actorRole, target } = await lockedMembers(trx, membership, request.params.memberId)
+        await setProductRoles(trx, request, actorRole, target, request.body.productRoles)
+        await changeRole(trx, request, actorRole, target, request.body.role)
+      })
+      return memberResponse(membership.organizationId, request.params.memberId)
+    },
+  )
+
+  app.delete(
+    '/api/v1/organizations/:orgId/members/:memberId',
+    {
+      schema: { tags, summary: 'Remove a member (admin, owner); the last owner cannot leave', params: MemberParams, response: { 204: Type.Null() } },
+      preHandler: app.requireOrgRole('admin', 'owner'),
+    },
+    async (request, reply) => {
+      const membership = membershipOf(request)
+      await db.transaction().execute(async (trx) => {
+        const { actorRole, target } = await lockedMembers(trx, membership, request.params.memberId)
+        await removeMember(trx, request, actorRole, target)
+      })
+      return reply.code(204).send(null)
+    },
+  )
+
+  app.post(
+    '/api/v1/organizations/:orgId/transfer-ownership',
+    {
+      schema: {
+        tags,
+        summary: 'Make another member the owner; the caller becomes an admin (owner)',
+        params: OrgParams,
+        body: TransferOwnership,
+        response: { 200: Type.Object({ previousOwner: Member, newOwner: Member }) },
+      },
+      preHandler: app.requireOrgRole('owner'),
+    },
+    async (request) => {
+      const membership = membershipOf(request)
+      if (request.body.memberId === membership.memberId) throw invalidField('memberId', 'is the caller: choose another member')
+      await db.transaction().execute(async (trx) => {
+        const { actorRole, target } = await lockedMembers(trx, membership, request.body.memberId)
+        if (actorRole !== 'owner') throw new ForbiddenError('only an owner can transfer ownership')
+        await setMemberRole(trx, membership.organizationId, target.id, 'owner')
+        await setMemberRole(trx, membership.organizationId, membership.memberId, 'admin')
+        await recordAudit(trx, auditContextOf(request), {
+          organizationId: membership.organizationId, product: 'platform', entityType: 'organization', entityId: membership.organizationId,
+          action: 'organization.ownership_transferred',
+          before: { ownerMemberId: membership.memberId, targetRole: target.role },
+          after: { ownerMemberId: target.id, previousOwnerRole: 'admin' },
+        })
+      })
+      return {
+        previousOwner: await memberResponse(membership.organizationId, membership.memberId),
+        newOwner: await memberResponse(membership.organizationId, request.body.memberId),
+      }
+    },
+  )
+
+  app.get(
+    '/api/v1/organizations/:orgId/product-role-options',
+    { schema: { tags, summary: 'Products and the product-role hierarchy (member)', params: OrgParams, response: { 200: ProductRoleOptions } } },
+    async () => ({ products: [...products], roles: [...productRoles] }),
+  )
+
+  app.get(
+    '/api/v1/organizations/:orgId/members/:memberId/product-roles',
+    { schema: { tags, summary: 'A member’s product roles (member)', params: MemberParams, response: { 200: ProductRolesBody } } },
+    async (request) => ({ productRoles: (await memberResponse(membershipOf(request).organizationId, request.params.memberId)).productRoles }),
+  )
+
+  app.put(
+    '/api/v1/organizations/:orgId/members/:memberId/product-roles',
+    {
+      schema: {
+        tags,
+        summary: 'Replace a member’s product roles (admin, owner)',
+        description: 'The body is the whole set: one role per product; a product left out has no role.',
+        params: MemberParams,
+        body: ProductRolesBody,
+        response: { 200: ProductRolesBody },
+      },
+      preHandler: app.requireOrgRole('admin', 'owner'),
+    },
+    async (request) => {
+      const membership = membershipOf(request)
+      await db.transaction().execute(async (trx) => {
+        const { actorRole, target } = await lockedMembers(trx, membership, request.params.memberId)
+        await setProductRoles(trx, request, actorRole, target, request.body.productRoles)
+      })
+      return { productRoles: (await memberResponse(membership.organizationId, request.params.memberId)).productRoles }
+    },
+  )
+}

@@ -1,0 +1,60 @@
+import { Type } from 'typebox'
+import { productRoles } from '@svc/auth'
+import { PaginationQuery } from '@svc/http'
+import { OrganizationRole } from '../organizations/schemas.js'
+
+export const MemberParams = Type.Object({ orgId: Type.String(), memberId: Type.String() })
+
+export const ProductRole = Type.Enum(productRoles)
+
+/** One role per product; a product left out has no role. */
+export const ProductRoles = Type.Object(
+  {
+    statuspages: Type.Optional(ProductRole),
+    alerting: Type.Optional(ProductRole),
+    synthetics: Type.Optional(ProductRole),
+    insights: Type.Optional(ProductRole),
+  },
+  { additionalProperties: false, description: 'Product key → role, e.g. {"alerting": "manager"}' },
+)
+
+export const Member = Type.Object(
+  {
+    id: Type.String({ format: 'uuid', description: 'The member id' }),
+    userId: Type.String({ format: 'uuid' }),
+    email: Type.String(),
+    role: OrganizationRole,
+    productRoles: ProductRoles,
+    pending: Type.Boolean({ description: 'The user has not signed in yet; the first sign-in with this e-mail links the account' }),
+    createdAt: Type.String({ format: 'date-time' }),
+    updatedAt: Type.String({ format: 'date-time' }),
+  },
+  { title: 'Member' },
+)
+
+export const MemberListQuery = Type.Object({
+  ...PaginationQuery.properties,
+  role: Type.Optional(OrganizationRole),
+  search: Type.Optional(Type.String({ minLength: 1, maxLength: 200, description: 'Part of the e-mail address, any letter case' })),
+})
+
+export const AddMember = Type.Object(
+  { email: Type.String({ format: 'email', maxLength: 320 }), role: OrganizationRole, productRoles: Type.Optional(ProductRoles) },
+  { additionalProperties: false },
+)
+
+export const ChangeRole = Type.Object({ role: OrganizationRole }, { additionalProperties: false })
+
+export const ReplaceMember = Type.Object({ role: OrganizationRole, productRoles: ProductRoles }, { additionalProperties: false })
+
+export const ProductRolesBody = Type.Object({ productRoles: ProductRoles }, { additionalProperties: false })
+
+export const TransferOwnership = Type.Object({ memberId: Type.String({ format: 'uuid' }) }, { additionalProperties: false })
+
+export const ProductRoleOptions = Type.Object(
+  {
+    products: Type.Array(Type.String(), { description: 'Product keys' }),
+    roles: Type.Array(Type.String(), { description: 'Product roles, lowest first: each includes the ones before it' }),
+  },
+  { title: 'ProductRoleOptions' },
+)

@@ -1,0 +1,136 @@
+import { Type } from 'typebox'
+import type { Static } from 'typebox'
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
+import { auditContextOf, recordAudit } from '@svc/audit'
+import type { Membership } from '@svc/auth'
+import { ConflictError, ListResponse, PaginationQuery, invalidField } from '@svc/http'
+import { insertMember } from '../queries/members.js'
+import {
+  deleteOrganization,
+  findOrganization,
+  insertOrganization,
+  listOrganizationsOfUser,
+  slugTaken,
+  updateOrganization,
+} from '../queries/organizations.js'
+import { CreateOrganization, DeleteOrganization, OrgParams, Organization, type OrganizationRole, UpdateOrganization } from './schemas.js'
+import { organizationBody, organizationFields } from './shape.js'
+import { slugFromName, withSuffix } from './slug.js'
+
+const tags = ['organizations']
+
+/** Organizations (spec: "Platform API: organizations, members, roles, subscription"). */
+export const organizationRoutes: FastifyPluginAsyncTypebox = async (app) => {
+  const db = app.database.db
+
+  app.get(
+    '/api/v1/organizations',
+    {
+      schema: { tags, summary: 'The caller’s organizations, with the caller’s role in each', querystring: PaginationQuery, response: { 200: ListResponse(Organization) } },
+    },
+    async (request) => {
+      const { page, limit } = request.query
+      const { rows, total } = await listOrganizationsOfUser(db, request.user.userId, { offset: (page - 1) * limit, limit })
+      return { data: rows.map((row) => organizationBody(row, row.role as Static<typeof OrganizationRole>)), meta: { page, limit, total } }
+    },
+  )
+
+  app.post(
+    '/api/v1/organizations',
+    {
+      schema: {
+        tags,
+        summary: 'Create an organization; the creator becomes its owner',
+        description: 'Without a slug, one is made from the name (with a short suffix when that one is taken).',
+        body: CreateOrganization,
+        response: { 201: Organization },
+      },
+    },
+    async (request, reply) => {
+      const { name, slug: requested } = request.body
+      const created = await db.transaction().execute(async (trx) => {
+        let slug = requested ?? slugFromName(name)
+        if (await slugTaken(trx, slug)) {
+          if (requested) throw new ConflictError(`the slug ${requested} is taken`)
+          slug = withSuffix(slug)
+        }
+        const organization = await insertOrganization(trx, { name, slug })
+        const memberId = await insertMember(trx, organization.id, request.user.userId, 'owner')
+        const context = auditContextOf(request)
+        await recordAudit(trx, context, {
+          organizationId: organization.id, product: 'platform', entityType: 'organization', entityId: organization.id,
+          action: 'organization.created', after: organizationFields(organization),
+        })
+        await recordAudit(trx, context, {
+          organizationId: organization.id, product: 'platform', entityType: 'member', entityId: memberId,
+          action: 'member.added', after: { userId: request.user.userId, role: 'owner' },
+        })
+        return organization
+      })
+      return reply.code(201).send(organizationBody(created, 'owner'))
+    },
+  )
+
+  app.get(
+    '/api/v1/organizations/:orgId',
+    { schema: { tags, summary: 'Get an organization (member)', params: OrgParams, response: { 200: Organization } } },
+    async (request) => {
+      const membership = request.membership as Membership
+      const organization = await findOrganization(db, membership.organizationId)
+      return organizationBody(organization!, membership.role)
+    },
+  )
+
+  app.patch(
+    '/api/v1/organizations/:orgId',
+    {
+      schema: { tags, summary: 'Update an organization’s name or slug (admin, owner)', params: OrgParams, body: UpdateOrganization, response: { 200: Organization } },
+      preHandler: app.requireOrgRole('admin', 'owner'),
+    },
+    async (request) => {
+      const membership = request.membership as Membership
+      const updated = await db.transaction().execute(async (trx) => {
+        const before = await findOrganization(trx, membership.organizationId)
+        if (request.body.slug && (await slugTaken(trx, request.body.slug, membership.organizationId))) {
+          throw new ConflictError(`the slug ${request.body.slug} is taken`)
+        }
+        const after = await updateOrganization(trx, membership.organizationId, request.body)
+        await recordAudit(trx, auditContextOf(request), {
+          organizationId: after.id, product: 'platform', entityType: 'organization', entityId: after.id,
+          action: 'organization.updated', before: before && organizationFields(before), after: organizationFields(after),
+        })
+        return after
+      })
+      return organizationBody(updated, membership.role)
+    },
+  )
+
+  app.delete(
+    '/api/v1/organizations/:orgId',
+    {
+      schema: {
+        tags,
+        summary: 'Delete an organization and everything it owns (owner)',
+        description: 'The body must confirm with the organization’s slug: `{"confirm": "<slug>"}`. The audit log is kept.',
+        params: OrgParams,
+        body: DeleteOrganization,
+        response: { 204: Type.Null() },
+      },
+      preHandler: app.requireOrgRole('owner'),
+    },
+    async (request, reply) => {
+      const membership = request.membership as Membership
+      if (request.body.confirm !== membership.organizationSlug) {
+        throw invalidField('confirm', 'must be the organization’s slug')
+      }
+      await db.transaction().execute(async (trx) => {
+        await deleteOrganization(trx, membership.organizationId)
+        await recordAudit(trx, auditContextOf(request), {
+          organizationId: membership.organizationId, product: 'platform', entityType: 'organization', entityId: membership.organizationId,
+          action: 'organization.deleted', before: { name: membership.organizationName, slug: membership.organizationSlug },
+        })
+      })
+      return reply.code(204).send(null)
+    },
+  )
+}

@@ -1,0 +1,124 @@
+import { sql } from 'kysely'
+import type { Executor } from '@svc/db'
+import type { OrganizationRole, Product, ProductRole } from '@svc/auth'
+
+export type ProductRoles = Partial<Record<Product, ProductRole>>
+
+const memberColumns = [
+  'm.id',
+  'm.userId',
+  'u.email',
+  'm.role',
+  'm.createdAt',
+  'm.updatedAt',
+  sql<boolean>`u.idp_subject is null`.as('pending'),
+] as const
+
+function membersOf(db: Executor, organizationId: string) {
+  return db
+    .selectFrom('core.organizationMembers as m')
+    .innerJoin('core.users as u', 'u.id', 'm.userId')
+    .where('m.organizationId', '=', organizationId)
+}
+
+export interface MemberFilter {
+  role?: OrganizationRole
+  search?: string
+  offset: number
+  limit: number
+}
+
+export async function listMembers(db: Executor, organizationId: string, filter: MemberFilter) {
+  let query = membersOf(db, organizationId)
+  if (filter.role) query = query.where('m.role', '=', filter.role)
+  if (filter.search) query = query.where(sql`lower(u.email)`, 'like', `%${escapeLike(filter.search.toLowerCase())}%`)
+  const [rows, count] = await Promise.all([
+    query.select(memberColumns).orderBy('u.email').orderBy('m.id').offset(filter.offset).limit(filter.limit).execute(),
+    query.select((eb) => eb.fn.countAll<number>().as('total')).executeTakeFirstOrThrow(),
+  ])
+  return { rows, total: count.total }
+}
+
+function escapeLike(value: string): string {
+  return value.replace(/[\\%_]/g, (character) => `\\${character}`)
+}
+
+export async function findMember(db: Executor, organizationId: string, memberId: string) {
+  return membersOf(db, organizationId).select(memberColumns).where('m.id', '=', memberId).executeTakeFirst()
+}
+
+export async function findMemberByUser(db: Executor, organizationId: string, userId: string) {
+  return membersOf(db, organizationId).select(memberColumns).where('m.userId', '=', userId).executeTakeFirst()
+}
+
+export async function insertMember(db: Executor, organizationId: string, userId: string, role: OrganizationRole) {
+  const { id } = await db.insertInto('core.organizationMembers').values({ organizationId, userId, role }).returning('id').executeTakeFirstOrThrow()
+  return id
+}
+
+export async function setMemberRole(db: Executor, organizationId: string, memberId: string, role: OrganizationRole): Promise<void> {
+  await db
+    .updateTable('core.organizationMembers')
+    .set({ role, updatedAt: sql<Date>`now()` })
+    .where('organizationId', '=', organizationId)
+    .where('id', '=', memberId)
+    .execute()
+}
+
+export async function deleteMember(db: Executor, organizationId: string, memberId: string): Promise<void> {
+  await db.deleteFrom('core.organizationMembers').where('organizationId', '=', organizationId).where('id', '=', memberId).execute()
+}
+
+export async function countOwners(db: Executor, organizationId: string): Promise<number> {
+  const { total } = await db
+    .selectFrom('core.organizationMembers')
+    .select((eb) => eb.fn.countAll<number>().as('total'))
+    .where('organizationId', '=', organizationId)
+    .where('role', '=', 'owner')
+    .executeTakeFirstOrThrow()
+  return total
+}
+
+/**
+ * The platform user with this e-mail (case-insensitively; one who has signed in preferred),
+ * or a new pending user that the first sign-in with the address will claim.
+ */
+export async function userForEmail(db: Executor, email: string): Promise<string> {
+  const existing = await db
+    .selectFrom('core.users')
+    .select('id')
+    .where(sql`lower(email)`, '=', email.toLowerCase())
+    .orderBy(sql`idp_subject is null`)
+    .orderBy('createdAt')
+    .executeTakeFirst()
+  if (existing) return existing.id
+  const created = await db.insertInto('core.users').values({ email }).returning('id').executeTakeFirstOrThrow()
+  return created.id
+}
+
+export async function productRolesOfMembers(db: Executor, organizationId: string, memberIds: string[]): Promise<Map<string, ProductRoles>> {
+  const roles = new Map<string, ProductRoles>(memberIds.map((id) => [id, {}]))
+  if (memberIds.length === 0) return roles
+  const rows = await db
+    .selectFrom('core.orgProductRoles')
+    .select(['memberId', 'product', 'role'])
+    .where('organizationId', '=', organizationId)
+    .where('memberId', 'in', memberIds)
+    .execute()
+  for (const row of rows) {
+    const held = roles.get(row.memberId)
+    if (held) held[row.product as Product] = row.role as ProductRole
+  }
+  return roles
+}
+
+/** Replaces a member's whole set of product roles: a product left out has no role. */
+export async function replaceProductRoles(db: Executor, organizationId: string, memberId: string, productRoles: ProductRoles): Promise<void> {
+  await db.deleteFrom('core.orgProductRoles').where('organizationId', '=', organizationId).where('memberId', '=', memberId).execute()
+  const entries = Object.entries(productRoles).filter((entry): entry is [string, ProductRole] => entry[1] !== undefined)
+  if (entries.length === 0) return
+  await db
+    .insertInto('core.orgProductRoles')
+    .values(entries.map(([product, role]) => ({ organizationId, memberId, product, role })))
+    .execute()
+}

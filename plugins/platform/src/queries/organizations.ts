@@ -1,0 +1,54 @@
+import { sql } from 'kysely'
+import type { Executor } from '@svc/db'
+
+const organizationColumns = ['o.id', 'o.name', 'o.slug', 'o.createdAt', 'o.updatedAt'] as const
+const columns = ['id', 'name', 'slug', 'createdAt', 'updatedAt'] as const
+
+export async function listOrganizationsOfUser(db: Executor, userId: string, page: { offset: number; limit: number }) {
+  const base = db
+    .selectFrom('core.organizations as o')
+    .innerJoin('core.organizationMembers as m', 'm.organizationId', 'o.id')
+    .where('m.userId', '=', userId)
+  const [rows, count] = await Promise.all([
+    base.select([...organizationColumns, 'm.role']).orderBy('o.name').orderBy('o.id').offset(page.offset).limit(page.limit).execute(),
+    base.select((eb) => eb.fn.countAll<number>().as('total')).executeTakeFirstOrThrow(),
+  ])
+  return { rows, total: count.total }
+}
+
+export async function findOrganization(db: Executor, organizationId: string) {
+  return db.selectFrom('core.organizations as o').select(organizationColumns).where('o.id', '=', organizationId).executeTakeFirst()
+}
+
+export async function slugTaken(db: Executor, slug: string, exceptOrganizationId?: string): Promise<boolean> {
+  let query = db.selectFrom('core.organizations').select('id').where('slug', '=', slug)
+  if (exceptOrganizationId) query = query.where('id', '<>', exceptOrganizationId)
+  return (await query.executeTakeFirst()) !== undefined
+}
+
+export async function insertOrganization(db: Executor, values: { name: string; slug: string }) {
+  return db.insertInto('core.organizations').values(values).returning(columns).executeTakeFirstOrThrow()
+}
+
+export async function updateOrganization(db: Executor, organizationId: string, changes: { name?: string; slug?: string }) {
+  return db
+    .updateTable('core.organizations')
+    .set({ ...changes, updatedAt: sql<Date>`now()` })
+    .where('id', '=', organizationId)
+    .returning(columns)
+    .executeTakeFirstOrThrow()
+}
+
+/** Removes the organization; members, roles and subscriptions go with it (ON DELETE CASCADE). */
+export async function deleteOrganization(db: Executor, organizationId: string): Promise<void> {
+  await db.deleteFrom('core.organizations').where('id', '=', organizationId).execute()
+}
+
+/**
+ * Serializes every change to an organization's membership: whoever holds the row lock
+ * reads and writes the members alone until commit, so invariants checked inside hold.
+ */
+export async function lockOrganization(db: Executor, organizationId: string): Promise<boolean> {
+  const row = await db.selectFrom('core.organizations').select('id').where('id', '=', organizationId).forUpdate().executeTakeFirst()
+  return row !== undefined
+}
