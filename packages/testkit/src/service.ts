@@ -19,6 +19,15 @@ export interface TestService {
   issuer: TestIssuer
   /** A fresh ID token from the test issuer. */
   token(email: string, groups?: string[]): string
+  /** Signs a user in (their first request creates the user row) and hands back what calls need. */
+  signIn(email: string, groups?: string[]): Promise<SignedIn>
+}
+
+export interface SignedIn {
+  email: string
+  userId: string
+  token: string
+  headers: { authorization: string }
 }
 
 export function testConfig(issuer: TestIssuer, overrides: Partial<ServiceConfig> = {}): ServiceConfig {
@@ -55,11 +64,19 @@ export async function startTestService(t: TestContext, buildApp: BuildApp, optio
     await resources.close()
   })
   await app.ready()
+  const token = (email: string, groups: string[] = []) => issuer.idp.mintIdToken({ email, groups })
   return {
     app,
     resources,
     config,
     issuer,
-    token: (email, groups = []) => issuer.idp.mintIdToken({ email, groups }),
+    token,
+    async signIn(email, groups = []) {
+      const idToken = token(email, groups)
+      const headers = { authorization: `Bearer ${idToken}` }
+      const response = await app.inject({ method: 'GET', url: '/auth/me', headers })
+      if (response.statusCode !== 200) throw new Error(`sign-in of ${email} failed: ${response.body}`)
+      return { email, userId: (response.json() as { userId: string }).userId, token: idToken, headers }
+    },
   }
 }
