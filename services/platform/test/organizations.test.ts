@@ -9,7 +9,7 @@ const owner = await service.signIn('owner@acme.example')
 const admin = await service.signIn('admin@acme.example')
 const member = await service.signIn('member@acme.example')
 
-async function create(headers: object, payload: object) {
+async function create(headers: Record<string, string>, payload: object) {
   return app.inject({ method: 'POST', url: '/api/v1/organizations', headers, payload })
 }
 async function addMember(orgId: string, email: string, role: string) {
