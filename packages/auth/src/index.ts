@@ -1,5 +1,6 @@
 export { default as authPlugin, type AuthPluginOptions } from './plugin.js'
 export { cookieRoutes } from './cookie-routes.js'
+export { createSessionCache, type SessionCache } from './session-cache.js'
 export { createSigningKeyResolver, type SigningKeyResolver } from './signing-keys.js'
 export {
   AuthenticatedUserSchema,

@@ -47,6 +47,8 @@ export interface AuthPluginOptions {
   publicPrefixes?: string[]
   /** Shared between the services of one process so the JWKS budget is per process. */
   signingKeys?: SigningKeyResolver
+  /** Shared likewise, so a user changed through one service is seen at once by the other. */
+  sessions?: SessionCache
 }
 
 const IMPERSONATION_HEADER = 'x-impersonate-user-id'
@@ -54,7 +56,7 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i
 
 async function authPlugin(app: FastifyInstance, options: AuthPluginOptions): Promise<void> {
   const signingKeys = options.signingKeys ?? createSigningKeyResolver({ jwksUrl: options.auth.jwksUrl })
-  const sessions = createSessionCache()
+  const sessions = options.sessions ?? createSessionCache()
 
   await app.register(cookie)
   await app.register(jwt, {

@@ -1,13 +1,17 @@
-import { createSigningKeyResolver, type SigningKeyResolver } from '@svc/auth'
+import { createSessionCache, createSigningKeyResolver, type SessionCache, type SigningKeyResolver } from '@svc/auth'
 import type { ServiceConfig } from '@svc/config'
 import { migrateToLatest, openDatabase, type Database } from '@svc/db'
 import { createJobQueue, stopJobQueue, type JobQueue } from '@svc/jobs'
 
-/** What the services of one process share: one database handle, one job queue, one JWKS budget. */
+/**
+ * What the services of one process share: one database handle, one job queue, one JWKS
+ * budget, one cache of verified sessions.
+ */
 export interface Resources {
   database: Database
   jobs: JobQueue
   signingKeys: SigningKeyResolver
+  sessions: SessionCache
   close(): Promise<void>
 }
 
@@ -31,6 +35,7 @@ export async function openResources(config: ServiceConfig, options: ResourceOpti
       database,
       jobs,
       signingKeys: createSigningKeyResolver({ jwksUrl: config.auth.jwksUrl }),
+      sessions: createSessionCache(),
       async close() {
         // Workers finish their jobs before the connections they use go away.
         await stopJobQueue(jobs)

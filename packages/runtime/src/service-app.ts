@@ -92,6 +92,7 @@ export async function buildServiceApp(
     cookies: config.cookies,
     db: resources.database.db,
     signingKeys: resources.signingKeys,
+    sessions: resources.sessions,
     publicPrefixes: [API_REFERENCE_PREFIX],
   })
   await app.register(apiReferencePlugin)

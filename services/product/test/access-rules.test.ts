@@ -2,6 +2,7 @@ import t from 'tap'
 import type { FastifyInstance } from 'fastify'
 import type { ServiceConfig } from '@svc/config'
 import { buildServiceApp, type Resources } from '@svc/runtime'
+import { buildApp as buildPlatform } from '@svc/platform'
 import { startTestService } from '@svc/testkit'
 
 // A surface whose routes declare each access rule, so the rules are tested as routes use them.
@@ -122,4 +123,32 @@ t.test('the platform admin rule follows the PlatformAdmins group', async (t) => 
   t.equal(await status(owner!, '/api/v1/admin-only'), 403)
   t.equal(await status(globalAdmin!, '/api/v1/admin-only'), 403, 'a platform role is not the group')
   t.equal(await status(await signIn('root@example.com', ['PlatformAdmins']), '/api/v1/admin-only'), 200)
+})
+
+t.test('product roles granted through the platform API decide on the product API', async (t) => {
+  const platform = await buildPlatform(service.config, service.resources)
+  t.teardown(() => platform.close())
+  const grantee = await signIn('grantee@example.com')
+  const added = await platform.inject({
+    method: 'POST', url: `/api/v1/organizations/${org.id}/members`,
+    headers: { authorization: `Bearer ${owner!.token}` }, payload: { email: 'grantee@example.com', role: 'member' },
+  })
+  const memberId = added.json().id as string
+  const grant = (productRoles: object) =>
+    platform.inject({ method: 'PUT', url: `/api/v1/organizations/${org.id}/members/${memberId}/product-roles`, headers: { authorization: `Bearer ${owner!.token}` }, payload: { productRoles } })
+
+  t.equal(await status(grantee, orgPath('alerting-view')), 403, 'no role yet')
+  await grant({ alerting: 'viewer' })
+  t.equal(await status(grantee, orgPath('alerting-view')), 200)
+  t.equal(await status(grantee, orgPath('alerting-config')), 403, 'a viewer is refused where manager is needed')
+  await grant({ alerting: 'manager' })
+  t.equal(await status(grantee, orgPath('alerting-config')), 200, 'manager passes')
+  await grant({ synthetics: 'admin' })
+  t.equal(await status(grantee, orgPath('alerting-view')), 403, 'a role on another product gives nothing here')
+
+  const support = await signIn('support@example.com', ['PlatformAdmins'])
+  await platform.inject({ method: 'PUT', url: `/api/v1/admin/users/${grantee.userId}/platform-role`, headers: { authorization: `Bearer ${support.token}` }, payload: { platformRole: 'GLOBAL_ADMIN' } })
+  t.equal(await status(grantee, orgPath('alerting-config')), 200, 'a platform role set by a platform admin bypasses')
+  const refused = await platform.inject({ method: 'PUT', url: `/api/v1/admin/users/${grantee.userId}/platform-role`, headers: { authorization: `Bearer ${owner!.token}` }, payload: { platformRole: null } })
+  t.equal(refused.statusCode, 403, 'only platform admins set platform roles')
 })
