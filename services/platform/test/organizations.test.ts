@@ -131,3 +131,25 @@ t.test('the organization subscription shows each product’s plan and status', a
     ],
   )
 })
+
+t.test('every organization, member, role, subscription and audit route is in the OpenAPI document', async (t) => {
+  const document = (await app.inject({ method: 'GET', url: '/api/v1/openapi.json' })).json()
+  const expected: Array<[string, string]> = [
+    ['/api/v1/organizations', 'get'], ['/api/v1/organizations', 'post'],
+    ['/api/v1/organizations/{orgId}', 'get'], ['/api/v1/organizations/{orgId}', 'patch'], ['/api/v1/organizations/{orgId}', 'delete'],
+    ['/api/v1/organizations/{orgId}/members', 'get'], ['/api/v1/organizations/{orgId}/members', 'post'],
+    ['/api/v1/organizations/{orgId}/members/{memberId}', 'patch'], ['/api/v1/organizations/{orgId}/members/{memberId}', 'put'],
+    ['/api/v1/organizations/{orgId}/members/{memberId}', 'delete'],
+    ['/api/v1/organizations/{orgId}/transfer-ownership', 'post'],
+    ['/api/v1/organizations/{orgId}/product-role-options', 'get'],
+    ['/api/v1/organizations/{orgId}/members/{memberId}/product-roles', 'get'], ['/api/v1/organizations/{orgId}/members/{memberId}/product-roles', 'put'],
+    ['/api/v1/organizations/{orgId}/subscription', 'get'],
+    ['/api/v1/organizations/{orgId}/audit-logs', 'get'],
+    ['/api/v1/admin/users/{userId}/platform-role', 'put'],
+  ]
+  for (const [path, method] of expected) {
+    const operation = document.paths[path]?.[method]
+    t.ok(operation, `${method.toUpperCase()} ${path}`)
+    t.ok(operation?.responses?.['200'] ?? operation?.responses?.['201'] ?? operation?.responses?.['204'], `${method.toUpperCase()} ${path} documents its answer`)
+  }
+})
