@@ -71,9 +71,6 @@ async function authPlugin(app: FastifyInstance, options: AuthPluginOptions): Pro
       allowedAud: options.auth.clientIds,
       requiredClaims: ['sub', 'exp', 'iss', 'aud'],
       clockTolerance: 5_000,
-      // A verified token is not verified again until it expires (fast-jwt keys by its hash).
-      cache: 10_000,
-      errorCacheTTL: 60_000,
       extractToken: (request: FastifyRequest) => presentedToken(request)?.token,
     },
   })

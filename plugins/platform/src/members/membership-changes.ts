@@ -5,7 +5,7 @@ import type { Executor } from '@svc/db'
 import { ConflictError, ForbiddenError, NotFoundError } from '@svc/http'
 import { countOwners, deleteMember, findMember, productRolesOfMembers, replaceProductRoles, setMemberRole, type ProductRoles } from '../queries/members.js'
 import { lockOrganization } from '../queries/organizations.js'
-import { removalRefusal, roleChangeRefusal } from './role-policy.js'
+import { productRolesRefusal, removalRefusal, roleChangeRefusal } from './role-policy.js'
 
 type Member = NonNullable<Awaited<ReturnType<typeof findMember>>>
 
@@ -42,7 +42,7 @@ export async function changeRole(trx: Executor, request: FastifyRequest, actorRo
 }
 
 export async function setProductRoles(trx: Executor, request: FastifyRequest, actorRole: OrganizationRole, target: Member, next: ProductRoles) {
-  const refusal = roleChangeRefusal(actorRole, target.role as OrganizationRole, target.role as OrganizationRole)
+  const refusal = productRolesRefusal(actorRole, target.role as OrganizationRole)
   if (refusal) throw new ForbiddenError(refusal)
   const organizationId = (request.membership as Membership).organizationId
   const before = (await productRolesOfMembers(trx, organizationId, [target.id])).get(target.id) ?? {}

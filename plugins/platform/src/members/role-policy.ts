@@ -19,3 +19,11 @@ export function removalRefusal(actor: OrganizationRole, target: OrganizationRole
   if (target === 'owner') return 'only an owner can remove an owner'
   return undefined
 }
+
+/** Product roles follow the same line: an admin may set them for anyone but an owner. */
+export function productRolesRefusal(actor: OrganizationRole, target: OrganizationRole): string | undefined {
+  if (actor === 'owner') return undefined
+  if (actor !== 'admin') return 'only admins and owners set product roles'
+  if (target === 'owner') return 'only an owner can change an owner'
+  return undefined
+}
