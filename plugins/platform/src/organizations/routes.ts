@@ -3,7 +3,7 @@ import type { Static } from 'typebox'
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { auditContextOf, recordAudit } from '@svc/audit'
 import type { Membership } from '@svc/auth'
-import { ConflictError, ListResponse, PaginationQuery, invalidField } from '@svc/http'
+import { ConflictError, ListResponse, NotFoundError, PaginationQuery, invalidField } from '@svc/http'
 import { insertMember } from '../queries/members.js'
 import {
   deleteOrganization,
@@ -77,7 +77,8 @@ export const organizationRoutes: FastifyPluginAsyncTypebox = async (app) => {
     async (request) => {
       const membership = request.membership as Membership
       const organization = await findOrganization(db, membership.organizationId)
-      return organizationBody(organization!, membership.role)
+      if (!organization) throw new NotFoundError('organization')
+      return organizationBody(organization, membership.role)
     },
   )
 
