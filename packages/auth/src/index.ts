@@ -1,6 +1,7 @@
 export { default as authPlugin, type AuthPluginOptions } from './plugin.js'
 export { cookieRoutes } from './cookie-routes.js'
 export { createSessionCache, type SessionCache } from './session-cache.js'
+export { SCIM_BASE_PATH, SCIM_TOKEN_PREFIX, generateScimToken, hashScimToken, type ScimPrincipal } from './scim-tokens.js'
 export { createSigningKeyResolver, type SigningKeyResolver } from './signing-keys.js'
 export {
   AuthenticatedUserSchema,

@@ -10,9 +10,10 @@ import { findAccountById, upsertAccountBySubject } from './accounts.js'
 import { registerAccessRules } from './access-rules.js'
 import { PLATFORM_ADMINS_GROUP, groupsFrom, type Account, type AuthenticatedUser, type IdTokenClaims } from './identity.js'
 import { rejectForeignOrigins } from './origin-check.js'
+import { SCIM_BASE_PATH, authenticateScimToken, type ScimPrincipal } from './scim-tokens.js'
 import { createSessionCache, type CachedSession, type SessionCache } from './session-cache.js'
 import { createSigningKeyResolver, type SigningKeyResolver, type TokenHeader } from './signing-keys.js'
-import { presentedToken, type PresentedToken } from './token-extraction.js'
+import { bearerToken, presentedToken, type PresentedToken } from './token-extraction.js'
 
 declare module '@fastify/jwt' {
   interface FastifyJWT {
@@ -22,7 +23,13 @@ declare module '@fastify/jwt' {
 }
 
 declare module 'fastify' {
+  interface FastifyContextConfig {
+    /** The route is SCIM: a SCIM bearer token authenticates it, and nothing else does. */
+    scim?: boolean
+  }
   interface FastifyRequest {
+    /** The SCIM token of a SCIM request and the one organization it may see. */
+    scim: ScimPrincipal | null
     /** The acting account (the impersonated one while impersonating). */
     account: Account | null
     /** Where the identity token came from; cookie-authenticated changes are origin-checked. */
@@ -79,6 +86,7 @@ async function authPlugin(app: FastifyInstance, options: AuthPluginOptions): Pro
   app.decorate('auth', { ...options.auth, cookies: options.cookies })
   app.decorateRequest('account', null)
   app.decorateRequest('credentialSource', null)
+  app.decorateRequest('scim', null)
 
   async function verifiedClaims(request: FastifyRequest, token?: string): Promise<IdTokenClaims> {
     // @fastify/jwt honours `extractToken` in per-call options (lookupToken merges them with the
@@ -146,7 +154,22 @@ async function authPlugin(app: FastifyInstance, options: AuthPluginOptions): Pro
   }
   const publicPrefixes = options.publicPrefixes ?? []
   const isPublic = (url: string) => publicPrefixes.some((prefix) => url === prefix || url.startsWith(`${prefix}/`))
+  // The SCIM rule: a bearer SCIM token, looked up by its hash; never the session cookie.
+  const scimRule = async function scimRule(request: FastifyRequest) {
+    const token = bearerToken(request)
+    const principal = token ? await authenticateScimToken(options.db, token) : undefined
+    if (!principal) throw new UnauthorizedError('a valid SCIM token is required')
+    request.scim = principal
+  }
   app.addHook('onRoute', (route) => {
+    if (route.config?.scim) {
+      if (!route.url.startsWith(`${SCIM_BASE_PATH}/`) && route.url !== SCIM_BASE_PATH) {
+        throw new Error(`${route.method} ${route.url}: SCIM tokens authenticate only routes under ${SCIM_BASE_PATH}`)
+      }
+      const declared = route.onRequest === undefined ? [] : Array.isArray(route.onRequest) ? route.onRequest : [route.onRequest]
+      route.onRequest = [scimRule, ...declared]
+      return
+    }
     if (route.config?.public || isPublic(route.url)) {
       // The OpenAPI document says so too (its default security is the cookie or the Bearer token).
       if (route.schema && route.schema.security === undefined) route.schema.security = []

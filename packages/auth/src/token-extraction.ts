@@ -16,10 +16,12 @@ export interface PresentedToken {
 export function presentedToken(request: FastifyRequest): PresentedToken | undefined {
   const cookie = request.cookies?.[ID_TOKEN_COOKIE]
   if (cookie) return { token: cookie, source: 'cookie' }
-  const header = request.headers.authorization
-  if (header) {
-    const match = /^Bearer +(\S+) *$/i.exec(header)
-    if (match?.[1]) return { token: match[1], source: 'bearer' }
-  }
-  return undefined
+  const bearer = bearerToken(request)
+  return bearer ? { token: bearer, source: 'bearer' } : undefined
+}
+
+/** The credential of an `Authorization: Bearer <token>` header, if that is what was sent. */
+export function bearerToken(request: FastifyRequest): string | undefined {
+  const match = /^Bearer +(\S+) *$/i.exec(request.headers.authorization ?? '')
+  return match?.[1]
 }

@@ -82,6 +82,18 @@ export interface CoreOrgProductSubscriptions {
   updatedAt: Generated<Timestamp>;
 }
 
+export interface CoreScimTokens {
+  createdAt: Generated<Timestamp>;
+  createdBy: string | null;
+  id: Generated<string>;
+  lastUsedAt: Timestamp | null;
+  name: string;
+  organizationId: string;
+  revokedAt: Timestamp | null;
+  tokenHash: string;
+  tokenPrefix: string;
+}
+
 export interface CoreSubscriptions {
   createdAt: Generated<Timestamp>;
   currentPeriodEnd: Timestamp | null;
@@ -114,6 +126,7 @@ export interface DB {
   "core.organizations": CoreOrganizations;
   "core.orgProductRoles": CoreOrgProductRoles;
   "core.orgProductSubscriptions": CoreOrgProductSubscriptions;
+  "core.scimTokens": CoreScimTokens;
   "core.subscriptions": CoreSubscriptions;
   "core.users": CoreUsers;
 }

@@ -58,11 +58,10 @@ export async function startTestService(t: TestContext, buildApp: BuildApp, optio
   const databaseUrl = await createTestDatabase(t)
   const config = testConfig(issuer, { databaseUrl, ...options.config })
   const resources = await openResources(config, { inMemory: true })
+  // Registered before the app is built, so a build that throws still releases the database.
+  t.teardown(() => resources.close())
   const app = await buildApp(config, resources)
-  t.teardown(async () => {
-    await app.close()
-    await resources.close()
-  })
+  t.teardown(() => app.close())
   await app.ready()
   const token = (email: string, groups: string[] = []) => issuer.idp.mintIdToken({ email, groups })
   return {

@@ -5,8 +5,9 @@ import { usersRoutes } from './identity/users-routes.js'
 import { memberRoutes } from './members/routes.js'
 import { organizationRoutes } from './organizations/routes.js'
 import { subscriptionRoutes } from './organizations/subscription-routes.js'
+import { scimTokenRoutes } from './scim-tokens/routes.js'
 
-/** The platform surface: identity, organizations and members, audit log, platform roles. */
+/** The platform surface: identity, organizations and members, audit log, platform roles, SCIM tokens. */
 export async function platformSurface(app: FastifyInstance): Promise<void> {
   await app.register(usersRoutes)
   await app.register(organizationRoutes)
@@ -14,4 +15,5 @@ export async function platformSurface(app: FastifyInstance): Promise<void> {
   await app.register(subscriptionRoutes)
   await app.register(auditLogRoutes)
   await app.register(platformRoleRoutes)
+  await app.register(scimTokenRoutes)
 }

@@ -1,0 +1,107 @@
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
+import { Type } from 'typebox'
+import { auditContextOf, recordAudit } from '@svc/audit'
+import { generateScimToken, type Membership } from '@svc/auth'
+import { NotFoundError } from '@svc/http'
+import { OrgParams } from '../organizations/schemas.js'
+import { findScimToken, insertScimToken, listScimTokens, revokeScimToken } from '../queries/scim-tokens.js'
+
+const tags = ['scim tokens']
+const Timestamp = Type.String({ format: 'date-time' })
+const NullableTimestamp = Type.Union([Timestamp, Type.Null()])
+
+const ScimToken = Type.Object(
+  {
+    id: Type.String({ format: 'uuid' }),
+    name: Type.String(),
+    prefix: Type.String({ description: 'The first characters of the token, to tell tokens apart' }),
+    createdBy: Type.Union([Type.String({ format: 'uuid' }), Type.Null()]),
+    createdAt: Timestamp,
+    lastUsedAt: NullableTimestamp,
+    revokedAt: NullableTimestamp,
+  },
+  { title: 'ScimToken' },
+)
+const CreatedScimToken = Type.Object(
+  { ...ScimToken.properties, token: Type.String({ description: 'The token itself. Shown once: only its SHA-256 hash is kept.' }) },
+  { title: 'CreatedScimToken' },
+)
+
+type Row = Awaited<ReturnType<typeof listScimTokens>>[number]
+function tokenBody(row: Row) {
+  return {
+    id: row.id,
+    name: row.name,
+    prefix: row.tokenPrefix,
+    createdBy: row.createdBy,
+    createdAt: row.createdAt.toISOString(),
+    lastUsedAt: row.lastUsedAt?.toISOString() ?? null,
+    revokedAt: row.revokedAt?.toISOString() ?? null,
+  }
+}
+
+/** SCIM tokens of an organization (spec: "SSO/SAML and SCIM tokens"), admin and owner only. */
+export const scimTokenRoutes: FastifyPluginAsyncTypebox = async (app) => {
+  const db = app.database.db
+  const adminOrOwner = app.requireOrgRole('admin', 'owner')
+
+  app.get(
+    '/api/v1/organizations/:orgId/scim-tokens',
+    { schema: { tags, summary: 'List SCIM tokens (admin, owner)', params: OrgParams, response: { 200: Type.Object({ data: Type.Array(ScimToken) }) } }, preHandler: adminOrOwner },
+    async (request) => ({ data: (await listScimTokens(db, (request.membership as Membership).organizationId)).map(tokenBody) }),
+  )
+
+  app.post(
+    '/api/v1/organizations/:orgId/scim-tokens',
+    {
+      schema: {
+        tags,
+        summary: 'Create a SCIM token (admin, owner); the answer is the only time the token is shown',
+        params: OrgParams,
+        body: Type.Object({ name: Type.String({ minLength: 1, maxLength: 100, description: 'e.g. "Okta production"' }) }, { additionalProperties: false }),
+        response: { 201: CreatedScimToken },
+      },
+      preHandler: adminOrOwner,
+    },
+    async (request, reply) => {
+      const { organizationId } = request.membership as Membership
+      const { token, prefix, hash } = generateScimToken()
+      const created = await db.transaction().execute(async (trx) => {
+        const row = await insertScimToken(trx, { organizationId, name: request.body.name, tokenPrefix: prefix, tokenHash: hash, createdBy: request.user.userId })
+        await recordAudit(trx, auditContextOf(request), {
+          organizationId, product: 'platform', entityType: 'scim_token', entityId: row.id,
+          action: 'scim_token.created', after: { name: row.name, prefix },
+        })
+        return row
+      })
+      return reply.code(201).send({ ...tokenBody(created), token })
+    },
+  )
+
+  app.delete(
+    '/api/v1/organizations/:orgId/scim-tokens/:id',
+    {
+      schema: {
+        tags,
+        summary: 'Revoke a SCIM token (admin, owner); it fails SCIM authentication at once',
+        params: Type.Object({ orgId: Type.String(), id: Type.String() }),
+        response: { 204: Type.Null() },
+      },
+      preHandler: adminOrOwner,
+    },
+    async (request, reply) => {
+      const { organizationId } = request.membership as Membership
+      await db.transaction().execute(async (trx) => {
+        const before = await findScimToken(trx, organizationId, request.params.id)
+        if (!before) throw new NotFoundError('SCIM token')
+        if (before.revokedAt) return
+        const after = await revokeScimToken(trx, organizationId, request.params.id)
+        await recordAudit(trx, auditContextOf(request), {
+          organizationId, product: 'platform', entityType: 'scim_token', entityId: before.id,
+          action: 'scim_token.revoked', before: { revokedAt: null }, after: { revokedAt: after?.revokedAt ?? null },
+        })
+      })
+      return reply.code(204).send(null)
+    },
+  )
+}

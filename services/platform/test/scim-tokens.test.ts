@@ -1,0 +1,112 @@
+import { createHash } from 'node:crypto'
+import t from 'tap'
+import type { FastifyInstance } from 'fastify'
+import type { ServiceConfig } from '@svc/config'
+import { platformSurface } from '@svc/plugin-platform'
+import { buildServiceApp, type Resources } from '@svc/runtime'
+import { startTestService } from '@svc/testkit'
+
+// The platform surface plus one SCIM-authenticated route that reports who the token is, so
+// the SCIM token rule is tested the way SCIM routes will use it.
+async function surfaces(app: FastifyInstance): Promise<void> {
+  await platformSurface(app)
+  app.get('/api/v1/scim/v2/Me', { config: { scim: true } }, async (request) => request.scim)
+}
+const build = (config: ServiceConfig, shared?: Resources) =>
+  buildServiceApp(config, { name: 'platform', title: 'Platform API', description: 'with a SCIM probe', probes: true, surfaces }, shared)
+
+const service = await startTestService(t, build)
+const { app } = service
+const db = app.database.db
+
+const owner = await service.signIn('owner@scim.example')
+const admin = await service.signIn('admin@scim.example')
+const member = await service.signIn('member@scim.example')
+const stranger = await service.signIn('owner@elsewhere.example')
+const { id: orgId } = (await app.inject({ method: 'POST', url: '/api/v1/organizations', headers: owner.headers, payload: { name: 'SCIM', slug: 'scim' } })).json()
+const { id: otherOrgId } = (await app.inject({ method: 'POST', url: '/api/v1/organizations', headers: stranger.headers, payload: { name: 'Else', slug: 'else' } })).json()
+for (const [user, role] of [[admin, 'admin'], [member, 'member']] as const) {
+  await app.inject({ method: 'POST', url: `/api/v1/organizations/${orgId}/members`, headers: owner.headers, payload: { email: user.email, role } })
+}
+const tokensUrl = `/api/v1/organizations/${orgId}/scim-tokens`
+
+async function createToken(name: string) {
+  const response = await app.inject({ method: 'POST', url: tokensUrl, headers: admin.headers, payload: { name } })
+  t.equal(response.statusCode, 201)
+  return response.json() as { id: string; token: string; prefix: string }
+}
+const scimCall = (token: string) => app.inject({ method: 'GET', url: '/api/v1/scim/v2/Me', headers: { authorization: `Bearer ${token}` } })
+
+t.test('a created token is shown once; only its SHA-256 hash is stored', async (t) => {
+  const created = await createToken('Okta production')
+  t.match(created, { name: 'Okta production', revokedAt: null, lastUsedAt: null, createdBy: admin.userId })
+  t.match(created.token, /^scim_[A-Za-z0-9_-]{43}$/)
+  t.equal(created.prefix, created.token.slice(0, 12))
+  const row = await db.selectFrom('core.scimTokens').selectAll().where('id', '=', created.id).executeTakeFirstOrThrow()
+  t.equal(row.tokenHash, createHash('sha256').update(created.token).digest('hex'))
+  t.notMatch(JSON.stringify(row), created.token)
+  const listed = await app.inject({ method: 'GET', url: tokensUrl, headers: owner.headers })
+  t.equal(listed.statusCode, 200)
+  t.same(Object.keys(listed.json().data[0]).sort(), ['createdAt', 'createdBy', 'id', 'lastUsedAt', 'name', 'prefix', 'revokedAt'])
+  const audit = await db.selectFrom('core.auditLogs').select(['action', 'changes']).where('entityId', '=', created.id).execute()
+  t.same(audit.map((entry) => entry.action), ['scim_token.created'])
+  t.notMatch(JSON.stringify(audit), created.token, 'the audit log never holds the token')
+})
+
+t.test('a SCIM token authenticates SCIM routes for its own organization, and records its use', async (t) => {
+  const { id, token } = await createToken('Entra ID')
+  const response = await scimCall(token)
+  t.equal(response.statusCode, 200)
+  t.same(response.json(), { tokenId: id, organizationId: orgId })
+  const row = await db.selectFrom('core.scimTokens').select('lastUsedAt').where('id', '=', id).executeTakeFirstOrThrow()
+  t.ok(row.lastUsedAt)
+})
+
+t.test('revoking fails SCIM authentication at once; revoking again keeps the first time', async (t) => {
+  const { id, token } = await createToken('to revoke')
+  t.equal((await scimCall(token)).statusCode, 200)
+  t.equal((await app.inject({ method: 'DELETE', url: `${tokensUrl}/${id}`, headers: owner.headers })).statusCode, 204)
+  const refused = await scimCall(token)
+  t.equal(refused.statusCode, 401)
+  t.equal(refused.json().code, 'UNAUTHORIZED')
+  const first = (await db.selectFrom('core.scimTokens').select('revokedAt').where('id', '=', id).executeTakeFirstOrThrow()).revokedAt
+  t.ok(first)
+  t.equal((await app.inject({ method: 'DELETE', url: `${tokensUrl}/${id}`, headers: owner.headers })).statusCode, 204)
+  t.same((await db.selectFrom('core.scimTokens').select('revokedAt').where('id', '=', id).executeTakeFirstOrThrow()).revokedAt, first)
+  const listed = (await app.inject({ method: 'GET', url: tokensUrl, headers: owner.headers })).json().data
+  t.equal(listed.find((entry: { id: string }) => entry.id === id).revokedAt, first?.toISOString())
+  t.equal((await app.inject({ method: 'DELETE', url: `${tokensUrl}/00000000-0000-4000-8000-000000000000`, headers: owner.headers })).statusCode, 404)
+})
+
+t.test('credentials do not cross: identity tokens on SCIM, SCIM tokens anywhere else', async (t) => {
+  const { token } = await createToken('crossing')
+  t.equal((await scimCall(owner.token)).statusCode, 401, 'an ID token is not a SCIM token')
+  t.equal((await app.inject({ method: 'GET', url: '/api/v1/scim/v2/Me', cookies: { svc_id_token: owner.token } })).statusCode, 401, 'nor is a session cookie')
+  t.equal((await app.inject({ method: 'GET', url: '/api/v1/scim/v2/Me' })).statusCode, 401)
+  for (const url of ['/api/v1/users/me', `/api/v1/organizations/${orgId}`, tokensUrl, '/auth/me']) {
+    t.equal((await app.inject({ method: 'GET', url, headers: { authorization: `Bearer ${token}` } })).statusCode, 401, url)
+  }
+})
+
+t.test('tokens are managed by admins and owners of the organization only', async (t) => {
+  const { id } = await createToken('guarded')
+  t.equal((await app.inject({ method: 'GET', url: tokensUrl, headers: member.headers })).statusCode, 403)
+  t.equal((await app.inject({ method: 'POST', url: tokensUrl, headers: member.headers, payload: { name: 'x' } })).statusCode, 403)
+  t.equal((await app.inject({ method: 'DELETE', url: `${tokensUrl}/${id}`, headers: member.headers })).statusCode, 403)
+  t.equal((await app.inject({ method: 'GET', url: tokensUrl, headers: stranger.headers })).statusCode, 404)
+  t.equal((await app.inject({ method: 'DELETE', url: `${tokensUrl}/${id}`, headers: stranger.headers })).statusCode, 404)
+  // Through the stranger's own organization, this organization's token id is not found either.
+  t.equal((await app.inject({ method: 'DELETE', url: `/api/v1/organizations/${otherOrgId}/scim-tokens/${id}`, headers: stranger.headers })).statusCode, 404)
+  t.equal((await db.selectFrom('core.scimTokens').select('revokedAt').where('id', '=', id).executeTakeFirstOrThrow()).revokedAt, null)
+  t.equal((await app.inject({ method: 'POST', url: tokensUrl, headers: admin.headers, payload: { name: '' } })).statusCode, 400)
+})
+
+t.test('the SCIM rule cannot be declared outside the SCIM base path', async (t) => {
+  const misplaced = async (app: FastifyInstance) => {
+    app.get('/api/v1/users/sneaky', { config: { scim: true } }, async () => ({}))
+  }
+  await t.rejects(
+    startTestService(t, (config, shared) => buildServiceApp(config, { name: 'platform', title: 'x', description: 'x', surfaces: misplaced }, shared)),
+    /SCIM tokens authenticate only routes under \/api\/v1\/scim\/v2/,
+  )
+})
