@@ -1,9 +1,11 @@
 import type { FastifyInstance, FastifyRequest, preHandlerAsyncHookHandler } from 'fastify'
+import { platformRoles, type Account } from './identity.js'
 import type { Kysely } from 'kysely'
 import type { DB } from '@svc/db'
 import { ForbiddenError, NotFoundError } from '@svc/http'
 import { productRoleAtLeast, type OrganizationRole, type Product, type ProductRole } from './roles.js'
 import { findMembership, findProductRole, type Membership } from './membership.js'
+import { isUuid } from './uuid.js'
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -18,8 +20,7 @@ declare module 'fastify' {
   }
 }
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i
-const platformRolesThatBypassProductRoles = new Set(['GLOBAL_ADMIN', 'ADMIN'])
+const platformRolesThatBypassProductRoles = new Set<string>(platformRoles)
 
 function organizationIdOf(request: FastifyRequest): string | undefined {
   return (request.params as { orgId?: string } | undefined)?.orgId
@@ -38,7 +39,7 @@ export function registerAccessRules(app: FastifyInstance, db: Kysely<DB>): void 
     const organizationId = organizationIdOf(request)
     const user = request.user
     // Not a member and no such organization look the same: existence is never leaked.
-    const membership = organizationId && UUID.test(organizationId) && user
+    const membership = isUuid(organizationId) && user
       ? await findMembership(db, organizationId, user.userId)
       : undefined
     if (!membership) throw new NotFoundError('organization')
@@ -82,4 +83,19 @@ export function registerAccessRules(app: FastifyInstance, db: Kysely<DB>): void 
     const declared = route.preHandler === undefined ? [] : Array.isArray(route.preHandler) ? route.preHandler : [route.preHandler]
     route.preHandler = [requireOrgMember, ...declared]
   })
+}
+
+/**
+ * The organization and membership the member rule resolved. Every route under
+ * `/organizations/:orgId` has that rule, so reaching a handler without it is a wiring bug.
+ */
+export function membershipOf(request: FastifyRequest): Membership {
+  if (!request.membership) throw new Error(`${request.method} ${request.url}: the organization member rule did not run`)
+  return request.membership
+}
+
+/** The acting account of an authenticated request (the JWT rule resolves it). */
+export function accountOf(request: FastifyRequest): Account {
+  if (!request.account) throw new Error(`${request.method} ${request.url}: the JWT rule did not run`)
+  return request.account
 }

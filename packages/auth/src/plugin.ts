@@ -14,6 +14,7 @@ import { SCIM_BASE_PATH, authenticateScimToken, type ScimPrincipal } from './sci
 import { createSessionCache, type CachedSession, type SessionCache } from './session-cache.js'
 import { createSigningKeyResolver, type SigningKeyResolver, type TokenHeader } from './signing-keys.js'
 import { bearerToken, presentedToken, type PresentedToken } from './token-extraction.js'
+import { isUuid } from './uuid.js'
 
 declare module '@fastify/jwt' {
   interface FastifyJWT {
@@ -59,7 +60,6 @@ export interface AuthPluginOptions {
 }
 
 const IMPERSONATION_HEADER = 'x-impersonate-user-id'
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i
 
 async function authPlugin(app: FastifyInstance, options: AuthPluginOptions): Promise<void> {
   const signingKeys = options.signingKeys ?? createSigningKeyResolver({ jwksUrl: options.auth.jwksUrl })
@@ -128,7 +128,7 @@ async function authPlugin(app: FastifyInstance, options: AuthPluginOptions): Pro
     const impersonated = request.headers[IMPERSONATION_HEADER]
     if (impersonated === undefined) return
     if (!request.user.isPlatformAdmin) throw new ForbiddenError('only platform admins can impersonate')
-    const target = typeof impersonated === 'string' && UUID.test(impersonated)
+    const target = isUuid(impersonated)
       ? await findAccountById(options.db, impersonated)
       : undefined
     if (!target) throw new NotFoundError('user to impersonate')

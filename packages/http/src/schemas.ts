@@ -31,5 +31,4 @@ export function ListResponse<T extends TSchema>(item: T) {
   })
 }
 
-export const Uuid = Type.String({ format: 'uuid' })
 export const Timestamp = Type.String({ format: 'date-time' })

@@ -43,7 +43,7 @@ function redactedUrl(url: string): string {
   return url.replace(/(\/ingest\/)[^/?#]+/g, '$1[redacted]')
 }
 
-export function loggerOptions(config: ServiceConfig, service: string): FastifyServerOptions['logger'] {
+function loggerOptions(config: ServiceConfig, service: string): FastifyServerOptions['logger'] {
   return {
     level: config.logLevel,
     base: { service },

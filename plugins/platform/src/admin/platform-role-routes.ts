@@ -2,11 +2,10 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { sql } from 'kysely'
 import { Type } from 'typebox'
 import { auditContextOf, recordAudit } from '@svc/audit'
+import type { PlatformRole } from '@svc/auth'
 import { NotFoundError } from '@svc/http'
+import { PlatformRoleOrNone } from '../identity/schemas.js'
 
-const PlatformRole = Type.Union([Type.Literal('GLOBAL_ADMIN'), Type.Literal('ADMIN'), Type.Null()], {
-  description: 'GLOBAL_ADMIN and ADMIN pass every product-role check in organizations the user belongs to; null removes the role',
-})
 
 /**
  * Platform roles live on the user row (`core.users.platform_role`) and only platform
@@ -20,8 +19,8 @@ export const platformRoleRoutes: FastifyPluginAsyncTypebox = async (app) => {
         tags: ['admin'],
         summary: 'Set a user’s platform role (platform admin)',
         params: Type.Object({ userId: Type.String({ format: 'uuid' }) }),
-        body: Type.Object({ platformRole: PlatformRole }, { additionalProperties: false }),
-        response: { 200: Type.Object({ userId: Type.String({ format: 'uuid' }), email: Type.String(), platformRole: PlatformRole }) },
+        body: Type.Object({ platformRole: PlatformRoleOrNone }, { additionalProperties: false }),
+        response: { 200: Type.Object({ userId: Type.String({ format: 'uuid' }), email: Type.String(), platformRole: PlatformRoleOrNone }) },
       },
       preHandler: app.requirePlatformAdmin,
     },
@@ -43,7 +42,7 @@ export const platformRoleRoutes: FastifyPluginAsyncTypebox = async (app) => {
         return after
       })
       app.sessions.forget(userId)
-      return { userId: updated.id, email: updated.email, platformRole: updated.platformRole as 'GLOBAL_ADMIN' | 'ADMIN' | null }
+      return { userId: updated.id, email: updated.email, platformRole: updated.platformRole as PlatformRole | null }
     },
   )
 }

@@ -1,7 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { Type } from 'typebox'
 import { auditProducts } from '@svc/audit'
-import type { Membership } from '@svc/auth'
+import { membershipOf } from '@svc/auth'
 import { ListResponse, PaginationQuery, invalidField } from '@svc/http'
 import { listAuditLogs } from '../queries/audit-logs.js'
 import { OrgParams } from '../organizations/schemas.js'
@@ -60,7 +60,7 @@ export const auditLogRoutes: FastifyPluginAsyncTypebox = async (app) => {
       const fromDate = from ? new Date(from) : undefined
       const toDate = to ? new Date(to) : undefined
       if (fromDate && toDate && fromDate > toDate) throw invalidField('from', 'must not be after `to`', 'querystring')
-      const { rows, total } = await listAuditLogs(app.database.db, (request.membership as Membership).organizationId, {
+      const { rows, total } = await listAuditLogs(app.database.db, membershipOf(request).organizationId, {
         ...filters, from: fromDate, to: toDate, offset: (page - 1) * limit, limit,
       })
       return {

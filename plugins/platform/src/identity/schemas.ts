@@ -1,5 +1,9 @@
 import { Type } from 'typebox'
-import { AuthenticatedUserSchema } from '@svc/auth'
+import { AuthenticatedUserSchema, platformRoles } from '@svc/auth'
+
+export const PlatformRoleOrNone = Type.Union([Type.Enum(platformRoles), Type.Null()], {
+  description: 'GLOBAL_ADMIN and ADMIN pass every product-role check in organizations the user belongs to',
+})
 
 export const UserProfile = Type.Object(
   {
@@ -7,7 +11,7 @@ export const UserProfile = Type.Object(
     isEmployee: Type.Boolean({ description: 'Read from the database' }),
     displayName: Type.Union([Type.String(), Type.Null()]),
     timeZone: Type.Union([Type.String(), Type.Null()], { description: 'IANA time zone, e.g. Europe/Berlin' }),
-    platformRole: Type.Union([Type.Literal('GLOBAL_ADMIN'), Type.Literal('ADMIN'), Type.Null()]),
+    platformRole: PlatformRoleOrNone,
   },
   { title: 'UserProfile' },
 )

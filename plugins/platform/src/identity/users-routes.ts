@@ -1,5 +1,5 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
-import type { Account, AuthenticatedUser } from '@svc/auth'
+import { type Account, accountOf, type AuthenticatedUser } from '@svc/auth'
 import { invalidField } from '@svc/http'
 import { auditContextOf, recordAudit } from '@svc/audit'
 import { profileFields, subscriptionsOfUser, updateProfile } from '../queries/users.js'
@@ -34,7 +34,7 @@ export const usersRoutes: FastifyPluginAsyncTypebox = async (app) => {
         response: { 200: UserProfile },
       },
     },
-    async (request) => profileOf(request.user, request.account as Account),
+    async (request) => profileOf(request.user, accountOf(request)),
   )
 
   app.patch(

@@ -1,6 +1,6 @@
 import type { FastifyRequest } from 'fastify'
 import { auditContextOf, recordAudit } from '@svc/audit'
-import type { Membership, OrganizationRole } from '@svc/auth'
+import { type Membership, membershipOf, type OrganizationRole } from '@svc/auth'
 import type { Executor } from '@svc/db'
 import { ConflictError, ForbiddenError, NotFoundError } from '@svc/http'
 import { countOwners, deleteMember, findMember, productRolesOfMembers, replaceProductRoles, setMemberRole, type ProductRoles } from '../queries/members.js'
@@ -32,7 +32,7 @@ export async function changeRole(trx: Executor, request: FastifyRequest, actorRo
   if (target.role === next) return
   const refusal = roleChangeRefusal(actorRole, target.role as OrganizationRole, next)
   if (refusal) throw new ForbiddenError(refusal)
-  const organizationId = (request.membership as Membership).organizationId
+  const organizationId = membershipOf(request).organizationId
   if (next !== 'owner') await assertNotLastOwner(trx, organizationId, target, 'be demoted')
   await setMemberRole(trx, organizationId, target.id, next)
   await recordAudit(trx, auditContextOf(request), {
@@ -44,7 +44,7 @@ export async function changeRole(trx: Executor, request: FastifyRequest, actorRo
 export async function setProductRoles(trx: Executor, request: FastifyRequest, actorRole: OrganizationRole, target: Member, next: ProductRoles) {
   const refusal = productRolesRefusal(actorRole, target.role as OrganizationRole)
   if (refusal) throw new ForbiddenError(refusal)
-  const organizationId = (request.membership as Membership).organizationId
+  const organizationId = membershipOf(request).organizationId
   const before = (await productRolesOfMembers(trx, organizationId, [target.id])).get(target.id) ?? {}
   await replaceProductRoles(trx, organizationId, target.id, next)
   await recordAudit(trx, auditContextOf(request), {
@@ -56,7 +56,7 @@ export async function setProductRoles(trx: Executor, request: FastifyRequest, ac
 export async function removeMember(trx: Executor, request: FastifyRequest, actorRole: OrganizationRole, target: Member) {
   const refusal = removalRefusal(actorRole, target.role as OrganizationRole)
   if (refusal) throw new ForbiddenError(refusal)
-  const organizationId = (request.membership as Membership).organizationId
+  const organizationId = membershipOf(request).organizationId
   await assertNotLastOwner(trx, organizationId, target, 'leave')
   await deleteMember(trx, organizationId, target.id)
   await recordAudit(trx, auditContextOf(request), {

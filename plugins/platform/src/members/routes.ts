@@ -1,7 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { Type } from 'typebox'
 import { auditContextOf, recordAudit } from '@svc/audit'
-import { productRoles, products, type Membership } from '@svc/auth'
+import { membershipOf, productRoles, products } from '@svc/auth'
 import { ConflictError, ForbiddenError, ListResponse, NotFoundError, invalidField } from '@svc/http'
 import { findMember, findMemberByUser, insertMember, listMembers, productRolesOfMembers, replaceProductRoles, setMemberRole, userForEmail } from '../queries/members.js'
 import { lockOrganization } from '../queries/organizations.js'
@@ -26,7 +26,6 @@ const tags = ['members']
 /** Members, their organization roles and product roles, and ownership transfer. */
 export const memberRoutes: FastifyPluginAsyncTypebox = async (app) => {
   const db = app.database.db
-  const membershipOf = (request: { membership: Membership | null }) => request.membership as Membership
 
   async function memberResponse(organizationId: string, memberId: string) {
     const member = await findMember(db, organizationId, memberId)

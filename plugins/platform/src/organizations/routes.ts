@@ -2,7 +2,7 @@ import { Type } from 'typebox'
 import type { Static } from 'typebox'
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { auditContextOf, recordAudit } from '@svc/audit'
-import type { Membership } from '@svc/auth'
+import { membershipOf } from '@svc/auth'
 import { ConflictError, ListResponse, NotFoundError, PaginationQuery, invalidField } from '@svc/http'
 import { insertMember } from '../queries/members.js'
 import {
@@ -75,7 +75,7 @@ export const organizationRoutes: FastifyPluginAsyncTypebox = async (app) => {
     '/api/v1/organizations/:orgId',
     { schema: { tags, summary: 'Get an organization (member)', params: OrgParams, response: { 200: Organization } } },
     async (request) => {
-      const membership = request.membership as Membership
+      const membership = membershipOf(request)
       const organization = await findOrganization(db, membership.organizationId)
       if (!organization) throw new NotFoundError('organization')
       return organizationBody(organization, membership.role)
@@ -89,7 +89,7 @@ export const organizationRoutes: FastifyPluginAsyncTypebox = async (app) => {
       preHandler: app.requireOrgRole('admin', 'owner'),
     },
     async (request) => {
-      const membership = request.membership as Membership
+      const membership = membershipOf(request)
       const updated = await db.transaction().execute(async (trx) => {
         const before = await findOrganization(trx, membership.organizationId)
         if (request.body.slug && (await slugTaken(trx, request.body.slug, membership.organizationId))) {
@@ -120,7 +120,7 @@ export const organizationRoutes: FastifyPluginAsyncTypebox = async (app) => {
       preHandler: app.requireOrgRole('owner'),
     },
     async (request, reply) => {
-      const membership = request.membership as Membership
+      const membership = membershipOf(request)
       if (request.body.confirm !== membership.organizationSlug) {
         throw invalidField('confirm', 'must be the organization’s slug')
       }

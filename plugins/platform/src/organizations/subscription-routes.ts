@@ -1,6 +1,6 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { Type } from 'typebox'
-import type { Membership } from '@svc/auth'
+import { membershipOf } from '@svc/auth'
 import { subscriptionsOfOrganization } from '../queries/subscriptions.js'
 import { OrgParams } from './schemas.js'
 
@@ -33,7 +33,7 @@ export const subscriptionRoutes: FastifyPluginAsyncTypebox = async (app) => {
       },
     },
     async (request) => {
-      const { perProduct, legacy } = await subscriptionsOfOrganization(app.database.db, (request.membership as Membership).organizationId)
+      const { perProduct, legacy } = await subscriptionsOfOrganization(app.database.db, membershipOf(request).organizationId)
       const bundle = perProduct.find((row) => row.product === 'bundle')
       return {
         products: billedProducts.map((product) => {

@@ -1,13 +1,12 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { Type } from 'typebox'
 import { auditContextOf, recordAudit } from '@svc/audit'
-import { generateScimToken, type Membership } from '@svc/auth'
-import { NotFoundError } from '@svc/http'
+import { generateScimToken, membershipOf } from '@svc/auth'
+import { NotFoundError, Timestamp } from '@svc/http'
 import { OrgParams } from '../organizations/schemas.js'
 import { findScimToken, insertScimToken, listScimTokens, revokeScimToken } from '../queries/scim-tokens.js'
 
 const tags = ['scim tokens']
-const Timestamp = Type.String({ format: 'date-time' })
 const NullableTimestamp = Type.Union([Timestamp, Type.Null()])
 
 const ScimToken = Type.Object(
@@ -48,7 +47,7 @@ export const scimTokenRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.get(
     '/api/v1/organizations/:orgId/scim-tokens',
     { schema: { tags, summary: 'List SCIM tokens (admin, owner)', params: OrgParams, response: { 200: Type.Object({ data: Type.Array(ScimToken) }) } }, preHandler: adminOrOwner },
-    async (request) => ({ data: (await listScimTokens(db, (request.membership as Membership).organizationId)).map(tokenBody) }),
+    async (request) => ({ data: (await listScimTokens(db, membershipOf(request).organizationId)).map(tokenBody) }),
   )
 
   app.post(
@@ -64,7 +63,7 @@ export const scimTokenRoutes: FastifyPluginAsyncTypebox = async (app) => {
       preHandler: adminOrOwner,
     },
     async (request, reply) => {
-      const { organizationId } = request.membership as Membership
+      const { organizationId } = membershipOf(request)
       const { token, prefix, hash } = generateScimToken()
       const created = await db.transaction().execute(async (trx) => {
         const row = await insertScimToken(trx, { organizationId, name: request.body.name, tokenPrefix: prefix, tokenHash: hash, createdBy: request.user.userId })
@@ -90,7 +89,7 @@ export const scimTokenRoutes: FastifyPluginAsyncTypebox = async (app) => {
       preHandler: adminOrOwner,
     },
     async (request, reply) => {
-      const { organizationId } = request.membership as Membership
+      const { organizationId } = membershipOf(request)
       await db.transaction().execute(async (trx) => {
         const before = await findScimToken(trx, organizationId, request.params.id)
         if (!before) throw new NotFoundError('SCIM token')
