@@ -2,6 +2,7 @@ import type { Migration } from 'kysely'
 import * as coreIdentity from './migrations/0001_core_identity.js'
 import * as auditLogAndOwnerInvariant from './migrations/0002_audit_log_and_owner_invariant.js'
 import * as scimTokens from './migrations/0003_scim_tokens.js'
+import * as scimProvisioningAndSso from './migrations/0004_scim_provisioning_and_sso.js'
 
 /**
  * Every migration, in order, listed by hand rather than found by scanning a folder, so a
@@ -11,4 +12,5 @@ export const migrations: Record<string, Migration> = {
   '0001_core_identity': coreIdentity,
   '0002_audit_log_and_owner_invariant': auditLogAndOwnerInvariant,
   '0003_scim_tokens': scimTokens,
+  '0004_scim_provisioning_and_sso': scimProvisioningAndSso,
 }

@@ -1,6 +1,6 @@
-import type { Kysely } from 'kysely'
+import { sql, type Kysely } from 'kysely'
 import type { DB } from '@svc/db'
-import type { OrganizationRole, Product } from './roles.js'
+import { productRoles, type OrganizationRole, type Product, type ProductRole } from './roles.js'
 
 export interface Membership {
   organizationId: string
@@ -23,22 +23,43 @@ export async function findMembership(db: Kysely<DB>, organizationId: string, use
     ])
     .where('m.organizationId', '=', organizationId)
     .where('m.userId', '=', userId)
+    // A member the identity provider deactivated (SCIM active=false) is no member until reactivated.
+    .where('m.suspendedAt', 'is', null)
     .executeTakeFirst()
   return row && { ...row, role: row.role as OrganizationRole }
 }
 
+/**
+ * The member's role for a product: the highest of the role granted to them directly and the
+ * roles their SCIM groups grant (a group bound to `{"alerting": "responder"}` gives each of its
+ * members at least that).
+ */
 export async function findProductRole(
   db: Kysely<DB>,
   organizationId: string,
   memberId: string,
   product: Product,
 ): Promise<string | undefined> {
-  const row = await db
+  const rows = await db
     .selectFrom('core.orgProductRoles')
     .select('role')
     .where('organizationId', '=', organizationId)
     .where('memberId', '=', memberId)
     .where('product', '=', product)
-    .executeTakeFirst()
-  return row?.role
+    .unionAll(
+      db
+        .selectFrom('core.scimGroupMembers as gm')
+        .innerJoin('core.scimGroups as g', 'g.id', 'gm.groupId')
+        .select(sql<string>`g.product_roles ->> ${product}`.as('role'))
+        .where('gm.organizationId', '=', organizationId)
+        .where('gm.memberId', '=', memberId)
+        .where(sql<boolean>`g.product_roles ? ${product}`),
+    )
+    .execute()
+  return highestProductRole(rows.map((row) => row.role))
+}
+
+function highestProductRole(held: string[]): string | undefined {
+  const rank = (role: string) => productRoles.indexOf(role as ProductRole)
+  return held.reduce<string | undefined>((best, role) => (best === undefined || rank(role) > rank(best) ? role : best), undefined)
 }

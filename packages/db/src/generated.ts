@@ -43,11 +43,16 @@ export interface CoreAuditLogs {
 
 export interface CoreOrganizationMembers {
   createdAt: Generated<Timestamp>;
+  externalId: string | null;
   id: Generated<string>;
   organizationId: string;
+  provisionedByTokenId: string | null;
   role: string;
+  scimAttributes: Generated<Json>;
+  suspendedAt: Timestamp | null;
   updatedAt: Generated<Timestamp>;
   userId: string;
+  userName: Generated<string>;
 }
 
 export interface CoreOrganizations {
@@ -82,6 +87,24 @@ export interface CoreOrgProductSubscriptions {
   updatedAt: Generated<Timestamp>;
 }
 
+export interface CoreScimGroupMembers {
+  createdAt: Generated<Timestamp>;
+  display: string | null;
+  groupId: string;
+  memberId: string;
+  organizationId: string;
+}
+
+export interface CoreScimGroups {
+  createdAt: Generated<Timestamp>;
+  displayName: string;
+  externalId: string | null;
+  id: Generated<string>;
+  organizationId: string;
+  productRoles: Generated<Json>;
+  updatedAt: Generated<Timestamp>;
+}
+
 export interface CoreScimTokens {
   createdAt: Generated<Timestamp>;
   createdBy: string | null;
@@ -92,6 +115,19 @@ export interface CoreScimTokens {
   revokedAt: Timestamp | null;
   tokenHash: string;
   tokenPrefix: string;
+}
+
+export interface CoreSsoConfigs {
+  allowedDomains: Generated<string[]>;
+  createdAt: Generated<Timestamp>;
+  createdBy: string | null;
+  idpCertificate: string;
+  idpCertificateExpiresAt: Timestamp;
+  idpEntityId: string;
+  idpMetadataXml: string | null;
+  idpSsoUrl: string;
+  organizationId: string;
+  updatedAt: Generated<Timestamp>;
 }
 
 export interface CoreSubscriptions {
@@ -126,7 +162,10 @@ export interface DB {
   "core.organizations": CoreOrganizations;
   "core.orgProductRoles": CoreOrgProductRoles;
   "core.orgProductSubscriptions": CoreOrgProductSubscriptions;
+  "core.scimGroupMembers": CoreScimGroupMembers;
+  "core.scimGroups": CoreScimGroups;
   "core.scimTokens": CoreScimTokens;
+  "core.ssoConfigs": CoreSsoConfigs;
   "core.subscriptions": CoreSubscriptions;
   "core.users": CoreUsers;
 }

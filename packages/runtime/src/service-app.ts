@@ -24,6 +24,8 @@ export interface ServiceDefinition {
   probes?: boolean
   /** Registers the service's surface plugins. */
   surfaces(app: FastifyInstance): Promise<void>
+  /** Rewrites request URLs before routing (Fastify's `rewriteUrl`). */
+  rewriteUrl?: (url: string) => string
 }
 
 const BODY_LIMIT = 1024 * 1024
@@ -70,12 +72,14 @@ export async function buildServiceApp(
   shared?: Resources,
 ): Promise<FastifyInstance> {
   const resources = shared ?? (await openResources(config))
+  const { rewriteUrl } = definition
   const app = Fastify({
     logger: loggerOptions(config, definition.name),
     bodyLimit: BODY_LIMIT,
     trustProxy: config.trustProxy,
     requestIdHeader: 'x-request-id',
     genReqId: () => randomUUID(),
+    ...(rewriteUrl ? { rewriteUrl: (request: { url?: string }) => rewriteUrl(request.url ?? '/') } : {}),
     ajv: {
       // Unknown body fields are refused (400), never silently dropped or stored.
       customOptions: { removeAdditional: false, coerceTypes: 'array', useDefaults: true },

@@ -5,9 +5,15 @@ import { usersRoutes } from './identity/users-routes.js'
 import { memberRoutes } from './members/routes.js'
 import { organizationRoutes } from './organizations/routes.js'
 import { subscriptionRoutes } from './organizations/subscription-routes.js'
+import { SCIM_BASE_PATH } from '@svc/auth'
+import { scimGroupBindingRoutes } from './scim-groups/routes.js'
+import { scimSurface } from './scim/index.js'
 import { scimTokenRoutes } from './scim-tokens/routes.js'
+import { ssoRoutes } from './sso/routes.js'
 
-/** The platform surface: identity, organizations and members, audit log, platform roles, SCIM tokens. */
+export { canonicalScimUrl } from './scim/url.js'
+
+/** The platform surface: identity, organizations and members, audit log, platform roles, SCIM tokens and the SCIM server, SSO/SAML. */
 export async function platformSurface(app: FastifyInstance): Promise<void> {
   await app.register(usersRoutes)
   await app.register(organizationRoutes)
@@ -16,4 +22,7 @@ export async function platformSurface(app: FastifyInstance): Promise<void> {
   await app.register(auditLogRoutes)
   await app.register(platformRoleRoutes)
   await app.register(scimTokenRoutes)
+  await app.register(scimGroupBindingRoutes)
+  await app.register(ssoRoutes)
+  await app.register(scimSurface, { prefix: SCIM_BASE_PATH })
 }
