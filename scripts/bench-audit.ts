@@ -1,38 +1,12 @@
 // `pnpm bench:audit`: GET /api/v1/organizations/:orgId/audit-logs on 1,000,000 audit
 // entries in PostgreSQL (TEST_DATABASE_URL, or the server on 127.0.0.1:5432), with every
 // filter and with none, through the real route. Creates and drops its own database.
-import { randomBytes } from 'node:crypto'
 import { sql } from 'kysely'
-import pg from 'pg'
-import { buildApp } from '@svc/platform'
-import { openResources } from '@svc/runtime'
-import { localPostgresReachable, startTestIssuer, testConfig } from '@svc/testkit'
+import { timeRoute, withBenchService } from './bench-database.js'
 
 const ROWS = Number(process.env.BENCH_AUDIT_ROWS ?? 1_000_000)
-const SAMPLES = 50
 
-const server = process.env.TEST_DATABASE_URL || (await localPostgresReachable())
-if (!server) {
-  console.error('no PostgreSQL server: set TEST_DATABASE_URL')
-  process.exit(2)
-}
-const name = `bench_audit_${randomBytes(4).toString('hex')}`
-const admin = new pg.Client({ connectionString: server })
-await admin.connect()
-await admin.query(`create database ${name}`)
-const url = new URL(server)
-url.pathname = `/${name}`
-
-const teardowns: Array<() => unknown> = []
-try {
-  const issuer = await startTestIssuer({ teardown: (fn) => teardowns.push(fn) })
-  const config = testConfig(issuer, { databaseUrl: url.toString(), rateLimit: { max: 1_000_000, timeWindow: '1 minute' } })
-  const resources = await openResources(config)
-  teardowns.push(() => resources.close())
-  const app = await buildApp(config, resources)
-  teardowns.push(() => app.close())
-  const db = resources.database.db
-
+await withBenchService('bench_audit', async ({ app, db, issuer }) => {
   const token = issuer.idp.mintIdToken({ email: 'auditor@bench.example' })
   const headers = { authorization: `Bearer ${token}` }
   const me = (await app.inject({ method: 'GET', url: '/auth/me', headers })).json() as { userId: string }
@@ -77,23 +51,7 @@ try {
   }
   console.log(`\n| query (limit 20) | matching rows | median (ms) | p95 (ms) |\n|---|---:|---:|---:|`)
   for (const [label, query] of Object.entries(queries)) {
-    const path = `/api/v1/organizations/${target}/audit-logs${query}`
-    for (let warm = 0; warm < 5; warm += 1) await app.inject({ method: 'GET', url: path, headers })
-    const times: number[] = []
-    let total = 0
-    for (let sample = 0; sample < SAMPLES; sample += 1) {
-      const begin = process.hrtime.bigint()
-      const response = await app.inject({ method: 'GET', url: path, headers })
-      times.push(Number(process.hrtime.bigint() - begin) / 1e6)
-      if (response.statusCode !== 200) throw new Error(`${path}: ${response.statusCode} ${response.body}`)
-      total = (response.json() as { meta: { total: number } }).meta.total
-    }
-    times.sort((a, b) => a - b)
-    const at = (q: number) => times[Math.min(times.length - 1, Math.floor(q * times.length))]!.toFixed(1)
-    console.log(`| ${label} | ${total.toLocaleString()} | ${at(0.5)} | ${at(0.95)} |`)
+    const { median, p95, body } = await timeRoute(app, `/api/v1/organizations/${target}/audit-logs${query}`, headers)
+    console.log(`| ${label} | ${(body as { meta: { total: number } }).meta.total.toLocaleString()} | ${median} | ${p95} |`)
   }
-} finally {
-  for (const teardown of teardowns.reverse()) await teardown()
-  await admin.query(`drop database if exists ${name} with (force)`)
-  await admin.end()
-}
+})

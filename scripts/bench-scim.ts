@@ -2,40 +2,14 @@
 // organization of 100,000 SCIM users in PostgreSQL (TEST_DATABASE_URL, or the server on
 // 127.0.0.1:5432), through the real route with a real SCIM token. Another organization holds
 // 100,000 more, so every query has to filter by organization. Creates and drops its own database.
-import { randomBytes } from 'node:crypto'
 import { sql } from 'kysely'
-import pg from 'pg'
 import { generateScimToken } from '@svc/auth'
-import { buildApp } from '@svc/platform'
-import { openResources } from '@svc/runtime'
-import { localPostgresReachable, startTestIssuer, testConfig } from '@svc/testkit'
+import { timeRoute, withBenchService } from './bench-database.js'
 
 const USERS = Number(process.env.BENCH_SCIM_USERS ?? 100_000)
-const SAMPLES = 50
 const BASE = '/api/v1/scim/v2/Users'
 
-const server = process.env.TEST_DATABASE_URL || (await localPostgresReachable())
-if (!server) {
-  console.error('no PostgreSQL server: set TEST_DATABASE_URL')
-  process.exit(2)
-}
-const name = `bench_scim_${randomBytes(4).toString('hex')}`
-const admin = new pg.Client({ connectionString: server })
-await admin.connect()
-await admin.query(`create database ${name}`)
-const url = new URL(server)
-url.pathname = `/${name}`
-
-const teardowns: Array<() => unknown> = []
-try {
-  const issuer = await startTestIssuer({ teardown: (fn) => teardowns.push(fn) })
-  const config = testConfig(issuer, { databaseUrl: url.toString(), rateLimit: { max: 1_000_000, timeWindow: '1 minute' } })
-  const resources = await openResources(config)
-  teardowns.push(() => resources.close())
-  const app = await buildApp(config, resources)
-  teardowns.push(() => app.close())
-  const db = resources.database.db
-
+await withBenchService('bench_scim', async ({ app, db }) => {
   const organizations = await db.insertInto('core.organizations').values([{ name: 'Target', slug: 'bench-target' }, { name: 'Other', slug: 'bench-other' }]).returning('id').execute()
   const { token, prefix, hash } = generateScimToken()
   await db.insertInto('core.scimTokens').values({ organizationId: organizations[0]!.id, name: 'bench', tokenPrefix: prefix, tokenHash: hash }).execute()
@@ -74,22 +48,7 @@ try {
 
   console.log(`\n| query | totalResults | median (ms) | p95 (ms) |\n|---|---:|---:|---:|`)
   for (const [label, path] of Object.entries(paths)) {
-    for (let warm = 0; warm < 5; warm += 1) await app.inject({ method: 'GET', url: path, headers })
-    const times: number[] = []
-    let total = 0
-    for (let sample = 0; sample < SAMPLES; sample += 1) {
-      const begin = process.hrtime.bigint()
-      const response = await app.inject({ method: 'GET', url: path, headers })
-      times.push(Number(process.hrtime.bigint() - begin) / 1e6)
-      if (response.statusCode !== 200) throw new Error(`${path}: ${response.statusCode} ${response.body}`)
-      total = (response.json() as { totalResults: number }).totalResults
-    }
-    times.sort((a, b) => a - b)
-    const at = (q: number) => times[Math.min(times.length - 1, Math.floor(q * times.length))]!.toFixed(1)
-    console.log(`| ${label} | ${total.toLocaleString()} | ${at(0.5)} | ${at(0.95)} |`)
+    const { median, p95, body } = await timeRoute(app, path, headers)
+    console.log(`| ${label} | ${(body as { totalResults: number }).totalResults.toLocaleString()} | ${median} | ${p95} |`)
   }
-} finally {
-  for (const teardown of teardowns.reverse()) await teardown()
-  await admin.query(`drop database if exists ${name} with (force)`)
-  await admin.end()
-}
+})

@@ -72,3 +72,17 @@ t.test('comparing with null finds what is absent', async (t) => {
   t.equal(await count('title ne null'), 0)
   t.equal((await get(`/Users?filter=${encodeURIComponent('title co null')}`)).statusCode, 400)
 })
+
+t.test('the SCIM, SCIM group and SSO routes are in the OpenAPI document, metadata as public', async (t) => {
+  const document = (await app.inject({ method: 'GET', url: '/api/v1/openapi.json' })).json()
+  for (const [path, method] of [
+    ['/api/v1/scim/v2/Users', 'get'], ['/api/v1/scim/v2/Users', 'post'], ['/api/v1/scim/v2/Users/{id}', 'patch'],
+    ['/api/v1/scim/v2/Groups/{id}', 'put'], ['/api/v1/scim/v2/ServiceProviderConfig', 'get'],
+    ['/api/v1/organizations/{orgId}/scim-groups/{groupId}/product-roles', 'put'],
+    ['/api/v1/organizations/{orgId}/sso', 'post'], ['/api/v1/organizations/{orgId}/sso/metadata', 'get'],
+  ] as const) {
+    t.ok(document.paths[path]?.[method], `${method.toUpperCase()} ${path}`)
+  }
+  t.same(document.paths['/api/v1/organizations/{orgId}/sso/metadata'].get.security, [])
+  t.ok(document.paths['/api/v1/scim/v2/Users'].get.responses['4XX'] ?? document.paths['/api/v1/scim/v2/Users'].get.responses['4xx'], 'SCIM errors are documented')
+})

@@ -8,7 +8,7 @@ const { app, scim, owner } = await scimOrganization(t, 'umbrella')
 const list = (query: string) => app.inject({ method: 'GET', url: `${SCIM}/Users?${query}`, headers: scim })
 const userNames = async (filter: string) => {
   const response = await list(`filter=${encodeURIComponent(filter)}&count=1000`)
-  t.equal(response.statusCode, 200, filter)
+  if (response.statusCode !== 200) throw new Error(`${filter}: ${response.body}`)
   return (response.json().Resources as { userName: string }[]).map((user) => user.userName).sort()
 }
 
@@ -19,7 +19,7 @@ const people = [
 ]
 for (const person of people) {
   const response = await app.inject({ method: 'POST', url: `${SCIM}/Users`, headers: scim, payload: { schemas: [USER], ...person } })
-  t.equal(response.statusCode, 201)
+  if (response.statusCode !== 201) throw new Error(`seeding ${person.userName}: ${response.body}`)
 }
 const everyone = ['alice@umbrella.example', 'Bob@Umbrella.example', 'carol@umbrella.example', owner.email].sort()
 

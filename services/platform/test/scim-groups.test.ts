@@ -12,16 +12,13 @@ const call = (method: Method, path: string, payload?: unknown) =>
 const patch = (id: string, operations: unknown[]) => call('PATCH', `/Groups/${id}`, { schemas: [PATCH_OP], Operations: operations })
 const memberIds = async (groupId: string) => ((await call('GET', `/Groups/${groupId}`)).json().members ?? []).map((member: { value: string }) => member.value).sort()
 
-async function createUser(userName: string): Promise<string> {
-  const response = await call('POST', '/Users', { schemas: ['urn:ietf:params:scim:schemas:core:2.0:User'], userName, emails: [{ value: userName, primary: true }] })
-  t.equal(response.statusCode, 201)
+// Setup helpers throw rather than assert: a failure fails the test that called them.
+async function created(response: Awaited<ReturnType<typeof call>>): Promise<string> {
+  if (response.statusCode !== 201) throw new Error(`expected 201, got ${response.statusCode}: ${response.body}`)
   return response.json().id
 }
-async function createGroup(displayName: string, members: string[] = []): Promise<string> {
-  const response = await call('POST', '/Groups', { schemas: [GROUP], displayName, members: members.map((value) => ({ value })) })
-  t.equal(response.statusCode, 201, `created ${displayName}`)
-  return response.json().id
-}
+const createUser = async (userName: string) => created(await call('POST', '/Users', { schemas: ['urn:ietf:params:scim:schemas:core:2.0:User'], userName, emails: [{ value: userName, primary: true }] }))
+const createGroup = async (displayName: string, members: string[] = []) => created(await call('POST', '/Groups', { schemas: [GROUP], displayName, members: members.map((value) => ({ value })) }))
 
 const gavin = await createUser('gavin@hooli.example')
 const denpok = await createUser('denpok@hooli.example')

@@ -15,9 +15,10 @@ function userBody(userName: string, extra: Record<string, unknown> = {}) {
   return { schemas: [USER], userName, name: { givenName: 'Peter', familyName: 'Gibbons' }, emails: [{ value: userName, type: 'work', primary: true }], active: true, ...extra }
 }
 
+/** Setup: throws rather than asserts, so a failure fails the test that called it. */
 async function createUser(userName: string, extra: Record<string, unknown> = {}): Promise<{ id: string } & Record<string, unknown>> {
   const response = await call('POST', '/Users', userBody(userName, extra))
-  t.equal(response.statusCode, 201, `created ${userName}`)
+  if (response.statusCode !== 201) throw new Error(`creating ${userName}: ${response.statusCode} ${response.body}`)
   return response.json()
 }
 
