@@ -26,13 +26,20 @@ function usersOf(db: Executor, organizationId: string) {
 
 export type ScimUserRow = Awaited<ReturnType<typeof findScimUser>> & {}
 
+/**
+ * A page of Users and how many match. Counting and paging read the memberships alone (the filter
+ * needs nothing else), so a deep `startIndex` walks an index instead of joining every skipped
+ * row; only the page's rows are joined to their accounts.
+ */
 export async function listScimUsers(db: Executor, organizationId: string, filter: RawBuilder<boolean> | undefined, page: { offset: number; limit: number }) {
-  const query = filter ? usersOf(db, organizationId).where(filter) : usersOf(db, organizationId)
+  const members = db.selectFrom('core.organizationMembers as m').where('m.organizationId', '=', organizationId)
+  const matching = filter ? members.where(filter) : members
+  const pageIds = matching.select('m.id').orderBy('m.createdAt').orderBy('m.id').offset(page.offset).limit(page.limit)
   const [rows, count] = await Promise.all([
     page.limit === 0
       ? Promise.resolve([])
-      : query.select(userColumns).orderBy('m.createdAt').orderBy('m.id').offset(page.offset).limit(page.limit).execute(),
-    query.select((eb) => eb.fn.countAll<number>().as('total')).executeTakeFirstOrThrow(),
+      : usersOf(db, organizationId).select(userColumns).where('m.id', 'in', pageIds).orderBy('m.createdAt').orderBy('m.id').execute(),
+    matching.select((eb) => eb.fn.countAll<number>().as('total')).executeTakeFirstOrThrow(),
   ])
   return { rows, total: Number(count.total) }
 }

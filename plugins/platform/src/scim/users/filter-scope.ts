@@ -3,13 +3,14 @@ import { scalarAttribute, type FilterScope, type MultiValuedAttribute, type Scal
 import type { AttributePath } from '../filter/parse.js'
 import { ENTERPRISE_USER_SCHEMA, enterpriseUserSchema, userSchema, type AttributeDefinition } from '../schema/definitions.js'
 
-// The SQL behind each filterable User attribute. The query aliases the membership `m` and the
-// platform user `u`; a member who joined without SCIM has no stored e-mails, so theirs is the
-// account's address.
+// The SQL behind each filterable User attribute, over the membership row aliased `m` alone (the
+// account is reached by a subquery where needed), so counting and paging need no join. A member
+// who joined without SCIM has no stored e-mails: theirs is the account's address.
 
 const scalar = scalarAttribute
 
-const memberEmails = sql`coalesce(m.scim_attributes -> 'emails', jsonb_build_array(jsonb_build_object('value', u.email, 'type', 'work', 'primary', true)))`
+const accountOf = (column: 'email' | 'display_name') => sql`(select account.${sql.raw(column)} from core.users account where account.id = m.user_id)`
+const memberEmails = sql`coalesce(m.scim_attributes -> 'emails', jsonb_build_array(jsonb_build_object('value', ${accountOf('email')}, 'type', 'work', 'primary', true)))`
 
 function find(definitions: AttributeDefinition[], lowerName: string): AttributeDefinition | undefined {
   return definitions.find((definition) => definition.name.toLowerCase() === lowerName)
@@ -91,7 +92,7 @@ export const userFilterScope: FilterScope = {
       case 'active':
         return whole ? scalar('boolean', sql`(m.suspended_at is null)`) : undefined
       case 'displayname':
-        return whole ? scalar('string', sql`coalesce(m.scim_attributes ->> 'displayName', u.display_name)`) : undefined
+        return whole ? scalar('string', sql`coalesce(m.scim_attributes ->> 'displayName', ${accountOf('display_name')})`) : undefined
       case 'emails':
         return whole ? { ...jsonElements(memberEmails, find(userSchema.attributes, 'emails') as AttributeDefinition), holdingValue: membersWithEmail } : undefined
       case 'groups':
