@@ -52,7 +52,7 @@ t.test('adding members: existing users, pending users, and no duplicates', async
 t.test('listing filters by role and searches by e-mail', async (t) => {
   const all = (await call(plain, 'GET', '/members')).json()
   t.equal(all.meta.total, 4)
-  t.same(Object.keys(all.data[0]).sort(), ['createdAt', 'email', 'id', 'pending', 'productRoles', 'role', 'updatedAt', 'userId'])
+  t.same(Object.keys(all.data[0]).sort(), ['createdAt', 'email', 'id', 'pending', 'productRoles', 'role', 'suspended', 'updatedAt', 'userId'])
   t.same((await call(plain, 'GET', '/members?role=admin')).json().data.map((m: { email: string }) => m.email), [admin.email])
   t.same((await call(plain, 'GET', '/members?search=OWNER@')).json().data.map((m: { email: string }) => m.email), [owner.email])
   t.same((await call(plain, 'GET', '/members?search=%25')).json().data, [], 'LIKE wildcards are matched literally')

@@ -164,6 +164,8 @@ t.test('deactivation suspends the membership without deleting anything; reactiva
   t.equal((await asDom()).statusCode, 404, 'a suspended member is no member')
   const listed = await app.inject({ method: 'GET', url: '/api/v1/organizations', headers: person.headers })
   t.notOk(listed.json().data.some((organization: { id: string }) => organization.id === orgId), 'nor is it listed among their organizations')
+  const members = (await app.inject({ method: 'GET', url: `/api/v1/organizations/${orgId}/members?search=dom@`, headers: owner.headers })).json().data
+  t.match(members, [{ id: user.id, suspended: true }], 'admins see the member as suspended')
   const row = await db.selectFrom('core.organizationMembers').select(['suspendedAt', 'userId']).where('id', '=', user.id).executeTakeFirstOrThrow()
   t.ok(row.suspendedAt, 'the membership is kept, suspended')
   t.equal(row.userId, person.userId)

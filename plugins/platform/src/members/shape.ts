@@ -7,6 +7,7 @@ interface MemberRow {
   email: string
   role: string
   pending: boolean
+  suspended: boolean
   createdAt: Date
   updatedAt: Date
 }
@@ -19,6 +20,7 @@ export function memberBody(row: MemberRow, productRoles: ProductRoles) {
     role: row.role as OrganizationRole,
     productRoles,
     pending: row.pending,
+    suspended: row.suspended,
     createdAt: row.createdAt.toISOString(),
     updatedAt: row.updatedAt.toISOString(),
   }

@@ -12,6 +12,7 @@ const memberColumns = [
   'm.createdAt',
   'm.updatedAt',
   sql<boolean>`u.idp_subject is null`.as('pending'),
+  sql<boolean>`m.suspended_at is not null`.as('suspended'),
 ] as const
 
 function membersOf(db: Executor, organizationId: string) {
