@@ -11,8 +11,6 @@ import { scimSurface } from './scim/index.js'
 import { scimTokenRoutes } from './scim-tokens/routes.js'
 import { ssoRoutes } from './sso/routes.js'
 
-export { canonicalScimUrl } from './scim/url.js'
-
 /** The platform surface: identity, organizations and members, audit log, platform roles, SCIM tokens and the SCIM server, SSO/SAML. */
 export async function platformSurface(app: FastifyInstance): Promise<void> {
   await app.register(usersRoutes)

@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify'
 import type { ServiceConfig } from '@svc/config'
-import { canonicalScimUrl, platformSurface } from '@svc/plugin-platform'
+import { platformSurface } from '@svc/plugin-platform'
 import { buildServiceApp, type Resources } from '@svc/runtime'
 
 /** The platform API (port 3004): identity, organizations, billing, SSO/SCIM, audit, reports. */
@@ -13,7 +13,7 @@ export function buildApp(config: ServiceConfig, shared?: Resources): Promise<Fas
       description: 'Identity, organizations, members and roles, billing, SSO/SCIM provisioning, audit logs and reports.',
       probes: true,
       surfaces: platformSurface,
-      rewriteUrl: canonicalScimUrl,
+      lenientPaths: true,
     },
     shared,
   )
