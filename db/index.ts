@@ -3,6 +3,7 @@ import * as coreIdentity from './migrations/0001_core_identity.js'
 import * as auditLogAndOwnerInvariant from './migrations/0002_audit_log_and_owner_invariant.js'
 import * as scimTokens from './migrations/0003_scim_tokens.js'
 import * as scimProvisioningAndSso from './migrations/0004_scim_provisioning_and_sso.js'
+import * as webhookConfigs from './migrations/0005_webhook_configs.js'
 
 /**
  * Every migration, in order, listed by hand rather than found by scanning a folder, so a
@@ -13,4 +14,5 @@ export const migrations: Record<string, Migration> = {
   '0002_audit_log_and_owner_invariant': auditLogAndOwnerInvariant,
   '0003_scim_tokens': scimTokens,
   '0004_scim_provisioning_and_sso': scimProvisioningAndSso,
+  '0005_webhook_configs': webhookConfigs,
 }

@@ -156,6 +156,24 @@ export interface CoreUsers {
   updatedAt: Generated<Timestamp>;
 }
 
+export interface DivinuxWebhookConfigs {
+  apiKeyHash: string;
+  apiKeyPrefix: string;
+  autoAnalysis: Generated<boolean>;
+  createdAt: Generated<Timestamp>;
+  createdBy: string | null;
+  defaultPriority: Generated<string>;
+  enabled: Generated<boolean>;
+  format: string;
+  groupWindowSeconds: Generated<number>;
+  id: Generated<string>;
+  keyRotatedAt: Timestamp | null;
+  name: string;
+  organizationId: string;
+  signingSecret: string | null;
+  updatedAt: Generated<Timestamp>;
+}
+
 export interface DB {
   "core.auditLogs": CoreAuditLogs;
   "core.organizationMembers": CoreOrganizationMembers;
@@ -168,4 +186,5 @@ export interface DB {
   "core.ssoConfigs": CoreSsoConfigs;
   "core.subscriptions": CoreSubscriptions;
   "core.users": CoreUsers;
+  "divinux.webhookConfigs": DivinuxWebhookConfigs;
 }

@@ -1,5 +1,6 @@
 import type { FastifyInstance } from 'fastify'
 import type { ServiceConfig } from '@svc/config'
+import { alertingSurface } from '@svc/plugin-alerting'
 import { buildServiceApp, type Resources } from '@svc/runtime'
 
 /**
@@ -13,7 +14,7 @@ export function buildApp(config: ServiceConfig, shared?: Resources): Promise<Fas
       name: 'product',
       title: 'Product API',
       description: 'Status pages, alerting, synthetic checks and AI incident insights.',
-      surfaces: async () => {},
+      surfaces: alertingSurface,
     },
     shared,
   )

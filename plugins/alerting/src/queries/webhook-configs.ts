@@ -1,0 +1,69 @@
+import { sql } from 'kysely'
+import type { Executor } from '@svc/db'
+
+const listed = [
+  'id', 'name', 'format', 'enabled', 'defaultPriority', 'autoAnalysis', 'groupWindowSeconds', 'apiKeyPrefix',
+  'createdBy', 'keyRotatedAt', 'createdAt', 'updatedAt',
+  sql<boolean>`signing_secret is not null`.as('signed'),
+] as const
+
+export type WebhookConfigRow = NonNullable<Awaited<ReturnType<typeof findWebhookConfig>>>
+
+export async function listWebhookConfigs(db: Executor, organizationId: string, page: { offset: number; limit: number }) {
+  const base = db.selectFrom('divinux.webhookConfigs').where('organizationId', '=', organizationId)
+  const [rows, count] = await Promise.all([
+    base.select(listed).orderBy('createdAt').orderBy('id').offset(page.offset).limit(page.limit).execute(),
+    base.select((eb) => eb.fn.countAll<number>().as('total')).executeTakeFirstOrThrow(),
+  ])
+  return { rows, total: Number(count.total) }
+}
+
+export async function findWebhookConfig(db: Executor, organizationId: string, configId: string) {
+  return db.selectFrom('divinux.webhookConfigs').select(listed).where('organizationId', '=', organizationId).where('id', '=', configId).executeTakeFirst()
+}
+
+export interface WebhookConfigSettings {
+  name: string
+  format: string
+  enabled: boolean
+  defaultPriority: string
+  autoAnalysis: boolean
+  groupWindowSeconds: number
+}
+
+export async function insertWebhookConfig(
+  db: Executor,
+  values: WebhookConfigSettings & { organizationId: string; apiKeyPrefix: string; apiKeyHash: string; signingSecret: string | null; createdBy: string },
+) {
+  return db.insertInto('divinux.webhookConfigs').values(values).returning(listed).executeTakeFirstOrThrow()
+}
+
+export async function updateWebhookConfig(
+  db: Executor,
+  organizationId: string,
+  configId: string,
+  changes: Partial<WebhookConfigSettings> & { signingSecret?: string | null },
+) {
+  return db
+    .updateTable('divinux.webhookConfigs')
+    .set({ ...changes, updatedAt: sql<Date>`now()` })
+    .where('organizationId', '=', organizationId)
+    .where('id', '=', configId)
+    .returning(listed)
+    .executeTakeFirst()
+}
+
+/** A new API key (and, when given, a new signing secret); the old key stops working with this commit. */
+export async function rotateWebhookKey(db: Executor, organizationId: string, configId: string, key: { apiKeyPrefix: string; apiKeyHash: string; signingSecret?: string }) {
+  return db
+    .updateTable('divinux.webhookConfigs')
+    .set({ ...key, keyRotatedAt: sql<Date>`now()`, updatedAt: sql<Date>`now()` })
+    .where('organizationId', '=', organizationId)
+    .where('id', '=', configId)
+    .returning(listed)
+    .executeTakeFirst()
+}
+
+export async function deleteWebhookConfig(db: Executor, organizationId: string, configId: string) {
+  return db.deleteFrom('divinux.webhookConfigs').where('organizationId', '=', organizationId).where('id', '=', configId).returning('id').executeTakeFirst()
+}

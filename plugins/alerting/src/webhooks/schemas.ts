@@ -1,0 +1,76 @@
+import { Type } from 'typebox'
+
+export const webhookFormats = ['generic', 'alertmanager', 'grafana', 'pagerduty', 'datadog', 'synthetics', 'alerting'] as const
+export const priorities = ['P1', 'P2', 'P3', 'P4', 'P5'] as const
+export type WebhookFormat = (typeof webhookFormats)[number]
+export type Priority = (typeof priorities)[number]
+
+export const ConfigParams = Type.Object({ orgId: Type.String(), configId: Type.String() })
+
+const Name = Type.String({ minLength: 1, maxLength: 100, description: 'e.g. "Prometheus production"' })
+const Format = Type.Enum(webhookFormats, { description: 'How ingested bodies are read' })
+const Priority = Type.Enum(priorities)
+const GroupWindow = Type.Integer({ minimum: 0, maximum: 86_400, description: 'Alerts with one group key within this many seconds join one group' })
+const SigningSecret = Type.String({ minLength: 16, maxLength: 256, description: 'HMAC-SHA256 key for x-webhook-signature, 16 characters or more' })
+
+export const WebhookConfig = Type.Object(
+  {
+    id: Type.String({ format: 'uuid' }),
+    name: Type.String(),
+    format: Format,
+    enabled: Type.Boolean(),
+    defaultPriority: Priority,
+    autoAnalysis: Type.Boolean({ description: 'Ingested events get an automatic analysis' }),
+    groupWindowSeconds: Type.Integer(),
+    keyPrefix: Type.String({ description: 'The first characters of the API key, to tell keys apart' }),
+    signed: Type.Boolean({ description: 'Ingested requests must carry a valid x-webhook-signature' }),
+    createdBy: Type.Union([Type.String({ format: 'uuid' }), Type.Null()]),
+    keyRotatedAt: Type.Union([Type.String({ format: 'date-time' }), Type.Null()]),
+    createdAt: Type.String({ format: 'date-time' }),
+    updatedAt: Type.String({ format: 'date-time' }),
+  },
+  { title: 'WebhookConfig' },
+)
+
+/** The answer of create and regenerate-key: the only time the key (and a new secret) is shown. */
+export const WebhookConfigWithSecrets = Type.Object(
+  {
+    ...WebhookConfig.properties,
+    apiKey: Type.String({ description: 'Shown once: only its SHA-256 hash is kept' }),
+    ingestPath: Type.String({ description: 'Where to send events: POST here' }),
+    signingSecret: Type.Optional(Type.String({ description: 'Shown once, when generated or rotated' })),
+  },
+  { title: 'WebhookConfigWithSecrets' },
+)
+
+export const CreateWebhookConfig = Type.Object(
+  {
+    name: Name,
+    format: Type.Optional(Format),
+    enabled: Type.Optional(Type.Boolean()),
+    defaultPriority: Type.Optional(Priority),
+    autoAnalysis: Type.Optional(Type.Boolean()),
+    groupWindowSeconds: Type.Optional(GroupWindow),
+    signingSecret: Type.Optional(SigningSecret),
+    signed: Type.Optional(Type.Boolean({ description: 'true: generate a signing secret (answered once)' })),
+  },
+  { additionalProperties: false },
+)
+
+export const UpdateWebhookConfig = Type.Object(
+  {
+    name: Type.Optional(Name),
+    format: Type.Optional(Format),
+    enabled: Type.Optional(Type.Boolean()),
+    defaultPriority: Type.Optional(Priority),
+    autoAnalysis: Type.Optional(Type.Boolean()),
+    groupWindowSeconds: Type.Optional(GroupWindow),
+    signingSecret: Type.Optional(Type.Union([SigningSecret, Type.Null()], { description: 'A new secret, or null to stop requiring signatures' })),
+  },
+  { additionalProperties: false, minProperties: 1 },
+)
+
+export const RegenerateKey = Type.Object(
+  { rotateSigningSecret: Type.Optional(Type.Boolean({ description: 'Also generate a new signing secret (answered once)' })) },
+  { additionalProperties: false },
+)
