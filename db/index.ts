@@ -4,6 +4,7 @@ import * as auditLogAndOwnerInvariant from './migrations/0002_audit_log_and_owne
 import * as scimTokens from './migrations/0003_scim_tokens.js'
 import * as scimProvisioningAndSso from './migrations/0004_scim_provisioning_and_sso.js'
 import * as webhookConfigs from './migrations/0005_webhook_configs.js'
+import * as alertsAndIngestion from './migrations/0006_alerts_and_ingestion.js'
 
 /**
  * Every migration, in order, listed by hand rather than found by scanning a folder, so a
@@ -15,4 +16,5 @@ export const migrations: Record<string, Migration> = {
   '0003_scim_tokens': scimTokens,
   '0004_scim_provisioning_and_sso': scimProvisioningAndSso,
   '0005_webhook_configs': webhookConfigs,
+  '0006_alerts_and_ingestion': alertsAndIngestion,
 }

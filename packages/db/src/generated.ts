@@ -156,6 +156,41 @@ export interface CoreUsers {
   updatedAt: Generated<Timestamp>;
 }
 
+export interface DivinuxAlertEvents {
+  actorUserId: string | null;
+  alertId: string;
+  createdAt: Generated<Timestamp>;
+  data: Generated<Json>;
+  id: Generated<string>;
+  organizationId: string;
+  type: string;
+}
+
+export interface DivinuxAlerts {
+  acknowledgedAt: Timestamp | null;
+  acknowledgedBy: string | null;
+  configId: string | null;
+  createdAt: Generated<Timestamp>;
+  description: string | null;
+  fingerprint: string;
+  firstSeenAt: Generated<Timestamp>;
+  groupId: string | null;
+  groupKey: string | null;
+  id: Generated<string>;
+  labels: Generated<Json>;
+  lastSeenAt: Generated<Timestamp>;
+  occurrences: Generated<number>;
+  organizationId: string;
+  priority: string;
+  resolvedAt: Timestamp | null;
+  resolvedBy: string | null;
+  service: string | null;
+  source: string;
+  status: Generated<string>;
+  title: string;
+  updatedAt: Generated<Timestamp>;
+}
+
 export interface DivinuxWebhookConfigs {
   apiKeyHash: string;
   apiKeyPrefix: string;
@@ -174,6 +209,14 @@ export interface DivinuxWebhookConfigs {
   updatedAt: Generated<Timestamp>;
 }
 
+export interface DivinuxWebhookDeliveries {
+  configId: string;
+  createdAt: Generated<Timestamp>;
+  deliveryKey: string;
+  organizationId: string;
+  result: Json;
+}
+
 export interface DB {
   "core.auditLogs": CoreAuditLogs;
   "core.organizationMembers": CoreOrganizationMembers;
@@ -186,5 +229,8 @@ export interface DB {
   "core.ssoConfigs": CoreSsoConfigs;
   "core.subscriptions": CoreSubscriptions;
   "core.users": CoreUsers;
+  "divinux.alertEvents": DivinuxAlertEvents;
+  "divinux.alerts": DivinuxAlerts;
   "divinux.webhookConfigs": DivinuxWebhookConfigs;
+  "divinux.webhookDeliveries": DivinuxWebhookDeliveries;
 }

@@ -1,7 +1,11 @@
 import type { FastifyInstance } from 'fastify'
+import { alertRoutes } from './alerts/routes.js'
+import { ingestionRoutes } from './ingestion/routes.js'
 import { webhookConfigRoutes } from './webhooks/routes.js'
 
-/** The alerting surface of the product API: webhook configurations so far (issue 5). */
+/** The alerting surface of the product API: webhook configurations, ingestion and alerts (issue 5, in part). */
 export async function alertingSurface(app: FastifyInstance): Promise<void> {
   await app.register(webhookConfigRoutes)
+  await app.register(ingestionRoutes)
+  await app.register(alertRoutes)
 }

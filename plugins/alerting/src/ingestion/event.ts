@@ -1,0 +1,59 @@
+import { createHash } from 'node:crypto'
+import { BadRequestError } from '@svc/http'
+import type { Priority } from '../webhooks/schemas.js'
+
+/** One event of a delivery, whatever the tool that sent it: the alert model ingestion works on. */
+export interface IngestedEvent {
+  /** What makes two deliveries "the same problem". */
+  fingerprint: string
+  action: 'fire' | 'acknowledge' | 'resolve'
+  title: string
+  description?: string
+  /** Absent: the config's default priority. */
+  priority?: Priority
+  service?: string
+  groupKey?: string
+  labels: Record<string, string>
+  /** When the tool says it happened (ISO 8601), part of the retry key when no delivery id is sent. */
+  occurredAt?: string
+}
+
+export type JsonObject = Record<string, unknown>
+
+export function isObject(value: unknown): value is JsonObject {
+  return typeof value === 'object' && value !== null && !Array.isArray(value)
+}
+
+export function text(value: unknown): string | undefined {
+  if (typeof value === 'string' && value.trim() !== '') return value.trim()
+  if (typeof value === 'number') return String(value)
+  return undefined
+}
+
+/** String-valued labels only; other values are not labels. */
+export function labelsOf(value: unknown): Record<string, string> {
+  if (!isObject(value)) return {}
+  return Object.fromEntries(Object.entries(value).flatMap(([key, item]) => (typeof item === 'string' ? [[key, item]] : typeof item === 'number' || typeof item === 'boolean' ? [[key, String(item)]] : [])))
+}
+
+export function fingerprintOf(...parts: Array<string | undefined>): string {
+  return createHash('sha256').update(parts.map((part) => part ?? '').join('\u0000')).digest('hex').slice(0, 32)
+}
+
+const severityPriorities: Record<string, Priority> = {
+  critical: 'P1', crit: 'P1', fatal: 'P1', emergency: 'P1', p1: 'P1', sev1: 'P1', page: 'P1',
+  high: 'P2', error: 'P2', major: 'P2', p2: 'P2', sev2: 'P2',
+  warning: 'P3', warn: 'P3', medium: 'P3', moderate: 'P3', p3: 'P3', sev3: 'P3',
+  low: 'P4', minor: 'P4', info: 'P4', p4: 'P4', sev4: 'P4',
+  informational: 'P5', debug: 'P5', none: 'P5', p5: 'P5', sev5: 'P5',
+}
+
+/** P1..P5 from a priority or a severity word any tool uses; unknown words leave it to the config. */
+export function priorityOf(value: unknown): Priority | undefined {
+  const word = text(value)?.toLowerCase()
+  return word === undefined ? undefined : severityPriorities[word]
+}
+
+export function refuse(message: string): never {
+  throw new BadRequestError(message)
+}

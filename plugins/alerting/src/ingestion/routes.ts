@@ -1,0 +1,126 @@
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
+import type { FastifyRequest } from 'fastify'
+import { Type } from 'typebox'
+import type { Executor, Json } from '@svc/db'
+import { BadRequestError, NotFoundError } from '@svc/http'
+import { claimDelivery, findIngestConfig, fireAlert, moveAlert, recordAlertEvent, saveDeliveryResult } from '../queries/alerts.js'
+import { INGEST_PATH } from '../webhooks/routes.js'
+import { type Priority, type WebhookFormat } from '../webhooks/schemas.js'
+import { hashApiKey } from '../webhooks/secrets.js'
+import { readEvents } from './formats/index.js'
+import type { IngestedEvent } from './event.js'
+import { SIGNATURE_HEADER, verifySignature } from './signature.js'
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    /** The exact bytes of an ingested body: signatures are computed over them. */
+    rawBody: Buffer | null
+  }
+}
+
+/** Headers tools send to name a delivery; a retry carries the same value. */
+const DELIVERY_HEADERS = ['x-delivery-id', 'webhook-id', 'x-github-delivery'] as const
+const outcomes = ['created', 'deduplicated', 'acknowledged', 'resolved', 'ignored'] as const
+type Outcome = { alertId: string | null; status: (typeof outcomes)[number] }
+
+const IngestResult = Type.Object({ alertId: Type.Union([Type.String({ format: 'uuid' }), Type.Null()]), status: Type.Enum(outcomes) })
+const Accepted = Type.Object(
+  {
+    ...IngestResult.properties,
+    results: Type.Array(IngestResult, { description: 'One per event of the delivery (an Alertmanager delivery carries several)' }),
+  },
+  { title: 'IngestAccepted', description: 'The first event’s outcome, and every event’s' },
+)
+
+function deliveryIdOf(request: FastifyRequest): string | undefined {
+  for (const header of DELIVERY_HEADERS) {
+    const value = request.headers[header]
+    if (typeof value === 'string' && value.trim() !== '') return `${header}:${value.trim()}`
+  }
+  return undefined
+}
+
+/** What makes a retry of this event recognisable: the delivery id, else its fingerprint and time. */
+function retryKey(deliveryId: string | undefined, event: IngestedEvent, index: number): string | undefined {
+  if (deliveryId) return `${deliveryId}#${index}`
+  return event.occurredAt ? `${event.action}:${event.fingerprint}@${event.occurredAt}` : undefined
+}
+
+interface IngestConfig {
+  id: string
+  organizationId: string
+  format: string
+  defaultPriority: string
+  groupWindowSeconds: number
+}
+
+async function applyEvent(trx: Executor, config: IngestConfig, event: IngestedEvent): Promise<Outcome> {
+  const { organizationId } = config
+  if (event.action === 'fire') {
+    const priority: Priority = event.priority ?? (config.defaultPriority as Priority)
+    const alert = await fireAlert(trx, { organizationId, configId: config.id, source: config.format, priority, groupWindowSeconds: config.groupWindowSeconds, event })
+    await recordAlertEvent(trx, organizationId, alert.id, alert.created ? 'created' : 'occurred', { source: config.format, title: event.title, labels: event.labels })
+    return { alertId: alert.id, status: alert.created ? 'created' : 'deduplicated' }
+  }
+  const to = event.action === 'resolve' ? 'resolved' : 'acknowledged'
+  const moved = await moveAlert(trx, organizationId, { fingerprint: event.fingerprint }, event.action === 'resolve' ? ['open', 'acknowledged'] : ['open'], to, null)
+  if (!moved) return { alertId: null, status: 'ignored' }
+  await recordAlertEvent(trx, organizationId, moved.id, to, { source: config.format })
+  return { alertId: moved.id, status: to }
+}
+
+/**
+ * Ingestion (spec: "Inbound ingestion events"): public, authenticated by the API key in the path.
+ * Unknown, disabled and rotated keys are the same 404; the key is redacted from logs. The body
+ * is checked against `x-webhook-signature` over its exact bytes before anything is read or stored.
+ */
+export const ingestionRoutes: FastifyPluginAsyncTypebox = async (app) => {
+  const db = app.database.db
+  app.decorateRequest('rawBody', null)
+  const parseJson = app.getDefaultJsonParser('error', 'error')
+  app.removeContentTypeParser('application/json')
+  app.addContentTypeParser('application/json', { parseAs: 'buffer' }, (request, body, done) => {
+    request.rawBody = body as Buffer
+    parseJson(request, (body as Buffer).toString('utf8'), done)
+  })
+
+  app.post(
+    `${INGEST_PATH}/:apiKey`,
+    {
+      config: { public: true },
+      schema: {
+        tags: ['webhooks'],
+        summary: 'Ingest an event (public, authenticated by the API key in the path)',
+        description: 'Optional `x-webhook-signature`: `sha256=<hex HMAC-SHA256(secret, body)>` or `t=<unix>,v1=<hex HMAC-SHA256(secret, "<t>.<body>")>` (300 s tolerance); required when the config has a signing secret. Retries are recognised by `x-delivery-id`, `webhook-id` or `x-github-delivery`, else by fingerprint and timestamp.',
+        params: Type.Object({ apiKey: Type.String({ description: 'The config’s API key (whk_…)' }) }),
+        body: Type.Object({}, { additionalProperties: true, description: 'An event in the config’s format (generic, alertmanager, grafana, pagerduty, datadog)' }),
+        response: { 202: Accepted },
+      },
+    },
+    async (request, reply) => {
+      const config = await findIngestConfig(db, hashApiKey(request.params.apiKey))
+      if (!config) throw new NotFoundError('webhook')
+      verifySignature(request.headers[SIGNATURE_HEADER], config.signingSecret, request.rawBody ?? Buffer.alloc(0))
+      const events = readEvents(config.format as WebhookFormat, request.body)
+      if (events.length > 100) throw new BadRequestError('a delivery carries at most 100 events')
+      const deliveryId = deliveryIdOf(request)
+      const results = await db.transaction().execute(async (trx) => {
+        const outcomes: Outcome[] = []
+        for (const [index, event] of events.entries()) {
+          const key = retryKey(deliveryId, event, index)
+          const earlier = key ? await claimDelivery(trx, config.id, config.organizationId, key) : undefined
+          if (earlier) {
+            outcomes.push(earlier as unknown as Outcome)
+            continue
+          }
+          const outcome = await applyEvent(trx, config, event)
+          if (key) await saveDeliveryResult(trx, config.id, key, outcome as unknown as Json)
+          outcomes.push(outcome)
+        }
+        return outcomes
+      })
+      const [first] = results
+      return reply.code(202).send({ alertId: first?.alertId ?? null, status: first?.status ?? 'ignored', results })
+    },
+  )
+}

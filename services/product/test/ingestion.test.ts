@@ -1,0 +1,222 @@
+import { createHmac } from 'node:crypto'
+import t from 'tap'
+import { startTestService } from '@svc/testkit'
+import { buildApp } from '../src/app.js'
+
+const service = await startTestService(t, buildApp)
+const { app } = service
+const db = app.database.db
+
+const [owner, responder, viewer, stranger] = await Promise.all(['owner', 'responder', 'viewer', 'stranger'].map((name) => service.signIn(`${name}@ingest.example`)))
+const [org, otherOrg] = await db.insertInto('core.organizations').values([{ name: 'Ingest', slug: 'ingest' }, { name: 'Other', slug: 'other' }]).returning('id').execute()
+const orgId = org!.id
+const members = await db
+  .insertInto('core.organizationMembers')
+  .values([
+    { organizationId: orgId, userId: owner!.userId, role: 'owner' },
+    { organizationId: orgId, userId: responder!.userId, role: 'member' },
+    { organizationId: orgId, userId: viewer!.userId, role: 'member' },
+    { organizationId: otherOrg!.id, userId: stranger!.userId, role: 'owner' },
+  ])
+  .returning(['id', 'userId'])
+  .execute()
+const memberOf = (userId: string) => members.find((member) => member.userId === userId)?.id ?? ''
+await db
+  .insertInto('core.orgProductRoles')
+  .values([
+    { organizationId: orgId, memberId: memberOf(responder!.userId), product: 'alerting', role: 'responder' },
+    { organizationId: orgId, memberId: memberOf(viewer!.userId), product: 'alerting', role: 'viewer' },
+  ])
+  .execute()
+
+async function createConfig(payload: Record<string, unknown>, organization = orgId, who = owner!) {
+  const response = await app.inject({ method: 'POST', url: `/api/v1/organizations/${organization}/webhooks`, headers: who.headers, payload })
+  if (response.statusCode !== 201) throw new Error(`config not created: ${response.body}`)
+  return response.json() as { id: string; apiKey: string; ingestPath: string; signingSecret?: string }
+}
+
+const sign = (secret: string, body: string) => `sha256=${createHmac('sha256', secret).update(body).digest('hex')}`
+const signAt = (secret: string, body: string, at: number) => `t=${at},v1=${createHmac('sha256', secret).update(`${at}.${body}`).digest('hex')}`
+const ingest = (path: string, body: string, headers: Record<string, string> = {}) =>
+  app.inject({ method: 'POST', url: path, headers: { 'content-type': 'application/json', ...headers }, payload: body })
+const alertsUrl = `/api/v1/organizations/${orgId}/alerts`
+const counts = async () => {
+  const count = async (table: 'divinux.alerts' | 'divinux.alertEvents' | 'divinux.webhookDeliveries') =>
+    Number((await db.selectFrom(table).select((eb) => eb.fn.countAll().as('n')).executeTakeFirstOrThrow()).n)
+  return { alerts: await count('divinux.alerts'), events: await count('divinux.alertEvents'), deliveries: await count('divinux.webhookDeliveries') }
+}
+
+function alertmanager(status: 'firing' | 'resolved') {
+  return JSON.stringify({
+    version: '4',
+    groupKey: '{}:{alertname="HighErrorRate"}',
+    status,
+    receiver: 'incident-platform',
+    commonLabels: { alertname: 'HighErrorRate', service: 'checkout' },
+    commonAnnotations: {},
+    alerts: [
+      { status, labels: { alertname: 'HighErrorRate', severity: 'critical', instance: 'a' }, annotations: { summary: 'Checkout errors above 5%' }, startsAt: '2026-11-23T08:00:00Z', fingerprint: 'fp-checkout-a' },
+      { status, labels: { alertname: 'HighErrorRate', severity: 'warning', instance: 'b' }, annotations: { description: 'b is degraded' }, startsAt: '2026-11-23T08:00:00Z', fingerprint: 'fp-checkout-b' },
+    ],
+  })
+}
+
+const prometheus = await createConfig({ name: 'Prometheus', format: 'alertmanager', signed: true })
+const secret = prometheus.signingSecret ?? ''
+
+t.test('a signed Alertmanager delivery becomes alerts; again, it deduplicates; resolved, it resolves', async (t) => {
+  const firing = alertmanager('firing')
+  const created = await ingest(prometheus.ingestPath, firing, { 'x-webhook-signature': sign(secret, firing) })
+  t.equal(created.statusCode, 202)
+  t.match(created.json(), { status: 'created', results: [{ status: 'created' }, { status: 'created' }] })
+  const [first, second] = created.json().results as Array<{ alertId: string }>
+  const alert = (await app.inject({ method: 'GET', url: `${alertsUrl}/${first!.alertId}`, headers: viewer!.headers })).json()
+  t.match(alert, { title: 'Checkout errors above 5%', priority: 'P1', status: 'open', service: 'checkout', source: 'alertmanager', fingerprint: 'fp-checkout-a', occurrences: 1, groupId: null, labels: { instance: 'a', severity: 'critical' } })
+  const sibling = (await app.inject({ method: 'GET', url: `${alertsUrl}/${second!.alertId}`, headers: viewer!.headers })).json()
+  t.match(sibling, { title: 'HighErrorRate', description: 'b is degraded', priority: 'P3', groupId: first!.alertId }, 'one group key within the window: one group')
+
+  const again = await ingest(prometheus.ingestPath, firing, { 'x-webhook-signature': sign(secret, firing) })
+  t.match(again.json(), { alertId: first!.alertId, status: 'deduplicated' })
+  const updated = (await app.inject({ method: 'GET', url: `${alertsUrl}/${first!.alertId}`, headers: viewer!.headers })).json()
+  t.equal(updated.occurrences, 2)
+  t.ok(updated.lastSeenAt >= alert.lastSeenAt)
+
+  const resolved = alertmanager('resolved')
+  const closing = await ingest(prometheus.ingestPath, resolved, { 'x-webhook-signature': sign(secret, resolved) })
+  t.match(closing.json(), { alertId: first!.alertId, status: 'resolved', results: [{ status: 'resolved' }, { status: 'resolved' }] })
+  t.equal((await ingest(prometheus.ingestPath, resolved, { 'x-webhook-signature': sign(secret, resolved) })).json().status, 'ignored', 'nothing left to resolve')
+
+  const events = (await app.inject({ method: 'GET', url: `${alertsUrl}/${first!.alertId}/events`, headers: viewer!.headers })).json().data
+  t.same(events.map((event: { type: string }) => event.type), ['created', 'occurred', 'resolved'])
+
+  const refiring = await ingest(prometheus.ingestPath, firing, { 'x-webhook-signature': sign(secret, firing) })
+  t.equal(refiring.json().status, 'created', 'firing after a resolve is a new alert')
+  t.not(refiring.json().alertId, first!.alertId)
+})
+
+t.test('every refused delivery leaves the database unchanged', async (t) => {
+  const disabled = await createConfig({ name: 'Disabled', enabled: false })
+  const rotated = await createConfig({ name: 'Rotated' })
+  await app.inject({ method: 'POST', url: `/api/v1/organizations/${orgId}/webhooks/${rotated.id}/regenerate-key`, headers: owner!.headers })
+  const generic = await createConfig({ name: 'Generic', signingSecret: 'generic-secret-0123' })
+  const body = JSON.stringify({ title: 'Disk full', priority: 'high' })
+  const now = Math.floor(Date.now() / 1000)
+  const before = await counts()
+  const cases: Array<[string, string, string, Record<string, string>, number]> = [
+    ['unknown key', '/api/v1/webhooks/ingest/whk_nothing', body, {}, 404],
+    ['disabled config', disabled.ingestPath, body, {}, 404],
+    ['rotated key', rotated.ingestPath, body, {}, 404],
+    ['missing signature', generic.ingestPath, body, {}, 401],
+    ['wrong signature', generic.ingestPath, body, { 'x-webhook-signature': sign('another-secret-0123', body) }, 401],
+    ['signature of another body', generic.ingestPath, body, { 'x-webhook-signature': sign('generic-secret-0123', `${body} `) }, 401],
+    ['malformed signature', generic.ingestPath, body, { 'x-webhook-signature': 'sha256=zz' }, 401],
+    ['garbage signature', generic.ingestPath, body, { 'x-webhook-signature': 'v1=abc,t=' }, 401],
+    ['stale timestamp', generic.ingestPath, body, { 'x-webhook-signature': signAt('generic-secret-0123', body, now - 301) }, 401],
+    ['future timestamp', generic.ingestPath, body, { 'x-webhook-signature': signAt('generic-secret-0123', body, now + 301) }, 401],
+    ['not JSON', generic.ingestPath, '{"title": ', { 'x-webhook-signature': sign('generic-secret-0123', '{"title": ') }, 400],
+    ['no title', generic.ingestPath, '{"severity": "high"}', { 'x-webhook-signature': sign('generic-secret-0123', '{"severity": "high"}') }, 400],
+    ['not an object', generic.ingestPath, '[1, 2]', { 'x-webhook-signature': sign('generic-secret-0123', '[1, 2]') }, 400],
+  ]
+  for (const [what, path, payload, headers, status] of cases) {
+    const response = await ingest(path, payload, headers)
+    t.equal(response.statusCode, status, what)
+    t.notMatch(response.body, /whk_/, `${what}: the key is not echoed`)
+  }
+  const huge = JSON.stringify({ title: 'big', description: 'x'.repeat(1024 * 1024) })
+  t.equal((await ingest(generic.ingestPath, huge, { 'x-webhook-signature': sign('generic-secret-0123', huge) })).statusCode, 413)
+  t.same(await counts(), before)
+
+  const fresh = signAt('generic-secret-0123', body, now - 10)
+  t.equal((await ingest(generic.ingestPath, body, { 'x-webhook-signature': fresh })).statusCode, 202, 'a timestamped signature within 300 s')
+})
+
+t.test('without a secret the signature is optional, and a malformed one is still refused', async (t) => {
+  const open = await createConfig({ name: 'Open' })
+  const body = JSON.stringify({ title: 'Queue backlog', service: 'billing', status: 'firing', labels: { queue: 'invoices' } })
+  t.equal((await ingest(open.ingestPath, body)).statusCode, 202)
+  t.equal((await ingest(open.ingestPath, body, { 'x-webhook-signature': 'nonsense' })).statusCode, 401)
+})
+
+t.test('retried deliveries are processed once', async (t) => {
+  const generic = await createConfig({ name: 'Retries' })
+  const body = JSON.stringify({ title: 'Payment latency', fingerprint: 'latency-1' })
+  const first = await ingest(generic.ingestPath, body, { 'x-delivery-id': 'd-1' })
+  const retry = await ingest(generic.ingestPath, body, { 'x-delivery-id': 'd-1' })
+  t.same(retry.json(), first.json(), 'the same answer')
+  const alert = await db.selectFrom('divinux.alerts').select(['occurrences']).where('id', '=', first.json().alertId).executeTakeFirstOrThrow()
+  t.equal(alert.occurrences, 1)
+  t.equal((await ingest(generic.ingestPath, body, { 'webhook-id': 'msg-2' })).json().status, 'deduplicated', 'another delivery is another occurrence')
+
+  const timed = JSON.stringify({ title: 'Cron missed', fingerprint: 'cron-1', timestamp: '2026-11-23T09:00:00Z' })
+  const once = await ingest(generic.ingestPath, timed)
+  t.same((await ingest(generic.ingestPath, timed)).json(), once.json(), 'same fingerprint and timestamp: a retry')
+})
+
+t.test('PagerDuty Events v2: trigger, acknowledge, resolve by dedup_key', async (t) => {
+  const pagerduty = await createConfig({ name: 'PagerDuty', format: 'pagerduty' })
+  const event = (action: string) => JSON.stringify({ routing_key: 'r', event_action: action, dedup_key: 'srv-42', payload: { summary: 'DB replica lag', source: 'db-2', severity: 'error', component: 'postgres', group: 'db', custom_details: { lag: 42 } } })
+  const triggered = (await ingest(pagerduty.ingestPath, event('trigger'))).json()
+  t.equal(triggered.status, 'created')
+  t.match(await db.selectFrom('divinux.alerts').selectAll().where('id', '=', triggered.alertId).executeTakeFirstOrThrow(), { priority: 'P2', service: 'postgres', fingerprint: 'srv-42', groupKey: 'db', labels: { lag: '42', source: 'db-2' } })
+  t.match((await ingest(pagerduty.ingestPath, event('acknowledge'))).json(), { alertId: triggered.alertId, status: 'acknowledged' })
+  t.match((await ingest(pagerduty.ingestPath, event('resolve'))).json(), { alertId: triggered.alertId, status: 'resolved' })
+  t.equal((await ingest(pagerduty.ingestPath, JSON.stringify({ event_action: 'resolve' }))).statusCode, 400, 'a resolve needs dedup_key')
+  t.equal((await ingest(pagerduty.ingestPath, JSON.stringify({ event_action: 'explode', dedup_key: 'x' }))).statusCode, 400)
+  t.equal((await ingest(pagerduty.ingestPath, JSON.stringify({ title: 'Not PagerDuty-shaped' }))).json().status, 'created', 'an unknown shape with a title is generic')
+})
+
+t.test('Grafana and Datadog deliveries', async (t) => {
+  const grafana = await createConfig({ name: 'Grafana', format: 'grafana', defaultPriority: 'P4' })
+  const grafanaBody = JSON.stringify({ receiver: 'x', status: 'firing', groupKey: 'g', alerts: [{ status: 'firing', labels: { alertname: 'CPU high', grafana_folder: 'infra' }, annotations: {}, fingerprint: 'gf-1', startsAt: '2026-11-23T08:00:00Z' }], title: '[FIRING:1] CPU high' })
+  const fromGrafana = (await ingest(grafana.ingestPath, grafanaBody)).json()
+  t.match(await db.selectFrom('divinux.alerts').selectAll().where('id', '=', fromGrafana.alertId).executeTakeFirstOrThrow(), { title: 'CPU high', priority: 'P4', source: 'grafana' }, 'no severity: the config default')
+  t.equal((await ingest(grafana.ingestPath, JSON.stringify({ alerts: [] }))).statusCode, 400)
+
+  const datadog = await createConfig({ name: 'Datadog', format: 'datadog' })
+  const template = (transition: string) => JSON.stringify({ id: '1', title: '[P1] Checkout down', body: 'checkout is down', alert_transition: transition, priority: 'P1', aggregate: 'agg-7', alert_id: '7', tags: 'service:checkout,env:prod,critical', date: String(Date.now()) })
+  const triggered = (await ingest(datadog.ingestPath, template('Triggered'))).json()
+  t.match(await db.selectFrom('divinux.alerts').selectAll().where('id', '=', triggered.alertId).executeTakeFirstOrThrow(), { priority: 'P1', service: 'checkout', fingerprint: 'agg-7', labels: { env: 'prod', critical: 'true' } })
+  t.equal((await ingest(datadog.ingestPath, template('Recovered'))).json().status, 'resolved')
+  t.equal((await ingest(datadog.ingestPath, JSON.stringify({ body: 'no title' }))).statusCode, 400)
+})
+
+t.test('alerts: list with filters, acknowledge and resolve by compare-and-set', async (t) => {
+  const generic = await createConfig({ name: 'Manual', defaultPriority: 'P2' })
+  const { alertId } = (await ingest(generic.ingestPath, JSON.stringify({ title: 'Search slow', service: 'search', fingerprint: 'search-1' }))).json()
+
+  const listed = (await app.inject({ method: 'GET', url: `${alertsUrl}?service=search&status=open&priority=P2`, headers: viewer!.headers })).json()
+  t.same(listed.data.map((alert: { id: string }) => alert.id), [alertId])
+  t.equal(listed.meta.total, 1)
+  const since = new Date(Date.now() - 60_000).toISOString()
+  t.ok((await app.inject({ method: 'GET', url: `${alertsUrl}?from=${since}&source=generic&limit=100`, headers: viewer!.headers })).json().data.some((alert: { id: string }) => alert.id === alertId))
+  t.equal((await app.inject({ method: 'GET', url: `${alertsUrl}?to=${since}&service=search`, headers: viewer!.headers })).json().meta.total, 0)
+  t.equal((await app.inject({ method: 'GET', url: `${alertsUrl}?priority=P9`, headers: viewer!.headers })).statusCode, 400)
+
+  t.equal((await app.inject({ method: 'POST', url: `${alertsUrl}/${alertId}/acknowledge`, headers: viewer!.headers })).statusCode, 403, 'a viewer cannot act')
+  const acknowledged = await app.inject({ method: 'POST', url: `${alertsUrl}/${alertId}/acknowledge`, headers: responder!.headers })
+  t.match(acknowledged.json(), { status: 'acknowledged', acknowledgedBy: responder!.userId })
+  t.equal((await app.inject({ method: 'POST', url: `${alertsUrl}/${alertId}/acknowledge`, headers: responder!.headers })).statusCode, 200, 'acknowledging again answers it as it is')
+  const resolved = await app.inject({ method: 'POST', url: `${alertsUrl}/${alertId}/resolve`, headers: responder!.headers })
+  t.match(resolved.json(), { status: 'resolved', resolvedBy: responder!.userId })
+  const late = await app.inject({ method: 'POST', url: `${alertsUrl}/${alertId}/acknowledge`, headers: owner!.headers })
+  t.equal(late.statusCode, 409, 'a late acknowledgement never reopens a resolved alert')
+  t.equal((await db.selectFrom('divinux.alerts').select('status').where('id', '=', alertId).executeTakeFirstOrThrow()).status, 'resolved')
+  t.equal((await app.inject({ method: 'POST', url: `${alertsUrl}/${alertId}/resolve`, headers: responder!.headers })).statusCode, 200)
+  const events = (await app.inject({ method: 'GET', url: `${alertsUrl}/${alertId}/events`, headers: viewer!.headers })).json().data
+  t.same(events.map((event: { type: string; actorUserId: string | null }) => [event.type, event.actorUserId]), [['created', null], ['acknowledged', responder!.userId], ['resolved', responder!.userId]])
+})
+
+t.test("another organization's alerts and keys are out of reach", async (t) => {
+  const { alertId } = (await ingest((await createConfig({ name: 'Mine' })).ingestPath, JSON.stringify({ title: 'Private' }))).json()
+  const theirs = `/api/v1/organizations/${otherOrg!.id}/alerts`
+  for (const path of [`/${alertId}`, `/${alertId}/events`]) {
+    t.equal((await app.inject({ method: 'GET', url: `${theirs}${path}`, headers: stranger!.headers })).statusCode, 404)
+  }
+  for (const action of ['acknowledge', 'resolve']) {
+    t.equal((await app.inject({ method: 'POST', url: `${theirs}/${alertId}/${action}`, headers: stranger!.headers })).statusCode, 404)
+  }
+  t.equal((await app.inject({ method: 'GET', url: `${alertsUrl}/${alertId}`, headers: stranger!.headers })).statusCode, 404, 'not a member')
+  t.equal((await app.inject({ method: 'GET', url: `${alertsUrl}/not-an-id`, headers: viewer!.headers })).statusCode, 404)
+  t.equal((await app.inject({ method: 'GET', url: theirs, headers: stranger!.headers })).json().meta.total, 0)
+  t.equal((await db.selectFrom('divinux.alerts').select('status').where('id', '=', alertId).executeTakeFirstOrThrow()).status, 'open')
+})
