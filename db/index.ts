@@ -5,6 +5,7 @@ import * as scimTokens from './migrations/0003_scim_tokens.js'
 import * as scimProvisioningAndSso from './migrations/0004_scim_provisioning_and_sso.js'
 import * as webhookConfigs from './migrations/0005_webhook_configs.js'
 import * as alertsAndIngestion from './migrations/0006_alerts_and_ingestion.js'
+import * as deployEvents from './migrations/0007_deploy_events.js'
 
 /**
  * Every migration, in order, listed by hand rather than found by scanning a folder, so a
@@ -17,4 +18,5 @@ export const migrations: Record<string, Migration> = {
   '0004_scim_provisioning_and_sso': scimProvisioningAndSso,
   '0005_webhook_configs': webhookConfigs,
   '0006_alerts_and_ingestion': alertsAndIngestion,
+  '0007_deploy_events': deployEvents,
 }

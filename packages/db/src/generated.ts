@@ -191,6 +191,24 @@ export interface DivinuxAlerts {
   updatedAt: Generated<Timestamp>;
 }
 
+export interface DivinuxDeployEvents {
+  commitSha: string | null;
+  configId: string | null;
+  createdAt: Generated<Timestamp>;
+  deployedAt: Timestamp;
+  environment: string | null;
+  finishedAt: Timestamp | null;
+  id: Generated<string>;
+  organizationId: string;
+  repository: string | null;
+  service: string;
+  source: string;
+  startedAt: Timestamp | null;
+  status: string;
+  url: string | null;
+  version: string | null;
+}
+
 export interface DivinuxWebhookConfigs {
   apiKeyHash: string;
   apiKeyPrefix: string;
@@ -231,6 +249,7 @@ export interface DB {
   "core.users": CoreUsers;
   "divinux.alertEvents": DivinuxAlertEvents;
   "divinux.alerts": DivinuxAlerts;
+  "divinux.deployEvents": DivinuxDeployEvents;
   "divinux.webhookConfigs": DivinuxWebhookConfigs;
   "divinux.webhookDeliveries": DivinuxWebhookDeliveries;
 }

@@ -1,82 +1,11 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { Type } from 'typebox'
 import { isUuid, membershipOf } from '@svc/auth'
-import { ConflictError, ListResponse, NotFoundError, PaginationQuery, Timestamp } from '@svc/http'
-import { findAlert, listAlertEvents, listAlerts, moveAlert, recordAlertEvent, type AlertRow } from '../queries/alerts.js'
-import { priorities, webhookFormats } from '../webhooks/schemas.js'
+import { ConflictError, ListResponse, NotFoundError } from '@svc/http'
+import { findAlert, listAlertEvents, listAlerts, moveAlert, recordAlertEvent } from '../queries/alerts.js'
+import { Alert, AlertEvent, AlertParams, AlertQuery, OrgParams, alertBody, eventBody } from './schemas.js'
 
 const tags = ['alerts']
-const statuses = ['open', 'acknowledged', 'resolved'] as const
-const OrgParams = Type.Object({ orgId: Type.String() })
-const AlertParams = Type.Object({ orgId: Type.String(), alertId: Type.String() })
-const NullableTimestamp = Type.Union([Timestamp, Type.Null()])
-const NullableId = Type.Union([Type.String({ format: 'uuid' }), Type.Null()])
-
-const Alert = Type.Object(
-  {
-    id: Type.String({ format: 'uuid' }),
-    configId: NullableId,
-    source: Type.String(),
-    title: Type.String(),
-    description: Type.Union([Type.String(), Type.Null()]),
-    priority: Type.Enum(priorities),
-    status: Type.Enum(statuses),
-    service: Type.Union([Type.String(), Type.Null()]),
-    fingerprint: Type.String(),
-    groupKey: Type.Union([Type.String(), Type.Null()]),
-    groupId: Type.Union([Type.String({ format: 'uuid' }), Type.Null()], { description: 'The first alert of its group; null for that first one' }),
-    occurrences: Type.Integer(),
-    labels: Type.Record(Type.String(), Type.String()),
-    firstSeenAt: Timestamp,
-    lastSeenAt: Timestamp,
-    acknowledgedAt: NullableTimestamp,
-    acknowledgedBy: NullableId,
-    resolvedAt: NullableTimestamp,
-    resolvedBy: NullableId,
-    createdAt: Timestamp,
-    updatedAt: Timestamp,
-  },
-  { title: 'Alert' },
-)
-
-const AlertEvent = Type.Object(
-  {
-    id: Type.String({ format: 'uuid' }),
-    type: Type.Enum(['created', 'occurred', 'acknowledged', 'resolved'] as const),
-    actorUserId: NullableId,
-    data: Type.Record(Type.String(), Type.Unknown()),
-    createdAt: Timestamp,
-  },
-  { title: 'AlertEvent' },
-)
-
-const AlertQuery = Type.Object({
-  ...PaginationQuery.properties,
-  status: Type.Optional(Type.Enum(statuses)),
-  priority: Type.Optional(Type.Enum(priorities)),
-  source: Type.Optional(Type.Enum(webhookFormats)),
-  service: Type.Optional(Type.String({ minLength: 1, maxLength: 200 })),
-  from: Type.Optional(Type.String({ format: 'date-time', description: 'Created at or after' })),
-  to: Type.Optional(Type.String({ format: 'date-time', description: 'Created before' })),
-})
-
-const iso = (value: Date | null) => value?.toISOString() ?? null
-
-function alertBody(row: AlertRow) {
-  return {
-    ...row,
-    // The table's check constraints hold these to the schema's lists.
-    priority: row.priority as (typeof priorities)[number],
-    status: row.status as (typeof statuses)[number],
-    labels: row.labels as Record<string, string>,
-    firstSeenAt: row.firstSeenAt.toISOString(),
-    lastSeenAt: row.lastSeenAt.toISOString(),
-    acknowledgedAt: iso(row.acknowledgedAt),
-    resolvedAt: iso(row.resolvedAt),
-    createdAt: row.createdAt.toISOString(),
-    updatedAt: row.updatedAt.toISOString(),
-  }
-}
 
 /** Alerts (the alerting surface's core): reading needs the alerting role viewer, acting on them responder. */
 export const alertRoutes: FastifyPluginAsyncTypebox = async (app) => {
@@ -112,14 +41,7 @@ export const alertRoutes: FastifyPluginAsyncTypebox = async (app) => {
       const { organizationId } = membershipOf(request)
       const alert = await alertOf(organizationId, request.params.alertId)
       const events = await listAlertEvents(db, organizationId, alert.id)
-      return {
-        data: events.map((event) => ({
-          ...event,
-          type: event.type as 'created' | 'occurred' | 'acknowledged' | 'resolved',
-          data: event.data as Record<string, unknown>,
-          createdAt: event.createdAt.toISOString(),
-        })),
-      }
+      return { data: events.map(eventBody) }
     },
   )
 

@@ -3,6 +3,7 @@ import type { FastifyRequest } from 'fastify'
 import { Type } from 'typebox'
 import type { Executor, Json } from '@svc/db'
 import { BadRequestError, NotFoundError } from '@svc/http'
+import { registerDeployIngestRoute } from '../deploys/ingest-route.js'
 import { claimDelivery, findIngestConfig, fireAlert, moveAlert, recordAlertEvent, saveDeliveryResult } from '../queries/alerts.js'
 import { INGEST_PATH } from '../webhooks/routes.js'
 import { type Priority, type WebhookFormat } from '../webhooks/schemas.js'
@@ -83,6 +84,8 @@ export const ingestionRoutes: FastifyPluginAsyncTypebox = async (app) => {
     request.rawBody = body as Buffer
     parseJson(request, (body as Buffer).toString('utf8'), done)
   })
+
+  registerDeployIngestRoute(app)
 
   app.post(
     `${INGEST_PATH}/:apiKey`,

@@ -1,0 +1,52 @@
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
+import { Type } from 'typebox'
+import { isUuid, membershipOf } from '@svc/auth'
+import { NotFoundError } from '@svc/http'
+import { DeployEvent, deployBody } from '../deploys/schemas.js'
+import { deploysBefore } from '../queries/deploy-events.js'
+import { findAlert, listAlertEvents } from '../queries/alerts.js'
+import { Alert, AlertEvent, AlertParams, alertBody, eventBody } from './schemas.js'
+
+const COMMAND_ROOM_PRIORITIES = new Set(['P1', 'P2'])
+
+const CommandRoom = Type.Object(
+  {
+    alert: Alert,
+    timeline: Type.Array(AlertEvent),
+    deploys: Type.Array(DeployEvent, { description: 'Deploys of the alert’s service in the window before it was first seen, newest first' }),
+    windowMinutes: Type.Integer(),
+  },
+  { title: 'CommandRoom' },
+)
+
+/**
+ * A P1 or P2 alert opens a command room: the alert, its timeline, and what was deployed to its
+ * service just before it fired. Lower priorities have none (404).
+ */
+export const commandRoomRoutes: FastifyPluginAsyncTypebox = async (app) => {
+  const db = app.database.db
+  app.get(
+    '/api/v1/organizations/:orgId/alerts/:alertId/command-room',
+    {
+      schema: {
+        tags: ['alerts'],
+        summary: 'The command room of a P1/P2 alert (alerting viewer)',
+        params: AlertParams,
+        querystring: Type.Object({ windowMinutes: Type.Integer({ minimum: 1, maximum: 10_080, default: 120, description: 'How far back to look for deploys' }) }),
+        response: { 200: CommandRoom },
+      },
+      preHandler: app.requireProductRole('alerting', 'viewer'),
+    },
+    async (request) => {
+      const { organizationId } = membershipOf(request)
+      const alert = isUuid(request.params.alertId) ? await findAlert(db, organizationId, request.params.alertId) : undefined
+      if (!alert || !COMMAND_ROOM_PRIORITIES.has(alert.priority)) throw new NotFoundError('command room (P1 and P2 alerts have one)')
+      const { windowMinutes } = request.query
+      const [timeline, deploys] = await Promise.all([
+        listAlertEvents(db, organizationId, alert.id),
+        alert.service ? deploysBefore(db, organizationId, alert.service, alert.firstSeenAt, windowMinutes) : Promise.resolve([]),
+      ])
+      return { alert: alertBody(alert), timeline: timeline.map(eventBody), deploys: deploys.map(deployBody), windowMinutes }
+    },
+  )
+}

@@ -1,0 +1,86 @@
+import { Type } from 'typebox'
+import { PaginationQuery, Timestamp } from '@svc/http'
+import type { AlertRow, listAlertEvents } from '../queries/alerts.js'
+import { priorities, webhookFormats } from '../webhooks/schemas.js'
+
+export const statuses = ['open', 'acknowledged', 'resolved'] as const
+export const OrgParams = Type.Object({ orgId: Type.String() })
+export const AlertParams = Type.Object({ orgId: Type.String(), alertId: Type.String() })
+const NullableTimestamp = Type.Union([Timestamp, Type.Null()])
+const NullableId = Type.Union([Type.String({ format: 'uuid' }), Type.Null()])
+
+export const Alert = Type.Object(
+  {
+    id: Type.String({ format: 'uuid' }),
+    configId: NullableId,
+    source: Type.String(),
+    title: Type.String(),
+    description: Type.Union([Type.String(), Type.Null()]),
+    priority: Type.Enum(priorities),
+    status: Type.Enum(statuses),
+    service: Type.Union([Type.String(), Type.Null()]),
+    fingerprint: Type.String(),
+    groupKey: Type.Union([Type.String(), Type.Null()]),
+    groupId: Type.Union([Type.String({ format: 'uuid' }), Type.Null()], { description: 'The first alert of its group; null for that first one' }),
+    occurrences: Type.Integer(),
+    labels: Type.Record(Type.String(), Type.String()),
+    firstSeenAt: Timestamp,
+    lastSeenAt: Timestamp,
+    acknowledgedAt: NullableTimestamp,
+    acknowledgedBy: NullableId,
+    resolvedAt: NullableTimestamp,
+    resolvedBy: NullableId,
+    createdAt: Timestamp,
+    updatedAt: Timestamp,
+  },
+  { title: 'Alert' },
+)
+
+export const AlertEvent = Type.Object(
+  {
+    id: Type.String({ format: 'uuid' }),
+    type: Type.Enum(['created', 'occurred', 'acknowledged', 'resolved'] as const),
+    actorUserId: NullableId,
+    data: Type.Record(Type.String(), Type.Unknown()),
+    createdAt: Timestamp,
+  },
+  { title: 'AlertEvent' },
+)
+
+export const AlertQuery = Type.Object({
+  ...PaginationQuery.properties,
+  status: Type.Optional(Type.Enum(statuses)),
+  priority: Type.Optional(Type.Enum(priorities)),
+  source: Type.Optional(Type.Enum(webhookFormats)),
+  service: Type.Optional(Type.String({ minLength: 1, maxLength: 200 })),
+  from: Type.Optional(Type.String({ format: 'date-time', description: 'Created at or after' })),
+  to: Type.Optional(Type.String({ format: 'date-time', description: 'Created before' })),
+})
+
+const iso = (value: Date | null) => value?.toISOString() ?? null
+
+export function alertBody(row: AlertRow) {
+  return {
+    ...row,
+    // The table's check constraints hold these to the schema's lists.
+    priority: row.priority as (typeof priorities)[number],
+    status: row.status as (typeof statuses)[number],
+    labels: row.labels as Record<string, string>,
+    firstSeenAt: row.firstSeenAt.toISOString(),
+    lastSeenAt: row.lastSeenAt.toISOString(),
+    acknowledgedAt: iso(row.acknowledgedAt),
+    resolvedAt: iso(row.resolvedAt),
+    createdAt: row.createdAt.toISOString(),
+    updatedAt: row.updatedAt.toISOString(),
+  }
+}
+
+
+export function eventBody(event: Awaited<ReturnType<typeof listAlertEvents>>[number]) {
+  return {
+    ...event,
+    type: event.type as 'created' | 'occurred' | 'acknowledged' | 'resolved',
+    data: event.data as Record<string, unknown>,
+    createdAt: event.createdAt.toISOString(),
+  }
+}

@@ -1,0 +1,41 @@
+import type { FastifyInstance } from 'fastify'
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
+import { Type } from 'typebox'
+import { isUuid } from '@svc/auth'
+import { NotFoundError } from '@svc/http'
+import { SIGNATURE_HEADER, verifySignature } from '../ingestion/signature.js'
+import { findDeployIngestConfig, insertDeployEvent } from '../queries/deploy-events.js'
+import { hashApiKey } from '../webhooks/secrets.js'
+import { DeployEvent, deployBody } from './schemas.js'
+import { readDeploy } from './read.js'
+
+/**
+ * `POST /api/v1/organizations/:orgId/deploy-events/ingest/:apiKey`: a deploy pipeline reports a
+ * deploy with the key of a webhook config of that organization (a key of another organization is
+ * the same 404 as an unknown one), signed like any ingested body when the config has a secret.
+ */
+export function registerDeployIngestRoute(app: FastifyInstance): void {
+  const db = app.database.db
+  app.withTypeProvider<TypeBoxTypeProvider>().post(
+    '/api/v1/organizations/:orgId/deploy-events/ingest/:apiKey',
+    {
+      config: { public: true },
+      schema: {
+        tags: ['deploy events'],
+        summary: 'Ingest a deploy event (public, authenticated by a webhook config’s API key in the path)',
+        description: 'A generic `{service, environment, version, commit, repository, url, status, startedAt, finishedAt}` or a GitHub `deployment_status` payload.',
+        params: Type.Object({ orgId: Type.String(), apiKey: Type.String() }),
+        body: Type.Object({}, { additionalProperties: true }),
+        response: { 201: DeployEvent },
+      },
+    },
+    async (request, reply) => {
+      const { orgId, apiKey } = request.params
+      const config = isUuid(orgId) ? await findDeployIngestConfig(db, orgId, hashApiKey(apiKey)) : undefined
+      if (!config) throw new NotFoundError('webhook')
+      verifySignature(request.headers[SIGNATURE_HEADER], config.signingSecret, request.rawBody ?? Buffer.alloc(0))
+      const row = await insertDeployEvent(db, orgId, config.id, readDeploy(request.body))
+      return reply.code(201).send(deployBody(row))
+    },
+  )
+}

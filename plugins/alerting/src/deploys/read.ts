@@ -1,0 +1,82 @@
+import { BadRequestError } from '@svc/http'
+import { isObject, text, type JsonObject } from '../ingestion/event.js'
+
+export const deployStatuses = ['queued', 'pending', 'in_progress', 'success', 'failure', 'error', 'inactive'] as const
+export type DeployStatus = (typeof deployStatuses)[number]
+
+/** One deploy, from whichever pipeline sent it. */
+export interface DeployInput {
+  source: 'generic' | 'github'
+  service: string
+  environment: string | null
+  version: string | null
+  commitSha: string | null
+  repository: string | null
+  url: string | null
+  status: DeployStatus
+  startedAt: Date | null
+  finishedAt: Date | null
+}
+
+function time(value: unknown, field: string): Date | null {
+  const given = text(value)
+  if (given === undefined) return null
+  const parsed = new Date(given)
+  if (Number.isNaN(parsed.getTime())) throw new BadRequestError(`${field} is not a date: send ISO 8601`)
+  return parsed
+}
+
+function status(value: unknown): DeployStatus {
+  const given = text(value)?.toLowerCase() ?? 'success'
+  if (!(deployStatuses as readonly string[]).includes(given)) throw new BadRequestError(`status must be one of ${deployStatuses.join(', ')}`)
+  return given as DeployStatus
+}
+
+/**
+ * GitHub's `deployment_status` webhook: the state, the deployment's environment, sha and ref,
+ * the repository; the service is `deployment.payload.service` when the workflow sets it, else the
+ * repository's name.
+ */
+function readGitHub(body: JsonObject, deploymentStatus: JsonObject): DeployInput {
+  const deployment = isObject(body.deployment) ? body.deployment : {}
+  const repository = isObject(body.repository) ? body.repository : {}
+  const payload = isObject(deployment.payload) ? deployment.payload : {}
+  const service = text(payload.service) ?? text(repository.name)
+  if (!service) throw new BadRequestError('a GitHub deployment_status needs repository.name or deployment.payload.service')
+  return {
+    source: 'github',
+    service,
+    environment: text(deploymentStatus.environment) ?? text(deployment.environment) ?? null,
+    version: text(payload.version) ?? text(deployment.ref) ?? null,
+    commitSha: text(deployment.sha) ?? null,
+    repository: text(repository.full_name) ?? null,
+    url: text(deploymentStatus.environment_url) ?? text(deploymentStatus.target_url) ?? null,
+    status: status(deploymentStatus.state),
+    startedAt: time(deployment.created_at, 'deployment.created_at'),
+    finishedAt: time(deploymentStatus.created_at, 'deployment_status.created_at'),
+  }
+}
+
+/**
+ * A deploy event: GitHub's `deployment_status` payload, or the generic shape
+ * `{service, environment, version, commit, repository, url, status, startedAt, finishedAt}`
+ * (only `service` is required; `status` defaults to success).
+ */
+export function readDeploy(body: unknown): DeployInput {
+  if (!isObject(body)) throw new BadRequestError('the body must be a JSON object')
+  if (isObject(body.deployment_status)) return readGitHub(body, body.deployment_status)
+  const service = text(body.service)
+  if (!service) throw new BadRequestError('a deploy event needs `service`')
+  return {
+    source: 'generic',
+    service,
+    environment: text(body.environment) ?? null,
+    version: text(body.version) ?? null,
+    commitSha: text(body.commit) ?? text(body.commitSha) ?? null,
+    repository: text(body.repository) ?? null,
+    url: text(body.url) ?? null,
+    status: status(body.status),
+    startedAt: time(body.startedAt, 'startedAt'),
+    finishedAt: time(body.finishedAt, 'finishedAt'),
+  }
+}

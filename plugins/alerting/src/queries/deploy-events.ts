@@ -1,0 +1,61 @@
+import { sql } from 'kysely'
+import type { Executor } from '@svc/db'
+import type { DeployInput } from '../deploys/read.js'
+
+const deployColumns = ['id', 'configId', 'source', 'service', 'environment', 'version', 'commitSha', 'repository', 'url', 'status', 'startedAt', 'finishedAt', 'deployedAt', 'createdAt'] as const
+
+export type DeployEventRow = Awaited<ReturnType<typeof insertDeployEvent>>
+
+export async function insertDeployEvent(db: Executor, organizationId: string, configId: string, deploy: DeployInput) {
+  return db
+    .insertInto('divinux.deployEvents')
+    .values({ organizationId, configId, ...deploy, deployedAt: deploy.finishedAt ?? deploy.startedAt ?? sql<Date>`now()` })
+    .returning(deployColumns)
+    .executeTakeFirstOrThrow()
+}
+
+export interface DeployFilter {
+  service?: string
+  environment?: string
+  status?: string
+  from?: string
+  to?: string
+}
+
+export async function listDeployEvents(db: Executor, organizationId: string, filter: DeployFilter, page: { offset: number; limit: number }) {
+  let query = db.selectFrom('divinux.deployEvents').where('organizationId', '=', organizationId)
+  if (filter.service) query = query.where('service', '=', filter.service)
+  if (filter.environment) query = query.where('environment', '=', filter.environment)
+  if (filter.status) query = query.where('status', '=', filter.status)
+  if (filter.from) query = query.where('deployedAt', '>=', new Date(filter.from))
+  if (filter.to) query = query.where('deployedAt', '<', new Date(filter.to))
+  const [rows, count] = await Promise.all([
+    query.select(deployColumns).orderBy('deployedAt', 'desc').orderBy('id', 'desc').offset(page.offset).limit(page.limit).execute(),
+    query.select((eb) => eb.fn.countAll<number>().as('total')).executeTakeFirstOrThrow(),
+  ])
+  return { rows, total: Number(count.total) }
+}
+
+/** The deploys of a service in the window before a moment: what the command room shows. */
+export async function deploysBefore(db: Executor, organizationId: string, service: string, before: Date, windowMinutes: number) {
+  return db
+    .selectFrom('divinux.deployEvents')
+    .select(deployColumns)
+    .where('organizationId', '=', organizationId)
+    .where('service', '=', service)
+    .where('deployedAt', '<=', before)
+    .where('deployedAt', '>', sql<Date>`${before}::timestamptz - make_interval(mins => ${windowMinutes})`)
+    .orderBy('deployedAt', 'desc')
+    .execute()
+}
+
+/** The enabled config of an ingest key, if it belongs to this organization. */
+export async function findDeployIngestConfig(db: Executor, organizationId: string, apiKeyHash: string) {
+  return db
+    .selectFrom('divinux.webhookConfigs')
+    .select(['id', 'signingSecret'])
+    .where('organizationId', '=', organizationId)
+    .where('apiKeyHash', '=', apiKeyHash)
+    .where('enabled', '=', true)
+    .executeTakeFirst()
+}
