@@ -16,7 +16,8 @@ export interface BenchService {
   issuer: TestIssuer
 }
 
-export async function withBenchService(prefix: string, run: (service: BenchService) => Promise<void>): Promise<void> {
+/** A fresh PostgreSQL database for one benchmark; `drop` removes it. */
+export async function createBenchDatabase(prefix: string): Promise<{ url: string; drop(): Promise<void> }> {
   const server = process.env.TEST_DATABASE_URL || (await localPostgresReachable())
   if (!server) {
     console.error('no PostgreSQL server: set TEST_DATABASE_URL')
@@ -28,10 +29,21 @@ export async function withBenchService(prefix: string, run: (service: BenchServi
   await admin.query(`create database ${name}`)
   const url = new URL(server)
   url.pathname = `/${name}`
+  return {
+    url: url.toString(),
+    async drop() {
+      await admin.query(`drop database if exists ${name} with (force)`)
+      await admin.end()
+    },
+  }
+}
+
+export async function withBenchService(prefix: string, run: (service: BenchService) => Promise<void>): Promise<void> {
+  const database = await createBenchDatabase(prefix)
   const teardowns: Array<() => unknown> = []
   try {
     const issuer = await startTestIssuer({ teardown: (fn) => teardowns.push(fn) })
-    const config = testConfig(issuer, { databaseUrl: url.toString(), rateLimit: { max: 1_000_000, timeWindow: '1 minute' } })
+    const config = testConfig(issuer, { databaseUrl: database.url, rateLimit: { max: 1_000_000, timeWindow: '1 minute' } })
     const resources = await openResources(config)
     teardowns.push(() => resources.close())
     const app = await buildApp(config, resources)
@@ -39,8 +51,7 @@ export async function withBenchService(prefix: string, run: (service: BenchServi
     await run({ app, db: resources.database.db, issuer })
   } finally {
     for (const teardown of teardowns.reverse()) await teardown()
-    await admin.query(`drop database if exists ${name} with (force)`)
-    await admin.end()
+    await database.drop()
   }
 }
 

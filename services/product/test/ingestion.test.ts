@@ -111,8 +111,8 @@ t.test('every refused delivery leaves the database unchanged', async (t) => {
     ['signature of another body', generic.ingestPath, body, { 'x-webhook-signature': sign('generic-secret-0123', `${body} `) }, 401],
     ['malformed signature', generic.ingestPath, body, { 'x-webhook-signature': 'sha256=zz' }, 401],
     ['garbage signature', generic.ingestPath, body, { 'x-webhook-signature': 'v1=abc,t=' }, 401],
-    ['stale timestamp', generic.ingestPath, body, { 'x-webhook-signature': signAt('generic-secret-0123', body, now - 301) }, 401],
-    ['future timestamp', generic.ingestPath, body, { 'x-webhook-signature': signAt('generic-secret-0123', body, now + 301) }, 401],
+    ['stale timestamp', generic.ingestPath, body, { 'x-webhook-signature': signAt('generic-secret-0123', body, now - 400) }, 401],
+    ['future timestamp', generic.ingestPath, body, { 'x-webhook-signature': signAt('generic-secret-0123', body, now + 400) }, 401],
     ['not JSON', generic.ingestPath, '{"title": ', { 'x-webhook-signature': sign('generic-secret-0123', '{"title": ') }, 400],
     ['no title', generic.ingestPath, '{"severity": "high"}', { 'x-webhook-signature': sign('generic-secret-0123', '{"severity": "high"}') }, 400],
     ['not an object', generic.ingestPath, '[1, 2]', { 'x-webhook-signature': sign('generic-secret-0123', '[1, 2]') }, 400],
@@ -128,6 +128,31 @@ t.test('every refused delivery leaves the database unchanged', async (t) => {
 
   const fresh = signAt('generic-secret-0123', body, now - 10)
   t.equal((await ingest(generic.ingestPath, body, { 'x-webhook-signature': fresh })).statusCode, 202, 'a timestamped signature within 300 s')
+})
+
+t.test('a key that has just been used is refused at once after it is rotated, the config disabled or the secret changed', async (t) => {
+  const config = await createConfig({ name: 'Hot', signed: true })
+  const body = JSON.stringify({ title: 'Hot path' })
+  const configUrl = `/api/v1/organizations/${orgId}/webhooks/${config.id}`
+  t.equal((await ingest(config.ingestPath, body, { 'x-webhook-signature': sign(config.signingSecret ?? '', body) })).statusCode, 202, 'used, so the service now holds the config')
+
+  const rotated = (await app.inject({ method: 'POST', url: `${configUrl}/regenerate-key?rotateSigningSecret=true`, headers: owner!.headers })).json()
+  const before = await counts()
+  t.equal((await ingest(config.ingestPath, body, { 'x-webhook-signature': sign(config.signingSecret ?? '', body) })).statusCode, 404, 'the old key')
+  t.equal((await ingest(rotated.ingestPath, body, { 'x-webhook-signature': sign(config.signingSecret ?? '', body) })).statusCode, 401, 'the new key with the old secret')
+  t.same(await counts(), before)
+  t.equal((await ingest(rotated.ingestPath, body, { 'x-webhook-signature': sign(rotated.signingSecret, body) })).statusCode, 202, 'the new key and secret')
+
+  await app.inject({ method: 'PATCH', url: configUrl, headers: owner!.headers, payload: { signingSecret: 'a-third-secret-value' } })
+  t.equal((await ingest(rotated.ingestPath, body, { 'x-webhook-signature': sign(rotated.signingSecret, body) })).statusCode, 401, 'a secret changed by PATCH')
+  t.equal((await ingest(rotated.ingestPath, body, { 'x-webhook-signature': sign('a-third-secret-value', body) })).statusCode, 202)
+
+  await app.inject({ method: 'PATCH', url: configUrl, headers: owner!.headers, payload: { enabled: false } })
+  t.equal((await ingest(rotated.ingestPath, body, { 'x-webhook-signature': sign('a-third-secret-value', body) })).statusCode, 404, 'disabled')
+  await app.inject({ method: 'PATCH', url: configUrl, headers: owner!.headers, payload: { enabled: true } })
+  t.equal((await ingest(rotated.ingestPath, body, { 'x-webhook-signature': sign('a-third-secret-value', body) })).statusCode, 202, 'enabled again')
+  await app.inject({ method: 'DELETE', url: configUrl, headers: owner!.headers })
+  t.equal((await ingest(rotated.ingestPath, body, { 'x-webhook-signature': sign('a-third-secret-value', body) })).statusCode, 404, 'deleted')
 })
 
 t.test('without a secret the signature is optional, and a malformed one is still refused', async (t) => {

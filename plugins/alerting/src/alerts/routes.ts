@@ -65,7 +65,7 @@ export const alertRoutes: FastifyPluginAsyncTypebox = async (app) => {
         const { organizationId } = membershipOf(request)
         const current = await alertOf(organizationId, request.params.alertId)
         const row = await db.transaction().execute(async (trx) => {
-          const moved = await moveAlert(trx, organizationId, { id: current.id }, [...from], to, request.user.userId)
+          const moved = await moveAlert(trx, organizationId, current.id, [...from], to, request.user.userId)
           if (moved) await recordAlertEvent(trx, organizationId, current.id, to, {}, request.user.userId)
           return findAlert(trx, organizationId, current.id)
         })

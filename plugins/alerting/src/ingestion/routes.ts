@@ -4,7 +4,9 @@ import { Type } from 'typebox'
 import type { Executor, Json } from '@svc/db'
 import { BadRequestError, NotFoundError } from '@svc/http'
 import { registerDeployIngestRoute } from '../deploys/ingest-route.js'
-import { claimDelivery, findIngestConfig, fireAlert, moveAlert, recordAlertEvent, saveDeliveryResult } from '../queries/alerts.js'
+import { claimDelivery, saveDeliveryResult, type IngestConfig } from '../queries/alerts.js'
+import { fireAlert, moveAlertFromSource, type ConfigCheck } from '../queries/ingest-writes.js'
+import { createConfigCache } from './config-cache.js'
 import { INGEST_PATH } from '../webhooks/routes.js'
 import { type Priority, type WebhookFormat } from '../webhooks/schemas.js'
 import { hashApiKey } from '../webhooks/secrets.js'
@@ -47,28 +49,22 @@ function retryKey(deliveryId: string | undefined, event: IngestedEvent, index: n
   return event.occurredAt ? `${event.action}:${event.fingerprint}@${event.occurredAt}` : undefined
 }
 
-interface IngestConfig {
-  id: string
-  organizationId: string
-  format: string
-  defaultPriority: string
-  groupWindowSeconds: number
-}
-
-async function applyEvent(trx: Executor, config: IngestConfig, event: IngestedEvent): Promise<Outcome> {
-  const { organizationId } = config
+/** The event's change, or undefined when the config changed since it was read (see ingest-writes.ts). */
+async function applyEvent(db: Executor, config: IngestConfig, event: IngestedEvent): Promise<Outcome | undefined> {
+  const check: ConfigCheck = { configId: config.id, organizationId: config.organizationId, apiKeyHash: config.apiKeyHash, signingSecret: config.signingSecret }
   if (event.action === 'fire') {
     const priority: Priority = event.priority ?? (config.defaultPriority as Priority)
-    const alert = await fireAlert(trx, { organizationId, configId: config.id, source: config.format, priority, groupWindowSeconds: config.groupWindowSeconds, event })
-    await recordAlertEvent(trx, organizationId, alert.id, alert.created ? 'created' : 'occurred', { source: config.format, title: event.title, labels: event.labels })
-    return { alertId: alert.id, status: alert.created ? 'created' : 'deduplicated' }
+    const alert = await fireAlert(db, check, { source: config.format, priority, groupWindowSeconds: config.groupWindowSeconds, event })
+    return alert && { alertId: alert.id, status: alert.created ? 'created' : 'deduplicated' }
   }
   const to = event.action === 'resolve' ? 'resolved' : 'acknowledged'
-  const moved = await moveAlert(trx, organizationId, { fingerprint: event.fingerprint }, event.action === 'resolve' ? ['open', 'acknowledged'] : ['open'], to, null)
-  if (!moved) return { alertId: null, status: 'ignored' }
-  await recordAlertEvent(trx, organizationId, moved.id, to, { source: config.format })
-  return { alertId: moved.id, status: to }
+  const from: Array<'open' | 'acknowledged'> = event.action === 'resolve' ? ['open', 'acknowledged'] : ['open']
+  const moved = await moveAlertFromSource(db, check, { fingerprint: event.fingerprint, from, to, source: config.format })
+  return moved && (moved.id ? { alertId: moved.id, status: to } : { alertId: null, status: 'ignored' })
 }
+
+/** Thrown inside a delivery's transaction when its config changed meanwhile: rolls it back. */
+class ConfigChanged extends Error {}
 
 /**
  * Ingestion (spec: "Inbound ingestion events"): public, authenticated by the API key in the path.
@@ -77,6 +73,7 @@ async function applyEvent(trx: Executor, config: IngestConfig, event: IngestedEv
  */
 export const ingestionRoutes: FastifyPluginAsyncTypebox = async (app) => {
   const db = app.database.db
+  const configs = createConfigCache(db)
   app.decorateRequest('rawBody', null)
   const parseJson = app.getDefaultJsonParser('error', 'error')
   app.removeContentTypeParser('application/json')
@@ -101,27 +98,63 @@ export const ingestionRoutes: FastifyPluginAsyncTypebox = async (app) => {
       },
     },
     async (request, reply) => {
-      const config = await findIngestConfig(db, hashApiKey(request.params.apiKey))
-      if (!config) throw new NotFoundError('webhook')
-      verifySignature(request.headers[SIGNATURE_HEADER], config.signingSecret, request.rawBody ?? Buffer.alloc(0))
-      const events = readEvents(config.format as WebhookFormat, request.body)
+      const apiKeyHash = hashApiKey(request.params.apiKey)
+      const rawBody = request.rawBody ?? Buffer.alloc(0)
+      const signature = request.headers[SIGNATURE_HEADER]
+      let found = await configs.get(apiKeyHash)
+      if (!found) throw new NotFoundError('webhook')
+      try {
+        verifySignature(signature, found.config.signingSecret, rawBody)
+      } catch (error) {
+        // The secret may have been rotated since the config was cached: judge by the current one.
+        if (found.fresh) throw error
+        found = await configs.reload(apiKeyHash)
+        if (!found) throw new NotFoundError('webhook')
+        verifySignature(signature, found.config.signingSecret, rawBody)
+      }
+      const events = readEvents(found.config.format as WebhookFormat, request.body)
       if (events.length > 100) throw new BadRequestError('a delivery carries at most 100 events')
       const deliveryId = deliveryIdOf(request)
-      const results = await db.transaction().execute(async (trx) => {
-        const outcomes: Outcome[] = []
-        for (const [index, event] of events.entries()) {
-          const key = retryKey(deliveryId, event, index)
-          const earlier = key ? await claimDelivery(trx, config.id, config.organizationId, key) : undefined
-          if (earlier) {
-            outcomes.push(earlier as unknown as Outcome)
-            continue
-          }
-          const outcome = await applyEvent(trx, config, event)
-          if (key) await saveDeliveryResult(trx, config.id, key, outcome as unknown as Json)
-          outcomes.push(outcome)
+
+      const process = async (config: IngestConfig): Promise<Outcome[] | undefined> => {
+        const [only] = events
+        // One event with no retry key: one statement, no transaction (the common case).
+        if (events.length === 1 && only && retryKey(deliveryId, only, 0) === undefined) {
+          const outcome = await applyEvent(db, config, only)
+          return outcome && [outcome]
         }
-        return outcomes
-      })
+        try {
+          return await db.transaction().execute(async (trx) => {
+            const outcomes: Outcome[] = []
+            for (const [index, event] of events.entries()) {
+              const key = retryKey(deliveryId, event, index)
+              const earlier = key ? await claimDelivery(trx, config.id, config.organizationId, key) : undefined
+              if (earlier) {
+                outcomes.push(earlier as unknown as Outcome)
+                continue
+              }
+              const outcome = await applyEvent(trx, config, event)
+              if (!outcome) throw new ConfigChanged()
+              if (key) await saveDeliveryResult(trx, config.id, key, outcome as unknown as Json)
+              outcomes.push(outcome)
+            }
+            return outcomes
+          })
+        } catch (error) {
+          if (error instanceof ConfigChanged) return undefined
+          throw error
+        }
+      }
+
+      let results = await process(found.config)
+      if (!results && !found.fresh) {
+        // The cached config changed under the delivery: look again, and judge it by what is there now.
+        found = await configs.reload(apiKeyHash)
+        if (!found) throw new NotFoundError('webhook')
+        verifySignature(signature, found.config.signingSecret, rawBody)
+        results = await process(found.config)
+      }
+      if (!results) throw new NotFoundError('webhook')
       const [first] = results
       return reply.code(202).send({ alertId: first?.alertId ?? null, status: first?.status ?? 'ignored', results })
     },

@@ -1,6 +1,5 @@
 import { sql } from 'kysely'
 import type { Executor, Json } from '@svc/db'
-import type { IngestedEvent } from '../ingestion/event.js'
 
 const alertColumns = [
   'a.id', 'a.configId', 'a.source', 'a.title', 'a.description', 'a.priority', 'a.status', 'a.service', 'a.fingerprint',
@@ -53,70 +52,9 @@ export async function recordAlertEvent(db: Executor, organizationId: string, ale
   await db.insertInto('divinux.alertEvents').values({ organizationId, alertId, type, data, actorUserId }).execute()
 }
 
-export interface FiringAlert {
-  organizationId: string
-  configId: string
-  source: string
-  priority: string
-  groupWindowSeconds: number
-  event: IngestedEvent
-}
-
-/**
- * A firing event: a new alert, or one more occurrence of the unresolved alert with its
- * fingerprint (the partial unique index decides, so concurrent deliveries cannot both create).
- * A new alert joins the group of the first alert with its group key inside the config's window.
- */
-export async function fireAlert(db: Executor, firing: FiringAlert): Promise<{ id: string; created: boolean }> {
-  const { event, organizationId } = firing
-  const group = event.groupKey
-    ? await db
-        .selectFrom('divinux.alerts')
-        .select('id')
-        .where('organizationId', '=', organizationId)
-        .where('groupKey', '=', event.groupKey)
-        .where('groupId', 'is', null)
-        .where('createdAt', '>', sql<Date>`now() - make_interval(secs => ${firing.groupWindowSeconds})`)
-        .orderBy('createdAt')
-        .limit(1)
-        .executeTakeFirst()
-    : undefined
-  const row = await db
-    .insertInto('divinux.alerts')
-    .values({
-      organizationId,
-      configId: firing.configId,
-      source: firing.source,
-      title: event.title,
-      description: event.description ?? null,
-      priority: firing.priority,
-      service: event.service ?? null,
-      fingerprint: event.fingerprint,
-      groupKey: event.groupKey ?? null,
-      groupId: group?.id ?? null,
-      labels: event.labels,
-    })
-    .onConflict((oc) =>
-      oc
-        .columns(['organizationId', 'fingerprint'])
-        .where('status', '<>', 'resolved')
-        .doUpdateSet({ occurrences: sql<number>`divinux.alerts.occurrences + 1`, lastSeenAt: sql<Date>`now()`, updatedAt: sql<Date>`now()` }),
-    )
-    .returning(['id', sql<boolean>`xmax = 0`.as('created')])
-    .executeTakeFirstOrThrow()
-  return { id: row.id, created: row.created }
-}
-
-/** Moves the alert from one of `from` to `to`; answers the alert only when it was in one of them (compare-and-set). */
-export async function moveAlert(
-  db: Executor,
-  organizationId: string,
-  where: { id: string } | { fingerprint: string },
-  from: Array<'open' | 'acknowledged'>,
-  to: 'acknowledged' | 'resolved',
-  userId: string | null,
-) {
-  let query = db
+/** Moves the alert from one of `from` to `to`; answers it only when it was in one of them (compare-and-set). */
+export async function moveAlert(db: Executor, organizationId: string, alertId: string, from: Array<'open' | 'acknowledged'>, to: 'acknowledged' | 'resolved', userId: string) {
+  return db
     .updateTable('divinux.alerts')
     .set(
       to === 'acknowledged'
@@ -125,8 +63,9 @@ export async function moveAlert(
     )
     .where('organizationId', '=', organizationId)
     .where('status', 'in', from)
-  query = 'id' in where ? query.where('id', '=', where.id) : query.where('fingerprint', '=', where.fingerprint)
-  return query.returning('id').executeTakeFirst()
+    .where('id', '=', alertId)
+    .returning('id')
+    .executeTakeFirst()
 }
 
 /** The stored answer of a delivery already processed, or undefined after recording this one as taken. */
@@ -146,11 +85,13 @@ export async function saveDeliveryResult(db: Executor, configId: string, deliver
   await db.updateTable('divinux.webhookDeliveries').set({ result }).where('configId', '=', configId).where('deliveryKey', '=', deliveryKey).execute()
 }
 
+export type IngestConfig = NonNullable<Awaited<ReturnType<typeof findIngestConfig>>>
+
 /** The enabled config an ingest key belongs to. */
 export async function findIngestConfig(db: Executor, apiKeyHash: string) {
   return db
     .selectFrom('divinux.webhookConfigs')
-    .select(['id', 'organizationId', 'format', 'defaultPriority', 'signingSecret', 'groupWindowSeconds'])
+    .select(['id', 'organizationId', 'format', 'defaultPriority', 'signingSecret', 'groupWindowSeconds', 'apiKeyHash'])
     .where('apiKeyHash', '=', apiKeyHash)
     .where('enabled', '=', true)
     .executeTakeFirst()

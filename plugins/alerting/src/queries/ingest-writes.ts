@@ -1,0 +1,91 @@
+import { sql } from 'kysely'
+import type { Executor } from '@svc/db'
+import type { IngestedEvent } from '../ingestion/event.js'
+
+// The writes of one ingested event, each a single statement: the alert change and its timeline
+// event together, and only while the config that authenticated the delivery is still what the
+// caller saw (same key, same secret, enabled). That condition is what lets ingestion keep
+// configs in memory: a rotated key or secret, or a disabled config, makes the statement write
+// nothing, and the caller looks the config up again. One statement is also one round trip,
+// which is most of what an event costs (docs/benchmarks.md, bench:ingest).
+
+/** The config as the caller authenticated it. */
+export interface ConfigCheck {
+  configId: string
+  organizationId: string
+  apiKeyHash: string
+  signingSecret: string | null
+}
+
+const configStillValid = (check: ConfigCheck) => sql`
+  select id from divinux.webhook_configs
+  where id = ${check.configId} and organization_id = ${check.organizationId} and api_key_hash = ${check.apiKeyHash}
+    and enabled and signing_secret is not distinct from ${check.signingSecret}`
+
+/**
+ * A firing event: a new alert (in the group of the first alert with its group key inside the
+ * window), or one more occurrence of the unresolved alert with its fingerprint; the partial
+ * unique index decides, so concurrent deliveries cannot both create. Undefined when the config
+ * changed.
+ */
+export async function fireAlert(
+  db: Executor,
+  check: ConfigCheck,
+  firing: { source: string; priority: string; groupWindowSeconds: number; event: IngestedEvent },
+): Promise<{ id: string; created: boolean } | undefined> {
+  const { event } = firing
+  const organizationId = check.organizationId
+  const result = await sql<{ id: string; created: boolean }>`
+    with config as (${configStillValid(check)}),
+    upserted as (
+      insert into divinux.alerts (organization_id, config_id, source, title, description, priority, service, fingerprint, group_key, group_id, labels)
+      select ${organizationId}, config.id, ${firing.source}, ${event.title}, ${event.description ?? null}, ${firing.priority}, ${event.service ?? null},
+        ${event.fingerprint}, ${event.groupKey ?? null},
+        (select first.id from divinux.alerts first
+          where first.organization_id = ${organizationId} and first.group_key = ${event.groupKey ?? null} and first.group_id is null
+            and first.created_at > now() - make_interval(secs => ${firing.groupWindowSeconds})
+          order by first.created_at limit 1),
+        ${JSON.stringify(event.labels)}::jsonb
+      from config
+      on conflict (organization_id, fingerprint) where status <> 'resolved'
+      do update set occurrences = divinux.alerts.occurrences + 1, last_seen_at = now(), updated_at = now()
+      returning id, xmax = 0 as created
+    ),
+    timeline as (
+      insert into divinux.alert_events (organization_id, alert_id, type, data)
+      select ${organizationId}, upserted.id, case when upserted.created then 'created' else 'occurred' end,
+        ${JSON.stringify({ source: firing.source, title: event.title, labels: event.labels })}::jsonb
+      from upserted
+    )
+    select id, created from upserted`.execute(db)
+  return result.rows[0]
+}
+
+/**
+ * An acknowledge or resolve from the source: moves the unresolved alert with this fingerprint
+ * (compare-and-set on its status) and records it. `moved: false` when there was none; undefined
+ * when the config changed.
+ */
+export async function moveAlertFromSource(
+  db: Executor,
+  check: ConfigCheck,
+  move: { fingerprint: string; from: Array<'open' | 'acknowledged'>; to: 'acknowledged' | 'resolved'; source: string },
+): Promise<{ id: string | null } | undefined> {
+  const organizationId = check.organizationId
+  const stamp = move.to === 'resolved' ? sql`resolved_at = now()` : sql`acknowledged_at = now()`
+  const result = await sql<{ valid: boolean; id: string | null }>`
+    with config as (${configStillValid(check)}),
+    moved as (
+      update divinux.alerts set status = ${move.to}, ${stamp}, updated_at = now()
+      where organization_id = ${organizationId} and fingerprint = ${move.fingerprint}
+        and status in (${sql.join(move.from)}) and exists (select 1 from config)
+      returning id
+    ),
+    timeline as (
+      insert into divinux.alert_events (organization_id, alert_id, type, data)
+      select ${organizationId}, moved.id, ${move.to}, ${JSON.stringify({ source: move.source })}::jsonb from moved
+    )
+    select exists (select 1 from config) as valid, (select id from moved) as id`.execute(db)
+  const row = result.rows[0]
+  return row?.valid ? { id: row.id } : undefined
+}

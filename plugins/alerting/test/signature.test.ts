@@ -1,0 +1,30 @@
+import { createHmac } from 'node:crypto'
+import t from 'tap'
+import { SIGNATURE_TOLERANCE_SECONDS, verifySignature } from '../src/ingestion/signature.js'
+
+const secret = 'a-signing-secret-of-some-length'
+const body = Buffer.from('{"title":"x"}')
+const digest = (text: string) => createHmac('sha256', secret).update(text).digest('hex')
+const now = 1_800_000_000
+
+t.test('the timestamp tolerance is exactly 300 seconds either way', async (t) => {
+  for (const offset of [-SIGNATURE_TOLERANCE_SECONDS, 0, SIGNATURE_TOLERANCE_SECONDS]) {
+    const at = now + offset
+    t.doesNotThrow(() => verifySignature(`t=${at},v1=${digest(`${at}.${body.toString()}`)}`, secret, body, now), `offset ${offset}`)
+  }
+  for (const offset of [-SIGNATURE_TOLERANCE_SECONDS - 1, SIGNATURE_TOLERANCE_SECONDS + 1]) {
+    const at = now + offset
+    t.throws(() => verifySignature(`t=${at},v1=${digest(`${at}.${body.toString()}`)}`, secret, body, now), { code: 'UNAUTHORIZED', statusCode: 401 }, `offset ${offset}`)
+  }
+})
+
+t.test('any one of several v1 digests may match (secret rotation on the sender side)', async (t) => {
+  const valid = digest(`${now}.${body.toString()}`)
+  t.doesNotThrow(() => verifySignature(`t=${now},v1=${'0'.repeat(64)},v1=${valid}`, secret, body, now))
+})
+
+t.test('a digest of the wrong length, and repeated headers, are refused without throwing anything but a 401', async (t) => {
+  t.throws(() => verifySignature('sha256=abcd', secret, body, now), { code: 'UNAUTHORIZED', statusCode: 401 })
+  t.throws(() => verifySignature(['sha256=a', 'sha256=b'], secret, body, now), { code: 'UNAUTHORIZED', statusCode: 401 })
+  t.throws(() => verifySignature(`t=${now},v1=`, secret, body, now), { code: 'UNAUTHORIZED', statusCode: 401 })
+})

@@ -1,0 +1,47 @@
+// The servers `pnpm bench:ingest` measures, in a process of their own: a bare Fastify that
+// parses a JSON body and answers 202, and the product API on a fresh PostgreSQL database with
+// one organization and one signed webhook config. Prints one JSON line when ready; on SIGTERM
+// prints the number of alerts stored, then drops the database.
+import Fastify from 'fastify'
+import { buildApp } from '@svc/product'
+import { openResources } from '@svc/runtime'
+import { startTestIssuer, testConfig } from '@svc/testkit'
+import { createBenchDatabase } from './bench-database.js'
+
+const teardowns: Array<() => unknown> = []
+const database = await createBenchDatabase('bench_ingest')
+
+const bare = Fastify()
+bare.post('/ingest', async (_request, reply) => reply.code(202).send({ accepted: true }))
+const bareAddress = await bare.listen({ port: 0, host: '127.0.0.1' })
+
+const issuer = await startTestIssuer({ teardown: (fn) => teardowns.push(fn) })
+const config = testConfig(issuer, { databaseUrl: database.url, logLevel: 'warn', rateLimit: { max: 1_000_000_000, timeWindow: '1 minute' } })
+const resources = await openResources(config)
+const product = await buildApp(config, resources)
+const productAddress = await product.listen({ port: 0, host: '127.0.0.1' })
+
+const db = resources.database.db
+const token = issuer.idp.mintIdToken({ email: 'bench@ingest.example' })
+const { userId } = (await product.inject({ method: 'GET', url: '/auth/me', headers: { authorization: `Bearer ${token}` } })).json() as { userId: string }
+const organization = await db.insertInto('core.organizations').values({ name: 'Bench', slug: 'bench-ingest' }).returning('id').executeTakeFirstOrThrow()
+await db.insertInto('core.organizationMembers').values({ organizationId: organization.id, userId, role: 'owner' }).execute()
+const created = await product.inject({
+  method: 'POST',
+  url: `/api/v1/organizations/${organization.id}/webhooks`,
+  headers: { authorization: `Bearer ${token}` },
+  payload: { name: 'Bench', format: 'generic', signed: true },
+})
+const webhook = created.json() as { ingestPath: string; signingSecret: string }
+
+console.log(JSON.stringify({ bare: `${bareAddress}/ingest`, ingest: `${productAddress}${webhook.ingestPath}`, secret: webhook.signingSecret }))
+
+process.once('SIGTERM', async () => {
+  const { alerts } = await db.selectFrom('divinux.alerts').select((eb) => eb.fn.countAll<number>().as('alerts')).where('organizationId', '=', organization.id).executeTakeFirstOrThrow()
+  console.log(JSON.stringify({ alerts: Number(alerts) }))
+  await Promise.all([bare.close(), product.close()])
+  await resources.close()
+  for (const teardown of teardowns) await teardown()
+  await database.drop()
+  process.exit(0)
+})

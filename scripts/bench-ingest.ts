@@ -1,0 +1,104 @@
+// `pnpm bench:ingest`: signed 1 KB alerts, each a new problem, sent to
+// POST /api/v1/webhooks/ingest/:apiKey on PostgreSQL for 30 s, next to a bare Fastify that
+// parses the same bodies, in the same run. Reports events/s, p99 latency and the ratio, and
+// checks that no event was lost: the alerts stored equal the 2xx answers.
+//
+// The load comes from undici (the HTTP client Node's fetch is built on) rather than autocannon:
+// autocannon aborts the requests in flight when its time is up, so a request the server
+// committed could go uncounted, and "stored equals answered" could not be checked exactly.
+// Here each connection finishes the request it has started.
+import { createHmac } from 'node:crypto'
+import { spawn } from 'node:child_process'
+import { createInterface } from 'node:readline'
+import { Pool } from 'undici'
+
+const DURATION_SECONDS = Number(process.env.BENCH_INGEST_DURATION ?? 30)
+const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 50)
+const TARGET_RATIO = 0.25
+
+const server = spawn(process.execPath, ['--import', 'tsx', 'scripts/bench-ingest-server.ts'], { stdio: ['ignore', 'pipe', 'inherit'] })
+const lines = createInterface({ input: server.stdout })[Symbol.asyncIterator]()
+const nextLine = async () => {
+  const line = await lines.next()
+  if (line.done) throw new Error('the bench server stopped')
+  return JSON.parse(line.value) as Record<string, string | number>
+}
+const targets = (await nextLine()) as { bare: string; ingest: string; secret: string }
+
+let sequence = 0
+const PADDING = 'x'.repeat(760)
+/** A ~1 KB generic alert with its own fingerprint, signed over its exact bytes. */
+function signedAlert(): { body: string; signature: string } {
+  sequence += 1
+  const body = JSON.stringify({
+    title: `Synthetic alert ${sequence}`,
+    description: PADDING,
+    priority: 'P3',
+    service: `service-${sequence % 20}`,
+    fingerprint: `bench-${process.pid}-${sequence}`,
+    labels: { region: 'eu-west-1', team: 'bench', sequence: String(sequence) },
+  })
+  return { body, signature: `sha256=${createHmac('sha256', targets.secret).update(body).digest('hex')}` }
+}
+
+interface Run {
+  accepted: number
+  rejected: number
+  perSecond: number
+  p99: number
+}
+
+/** `CONNECTIONS` loops, each sending one signed alert after another until `duration` is over. */
+async function load(url: string, duration: number): Promise<Run> {
+  const target = new URL(url)
+  const pool = new Pool(target.origin, { connections: CONNECTIONS, pipelining: 1 })
+  const latencies: number[] = []
+  let accepted = 0
+  let rejected = 0
+  const started = performance.now()
+  const deadline = started + duration * 1000
+  await Promise.all(
+    Array.from({ length: CONNECTIONS }, async () => {
+      while (performance.now() < deadline) {
+        const { body, signature } = signedAlert()
+        const sent = performance.now()
+        try {
+          const response = await pool.request({ path: target.pathname, method: 'POST', headers: { 'content-type': 'application/json', 'x-webhook-signature': signature }, body })
+          await response.body.dump()
+          latencies.push(performance.now() - sent)
+          if (response.statusCode >= 200 && response.statusCode < 300) accepted += 1
+          else rejected += 1
+        } catch {
+          rejected += 1
+        }
+      }
+    }),
+  )
+  const elapsed = (performance.now() - started) / 1000
+  await pool.close()
+  latencies.sort((a, b) => a - b)
+  return { accepted, rejected, perSecond: (accepted + rejected) / elapsed, p99: Math.round(latencies[Math.floor(latencies.length * 0.99)] ?? 0) }
+}
+
+try {
+  // Warm-up (JIT, pools, keep-alive), then the two measured runs.
+  await load(targets.bare, 3)
+  const warm = await load(targets.ingest, 3)
+  const bare = await load(targets.bare, DURATION_SECONDS)
+  const ingest = await load(targets.ingest, DURATION_SECONDS)
+  server.kill('SIGTERM')
+  const { alerts } = (await nextLine()) as { alerts: number }
+  const answered = warm.accepted + ingest.accepted
+  const ratio = ingest.perSecond / bare.perSecond
+  console.log(`\n${CONNECTIONS} connections, ${DURATION_SECONDS} s per target, signed ~1 KB generic alerts, Node ${process.version}, PostgreSQL\n`)
+  console.log('| target | events/s | p99 latency (ms) | 2xx | other |')
+  console.log('|---|---:|---:|---:|---:|')
+  console.log(`| bare Fastify POST (parse JSON, 202) | ${bare.perSecond.toFixed(0)} | ${bare.p99} | ${bare.accepted} | ${bare.rejected} |`)
+  console.log(`| POST /api/v1/webhooks/ingest/:apiKey | ${ingest.perSecond.toFixed(0)} | ${ingest.p99} | ${ingest.accepted} | ${ingest.rejected} |`)
+  console.log(`\nratio: ${(ratio * 100).toFixed(1)}% of the bare baseline (target ${TARGET_RATIO * 100}%)`)
+  console.log(`alerts stored: ${alerts}; 2xx answers (warm-up included): ${answered}; ${alerts === answered ? 'none lost' : `MISMATCH of ${answered - alerts}`}`)
+  process.exitCode = ratio >= TARGET_RATIO && alerts === answered && ingest.rejected === 0 ? 0 : 1
+} catch (error) {
+  server.kill('SIGTERM')
+  throw error
+}
