@@ -2,24 +2,14 @@ import { createHmac } from 'node:crypto'
 import t from 'tap'
 import { startTestService } from '@svc/testkit'
 import { buildApp } from '../src/app.js'
+import { alertingOrganization } from './organization-setup.js'
 
 const service = await startTestService(t, buildApp)
 const { app } = service
 const db = app.database.db
 
-const [owner, viewer, stranger] = await Promise.all(['owner', 'viewer', 'stranger'].map((name) => service.signIn(`${name}@deploys.example`)))
-const [org, otherOrg] = await db.insertInto('core.organizations').values([{ name: 'Deploys', slug: 'deploys' }, { name: 'Other', slug: 'other' }]).returning('id').execute()
-const orgId = org!.id
-const members = await db
-  .insertInto('core.organizationMembers')
-  .values([
-    { organizationId: orgId, userId: owner!.userId, role: 'owner' },
-    { organizationId: orgId, userId: viewer!.userId, role: 'member' },
-    { organizationId: otherOrg!.id, userId: stranger!.userId, role: 'owner' },
-  ])
-  .returning(['id', 'userId'])
-  .execute()
-await db.insertInto('core.orgProductRoles').values({ organizationId: orgId, memberId: members[1]!.id, product: 'alerting', role: 'viewer' }).execute()
+const { orgId, otherOrgId, person } = await alertingOrganization(service, 'deploys', { viewer: 'viewer' })
+const [owner, viewer, stranger] = ['owner', 'viewer', 'stranger'].map(person)
 
 async function createConfig(organization: string, who: { headers: { authorization: string } }, payload: Record<string, unknown>) {
   const response = await app.inject({ method: 'POST', url: `/api/v1/organizations/${organization}/webhooks`, headers: who.headers, payload })
@@ -27,7 +17,7 @@ async function createConfig(organization: string, who: { headers: { authorizatio
   return response.json() as { id: string; apiKey: string; ingestPath: string; signingSecret?: string }
 }
 const ci = await createConfig(orgId, owner!, { name: 'CI', signed: true })
-const theirs = await createConfig(otherOrg!.id, stranger!, { name: 'Their CI' })
+const theirs = await createConfig(otherOrgId, stranger!, { name: 'Their CI' })
 const disabled = await createConfig(orgId, owner!, { name: 'Off', enabled: false })
 
 const sign = (secret: string, body: string) => `sha256=${createHmac('sha256', secret).update(body).digest('hex')}`
@@ -61,7 +51,7 @@ t.test('refused deploy events store nothing', async (t) => {
   const before = await stored()
   const cases: Array<[string, Promise<{ statusCode: number }>, number]> = [
     ["another organization's key", post(deployUrl(theirs.apiKey), { service: 'x' }), 404],
-    ['a key used under another organization', post(deployUrl(ci.apiKey, otherOrg!.id), { service: 'x' }), 404],
+    ['a key used under another organization', post(deployUrl(ci.apiKey, otherOrgId), { service: 'x' }), 404],
     ['an unknown key', post(deployUrl('whk_unknown'), { service: 'x' }), 404],
     ['a disabled config', post(deployUrl(disabled.apiKey), { service: 'x' }), 404],
     ['a malformed organization id', post(deployUrl(ci.apiKey, 'nope'), { service: 'x' }), 404],
@@ -106,6 +96,6 @@ t.test('the command room of a P1 alert names the deploy that preceded it', async
 
   const minor = (await app.inject({ method: 'POST', url: alerts.ingestPath, headers: { 'content-type': 'application/json' }, payload: { title: 'Slow page', priority: 'P4' } })).json()
   t.equal((await app.inject({ method: 'GET', url: `/api/v1/organizations/${orgId}/alerts/${minor.alertId}/command-room`, headers: viewer!.headers })).statusCode, 404, 'a P4 alert has no command room')
-  t.equal((await app.inject({ method: 'GET', url: `/api/v1/organizations/${otherOrg!.id}/alerts/${alertId}/command-room`, headers: stranger!.headers })).statusCode, 404)
+  t.equal((await app.inject({ method: 'GET', url: `/api/v1/organizations/${otherOrgId}/alerts/${alertId}/command-room`, headers: stranger!.headers })).statusCode, 404)
   t.equal((await app.inject({ method: 'GET', url: `/api/v1/organizations/${orgId}/alerts/nope/command-room`, headers: viewer!.headers })).statusCode, 404)
 })

@@ -2,32 +2,14 @@ import { createHmac } from 'node:crypto'
 import t from 'tap'
 import { startTestService } from '@svc/testkit'
 import { buildApp } from '../src/app.js'
+import { alertingOrganization } from './organization-setup.js'
 
 const service = await startTestService(t, buildApp)
 const { app } = service
 const db = app.database.db
 
-const [owner, responder, viewer, stranger] = await Promise.all(['owner', 'responder', 'viewer', 'stranger'].map((name) => service.signIn(`${name}@ingest.example`)))
-const [org, otherOrg] = await db.insertInto('core.organizations').values([{ name: 'Ingest', slug: 'ingest' }, { name: 'Other', slug: 'other' }]).returning('id').execute()
-const orgId = org!.id
-const members = await db
-  .insertInto('core.organizationMembers')
-  .values([
-    { organizationId: orgId, userId: owner!.userId, role: 'owner' },
-    { organizationId: orgId, userId: responder!.userId, role: 'member' },
-    { organizationId: orgId, userId: viewer!.userId, role: 'member' },
-    { organizationId: otherOrg!.id, userId: stranger!.userId, role: 'owner' },
-  ])
-  .returning(['id', 'userId'])
-  .execute()
-const memberOf = (userId: string) => members.find((member) => member.userId === userId)?.id ?? ''
-await db
-  .insertInto('core.orgProductRoles')
-  .values([
-    { organizationId: orgId, memberId: memberOf(responder!.userId), product: 'alerting', role: 'responder' },
-    { organizationId: orgId, memberId: memberOf(viewer!.userId), product: 'alerting', role: 'viewer' },
-  ])
-  .execute()
+const { orgId, otherOrgId, person } = await alertingOrganization(service, 'ingest', { responder: 'responder', viewer: 'viewer' })
+const [owner, responder, viewer, stranger] = ['owner', 'responder', 'viewer', 'stranger'].map(person)
 
 async function createConfig(payload: Record<string, unknown>, organization = orgId, who = owner!) {
   const response = await app.inject({ method: 'POST', url: `/api/v1/organizations/${organization}/webhooks`, headers: who.headers, payload })
@@ -233,7 +215,7 @@ t.test('alerts: list with filters, acknowledge and resolve by compare-and-set', 
 
 t.test("another organization's alerts and keys are out of reach", async (t) => {
   const { alertId } = (await ingest((await createConfig({ name: 'Mine' })).ingestPath, JSON.stringify({ title: 'Private' }))).json()
-  const theirs = `/api/v1/organizations/${otherOrg!.id}/alerts`
+  const theirs = `/api/v1/organizations/${otherOrgId}/alerts`
   for (const path of [`/${alertId}`, `/${alertId}/events`]) {
     t.equal((await app.inject({ method: 'GET', url: `${theirs}${path}`, headers: stranger!.headers })).statusCode, 404)
   }

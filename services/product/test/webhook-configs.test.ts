@@ -2,37 +2,13 @@ import { createHash } from 'node:crypto'
 import t from 'tap'
 import { startTestService } from '@svc/testkit'
 import { buildApp } from '../src/app.js'
+import { alertingOrganization } from './organization-setup.js'
 
 const service = await startTestService(t, buildApp)
 const { app } = service
 const db = app.database.db
-
-// Organizations and roles are the platform's; here they are written as the platform leaves them.
-const [owner, manager, responder, viewer, stranger] = await Promise.all(
-  ['owner', 'manager', 'responder', 'viewer', 'stranger'].map((name) => service.signIn(`${name}@hooks.example`)),
-)
-const [org, otherOrg] = await db.insertInto('core.organizations').values([{ name: 'Hooks', slug: 'hooks' }, { name: 'Other', slug: 'other' }]).returning('id').execute()
-const orgId = org!.id
-const members = await db
-  .insertInto('core.organizationMembers')
-  .values([
-    { organizationId: orgId, userId: owner!.userId, role: 'owner' },
-    { organizationId: orgId, userId: manager!.userId, role: 'member' },
-    { organizationId: orgId, userId: responder!.userId, role: 'member' },
-    { organizationId: orgId, userId: viewer!.userId, role: 'member' },
-    { organizationId: otherOrg!.id, userId: stranger!.userId, role: 'owner' },
-  ])
-  .returning(['id', 'userId'])
-  .execute()
-const memberOf = (userId: string) => members.find((member) => member.userId === userId)?.id ?? ''
-await db
-  .insertInto('core.orgProductRoles')
-  .values([
-    { organizationId: orgId, memberId: memberOf(manager!.userId), product: 'alerting', role: 'manager' },
-    { organizationId: orgId, memberId: memberOf(responder!.userId), product: 'alerting', role: 'responder' },
-  ])
-  .execute()
-
+const { orgId, otherOrgId, person } = await alertingOrganization(service, 'hooks', { manager: 'manager', responder: 'responder', viewer: 'viewer' })
+const [owner, manager, responder, viewer, stranger] = ['owner', 'manager', 'responder', 'viewer', 'stranger'].map(person)
 const url = `/api/v1/organizations/${orgId}/webhooks`
 type Method = 'GET' | 'POST' | 'PATCH' | 'DELETE'
 const call = (who: { headers: { authorization: string } }, method: Method, path: string, payload?: Record<string, unknown>) =>
@@ -141,7 +117,7 @@ t.test('changing configs needs the alerting role manager; reading needs membersh
 
 t.test("another organization's config is a 404, and so is a malformed id", async (t) => {
   const { id } = (await call(manager!, 'POST', '', { name: 'Ours' })).json()
-  const theirs = `/api/v1/organizations/${otherOrg!.id}/webhooks`
+  const theirs = `/api/v1/organizations/${otherOrgId}/webhooks`
   t.equal((await call(stranger!, 'GET', `/${id}`)).statusCode, 404, 'not a member of ours')
   for (const [method, path] of [['GET', `/${id}`], ['PATCH', `/${id}`], ['DELETE', `/${id}`], ['POST', `/${id}/regenerate-key`]] as const) {
     const response = await app.inject({ method, url: `${theirs}${path}`, headers: stranger!.headers, payload: method === 'PATCH' ? { name: 'Hijacked' } : undefined })
