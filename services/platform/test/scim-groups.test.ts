@@ -202,3 +202,11 @@ t.test('deprovisioning a User takes it out of its groups', async (t) => {
   t.equal((await call('DELETE', `/Users/${temp}`)).statusCode, 204)
   t.same(await memberIds(group), [gavin])
 })
+
+t.test('concurrent member additions to one group lose none of them', async (t) => {
+  const group = await createGroup('Busy')
+  const people = await Promise.all(['a', 'b', 'c', 'd', 'e'].map((name) => createUser(`busy-${name}@hooli.example`)))
+  const answers = await Promise.all(people.map((id) => patch(group, [{ op: 'add', path: 'members', value: [{ value: id }] }])))
+  t.same(answers.map((response) => response.statusCode), [204, 204, 204, 204, 204])
+  t.same(await memberIds(group), [...people].sort())
+})

@@ -275,3 +275,12 @@ t.test('a SCIM token sees only its organization, and authenticates nothing else'
   const none = await app.inject({ method: 'GET', url: `${SCIM}/Users`, headers: { authorization: 'non-token' } })
   t.match({ status: none.statusCode, body: none.json() }, { status: 401, body: { status: '401', schemas: ['urn:ietf:params:scim:api:messages:2.0:Error'] } })
 })
+
+t.test('concurrent creates of one userName: exactly one wins, the others are 409 uniqueness', async (t) => {
+  const attempts = await Promise.all(['race@initech.example', 'RACE@initech.example', 'Race@Initech.example', 'race@INITECH.example'].map((userName) => call('POST', '/Users', userBody(userName))))
+  const statuses = attempts.map((response) => response.statusCode).sort()
+  t.same(statuses, [201, 409, 409, 409])
+  for (const refused of attempts.filter((response) => response.statusCode === 409)) t.equal(refused.json().scimType, 'uniqueness')
+  const stored = await db.selectFrom('core.organizationMembers').select('id').where('organizationId', '=', orgId).where((eb) => eb(eb.fn('lower', ['userName']), '=', 'race@initech.example')).execute()
+  t.equal(stored.length, 1)
+})
