@@ -15,7 +15,8 @@ const memberColumns = [
   sql<boolean>`m.suspended_at is not null`.as('suspended'),
 ] as const
 
-function membersOf(db: Executor, organizationId: string) {
+/** The organization's memberships joined to their accounts (`m`, `u`): members and SCIM Users alike. */
+export function membersOf(db: Executor, organizationId: string) {
   return db
     .selectFrom('core.organizationMembers as m')
     .innerJoin('core.users as u', 'u.id', 'm.userId')

@@ -1,5 +1,6 @@
 import { sql, type RawBuilder } from 'kysely'
 import type { Executor, Json } from '@svc/db'
+import { membersOf } from './members.js'
 
 // SCIM Users are the memberships of one organization (see docs/decisions/0006).
 
@@ -17,14 +18,7 @@ const userColumns = [
   'u.displayName as accountDisplayName',
 ] as const
 
-function usersOf(db: Executor, organizationId: string) {
-  return db
-    .selectFrom('core.organizationMembers as m')
-    .innerJoin('core.users as u', 'u.id', 'm.userId')
-    .where('m.organizationId', '=', organizationId)
-}
-
-export type ScimUserRow = Awaited<ReturnType<typeof findScimUser>> & {}
+export type ScimUserRow = NonNullable<Awaited<ReturnType<typeof findScimUser>>>
 
 /**
  * A page of Users and how many match. Counting and paging read the memberships alone (the filter
@@ -38,7 +32,7 @@ export async function listScimUsers(db: Executor, organizationId: string, filter
   const [rows, count] = await Promise.all([
     page.limit === 0
       ? Promise.resolve([])
-      : usersOf(db, organizationId).select(userColumns).where('m.id', 'in', pageIds).orderBy('m.createdAt').orderBy('m.id').execute(),
+      : membersOf(db, organizationId).select(userColumns).where('m.id', 'in', pageIds).orderBy('m.createdAt').orderBy('m.id').execute(),
     matching.select((eb) => eb.fn.countAll<number>().as('total')).executeTakeFirstOrThrow(),
   ])
   return { rows, total: Number(count.total) }
@@ -46,7 +40,7 @@ export async function listScimUsers(db: Executor, organizationId: string, filter
 
 /** One SCIM User; `forUpdate` locks the membership for a read-modify-write. */
 export async function findScimUser(db: Executor, organizationId: string, memberId: string, forUpdate = false) {
-  const query = usersOf(db, organizationId).select(userColumns).where('m.id', '=', memberId)
+  const query = membersOf(db, organizationId).select(userColumns).where('m.id', '=', memberId)
   return (forUpdate ? query.forUpdate('m') : query).executeTakeFirst()
 }
 

@@ -5,7 +5,7 @@ import { ScimError, scimErrorBody, type ScimType } from './errors.js'
 import { scimGroupRoutes } from './groups/routes.js'
 import { scimUserRoutes } from './users/routes.js'
 
-export const SCIM_CONTENT_TYPE = 'application/scim+json; charset=utf-8'
+const SCIM_CONTENT_TYPE = 'application/scim+json; charset=utf-8'
 
 /** Any error as a SCIM error: the API's own mapping decides the status, SCIM the shape. */
 function asScimError(error: FastifyError, request: FastifyRequest): ScimError {

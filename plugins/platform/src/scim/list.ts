@@ -4,7 +4,7 @@ import { parseFilter } from './filter/parse.js'
 import type { JsonObject } from './schema/canonical.js'
 import { LIST_RESPONSE_SCHEMA } from './schema/definitions.js'
 
-export const DEFAULT_PAGE_SIZE = 100
+const DEFAULT_PAGE_SIZE = 100
 export const MAX_PAGE_SIZE = 1000
 
 export interface ListRequest {

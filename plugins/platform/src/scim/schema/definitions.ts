@@ -6,7 +6,6 @@ export const USER_SCHEMA = 'urn:ietf:params:scim:schemas:core:2.0:User'
 export const ENTERPRISE_USER_SCHEMA = 'urn:ietf:params:scim:schemas:extension:enterprise:2.0:User'
 export const GROUP_SCHEMA = 'urn:ietf:params:scim:schemas:core:2.0:Group'
 export const LIST_RESPONSE_SCHEMA = 'urn:ietf:params:scim:api:messages:2.0:ListResponse'
-export const PATCH_OP_SCHEMA = 'urn:ietf:params:scim:api:messages:2.0:PatchOp'
 
 export type AttributeType = 'string' | 'boolean' | 'decimal' | 'integer' | 'dateTime' | 'reference' | 'complex'
 
