@@ -27,6 +27,19 @@ export interface RateLimitConfig {
   timeWindow: string
 }
 
+/** The AI provider and how analyses are retried and priced. */
+export interface AiConfig {
+  /** The OpenAI-compatible model server; undefined: the built-in offline analyzer. */
+  openai?: { apiKey: string; baseUrl?: string; model: string; timeoutMs: number }
+  /** Retries of a failed analysis job, `retryDelaySeconds` apart, doubling each time. */
+  retryLimit: number
+  retryDelaySeconds: number
+  /** US dollars per million tokens, for the usage budget's cost estimate. */
+  pricePerMillionTokens: { input: number; output: number }
+}
+
+export const DEFAULT_AI_CONFIG: AiConfig = { retryLimit: 3, retryDelaySeconds: 30, pricePerMillionTokens: { input: 0.15, output: 0.6 } }
+
 /** Everything a service needs to build itself; tests construct it directly. */
 export interface ServiceConfig {
   /** PostgreSQL URL, or undefined for the embedded PGlite database under `dataDir`. */
@@ -39,4 +52,6 @@ export interface ServiceConfig {
   cookies: CookieConfig
   rateLimit: RateLimitConfig
   logLevel: LevelWithSilent
+  /** Unset: offline analyzer with the default retries and prices. */
+  ai?: AiConfig
 }

@@ -1,8 +1,9 @@
-export type { AuthConfig, CookieConfig, RateLimitConfig, ServiceConfig } from './config.js'
+export { DEFAULT_AI_CONFIG, type AiConfig, type AuthConfig, type CookieConfig, type RateLimitConfig, type ServiceConfig } from './config.js'
 export type { LevelWithSilent } from './log-level.js'
 export { EnvironmentSchema, type Environment } from './schema.js'
 export {
   ConfigurationError,
+  aiConfigFor,
   authConfigFor,
   authConfigFromEnvironment,
   readEnvironment,

@@ -1,6 +1,6 @@
 import { envSchema } from 'env-schema'
 import { EnvironmentSchema, type Environment } from './schema.js'
-import type { AuthConfig, ServiceConfig } from './config.js'
+import type { AiConfig, AuthConfig, ServiceConfig } from './config.js'
 
 export class ConfigurationError extends Error {
   override name = 'ConfigurationError'
@@ -55,6 +55,18 @@ export function serviceConfigFor(env: Environment, auth: AuthConfig): ServiceCon
     cookies: { domain: env.COOKIE_DOMAIN, allowedOrigins: splitList(env.ALLOWED_ORIGINS) },
     rateLimit: { max: env.RATE_LIMIT_MAX, timeWindow: env.RATE_LIMIT_WINDOW },
     logLevel: env.LOG_LEVEL,
+    ai: aiConfigFor(env),
+  }
+}
+
+export function aiConfigFor(env: Environment): AiConfig {
+  return {
+    openai: env.OPENAI_API_KEY
+      ? { apiKey: env.OPENAI_API_KEY, baseUrl: env.OPENAI_BASE_URL, model: env.AI_MODEL, timeoutMs: env.AI_TIMEOUT_MS }
+      : undefined,
+    retryLimit: env.AI_RETRY_LIMIT,
+    retryDelaySeconds: env.AI_RETRY_DELAY_SECONDS,
+    pricePerMillionTokens: { input: env.AI_INPUT_PRICE_PER_MTOK, output: env.AI_OUTPUT_PRICE_PER_MTOK },
   }
 }
 

@@ -1,6 +1,7 @@
 import { mkdir } from 'node:fs/promises'
 import path from 'node:path'
 import { PGlite } from '@electric-sql/pglite'
+import { pg_trgm } from '@electric-sql/pglite/contrib/pg_trgm'
 import { CamelCasePlugin, Kysely, PostgresDialect, sql, type PostgresPool } from 'kysely'
 import pg from 'pg'
 import type { DB } from './generated.js'
@@ -77,13 +78,15 @@ function openPostgres(connectionString: string, max: number): Database {
 }
 
 async function openPGlite(dataDir: string | undefined): Promise<Database> {
+  // The extensions the migrations create (pg_trgm: similar past incidents) ship with PGlite.
+  const extensions = { pg_trgm }
   let pglite: PGlite
   if (dataDir) {
     const folder = path.resolve(dataDir, 'pglite')
     await mkdir(folder, { recursive: true })
-    pglite = await PGlite.create(folder)
+    pglite = await PGlite.create(folder, { extensions })
   } else {
-    pglite = await PGlite.create()
+    pglite = await PGlite.create({ extensions })
   }
   const pool = new PGlitePool(pglite)
   const db = new Kysely<DB>({ dialect: new PostgresDialect({ pool }), plugins: [new CamelCasePlugin()] })

@@ -21,6 +21,8 @@ export type JsonPrimitive = boolean | number | string | null;
 
 export type JsonValue = JsonArray | JsonObject | JsonPrimitive;
 
+export type Numeric = ColumnType<string, number | string, number | string>;
+
 export type Timestamp = ColumnType<Date, Date | string, Date | string>;
 
 export interface CoreAuditLogs {
@@ -156,6 +158,19 @@ export interface CoreUsers {
   updatedAt: Generated<Timestamp>;
 }
 
+export interface DivinuxAiUsage {
+  completionTokens: number;
+  costUsd: Numeric;
+  createdAt: Generated<Timestamp>;
+  feature: string;
+  id: Generated<string>;
+  model: string;
+  organizationId: string;
+  promptTokens: number;
+  provider: string;
+  referenceId: string;
+}
+
 export interface DivinuxAlertEvents {
   actorUserId: string | null;
   alertId: string;
@@ -191,6 +206,41 @@ export interface DivinuxAlerts {
   updatedAt: Generated<Timestamp>;
 }
 
+export interface DivinuxAnalyses {
+  attempts: Generated<number>;
+  completedAt: Timestamp | null;
+  completionTokens: Generated<number>;
+  createdAt: Generated<Timestamp>;
+  error: string | null;
+  evidence: Json | null;
+  id: Generated<string>;
+  incidentId: string;
+  model: string | null;
+  organizationId: string;
+  promptTokens: Generated<number>;
+  provider: string | null;
+  recommendations: string | null;
+  requestedBy: string | null;
+  rootCause: string | null;
+  severity: string | null;
+  sourceProduct: string;
+  startedAt: Timestamp | null;
+  status: Generated<string>;
+  summary: string | null;
+  suspectedDeployId: string | null;
+  trigger: string;
+  updatedAt: Generated<Timestamp>;
+}
+
+export interface DivinuxAnalysisEvents {
+  analysisId: string;
+  createdAt: Generated<Timestamp>;
+  data: Generated<Json>;
+  id: Generated<string>;
+  organizationId: string;
+  type: string;
+}
+
 export interface DivinuxDeployEvents {
   commitSha: string | null;
   configId: string | null;
@@ -207,6 +257,26 @@ export interface DivinuxDeployEvents {
   status: string;
   url: string | null;
   version: string | null;
+}
+
+export interface DivinuxTenantBudgets {
+  alertThresholds: Generated<number[]>;
+  monthlyAnalysisLimit: number | null;
+  monthlyCostLimitUsd: Numeric | null;
+  monthlyTokenLimit: number | null;
+  organizationId: string;
+  updatedAt: Generated<Timestamp>;
+  updatedBy: string | null;
+}
+
+export interface DivinuxUsageEvents {
+  createdAt: Generated<Timestamp>;
+  data: Generated<Json>;
+  id: Generated<string>;
+  organizationId: string;
+  periodStart: Timestamp;
+  threshold: number | null;
+  type: string;
 }
 
 export interface DivinuxWebhookConfigs {
@@ -247,9 +317,14 @@ export interface DB {
   "core.ssoConfigs": CoreSsoConfigs;
   "core.subscriptions": CoreSubscriptions;
   "core.users": CoreUsers;
+  "divinux.aiUsage": DivinuxAiUsage;
   "divinux.alertEvents": DivinuxAlertEvents;
   "divinux.alerts": DivinuxAlerts;
+  "divinux.analyses": DivinuxAnalyses;
+  "divinux.analysisEvents": DivinuxAnalysisEvents;
   "divinux.deployEvents": DivinuxDeployEvents;
+  "divinux.tenantBudgets": DivinuxTenantBudgets;
+  "divinux.usageEvents": DivinuxUsageEvents;
   "divinux.webhookConfigs": DivinuxWebhookConfigs;
   "divinux.webhookDeliveries": DivinuxWebhookDeliveries;
 }

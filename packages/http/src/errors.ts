@@ -7,6 +7,7 @@ export const UnauthorizedError = createError('UNAUTHORIZED', '%s', 401)
 export const ForbiddenError = createError('FORBIDDEN', '%s', 403)
 export const NotFoundError = createError('NOT_FOUND', '%s not found', 404)
 export const ConflictError = createError('CONFLICT', '%s', 409)
+export const BudgetExceededError = createError('BUDGET_EXCEEDED', '%s', 402)
 export const UpstreamError = createError('UPSTREAM_FAILED', '%s', 502)
 
 /** A 400 VALIDATION_FAILED for a rule the schema cannot express, shaped like a schema failure. */

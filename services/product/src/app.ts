@@ -1,6 +1,7 @@
 import type { FastifyInstance } from 'fastify'
 import type { ServiceConfig } from '@svc/config'
 import { alertingSurface } from '@svc/plugin-alerting'
+import { insightsSurface } from '@svc/plugin-insights'
 import { buildServiceApp, type Resources } from '@svc/runtime'
 
 /**
@@ -14,7 +15,10 @@ export function buildApp(config: ServiceConfig, shared?: Resources): Promise<Fas
       name: 'product',
       title: 'Product API',
       description: 'Status pages, alerting, synthetic checks and AI incident insights.',
-      surfaces: alertingSurface,
+      async surfaces(app) {
+        await alertingSurface(app)
+        await insightsSurface(app, { ai: config.ai })
+      },
     },
     shared,
   )

@@ -4,10 +4,26 @@ import { isUuid, membershipOf } from '@svc/auth'
 import { NotFoundError } from '@svc/http'
 import { DeployEvent, deployBody } from '../deploys/schemas.js'
 import { deploysBefore } from '../queries/deploy-events.js'
-import { findAlert, listAlertEvents } from '../queries/alerts.js'
+import { findAlert, latestAnalysisOf, listAlertEvents } from '../queries/alerts.js'
 import { Alert, AlertEvent, AlertParams, alertBody, eventBody } from './schemas.js'
 
 const COMMAND_ROOM_PRIORITIES = new Set(['P1', 'P2'])
+
+const NullableString = Type.Union([Type.String(), Type.Null()])
+const RoomAnalysis = Type.Object(
+  {
+    id: Type.String({ format: 'uuid' }),
+    status: Type.String({ description: 'pending, processing, completed or failed' }),
+    summary: NullableString,
+    rootCause: NullableString,
+    recommendations: NullableString,
+    severity: NullableString,
+    suspectedDeployId: Type.Union([Type.String({ format: 'uuid' }), Type.Null()]),
+    createdAt: Type.String({ format: 'date-time' }),
+    completedAt: Type.Union([Type.String({ format: 'date-time' }), Type.Null()]),
+  },
+  { title: 'CommandRoomAnalysis', description: 'The latest analysis of the alert (GET …/insights/:insightId has all of it)' },
+)
 
 const CommandRoom = Type.Object(
   {
@@ -15,13 +31,14 @@ const CommandRoom = Type.Object(
     timeline: Type.Array(AlertEvent),
     deploys: Type.Array(DeployEvent, { description: 'Deploys of the alert’s service in the window before it was first seen, newest first' }),
     windowMinutes: Type.Integer(),
+    analysis: Type.Union([RoomAnalysis, Type.Null()], { description: 'Null until one is requested' }),
   },
   { title: 'CommandRoom' },
 )
 
 /**
- * A P1 or P2 alert opens a command room: the alert, its timeline, and what was deployed to its
- * service just before it fired. Lower priorities have none (404).
+ * A P1 or P2 alert opens a command room: the alert, its timeline, what was deployed to its
+ * service just before it fired, and its analysis. Lower priorities have none (404).
  */
 export const commandRoomRoutes: FastifyPluginAsyncTypebox = async (app) => {
   const db = app.database.db
@@ -42,11 +59,18 @@ export const commandRoomRoutes: FastifyPluginAsyncTypebox = async (app) => {
       const alert = isUuid(request.params.alertId) ? await findAlert(db, organizationId, request.params.alertId) : undefined
       if (!alert || !COMMAND_ROOM_PRIORITIES.has(alert.priority)) throw new NotFoundError('command room (P1 and P2 alerts have one)')
       const { windowMinutes } = request.query
-      const [timeline, deploys] = await Promise.all([
+      const [timeline, deploys, analysis] = await Promise.all([
         listAlertEvents(db, organizationId, alert.id),
         alert.service ? deploysBefore(db, organizationId, alert.service, alert.firstSeenAt, windowMinutes) : Promise.resolve([]),
+        latestAnalysisOf(db, organizationId, alert.id),
       ])
-      return { alert: alertBody(alert), timeline: timeline.map(eventBody), deploys: deploys.map(deployBody), windowMinutes }
+      return {
+        alert: alertBody(alert),
+        timeline: timeline.map(eventBody),
+        deploys: deploys.map(deployBody),
+        windowMinutes,
+        analysis: analysis ? { ...analysis, createdAt: analysis.createdAt.toISOString(), completedAt: analysis.completedAt?.toISOString() ?? null } : null,
+      }
     },
   )
 }

@@ -2,6 +2,8 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import type { FastifyRequest } from 'fastify'
 import { Type } from 'typebox'
 import type { Executor, Json } from '@svc/db'
+import { publish } from '@svc/events'
+import type { JobQueue } from '@svc/jobs'
 import { BadRequestError, NotFoundError } from '@svc/http'
 import { registerDeployIngestRoute } from '../deploys/ingest-route.js'
 import { claimDelivery, saveDeliveryResult, type IngestConfig } from '../queries/alerts.js'
@@ -49,12 +51,28 @@ function retryKey(deliveryId: string | undefined, event: IngestedEvent, index: n
   return event.occurredAt ? `${event.action}:${event.fingerprint}@${event.occurredAt}` : undefined
 }
 
-/** The event's change, or undefined when the config changed since it was read (see ingest-writes.ts). */
-async function applyEvent(db: Executor, config: IngestConfig, event: IngestedEvent): Promise<Outcome | undefined> {
+/** Priorities whose new alerts get an analysis (they open command rooms). */
+const ANALYZED_PRIORITIES = new Set<Priority>(['P1', 'P2'])
+
+const priorityOf = (config: IngestConfig, event: IngestedEvent): Priority => event.priority ?? (config.defaultPriority as Priority)
+
+/** A new alert from this event is announced (`alert.created`), for the insights surface to analyze. */
+function announcesAlert(config: IngestConfig, event: IngestedEvent): boolean {
+  return event.action === 'fire' && (config.autoAnalysis || ANALYZED_PRIORITIES.has(priorityOf(config, event)))
+}
+
+/**
+ * The event's change, or undefined when the config changed since it was read (see ingest-writes.ts).
+ * Given `announce` (a transaction and the queue), a created alert publishes `alert.created` in it.
+ */
+async function applyEvent(db: Executor, config: IngestConfig, event: IngestedEvent, announce?: JobQueue): Promise<Outcome | undefined> {
   const check: ConfigCheck = { configId: config.id, organizationId: config.organizationId, apiKeyHash: config.apiKeyHash, signingSecret: config.signingSecret }
   if (event.action === 'fire') {
-    const priority: Priority = event.priority ?? (config.defaultPriority as Priority)
+    const priority = priorityOf(config, event)
     const alert = await fireAlert(db, check, { source: config.format, priority, groupWindowSeconds: config.groupWindowSeconds, event })
+    if (alert?.created && announce && announcesAlert(config, event)) {
+      await publish(announce, db, 'alert.created', { organizationId: config.organizationId, alertId: alert.id, priority, autoAnalysis: config.autoAnalysis })
+    }
     return alert && { alertId: alert.id, status: alert.created ? 'created' : 'deduplicated' }
   }
   const to = event.action === 'resolve' ? 'resolved' : 'acknowledged'
@@ -118,8 +136,8 @@ export const ingestionRoutes: FastifyPluginAsyncTypebox = async (app) => {
 
       const process = async (config: IngestConfig): Promise<Outcome[] | undefined> => {
         const [only] = events
-        // One event with no retry key: one statement, no transaction (the common case).
-        if (events.length === 1 && only && retryKey(deliveryId, only, 0) === undefined) {
+        // One event with no retry key and nothing to announce: one statement, no transaction (the common case).
+        if (events.length === 1 && only && retryKey(deliveryId, only, 0) === undefined && !announcesAlert(config, only)) {
           const outcome = await applyEvent(db, config, only)
           return outcome && [outcome]
         }
@@ -133,7 +151,7 @@ export const ingestionRoutes: FastifyPluginAsyncTypebox = async (app) => {
                 outcomes.push(earlier as unknown as Outcome)
                 continue
               }
-              const outcome = await applyEvent(trx, config, event)
+              const outcome = await applyEvent(trx, config, event, app.jobs)
               if (!outcome) throw new ConfigChanged()
               if (key) await saveDeliveryResult(trx, config.id, key, outcome as unknown as Json)
               outcomes.push(outcome)

@@ -1,0 +1,165 @@
+import OpenAI from 'openai'
+import type { ChatCompletionMessageParam, ChatCompletionTool } from 'openai/resources/chat/completions'
+import { Type, type Static } from 'typebox'
+import { Value } from 'typebox/value'
+import { AnalyzerError, severities, type Evidence, type EvidenceSource, type IncidentAnalysis, type IncidentAnalyzer, type IncidentContext, type TokenUsage } from './types.js'
+
+export interface OpenAiOptions {
+  apiKey: string
+  /** Any OpenAI-compatible server; unset: OpenAI's own. */
+  baseUrl?: string
+  model: string
+  /** Per request to the model. */
+  timeoutMs: number
+  /** The SDK's own retries of one request (429 and 5xx, honouring Retry-After) before the job's retries. */
+  maxRetries?: number
+}
+
+/** Tool calls are rounds of conversation; a model that keeps asking is stopped here. */
+const MAX_ROUNDS = 5
+
+/** The structured output: strict JSON schema, every property required (nullable where optional). */
+const AnalysisReply = Type.Object(
+  {
+    summary: Type.String({ description: 'Two or three sentences: what is happening and to what' }),
+    rootCause: Type.String({ description: 'The most likely cause, citing the evidence' }),
+    recommendations: Type.Array(Type.String(), { description: 'Concrete next steps, most useful first' }),
+    severity: Type.Enum(severities),
+    suspectedDeployId: Type.Union([Type.String(), Type.Null()], { description: 'The id of the deploy held responsible, from get_recent_deploys, or null' }),
+  },
+  { additionalProperties: false },
+)
+type AnalysisReply = Static<typeof AnalysisReply>
+
+const tools: ChatCompletionTool[] = [
+  ['get_recent_deploys', 'Deploys in the hours before the incident began, newest first, with minutes before the incident'],
+  ['get_similar_incidents', 'Resolved past incidents whose titles look like this one, with the root cause found then'],
+  ['get_incident_timeline', 'The incident’s events in order (created, occurred again, acknowledged, resolved)'],
+].map(([name, description]) => ({
+  type: 'function',
+  function: { name: name as string, description, parameters: { type: 'object', properties: {}, additionalProperties: false } },
+}))
+
+const SYSTEM_PROMPT = [
+  'You are an incident analyst for an on-call team.',
+  'Use the tools to gather evidence before answering: deploys shortly before an incident are the most common cause.',
+  'Answer with the analysis as JSON matching the schema. Name a deploy only when the evidence supports it.',
+].join(' ')
+
+function describe(incident: IncidentContext): string {
+  return JSON.stringify({
+    source: incident.sourceProduct,
+    title: incident.title,
+    description: incident.description,
+    service: incident.service,
+    priority: incident.priority,
+    status: incident.status,
+    startedAt: incident.startedAt.toISOString(),
+    occurrences: incident.occurrences,
+    labels: incident.labels,
+  })
+}
+
+/** What to do with a failed request: a refused key or an unknown model never gets better. */
+function asAnalyzerError(error: unknown): AnalyzerError {
+  if (error instanceof AnalyzerError) return error
+  if (error instanceof OpenAI.APIConnectionTimeoutError) return new AnalyzerError('the model server did not answer in time', true, { cause: error })
+  if (error instanceof OpenAI.APIConnectionError) return new AnalyzerError(`the model server could not be reached: ${error.message}`, true, { cause: error })
+  if (error instanceof OpenAI.RateLimitError) return new AnalyzerError('the model server is rate limiting requests (429)', true, { cause: error })
+  if (error instanceof OpenAI.APIError) {
+    const status = error.status ?? 0
+    const retryable = status >= 500 || status === 408 || status === 409
+    return new AnalyzerError(`the model server answered ${status}: ${error.message}`, retryable, { cause: error })
+  }
+  return new AnalyzerError(`the analysis failed: ${(error as Error).message}`, false, { cause: error })
+}
+
+function parseReply(content: string | null | undefined): AnalysisReply {
+  let reply: unknown
+  try {
+    reply = JSON.parse(content ?? '')
+  } catch {
+    throw new AnalyzerError('the model answered with something other than JSON', true)
+  }
+  if (!Value.Check(AnalysisReply, reply)) {
+    const [first] = Value.Errors(AnalysisReply, reply)
+    throw new AnalyzerError(`the model's answer does not match the analysis schema${first ? ` (${first.instancePath || '/'} ${first.message})` : ''}`, true)
+  }
+  return reply
+}
+
+/**
+ * The model provider: the OpenAI SDK against OPENAI_BASE_URL (any OpenAI-compatible server).
+ * The model gathers evidence through tool calls, then answers in the structured-output schema;
+ * the reply is validated, and a deploy it names must be one the tools returned.
+ */
+export function createOpenAiAnalyzer(options: OpenAiOptions): IncidentAnalyzer {
+  const client = new OpenAI({ apiKey: options.apiKey, baseURL: options.baseUrl, timeout: options.timeoutMs, maxRetries: options.maxRetries ?? 2 })
+  return {
+    provider: 'openai',
+    async analyzeIncident(incident: IncidentContext, source: EvidenceSource): Promise<IncidentAnalysis> {
+      const conversation = new Conversation(client, options.model, source)
+      try {
+        return await conversation.analyze(incident)
+      } catch (error) {
+        const failure = asAnalyzerError(error)
+        failure.usage = { ...conversation.usage }
+        throw failure
+      }
+    },
+  }
+}
+
+/** One analysis: rounds of tool calls until the model answers, counting tokens as it goes. */
+class Conversation {
+  readonly evidence: Evidence = { deploys: [], similarIncidents: [], timeline: [] }
+  readonly usage: TokenUsage
+  readonly #fetchers: Record<string, () => Promise<unknown>>
+
+  constructor(
+    private readonly client: OpenAI,
+    private readonly model: string,
+    source: EvidenceSource,
+  ) {
+    this.usage = { provider: 'openai', model, promptTokens: 0, completionTokens: 0 }
+    this.#fetchers = {
+      get_recent_deploys: async () => (this.evidence.deploys = await source.recentDeploys()),
+      get_similar_incidents: async () => (this.evidence.similarIncidents = await source.similarIncidents()),
+      get_incident_timeline: async () => (this.evidence.timeline = await source.timeline()),
+    }
+  }
+
+  async analyze(incident: IncidentContext): Promise<IncidentAnalysis> {
+    const messages: ChatCompletionMessageParam[] = [
+      { role: 'system', content: SYSTEM_PROMPT },
+      { role: 'user', content: `Analyze this incident:\n${describe(incident)}` },
+    ]
+    for (let round = 0; round < MAX_ROUNDS; round++) {
+      const completion = await this.client.chat.completions.create({
+        model: this.model,
+        messages,
+        tools,
+        response_format: { type: 'json_schema', json_schema: { name: 'incident_analysis', strict: true, schema: AnalysisReply as unknown as Record<string, unknown> } },
+      })
+      this.usage.promptTokens += completion.usage?.prompt_tokens ?? 0
+      this.usage.completionTokens += completion.usage?.completion_tokens ?? 0
+      if (completion.model) this.usage.model = completion.model
+      const message = completion.choices?.[0]?.message
+      if (!message) throw new AnalyzerError('the model answered with no choices', true)
+
+      const calls = (message.tool_calls ?? []).filter((call) => call.type === 'function')
+      if (calls.length === 0) {
+        const reply = parseReply(message.content)
+        const suspect = this.evidence.deploys.find((deploy) => deploy.id === reply.suspectedDeployId)
+        return { ...reply, suspectedDeployId: suspect?.id ?? null, evidence: this.evidence, usage: { ...this.usage } }
+      }
+      messages.push({ role: 'assistant', content: message.content ?? null, tool_calls: calls })
+      for (const call of calls) {
+        const fetch = this.#fetchers[call.function.name]
+        const result = fetch ? await fetch() : { error: `unknown tool ${call.function.name}` }
+        messages.push({ role: 'tool', tool_call_id: call.id, content: JSON.stringify(result) })
+      }
+    }
+    throw new AnalyzerError(`the model kept calling tools for ${MAX_ROUNDS} rounds without answering`, true)
+  }
+}

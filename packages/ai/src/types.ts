@@ -1,0 +1,105 @@
+/** What both analyzers know of an incident, whatever surface it came from. */
+export interface IncidentContext {
+  sourceProduct: string
+  incidentId: string
+  title: string
+  description: string | null
+  service: string | null
+  priority: string
+  status: string
+  /** When the incident began (an alert's first occurrence). */
+  startedAt: Date
+  occurrences: number
+  labels: Record<string, unknown>
+}
+
+export interface DeployEvidence {
+  id: string
+  service: string
+  environment: string | null
+  version: string | null
+  commitSha: string | null
+  status: string
+  /** When the deploy finished, or started when it has not finished. */
+  at: string
+  minutesBeforeIncident: number
+}
+
+export interface SimilarIncident {
+  sourceProduct: string
+  incidentId: string
+  title: string
+  /** 0 to 1: how alike the titles are (trigram similarity). */
+  similarity: number
+  resolvedAt: string | null
+  /** The root cause its analysis found, when it had one. */
+  rootCause: string | null
+}
+
+export interface TimelineEntry {
+  type: string
+  at: string
+  detail: string | null
+}
+
+/**
+ * Where evidence comes from: the caller answers with its own queries, so this package never
+ * touches the database. The OpenAI analyzer offers each as a tool the model may call.
+ */
+export interface EvidenceSource {
+  recentDeploys(): Promise<DeployEvidence[]>
+  similarIncidents(): Promise<SimilarIncident[]>
+  timeline(): Promise<TimelineEntry[]>
+}
+
+/** The evidence an analysis actually used (what it fetched). */
+export interface Evidence {
+  deploys: DeployEvidence[]
+  similarIncidents: SimilarIncident[]
+  timeline: TimelineEntry[]
+}
+
+export const severities = ['critical', 'high', 'medium', 'low'] as const
+export type Severity = (typeof severities)[number]
+
+export interface TokenUsage {
+  provider: 'offline' | 'openai'
+  model: string
+  promptTokens: number
+  completionTokens: number
+}
+
+/** The one shape both analyzers return. */
+export interface IncidentAnalysis {
+  summary: string
+  rootCause: string
+  recommendations: string[]
+  severity: Severity
+  /** The deploy the analysis holds responsible, one of `evidence.deploys`, or null. */
+  suspectedDeployId: string | null
+  evidence: Evidence
+  usage: TokenUsage
+}
+
+export interface IncidentAnalyzer {
+  readonly provider: TokenUsage['provider']
+  analyzeIncident(incident: IncidentContext, evidence: EvidenceSource): Promise<IncidentAnalysis>
+}
+
+/**
+ * An analysis that could not be made. `retryable` says whether the same request may succeed
+ * later (a timeout, a rate limit, a server error, a malformed reply) or never will (a refused
+ * key, an unknown model).
+ */
+export class AnalyzerError extends Error {
+  override name = 'AnalyzerError'
+  /** Tokens the failed attempt had already spent (a malformed reply still costs its tokens). */
+  usage?: TokenUsage
+  constructor(
+    message: string,
+    readonly retryable: boolean,
+    options?: { cause?: unknown },
+  ) {
+    super(message, options)
+  }
+}

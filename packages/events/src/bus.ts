@@ -1,0 +1,39 @@
+import { CompiledQuery } from 'kysely'
+import type { Executor } from '@svc/db'
+import type { JobQueue } from '@svc/jobs'
+import type { EventName, EventPayloads } from './payloads.js'
+
+type QueueSettings = NonNullable<Parameters<JobQueue['createQueue']>[1]>
+
+/** pg-boss's connection option: statements run on the caller's transaction. */
+export function inTransaction(executor: Executor) {
+  return {
+    executeSql: async (text: string, values: unknown[] = []) => executor.executeQuery(CompiledQuery.raw(text, values)),
+  }
+}
+
+/**
+ * Publishes an event to every queue subscribed to it, inside the caller's transaction, so the
+ * event exists exactly when the change that caused it commits.
+ *
+ * Not pg-boss's own `publish`: that one looks subscriptions up outside the transaction and
+ * ignores failed sends (`Promise.allSettled`), and on PostgreSQL a failed statement turns the
+ * caller's COMMIT into a silent rollback. Here every send is awaited and a failure throws.
+ */
+export async function publish<E extends EventName>(jobs: JobQueue, executor: Executor, event: E, payload: EventPayloads[E]): Promise<void> {
+  const db = inTransaction(executor)
+  // pg-boss 10 keeps subscriptions in its own table; `subscribe` below writes them.
+  const { rows } = await db.executeSql('select name from pgboss.subscription where event = $1', [event])
+  for (const { name } of rows as Array<{ name: string }>) await jobs.send(name, payload, { db })
+}
+
+/**
+ * Creates the consumer's queue (idempotent) and subscribes it to an event. Each consuming
+ * surface names its own queue, so each gets its own copy of every event.
+ */
+export async function subscribe(jobs: JobQueue, event: EventName, queue: string, policy: Omit<QueueSettings, 'name'> = {}): Promise<void> {
+  await jobs.createQueue(queue, { ...policy, name: queue })
+  // createQueue leaves an existing queue as it was; the policy of this release applies.
+  await jobs.updateQueue(queue, { ...policy, name: queue })
+  await jobs.subscribe(event, queue)
+}

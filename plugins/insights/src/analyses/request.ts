@@ -1,0 +1,53 @@
+import type { Database } from '@svc/db'
+import { inTransaction } from '@svc/events'
+import type { JobQueue } from '@svc/jobs'
+import { findActiveAnalysis, hasAutomaticAnalysis, insertAnalysis, recordAnalysisEvent, type AnalysisRow, type IncidentKey } from '../queries/analyses.js'
+import { lockBudget, periodOf, recordAnalysisSkipped, usageIn } from '../queries/usage.js'
+import { limitReached, noteThresholds, type LimitName } from '../usage/budget.js'
+import { ANALYZE_QUEUE, type AnalyzeJob } from './queue.js'
+
+export type AnalysisRequest =
+  | { outcome: 'requested'; analysis: AnalysisRow }
+  | { outcome: 'already_active'; analysisId: string }
+  | { outcome: 'already_analyzed' }
+  | { outcome: 'budget_exceeded'; limit: LimitName }
+
+/**
+ * Asks for an analysis of an incident: checks the budget, creates the pending analysis with its
+ * first event, and queues its job, all in one transaction, so an analysis exists exactly when
+ * its job does. The budget row is locked meanwhile: concurrent requests cannot both take the
+ * last analysis of the period. An automatic request the budget refuses is recorded as skipped.
+ */
+export async function requestAnalysis(
+  database: Database,
+  jobs: JobQueue,
+  key: IncidentKey,
+  request: { trigger: 'automatic' | 'manual'; requestedBy: string | null },
+): Promise<AnalysisRequest> {
+  return database.db.transaction().execute(async (trx): Promise<AnalysisRequest> => {
+    // An event delivered twice must not analyze its incident twice.
+    if (request.trigger === 'automatic' && (await hasAutomaticAnalysis(trx, key))) return { outcome: 'already_analyzed' }
+    const budget = await lockBudget(trx, key.organizationId)
+    if (budget) {
+      const period = periodOf(new Date())
+      const limit = limitReached(budget, await usageIn(trx, key.organizationId, period))
+      if (limit) {
+        if (request.trigger === 'automatic') {
+          await recordAnalysisSkipped(trx, key.organizationId, period, { reason: 'budget_exceeded', limit, sourceProduct: key.sourceProduct, incidentId: key.incidentId })
+        }
+        return { outcome: 'budget_exceeded', limit }
+      }
+    }
+    const analysis = await insertAnalysis(trx, key, request.trigger, request.requestedBy)
+    if (!analysis) {
+      const active = await findActiveAnalysis(trx, key)
+      // The active one finished between the insert and this read: the caller may simply ask again.
+      return { outcome: 'already_active', analysisId: active?.id ?? '' }
+    }
+    await recordAnalysisEvent(trx, key.organizationId, analysis.id, 'requested', { trigger: request.trigger, requestedBy: request.requestedBy })
+    const job: AnalyzeJob = { organizationId: key.organizationId, analysisId: analysis.id }
+    await jobs.send(ANALYZE_QUEUE, job, { db: inTransaction(trx), singletonKey: analysis.id })
+    await noteThresholds(trx, key.organizationId, budget)
+    return { outcome: 'requested', analysis }
+  })
+}

@@ -1,0 +1,113 @@
+import { Type } from 'typebox'
+import { PaginationQuery, Timestamp } from '@svc/http'
+import { severities } from '@svc/ai'
+import type { AnalysisRow, listAnalysisEvents } from '../queries/analyses.js'
+
+export const analysisStatuses = ['pending', 'processing', 'completed', 'failed'] as const
+export const sourceProducts = ['alerting', 'synthetics', 'statuspages'] as const
+const eventTypes = ['requested', 'processing', 'retry_scheduled', 'completed', 'failed'] as const
+
+export const OrgParams = Type.Object({ orgId: Type.String() })
+export const InsightParams = Type.Object({ orgId: Type.String(), insightId: Type.String() })
+const NullableString = Type.Union([Type.String(), Type.Null()])
+const NullableTimestamp = Type.Union([Timestamp, Type.Null()])
+
+export const Insight = Type.Object(
+  {
+    id: Type.String({ format: 'uuid' }),
+    organizationId: Type.String({ format: 'uuid' }),
+    sourceProduct: Type.Enum(sourceProducts),
+    incidentId: Type.String({ format: 'uuid' }),
+    trigger: Type.Enum(['automatic', 'manual'] as const),
+    requestedBy: Type.Union([Type.String({ format: 'uuid' }), Type.Null()], { description: 'The user who asked for it; null when automatic' }),
+    status: Type.Enum(analysisStatuses),
+    summary: NullableString,
+    rootCause: NullableString,
+    recommendations: Type.Union([Type.String(), Type.Null()], { description: 'A Markdown bullet list, most useful first' }),
+    severity: Type.Union([Type.Enum(severities), Type.Null()]),
+    suspectedDeployId: Type.Union([Type.String({ format: 'uuid' }), Type.Null()], { description: 'The deploy the analysis holds responsible' }),
+    evidence: Type.Union([Type.Record(Type.String(), Type.Unknown()), Type.Null()], { description: 'What the analysis used: deploys, similarIncidents, timeline' }),
+    provider: Type.Union([Type.Enum(['offline', 'openai'] as const), Type.Null()]),
+    model: NullableString,
+    tokens: Type.Object({ prompt: Type.Integer(), completion: Type.Integer() }),
+    attempts: Type.Integer(),
+    error: Type.Union([Type.String(), Type.Null()], { description: 'Why the last attempt failed' }),
+    createdAt: Timestamp,
+    startedAt: NullableTimestamp,
+    completedAt: NullableTimestamp,
+  },
+  { title: 'Insight' },
+)
+
+export const InsightEvent = Type.Object(
+  {
+    id: Type.String({ format: 'uuid' }),
+    type: Type.Enum(eventTypes),
+    data: Type.Record(Type.String(), Type.Unknown()),
+    createdAt: Timestamp,
+  },
+  { title: 'InsightEvent' },
+)
+
+export const InsightQuery = Type.Object({
+  ...PaginationQuery.properties,
+  status: Type.Optional(Type.Enum(analysisStatuses)),
+  severity: Type.Optional(Type.Enum(severities)),
+  sourceProduct: Type.Optional(Type.Enum(sourceProducts)),
+  incidentId: Type.Optional(Type.String({ format: 'uuid' })),
+})
+
+export const InsightRequest = Type.Object(
+  {
+    incidentId: Type.String({ format: 'uuid' }),
+    sourceProduct: Type.Enum(sourceProducts),
+  },
+  { additionalProperties: false },
+)
+
+export const InsightStats = Type.Object(
+  {
+    byStatus: Type.Record(Type.Enum(analysisStatuses), Type.Integer()),
+    bySeverity: Type.Record(Type.Enum(severities), Type.Integer()),
+    total: Type.Integer(),
+    meanSecondsToCompletion: Type.Union([Type.Number(), Type.Null()], { description: 'From request to completion, over completed analyses' }),
+    tokens: Type.Object({ prompt: Type.Integer(), completion: Type.Integer(), total: Type.Integer() }),
+  },
+  { title: 'InsightStats' },
+)
+export const StatsQuery = Type.Object({
+  from: Type.Optional(Type.String({ format: 'date-time', description: 'Requested at or after' })),
+  to: Type.Optional(Type.String({ format: 'date-time', description: 'Requested before' })),
+})
+
+const iso = (value: Date | null) => value?.toISOString() ?? null
+
+export function insightBody(row: AnalysisRow) {
+  return {
+    id: row.id,
+    organizationId: row.organizationId,
+    sourceProduct: row.sourceProduct as (typeof sourceProducts)[number],
+    incidentId: row.incidentId,
+    trigger: row.trigger as 'automatic' | 'manual',
+    requestedBy: row.requestedBy,
+    status: row.status as (typeof analysisStatuses)[number],
+    summary: row.summary,
+    rootCause: row.rootCause,
+    recommendations: row.recommendations,
+    severity: row.severity as (typeof severities)[number] | null,
+    suspectedDeployId: row.suspectedDeployId,
+    evidence: row.evidence as Record<string, unknown> | null,
+    provider: row.provider as 'offline' | 'openai' | null,
+    model: row.model,
+    tokens: { prompt: row.promptTokens, completion: row.completionTokens },
+    attempts: row.attempts,
+    error: row.error,
+    createdAt: row.createdAt.toISOString(),
+    startedAt: iso(row.startedAt),
+    completedAt: iso(row.completedAt),
+  }
+}
+
+export function insightEventBody(row: Awaited<ReturnType<typeof listAnalysisEvents>>[number]) {
+  return { id: row.id, type: row.type as (typeof eventTypes)[number], data: row.data as Record<string, unknown>, createdAt: row.createdAt.toISOString() }
+}

@@ -1,0 +1,55 @@
+import type { FastifyInstance } from 'fastify'
+import { createAnalyzer } from '@svc/ai'
+import { DEFAULT_AI_CONFIG, type AiConfig } from '@svc/config'
+import { subscribe, type AlertCreated } from '@svc/events'
+import { requestAnalysis } from './analyses/request.js'
+import { insightRoutes } from './analyses/routes.js'
+import { ALERT_CREATED_QUEUE, ANALYZE_QUEUE, analyzeQueuePolicy, type AnalyzeJob } from './analyses/queue.js'
+import { processAnalysisJob } from './analyses/worker.js'
+import { usageRoutes } from './usage/routes.js'
+
+export interface InsightsOptions {
+  ai?: AiConfig
+}
+
+/** Priorities whose alerts always get an analysis (they open command rooms). */
+const ANALYZED_PRIORITIES = new Set(['P1', 'P2'])
+const POLLING_INTERVAL_SECONDS = 1
+
+/**
+ * The AI insights surface of the product API: analyses (`/insights`), their job worker, the
+ * automatic analysis of new P1/P2 alerts and of configs that ask for it, and usage budgets.
+ */
+export async function insightsSurface(app: FastifyInstance, options: InsightsOptions = {}): Promise<void> {
+  const ai = options.ai ?? DEFAULT_AI_CONFIG
+  const analyzer = createAnalyzer(ai.openai)
+  const { jobs, database } = app
+  let analyzeWorker: string | undefined
+
+  await app.register(insightRoutes, { wakeWorker: () => analyzeWorker && jobs.notifyWorker(analyzeWorker) })
+  await app.register(usageRoutes)
+
+  // Workers start once the app is ready and stop with it; jobs in flight finish when the queue stops.
+  app.addHook('onReady', async () => {
+    await jobs.createQueue(ANALYZE_QUEUE, { name: ANALYZE_QUEUE, ...analyzeQueuePolicy(ai) })
+    await jobs.updateQueue(ANALYZE_QUEUE, { name: ANALYZE_QUEUE, ...analyzeQueuePolicy(ai) })
+    await subscribe(jobs, 'alert.created', ALERT_CREATED_QUEUE, { retryLimit: 5, retryDelay: 5, retryBackoff: true })
+
+    const log = app.log.child({ surface: 'insights' })
+    analyzeWorker = await jobs.work<AnalyzeJob>(ANALYZE_QUEUE, { includeMetadata: true, pollingIntervalSeconds: POLLING_INTERVAL_SECONDS }, async ([job]) => {
+      if (job) await processAnalysisJob({ database, analyzer, ai, log }, job.data, job)
+    })
+    await jobs.work<AlertCreated>(ALERT_CREATED_QUEUE, { pollingIntervalSeconds: POLLING_INTERVAL_SECONDS }, async ([job]) => {
+      const event = job?.data
+      if (!event || !(ANALYZED_PRIORITIES.has(event.priority) || event.autoAnalysis)) return
+      const key = { organizationId: event.organizationId, sourceProduct: 'alerting' as const, incidentId: event.alertId }
+      // A redelivered event finds the incident's automatic analysis and asks for nothing more.
+      const result = await requestAnalysis(database, jobs, key, { trigger: 'automatic', requestedBy: null })
+      if (result.outcome === 'requested' && analyzeWorker) jobs.notifyWorker(analyzeWorker)
+    })
+  })
+  app.addHook('onClose', async () => {
+    await jobs.offWork(ANALYZE_QUEUE)
+    await jobs.offWork(ALERT_CREATED_QUEUE)
+  })
+}

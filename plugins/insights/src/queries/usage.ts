@@ -1,0 +1,104 @@
+import { sql } from 'kysely'
+import type { Executor, Json } from '@svc/db'
+
+/** A budget period: the calendar month (UTC) that holds `at`. */
+export interface Period {
+  start: Date
+  end: Date
+}
+
+export function periodOf(at: Date): Period {
+  return {
+    start: new Date(Date.UTC(at.getUTCFullYear(), at.getUTCMonth(), 1)),
+    end: new Date(Date.UTC(at.getUTCFullYear(), at.getUTCMonth() + 1, 1)),
+  }
+}
+
+export type BudgetRow = NonNullable<Awaited<ReturnType<typeof findBudget>>>
+
+const budgetColumns = ['monthlyAnalysisLimit', 'monthlyTokenLimit', 'monthlyCostLimitUsd', 'alertThresholds', 'updatedAt', 'updatedBy'] as const
+
+export async function findBudget(db: Executor, organizationId: string) {
+  return db.selectFrom('divinux.tenantBudgets').select(budgetColumns).where('organizationId', '=', organizationId).executeTakeFirst()
+}
+
+/** The budget, locked until the caller's transaction ends: requests that count against it take turns. */
+export async function lockBudget(db: Executor, organizationId: string) {
+  return db.selectFrom('divinux.tenantBudgets').select(budgetColumns).where('organizationId', '=', organizationId).forUpdate().executeTakeFirst()
+}
+
+export async function saveBudget(
+  db: Executor,
+  organizationId: string,
+  changes: { monthlyAnalysisLimit?: number | null; monthlyTokenLimit?: number | null; monthlyCostLimitUsd?: number | null; alertThresholds?: number[] },
+  userId: string,
+) {
+  const values = { ...changes, updatedBy: userId, updatedAt: sql<Date>`now()` }
+  return db
+    .insertInto('divinux.tenantBudgets')
+    .values({ organizationId, ...values })
+    .onConflict((oc) => oc.column('organizationId').doUpdateSet(values))
+    .returning(budgetColumns)
+    .executeTakeFirstOrThrow()
+}
+
+export interface PeriodUsage {
+  analyses: number
+  promptTokens: number
+  completionTokens: number
+  costUsd: number
+}
+
+/** What the organization consumed in the period: analyses requested, and the model calls' ledger. */
+export async function usageIn(db: Executor, organizationId: string, period: Period): Promise<PeriodUsage> {
+  const row = await sql<{ analyses: number; promptTokens: number; completionTokens: number; costUsd: string }>`
+    select
+      (select count(*) from divinux.analyses
+        where organization_id = ${organizationId} and created_at >= ${period.start} and created_at < ${period.end})::int as analyses,
+      coalesce(sum(prompt_tokens), 0)::bigint as prompt_tokens,
+      coalesce(sum(completion_tokens), 0)::bigint as completion_tokens,
+      coalesce(sum(cost_usd), 0) as cost_usd
+    from divinux.ai_usage
+    where organization_id = ${organizationId} and created_at >= ${period.start} and created_at < ${period.end}`.execute(db)
+  const usage = row.rows[0]
+  return {
+    analyses: Number(usage?.analyses ?? 0),
+    promptTokens: Number(usage?.promptTokens ?? 0),
+    completionTokens: Number(usage?.completionTokens ?? 0),
+    costUsd: Number(usage?.costUsd ?? 0),
+  }
+}
+
+export async function recordAiUsage(
+  db: Executor,
+  usage: { organizationId: string; feature: 'analysis' | 'rca_draft'; referenceId: string; provider: string; model: string; promptTokens: number; completionTokens: number; costUsd: number },
+): Promise<void> {
+  await db.insertInto('divinux.aiUsage').values(usage).execute()
+}
+
+/** Records each threshold crossed for the first time this period; answers the ones new now. */
+export async function recordThresholdsCrossed(db: Executor, organizationId: string, period: Period, thresholds: number[], data: Json): Promise<number[]> {
+  if (thresholds.length === 0) return []
+  const rows = await db
+    .insertInto('divinux.usageEvents')
+    .values(thresholds.map((threshold) => ({ organizationId, periodStart: period.start, type: 'threshold_crossed', threshold, data })))
+    .onConflict((oc) => oc.columns(['organizationId', 'periodStart', 'threshold']).where('type', '=', 'threshold_crossed').doNothing())
+    .returning('threshold')
+    .execute()
+  return rows.map((row) => row.threshold ?? 0)
+}
+
+export async function recordAnalysisSkipped(db: Executor, organizationId: string, period: Period, data: Json): Promise<void> {
+  await db.insertInto('divinux.usageEvents').values({ organizationId, periodStart: period.start, type: 'analysis_skipped', data }).execute()
+}
+
+export async function usageEventsIn(db: Executor, organizationId: string, period: Period) {
+  return db
+    .selectFrom('divinux.usageEvents')
+    .select(['id', 'type', 'threshold', 'data', 'createdAt'])
+    .where('organizationId', '=', organizationId)
+    .where('periodStart', '=', period.start)
+    .orderBy('createdAt')
+    .orderBy('id')
+    .execute()
+}

@@ -1,0 +1,103 @@
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
+import { auditContextOf, recordAudit } from '@svc/audit'
+import { membershipOf } from '@svc/auth'
+import type { Executor } from '@svc/db'
+import { findBudget, periodOf, saveBudget, usageEventsIn, usageIn, type BudgetRow } from '../queries/usage.js'
+import { OrgParams } from '../analyses/schemas.js'
+import { limitReached, noteThresholds, percentages } from './budget.js'
+import { Usage, UsagePatch } from './schemas.js'
+
+const tags = ['usage']
+const DEFAULT_THRESHOLDS = [50, 80, 100]
+
+function limitsOf(budget: BudgetRow | undefined) {
+  return {
+    monthlyAnalyses: budget?.monthlyAnalysisLimit ?? null,
+    monthlyTokens: budget?.monthlyTokenLimit ?? null,
+    monthlyCostUsd: budget?.monthlyCostLimitUsd === null || budget?.monthlyCostLimitUsd === undefined ? null : Number(budget.monthlyCostLimitUsd),
+  }
+}
+
+async function usageReport(db: Executor, organizationId: string) {
+  const period = periodOf(new Date())
+  const [budget, usage, events] = await Promise.all([findBudget(db, organizationId), usageIn(db, organizationId, period), usageEventsIn(db, organizationId, period)])
+  const used = Object.values(percentages(budget, usage))
+  return {
+    period: { start: period.start.toISOString(), end: period.end.toISOString() },
+    usage: {
+      analyses: usage.analyses,
+      promptTokens: usage.promptTokens,
+      completionTokens: usage.completionTokens,
+      tokens: usage.promptTokens + usage.completionTokens,
+      estimatedCostUsd: Math.round(usage.costUsd * 1_000_000) / 1_000_000,
+    },
+    limits: limitsOf(budget),
+    alertThresholds: budget?.alertThresholds ?? DEFAULT_THRESHOLDS,
+    percentUsed: used.length === 0 ? null : Math.round(Math.max(...used) * 100) / 100,
+    limitReached: limitReached(budget, usage) ?? null,
+    events: events.map((event) => ({
+      type: event.type as 'threshold_crossed' | 'analysis_skipped',
+      threshold: event.threshold,
+      data: event.data as Record<string, unknown>,
+      createdAt: event.createdAt.toISOString(),
+    })),
+  }
+}
+
+/**
+ * AI usage budgets: this month's usage against the organization's limits. Any member may read
+ * them; setting limits and thresholds is for the organization's admins and owner.
+ */
+export const usageRoutes: FastifyPluginAsyncTypebox = async (app) => {
+  const db = app.database.db
+
+  app.get(
+    '/api/v1/organizations/:orgId/usage',
+    { schema: { tags, summary: 'This month’s AI usage, limits and threshold events (organization member)', params: OrgParams, response: { 200: Usage } }, preHandler: app.requireOrgMember },
+    async (request) => usageReport(db, membershipOf(request).organizationId),
+  )
+
+  app.patch(
+    '/api/v1/organizations/:orgId/usage',
+    {
+      schema: {
+        tags,
+        summary: 'Set usage limits and alert thresholds (organization admin or owner)',
+        description: 'Limits given as null are removed. Thresholds already crossed under the new limits are recorded at once.',
+        params: OrgParams,
+        body: UsagePatch,
+        response: { 200: Usage },
+      },
+      preHandler: app.requireOrgRole('admin', 'owner'),
+    },
+    async (request) => {
+      const { organizationId } = membershipOf(request)
+      const { limits = {}, alertThresholds } = request.body
+      await db.transaction().execute(async (trx) => {
+        const before = await findBudget(trx, organizationId)
+        const saved = await saveBudget(
+          trx,
+          organizationId,
+          {
+            ...('monthlyAnalyses' in limits ? { monthlyAnalysisLimit: limits.monthlyAnalyses } : {}),
+            ...('monthlyTokens' in limits ? { monthlyTokenLimit: limits.monthlyTokens } : {}),
+            ...('monthlyCostUsd' in limits ? { monthlyCostLimitUsd: limits.monthlyCostUsd } : {}),
+            ...(alertThresholds ? { alertThresholds: [...alertThresholds].sort((a, b) => a - b) } : {}),
+          },
+          request.user.userId,
+        )
+        await recordAudit(trx, auditContextOf(request), {
+          organizationId,
+          product: 'insights',
+          entityType: 'tenant_budget',
+          entityId: organizationId,
+          action: 'tenant_budget.updated',
+          before: before ? { limits: limitsOf(before), alertThresholds: before.alertThresholds } : null,
+          after: { limits: limitsOf(saved), alertThresholds: saved.alertThresholds },
+        })
+        await noteThresholds(trx, organizationId, saved)
+      })
+      return usageReport(db, organizationId)
+    },
+  )
+}

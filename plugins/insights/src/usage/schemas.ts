@@ -1,0 +1,53 @@
+import { Type } from 'typebox'
+import { Timestamp } from '@svc/http'
+
+const NullableLimit = (description: string) => Type.Union([Type.Integer({ minimum: 0 }), Type.Null()], { description })
+
+export const Limits = Type.Object({
+  monthlyAnalyses: NullableLimit('Analyses per calendar month (UTC); null: unlimited'),
+  monthlyTokens: NullableLimit('Model tokens per month, prompt and completion; null: unlimited'),
+  monthlyCostUsd: Type.Union([Type.Number({ minimum: 0 }), Type.Null()], { description: 'Estimated model cost per month in US dollars; null: unlimited' }),
+})
+
+const Thresholds = Type.Array(Type.Integer({ minimum: 1, maximum: 100 }), {
+  maxItems: 10,
+  uniqueItems: true,
+  description: 'Percentages of the limits; crossing one records a threshold_crossed event, once per period',
+})
+
+export const Usage = Type.Object(
+  {
+    period: Type.Object({ start: Timestamp, end: Timestamp }),
+    usage: Type.Object({
+      analyses: Type.Integer(),
+      promptTokens: Type.Integer(),
+      completionTokens: Type.Integer(),
+      tokens: Type.Integer(),
+      estimatedCostUsd: Type.Number(),
+    }),
+    limits: Limits,
+    alertThresholds: Thresholds,
+    percentUsed: Type.Union([Type.Number(), Type.Null()], { description: 'Of the most used limit; null when there are none' }),
+    limitReached: Type.Union([Type.Enum(['analyses', 'tokens', 'cost'] as const), Type.Null()], {
+      description: 'When set, automatic analyses are skipped and manual ones refused (402 BUDGET_EXCEEDED) until the next period',
+    }),
+    events: Type.Array(
+      Type.Object({
+        type: Type.Enum(['threshold_crossed', 'analysis_skipped'] as const),
+        threshold: Type.Union([Type.Integer(), Type.Null()]),
+        data: Type.Record(Type.String(), Type.Unknown()),
+        createdAt: Timestamp,
+      }),
+      { description: 'This period’s threshold crossings and skipped analyses, oldest first' },
+    ),
+  },
+  { title: 'Usage' },
+)
+
+export const UsagePatch = Type.Object(
+  {
+    limits: Type.Optional(Type.Partial(Limits, { additionalProperties: false })),
+    alertThresholds: Type.Optional(Thresholds),
+  },
+  { additionalProperties: false, minProperties: 1 },
+)
