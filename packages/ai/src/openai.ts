@@ -71,7 +71,8 @@ function asAnalyzerError(error: unknown): AnalyzerError {
     const retryable = status >= 500 || status === 408 || status === 409
     return new AnalyzerError(`the model server answered ${status}: ${error.message}`, retryable, { cause: error })
   }
-  return new AnalyzerError(`the analysis failed: ${(error as Error).message}`, false, { cause: error })
+  // Anything else (a body that is not JSON, a dropped connection mid-answer) may pass; retries are bounded.
+  return new AnalyzerError(`the model server's answer could not be read: ${(error as Error).message}`, true, { cause: error })
 }
 
 function parseReply(content: string | null | undefined): AnalysisReply {

@@ -50,6 +50,8 @@ export function toErrorBody(error: FastifyError & PostgresError, request: Fastif
   }
   if (error.code === '23505') return body(409, 'the resource already exists', 'CONFLICT')
   if (error.code === '22P02') return body(404, 'resource not found', 'NOT_FOUND')
+  // PostgreSQL stores no NUL character in text or jsonb: the input is at fault, not the server.
+  if (error.code === '22P05' || error.code === '22021') return body(400, 'text must not contain NUL characters', 'BAD_REQUEST')
   if (error.code === '23503') return body(409, 'a referenced resource does not exist', 'CONFLICT')
   // A check constraint or constraint trigger (e.g. "an organization must keep at least one owner").
   if (error.code === '23514') return body(409, error.message, 'CONFLICT')

@@ -1,4 +1,4 @@
-import { Type, type Static, type TSchema } from 'typebox'
+import { Type, type Static, type TInteger, type TNumber, type TSchema } from 'typebox'
 
 export const ErrorResponse = Type.Object(
   {
@@ -32,3 +32,13 @@ export function ListResponse<T extends TSchema>(item: T) {
 }
 
 export const Timestamp = Type.String({ format: 'date-time' })
+
+/**
+ * A number or null in a request body. Written as `type: [..., 'null']` rather than a union:
+ * the body coercion of the HTTP conventions would turn null into 0 when an integer branch is
+ * tried first, and 0 into null when a null branch is; ajv coerces a type list only when the
+ * value matches none of its types.
+ */
+export function NullableNumber<T extends TNumber | TInteger>(schema: T) {
+  return Type.Unsafe<number | null>({ ...schema, type: [schema.type, 'null'] })
+}

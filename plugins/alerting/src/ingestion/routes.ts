@@ -7,8 +7,9 @@ import type { JobQueue } from '@svc/jobs'
 import { BadRequestError, NotFoundError } from '@svc/http'
 import { registerDeployIngestRoute } from '../deploys/ingest-route.js'
 import { claimDelivery, saveDeliveryResult, type IngestConfig } from '../queries/alerts.js'
-import { fireAlert, moveAlertFromSource, type ConfigCheck } from '../queries/ingest-writes.js'
+import { fireAlert, moveAlertFromSource, type ConfigCheck, type Firing } from '../queries/ingest-writes.js'
 import { createConfigCache } from './config-cache.js'
+import { createFireBatcher } from './fire-batcher.js'
 import { INGEST_PATH } from '../webhooks/routes.js'
 import { type Priority, type WebhookFormat } from '../webhooks/schemas.js'
 import { hashApiKey } from '../webhooks/secrets.js'
@@ -61,15 +62,23 @@ function announcesAlert(config: IngestConfig, event: IngestedEvent): boolean {
   return event.action === 'fire' && (config.autoAnalysis || ANALYZED_PRIORITIES.has(priorityOf(config, event)))
 }
 
+/** Where an event's writes go: the database or a transaction; optionally a batcher for firing events, or the queue to announce them on. */
+interface Writes {
+  db: Executor
+  fire?: (check: ConfigCheck, firing: Firing) => Promise<{ id: string; created: boolean } | undefined>
+  announce?: JobQueue
+}
+
 /**
  * The event's change, or undefined when the config changed since it was read (see ingest-writes.ts).
- * Given `announce` (a transaction and the queue), a created alert publishes `alert.created` in it.
+ * Given `announce` (with a transaction), a created alert publishes `alert.created` in it.
  */
-async function applyEvent(db: Executor, config: IngestConfig, event: IngestedEvent, announce?: JobQueue): Promise<Outcome | undefined> {
+async function applyEvent({ db, fire, announce }: Writes, config: IngestConfig, event: IngestedEvent): Promise<Outcome | undefined> {
   const check: ConfigCheck = { configId: config.id, organizationId: config.organizationId, apiKeyHash: config.apiKeyHash, signingSecret: config.signingSecret }
   if (event.action === 'fire') {
     const priority = priorityOf(config, event)
-    const alert = await fireAlert(db, check, { source: config.format, priority, groupWindowSeconds: config.groupWindowSeconds, event })
+    const firing = { source: config.format, priority, groupWindowSeconds: config.groupWindowSeconds, event }
+    const alert = await (fire ? fire(check, firing) : fireAlert(db, check, firing))
     if (alert?.created && announce && announcesAlert(config, event)) {
       await publish(announce, db, 'alert.created', { organizationId: config.organizationId, alertId: alert.id, priority, autoAnalysis: config.autoAnalysis })
     }
@@ -92,6 +101,7 @@ class ConfigChanged extends Error {}
 export const ingestionRoutes: FastifyPluginAsyncTypebox = async (app) => {
   const db = app.database.db
   const configs = createConfigCache(db)
+  const batcher = createFireBatcher(db)
   app.decorateRequest('rawBody', null)
   const parseJson = app.getDefaultJsonParser('error', 'error')
   app.removeContentTypeParser('application/json')
@@ -136,9 +146,10 @@ export const ingestionRoutes: FastifyPluginAsyncTypebox = async (app) => {
 
       const process = async (config: IngestConfig): Promise<Outcome[] | undefined> => {
         const [only] = events
-        // One event with no retry key and nothing to announce: one statement, no transaction (the common case).
+        // One event with no retry key and nothing to announce: no transaction, and a firing event is
+        // written in one statement with those of concurrent deliveries (the common case).
         if (events.length === 1 && only && retryKey(deliveryId, only, 0) === undefined && !announcesAlert(config, only)) {
-          const outcome = await applyEvent(db, config, only)
+          const outcome = await applyEvent({ db, fire: batcher.fire }, config, only)
           return outcome && [outcome]
         }
         try {
@@ -151,7 +162,7 @@ export const ingestionRoutes: FastifyPluginAsyncTypebox = async (app) => {
                 outcomes.push(earlier as unknown as Outcome)
                 continue
               }
-              const outcome = await applyEvent(trx, config, event, app.jobs)
+              const outcome = await applyEvent({ db: trx, announce: app.jobs }, config, event)
               if (!outcome) throw new ConfigChanged()
               if (key) await saveDeliveryResult(trx, config.id, key, outcome as unknown as Json)
               outcomes.push(outcome)

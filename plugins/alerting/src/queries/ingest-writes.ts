@@ -28,11 +28,14 @@ const configStillValid = (check: ConfigCheck) => sql`
  * unique index decides, so concurrent deliveries cannot both create. Undefined when the config
  * changed.
  */
-export async function fireAlert(
-  db: Executor,
-  check: ConfigCheck,
-  firing: { source: string; priority: string; groupWindowSeconds: number; event: IngestedEvent },
-): Promise<{ id: string; created: boolean } | undefined> {
+export interface Firing {
+  source: string
+  priority: string
+  groupWindowSeconds: number
+  event: IngestedEvent
+}
+
+export async function fireAlert(db: Executor, check: ConfigCheck, firing: Firing): Promise<{ id: string; created: boolean } | undefined> {
   const { event } = firing
   const organizationId = check.organizationId
   const result = await sql<{ id: string; created: boolean }>`
@@ -59,6 +62,69 @@ export async function fireAlert(
     )
     select id, created from upserted`.execute(db)
   return result.rows[0]
+}
+
+/**
+ * `fireAlert` for many events in one statement (ingestion/fire-batcher.ts): the same writes, each
+ * row conditioned on its own config, answered in the order given. No two events may share an
+ * organization and fingerprint (an upsert cannot touch one row twice).
+ */
+export async function fireAlerts(db: Executor, batch: Array<{ check: ConfigCheck; firing: Firing }>): Promise<Array<{ id: string; created: boolean } | undefined>> {
+  const rows = batch.map(({ check, firing }, ord) => ({
+    ord,
+    config_id: check.configId,
+    organization_id: check.organizationId,
+    api_key_hash: check.apiKeyHash,
+    signing_secret: check.signingSecret,
+    source: firing.source,
+    title: firing.event.title,
+    description: firing.event.description ?? null,
+    priority: firing.priority,
+    service: firing.event.service ?? null,
+    fingerprint: firing.event.fingerprint,
+    group_key: firing.event.groupKey ?? null,
+    group_window_seconds: firing.groupWindowSeconds,
+    labels: firing.event.labels,
+    timeline: { source: firing.source, title: firing.event.title, labels: firing.event.labels },
+  }))
+  const result = await sql<{ ord: number; id: string; created: boolean }>`
+    with input as (
+      select * from jsonb_to_recordset(${JSON.stringify(rows)}::jsonb) as x(
+        ord int, config_id uuid, organization_id uuid, api_key_hash text, signing_secret text, source text, title text,
+        description text, priority text, service text, fingerprint text, group_key text, group_window_seconds int,
+        labels jsonb, timeline jsonb)
+    ),
+    valid as (
+      select input.* from input
+      join divinux.webhook_configs config on config.id = input.config_id and config.organization_id = input.organization_id
+        and config.api_key_hash = input.api_key_hash and config.enabled and config.signing_secret is not distinct from input.signing_secret
+    ),
+    upserted as (
+      insert into divinux.alerts (organization_id, config_id, source, title, description, priority, service, fingerprint, group_key, group_id, labels)
+      select valid.organization_id, valid.config_id, valid.source, valid.title, valid.description, valid.priority, valid.service,
+        valid.fingerprint, valid.group_key,
+        (select first.id from divinux.alerts first
+          where first.organization_id = valid.organization_id and first.group_key = valid.group_key and first.group_id is null
+            and first.created_at > now() - make_interval(secs => valid.group_window_seconds)
+          order by first.created_at limit 1),
+        valid.labels
+      from valid order by valid.ord
+      on conflict (organization_id, fingerprint) where status <> 'resolved'
+      do update set occurrences = divinux.alerts.occurrences + 1, last_seen_at = now(), updated_at = now()
+      returning id, organization_id, fingerprint, xmax = 0 as created
+    ),
+    answered as (
+      select valid.ord, valid.timeline, upserted.id, upserted.organization_id, upserted.created
+      from valid join upserted on upserted.organization_id = valid.organization_id and upserted.fingerprint = valid.fingerprint
+    ),
+    timeline as (
+      insert into divinux.alert_events (organization_id, alert_id, type, data)
+      select organization_id, id, case when created then 'created' else 'occurred' end, timeline from answered order by ord
+    )
+    select ord, id, created from answered`.execute(db)
+  const answers: Array<{ id: string; created: boolean } | undefined> = batch.map(() => undefined)
+  for (const row of result.rows) answers[row.ord] = { id: row.id, created: row.created }
+  return answers
 }
 
 /**

@@ -1,12 +1,12 @@
 import { Type } from 'typebox'
-import { Timestamp } from '@svc/http'
+import { NullableNumber, Timestamp } from '@svc/http'
 
-const NullableLimit = (description: string) => Type.Union([Type.Integer({ minimum: 0 }), Type.Null()], { description })
+const NullableLimit = (description: string) => NullableNumber(Type.Integer({ minimum: 0, description }))
 
 export const Limits = Type.Object({
   monthlyAnalyses: NullableLimit('Analyses per calendar month (UTC); null: unlimited'),
   monthlyTokens: NullableLimit('Model tokens per month, prompt and completion; null: unlimited'),
-  monthlyCostUsd: Type.Union([Type.Number({ minimum: 0 }), Type.Null()], { description: 'Estimated model cost per month in US dollars; null: unlimited' }),
+  monthlyCostUsd: NullableNumber(Type.Number({ minimum: 0, description: 'Estimated model cost per month in US dollars; null: unlimited' })),
 })
 
 const Thresholds = Type.Array(Type.Integer({ minimum: 1, maximum: 100 }), {

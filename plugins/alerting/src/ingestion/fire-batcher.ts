@@ -1,0 +1,75 @@
+import type { Executor } from '@svc/db'
+import { fireAlert, fireAlerts, type ConfigCheck, type Firing } from '../queries/ingest-writes.js'
+
+type Fired = { id: string; created: boolean } | undefined
+
+interface Pending {
+  check: ConfigCheck
+  firing: Firing
+  resolve(result: Fired): void
+  reject(error: unknown): void
+}
+
+/** Concurrent flushes; past this, deliveries wait for the next batch and batches grow. */
+const MAX_FLUSHES_IN_FLIGHT = 2
+const MAX_BATCH = 200
+
+/**
+ * Writes the firing events of concurrent deliveries together: one statement, so one round trip
+ * and one commit, for every event that arrived while the previous batch was being written
+ * (docs/benchmarks.md, bench:ingest). A lone delivery is written at once, as before; nothing
+ * waits on a timer. Each delivery still gets its own answer only after its row is committed.
+ *
+ * Two events of one problem (organization and fingerprint) never share a batch: PostgreSQL
+ * refuses an upsert that touches one row twice, so the second waits for the next batch and
+ * becomes an occurrence of the first, as it would have arriving alone.
+ */
+export function createFireBatcher(db: Executor) {
+  let queue: Pending[] = []
+  let inFlight = 0
+
+  function flush(): void {
+    if (queue.length === 0 || inFlight >= MAX_FLUSHES_IN_FLIGHT) return
+    const batch: Pending[] = []
+    const later: Pending[] = []
+    const problems = new Set<string>()
+    for (const entry of queue) {
+      const problem = `${entry.check.organizationId}\u0000${entry.firing.event.fingerprint}`
+      if (batch.length >= MAX_BATCH || problems.has(problem)) later.push(entry)
+      else {
+        problems.add(problem)
+        batch.push(entry)
+      }
+    }
+    queue = later
+    inFlight += 1
+    void write(batch).finally(() => {
+      inFlight -= 1
+      flush()
+    })
+  }
+
+  async function write(batch: Pending[]): Promise<void> {
+    if (batch.length === 1) {
+      const [only] = batch as [Pending]
+      await fireAlert(db, only.check, only.firing).then(only.resolve, only.reject)
+      return
+    }
+    try {
+      const results = await fireAlerts(db, batch)
+      batch.forEach((entry, index) => entry.resolve(results[index]))
+    } catch {
+      // One bad event must not fail its neighbours: each is written alone and answers for itself.
+      await Promise.all(batch.map((entry) => fireAlert(db, entry.check, entry.firing).then(entry.resolve, entry.reject)))
+    }
+  }
+
+  return {
+    fire(check: ConfigCheck, firing: Firing): Promise<Fired> {
+      return new Promise<Fired>((resolve, reject) => {
+        queue.push({ check, firing, resolve, reject })
+        flush()
+      })
+    },
+  }
+}

@@ -1,0 +1,81 @@
+import t from 'tap'
+import { chatCompletion, startOpenAiServer, startTestService, type ChatReply, type ChatRequest } from '@svc/testkit'
+import { buildApp } from '../src/app.js'
+import { insightsHelpers, minutesAgo } from './insights-setup.js'
+import { alertingOrganization } from './organization-setup.js'
+
+const titleOf = (request: ChatRequest) => (JSON.parse(request.body.messages[1]!.content!.split('\n')[1]!) as { title: string }).title
+
+/** The model server: how it answers depends on the incident it is asked about. */
+function answer(request: ChatRequest): ChatReply {
+  const title = titleOf(request)
+  if (title.startsWith('Malformed')) return { body: chatCompletion({ content: 'I think it was the deploy.' }, { prompt_tokens: 40, completion_tokens: 10 }) }
+  if (title.startsWith('Rate limited')) return { status: 429, headers: { 'retry-after-ms': '1' }, body: { error: { message: 'Rate limit reached', code: 'rate_limit_exceeded' } } }
+  if (title.startsWith('Slow')) return { delayMs: 3_000, body: chatCompletion({ content: '{}' }) }
+  const toolReply = request.body.messages.find((message) => message.role === 'tool')
+  if (!toolReply) return { body: chatCompletion({ toolCalls: ['get_recent_deploys', 'get_incident_timeline'] }) }
+  const deploys = JSON.parse(toolReply.content!) as Array<{ id: string; version: string }>
+  const suspect = deploys.find((deploy) => deploy.version === '2.4.0')
+  const reply = { summary: `${title}: checkout is failing`, rootCause: `Deploy ${suspect?.version} broke checkout`, recommendations: ['Roll back', 'Add a canary'], severity: 'high', suspectedDeployId: suspect?.id ?? null }
+  return { body: chatCompletion({ content: JSON.stringify(reply) }) }
+}
+
+const model = await startOpenAiServer(t, answer)
+const service = await startTestService(t, buildApp, {
+  config: {
+    ai: {
+      openai: { apiKey: 'sk-loopback', baseUrl: model.baseUrl, model: 'incident-model', timeoutMs: 1_000 },
+      retryLimit: 1,
+      retryDelaySeconds: 1,
+      pricePerMillionTokens: { input: 2, output: 8 },
+    },
+  },
+})
+const { app } = service
+const db = app.database.db
+const { orgId, person } = await alertingOrganization(service, 'openai', { viewer: { insights: 'viewer' } })
+const [owner, viewer] = ['owner', 'viewer'].map(person)
+const { createConfig, ingest, deploy, settledAnalyses } = insightsHelpers(service, orgId, owner!)
+const pager = await createConfig({ name: 'Pager', defaultPriority: 'P1' })
+const eventTypes = async (analysisId: string) =>
+  (await app.inject({ method: 'GET', url: `/api/v1/organizations/${orgId}/insights/${analysisId}/events`, headers: viewer!.headers })).json().data.map((event: { type: string }) => event.type)
+
+t.test('through the OpenAI SDK: tool calls fetch the deploys, the answer names the one before the alert, tokens are billed', async (t) => {
+  const culprit = await deploy(pager, { service: 'checkout', version: '2.4.0', commit: 'c0ffee', status: 'success', finishedAt: minutesAgo(8) })
+  await deploy(pager, { service: 'checkout', version: '2.3.9', status: 'success', finishedAt: minutesAgo(90) })
+  const { alertId } = await ingest(pager, { title: 'Checkout errors above 5%', service: 'checkout' })
+  const [analysis] = await settledAnalyses(alertId)
+  t.match(analysis, {
+    status: 'completed', provider: 'openai', model: 'test-model', severity: 'high', suspectedDeployId: culprit.id,
+    rootCause: 'Deploy 2.4.0 broke checkout', recommendations: '- Roll back\n- Add a canary', promptTokens: 200, completionTokens: 40, attempts: 1,
+  })
+  t.same(await eventTypes(analysis!.id), ['requested', 'processing', 'completed'])
+  const asked = model.requests.filter((request) => titleOf(request) === 'Checkout errors above 5%')
+  t.equal(asked.length, 2, 'one round of tool calls, then the answer')
+  t.equal(asked[0]!.authorization, 'Bearer sk-loopback')
+  t.equal(asked[0]!.body.model, 'incident-model')
+
+  const ledger = await db.selectFrom('divinux.aiUsage').selectAll().where('referenceId', '=', analysis!.id).execute()
+  t.match(ledger, [{ feature: 'analysis', provider: 'openai', promptTokens: 200, completionTokens: 40 }])
+  t.equal(Number(ledger[0]!.costUsd), 0.00072, '200 × $2 + 40 × $8 per million')
+  const usage = (await app.inject({ method: 'GET', url: `/api/v1/organizations/${orgId}/usage`, headers: viewer!.headers })).json()
+  t.match(usage.usage, { analyses: 1, promptTokens: 200, completionTokens: 40, tokens: 240, estimatedCostUsd: 0.00072 })
+})
+
+t.test('a malformed reply, a lasting 429 and a timeout are retried once by the job, then the analysis fails', async (t) => {
+  const titles = ['Malformed answers', 'Rate limited everywhere', 'Slow model']
+  const alerts = await Promise.all(titles.map((title) => ingest(pager, { title, service: 'api' })))
+  const settled = await Promise.all(alerts.map(({ alertId }) => settledAnalyses(alertId)))
+  const [malformed, limited, slow] = settled.map(([analysis]) => analysis!)
+  t.match(malformed, { status: 'failed', attempts: 2, error: 'the model answered with something other than JSON', promptTokens: 80, completionTokens: 20, summary: null })
+  t.match(limited, { status: 'failed', attempts: 2, error: 'the model server is rate limiting requests (429)', promptTokens: 0 })
+  t.match(slow, { status: 'failed', attempts: 2, error: 'the model server did not answer in time' })
+  for (const analysis of [malformed!, limited!, slow!]) {
+    t.same(await eventTypes(analysis.id), ['requested', 'processing', 'retry_scheduled', 'processing', 'failed'], analysis.error ?? '')
+  }
+  t.equal(model.requests.filter((request) => titleOf(request) === 'Rate limited everywhere').length, 6, 'the SDK tried three times in each of the two attempts')
+  const spent = await db.selectFrom('divinux.aiUsage').select(['promptTokens', 'completionTokens']).where('referenceId', '=', malformed!.id).execute()
+  t.same(spent, [{ promptTokens: 40, completionTokens: 10 }, { promptTokens: 40, completionTokens: 10 }], 'tokens of failed attempts count against the budget')
+  const stats = (await app.inject({ method: 'GET', url: `/api/v1/organizations/${orgId}/insights/stats`, headers: viewer!.headers })).json()
+  t.match(stats, { byStatus: { completed: 1, failed: 3 }, tokens: { prompt: 280, completion: 60, total: 340 } })
+})
