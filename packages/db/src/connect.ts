@@ -24,6 +24,12 @@ export interface Database {
   /** The raw pool, for tools that build their own Kysely (code generation). */
   pool: PostgresPool
   kind: 'postgres' | 'pglite'
+  /**
+   * Runs a statement as a named prepared statement on PostgreSQL, planned once per connection
+   * and reused, for hot statements whose planning costs as much as their execution. On PGlite
+   * it simply runs. Rows come back as the database names their columns (no camelCase).
+   */
+  prepared<R>(name: string, text: string, values: readonly unknown[]): Promise<R[]>
   /** Resolves when the database answers a trivial query within `timeoutMs`. */
   ping(timeoutMs?: number): Promise<void>
   close(): Promise<void>
@@ -72,6 +78,7 @@ function openPostgres(connectionString: string, max: number): Database {
     pool,
     sql: { executeSql: (text, values) => pool.query(text, values) },
     kind: 'postgres',
+    prepared: async <R>(name: string, text: string, values: readonly unknown[]) => (await pool.query({ name, text, values: [...values] })).rows as R[],
     ping: pinger(db),
     close: once(() => db.destroy()),
   }
@@ -95,6 +102,7 @@ async function openPGlite(dataDir: string | undefined): Promise<Database> {
     pool,
     sql: pool,
     kind: 'pglite',
+    prepared: async <R>(_name: string, text: string, values: readonly unknown[]) => (await pool.executeSql(text, [...values])).rows as R[],
     ping: pinger(db),
     close: once(async () => {
       await db.destroy()

@@ -1,4 +1,4 @@
-import type { Executor } from '@svc/db'
+import type { Database } from '@svc/db'
 import { fireAlert, fireAlerts, type ConfigCheck, type Firing } from '../queries/ingest-writes.js'
 
 type Fired = { id: string; created: boolean } | undefined
@@ -10,8 +10,11 @@ interface Pending {
   reject(error: unknown): void
 }
 
-/** Concurrent flushes; past this, deliveries wait for the next batch and batches grow. */
-const MAX_FLUSHES_IN_FLIGHT = 2
+/**
+ * One batch at a time per process: deliveries arriving meanwhile form the next one. Measured
+ * against two in flight (docs/benchmarks.md): two made smaller batches and fewer events per second.
+ */
+const MAX_FLUSHES_IN_FLIGHT = 1
 const MAX_BATCH = 200
 
 /**
@@ -24,7 +27,8 @@ const MAX_BATCH = 200
  * refuses an upsert that touches one row twice, so the second waits for the next batch and
  * becomes an occurrence of the first, as it would have arriving alone.
  */
-export function createFireBatcher(db: Executor) {
+export function createFireBatcher(database: Database) {
+  const { db } = database
   let queue: Pending[] = []
   let inFlight = 0
 
@@ -56,7 +60,7 @@ export function createFireBatcher(db: Executor) {
       return
     }
     try {
-      const results = await fireAlerts(db, batch)
+      const results = await fireAlerts(database, batch)
       batch.forEach((entry, index) => entry.resolve(results[index]))
     } catch {
       // One bad event must not fail its neighbours: each is written alone and answers for itself.

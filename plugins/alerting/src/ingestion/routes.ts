@@ -101,7 +101,7 @@ class ConfigChanged extends Error {}
 export const ingestionRoutes: FastifyPluginAsyncTypebox = async (app) => {
   const db = app.database.db
   const configs = createConfigCache(db)
-  const batcher = createFireBatcher(db)
+  const batcher = createFireBatcher(app.database)
   app.decorateRequest('rawBody', null)
   const parseJson = app.getDefaultJsonParser('error', 'error')
   app.removeContentTypeParser('application/json')

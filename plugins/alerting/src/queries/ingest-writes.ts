@@ -1,5 +1,5 @@
 import { sql } from 'kysely'
-import type { Executor } from '@svc/db'
+import type { Database, Executor } from '@svc/db'
 import type { IngestedEvent } from '../ingestion/event.js'
 
 // The writes of one ingested event, each a single statement: the alert change and its timeline
@@ -69,7 +69,7 @@ export async function fireAlert(db: Executor, check: ConfigCheck, firing: Firing
  * row conditioned on its own config, answered in the order given. No two events may share an
  * organization and fingerprint (an upsert cannot touch one row twice).
  */
-export async function fireAlerts(db: Executor, batch: Array<{ check: ConfigCheck; firing: Firing }>): Promise<Array<{ id: string; created: boolean } | undefined>> {
+export async function fireAlerts(database: Database, batch: Array<{ check: ConfigCheck; firing: Firing }>): Promise<Array<{ id: string; created: boolean } | undefined>> {
   const rows = batch.map(({ check, firing }, ord) => ({
     ord,
     config_id: check.configId,
@@ -85,14 +85,15 @@ export async function fireAlerts(db: Executor, batch: Array<{ check: ConfigCheck
     group_key: firing.event.groupKey ?? null,
     group_window_seconds: firing.groupWindowSeconds,
     labels: firing.event.labels,
-    timeline: { source: firing.source, title: firing.event.title, labels: firing.event.labels },
   }))
-  const result = await sql<{ ord: number; id: string; created: boolean }>`
+  // One parameter, so one text whatever the batch size: prepared once per connection (planning
+  // this statement costs about a fifth of a batch of 25).
+  const statement = sql<{ ord: number; id: string; created: boolean }>`
     with input as (
       select * from jsonb_to_recordset(${JSON.stringify(rows)}::jsonb) as x(
         ord int, config_id uuid, organization_id uuid, api_key_hash text, signing_secret text, source text, title text,
         description text, priority text, service text, fingerprint text, group_key text, group_window_seconds int,
-        labels jsonb, timeline jsonb)
+        labels jsonb)
     ),
     valid as (
       select input.* from input
@@ -114,16 +115,19 @@ export async function fireAlerts(db: Executor, batch: Array<{ check: ConfigCheck
       returning id, organization_id, fingerprint, xmax = 0 as created
     ),
     answered as (
-      select valid.ord, valid.timeline, upserted.id, upserted.organization_id, upserted.created
+      select valid.ord, valid.source, valid.title, valid.labels, upserted.id, upserted.organization_id, upserted.created
       from valid join upserted on upserted.organization_id = valid.organization_id and upserted.fingerprint = valid.fingerprint
     ),
     timeline as (
       insert into divinux.alert_events (organization_id, alert_id, type, data)
-      select organization_id, id, case when created then 'created' else 'occurred' end, timeline from answered order by ord
+      select organization_id, id, case when created then 'created' else 'occurred' end,
+        jsonb_build_object('source', source, 'title', title, 'labels', labels)
+      from answered order by ord
     )
-    select ord, id, created from answered`.execute(db)
+    select ord, id, created from answered`.compile(database.db)
+  const written = await database.prepared<{ ord: number; id: string; created: boolean }>('alerting.fire_alerts', statement.sql, statement.parameters)
   const answers: Array<{ id: string; created: boolean } | undefined> = batch.map(() => undefined)
-  for (const row of result.rows) answers[row.ord] = { id: row.id, created: row.created }
+  for (const row of written) answers[row.ord] = { id: row.id, created: row.created }
   return answers
 }
 
