@@ -259,6 +259,49 @@ export interface DivinuxDeployEvents {
   version: string | null;
 }
 
+export interface DivinuxRcaActionItems {
+  assigneeUserId: string | null;
+  completedAt: Timestamp | null;
+  createdAt: Generated<Timestamp>;
+  createdBy: string | null;
+  description: string | null;
+  dueDate: Timestamp | null;
+  id: Generated<string>;
+  organizationId: string;
+  priority: Generated<string>;
+  rcaId: string;
+  status: Generated<string>;
+  title: string;
+  updatedAt: Generated<Timestamp>;
+}
+
+export interface DivinuxRcaIncidentLinks {
+  createdAt: Generated<Timestamp>;
+  id: Generated<string>;
+  incidentId: string;
+  linkedBy: string | null;
+  organizationId: string;
+  rcaId: string;
+  sourceProduct: string;
+}
+
+export interface DivinuxRcas {
+  aiDraftedAt: Timestamp | null;
+  createdAt: Generated<Timestamp>;
+  createdBy: string | null;
+  editedFields: Generated<string[]>;
+  id: Generated<string>;
+  impact: string | null;
+  organizationId: string;
+  publishedAt: Timestamp | null;
+  rootCause: string | null;
+  status: Generated<string>;
+  summary: string | null;
+  timeline: string | null;
+  title: string;
+  updatedAt: Generated<Timestamp>;
+}
+
 export interface DivinuxTenantBudgets {
   alertThresholds: Generated<number[]>;
   monthlyAnalysisLimit: number | null;
@@ -323,6 +366,9 @@ export interface DB {
   "divinux.analyses": DivinuxAnalyses;
   "divinux.analysisEvents": DivinuxAnalysisEvents;
   "divinux.deployEvents": DivinuxDeployEvents;
+  "divinux.rcaActionItems": DivinuxRcaActionItems;
+  "divinux.rcaIncidentLinks": DivinuxRcaIncidentLinks;
+  "divinux.rcas": DivinuxRcas;
   "divinux.tenantBudgets": DivinuxTenantBudgets;
   "divinux.usageEvents": DivinuxUsageEvents;
   "divinux.webhookConfigs": DivinuxWebhookConfigs;

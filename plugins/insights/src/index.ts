@@ -6,6 +6,12 @@ import { requestAnalysis } from './analyses/request.js'
 import { insightRoutes } from './analyses/routes.js'
 import { ALERT_CREATED_QUEUE, ANALYZE_QUEUE, analyzeQueuePolicy, type AnalyzeJob } from './analyses/queue.js'
 import { processAnalysisJob } from './analyses/worker.js'
+import { actionItemRoutes } from './rcas/action-items.js'
+import { rcaExportRoutes } from './rcas/export.js'
+import { rcaLinkRoutes } from './rcas/links.js'
+import { rcaRoutes } from './rcas/routes.js'
+import { incidentSearchRoutes } from './rcas/search.js'
+import { rcaStatsRoutes } from './rcas/stats.js'
 import { usageRoutes } from './usage/routes.js'
 
 export interface InsightsOptions {
@@ -18,7 +24,8 @@ const POLLING_INTERVAL_SECONDS = 1
 
 /**
  * The AI insights surface of the product API: analyses (`/insights`), their job worker, the
- * automatic analysis of new P1/P2 alerts and of configs that ask for it, and usage budgets.
+ * automatic analysis of new P1/P2 alerts and of configs that ask for it, usage budgets, and RCA
+ * documents with their incident links and action items.
  */
 export async function insightsSurface(app: FastifyInstance, options: InsightsOptions = {}): Promise<void> {
   const ai = options.ai ?? DEFAULT_AI_CONFIG
@@ -28,6 +35,7 @@ export async function insightsSurface(app: FastifyInstance, options: InsightsOpt
 
   await app.register(insightRoutes, { wakeWorker: () => analyzeWorker && jobs.notifyWorker(analyzeWorker) })
   await app.register(usageRoutes)
+  for (const routes of [rcaRoutes, rcaLinkRoutes, actionItemRoutes, incidentSearchRoutes, rcaStatsRoutes, rcaExportRoutes]) await app.register(routes)
 
   // Workers start once the app is ready and stop with it; jobs in flight finish when the queue stops.
   app.addHook('onReady', async () => {

@@ -1,0 +1,61 @@
+import { sql } from 'kysely'
+import type { Executor } from '@svc/db'
+
+export interface IncidentSearch {
+  q?: string
+  sourceProduct?: string
+  from?: string
+  to?: string
+}
+
+export interface FoundIncident {
+  sourceProduct: 'alerting'
+  incidentId: string
+  title: string
+  priority: string
+  status: string
+  service: string | null
+  startedAt: string
+  resolvedAt: string | null
+}
+
+/**
+ * Incidents matching words (every word, in the title or description, any letter case) in a time
+ * range, newest first. Alerts are the only incidents so far; a surface that lands adds its own
+ * branch here, answering the same shape.
+ */
+export async function searchIncidents(db: Executor, organizationId: string, search: IncidentSearch, page: { offset: number; limit: number }) {
+  if (search.sourceProduct && search.sourceProduct !== 'alerting') return { rows: [] as FoundIncident[], total: 0 }
+  let query = db.selectFrom('divinux.alerts').where('organizationId', '=', organizationId)
+  for (const word of (search.q ?? '').split(/\s+/).filter(Boolean)) {
+    const pattern = `%${word.replace(/[\\%_]/g, (c) => `\\${c}`)}%`
+    query = query.where((eb) => eb.or([eb('title', 'ilike', pattern), eb('description', 'ilike', pattern)]))
+  }
+  if (search.from) query = query.where('firstSeenAt', '>=', new Date(search.from))
+  if (search.to) query = query.where('firstSeenAt', '<', new Date(search.to))
+  const [rows, count] = await Promise.all([
+    query
+      .select(['id', 'title', 'priority', 'status', 'service', 'firstSeenAt', 'resolvedAt'])
+      .orderBy('firstSeenAt', 'desc')
+      .orderBy('id', 'desc')
+      .offset(page.offset)
+      .limit(page.limit)
+      .execute(),
+    query.select(sql<number>`count(*)`.as('total')).executeTakeFirstOrThrow(),
+  ])
+  return {
+    rows: rows.map(
+      (row): FoundIncident => ({
+        sourceProduct: 'alerting',
+        incidentId: row.id,
+        title: row.title,
+        priority: row.priority,
+        status: row.status,
+        service: row.service,
+        startedAt: row.firstSeenAt.toISOString(),
+        resolvedAt: row.resolvedAt?.toISOString() ?? null,
+      }),
+    ),
+    total: Number(count.total),
+  }
+}

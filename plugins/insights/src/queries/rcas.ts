@@ -1,0 +1,228 @@
+import { sql } from 'kysely'
+import type { Executor } from '@svc/db'
+
+const rcaColumns = [
+  'id', 'organizationId', 'title', 'status', 'summary', 'rootCause', 'impact', 'timeline', 'createdBy', 'editedFields',
+  'aiDraftedAt', 'publishedAt', 'createdAt', 'updatedAt',
+] as const
+
+export type RcaRow = NonNullable<Awaited<ReturnType<typeof findRca>>>
+/** The narrative fields: written by people or drafted by the AI. */
+export type NarrativeField = 'summary' | 'rootCause' | 'impact' | 'timeline'
+export const NARRATIVE_COLUMNS: Record<NarrativeField, string> = { summary: 'summary', rootCause: 'root_cause', impact: 'impact', timeline: 'timeline' }
+
+export async function findRca(db: Executor, organizationId: string, rcaId: string) {
+  return db.selectFrom('divinux.rcas').select(rcaColumns).where('organizationId', '=', organizationId).where('id', '=', rcaId).executeTakeFirst()
+}
+
+/** The document, locked until the caller's transaction ends: status checks and changes take turns. */
+export async function lockRca(db: Executor, organizationId: string, rcaId: string) {
+  return db.selectFrom('divinux.rcas').select(rcaColumns).where('organizationId', '=', organizationId).where('id', '=', rcaId).forUpdate().executeTakeFirst()
+}
+
+export interface RcaFilter {
+  status?: string
+  q?: string
+}
+
+export async function listRcas(db: Executor, organizationId: string, filter: RcaFilter, page: { offset: number; limit: number }) {
+  let query = db.selectFrom('divinux.rcas').where('organizationId', '=', organizationId)
+  if (filter.status) query = query.where('status', '=', filter.status)
+  if (filter.q) query = query.where('title', 'ilike', `%${filter.q.replace(/[\\%_]/g, (c) => `\\${c}`)}%`)
+  const [rows, count] = await Promise.all([
+    query.select(rcaColumns).orderBy('createdAt', 'desc').orderBy('id', 'desc').offset(page.offset).limit(page.limit).execute(),
+    query.select((eb) => eb.fn.countAll<number>().as('total')).executeTakeFirstOrThrow(),
+  ])
+  return { rows, total: Number(count.total) }
+}
+
+export interface RcaContent {
+  title?: string
+  summary?: string | null
+  rootCause?: string | null
+  impact?: string | null
+  timeline?: string | null
+}
+
+export async function insertRca(db: Executor, organizationId: string, content: RcaContent & { title: string }, editedFields: NarrativeField[], createdBy: string) {
+  return db
+    .insertInto('divinux.rcas')
+    .values({ organizationId, ...content, editedFields, createdBy })
+    .returning(rcaColumns)
+    .executeTakeFirstOrThrow()
+}
+
+/** Changes content and status; fields a person edits are remembered, so an AI draft leaves them alone. */
+export async function updateRca(
+  db: Executor,
+  organizationId: string,
+  rcaId: string,
+  changes: RcaContent & { status?: string },
+  edited: NarrativeField[],
+) {
+  return db
+    .updateTable('divinux.rcas')
+    .set({
+      ...changes,
+      ...(edited.length > 0 ? { editedFields: sql<string[]>`array(select distinct unnest(edited_fields || ${edited}::text[]) order by 1)` } : {}),
+      ...(changes.status === 'published' ? { publishedAt: sql<Date>`now()` } : {}),
+      updatedAt: sql<Date>`now()`,
+    })
+    .where('organizationId', '=', organizationId)
+    .where('id', '=', rcaId)
+    .returning(rcaColumns)
+    .executeTakeFirstOrThrow()
+}
+
+export async function deleteRca(db: Executor, organizationId: string, rcaId: string): Promise<void> {
+  await db.deleteFrom('divinux.rcas').where('organizationId', '=', organizationId).where('id', '=', rcaId).execute()
+}
+
+// Links to incidents.
+
+const linkColumns = ['l.id', 'l.sourceProduct', 'l.incidentId', 'l.linkedBy', 'l.createdAt'] as const
+
+/** Links with what is known of their incidents (alerts for now; other surfaces join as they land). */
+export async function listLinks(db: Executor, organizationId: string, rcaId: string) {
+  return db
+    .selectFrom('divinux.rcaIncidentLinks as l')
+    .leftJoin('divinux.alerts as a', (join) => join.onRef('a.id', '=', 'l.incidentId').on('l.sourceProduct', '=', 'alerting').onRef('a.organizationId', '=', 'l.organizationId'))
+    .select([...linkColumns, 'a.title', 'a.priority', 'a.status', 'a.service', 'a.firstSeenAt', 'a.resolvedAt'])
+    .where('l.organizationId', '=', organizationId)
+    .where('l.rcaId', '=', rcaId)
+    .orderBy('l.createdAt')
+    .orderBy('l.id')
+    .execute()
+}
+
+export type LinkRow = Awaited<ReturnType<typeof listLinks>>[number]
+
+/** A new link, or undefined when the incident is linked already (the unique constraint decides). */
+export async function insertLink(db: Executor, organizationId: string, rcaId: string, incident: { sourceProduct: string; incidentId: string }, linkedBy: string) {
+  return db
+    .insertInto('divinux.rcaIncidentLinks')
+    .values({ organizationId, rcaId, ...incident, linkedBy })
+    .onConflict((oc) => oc.constraint('rca_incident_links_incident_key').doNothing())
+    .returning('id')
+    .executeTakeFirst()
+}
+
+export async function deleteLink(db: Executor, organizationId: string, rcaId: string, linkId: string) {
+  return db.deleteFrom('divinux.rcaIncidentLinks').where('organizationId', '=', organizationId).where('rcaId', '=', rcaId).where('id', '=', linkId).returning('id').executeTakeFirst()
+}
+
+// Action items.
+
+// The due date as text: a `date` read into a JavaScript Date would move with the process's time zone.
+const itemColumns = [
+  'id', 'rcaId', 'title', 'description', 'assigneeUserId', 'status', 'priority', sql<string | null>`due_date::text`.as('dueDate'),
+  'createdBy', 'completedAt', 'createdAt', 'updatedAt',
+] as const
+export type ActionItemRow = NonNullable<Awaited<ReturnType<typeof findActionItem>>>
+
+export async function findActionItem(db: Executor, organizationId: string, rcaId: string, itemId: string) {
+  return db.selectFrom('divinux.rcaActionItems').select(itemColumns).where('organizationId', '=', organizationId).where('rcaId', '=', rcaId).where('id', '=', itemId).executeTakeFirst()
+}
+
+export async function listActionItems(db: Executor, organizationId: string, rcaId: string, filter: { status?: string; assigneeUserId?: string }) {
+  let query = db.selectFrom('divinux.rcaActionItems').select(itemColumns).where('organizationId', '=', organizationId).where('rcaId', '=', rcaId)
+  if (filter.status) query = query.where('status', '=', filter.status)
+  if (filter.assigneeUserId) query = query.where('assigneeUserId', '=', filter.assigneeUserId)
+  return query.orderBy('createdAt').orderBy('id').execute()
+}
+
+export interface ActionItemContent {
+  title?: string
+  description?: string | null
+  assigneeUserId?: string | null
+  status?: string
+  priority?: string
+  dueDate?: string | null
+}
+
+export async function insertActionItem(db: Executor, organizationId: string, rcaId: string, content: ActionItemContent & { title: string }, createdBy: string) {
+  return db
+    .insertInto('divinux.rcaActionItems')
+    .values({ organizationId, rcaId, ...content, createdBy, completedAt: content.status === 'done' ? sql<Date>`now()` : null })
+    .returning(itemColumns)
+    .executeTakeFirstOrThrow()
+}
+
+export async function updateActionItem(db: Executor, organizationId: string, rcaId: string, itemId: string, changes: ActionItemContent) {
+  return db
+    .updateTable('divinux.rcaActionItems')
+    .set({
+      ...changes,
+      // Done is stamped when it becomes done, and cleared when it is reopened.
+      ...(changes.status === undefined ? {} : { completedAt: changes.status === 'done' ? sql<Date>`coalesce(completed_at, now())` : null }),
+      updatedAt: sql<Date>`now()`,
+    })
+    .where('organizationId', '=', organizationId)
+    .where('rcaId', '=', rcaId)
+    .where('id', '=', itemId)
+    .returning(itemColumns)
+    .executeTakeFirst()
+}
+
+export async function deleteActionItem(db: Executor, organizationId: string, rcaId: string, itemId: string) {
+  return db.deleteFrom('divinux.rcaActionItems').where('organizationId', '=', organizationId).where('rcaId', '=', rcaId).where('id', '=', itemId).returning('id').executeTakeFirst()
+}
+
+/** Whether the user is an active (not suspended) member of the organization. */
+export async function isActiveMember(db: Executor, organizationId: string, userId: string): Promise<boolean> {
+  const row = await db
+    .selectFrom('core.organizationMembers')
+    .select('id')
+    .where('organizationId', '=', organizationId)
+    .where('userId', '=', userId)
+    .where('suspendedAt', 'is', null)
+    .executeTakeFirst()
+  return row !== undefined
+}
+
+/** E-mails of the given users, for showing assignees. */
+export async function emailsOf(db: Executor, userIds: string[]): Promise<Map<string, string>> {
+  if (userIds.length === 0) return new Map()
+  const rows = await db.selectFrom('core.users').select(['id', 'email']).where('id', 'in', userIds).execute()
+  return new Map(rows.map((row) => [row.id, row.email]))
+}
+
+/** Counts by status, the median time from an incident to its published RCA, and action items by state and assignee. */
+export async function rcaStatistics(db: Executor, organizationId: string) {
+  const [byStatus, publication, items, byAssignee] = await Promise.all([
+    db.selectFrom('divinux.rcas').select(['status', (eb) => eb.fn.countAll<number>().as('count')]).where('organizationId', '=', organizationId).groupBy('status').execute(),
+    sql<{ medianSeconds: number | null; measured: number }>`
+      select percentile_cont(0.5) within group (order by extract(epoch from r.published_at - began.at)) as median_seconds, count(*)::int as measured
+      from divinux.rcas r
+      join lateral (
+        select min(a.first_seen_at) as at from divinux.rca_incident_links l
+        join divinux.alerts a on a.id = l.incident_id and a.organization_id = l.organization_id
+        where l.organization_id = r.organization_id and l.rca_id = r.id and l.source_product = 'alerting'
+      ) began on began.at is not null
+      where r.organization_id = ${organizationId} and r.status = 'published'`.execute(db),
+    sql<{ open: number; overdue: number; done: number; total: number }>`
+      select count(*) filter (where status in ('open', 'in_progress'))::int as open,
+        count(*) filter (where status in ('open', 'in_progress') and due_date < current_date)::int as overdue,
+        count(*) filter (where status = 'done')::int as done,
+        count(*)::int as total
+      from divinux.rca_action_items where organization_id = ${organizationId}`.execute(db),
+    sql<{ assigneeUserId: string | null; email: string | null; open: number; overdue: number; done: number; total: number }>`
+      select i.assignee_user_id, u.email,
+        count(*) filter (where i.status in ('open', 'in_progress'))::int as open,
+        count(*) filter (where i.status in ('open', 'in_progress') and i.due_date < current_date)::int as overdue,
+        count(*) filter (where i.status = 'done')::int as done,
+        count(*)::int as total
+      from divinux.rca_action_items i left join core.users u on u.id = i.assignee_user_id
+      where i.organization_id = ${organizationId}
+      group by i.assignee_user_id, u.email
+      order by count(*) filter (where i.status in ('open', 'in_progress')) desc, u.email nulls last`.execute(db),
+  ])
+  const published = publication.rows[0]
+  return {
+    byStatus: byStatus.map((row) => ({ status: row.status, count: Number(row.count) })),
+    medianSecondsToPublish: published?.medianSeconds === null || published?.medianSeconds === undefined ? null : Math.round(Number(published.medianSeconds)),
+    publishedWithIncidents: Number(published?.measured ?? 0),
+    actionItems: items.rows[0] ?? { open: 0, overdue: 0, done: 0, total: 0 },
+    byAssignee: byAssignee.rows,
+  }
+}

@@ -1,0 +1,67 @@
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
+import { Type } from 'typebox'
+import { isUuid, membershipOf } from '@svc/auth'
+import { ConflictError, NotFoundError } from '@svc/http'
+import { incidentContext } from '../queries/evidence.js'
+import { deleteLink, insertLink, listLinks } from '../queries/rcas.js'
+import { assertEditable, rcaOf, tags } from './routes.js'
+import { IncidentLink, LinkCreate, LinkParams, RcaParams, linkBody } from './schemas.js'
+
+/** Links from an RCA to the incidents it explains, on any surface, by incident reference. */
+export const rcaLinkRoutes: FastifyPluginAsyncTypebox = async (app) => {
+  const db = app.database.db
+  const member = app.requireOrgMember
+  const writer = app.requireProductRole('insights', 'responder')
+
+  app.get(
+    '/api/v1/organizations/:orgId/rcas/:rcaId/incidents',
+    { schema: { tags, summary: 'The incidents an RCA is linked to (organization member)', params: RcaParams, response: { 200: Type.Object({ data: Type.Array(IncidentLink) }) } }, preHandler: member },
+    async (request) => {
+      const rca = await rcaOf(db, request, request.params.rcaId)
+      return { data: (await listLinks(db, rca.organizationId, rca.id)).map(linkBody) }
+    },
+  )
+
+  app.post(
+    '/api/v1/organizations/:orgId/rcas/:rcaId/incidents',
+    {
+      schema: {
+        tags,
+        summary: 'Link an incident (insights responder)',
+        description: 'The incident must exist in the organization (404 otherwise); linking it twice is a 409; a published RCA is frozen (409).',
+        params: RcaParams,
+        body: LinkCreate,
+        response: { 201: IncidentLink },
+      },
+      preHandler: writer,
+    },
+    async (request, reply) => {
+      const { organizationId } = membershipOf(request)
+      const link = await db.transaction().execute(async (trx) => {
+        const rca = await rcaOf(trx, request, request.params.rcaId, { lock: true })
+        assertEditable(rca, 'its incidents')
+        if (!(await incidentContext(trx, { organizationId, ...request.body }))) throw new NotFoundError('incident')
+        const created = await insertLink(trx, organizationId, rca.id, request.body, request.user.userId)
+        if (!created) throw new ConflictError('the incident is already linked to this RCA')
+        const links = await listLinks(trx, organizationId, rca.id)
+        return links.find((row) => row.id === created.id)
+      })
+      if (!link) throw new NotFoundError('link')
+      return reply.code(201).send(linkBody(link))
+    },
+  )
+
+  app.delete(
+    '/api/v1/organizations/:orgId/rcas/:rcaId/incidents/:linkId',
+    { schema: { tags, summary: 'Unlink an incident (insights responder); not once published', params: LinkParams, response: { 204: Type.Null() } }, preHandler: writer },
+    async (request, reply) => {
+      await db.transaction().execute(async (trx) => {
+        const rca = await rcaOf(trx, request, request.params.rcaId, { lock: true })
+        assertEditable(rca, 'its incidents')
+        const removed = isUuid(request.params.linkId) ? await deleteLink(trx, rca.organizationId, rca.id, request.params.linkId) : undefined
+        if (!removed) throw new NotFoundError('link')
+      })
+      return reply.code(204).send(null)
+    },
+  )
+}

@@ -1,0 +1,167 @@
+import { Type } from 'typebox'
+import { PaginationQuery, Timestamp } from '@svc/http'
+import type { ActionItemRow, LinkRow, RcaRow } from '../queries/rcas.js'
+import { sourceProducts } from '../analyses/schemas.js'
+
+export const rcaStatuses = ['draft', 'in_review', 'published'] as const
+export type RcaStatus = (typeof rcaStatuses)[number]
+export const actionItemStatuses = ['open', 'in_progress', 'done', 'wont_do'] as const
+export const actionItemPriorities = ['low', 'medium', 'high', 'urgent'] as const
+
+/** draft → in_review → published, and in_review → draft; a published document stays published. */
+export const RCA_TRANSITIONS: Record<RcaStatus, RcaStatus[]> = { draft: ['in_review'], in_review: ['draft', 'published'], published: [] }
+
+export const RcaParams = Type.Object({ orgId: Type.String(), rcaId: Type.String() })
+export const LinkParams = Type.Object({ orgId: Type.String(), rcaId: Type.String(), linkId: Type.String() })
+export const ItemParams = Type.Object({ orgId: Type.String(), rcaId: Type.String(), itemId: Type.String() })
+
+const NullableText = (maxLength: number) => Type.Union([Type.String({ maxLength }), Type.Null()])
+const NullableTimestamp = Type.Union([Timestamp, Type.Null()])
+const NullableId = Type.Union([Type.String({ format: 'uuid' }), Type.Null()])
+const Title = Type.String({ minLength: 1, maxLength: 300 })
+const Narrative = {
+  summary: NullableText(20_000),
+  rootCause: NullableText(20_000),
+  impact: NullableText(20_000),
+  timeline: NullableText(50_000),
+}
+
+export const Rca = Type.Object(
+  {
+    id: Type.String({ format: 'uuid' }),
+    organizationId: Type.String({ format: 'uuid' }),
+    title: Type.String(),
+    status: Type.Enum(rcaStatuses),
+    ...Narrative,
+    createdBy: NullableId,
+    aiDrafted: Type.Boolean({ description: 'An AI draft filled some of its fields' }),
+    aiDraftedAt: NullableTimestamp,
+    editedFields: Type.Array(Type.Enum(['summary', 'rootCause', 'impact', 'timeline'] as const), { description: 'Fields a person wrote; an AI draft leaves them alone unless asked to overwrite' }),
+    publishedAt: NullableTimestamp,
+    createdAt: Timestamp,
+    updatedAt: Timestamp,
+  },
+  { title: 'Rca' },
+)
+
+export const RcaCreate = Type.Object({ title: Title, ...Type.Partial(Type.Object(Narrative)).properties }, { additionalProperties: false })
+export const RcaPatch = Type.Object(
+  { title: Type.Optional(Title), ...Type.Partial(Type.Object(Narrative)).properties, status: Type.Optional(Type.Enum(rcaStatuses)) },
+  { additionalProperties: false, minProperties: 1 },
+)
+export const RcaQuery = Type.Object({
+  ...PaginationQuery.properties,
+  status: Type.Optional(Type.Enum(rcaStatuses)),
+  q: Type.Optional(Type.String({ minLength: 1, maxLength: 200, description: 'Words in the title' })),
+})
+
+export const IncidentLink = Type.Object(
+  {
+    id: Type.String({ format: 'uuid' }),
+    sourceProduct: Type.Enum(sourceProducts),
+    incidentId: Type.String({ format: 'uuid' }),
+    linkedBy: NullableId,
+    createdAt: Timestamp,
+    incident: Type.Union(
+      [
+        Type.Object({
+          title: Type.String(),
+          priority: Type.String(),
+          status: Type.String(),
+          service: Type.Union([Type.String(), Type.Null()]),
+          startedAt: Timestamp,
+          resolvedAt: NullableTimestamp,
+        }),
+        Type.Null(),
+      ],
+      { description: 'What its surface knows of it; null when it is gone' },
+    ),
+  },
+  { title: 'RcaIncidentLink' },
+)
+export const LinkCreate = Type.Object({ sourceProduct: Type.Enum(sourceProducts), incidentId: Type.String({ format: 'uuid' }) }, { additionalProperties: false })
+
+export const ActionItem = Type.Object(
+  {
+    id: Type.String({ format: 'uuid' }),
+    rcaId: Type.String({ format: 'uuid' }),
+    title: Type.String(),
+    description: Type.Union([Type.String(), Type.Null()]),
+    assigneeUserId: NullableId,
+    status: Type.Enum(actionItemStatuses),
+    priority: Type.Enum(actionItemPriorities),
+    dueDate: Type.Union([Type.String({ format: 'date' }), Type.Null()]),
+    createdBy: NullableId,
+    completedAt: NullableTimestamp,
+    createdAt: Timestamp,
+    updatedAt: Timestamp,
+  },
+  { title: 'RcaActionItem' },
+)
+const ItemFields = {
+  description: NullableText(10_000),
+  assigneeUserId: Type.Union([Type.String({ format: 'uuid' }), Type.Null()], { description: 'A member of the organization' }),
+  status: Type.Enum(actionItemStatuses),
+  priority: Type.Enum(actionItemPriorities),
+  dueDate: Type.Union([Type.String({ format: 'date' }), Type.Null()]),
+}
+export const ActionItemCreate = Type.Object({ title: Title, ...Type.Partial(Type.Object(ItemFields)).properties }, { additionalProperties: false })
+export const ActionItemPatch = Type.Object({ title: Type.Optional(Title), ...Type.Partial(Type.Object(ItemFields)).properties }, { additionalProperties: false, minProperties: 1 })
+export const ActionItemQuery = Type.Object({
+  status: Type.Optional(Type.Enum(actionItemStatuses)),
+  assigneeUserId: Type.Optional(Type.String({ format: 'uuid' })),
+})
+
+const iso = (value: Date | null) => value?.toISOString() ?? null
+const FIELD_NAMES: Record<string, 'summary' | 'rootCause' | 'impact' | 'timeline'> = { summary: 'summary', root_cause: 'rootCause', rootCause: 'rootCause', impact: 'impact', timeline: 'timeline' }
+
+export function rcaBody(row: RcaRow) {
+  return {
+    id: row.id,
+    organizationId: row.organizationId,
+    title: row.title,
+    status: row.status as RcaStatus,
+    summary: row.summary,
+    rootCause: row.rootCause,
+    impact: row.impact,
+    timeline: row.timeline,
+    createdBy: row.createdBy,
+    aiDrafted: row.aiDraftedAt !== null,
+    aiDraftedAt: iso(row.aiDraftedAt),
+    editedFields: row.editedFields.flatMap((field) => (FIELD_NAMES[field] ? [FIELD_NAMES[field]] : [])),
+    publishedAt: iso(row.publishedAt),
+    createdAt: row.createdAt.toISOString(),
+    updatedAt: row.updatedAt.toISOString(),
+  }
+}
+
+export function linkBody(row: LinkRow) {
+  return {
+    id: row.id,
+    sourceProduct: row.sourceProduct as (typeof sourceProducts)[number],
+    incidentId: row.incidentId,
+    linkedBy: row.linkedBy,
+    createdAt: row.createdAt.toISOString(),
+    incident:
+      row.title === null || row.firstSeenAt === null
+        ? null
+        : { title: row.title, priority: row.priority ?? '', status: row.status ?? '', service: row.service, startedAt: row.firstSeenAt.toISOString(), resolvedAt: iso(row.resolvedAt) },
+  }
+}
+
+export function actionItemBody(row: ActionItemRow) {
+  return {
+    id: row.id,
+    rcaId: row.rcaId,
+    title: row.title,
+    description: row.description,
+    assigneeUserId: row.assigneeUserId,
+    status: row.status as (typeof actionItemStatuses)[number],
+    priority: row.priority as (typeof actionItemPriorities)[number],
+    dueDate: row.dueDate,
+    createdBy: row.createdBy,
+    completedAt: iso(row.completedAt),
+    createdAt: row.createdAt.toISOString(),
+    updatedAt: row.updatedAt.toISOString(),
+  }
+}

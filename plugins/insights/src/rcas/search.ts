@@ -1,0 +1,43 @@
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
+import { Type } from 'typebox'
+import { membershipOf } from '@svc/auth'
+import { ListResponse, PaginationQuery, Timestamp } from '@svc/http'
+import { OrgParams, sourceProducts } from '../analyses/schemas.js'
+import { searchIncidents } from '../queries/incident-search.js'
+import { tags } from './routes.js'
+
+const FoundIncident = Type.Object(
+  {
+    sourceProduct: Type.Enum(sourceProducts),
+    incidentId: Type.String({ format: 'uuid' }),
+    title: Type.String(),
+    priority: Type.String(),
+    status: Type.String(),
+    service: Type.Union([Type.String(), Type.Null()]),
+    startedAt: Timestamp,
+    resolvedAt: Type.Union([Timestamp, Type.Null()]),
+  },
+  { title: 'FoundIncident' },
+)
+
+const SearchQuery = Type.Object({
+  ...PaginationQuery.properties,
+  q: Type.Optional(Type.String({ minLength: 1, maxLength: 200, description: 'Words in the title or description' })),
+  sourceProduct: Type.Optional(Type.Enum(sourceProducts, { description: 'Only this surface' })),
+  from: Type.Optional(Type.String({ format: 'date-time', description: 'Began at or after' })),
+  to: Type.Optional(Type.String({ format: 'date-time', description: 'Began before' })),
+})
+
+/** Incidents of every surface, to link to an RCA: alerts now; synthetics failures and status-page incidents when they land. */
+export const incidentSearchRoutes: FastifyPluginAsyncTypebox = async (app) => {
+  const db = app.database.db
+  app.get(
+    '/api/v1/organizations/:orgId/rcas/search-incidents',
+    { schema: { tags, summary: 'Search incidents across surfaces by text and time (organization member)', params: OrgParams, querystring: SearchQuery, response: { 200: ListResponse(FoundIncident) } }, preHandler: app.requireOrgMember },
+    async (request) => {
+      const { page, limit, ...filter } = request.query
+      const { rows, total } = await searchIncidents(db, membershipOf(request).organizationId, filter, { offset: (page - 1) * limit, limit })
+      return { data: rows, meta: { page, limit, total } }
+    },
+  )
+}
