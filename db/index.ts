@@ -8,6 +8,7 @@ import * as alertsAndIngestion from './migrations/0006_alerts_and_ingestion.js'
 import * as deployEvents from './migrations/0007_deploy_events.js'
 import * as analysesAndBudgets from './migrations/0008_analyses_and_budgets.js'
 import * as rcaDocuments from './migrations/0009_rca_documents.js'
+import * as rcaDrafts from './migrations/0010_rca_drafts.js'
 
 /**
  * Every migration, in order, listed by hand rather than found by scanning a folder, so a
@@ -23,4 +24,5 @@ export const migrations: Record<string, Migration> = {
   '0007_deploy_events': deployEvents,
   '0008_analyses_and_budgets': analysesAndBudgets,
   '0009_rca_documents': rcaDocuments,
+  '0010_rca_drafts': rcaDrafts,
 }

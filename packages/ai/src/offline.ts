@@ -1,4 +1,4 @@
-import type { DeployEvidence, IncidentAnalysis, IncidentAnalyzer, IncidentContext, EvidenceSource, Severity, SimilarIncident } from './types.js'
+import type { DeployEvidence, IncidentAnalysis, IncidentAnalyzer, IncidentContext, EvidenceSource, RcaDraft, RcaDraftContext, Severity, SimilarIncident } from './types.js'
 
 /** Severity from priority, one level up for an incident that keeps recurring. */
 const SEVERITY_OF_PRIORITY: Record<string, Severity> = { P1: 'critical', P2: 'high', P3: 'medium', P4: 'low', P5: 'low' }
@@ -13,8 +13,9 @@ function severityOf(incident: IncidentContext): Severity {
 }
 
 /** The deploy most likely at fault: of the incident's service, the latest before it; a failed one first. */
-function suspectOf(incident: IncidentContext, deploys: DeployEvidence[]): DeployEvidence | undefined {
-  const candidates = deploys.filter((deploy) => deploy.minutesBeforeIncident >= 0 && (!incident.service || deploy.service === incident.service))
+function suspectOf(incident: Pick<IncidentContext, 'service'>, deploys: DeployEvidence[], services: Array<string | null> = [incident.service]): DeployEvidence | undefined {
+  const known = services.filter((service): service is string => service !== null)
+  const candidates = deploys.filter((deploy) => deploy.minutesBeforeIncident >= 0 && (known.length === 0 || known.includes(deploy.service)))
   const byRecency = [...candidates].sort((a, b) => a.minutesBeforeIncident - b.minutesBeforeIncident)
   return byRecency.find((deploy) => deploy.status === 'failure' || deploy.status === 'error') ?? byRecency[0]
 }
@@ -75,5 +76,60 @@ export function createOfflineAnalyzer(): IncidentAnalyzer {
         usage: { provider: 'offline', model: 'offline', promptTokens: 0, completionTokens: 0 },
       }
     },
+    async draftRca(context: RcaDraftContext): Promise<RcaDraft> {
+      return draftOffline(context)
+    },
   }
+}
+
+const minutesBetween = (from: Date, to: Date) => Math.max(0, Math.round((to.getTime() - from.getTime()) / 60_000))
+
+/**
+ * A post-mortem draft from the record alone: what happened (the incidents), what it touched
+ * (services, durations, occurrences), why (the deploy before it, the analyses' findings, alike
+ * incidents), and when (deploys and incident events in one timeline).
+ */
+function draftOffline(context: RcaDraftContext): RcaDraft {
+  const usage = { provider: 'offline' as const, model: 'offline', promptTokens: 0, completionTokens: 0 }
+  if (context.incidents.length === 0) {
+    const empty = 'No incidents are linked to this RCA yet: link them, then generate the draft again.'
+    return { summary: empty, rootCause: empty, impact: empty, timeline: empty, suspectedDeployId: null, usage }
+  }
+  const incidents = [...context.incidents].sort((a, b) => a.incident.startedAt.getTime() - b.incident.startedAt.getTime())
+  const services = [...new Set(incidents.map(({ incident }) => incident.service).filter((service): service is string => service !== null))]
+  const first = incidents[0]!.incident
+  const suspect = suspectOf(first, context.deploys, services)
+  const titles = incidents.map(({ incident }) => `"${incident.title}" (${incident.priority})`).join(', ')
+  const where = services.length > 0 ? ` on ${services.join(', ')}` : ''
+
+  const summary = `${incidents.length === 1 ? 'One incident' : `${incidents.length} incidents`}${where}: ${titles}, beginning at ${first.startedAt.toISOString()}.`
+
+  const impact = incidents
+    .map(({ incident, timeline }) => {
+      const resolved = timeline.find((entry) => entry.type === 'resolved')
+      const duration = resolved ? `resolved after ${minutes(minutesBetween(incident.startedAt, new Date(resolved.at)))}` : `still ${incident.status}`
+      const occurrences = incident.occurrences > 1 ? `, ${incident.occurrences} occurrences` : ''
+      return `- ${incident.title} (${incident.priority}${incident.service ? `, ${incident.service}` : ''}): ${duration}${occurrences}.`
+    })
+    .join('\n')
+
+  const causes: string[] = []
+  if (suspect) {
+    const failed = suspect.status === 'failure' || suspect.status === 'error' ? ', which failed,' : ''
+    causes.push(`The ${describeDeploy(suspect)}${failed} finished ${minutes(suspect.minutesBeforeIncident)} before the first incident began.`)
+  }
+  for (const { incident, analysis } of incidents) {
+    if (analysis?.rootCause) causes.push(`The analysis of "${incident.title}" found: ${analysis.rootCause}`)
+  }
+  const precedent = context.similarIncidents.find((past) => past.similarity >= SIMILAR_ENOUGH)
+  if (precedent) causes.push(`A resolved incident looked alike: "${precedent.title}"${precedent.rootCause ? ` (its root cause: ${precedent.rootCause})` : ''}.`)
+  if (causes.length === 0) causes.push('No deploy preceded the incidents and no analysis found a cause: write what the investigation established.')
+
+  const events = [
+    ...context.deploys.map((deploy) => ({ at: deploy.at, text: `${describeDeploy(deploy)} (${deploy.status})` })),
+    ...incidents.flatMap(({ incident, timeline }) => timeline.map((entry) => ({ at: entry.at, text: `${incident.title}: ${entry.type.replace('_', ' ')}` }))),
+  ].sort((a, b) => a.at.localeCompare(b.at))
+  const timeline = events.map((event) => `- ${event.at} ${event.text}`).join('\n')
+
+  return { summary, rootCause: causes.join(' '), impact, timeline, suspectedDeployId: suspect?.id ?? null, usage }
 }

@@ -1,8 +1,8 @@
 import OpenAI from 'openai'
 import type { ChatCompletionMessageParam, ChatCompletionTool } from 'openai/resources/chat/completions'
-import { Type, type Static } from 'typebox'
+import { Type, type Static, type TSchema } from 'typebox'
 import { Value } from 'typebox/value'
-import { AnalyzerError, severities, type Evidence, type EvidenceSource, type IncidentAnalysis, type IncidentAnalyzer, type IncidentContext, type TokenUsage } from './types.js'
+import { AnalyzerError, severities, type Evidence, type EvidenceSource, type IncidentAnalysis, type IncidentAnalyzer, type IncidentContext, type RcaDraft, type RcaDraftContext, type TokenUsage } from './types.js'
 
 export interface OpenAiOptions {
   apiKey: string
@@ -29,7 +29,47 @@ const AnalysisReply = Type.Object(
   },
   { additionalProperties: false },
 )
-type AnalysisReply = Static<typeof AnalysisReply>
+
+/** The structured output of an RCA draft: each section Markdown. */
+const DraftReply = Type.Object(
+  {
+    summary: Type.String({ description: 'What happened, in two or three sentences' }),
+    impact: Type.String({ description: 'Who and what was affected, for how long (Markdown)' }),
+    rootCause: Type.String({ description: 'Why it happened, citing the evidence (Markdown)' }),
+    timeline: Type.String({ description: 'Timestamped events, one Markdown list item each' }),
+    suspectedDeployId: Type.Union([Type.String(), Type.Null()], { description: 'The id of the deploy held responsible, from the deploys given, or null' }),
+  },
+  { additionalProperties: false },
+)
+
+const DRAFT_PROMPT = [
+  'You write post-mortems (root cause analyses) for an on-call team, from the record you are given:',
+  'the incidents with their timelines and analyses, the deploys before them, and alike past incidents.',
+  'Be factual; name a deploy only when the timing supports it. Answer as JSON matching the schema.',
+].join(' ')
+
+function describeDraftContext(context: RcaDraftContext): string {
+  return JSON.stringify({
+    title: context.title,
+    incidents: context.incidents.map(({ incident, timeline, analysis }) => ({ ...JSON.parse(describe(incident)), timeline, analysis })),
+    deploys: context.deploys,
+    similarIncidents: context.similarIncidents,
+  })
+}
+
+function parseStructured<T extends TSchema>(schema: T, content: string | null | undefined): Static<T> {
+  let reply: unknown
+  try {
+    reply = JSON.parse(content ?? '')
+  } catch {
+    throw new AnalyzerError('the model answered with something other than JSON', true)
+  }
+  if (!Value.Check(schema, reply)) {
+    const [first] = Value.Errors(schema, reply)
+    throw new AnalyzerError(`the model's answer does not match the schema${first ? ` (${first.instancePath || '/'} ${first.message})` : ''}`, true)
+  }
+  return reply
+}
 
 const tools: ChatCompletionTool[] = [
   ['get_recent_deploys', 'Deploys in the hours before the incident began, newest first, with minutes before the incident'],
@@ -75,20 +115,6 @@ function asAnalyzerError(error: unknown): AnalyzerError {
   return new AnalyzerError(`the model server's answer could not be read: ${(error as Error).message}`, true, { cause: error })
 }
 
-function parseReply(content: string | null | undefined): AnalysisReply {
-  let reply: unknown
-  try {
-    reply = JSON.parse(content ?? '')
-  } catch {
-    throw new AnalyzerError('the model answered with something other than JSON', true)
-  }
-  if (!Value.Check(AnalysisReply, reply)) {
-    const [first] = Value.Errors(AnalysisReply, reply)
-    throw new AnalyzerError(`the model's answer does not match the analysis schema${first ? ` (${first.instancePath || '/'} ${first.message})` : ''}`, true)
-  }
-  return reply
-}
-
 /**
  * The model provider: the OpenAI SDK against OPENAI_BASE_URL (any OpenAI-compatible server).
  * The model gathers evidence through tool calls, then answers in the structured-output schema;
@@ -105,6 +131,31 @@ export function createOpenAiAnalyzer(options: OpenAiOptions): IncidentAnalyzer {
       } catch (error) {
         const failure = asAnalyzerError(error)
         failure.usage = { ...conversation.usage }
+        throw failure
+      }
+    },
+    async draftRca(context: RcaDraftContext): Promise<RcaDraft> {
+      const usage: TokenUsage = { provider: 'openai', model: options.model, promptTokens: 0, completionTokens: 0 }
+      try {
+        const completion = await client.chat.completions.create({
+          model: options.model,
+          messages: [
+            { role: 'system', content: DRAFT_PROMPT },
+            { role: 'user', content: `Draft the RCA from this record:\n${describeDraftContext(context)}` },
+          ],
+          response_format: { type: 'json_schema', json_schema: { name: 'rca_draft', strict: true, schema: DraftReply as unknown as Record<string, unknown> } },
+        })
+        usage.promptTokens = completion.usage?.prompt_tokens ?? 0
+        usage.completionTokens = completion.usage?.completion_tokens ?? 0
+        if (completion.model) usage.model = completion.model
+        const message = completion.choices?.[0]?.message
+        if (!message) throw new AnalyzerError('the model answered with no choices', true)
+        const reply = parseStructured(DraftReply, message.content)
+        const suspect = context.deploys.find((deploy) => deploy.id === reply.suspectedDeployId)
+        return { ...reply, suspectedDeployId: suspect?.id ?? null, usage }
+      } catch (error) {
+        const failure = asAnalyzerError(error)
+        failure.usage = usage
         throw failure
       }
     },
@@ -150,7 +201,7 @@ class Conversation {
 
       const calls = (message.tool_calls ?? []).filter((call) => call.type === 'function')
       if (calls.length === 0) {
-        const reply = parseReply(message.content)
+        const reply = parseStructured(AnalysisReply, message.content)
         const suspect = this.evidence.deploys.find((deploy) => deploy.id === reply.suspectedDeployId)
         return { ...reply, suspectedDeployId: suspect?.id ?? null, evidence: this.evidence, usage: { ...this.usage } }
       }

@@ -81,9 +81,38 @@ export interface IncidentAnalysis {
   usage: TokenUsage
 }
 
+/** One incident an RCA explains, with what is known of it. */
+export interface DraftIncident {
+  incident: IncidentContext
+  timeline: TimelineEntry[]
+  /** Its latest completed analysis, if any. */
+  analysis: { summary: string | null; rootCause: string | null; severity: string | null } | null
+}
+
+/** Everything an RCA draft is written from; gathered by the caller. */
+export interface RcaDraftContext {
+  title: string
+  incidents: DraftIncident[]
+  /** Deploys in the window before the incidents began, newest first. */
+  deploys: DeployEvidence[]
+  /** Resolved incidents that look like the linked ones. */
+  similarIncidents: SimilarIncident[]
+}
+
+/** The narrative of a post-mortem, as Markdown text per section. */
+export interface RcaDraft {
+  summary: string
+  rootCause: string
+  impact: string
+  timeline: string
+  suspectedDeployId: string | null
+  usage: TokenUsage
+}
+
 export interface IncidentAnalyzer {
   readonly provider: TokenUsage['provider']
   analyzeIncident(incident: IncidentContext, evidence: EvidenceSource): Promise<IncidentAnalysis>
+  draftRca(context: RcaDraftContext): Promise<RcaDraft>
 }
 
 /**

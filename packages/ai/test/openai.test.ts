@@ -72,7 +72,7 @@ t.test('a malformed reply is a retryable failure that still counts its tokens', 
   const notJson = await failure(t, [{ body: chatCompletion({ content: 'The root cause is probably the deploy.' }, { prompt_tokens: 50, completion_tokens: 9 }) }])
   t.match(notJson, { retryable: true, message: 'the model answered with something other than JSON', usage: { provider: 'openai', promptTokens: 50, completionTokens: 9 } })
   const offSchema = await failure(t, [{ body: chatCompletion({ content: answer({ severity: 'catastrophic' }) }) }])
-  t.match(offSchema, { retryable: true, message: /does not match the analysis schema \(\/severity/ })
+  t.match(offSchema, { retryable: true, message: /does not match the schema \(\/severity/ })
   const noChoices = await failure(t, [{ body: { ...chatCompletion({ content: answer() }), choices: [] } }])
   t.match(noChoices, { retryable: true, message: 'the model answered with no choices' })
   const garbage = await failure(t, [{ raw: '<html>bad gateway</html>', status: 200 }])
@@ -105,4 +105,20 @@ t.test('a refused key or a server error: only the latter may get better', async 
 t.test('a model that only ever calls tools is stopped', async (t) => {
   const error = await failure(t, [{ body: chatCompletion({ toolCalls: ['get_similar_incidents', 'no_such_tool'] }) }])
   t.match(error, { retryable: true, message: 'the model kept calling tools for 5 rounds without answering', usage: { promptTokens: 500 } })
+})
+
+t.test('an RCA draft answers in its own schema; a bad answer is a retryable failure with its tokens', async (t) => {
+  const context = { title: 'Monday', incidents: [{ incident, timeline: [], analysis: null }], deploys: [deploy], similarIncidents: [] }
+  const sections = { summary: 's', impact: 'i', rootCause: 'r', timeline: 't' }
+  const { server, analyzer } = await analyzerAnswering(t, [{ body: chatCompletion({ content: JSON.stringify({ ...sections, suspectedDeployId: deploy.id }) }, { prompt_tokens: 700, completion_tokens: 90 }) }])
+  t.same(await analyzer.draftRca(context), { ...sections, suspectedDeployId: deploy.id, usage: { provider: 'openai', model: 'test-model', promptTokens: 700, completionTokens: 90 } })
+  t.match(server.requests[0]!.body.response_format, { json_schema: { name: 'rca_draft', strict: true } })
+  const invented = await analyzerAnswering(t, [{ body: chatCompletion({ content: JSON.stringify({ ...sections, suspectedDeployId: 'nope' }) }) }])
+  t.equal((await invented.analyzer.draftRca(context)).suspectedDeployId, null)
+  const bad = await analyzerAnswering(t, [{ body: chatCompletion({ content: JSON.stringify({ summary: 's' }) }, { prompt_tokens: 10, completion_tokens: 2 }) }])
+  await t.rejects(bad.analyzer.draftRca(context), { name: 'AnalyzerError', retryable: true, message: /does not match the schema/, usage: { promptTokens: 10, completionTokens: 2 } })
+  const empty = await analyzerAnswering(t, [{ body: { ...chatCompletion({ content: '{}' }), choices: [] } }])
+  await t.rejects(empty.analyzer.draftRca(context), { name: 'AnalyzerError', message: 'the model answered with no choices' })
+  const refused = await analyzerAnswering(t, [{ status: 401, body: { error: { message: 'bad key' } } }])
+  await t.rejects(refused.analyzer.draftRca(context), { name: 'AnalyzerError', retryable: false })
 })

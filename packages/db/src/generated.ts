@@ -289,6 +289,13 @@ export interface DivinuxRcas {
   aiDraftedAt: Timestamp | null;
   createdAt: Generated<Timestamp>;
   createdBy: string | null;
+  draftCompletionTokens: Generated<number>;
+  draftError: string | null;
+  draftOverwrite: Generated<boolean>;
+  draftPromptTokens: Generated<number>;
+  draftRequestedAt: Timestamp | null;
+  draftRequestedBy: string | null;
+  draftStatus: string | null;
   editedFields: Generated<string[]>;
   id: Generated<string>;
   impact: string | null;
@@ -297,6 +304,7 @@ export interface DivinuxRcas {
   rootCause: string | null;
   status: Generated<string>;
   summary: string | null;
+  suspectedDeployId: string | null;
   timeline: string | null;
   title: string;
   updatedAt: Generated<Timestamp>;

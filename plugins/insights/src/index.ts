@@ -4,10 +4,12 @@ import { DEFAULT_AI_CONFIG, type AiConfig } from '@svc/config'
 import { subscribe, type AlertCreated } from '@svc/events'
 import { requestAnalysis } from './analyses/request.js'
 import { insightRoutes } from './analyses/routes.js'
-import { ALERT_CREATED_QUEUE, ANALYZE_QUEUE, analyzeQueuePolicy, type AnalyzeJob } from './analyses/queue.js'
+import { ALERT_CREATED_QUEUE, ANALYZE_QUEUE, aiJobPolicy, type AnalyzeJob } from './analyses/queue.js'
 import { processAnalysisJob } from './analyses/worker.js'
 import { actionItemRoutes } from './rcas/action-items.js'
+import { DRAFT_QUEUE, processDraftJob, type DraftJob } from './rcas/draft-worker.js'
 import { rcaExportRoutes } from './rcas/export.js'
+import { rcaGenerateRoutes } from './rcas/generate.js'
 import { rcaLinkRoutes } from './rcas/links.js'
 import { rcaRoutes } from './rcas/routes.js'
 import { incidentSearchRoutes } from './rcas/search.js'
@@ -32,20 +34,27 @@ export async function insightsSurface(app: FastifyInstance, options: InsightsOpt
   const analyzer = createAnalyzer(ai.openai)
   const { jobs, database } = app
   let analyzeWorker: string | undefined
+  let draftWorker: string | undefined
 
   await app.register(insightRoutes, { wakeWorker: () => analyzeWorker && jobs.notifyWorker(analyzeWorker) })
   await app.register(usageRoutes)
   for (const routes of [rcaRoutes, rcaLinkRoutes, actionItemRoutes, incidentSearchRoutes, rcaStatsRoutes, rcaExportRoutes]) await app.register(routes)
+  await app.register(rcaGenerateRoutes, { wakeWorker: () => draftWorker && jobs.notifyWorker(draftWorker) })
 
   // Workers start once the app is ready and stop with it; jobs in flight finish when the queue stops.
   app.addHook('onReady', async () => {
-    await jobs.createQueue(ANALYZE_QUEUE, { name: ANALYZE_QUEUE, ...analyzeQueuePolicy(ai) })
-    await jobs.updateQueue(ANALYZE_QUEUE, { name: ANALYZE_QUEUE, ...analyzeQueuePolicy(ai) })
+    await jobs.createQueue(ANALYZE_QUEUE, { name: ANALYZE_QUEUE, ...aiJobPolicy(ai) })
+    await jobs.updateQueue(ANALYZE_QUEUE, { name: ANALYZE_QUEUE, ...aiJobPolicy(ai) })
+    await jobs.createQueue(DRAFT_QUEUE, { name: DRAFT_QUEUE, ...aiJobPolicy(ai) })
+    await jobs.updateQueue(DRAFT_QUEUE, { name: DRAFT_QUEUE, ...aiJobPolicy(ai) })
     await subscribe(jobs, 'alert.created', ALERT_CREATED_QUEUE, { retryLimit: 5, retryDelay: 5, retryBackoff: true })
 
     const log = app.log.child({ surface: 'insights' })
     analyzeWorker = await jobs.work<AnalyzeJob>(ANALYZE_QUEUE, { includeMetadata: true, pollingIntervalSeconds: POLLING_INTERVAL_SECONDS }, async ([job]) => {
       if (job) await processAnalysisJob({ database, analyzer, ai, log }, job.data, job)
+    })
+    draftWorker = await jobs.work<DraftJob>(DRAFT_QUEUE, { includeMetadata: true, pollingIntervalSeconds: POLLING_INTERVAL_SECONDS }, async ([job]) => {
+      if (job) await processDraftJob({ database, analyzer, ai, log }, job.data, job)
     })
     await jobs.work<AlertCreated>(ALERT_CREATED_QUEUE, { pollingIntervalSeconds: POLLING_INTERVAL_SECONDS }, async ([job]) => {
       const event = job?.data
@@ -59,5 +68,6 @@ export async function insightsSurface(app: FastifyInstance, options: InsightsOpt
   app.addHook('onClose', async () => {
     await jobs.offWork(ANALYZE_QUEUE)
     await jobs.offWork(ALERT_CREATED_QUEUE)
+    await jobs.offWork(DRAFT_QUEUE)
   })
 }

@@ -6,8 +6,23 @@ import { alertingOrganization } from './organization-setup.js'
 
 const titleOf = (request: ChatRequest) => (JSON.parse(request.body.messages[1]!.content!.split('\n')[1]!) as { title: string }).title
 
+/** An RCA draft: the deploy of version 2.4.0 from the record, named as the cause. */
+function draftAnswer(request: ChatRequest): ChatReply {
+  const record = JSON.parse(request.body.messages[1]!.content!.split('\n')[1]!) as { title: string; deploys: Array<{ id: string; version: string }>; incidents: Array<{ title: string }> }
+  const suspect = record.deploys.find((deploy) => deploy.version === '2.4.0')
+  const reply = {
+    summary: `${record.incidents.map((incident) => incident.title).join(', ')}: checkout failed.`,
+    impact: '- Payments failed for 12 minutes.',
+    rootCause: `Deploy ${suspect?.version} exhausted the connection pool.`,
+    timeline: '- 07:52 deploy 2.4.0\n- 08:00 errors began',
+    suspectedDeployId: suspect?.id ?? null,
+  }
+  return { body: chatCompletion({ content: JSON.stringify(reply) }, { prompt_tokens: 900, completion_tokens: 150 }) }
+}
+
 /** The model server: how it answers depends on the incident it is asked about. */
 function answer(request: ChatRequest): ChatReply {
+  if (request.body.response_format?.json_schema?.name === 'rca_draft') return draftAnswer(request)
   const title = titleOf(request)
   if (title.startsWith('Malformed')) return { body: chatCompletion({ content: 'I think it was the deploy.' }, { prompt_tokens: 40, completion_tokens: 10 }) }
   if (title.startsWith('Rate limited')) return { status: 429, headers: { 'retry-after-ms': '1' }, body: { error: { message: 'Rate limit reached', code: 'rate_limit_exceeded' } } }
@@ -78,4 +93,29 @@ t.test('a malformed reply, a lasting 429 and a timeout are retried once by the j
   t.same(spent, [{ promptTokens: 40, completionTokens: 10 }, { promptTokens: 40, completionTokens: 10 }], 'tokens of failed attempts count against the budget')
   const stats = (await app.inject({ method: 'GET', url: `/api/v1/organizations/${orgId}/insights/stats`, headers: viewer!.headers })).json()
   t.match(stats, { byStatus: { completed: 1, failed: 3 }, tokens: { prompt: 280, completion: 60, total: 340 } })
+})
+
+t.test('an RCA draft through the OpenAI SDK names the deploy, and its tokens are billed', async (t) => {
+  const rcasUrl = `/api/v1/organizations/${orgId}/rcas`
+  const responder = await service.signIn('responder@openai.example')
+  const member = await db.insertInto('core.organizationMembers').values({ organizationId: orgId, userId: responder.userId, role: 'member' }).returning('id').executeTakeFirstOrThrow()
+  await db.insertInto('core.orgProductRoles').values({ organizationId: orgId, memberId: member.id, product: 'insights', role: 'responder' }).execute()
+  const culprit = await db.selectFrom('divinux.deployEvents').select('id').where('organizationId', '=', orgId).where('version', '=', '2.4.0').executeTakeFirstOrThrow()
+  const alert = await db.selectFrom('divinux.alerts').select('id').where('organizationId', '=', orgId).where('title', '=', 'Checkout errors above 5%').executeTakeFirstOrThrow()
+  const rca = (await app.inject({ method: 'POST', url: rcasUrl, headers: responder.headers, payload: { title: 'Checkout outage' } })).json()
+  await app.inject({ method: 'POST', url: `${rcasUrl}/${rca.id}/incidents`, headers: responder.headers, payload: { sourceProduct: 'alerting', incidentId: alert.id } })
+  t.equal((await app.inject({ method: 'POST', url: `${rcasUrl}/${rca.id}/generate`, headers: responder.headers })).statusCode, 202)
+
+  const deadline = Date.now() + 30_000
+  let drafted = rca
+  while (drafted.draftStatus !== 'completed' && drafted.draftStatus !== 'failed' && Date.now() < deadline) {
+    await new Promise((resolve) => setTimeout(resolve, 100))
+    drafted = (await app.inject({ method: 'GET', url: `${rcasUrl}/${rca.id}`, headers: responder.headers })).json()
+  }
+  t.match(drafted, { draftStatus: 'completed', aiDrafted: true, suspectedDeployId: culprit.id, rootCause: 'Deploy 2.4.0 exhausted the connection pool.', summary: 'Checkout errors above 5%: checkout failed.' })
+  const asked = model.requests.find((request) => request.body.response_format?.json_schema?.name === 'rca_draft')!
+  t.match(asked.body.messages[1]!.content, culprit.id, 'the deploys before the incident were in the record')
+  t.match(asked.body.messages[1]!.content, /"analysis":\{"summary":"Checkout errors above 5%: checkout is failing"/, 'so was the incident’s analysis')
+  const ledger = await db.selectFrom('divinux.aiUsage').select(['feature', 'provider', 'promptTokens', 'completionTokens']).where('referenceId', '=', rca.id).execute()
+  t.same(ledger, [{ feature: 'rca_draft', provider: 'openai', promptTokens: 900, completionTokens: 150 }])
 })

@@ -10,7 +10,7 @@ export interface AnalyzeJob {
   analysisId: string
 }
 
-/** Retries with doubling delays; a job running longer than this is presumed dead and retried. */
-export function analyzeQueuePolicy(ai: AiConfig) {
+/** The AI jobs (analyses, RCA drafts): retries with doubling delays; a job running longer than this is presumed dead and retried. */
+export function aiJobPolicy(ai: AiConfig) {
   return { retryLimit: ai.retryLimit, retryDelay: ai.retryDelaySeconds, retryBackoff: true, expireInSeconds: 15 * 60 }
 }

@@ -21,7 +21,7 @@ export interface Attempt {
   retryLimit: number
 }
 
-function costOf(ai: AiConfig, usage: { promptTokens: number; completionTokens: number }): number {
+export function costOf(ai: AiConfig, usage: { promptTokens: number; completionTokens: number }): number {
   const { input, output } = ai.pricePerMillionTokens
   return (usage.promptTokens * input + usage.completionTokens * output) / 1_000_000
 }

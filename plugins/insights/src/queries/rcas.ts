@@ -3,7 +3,7 @@ import type { Executor } from '@svc/db'
 
 const rcaColumns = [
   'id', 'organizationId', 'title', 'status', 'summary', 'rootCause', 'impact', 'timeline', 'createdBy', 'editedFields',
-  'aiDraftedAt', 'publishedAt', 'createdAt', 'updatedAt',
+  'aiDraftedAt', 'publishedAt', 'createdAt', 'updatedAt', 'draftStatus', 'draftError', 'draftRequestedAt', 'suspectedDeployId',
 ] as const
 
 export type RcaRow = NonNullable<Awaited<ReturnType<typeof findRca>>>
@@ -225,4 +225,92 @@ export async function rcaStatistics(db: Executor, organizationId: string) {
     actionItems: items.rows[0] ?? { open: 0, overdue: 0, done: 0, total: 0 },
     byAssignee: byAssignee.rows,
   }
+}
+
+// AI drafts.
+
+/** Queues a draft unless one is queued or running; undefined when it is. */
+export async function queueDraft(db: Executor, organizationId: string, rcaId: string, overwrite: boolean, userId: string) {
+  return db
+    .updateTable('divinux.rcas')
+    .set({ draftStatus: 'queued', draftError: null, draftOverwrite: overwrite, draftRequestedBy: userId, draftRequestedAt: sql<Date>`now()`, updatedAt: sql<Date>`now()` })
+    .where('organizationId', '=', organizationId)
+    .where('id', '=', rcaId)
+    .where((eb) => eb.or([eb('draftStatus', 'is', null), eb('draftStatus', 'in', ['completed', 'failed'])]))
+    .returning(rcaColumns)
+    .executeTakeFirst()
+}
+
+/** Takes a queued draft (or one whose worker died while running) for this attempt. */
+export async function claimDraft(db: Executor, organizationId: string, rcaId: string) {
+  return db
+    .updateTable('divinux.rcas')
+    .set({ draftStatus: 'running' })
+    .where('organizationId', '=', organizationId)
+    .where('id', '=', rcaId)
+    .where('draftStatus', 'in', ['queued', 'running'])
+    .returning([...rcaColumns, 'draftOverwrite'])
+    .executeTakeFirst()
+}
+
+export interface DraftSections {
+  summary: string
+  rootCause: string
+  impact: string
+  timeline: string
+}
+
+/**
+ * Writes the drafted sections a person has not written (all of them with `overwrite`); those
+ * written are the AI's now, so they leave `edited_fields`. A document published meanwhile is
+ * left as it is.
+ */
+export async function saveDraft(
+  db: Executor,
+  organizationId: string,
+  rcaId: string,
+  draft: { sections: DraftSections; overwrite: boolean; suspectedDeployId: string | null; promptTokens: number; completionTokens: number },
+) {
+  const current = await lockRca(db, organizationId, rcaId)
+  if (!current || current.draftStatus !== 'running') return undefined
+  if (current.status === 'published') {
+    return db.updateTable('divinux.rcas').set({ draftStatus: 'failed', draftError: 'the RCA was published before the draft was ready' }).where('id', '=', rcaId).returning(rcaColumns).executeTakeFirst()
+  }
+  const written = (Object.keys(NARRATIVE_COLUMNS) as NarrativeField[]).filter((field) => draft.overwrite || !current.editedFields.includes(field))
+  return db
+    .updateTable('divinux.rcas')
+    .set({
+      ...Object.fromEntries(written.map((field) => [field, draft.sections[field]])),
+      editedFields: current.editedFields.filter((field) => !written.includes(field as NarrativeField)),
+      aiDraftedAt: sql<Date>`now()`,
+      draftStatus: 'completed',
+      draftError: null,
+      suspectedDeployId: draft.suspectedDeployId,
+      draftPromptTokens: sql<number>`draft_prompt_tokens + ${draft.promptTokens}`,
+      draftCompletionTokens: sql<number>`draft_completion_tokens + ${draft.completionTokens}`,
+      updatedAt: sql<Date>`now()`,
+    })
+    .where('organizationId', '=', organizationId)
+    .where('id', '=', rcaId)
+    .returning(rcaColumns)
+    .executeTakeFirst()
+}
+
+/** Back to queued for the job's next attempt, or failed for good. */
+export async function setbackDraft(db: Executor, organizationId: string, rcaId: string, to: 'queued' | 'failed', error: string) {
+  await db.updateTable('divinux.rcas').set({ draftStatus: to, draftError: error }).where('organizationId', '=', organizationId).where('id', '=', rcaId).where('draftStatus', '=', 'running').execute()
+}
+
+/** The latest completed analysis of an incident, for an RCA draft. */
+export async function latestAnalysis(db: Executor, organizationId: string, sourceProduct: string, incidentId: string) {
+  return db
+    .selectFrom('divinux.analyses')
+    .select(['summary', 'rootCause', 'severity'])
+    .where('organizationId', '=', organizationId)
+    .where('sourceProduct', '=', sourceProduct)
+    .where('incidentId', '=', incidentId)
+    .where('status', '=', 'completed')
+    .orderBy('completedAt', 'desc')
+    .limit(1)
+    .executeTakeFirst()
 }

@@ -1,5 +1,5 @@
 import type { Executor } from '@svc/db'
-import { periodOf, recordThresholdsCrossed, usageIn, type BudgetRow, type Period, type PeriodUsage } from '../queries/usage.js'
+import { lockBudget, periodOf, recordThresholdsCrossed, usageIn, type BudgetRow, type Period, type PeriodUsage } from '../queries/usage.js'
 
 export type LimitName = 'analyses' | 'tokens' | 'cost'
 
@@ -39,4 +39,11 @@ export async function noteThresholds(db: Executor, organizationId: string, budge
   const crossed = budget.alertThresholds.filter((threshold) => highest >= threshold)
   const limits = Object.fromEntries(Object.entries(used).map(([name, percent]) => [name, Math.round(percent * 100) / 100]))
   return recordThresholdsCrossed(db, organizationId, period, crossed, { percentUsed: limits })
+}
+
+/** The limit reached this period, judged with the budget row locked until the caller's transaction ends. */
+export async function limitReachedNow(db: Executor, organizationId: string): Promise<LimitName | undefined> {
+  const budget = await lockBudget(db, organizationId)
+  if (!budget) return undefined
+  return limitReached(budget, await usageIn(db, organizationId, periodOf(new Date())))
 }

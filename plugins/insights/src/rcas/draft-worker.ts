@@ -1,0 +1,65 @@
+import type { FastifyBaseLogger } from 'fastify'
+import { AnalyzerError, type IncidentAnalyzer, type RcaDraft } from '@svc/ai'
+import type { AiConfig } from '@svc/config'
+import type { Database } from '@svc/db'
+import { costOf } from '../analyses/worker.js'
+import { claimDraft, saveDraft, setbackDraft } from '../queries/rcas.js'
+import { findBudget, recordAiUsage } from '../queries/usage.js'
+import { noteThresholds } from '../usage/budget.js'
+import { draftContext } from './draft-context.js'
+
+/** The RCA draft jobs: one per request, `{ organizationId, rcaId }`. */
+export const DRAFT_QUEUE = 'insights.draft-rca'
+
+export interface DraftJob {
+  organizationId: string
+  rcaId: string
+}
+
+export interface DraftWorkerDependencies {
+  database: Database
+  analyzer: IncidentAnalyzer
+  ai: AiConfig
+  log: FastifyBaseLogger
+}
+
+/**
+ * One attempt at an RCA draft: queued → running → completed, back to queued for the job's next
+ * retry, or failed. Tokens are recorded against the budget whether or not the attempt succeeded.
+ */
+export async function processDraftJob(deps: DraftWorkerDependencies, job: DraftJob, attempt: { retryCount: number; retryLimit: number }): Promise<void> {
+  const { db } = deps.database
+  const rca = await claimDraft(db, job.organizationId, job.rcaId)
+  if (!rca) return
+  let draft: RcaDraft
+  try {
+    draft = await deps.analyzer.draftRca(await draftContext(db, rca))
+  } catch (error) {
+    const failure = error instanceof AnalyzerError ? error : new AnalyzerError(`the draft failed: ${(error as Error).message}`, true, { cause: error })
+    const retrying = failure.retryable && attempt.retryCount < attempt.retryLimit
+    await db.transaction().execute(async (trx) => {
+      await setbackDraft(trx, job.organizationId, rca.id, retrying ? 'queued' : 'failed', failure.message)
+      const spent = failure.usage
+      if (spent && spent.promptTokens + spent.completionTokens > 0) {
+        await recordAiUsage(trx, { organizationId: job.organizationId, feature: 'rca_draft', referenceId: rca.id, provider: spent.provider, model: spent.model, promptTokens: spent.promptTokens, completionTokens: spent.completionTokens, costUsd: costOf(deps.ai, spent) })
+        await noteThresholds(trx, job.organizationId, await findBudget(trx, job.organizationId))
+      }
+    })
+    deps.log.warn({ rcaId: rca.id, attempt: attempt.retryCount + 1, retrying, err: failure }, 'RCA draft attempt failed')
+    if (retrying) throw failure
+    return
+  }
+  const { summary, rootCause, impact, timeline, usage } = draft
+  await db.transaction().execute(async (trx) => {
+    const saved = await saveDraft(trx, job.organizationId, rca.id, {
+      sections: { summary, rootCause, impact, timeline },
+      overwrite: rca.draftOverwrite,
+      suspectedDeployId: draft.suspectedDeployId,
+      promptTokens: usage.promptTokens,
+      completionTokens: usage.completionTokens,
+    })
+    if (!saved) return
+    await recordAiUsage(trx, { organizationId: job.organizationId, feature: 'rca_draft', referenceId: rca.id, provider: usage.provider, model: usage.model, promptTokens: usage.promptTokens, completionTokens: usage.completionTokens, costUsd: costOf(deps.ai, usage) })
+    await noteThresholds(trx, job.organizationId, await findBudget(trx, job.organizationId))
+  })
+}
