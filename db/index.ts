@@ -9,6 +9,7 @@ import * as deployEvents from './migrations/0007_deploy_events.js'
 import * as analysesAndBudgets from './migrations/0008_analyses_and_budgets.js'
 import * as rcaDocuments from './migrations/0009_rca_documents.js'
 import * as rcaDrafts from './migrations/0010_rca_drafts.js'
+import * as notificationPreferences from './migrations/0011_notification_preferences.js'
 
 /**
  * Every migration, in order, listed by hand rather than found by scanning a folder, so a
@@ -25,4 +26,5 @@ export const migrations: Record<string, Migration> = {
   '0008_analyses_and_budgets': analysesAndBudgets,
   '0009_rca_documents': rcaDocuments,
   '0010_rca_drafts': rcaDrafts,
+  '0011_notification_preferences': notificationPreferences,
 }

@@ -51,7 +51,7 @@ const DRAFT_PROMPT = [
 function describeDraftContext(context: RcaDraftContext): string {
   return JSON.stringify({
     title: context.title,
-    incidents: context.incidents.map(({ incident, timeline, analysis }) => ({ ...JSON.parse(describe(incident)), timeline, analysis })),
+    incidents: context.incidents.map(({ incident, timeline, analysis }) => ({ ...incidentFacts(incident), timeline, analysis })),
     deploys: context.deploys,
     similarIncidents: context.similarIncidents,
   })
@@ -86,8 +86,9 @@ const SYSTEM_PROMPT = [
   'Answer with the analysis as JSON matching the schema. Name a deploy only when the evidence supports it.',
 ].join(' ')
 
-function describe(incident: IncidentContext): string {
-  return JSON.stringify({
+/** What the model is told of an incident. */
+function incidentFacts(incident: IncidentContext) {
+  return {
     source: incident.sourceProduct,
     title: incident.title,
     description: incident.description,
@@ -97,7 +98,7 @@ function describe(incident: IncidentContext): string {
     startedAt: incident.startedAt.toISOString(),
     occurrences: incident.occurrences,
     labels: incident.labels,
-  })
+  }
 }
 
 /** What to do with a failed request: a refused key or an unknown model never gets better. */
@@ -184,7 +185,7 @@ class Conversation {
   async analyze(incident: IncidentContext): Promise<IncidentAnalysis> {
     const messages: ChatCompletionMessageParam[] = [
       { role: 'system', content: SYSTEM_PROMPT },
-      { role: 'user', content: `Analyze this incident:\n${describe(incident)}` },
+      { role: 'user', content: `Analyze this incident:\n${JSON.stringify(incidentFacts(incident))}` },
     ]
     for (let round = 0; round < MAX_ROUNDS; round++) {
       const completion = await this.client.chat.completions.create({

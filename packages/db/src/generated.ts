@@ -259,6 +259,12 @@ export interface DivinuxDeployEvents {
   version: string | null;
 }
 
+export interface DivinuxNotificationPreferences {
+  preferences: Json;
+  updatedAt: Generated<Timestamp>;
+  userId: string;
+}
+
 export interface DivinuxRcaActionItems {
   assigneeUserId: string | null;
   completedAt: Timestamp | null;
@@ -374,6 +380,7 @@ export interface DB {
   "divinux.analyses": DivinuxAnalyses;
   "divinux.analysisEvents": DivinuxAnalysisEvents;
   "divinux.deployEvents": DivinuxDeployEvents;
+  "divinux.notificationPreferences": DivinuxNotificationPreferences;
   "divinux.rcaActionItems": DivinuxRcaActionItems;
   "divinux.rcaIncidentLinks": DivinuxRcaIncidentLinks;
   "divinux.rcas": DivinuxRcas;

@@ -1,6 +1,7 @@
 import type { FastifyInstance } from 'fastify'
 import { platformRoleRoutes } from './admin/platform-role-routes.js'
 import { auditLogRoutes } from './audit/routes.js'
+import { profileRoutes } from '@svc/profile'
 import { usersRoutes } from './identity/users-routes.js'
 import { memberRoutes } from './members/routes.js'
 import { organizationRoutes } from './organizations/routes.js'
@@ -13,6 +14,7 @@ import { ssoRoutes } from './sso/routes.js'
 
 /** The platform surface: identity, organizations and members, audit log, platform roles, SCIM tokens and the SCIM server, SSO/SAML. */
 export async function platformSurface(app: FastifyInstance): Promise<void> {
+  await app.register(profileRoutes)
   await app.register(usersRoutes)
   await app.register(organizationRoutes)
   await app.register(memberRoutes)

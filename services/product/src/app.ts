@@ -2,6 +2,8 @@ import type { FastifyInstance } from 'fastify'
 import type { ServiceConfig } from '@svc/config'
 import { alertingSurface } from '@svc/plugin-alerting'
 import { insightsSurface } from '@svc/plugin-insights'
+import { productUserRoutes } from '@svc/plugin-product-users'
+import { profileRoutes } from '@svc/profile'
 import { buildServiceApp, type Resources } from '@svc/runtime'
 
 /**
@@ -18,6 +20,8 @@ export function buildApp(config: ServiceConfig, shared?: Resources): Promise<Fas
       async surfaces(app) {
         await alertingSurface(app)
         await insightsSurface(app, { ai: config.ai })
+        await app.register(profileRoutes)
+        await app.register(productUserRoutes)
       },
     },
     shared,

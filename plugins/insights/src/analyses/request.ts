@@ -2,8 +2,8 @@ import type { Database } from '@svc/db'
 import { inTransaction } from '@svc/events'
 import type { JobQueue } from '@svc/jobs'
 import { findActiveAnalysis, hasAutomaticAnalysis, insertAnalysis, recordAnalysisEvent, type AnalysisRow, type IncidentKey } from '../queries/analyses.js'
-import { lockBudget, periodOf, recordAnalysisSkipped, usageIn } from '../queries/usage.js'
-import { limitReached, noteThresholds, type LimitName } from '../usage/budget.js'
+import { findBudget, periodOf, recordAnalysisSkipped } from '../queries/usage.js'
+import { limitReachedNow, noteThresholds, type LimitName } from '../usage/budget.js'
 import { ANALYZE_QUEUE, type AnalyzeJob } from './queue.js'
 
 export type AnalysisRequest =
@@ -27,16 +27,12 @@ export async function requestAnalysis(
   return database.db.transaction().execute(async (trx): Promise<AnalysisRequest> => {
     // An event delivered twice must not analyze its incident twice.
     if (request.trigger === 'automatic' && (await hasAutomaticAnalysis(trx, key))) return { outcome: 'already_analyzed' }
-    const budget = await lockBudget(trx, key.organizationId)
-    if (budget) {
-      const period = periodOf(new Date())
-      const limit = limitReached(budget, await usageIn(trx, key.organizationId, period))
-      if (limit) {
-        if (request.trigger === 'automatic') {
-          await recordAnalysisSkipped(trx, key.organizationId, period, { reason: 'budget_exceeded', limit, sourceProduct: key.sourceProduct, incidentId: key.incidentId })
-        }
-        return { outcome: 'budget_exceeded', limit }
+    const limit = await limitReachedNow(trx, key.organizationId)
+    if (limit) {
+      if (request.trigger === 'automatic') {
+        await recordAnalysisSkipped(trx, key.organizationId, periodOf(new Date()), { reason: 'budget_exceeded', limit, sourceProduct: key.sourceProduct, incidentId: key.incidentId })
       }
+      return { outcome: 'budget_exceeded', limit }
     }
     const analysis = await insertAnalysis(trx, key, request.trigger, request.requestedBy)
     if (!analysis) {
@@ -47,7 +43,7 @@ export async function requestAnalysis(
     await recordAnalysisEvent(trx, key.organizationId, analysis.id, 'requested', { trigger: request.trigger, requestedBy: request.requestedBy })
     const job: AnalyzeJob = { organizationId: key.organizationId, analysisId: analysis.id }
     await jobs.send(ANALYZE_QUEUE, job, { db: inTransaction(trx), singletonKey: analysis.id })
-    await noteThresholds(trx, key.organizationId, budget)
+    await noteThresholds(trx, key.organizationId, await findBudget(trx, key.organizationId))
     return { outcome: 'requested', analysis }
   })
 }

@@ -4,7 +4,7 @@ import { Type } from 'typebox'
 import { auditContextOf, recordAudit } from '@svc/audit'
 import type { PlatformRole } from '@svc/auth'
 import { NotFoundError } from '@svc/http'
-import { PlatformRoleOrNone } from '../identity/schemas.js'
+import { PlatformRoleOrNone } from '@svc/profile'
 
 
 /**

@@ -1,0 +1,1 @@
+export { productUserRoutes } from './routes.js'

@@ -1,0 +1,92 @@
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
+import { Type } from 'typebox'
+import { membershipOf, productRoles, organizationRoles } from '@svc/auth'
+import type { Json } from '@svc/db'
+import { ListResponse, PaginationQuery, Timestamp, invalidField } from '@svc/http'
+import { isTimeZone } from '@svc/profile'
+import { NotificationPreferences, NotificationPreferencesPatch, applyPatch, brokenRule, defaultPreferences } from './preferences.js'
+import { accountTimeZone, organizationUsers, savePreferences, storedPreferences } from './queries.js'
+
+const Preferences = Type.Object({ ...NotificationPreferences.properties, updatedAt: Type.Union([Timestamp, Type.Null()], { description: 'Null: the defaults, never changed' }) }, { title: 'NotificationPreferencesAnswer' })
+
+const OrganizationUser = Type.Object(
+  {
+    memberId: Type.String({ format: 'uuid' }),
+    userId: Type.String({ format: 'uuid' }),
+    email: Type.String(),
+    displayName: Type.Union([Type.String(), Type.Null()]),
+    role: Type.Enum(organizationRoles),
+    productRoles: Type.Record(Type.String(), Type.Enum(productRoles), { description: 'Roles granted directly, by product (statuspages, alerting, synthetics, insights)' }),
+    pending: Type.Boolean({ description: 'Invited, not signed in yet' }),
+    suspended: Type.Boolean(),
+    joinedAt: Timestamp,
+  },
+  { title: 'OrganizationUser' },
+)
+
+/**
+ * The product API's users: notification preferences of the signed-in user (`/users/me/…`; the
+ * profile itself is @svc/profile's), and the members of an organization with their product roles.
+ */
+export const productUserRoutes: FastifyPluginAsyncTypebox = async (app) => {
+  const db = app.database.db
+
+  const current = async (userId: string) => {
+    const stored = await storedPreferences(db, userId)
+    if (stored) return { ...(stored.preferences as NotificationPreferences), updatedAt: stored.updatedAt.toISOString() }
+    return { ...defaultPreferences(await accountTimeZone(db, userId)), updatedAt: null }
+  }
+
+  app.get(
+    '/api/v1/users/me/notifications',
+    { schema: { tags: ['users'], summary: 'Notification preferences: channels, routing by priority, quiet hours', response: { 200: Preferences } } },
+    async (request) => current(request.user.userId),
+  )
+
+  app.patch(
+    '/api/v1/users/me/notifications',
+    {
+      schema: {
+        tags: ['users'],
+        summary: 'Change notification preferences (any part of any section; lists are replaced)',
+        description: 'SMS and voice need a phone number (E.164) while enabled; quiet hours need an IANA time zone and a start different from their end.',
+        body: NotificationPreferencesPatch,
+        response: { 200: Preferences },
+      },
+    },
+    async (request) => {
+      const { updatedAt: _updatedAt, ...preferences } = await current(request.user.userId)
+      const next = applyPatch(preferences, request.body)
+      const broken = brokenRule(next, isTimeZone)
+      if (broken) throw invalidField(broken[0], broken[1])
+      const saved = await savePreferences(db, request.user.userId, next as unknown as Json)
+      return { ...(saved.preferences as NotificationPreferences), updatedAt: saved.updatedAt.toISOString() }
+    },
+  )
+
+  app.get(
+    '/api/v1/organizations/:orgId/users',
+    {
+      schema: { tags: ['users'], summary: 'Members of the organization with their product roles (organization member)', params: Type.Object({ orgId: Type.String() }), querystring: PaginationQuery, response: { 200: ListResponse(OrganizationUser) } },
+      preHandler: app.requireOrgMember,
+    },
+    async (request) => {
+      const { page, limit } = request.query
+      const { rows, total } = await organizationUsers(db, membershipOf(request).organizationId, { offset: (page - 1) * limit, limit })
+      return {
+        data: rows.map((row) => ({
+          memberId: row.memberId,
+          userId: row.userId,
+          email: row.email,
+          displayName: row.displayName,
+          role: row.role as (typeof organizationRoles)[number],
+          productRoles: row.productRoles as Record<string, (typeof productRoles)[number]>,
+          pending: row.pending,
+          suspended: row.suspendedAt !== null,
+          joinedAt: row.createdAt.toISOString(),
+        })),
+        meta: { page, limit, total },
+      }
+    },
+  )
+}
