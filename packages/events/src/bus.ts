@@ -1,9 +1,7 @@
 import { CompiledQuery } from 'kysely'
 import type { Executor } from '@svc/db'
-import type { JobQueue } from '@svc/jobs'
+import { ensureQueue, type JobQueue, type QueuePolicy } from '@svc/jobs'
 import type { EventName, EventPayloads } from './payloads.js'
-
-type QueueSettings = NonNullable<Parameters<JobQueue['createQueue']>[1]>
 
 /** pg-boss's connection option: statements run on the caller's transaction. */
 export function inTransaction(executor: Executor) {
@@ -31,9 +29,7 @@ export async function publish<E extends EventName>(jobs: JobQueue, executor: Exe
  * Creates the consumer's queue (idempotent) and subscribes it to an event. Each consuming
  * surface names its own queue, so each gets its own copy of every event.
  */
-export async function subscribe(jobs: JobQueue, event: EventName, queue: string, policy: Omit<QueueSettings, 'name'> = {}): Promise<void> {
-  await jobs.createQueue(queue, { ...policy, name: queue })
-  // createQueue leaves an existing queue as it was; the policy of this release applies.
-  await jobs.updateQueue(queue, { ...policy, name: queue })
+export async function subscribe(jobs: JobQueue, event: EventName, queue: string, policy: QueuePolicy = {}): Promise<void> {
+  await ensureQueue(jobs, queue, policy)
   await jobs.subscribe(event, queue)
 }

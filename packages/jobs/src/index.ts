@@ -1,1 +1,1 @@
-export { createJobQueue, stopJobQueue, type JobQueue, type JobQueueOptions } from './queue.js'
+export { createJobQueue, ensureQueue, stopJobQueue, type JobQueue, type JobQueueOptions, type QueuePolicy } from './queue.js'

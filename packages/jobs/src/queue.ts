@@ -35,3 +35,14 @@ export async function stopJobQueue(boss: PgBoss, timeoutMs = 10_000): Promise<vo
 }
 
 export type JobQueue = PgBoss
+
+export type QueuePolicy = Omit<NonNullable<Parameters<PgBoss['createQueue']>[1]>, 'name'>
+
+/**
+ * Creates a queue (idempotent, safe when replicas start together) and applies this release's
+ * policy to it: `createQueue` alone leaves an existing queue's retries and expiry as they were.
+ */
+export async function ensureQueue(boss: PgBoss, name: string, policy: QueuePolicy = {}): Promise<void> {
+  await boss.createQueue(name, { ...policy, name })
+  await boss.updateQueue(name, { ...policy, name })
+}

@@ -2,6 +2,7 @@ import type { FastifyInstance } from 'fastify'
 import { createAnalyzer } from '@svc/ai'
 import { DEFAULT_AI_CONFIG, type AiConfig } from '@svc/config'
 import { subscribe, type AlertCreated } from '@svc/events'
+import { ensureQueue } from '@svc/jobs'
 import { requestAnalysis } from './analyses/request.js'
 import { insightRoutes } from './analyses/routes.js'
 import { ALERT_CREATED_QUEUE, ANALYZE_QUEUE, aiJobPolicy, type AnalyzeJob } from './analyses/queue.js'
@@ -43,10 +44,8 @@ export async function insightsSurface(app: FastifyInstance, options: InsightsOpt
 
   // Workers start once the app is ready and stop with it; jobs in flight finish when the queue stops.
   app.addHook('onReady', async () => {
-    await jobs.createQueue(ANALYZE_QUEUE, { name: ANALYZE_QUEUE, ...aiJobPolicy(ai) })
-    await jobs.updateQueue(ANALYZE_QUEUE, { name: ANALYZE_QUEUE, ...aiJobPolicy(ai) })
-    await jobs.createQueue(DRAFT_QUEUE, { name: DRAFT_QUEUE, ...aiJobPolicy(ai) })
-    await jobs.updateQueue(DRAFT_QUEUE, { name: DRAFT_QUEUE, ...aiJobPolicy(ai) })
+    await ensureQueue(jobs, ANALYZE_QUEUE, aiJobPolicy(ai))
+    await ensureQueue(jobs, DRAFT_QUEUE, aiJobPolicy(ai))
     await subscribe(jobs, 'alert.created', ALERT_CREATED_QUEUE, { retryLimit: 5, retryDelay: 5, retryBackoff: true })
 
     const log = app.log.child({ surface: 'insights' })

@@ -14,11 +14,6 @@ export async function savePreferences(db: Executor, userId: string, preferences:
     .executeTakeFirstOrThrow()
 }
 
-export async function accountTimeZone(db: Executor, userId: string): Promise<string | null> {
-  const row = await db.selectFrom('core.users').select('timeZone').where('id', '=', userId).executeTakeFirst()
-  return row?.timeZone ?? null
-}
-
 /** Members of the organization with their direct product roles, by e-mail. */
 export async function organizationUsers(db: Executor, organizationId: string, page: { offset: number; limit: number }) {
   const members = db

@@ -1,11 +1,12 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
+import type { FastifyRequest } from 'fastify'
 import { Type } from 'typebox'
-import { membershipOf, productRoles, organizationRoles } from '@svc/auth'
+import { accountOf, membershipOf, productRoles, organizationRoles } from '@svc/auth'
 import type { Json } from '@svc/db'
 import { ListResponse, PaginationQuery, Timestamp, invalidField } from '@svc/http'
 import { isTimeZone } from '@svc/profile'
 import { NotificationPreferences, NotificationPreferencesPatch, applyPatch, brokenRule, defaultPreferences } from './preferences.js'
-import { accountTimeZone, organizationUsers, savePreferences, storedPreferences } from './queries.js'
+import { organizationUsers, savePreferences, storedPreferences } from './queries.js'
 
 const Preferences = Type.Object({ ...NotificationPreferences.properties, updatedAt: Type.Union([Timestamp, Type.Null()], { description: 'Null: the defaults, never changed' }) }, { title: 'NotificationPreferencesAnswer' })
 
@@ -31,16 +32,17 @@ const OrganizationUser = Type.Object(
 export const productUserRoutes: FastifyPluginAsyncTypebox = async (app) => {
   const db = app.database.db
 
-  const current = async (userId: string) => {
-    const stored = await storedPreferences(db, userId)
+  // The defaults take the account's time zone, which the signed-in request already carries.
+  const current = async (request: FastifyRequest) => {
+    const stored = await storedPreferences(db, request.user.userId)
     if (stored) return { ...(stored.preferences as NotificationPreferences), updatedAt: stored.updatedAt.toISOString() }
-    return { ...defaultPreferences(await accountTimeZone(db, userId)), updatedAt: null }
+    return { ...defaultPreferences(accountOf(request).timeZone), updatedAt: null }
   }
 
   app.get(
     '/api/v1/users/me/notifications',
     { schema: { tags: ['users'], summary: 'Notification preferences: channels, routing by priority, quiet hours', response: { 200: Preferences } } },
-    async (request) => current(request.user.userId),
+    async (request) => current(request),
   )
 
   app.patch(
@@ -55,7 +57,7 @@ export const productUserRoutes: FastifyPluginAsyncTypebox = async (app) => {
       },
     },
     async (request) => {
-      const { updatedAt: _updatedAt, ...preferences } = await current(request.user.userId)
+      const { updatedAt: _updatedAt, ...preferences } = await current(request)
       const next = applyPatch(preferences, request.body)
       const broken = brokenRule(next, isTimeZone)
       if (broken) throw invalidField(broken[0], broken[1])

@@ -8,7 +8,7 @@ import { ANALYZE_QUEUE, type AnalyzeJob } from './queue.js'
 
 export type AnalysisRequest =
   | { outcome: 'requested'; analysis: AnalysisRow }
-  | { outcome: 'already_active'; analysisId: string }
+  | { outcome: 'already_active'; analysisId: string | null }
   | { outcome: 'already_analyzed' }
   | { outcome: 'budget_exceeded'; limit: LimitName }
 
@@ -38,7 +38,7 @@ export async function requestAnalysis(
     if (!analysis) {
       const active = await findActiveAnalysis(trx, key)
       // The active one finished between the insert and this read: the caller may simply ask again.
-      return { outcome: 'already_active', analysisId: active?.id ?? '' }
+      return { outcome: 'already_active', analysisId: active?.id ?? null }
     }
     await recordAnalysisEvent(trx, key.organizationId, analysis.id, 'requested', { trigger: request.trigger, requestedBy: request.requestedBy })
     const job: AnalyzeJob = { organizationId: key.organizationId, analysisId: analysis.id }

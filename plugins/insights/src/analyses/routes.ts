@@ -52,7 +52,10 @@ export const insightRoutes: FastifyPluginAsyncTypebox<{ wakeWorker: WakeWorker }
       if (!(await incidentContext(db, key))) throw new NotFoundError('incident')
       const result = await requestAnalysis(app.database, app.jobs, key, { trigger: 'manual', requestedBy: request.user.userId })
       if (result.outcome === 'budget_exceeded') throw new BudgetExceededError(`the organization's monthly AI ${result.limit} limit is reached`)
-      if (result.outcome !== 'requested') throw new ConflictError(`the incident already has an active analysis${'analysisId' in result ? ` (${result.analysisId})` : ''}`)
+      if (result.outcome !== 'requested') {
+        const active = result.outcome === 'already_active' && result.analysisId ? ` (${result.analysisId})` : ''
+        throw new ConflictError(`the incident already has an active analysis${active}`)
+      }
       options.wakeWorker()
       return reply.code(202).send(insightBody(result.analysis))
     },

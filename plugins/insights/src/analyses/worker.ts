@@ -4,8 +4,7 @@ import type { AiConfig } from '@svc/config'
 import type { Database, Json } from '@svc/db'
 import { claimAnalysis, completeAnalysis, recordAnalysisEvent, setbackAnalysis, type AnalysisRow, type IncidentKey } from '../queries/analyses.js'
 import { deploysBeforeIncident, incidentContext, incidentTimeline, similarResolvedIncidents } from '../queries/evidence.js'
-import { findBudget, recordAiUsage } from '../queries/usage.js'
-import { noteThresholds } from '../usage/budget.js'
+import { recordSpend } from '../usage/budget.js'
 import type { AnalyzeJob } from './queue.js'
 
 export interface AnalysisWorkerDependencies {
@@ -19,11 +18,6 @@ export interface AnalysisWorkerDependencies {
 export interface Attempt {
   retryCount: number
   retryLimit: number
-}
-
-export function costOf(ai: AiConfig, usage: { promptTokens: number; completionTokens: number }): number {
-  const { input, output } = ai.pricePerMillionTokens
-  return (usage.promptTokens * input + usage.completionTokens * output) / 1_000_000
 }
 
 function bulletList(items: string[]): string {
@@ -78,16 +72,7 @@ export async function processAnalysisJob(deps: AnalysisWorkerDependencies, job: 
       suspectedDeployId: result.suspectedDeployId,
       ...usage,
     })
-    await recordAiUsage(trx, {
-      organizationId: job.organizationId,
-      feature: 'analysis',
-      referenceId: analysis.id,
-      provider: result.usage.provider,
-      model: result.usage.model,
-      ...usage,
-      costUsd: costOf(deps.ai, usage),
-    })
-    await noteThresholds(trx, job.organizationId, await findBudget(trx, job.organizationId))
+    await recordSpend(trx, deps.ai, { organizationId: job.organizationId, feature: 'analysis', referenceId: analysis.id, usage: result.usage })
   })
 }
 
@@ -116,8 +101,7 @@ async function recordSetback(deps: AnalysisWorkerDependencies, analysis: Analysi
     })
     // A failed attempt's tokens were still spent at the provider: they count against the budget.
     if (tokens.promptTokens + tokens.completionTokens > 0) {
-      await recordAiUsage(trx, { organizationId: analysis.organizationId, feature: 'analysis', referenceId: analysis.id, provider: usage.provider, model: usage.model, ...tokens, costUsd: costOf(deps.ai, tokens) })
-      await noteThresholds(trx, analysis.organizationId, await findBudget(trx, analysis.organizationId))
+      await recordSpend(trx, deps.ai, { organizationId: analysis.organizationId, feature: 'analysis', referenceId: analysis.id, usage })
     }
   })
 }

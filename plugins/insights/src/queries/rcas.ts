@@ -7,9 +7,9 @@ const rcaColumns = [
 ] as const
 
 export type RcaRow = NonNullable<Awaited<ReturnType<typeof findRca>>>
-/** The narrative fields: written by people or drafted by the AI. */
-export type NarrativeField = 'summary' | 'rootCause' | 'impact' | 'timeline'
-export const NARRATIVE_COLUMNS: Record<NarrativeField, string> = { summary: 'summary', rootCause: 'root_cause', impact: 'impact', timeline: 'timeline' }
+/** The narrative sections, written by people or drafted by the AI; `edited_fields` holds these names. */
+export const narrativeFields = ['summary', 'rootCause', 'impact', 'timeline'] as const
+export type NarrativeField = (typeof narrativeFields)[number]
 
 export async function findRca(db: Executor, organizationId: string, rcaId: string) {
   return db.selectFrom('divinux.rcas').select(rcaColumns).where('organizationId', '=', organizationId).where('id', '=', rcaId).executeTakeFirst()
@@ -168,18 +168,6 @@ export async function deleteActionItem(db: Executor, organizationId: string, rca
   return db.deleteFrom('divinux.rcaActionItems').where('organizationId', '=', organizationId).where('rcaId', '=', rcaId).where('id', '=', itemId).returning('id').executeTakeFirst()
 }
 
-/** Whether the user is an active (not suspended) member of the organization. */
-export async function isActiveMember(db: Executor, organizationId: string, userId: string): Promise<boolean> {
-  const row = await db
-    .selectFrom('core.organizationMembers')
-    .select('id')
-    .where('organizationId', '=', organizationId)
-    .where('userId', '=', userId)
-    .where('suspendedAt', 'is', null)
-    .executeTakeFirst()
-  return row !== undefined
-}
-
 /** E-mails of the given users, for showing assignees. */
 export async function emailsOf(db: Executor, userIds: string[]): Promise<Map<string, string>> {
   if (userIds.length === 0) return new Map()
@@ -274,14 +262,20 @@ export async function saveDraft(
   const current = await lockRca(db, organizationId, rcaId)
   if (!current || current.draftStatus !== 'running') return undefined
   if (current.status === 'published') {
-    return db.updateTable('divinux.rcas').set({ draftStatus: 'failed', draftError: 'the RCA was published before the draft was ready' }).where('id', '=', rcaId).returning(rcaColumns).executeTakeFirst()
+    return db
+      .updateTable('divinux.rcas')
+      .set({ draftStatus: 'failed', draftError: 'the RCA was published before the draft was ready' })
+      .where('organizationId', '=', organizationId)
+      .where('id', '=', rcaId)
+      .returning(rcaColumns)
+      .executeTakeFirst()
   }
-  const written = (Object.keys(NARRATIVE_COLUMNS) as NarrativeField[]).filter((field) => draft.overwrite || !current.editedFields.includes(field))
+  const written = narrativeFields.filter((field) => draft.overwrite || !current.editedFields.includes(field))
   return db
     .updateTable('divinux.rcas')
     .set({
       ...Object.fromEntries(written.map((field) => [field, draft.sections[field]])),
-      editedFields: current.editedFields.filter((field) => !written.includes(field as NarrativeField)),
+      editedFields: current.editedFields.filter((field) => !(written as string[]).includes(field)),
       aiDraftedAt: sql<Date>`now()`,
       draftStatus: 'completed',
       draftError: null,

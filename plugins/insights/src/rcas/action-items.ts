@@ -1,16 +1,16 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { Type } from 'typebox'
-import { isUuid } from '@svc/auth'
-import type { Executor } from '@svc/db'
+import { findMembership, isUuid } from '@svc/auth'
+import type { Database } from '@svc/db'
 import { NotFoundError, invalidField } from '@svc/http'
-import { deleteActionItem, findActionItem, insertActionItem, isActiveMember, listActionItems, updateActionItem } from '../queries/rcas.js'
+import { deleteActionItem, findActionItem, insertActionItem, listActionItems, updateActionItem } from '../queries/rcas.js'
 import { rcaOf, tags } from './routes.js'
 import { ActionItem, ActionItemCreate, ActionItemPatch, ActionItemQuery, ItemParams, RcaParams, actionItemBody } from './schemas.js'
 
-/** An assignee must be an active member of the organization. */
-async function assertAssignable(db: Executor, organizationId: string, userId: string | null | undefined): Promise<void> {
+/** An assignee must be an active member of the organization (the membership rule's own query: suspended members are none). */
+async function assertAssignable(db: Database['db'], organizationId: string, userId: string | null | undefined): Promise<void> {
   if (userId === null || userId === undefined) return
-  if (!(await isActiveMember(db, organizationId, userId))) {
+  if (!(await findMembership(db, organizationId, userId))) {
     throw invalidField('assigneeUserId', 'must be a member of the organization')
   }
 }

@@ -2,10 +2,8 @@ import type { FastifyBaseLogger } from 'fastify'
 import { AnalyzerError, type IncidentAnalyzer, type RcaDraft } from '@svc/ai'
 import type { AiConfig } from '@svc/config'
 import type { Database } from '@svc/db'
-import { costOf } from '../analyses/worker.js'
 import { claimDraft, saveDraft, setbackDraft } from '../queries/rcas.js'
-import { findBudget, recordAiUsage } from '../queries/usage.js'
-import { noteThresholds } from '../usage/budget.js'
+import { recordSpend } from '../usage/budget.js'
 import { draftContext } from './draft-context.js'
 
 /** The RCA draft jobs: one per request, `{ organizationId, rcaId }`. */
@@ -41,8 +39,7 @@ export async function processDraftJob(deps: DraftWorkerDependencies, job: DraftJ
       await setbackDraft(trx, job.organizationId, rca.id, retrying ? 'queued' : 'failed', failure.message)
       const spent = failure.usage
       if (spent && spent.promptTokens + spent.completionTokens > 0) {
-        await recordAiUsage(trx, { organizationId: job.organizationId, feature: 'rca_draft', referenceId: rca.id, provider: spent.provider, model: spent.model, promptTokens: spent.promptTokens, completionTokens: spent.completionTokens, costUsd: costOf(deps.ai, spent) })
-        await noteThresholds(trx, job.organizationId, await findBudget(trx, job.organizationId))
+        await recordSpend(trx, deps.ai, { organizationId: job.organizationId, feature: 'rca_draft', referenceId: rca.id, usage: spent })
       }
     })
     deps.log.warn({ rcaId: rca.id, attempt: attempt.retryCount + 1, retrying, err: failure }, 'RCA draft attempt failed')
@@ -59,7 +56,6 @@ export async function processDraftJob(deps: DraftWorkerDependencies, job: DraftJ
       completionTokens: usage.completionTokens,
     })
     if (!saved) return
-    await recordAiUsage(trx, { organizationId: job.organizationId, feature: 'rca_draft', referenceId: rca.id, provider: usage.provider, model: usage.model, promptTokens: usage.promptTokens, completionTokens: usage.completionTokens, costUsd: costOf(deps.ai, usage) })
-    await noteThresholds(trx, job.organizationId, await findBudget(trx, job.organizationId))
+    await recordSpend(trx, deps.ai, { organizationId: job.organizationId, feature: 'rca_draft', referenceId: rca.id, usage })
   })
 }

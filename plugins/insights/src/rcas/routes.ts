@@ -5,11 +5,10 @@ import { isUuid, membershipOf } from '@svc/auth'
 import type { Executor } from '@svc/db'
 import { ConflictError, ListResponse, NotFoundError } from '@svc/http'
 import { OrgParams } from '../analyses/schemas.js'
-import { deleteRca, findRca, insertRca, listRcas, lockRca, updateRca, type NarrativeField, type RcaRow } from '../queries/rcas.js'
+import { deleteRca, findRca, insertRca, listRcas, lockRca, narrativeFields, updateRca, type RcaRow } from '../queries/rcas.js'
 import { RCA_TRANSITIONS, Rca, RcaCreate, RcaParams, RcaPatch, RcaQuery, rcaBody, type RcaStatus } from './schemas.js'
 
 export const tags = ['rcas']
-const NARRATIVE: NarrativeField[] = ['summary', 'rootCause', 'impact', 'timeline']
 
 /** The document of the organization in the path, or a 404 (another organization's included). */
 export async function rcaOf(db: Executor, request: FastifyRequest, rcaId: string, options: { lock?: boolean } = {}): Promise<RcaRow> {
@@ -49,7 +48,7 @@ export const rcaRoutes: FastifyPluginAsyncTypebox = async (app) => {
     { schema: { tags, summary: 'Create an RCA document, as a draft (insights responder)', params: OrgParams, body: RcaCreate, response: { 201: Rca } }, preHandler: writer },
     async (request, reply) => {
       const { title, ...narrative } = request.body
-      const edited = NARRATIVE.filter((field) => narrative[field] !== undefined && narrative[field] !== null)
+      const edited = narrativeFields.filter((field) => narrative[field] !== undefined && narrative[field] !== null)
       const row = await insertRca(db, membershipOf(request).organizationId, { title, ...narrative }, edited, request.user.userId)
       return reply.code(201).send(rcaBody(row))
     },
@@ -86,7 +85,7 @@ export const rcaRoutes: FastifyPluginAsyncTypebox = async (app) => {
             throw new ConflictError(`an RCA in ${current.status} cannot move to ${status}; allowed: ${allowed.join(', ') || 'none'}`)
           }
         }
-        const edited = NARRATIVE.filter((field) => content[field] !== undefined)
+        const edited = narrativeFields.filter((field) => content[field] !== undefined)
         return updateRca(trx, organizationId, current.id, { ...content, ...(status !== undefined && status !== current.status ? { status } : {}) }, edited)
       })
       return rcaBody(row)

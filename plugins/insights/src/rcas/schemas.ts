@@ -1,6 +1,6 @@
 import { Type } from 'typebox'
 import { PaginationQuery, Timestamp } from '@svc/http'
-import type { ActionItemRow, LinkRow, RcaRow } from '../queries/rcas.js'
+import { narrativeFields, type ActionItemRow, type LinkRow, type NarrativeField, type RcaRow } from '../queries/rcas.js'
 import { sourceProducts } from '../analyses/schemas.js'
 
 export const rcaStatuses = ['draft', 'in_review', 'published'] as const
@@ -36,7 +36,7 @@ export const Rca = Type.Object(
     createdBy: NullableId,
     aiDrafted: Type.Boolean({ description: 'An AI draft filled some of its fields' }),
     aiDraftedAt: NullableTimestamp,
-    editedFields: Type.Array(Type.Enum(['summary', 'rootCause', 'impact', 'timeline'] as const), { description: 'Fields a person wrote; an AI draft leaves them alone unless asked to overwrite' }),
+    editedFields: Type.Array(Type.Enum(narrativeFields), { description: 'Fields a person wrote; an AI draft leaves them alone unless asked to overwrite' }),
     publishedAt: NullableTimestamp,
     draftStatus: Type.Union([Type.Enum(['queued', 'running', 'completed', 'failed'] as const), Type.Null()], { description: 'The last AI draft asked for; null when none was' }),
     draftError: Type.Union([Type.String(), Type.Null()], { description: 'Why the last draft failed' }),
@@ -117,7 +117,6 @@ export const ActionItemQuery = Type.Object({
 })
 
 const iso = (value: Date | null) => value?.toISOString() ?? null
-const FIELD_NAMES: Record<string, 'summary' | 'rootCause' | 'impact' | 'timeline'> = { summary: 'summary', root_cause: 'rootCause', rootCause: 'rootCause', impact: 'impact', timeline: 'timeline' }
 
 export function rcaBody(row: RcaRow) {
   return {
@@ -132,7 +131,7 @@ export function rcaBody(row: RcaRow) {
     createdBy: row.createdBy,
     aiDrafted: row.aiDraftedAt !== null,
     aiDraftedAt: iso(row.aiDraftedAt),
-    editedFields: row.editedFields.flatMap((field) => (FIELD_NAMES[field] ? [FIELD_NAMES[field]] : [])),
+    editedFields: row.editedFields.filter((field): field is NarrativeField => (narrativeFields as readonly string[]).includes(field)),
     publishedAt: iso(row.publishedAt),
     draftStatus: row.draftStatus as 'queued' | 'running' | 'completed' | 'failed' | null,
     draftError: row.draftError,

@@ -1,5 +1,7 @@
+import type { TokenUsage } from '@svc/ai'
+import type { AiConfig } from '@svc/config'
 import type { Executor } from '@svc/db'
-import { lockBudget, periodOf, recordThresholdsCrossed, usageIn, type BudgetRow, type Period, type PeriodUsage } from '../queries/usage.js'
+import { findBudget, lockBudget, periodOf, recordAiUsage, recordThresholdsCrossed, usageIn, type BudgetRow, type Period, type PeriodUsage } from '../queries/usage.js'
 
 export type LimitName = 'analyses' | 'tokens' | 'cost'
 
@@ -46,4 +48,22 @@ export async function limitReachedNow(db: Executor, organizationId: string): Pro
   const budget = await lockBudget(db, organizationId)
   if (!budget) return undefined
   return limitReached(budget, await usageIn(db, organizationId, periodOf(new Date())))
+}
+
+/** US dollars for the tokens, at the configured prices per million. */
+export function costOf(ai: AiConfig, usage: { promptTokens: number; completionTokens: number }): number {
+  const { input, output } = ai.pricePerMillionTokens
+  return (usage.promptTokens * input + usage.completionTokens * output) / 1_000_000
+}
+
+/** Puts one model call on the ledger, priced, and records the thresholds that spending crossed. */
+export async function recordSpend(
+  db: Executor,
+  ai: AiConfig,
+  spend: { organizationId: string; feature: 'analysis' | 'rca_draft'; referenceId: string; usage: TokenUsage },
+): Promise<void> {
+  const { organizationId, feature, referenceId, usage } = spend
+  const { provider, model, promptTokens, completionTokens } = usage
+  await recordAiUsage(db, { organizationId, feature, referenceId, provider, model, promptTokens, completionTokens, costUsd: costOf(ai, usage) })
+  await noteThresholds(db, organizationId, await findBudget(db, organizationId))
 }
