@@ -4,7 +4,7 @@ import type { Kysely } from 'kysely'
 import type { DB } from '@svc/db'
 import { ForbiddenError, NotFoundError } from '@svc/http'
 import { productRoleAtLeast, type OrganizationRole, type Product, type ProductRole } from './roles.js'
-import { findMembership, findProductRole, type Membership } from './membership.js'
+import { findMembership, findProductRole, heldProductRoles, type Membership } from './membership.js'
 import { isUuid } from './uuid.js'
 
 declare module 'fastify' {
@@ -16,6 +16,8 @@ declare module 'fastify' {
     requireOrgMember: preHandlerAsyncHookHandler
     requireOrgRole(...roles: OrganizationRole[]): preHandlerAsyncHookHandler
     requireProductRole(product: Product, minimum: ProductRole): preHandlerAsyncHookHandler
+    /** One of the organization roles, or at least `minimum` in any one product. */
+    requireOrgRoleOrAnyProductRole(roles: OrganizationRole[], minimum: ProductRole): preHandlerAsyncHookHandler
     requirePlatformAdmin: preHandlerAsyncHookHandler
   }
 }
@@ -71,6 +73,17 @@ export function registerAccessRules(app: FastifyInstance, db: Kysely<DB>): void 
       if (!productRoleAtLeast(held, minimum)) {
         throw new ForbiddenError(`this needs the ${product} role ${minimum} or higher`)
       }
+    }
+  })
+
+  app.decorate('requireOrgRoleOrAnyProductRole', function requireOrgRoleOrAnyProductRole(roles: OrganizationRole[], minimum: ProductRole): preHandlerAsyncHookHandler {
+    return async function orgRoleOrAnyProductRoleRule(request) {
+      const membership = await loadMembership(request)
+      if (roles.includes(membership.role)) return
+      if (platformRolesThatBypassProductRoles.has(request.account?.platformRole ?? '')) return
+      const held = await heldProductRoles(db, membership.organizationId, membership.memberId)
+      if (Object.values(held).some((role) => productRoleAtLeast(role, minimum))) return
+      throw new ForbiddenError(`this needs the organization role ${roles.join(' or ')}, or the role ${minimum} in a product`)
     }
   })
 

@@ -63,3 +63,24 @@ function highestProductRole(held: string[]): string | undefined {
   const rank = (role: string) => productRoles.indexOf(role as ProductRole)
   return held.reduce<string | undefined>((best, role) => (best === undefined || rank(role) > rank(best) ? role : best), undefined)
 }
+
+/** Every product role the member holds, each the highest of the direct grant and their SCIM groups' grants. */
+export async function heldProductRoles(db: Kysely<DB>, organizationId: string, memberId: string): Promise<Partial<Record<Product, ProductRole>>> {
+  const [direct, groups] = await Promise.all([
+    db.selectFrom('core.orgProductRoles').select(['product', 'role']).where('organizationId', '=', organizationId).where('memberId', '=', memberId).execute(),
+    db
+      .selectFrom('core.scimGroupMembers as gm')
+      .innerJoin('core.scimGroups as g', 'g.id', 'gm.groupId')
+      .select('g.productRoles')
+      .where('gm.organizationId', '=', organizationId)
+      .where('gm.memberId', '=', memberId)
+      .execute(),
+  ])
+  const granted = [...direct, ...groups.flatMap((group) => Object.entries(group.productRoles as Record<string, string>).map(([product, role]) => ({ product, role })))]
+  const held: Partial<Record<Product, ProductRole>> = {}
+  for (const product of new Set(granted.map((grant) => grant.product))) {
+    const role = highestProductRole(granted.filter((grant) => grant.product === product).map((grant) => grant.role))
+    if (role) held[product as Product] = role as ProductRole
+  }
+  return held
+}

@@ -4,9 +4,10 @@ import { Type } from 'typebox'
 import { accountOf, membershipOf, productRoles, organizationRoles } from '@svc/auth'
 import type { Json } from '@svc/db'
 import { ListResponse, PaginationQuery, Timestamp, invalidField } from '@svc/http'
+import { listMembers, productRolesOfMembers } from '@svc/members'
 import { isTimeZone } from '@svc/profile'
 import { NotificationPreferences, NotificationPreferencesPatch, applyPatch, brokenRule, defaultPreferences } from './preferences.js'
-import { organizationUsers, savePreferences, storedPreferences } from './queries.js'
+import { savePreferences, storedPreferences } from './queries.js'
 
 const Preferences = Type.Object({ ...NotificationPreferences.properties, updatedAt: Type.Union([Timestamp, Type.Null()], { description: 'Null: the defaults, never changed' }) }, { title: 'NotificationPreferencesAnswer' })
 
@@ -74,17 +75,19 @@ export const productUserRoutes: FastifyPluginAsyncTypebox = async (app) => {
     },
     async (request) => {
       const { page, limit } = request.query
-      const { rows, total } = await organizationUsers(db, membershipOf(request).organizationId, { offset: (page - 1) * limit, limit })
+      const { organizationId } = membershipOf(request)
+      const { rows, total } = await listMembers(db, organizationId, { offset: (page - 1) * limit, limit })
+      const roles = await productRolesOfMembers(db, organizationId, rows.map((row) => row.id))
       return {
         data: rows.map((row) => ({
-          memberId: row.memberId,
+          memberId: row.id,
           userId: row.userId,
           email: row.email,
           displayName: row.displayName,
           role: row.role as (typeof organizationRoles)[number],
-          productRoles: row.productRoles as Record<string, (typeof productRoles)[number]>,
+          productRoles: roles.get(row.id) ?? {},
           pending: row.pending,
-          suspended: row.suspendedAt !== null,
+          suspended: row.suspended,
           joinedAt: row.createdAt.toISOString(),
         })),
         meta: { page, limit, total },

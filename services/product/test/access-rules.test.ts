@@ -13,6 +13,7 @@ async function ruleSurface(app: FastifyInstance): Promise<void> {
   app.get('/api/v1/organizations/:orgId/danger', { preHandler: app.requireOrgRole('owner') }, ok)
   app.get('/api/v1/organizations/:orgId/alerting-config', { preHandler: app.requireProductRole('alerting', 'manager') }, ok)
   app.get('/api/v1/organizations/:orgId/alerting-view', { preHandler: app.requireProductRole('alerting', 'viewer') }, ok)
+  app.get('/api/v1/organizations/:orgId/team', { preHandler: app.requireOrgRoleOrAnyProductRole(['admin', 'owner'], 'admin') }, ok)
   app.get('/api/v1/admin-only', { preHandler: app.requirePlatformAdmin }, ok)
   app.get('/api/v1/organizations/:orgId/membership', async (request) => request.membership)
 }
@@ -108,6 +109,23 @@ t.test('product roles follow the hierarchy, per product', async (t) => {
     message: 'this needs the alerting role manager or higher',
     code: 'FORBIDDEN',
   })
+})
+
+t.test('an organization role, or a product role in any one product', async (t) => {
+  t.equal(await status(admin!, orgPath('team')), 200)
+  t.equal(await status(owner!, orgPath('team')), 200)
+  t.equal(await status(viewer!, orgPath('team')), 200, 'admin of synthetics, viewer of alerting')
+  t.equal(await status(manager!, orgPath('team')), 403, 'manager is below admin')
+  t.equal(await status(globalAdmin!, orgPath('team')), 200, 'GLOBAL_ADMIN bypasses')
+  t.equal(await status(outsider!, orgPath('team')), 404)
+  const forbidden = await app.inject({ method: 'GET', url: orgPath('team'), headers: { authorization: `Bearer ${manager!.token}` } })
+  t.equal(forbidden.json().message, 'this needs the organization role admin or owner, or the role admin in a product')
+
+  const group = await db.insertInto('core.scimGroups').values({ organizationId: org.id, displayName: 'Alerting admins', productRoles: { alerting: 'admin' } }).returning('id').executeTakeFirstOrThrow()
+  await db.insertInto('core.scimGroupMembers').values({ organizationId: org.id, groupId: group.id, memberId: memberOf(manager!.userId) }).execute()
+  t.equal(await status(manager!, orgPath('team')), 200, 'a SCIM group grants the product role too')
+  await db.deleteFrom('core.scimGroups').where('id', '=', group.id).execute()
+  t.equal(await status(manager!, orgPath('team')), 403)
 })
 
 t.test('the ADMIN platform role bypasses product roles too', async (t) => {

@@ -3,9 +3,19 @@ import { auditContextOf, recordAudit } from '@svc/audit'
 import { type Membership, membershipOf, type OrganizationRole } from '@svc/auth'
 import type { Executor } from '@svc/db'
 import { ConflictError, ForbiddenError, NotFoundError } from '@svc/http'
-import { countOwners, deleteMember, findMember, productRolesOfMembers, replaceProductRoles, setMemberRole, type ProductRoles } from '../queries/members.js'
-import { lockOrganization } from '../queries/organizations.js'
-import { productRolesRefusal, removalRefusal, roleChangeRefusal } from './role-policy.js'
+import {
+  countOwners,
+  deleteMember,
+  findMember,
+  lockOrganization,
+  productRolesOfMembers,
+  productRolesRefusal,
+  removalRefusal,
+  replaceProductRoles,
+  roleChangeRefusal,
+  setMemberRole,
+  type ProductRoles,
+} from '@svc/members'
 
 type Member = NonNullable<Awaited<ReturnType<typeof findMember>>>
 

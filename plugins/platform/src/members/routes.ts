@@ -2,12 +2,10 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { Type } from 'typebox'
 import { auditContextOf, recordAudit } from '@svc/audit'
 import { membershipOf, productRoles, products } from '@svc/auth'
-import { ConflictError, ForbiddenError, ListResponse, NotFoundError, invalidField } from '@svc/http'
-import { findMember, findMemberByUser, insertMember, listMembers, productRolesOfMembers, replaceProductRoles, setMemberRole, userForEmail } from '../queries/members.js'
-import { lockOrganization } from '../queries/organizations.js'
+import { ForbiddenError, ListResponse, NotFoundError, invalidField } from '@svc/http'
+import { addMember, findMember, listMembers, productRolesOfMembers, roleChangeRefusal, setMemberRole } from '@svc/members'
 import { OrgParams } from '../organizations/schemas.js'
 import { changeRole, lockedMembers, removeMember, setProductRoles } from './membership-changes.js'
-import { roleChangeRefusal } from './role-policy.js'
 import {
   AddMember,
   ChangeRole,
@@ -61,21 +59,9 @@ export const memberRoutes: FastifyPluginAsyncTypebox = async (app) => {
     },
     async (request, reply) => {
       const membership = membershipOf(request)
-      const { email, role, productRoles: roles } = request.body
-      const memberId = await db.transaction().execute(async (trx) => {
-        await lockOrganization(trx, membership.organizationId)
-        const refusal = roleChangeRefusal(membership.role, undefined, role)
-        if (refusal) throw new ForbiddenError(refusal)
-        const userId = await userForEmail(trx, email)
-        if (await findMemberByUser(trx, membership.organizationId, userId)) throw new ConflictError(`${email} is already a member`)
-        const id = await insertMember(trx, membership.organizationId, userId, role)
-        if (roles) await replaceProductRoles(trx, membership.organizationId, id, roles)
-        await recordAudit(trx, auditContextOf(request), {
-          organizationId: membership.organizationId, product: 'platform', entityType: 'member', entityId: id,
-          action: 'member.added', after: { userId, email, role, productRoles: roles ?? {} },
-        })
-        return id
-      })
+      const refusal = roleChangeRefusal(membership.role, undefined, request.body.role)
+      if (refusal) throw new ForbiddenError(refusal)
+      const { memberId } = await db.transaction().execute((trx) => addMember(trx, auditContextOf(request), membership.organizationId, request.body, 'member.added'))
       return reply.code(201).send(await memberResponse(membership.organizationId, memberId))
     },
   )

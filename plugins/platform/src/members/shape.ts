@@ -1,5 +1,5 @@
 import type { OrganizationRole } from '@svc/auth'
-import type { ProductRoles } from '../queries/members.js'
+import type { ProductRoles } from '@svc/members'
 
 interface MemberRow {
   id: string

@@ -4,7 +4,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { auditContextOf, recordAudit } from '@svc/audit'
 import { membershipOf } from '@svc/auth'
 import { ConflictError, ListResponse, NotFoundError, PaginationQuery, invalidField } from '@svc/http'
-import { insertMember } from '../queries/members.js'
+import { insertMember } from '@svc/members'
 import {
   deleteOrganization,
   findOrganization,

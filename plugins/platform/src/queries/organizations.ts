@@ -45,12 +45,3 @@ export async function updateOrganization(db: Executor, organizationId: string, c
 export async function deleteOrganization(db: Executor, organizationId: string): Promise<void> {
   await db.deleteFrom('core.organizations').where('id', '=', organizationId).execute()
 }
-
-/**
- * Serializes every change to an organization's membership: whoever holds the row lock
- * reads and writes the members alone until commit, so invariants checked inside hold.
- */
-export async function lockOrganization(db: Executor, organizationId: string): Promise<boolean> {
-  const row = await db.selectFrom('core.organizations').select('id').where('id', '=', organizationId).forUpdate().executeTakeFirst()
-  return row !== undefined
-}

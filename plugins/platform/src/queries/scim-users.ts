@@ -1,6 +1,6 @@
 import { sql, type RawBuilder } from 'kysely'
 import type { Executor, Json } from '@svc/db'
-import { membersOf } from './members.js'
+import { membersOf } from '@svc/members'
 
 // SCIM Users are the memberships of one organization (see docs/decisions/0006).
 

@@ -5,7 +5,7 @@ import { membershipOf } from '@svc/auth'
 import { ListResponse, NotFoundError, PaginationQuery, Timestamp } from '@svc/http'
 import { ProductRoles, ProductRolesBody } from '../members/schemas.js'
 import { OrgParams } from '../organizations/schemas.js'
-import type { ProductRoles as ProductRoleMap } from '../queries/members.js'
+import type { ProductRoles as ProductRoleMap } from '@svc/members'
 import { countGroupMembers, findScimGroup, listScimGroups, setGroupProductRoles, type ScimGroupRow } from '../queries/scim-groups.js'
 
 // What a SCIM Group grants. Identity providers push groups and their members; an organization

@@ -3,7 +3,7 @@ import type { FastifyRequest } from 'fastify'
 import { Type } from 'typebox'
 import { isUuid } from '@svc/auth'
 import type { Executor } from '@svc/db'
-import { lockOrganization } from '../../queries/organizations.js'
+import { lockOrganization } from '@svc/members'
 import {
   accountForScimUser,
   deleteScimUser,

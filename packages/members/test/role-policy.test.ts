@@ -1,5 +1,5 @@
 import t from 'tap'
-import { productRolesRefusal, removalRefusal, roleChangeRefusal } from '../src/members/role-policy.js'
+import { inviteRefusal, productRolesRefusal, removalRefusal, roleChangeRefusal } from '../src/role-policy.js'
 
 t.test('an owner may give and take any role', async (t) => {
   for (const current of ['member', 'admin', 'owner', undefined] as const) {
@@ -26,4 +26,16 @@ t.test('a member manages nobody', async (t) => {
   t.ok(roleChangeRefusal('member', 'member', 'member'))
   t.ok(removalRefusal('member', 'member'))
   t.ok(productRolesRefusal('member', 'member'))
+})
+
+t.test('inviting: admins and owners by the organization rule, a product admin plain members in their products', async (t) => {
+  t.equal(inviteRefusal('owner', [], 'owner', { alerting: 'admin' }), undefined)
+  t.equal(inviteRefusal('admin', [], 'admin', { insights: 'viewer' }), undefined, 'an admin grants any product role')
+  t.equal(inviteRefusal('admin', [], 'owner', {}), 'only an owner can grant the owner role')
+  t.equal(inviteRefusal('member', ['alerting'], 'member', { alerting: 'admin' }), undefined)
+  t.equal(inviteRefusal('member', ['alerting'], 'member', {}), undefined, 'no product role at all')
+  t.equal(inviteRefusal('member', ['alerting'], 'member', { alerting: 'viewer', synthetics: 'viewer' }), 'only an admin of synthetics grants synthetics roles')
+  t.equal(inviteRefusal('member', ['alerting'], 'admin', {}), 'only admins and owners invite with the organization role admin or owner')
+  t.equal(inviteRefusal('member', 'all', 'member', { statuspages: 'manager', insights: 'admin' }), undefined, 'platform roles administer every product')
+  t.equal(inviteRefusal('member', 'all', 'owner', {}), 'only admins and owners invite with the organization role admin or owner')
 })

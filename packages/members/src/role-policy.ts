@@ -1,4 +1,5 @@
-import type { OrganizationRole } from '@svc/auth'
+import type { OrganizationRole, Product } from '@svc/auth'
+import type { ProductRoles } from './queries.js'
 
 /**
  * Who may give whom which organization role. Only an owner grants or takes away `owner`;
@@ -26,4 +27,20 @@ export function productRolesRefusal(actor: OrganizationRole, target: Organizatio
   if (actor !== 'admin') return 'only admins and owners set product roles'
   if (target === 'owner') return 'only an owner can change an owner'
   return undefined
+}
+
+/** The products an actor administers, or every one (platform roles hold every product role). */
+export type AdministeredProducts = readonly Product[] | 'all'
+
+/**
+ * Who may invite whom from the product API. Organization admins and owners follow the rule
+ * above; a product admin who is neither invites plain members only, granting roles in the
+ * products they administer and no others.
+ */
+export function inviteRefusal(actor: OrganizationRole, administers: AdministeredProducts, role: OrganizationRole, productRoles: ProductRoles): string | undefined {
+  if (actor === 'owner' || actor === 'admin') return roleChangeRefusal(actor, undefined, role)
+  if (role !== 'member') return 'only admins and owners invite with the organization role admin or owner'
+  if (administers === 'all') return undefined
+  const foreign = Object.keys(productRoles).find((product) => !administers.includes(product as Product))
+  return foreign ? `only an admin of ${foreign} grants ${foreign} roles` : undefined
 }

@@ -8,6 +8,7 @@ const memberColumns = [
   'm.id',
   'm.userId',
   'u.email',
+  'u.displayName',
   'm.role',
   'm.createdAt',
   'm.updatedAt',
@@ -123,4 +124,13 @@ export async function replaceProductRoles(db: Executor, organizationId: string, 
     .insertInto('core.orgProductRoles')
     .values(entries.map(([product, role]) => ({ organizationId, memberId, product, role })))
     .execute()
+}
+
+/**
+ * Serializes every change to an organization's membership: whoever holds the row lock
+ * reads and writes the members alone until commit, so invariants checked inside hold.
+ */
+export async function lockOrganization(db: Executor, organizationId: string): Promise<boolean> {
+  const row = await db.selectFrom('core.organizations').select('id').where('id', '=', organizationId).forUpdate().executeTakeFirst()
+  return row !== undefined
 }

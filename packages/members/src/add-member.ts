@@ -1,0 +1,34 @@
+import { recordAudit, type AuditContext } from '@svc/audit'
+import type { OrganizationRole } from '@svc/auth'
+import type { Executor } from '@svc/db'
+import { ConflictError, NotFoundError } from '@svc/http'
+import { findMemberByUser, insertMember, lockOrganization, replaceProductRoles, userForEmail, type ProductRoles } from './queries.js'
+
+export interface NewMember {
+  email: string
+  role: OrganizationRole
+  productRoles?: ProductRoles
+}
+
+/** How the membership came to be, as the audit log names it: added on the platform, invited from the product API. */
+export type MemberOrigin = 'member.added' | 'member.invited'
+
+/**
+ * Adds a member by e-mail, in the caller's transaction and under the organization's lock: an
+ * existing account joins as it is, an unknown address becomes a pending account that the first
+ * sign-in with it claims. An address that is already a member is a 409. The caller has already
+ * judged whether its actor may grant `role` and `productRoles` (role-policy.ts).
+ */
+export async function addMember(trx: Executor, context: AuditContext, organizationId: string, member: NewMember, origin: MemberOrigin) {
+  if (!(await lockOrganization(trx, organizationId))) throw new NotFoundError('organization')
+  const userId = await userForEmail(trx, member.email)
+  if (await findMemberByUser(trx, organizationId, userId)) throw new ConflictError(`${member.email} is already a member`)
+  const memberId = await insertMember(trx, organizationId, userId, member.role)
+  const productRoles = member.productRoles ?? {}
+  await replaceProductRoles(trx, organizationId, memberId, productRoles)
+  await recordAudit(trx, context, {
+    organizationId, product: 'platform', entityType: 'member', entityId: memberId,
+    action: origin, after: { userId, email: member.email, role: member.role, productRoles },
+  })
+  return { memberId, userId }
+}

@@ -1,0 +1,18 @@
+export { addMember, type MemberOrigin, type NewMember } from './add-member.js'
+export {
+  countOwners,
+  deleteMember,
+  findMember,
+  findMemberByUser,
+  insertMember,
+  listMembers,
+  lockOrganization,
+  membersOf,
+  productRolesOfMembers,
+  replaceProductRoles,
+  setMemberRole,
+  userForEmail,
+  type MemberFilter,
+  type ProductRoles,
+} from './queries.js'
+export { inviteRefusal, productRolesRefusal, removalRefusal, roleChangeRefusal, type AdministeredProducts } from './role-policy.js'
