@@ -8,15 +8,24 @@ RUN npm install --global pnpm@10.34.8
 # Manifests first, so the dependency layer is rebuilt only when they change.
 COPY package.json pnpm-lock.yaml pnpm-workspace.yaml ./
 COPY db/package.json db/
+COPY packages/ai/package.json packages/ai/
+COPY packages/audit/package.json packages/audit/
 COPY packages/auth/package.json packages/auth/
 COPY packages/config/package.json packages/config/
 COPY packages/db/package.json packages/db/
 COPY packages/dev-idp/package.json packages/dev-idp/
+COPY packages/events/package.json packages/events/
 COPY packages/http/package.json packages/http/
 COPY packages/jobs/package.json packages/jobs/
+COPY packages/members/package.json packages/members/
+COPY packages/notifier/package.json packages/notifier/
+COPY packages/profile/package.json packages/profile/
 COPY packages/runtime/package.json packages/runtime/
 COPY packages/testkit/package.json packages/testkit/
+COPY plugins/alerting/package.json plugins/alerting/
+COPY plugins/insights/package.json plugins/insights/
 COPY plugins/platform/package.json plugins/platform/
+COPY plugins/product-users/package.json plugins/product-users/
 COPY services/platform/package.json services/platform/
 COPY services/product/package.json services/product/
 RUN pnpm install --frozen-lockfile

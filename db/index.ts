@@ -10,6 +10,7 @@ import * as analysesAndBudgets from './migrations/0008_analyses_and_budgets.js'
 import * as rcaDocuments from './migrations/0009_rca_documents.js'
 import * as rcaDrafts from './migrations/0010_rca_drafts.js'
 import * as notificationPreferences from './migrations/0011_notification_preferences.js'
+import * as outbox from './migrations/0012_outbox.js'
 
 /**
  * Every migration, in order, listed by hand rather than found by scanning a folder, so a
@@ -27,4 +28,5 @@ export const migrations: Record<string, Migration> = {
   '0009_rca_documents': rcaDocuments,
   '0010_rca_drafts': rcaDrafts,
   '0011_notification_preferences': notificationPreferences,
+  '0012_outbox': outbox,
 }

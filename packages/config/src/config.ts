@@ -40,6 +40,21 @@ export interface AiConfig {
 
 export const DEFAULT_AI_CONFIG: AiConfig = { retryLimit: 3, retryDelaySeconds: 30, pricePerMillionTokens: { input: 0.15, output: 0.6 } }
 
+/** Outbound messages: the providers, the sender, and how deliveries are retried. */
+export interface NotifierConfig {
+  /** The SMTP server (nodemailer connection URL); undefined: e-mails are held in the outbox. */
+  smtpUrl?: string
+  /** The From of every e-mail. */
+  from: string
+  /** The web application's address, for links in messages; undefined: messages carry no link. */
+  appUrl?: string
+  /** Retries of a delivery that failed for a reason that may pass, `retryDelaySeconds` apart, doubling. */
+  retryLimit: number
+  retryDelaySeconds: number
+}
+
+export const DEFAULT_NOTIFIER_CONFIG: NotifierConfig = { from: 'Incident Platform <no-reply@localhost>', retryLimit: 5, retryDelaySeconds: 60 }
+
 /** Everything a service needs to build itself; tests construct it directly. */
 export interface ServiceConfig {
   /** PostgreSQL URL, or undefined for the embedded PGlite database under `dataDir`. */
@@ -54,4 +69,6 @@ export interface ServiceConfig {
   logLevel: LevelWithSilent
   /** Unset: offline analyzer with the default retries and prices. */
   ai?: AiConfig
+  /** Unset: e-mails held in the outbox, the default sender and retries. */
+  notifier?: NotifierConfig
 }

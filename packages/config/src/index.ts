@@ -1,9 +1,10 @@
-export { DEFAULT_AI_CONFIG, type AiConfig, type AuthConfig, type CookieConfig, type RateLimitConfig, type ServiceConfig } from './config.js'
+export { DEFAULT_AI_CONFIG, DEFAULT_NOTIFIER_CONFIG, type AiConfig, type NotifierConfig, type AuthConfig, type CookieConfig, type RateLimitConfig, type ServiceConfig } from './config.js'
 export type { LevelWithSilent } from './log-level.js'
 export { EnvironmentSchema, type Environment } from './schema.js'
 export {
   ConfigurationError,
   aiConfigFor,
+  notifierConfigFor,
   authConfigFor,
   authConfigFromEnvironment,
   readEnvironment,

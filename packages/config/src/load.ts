@@ -1,6 +1,6 @@
 import { envSchema } from 'env-schema'
 import { EnvironmentSchema, type Environment } from './schema.js'
-import type { AiConfig, AuthConfig, ServiceConfig } from './config.js'
+import type { AiConfig, AuthConfig, NotifierConfig, ServiceConfig } from './config.js'
 
 export class ConfigurationError extends Error {
   override name = 'ConfigurationError'
@@ -56,6 +56,17 @@ export function serviceConfigFor(env: Environment, auth: AuthConfig): ServiceCon
     rateLimit: { max: env.RATE_LIMIT_MAX, timeWindow: env.RATE_LIMIT_WINDOW },
     logLevel: env.LOG_LEVEL,
     ai: aiConfigFor(env),
+    notifier: notifierConfigFor(env),
+  }
+}
+
+export function notifierConfigFor(env: Environment): NotifierConfig {
+  return {
+    smtpUrl: env.SMTP_URL,
+    from: env.SMTP_FROM,
+    appUrl: env.APP_URL?.replace(/\/+$/, ''),
+    retryLimit: env.NOTIFY_RETRY_LIMIT,
+    retryDelaySeconds: env.NOTIFY_RETRY_DELAY_SECONDS,
   }
 }
 

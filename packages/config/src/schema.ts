@@ -27,6 +27,11 @@ export const EnvironmentSchema = Type.Object({
   AI_RETRY_DELAY_SECONDS: Type.Integer({ default: 30, minimum: 1 }),
   AI_INPUT_PRICE_PER_MTOK: Type.Number({ default: 0.15, minimum: 0 }),
   AI_OUTPUT_PRICE_PER_MTOK: Type.Number({ default: 0.6, minimum: 0 }),
+  SMTP_URL: Type.Optional(Type.String({ pattern: '^smtps?://' })),
+  SMTP_FROM: Type.String({ default: 'Incident Platform <no-reply@localhost>', minLength: 3 }),
+  APP_URL: Type.Optional(Type.String({ pattern: '^https?://' })),
+  NOTIFY_RETRY_LIMIT: Type.Integer({ default: 5, minimum: 0, maximum: 20 }),
+  NOTIFY_RETRY_DELAY_SECONDS: Type.Integer({ default: 60, minimum: 1 }),
   LOG_LEVEL: Type.Union(
     ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'].map((level) => Type.Literal(level)),
     { default: 'info' },

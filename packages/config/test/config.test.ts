@@ -1,5 +1,5 @@
 import t from 'tap'
-import { ConfigurationError, authConfigFor, readEnvironment, serviceConfigFor, standaloneServiceConfig } from '@svc/config'
+import { ConfigurationError, authConfigFor, notifierConfigFor, readEnvironment, serviceConfigFor, standaloneServiceConfig } from '@svc/config'
 
 t.test('defaults follow the configuration table', async (t) => {
   const env = readEnvironment({})
@@ -35,6 +35,15 @@ t.test('a service on its own needs PostgreSQL and an identity provider', async (
     readEnvironment({ DATABASE_URL: 'postgres://localhost/app', AUTH_ISSUER: 'https://idp.example.com', AUTH_CLIENT_ID: 'web,mobile' }),
   )
   t.same(config.auth.clientIds, ['web', 'mobile'])
+})
+
+t.test('without SMTP_URL e-mails are held; with it they go to that server, with links to APP_URL', async (t) => {
+  t.same(notifierConfigFor(readEnvironment({})), { smtpUrl: undefined, from: 'Incident Platform <no-reply@localhost>', appUrl: undefined, retryLimit: 5, retryDelaySeconds: 60 })
+  const configured = notifierConfigFor(
+    readEnvironment({ SMTP_URL: 'smtps://user:secret@smtp.example.com:465', SMTP_FROM: 'Ops <ops@example.com>', APP_URL: 'https://app.example.com/', NOTIFY_RETRY_LIMIT: '2' }),
+  )
+  t.match(configured, { smtpUrl: 'smtps://user:secret@smtp.example.com:465', from: 'Ops <ops@example.com>', appUrl: 'https://app.example.com', retryLimit: 2 })
+  t.throws(() => readEnvironment({ SMTP_URL: 'mail.example.com' }), { name: 'ConfigurationError', message: /SMTP_URL/ })
 })
 
 t.test('a bad value stops with one line naming it', async (t) => {

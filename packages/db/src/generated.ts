@@ -89,6 +89,25 @@ export interface CoreOrgProductSubscriptions {
   updatedAt: Generated<Timestamp>;
 }
 
+export interface CoreOutbox {
+  attempts: Generated<number>;
+  bodyHtml: string | null;
+  bodyText: string;
+  channel: string;
+  createdAt: Generated<Timestamp>;
+  id: Generated<string>;
+  kind: string;
+  lastError: string | null;
+  organizationId: string | null;
+  provider: string | null;
+  providerMessageId: string | null;
+  recipient: string;
+  sentAt: Timestamp | null;
+  status: Generated<string>;
+  subject: string | null;
+  updatedAt: Generated<Timestamp>;
+}
+
 export interface CoreScimGroupMembers {
   createdAt: Generated<Timestamp>;
   display: string | null;
@@ -368,6 +387,7 @@ export interface DB {
   "core.organizations": CoreOrganizations;
   "core.orgProductRoles": CoreOrgProductRoles;
   "core.orgProductSubscriptions": CoreOrgProductSubscriptions;
+  "core.outbox": CoreOutbox;
   "core.scimGroupMembers": CoreScimGroupMembers;
   "core.scimGroups": CoreScimGroups;
   "core.scimTokens": CoreScimTokens;

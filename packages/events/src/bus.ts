@@ -1,14 +1,6 @@
-import { CompiledQuery } from 'kysely'
 import type { Executor } from '@svc/db'
-import { ensureQueue, type JobQueue, type QueuePolicy } from '@svc/jobs'
+import { ensureQueue, inTransaction, type JobQueue, type QueuePolicy } from '@svc/jobs'
 import type { EventName, EventPayloads } from './payloads.js'
-
-/** pg-boss's connection option: statements run on the caller's transaction. */
-export function inTransaction(executor: Executor) {
-  return {
-    executeSql: async (text: string, values: unknown[] = []) => executor.executeQuery(CompiledQuery.raw(text, values)),
-  }
-}
 
 /**
  * Publishes an event to every queue subscribed to it, inside the caller's transaction, so the

@@ -1,2 +1,2 @@
-export { inTransaction, publish, subscribe } from './bus.js'
+export { publish, subscribe } from './bus.js'
 export type { AlertCreated, EventName, EventPayloads, IncidentReference } from './payloads.js'

@@ -1,1 +1,1 @@
-export { createJobQueue, ensureQueue, stopJobQueue, type JobQueue, type JobQueueOptions, type QueuePolicy } from './queue.js'
+export { createJobQueue, ensureQueue, inTransaction, stopJobQueue, type JobQueue, type JobQueueOptions, type QueuePolicy } from './queue.js'

@@ -1,5 +1,6 @@
 import PgBoss from 'pg-boss'
-import type { SqlExecutor } from '@svc/db'
+import { CompiledQuery } from 'kysely'
+import type { Executor, SqlExecutor } from '@svc/db'
 
 export interface JobQueueOptions {
   /** The application's own connections: pg-boss shares the pool (PostgreSQL) or the PGlite handle. */
@@ -45,4 +46,11 @@ export type QueuePolicy = Omit<NonNullable<Parameters<PgBoss['createQueue']>[1]>
 export async function ensureQueue(boss: PgBoss, name: string, policy: QueuePolicy = {}): Promise<void> {
   await boss.createQueue(name, { ...policy, name })
   await boss.updateQueue(name, { ...policy, name })
+}
+
+/** pg-boss's connection option: statements run on the caller's transaction. */
+export function inTransaction(executor: Executor) {
+  return {
+    executeSql: async (text: string, values: unknown[] = []) => executor.executeQuery(CompiledQuery.raw(text, values)),
+  }
 }

@@ -16,3 +16,4 @@ export {
   type ProductRoles,
 } from './queries.js'
 export { inviteRefusal, productRolesRefusal, removalRefusal, roleChangeRefusal, type AdministeredProducts } from './role-policy.js'
+export { ProductRoles as ProductRolesSchema } from './schemas.js'

@@ -1,1 +1,2 @@
+export { inviteRoutes, type InviteOptions } from './invite.js'
 export { productUserRoutes } from './routes.js'

@@ -1,30 +1,16 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import type { FastifyRequest } from 'fastify'
 import { Type } from 'typebox'
-import { accountOf, membershipOf, productRoles, organizationRoles } from '@svc/auth'
+import { accountOf, membershipOf } from '@svc/auth'
 import type { Json } from '@svc/db'
 import { ListResponse, PaginationQuery, Timestamp, invalidField } from '@svc/http'
 import { listMembers, productRolesOfMembers } from '@svc/members'
 import { isTimeZone } from '@svc/profile'
 import { NotificationPreferences, NotificationPreferencesPatch, applyPatch, brokenRule, defaultPreferences } from './preferences.js'
+import { OrganizationUser, organizationUserBody } from './organization-user.js'
 import { savePreferences, storedPreferences } from './queries.js'
 
 const Preferences = Type.Object({ ...NotificationPreferences.properties, updatedAt: Type.Union([Timestamp, Type.Null()], { description: 'Null: the defaults, never changed' }) }, { title: 'NotificationPreferencesAnswer' })
-
-const OrganizationUser = Type.Object(
-  {
-    memberId: Type.String({ format: 'uuid' }),
-    userId: Type.String({ format: 'uuid' }),
-    email: Type.String(),
-    displayName: Type.Union([Type.String(), Type.Null()]),
-    role: Type.Enum(organizationRoles),
-    productRoles: Type.Record(Type.String(), Type.Enum(productRoles), { description: 'Roles granted directly, by product (statuspages, alerting, synthetics, insights)' }),
-    pending: Type.Boolean({ description: 'Invited, not signed in yet' }),
-    suspended: Type.Boolean(),
-    joinedAt: Timestamp,
-  },
-  { title: 'OrganizationUser' },
-)
 
 /**
  * The product API's users: notification preferences of the signed-in user (`/users/me/…`; the
@@ -79,17 +65,7 @@ export const productUserRoutes: FastifyPluginAsyncTypebox = async (app) => {
       const { rows, total } = await listMembers(db, organizationId, { offset: (page - 1) * limit, limit })
       const roles = await productRolesOfMembers(db, organizationId, rows.map((row) => row.id))
       return {
-        data: rows.map((row) => ({
-          memberId: row.id,
-          userId: row.userId,
-          email: row.email,
-          displayName: row.displayName,
-          role: row.role as (typeof organizationRoles)[number],
-          productRoles: roles.get(row.id) ?? {},
-          pending: row.pending,
-          suspended: row.suspended,
-          joinedAt: row.createdAt.toISOString(),
-        })),
+        data: rows.map((row) => organizationUserBody(row, roles.get(row.id) ?? {})),
         meta: { page, limit, total },
       }
     },

@@ -1,8 +1,9 @@
 import type { FastifyInstance } from 'fastify'
-import type { ServiceConfig } from '@svc/config'
+import { DEFAULT_NOTIFIER_CONFIG, type ServiceConfig } from '@svc/config'
+import { createNotifier } from '@svc/notifier'
 import { alertingSurface } from '@svc/plugin-alerting'
 import { insightsSurface } from '@svc/plugin-insights'
-import { productUserRoutes } from '@svc/plugin-product-users'
+import { inviteRoutes, productUserRoutes } from '@svc/plugin-product-users'
 import { profileRoutes } from '@svc/profile'
 import { buildServiceApp, type Resources } from '@svc/runtime'
 
@@ -18,10 +19,15 @@ export function buildApp(config: ServiceConfig, shared?: Resources): Promise<Fas
       title: 'Product API',
       description: 'Status pages, alerting, synthetic checks and AI incident insights.',
       async surfaces(app) {
+        // Outbound messages: written to the outbox by the surfaces, delivered by this replica's worker.
+        const notifier = createNotifier({ jobs: app.jobs, database: app.database, config: config.notifier ?? DEFAULT_NOTIFIER_CONFIG, log: app.log.child({ component: 'notifier' }) })
+        app.addHook('onReady', () => notifier.start())
+        app.addHook('onClose', () => notifier.stop())
         await alertingSurface(app)
         await insightsSurface(app, { ai: config.ai })
         await app.register(profileRoutes)
         await app.register(productUserRoutes)
+        await app.register(inviteRoutes, { notifier })
       },
     },
     shared,

@@ -1,5 +1,5 @@
 import type { Database } from '@svc/db'
-import { inTransaction } from '@svc/events'
+import { inTransaction } from '@svc/jobs'
 import type { JobQueue } from '@svc/jobs'
 import { findActiveAnalysis, hasAutomaticAnalysis, insertAnalysis, recordAnalysisEvent, type AnalysisRow, type IncidentKey } from '../queries/analyses.js'
 import { findBudget, periodOf, recordAnalysisSkipped } from '../queries/usage.js'

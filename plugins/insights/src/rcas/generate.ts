@@ -1,6 +1,6 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { Type } from 'typebox'
-import { inTransaction } from '@svc/events'
+import { inTransaction } from '@svc/jobs'
 import { BudgetExceededError, ConflictError } from '@svc/http'
 import { queueDraft } from '../queries/rcas.js'
 import { limitReachedNow } from '../usage/budget.js'

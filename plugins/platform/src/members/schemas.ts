@@ -1,22 +1,11 @@
 import { Type } from 'typebox'
-import { productRoles } from '@svc/auth'
+import { ProductRolesSchema as ProductRoles } from '@svc/members'
 import { PaginationQuery } from '@svc/http'
 import { OrganizationRole } from '../organizations/schemas.js'
 
+export { ProductRoles }
+
 export const MemberParams = Type.Object({ orgId: Type.String(), memberId: Type.String() })
-
-export const ProductRole = Type.Enum(productRoles)
-
-/** One role per product; a product left out has no role. */
-export const ProductRoles = Type.Object(
-  {
-    statuspages: Type.Optional(ProductRole),
-    alerting: Type.Optional(ProductRole),
-    synthetics: Type.Optional(ProductRole),
-    insights: Type.Optional(ProductRole),
-  },
-  { additionalProperties: false, description: 'Product key → role, e.g. {"alerting": "manager"}' },
-)
 
 export const Member = Type.Object(
   {

@@ -1,0 +1,61 @@
+import { sql } from 'kysely'
+import type { Executor } from '@svc/db'
+import type { Channel, OutboxStatus } from './message.js'
+
+export interface NewOutboxRow {
+  organizationId: string | null
+  channel: Channel
+  kind: string
+  recipient: string
+  subject: string | null
+  bodyText: string
+  bodyHtml: string | null
+  status: Extract<OutboxStatus, 'pending' | 'held'>
+  /** Why a message is held. */
+  lastError: string | null
+}
+
+export async function insertOutboxRow(db: Executor, row: NewOutboxRow): Promise<string> {
+  const { id } = await db.insertInto('core.outbox').values(row).returning('id').executeTakeFirstOrThrow()
+  return id
+}
+
+/** Counts one more attempt at a pending message and answers it; undefined once it is settled. */
+export async function startAttempt(db: Executor, messageId: string) {
+  return db
+    .updateTable('core.outbox')
+    .set({ attempts: sql<number>`attempts + 1`, updatedAt: sql<Date>`now()` })
+    .where('id', '=', messageId)
+    .where('status', '=', 'pending')
+    .returning(['id', 'channel', 'recipient', 'subject', 'bodyText', 'bodyHtml', 'attempts'])
+    .executeTakeFirst()
+}
+
+export async function markSent(db: Executor, messageId: string, provider: string, providerMessageId: string): Promise<void> {
+  await db
+    .updateTable('core.outbox')
+    .set({ status: 'sent', provider, providerMessageId, lastError: null, sentAt: sql<Date>`now()`, updatedAt: sql<Date>`now()` })
+    .where('id', '=', messageId)
+    .execute()
+}
+
+/**
+ * Records why an attempt did not deliver: `pending` leaves the message for the job's next retry,
+ * `failed` ends it, `held` keeps it for a developer when no provider can carry it.
+ */
+export async function markUndelivered(db: Executor, messageId: string, outcome: { status: 'pending' | 'failed' | 'held'; provider: string | null; reason: string }): Promise<void> {
+  await db
+    .updateTable('core.outbox')
+    .set({ status: outcome.status, provider: outcome.provider, lastError: outcome.reason, updatedAt: sql<Date>`now()` })
+    .where('id', '=', messageId)
+    .execute()
+}
+
+/** The newest messages first, for developers reading the outbox (`pnpm outbox`). */
+export async function latestOutboxRows(db: Executor, filter: { status?: OutboxStatus; limit: number }) {
+  let query = db
+    .selectFrom('core.outbox')
+    .select(['id', 'organizationId', 'channel', 'kind', 'recipient', 'subject', 'bodyText', 'status', 'attempts', 'lastError', 'provider', 'createdAt', 'sentAt'])
+  if (filter.status) query = query.where('status', '=', filter.status)
+  return query.orderBy('createdAt', 'desc').orderBy('id').limit(filter.limit).execute()
+}

@@ -1,0 +1,31 @@
+import { createTransport } from 'nodemailer'
+import { DeliveryError, type EmailEnvelope, type EmailProvider } from './message.js'
+
+interface SmtpFailure extends Error {
+  code?: string
+  responseCode?: number
+}
+
+/**
+ * E-mail through an SMTP server with nodemailer. The URL carries host, port, credentials and
+ * TLS (`smtps://` for implicit TLS; `smtp://` upgrades with STARTTLS when offered).
+ * Timeouts are shorter than nodemailer's (2 minutes to connect) so a dead server costs a job
+ * attempt, not a worker for minutes.
+ */
+export function smtpProvider(url: string, from: string): EmailProvider {
+  const transport = createTransport({ url, connectionTimeout: 10_000, greetingTimeout: 10_000, socketTimeout: 30_000 }, { from })
+  return {
+    name: 'smtp',
+    async send(email: EmailEnvelope) {
+      try {
+        const info = await transport.sendMail({ to: email.to, subject: email.subject, text: email.text, ...(email.html ? { html: email.html } : {}) })
+        return { messageId: info.messageId }
+      } catch (error) {
+        const failure = error as SmtpFailure
+        // RFC 5321: 4xx replies are transient, 5xx permanent; no reply at all (connection, TLS, timeout) may pass.
+        const permanent = failure.responseCode !== undefined && failure.responseCode >= 500
+        throw new DeliveryError(`smtp: ${failure.message}`, permanent, { cause: error })
+      }
+    },
+  }
+}

@@ -1,0 +1,138 @@
+import net from 'node:net'
+import t from 'tap'
+import Fastify from 'fastify'
+import { sql } from 'kysely'
+import { DEFAULT_NOTIFIER_CONFIG, type NotifierConfig } from '@svc/config'
+import { migrateToLatest, openDatabase } from '@svc/db'
+import { createJobQueue, stopJobQueue } from '@svc/jobs'
+import { createNotifier, DELIVER_QUEUE, latestOutboxRows, type OutboundEmail } from '@svc/notifier'
+import { createTestDatabase, startSmtpServer, type RecipientReply, type TestContext } from '@svc/testkit'
+
+const database = await openDatabase({ databaseUrl: await createTestDatabase(t) })
+t.teardown(() => database.close())
+await migrateToLatest(database.db)
+const jobs = createJobQueue({ sql: database.sql, supervise: false })
+await jobs.start()
+t.teardown(() => stopJobQueue(jobs))
+const { db } = database
+const log = Fastify({ logger: false }).log
+
+/** A notifier of its own per test, against a fresh loopback SMTP server unless told `smtpUrl`. */
+async function notifierFor(t: TestContext, options: { replyTo?: RecipientReply; config?: Partial<NotifierConfig> } = {}) {
+  const smtp = await startSmtpServer(t, options.replyTo)
+  const config = { ...DEFAULT_NOTIFIER_CONFIG, smtpUrl: smtp.url, from: 'Incidents <incidents@example.com>', retryDelaySeconds: 1, ...options.config }
+  const notifier = createNotifier({ jobs, database, config, log })
+  await notifier.start()
+  t.teardown(() => notifier.stop())
+  return { notifier, smtp }
+}
+
+const email = (to: string): OutboundEmail => ({
+  organizationId: null,
+  kind: 'test.greeting',
+  to,
+  subject: 'Hello from the outbox',
+  text: 'A plain text body.',
+  html: '<p>A plain text body.</p>',
+})
+
+async function queue(notifier: ReturnType<typeof createNotifier>, message: OutboundEmail) {
+  const queued = await db.transaction().execute((trx) => notifier.queueEmail(trx, message))
+  notifier.wake()
+  return queued
+}
+
+/** The outbox row once no delivery is left to try (the test's own timeout bounds the wait). */
+async function settled(messageId: string) {
+  for (;;) {
+    const row = await db.selectFrom('core.outbox').selectAll().where('id', '=', messageId).executeTakeFirstOrThrow()
+    if (row.status !== 'pending') return row
+    await new Promise((resolve) => setTimeout(resolve, 100))
+  }
+}
+
+const jobsFor = async (messageId: string) =>
+  (await sql<{ id: string }>`select id from pgboss.job where name = ${DELIVER_QUEUE} and data ->> 'messageId' = ${messageId}`.execute(db)).rows
+
+t.test('an e-mail is written to the outbox and delivered over SMTP by a job', async (t) => {
+  const { notifier, smtp } = await notifierFor(t)
+  const queued = await queue(notifier, email('ada@example.com'))
+  t.equal(queued.status, 'pending')
+  t.equal((await jobsFor(queued.messageId)).length, 1, 'one delivery job, committed with the message')
+  const row = await settled(queued.messageId)
+  t.match(row, { status: 'sent', channel: 'email', kind: 'test.greeting', recipient: 'ada@example.com', attempts: 1, provider: 'smtp', lastError: null })
+  t.ok(row.sentAt, 'stamped when sent')
+  t.match(row.providerMessageId, /^<.+@.+>$/, "the server's Message-ID")
+  t.equal(smtp.received.length, 1)
+  t.match(smtp.received[0], {
+    envelopeFrom: 'incidents@example.com',
+    envelopeTo: ['ada@example.com'],
+    from: { name: 'Incidents', address: 'incidents@example.com' },
+    subject: 'Hello from the outbox',
+    text: 'A plain text body.',
+    html: '<p>A plain text body.</p>',
+  })
+})
+
+t.test('a transaction that rolls back leaves neither message nor job', async (t) => {
+  const { notifier, smtp } = await notifierFor(t)
+  let messageId = ''
+  await t.rejects(
+    db.transaction().execute(async (trx) => {
+      messageId = (await notifier.queueEmail(trx, email('rolled-back@example.com'))).messageId
+      throw new Error('the change failed')
+    }),
+    { message: 'the change failed' },
+  )
+  t.ok(messageId)
+  t.equal(await db.selectFrom('core.outbox').select('id').where('id', '=', messageId).executeTakeFirst(), undefined)
+  t.equal((await jobsFor(messageId)).length, 0)
+  t.equal(smtp.attempts.size, 0)
+})
+
+t.test('a temporary refusal (4xx) is retried until the server takes the message', async (t) => {
+  const { notifier, smtp } = await notifierFor(t, { replyTo: (_address, attempt) => (attempt === 1 ? { code: 451, message: 'greylisted, try again later' } : undefined) })
+  const row = await settled((await queue(notifier, email('grey@example.com'))).messageId)
+  t.match(row, { status: 'sent', attempts: 2, lastError: null })
+  t.equal(smtp.attempts.get('grey@example.com'), 2)
+  t.equal(smtp.received.length, 1)
+})
+
+t.test('a permanent refusal (5xx) fails at once, with the reason kept', async (t) => {
+  const { notifier, smtp } = await notifierFor(t, { replyTo: () => ({ code: 550, message: 'no such mailbox' }) })
+  const row = await settled((await queue(notifier, email('nobody@example.com'))).messageId)
+  t.match(row, { status: 'failed', attempts: 1, provider: 'smtp', sentAt: null })
+  t.match(row.lastError, /550.*no such mailbox/)
+  t.equal(smtp.attempts.get('nobody@example.com'), 1, 'not tried again')
+})
+
+t.test('a refusal that lasts fails once the retries are spent', async (t) => {
+  const { notifier, smtp } = await notifierFor(t, { replyTo: () => ({ code: 452, message: 'mailbox full' }), config: { retryLimit: 1 } })
+  const row = await settled((await queue(notifier, email('full@example.com'))).messageId)
+  t.match(row, { status: 'failed', attempts: 2 })
+  t.match(row.lastError, /452.*mailbox full/)
+  t.equal(smtp.attempts.get('full@example.com'), 2)
+})
+
+t.test('a server that cannot be reached counts as temporary', async (t) => {
+  const closed = net.createServer()
+  await new Promise<void>((resolve) => closed.listen(0, '127.0.0.1', resolve))
+  const port = (closed.address() as net.AddressInfo).port
+  await new Promise<void>((resolve) => closed.close(() => resolve()))
+  const { notifier } = await notifierFor(t, { config: { smtpUrl: `smtp://127.0.0.1:${port}`, retryLimit: 1 } })
+  const row = await settled((await queue(notifier, email('unreachable@example.com'))).messageId)
+  t.match(row, { status: 'failed', attempts: 2 })
+  t.match(row.lastError, /ECONNREFUSED|connect/i)
+})
+
+t.test('without SMTP_URL an e-mail is held in the outbox, readable, and no job is queued', async (t) => {
+  const notifier = createNotifier({ jobs, database, config: { ...DEFAULT_NOTIFIER_CONFIG }, log })
+  await notifier.start()
+  t.teardown(() => notifier.stop())
+  const queued = await queue(notifier, { ...email('held@example.com'), html: undefined })
+  t.equal(queued.status, 'held')
+  t.equal((await jobsFor(queued.messageId)).length, 0)
+  const [latest] = await latestOutboxRows(db, { status: 'held', limit: 1 })
+  t.match(latest, { id: queued.messageId, status: 'held', recipient: 'held@example.com', subject: 'Hello from the outbox', bodyText: 'A plain text body.', attempts: 0 })
+  t.match(latest?.lastError, /SMTP_URL/)
+})

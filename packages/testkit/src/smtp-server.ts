@@ -1,0 +1,65 @@
+import type { AddressInfo } from 'node:net'
+import { simpleParser } from 'mailparser'
+import { SMTPServer } from 'smtp-server'
+import type { TestContext } from './teardown.js'
+
+/** A message the server accepted, parsed: envelope, headers, text and HTML bodies. */
+export interface ReceivedMail {
+  envelopeFrom: string
+  envelopeTo: string[]
+  from: { name: string; address: string }
+  subject: string
+  text: string
+  html: string
+}
+
+/** A reply to RCPT TO: a code and text, e.g. `{ code: 451, message: 'try later' }`, or undefined to accept. */
+export type RecipientReply = (address: string, attempt: number) => { code: number; message: string } | undefined
+
+export interface SmtpTestServer {
+  url: string
+  received: ReceivedMail[]
+  /** RCPT TO attempts per address, accepted or not. */
+  attempts: Map<string, number>
+}
+
+/**
+ * A plain-text SMTP server on loopback (smtp-server, the library nodemailer's author keeps for
+ * this), so the real nodemailer transport is exercised over a real socket: accepted messages,
+ * temporary (4xx) and permanent (5xx) refusals.
+ */
+export async function startSmtpServer(t: TestContext, replyTo: RecipientReply = () => undefined): Promise<SmtpTestServer> {
+  const received: ReceivedMail[] = []
+  const attempts = new Map<string, number>()
+  const server = new SMTPServer({
+    authOptional: true,
+    disabledCommands: ['STARTTLS', 'AUTH'],
+    logger: false,
+    onRcptTo(address, _session, callback) {
+      const attempt = (attempts.get(address.address) ?? 0) + 1
+      attempts.set(address.address, attempt)
+      const reply = replyTo(address.address, attempt)
+      if (!reply) return callback()
+      callback(Object.assign(new Error(reply.message), { responseCode: reply.code }))
+    },
+    onData(stream, session, callback) {
+      simpleParser(stream)
+        .then((mail) => {
+          received.push({
+            envelopeFrom: session.envelope.mailFrom ? session.envelope.mailFrom.address : '',
+            envelopeTo: session.envelope.rcptTo.map((recipient) => recipient.address),
+            from: { name: mail.from?.value[0]?.name ?? '', address: mail.from?.value[0]?.address ?? '' },
+            subject: mail.subject ?? '',
+            text: mail.text ?? '',
+            html: typeof mail.html === 'string' ? mail.html : '',
+          })
+          callback()
+        })
+        .catch((error: Error) => callback(error))
+    },
+  })
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
+  t.teardown(() => new Promise<void>((resolve) => server.close(() => resolve())))
+  const { port } = server.server.address() as AddressInfo
+  return { url: `smtp://127.0.0.1:${port}`, received, attempts }
+}

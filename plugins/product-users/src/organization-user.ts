@@ -1,0 +1,44 @@
+import { Type } from 'typebox'
+import { organizationRoles, type OrganizationRole } from '@svc/auth'
+import { ProductRolesSchema, type ProductRoles } from '@svc/members'
+import { Timestamp } from '@svc/http'
+
+export const OrganizationUser = Type.Object(
+  {
+    memberId: Type.String({ format: 'uuid' }),
+    userId: Type.String({ format: 'uuid' }),
+    email: Type.String(),
+    displayName: Type.Union([Type.String(), Type.Null()]),
+    role: Type.Enum(organizationRoles),
+    productRoles: Type.Object(ProductRolesSchema.properties, { description: 'Roles granted directly, by product (statuspages, alerting, synthetics, insights)' }),
+    pending: Type.Boolean({ description: 'Invited, not signed in yet: the first sign-in with this e-mail claims the membership' }),
+    suspended: Type.Boolean(),
+    joinedAt: Timestamp,
+  },
+  { title: 'OrganizationUser' },
+)
+
+interface MemberRow {
+  id: string
+  userId: string
+  email: string
+  displayName: string | null
+  role: string
+  pending: boolean
+  suspended: boolean
+  createdAt: Date
+}
+
+export function organizationUserBody(row: MemberRow, productRoles: ProductRoles) {
+  return {
+    memberId: row.id,
+    userId: row.userId,
+    email: row.email,
+    displayName: row.displayName,
+    role: row.role as OrganizationRole,
+    productRoles,
+    pending: row.pending,
+    suspended: row.suspended,
+    joinedAt: row.createdAt.toISOString(),
+  }
+}
