@@ -4,13 +4,15 @@ import type { Kysely } from 'kysely'
 import type { DB } from '@svc/db'
 import { ForbiddenError, NotFoundError } from '@svc/http'
 import { productRoleAtLeast, type OrganizationRole, type Product, type ProductRole } from './roles.js'
-import { findMembership, findProductRole, heldProductRoles, type Membership } from './membership.js'
+import { findMembership, findProductRole, heldProductRoles, type HeldProductRoles, type Membership } from './membership.js'
 import { isUuid } from './uuid.js'
 
 declare module 'fastify' {
   interface FastifyRequest {
     /** The organization of `:orgId` and the caller's membership, once the member rule passed. */
     membership: Membership | null
+    /** The caller's product roles in `:orgId`, direct and through SCIM groups; read once per request. */
+    heldProductRoles(): Promise<HeldProductRoles>
   }
   interface FastifyInstance {
     requireOrgMember: preHandlerAsyncHookHandler
@@ -22,7 +24,12 @@ declare module 'fastify' {
   }
 }
 
-const platformRolesThatBypassProductRoles = new Set<string>(platformRoles)
+const platformRoleNames = new Set<string>(platformRoles)
+
+/** A platform role (GLOBAL_ADMIN, ADMIN) holds every product role in every organization. */
+export function hasPlatformRole(request: FastifyRequest): boolean {
+  return platformRoleNames.has(request.account?.platformRole ?? '')
+}
 
 function organizationIdOf(request: FastifyRequest): string | undefined {
   return (request.params as { orgId?: string } | undefined)?.orgId
@@ -49,6 +56,17 @@ export function registerAccessRules(app: FastifyInstance, db: Kysely<DB>): void 
     return membership
   }
 
+  const heldByRequest = new WeakMap<FastifyRequest, Promise<HeldProductRoles>>()
+  app.decorateRequest('heldProductRoles', function heldProductRolesOfRequest(this: FastifyRequest) {
+    let held = heldByRequest.get(this)
+    if (!held) {
+      const { organizationId, memberId } = membershipOf(this)
+      held = heldProductRoles(db, organizationId, memberId)
+      heldByRequest.set(this, held)
+    }
+    return held
+  })
+
   const requireOrgMember: preHandlerAsyncHookHandler = async function requireOrgMember(request) {
     await loadMembership(request)
   }
@@ -68,7 +86,7 @@ export function registerAccessRules(app: FastifyInstance, db: Kysely<DB>): void 
     return async function productRoleRule(request) {
       const membership = await loadMembership(request)
       if (membership.role === 'owner') return
-      if (platformRolesThatBypassProductRoles.has(request.account?.platformRole ?? '')) return
+      if (hasPlatformRole(request)) return
       const held = await findProductRole(db, membership.organizationId, membership.memberId, product)
       if (!productRoleAtLeast(held, minimum)) {
         throw new ForbiddenError(`this needs the ${product} role ${minimum} or higher`)
@@ -80,8 +98,8 @@ export function registerAccessRules(app: FastifyInstance, db: Kysely<DB>): void 
     return async function orgRoleOrAnyProductRoleRule(request) {
       const membership = await loadMembership(request)
       if (roles.includes(membership.role)) return
-      if (platformRolesThatBypassProductRoles.has(request.account?.platformRole ?? '')) return
-      const held = await heldProductRoles(db, membership.organizationId, membership.memberId)
+      if (hasPlatformRole(request)) return
+      const held = await request.heldProductRoles()
       if (Object.values(held).some((role) => productRoleAtLeast(role, minimum))) return
       throw new ForbiddenError(`this needs the organization role ${roles.join(' or ')}, or the role ${minimum} in a product`)
     }

@@ -13,7 +13,7 @@ export {
   type PlatformRole,
 } from './identity.js'
 export { organizationRoles, productRoles, products, productRoleAtLeast, type OrganizationRole, type Product, type ProductRole } from './roles.js'
-export { findMembership, heldProductRoles, type Membership } from './membership.js'
-export { accountOf, membershipOf } from './access-rules.js'
+export { findMembership, type HeldProductRoles, type Membership } from './membership.js'
+export { accountOf, hasPlatformRole, membershipOf } from './access-rules.js'
 export { isUuid } from './uuid.js'
 export { ID_TOKEN_COOKIE, REFRESH_TOKEN_COOKIE } from './token-extraction.js'

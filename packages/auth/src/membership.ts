@@ -1,6 +1,6 @@
 import { sql, type Kysely } from 'kysely'
 import type { DB } from '@svc/db'
-import { productRoles, type OrganizationRole, type Product, type ProductRole } from './roles.js'
+import { productRoleAtLeast, type OrganizationRole, type Product, type ProductRole } from './roles.js'
 
 export interface Membership {
   organizationId: string
@@ -29,58 +29,39 @@ export async function findMembership(db: Kysely<DB>, organizationId: string, use
   return row && { ...row, role: row.role as OrganizationRole }
 }
 
+export type HeldProductRoles = Partial<Record<Product, ProductRole>>
+
 /**
- * The member's role for a product: the highest of the role granted to them directly and the
+ * The member's product roles, each the highest of the role granted to them directly and the
  * roles their SCIM groups grant (a group bound to `{"alerting": "responder"}` gives each of its
- * members at least that).
+ * members at least that); with `product`, that product's only.
  */
-export async function findProductRole(
-  db: Kysely<DB>,
-  organizationId: string,
-  memberId: string,
-  product: Product,
-): Promise<string | undefined> {
-  const rows = await db
+export async function heldProductRoles(db: Kysely<DB>, organizationId: string, memberId: string, product?: Product): Promise<HeldProductRoles> {
+  let direct = db
     .selectFrom('core.orgProductRoles')
-    .select('role')
+    .select(['product', 'role'])
     .where('organizationId', '=', organizationId)
     .where('memberId', '=', memberId)
-    .where('product', '=', product)
-    .unionAll(
-      db
-        .selectFrom('core.scimGroupMembers as gm')
-        .innerJoin('core.scimGroups as g', 'g.id', 'gm.groupId')
-        .select(sql<string>`g.product_roles ->> ${product}`.as('role'))
-        .where('gm.organizationId', '=', organizationId)
-        .where('gm.memberId', '=', memberId)
-        .where(sql<boolean>`g.product_roles ? ${product}`),
-    )
-    .execute()
-  return highestProductRole(rows.map((row) => row.role))
-}
-
-function highestProductRole(held: string[]): string | undefined {
-  const rank = (role: string) => productRoles.indexOf(role as ProductRole)
-  return held.reduce<string | undefined>((best, role) => (best === undefined || rank(role) > rank(best) ? role : best), undefined)
-}
-
-/** Every product role the member holds, each the highest of the direct grant and their SCIM groups' grants. */
-export async function heldProductRoles(db: Kysely<DB>, organizationId: string, memberId: string): Promise<Partial<Record<Product, ProductRole>>> {
-  const [direct, groups] = await Promise.all([
-    db.selectFrom('core.orgProductRoles').select(['product', 'role']).where('organizationId', '=', organizationId).where('memberId', '=', memberId).execute(),
-    db
-      .selectFrom('core.scimGroupMembers as gm')
-      .innerJoin('core.scimGroups as g', 'g.id', 'gm.groupId')
-      .select('g.productRoles')
-      .where('gm.organizationId', '=', organizationId)
-      .where('gm.memberId', '=', memberId)
-      .execute(),
-  ])
-  const granted = [...direct, ...groups.flatMap((group) => Object.entries(group.productRoles as Record<string, string>).map(([product, role]) => ({ product, role })))]
-  const held: Partial<Record<Product, ProductRole>> = {}
-  for (const product of new Set(granted.map((grant) => grant.product))) {
-    const role = highestProductRole(granted.filter((grant) => grant.product === product).map((grant) => grant.role))
-    if (role) held[product as Product] = role as ProductRole
+  let viaGroups = db
+    .selectFrom('core.scimGroupMembers as gm')
+    .innerJoin('core.scimGroups as g', 'g.id', 'gm.groupId')
+    .innerJoin(sql<{ key: string; value: string }>`jsonb_each_text(g.product_roles)`.as('granted'), (join) => join.onTrue())
+    .select(['granted.key as product', 'granted.value as role'])
+    .where('gm.organizationId', '=', organizationId)
+    .where('gm.memberId', '=', memberId)
+  if (product) {
+    direct = direct.where('product', '=', product)
+    viaGroups = viaGroups.where('granted.key', '=', product)
+  }
+  const held: HeldProductRoles = {}
+  for (const grant of await direct.unionAll(viaGroups).execute()) {
+    const current = held[grant.product as Product]
+    if (current === undefined || productRoleAtLeast(grant.role, current)) held[grant.product as Product] = grant.role as ProductRole
   }
   return held
+}
+
+/** The member's role for one product, or undefined (see heldProductRoles). */
+export async function findProductRole(db: Kysely<DB>, organizationId: string, memberId: string, product: Product): Promise<ProductRole | undefined> {
+  return (await heldProductRoles(db, organizationId, memberId, product))[product]
 }

@@ -1,5 +1,5 @@
 import t from 'tap'
-import { ConfigurationError, authConfigFor, notifierConfigFor, readEnvironment, serviceConfigFor, standaloneServiceConfig } from '@svc/config'
+import { ConfigurationError, DEFAULT_AI_CONFIG, DEFAULT_NOTIFIER_CONFIG, aiConfigFor, authConfigFor, notifierConfigFor, readEnvironment, serviceConfigFor, standaloneServiceConfig } from '@svc/config'
 
 t.test('defaults follow the configuration table', async (t) => {
   const env = readEnvironment({})
@@ -44,6 +44,14 @@ t.test('without SMTP_URL e-mails are held; with it they go to that server, with 
   )
   t.match(configured, { smtpUrl: 'smtps://user:secret@smtp.example.com:465', from: 'Ops <ops@example.com>', appUrl: 'https://app.example.com', retryLimit: 2 })
   t.throws(() => readEnvironment({ SMTP_URL: 'mail.example.com' }), { name: 'ConfigurationError', message: /SMTP_URL/ })
+})
+
+t.test('the defaults services use without an environment are the table’s own', async (t) => {
+  const env = readEnvironment({})
+  // An unset setting may be an absent key or an undefined one: compare what is set.
+  const set = (config: object): unknown => JSON.parse(JSON.stringify(config))
+  t.same(set(DEFAULT_AI_CONFIG), set(aiConfigFor(env)))
+  t.same(set(DEFAULT_NOTIFIER_CONFIG), set(notifierConfigFor(env)))
 })
 
 t.test('a bad value stops with one line naming it', async (t) => {

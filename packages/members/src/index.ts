@@ -4,6 +4,7 @@ export {
   deleteMember,
   findMember,
   findMemberByUser,
+  findMemberWithProductRoles,
   insertMember,
   listMembers,
   lockOrganization,

@@ -115,6 +115,14 @@ export async function productRolesOfMembers(db: Executor, organizationId: string
   return roles
 }
 
+/** One member with the product roles granted to them directly, or undefined. */
+export async function findMemberWithProductRoles(db: Executor, organizationId: string, memberId: string) {
+  const member = await findMember(db, organizationId, memberId)
+  if (!member) return undefined
+  const roles = await productRolesOfMembers(db, organizationId, [member.id])
+  return { member, productRoles: roles.get(member.id) ?? {} }
+}
+
 /** Replaces a member's whole set of product roles: a product left out has no role. */
 export async function replaceProductRoles(db: Executor, organizationId: string, memberId: string, productRoles: ProductRoles): Promise<void> {
   await db.deleteFrom('core.orgProductRoles').where('organizationId', '=', organizationId).where('memberId', '=', memberId).execute()

@@ -1,12 +1,10 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import type { FastifyRequest } from 'fastify'
-import type { Kysely } from 'kysely'
 import { Type } from 'typebox'
 import { auditContextOf } from '@svc/audit'
-import type { DB } from '@svc/db'
-import { accountOf, heldProductRoles, membershipOf, organizationRoles, platformRoles, type Product } from '@svc/auth'
+import { accountOf, hasPlatformRole, membershipOf, organizationRoles, products } from '@svc/auth'
 import { ForbiddenError, NotFoundError } from '@svc/http'
-import { addMember, findMember, inviteRefusal, ProductRolesSchema, productRolesOfMembers, type AdministeredProducts } from '@svc/members'
+import { addMember, findMemberWithProductRoles, inviteRefusal, ProductRolesSchema, type AdministeredProducts } from '@svc/members'
 import type { Notifier } from '@svc/notifier'
 import { invitationEmail } from './invitation-email.js'
 import { OrganizationUser, organizationUserBody } from './organization-user.js'
@@ -35,14 +33,11 @@ const Invited = Type.Object(
   { title: 'InvitedUser' },
 )
 
-const platformRoleNames = new Set<string>(platformRoles)
-
 /** The products the caller administers; a platform role holds every product role. */
-async function administeredProducts(request: FastifyRequest, db: Kysely<DB>): Promise<AdministeredProducts> {
-  if (platformRoleNames.has(accountOf(request).platformRole ?? '')) return 'all'
-  const { organizationId, memberId } = membershipOf(request)
-  const held = await heldProductRoles(db, organizationId, memberId)
-  return Object.entries(held).filter(([, role]) => role === 'admin').map(([product]) => product as Product)
+async function administeredProducts(request: FastifyRequest): Promise<AdministeredProducts> {
+  if (hasPlatformRole(request)) return 'all'
+  const held = await request.heldProductRoles()
+  return products.filter((product) => held[product] === 'admin')
 }
 
 /**
@@ -71,7 +66,7 @@ export const inviteRoutes: FastifyPluginAsyncTypebox<InviteOptions> = async (app
     async (request, reply) => {
       const membership = membershipOf(request)
       const { email, role, productRoles = {} } = request.body
-      const administers = membership.role === 'member' ? await administeredProducts(request, db) : []
+      const administers = membership.role === 'member' ? await administeredProducts(request) : []
       const refusal = inviteRefusal(membership.role, administers, role, productRoles)
       if (refusal) throw new ForbiddenError(refusal)
 
@@ -91,10 +86,9 @@ export const inviteRoutes: FastifyPluginAsyncTypebox<InviteOptions> = async (app
       })
       notifier.wake()
 
-      const member = await findMember(db, membership.organizationId, memberId)
-      if (!member) throw new NotFoundError('member')
-      const roles = await productRolesOfMembers(db, membership.organizationId, [memberId])
-      return reply.code(201).send({ ...organizationUserBody(member, roles.get(memberId) ?? {}), invitation })
+      const found = await findMemberWithProductRoles(db, membership.organizationId, memberId)
+      if (!found) throw new NotFoundError('member')
+      return reply.code(201).send({ ...organizationUserBody(found.member, found.productRoles), invitation })
     },
   )
 }

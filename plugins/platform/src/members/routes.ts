@@ -3,7 +3,7 @@ import { Type } from 'typebox'
 import { auditContextOf, recordAudit } from '@svc/audit'
 import { membershipOf, productRoles, products } from '@svc/auth'
 import { ForbiddenError, ListResponse, NotFoundError, invalidField } from '@svc/http'
-import { addMember, findMember, listMembers, productRolesOfMembers, roleChangeRefusal, setMemberRole } from '@svc/members'
+import { addMember, findMemberWithProductRoles, listMembers, productRolesOfMembers, roleChangeRefusal, setMemberRole } from '@svc/members'
 import { OrgParams } from '../organizations/schemas.js'
 import { changeRole, lockedMembers, removeMember, setProductRoles } from './membership-changes.js'
 import {
@@ -26,10 +26,9 @@ export const memberRoutes: FastifyPluginAsyncTypebox = async (app) => {
   const db = app.database.db
 
   async function memberResponse(organizationId: string, memberId: string) {
-    const member = await findMember(db, organizationId, memberId)
-    if (!member) throw new NotFoundError('member')
-    const roles = await productRolesOfMembers(db, organizationId, [member.id])
-    return memberBody(member, roles.get(member.id) ?? {})
+    const found = await findMemberWithProductRoles(db, organizationId, memberId)
+    if (!found) throw new NotFoundError('member')
+    return memberBody(found.member, found.productRoles)
   }
 
   app.get(
