@@ -1,14 +1,14 @@
 import type { DeployEvidence, IncidentAnalysis, IncidentAnalyzer, IncidentContext, EvidenceSource, RcaDraft, RcaDraftContext, Severity, SimilarIncident } from './types.js'
 
 /** Severity from priority, one level up for an incident that keeps recurring. */
-const SEVERITY_OF_PRIORITY: Record<string, Severity> = { P1: 'critical', P2: 'high', P3: 'medium', P4: 'low', P5: 'low' }
+const SEVERITY_OF_PRIORITY = new Map<string, Severity>([['P1', 'critical'], ['P2', 'high'], ['P3', 'medium'], ['P4', 'low'], ['P5', 'low']])
 const ESCALATING: Record<Severity, Severity> = { low: 'medium', medium: 'high', high: 'critical', critical: 'critical' }
 const RECURRING_OCCURRENCES = 10
 /** Below this, a past incident's title is too unlike to count as "the same problem". */
 const SIMILAR_ENOUGH = 0.3
 
 function severityOf(incident: IncidentContext): Severity {
-  const base = SEVERITY_OF_PRIORITY[incident.priority] ?? 'medium'
+  const base = SEVERITY_OF_PRIORITY.get(incident.priority) ?? 'medium'
   return incident.occurrences >= RECURRING_OCCURRENCES ? ESCALATING[base] : base
 }
 

@@ -167,7 +167,7 @@ export function createOpenAiAnalyzer(options: OpenAiOptions): IncidentAnalyzer {
 class Conversation {
   readonly evidence: Evidence = { deploys: [], similarIncidents: [], timeline: [] }
   readonly usage: TokenUsage
-  readonly #fetchers: Record<string, () => Promise<unknown>>
+  readonly #fetchers: Map<string, () => Promise<unknown>>
 
   constructor(
     private readonly client: OpenAI,
@@ -175,11 +175,12 @@ class Conversation {
     source: EvidenceSource,
   ) {
     this.usage = { provider: 'openai', model, promptTokens: 0, completionTokens: 0 }
-    this.#fetchers = {
-      get_recent_deploys: async () => (this.evidence.deploys = await source.recentDeploys()),
-      get_similar_incidents: async () => (this.evidence.similarIncidents = await source.similarIncidents()),
-      get_incident_timeline: async () => (this.evidence.timeline = await source.timeline()),
-    }
+    // A Map: the tool name is the model's text, and `toString` must not be a tool.
+    this.#fetchers = new Map<string, () => Promise<unknown>>([
+      ['get_recent_deploys', async () => (this.evidence.deploys = await source.recentDeploys())],
+      ['get_similar_incidents', async () => (this.evidence.similarIncidents = await source.similarIncidents())],
+      ['get_incident_timeline', async () => (this.evidence.timeline = await source.timeline())],
+    ])
   }
 
   async analyze(incident: IncidentContext): Promise<IncidentAnalysis> {
@@ -208,7 +209,7 @@ class Conversation {
       }
       messages.push({ role: 'assistant', content: message.content ?? null, tool_calls: calls })
       for (const call of calls) {
-        const fetch = this.#fetchers[call.function.name]
+        const fetch = this.#fetchers.get(call.function.name)
         const result = fetch ? await fetch() : { error: `unknown tool ${call.function.name}` }
         messages.push({ role: 'tool', tool_call_id: call.id, content: JSON.stringify(result) })
       }

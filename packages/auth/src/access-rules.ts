@@ -100,7 +100,7 @@ export function registerAccessRules(app: FastifyInstance, db: Kysely<DB>): void 
       if (roles.includes(membership.role)) return
       if (hasPlatformRole(request)) return
       const held = await request.heldProductRoles()
-      if (Object.values(held).some((role) => productRoleAtLeast(role, minimum))) return
+      if ([...held.values()].some((role) => productRoleAtLeast(role, minimum))) return
       throw new ForbiddenError(`this needs the organization role ${roles.join(' or ')}, or the role ${minimum} in a product`)
     }
   })

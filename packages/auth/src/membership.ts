@@ -1,6 +1,6 @@
 import { sql, type Kysely } from 'kysely'
 import type { DB } from '@svc/db'
-import { productRoleAtLeast, type OrganizationRole, type Product, type ProductRole } from './roles.js'
+import { isProduct, isProductRole, productRoleAtLeast, type OrganizationRole, type Product, type ProductRole } from './roles.js'
 
 export interface Membership {
   organizationId: string
@@ -29,7 +29,8 @@ export async function findMembership(db: Kysely<DB>, organizationId: string, use
   return row && { ...row, role: row.role as OrganizationRole }
 }
 
-export type HeldProductRoles = Partial<Record<Product, ProductRole>>
+/** A Map: products come from rows and requests, and a plain object would answer `constructor`. */
+export type HeldProductRoles = ReadonlyMap<Product, ProductRole>
 
 /**
  * The member's product roles, each the highest of the role granted to them directly and the
@@ -53,15 +54,16 @@ export async function heldProductRoles(db: Kysely<DB>, organizationId: string, m
     direct = direct.where('product', '=', product)
     viaGroups = viaGroups.where('granted.key', '=', product)
   }
-  const held: HeldProductRoles = {}
+  const held = new Map<Product, ProductRole>()
   for (const grant of await direct.unionAll(viaGroups).execute()) {
-    const current = held[grant.product as Product]
-    if (current === undefined || productRoleAtLeast(grant.role, current)) held[grant.product as Product] = grant.role as ProductRole
+    if (!isProduct(grant.product) || !isProductRole(grant.role)) continue
+    const current = held.get(grant.product)
+    if (current === undefined || productRoleAtLeast(grant.role, current)) held.set(grant.product, grant.role)
   }
   return held
 }
 
 /** The member's role for one product, or undefined (see heldProductRoles). */
 export async function findProductRole(db: Kysely<DB>, organizationId: string, memberId: string, product: Product): Promise<ProductRole | undefined> {
-  return (await heldProductRoles(db, organizationId, memberId, product))[product]
+  return (await heldProductRoles(db, organizationId, memberId, product)).get(product)
 }

@@ -18,3 +18,14 @@ export function productRoleAtLeast(held: string | undefined, required: ProductRo
   const rank = productRoles.indexOf(held as ProductRole)
   return rank >= 0 && rank >= productRoles.indexOf(required)
 }
+
+const productNames = new Set<string>(products)
+const productRoleNames = new Set<string>(productRoles)
+
+export function isProduct(value: string): value is Product {
+  return productNames.has(value)
+}
+
+export function isProductRole(value: string): value is ProductRole {
+  return productRoleNames.has(value)
+}

@@ -14,12 +14,12 @@ interface ValidationIssue {
 }
 
 /** Stable codes for the errors Fastify and its plugins raise themselves. */
-const frameworkCodes: Record<string, string> = {
-  FST_ERR_CTP_BODY_TOO_LARGE: 'PAYLOAD_TOO_LARGE',
-  FST_ERR_CTP_INVALID_MEDIA_TYPE: 'UNSUPPORTED_MEDIA_TYPE',
-  FST_ERR_CTP_EMPTY_JSON_BODY: 'VALIDATION_FAILED',
-  FST_ERR_CTP_INVALID_JSON_BODY: 'VALIDATION_FAILED',
-}
+const frameworkCodes = new Map([
+  ['FST_ERR_CTP_BODY_TOO_LARGE', 'PAYLOAD_TOO_LARGE'],
+  ['FST_ERR_CTP_INVALID_MEDIA_TYPE', 'UNSUPPORTED_MEDIA_TYPE'],
+  ['FST_ERR_CTP_EMPTY_JSON_BODY', 'VALIDATION_FAILED'],
+  ['FST_ERR_CTP_INVALID_JSON_BODY', 'VALIDATION_FAILED'],
+])
 
 function body(statusCode: number, message: string, code: string): ErrorBody {
   return { statusCode, error: STATUS_CODES[statusCode] ?? 'Error', message, code }
@@ -65,7 +65,8 @@ export function toErrorBody(error: FastifyError & PostgresError, request: Fastif
 }
 
 function codeOf(code: string | undefined, statusCode: number): string {
-  if (code && frameworkCodes[code]) return frameworkCodes[code]
+  const known = code === undefined ? undefined : frameworkCodes.get(code)
+  if (known) return known
   // @fastify/rate-limit throws a plain object with no code.
   if (statusCode === 429) return 'RATE_LIMITED'
   // Our own codes (errors.ts) are plain upper-case words; framework internals (FST_*) are not shown.

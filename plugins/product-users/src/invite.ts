@@ -37,7 +37,7 @@ const Invited = Type.Object(
 async function administeredProducts(request: FastifyRequest): Promise<AdministeredProducts> {
   if (hasPlatformRole(request)) return 'all'
   const held = await request.heldProductRoles()
-  return products.filter((product) => held[product] === 'admin')
+  return products.filter((product) => held.get(product) === 'admin')
 }
 
 /**

@@ -172,6 +172,22 @@ t.test('PagerDuty Events v2: trigger, acknowledge, resolve by dedup_key', async 
   t.equal((await ingest(pagerduty.ingestPath, JSON.stringify({ title: 'Not PagerDuty-shaped' }))).json().status, 'created', 'an unknown shape with a title is generic')
 })
 
+t.test('words that name Object.prototype members are unknown words, not table entries', async (t) => {
+  const generic = await createConfig({ name: 'Prototype words', format: 'generic', defaultPriority: 'P4' })
+  for (const word of ['constructor', 'toString', '__proto__', 'hasOwnProperty']) {
+    const created = await ingest(generic.ingestPath, JSON.stringify({ title: `priority ${word}`, priority: word, severity: word }))
+    t.equal(created.statusCode, 202, created.body)
+    const alert = await db.selectFrom('divinux.alerts').select('priority').where('id', '=', created.json().alertId).executeTakeFirstOrThrow()
+    t.equal(alert.priority, 'P4', `priority ${word} is the config's default`)
+  }
+  const pagerduty = await createConfig({ name: 'PagerDuty prototype words', format: 'pagerduty' })
+  for (const action of ['constructor', 'toString', 'valueOf']) {
+    const refused = await ingest(pagerduty.ingestPath, JSON.stringify({ event_action: action, dedup_key: 'x', payload: { summary: 's' } }))
+    t.equal(refused.statusCode, 400, `event_action ${action}`)
+    t.notMatch(refused.body, /constraint|violates|postgres/i)
+  }
+})
+
 t.test('Grafana and Datadog deliveries', async (t) => {
   const grafana = await createConfig({ name: 'Grafana', format: 'grafana', defaultPriority: 'P4' })
   const grafanaBody = JSON.stringify({ receiver: 'x', status: 'firing', groupKey: 'g', alerts: [{ status: 'firing', labels: { alertname: 'CPU high', grafana_folder: 'infra' }, annotations: {}, fingerprint: 'gf-1', startsAt: '2026-11-23T08:00:00Z' }], title: '[FIRING:1] CPU high' })

@@ -40,18 +40,22 @@ export function fingerprintOf(...parts: Array<string | undefined>): string {
   return createHash('sha256').update(parts.map((part) => part ?? '').join('\u0000')).digest('hex').slice(0, 32)
 }
 
-const severityPriorities: Record<string, Priority> = {
-  critical: 'P1', crit: 'P1', fatal: 'P1', emergency: 'P1', p1: 'P1', sev1: 'P1', page: 'P1',
-  high: 'P2', error: 'P2', major: 'P2', p2: 'P2', sev2: 'P2',
-  warning: 'P3', warn: 'P3', medium: 'P3', moderate: 'P3', p3: 'P3', sev3: 'P3',
-  low: 'P4', minor: 'P4', info: 'P4', p4: 'P4', sev4: 'P4',
-  informational: 'P5', debug: 'P5', none: 'P5', p5: 'P5', sev5: 'P5',
-}
+// Maps, never plain objects, for tables keyed by request input: `severityPriorities['constructor']`
+// on an object literal is Object's constructor, not "unknown" (docs/decisions/0012).
+const severityPriorities = new Map<string, Priority>(
+  Object.entries({
+    critical: 'P1', crit: 'P1', fatal: 'P1', emergency: 'P1', p1: 'P1', sev1: 'P1', page: 'P1',
+    high: 'P2', error: 'P2', major: 'P2', p2: 'P2', sev2: 'P2',
+    warning: 'P3', warn: 'P3', medium: 'P3', moderate: 'P3', p3: 'P3', sev3: 'P3',
+    low: 'P4', minor: 'P4', info: 'P4', p4: 'P4', sev4: 'P4',
+    informational: 'P5', debug: 'P5', none: 'P5', p5: 'P5', sev5: 'P5',
+  } as const),
+)
 
 /** P1..P5 from a priority or a severity word any tool uses; unknown words leave it to the config. */
 export function priorityOf(value: unknown): Priority | undefined {
   const word = text(value)?.toLowerCase()
-  return word === undefined ? undefined : severityPriorities[word]
+  return word === undefined ? undefined : severityPriorities.get(word)
 }
 
 export function refuse(message: string): never {

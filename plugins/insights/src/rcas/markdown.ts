@@ -1,6 +1,6 @@
 import type { ActionItemRow, LinkRow, RcaRow } from '../queries/rcas.js'
 
-const STATUS_LABELS: Record<string, string> = { open: 'Open', in_progress: 'In progress', done: 'Done', wont_do: "Won't do" }
+const STATUS_LABELS = new Map([['open', 'Open'], ['in_progress', 'In progress'], ['done', 'Done'], ['wont_do', "Won't do"]])
 
 /** A table cell: no line breaks, pipes escaped. */
 function cell(value: string | null | undefined): string {
@@ -45,7 +45,7 @@ export function rcaMarkdown(rca: RcaRow, links: LinkRow[], items: ActionItemRow[
     lines.push('| Action | Assignee | Priority | Due | Status |', '|---|---|---|---|---|')
     for (const item of items) {
       const assignee = item.assigneeUserId ? (assignees.get(item.assigneeUserId) ?? item.assigneeUserId) : null
-      lines.push(`| ${cell(item.title)} | ${cell(assignee)} | ${item.priority} | ${cell(item.dueDate)} | ${STATUS_LABELS[item.status] ?? item.status} |`)
+      lines.push(`| ${cell(item.title)} | ${cell(assignee)} | ${item.priority} | ${cell(item.dueDate)} | ${STATUS_LABELS.get(item.status) ?? item.status} |`)
     }
     lines.push('')
   }

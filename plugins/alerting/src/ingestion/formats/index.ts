@@ -15,9 +15,9 @@ export function readEvents(format: WebhookFormat, body: unknown): IngestedEvent[
   switch (format) {
     case 'alertmanager':
     case 'grafana':
-      return 'alerts' in body ? readAlertmanager(body) : readGeneric(body)
+      return Object.hasOwn(body, 'alerts') ? readAlertmanager(body) : readGeneric(body)
     case 'pagerduty':
-      return 'event_action' in body ? readPagerDuty(body) : readGeneric(body)
+      return Object.hasOwn(body, 'event_action') ? readPagerDuty(body) : readGeneric(body)
     case 'datadog':
       return readDatadog(body)
     default:

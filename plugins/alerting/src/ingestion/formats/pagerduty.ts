@@ -1,10 +1,10 @@
 import { fingerprintOf, isObject, labelsOf, priorityOf, refuse, text, type IngestedEvent, type JsonObject } from '../event.js'
 
-const actions = { trigger: 'fire', acknowledge: 'acknowledge', resolve: 'resolve' } as const
+const actions = new Map<string, IngestedEvent['action']>([['trigger', 'fire'], ['acknowledge', 'acknowledge'], ['resolve', 'resolve']])
 
 /** PagerDuty Events API v2: `event_action` trigger/acknowledge/resolve, `dedup_key`, `payload`. */
 export function readPagerDuty(body: JsonObject): IngestedEvent[] {
-  const action = actions[text(body.event_action)?.toLowerCase() as keyof typeof actions]
+  const action = actions.get(text(body.event_action)?.toLowerCase() ?? '')
   if (!action) refuse('a PagerDuty event needs event_action trigger, acknowledge or resolve')
   const payload = isObject(body.payload) ? body.payload : {}
   const dedupKey = text(body.dedup_key)

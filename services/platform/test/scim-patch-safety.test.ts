@@ -1,0 +1,91 @@
+import t from 'tap'
+import { SCIM, scimOrganization } from './scim-setup.js'
+
+// PATCH paths and value keys name schema attributes, or the request is refused and nothing
+// changes, in the database or in the process (GHSA-9m6g-wc8r-q59c, GHSA-2mhw-wcx5-v3xj).
+
+const USER = 'urn:ietf:params:scim:schemas:core:2.0:User'
+const GROUP = 'urn:ietf:params:scim:schemas:core:2.0:Group'
+const ENTERPRISE = 'urn:ietf:params:scim:schemas:extension:enterprise:2.0:User'
+const PATCH_OP = 'urn:ietf:params:scim:api:messages:2.0:PatchOp'
+
+const { app, owner, scim } = await scimOrganization(t, 'umbrella')
+
+/** The body is sent as written: a JavaScript object literal would turn `"__proto__"` into a prototype. */
+const patchRaw = (resource: string, id: string, operations: string) =>
+  app.inject({ method: 'PATCH', url: `${SCIM}/${resource}/${id}`, headers: { ...scim, 'content-type': 'application/scim+json' }, payload: `{"schemas":["${PATCH_OP}"],"Operations":[${operations}]}` })
+const read = async (resource: string, id: string) => (await app.inject({ method: 'GET', url: `${SCIM}/${resource}/${id}`, headers: scim })).json()
+
+async function create(resource: string, body: unknown): Promise<string> {
+  const response = await app.inject({ method: 'POST', url: `${SCIM}/${resource}`, headers: { ...scim, 'content-type': 'application/scim+json' }, payload: JSON.stringify(body) })
+  if (response.statusCode !== 201) throw new Error(`creating a ${resource}: ${response.statusCode} ${response.body}`)
+  return response.json().id
+}
+
+const userId = await create('Users', { schemas: [USER], userName: 'alice@umbrella.example', name: { givenName: 'Alice', familyName: 'Abernathy' } })
+const groupId = await create('Groups', { schemas: [GROUP], displayName: 'Security', members: [{ value: userId }] })
+const prototypeKeys = Object.getOwnPropertyNames(Object.prototype).sort()
+
+// A literal `"__proto__"` key, or `"constructor"` holding `"prototype"`, is refused by the JSON
+// parser itself (Fastify's onProtoPoisoning and onConstructorPoisoning): invalidSyntax.
+const refusals: Array<[resource: 'Users' | 'Groups', operation: string, scimType: string]> = [
+  ['Users', '{"op":"add","path":"__proto__.alerting","value":"admin"}', 'invalidPath'],
+  ['Users', '{"op":"replace","path":"__proto__","value":{"alerting":"admin"}}', 'invalidPath'],
+  ['Users', '{"op":"add","path":"constructor.prototype.alerting","value":"admin"}', 'invalidPath'],
+  ['Users', '{"op":"add","path":"prototype","value":"admin"}', 'invalidPath'],
+  ['Users', '{"op":"add","path":"toString.x","value":"admin"}', 'invalidPath'],
+  ['Users', '{"op":"add","path":"name.__proto__","value":{"alerting":"admin"}}', 'invalidPath'],
+  ['Users', `{"op":"add","path":"${ENTERPRISE}:__proto__","value":{"alerting":"admin"}}`, 'invalidPath'],
+  ['Users', '{"op":"add","path":"emails[__proto__ eq \\"x\\"].value","value":"x"}', 'invalidPath'],
+  ['Users', '{"op":"remove","path":"__proto__.alerting"}', 'invalidPath'],
+  ['Users', '{"op":"add","value":{"__proto__.alerting":"admin"}}', 'invalidValue'],
+  ['Users', '{"op":"add","value":{"__proto__":{"alerting":"admin"}}}', 'invalidSyntax'],
+  ['Users', '{"op":"add","value":{"constructor":{"prototype":{"alerting":"admin"}}}}', 'invalidSyntax'],
+  ['Users', `{"op":"add","value":{"${ENTERPRISE}":{"__proto__":{"alerting":"admin"}}}}`, 'invalidSyntax'],
+  ['Users', '{"op":"add","path":"name","value":{"__proto__":{"alerting":"admin"}}}', 'invalidSyntax'],
+  ['Users', '{"op":"add","path":"emails","value":[{"value":"a@b.example","__proto__":{"alerting":"admin"}}]}', 'invalidSyntax'],
+  ['Users', '{"op":"replace","path":"title","value":{"__proto__":{"alerting":"admin"}}}', 'invalidSyntax'],
+  ['Users', '{"op":"add","value":{"constructor":{"name":"admin"}}}', 'invalidValue'],
+  ['Users', '{"op":"add","path":"name","value":{"toString":"admin"}}', 'invalidValue'],
+  ['Users', '{"op":"replace","path":"nickNameTypo","value":"x"}', 'invalidPath'],
+  ['Groups', '{"op":"add","path":"__proto__.alerting","value":"admin"}', 'invalidPath'],
+  ['Groups', '{"op":"add","path":"members","value":[{"value":"00000000-0000-4000-8000-000000000000","__proto__":{"alerting":"admin"}}]}', 'invalidSyntax'],
+  ['Groups', '{"op":"add","value":{"constructor.prototype.alerting":"admin"}}', 'invalidValue'],
+]
+
+t.test('prototype names and unknown attributes in PATCH paths and values are refused, and nothing changes', async (t) => {
+  const before = { user: await read('Users', userId), group: await read('Groups', groupId) }
+  for (const [resource, operation, scimType] of refusals) {
+    const response = await patchRaw(resource, resource === 'Users' ? userId : groupId, operation)
+    t.equal(response.statusCode, 400, `${resource} ${operation}`)
+    t.match(response.json(), { scimType, schemas: ['urn:ietf:params:scim:api:messages:2.0:Error'] }, operation)
+  }
+  t.same(Object.getOwnPropertyNames(Object.prototype).sort(), prototypeKeys, 'Object.prototype has no new key')
+  t.equal(({} as Record<string, unknown>).alerting, undefined)
+  t.same(await read('Users', userId), before.user, 'the User is unchanged')
+  t.same(await read('Groups', groupId), before.group, 'the Group is unchanged')
+
+  const validated = await app.inject({ method: 'POST', url: '/api/v1/organizations', headers: owner.headers, payload: { name: 'After the attempt', slug: 'after-the-attempt' } })
+  t.equal(validated.statusCode, 201, 'an unrelated validated request still succeeds')
+})
+
+t.test('a refused operation among valid ones changes nothing', async (t) => {
+  const before = await read('Users', userId)
+  const response = await patchRaw('Users', userId, '{"op":"replace","path":"title","value":"CISO"},{"op":"add","path":"__proto__.x","value":1}')
+  t.equal(response.statusCode, 400)
+  t.same(await read('Users', userId), before)
+})
+
+t.test('paths and keys in any letter case, behind the schema URN, still resolve', async (t) => {
+  const response = await patchRaw('Users', userId, `{"op":"replace","path":"${USER}:NAME.GIVENNAME","value":"Alicia"},{"op":"add","value":{"${ENTERPRISE}":{"Department":"R&D"}}},{"op":"replace","path":"EXTERNALID","value":"ext-1"}`)
+  t.equal(response.statusCode, 204, response.body)
+  t.match(await read('Users', userId), { name: { givenName: 'Alicia', familyName: 'Abernathy' }, externalId: 'ext-1', [ENTERPRISE]: { department: 'R&D' } })
+})
+
+t.test('read-only attributes are refused with mutability', async (t) => {
+  for (const operation of ['{"op":"replace","path":"id","value":"x"}', `{"op":"add","path":"groups","value":[{"value":"${groupId}"}]}`]) {
+    const response = await patchRaw('Users', userId, operation)
+    t.equal(response.statusCode, 400, operation)
+    t.equal(response.json().scimType, 'mutability')
+  }
+})
