@@ -11,6 +11,7 @@ import * as rcaDocuments from './migrations/0009_rca_documents.js'
 import * as rcaDrafts from './migrations/0010_rca_drafts.js'
 import * as notificationPreferences from './migrations/0011_notification_preferences.js'
 import * as outbox from './migrations/0012_outbox.js'
+import * as ingestRateLimits from './migrations/0013_ingest_rate_limits.js'
 
 /**
  * Every migration, in order, listed by hand rather than found by scanning a folder, so a
@@ -29,4 +30,5 @@ export const migrations: Record<string, Migration> = {
   '0010_rca_drafts': rcaDrafts,
   '0011_notification_preferences': notificationPreferences,
   '0012_outbox': outbox,
+  '0013_ingest_rate_limits': ingestRateLimits,
 }

@@ -1,4 +1,4 @@
-import type { FastifyInstance, FastifyRequest, preHandlerAsyncHookHandler } from 'fastify'
+import type { FastifyInstance, FastifyRequest, onRequestAsyncHookHandler } from 'fastify'
 import { platformRoles, type Account } from './identity.js'
 import type { Kysely } from 'kysely'
 import type { DB } from '@svc/db'
@@ -15,12 +15,12 @@ declare module 'fastify' {
     heldProductRoles(): Promise<HeldProductRoles>
   }
   interface FastifyInstance {
-    requireOrgMember: preHandlerAsyncHookHandler
-    requireOrgRole(...roles: OrganizationRole[]): preHandlerAsyncHookHandler
-    requireProductRole(product: Product, minimum: ProductRole): preHandlerAsyncHookHandler
+    requireOrgMember: onRequestAsyncHookHandler
+    requireOrgRole(...roles: OrganizationRole[]): onRequestAsyncHookHandler
+    requireProductRole(product: Product, minimum: ProductRole): onRequestAsyncHookHandler
     /** One of the organization roles, or at least `minimum` in any one product. */
-    requireOrgRoleOrAnyProductRole(roles: OrganizationRole[], minimum: ProductRole): preHandlerAsyncHookHandler
-    requirePlatformAdmin: preHandlerAsyncHookHandler
+    requireOrgRoleOrAnyProductRole(roles: OrganizationRole[], minimum: ProductRole): onRequestAsyncHookHandler
+    requirePlatformAdmin: onRequestAsyncHookHandler
   }
 }
 
@@ -37,10 +37,11 @@ function organizationIdOf(request: FastifyRequest): string | undefined {
 
 /**
  * The declarative access rules (ARCHITECTURE.md, "Identity and access"). Routes name them
- * in `preHandler`; handlers never re-check. Any route under `/organizations/:orgId` gets the
- * member rule first, whether or not it declares a stronger one.
+ * in `onRequest`; handlers never re-check. The gates (gates.ts) put the member rule before
+ * them on any route under `/organizations/:orgId`, whether or not it declares a stronger one.
+ * Answers the member rule for the gates.
  */
-export function registerAccessRules(app: FastifyInstance, db: Kysely<DB>): void {
+export function registerAccessRules(app: FastifyInstance, db: Kysely<DB>): onRequestAsyncHookHandler {
   app.decorateRequest('membership', null)
 
   async function loadMembership(request: FastifyRequest): Promise<Membership> {
@@ -67,13 +68,13 @@ export function registerAccessRules(app: FastifyInstance, db: Kysely<DB>): void 
     return held
   })
 
-  const requireOrgMember: preHandlerAsyncHookHandler = async function requireOrgMember(request) {
+  const requireOrgMember: onRequestAsyncHookHandler = async function requireOrgMember(request) {
     await loadMembership(request)
   }
 
   app.decorate('requireOrgMember', requireOrgMember)
 
-  app.decorate('requireOrgRole', function requireOrgRole(...roles: OrganizationRole[]): preHandlerAsyncHookHandler {
+  app.decorate('requireOrgRole', function requireOrgRole(...roles: OrganizationRole[]): onRequestAsyncHookHandler {
     return async function orgRoleRule(request) {
       const membership = await loadMembership(request)
       if (!roles.includes(membership.role)) {
@@ -82,7 +83,7 @@ export function registerAccessRules(app: FastifyInstance, db: Kysely<DB>): void 
     }
   })
 
-  app.decorate('requireProductRole', function requireProductRole(product: Product, minimum: ProductRole): preHandlerAsyncHookHandler {
+  app.decorate('requireProductRole', function requireProductRole(product: Product, minimum: ProductRole): onRequestAsyncHookHandler {
     return async function productRoleRule(request) {
       const membership = await loadMembership(request)
       if (membership.role === 'owner') return
@@ -94,7 +95,7 @@ export function registerAccessRules(app: FastifyInstance, db: Kysely<DB>): void 
     }
   })
 
-  app.decorate('requireOrgRoleOrAnyProductRole', function requireOrgRoleOrAnyProductRole(roles: OrganizationRole[], minimum: ProductRole): preHandlerAsyncHookHandler {
+  app.decorate('requireOrgRoleOrAnyProductRole', function requireOrgRoleOrAnyProductRole(roles: OrganizationRole[], minimum: ProductRole): onRequestAsyncHookHandler {
     return async function orgRoleOrAnyProductRoleRule(request) {
       const membership = await loadMembership(request)
       if (roles.includes(membership.role)) return
@@ -109,11 +110,7 @@ export function registerAccessRules(app: FastifyInstance, db: Kysely<DB>): void 
     if (!request.user?.isPlatformAdmin) throw new ForbiddenError('this needs a platform admin')
   })
 
-  app.addHook('onRoute', (route) => {
-    if (route.config?.public || !route.url.includes('/organizations/:orgId')) return
-    const declared = route.preHandler === undefined ? [] : Array.isArray(route.preHandler) ? route.preHandler : [route.preHandler]
-    route.preHandler = [requireOrgMember, ...declared]
-  })
+  return requireOrgMember
 }
 
 /**

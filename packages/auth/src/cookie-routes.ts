@@ -9,6 +9,8 @@ import { ID_TOKEN_COOKIE, REFRESH_TOKEN_COOKIE } from './token-extraction.js'
 
 const ID_TOKEN_MAX_AGE = 60 * 60
 const REFRESH_TOKEN_MAX_AGE = 30 * 24 * 60 * 60
+/** Refresh exchanges per client address per minute: each one costs a call to the identity provider. */
+const REFRESH_LIMIT = { max: 10, timeWindow: 60_000 }
 
 const SessionResponse = Type.Object({
   status: Type.Literal('ok'),
@@ -29,11 +31,19 @@ export const cookieRoutes: FastifyPluginAsyncTypebox = async (app) => {
     ...(cookies.domain ? { domain: cookies.domain } : {}),
   }
 
+  // The refresh token is only ever read by /auth/refresh and /auth/logout: the browser need not
+  // send it with any other request.
+  const refreshCookie: CookieSerializeOptions = { ...base, path: '/auth' }
+
   function setIdToken(reply: FastifyReply, token: string): void {
     reply.setCookie(ID_TOKEN_COOKIE, token, { ...base, maxAge: ID_TOKEN_MAX_AGE })
   }
+  function setRefreshToken(reply: FastifyReply, token: string): void {
+    reply.setCookie(REFRESH_TOKEN_COOKIE, token, { ...refreshCookie, maxAge: REFRESH_TOKEN_MAX_AGE })
+  }
   function clearSession(reply: FastifyReply): void {
-    reply.clearCookie(ID_TOKEN_COOKIE, base).clearCookie(REFRESH_TOKEN_COOKIE, base)
+    // Refresh cookies set before it moved to Path=/auth are cleared at `/` too.
+    reply.clearCookie(ID_TOKEN_COOKIE, base).clearCookie(REFRESH_TOKEN_COOKIE, refreshCookie).clearCookie(REFRESH_TOKEN_COOKIE, base)
   }
   const expiresAt = (exp: number) => new Date(exp * 1000).toISOString()
 
@@ -57,9 +67,7 @@ export const cookieRoutes: FastifyPluginAsyncTypebox = async (app) => {
     async (request, reply) => {
       const claims = await app.verifyIdToken(request, request.body.idToken)
       setIdToken(reply, request.body.idToken)
-      if (request.body.refreshToken) {
-        reply.setCookie(REFRESH_TOKEN_COOKIE, request.body.refreshToken, { ...base, maxAge: REFRESH_TOKEN_MAX_AGE })
-      }
+      if (request.body.refreshToken) setRefreshToken(reply, request.body.refreshToken)
       return { status: 'ok' as const, expiresAt: expiresAt(claims.exp) }
     },
   )
@@ -82,10 +90,11 @@ export const cookieRoutes: FastifyPluginAsyncTypebox = async (app) => {
       schema: {
         tags: ['auth'],
         summary: 'Exchange the refresh cookie for a new ID token cookie',
+        description: 'Limited to 10 a minute per client address; without a refresh cookie it answers 401 and calls nobody.',
         security: [{ cookieAuth: [] }],
         response: { 200: SessionResponse },
       },
-      config: { public: true },
+      config: { public: true, limit: REFRESH_LIMIT },
     },
     async (request, reply) => {
       const refreshToken = request.cookies[REFRESH_TOKEN_COOKIE]
@@ -98,9 +107,7 @@ export const cookieRoutes: FastifyPluginAsyncTypebox = async (app) => {
       if (outcome.kind === 'failed') throw new UpstreamError(`the identity provider refused the refresh: ${outcome.reason}`)
       const claims = await app.verifyIdToken(request, outcome.idToken)
       setIdToken(reply, outcome.idToken)
-      if (outcome.refreshToken) {
-        reply.setCookie(REFRESH_TOKEN_COOKIE, outcome.refreshToken, { ...base, maxAge: REFRESH_TOKEN_MAX_AGE })
-      }
+      if (outcome.refreshToken) setRefreshToken(reply, outcome.refreshToken)
       return { status: 'ok' as const, expiresAt: expiresAt(claims.exp) }
     },
   )

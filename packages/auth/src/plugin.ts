@@ -8,9 +8,10 @@ import type { DB } from '@svc/db'
 import { ForbiddenError, NotFoundError, UnauthorizedError } from '@svc/http'
 import { findAccountById, upsertAccountBySubject } from './accounts.js'
 import { registerAccessRules } from './access-rules.js'
+import { orderGates } from './gates.js'
 import { PLATFORM_ADMINS_GROUP, groupsFrom, type Account, type AuthenticatedUser, type IdTokenClaims } from './identity.js'
 import { rejectForeignOrigins } from './origin-check.js'
-import { SCIM_BASE_PATH, authenticateScimToken, type ScimPrincipal } from './scim-tokens.js'
+import { authenticateScimToken, type ScimPrincipal } from './scim-tokens.js'
 import { createSessionCache, type CachedSession, type SessionCache } from './session-cache.js'
 import { createSigningKeyResolver, type SigningKeyResolver, type TokenHeader } from './signing-keys.js'
 import { bearerToken, presentedToken, type PresentedToken } from './token-extraction.js'
@@ -161,25 +162,7 @@ async function authPlugin(app: FastifyInstance, options: AuthPluginOptions): Pro
     if (!principal) throw new UnauthorizedError('a valid SCIM token is required')
     request.scim = principal
   }
-  app.addHook('onRoute', (route) => {
-    if (route.config?.scim) {
-      if (!route.url.startsWith(`${SCIM_BASE_PATH}/`) && route.url !== SCIM_BASE_PATH) {
-        throw new Error(`${route.method} ${route.url}: SCIM tokens authenticate only routes under ${SCIM_BASE_PATH}`)
-      }
-      const declared = route.onRequest === undefined ? [] : Array.isArray(route.onRequest) ? route.onRequest : [route.onRequest]
-      route.onRequest = [scimRule, ...declared]
-      return
-    }
-    if (route.config?.public || isPublic(route.url)) {
-      // The OpenAPI document says so too (its default security is the cookie or the Bearer token).
-      if (route.schema && route.schema.security === undefined) route.schema.security = []
-      return
-    }
-    const declared = route.onRequest === undefined ? [] : Array.isArray(route.onRequest) ? route.onRequest : [route.onRequest]
-    route.onRequest = [jwtRule, ...declared]
-  })
-
-  registerAccessRules(app, options.db)
+  orderGates(app, { scim: scimRule, jwt: jwtRule, member: registerAccessRules(app, options.db), isPublic })
 }
 
 export default fp(authPlugin, { name: 'auth', fastify: '5.x', dependencies: ['http-conventions'] })

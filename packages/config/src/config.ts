@@ -23,9 +23,22 @@ export interface CookieConfig {
 }
 
 export interface RateLimitConfig {
+  /** Requests per client address per window. */
   max: number
   timeWindow: string
+  /** Ingested deliveries per webhook config per minute, unless the config sets its own. */
+  ingestPerConfig?: number
 }
+
+/** INGEST_RATE_LIMIT_MAX's default: an alert storm from one Alertmanager is not a browser. */
+export const DEFAULT_INGEST_RATE_LIMIT = 6000
+
+/**
+ * Fastify's `trustProxy` forms: `true` (every hop), a hop count (the client address is that
+ * many entries from the right of X-Forwarded-For, so entries a client wrote itself are never
+ * taken), or the addresses and CIDRs of the trusted proxies.
+ */
+export type TrustProxy = boolean | number | string[]
 
 /** The AI provider and how analyses are retried and priced. */
 export interface AiConfig {
@@ -61,8 +74,8 @@ export interface ServiceConfig {
   databaseUrl?: string
   dataDir: string
   host: string
-  /** Behind a load balancer: take the client address from X-Forwarded-For. */
-  trustProxy: boolean
+  /** Behind a load balancer: which X-Forwarded-For entries to believe. */
+  trustProxy: TrustProxy
   auth: AuthConfig
   cookies: CookieConfig
   rateLimit: RateLimitConfig

@@ -1,6 +1,7 @@
 import { envSchema } from 'env-schema'
 import { EnvironmentSchema, type Environment } from './schema.js'
-import type { AiConfig, AuthConfig, NotifierConfig, ServiceConfig } from './config.js'
+import { isIP } from 'node:net'
+import type { AiConfig, AuthConfig, NotifierConfig, ServiceConfig, TrustProxy } from './config.js'
 
 export class ConfigurationError extends Error {
   override name = 'ConfigurationError'
@@ -22,6 +23,33 @@ export function splitList(value: string | undefined): string[] {
     .split(',')
     .map((item) => item.trim())
     .filter((item) => item.length > 0)
+}
+
+// proxy-addr's names for address ranges, which Fastify accepts in a list.
+const RANGE_NAMES = new Set(['loopback', 'linklocal', 'uniquelocal'])
+
+function isAddressOrCidr(entry: string): boolean {
+  if (RANGE_NAMES.has(entry)) return true
+  const [address = '', prefix, ...rest] = entry.split('/')
+  const version = isIP(address)
+  if (version === 0 || rest.length > 0) return false
+  if (prefix === undefined) return true
+  const bits = Number(prefix)
+  return /^\d+$/.test(prefix) && bits <= (version === 4 ? 32 : 128)
+}
+
+/** TRUST_PROXY: `true`, `false`, a hop count, or a comma-separated list of addresses and CIDRs. */
+export function trustProxyOf(value: string): TrustProxy {
+  const text = value.trim().toLowerCase()
+  if (text === 'true') return true
+  if (text === 'false') return false
+  if (/^\d+$/.test(text)) return Number(text)
+  const entries = splitList(text)
+  const bad = entries.find((entry) => !isAddressOrCidr(entry))
+  if (entries.length === 0 || bad !== undefined) {
+    throw new ConfigurationError(`invalid configuration: TRUST_PROXY must be true, false, a hop count or addresses/CIDRs (${bad ?? value} is none)`)
+  }
+  return entries
 }
 
 /** The auth settings for an external issuer; throws when the issuer or client id is missing. */
@@ -50,10 +78,10 @@ export function serviceConfigFor(env: Environment, auth: AuthConfig): ServiceCon
     databaseUrl: env.DATABASE_URL,
     dataDir: env.DATA_DIR,
     host: env.HOST,
-    trustProxy: env.TRUST_PROXY,
+    trustProxy: trustProxyOf(env.TRUST_PROXY),
     auth,
     cookies: { domain: env.COOKIE_DOMAIN, allowedOrigins: splitList(env.ALLOWED_ORIGINS) },
-    rateLimit: { max: env.RATE_LIMIT_MAX, timeWindow: env.RATE_LIMIT_WINDOW },
+    rateLimit: { max: env.RATE_LIMIT_MAX, timeWindow: env.RATE_LIMIT_WINDOW, ingestPerConfig: env.INGEST_RATE_LIMIT_MAX },
     logLevel: env.LOG_LEVEL,
     ai: aiConfigFor(env),
     notifier: notifierConfigFor(env),

@@ -1,5 +1,5 @@
 import t from 'tap'
-import { ConfigurationError, DEFAULT_AI_CONFIG, DEFAULT_NOTIFIER_CONFIG, aiConfigFor, authConfigFor, notifierConfigFor, readEnvironment, serviceConfigFor, standaloneServiceConfig } from '@svc/config'
+import { ConfigurationError, DEFAULT_AI_CONFIG, DEFAULT_NOTIFIER_CONFIG, aiConfigFor, authConfigFor, notifierConfigFor, readEnvironment, serviceConfigFor, standaloneServiceConfig, trustProxyOf } from '@svc/config'
 
 t.test('defaults follow the configuration table', async (t) => {
   const env = readEnvironment({})
@@ -10,7 +10,8 @@ t.test('defaults follow the configuration table', async (t) => {
     HOST: '0.0.0.0',
     AUTH_GROUPS_CLAIM: 'cognito:groups',
     LOG_LEVEL: 'info',
-    TRUST_PROXY: false,
+    TRUST_PROXY: 'false',
+    INGEST_RATE_LIMIT_MAX: 6000,
   })
   t.equal(env.DATABASE_URL, undefined)
 })
@@ -66,4 +67,15 @@ t.test('a bad value stops with one line naming it', async (t) => {
     }
   })()
   t.notMatch(error?.message ?? '', /\n/, 'one line')
+})
+
+t.test('TRUST_PROXY takes true, false, a hop count, or addresses and CIDRs', async (t) => {
+  t.equal(trustProxyOf('true'), true)
+  t.equal(trustProxyOf('FALSE'), false)
+  t.equal(trustProxyOf('2'), 2)
+  t.same(trustProxyOf('10.0.0.0/8, 192.168.1.7, ::1, fd00::/8, loopback'), ['10.0.0.0/8', '192.168.1.7', '::1', 'fd00::/8', 'loopback'])
+  for (const bad of ['yes', '10.0.0.0/33', '300.1.1.1', '10.0.0.1/8/1', 'proxy.internal']) {
+    t.throws(() => trustProxyOf(bad), { name: 'ConfigurationError', message: /TRUST_PROXY/ }, bad)
+  }
+  t.equal(serviceConfigFor(readEnvironment({ TRUST_PROXY: '1' }), authConfigFor(readEnvironment({}), 'https://idp.example.com', ['web'])).trustProxy, 1)
 })

@@ -369,6 +369,7 @@ export interface DivinuxWebhookConfigs {
   keyRotatedAt: Timestamp | null;
   name: string;
   organizationId: string;
+  rateLimitPerMinute: number | null;
   signingSecret: string | null;
   updatedAt: Generated<Timestamp>;
 }

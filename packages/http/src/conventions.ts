@@ -1,10 +1,10 @@
-import rateLimit from '@fastify/rate-limit'
 import sensible from '@fastify/sensible'
 import swagger from '@fastify/swagger'
 import swaggerUi from '@fastify/swagger-ui'
 import type { FastifyInstance } from 'fastify'
 import fp from 'fastify-plugin'
 import { registerErrorHandling } from './error-handler.js'
+import { registerRateLimits, type RateLimitSettings } from './rate-limits.js'
 import { registerSecurityHeaders } from './security-headers.js'
 import { ErrorResponse } from './schemas.js'
 
@@ -12,7 +12,7 @@ export interface HttpConventionsOptions {
   title: string
   description: string
   version?: string
-  rateLimit: { max: number; timeWindow: string }
+  rateLimit: RateLimitSettings
 }
 
 /**
@@ -35,11 +35,7 @@ async function httpConventions(app: FastifyInstance, options: HttpConventionsOpt
     xXssProtection: false,
     originAgentCluster: false,
   })
-  await app.register(rateLimit, {
-    global: true,
-    max: options.rateLimit.max,
-    timeWindow: options.rateLimit.timeWindow,
-  })
+  await registerRateLimits(app, options.rateLimit)
 
   await app.register(swagger, {
     openapi: {

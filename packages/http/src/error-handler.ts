@@ -78,12 +78,17 @@ function defaultCode(statusCode: number): string {
   return (STATUS_CODES[statusCode] ?? 'ERROR').toUpperCase().replace(/[^A-Z]+/g, '_')
 }
 
+/** A URL with the secrets some paths carry (ingest API keys) replaced, for logs and answers. */
+export function redactedUrl(url: string): string {
+  return url.replace(/(\/ingest\/)[^/?#]+/gi, '$1[redacted]')
+}
+
 export function registerErrorHandling(app: FastifyInstance): void {
   app.setErrorHandler((error: FastifyError & PostgresError, request: FastifyRequest, reply: FastifyReply) => {
     const payload = toErrorBody(error, request)
     return reply.code(payload.statusCode).send(payload)
   })
   app.setNotFoundHandler((request, reply) =>
-    reply.code(404).send(body(404, `route ${request.method} ${request.url.split('?')[0]} not found`, 'NOT_FOUND')),
+    reply.code(404).send(body(404, `route ${request.method} ${redactedUrl(request.url.split('?')[0] ?? '')} not found`, 'NOT_FOUND')),
   )
 }

@@ -14,7 +14,7 @@ export interface HealthOptions {
 }
 
 // Probes are public and exempt from rate limits: a load balancer polls them from one address.
-const probeConfig = { public: true, rateLimit: false } as const
+const probeConfig = { public: true, limit: false } as const
 
 export async function healthRoutes(app: FastifyInstance, options: HealthOptions): Promise<void> {
   app.get(

@@ -2,8 +2,8 @@ import { randomUUID } from 'node:crypto'
 import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify'
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import { authPlugin, cookieRoutes } from '@svc/auth'
-import type { ServiceConfig } from '@svc/config'
-import { API_REFERENCE_PREFIX, apiReferencePlugin, healthRoutes, httpConventions } from '@svc/http'
+import type { ServiceConfig, TrustProxy } from '@svc/config'
+import { API_REFERENCE_PREFIX, apiReferencePlugin, healthRoutes, httpConventions, redactedUrl } from '@svc/http'
 import type { Database } from '@svc/db'
 import type { JobQueue } from '@svc/jobs'
 import { openResources, type Resources } from './resources.js'
@@ -45,8 +45,15 @@ const redact = {
   censor: '[redacted]',
 }
 
-function redactedUrl(url: string): string {
-  return url.replace(/(\/ingest\/)[^/?#]+/g, '$1[redacted]')
+/**
+ * A hop count trusts the nearest `hops` peers, whoever they are (proxy-addr's hop trust, as
+ * Express has it): the client address is that many entries from the right of
+ * X-Forwarded-For, so entries the client wrote itself are never taken. Fastify 5.12 stopped
+ * honouring a bare number (it now trusts nothing), hence the function.
+ */
+function trustProxyOption(trust: TrustProxy): boolean | string[] | ((address: string, hop: number) => boolean) {
+  if (typeof trust !== 'number') return trust
+  return (_address, hop) => hop < trust
 }
 
 function loggerOptions(config: ServiceConfig, service: string): FastifyServerOptions['logger'] {
@@ -60,6 +67,7 @@ function loggerOptions(config: ServiceConfig, service: string): FastifyServerOpt
         url: redactedUrl(request.url),
         ip: request.ip,
         userAgent: request.headers['user-agent'],
+        clientRequestId: request.headers['x-request-id'],
       }),
     },
   }
@@ -79,8 +87,9 @@ export async function buildServiceApp(
   const app = Fastify({
     logger: loggerOptions(config, definition.name),
     bodyLimit: BODY_LIMIT,
-    trustProxy: config.trustProxy,
-    requestIdHeader: 'x-request-id',
+    trustProxy: trustProxyOption(config.trustProxy),
+    // The id in logs and the audit log is always ours; a caller's x-request-id is logged beside it.
+    requestIdHeader: false,
     genReqId: () => randomUUID(),
     ...(definition.lenientPaths ? { routerOptions: { caseSensitive: false, ignoreTrailingSlash: true } } : {}),
     ajv: {

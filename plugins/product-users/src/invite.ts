@@ -61,7 +61,7 @@ export const inviteRoutes: FastifyPluginAsyncTypebox<InviteOptions> = async (app
         body: InviteBody,
         response: { 201: Invited },
       },
-      preHandler: app.requireOrgRoleOrAnyProductRole(['admin', 'owner'], 'admin'),
+      onRequest: app.requireOrgRoleOrAnyProductRole(['admin', 'owner'], 'admin'),
     },
     async (request, reply) => {
       const membership = membershipOf(request)

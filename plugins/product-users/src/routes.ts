@@ -57,7 +57,7 @@ export const productUserRoutes: FastifyPluginAsyncTypebox = async (app) => {
     '/api/v1/organizations/:orgId/users',
     {
       schema: { tags: ['users'], summary: 'Members of the organization with their product roles (organization member)', params: Type.Object({ orgId: Type.String() }), querystring: PaginationQuery, response: { 200: ListResponse(OrganizationUser) } },
-      preHandler: app.requireOrgMember,
+      onRequest: app.requireOrgMember,
     },
     async (request) => {
       const { page, limit } = request.query

@@ -44,9 +44,10 @@ t.test('set-cookie stores both tokens with every required attribute', async (t) 
     t.match(line, /; HttpOnly/)
     t.match(line, /; Secure/)
     t.match(line, /; SameSite=Lax/)
-    t.match(line, /; Path=\//)
     t.match(line, /; Domain=example\.com/)
   }
+  t.match(id, /; Path=\/(;|$)/)
+  t.match(refresh, /; Path=\/auth(;|$)/, 'the refresh token is sent only to /auth/*')
   t.match(id, /Max-Age=3600(;|$)/)
   t.match(refresh, /Max-Age=2592000(;|$)/)
   t.equal(cookiesOf(response).svc_id_token?.value, idToken)
@@ -134,6 +135,16 @@ t.test('logout is public and clears both cookies', async (t) => {
   t.equal(cleared.svc_refresh_token?.value, '')
   t.equal(cleared.svc_id_token?.domain, 'example.com')
   t.equal(cleared.svc_id_token?.path, '/')
+  const refreshPaths = rawSetCookies(response).filter((line) => line.startsWith('svc_refresh_token=')).map((line) => /Path=([^;]+)/.exec(line)?.[1])
+  t.same(refreshPaths.sort(), ['/', '/auth'], 'cleared where it lives now and where it lived before')
+})
+
+t.test('refresh has its own small limit per client address', async (t) => {
+  const limited = await startTestService(t, buildApp, { issuer })
+  const statuses: number[] = []
+  for (let attempt = 0; attempt < 11; attempt += 1) statuses.push((await limited.app.inject({ method: 'POST', url: '/auth/refresh' })).statusCode)
+  t.same(statuses, [...Array(10).fill(401), 429])
+  t.equal((await limited.app.inject({ method: 'GET', url: '/auth/me', headers: { authorization: `Bearer ${limited.token('other@example.com')}` } })).statusCode, 200, 'other routes keep the service limit')
 })
 
 t.test('cookie-authenticated changes from a foreign origin are refused', async (t) => {

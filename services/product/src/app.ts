@@ -1,5 +1,5 @@
 import type { FastifyInstance } from 'fastify'
-import { DEFAULT_NOTIFIER_CONFIG, type ServiceConfig } from '@svc/config'
+import { DEFAULT_INGEST_RATE_LIMIT, DEFAULT_NOTIFIER_CONFIG, type ServiceConfig } from '@svc/config'
 import { createNotifier } from '@svc/notifier'
 import { alertingSurface } from '@svc/plugin-alerting'
 import { insightsSurface } from '@svc/plugin-insights'
@@ -23,7 +23,9 @@ export function buildApp(config: ServiceConfig, shared?: Resources): Promise<Fas
         const notifier = createNotifier({ jobs: app.jobs, database: app.database, config: config.notifier ?? DEFAULT_NOTIFIER_CONFIG, log: app.log.child({ component: 'notifier' }) })
         app.addHook('onReady', () => notifier.start())
         app.addHook('onClose', () => notifier.stop())
-        await alertingSurface(app)
+        await alertingSurface(app, {
+          ingestLimits: { perConfig: config.rateLimit.ingestPerConfig ?? DEFAULT_INGEST_RATE_LIMIT, perAddress: config.rateLimit.max },
+        })
         await insightsSurface(app, { ai: config.ai })
         await app.register(profileRoutes)
         await app.register(productUserRoutes)

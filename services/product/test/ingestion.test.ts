@@ -266,3 +266,35 @@ t.test('concurrent deliveries are written together, each answered for itself', a
   t.equal(after.alerts - before.alerts, 13)
   t.equal(after.events - before.events, 16, 'a timeline event per accepted delivery')
 })
+
+t.test('ingestion is limited per webhook config, not per source address', async (t) => {
+  const limited = await startTestService(t, buildApp, { config: { rateLimit: { max: 6, timeWindow: '1 minute', ingestPerConfig: 8 } } })
+  const setup = await alertingOrganization(limited, 'ingest-limits', {})
+  const owner = setup.person('owner')!
+  const create = async (payload: Record<string, unknown>) =>
+    (await limited.app.inject({ method: 'POST', url: `/api/v1/organizations/${setup.orgId}/webhooks`, headers: owner.headers, payload })).json() as { id: string; ingestPath: string; rateLimitPerMinute: number | null }
+  const storm = await create({ name: 'Storm' })
+  const quiet = await create({ name: 'Quiet', rateLimitPerMinute: 1 })
+  t.equal(quiet.rateLimitPerMinute, 1)
+  // Deliveries come from one monitoring host; the setup above spent 4 of 127.0.0.1's 6.
+  const deliver = (path: string, index: number, remoteAddress = '203.0.113.7') =>
+    limited.app.inject({ method: 'POST', url: path, remoteAddress, headers: { 'content-type': 'application/json' }, payload: JSON.stringify({ title: `event ${index}` }) })
+
+  const statuses: number[] = []
+  for (let index = 0; index < 9; index += 1) statuses.push((await deliver(storm.ingestPath, index)).statusCode)
+  t.same(statuses, [...Array(8).fill(202), 429], 'more than the per-address limit of 6 from one address, up to the config limit of 8')
+  const refused = await deliver(storm.ingestPath, 9)
+  t.ok(Number(refused.headers['retry-after']) > 0)
+  t.same([(await deliver(quiet.ingestPath, 0)).statusCode, (await deliver(quiet.ingestPath, 1)).statusCode], [202, 429], "a config's own limit")
+
+  const guesses: number[] = []
+  for (let index = 0; index < 7; index += 1) guesses.push((await deliver(`/api/v1/webhooks/ingest/whk_guess${index}`, index, '198.51.100.1')).statusCode)
+  t.same(guesses, [...Array(6).fill(404), 429], 'keys that match no config count against the address')
+})
+
+t.test('a path carrying an ingest key is never echoed', async (t) => {
+  const response = await app.inject({ method: 'GET', url: `${prometheus.ingestPath}?x=1` })
+  t.equal(response.statusCode, 404)
+  t.notMatch(response.body, prometheus.apiKey)
+  t.match(response.json().message, /ingest\/\[redacted\]/)
+})

@@ -52,7 +52,7 @@ export const commandRoomRoutes: FastifyPluginAsyncTypebox = async (app) => {
         querystring: Type.Object({ windowMinutes: Type.Integer({ minimum: 1, maximum: 10_080, default: 120, description: 'How far back to look for deploys' }) }),
         response: { 200: CommandRoom },
       },
-      preHandler: app.requireProductRole('alerting', 'viewer'),
+      onRequest: app.requireProductRole('alerting', 'viewer'),
     },
     async (request) => {
       const { organizationId } = membershipOf(request)

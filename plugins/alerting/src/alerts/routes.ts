@@ -20,7 +20,7 @@ export const alertRoutes: FastifyPluginAsyncTypebox = async (app) => {
 
   app.get(
     '/api/v1/organizations/:orgId/alerts',
-    { schema: { tags, summary: 'List alerts, newest first (alerting viewer)', params: OrgParams, querystring: AlertQuery, response: { 200: ListResponse(Alert) } }, preHandler: viewer },
+    { schema: { tags, summary: 'List alerts, newest first (alerting viewer)', params: OrgParams, querystring: AlertQuery, response: { 200: ListResponse(Alert) } }, onRequest: viewer },
     async (request) => {
       const { page, limit, ...filter } = request.query
       const { rows, total } = await listAlerts(db, membershipOf(request).organizationId, filter, { offset: (page - 1) * limit, limit })
@@ -30,13 +30,13 @@ export const alertRoutes: FastifyPluginAsyncTypebox = async (app) => {
 
   app.get(
     '/api/v1/organizations/:orgId/alerts/:alertId',
-    { schema: { tags, summary: 'Get an alert (alerting viewer)', params: AlertParams, response: { 200: Alert } }, preHandler: viewer },
+    { schema: { tags, summary: 'Get an alert (alerting viewer)', params: AlertParams, response: { 200: Alert } }, onRequest: viewer },
     async (request) => alertBody(await alertOf(membershipOf(request).organizationId, request.params.alertId)),
   )
 
   app.get(
     '/api/v1/organizations/:orgId/alerts/:alertId/events',
-    { schema: { tags, summary: 'The timeline of an alert (alerting viewer)', params: AlertParams, response: { 200: Type.Object({ data: Type.Array(AlertEvent) }) } }, preHandler: viewer },
+    { schema: { tags, summary: 'The timeline of an alert (alerting viewer)', params: AlertParams, response: { 200: Type.Object({ data: Type.Array(AlertEvent) }) } }, onRequest: viewer },
     async (request) => {
       const { organizationId } = membershipOf(request)
       const alert = await alertOf(organizationId, request.params.alertId)
@@ -59,7 +59,7 @@ export const alertRoutes: FastifyPluginAsyncTypebox = async (app) => {
           params: AlertParams,
           response: { 200: Alert },
         },
-        preHandler: responder,
+        onRequest: responder,
       },
       async (request) => {
         const { organizationId } = membershipOf(request)

@@ -12,7 +12,7 @@ export const deployEventRoutes: FastifyPluginAsyncTypebox = async (app) => {
     '/api/v1/organizations/:orgId/deploy-events',
     {
       schema: { tags: ['deploy events'], summary: 'List deploy events (alerting viewer): filter by service, environment, status, time', params: Type.Object({ orgId: Type.String() }), querystring: DeployQuery, response: { 200: ListResponse(DeployEvent) } },
-      preHandler: app.requireProductRole('alerting', 'viewer'),
+      onRequest: app.requireProductRole('alerting', 'viewer'),
     },
     async (request) => {
       const { page, limit, ...filter } = request.query

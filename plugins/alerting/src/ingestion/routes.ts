@@ -10,6 +10,7 @@ import { claimDelivery, saveDeliveryResult, type IngestConfig } from '../queries
 import { fireAlert, moveAlertFromSource, type ConfigCheck, type Firing } from '../queries/ingest-writes.js'
 import { createConfigCache } from './config-cache.js'
 import { createFireBatcher } from './fire-batcher.js'
+import { ingestRouteLimit, type IngestLimits } from './limits.js'
 import { INGEST_PATH } from '../webhooks/routes.js'
 import { type Priority, type WebhookFormat } from '../webhooks/schemas.js'
 import { hashApiKey } from '../webhooks/secrets.js'
@@ -98,7 +99,7 @@ class ConfigChanged extends Error {}
  * Unknown, disabled and rotated keys are the same 404; the key is redacted from logs. The body
  * is checked against `x-webhook-signature` over its exact bytes before anything is read or stored.
  */
-export const ingestionRoutes: FastifyPluginAsyncTypebox = async (app) => {
+export const ingestionRoutes: FastifyPluginAsyncTypebox<{ ingestLimits: IngestLimits }> = async (app, { ingestLimits }) => {
   const db = app.database.db
   const configs = createConfigCache(db)
   const batcher = createFireBatcher(app.database)
@@ -115,11 +116,11 @@ export const ingestionRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.post(
     `${INGEST_PATH}/:apiKey`,
     {
-      config: { public: true },
+      config: { public: true, limit: ingestRouteLimit(ingestLimits, async (apiKeyHash) => (await configs.get(apiKeyHash))?.config) },
       schema: {
         tags: ['webhooks'],
         summary: 'Ingest an event (public, authenticated by the API key in the path)',
-        description: 'Optional `x-webhook-signature`: `sha256=<hex HMAC-SHA256(secret, body)>` or `t=<unix>,v1=<hex HMAC-SHA256(secret, "<t>.<body>")>` (300 s tolerance); required when the config has a signing secret. Retries are recognised by `x-delivery-id`, `webhook-id` or `x-github-delivery`, else by fingerprint and timestamp.',
+        description: 'Optional `x-webhook-signature`: `sha256=<hex HMAC-SHA256(secret, body)>` or `t=<unix>,v1=<hex HMAC-SHA256(secret, "<t>.<body>")>` (300 s tolerance); required when the config has a signing secret. Retries are recognised by `x-delivery-id`, `webhook-id` or `x-github-delivery`, else by fingerprint and timestamp. Limited per webhook config (its `rateLimitPerMinute`, else INGEST_RATE_LIMIT_MAX a minute): 429 with `Retry-After` past it.',
         params: Type.Object({ apiKey: Type.String({ description: 'The config’s API key (whk_…)' }) }),
         body: Type.Object({}, { additionalProperties: true, description: 'An event in the config’s format (generic, alertmanager, grafana, pagerduty, datadog)' }),
         response: { 202: Accepted },

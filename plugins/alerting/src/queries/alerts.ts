@@ -91,7 +91,7 @@ export type IngestConfig = NonNullable<Awaited<ReturnType<typeof findIngestConfi
 export async function findIngestConfig(db: Executor, apiKeyHash: string) {
   return db
     .selectFrom('divinux.webhookConfigs')
-    .select(['id', 'organizationId', 'format', 'defaultPriority', 'autoAnalysis', 'signingSecret', 'groupWindowSeconds', 'apiKeyHash'])
+    .select(['id', 'organizationId', 'format', 'defaultPriority', 'autoAnalysis', 'signingSecret', 'groupWindowSeconds', 'rateLimitPerMinute', 'apiKeyHash'])
     .where('apiKeyHash', '=', apiKeyHash)
     .where('enabled', '=', true)
     .executeTakeFirst()

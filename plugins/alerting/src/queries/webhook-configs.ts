@@ -2,7 +2,7 @@ import { sql } from 'kysely'
 import type { Executor } from '@svc/db'
 
 const listed = [
-  'id', 'name', 'format', 'enabled', 'defaultPriority', 'autoAnalysis', 'groupWindowSeconds', 'apiKeyPrefix',
+  'id', 'name', 'format', 'enabled', 'defaultPriority', 'autoAnalysis', 'groupWindowSeconds', 'rateLimitPerMinute', 'apiKeyPrefix',
   'createdBy', 'keyRotatedAt', 'createdAt', 'updatedAt',
   sql<boolean>`signing_secret is not null`.as('signed'),
 ] as const
@@ -29,6 +29,7 @@ export interface WebhookConfigSettings {
   defaultPriority: string
   autoAnalysis: boolean
   groupWindowSeconds: number
+  rateLimitPerMinute: number | null
 }
 
 export async function insertWebhookConfig(

@@ -29,6 +29,7 @@ function configBody(row: WebhookConfigRow) {
     defaultPriority: row.defaultPriority as Priority,
     autoAnalysis: row.autoAnalysis,
     groupWindowSeconds: row.groupWindowSeconds,
+    rateLimitPerMinute: row.rateLimitPerMinute,
     keyPrefix: row.apiKeyPrefix,
     signed: row.signed,
     createdBy: row.createdBy,
@@ -40,8 +41,8 @@ function configBody(row: WebhookConfigRow) {
 
 /** What the audit log keeps of a configuration: its settings, never its key or secret. */
 function audited(row: WebhookConfigRow) {
-  const { name, format, enabled, defaultPriority, autoAnalysis, groupWindowSeconds, signed } = row
-  return { name, format, enabled, defaultPriority, autoAnalysis, groupWindowSeconds, signed, keyPrefix: row.apiKeyPrefix }
+  const { name, format, enabled, defaultPriority, autoAnalysis, groupWindowSeconds, rateLimitPerMinute, signed } = row
+  return { name, format, enabled, defaultPriority, autoAnalysis, groupWindowSeconds, rateLimitPerMinute, signed, keyPrefix: row.apiKeyPrefix }
 }
 
 /**
@@ -85,7 +86,7 @@ export const webhookConfigRoutes: FastifyPluginAsyncTypebox = async (app) => {
         body: CreateWebhookConfig,
         response: { 201: WebhookConfigWithSecrets },
       },
-      preHandler: alertingManager,
+      onRequest: alertingManager,
     },
     async (request, reply) => {
       const { organizationId } = membershipOf(request)
@@ -102,6 +103,7 @@ export const webhookConfigRoutes: FastifyPluginAsyncTypebox = async (app) => {
           defaultPriority: settings.defaultPriority ?? 'P3',
           autoAnalysis: settings.autoAnalysis ?? false,
           groupWindowSeconds: settings.groupWindowSeconds ?? 300,
+          rateLimitPerMinute: settings.rateLimitPerMinute ?? null,
           apiKeyPrefix: key.prefix,
           apiKeyHash: key.hash,
           signingSecret: given ?? generated ?? null,
@@ -118,7 +120,7 @@ export const webhookConfigRoutes: FastifyPluginAsyncTypebox = async (app) => {
 
   app.patch(
     '/api/v1/organizations/:orgId/webhooks/:configId',
-    { schema: { tags, summary: 'Update a webhook config (alerting manager)', params: ConfigParams, body: UpdateWebhookConfig, response: { 200: WebhookConfig } }, preHandler: alertingManager },
+    { schema: { tags, summary: 'Update a webhook config (alerting manager)', params: ConfigParams, body: UpdateWebhookConfig, response: { 200: WebhookConfig } }, onRequest: alertingManager },
     async (request) => {
       const { organizationId } = membershipOf(request)
       const before = await findConfig(organizationId, request.params.configId)
@@ -144,7 +146,7 @@ export const webhookConfigRoutes: FastifyPluginAsyncTypebox = async (app) => {
         querystring: RegenerateKey,
         response: { 200: WebhookConfigWithSecrets },
       },
-      preHandler: alertingManager,
+      onRequest: alertingManager,
     },
     async (request) => {
       const { organizationId } = membershipOf(request)
@@ -166,7 +168,7 @@ export const webhookConfigRoutes: FastifyPluginAsyncTypebox = async (app) => {
 
   app.delete(
     '/api/v1/organizations/:orgId/webhooks/:configId',
-    { schema: { tags, summary: 'Delete a webhook config (alerting manager); its key stops working', params: ConfigParams, response: { 204: Type.Null() } }, preHandler: alertingManager },
+    { schema: { tags, summary: 'Delete a webhook config (alerting manager); its key stops working', params: ConfigParams, response: { 204: Type.Null() } }, onRequest: alertingManager },
     async (request, reply) => {
       const { organizationId } = membershipOf(request)
       const before = await findConfig(organizationId, request.params.configId)

@@ -11,6 +11,7 @@ const Name = Type.String({ minLength: 1, maxLength: 100, description: 'e.g. "Pro
 const Format = Type.Enum(webhookFormats, { description: 'How ingested bodies are read' })
 const Priority = Type.Enum(priorities)
 const GroupWindow = Type.Integer({ minimum: 0, maximum: 86_400, description: 'Alerts with one group key within this many seconds join one group' })
+const RateLimitPerMinute = Type.Integer({ minimum: 1, maximum: 1_000_000, description: 'Deliveries accepted per minute for this config (429 past it); null: the service default (INGEST_RATE_LIMIT_MAX, 6,000)' })
 const SigningSecret = Type.String({ minLength: 16, maxLength: 256, description: 'HMAC-SHA256 key for x-webhook-signature, 16 characters or more' })
 
 export const WebhookConfig = Type.Object(
@@ -22,6 +23,7 @@ export const WebhookConfig = Type.Object(
     defaultPriority: Priority,
     autoAnalysis: Type.Boolean({ description: 'Ingested events get an automatic analysis' }),
     groupWindowSeconds: Type.Integer(),
+    rateLimitPerMinute: Type.Union([RateLimitPerMinute, Type.Null()]),
     keyPrefix: Type.String({ description: 'The first characters of the API key, to tell keys apart' }),
     signed: Type.Boolean({ description: 'Ingested requests must carry a valid x-webhook-signature' }),
     createdBy: Type.Union([Type.String({ format: 'uuid' }), Type.Null()]),
@@ -51,6 +53,7 @@ export const CreateWebhookConfig = Type.Object(
     defaultPriority: Type.Optional(Priority),
     autoAnalysis: Type.Optional(Type.Boolean()),
     groupWindowSeconds: Type.Optional(GroupWindow),
+    rateLimitPerMinute: Type.Optional(Type.Union([RateLimitPerMinute, Type.Null()])),
     signingSecret: Type.Optional(SigningSecret),
     signed: Type.Optional(Type.Boolean({ description: 'true: generate a signing secret (answered once)' })),
   },
@@ -65,6 +68,7 @@ export const UpdateWebhookConfig = Type.Object(
     defaultPriority: Type.Optional(Priority),
     autoAnalysis: Type.Optional(Type.Boolean()),
     groupWindowSeconds: Type.Optional(GroupWindow),
+    rateLimitPerMinute: Type.Optional(Type.Union([RateLimitPerMinute, Type.Null()])),
     signingSecret: Type.Optional(Type.Union([SigningSecret, Type.Null()], { description: 'A new secret, or null to stop requiring signatures' })),
   },
   { additionalProperties: false, minProperties: 1 },

@@ -25,7 +25,7 @@ export const insightRoutes: FastifyPluginAsyncTypebox<{ wakeWorker: WakeWorker }
 
   app.get(
     '/api/v1/organizations/:orgId/insights',
-    { schema: { tags, summary: 'List analyses, newest first (insights viewer)', params: OrgParams, querystring: InsightQuery, response: { 200: ListResponse(Insight) } }, preHandler: viewer },
+    { schema: { tags, summary: 'List analyses, newest first (insights viewer)', params: OrgParams, querystring: InsightQuery, response: { 200: ListResponse(Insight) } }, onRequest: viewer },
     async (request) => {
       const { page, limit, ...filter } = request.query
       const { rows, total } = await listAnalyses(db, membershipOf(request).organizationId, filter, { offset: (page - 1) * limit, limit })
@@ -44,7 +44,7 @@ export const insightRoutes: FastifyPluginAsyncTypebox<{ wakeWorker: WakeWorker }
         body: InsightRequest,
         response: { 202: Insight },
       },
-      preHandler: responder,
+      onRequest: responder,
     },
     async (request, reply) => {
       const { organizationId } = membershipOf(request)
@@ -63,7 +63,7 @@ export const insightRoutes: FastifyPluginAsyncTypebox<{ wakeWorker: WakeWorker }
 
   app.get(
     '/api/v1/organizations/:orgId/insights/stats',
-    { schema: { tags, summary: 'Counts by status and severity, mean time to completion, tokens used (insights viewer)', params: OrgParams, querystring: StatsQuery, response: { 200: InsightStats } }, preHandler: viewer },
+    { schema: { tags, summary: 'Counts by status and severity, mean time to completion, tokens used (insights viewer)', params: OrgParams, querystring: StatsQuery, response: { 200: InsightStats } }, onRequest: viewer },
     async (request) => {
       const stats = await analysisStatistics(db, membershipOf(request).organizationId, request.query)
       const tally = <K extends string>(keys: readonly K[], rows: Array<{ key: string; count: number }>) =>
@@ -87,13 +87,13 @@ export const insightRoutes: FastifyPluginAsyncTypebox<{ wakeWorker: WakeWorker }
 
   app.get(
     '/api/v1/organizations/:orgId/insights/:insightId',
-    { schema: { tags, summary: 'Get an analysis (insights viewer)', params: InsightParams, response: { 200: Insight } }, preHandler: viewer },
+    { schema: { tags, summary: 'Get an analysis (insights viewer)', params: InsightParams, response: { 200: Insight } }, onRequest: viewer },
     async (request) => insightBody(await insightOf(membershipOf(request).organizationId, request.params.insightId)),
   )
 
   app.get(
     '/api/v1/organizations/:orgId/insights/:insightId/events',
-    { schema: { tags, summary: 'The events of an analysis, in order (insights viewer)', params: InsightParams, response: { 200: Type.Object({ data: Type.Array(InsightEvent) }) } }, preHandler: viewer },
+    { schema: { tags, summary: 'The events of an analysis, in order (insights viewer)', params: InsightParams, response: { 200: Type.Object({ data: Type.Array(InsightEvent) }) } }, onRequest: viewer },
     async (request) => {
       const { organizationId } = membershipOf(request)
       const analysis = await insightOf(organizationId, request.params.insightId)

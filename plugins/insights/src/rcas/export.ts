@@ -19,7 +19,7 @@ export const rcaExportRoutes: FastifyPluginAsyncTypebox = async (app) => {
         produces: ['text/markdown'],
         response: { 200: Type.String({ description: 'text/markdown; charset=utf-8' }) },
       },
-      preHandler: app.requireOrgMember,
+      onRequest: app.requireOrgMember,
     },
     async (request, reply) => {
       const rca = await rcaOf(db, request, request.params.rcaId)

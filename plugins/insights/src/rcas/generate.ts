@@ -31,7 +31,7 @@ export const rcaGenerateRoutes: FastifyPluginAsyncTypebox<{ wakeWorker: () => vo
       preValidation: async (request) => {
         request.body ??= { overwrite: false }
       },
-      preHandler: app.requireProductRole('insights', 'responder'),
+      onRequest: app.requireProductRole('insights', 'responder'),
     },
     async (request, reply) => {
       const { overwrite } = request.body

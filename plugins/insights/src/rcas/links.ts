@@ -15,7 +15,7 @@ export const rcaLinkRoutes: FastifyPluginAsyncTypebox = async (app) => {
 
   app.get(
     '/api/v1/organizations/:orgId/rcas/:rcaId/incidents',
-    { schema: { tags, summary: 'The incidents an RCA is linked to (organization member)', params: RcaParams, response: { 200: Type.Object({ data: Type.Array(IncidentLink) }) } }, preHandler: member },
+    { schema: { tags, summary: 'The incidents an RCA is linked to (organization member)', params: RcaParams, response: { 200: Type.Object({ data: Type.Array(IncidentLink) }) } }, onRequest: member },
     async (request) => {
       const rca = await rcaOf(db, request, request.params.rcaId)
       return { data: (await listLinks(db, rca.organizationId, rca.id)).map(linkBody) }
@@ -33,7 +33,7 @@ export const rcaLinkRoutes: FastifyPluginAsyncTypebox = async (app) => {
         body: LinkCreate,
         response: { 201: IncidentLink },
       },
-      preHandler: writer,
+      onRequest: writer,
     },
     async (request, reply) => {
       const { organizationId } = membershipOf(request)
@@ -53,7 +53,7 @@ export const rcaLinkRoutes: FastifyPluginAsyncTypebox = async (app) => {
 
   app.delete(
     '/api/v1/organizations/:orgId/rcas/:rcaId/incidents/:linkId',
-    { schema: { tags, summary: 'Unlink an incident (insights responder); not once published', params: LinkParams, response: { 204: Type.Null() } }, preHandler: writer },
+    { schema: { tags, summary: 'Unlink an incident (insights responder); not once published', params: LinkParams, response: { 204: Type.Null() } }, onRequest: writer },
     async (request, reply) => {
       await db.transaction().execute(async (trx) => {
         const rca = await rcaOf(trx, request, request.params.rcaId, { lock: true })

@@ -33,7 +33,7 @@ export const incidentSearchRoutes: FastifyPluginAsyncTypebox = async (app) => {
   const db = app.database.db
   app.get(
     '/api/v1/organizations/:orgId/rcas/search-incidents',
-    { schema: { tags, summary: 'Search incidents across surfaces by text and time (organization member)', params: OrgParams, querystring: SearchQuery, response: { 200: ListResponse(FoundIncident) } }, preHandler: app.requireOrgMember },
+    { schema: { tags, summary: 'Search incidents across surfaces by text and time (organization member)', params: OrgParams, querystring: SearchQuery, response: { 200: ListResponse(FoundIncident) } }, onRequest: app.requireOrgMember },
     async (request) => {
       const { page, limit, ...filter } = request.query
       const { rows, total } = await searchIncidents(db, membershipOf(request).organizationId, filter, { offset: (page - 1) * limit, limit })

@@ -26,7 +26,7 @@ export const rcaStatsRoutes: FastifyPluginAsyncTypebox = async (app) => {
   const db = app.database.db
   app.get(
     '/api/v1/organizations/:orgId/rcas/stats',
-    { schema: { tags, summary: 'RCA statistics: counts by status, median time to publish, action items (organization member)', params: OrgParams, response: { 200: RcaStats } }, preHandler: app.requireOrgMember },
+    { schema: { tags, summary: 'RCA statistics: counts by status, median time to publish, action items (organization member)', params: OrgParams, response: { 200: RcaStats } }, onRequest: app.requireOrgMember },
     async (request) => {
       const stats = await rcaStatistics(db, membershipOf(request).organizationId)
       const byStatus = Object.fromEntries(rcaStatuses.map((status) => [status, stats.byStatus.find((row) => row.status === status)?.count ?? 0])) as Record<(typeof rcaStatuses)[number], number>

@@ -53,7 +53,7 @@ export const usageRoutes: FastifyPluginAsyncTypebox = async (app) => {
 
   app.get(
     '/api/v1/organizations/:orgId/usage',
-    { schema: { tags, summary: 'This month’s AI usage, limits and threshold events (organization member)', params: OrgParams, response: { 200: Usage } }, preHandler: app.requireOrgMember },
+    { schema: { tags, summary: 'This month’s AI usage, limits and threshold events (organization member)', params: OrgParams, response: { 200: Usage } }, onRequest: app.requireOrgMember },
     async (request) => usageReport(db, membershipOf(request).organizationId),
   )
 
@@ -68,7 +68,7 @@ export const usageRoutes: FastifyPluginAsyncTypebox = async (app) => {
         body: UsagePatch,
         response: { 200: Usage },
       },
-      preHandler: app.requireOrgRole('admin', 'owner'),
+      onRequest: app.requireOrgRole('admin', 'owner'),
     },
     async (request) => {
       const { organizationId } = membershipOf(request)

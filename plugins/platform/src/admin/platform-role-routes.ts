@@ -22,7 +22,7 @@ export const platformRoleRoutes: FastifyPluginAsyncTypebox = async (app) => {
         body: Type.Object({ platformRole: PlatformRoleOrNone }, { additionalProperties: false }),
         response: { 200: Type.Object({ userId: Type.String({ format: 'uuid' }), email: Type.String(), platformRole: PlatformRoleOrNone }) },
       },
-      preHandler: app.requirePlatformAdmin,
+      onRequest: app.requirePlatformAdmin,
     },
     async (request) => {
       const { userId } = request.params

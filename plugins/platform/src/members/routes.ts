@@ -54,7 +54,7 @@ export const memberRoutes: FastifyPluginAsyncTypebox = async (app) => {
         body: AddMember,
         response: { 201: Member },
       },
-      preHandler: app.requireOrgRole('admin', 'owner'),
+      onRequest: app.requireOrgRole('admin', 'owner'),
     },
     async (request, reply) => {
       const membership = membershipOf(request)
@@ -69,7 +69,7 @@ export const memberRoutes: FastifyPluginAsyncTypebox = async (app) => {
     '/api/v1/organizations/:orgId/members/:memberId',
     {
       schema: { tags, summary: 'Change a member’s organization role (owner)', params: MemberParams, body: ChangeRole, response: { 200: Member } },
-      preHandler: app.requireOrgRole('owner'),
+      onRequest: app.requireOrgRole('owner'),
     },
     async (request) => {
       const membership = membershipOf(request)
@@ -85,7 +85,7 @@ export const memberRoutes: FastifyPluginAsyncTypebox = async (app) => {
     '/api/v1/organizations/:orgId/members/:memberId',
     {
       schema: { tags, summary: 'Set a member’s role and product roles together (admin, owner)', params: MemberParams, body: ReplaceMember, response: { 200: Member } },
-      preHandler: app.requireOrgRole('admin', 'owner'),
+      onRequest: app.requireOrgRole('admin', 'owner'),
     },
     async (request) => {
       const membership = membershipOf(request)
@@ -102,7 +102,7 @@ export const memberRoutes: FastifyPluginAsyncTypebox = async (app) => {
     '/api/v1/organizations/:orgId/members/:memberId',
     {
       schema: { tags, summary: 'Remove a member (admin, owner); the last owner cannot leave', params: MemberParams, response: { 204: Type.Null() } },
-      preHandler: app.requireOrgRole('admin', 'owner'),
+      onRequest: app.requireOrgRole('admin', 'owner'),
     },
     async (request, reply) => {
       const membership = membershipOf(request)
@@ -124,7 +124,7 @@ export const memberRoutes: FastifyPluginAsyncTypebox = async (app) => {
         body: TransferOwnership,
         response: { 200: Type.Object({ previousOwner: Member, newOwner: Member }) },
       },
-      preHandler: app.requireOrgRole('owner'),
+      onRequest: app.requireOrgRole('owner'),
     },
     async (request) => {
       const membership = membershipOf(request)
@@ -171,7 +171,7 @@ export const memberRoutes: FastifyPluginAsyncTypebox = async (app) => {
         body: ProductRolesBody,
         response: { 200: ProductRolesBody },
       },
-      preHandler: app.requireOrgRole('admin', 'owner'),
+      onRequest: app.requireOrgRole('admin', 'owner'),
     },
     async (request) => {
       const membership = membershipOf(request)

@@ -86,7 +86,7 @@ export const organizationRoutes: FastifyPluginAsyncTypebox = async (app) => {
     '/api/v1/organizations/:orgId',
     {
       schema: { tags, summary: 'Update an organization’s name or slug (admin, owner)', params: OrgParams, body: UpdateOrganization, response: { 200: Organization } },
-      preHandler: app.requireOrgRole('admin', 'owner'),
+      onRequest: app.requireOrgRole('admin', 'owner'),
     },
     async (request) => {
       const membership = membershipOf(request)
@@ -117,7 +117,7 @@ export const organizationRoutes: FastifyPluginAsyncTypebox = async (app) => {
         body: DeleteOrganization,
         response: { 204: Type.Null() },
       },
-      preHandler: app.requireOrgRole('owner'),
+      onRequest: app.requireOrgRole('owner'),
     },
     async (request, reply) => {
       const membership = membershipOf(request)

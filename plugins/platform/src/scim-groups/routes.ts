@@ -49,7 +49,7 @@ export const scimGroupBindingRoutes: FastifyPluginAsyncTypebox = async (app) => 
     '/api/v1/organizations/:orgId/scim-groups',
     {
       schema: { tags, summary: 'SCIM Groups and the product roles each grants (admin, owner)', params: OrgParams, querystring: PaginationQuery, response: { 200: ListResponse(ScimGroupBinding) } },
-      preHandler: adminOrOwner,
+      onRequest: adminOrOwner,
     },
     async (request) => {
       const { organizationId } = membershipOf(request)
@@ -70,7 +70,7 @@ export const scimGroupBindingRoutes: FastifyPluginAsyncTypebox = async (app) => 
         body: ProductRolesBody,
         response: { 200: ScimGroupBinding },
       },
-      preHandler: adminOrOwner,
+      onRequest: adminOrOwner,
     },
     async (request) => {
       const { organizationId } = membershipOf(request)

@@ -46,7 +46,7 @@ export const scimTokenRoutes: FastifyPluginAsyncTypebox = async (app) => {
 
   app.get(
     '/api/v1/organizations/:orgId/scim-tokens',
-    { schema: { tags, summary: 'List SCIM tokens (admin, owner)', params: OrgParams, response: { 200: Type.Object({ data: Type.Array(ScimToken) }) } }, preHandler: adminOrOwner },
+    { schema: { tags, summary: 'List SCIM tokens (admin, owner)', params: OrgParams, response: { 200: Type.Object({ data: Type.Array(ScimToken) }) } }, onRequest: adminOrOwner },
     async (request) => ({ data: (await listScimTokens(db, membershipOf(request).organizationId)).map(tokenBody) }),
   )
 
@@ -60,7 +60,7 @@ export const scimTokenRoutes: FastifyPluginAsyncTypebox = async (app) => {
         body: Type.Object({ name: Type.String({ minLength: 1, maxLength: 100, description: 'e.g. "Okta production"' }) }, { additionalProperties: false }),
         response: { 201: CreatedScimToken },
       },
-      preHandler: adminOrOwner,
+      onRequest: adminOrOwner,
     },
     async (request, reply) => {
       const { organizationId } = membershipOf(request)
@@ -86,7 +86,7 @@ export const scimTokenRoutes: FastifyPluginAsyncTypebox = async (app) => {
         params: Type.Object({ orgId: Type.String(), id: Type.String() }),
         response: { 204: Type.Null() },
       },
-      preHandler: adminOrOwner,
+      onRequest: adminOrOwner,
     },
     async (request, reply) => {
       const { organizationId } = membershipOf(request)

@@ -102,7 +102,7 @@ export const ssoRoutes: FastifyPluginAsyncTypebox = async (app) => {
 
   app.get(
     '/api/v1/organizations/:orgId/sso',
-    { schema: { tags, summary: 'SSO configuration status (admin, owner)', params: OrgParams, response: { 200: SsoStatus } }, preHandler: adminOrOwner },
+    { schema: { tags, summary: 'SSO configuration status (admin, owner)', params: OrgParams, response: { 200: SsoStatus } }, onRequest: adminOrOwner },
     async (request) => {
       const { organizationId } = membershipOf(request)
       return statusBody(request, organizationId, await findSsoConfig(db, organizationId))
@@ -120,7 +120,7 @@ export const ssoRoutes: FastifyPluginAsyncTypebox = async (app) => {
         body: ConfigureSso,
         response: { 200: SsoStatus },
       },
-      preHandler: adminOrOwner,
+      onRequest: adminOrOwner,
     },
     async (request) => {
       const { organizationId } = membershipOf(request)
@@ -151,7 +151,7 @@ export const ssoRoutes: FastifyPluginAsyncTypebox = async (app) => {
 
   app.delete(
     '/api/v1/organizations/:orgId/sso',
-    { schema: { tags, summary: 'Remove the SSO configuration (admin, owner)', params: OrgParams, response: { 204: Type.Null() } }, preHandler: adminOrOwner },
+    { schema: { tags, summary: 'Remove the SSO configuration (admin, owner)', params: OrgParams, response: { 204: Type.Null() } }, onRequest: adminOrOwner },
     async (request, reply) => {
       const { organizationId } = membershipOf(request)
       await db.transaction().execute(async (trx) => {
