@@ -12,6 +12,7 @@ import * as rcaDrafts from './migrations/0010_rca_drafts.js'
 import * as notificationPreferences from './migrations/0011_notification_preferences.js'
 import * as outbox from './migrations/0012_outbox.js'
 import * as ingestRateLimits from './migrations/0013_ingest_rate_limits.js'
+import * as profileClaims from './migrations/0014_profile_claims.js'
 
 /**
  * Every migration, in order, listed by hand rather than found by scanning a folder, so a
@@ -31,4 +32,5 @@ export const migrations: Record<string, Migration> = {
   '0011_notification_preferences': notificationPreferences,
   '0012_outbox': outbox,
   '0013_ingest_rate_limits': ingestRateLimits,
+  '0014_profile_claims': profileClaims,
 }

@@ -30,6 +30,10 @@ export interface Account {
   id: string
   email: string
   displayName: string | null
+  /** The ID token's profile claims at the last sign-in. */
+  name: string | null
+  givenName: string | null
+  familyName: string | null
   timeZone: string | null
   isEmployee: boolean
   platformRole: PlatformRole | null
@@ -43,4 +47,23 @@ export const PLATFORM_ADMINS_GROUP = 'PlatformAdmins'
 /** Groups claim: a JSON array of strings; anything else counts as no groups. */
 export function groupsFrom(claim: unknown): string[] {
   return Array.isArray(claim) ? claim.filter((group): group is string => typeof group === 'string') : []
+}
+
+/** `email_verified` as Cognito sends it: a boolean, or the string "true" in older pools. */
+export function emailVerifiedIn(claims: IdTokenClaims): boolean {
+  return claims.email_verified === true || claims.email_verified === 'true'
+}
+
+const PROFILE_CLAIMS = [['name', 'name'], ['given_name', 'givenName'], ['family_name', 'familyName']] as const
+
+export type ProfileClaims = Partial<Record<(typeof PROFILE_CLAIMS)[number][1], string>>
+
+/** The token's profile claims that are non-empty strings, at most 200 characters each. */
+export function profileClaimsIn(claims: IdTokenClaims): ProfileClaims {
+  const profile: ProfileClaims = {}
+  for (const [claim, field] of PROFILE_CLAIMS) {
+    const value = claims[claim]
+    if (typeof value === 'string' && value.trim() !== '') profile[field] = value.trim().slice(0, 200)
+  }
+  return profile
 }

@@ -9,7 +9,7 @@ import { ForbiddenError, NotFoundError, UnauthorizedError } from '@svc/http'
 import { findAccountById, upsertAccountBySubject } from './accounts.js'
 import { registerAccessRules } from './access-rules.js'
 import { orderGates } from './gates.js'
-import { PLATFORM_ADMINS_GROUP, groupsFrom, type Account, type AuthenticatedUser, type IdTokenClaims } from './identity.js'
+import { PLATFORM_ADMINS_GROUP, emailVerifiedIn, groupsFrom, profileClaimsIn, type Account, type AuthenticatedUser, type IdTokenClaims } from './identity.js'
 import { rejectForeignOrigins } from './origin-check.js'
 import { authenticateScimToken, type ScimPrincipal } from './scim-tokens.js'
 import { createSessionCache, type CachedSession, type SessionCache } from './session-cache.js'
@@ -111,7 +111,12 @@ async function authPlugin(app: FastifyInstance, options: AuthPluginOptions): Pro
     const claims = await verifiedClaims(request)
     const email = claims.email as string
     const groups = groupsFrom(claims[options.auth.groupsClaim])
-    const account = await upsertAccountBySubject(options.db, claims.sub, email)
+    const account = await upsertAccountBySubject(options.db, {
+      subject: claims.sub,
+      email,
+      emailVerified: emailVerifiedIn(claims),
+      profile: profileClaimsIn(claims),
+    })
     const user = { userId: account.id, email, groups, isPlatformAdmin: groups.includes(PLATFORM_ADMINS_GROUP) }
     return sessions.set(token, user, account, claims.exp)
   }

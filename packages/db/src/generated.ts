@@ -168,10 +168,13 @@ export interface CoreUsers {
   createdAt: Generated<Timestamp>;
   displayName: string | null;
   email: string;
+  familyName: string | null;
+  givenName: string | null;
   id: Generated<string>;
   idpSubject: string | null;
   isEmployee: Generated<boolean>;
   lastSeenAt: Timestamp | null;
+  name: string | null;
   platformRole: string | null;
   timeZone: string | null;
   updatedAt: Generated<Timestamp>;

@@ -18,6 +18,11 @@ export interface TokenSubject {
   /** Defaults to a stable id derived from the e-mail, so one address is one user. */
   sub?: string
   groups?: string[]
+  /** Defaults to true, as for a Cognito user who confirmed the address. */
+  emailVerified?: boolean
+  name?: string
+  givenName?: string
+  familyName?: string
 }
 
 const ID_TOKEN_SECONDS = 60 * 60
@@ -51,7 +56,10 @@ export function createDevIdentityProvider(options: DevIdentityProviderOptions) {
     return sign({
       sub,
       email: subject.email,
-      email_verified: true,
+      email_verified: subject.emailVerified ?? true,
+      ...(subject.name ? { name: subject.name } : {}),
+      ...(subject.givenName ? { given_name: subject.givenName } : {}),
+      ...(subject.familyName ? { family_name: subject.familyName } : {}),
       [groupsClaim]: subject.groups ?? [],
       'cognito:username': sub,
       iss: issuer,

@@ -14,6 +14,6 @@ export async function updateProfile(db: Executor, userId: string, changes: Profi
     .updateTable('core.users')
     .set({ ...changes, updatedAt: new Date() })
     .where('id', '=', userId)
-    .returning(['displayName', 'timeZone', 'isEmployee', 'platformRole'])
+    .returning(['displayName', 'name', 'givenName', 'familyName', 'timeZone', 'isEmployee', 'platformRole'])
     .executeTakeFirstOrThrow()
 }

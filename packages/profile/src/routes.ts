@@ -6,7 +6,7 @@ import { profileFields, updateProfile } from './queries.js'
 import { UserProfile, UserProfilePatch } from './schemas.js'
 import { isTimeZone } from './time-zones.js'
 
-function profileOf(user: AuthenticatedUser, account: Pick<Account, 'isEmployee' | 'displayName' | 'timeZone' | 'platformRole'>) {
+function profileOf(user: AuthenticatedUser, account: Pick<Account, 'isEmployee' | 'displayName' | 'name' | 'givenName' | 'familyName' | 'timeZone' | 'platformRole'>) {
   return {
     userId: user.userId,
     email: user.email,
@@ -16,6 +16,9 @@ function profileOf(user: AuthenticatedUser, account: Pick<Account, 'isEmployee' 
     originalEmail: user.originalEmail,
     isEmployee: account.isEmployee,
     displayName: account.displayName,
+    name: account.name,
+    givenName: account.givenName,
+    familyName: account.familyName,
     timeZone: account.timeZone,
     platformRole: account.platformRole,
   }
@@ -63,7 +66,7 @@ export const profileRoutes: FastifyPluginAsyncTypebox = async (app) => {
         return after
       })
       app.sessions.forget(request.user.userId)
-      return profileOf(request.user, updated as Pick<Account, 'isEmployee' | 'displayName' | 'timeZone' | 'platformRole'>)
+      return profileOf(request.user, updated as Pick<Account, 'isEmployee' | 'displayName' | 'name' | 'givenName' | 'familyName' | 'timeZone' | 'platformRole'>)
     },
   )
 }

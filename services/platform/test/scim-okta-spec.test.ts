@@ -5,22 +5,17 @@ import { playRunscope, type RunscopeStep } from './conformance/runscope.js'
 import { readSuite } from './conformance/suites.js'
 
 // Replays Okta's SCIM 2.0 SPEC test (the Runscope export Okta asks integrators to pass) over
-// real HTTP. Its first step expects the application to hold a user with a name and an e-mail:
-// here that is the organization's owner, whom Okta would have matched by userName and updated
-// before; the setup does that update. The one script step (counting groups, for a log line) and
-// the response-time assertion are not replayed.
+// real HTTP. Its first step reads the first User of the list and requires a name and an
+// e-mail: here that is the organization's owner, who signed in with an ID token carrying
+// given_name and family_name, as identity providers send them. The one script step (counting
+// groups, for a log line) and the response-time assertion are not replayed.
 
-const { app, scim, owner } = await scimOrganization(t, 'atko')
+const { app, scim, owner, service } = await scimOrganization(t, 'atko')
 const address = await app.listen({ host: '127.0.0.1', port: 0 })
 
-const ownerId = (await app.inject({ method: 'GET', url: `${SCIM}/Users?filter=userName eq "${owner.email}"`, headers: scim })).json().Resources[0].id
-const matched = await app.inject({
-  method: 'PUT',
-  url: `${SCIM}/Users/${ownerId}`,
-  headers: scim,
-  payload: { schemas: ['urn:ietf:params:scim:schemas:core:2.0:User'], userName: owner.email, name: { givenName: 'Olga', familyName: 'Owner' }, emails: [{ value: owner.email, primary: true }], active: true },
-})
-if (matched.statusCode !== 200) throw new Error(`matching the owner: ${matched.body}`)
+const withNames = service.issuer.idp.mintIdToken({ email: owner.email, givenName: 'Olga', familyName: 'Owner' })
+const signedIn = await app.inject({ method: 'GET', url: '/api/v1/users/me', headers: { authorization: `Bearer ${withNames}` } })
+if (signedIn.statusCode !== 200) throw new Error(`the owner's sign-in: ${signedIn.body}`)
 
 const suffix = randomUUID().slice(0, 8)
 const variables = new Map([

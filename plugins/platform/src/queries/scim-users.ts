@@ -16,6 +16,8 @@ const userColumns = [
   'm.updatedAt',
   'u.email',
   'u.displayName as accountDisplayName',
+  'u.givenName as accountGivenName',
+  'u.familyName as accountFamilyName',
 ] as const
 
 export type ScimUserRow = NonNullable<Awaited<ReturnType<typeof findScimUser>>>

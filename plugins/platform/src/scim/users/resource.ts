@@ -47,11 +47,25 @@ export function readUser(body: unknown): UserInput {
   return { userName, externalId, active, attributes, email }
 }
 
+/**
+ * A member who signed in without being provisioned has the names their ID token gave
+ * (`given_name`, `family_name`): Okta's SPEC test reads `name.givenName` and `familyName` of the
+ * first User of the list, usually the owner.
+ */
+function accountName(row: ScimUserRow): JsonObject | undefined {
+  if (row.accountGivenName === null && row.accountFamilyName === null) return undefined
+  return {
+    ...(row.accountGivenName !== null ? { givenName: row.accountGivenName } : {}),
+    ...(row.accountFamilyName !== null ? { familyName: row.accountFamilyName } : {}),
+  }
+}
+
 /** The SCIM representation of a membership (RFC 7643 §4.1), nulls left out. */
 export function userResource(row: ScimUserRow, groups: { id: string; displayName: string }[], location: ResourceLocation): JsonObject {
   const stored = (isObject(row.scimAttributes) ? row.scimAttributes : {}) as JsonObject
   const { [ENTERPRISE_USER_SCHEMA]: extension, ...core } = stored
   const displayName = core.displayName ?? row.accountDisplayName ?? undefined
+  const name = core.name ?? accountName(row)
   const resource: JsonObject = {
     schemas: extension ? [USER_SCHEMA, ENTERPRISE_USER_SCHEMA] : [USER_SCHEMA],
     id: row.id,
@@ -59,6 +73,7 @@ export function userResource(row: ScimUserRow, groups: { id: string; displayName
     userName: row.userName,
     ...core,
     ...(displayName !== undefined ? { displayName } : {}),
+    ...(name !== undefined ? { name } : {}),
     // A member who joined without SCIM has the account's address.
     emails: (core.emails as Json[] | undefined) ?? [{ value: row.email, type: 'work', primary: true }],
     active: row.suspendedAt === null,
