@@ -21,6 +21,9 @@ const frameworkCodes = new Map([
   ['FST_ERR_CTP_INVALID_JSON_BODY', 'VALIDATION_FAILED'],
 ])
 
+/** The messages our constraint triggers raise as check violations (db/migrations). */
+const OWN_RULES = new Set(['an organization must keep at least one owner'])
+
 function body(statusCode: number, message: string, code: string): ErrorBody {
   return { statusCode, error: STATUS_CODES[statusCode] ?? 'Error', message, code }
 }
@@ -53,8 +56,9 @@ export function toErrorBody(error: FastifyError & PostgresError, request: Fastif
   // PostgreSQL stores no NUL character in text or jsonb: the input is at fault, not the server.
   if (error.code === '22P05' || error.code === '22021') return body(400, 'text must not contain NUL characters', 'BAD_REQUEST')
   if (error.code === '23503') return body(409, 'a referenced resource does not exist', 'CONFLICT')
-  // A check constraint or constraint trigger (e.g. "an organization must keep at least one owner").
-  if (error.code === '23514') return body(409, error.message, 'CONFLICT')
+  // A check constraint names PostgreSQL's relation and constraint: never shown. Our own
+  // constraint triggers raise our own words, which are.
+  if (error.code === '23514') return body(409, OWN_RULES.has(error.message) ? error.message : 'the change breaks a rule of the stored data', 'CONFLICT')
 
   const statusCode = error.statusCode && error.statusCode >= 400 ? error.statusCode : 500
   if (statusCode >= 500) {

@@ -1,9 +1,9 @@
 import { randomUUID } from 'node:crypto'
-import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify'
+import Fastify, { type FastifyError, type FastifyInstance, type FastifyReply, type FastifyRequest, type FastifyServerOptions } from 'fastify'
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import { authPlugin, cookieRoutes } from '@svc/auth'
 import type { ServiceConfig, TrustProxy } from '@svc/config'
-import { API_REFERENCE_PREFIX, apiReferencePlugin, healthRoutes, httpConventions, redactedUrl } from '@svc/http'
+import { API_REFERENCE_PREFIX, apiReferencePlugin, healthRoutes, httpConventions, redactedUrl, toErrorBody } from '@svc/http'
 import type { Database } from '@svc/db'
 import type { JobQueue } from '@svc/jobs'
 import { openResources, type Resources } from './resources.js'
@@ -30,6 +30,23 @@ export interface ServiceDefinition {
    * the authenticated route about 7 points of the bare-Fastify ratio in `pnpm bench`.
    */
   lenientPaths?: boolean
+  /**
+   * Answers an error the router raises before any route or hook runs (a path parameter over
+   * 100 characters is 414, a malformed URL 400) in a shape of the service's own for some paths
+   * (SCIM's); answers false to leave it to the API's error body.
+   */
+  routerError?(error: FastifyError, request: FastifyRequest, reply: FastifyReply): boolean
+}
+
+/** Router errors carry the request path in their message: the answer says what is wrong instead. */
+const ROUTER_ERROR_MESSAGES = new Map([
+  ['FST_ERR_MAX_PARAM_LENGTH', 'a path parameter is longer than 100 characters'],
+  ['FST_ERR_BAD_URL', 'the URL is not valid'],
+])
+
+export function routerErrorBody(error: FastifyError, request: FastifyRequest) {
+  const body = toErrorBody(error, request)
+  return { ...body, message: ROUTER_ERROR_MESSAGES.get(error.code) ?? body.message }
 }
 
 const BODY_LIMIT = 1024 * 1024
@@ -91,6 +108,11 @@ export async function buildServiceApp(
     // The id in logs and the audit log is always ours; a caller's x-request-id is logged beside it.
     requestIdHeader: false,
     genReqId: () => randomUUID(),
+    frameworkErrors(error, request: FastifyRequest, reply: FastifyReply) {
+      if (definition.routerError?.(error, request, reply)) return
+      const body = routerErrorBody(error, request)
+      reply.code(body.statusCode).send(body)
+    },
     ...(definition.lenientPaths ? { routerOptions: { caseSensitive: false, ignoreTrailingSlash: true } } : {}),
     ajv: {
       // Unknown body fields are refused (400), never silently dropped or stored.

@@ -9,6 +9,7 @@ import { subscriptionRoutes } from './organizations/subscription-routes.js'
 import { SCIM_BASE_PATH } from '@svc/auth'
 import { scimGroupBindingRoutes } from './scim-groups/routes.js'
 import { scimSurface } from './scim/index.js'
+export { scimRouterError } from './scim/index.js'
 import { scimTokenRoutes } from './scim-tokens/routes.js'
 import { ssoRoutes } from './sso/routes.js'
 

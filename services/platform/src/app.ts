@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify'
 import type { ServiceConfig } from '@svc/config'
-import { platformSurface } from '@svc/plugin-platform'
+import { platformSurface, scimRouterError } from '@svc/plugin-platform'
 import { buildServiceApp, type Resources } from '@svc/runtime'
 
 /** The platform API (port 3004): identity, organizations, billing, SSO/SCIM, audit, reports. */
@@ -14,6 +14,7 @@ export function buildApp(config: ServiceConfig, shared?: Resources): Promise<Fas
       probes: true,
       surfaces: platformSurface,
       lenientPaths: true,
+      routerError: scimRouterError,
     },
     shared,
   )

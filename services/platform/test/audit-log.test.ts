@@ -39,7 +39,9 @@ t.test('every change is one entry, newest first, with actor, request and changed
   // The creation and the creator's membership share one transaction, hence one timestamp.
   t.same(actions.slice(3).sort(), ['member.added', 'organization.created'])
   t.match(data[0], { actor: { type: 'user', userId: colleague.userId, originalUserId: null }, changes: { before: { slug: 'audited' }, after: { slug: 'audited-inc' } } })
-  const added = data.find((entry: { requestId: string }) => entry.requestId === 'req-add-colleague')
+  const added = data.find((entry: { userAgent: string | null }) => entry.userAgent === 'audit-test/1.0')
+  t.not(added.requestId, 'req-add-colleague', "the request id is the service's own, not the caller's")
+  t.match(added.requestId, /^[0-9a-f-]{36}$/)
   t.match(added, {
     product: 'platform', entityType: 'member', action: 'member.added', userAgent: 'audit-test/1.0', ip: '127.0.0.1',
     changes: { after: { userId: colleague.userId, email: colleague.email, role: 'admin' } },

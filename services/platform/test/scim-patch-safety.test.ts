@@ -89,3 +89,41 @@ t.test('read-only attributes are refused with mutability', async (t) => {
     t.equal(response.json().scimType, 'mutability')
   }
 })
+
+t.test('Entra: the enterprise extension, with manager as a plain string on its URN path', async (t) => {
+  const patched = await patchRaw('Users', userId, [
+    `{"op":"Add","path":"${ENTERPRISE}:manager","value":"boss-id"}`,
+    `{"op":"Replace","path":"${ENTERPRISE}:employeeNumber","value":"701984"}`,
+    `{"op":"Add","path":"${ENTERPRISE}:costCenter","value":"4130"}`,
+    `{"op":"Add","path":"${ENTERPRISE}:organization","value":"Umbrella"}`,
+    `{"op":"Add","path":"${ENTERPRISE}:division","value":"Research"}`,
+  ].join(','))
+  t.equal(patched.statusCode, 204, patched.body)
+  t.match((await read('Users', userId))[ENTERPRISE], { manager: { value: 'boss-id' }, employeeNumber: '701984', costCenter: '4130', organization: 'Umbrella', division: 'Research' })
+  const object = await patchRaw('Users', userId, `{"op":"Replace","path":"${ENTERPRISE}:manager","value":{"value":"other-boss"}}`)
+  t.equal(object.statusCode, 204)
+  t.same((await read('Users', userId))[ENTERPRISE].manager, { value: 'other-boss' }, 'the object shape too')
+  const schemas = (await app.inject({ method: 'GET', url: `${SCIM}/Schemas/${ENTERPRISE}`, headers: scim })).json()
+  t.same(schemas.attributes.map((attribute: { name: string }) => attribute.name).sort(), ['costCenter', 'department', 'division', 'employeeNumber', 'manager', 'organization'])
+})
+
+t.test('every SCIM answer is a SCIM error body, router errors included, and deep filters are refused', async (t) => {
+  for (const [method, path, status] of [
+    ['GET', `/Users/${'a'.repeat(1024)}`, 414],
+    ['GET', '/Nope', 404],
+    ['PUT', '/Users', 404],
+    ['DELETE', '/ServiceProviderConfig', 405],
+    ['GET', `/Users?filter=${encodeURIComponent(`${'('.repeat(5000)}userName eq "x"${')'.repeat(5000)}`)}`, 400],
+    ['GET', `/Users?filter=${encodeURIComponent(Array.from({ length: 101 }, () => 'userName eq "x"').join(' or '))}`, 400],
+  ] as const) {
+    const response = await app.inject({ method, url: `${SCIM}${path}`, headers: scim })
+    t.equal(response.statusCode, status, `${method} ${path.slice(0, 40)}`)
+    t.match(response.headers['content-type'], /^application\/scim\+json/)
+    t.match(response.json(), { schemas: ['urn:ietf:params:scim:api:messages:2.0:Error'], status: String(status) })
+    if (status === 400) t.equal(response.json().scimType, 'invalidFilter')
+  }
+  const api = await app.inject({ method: 'GET', url: `/api/v1/organizations/${'b'.repeat(1024)}`, headers: owner.headers })
+  t.equal(api.statusCode, 414)
+  t.match(api.json(), { statusCode: 414, code: 'URI_TOO_LONG' })
+  t.notMatch(api.body, 'bbbbbbbb', 'the path is not echoed')
+})

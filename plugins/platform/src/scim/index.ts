@@ -1,4 +1,5 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
+import { SCIM_BASE_PATH } from '@svc/auth'
 import { toErrorBody } from '@svc/http'
 import { scimDiscoveryRoutes } from './discovery.js'
 import { ScimError, scimErrorBody, type ScimType } from './errors.js'
@@ -18,6 +19,15 @@ function asScimError(error: FastifyError, request: FastifyRequest): ScimError {
         : body.code === 'VALIDATION_FAILED' ? 'invalidValue'
           : undefined
   return new ScimError(body.statusCode, details ? `${body.message}: ${details}` : body.message, scimType)
+}
+
+/** A router error on a SCIM path (a 1 KB id is 414 before any route runs), in SCIM's shape. */
+export function scimRouterError(error: FastifyError, request: FastifyRequest, reply: FastifyReply): boolean {
+  if (!request.url.toLowerCase().startsWith(SCIM_BASE_PATH.toLowerCase())) return false
+  const body = toErrorBody(error, request)
+  const detail = error.code === 'FST_ERR_MAX_PARAM_LENGTH' ? 'an id is longer than 100 characters' : 'the URL is not valid'
+  reply.code(body.statusCode).header('content-type', SCIM_CONTENT_TYPE).send(scimErrorBody(new ScimError(body.statusCode, detail)))
+  return true
 }
 
 /**

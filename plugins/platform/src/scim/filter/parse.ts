@@ -95,9 +95,24 @@ function literal(token: Token | undefined): FilterValue {
   return word
 }
 
+/**
+ * Bounds on what one filter may ask: parentheses, `not(...)` and value filters nested at most
+ * MAX_NESTING deep, at most MAX_CONDITIONS comparisons. Identity providers send a handful; the
+ * bounds keep a hostile filter from exhausting the parser's or PostgreSQL's stack.
+ */
+export const MAX_NESTING = 32
+export const MAX_CONDITIONS = 100
+
 class Parser {
   private at = 0
+  private nesting = 0
+  private conditions = 0
   constructor(private readonly tokens: Token[]) {}
+
+  private enter(): void {
+    this.nesting += 1
+    if (this.nesting > MAX_NESTING) throw invalid(`nested more than ${MAX_NESTING} levels deep`)
+  }
 
   parse(): Filter {
     const filter = this.or()
@@ -144,15 +159,19 @@ class Parser {
     if (!token) throw invalid('the filter ends too early')
     if (token.type === '(') {
       this.at += 1
+      this.enter()
       const inner = this.or()
       this.expect(')')
+      this.nesting -= 1
       return inner
     }
     if (this.peekWord() === 'not') {
       this.at += 1
       this.expect('(')
+      this.enter()
       const inner = this.or()
       this.expect(')')
+      this.nesting -= 1
       return { kind: 'not', filter: inner }
     }
     if (token.type !== 'word') throw invalid(`unexpected ${this.describe(token)}`)
@@ -165,8 +184,10 @@ class Parser {
     if (this.tokens[this.at]?.type === '[') {
       if (path.sub) throw invalid(`${pathText}[...] names a sub-attribute before the brackets`)
       this.at += 1
+      this.enter()
       const inner = this.or()
       this.expect(']')
+      this.nesting -= 1
       const element: Filter = { kind: 'element', path, filter: inner }
       // `emails[type eq "work"].value eq "x"`: both conditions hold for the same element.
       const next = this.tokens[this.at]
@@ -182,6 +203,8 @@ class Parser {
   }
 
   private condition(path: AttributePath, pathText: string): Filter {
+    this.conditions += 1
+    if (this.conditions > MAX_CONDITIONS) throw invalid(`more than ${MAX_CONDITIONS} conditions`)
     const operator = this.peekWord()
     if (operator === 'pr') {
       this.at += 1
