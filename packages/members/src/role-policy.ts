@@ -1,4 +1,4 @@
-import type { OrganizationRole, Product } from '@svc/auth'
+import { productRoleAtLeast, products, type OrganizationRole, type Product } from '@svc/auth'
 import type { ProductRoles } from './queries.js'
 
 /**
@@ -27,6 +27,19 @@ export function productRolesRefusal(actor: OrganizationRole, target: Organizatio
   if (actor !== 'admin') return 'only admins and owners set product roles'
   if (target === 'owner') return 'only an owner can change an owner'
   return undefined
+}
+
+/**
+ * An admin changing their own product roles may only lower them: raising them would let any
+ * admin make themselves admin of every product. Owners hold every product role anyway.
+ */
+export function ownProductRolesRefusal(actor: OrganizationRole, before: ProductRoles, next: ProductRoles): string | undefined {
+  if (actor === 'owner') return undefined
+  const raised = products.some((product) => {
+    const wanted = next[product]
+    return wanted !== undefined && !productRoleAtLeast(before[product], wanted)
+  })
+  return raised ? 'an admin cannot raise their own product roles: ask an owner' : undefined
 }
 
 /** The products an actor administers, or every one (platform roles hold every product role). */

@@ -1,5 +1,5 @@
 import t from 'tap'
-import { inviteRefusal, productRolesRefusal, removalRefusal, roleChangeRefusal } from '../src/role-policy.js'
+import { inviteRefusal, ownProductRolesRefusal, productRolesRefusal, removalRefusal, roleChangeRefusal } from '../src/role-policy.js'
 
 t.test('an owner may give and take any role', async (t) => {
   for (const current of ['member', 'admin', 'owner', undefined] as const) {
@@ -38,4 +38,13 @@ t.test('inviting: admins and owners by the organization rule, a product admin pl
   t.equal(inviteRefusal('member', ['alerting'], 'admin', {}), 'only admins and owners invite with the organization role admin or owner')
   t.equal(inviteRefusal('member', 'all', 'member', { statuspages: 'manager', insights: 'admin' }), undefined, 'platform roles administer every product')
   t.equal(inviteRefusal('member', 'all', 'owner', {}), 'only admins and owners invite with the organization role admin or owner')
+})
+
+t.test('an admin may lower their own product roles but never raise them', async (t) => {
+  t.equal(ownProductRolesRefusal('admin', { alerting: 'manager' }, { alerting: 'viewer' }), undefined)
+  t.equal(ownProductRolesRefusal('admin', { alerting: 'manager' }, {}), undefined)
+  t.equal(ownProductRolesRefusal('admin', { alerting: 'manager' }, { alerting: 'manager' }), undefined)
+  t.ok(ownProductRolesRefusal('admin', { alerting: 'manager' }, { alerting: 'admin' }))
+  t.ok(ownProductRolesRefusal('admin', {}, { insights: 'viewer' }))
+  t.equal(ownProductRolesRefusal('owner', {}, { insights: 'admin' }), undefined)
 })

@@ -138,6 +138,15 @@ t.test('transfer of ownership makes the target owner and the caller admin, at on
   t.equal((await call(admin, 'POST', '/transfer-ownership', { memberId: adminMember })).statusCode, 403)
   t.equal((await call(owner, 'POST', '/transfer-ownership', { memberId: ownerMember })).statusCode, 400, 'not to oneself')
   t.equal((await call(owner, 'POST', '/transfer-ownership', { memberId: '00000000-0000-4000-8000-000000000000' })).statusCode, 404)
+  const pending = (await call(owner, 'POST', '/members', { email: 'not-yet@members.example', role: 'admin' })).json().id
+  const toPending = await call(owner, 'POST', '/transfer-ownership', { memberId: pending })
+  t.equal(toPending.statusCode, 409, 'not to a member who never signed in')
+  t.match(toPending.json().message, /pending/)
+  const suspendedPerson = await service.signIn('suspended@members.example')
+  const suspended = (await call(owner, 'POST', '/members', { email: suspendedPerson.email, role: 'admin' })).json().id
+  await db.updateTable('core.organizationMembers').set({ suspendedAt: new Date() }).where('id', '=', suspended).execute()
+  t.equal((await call(owner, 'POST', '/transfer-ownership', { memberId: suspended })).statusCode, 409, 'not to a suspended member')
+  t.equal(await roleOf(ownerMember), 'owner', 'nothing changed')
   const transferred = await call(owner, 'POST', '/transfer-ownership', { memberId: adminMember })
   t.equal(transferred.statusCode, 200)
   t.match(transferred.json(), { previousOwner: { id: ownerMember, role: 'admin' }, newOwner: { id: adminMember, role: 'owner' } })
@@ -146,4 +155,17 @@ t.test('transfer of ownership makes the target owner and the caller admin, at on
   // And back, so an owner can now leave once another owner exists.
   t.equal((await call(admin, 'PATCH', `/members/${ownerMember}`, { role: 'owner' })).statusCode, 200)
   t.equal((await call(owner, 'DELETE', `/members/${ownerMember}`)).statusCode, 204, 'an owner may leave while another owner remains')
+})
+
+t.test('an admin cannot raise their own product roles, but may lower them', async (t) => {
+  const raiser = await service.signIn('raiser@members.example')
+  // `admin` owns the organization since the transfer above.
+  const raiserMember = (await call(admin, 'POST', '/members', { email: raiser.email, role: 'admin', productRoles: { alerting: 'manager' } })).json().id
+  const raised = await call(raiser, 'PUT', `/members/${raiserMember}/product-roles`, { productRoles: { alerting: 'admin', insights: 'admin' } })
+  t.equal(raised.statusCode, 403)
+  t.same((await call(raiser, 'GET', `/members/${raiserMember}/product-roles`)).json().productRoles, { alerting: 'manager' }, 'nothing changed')
+  t.equal((await call(raiser, 'PUT', `/members/${raiserMember}`, { role: 'admin', productRoles: { alerting: 'admin' } })).statusCode, 403, 'nor through the whole-member PUT')
+  const lowered = await call(raiser, 'PUT', `/members/${raiserMember}/product-roles`, { productRoles: { alerting: 'viewer' } })
+  t.equal(lowered.statusCode, 200)
+  t.same(lowered.json().productRoles, { alerting: 'viewer' })
 })

@@ -8,6 +8,7 @@ import {
   deleteMember,
   findMember,
   lockOrganization,
+  ownProductRolesRefusal,
   productRolesOfMembers,
   productRolesRefusal,
   removalRefusal,
@@ -54,8 +55,10 @@ export async function changeRole(trx: Executor, request: FastifyRequest, actorRo
 export async function setProductRoles(trx: Executor, request: FastifyRequest, actorRole: OrganizationRole, target: Member, next: ProductRoles) {
   const refusal = productRolesRefusal(actorRole, target.role as OrganizationRole)
   if (refusal) throw new ForbiddenError(refusal)
-  const organizationId = membershipOf(request).organizationId
+  const { organizationId, memberId } = membershipOf(request)
   const before = (await productRolesOfMembers(trx, organizationId, [target.id])).get(target.id) ?? {}
+  const ownRefusal = target.id === memberId ? ownProductRolesRefusal(actorRole, before, next) : undefined
+  if (ownRefusal) throw new ForbiddenError(ownRefusal)
   await replaceProductRoles(trx, organizationId, target.id, next)
   await recordAudit(trx, auditContextOf(request), {
     organizationId, product: 'platform', entityType: 'member', entityId: target.id,

@@ -2,7 +2,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { Type } from 'typebox'
 import { auditContextOf, recordAudit } from '@svc/audit'
 import { membershipOf, productRoles, products } from '@svc/auth'
-import { ForbiddenError, ListResponse, NotFoundError, invalidField } from '@svc/http'
+import { ConflictError, ForbiddenError, ListResponse, NotFoundError, invalidField } from '@svc/http'
 import { addMember, findMemberWithProductRoles, listMembers, productRolesOfMembers, roleChangeRefusal, setMemberRole } from '@svc/members'
 import { OrgParams } from '../organizations/schemas.js'
 import { changeRole, lockedMembers, removeMember, setProductRoles } from './membership-changes.js'
@@ -132,6 +132,9 @@ export const memberRoutes: FastifyPluginAsyncTypebox = async (app) => {
       await db.transaction().execute(async (trx) => {
         const { actorRole, target } = await lockedMembers(trx, membership, request.body.memberId)
         if (actorRole !== 'owner') throw new ForbiddenError('only an owner can transfer ownership')
+        if (target.pending || target.suspended) {
+          throw new ConflictError(`ownership goes only to an active member: this one is ${target.pending ? 'pending (never signed in)' : 'suspended by the identity provider'}`)
+        }
         await setMemberRole(trx, membership.organizationId, target.id, 'owner')
         await setMemberRole(trx, membership.organizationId, membership.memberId, 'admin')
         await recordAudit(trx, auditContextOf(request), {
