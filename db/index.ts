@@ -13,6 +13,7 @@ import * as notificationPreferences from './migrations/0011_notification_prefere
 import * as outbox from './migrations/0012_outbox.js'
 import * as ingestRateLimits from './migrations/0013_ingest_rate_limits.js'
 import * as profileClaims from './migrations/0014_profile_claims.js'
+import * as scimTokenExpiry from './migrations/0015_scim_token_expiry.js'
 
 /**
  * Every migration, in order, listed by hand rather than found by scanning a folder, so a
@@ -33,4 +34,5 @@ export const migrations: Record<string, Migration> = {
   '0012_outbox': outbox,
   '0013_ingest_rate_limits': ingestRateLimits,
   '0014_profile_claims': profileClaims,
+  '0015_scim_token_expiry': scimTokenExpiry,
 }

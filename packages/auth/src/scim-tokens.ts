@@ -22,22 +22,32 @@ export function generateScimToken(): { token: string; prefix: string; hash: stri
 export interface ScimPrincipal {
   tokenId: string
   organizationId: string
+  /** The organization role its creator holds now: only an owner's token may change an owner. */
+  creatorRole: 'admin' | 'owner'
 }
 
 /**
- * The unrevoked token with this plaintext, or undefined. `last_used_at` is refreshed at most
- * once a minute per token, so a provisioning burst does not turn every read into a write.
+ * The token with this plaintext while it may act, or undefined: not revoked, not past its
+ * `expires_at`, and its creator still an active admin or owner of its organization (a token
+ * outlives neither its creator's membership nor their admin role). `last_used_at` is refreshed
+ * at most once a minute per token, so a provisioning burst does not turn every read into a write.
  */
 export async function authenticateScimToken(db: Kysely<DB>, token: string): Promise<ScimPrincipal | undefined> {
   const row = await db
-    .selectFrom('core.scimTokens')
-    .select(['id', 'organizationId', 'lastUsedAt'])
-    .where('tokenHash', '=', hashScimToken(token))
-    .where('revokedAt', 'is', null)
+    .selectFrom('core.scimTokens as t')
+    .innerJoin('core.organizationMembers as creator', (join) =>
+      join.onRef('creator.organizationId', '=', 't.organizationId').onRef('creator.userId', '=', 't.createdBy'),
+    )
+    .select(['t.id', 't.organizationId', 't.lastUsedAt', 'creator.role as creatorRole'])
+    .where('t.tokenHash', '=', hashScimToken(token))
+    .where('t.revokedAt', 'is', null)
+    .where((eb) => eb.or([eb('t.expiresAt', 'is', null), eb('t.expiresAt', '>', sql<Date>`now()`)]))
+    .where('creator.suspendedAt', 'is', null)
+    .where('creator.role', 'in', ['admin', 'owner'])
     .executeTakeFirst()
   if (!row) return undefined
   if (!row.lastUsedAt || Date.now() - row.lastUsedAt.getTime() > LAST_USED_RESOLUTION_MS) {
     await db.updateTable('core.scimTokens').set({ lastUsedAt: sql<Date>`now()` }).where('id', '=', row.id).execute()
   }
-  return { tokenId: row.id, organizationId: row.organizationId }
+  return { tokenId: row.id, organizationId: row.organizationId, creatorRole: row.creatorRole === 'owner' ? 'owner' : 'admin' }
 }

@@ -129,6 +129,7 @@ export interface CoreScimGroups {
 export interface CoreScimTokens {
   createdAt: Generated<Timestamp>;
   createdBy: string | null;
+  expiresAt: Timestamp | null;
   id: Generated<string>;
   lastUsedAt: Timestamp | null;
   name: string;

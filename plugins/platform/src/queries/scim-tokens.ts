@@ -1,7 +1,7 @@
 import { sql } from 'kysely'
 import type { Executor } from '@svc/db'
 
-const listed = ['id', 'name', 'tokenPrefix', 'createdBy', 'createdAt', 'lastUsedAt', 'revokedAt'] as const
+const listed = ['id', 'name', 'tokenPrefix', 'createdBy', 'createdAt', 'expiresAt', 'lastUsedAt', 'revokedAt'] as const
 
 export async function listScimTokens(db: Executor, organizationId: string) {
   return db.selectFrom('core.scimTokens').select(listed).where('organizationId', '=', organizationId).orderBy('createdAt', 'desc').orderBy('id').execute()
@@ -9,7 +9,7 @@ export async function listScimTokens(db: Executor, organizationId: string) {
 
 export async function insertScimToken(
   db: Executor,
-  values: { organizationId: string; name: string; tokenPrefix: string; tokenHash: string; createdBy: string },
+  values: { organizationId: string; name: string; tokenPrefix: string; tokenHash: string; createdBy: string; expiresAt: Date | null },
 ) {
   return db.insertInto('core.scimTokens').values(values).returning(listed).executeTakeFirstOrThrow()
 }

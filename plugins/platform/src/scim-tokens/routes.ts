@@ -2,7 +2,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { Type } from 'typebox'
 import { auditContextOf, recordAudit } from '@svc/audit'
 import { generateScimToken, membershipOf } from '@svc/auth'
-import { NotFoundError, Timestamp } from '@svc/http'
+import { NotFoundError, Timestamp, invalidField } from '@svc/http'
 import { OrgParams } from '../organizations/schemas.js'
 import { findScimToken, insertScimToken, listScimTokens, revokeScimToken } from '../queries/scim-tokens.js'
 
@@ -16,6 +16,7 @@ const ScimToken = Type.Object(
     prefix: Type.String({ description: 'The first characters of the token, to tell tokens apart' }),
     createdBy: Type.Union([Type.String({ format: 'uuid' }), Type.Null()]),
     createdAt: Timestamp,
+    expiresAt: Type.Union([Type.String({ format: 'date-time' }), Type.Null()], { description: 'After this, the token authenticates nothing; null: no end' }),
     lastUsedAt: NullableTimestamp,
     revokedAt: NullableTimestamp,
   },
@@ -34,6 +35,7 @@ function tokenBody(row: Row) {
     prefix: row.tokenPrefix,
     createdBy: row.createdBy,
     createdAt: row.createdAt.toISOString(),
+    expiresAt: row.expiresAt?.toISOString() ?? null,
     lastUsedAt: row.lastUsedAt?.toISOString() ?? null,
     revokedAt: row.revokedAt?.toISOString() ?? null,
   }
@@ -57,19 +59,28 @@ export const scimTokenRoutes: FastifyPluginAsyncTypebox = async (app) => {
         tags,
         summary: 'Create a SCIM token (admin, owner); the answer is the only time the token is shown',
         params: OrgParams,
-        body: Type.Object({ name: Type.String({ minLength: 1, maxLength: 100, description: 'e.g. "Okta production"' }) }, { additionalProperties: false }),
+        description: 'The token acts while it is not revoked, not past `expiresAt`, and its creator is still an active admin or owner; a token minted by an admin cannot suspend, deprovision or change an owner.',
+        body: Type.Object(
+          {
+            name: Type.String({ minLength: 1, maxLength: 100, description: 'e.g. "Okta production"' }),
+            expiresAt: Type.Optional(Type.String({ format: 'date-time', description: 'When the token stops working; in the future' })),
+          },
+          { additionalProperties: false },
+        ),
         response: { 201: CreatedScimToken },
       },
       onRequest: adminOrOwner,
     },
     async (request, reply) => {
       const { organizationId } = membershipOf(request)
+      const expiresAt = request.body.expiresAt === undefined ? null : new Date(request.body.expiresAt)
+      if (expiresAt && expiresAt.getTime() <= Date.now()) throw invalidField('expiresAt', 'must be in the future')
       const { token, prefix, hash } = generateScimToken()
       const created = await db.transaction().execute(async (trx) => {
-        const row = await insertScimToken(trx, { organizationId, name: request.body.name, tokenPrefix: prefix, tokenHash: hash, createdBy: request.user.userId })
+        const row = await insertScimToken(trx, { organizationId, name: request.body.name, tokenPrefix: prefix, tokenHash: hash, createdBy: request.user.userId, expiresAt })
         await recordAudit(trx, auditContextOf(request), {
           organizationId, product: 'platform', entityType: 'scim_token', entityId: row.id,
-          action: 'scim_token.created', after: { name: row.name, prefix },
+          action: 'scim_token.created', after: { name: row.name, prefix, expiresAt: row.expiresAt?.toISOString() ?? null },
         })
         return row
       })

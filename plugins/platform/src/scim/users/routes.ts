@@ -55,6 +55,10 @@ export const scimUserRoutes: FastifyPluginAsyncTypebox = async (app) => {
     await lockOrganization(trx, organizationId)
     const row = isUuid(id) ? await findScimUser(trx, organizationId, id, true) : undefined
     if (!row) throw resourceNotFound('User', id)
+    // An admin's token provisions members; only an owner's may touch an owner (decision 0012).
+    if (row.role === 'owner' && principalOf(request).creatorRole !== 'owner') {
+      throw new ScimError(403, 'this token was created by an admin: only an owner’s token can change, suspend or deprovision an owner', 'mutability')
+    }
     assertCurrentVersion(request, row.updatedAt)
     return row
   }
