@@ -8,6 +8,7 @@ import type { DB } from '@svc/db'
 import { ForbiddenError, NotFoundError, UnauthorizedError } from '@svc/http'
 import { findAccountById, upsertAccountBySubject } from './accounts.js'
 import { registerAccessRules } from './access-rules.js'
+import { createImpersonationLog } from './impersonation.js'
 import { orderGates } from './gates.js'
 import { PLATFORM_ADMINS_GROUP, emailVerifiedIn, groupsFrom, profileClaimsIn, type Account, type AuthenticatedUser, type IdTokenClaims } from './identity.js'
 import { rejectForeignOrigins } from './origin-check.js'
@@ -65,6 +66,7 @@ const IMPERSONATION_HEADER = 'x-impersonate-user-id'
 async function authPlugin(app: FastifyInstance, options: AuthPluginOptions): Promise<void> {
   const signingKeys = options.signingKeys ?? createSigningKeyResolver({ jwksUrl: options.auth.jwksUrl })
   const sessions = options.sessions ?? createSessionCache()
+  const impersonations = createImpersonationLog(options.db)
 
   await app.register(cookie)
   await app.register(jwt, {
@@ -138,6 +140,8 @@ async function authPlugin(app: FastifyInstance, options: AuthPluginOptions): Pro
       ? await findAccountById(options.db, impersonated)
       : undefined
     if (!target) throw new NotFoundError('user to impersonate')
+    // Acting as a platform admin would be acting with every product role everywhere.
+    if (target.platformRole !== null) throw new ForbiddenError('a user with a platform role cannot be impersonated')
     request.account = target
     // The impersonated user's groups live at the identity provider; acting as them grants none.
     request.user = {
@@ -148,6 +152,8 @@ async function authPlugin(app: FastifyInstance, options: AuthPluginOptions): Pro
       originalUserId: session.user.userId,
       originalEmail: session.user.email,
     }
+    request.log.info({ userId: target.id, originalUserId: session.user.userId }, 'impersonated request')
+    await impersonations.recordStart(request, presented.token)
   })
 
   // Forged cross-site requests are refused before any token work is spent on them.

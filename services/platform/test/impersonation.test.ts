@@ -31,6 +31,9 @@ t.test('a platform admin acts as another user and keeps their own identity aside
     originalEmail: 'admin@example.com',
     isEmployee: false,
     displayName: null,
+    name: null,
+    givenName: null,
+    familyName: null,
     timeZone: null,
     platformRole: null,
   })
@@ -60,4 +63,25 @@ t.test('changes while impersonating apply to the impersonated user', async (t) =
   t.equal(response.statusCode, 200)
   const rows = await app.database.db.selectFrom('core.users').select(['id', 'displayName']).where('id', 'in', [admin.userId, customer.userId]).execute()
   t.same(Object.fromEntries(rows.map((row) => [row.id, row.displayName])), { [admin.userId]: null, [customer.userId]: 'Set by support' })
+})
+
+t.test('a user who holds a platform role cannot be impersonated', async (t) => {
+  const staffToken = service.token('staff@example.com')
+  const staff = (await me(staffToken)).json()
+  await app.database.db.updateTable('core.users').set({ platformRole: 'ADMIN' }).where('id', '=', staff.userId).execute()
+  app.sessions.forget(staff.userId)
+  const response = await me(adminToken, staff.userId)
+  t.equal(response.statusCode, 403)
+  t.match(response.json().message, /platform role/)
+})
+
+t.test('the first request of an impersonation session is an audit entry naming both; reads included, once', async (t) => {
+  const supportToken = service.token('support@example.com', ['PlatformAdmins'])
+  const support = (await me(supportToken)).json()
+  const entries = () =>
+    app.database.db.selectFrom('core.auditLogs').select(['actorUserId', 'actorOriginalUserId', 'entityId']).where('action', '=', 'user.impersonation_started').where('actorOriginalUserId', '=', support.userId).execute()
+  t.same(await entries(), [])
+  t.equal((await me(supportToken, customer.userId)).statusCode, 200, 'a read')
+  t.equal((await me(supportToken, customer.userId)).statusCode, 200)
+  t.same(await entries(), [{ actorUserId: customer.userId, actorOriginalUserId: support.userId, entityId: customer.userId }])
 })
