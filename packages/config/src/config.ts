@@ -79,6 +79,8 @@ export interface ServiceConfig {
   auth: AuthConfig
   cookies: CookieConfig
   rateLimit: RateLimitConfig
+  /** The services' public base URLs (PUBLIC_PLATFORM_URL, PUBLIC_PRODUCT_URL); unset: from each request. */
+  publicUrls?: { platform?: string; product?: string }
   logLevel: LevelWithSilent
   /** Unset: offline analyzer with the default retries and prices. */
   ai?: AiConfig

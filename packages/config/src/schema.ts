@@ -31,6 +31,8 @@ export const EnvironmentSchema = Type.Object({
   SMTP_URL: Type.Optional(Type.String({ pattern: '^smtps?://' })),
   SMTP_FROM: Type.String({ default: 'Incident Platform <no-reply@localhost>', minLength: 3 }),
   APP_URL: Type.Optional(Type.String({ pattern: '^https?://' })),
+  PUBLIC_PLATFORM_URL: Type.Optional(Type.String({ pattern: '^https?://' })),
+  PUBLIC_PRODUCT_URL: Type.Optional(Type.String({ pattern: '^https?://' })),
   NOTIFY_RETRY_LIMIT: Type.Integer({ default: 5, minimum: 0, maximum: 20 }),
   NOTIFY_RETRY_DELAY_SECONDS: Type.Integer({ default: 60, minimum: 1 }),
   LOG_LEVEL: Type.Union(

@@ -12,6 +12,12 @@ declare module 'fastify' {
   interface FastifyInstance {
     database: Database
     jobs: JobQueue
+    /**
+     * The service's public base URL, for links, SAML metadata and SCIM locations: the
+     * configured one (PUBLIC_PLATFORM_URL, PUBLIC_PRODUCT_URL), else the address the request
+     * came in on (behind a proxy, as TRUST_PROXY allows). Never the Host header alone when set.
+     */
+    publicBaseUrl(request: FastifyRequest): string
   }
 }
 
@@ -121,6 +127,8 @@ export async function buildServiceApp(
   }).withTypeProvider<TypeBoxTypeProvider>()
 
   if (!shared) app.addHook('onClose', async () => resources.close())
+  const configuredUrl = definition.name === 'platform' ? config.publicUrls?.platform : definition.name === 'product' ? config.publicUrls?.product : undefined
+  app.decorate('publicBaseUrl', (request: FastifyRequest) => configuredUrl ?? `${request.protocol}://${request.host}`)
   app.decorate('database', resources.database)
   app.decorate('jobs', resources.jobs)
 

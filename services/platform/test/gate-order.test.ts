@@ -71,3 +71,18 @@ t.test('the audit log records the request id the service generated, never the ca
   t.not(entry.requestId, 'caller-chosen')
   t.match(entry.requestId, /^[0-9a-f-]{36}$/)
 })
+
+t.test('public URLs come from PUBLIC_PLATFORM_URL when it is set, never from the Host header', async (t) => {
+  const configured = await startTestService(t, buildApp, { config: { publicUrls: { platform: 'https://platform.example.com' } } })
+  const admin = await configured.signIn('admin@public-urls.example')
+  const created = (await configured.app.inject({ method: 'POST', url: '/api/v1/organizations', headers: admin.headers, payload: { name: 'Public', slug: 'public' } })).json() as { id: string }
+  const token = (await configured.app.inject({ method: 'POST', url: `/api/v1/organizations/${created.id}/scim-tokens`, headers: admin.headers, payload: { name: 'idp' } })).json().token as string
+  const evilHost = { host: 'attacker.example', 'x-forwarded-host': 'attacker.example' }
+  const users = (await configured.app.inject({ method: 'GET', url: '/api/v1/scim/v2/Users', headers: { ...evilHost, authorization: `Bearer ${token}` } })).json()
+  t.match(users.Resources[0].meta.location, /^https:\/\/platform\.example\.com\/api\/v1\/scim\/v2\/Users\//)
+  const metadata = await configured.app.inject({ method: 'GET', url: `/api/v1/organizations/${created.id}/sso/metadata`, headers: evilHost })
+  t.equal(metadata.statusCode, 200)
+  t.match(metadata.body, `entityID="https://platform.example.com/api/v1/organizations/${created.id}/sso/metadata"`)
+  t.match(metadata.body, `Location="https://platform.example.com/api/v1/organizations/${created.id}/sso/acs"`)
+  t.notMatch(metadata.body, 'attacker')
+})

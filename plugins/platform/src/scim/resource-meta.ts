@@ -7,9 +7,9 @@ export interface ResourceLocation {
   of(endpoint: 'Users' | 'Groups', id: string): string
 }
 
-/** The SCIM base URL as the client reached it (behind a proxy, with TRUST_PROXY, its forwarded host). */
+/** The SCIM base URL: under PUBLIC_PLATFORM_URL when set, else as the client reached it. */
 export function scimBaseUrl(request: FastifyRequest): string {
-  return `${request.protocol}://${request.host}${SCIM_BASE_PATH}`
+  return `${request.server.publicBaseUrl(request)}${SCIM_BASE_PATH}`
 }
 
 export function locationFor(request: FastifyRequest): ResourceLocation {

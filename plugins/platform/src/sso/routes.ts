@@ -51,9 +51,9 @@ const SsoStatus = Type.Object(
   { title: 'SsoStatus' },
 )
 
-/** This service's SAML identity for one organization, at the address the request came in on. */
+/** This service's SAML identity for one organization, under PUBLIC_PLATFORM_URL when set. */
 function serviceProviderOf(request: FastifyRequest, organizationId: string) {
-  const base = `${request.protocol}://${request.host}/api/v1/organizations/${organizationId}/sso`
+  const base = `${request.server.publicBaseUrl(request)}/api/v1/organizations/${organizationId}/sso`
   return { entityId: `${base}/metadata`, acsUrl: `${base}/acs`, metadataUrl: `${base}/metadata`, nameIdFormat: NAME_ID_FORMAT }
 }
 
