@@ -268,6 +268,7 @@ export interface DivinuxDeployEvents {
   commitSha: string | null;
   configId: string | null;
   createdAt: Generated<Timestamp>;
+  deliveryId: string | null;
   deployedAt: Timestamp;
   environment: string | null;
   finishedAt: Timestamp | null;

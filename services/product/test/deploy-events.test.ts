@@ -99,3 +99,26 @@ t.test('the command room of a P1 alert names the deploy that preceded it', async
   t.equal((await app.inject({ method: 'GET', url: `/api/v1/organizations/${otherOrgId}/alerts/${alertId}/command-room`, headers: stranger!.headers })).statusCode, 404)
   t.equal((await app.inject({ method: 'GET', url: `/api/v1/organizations/${orgId}/alerts/nope/command-room`, headers: viewer!.headers })).statusCode, 404)
 })
+
+t.test('a deploy dated more than 5 minutes ahead is refused; a little clock drift is not', async (t) => {
+  const before = await stored()
+  const ahead = new Date(Date.now() + 10 * 60_000).toISOString()
+  const refused = await post(deployUrl(ci.apiKey), { service: 'checkout', finishedAt: ahead })
+  t.equal(refused.statusCode, 400)
+  t.match(refused.json().message, /finishedAt is more than 5 minutes in the future/)
+  t.equal(await stored(), before, 'nothing stored')
+  t.equal((await post(deployUrl(ci.apiKey), { service: 'checkout', finishedAt: new Date(Date.now() + 60_000).toISOString() })).statusCode, 201)
+})
+
+t.test('a repeated delivery id is processed once and answered with the first event', async (t) => {
+  const body = JSON.stringify({ service: 'billing', finishedAt: minutesAgo(1) })
+  const deliver = () =>
+    app.inject({ method: 'POST', url: deployUrl(ci.apiKey), headers: { 'content-type': 'application/json', 'x-webhook-signature': sign(ci.signingSecret ?? '', body), 'x-github-delivery': 'delivery-77' }, payload: body })
+  const before = await stored()
+  const first = await deliver()
+  t.equal(first.statusCode, 201)
+  const again = await deliver()
+  t.equal(again.statusCode, 200)
+  t.equal(again.json().id, first.json().id)
+  t.equal(await stored(), before + 1)
+})

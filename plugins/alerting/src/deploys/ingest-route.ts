@@ -3,6 +3,7 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import { Type } from 'typebox'
 import { isUuid } from '@svc/auth'
 import { NotFoundError } from '@svc/http'
+import { deliveryIdOf } from '../ingestion/delivery-id.js'
 import { SIGNATURE_HEADER, verifySignature } from '../ingestion/signature.js'
 import { findDeployIngestConfig, insertDeployEvent } from '../queries/deploy-events.js'
 import { hashApiKey } from '../webhooks/secrets.js'
@@ -23,10 +24,10 @@ export function registerDeployIngestRoute(app: FastifyInstance): void {
       schema: {
         tags: ['deploy events'],
         summary: 'Ingest a deploy event (public, authenticated by a webhook config’s API key in the path)',
-        description: 'A generic `{service, environment, version, commit, repository, url, status, startedAt, finishedAt}` or a GitHub `deployment_status` payload.',
+        description: 'A generic `{service, environment, version, commit, repository, url, status, startedAt, finishedAt}` or a GitHub `deployment_status` payload. Times more than 5 minutes in the future are 400. A delivery id (`x-delivery-id`, `webhook-id` or `x-github-delivery`) seen before answers 200 with the event it recorded, and records nothing.',
         params: Type.Object({ orgId: Type.String(), apiKey: Type.String() }),
         body: Type.Object({}, { additionalProperties: true }),
-        response: { 201: DeployEvent },
+        response: { 200: DeployEvent, 201: DeployEvent },
       },
     },
     async (request, reply) => {
@@ -34,8 +35,8 @@ export function registerDeployIngestRoute(app: FastifyInstance): void {
       const config = isUuid(orgId) ? await findDeployIngestConfig(db, orgId, hashApiKey(apiKey)) : undefined
       if (!config) throw new NotFoundError('webhook')
       verifySignature(request.headers[SIGNATURE_HEADER], config.signingSecret, request.rawBody ?? Buffer.alloc(0))
-      const row = await insertDeployEvent(db, orgId, config.id, readDeploy(request.body))
-      return reply.code(201).send(deployBody(row))
+      const { row, repeated } = await insertDeployEvent(db, orgId, config.id, readDeploy(request.body), deliveryIdOf(request) ?? null)
+      return reply.code(repeated ? 200 : 201).send(deployBody(row))
     },
   )
 }

@@ -18,11 +18,15 @@ export interface DeployInput {
   finishedAt: Date | null
 }
 
+/** Clocks drift; a deploy dated further ahead than this is a wrong clock or a forged order. */
+const FUTURE_TOLERANCE_MS = 5 * 60_000
+
 function time(value: unknown, field: string): Date | null {
   const given = text(value)
   if (given === undefined) return null
   const parsed = new Date(given)
   if (Number.isNaN(parsed.getTime())) throw new BadRequestError(`${field} is not a date: send ISO 8601`)
+  if (parsed.getTime() > Date.now() + FUTURE_TOLERANCE_MS) throw new BadRequestError(`${field} is more than 5 minutes in the future`)
   return parsed
 }
 

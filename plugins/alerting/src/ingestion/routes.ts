@@ -1,5 +1,4 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
-import type { FastifyRequest } from 'fastify'
 import { Type } from 'typebox'
 import type { Executor, Json } from '@svc/db'
 import { publish } from '@svc/events'
@@ -9,6 +8,7 @@ import { registerDeployIngestRoute } from '../deploys/ingest-route.js'
 import { claimDelivery, saveDeliveryResult, type IngestConfig } from '../queries/alerts.js'
 import { fireAlert, moveAlertFromSource, type ConfigCheck, type Firing } from '../queries/ingest-writes.js'
 import { createConfigCache } from './config-cache.js'
+import { deliveryIdOf } from './delivery-id.js'
 import { createFireBatcher } from './fire-batcher.js'
 import { ingestRouteLimit, type IngestLimits } from './limits.js'
 import { INGEST_PATH } from '../webhooks/routes.js'
@@ -25,8 +25,6 @@ declare module 'fastify' {
   }
 }
 
-/** Headers tools send to name a delivery; a retry carries the same value. */
-const DELIVERY_HEADERS = ['x-delivery-id', 'webhook-id', 'x-github-delivery'] as const
 const outcomes = ['created', 'deduplicated', 'acknowledged', 'resolved', 'ignored'] as const
 type Outcome = { alertId: string | null; status: (typeof outcomes)[number] }
 
@@ -38,14 +36,6 @@ const Accepted = Type.Object(
   },
   { title: 'IngestAccepted', description: 'The first event’s outcome, and every event’s' },
 )
-
-function deliveryIdOf(request: FastifyRequest): string | undefined {
-  for (const header of DELIVERY_HEADERS) {
-    const value = request.headers[header]
-    if (typeof value === 'string' && value.trim() !== '') return `${header}:${value.trim()}`
-  }
-  return undefined
-}
 
 /** What makes a retry of this event recognisable: the delivery id, else its fingerprint and time. */
 function retryKey(deliveryId: string | undefined, event: IngestedEvent, index: number): string | undefined {

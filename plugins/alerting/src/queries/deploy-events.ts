@@ -4,14 +4,27 @@ import type { DeployInput } from '../deploys/read.js'
 
 const deployColumns = ['id', 'configId', 'source', 'service', 'environment', 'version', 'commitSha', 'repository', 'url', 'status', 'startedAt', 'finishedAt', 'deployedAt', 'createdAt'] as const
 
-export type DeployEventRow = Awaited<ReturnType<typeof insertDeployEvent>>
+export type DeployEventRow = Awaited<ReturnType<typeof insertDeployEvent>>['row']
 
-export async function insertDeployEvent(db: Executor, organizationId: string, configId: string, deploy: DeployInput) {
-  return db
+/**
+ * Records a deploy; with a delivery id seen before in the organization, records nothing and
+ * answers the first delivery's event with `repeated: true`.
+ */
+export async function insertDeployEvent(db: Executor, organizationId: string, configId: string, deploy: DeployInput, deliveryId: string | null) {
+  const inserted = await db
     .insertInto('divinux.deployEvents')
-    .values({ organizationId, configId, ...deploy, deployedAt: deploy.finishedAt ?? deploy.startedAt ?? sql<Date>`now()` })
+    .values({ organizationId, configId, ...deploy, deliveryId, deployedAt: deploy.finishedAt ?? deploy.startedAt ?? sql<Date>`now()` })
+    .onConflict((oc) => oc.columns(['organizationId', 'deliveryId']).where('deliveryId', 'is not', null).doNothing())
     .returning(deployColumns)
+    .executeTakeFirst()
+  if (inserted) return { row: inserted, repeated: false }
+  const first = await db
+    .selectFrom('divinux.deployEvents')
+    .select(deployColumns)
+    .where('organizationId', '=', organizationId)
+    .where('deliveryId', '=', deliveryId)
     .executeTakeFirstOrThrow()
+  return { row: first, repeated: true }
 }
 
 export interface DeployFilter {
