@@ -4,7 +4,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { Type } from 'typebox'
 import { UnauthorizedError, UpstreamError } from '@svc/http'
 import { AuthenticatedUserSchema } from './identity.js'
-import { exchangeRefreshToken } from './refresh-exchange.js'
+import { exchangeRefreshToken, revokeRefreshToken } from './refresh-exchange.js'
 import { ID_TOKEN_COOKIE, REFRESH_TOKEN_COOKIE } from './token-extraction.js'
 
 const ID_TOKEN_MAX_AGE = 60 * 60
@@ -22,7 +22,7 @@ const SessionResponse = Type.Object({
  * no tokens in storage: the services hold them in httpOnly cookies on the shared domain.
  */
 export const cookieRoutes: FastifyPluginAsyncTypebox = async (app) => {
-  const { cookies, clientIds, clientSecret, tokenUrl } = app.auth
+  const { cookies, clientIds, clientSecret, tokenUrl, revokeUrl } = app.auth
   const base: CookieSerializeOptions = {
     httpOnly: true,
     secure: true,
@@ -115,10 +115,21 @@ export const cookieRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.post(
     '/auth/logout',
     {
-      schema: { tags: ['auth'], summary: 'Clear the auth cookies', security: [], response: { 204: Type.Null() } },
+      schema: {
+        tags: ['auth'],
+        summary: 'Clear the auth cookies',
+        description: 'With AUTH_REVOKE_URL set, the refresh token is revoked at the identity provider first; a provider that fails does not stop the logout.',
+        security: [],
+        response: { 204: Type.Null() },
+      },
       config: { public: true },
     },
-    async (_request, reply) => {
+    async (request, reply) => {
+      const refreshToken = request.cookies[REFRESH_TOKEN_COOKIE]
+      if (revokeUrl && refreshToken) {
+        const failure = await revokeRefreshToken({ revokeUrl, clientId: clientIds[0] ?? '', clientSecret, refreshToken })
+        if (failure) request.log.warn({ reason: failure }, 'the identity provider did not revoke the refresh token')
+      }
       clearSession(reply)
       return reply.code(204).send(null)
     },

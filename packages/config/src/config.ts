@@ -13,6 +13,8 @@ export interface AuthConfig {
   tokenUrl: string
   /** Claim that holds the identity provider's groups. */
   groupsClaim: string
+  /** OAuth2 revocation endpoint (RFC 7009, Cognito's /oauth2/revoke): logout revokes the refresh token there. */
+  revokeUrl?: string
 }
 
 export interface CookieConfig {

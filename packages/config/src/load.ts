@@ -70,6 +70,7 @@ export function authConfigFor(env: Environment, issuer: string, clientIds: strin
     clientSecret: env.AUTH_CLIENT_SECRET,
     tokenUrl: env.AUTH_TOKEN_URL ?? `${base}/oauth2/token`,
     groupsClaim: env.AUTH_GROUPS_CLAIM,
+    revokeUrl: env.AUTH_REVOKE_URL,
   }
 }
 

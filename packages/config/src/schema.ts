@@ -13,6 +13,7 @@ export const EnvironmentSchema = Type.Object({
   AUTH_CLIENT_ID: Type.Optional(Type.String({ minLength: 1 })),
   AUTH_CLIENT_SECRET: Type.Optional(Type.String({ minLength: 1 })),
   AUTH_TOKEN_URL: Type.Optional(Type.String({ pattern: '^https?://' })),
+  AUTH_REVOKE_URL: Type.Optional(Type.String({ pattern: '^https?://' })),
   AUTH_GROUPS_CLAIM: Type.String({ default: 'cognito:groups', minLength: 1 }),
   COOKIE_DOMAIN: Type.Optional(Type.String({ minLength: 1 })),
   ALLOWED_ORIGINS: Type.String({ default: '' }),

@@ -87,15 +87,28 @@ export function createDevIdentityProvider(options: DevIdentityProviderOptions) {
     })
   }
 
-  /** The subject of a refresh token this provider issued, or undefined (RFC 6749 invalid_grant). */
-  function redeemRefreshToken(token: string): TokenSubject | undefined {
+  const revoked = new Set<string>()
+
+  function refreshClaims(token: string): { sub: string; email: string; groups: string[]; token_use: string; jti: string } | undefined {
     try {
-      const claims = verifyRefresh(token) as { sub: string; email: string; groups: string[]; token_use: string }
-      if (claims.token_use !== 'refresh') return undefined
-      return { sub: claims.sub, email: claims.email, groups: claims.groups }
+      const claims = verifyRefresh(token) as { sub: string; email: string; groups: string[]; token_use: string; jti: string }
+      return claims.token_use === 'refresh' ? claims : undefined
     } catch {
       return undefined
     }
+  }
+
+  /** The subject of a refresh token this provider issued and did not revoke, or undefined (RFC 6749 invalid_grant). */
+  function redeemRefreshToken(token: string): TokenSubject | undefined {
+    const claims = refreshClaims(token)
+    if (!claims || revoked.has(claims.jti)) return undefined
+    return { sub: claims.sub, email: claims.email, groups: claims.groups }
+  }
+
+  /** RFC 7009: revoking an unknown or invalid token is not an error. */
+  function revokeRefreshToken(token: string): void {
+    const claims = refreshClaims(token)
+    if (claims) revoked.add(claims.jti)
   }
 
   return {
@@ -107,6 +120,7 @@ export function createDevIdentityProvider(options: DevIdentityProviderOptions) {
     mintIdToken,
     mintRefreshToken,
     redeemRefreshToken,
+    revokeRefreshToken,
   }
 }
 

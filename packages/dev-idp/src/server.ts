@@ -8,6 +8,11 @@ interface TokenRequest {
   client_id?: string
 }
 
+interface RevokeRequest {
+  token?: string
+  client_id?: string
+}
+
 function presentsClientSecret(authorization: string | undefined, clientId: string, clientSecret: string): boolean {
   const match = /^Basic (.+)$/i.exec(authorization ?? '')
   if (!match?.[1]) return false
@@ -28,6 +33,7 @@ export async function buildDevIdentityProviderServer(idp: DevIdentityProvider, l
     issuer: idp.issuer,
     jwks_uri: `${idp.issuer}/.well-known/jwks.json`,
     token_endpoint: `${idp.issuer}/oauth2/token`,
+    revocation_endpoint: `${idp.issuer}/oauth2/revoke`,
     authorization_endpoint: `${idp.issuer}/oauth2/authorize`,
     response_types_supported: ['code'],
     subject_types_supported: ['public'],
@@ -52,6 +58,17 @@ export async function buildDevIdentityProviderServer(idp: DevIdentityProvider, l
     const subject = body.refresh_token ? idp.redeemRefreshToken(body.refresh_token) : undefined
     if (!subject) return reply.code(400).send({ error: 'invalid_grant', error_description: 'Invalid Refresh Token' })
     return { id_token: idp.mintIdToken(subject), token_type: 'Bearer', expires_in: 3600 }
+  })
+
+  // Cognito's /oauth2/revoke (RFC 7009): the refresh token stops working; 200 whatever it was.
+  app.post<{ Body: RevokeRequest }>(`${base}/oauth2/revoke`, async (request, reply) => {
+    const body = request.body ?? {}
+    if (idp.clientSecret !== undefined && !presentsClientSecret(request.headers.authorization, idp.clientId, idp.clientSecret)) {
+      return reply.code(401).send({ error: 'invalid_client' })
+    }
+    if (!body.token) return reply.code(400).send({ error: 'invalid_request' })
+    idp.revokeRefreshToken(body.token)
+    return reply.code(200).send('')
   })
 
   return app

@@ -176,3 +176,28 @@ t.test('cookie-authenticated changes from a foreign origin are refused', async (
   })
   t.equal(setCookie.statusCode, 403, 'login CSRF: a foreign page cannot plant a session')
 })
+
+t.test('with AUTH_REVOKE_URL, logout revokes the refresh token at the identity provider', async (t) => {
+  const revoking = await startTestService(t, buildApp, {
+    issuer,
+    config: {
+      auth: { issuer: issuer.issuer, jwksUrl: issuer.jwksUrl, clientIds: [issuer.clientId], clientSecret: 'app-client-secret', tokenUrl: issuer.tokenUrl, revokeUrl: `${issuer.issuer}/oauth2/revoke`, groupsClaim: 'cognito:groups' },
+    },
+  })
+  const refreshToken = issuer.idp.mintRefreshToken({ email: 'leaving@example.com' })
+  t.equal((await revoking.app.inject({ method: 'POST', url: '/auth/refresh', cookies: { svc_refresh_token: refreshToken } })).statusCode, 200, 'it works before')
+  const logout = await revoking.app.inject({ method: 'POST', url: '/auth/logout', cookies: { svc_refresh_token: refreshToken } })
+  t.equal(logout.statusCode, 204)
+  t.equal(issuer.idp.redeemRefreshToken(refreshToken), undefined, 'the provider no longer honours it')
+  t.equal((await revoking.app.inject({ method: 'POST', url: '/auth/refresh', cookies: { svc_refresh_token: refreshToken } })).statusCode, 401)
+})
+
+t.test('a provider that cannot revoke does not stop the logout', async (t) => {
+  const unreachable = await startTestService(t, buildApp, {
+    issuer,
+    config: { auth: { issuer: issuer.issuer, jwksUrl: issuer.jwksUrl, clientIds: [issuer.clientId], tokenUrl: issuer.tokenUrl, revokeUrl: 'http://127.0.0.1:9/oauth2/revoke', groupsClaim: 'cognito:groups' } },
+  })
+  const logout = await unreachable.app.inject({ method: 'POST', url: '/auth/logout', cookies: { svc_refresh_token: 'any' } })
+  t.equal(logout.statusCode, 204)
+  t.equal(cookiesOf(logout).svc_refresh_token?.value, '')
+})
