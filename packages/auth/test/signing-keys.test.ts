@@ -34,14 +34,24 @@ function resolverAt(start: number) {
 }
 const MINUTE = 60_000
 
+/** The status of the error a resolution is refused with, or undefined when it resolves. */
+async function statusOf(attempt: Promise<unknown>): Promise<number | undefined> {
+  try {
+    await attempt
+    return undefined
+  } catch (error) {
+    return (error as { statusCode?: number }).statusCode
+  }
+}
+
 t.test('a forged-kid storm cannot lock out the real key when its entry ages', async (t) => {
   const { clock, keys, resolve } = resolverAt(1_000_000)
   const afterFirst = requests
   t.match(await resolve('real-1'), /BEGIN PUBLIC KEY/)
 
-  for (let index = 0; index < 20; index += 1) await t.rejects(resolve(`forged-${index}`), { statusCode: 401 })
+  for (let index = 0; index < 20; index += 1) t.equal(await statusOf(resolve(`forged-${index}`)), 401)
   t.equal(requests - afterFirst, 5, 'unknown kids (the first sight of the real one included) spend at most 5 fetches a minute')
-  await t.rejects(resolve('forged-0'), { statusCode: 401 })
+  t.equal(await statusOf(resolve('forged-0')), 401)
   t.equal(requests - afterFirst, 5, 'a kid found unknown is refused without a fetch')
 
   clock.now += 30_000
@@ -53,7 +63,7 @@ t.test('a forged-kid storm cannot lock out the real key when its entry ages', as
   // minute's budget on fetches that fail (so they refresh nothing).
   clock.now += 11 * MINUTE
   failing = true
-  for (let index = 20; index < 30; index += 1) await t.rejects(resolve(`forged-${index}`), { statusCode: 401 })
+  for (let index = 20; index < 30; index += 1) t.equal(await statusOf(resolve(`forged-${index}`)), 401)
   failing = false
   clock.now += 31_000
   const beforeReal = requests
@@ -72,7 +82,7 @@ t.test('the key set is refreshed before it expires, so a rotated key is known wi
   clock.now += 9 * MINUTE
   await resolve('real-1')
   await keys.settled()
-  for (let index = 0; index < 5; index += 1) await t.rejects(resolve(`storm-${index}`), { statusCode: 401 })
+  for (let index = 0; index < 5; index += 1) t.equal(await statusOf(resolve(`storm-${index}`)), 401)
   t.match(await resolve('rotated-2'), /BEGIN PUBLIC KEY/, 'fetched with the background refresh')
 })
 
@@ -95,12 +105,12 @@ t.test('while the identity provider fails, the stale set keeps serving and is re
   await keys.settled()
   t.equal(requests - before, 2)
   clock.now += 24 * 60 * MINUTE
-  await t.rejects(resolve('real-1'), { statusCode: 401 }, 'a day-old set is not served')
+  t.equal(await statusOf(resolve('real-1')), 401, 'a day-old set is not served')
 })
 
 t.test('tokens without RS256 or without a kid are refused before any fetch', async (t) => {
   const { keys } = resolverAt(0)
-  await t.rejects(keys.resolve({ alg: 'HS256', kid: 'real-1' }), { statusCode: 401 })
-  await t.rejects(keys.resolve({ alg: 'RS256' }), { statusCode: 401 })
+  t.equal(await statusOf(keys.resolve({ alg: 'HS256', kid: 'real-1' })), 401)
+  t.equal(await statusOf(keys.resolve({ alg: 'RS256' })), 401)
   t.equal(keys.fetchesMade, 0)
 })
