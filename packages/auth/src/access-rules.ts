@@ -31,6 +31,17 @@ export function hasPlatformRole(request: FastifyRequest): boolean {
   return platformRoleNames.has(request.account?.platformRole ?? '')
 }
 
+/**
+ * Whether the caller may read `product`'s records on that surface: what the product-role rule
+ * with `viewer` would let through (owner, platform role, or at least viewer there). For the
+ * places that show another surface's records (an RCA's incidents), where a rule cannot decide.
+ */
+export async function mayReadProduct(request: FastifyRequest, product: Product): Promise<boolean> {
+  const membership = membershipOf(request)
+  if (membership.role === 'owner' || hasPlatformRole(request)) return true
+  return productRoleAtLeast((await request.heldProductRoles()).get(product), 'viewer')
+}
+
 function organizationIdOf(request: FastifyRequest): string | undefined {
   return (request.params as { orgId?: string } | undefined)?.orgId
 }

@@ -14,6 +14,6 @@ export {
 } from './identity.js'
 export { organizationRoles, productRoles, products, productRoleAtLeast, type OrganizationRole, type Product, type ProductRole } from './roles.js'
 export { findMembership, type HeldProductRoles, type Membership } from './membership.js'
-export { accountOf, hasPlatformRole, membershipOf } from './access-rules.js'
+export { accountOf, hasPlatformRole, mayReadProduct, membershipOf } from './access-rules.js'
 export { isUuid } from './uuid.js'
 export { ID_TOKEN_COOKIE, REFRESH_TOKEN_COOKIE } from './token-extraction.js'

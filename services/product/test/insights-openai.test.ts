@@ -99,7 +99,10 @@ t.test('an RCA draft through the OpenAI SDK names the deploy, and its tokens are
   const rcasUrl = `/api/v1/organizations/${orgId}/rcas`
   const responder = await service.signIn('responder@openai.example')
   const member = await db.insertInto('core.organizationMembers').values({ organizationId: orgId, userId: responder.userId, role: 'member' }).returning('id').executeTakeFirstOrThrow()
-  await db.insertInto('core.orgProductRoles').values({ organizationId: orgId, memberId: member.id, product: 'insights', role: 'responder' }).execute()
+  await db.insertInto('core.orgProductRoles').values([
+    { organizationId: orgId, memberId: member.id, product: 'insights', role: 'responder' },
+    { organizationId: orgId, memberId: member.id, product: 'alerting', role: 'viewer' },
+  ]).execute()
   const culprit = await db.selectFrom('divinux.deployEvents').select('id').where('organizationId', '=', orgId).where('version', '=', '2.4.0').executeTakeFirstOrThrow()
   const alert = await db.selectFrom('divinux.alerts').select('id').where('organizationId', '=', orgId).where('title', '=', 'Checkout errors above 5%').executeTakeFirstOrThrow()
   const rca = (await app.inject({ method: 'POST', url: rcasUrl, headers: responder.headers, payload: { title: 'Checkout outage' } })).json()

@@ -7,7 +7,7 @@ import { alertingOrganization } from './organization-setup.js'
 const service = await startTestService(t, buildApp)
 const { app } = service
 const db = app.database.db
-const { orgId, otherOrgId, person } = await alertingOrganization(service, 'drafts', { responder: { insights: 'responder' }, viewer: { insights: 'viewer' } })
+const { orgId, otherOrgId, person } = await alertingOrganization(service, 'drafts', { responder: { insights: 'responder', alerting: 'viewer' }, viewer: { insights: 'viewer' } })
 const [owner, responder, viewer, stranger] = ['owner', 'responder', 'viewer', 'stranger'].map(person)
 const { createConfig, ingest, deploy } = insightsHelpers(service, orgId, owner!)
 const rcasUrl = `/api/v1/organizations/${orgId}/rcas`

@@ -9,11 +9,12 @@ const { app } = service
 const db = app.database.db
 
 const { orgId, otherOrgId, person } = await alertingOrganization(service, 'rcas', {
-  responder: { insights: 'responder' },
-  viewer: { insights: 'viewer' },
+  responder: { insights: 'responder', alerting: 'viewer' },
+  viewer: { insights: 'viewer', alerting: 'viewer' },
   bystander: null,
+  analyst: { insights: 'responder' },
 })
-const [owner, responder, viewer, bystander, stranger] = ['owner', 'responder', 'viewer', 'bystander', 'stranger'].map(person)
+const [owner, responder, viewer, bystander, stranger, analyst] = ['owner', 'responder', 'viewer', 'bystander', 'stranger', 'analyst'].map(person)
 const { createConfig, ingest } = insightsHelpers(service, orgId, owner!)
 const rcasUrl = `/api/v1/organizations/${orgId}/rcas`
 type Who = { headers: { authorization: string } }
@@ -181,7 +182,7 @@ t.test('the export is Markdown ready for a wiki', async (t) => {
   const rca = await createRca({ title: 'Checkout | payments outage', summary: 'Payments failed.\nFor 20 minutes.' })
   await call('POST', `${rcasUrl}/${rca.id}/incidents`, responder!, { sourceProduct: 'alerting', incidentId: checkout.alertId })
   await call('POST', `${rcasUrl}/${rca.id}/action-items`, responder!, { title: 'Raise the pool | to 50', assigneeUserId: viewer!.userId, dueDate: '2026-12-01' })
-  const exported = await call('GET', `${rcasUrl}/${rca.id}/export?format=markdown`, bystander!)
+  const exported = await call('GET', `${rcasUrl}/${rca.id}/export?format=markdown`, viewer!)
   t.equal(exported.statusCode, 200)
   t.match(exported.headers['content-type'], 'text/markdown; charset=utf-8')
   t.match(exported.headers['content-disposition'], 'attachment; filename="checkout-payments-outage.md"')
@@ -218,4 +219,21 @@ t.test('statistics count documents and action items, and time incidents to publi
   const late = stats.actionItemsByAssignee.find((row: { email: string | null }) => row.email === responder!.email)
   t.match(late, { assigneeUserId: responder!.userId, open: 1, overdue: 1, total: 1 })
   t.equal((await call('GET', `/api/v1/organizations/${otherOrgId}/rcas/stats`, stranger!)).json().total, 0)
+})
+
+t.test('an incident is shown in RCAs only to callers who may read it on its own surface', async (t) => {
+  const rca = await createRca({ title: 'Visibility' })
+  t.equal((await call('POST', `${rcasUrl}/${rca.id}/incidents`, responder!, { sourceProduct: 'alerting', incidentId: checkout.alertId })).statusCode, 201)
+
+  t.equal((await call('GET', `${rcasUrl}/search-incidents?q=checkout`, analyst!)).json().meta.total, 0, 'an insights responder without alerting viewer finds no alerts')
+  t.equal((await call('GET', `${rcasUrl}/search-incidents?q=checkout`, responder!)).json().meta.total, 1)
+  const links = (await call('GET', `${rcasUrl}/${rca.id}/incidents`, analyst!)).json().data
+  t.match(links, [{ sourceProduct: 'alerting', incidentId: checkout.alertId, incident: null }], 'the link, not the alert')
+  t.match((await call('GET', `${rcasUrl}/${rca.id}/incidents`, responder!)).json().data, [{ incident: { title: 'Checkout latency above 2s' } }])
+  const exported = (await call('GET', `${rcasUrl}/${rca.id}/export`, bystander!)).body
+  t.notMatch(exported, 'Checkout latency above 2s')
+  t.match(exported, 'not shown: reading it needs the alerting role viewer')
+  const linking = await call('POST', `${rcasUrl}/${rca.id}/incidents`, analyst!, { sourceProduct: 'alerting', incidentId: search.alertId })
+  t.equal(linking.statusCode, 404, 'an alert it may not read cannot be linked (nor its existence probed)')
+  t.equal((await call('GET', `${rcasUrl}/${rca.id}/export`, owner!)).body.includes('Checkout latency above 2s'), true, 'the owner reads everything')
 })

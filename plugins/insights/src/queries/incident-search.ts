@@ -21,11 +21,11 @@ export interface FoundIncident {
 
 /**
  * Incidents matching words (every word, in the title or description, any letter case) in a time
- * range, newest first. Alerts are the only incidents so far; a surface that lands adds its own
+ * range, newest first, of the surfaces in `readable` only. Alerts are the only incidents so far; a surface that lands adds its own
  * branch here, answering the same shape.
  */
-export async function searchIncidents(db: Executor, organizationId: string, search: IncidentSearch, page: { offset: number; limit: number }) {
-  if (search.sourceProduct && search.sourceProduct !== 'alerting') return { rows: [] as FoundIncident[], total: 0 }
+export async function searchIncidents(db: Executor, organizationId: string, search: IncidentSearch, readable: ReadonlySet<string>, page: { offset: number; limit: number }) {
+  if ((search.sourceProduct && search.sourceProduct !== 'alerting') || !readable.has('alerting')) return { rows: [] as FoundIncident[], total: 0 }
   let query = db.selectFrom('divinux.alerts').where('organizationId', '=', organizationId)
   for (const word of (search.q ?? '').split(/\s+/).filter(Boolean)) {
     const pattern = `%${word.replace(/[\\%_]/g, (c) => `\\${c}`)}%`

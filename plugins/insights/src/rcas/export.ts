@@ -2,6 +2,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { Type } from 'typebox'
 import { emailsOf, listActionItems, listLinks } from '../queries/rcas.js'
 import { rcaMarkdown } from './markdown.js'
+import { readableSources } from './readable.js'
 import { rcaOf, tags } from './routes.js'
 import { RcaParams } from './schemas.js'
 
@@ -29,7 +30,7 @@ export const rcaExportRoutes: FastifyPluginAsyncTypebox = async (app) => {
       return reply
         .type('text/markdown; charset=utf-8')
         .header('content-disposition', `attachment; filename="${slug}.md"`)
-        .send(rcaMarkdown(rca, links, items, assignees))
+        .send(rcaMarkdown(rca, links, items, assignees, await readableSources(request)))
     },
   )
 }

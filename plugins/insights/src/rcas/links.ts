@@ -4,6 +4,7 @@ import { isUuid, membershipOf } from '@svc/auth'
 import { ConflictError, NotFoundError } from '@svc/http'
 import { incidentContext } from '../queries/evidence.js'
 import { deleteLink, insertLink, listLinks } from '../queries/rcas.js'
+import { readableSources } from './readable.js'
 import { assertEditable, rcaOf, tags } from './routes.js'
 import { IncidentLink, LinkCreate, LinkParams, RcaParams, linkBody } from './schemas.js'
 
@@ -18,7 +19,8 @@ export const rcaLinkRoutes: FastifyPluginAsyncTypebox = async (app) => {
     { schema: { tags, summary: 'The incidents an RCA is linked to (organization member)', params: RcaParams, response: { 200: Type.Object({ data: Type.Array(IncidentLink) }) } }, onRequest: member },
     async (request) => {
       const rca = await rcaOf(db, request, request.params.rcaId)
-      return { data: (await listLinks(db, rca.organizationId, rca.id)).map(linkBody) }
+      const readable = await readableSources(request)
+      return { data: (await listLinks(db, rca.organizationId, rca.id)).map((row) => linkBody(row, readable)) }
     },
   )
 
@@ -37,6 +39,9 @@ export const rcaLinkRoutes: FastifyPluginAsyncTypebox = async (app) => {
     },
     async (request, reply) => {
       const { organizationId } = membershipOf(request)
+      const readable = await readableSources(request)
+      // An incident the caller may not read on its surface is as unknown as a missing one.
+      if (!readable.has(request.body.sourceProduct)) throw new NotFoundError('incident')
       const link = await db.transaction().execute(async (trx) => {
         const rca = await rcaOf(trx, request, request.params.rcaId, { lock: true })
         assertEditable(rca, 'its incidents')
@@ -47,7 +52,7 @@ export const rcaLinkRoutes: FastifyPluginAsyncTypebox = async (app) => {
         return links.find((row) => row.id === created.id)
       })
       if (!link) throw new NotFoundError('link')
-      return reply.code(201).send(linkBody(link))
+      return reply.code(201).send(linkBody(link, readable))
     },
   )
 

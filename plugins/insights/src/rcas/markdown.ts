@@ -15,7 +15,7 @@ function section(title: string, body: string | null): string[] {
  * The RCA as Markdown, ready to paste into a wiki: its narrative sections, then the incidents it
  * explains and its action items as tables. Names of assignees are their e-mails.
  */
-export function rcaMarkdown(rca: RcaRow, links: LinkRow[], items: ActionItemRow[], assignees: Map<string, string>): string {
+export function rcaMarkdown(rca: RcaRow, links: LinkRow[], items: ActionItemRow[], assignees: Map<string, string>, readable: ReadonlySet<string>): string {
   const lines = [
     `# ${rca.title}`,
     '',
@@ -35,6 +35,10 @@ export function rcaMarkdown(rca: RcaRow, links: LinkRow[], items: ActionItemRow[
   else {
     lines.push('| Surface | Incident | Priority | Began | Resolved |', '|---|---|---|---|---|')
     for (const link of links) {
+      if (!readable.has(link.sourceProduct)) {
+        lines.push(`| ${link.sourceProduct} | _not shown: reading it needs the ${link.sourceProduct} role viewer_ | | | |`)
+        continue
+      }
       lines.push(`| ${link.sourceProduct} | ${cell(link.title ?? link.incidentId)} | ${cell(link.priority)} | ${cell(link.firstSeenAt?.toISOString())} | ${cell(link.resolvedAt?.toISOString())} |`)
     }
     lines.push('')

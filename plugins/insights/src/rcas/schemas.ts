@@ -78,7 +78,7 @@ export const IncidentLink = Type.Object(
         }),
         Type.Null(),
       ],
-      { description: 'What its surface knows of it; null when it is gone' },
+      { description: 'What its surface knows of it; null when it is gone, or when the caller may not read it on its surface (alerting viewer for alerts)' },
     ),
   },
   { title: 'RcaIncidentLink' },
@@ -142,7 +142,8 @@ export function rcaBody(row: RcaRow) {
   }
 }
 
-export function linkBody(row: LinkRow) {
+/** A link as the caller may see it: the incident itself only when they may read its surface. */
+export function linkBody(row: LinkRow, readable: ReadonlySet<string>) {
   return {
     id: row.id,
     sourceProduct: row.sourceProduct as (typeof sourceProducts)[number],
@@ -150,7 +151,7 @@ export function linkBody(row: LinkRow) {
     linkedBy: row.linkedBy,
     createdAt: row.createdAt.toISOString(),
     incident:
-      row.title === null || row.firstSeenAt === null
+      row.title === null || row.firstSeenAt === null || !readable.has(row.sourceProduct)
         ? null
         : { title: row.title, priority: row.priority ?? '', status: row.status ?? '', service: row.service, startedAt: row.firstSeenAt.toISOString(), resolvedAt: iso(row.resolvedAt) },
   }

@@ -4,6 +4,7 @@ import { membershipOf } from '@svc/auth'
 import { ListResponse, PaginationQuery, Timestamp } from '@svc/http'
 import { OrgParams, sourceProducts } from '../analyses/schemas.js'
 import { searchIncidents } from '../queries/incident-search.js'
+import { readableSources } from './readable.js'
 import { tags } from './routes.js'
 
 const FoundIncident = Type.Object(
@@ -33,10 +34,11 @@ export const incidentSearchRoutes: FastifyPluginAsyncTypebox = async (app) => {
   const db = app.database.db
   app.get(
     '/api/v1/organizations/:orgId/rcas/search-incidents',
-    { schema: { tags, summary: 'Search incidents across surfaces by text and time (organization member)', params: OrgParams, querystring: SearchQuery, response: { 200: ListResponse(FoundIncident) } }, onRequest: app.requireOrgMember },
+    { schema: { tags, summary: 'Search incidents across surfaces by text and time (organization member; only the surfaces the caller may read, alerting viewer for alerts)', params: OrgParams, querystring: SearchQuery, response: { 200: ListResponse(FoundIncident) } }, onRequest: app.requireOrgMember },
     async (request) => {
       const { page, limit, ...filter } = request.query
-      const { rows, total } = await searchIncidents(db, membershipOf(request).organizationId, filter, { offset: (page - 1) * limit, limit })
+      const readable = await readableSources(request)
+      const { rows, total } = await searchIncidents(db, membershipOf(request).organizationId, filter, readable, { offset: (page - 1) * limit, limit })
       return { data: rows, meta: { page, limit, total } }
     },
   )
