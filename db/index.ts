@@ -15,6 +15,7 @@ import * as ingestRateLimits from './migrations/0013_ingest_rate_limits.js'
 import * as profileClaims from './migrations/0014_profile_claims.js'
 import * as scimTokenExpiry from './migrations/0015_scim_token_expiry.js'
 import * as deployDeliveryIds from './migrations/0016_deploy_delivery_ids.js'
+import * as alertOccurrenceRows from './migrations/0017_alert_occurrence_rows.js'
 
 /**
  * Every migration, in order, listed by hand rather than found by scanning a folder, so a
@@ -37,4 +38,5 @@ export const migrations: Record<string, Migration> = {
   '0014_profile_claims': profileClaims,
   '0015_scim_token_expiry': scimTokenExpiry,
   '0016_deploy_delivery_ids': deployDeliveryIds,
+  '0017_alert_occurrence_rows': alertOccurrenceRows,
 }

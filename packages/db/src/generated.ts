@@ -200,6 +200,8 @@ export interface DivinuxAlertEvents {
   createdAt: Generated<Timestamp>;
   data: Generated<Json>;
   id: Generated<string>;
+  lastOccurredAt: Timestamp | null;
+  occurrences: Generated<number>;
   organizationId: string;
   type: string;
 }

@@ -264,7 +264,9 @@ t.test('concurrent deliveries are written together, each answered for itself', a
   t.equal(repeat.occurrences, 4)
   const after = await counts()
   t.equal(after.alerts - before.alerts, 13)
-  t.equal(after.events - before.events, 16, 'a timeline event per accepted delivery')
+  t.equal(after.events - before.events, 14, 'a created entry per alert, and one occurred entry for the repeats')
+  const occurred = await db.selectFrom('divinux.alertEvents').select('occurrences').where('alertId', '=', repeats[0]!.alertId).where('type', '=', 'occurred').executeTakeFirstOrThrow()
+  t.equal(occurred.occurrences, 3, 'counting the three repeats')
 })
 
 t.test('ingestion is limited per webhook config, not per source address', async (t) => {
@@ -297,4 +299,25 @@ t.test('a path carrying an ingest key is never echoed', async (t) => {
   t.equal(response.statusCode, 404)
   t.notMatch(response.body, prometheus.apiKey)
   t.match(response.json().message, /ingest\/\[redacted\]/)
+})
+
+t.test('repeated firings are counted on one occurrence row, and the timeline is paged', async (t) => {
+  const noisy = await createConfig({ name: 'Noisy', format: 'generic' })
+  const fire = (index: number) => ingest(noisy.ingestPath, JSON.stringify({ title: 'Disk almost full', fingerprint: 'disk-full', labels: { sample: String(index) } }))
+  const alertId = (await fire(0)).json().alertId as string
+  for (let index = 1; index <= 30; index += 1) t.equal((await fire(index)).json().status, 'deduplicated')
+  const rows = await db.selectFrom('divinux.alertEvents').select(['type', 'occurrences', 'data']).where('alertId', '=', alertId).orderBy('createdAt').execute()
+  t.same(rows.map((row) => [row.type, row.occurrences]), [['created', 1], ['occurred', 30]], 'thirty repeats, one row')
+  t.match(rows[1]?.data, { labels: { sample: '30' } }, 'with the latest firing’s data')
+  const alert = (await app.inject({ method: 'GET', url: `${alertsUrl}/${alertId}`, headers: viewer!.headers })).json()
+  t.equal(alert.occurrences, 31)
+
+  await app.inject({ method: 'POST', url: `${alertsUrl}/${alertId}/acknowledge`, headers: responder!.headers })
+  await app.inject({ method: 'POST', url: `${alertsUrl}/${alertId}/resolve`, headers: responder!.headers })
+  const first = (await app.inject({ method: 'GET', url: `${alertsUrl}/${alertId}/events?limit=2`, headers: viewer!.headers })).json()
+  t.match(first, { meta: { page: 1, limit: 2, total: 4 }, data: [{ type: 'created' }, { type: 'occurred', occurrences: 30 }] })
+  t.match(first.data[1].lastOccurredAt, /^\d{4}-/)
+  const second = (await app.inject({ method: 'GET', url: `${alertsUrl}/${alertId}/events?limit=2&page=2`, headers: viewer!.headers })).json()
+  t.same(second.data.map((event: { type: string }) => event.type), ['acknowledged', 'resolved'])
+  t.equal((await app.inject({ method: 'GET', url: `${alertsUrl}/${alertId}/events?limit=101`, headers: viewer!.headers })).statusCode, 400, 'at most 100 a page')
 })

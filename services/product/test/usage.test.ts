@@ -82,6 +82,8 @@ t.test('thresholds are recorded once per period; at the limit, manual requests g
   const skipped = (await getUsage()).events.filter((event: { type: string }) => event.type === 'analysis_skipped')
   t.match(skipped, [{ type: 'analysis_skipped', threshold: null, data: { reason: 'budget_exceeded', limit: 'analyses', sourceProduct: 'alerting', incidentId: alertId } }])
   t.equal((await getUsage()).events.filter((event: { type: string }) => event.type === 'threshold_crossed').length, 2, 'each threshold once')
+  const paged = (await app.inject({ method: 'GET', url: `${usageUrl}?limit=1&page=2`, headers: bystander!.headers })).json()
+  t.match(paged, { eventsMeta: { page: 2, limit: 1, total: 3 }, events: [{ type: 'threshold_crossed', threshold: 100 }] }, 'the events are paged')
 
   const lifted = await patchUsage({ limits: { monthlyAnalyses: null } })
   t.match(lifted.json(), { limits: { monthlyAnalyses: null, monthlyCostUsd: 12.5 }, limitReached: null })

@@ -8,6 +8,8 @@ import { findAlert, latestAnalysisOf, listAlertEvents } from '../queries/alerts.
 import { Alert, AlertEvent, AlertParams, alertBody, eventBody } from './schemas.js'
 
 const COMMAND_ROOM_PRIORITIES = new Set(['P1', 'P2'])
+/** The first entries of the timeline a command room shows; repeats are one entry, so this is most of them. */
+const COMMAND_ROOM_TIMELINE = 100
 
 const NullableString = Type.Union([Type.String(), Type.Null()])
 const RoomAnalysis = Type.Object(
@@ -60,13 +62,13 @@ export const commandRoomRoutes: FastifyPluginAsyncTypebox = async (app) => {
       if (!alert || !COMMAND_ROOM_PRIORITIES.has(alert.priority)) throw new NotFoundError('command room (P1 and P2 alerts have one)')
       const { windowMinutes } = request.query
       const [timeline, deploys, analysis] = await Promise.all([
-        listAlertEvents(db, organizationId, alert.id),
+        listAlertEvents(db, organizationId, alert.id, { offset: 0, limit: COMMAND_ROOM_TIMELINE }),
         alert.service ? deploysBefore(db, organizationId, alert.service, alert.firstSeenAt, windowMinutes) : Promise.resolve([]),
         latestAnalysisOf(db, organizationId, alert.id),
       ])
       return {
         alert: alertBody(alert),
-        timeline: timeline.map(eventBody),
+        timeline: timeline.rows.map(eventBody),
         deploys: deploys.map(deployBody),
         windowMinutes,
         analysis: analysis ? { ...analysis, createdAt: analysis.createdAt.toISOString(), completedAt: analysis.completedAt?.toISOString() ?? null } : null,

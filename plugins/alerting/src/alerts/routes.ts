@@ -1,7 +1,6 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
-import { Type } from 'typebox'
 import { isUuid, membershipOf } from '@svc/auth'
-import { ConflictError, ListResponse, NotFoundError } from '@svc/http'
+import { ConflictError, ListResponse, NotFoundError, PaginationQuery } from '@svc/http'
 import { findAlert, listAlertEvents, listAlerts, moveAlert, recordAlertEvent } from '../queries/alerts.js'
 import { Alert, AlertEvent, AlertParams, AlertQuery, OrgParams, alertBody, eventBody } from './schemas.js'
 
@@ -36,12 +35,23 @@ export const alertRoutes: FastifyPluginAsyncTypebox = async (app) => {
 
   app.get(
     '/api/v1/organizations/:orgId/alerts/:alertId/events',
-    { schema: { tags, summary: 'The timeline of an alert (alerting viewer)', params: AlertParams, response: { 200: Type.Object({ data: Type.Array(AlertEvent) }) } }, onRequest: viewer },
+    {
+      schema: {
+        tags,
+        summary: 'The timeline of an alert, oldest first, paged (alerting viewer)',
+        description: 'Repeated firings are one `occurred` entry with their count (`occurrences`) and the latest time.',
+        params: AlertParams,
+        querystring: PaginationQuery,
+        response: { 200: ListResponse(AlertEvent) },
+      },
+      onRequest: viewer,
+    },
     async (request) => {
       const { organizationId } = membershipOf(request)
+      const { page, limit } = request.query
       const alert = await alertOf(organizationId, request.params.alertId)
-      const events = await listAlertEvents(db, organizationId, alert.id)
-      return { data: events.map(eventBody) }
+      const { rows, total } = await listAlertEvents(db, organizationId, alert.id, { offset: (page - 1) * limit, limit })
+      return { data: rows.map(eventBody), meta: { page, limit, total } }
     },
   )
 

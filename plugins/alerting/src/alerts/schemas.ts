@@ -42,6 +42,8 @@ export const AlertEvent = Type.Object(
     type: Type.Enum(['created', 'occurred', 'acknowledged', 'resolved'] as const),
     actorUserId: NullableId,
     data: Type.Record(Type.String(), Type.Unknown()),
+    occurrences: Type.Integer({ minimum: 1, description: 'On the `occurred` entry: how many times the alert fired again; its data are the latest firing’s' }),
+    lastOccurredAt: Type.Union([Timestamp, Type.Null()], { description: 'On the `occurred` entry: the latest repeat' }),
     createdAt: Timestamp,
   },
   { title: 'AlertEvent' },
@@ -76,11 +78,12 @@ export function alertBody(row: AlertRow) {
 }
 
 
-export function eventBody(event: Awaited<ReturnType<typeof listAlertEvents>>[number]) {
+export function eventBody(event: Awaited<ReturnType<typeof listAlertEvents>>['rows'][number]) {
   return {
     ...event,
     type: event.type as 'created' | 'occurred' | 'acknowledged' | 'resolved',
     data: event.data as Record<string, unknown>,
+    lastOccurredAt: event.lastOccurredAt?.toISOString() ?? null,
     createdAt: event.createdAt.toISOString(),
   }
 }

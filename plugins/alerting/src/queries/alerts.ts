@@ -37,15 +37,14 @@ export async function listAlerts(db: Executor, organizationId: string, filter: A
   return { rows, total: Number(count.total) }
 }
 
-export async function listAlertEvents(db: Executor, organizationId: string, alertId: string) {
-  return db
-    .selectFrom('divinux.alertEvents')
-    .select(['id', 'type', 'actorUserId', 'data', 'createdAt'])
-    .where('organizationId', '=', organizationId)
-    .where('alertId', '=', alertId)
-    .orderBy('createdAt')
-    .orderBy('id')
-    .execute()
+/** A page of an alert's timeline, oldest first, with the number of its entries. */
+export async function listAlertEvents(db: Executor, organizationId: string, alertId: string, page: { offset: number; limit: number }) {
+  const query = db.selectFrom('divinux.alertEvents').where('organizationId', '=', organizationId).where('alertId', '=', alertId)
+  const [rows, count] = await Promise.all([
+    query.select(['id', 'type', 'actorUserId', 'data', 'occurrences', 'lastOccurredAt', 'createdAt']).orderBy('createdAt').orderBy('id').offset(page.offset).limit(page.limit).execute(),
+    query.select((eb) => eb.fn.countAll<number>().as('total')).executeTakeFirstOrThrow(),
+  ])
+  return { rows, total: Number(count.total) }
 }
 
 export async function recordAlertEvent(db: Executor, organizationId: string, alertId: string, type: 'created' | 'occurred' | 'acknowledged' | 'resolved', data: Json, actorUserId: string | null = null) {

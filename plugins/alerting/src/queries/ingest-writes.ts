@@ -23,6 +23,14 @@ const configStillValid = (check: ConfigCheck) => sql`
     and enabled and signing_secret is not distinct from ${check.signingSecret}`
 
 /**
+ * A repeat of an alert is counted on its one `occurred` row (the partial unique index
+ * `alert_events_one_occurrence_row`), with the latest repeat's labels and time.
+ */
+const countRepeats = sql`
+  on conflict (alert_id) where type = 'occurred'
+  do update set occurrences = divinux.alert_events.occurrences + 1, last_occurred_at = excluded.last_occurred_at, data = excluded.data`
+
+/**
  * A firing event: a new alert (in the group of the first alert with its group key inside the
  * window), or one more occurrence of the unresolved alert with its fingerprint; the partial
  * unique index decides, so concurrent deliveries cannot both create. Undefined when the config
@@ -55,10 +63,12 @@ export async function fireAlert(db: Executor, check: ConfigCheck, firing: Firing
       returning id, xmax = 0 as created
     ),
     timeline as (
-      insert into divinux.alert_events (organization_id, alert_id, type, data)
+      insert into divinux.alert_events (organization_id, alert_id, type, data, last_occurred_at)
       select ${organizationId}, upserted.id, case when upserted.created then 'created' else 'occurred' end,
-        ${JSON.stringify({ source: firing.source, title: event.title, labels: event.labels })}::jsonb
+        ${JSON.stringify({ source: firing.source, title: event.title, labels: event.labels })}::jsonb,
+        case when upserted.created then null else now() end
       from upserted
+      ${countRepeats}
     )
     select id, created from upserted`.execute(db)
   return result.rows[0]
@@ -119,10 +129,12 @@ export async function fireAlerts(database: Database, batch: Array<{ check: Confi
       from valid join upserted on upserted.organization_id = valid.organization_id and upserted.fingerprint = valid.fingerprint
     ),
     timeline as (
-      insert into divinux.alert_events (organization_id, alert_id, type, data)
+      insert into divinux.alert_events (organization_id, alert_id, type, data, last_occurred_at)
       select organization_id, id, case when created then 'created' else 'occurred' end,
-        jsonb_build_object('source', source, 'title', title, 'labels', labels)
+        jsonb_build_object('source', source, 'title', title, 'labels', labels),
+        case when created then null else now() end
       from answered order by ord
+      ${countRepeats}
     )
     select ord, id, created from answered`.compile(database.db)
   const written = await database.prepared<{ ord: number; id: string; created: boolean }>('alerting.fire_alerts', statement.sql, statement.parameters)

@@ -92,13 +92,12 @@ export async function recordAnalysisSkipped(db: Executor, organizationId: string
   await db.insertInto('divinux.usageEvents').values({ organizationId, periodStart: period.start, type: 'analysis_skipped', data }).execute()
 }
 
-export async function usageEventsIn(db: Executor, organizationId: string, period: Period) {
-  return db
-    .selectFrom('divinux.usageEvents')
-    .select(['id', 'type', 'threshold', 'data', 'createdAt'])
-    .where('organizationId', '=', organizationId)
-    .where('periodStart', '=', period.start)
-    .orderBy('createdAt')
-    .orderBy('id')
-    .execute()
+/** A page of the period's usage events, oldest first, with their number. */
+export async function usageEventsIn(db: Executor, organizationId: string, period: Period, page: { offset: number; limit: number }) {
+  const query = db.selectFrom('divinux.usageEvents').where('organizationId', '=', organizationId).where('periodStart', '=', period.start)
+  const [rows, count] = await Promise.all([
+    query.select(['id', 'type', 'threshold', 'data', 'createdAt']).orderBy('createdAt').orderBy('id').offset(page.offset).limit(page.limit).execute(),
+    query.select((eb) => eb.fn.countAll<number>().as('total')).executeTakeFirstOrThrow(),
+  ])
+  return { rows, total: Number(count.total) }
 }

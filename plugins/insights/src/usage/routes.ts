@@ -2,6 +2,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { auditContextOf, recordAudit } from '@svc/audit'
 import { membershipOf } from '@svc/auth'
 import type { Executor } from '@svc/db'
+import { PaginationQuery, type Pagination } from '@svc/http'
 import { findBudget, periodOf, saveBudget, usageEventsIn, usageIn, type BudgetRow } from '../queries/usage.js'
 import { OrgParams } from '../analyses/schemas.js'
 import { limitReached, noteThresholds, percentages } from './budget.js'
@@ -18,9 +19,13 @@ function limitsOf(budget: BudgetRow | undefined) {
   }
 }
 
-async function usageReport(db: Executor, organizationId: string) {
+async function usageReport(db: Executor, organizationId: string, { page, limit }: Pagination = { page: 1, limit: 20 }) {
   const period = periodOf(new Date())
-  const [budget, usage, events] = await Promise.all([findBudget(db, organizationId), usageIn(db, organizationId, period), usageEventsIn(db, organizationId, period)])
+  const [budget, usage, events] = await Promise.all([
+    findBudget(db, organizationId),
+    usageIn(db, organizationId, period),
+    usageEventsIn(db, organizationId, period, { offset: (page - 1) * limit, limit }),
+  ])
   const used = Object.values(percentages(budget, usage))
   return {
     period: { start: period.start.toISOString(), end: period.end.toISOString() },
@@ -35,7 +40,8 @@ async function usageReport(db: Executor, organizationId: string) {
     alertThresholds: budget?.alertThresholds ?? DEFAULT_THRESHOLDS,
     percentUsed: used.length === 0 ? null : Math.round(Math.max(...used) * 100) / 100,
     limitReached: limitReached(budget, usage) ?? null,
-    events: events.map((event) => ({
+    eventsMeta: { page, limit, total: events.total },
+    events: events.rows.map((event) => ({
       type: event.type as 'threshold_crossed' | 'analysis_skipped',
       threshold: event.threshold,
       data: event.data as Record<string, unknown>,
@@ -53,8 +59,11 @@ export const usageRoutes: FastifyPluginAsyncTypebox = async (app) => {
 
   app.get(
     '/api/v1/organizations/:orgId/usage',
-    { schema: { tags, summary: 'This month’s AI usage, limits and threshold events (organization member)', params: OrgParams, response: { 200: Usage } }, onRequest: app.requireOrgMember },
-    async (request) => usageReport(db, membershipOf(request).organizationId),
+    {
+      schema: { tags, summary: 'This month’s AI usage, limits and threshold events, the events paged (organization member)', params: OrgParams, querystring: PaginationQuery, response: { 200: Usage } },
+      onRequest: app.requireOrgMember,
+    },
+    async (request) => usageReport(db, membershipOf(request).organizationId, request.query),
   )
 
   app.patch(

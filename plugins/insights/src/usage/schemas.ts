@@ -38,8 +38,9 @@ export const Usage = Type.Object(
         data: Type.Record(Type.String(), Type.Unknown()),
         createdAt: Timestamp,
       }),
-      { description: 'This period’s threshold crossings and skipped analyses, oldest first' },
+      { description: 'This period’s threshold crossings and skipped analyses, oldest first: the page `page` and `limit` ask for' },
     ),
+    eventsMeta: Type.Object({ page: Type.Integer(), limit: Type.Integer(), total: Type.Integer() }, { description: 'The events’ page, and how many there are' }),
   },
   { title: 'Usage' },
 )
