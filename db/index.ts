@@ -16,6 +16,7 @@ import * as profileClaims from './migrations/0014_profile_claims.js'
 import * as scimTokenExpiry from './migrations/0015_scim_token_expiry.js'
 import * as deployDeliveryIds from './migrations/0016_deploy_delivery_ids.js'
 import * as alertOccurrenceRows from './migrations/0017_alert_occurrence_rows.js'
+import * as aiReservations from './migrations/0018_ai_reservations.js'
 
 /**
  * Every migration, in order, listed by hand rather than found by scanning a folder, so a
@@ -39,4 +40,5 @@ export const migrations: Record<string, Migration> = {
   '0015_scim_token_expiry': scimTokenExpiry,
   '0016_deploy_delivery_ids': deployDeliveryIds,
   '0017_alert_occurrence_rows': alertOccurrenceRows,
+  '0018_ai_reservations': aiReservations,
 }

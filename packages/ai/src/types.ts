@@ -109,10 +109,31 @@ export interface RcaDraft {
   usage: TokenUsage
 }
 
+/**
+ * Room in a budget for model calls. Before each call the provider reserves the most the call
+ * can cost (its prompt, estimated, and `max_tokens`); after it, it settles the reservation to
+ * what the call really cost. A budget without room refuses the reservation by throwing an
+ * AnalyzerError that is not retryable: the call is never made.
+ */
+export interface SpendGuard {
+  reserve(estimate: { promptTokens: number; completionTokens: number }): Promise<SpendReservation>
+}
+
+export interface SpendReservation {
+  settle(actual: { promptTokens: number; completionTokens: number }): Promise<void>
+}
+
+/** No budget: every call may be made. */
+export const unguarded: SpendGuard = {
+  async reserve() {
+    return { async settle() {} }
+  },
+}
+
 export interface IncidentAnalyzer {
   readonly provider: TokenUsage['provider']
-  analyzeIncident(incident: IncidentContext, evidence: EvidenceSource): Promise<IncidentAnalysis>
-  draftRca(context: RcaDraftContext): Promise<RcaDraft>
+  analyzeIncident(incident: IncidentContext, evidence: EvidenceSource, guard?: SpendGuard): Promise<IncidentAnalysis>
+  draftRca(context: RcaDraftContext, guard?: SpendGuard): Promise<RcaDraft>
 }
 
 /**

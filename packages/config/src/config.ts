@@ -45,15 +45,22 @@ export type TrustProxy = boolean | number | string[]
 /** The AI provider and how analyses are retried and priced. */
 export interface AiConfig {
   /** The OpenAI-compatible model server; undefined: the built-in offline analyzer. */
-  openai?: { apiKey: string; baseUrl?: string; model: string; timeoutMs: number }
+  openai?: { apiKey: string; baseUrl?: string; model: string; timeoutMs: number; maxOutputTokens?: number }
   /** Retries of a failed analysis job, `retryDelaySeconds` apart, doubling each time. */
   retryLimit: number
   retryDelaySeconds: number
   /** US dollars per million tokens, for the usage budget's cost estimate. */
   pricePerMillionTokens: { input: number; output: number }
+  /** The monthly caps of an organization that set none of its own (AI_DEFAULT_MONTHLY_TOKENS, AI_DEFAULT_MONTHLY_COST_USD). */
+  defaultMonthlyLimits: { tokens: number; costUsd: number }
 }
 
-export const DEFAULT_AI_CONFIG: AiConfig = { retryLimit: 3, retryDelaySeconds: 30, pricePerMillionTokens: { input: 0.15, output: 0.6 } }
+export const DEFAULT_AI_CONFIG: AiConfig = {
+  retryLimit: 3,
+  retryDelaySeconds: 30,
+  pricePerMillionTokens: { input: 0.15, output: 0.6 },
+  defaultMonthlyLimits: { tokens: 2_000_000, costUsd: 20 },
+}
 
 /** Outbound messages: the providers, the sender, and how deliveries are retried. */
 export interface NotifierConfig {

@@ -103,11 +103,12 @@ export function notifierConfigFor(env: Environment): NotifierConfig {
 export function aiConfigFor(env: Environment): AiConfig {
   return {
     openai: env.OPENAI_API_KEY
-      ? { apiKey: env.OPENAI_API_KEY, baseUrl: env.OPENAI_BASE_URL, model: env.AI_MODEL, timeoutMs: env.AI_TIMEOUT_MS }
+      ? { apiKey: env.OPENAI_API_KEY, baseUrl: env.OPENAI_BASE_URL, model: env.AI_MODEL, timeoutMs: env.AI_TIMEOUT_MS, maxOutputTokens: env.AI_MAX_OUTPUT_TOKENS }
       : undefined,
     retryLimit: env.AI_RETRY_LIMIT,
     retryDelaySeconds: env.AI_RETRY_DELAY_SECONDS,
     pricePerMillionTokens: { input: env.AI_INPUT_PRICE_PER_MTOK, output: env.AI_OUTPUT_PRICE_PER_MTOK },
+    defaultMonthlyLimits: { tokens: env.AI_DEFAULT_MONTHLY_TOKENS, costUsd: env.AI_DEFAULT_MONTHLY_COST_USD },
   }
 }
 

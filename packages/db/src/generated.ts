@@ -181,6 +181,16 @@ export interface CoreUsers {
   updatedAt: Generated<Timestamp>;
 }
 
+export interface DivinuxAiReservations {
+  costUsd: Numeric;
+  createdAt: Generated<Timestamp>;
+  expiresAt: Timestamp;
+  id: Generated<string>;
+  organizationId: string;
+  referenceId: string;
+  tokens: number;
+}
+
 export interface DivinuxAiUsage {
   completionTokens: number;
   costUsd: Numeric;
@@ -402,6 +412,7 @@ export interface DB {
   "core.ssoConfigs": CoreSsoConfigs;
   "core.subscriptions": CoreSubscriptions;
   "core.users": CoreUsers;
+  "divinux.aiReservations": DivinuxAiReservations;
   "divinux.aiUsage": DivinuxAiUsage;
   "divinux.alertEvents": DivinuxAlertEvents;
   "divinux.alerts": DivinuxAlerts;

@@ -10,6 +10,7 @@ export interface ChatRequest {
     messages: Array<{ role: string; content: string | null; tool_calls?: Array<{ id: string; function: { name: string } }>; tool_call_id?: string }>
     tools?: Array<{ type: string; function: { name: string } }>
     response_format?: { type: string; json_schema?: { name: string; strict?: boolean; schema: Record<string, unknown> } }
+    max_tokens?: number
   }
 }
 

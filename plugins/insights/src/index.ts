@@ -37,10 +37,10 @@ export async function insightsSurface(app: FastifyInstance, options: InsightsOpt
   let analyzeWorker: string | undefined
   let draftWorker: string | undefined
 
-  await app.register(insightRoutes, { wakeWorker: () => analyzeWorker && jobs.notifyWorker(analyzeWorker) })
-  await app.register(usageRoutes)
+  await app.register(insightRoutes, { ai, wakeWorker: () => analyzeWorker && jobs.notifyWorker(analyzeWorker) })
+  await app.register(usageRoutes, { ai })
   for (const routes of [rcaRoutes, rcaLinkRoutes, actionItemRoutes, incidentSearchRoutes, rcaStatsRoutes, rcaExportRoutes]) await app.register(routes)
-  await app.register(rcaGenerateRoutes, { wakeWorker: () => draftWorker && jobs.notifyWorker(draftWorker) })
+  await app.register(rcaGenerateRoutes, { ai, wakeWorker: () => draftWorker && jobs.notifyWorker(draftWorker) })
 
   // Workers start once the app is ready and stop with it; jobs in flight finish when the queue stops.
   app.addHook('onReady', async () => {
@@ -60,7 +60,7 @@ export async function insightsSurface(app: FastifyInstance, options: InsightsOpt
       if (!event || !(ANALYZED_PRIORITIES.has(event.priority) || event.autoAnalysis)) return
       const key = { organizationId: event.organizationId, sourceProduct: 'alerting' as const, incidentId: event.alertId }
       // A redelivered event finds the incident's automatic analysis and asks for nothing more.
-      const result = await requestAnalysis(database, jobs, key, { trigger: 'automatic', requestedBy: null })
+      const result = await requestAnalysis(database, jobs, ai, key, { trigger: 'automatic', requestedBy: null })
       if (result.outcome === 'requested' && analyzeWorker) jobs.notifyWorker(analyzeWorker)
     })
   })

@@ -4,11 +4,11 @@ import { buildApp } from '../src/app.js'
 import { insightsHelpers, minutesAgo } from './insights-setup.js'
 import { alertingOrganization } from './organization-setup.js'
 
-const titleOf = (request: ChatRequest) => (JSON.parse(request.body.messages[1]!.content!.split('\n')[1]!) as { title: string }).title
+const titleOf = (request: ChatRequest) => (JSON.parse(request.body.messages[1]!.content!.split('\n')[2]!) as { title: string }).title
 
 /** An RCA draft: the deploy of version 2.4.0 from the record, named as the cause. */
 function draftAnswer(request: ChatRequest): ChatReply {
-  const record = JSON.parse(request.body.messages[1]!.content!.split('\n')[1]!) as { title: string; deploys: Array<{ id: string; version: string }>; incidents: Array<{ title: string }> }
+  const record = JSON.parse(request.body.messages[1]!.content!.split('\n')[2]!) as { title: string; deploys: Array<{ id: string; version: string }>; incidents: Array<{ title: string }> }
   const suspect = record.deploys.find((deploy) => deploy.version === '2.4.0')
   const reply = {
     summary: `${record.incidents.map((incident) => incident.title).join(', ')}: checkout failed.`,
@@ -43,6 +43,7 @@ const service = await startTestService(t, buildApp, {
       retryLimit: 1,
       retryDelaySeconds: 1,
       pricePerMillionTokens: { input: 2, output: 8 },
+      defaultMonthlyLimits: { tokens: 2_000_000, costUsd: 20 },
     },
   },
 })

@@ -20,14 +20,16 @@ const requestFor = async (title: string) => {
   return { alertId, response: await app.inject({ method: 'POST', url: `/api/v1/organizations/${orgId}/insights`, headers: responder!.headers, payload: { incidentId: alertId, sourceProduct: 'alerting' } }) }
 }
 
-t.test('with no budget set, usage is counted and nothing is limited', async (t) => {
+t.test('with no budget set, usage is counted and only the default caps apply', async (t) => {
   const usage = await getUsage()
   const now = new Date()
   t.same(usage.period, { start: new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), 1)).toISOString(), end: new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth() + 1, 1)).toISOString() })
   t.same(usage.usage, { analyses: 0, promptTokens: 0, completionTokens: 0, tokens: 0, estimatedCostUsd: 0 })
   t.same(usage.limits, { monthlyAnalyses: null, monthlyTokens: null, monthlyCostUsd: null })
+  t.same(usage.effectiveLimits, { monthlyAnalyses: null, monthlyTokens: 2_000_000, monthlyCostUsd: 20 }, 'the default caps of the environment')
+  t.same(usage.reserved, { tokens: 0, estimatedCostUsd: 0 })
   t.same(usage.alertThresholds, [50, 80, 100])
-  t.match(usage, { percentUsed: null, limitReached: null, events: [] })
+  t.match(usage, { percentUsed: 0, limitReached: null, events: [] })
   t.equal((await app.inject({ method: 'GET', url: usageUrl, headers: stranger!.headers })).statusCode, 404, 'not a member')
 })
 

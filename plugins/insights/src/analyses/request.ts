@@ -1,9 +1,10 @@
+import type { AiConfig } from '@svc/config'
 import type { Database } from '@svc/db'
 import { inTransaction } from '@svc/jobs'
 import type { JobQueue } from '@svc/jobs'
-import { findActiveAnalysis, hasAutomaticAnalysis, insertAnalysis, recordAnalysisEvent, type AnalysisRow, type IncidentKey } from '../queries/analyses.js'
+import { countActiveAnalyses, findActiveAnalysis, hasAutomaticAnalysis, insertAnalysis, recordAnalysisEvent, type AnalysisRow, type IncidentKey } from '../queries/analyses.js'
 import { findBudget, periodOf, recordAnalysisSkipped } from '../queries/usage.js'
-import { limitReachedNow, noteThresholds, type LimitName } from '../usage/budget.js'
+import { effectiveLimits, limitReachedNow, noteThresholds, type LimitName } from '../usage/budget.js'
 import { ANALYZE_QUEUE, type AnalyzeJob } from './queue.js'
 
 export type AnalysisRequest =
@@ -21,13 +22,14 @@ export type AnalysisRequest =
 export async function requestAnalysis(
   database: Database,
   jobs: JobQueue,
+  ai: AiConfig,
   key: IncidentKey,
   request: { trigger: 'automatic' | 'manual'; requestedBy: string | null },
 ): Promise<AnalysisRequest> {
   return database.db.transaction().execute(async (trx): Promise<AnalysisRequest> => {
     // An event delivered twice must not analyze its incident twice.
     if (request.trigger === 'automatic' && (await hasAutomaticAnalysis(trx, key))) return { outcome: 'already_analyzed' }
-    const limit = await limitReachedNow(trx, key.organizationId)
+    const limit = await limitReachedNow(trx, ai, key.organizationId)
     if (limit) {
       if (request.trigger === 'automatic') {
         await recordAnalysisSkipped(trx, key.organizationId, periodOf(new Date()), { reason: 'budget_exceeded', limit, sourceProduct: key.sourceProduct, incidentId: key.incidentId })
@@ -42,8 +44,11 @@ export async function requestAnalysis(
     }
     await recordAnalysisEvent(trx, key.organizationId, analysis.id, 'requested', { trigger: request.trigger, requestedBy: request.requestedBy })
     const job: AnalyzeJob = { organizationId: key.organizationId, analysisId: analysis.id }
-    await jobs.send(ANALYZE_QUEUE, job, { db: inTransaction(trx), singletonKey: analysis.id })
-    await noteThresholds(trx, key.organizationId, await findBudget(trx, key.organizationId))
+    // Fair queueing: each analysis an organization already has waiting lowers the priority of its
+    // next one, so a flood from one organization queues behind the first analysis of any other.
+    const waiting = await countActiveAnalyses(trx, key.organizationId)
+    await jobs.send(ANALYZE_QUEUE, job, { db: inTransaction(trx), singletonKey: analysis.id, priority: -Math.max(0, waiting - 1) })
+    await noteThresholds(trx, key.organizationId, effectiveLimits(await findBudget(trx, key.organizationId), ai))
     return { outcome: 'requested', analysis }
   })
 }

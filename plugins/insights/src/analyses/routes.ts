@@ -1,3 +1,4 @@
+import type { AiConfig } from '@svc/config'
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { Type } from 'typebox'
 import { isUuid, membershipOf } from '@svc/auth'
@@ -18,7 +19,7 @@ export type WakeWorker = () => void
  * responder. An analysis is asked for by incident reference (surface and id) and processed by a
  * job; the answer is 202 with the pending analysis.
  */
-export const insightRoutes: FastifyPluginAsyncTypebox<{ wakeWorker: WakeWorker }> = async (app, options) => {
+export const insightRoutes: FastifyPluginAsyncTypebox<{ ai: AiConfig; wakeWorker: WakeWorker }> = async (app, options) => {
   const db = app.database.db
   const viewer = app.requireProductRole('insights', 'viewer')
   const responder = app.requireProductRole('insights', 'responder')
@@ -50,7 +51,7 @@ export const insightRoutes: FastifyPluginAsyncTypebox<{ wakeWorker: WakeWorker }
       const { organizationId } = membershipOf(request)
       const key = { organizationId, sourceProduct: request.body.sourceProduct, incidentId: request.body.incidentId }
       if (!(await incidentContext(db, key))) throw new NotFoundError('incident')
-      const result = await requestAnalysis(app.database, app.jobs, key, { trigger: 'manual', requestedBy: request.user.userId })
+      const result = await requestAnalysis(app.database, app.jobs, options.ai, key, { trigger: 'manual', requestedBy: request.user.userId })
       if (result.outcome === 'budget_exceeded') throw new BudgetExceededError(`the organization's monthly AI ${result.limit} limit is reached`)
       if (result.outcome !== 'requested') {
         const active = result.outcome === 'already_active' && result.analysisId ? ` (${result.analysisId})` : ''

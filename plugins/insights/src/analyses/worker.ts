@@ -4,7 +4,9 @@ import type { AiConfig } from '@svc/config'
 import type { Database, Json } from '@svc/db'
 import { claimAnalysis, completeAnalysis, recordAnalysisEvent, setbackAnalysis, type AnalysisRow, type IncidentKey } from '../queries/analyses.js'
 import { deploysBeforeIncident, incidentContext, incidentTimeline, similarResolvedIncidents } from '../queries/evidence.js'
+import { releaseReservations } from '../queries/usage.js'
 import { recordSpend } from '../usage/budget.js'
+import { createSpendGuard } from '../usage/spend-guard.js'
 import type { AnalyzeJob } from './queue.js'
 
 export interface AnalysisWorkerDependencies {
@@ -81,11 +83,16 @@ async function analyze(deps: AnalysisWorkerDependencies, analysis: AnalysisRow):
   const key = { organizationId: analysis.organizationId, sourceProduct: analysis.sourceProduct, incidentId: analysis.incidentId } as IncidentKey
   const incident = await incidentContext(db, key)
   if (!incident) throw new AnalyzerError('the incident no longer exists', false)
-  return deps.analyzer.analyzeIncident(incident, {
-    recentDeploys: () => deploysBeforeIncident(db, key.organizationId, incident),
-    similarIncidents: () => similarResolvedIncidents(db, key.organizationId, incident),
-    timeline: () => incidentTimeline(db, key.organizationId, incident),
-  })
+  const guard = createSpendGuard(deps.database, deps.ai, { organizationId: analysis.organizationId, referenceId: analysis.id })
+  return deps.analyzer.analyzeIncident(
+    incident,
+    {
+      recentDeploys: () => deploysBeforeIncident(db, key.organizationId, incident),
+      similarIncidents: () => similarResolvedIncidents(db, key.organizationId, incident),
+      timeline: () => incidentTimeline(db, key.organizationId, incident),
+    },
+    guard,
+  )
 }
 
 async function recordSetback(deps: AnalysisWorkerDependencies, analysis: AnalysisRow, failure: AnalyzerError, to: 'pending' | 'failed', attempt: number): Promise<void> {
@@ -102,6 +109,8 @@ async function recordSetback(deps: AnalysisWorkerDependencies, analysis: Analysi
     // A failed attempt's tokens were still spent at the provider: they count against the budget.
     if (tokens.promptTokens + tokens.completionTokens > 0) {
       await recordSpend(trx, deps.ai, { organizationId: analysis.organizationId, feature: 'analysis', referenceId: analysis.id, usage })
+    } else {
+      await releaseReservations(trx, analysis.organizationId, analysis.id)
     }
   })
 }

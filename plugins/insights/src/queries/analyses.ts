@@ -177,3 +177,14 @@ export async function analysisStatistics(db: Executor, organizationId: string, r
     completionTokens: Number(totals.completionTokens),
   }
 }
+
+/** The organization's analyses waiting or running: how far back its next one queues. */
+export async function countActiveAnalyses(db: Executor, organizationId: string): Promise<number> {
+  const row = await db
+    .selectFrom('divinux.analyses')
+    .select((eb) => eb.fn.countAll<number>().as('active'))
+    .where('organizationId', '=', organizationId)
+    .where('status', 'in', ['pending', 'processing'])
+    .executeTakeFirstOrThrow()
+  return Number(row.active)
+}

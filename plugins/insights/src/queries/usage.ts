@@ -22,9 +22,14 @@ export async function findBudget(db: Executor, organizationId: string) {
   return db.selectFrom('divinux.tenantBudgets').select(budgetColumns).where('organizationId', '=', organizationId).executeTakeFirst()
 }
 
-/** The budget, locked until the caller's transaction ends: requests that count against it take turns. */
+/**
+ * The budget, with the organization's budget lock held until the caller's transaction ends:
+ * everything that counts against it takes turns, whether or not the organization has a row
+ * (the default caps apply without one), hence a transaction-scoped advisory lock.
+ */
 export async function lockBudget(db: Executor, organizationId: string) {
-  return db.selectFrom('divinux.tenantBudgets').select(budgetColumns).where('organizationId', '=', organizationId).forUpdate().executeTakeFirst()
+  await sql`select pg_advisory_xact_lock(hashtextextended(${`ai-budget:${organizationId}`}, 0))`.execute(db)
+  return findBudget(db, organizationId)
 }
 
 export async function saveBudget(
@@ -47,17 +52,22 @@ export interface PeriodUsage {
   promptTokens: number
   completionTokens: number
   costUsd: number
+  /** Reserved for model calls under way and not yet on the ledger. */
+  reservedTokens: number
+  reservedCostUsd: number
 }
 
 /** What the organization consumed in the period: analyses requested, and the model calls' ledger. */
 export async function usageIn(db: Executor, organizationId: string, period: Period): Promise<PeriodUsage> {
-  const row = await sql<{ analyses: number; promptTokens: number; completionTokens: number; costUsd: string }>`
+  const row = await sql<{ analyses: number; promptTokens: number; completionTokens: number; costUsd: string; reservedTokens: string; reservedCostUsd: string }>`
     select
       (select count(*) from divinux.analyses
         where organization_id = ${organizationId} and created_at >= ${period.start} and created_at < ${period.end})::int as analyses,
       coalesce(sum(prompt_tokens), 0)::bigint as prompt_tokens,
       coalesce(sum(completion_tokens), 0)::bigint as completion_tokens,
-      coalesce(sum(cost_usd), 0) as cost_usd
+      coalesce(sum(cost_usd), 0) as cost_usd,
+      (select coalesce(sum(tokens), 0) from divinux.ai_reservations where organization_id = ${organizationId} and expires_at > now())::bigint as reserved_tokens,
+      (select coalesce(sum(cost_usd), 0) from divinux.ai_reservations where organization_id = ${organizationId} and expires_at > now()) as reserved_cost_usd
     from divinux.ai_usage
     where organization_id = ${organizationId} and created_at >= ${period.start} and created_at < ${period.end}`.execute(db)
   const usage = row.rows[0]
@@ -66,6 +76,8 @@ export async function usageIn(db: Executor, organizationId: string, period: Peri
     promptTokens: Number(usage?.promptTokens ?? 0),
     completionTokens: Number(usage?.completionTokens ?? 0),
     costUsd: Number(usage?.costUsd ?? 0),
+    reservedTokens: Number(usage?.reservedTokens ?? 0),
+    reservedCostUsd: Number(usage?.reservedCostUsd ?? 0),
   }
 }
 
@@ -100,4 +112,25 @@ export async function usageEventsIn(db: Executor, organizationId: string, period
     query.select((eb) => eb.fn.countAll<number>().as('total')).executeTakeFirstOrThrow(),
   ])
   return { rows, total: Number(count.total) }
+}
+
+/** Room held in the budget for one model call (see usage/spend-guard.ts). */
+export async function insertReservation(db: Executor, reservation: { organizationId: string; referenceId: string; tokens: number; costUsd: number; ttlSeconds: number }) {
+  const { ttlSeconds, ...values } = reservation
+  const row = await db
+    .insertInto('divinux.aiReservations')
+    .values({ ...values, expiresAt: sql<Date>`now() + make_interval(secs => ${ttlSeconds})` })
+    .returning('id')
+    .executeTakeFirstOrThrow()
+  return row.id
+}
+
+/** A reservation brought down to what its call really cost. */
+export async function settleReservation(db: Executor, organizationId: string, id: string, actual: { tokens: number; costUsd: number }): Promise<void> {
+  await db.updateTable('divinux.aiReservations').set(actual).where('organizationId', '=', organizationId).where('id', '=', id).execute()
+}
+
+/** Ends a job's reservations, in the transaction that puts its spend on the ledger. */
+export async function releaseReservations(db: Executor, organizationId: string, referenceId: string): Promise<void> {
+  await db.deleteFrom('divinux.aiReservations').where('organizationId', '=', organizationId).where('referenceId', '=', referenceId).execute()
 }

@@ -3,6 +3,8 @@ import { AnalyzerError, type IncidentAnalyzer, type RcaDraft } from '@svc/ai'
 import type { AiConfig } from '@svc/config'
 import type { Database } from '@svc/db'
 import { claimDraft, saveDraft, setbackDraft } from '../queries/rcas.js'
+import { releaseReservations } from '../queries/usage.js'
+import { createSpendGuard } from '../usage/spend-guard.js'
 import { recordSpend } from '../usage/budget.js'
 import { draftContext } from './draft-context.js'
 
@@ -31,7 +33,8 @@ export async function processDraftJob(deps: DraftWorkerDependencies, job: DraftJ
   if (!rca) return
   let draft: RcaDraft
   try {
-    draft = await deps.analyzer.draftRca(await draftContext(db, rca))
+    const guard = createSpendGuard(deps.database, deps.ai, { organizationId: job.organizationId, referenceId: rca.id })
+    draft = await deps.analyzer.draftRca(await draftContext(db, rca), guard)
   } catch (error) {
     const failure = error instanceof AnalyzerError ? error : new AnalyzerError(`the draft failed: ${(error as Error).message}`, true, { cause: error })
     const retrying = failure.retryable && attempt.retryCount < attempt.retryLimit
@@ -40,6 +43,8 @@ export async function processDraftJob(deps: DraftWorkerDependencies, job: DraftJ
       const spent = failure.usage
       if (spent && spent.promptTokens + spent.completionTokens > 0) {
         await recordSpend(trx, deps.ai, { organizationId: job.organizationId, feature: 'rca_draft', referenceId: rca.id, usage: spent })
+      } else {
+        await releaseReservations(trx, job.organizationId, rca.id)
       }
     })
     deps.log.warn({ rcaId: rca.id, attempt: attempt.retryCount + 1, retrying, err: failure }, 'RCA draft attempt failed')

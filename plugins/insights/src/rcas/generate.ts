@@ -1,3 +1,4 @@
+import type { AiConfig } from '@svc/config'
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { Type } from 'typebox'
 import { inTransaction } from '@svc/jobs'
@@ -14,7 +15,7 @@ import { Rca, RcaParams, rcaBody } from './schemas.js'
  * the deploys before them and alike past incidents; fields a person wrote are kept unless
  * `overwrite` is true.
  */
-export const rcaGenerateRoutes: FastifyPluginAsyncTypebox<{ wakeWorker: () => void }> = async (app, options) => {
+export const rcaGenerateRoutes: FastifyPluginAsyncTypebox<{ ai: AiConfig; wakeWorker: () => void }> = async (app, options) => {
   const db = app.database.db
   app.post(
     '/api/v1/organizations/:orgId/rcas/:rcaId/generate',
@@ -38,7 +39,7 @@ export const rcaGenerateRoutes: FastifyPluginAsyncTypebox<{ wakeWorker: () => vo
       const row = await db.transaction().execute(async (trx) => {
         const rca = await rcaOf(trx, request, request.params.rcaId, { lock: true })
         assertEditable(rca, 'it')
-        const limit = await limitReachedNow(trx, rca.organizationId)
+        const limit = await limitReachedNow(trx, options.ai, rca.organizationId)
         if (limit) throw new BudgetExceededError(`the organization's monthly AI ${limit} limit is reached`)
         const queued = await queueDraft(trx, rca.organizationId, rca.id, overwrite, request.user.userId)
         if (!queued) throw new ConflictError('a draft of this RCA is already being generated')

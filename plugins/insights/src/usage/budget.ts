@@ -1,12 +1,34 @@
 import type { TokenUsage } from '@svc/ai'
 import type { AiConfig } from '@svc/config'
 import type { Executor } from '@svc/db'
-import { findBudget, lockBudget, periodOf, recordAiUsage, recordThresholdsCrossed, usageIn, type BudgetRow, type Period, type PeriodUsage } from '../queries/usage.js'
+import { findBudget, lockBudget, periodOf, recordAiUsage, recordThresholdsCrossed, releaseReservations, usageIn, type BudgetRow, type Period, type PeriodUsage } from '../queries/usage.js'
 
 export type LimitName = 'analyses' | 'tokens' | 'cost'
 
-/** How much of each set limit is used, in percent (a limit of 0 is used up at once). */
-export function percentages(budget: BudgetRow | undefined, usage: PeriodUsage): Partial<Record<LimitName, number>> {
+/** The limits that apply: the organization's own, else the default caps, and its alert thresholds. */
+export type Limits = Pick<BudgetRow, 'monthlyAnalysisLimit' | 'monthlyTokenLimit' | 'monthlyCostLimitUsd' | 'alertThresholds'>
+
+export const DEFAULT_THRESHOLDS = [50, 80, 100]
+
+/**
+ * The organization's limits with the default monthly caps (AI_DEFAULT_MONTHLY_TOKENS,
+ * AI_DEFAULT_MONTHLY_COST_USD) in place of the ones it did not set: AI spend has a ceiling even
+ * for an organization that never looked at its budget (decision 0012).
+ */
+export function effectiveLimits(budget: BudgetRow | undefined, ai: AiConfig): Limits {
+  return {
+    monthlyAnalysisLimit: budget?.monthlyAnalysisLimit ?? null,
+    monthlyTokenLimit: budget?.monthlyTokenLimit ?? ai.defaultMonthlyLimits.tokens,
+    monthlyCostLimitUsd: budget?.monthlyCostLimitUsd ?? String(ai.defaultMonthlyLimits.costUsd),
+    alertThresholds: budget?.alertThresholds ?? DEFAULT_THRESHOLDS,
+  }
+}
+
+/**
+ * How much of each set limit is used, in percent (a limit of 0 is used up at once). Tokens and
+ * cost count what model calls under way have reserved too.
+ */
+export function percentages(budget: Limits | undefined, usage: PeriodUsage): Partial<Record<LimitName, number>> {
   const percent = (used: number, limit: number | string | null | undefined) => {
     if (limit === null || limit === undefined) return undefined
     const ceiling = Number(limit)
@@ -14,8 +36,8 @@ export function percentages(budget: BudgetRow | undefined, usage: PeriodUsage): 
   }
   const result: Partial<Record<LimitName, number>> = {}
   const analyses = percent(usage.analyses, budget?.monthlyAnalysisLimit)
-  const tokens = percent(usage.promptTokens + usage.completionTokens, budget?.monthlyTokenLimit)
-  const cost = percent(usage.costUsd, budget?.monthlyCostLimitUsd)
+  const tokens = percent(usage.promptTokens + usage.completionTokens + usage.reservedTokens, budget?.monthlyTokenLimit)
+  const cost = percent(usage.costUsd + usage.reservedCostUsd, budget?.monthlyCostLimitUsd)
   if (analyses !== undefined) result.analyses = analyses
   if (tokens !== undefined) result.tokens = tokens
   if (cost !== undefined) result.cost = cost
@@ -23,7 +45,7 @@ export function percentages(budget: BudgetRow | undefined, usage: PeriodUsage): 
 }
 
 /** The limit reached (used at or past 100 %), if any: no more analyses this period. */
-export function limitReached(budget: BudgetRow | undefined, usage: PeriodUsage): LimitName | undefined {
+export function limitReached(budget: Limits | undefined, usage: PeriodUsage): LimitName | undefined {
   const used = percentages(budget, usage)
   return (['analyses', 'tokens', 'cost'] as const).find((name) => (used[name] ?? 0) >= 100)
 }
@@ -32,8 +54,8 @@ export function limitReached(budget: BudgetRow | undefined, usage: PeriodUsage):
  * After usage grew (or limits changed): records every threshold now crossed that was not yet
  * recorded this period. The unique index makes "once per period" hold under concurrency.
  */
-export async function noteThresholds(db: Executor, organizationId: string, budget: BudgetRow | undefined, now = new Date()): Promise<number[]> {
-  if (!budget || budget.alertThresholds.length === 0) return []
+export async function noteThresholds(db: Executor, organizationId: string, budget: Limits, now = new Date()): Promise<number[]> {
+  if (budget.alertThresholds.length === 0) return []
   const period: Period = periodOf(now)
   const usage = await usageIn(db, organizationId, period)
   const used = percentages(budget, usage)
@@ -43,11 +65,10 @@ export async function noteThresholds(db: Executor, organizationId: string, budge
   return recordThresholdsCrossed(db, organizationId, period, crossed, { percentUsed: limits })
 }
 
-/** The limit reached this period, judged with the budget row locked until the caller's transaction ends. */
-export async function limitReachedNow(db: Executor, organizationId: string): Promise<LimitName | undefined> {
-  const budget = await lockBudget(db, organizationId)
-  if (!budget) return undefined
-  return limitReached(budget, await usageIn(db, organizationId, periodOf(new Date())))
+/** The limit reached this period, judged with the budget locked until the caller's transaction ends. */
+export async function limitReachedNow(db: Executor, ai: AiConfig, organizationId: string): Promise<LimitName | undefined> {
+  const limits = effectiveLimits(await lockBudget(db, organizationId), ai)
+  return limitReached(limits, await usageIn(db, organizationId, periodOf(new Date())))
 }
 
 /** US dollars for the tokens, at the configured prices per million. */
@@ -56,7 +77,10 @@ export function costOf(ai: AiConfig, usage: { promptTokens: number; completionTo
   return (usage.promptTokens * input + usage.completionTokens * output) / 1_000_000
 }
 
-/** Puts one model call on the ledger, priced, and records the thresholds that spending crossed. */
+/**
+ * Puts a job's model calls on the ledger, priced, ends the reservations they held, and records
+ * the thresholds that spending crossed.
+ */
 export async function recordSpend(
   db: Executor,
   ai: AiConfig,
@@ -64,6 +88,7 @@ export async function recordSpend(
 ): Promise<void> {
   const { organizationId, feature, referenceId, usage } = spend
   const { provider, model, promptTokens, completionTokens } = usage
+  await releaseReservations(db, organizationId, referenceId)
   await recordAiUsage(db, { organizationId, feature, referenceId, provider, model, promptTokens, completionTokens, costUsd: costOf(ai, usage) })
-  await noteThresholds(db, organizationId, await findBudget(db, organizationId))
+  await noteThresholds(db, organizationId, effectiveLimits(await findBudget(db, organizationId), ai))
 }

@@ -1,17 +1,17 @@
+import type { AiConfig } from '@svc/config'
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { auditContextOf, recordAudit } from '@svc/audit'
 import { membershipOf } from '@svc/auth'
 import type { Executor } from '@svc/db'
 import { PaginationQuery, type Pagination } from '@svc/http'
-import { findBudget, periodOf, saveBudget, usageEventsIn, usageIn, type BudgetRow } from '../queries/usage.js'
+import { findBudget, periodOf, saveBudget, usageEventsIn, usageIn } from '../queries/usage.js'
 import { OrgParams } from '../analyses/schemas.js'
-import { limitReached, noteThresholds, percentages } from './budget.js'
+import { effectiveLimits, limitReached, noteThresholds, percentages, type Limits } from './budget.js'
 import { Usage, UsagePatch } from './schemas.js'
 
 const tags = ['usage']
-const DEFAULT_THRESHOLDS = [50, 80, 100]
 
-function limitsOf(budget: BudgetRow | undefined) {
+function limitsOf(budget: Limits | undefined) {
   return {
     monthlyAnalyses: budget?.monthlyAnalysisLimit ?? null,
     monthlyTokens: budget?.monthlyTokenLimit ?? null,
@@ -19,14 +19,15 @@ function limitsOf(budget: BudgetRow | undefined) {
   }
 }
 
-async function usageReport(db: Executor, organizationId: string, { page, limit }: Pagination = { page: 1, limit: 20 }) {
+async function usageReport(db: Executor, ai: AiConfig, organizationId: string, { page, limit }: Pagination = { page: 1, limit: 20 }) {
   const period = periodOf(new Date())
   const [budget, usage, events] = await Promise.all([
     findBudget(db, organizationId),
     usageIn(db, organizationId, period),
     usageEventsIn(db, organizationId, period, { offset: (page - 1) * limit, limit }),
   ])
-  const used = Object.values(percentages(budget, usage))
+  const effective = effectiveLimits(budget, ai)
+  const used = Object.values(percentages(effective, usage))
   return {
     period: { start: period.start.toISOString(), end: period.end.toISOString() },
     usage: {
@@ -37,9 +38,11 @@ async function usageReport(db: Executor, organizationId: string, { page, limit }
       estimatedCostUsd: Math.round(usage.costUsd * 1_000_000) / 1_000_000,
     },
     limits: limitsOf(budget),
-    alertThresholds: budget?.alertThresholds ?? DEFAULT_THRESHOLDS,
+    effectiveLimits: limitsOf(effective),
+    reserved: { tokens: usage.reservedTokens, estimatedCostUsd: Math.round(usage.reservedCostUsd * 1_000_000) / 1_000_000 },
+    alertThresholds: effective.alertThresholds,
     percentUsed: used.length === 0 ? null : Math.round(Math.max(...used) * 100) / 100,
-    limitReached: limitReached(budget, usage) ?? null,
+    limitReached: limitReached(effective, usage) ?? null,
     eventsMeta: { page, limit, total: events.total },
     events: events.rows.map((event) => ({
       type: event.type as 'threshold_crossed' | 'analysis_skipped',
@@ -54,7 +57,7 @@ async function usageReport(db: Executor, organizationId: string, { page, limit }
  * AI usage budgets: this month's usage against the organization's limits. Any member may read
  * them; setting limits and thresholds is for the organization's admins and owner.
  */
-export const usageRoutes: FastifyPluginAsyncTypebox = async (app) => {
+export const usageRoutes: FastifyPluginAsyncTypebox<{ ai: AiConfig }> = async (app, { ai }) => {
   const db = app.database.db
 
   app.get(
@@ -63,7 +66,7 @@ export const usageRoutes: FastifyPluginAsyncTypebox = async (app) => {
       schema: { tags, summary: 'This month’s AI usage, limits and threshold events, the events paged (organization member)', params: OrgParams, querystring: PaginationQuery, response: { 200: Usage } },
       onRequest: app.requireOrgMember,
     },
-    async (request) => usageReport(db, membershipOf(request).organizationId, request.query),
+    async (request) => usageReport(db, ai, membershipOf(request).organizationId, request.query),
   )
 
   app.patch(
@@ -104,9 +107,9 @@ export const usageRoutes: FastifyPluginAsyncTypebox = async (app) => {
           before: before ? { limits: limitsOf(before), alertThresholds: before.alertThresholds } : null,
           after: { limits: limitsOf(saved), alertThresholds: saved.alertThresholds },
         })
-        await noteThresholds(trx, organizationId, saved)
+        await noteThresholds(trx, organizationId, effectiveLimits(saved, ai))
       })
-      return usageReport(db, organizationId)
+      return usageReport(db, ai, organizationId)
     },
   )
 }

@@ -5,8 +5,8 @@ const NullableLimit = (description: string) => NullableNumber(Type.Integer({ min
 
 export const Limits = Type.Object({
   monthlyAnalyses: NullableLimit('Analyses per calendar month (UTC); null: unlimited'),
-  monthlyTokens: NullableLimit('Model tokens per month, prompt and completion; null: unlimited'),
-  monthlyCostUsd: NullableNumber(Type.Number({ minimum: 0, description: 'Estimated model cost per month in US dollars; null: unlimited' })),
+  monthlyTokens: NullableLimit('Model tokens per month, prompt and completion; null: the default cap (AI_DEFAULT_MONTHLY_TOKENS)'),
+  monthlyCostUsd: NullableNumber(Type.Number({ minimum: 0, description: 'Estimated model cost per month in US dollars; null: the default cap (AI_DEFAULT_MONTHLY_COST_USD)' })),
 })
 
 const Thresholds = Type.Array(Type.Integer({ minimum: 1, maximum: 100 }), {
@@ -26,6 +26,11 @@ export const Usage = Type.Object(
       estimatedCostUsd: Type.Number(),
     }),
     limits: Limits,
+    effectiveLimits: Type.Object(Limits.properties, { description: 'The limits that apply: the organization’s own, else the default caps' }),
+    reserved: Type.Object(
+      { tokens: Type.Integer(), estimatedCostUsd: Type.Number() },
+      { description: 'Held for model calls under way: counted against the limits until their jobs write the ledger' },
+    ),
     alertThresholds: Thresholds,
     percentUsed: Type.Union([Type.Number(), Type.Null()], { description: 'Of the most used limit; null when there are none' }),
     limitReached: Type.Union([Type.Enum(['analyses', 'tokens', 'cost'] as const), Type.Null()], {
