@@ -54,7 +54,9 @@ export function createSigningKeyResolver(options: SigningKeyResolverOptions) {
   const maxStale = options.maxStaleMs ?? 24 * 60 * MINUTE
   const now = options.now ?? Date.now
   const unknownKids = new LRUCache<string, number>({ max: 10_000 })
-  const unknownKidTtl = options.unknownKidTtlMs ?? 5 * MINUTE
+  // As long as the fetch budget's window: a key id found unknown costs at most one fetch a
+  // minute, and a key the issuer publishes after a token first named it works a minute later.
+  const unknownKidTtl = options.unknownKidTtlMs ?? MINUTE
   const fetchTimes: number[] = []
   let fetchesMade = 0
   let keySet: KeySet | undefined

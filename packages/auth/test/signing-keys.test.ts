@@ -114,3 +114,15 @@ t.test('tokens without RS256 or without a kid are refused before any fetch', asy
   t.equal(await statusOf(keys.resolve({ alg: 'RS256' })), 401)
   t.equal(keys.fetchesMade, 0)
 })
+
+t.test('a kid found unknown is looked for again a minute later', async (t) => {
+  const { clock, resolve } = resolverAt(20_000_000)
+  await resolve('real-1')
+  t.equal(await statusOf(resolve('late-3')), 401)
+  published.keys.push(rsaJwk('late-3'))
+  const before = requests
+  t.equal(await statusOf(resolve('late-3')), 401, 'still refused at once')
+  t.equal(requests, before, 'without a fetch')
+  clock.now += 61_000
+  t.match(await resolve('late-3'), /BEGIN PUBLIC KEY/, 'a minute on, fetched and found')
+})
