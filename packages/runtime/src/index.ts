@@ -1,3 +1,3 @@
 export { openResources, type Resources, type ResourceOptions } from './resources.js'
-export { buildServiceApp, routerErrorBody, type ServiceDefinition } from './service-app.js'
+export { buildServiceApp, type ServiceDefinition } from './service-app.js'
 export { exitOnConfigurationError, serve } from './server.js'

@@ -50,7 +50,7 @@ const ROUTER_ERROR_MESSAGES = new Map([
   ['FST_ERR_BAD_URL', 'the URL is not valid'],
 ])
 
-export function routerErrorBody(error: FastifyError, request: FastifyRequest) {
+function routerErrorBody(error: FastifyError, request: FastifyRequest) {
   const body = toErrorBody(error, request)
   return { ...body, message: ROUTER_ERROR_MESSAGES.get(error.code) ?? body.message }
 }

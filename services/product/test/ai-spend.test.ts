@@ -11,17 +11,20 @@ import { alertingOrganization } from './organization-setup.js'
 
 const ANSWER = JSON.stringify({ summary: 'Checkout is failing.', rootCause: 'Unknown.', recommendations: ['Look at the logs'], severity: 'high', suspectedDeployId: null })
 const model = await startOpenAiServer(t, () => ({ body: chatCompletion({ content: ANSWER }, { prompt_tokens: 300, completion_tokens: 100 }) }))
-const service = await startTestService(t, buildApp, {
-  config: {
-    ai: {
-      openai: { apiKey: 'sk-loopback', baseUrl: model.baseUrl, model: 'incident-model', timeoutMs: 2_000, maxOutputTokens: 100 },
-      retryLimit: 0,
-      retryDelaySeconds: 1,
-      pricePerMillionTokens: { input: 2, output: 8 },
-      defaultMonthlyLimits: { tokens: 2_000_000, costUsd: 20 },
+/** A service whose analyses go to the loopback model, with these default caps. */
+const serviceWithCaps = (tokens: number) =>
+  startTestService(t, buildApp, {
+    config: {
+      ai: {
+        openai: { apiKey: 'sk-loopback', baseUrl: model.baseUrl, model: 'incident-model', timeoutMs: 2_000, maxOutputTokens: 100 },
+        retryLimit: 0,
+        retryDelaySeconds: 1,
+        pricePerMillionTokens: { input: 2, output: 8 },
+        defaultMonthlyLimits: { tokens, costUsd: 20 },
+      },
     },
-  },
-})
+  })
+const service = await serviceWithCaps(2_000_000)
 const { app } = service
 const db = app.database.db
 const { orgId, person } = await alertingOrganization(service, 'spend', {})
@@ -72,17 +75,7 @@ t.test('the prompt carries the incident as clipped, delimited data, and max_toke
 })
 
 t.test('an organization that set no limit is held to the default caps', async (t) => {
-  const capped = await startTestService(t, buildApp, {
-    config: {
-      ai: {
-        openai: { apiKey: 'sk-loopback', baseUrl: model.baseUrl, model: 'incident-model', timeoutMs: 2_000, maxOutputTokens: 100 },
-        retryLimit: 0,
-        retryDelaySeconds: 1,
-        pricePerMillionTokens: { input: 2, output: 8 },
-        defaultMonthlyLimits: { tokens: 500, costUsd: 20 },
-      },
-    },
-  })
+  const capped = await serviceWithCaps(500)
   const setup = await alertingOrganization(capped, 'capped', {})
   const helpers = insightsHelpers(capped, setup.orgId, setup.person('owner'))
   const before = model.requests.length
