@@ -16,15 +16,25 @@ bare.post('/ingest', async (_request, reply) => reply.code(202).send({ accepted:
 const bareAddress = await bare.listen({ port: 0, host: '127.0.0.1' })
 
 const issuer = await startTestIssuer({ teardown: (fn) => teardowns.push(fn) })
-const config = testConfig(issuer, { databaseUrl: database.url, logLevel: 'warn', rateLimit: { max: 1_000_000_000, timeWindow: '1 minute' } })
+const config = testConfig(issuer, {
+  databaseUrl: database.url,
+  logLevel: 'warn',
+  rateLimit: { max: 1_000_000_000, timeWindow: '1 minute' },
+})
 const resources = await openResources(config)
 const product = await buildApp(config, resources)
 const productAddress = await product.listen({ port: 0, host: '127.0.0.1' })
 
 const db = resources.database.db
 const token = issuer.idp.mintIdToken({ email: 'bench@ingest.example' })
-const { userId } = (await product.inject({ method: 'GET', url: '/auth/me', headers: { authorization: `Bearer ${token}` } })).json() as { userId: string }
-const organization = await db.insertInto('core.organizations').values({ name: 'Bench', slug: 'bench-ingest' }).returning('id').executeTakeFirstOrThrow()
+const { userId } = (await product.inject({ method: 'GET', url: '/auth/me', headers: { authorization: `Bearer ${token}` } })).json() as {
+  userId: string
+}
+const organization = await db
+  .insertInto('core.organizations')
+  .values({ name: 'Bench', slug: 'bench-ingest' })
+  .returning('id')
+  .executeTakeFirstOrThrow()
 await db.insertInto('core.organizationMembers').values({ organizationId: organization.id, userId, role: 'owner' }).execute()
 const created = await product.inject({
   method: 'POST',
@@ -34,10 +44,16 @@ const created = await product.inject({
 })
 const webhook = created.json() as { ingestPath: string; signingSecret: string }
 
-console.log(JSON.stringify({ bare: `${bareAddress}/ingest`, ingest: `${productAddress}${webhook.ingestPath}`, secret: webhook.signingSecret }))
+console.log(
+  JSON.stringify({ bare: `${bareAddress}/ingest`, ingest: `${productAddress}${webhook.ingestPath}`, secret: webhook.signingSecret }),
+)
 
 process.once('SIGTERM', async () => {
-  const { alerts } = await db.selectFrom('divinux.alerts').select((eb) => eb.fn.countAll<number>().as('alerts')).where('organizationId', '=', organization.id).executeTakeFirstOrThrow()
+  const { alerts } = await db
+    .selectFrom('divinux.alerts')
+    .select((eb) => eb.fn.countAll<number>().as('alerts'))
+    .where('organizationId', '=', organization.id)
+    .executeTakeFirstOrThrow()
   console.log(JSON.stringify({ alerts: Number(alerts) }))
   await Promise.all([bare.close(), product.close()])
   await resources.close()

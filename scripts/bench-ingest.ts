@@ -16,7 +16,16 @@ const DURATION_SECONDS = Number(process.env.BENCH_INGEST_DURATION ?? 30)
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 50)
 const TARGET_RATIO = 0.25
 
-const server = spawn(process.execPath, [...(process.env.BENCH_PROFILE ? ['--cpu-prof', '--cpu-prof-dir', process.env.BENCH_PROFILE] : []), '--import', 'tsx', 'scripts/bench-ingest-server.ts'], { stdio: ['ignore', 'pipe', 'inherit'] })
+const server = spawn(
+  process.execPath,
+  [
+    ...(process.env.BENCH_PROFILE ? ['--cpu-prof', '--cpu-prof-dir', process.env.BENCH_PROFILE] : []),
+    '--import',
+    'tsx',
+    'scripts/bench-ingest-server.ts',
+  ],
+  { stdio: ['ignore', 'pipe', 'inherit'] },
+)
 const lines = createInterface({ input: server.stdout })[Symbol.asyncIterator]()
 const nextLine = async () => {
   const line = await lines.next()
@@ -63,7 +72,12 @@ async function load(url: string, duration: number): Promise<Run> {
         const { body, signature } = signedAlert()
         const sent = performance.now()
         try {
-          const response = await pool.request({ path: target.pathname, method: 'POST', headers: { 'content-type': 'application/json', 'x-webhook-signature': signature }, body })
+          const response = await pool.request({
+            path: target.pathname,
+            method: 'POST',
+            headers: { 'content-type': 'application/json', 'x-webhook-signature': signature },
+            body,
+          })
           await response.body.dump()
           latencies.push(performance.now() - sent)
           if (response.statusCode >= 200 && response.statusCode < 300) accepted += 1
@@ -85,7 +99,12 @@ function combined(runs: Run[]) {
   const accepted = runs.reduce((sum, run) => sum + run.accepted, 0)
   const rejected = runs.reduce((sum, run) => sum + run.rejected, 0)
   const seconds = runs.reduce((sum, run) => sum + run.seconds, 0)
-  return { accepted, rejected, perSecond: (accepted + rejected) / seconds, p99: Math.round(latencies[Math.floor(latencies.length * 0.99)] ?? 0) }
+  return {
+    accepted,
+    rejected,
+    perSecond: (accepted + rejected) / seconds,
+    p99: Math.round(latencies[Math.floor(latencies.length * 0.99)] ?? 0),
+  }
 }
 
 try {
@@ -106,13 +125,19 @@ try {
   const { alerts } = (await nextLine()) as { alerts: number }
   const answered = warm.accepted + ingest.accepted
   const ratio = ingest.perSecond / bare.perSecond
-  console.log(`\n${CONNECTIONS} connections, ${DURATION_SECONDS} s per target, signed ~1 KB generic alerts, Node ${process.version}, PostgreSQL\n`)
+  console.log(
+    `\n${CONNECTIONS} connections, ${DURATION_SECONDS} s per target, signed ~1 KB generic alerts, Node ${process.version}, PostgreSQL\n`,
+  )
   console.log('| target | events/s | p99 latency (ms) | 2xx | other |')
   console.log('|---|---:|---:|---:|---:|')
   console.log(`| bare Fastify POST (parse JSON, 202) | ${bare.perSecond.toFixed(0)} | ${bare.p99} | ${bare.accepted} | ${bare.rejected} |`)
-  console.log(`| POST /api/v1/webhooks/ingest/:apiKey | ${ingest.perSecond.toFixed(0)} | ${ingest.p99} | ${ingest.accepted} | ${ingest.rejected} |`)
+  console.log(
+    `| POST /api/v1/webhooks/ingest/:apiKey | ${ingest.perSecond.toFixed(0)} | ${ingest.p99} | ${ingest.accepted} | ${ingest.rejected} |`,
+  )
   console.log(`\nratio: ${(ratio * 100).toFixed(1)}% of the bare baseline (target ${TARGET_RATIO * 100}%)`)
-  console.log(`alerts stored: ${alerts}; 2xx answers (warm-up included): ${answered}; ${alerts === answered ? 'none lost' : `MISMATCH of ${answered - alerts}`}`)
+  console.log(
+    `alerts stored: ${alerts}; 2xx answers (warm-up included): ${answered}; ${alerts === answered ? 'none lost' : `MISMATCH of ${answered - alerts}`}`,
+  )
   process.exitCode = ratio >= TARGET_RATIO && alerts === answered && ingest.rejected === 0 ? 0 : 1
 } catch (error) {
   server.kill('SIGTERM')

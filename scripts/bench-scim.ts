@@ -10,9 +10,19 @@ const USERS = Number(process.env.BENCH_SCIM_USERS ?? 100_000)
 const BASE = '/api/v1/scim/v2/Users'
 
 await withBenchService('bench_scim', async ({ app, db }) => {
-  const organizations = await db.insertInto('core.organizations').values([{ name: 'Target', slug: 'bench-target' }, { name: 'Other', slug: 'bench-other' }]).returning('id').execute()
+  const organizations = await db
+    .insertInto('core.organizations')
+    .values([
+      { name: 'Target', slug: 'bench-target' },
+      { name: 'Other', slug: 'bench-other' },
+    ])
+    .returning('id')
+    .execute()
   const { token, prefix, hash } = generateScimToken()
-  await db.insertInto('core.scimTokens').values({ organizationId: organizations[0]!.id, name: 'bench', tokenPrefix: prefix, tokenHash: hash }).execute()
+  await db
+    .insertInto('core.scimTokens')
+    .values({ organizationId: organizations[0]!.id, name: 'bench', tokenPrefix: prefix, tokenHash: hash })
+    .execute()
   const headers = { authorization: `Bearer ${token}` }
 
   console.log(`seeding ${USERS.toLocaleString()} SCIM users in the organization under test and as many in another...`)
@@ -42,7 +52,9 @@ await withBenchService('bench_scim', async ({ app, db }) => {
     'emails[type eq "work"].value eq': `emails[type eq "work"].value eq "user-${probe}@target.example"`,
     'title eq and meta.created gt (scans)': `title eq "Manager" and meta.created gt "2000-01-01T00:00:00Z"`,
   }
-  const paths: Record<string, string> = Object.fromEntries(Object.entries(queries).map(([label, filter]) => [label, `${BASE}?filter=${encodeURIComponent(filter)}&count=100`]))
+  const paths: Record<string, string> = Object.fromEntries(
+    Object.entries(queries).map(([label, filter]) => [label, `${BASE}?filter=${encodeURIComponent(filter)}&count=100`]),
+  )
   paths['no filter, first page of 100'] = `${BASE}?count=100`
   paths['no filter, startIndex 50,001'] = `${BASE}?startIndex=50001&count=100`
 

@@ -54,7 +54,9 @@ try {
   const bare = summary(samples.bare)
   const authenticated = summary(samples.authenticated)
   const ratio = authenticated.requestsPerSecond / bare.requestsPerSecond
-  console.log(`\n${CONNECTIONS} connections, ${ROUNDS} alternating rounds of ${DURATION_SECONDS} s per route (medians), Node ${process.version}\n`)
+  console.log(
+    `\n${CONNECTIONS} connections, ${ROUNDS} alternating rounds of ${DURATION_SECONDS} s per route (medians), Node ${process.version}\n`,
+  )
   console.log('| route | requests/s | p99 latency (ms) |')
   console.log('|---|---:|---:|')
   console.log(`| bare Fastify GET /hello | ${bare.requestsPerSecond.toFixed(0)} | ${bare.p99} |`)

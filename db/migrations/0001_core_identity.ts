@@ -54,9 +54,7 @@ export async function up(db: Kysely<any>): Promise<void> {
     .addColumn('id', 'uuid', (col) => col.primaryKey().defaultTo(sql`gen_random_uuid()`))
     .addColumn('organization_id', 'uuid', (col) => col.notNull().references('core.organizations.id').onDelete('cascade'))
     .addColumn('member_id', 'uuid', (col) => col.notNull().references('core.organization_members.id').onDelete('cascade'))
-    .addColumn('product', 'text', (col) =>
-      col.notNull().check(sql`product in ('statuspages', 'alerting', 'synthetics', 'insights')`),
-    )
+    .addColumn('product', 'text', (col) => col.notNull().check(sql`product in ('statuspages', 'alerting', 'synthetics', 'insights')`))
     .addColumn('role', 'text', (col) => col.notNull().check(sql`role in ('viewer', 'responder', 'manager', 'admin')`))
     .addColumn('created_at', 'timestamptz', (col) => col.notNull().defaultTo(sql`now()`))
     .addColumn('updated_at', 'timestamptz', (col) => col.notNull().defaultTo(sql`now()`))
@@ -87,9 +85,7 @@ export async function up(db: Kysely<any>): Promise<void> {
     .createTable('org_product_subscriptions')
     .addColumn('id', 'uuid', (col) => col.primaryKey().defaultTo(sql`gen_random_uuid()`))
     .addColumn('organization_id', 'uuid', (col) => col.notNull().references('core.organizations.id').onDelete('cascade'))
-    .addColumn('product', 'text', (col) =>
-      col.notNull().check(sql`product in ('statuspages', 'alerting', 'synthetics', 'bundle')`),
-    )
+    .addColumn('product', 'text', (col) => col.notNull().check(sql`product in ('statuspages', 'alerting', 'synthetics', 'bundle')`))
     .addColumn('plan', 'text', (col) => col.notNull().check(sql`plan in ('team', 'business', 'enterprise')`))
     .addColumn('status', 'text', (col) => col.notNull())
     .addColumn('stripe_customer_id', 'text')

@@ -35,7 +35,9 @@ export async function up(db: Kysely<any>): Promise<void> {
     create trigger organization_member_default_user_name before insert on core.organization_members
     for each row execute function core.organization_member_default_user_name()`.execute(db)
   // text_pattern_ops: the same index answers `userName eq` and `userName sw` filters.
-  await sql`create unique index organization_members_user_name_key on core.organization_members (organization_id, lower(user_name) text_pattern_ops)`.execute(db)
+  await sql`create unique index organization_members_user_name_key on core.organization_members (organization_id, lower(user_name) text_pattern_ops)`.execute(
+    db,
+  )
   await sql`create index organization_members_external_id_idx on core.organization_members (organization_id, external_id)`.execute(db)
   // Filters on e-mails (`emails[type eq "work"].value eq ...`) find their rows through this
   // index of the lower-cased e-mail values, then check the element's other conditions.
@@ -44,7 +46,9 @@ export async function up(db: Kysely<any>): Promise<void> {
       select coalesce(array_agg(lower(element ->> 'value')), '{}')
       from jsonb_array_elements(case when jsonb_typeof(emails) = 'array' then emails else '[]'::jsonb end) as element
     $$`.execute(db)
-  await sql`create index organization_members_scim_emails_idx on core.organization_members using gin (core.scim_email_values(scim_attributes -> 'emails'))`.execute(db)
+  await sql`create index organization_members_scim_emails_idx on core.organization_members using gin (core.scim_email_values(scim_attributes -> 'emails'))`.execute(
+    db,
+  )
   // SCIM pages are ordered by creation, then id: stable while members come and go.
   await sql`create index organization_members_org_created_idx on core.organization_members (organization_id, created_at, id)`.execute(db)
 

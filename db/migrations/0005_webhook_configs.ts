@@ -14,10 +14,20 @@ export async function up(db: Kysely<any>): Promise<void> {
       col.notNull().check(sql`format in ('generic', 'alertmanager', 'grafana', 'pagerduty', 'datadog', 'synthetics', 'alerting')`),
     )
     .addColumn('enabled', 'boolean', (col) => col.notNull().defaultTo(true))
-    .addColumn('default_priority', 'text', (col) => col.notNull().defaultTo('P3').check(sql`default_priority in ('P1', 'P2', 'P3', 'P4', 'P5')`))
+    .addColumn('default_priority', 'text', (col) =>
+      col
+        .notNull()
+        .defaultTo('P3')
+        .check(sql`default_priority in ('P1', 'P2', 'P3', 'P4', 'P5')`),
+    )
     .addColumn('auto_analysis', 'boolean', (col) => col.notNull().defaultTo(false))
     // Alerts sharing a group key within this many seconds join one group.
-    .addColumn('group_window_seconds', 'integer', (col) => col.notNull().defaultTo(300).check(sql`group_window_seconds between 0 and 86400`))
+    .addColumn('group_window_seconds', 'integer', (col) =>
+      col
+        .notNull()
+        .defaultTo(300)
+        .check(sql`group_window_seconds between 0 and 86400`),
+    )
     // The first characters of the API key, shown so a person can tell keys apart.
     .addColumn('api_key_prefix', 'text', (col) => col.notNull())
     // SHA-256 of the API key, hex; the key itself is never stored.

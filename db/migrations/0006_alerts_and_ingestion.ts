@@ -14,7 +14,12 @@ export async function up(db: Kysely<any>): Promise<void> {
     .addColumn('title', 'text', (col) => col.notNull())
     .addColumn('description', 'text')
     .addColumn('priority', 'text', (col) => col.notNull().check(sql`priority in ('P1', 'P2', 'P3', 'P4', 'P5')`))
-    .addColumn('status', 'text', (col) => col.notNull().defaultTo('open').check(sql`status in ('open', 'acknowledged', 'resolved')`))
+    .addColumn('status', 'text', (col) =>
+      col
+        .notNull()
+        .defaultTo('open')
+        .check(sql`status in ('open', 'acknowledged', 'resolved')`),
+    )
     .addColumn('service', 'text')
     // Identifies "the same problem" across deliveries: a repeated firing event updates the open alert.
     .addColumn('fingerprint', 'text', (col) => col.notNull())
@@ -33,9 +38,13 @@ export async function up(db: Kysely<any>): Promise<void> {
     .addColumn('updated_at', 'timestamptz', (col) => col.notNull().defaultTo(sql`now()`))
     .execute()
   // At most one unresolved alert per fingerprint: concurrent deliveries of one problem deduplicate here.
-  await sql`create unique index alerts_open_fingerprint_key on divinux.alerts (organization_id, fingerprint) where status <> 'resolved'`.execute(db)
+  await sql`create unique index alerts_open_fingerprint_key on divinux.alerts (organization_id, fingerprint) where status <> 'resolved'`.execute(
+    db,
+  )
   await sql`create index alerts_org_created_idx on divinux.alerts (organization_id, created_at desc, id desc)`.execute(db)
-  await sql`create index alerts_org_group_idx on divinux.alerts (organization_id, group_key, created_at desc) where group_key is not null`.execute(db)
+  await sql`create index alerts_org_group_idx on divinux.alerts (organization_id, group_key, created_at desc) where group_key is not null`.execute(
+    db,
+  )
 
   await db.schema
     .withSchema('divinux')

@@ -26,7 +26,9 @@ export async function up(db: Kysely<any>): Promise<void> {
     .addColumn('created_at', 'timestamptz', (col) => col.notNull().defaultTo(sql`now()`))
     .execute()
   await sql`create index deploy_events_org_time_idx on divinux.deploy_events (organization_id, deployed_at desc, id desc)`.execute(db)
-  await sql`create index deploy_events_org_service_time_idx on divinux.deploy_events (organization_id, service, deployed_at desc)`.execute(db)
+  await sql`create index deploy_events_org_service_time_idx on divinux.deploy_events (organization_id, service, deployed_at desc)`.execute(
+    db,
+  )
 }
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any

@@ -16,7 +16,12 @@ export async function up(db: Kysely<any>): Promise<void> {
     .addColumn('incident_id', 'uuid', (col) => col.notNull())
     .addColumn('trigger', 'text', (col) => col.notNull().check(sql`trigger in ('automatic', 'manual')`))
     .addColumn('requested_by', 'uuid', (col) => col.references('core.users.id').onDelete('set null'))
-    .addColumn('status', 'text', (col) => col.notNull().defaultTo('pending').check(sql`status in ('pending', 'processing', 'completed', 'failed')`))
+    .addColumn('status', 'text', (col) =>
+      col
+        .notNull()
+        .defaultTo('pending')
+        .check(sql`status in ('pending', 'processing', 'completed', 'failed')`),
+    )
     .addColumn('summary', 'text')
     .addColumn('root_cause', 'text')
     .addColumn('recommendations', 'text')
@@ -35,9 +40,13 @@ export async function up(db: Kysely<any>): Promise<void> {
     .addColumn('updated_at', 'timestamptz', (col) => col.notNull().defaultTo(sql`now()`))
     .execute()
   // One active analysis per incident: concurrent requests for one incident meet here.
-  await sql`create unique index analyses_active_incident_key on divinux.analyses (organization_id, source_product, incident_id) where status in ('pending', 'processing')`.execute(db)
+  await sql`create unique index analyses_active_incident_key on divinux.analyses (organization_id, source_product, incident_id) where status in ('pending', 'processing')`.execute(
+    db,
+  )
   await sql`create index analyses_org_created_idx on divinux.analyses (organization_id, created_at desc, id desc)`.execute(db)
-  await sql`create index analyses_org_incident_idx on divinux.analyses (organization_id, source_product, incident_id, created_at desc)`.execute(db)
+  await sql`create index analyses_org_incident_idx on divinux.analyses (organization_id, source_product, incident_id, created_at desc)`.execute(
+    db,
+  )
 
   await db.schema
     .withSchema('divinux')
@@ -45,7 +54,9 @@ export async function up(db: Kysely<any>): Promise<void> {
     .addColumn('id', 'uuid', (col) => col.primaryKey().defaultTo(sql`gen_random_uuid()`))
     .addColumn('organization_id', 'uuid', (col) => col.notNull().references('core.organizations.id').onDelete('cascade'))
     .addColumn('analysis_id', 'uuid', (col) => col.notNull().references('divinux.analyses.id').onDelete('cascade'))
-    .addColumn('type', 'text', (col) => col.notNull().check(sql`type in ('requested', 'processing', 'retry_scheduled', 'completed', 'failed')`))
+    .addColumn('type', 'text', (col) =>
+      col.notNull().check(sql`type in ('requested', 'processing', 'retry_scheduled', 'completed', 'failed')`),
+    )
     .addColumn('data', 'jsonb', (col) => col.notNull().defaultTo(sql`'{}'::jsonb`))
     .addColumn('created_at', 'timestamptz', (col) => col.notNull().defaultTo(sql`clock_timestamp()`))
     .execute()
@@ -93,7 +104,9 @@ export async function up(db: Kysely<any>): Promise<void> {
     .addColumn('data', 'jsonb', (col) => col.notNull().defaultTo(sql`'{}'::jsonb`))
     .addColumn('created_at', 'timestamptz', (col) => col.notNull().defaultTo(sql`now()`))
     .execute()
-  await sql`create unique index usage_events_threshold_key on divinux.usage_events (organization_id, period_start, threshold) where type = 'threshold_crossed'`.execute(db)
+  await sql`create unique index usage_events_threshold_key on divinux.usage_events (organization_id, period_start, threshold) where type = 'threshold_crossed'`.execute(
+    db,
+  )
   await sql`create index usage_events_org_period_idx on divinux.usage_events (organization_id, period_start, created_at)`.execute(db)
 }
 

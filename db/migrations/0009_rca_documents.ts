@@ -9,7 +9,12 @@ export async function up(db: Kysely<any>): Promise<void> {
     .addColumn('id', 'uuid', (col) => col.primaryKey().defaultTo(sql`gen_random_uuid()`))
     .addColumn('organization_id', 'uuid', (col) => col.notNull().references('core.organizations.id').onDelete('cascade'))
     .addColumn('title', 'text', (col) => col.notNull())
-    .addColumn('status', 'text', (col) => col.notNull().defaultTo('draft').check(sql`status in ('draft', 'in_review', 'published')`))
+    .addColumn('status', 'text', (col) =>
+      col
+        .notNull()
+        .defaultTo('draft')
+        .check(sql`status in ('draft', 'in_review', 'published')`),
+    )
     .addColumn('summary', 'text')
     .addColumn('root_cause', 'text')
     .addColumn('impact', 'text')
@@ -37,7 +42,9 @@ export async function up(db: Kysely<any>): Promise<void> {
     .addColumn('created_at', 'timestamptz', (col) => col.notNull().defaultTo(sql`now()`))
     .addUniqueConstraint('rca_incident_links_incident_key', ['rca_id', 'source_product', 'incident_id'])
     .execute()
-  await sql`create index rca_incident_links_org_incident_idx on divinux.rca_incident_links (organization_id, source_product, incident_id)`.execute(db)
+  await sql`create index rca_incident_links_org_incident_idx on divinux.rca_incident_links (organization_id, source_product, incident_id)`.execute(
+    db,
+  )
 
   await db.schema
     .withSchema('divinux')
@@ -49,8 +56,18 @@ export async function up(db: Kysely<any>): Promise<void> {
     .addColumn('description', 'text')
     // A user who is a member of the organization when assigned (checked by the API).
     .addColumn('assignee_user_id', 'uuid', (col) => col.references('core.users.id').onDelete('set null'))
-    .addColumn('status', 'text', (col) => col.notNull().defaultTo('open').check(sql`status in ('open', 'in_progress', 'done', 'wont_do')`))
-    .addColumn('priority', 'text', (col) => col.notNull().defaultTo('medium').check(sql`priority in ('low', 'medium', 'high', 'urgent')`))
+    .addColumn('status', 'text', (col) =>
+      col
+        .notNull()
+        .defaultTo('open')
+        .check(sql`status in ('open', 'in_progress', 'done', 'wont_do')`),
+    )
+    .addColumn('priority', 'text', (col) =>
+      col
+        .notNull()
+        .defaultTo('medium')
+        .check(sql`priority in ('low', 'medium', 'high', 'urgent')`),
+    )
     .addColumn('due_date', 'date')
     .addColumn('created_by', 'uuid', (col) => col.references('core.users.id').onDelete('set null'))
     .addColumn('completed_at', 'timestamptz')
@@ -58,7 +75,9 @@ export async function up(db: Kysely<any>): Promise<void> {
     .addColumn('updated_at', 'timestamptz', (col) => col.notNull().defaultTo(sql`now()`))
     .execute()
   await sql`create index rca_action_items_rca_idx on divinux.rca_action_items (organization_id, rca_id, created_at)`.execute(db)
-  await sql`create index rca_action_items_assignee_idx on divinux.rca_action_items (organization_id, assignee_user_id) where status in ('open', 'in_progress')`.execute(db)
+  await sql`create index rca_action_items_assignee_idx on divinux.rca_action_items (organization_id, assignee_user_id) where status in ('open', 'in_progress')`.execute(
+    db,
+  )
 }
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any

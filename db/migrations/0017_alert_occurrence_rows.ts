@@ -8,7 +8,12 @@ export async function up(db: Kysely<any>): Promise<void> {
   await db.schema
     .withSchema('divinux')
     .alterTable('alert_events')
-    .addColumn('occurrences', 'integer', (col) => col.notNull().defaultTo(1).check(sql`occurrences >= 1`))
+    .addColumn('occurrences', 'integer', (col) =>
+      col
+        .notNull()
+        .defaultTo(1)
+        .check(sql`occurrences >= 1`),
+    )
     .addColumn('last_occurred_at', 'timestamptz')
     .execute()
   await sql`

@@ -49,7 +49,12 @@ async function start() {
   for (;;) {
     if (child.exitCode !== null) throw new Error(`pnpm start exited early:\n${output}`)
     const up = await Promise.all(
-      [platformPort, productPort].map((port) => fetch(`http://127.0.0.1:${port}/api/v1/health`).then((r) => r.ok, () => false)),
+      [platformPort, productPort].map((port) =>
+        fetch(`http://127.0.0.1:${port}/api/v1/health`).then(
+          (r) => r.ok,
+          () => false,
+        ),
+      ),
     )
     if (up.every(Boolean)) break
     if (Date.now() > deadline) throw new Error(`pnpm start did not come up:\n${output}`)

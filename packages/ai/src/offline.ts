@@ -1,7 +1,23 @@
-import type { DeployEvidence, IncidentAnalysis, IncidentAnalyzer, IncidentContext, EvidenceSource, RcaDraft, RcaDraftContext, Severity, SimilarIncident } from './types.js'
+import type {
+  DeployEvidence,
+  IncidentAnalysis,
+  IncidentAnalyzer,
+  IncidentContext,
+  EvidenceSource,
+  RcaDraft,
+  RcaDraftContext,
+  Severity,
+  SimilarIncident,
+} from './types.js'
 
 /** Severity from priority, one level up for an incident that keeps recurring. */
-const SEVERITY_OF_PRIORITY = new Map<string, Severity>([['P1', 'critical'], ['P2', 'high'], ['P3', 'medium'], ['P4', 'low'], ['P5', 'low']])
+const SEVERITY_OF_PRIORITY = new Map<string, Severity>([
+  ['P1', 'critical'],
+  ['P2', 'high'],
+  ['P3', 'medium'],
+  ['P4', 'low'],
+  ['P5', 'low'],
+])
 const ESCALATING: Record<Severity, Severity> = { low: 'medium', medium: 'high', high: 'critical', critical: 'critical' }
 const RECURRING_OCCURRENCES = 10
 /** Below this, a past incident's title is too unlike to count as "the same problem". */
@@ -13,7 +29,11 @@ function severityOf(incident: IncidentContext): Severity {
 }
 
 /** The deploy most likely at fault: of the incident's service, the latest before it; a failed one first. */
-function suspectOf(incident: Pick<IncidentContext, 'service'>, deploys: DeployEvidence[], services: Array<string | null> = [incident.service]): DeployEvidence | undefined {
+function suspectOf(
+  incident: Pick<IncidentContext, 'service'>,
+  deploys: DeployEvidence[],
+  services: Array<string | null> = [incident.service],
+): DeployEvidence | undefined {
   const known = services.filter((service): service is string => service !== null)
   const candidates = deploys.filter((deploy) => deploy.minutesBeforeIncident >= 0 && (known.length === 0 || known.includes(deploy.service)))
   const byRecency = [...candidates].sort((a, b) => a.minutesBeforeIncident - b.minutesBeforeIncident)
@@ -41,7 +61,11 @@ export function createOfflineAnalyzer(): IncidentAnalyzer {
   return {
     provider: 'offline',
     async analyzeIncident(incident: IncidentContext, evidence: EvidenceSource): Promise<IncidentAnalysis> {
-      const [deploys, similarIncidents, timeline] = await Promise.all([evidence.recentDeploys(), evidence.similarIncidents(), evidence.timeline()])
+      const [deploys, similarIncidents, timeline] = await Promise.all([
+        evidence.recentDeploys(),
+        evidence.similarIncidents(),
+        evidence.timeline(),
+      ])
       const suspect = suspectOf(incident, deploys)
       const precedent: SimilarIncident | undefined = similarIncidents.find((past) => past.similarity >= SIMILAR_ENOUGH)
       const where = incident.service ? ` on ${incident.service}` : ''
@@ -51,8 +75,12 @@ export function createOfflineAnalyzer(): IncidentAnalyzer {
       const recommendations: string[] = []
       if (suspect) {
         const failed = suspect.status === 'failure' || suspect.status === 'error' ? ', which failed,' : ''
-        causes.push(`Likely caused by the ${describeDeploy(suspect)}${failed} finished ${minutes(suspect.minutesBeforeIncident)} before the incident began.`)
-        recommendations.push(`Roll back ${suspect.service}${suspect.version ? ` to the version before ${suspect.version}` : ''}, or revert ${suspect.commitSha ? `commit ${suspect.commitSha.slice(0, 12)}` : 'the change'}, and watch whether the alert resolves.`)
+        causes.push(
+          `Likely caused by the ${describeDeploy(suspect)}${failed} finished ${minutes(suspect.minutesBeforeIncident)} before the incident began.`,
+        )
+        recommendations.push(
+          `Roll back ${suspect.service}${suspect.version ? ` to the version before ${suspect.version}` : ''}, or revert ${suspect.commitSha ? `commit ${suspect.commitSha.slice(0, 12)}` : 'the change'}, and watch whether the alert resolves.`,
+        )
         recommendations.push(`Compare ${suspect.service}'s error rate and latency before and after the deploy.`)
       }
       if (precedent) {
@@ -61,8 +89,12 @@ export function createOfflineAnalyzer(): IncidentAnalyzer {
         recommendations.push(`Review how "${precedent.title}" was resolved and whether its fix still holds.`)
       }
       if (causes.length === 0) {
-        causes.push(`No deploy${where} preceded it and no similar incident was resolved before: the cause is outside the recorded changes (a dependency, load or infrastructure).`)
-        recommendations.push(`Check the health of ${incident.service ?? 'the affected service'}'s dependencies and recent infrastructure changes.`)
+        causes.push(
+          `No deploy${where} preceded it and no similar incident was resolved before: the cause is outside the recorded changes (a dependency, load or infrastructure).`,
+        )
+        recommendations.push(
+          `Check the health of ${incident.service ?? 'the affected service'}'s dependencies and recent infrastructure changes.`,
+        )
       }
       recommendations.push('Record what you find on the incident so the next analysis can use it.')
 
@@ -107,7 +139,9 @@ function draftOffline(context: RcaDraftContext): RcaDraft {
   const impact = incidents
     .map(({ incident, timeline }) => {
       const resolved = timeline.find((entry) => entry.type === 'resolved')
-      const duration = resolved ? `resolved after ${minutes(minutesBetween(incident.startedAt, new Date(resolved.at)))}` : `still ${incident.status}`
+      const duration = resolved
+        ? `resolved after ${minutes(minutesBetween(incident.startedAt, new Date(resolved.at)))}`
+        : `still ${incident.status}`
       const occurrences = incident.occurrences > 1 ? `, ${incident.occurrences} occurrences` : ''
       return `- ${incident.title} (${incident.priority}${incident.service ? `, ${incident.service}` : ''}): ${duration}${occurrences}.`
     })
@@ -116,18 +150,26 @@ function draftOffline(context: RcaDraftContext): RcaDraft {
   const causes: string[] = []
   if (suspect) {
     const failed = suspect.status === 'failure' || suspect.status === 'error' ? ', which failed,' : ''
-    causes.push(`The ${describeDeploy(suspect)}${failed} finished ${minutes(suspect.minutesBeforeIncident)} before the first incident began.`)
+    causes.push(
+      `The ${describeDeploy(suspect)}${failed} finished ${minutes(suspect.minutesBeforeIncident)} before the first incident began.`,
+    )
   }
   for (const { incident, analysis } of incidents) {
     if (analysis?.rootCause) causes.push(`The analysis of "${incident.title}" found: ${analysis.rootCause}`)
   }
   const precedent = context.similarIncidents.find((past) => past.similarity >= SIMILAR_ENOUGH)
-  if (precedent) causes.push(`A resolved incident looked alike: "${precedent.title}"${precedent.rootCause ? ` (its root cause: ${precedent.rootCause})` : ''}.`)
-  if (causes.length === 0) causes.push('No deploy preceded the incidents and no analysis found a cause: write what the investigation established.')
+  if (precedent)
+    causes.push(
+      `A resolved incident looked alike: "${precedent.title}"${precedent.rootCause ? ` (its root cause: ${precedent.rootCause})` : ''}.`,
+    )
+  if (causes.length === 0)
+    causes.push('No deploy preceded the incidents and no analysis found a cause: write what the investigation established.')
 
   const events = [
     ...context.deploys.map((deploy) => ({ at: deploy.at, text: `${describeDeploy(deploy)} (${deploy.status})` })),
-    ...incidents.flatMap(({ incident, timeline }) => timeline.map((entry) => ({ at: entry.at, text: `${incident.title}: ${entry.type.replace('_', ' ')}` }))),
+    ...incidents.flatMap(({ incident, timeline }) =>
+      timeline.map((entry) => ({ at: entry.at, text: `${incident.title}: ${entry.type.replace('_', ' ')}` })),
+    ),
   ].sort((a, b) => a.at.localeCompare(b.at))
   const timeline = events.map((event) => `- ${event.at} ${event.text}`).join('\n')
 

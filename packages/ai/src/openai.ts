@@ -1,8 +1,26 @@
 import OpenAI from 'openai'
 import { Type, type Static, type TSchema } from 'typebox'
 import { Value } from 'typebox/value'
-import type { ChatCompletion, ChatCompletionCreateParamsNonStreaming, ChatCompletionMessageParam, ChatCompletionTool } from 'openai/resources/chat/completions'
-import { AnalyzerError, severities, unguarded, type Evidence, type EvidenceSource, type IncidentAnalysis, type IncidentAnalyzer, type IncidentContext, type RcaDraft, type RcaDraftContext, type SpendGuard, type TokenUsage } from './types.js'
+import type {
+  ChatCompletion,
+  ChatCompletionCreateParamsNonStreaming,
+  ChatCompletionMessageParam,
+  ChatCompletionTool,
+} from 'openai/resources/chat/completions'
+import {
+  AnalyzerError,
+  severities,
+  unguarded,
+  type Evidence,
+  type EvidenceSource,
+  type IncidentAnalysis,
+  type IncidentAnalyzer,
+  type IncidentContext,
+  type RcaDraft,
+  type RcaDraftContext,
+  type SpendGuard,
+  type TokenUsage,
+} from './types.js'
 
 export interface OpenAiOptions {
   apiKey: string
@@ -30,7 +48,9 @@ const AnalysisReply = Type.Object(
     rootCause: Type.String({ description: 'The most likely cause, citing the evidence' }),
     recommendations: Type.Array(Type.String(), { description: 'Concrete next steps, most useful first' }),
     severity: Type.Enum(severities),
-    suspectedDeployId: Type.Union([Type.String(), Type.Null()], { description: 'The id of the deploy held responsible, from get_recent_deploys, or null' }),
+    suspectedDeployId: Type.Union([Type.String(), Type.Null()], {
+      description: 'The id of the deploy held responsible, from get_recent_deploys, or null',
+    }),
   },
   { additionalProperties: false },
 )
@@ -42,7 +62,9 @@ const DraftReply = Type.Object(
     impact: Type.String({ description: 'Who and what was affected, for how long (Markdown)' }),
     rootCause: Type.String({ description: 'Why it happened, citing the evidence (Markdown)' }),
     timeline: Type.String({ description: 'Timestamped events, one Markdown list item each' }),
-    suspectedDeployId: Type.Union([Type.String(), Type.Null()], { description: 'The id of the deploy held responsible, from the deploys given, or null' }),
+    suspectedDeployId: Type.Union([Type.String(), Type.Null()], {
+      description: 'The id of the deploy held responsible, from the deploys given, or null',
+    }),
   },
   { additionalProperties: false },
 )
@@ -85,7 +107,10 @@ function parseStructured<T extends TSchema>(schema: T, content: string | null | 
   }
   if (!Value.Check(schema, reply)) {
     const [first] = Value.Errors(schema, reply)
-    throw new AnalyzerError(`the model's answer does not match the schema${first ? ` (${first.instancePath || '/'} ${first.message})` : ''}`, true)
+    throw new AnalyzerError(
+      `the model's answer does not match the schema${first ? ` (${first.instancePath || '/'} ${first.message})` : ''}`,
+      true,
+    )
   }
   return reply
 }
@@ -121,7 +146,10 @@ function clippedLabels(labels: Record<string, unknown>): Record<string, string> 
   return Object.fromEntries(
     Object.entries(labels)
       .slice(0, MAX_LABELS)
-      .map(([key, value]) => [clip(key, MAX_LABEL_KEY), clip(typeof value === 'string' ? value : JSON.stringify(value) ?? '', MAX_LABEL_VALUE)]),
+      .map(([key, value]) => [
+        clip(key, MAX_LABEL_KEY),
+        clip(typeof value === 'string' ? value : (JSON.stringify(value) ?? ''), MAX_LABEL_VALUE),
+      ]),
   )
 }
 
@@ -145,28 +173,41 @@ function incidentFacts(incident: IncidentContext) {
  * characters of its JSON (tokenizers average nearer four), and all of `max_tokens`.
  */
 function estimateOf(request: ChatCompletionCreateParamsNonStreaming): { promptTokens: number; completionTokens: number } {
-  const promptCharacters = JSON.stringify(request.messages).length + JSON.stringify(request.tools ?? []).length + JSON.stringify(request.response_format ?? {}).length
+  const promptCharacters =
+    JSON.stringify(request.messages).length +
+    JSON.stringify(request.tools ?? []).length +
+    JSON.stringify(request.response_format ?? {}).length
   return { promptTokens: Math.ceil(promptCharacters / 3), completionTokens: request.max_tokens ?? 0 }
 }
 
 /** One request to the model inside a reservation of its budget, settled to what it cost. */
-async function guardedCompletion(client: OpenAI, guard: SpendGuard, request: ChatCompletionCreateParamsNonStreaming): Promise<ChatCompletion> {
+async function guardedCompletion(
+  client: OpenAI,
+  guard: SpendGuard,
+  request: ChatCompletionCreateParamsNonStreaming,
+): Promise<ChatCompletion> {
   const reservation = await guard.reserve(estimateOf(request))
   let completion: ChatCompletion | undefined
   try {
     completion = await client.chat.completions.create(request)
     return completion
   } finally {
-    await reservation.settle({ promptTokens: completion?.usage?.prompt_tokens ?? 0, completionTokens: completion?.usage?.completion_tokens ?? 0 })
+    await reservation.settle({
+      promptTokens: completion?.usage?.prompt_tokens ?? 0,
+      completionTokens: completion?.usage?.completion_tokens ?? 0,
+    })
   }
 }
 
 /** What to do with a failed request: a refused key or an unknown model never gets better. */
 function asAnalyzerError(error: unknown): AnalyzerError {
   if (error instanceof AnalyzerError) return error
-  if (error instanceof OpenAI.APIConnectionTimeoutError) return new AnalyzerError('the model server did not answer in time', true, { cause: error })
-  if (error instanceof OpenAI.APIConnectionError) return new AnalyzerError(`the model server could not be reached: ${error.message}`, true, { cause: error })
-  if (error instanceof OpenAI.RateLimitError) return new AnalyzerError('the model server is rate limiting requests (429)', true, { cause: error })
+  if (error instanceof OpenAI.APIConnectionTimeoutError)
+    return new AnalyzerError('the model server did not answer in time', true, { cause: error })
+  if (error instanceof OpenAI.APIConnectionError)
+    return new AnalyzerError(`the model server could not be reached: ${error.message}`, true, { cause: error })
+  if (error instanceof OpenAI.RateLimitError)
+    return new AnalyzerError('the model server is rate limiting requests (429)', true, { cause: error })
   if (error instanceof OpenAI.APIError) {
     const status = error.status ?? 0
     const retryable = status >= 500 || status === 408 || status === 409
@@ -182,7 +223,12 @@ function asAnalyzerError(error: unknown): AnalyzerError {
  * the reply is validated, and a deploy it names must be one the tools returned.
  */
 export function createOpenAiAnalyzer(options: OpenAiOptions): IncidentAnalyzer {
-  const client = new OpenAI({ apiKey: options.apiKey, baseURL: options.baseUrl, timeout: options.timeoutMs, maxRetries: options.maxRetries ?? 2 })
+  const client = new OpenAI({
+    apiKey: options.apiKey,
+    baseURL: options.baseUrl,
+    timeout: options.timeoutMs,
+    maxRetries: options.maxRetries ?? 2,
+  })
   const maxOutputTokens = options.maxOutputTokens ?? DEFAULT_MAX_OUTPUT_TOKENS
   return {
     provider: 'openai',
@@ -206,7 +252,10 @@ export function createOpenAiAnalyzer(options: OpenAiOptions): IncidentAnalyzer {
             { role: 'user', content: `Draft the RCA from this record:\n${asData(describeDraftContext(context))}` },
           ],
           max_tokens: maxOutputTokens,
-          response_format: { type: 'json_schema', json_schema: { name: 'rca_draft', strict: true, schema: DraftReply as unknown as Record<string, unknown> } },
+          response_format: {
+            type: 'json_schema',
+            json_schema: { name: 'rca_draft', strict: true, schema: DraftReply as unknown as Record<string, unknown> },
+          },
         })
         usage.promptTokens = completion.usage?.prompt_tokens ?? 0
         usage.completionTokens = completion.usage?.completion_tokens ?? 0
@@ -258,7 +307,10 @@ class Conversation {
         messages,
         tools,
         max_tokens: this.maxOutputTokens,
-        response_format: { type: 'json_schema', json_schema: { name: 'incident_analysis', strict: true, schema: AnalysisReply as unknown as Record<string, unknown> } },
+        response_format: {
+          type: 'json_schema',
+          json_schema: { name: 'incident_analysis', strict: true, schema: AnalysisReply as unknown as Record<string, unknown> },
+        },
       })
       this.usage.promptTokens += completion.usage?.prompt_tokens ?? 0
       this.usage.completionTokens += completion.usage?.completion_tokens ?? 0

@@ -5,9 +5,7 @@ export type AuditProduct = (typeof auditProducts)[number]
 
 /** Who acted: a signed-in user (possibly impersonated by an admin), a SCIM token, or the system. */
 export type AuditActor =
-  | { type: 'user'; userId: string; originalUserId?: string }
-  | { type: 'scim_token'; tokenId: string }
-  | { type: 'system' }
+  { type: 'user'; userId: string; originalUserId?: string } | { type: 'scim_token'; tokenId: string } | { type: 'system' }
 
 /** Where the change came from. */
 export interface AuditContext {

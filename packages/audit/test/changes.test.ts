@@ -2,7 +2,10 @@ import t from 'tap'
 import { changedFields } from '@svc/audit'
 
 t.test('an update records only the fields that changed', async (t) => {
-  t.same(changedFields({ name: 'A', slug: 'a', size: 1 }, { name: 'B', slug: 'a', size: 1 }), { before: { name: 'A' }, after: { name: 'B' } })
+  t.same(changedFields({ name: 'A', slug: 'a', size: 1 }, { name: 'B', slug: 'a', size: 1 }), {
+    before: { name: 'A' },
+    after: { name: 'B' },
+  })
   t.same(changedFields({ when: new Date('2026-01-01T00:00:00Z') }, { when: new Date('2026-01-01T00:00:00Z') }), { before: {}, after: {} })
   t.same(changedFields({ tags: ['a'] }, { tags: ['a', 'b'] }), { before: { tags: ['a'] }, after: { tags: ['a', 'b'] } })
 })

@@ -60,9 +60,7 @@ export function registerAccessRules(app: FastifyInstance, db: Kysely<DB>): onReq
     const organizationId = organizationIdOf(request)
     const user = request.user
     // Not a member and no such organization look the same: existence is never leaked.
-    const membership = isUuid(organizationId) && user
-      ? await findMembership(db, organizationId, user.userId)
-      : undefined
+    const membership = isUuid(organizationId) && user ? await findMembership(db, organizationId, user.userId) : undefined
     if (!membership) throw new NotFoundError('organization')
     request.membership = membership
     return membership
@@ -106,16 +104,19 @@ export function registerAccessRules(app: FastifyInstance, db: Kysely<DB>): onReq
     }
   })
 
-  app.decorate('requireOrgRoleOrAnyProductRole', function requireOrgRoleOrAnyProductRole(roles: OrganizationRole[], minimum: ProductRole): onRequestAsyncHookHandler {
-    return async function orgRoleOrAnyProductRoleRule(request) {
-      const membership = await loadMembership(request)
-      if (roles.includes(membership.role)) return
-      if (hasPlatformRole(request)) return
-      const held = await request.heldProductRoles()
-      if ([...held.values()].some((role) => productRoleAtLeast(role, minimum))) return
-      throw new ForbiddenError(`this needs the organization role ${roles.join(' or ')}, or the role ${minimum} in a product`)
-    }
-  })
+  app.decorate(
+    'requireOrgRoleOrAnyProductRole',
+    function requireOrgRoleOrAnyProductRole(roles: OrganizationRole[], minimum: ProductRole): onRequestAsyncHookHandler {
+      return async function orgRoleOrAnyProductRoleRule(request) {
+        const membership = await loadMembership(request)
+        if (roles.includes(membership.role)) return
+        if (hasPlatformRole(request)) return
+        const held = await request.heldProductRoles()
+        if ([...held.values()].some((role) => productRoleAtLeast(role, minimum))) return
+        throw new ForbiddenError(`this needs the organization role ${roles.join(' or ')}, or the role ${minimum} in a product`)
+      }
+    },
+  )
 
   app.decorate('requirePlatformAdmin', async function requirePlatformAdmin(request: FastifyRequest) {
     if (!request.user?.isPlatformAdmin) throw new ForbiddenError('this needs a platform admin')

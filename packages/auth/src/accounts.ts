@@ -41,19 +41,19 @@ export async function upsertAccountBySubject(db: Kysely<DB>, signIn: SignIn): Pr
 
     const invited = emailVerified
       ? await trx
-        .updateTable('core.users')
-        .set({ ...seenNow, email, idpSubject: subject })
-        .where('id', '=', (eb) =>
-          eb
-            .selectFrom('core.users')
-            .select('id')
-            .where('idpSubject', 'is', null)
-            .where(sql`lower(email)`, '=', email.toLowerCase())
-            .orderBy('createdAt')
-            .limit(1),
-        )
-        .returning(accountColumns)
-        .executeTakeFirst()
+          .updateTable('core.users')
+          .set({ ...seenNow, email, idpSubject: subject })
+          .where('id', '=', (eb) =>
+            eb
+              .selectFrom('core.users')
+              .select('id')
+              .where('idpSubject', 'is', null)
+              .where(sql`lower(email)`, '=', email.toLowerCase())
+              .orderBy('createdAt')
+              .limit(1),
+          )
+          .returning(accountColumns)
+          .executeTakeFirst()
       : undefined
     if (invited) return toAccount(invited)
 

@@ -118,7 +118,8 @@ export const cookieRoutes: FastifyPluginAsyncTypebox = async (app) => {
       schema: {
         tags: ['auth'],
         summary: 'Clear the auth cookies',
-        description: 'With AUTH_REVOKE_URL set, the refresh token is revoked at the identity provider first; a provider that fails does not stop the logout.',
+        description:
+          'With AUTH_REVOKE_URL set, the refresh token is revoked at the identity provider first; a provider that fails does not stop the logout.',
         security: [],
         response: { 204: Type.Null() },
       },

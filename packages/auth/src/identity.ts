@@ -54,7 +54,11 @@ export function emailVerifiedIn(claims: IdTokenClaims): boolean {
   return claims.email_verified === true || claims.email_verified === 'true'
 }
 
-const PROFILE_CLAIMS = [['name', 'name'], ['given_name', 'givenName'], ['family_name', 'familyName']] as const
+const PROFILE_CLAIMS = [
+  ['name', 'name'],
+  ['given_name', 'givenName'],
+  ['family_name', 'familyName'],
+] as const
 
 export type ProfileClaims = Partial<Record<(typeof PROFILE_CLAIMS)[number][1], string>>
 

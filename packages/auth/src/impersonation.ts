@@ -18,8 +18,12 @@ export function createImpersonationLog(db: Kysely<DB>) {
       if (started.has(key)) return
       started.set(key, true)
       await recordAudit(db, auditContextOf(request), {
-        organizationId: null, product: 'platform', entityType: 'user', entityId: request.user.userId,
-        action: 'user.impersonation_started', after: { originalUserId: request.user.originalUserId, originalEmail: request.user.originalEmail },
+        organizationId: null,
+        product: 'platform',
+        entityType: 'user',
+        entityId: request.user.userId,
+        action: 'user.impersonation_started',
+        after: { originalUserId: request.user.originalUserId, originalEmail: request.user.originalEmail },
       })
     },
   }

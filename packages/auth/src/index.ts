@@ -12,7 +12,15 @@ export {
   type IdTokenClaims,
   type PlatformRole,
 } from './identity.js'
-export { organizationRoles, productRoles, products, productRoleAtLeast, type OrganizationRole, type Product, type ProductRole } from './roles.js'
+export {
+  organizationRoles,
+  productRoles,
+  products,
+  productRoleAtLeast,
+  type OrganizationRole,
+  type Product,
+  type ProductRole,
+} from './roles.js'
 export { findMembership, type HeldProductRoles, type Membership } from './membership.js'
 export { accountOf, hasPlatformRole, mayReadProduct, membershipOf } from './access-rules.js'
 export { isUuid } from './uuid.js'

@@ -14,13 +14,7 @@ export async function findMembership(db: Kysely<DB>, organizationId: string, use
   const row = await db
     .selectFrom('core.organizationMembers as m')
     .innerJoin('core.organizations as o', 'o.id', 'm.organizationId')
-    .select([
-      'o.id as organizationId',
-      'o.name as organizationName',
-      'o.slug as organizationSlug',
-      'm.id as memberId',
-      'm.role',
-    ])
+    .select(['o.id as organizationId', 'o.name as organizationName', 'o.slug as organizationSlug', 'm.id as memberId', 'm.role'])
     .where('m.organizationId', '=', organizationId)
     .where('m.userId', '=', userId)
     // A member the identity provider deactivated (SCIM active=false) is no member until reactivated.
@@ -37,7 +31,12 @@ export type HeldProductRoles = ReadonlyMap<Product, ProductRole>
  * roles their SCIM groups grant (a group bound to `{"alerting": "responder"}` gives each of its
  * members at least that); with `product`, that product's only.
  */
-export async function heldProductRoles(db: Kysely<DB>, organizationId: string, memberId: string, product?: Product): Promise<HeldProductRoles> {
+export async function heldProductRoles(
+  db: Kysely<DB>,
+  organizationId: string,
+  memberId: string,
+  product?: Product,
+): Promise<HeldProductRoles> {
   let direct = db
     .selectFrom('core.orgProductRoles')
     .select(['product', 'role'])
@@ -64,6 +63,11 @@ export async function heldProductRoles(db: Kysely<DB>, organizationId: string, m
 }
 
 /** The member's role for one product, or undefined (see heldProductRoles). */
-export async function findProductRole(db: Kysely<DB>, organizationId: string, memberId: string, product: Product): Promise<ProductRole | undefined> {
+export async function findProductRole(
+  db: Kysely<DB>,
+  organizationId: string,
+  memberId: string,
+  product: Product,
+): Promise<ProductRole | undefined> {
   return (await heldProductRoles(db, organizationId, memberId, product)).get(product)
 }

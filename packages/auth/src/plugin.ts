@@ -10,7 +10,15 @@ import { findAccountById, upsertAccountBySubject } from './accounts.js'
 import { registerAccessRules } from './access-rules.js'
 import { createImpersonationLog } from './impersonation.js'
 import { orderGates } from './gates.js'
-import { PLATFORM_ADMINS_GROUP, emailVerifiedIn, groupsFrom, profileClaimsIn, type Account, type AuthenticatedUser, type IdTokenClaims } from './identity.js'
+import {
+  PLATFORM_ADMINS_GROUP,
+  emailVerifiedIn,
+  groupsFrom,
+  profileClaimsIn,
+  type Account,
+  type AuthenticatedUser,
+  type IdTokenClaims,
+} from './identity.js'
 import { rejectForeignOrigins } from './origin-check.js'
 import { authenticateScimToken, type ScimPrincipal } from './scim-tokens.js'
 import { createSessionCache, type CachedSession, type SessionCache } from './session-cache.js'
@@ -136,9 +144,7 @@ async function authPlugin(app: FastifyInstance, options: AuthPluginOptions): Pro
     const impersonated = request.headers[IMPERSONATION_HEADER]
     if (impersonated === undefined) return
     if (!request.user.isPlatformAdmin) throw new ForbiddenError('only platform admins can impersonate')
-    const target = isUuid(impersonated)
-      ? await findAccountById(options.db, impersonated)
-      : undefined
+    const target = isUuid(impersonated) ? await findAccountById(options.db, impersonated) : undefined
     if (!target) throw new NotFoundError('user to impersonate')
     // Acting as a platform admin would be acting with every product role everywhere.
     if (target.platformRole !== null) throw new ForbiddenError('a user with a platform role cannot be impersonated')

@@ -6,9 +6,7 @@ export interface RefreshRequest {
 }
 
 export type RefreshOutcome =
-  | { kind: 'refreshed'; idToken: string; refreshToken?: string }
-  | { kind: 'invalid_grant' }
-  | { kind: 'failed'; reason: string }
+  { kind: 'refreshed'; idToken: string; refreshToken?: string } | { kind: 'invalid_grant' } | { kind: 'failed'; reason: string }
 
 interface TokenEndpointResponse {
   id_token?: string
@@ -55,10 +53,20 @@ function clientHeaders(clientId: string, clientSecret: string | undefined): Reco
  * `token` and `client_id`, form-encoded, the secret by HTTP Basic. Answers the failure's
  * reason, or undefined when the provider accepted it.
  */
-export async function revokeRefreshToken(request: { revokeUrl: string; clientId: string; clientSecret?: string; refreshToken: string }): Promise<string | undefined> {
+export async function revokeRefreshToken(request: {
+  revokeUrl: string
+  clientId: string
+  clientSecret?: string
+  refreshToken: string
+}): Promise<string | undefined> {
   const form = new URLSearchParams({ token: request.refreshToken, client_id: request.clientId })
   try {
-    const response = await fetch(request.revokeUrl, { method: 'POST', headers: clientHeaders(request.clientId, request.clientSecret), body: form, signal: AbortSignal.timeout(10_000) })
+    const response = await fetch(request.revokeUrl, {
+      method: 'POST',
+      headers: clientHeaders(request.clientId, request.clientSecret),
+      body: form,
+      signal: AbortSignal.timeout(10_000),
+    })
     return response.ok ? undefined : `HTTP ${response.status}`
   } catch (error) {
     return (error as Error).message

@@ -47,7 +47,11 @@ export async function authenticateScimToken(db: Kysely<DB>, token: string): Prom
     .executeTakeFirst()
   if (!row) return undefined
   if (!row.lastUsedAt || Date.now() - row.lastUsedAt.getTime() > LAST_USED_RESOLUTION_MS) {
-    await db.updateTable('core.scimTokens').set({ lastUsedAt: sql<Date>`now()` }).where('id', '=', row.id).execute()
+    await db
+      .updateTable('core.scimTokens')
+      .set({ lastUsedAt: sql<Date>`now()` })
+      .where('id', '=', row.id)
+      .execute()
   }
   return { tokenId: row.id, organizationId: row.organizationId, creatorRole: row.creatorRole === 'owner' ? 'owner' : 'admin' }
 }

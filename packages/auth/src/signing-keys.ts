@@ -78,7 +78,13 @@ export function createSigningKeyResolver(options: SigningKeyResolverOptions) {
     const body = (await response.json()) as { keys?: Array<JsonWebKey & { kid?: string; alg?: string; use?: string }> }
     const pems = new Map<string, string>()
     for (const jwk of body.keys ?? []) {
-      if (typeof jwk.kid !== 'string' || jwk.kty !== 'RSA' || (jwk.alg !== undefined && jwk.alg !== ALGORITHM) || (jwk.use !== undefined && jwk.use !== 'sig')) continue
+      if (
+        typeof jwk.kid !== 'string' ||
+        jwk.kty !== 'RSA' ||
+        (jwk.alg !== undefined && jwk.alg !== ALGORITHM) ||
+        (jwk.use !== undefined && jwk.use !== 'sig')
+      )
+        continue
       pems.set(jwk.kid, createPublicKey({ key: jwk, format: 'jwk' }).export({ type: 'spki', format: 'pem' }).toString())
     }
     return { pems, fetchedAt: now() }

@@ -75,7 +75,11 @@ export interface NotifierConfig {
   retryDelaySeconds: number
 }
 
-export const DEFAULT_NOTIFIER_CONFIG: NotifierConfig = { from: 'Incident Platform <no-reply@localhost>', retryLimit: 5, retryDelaySeconds: 60 }
+export const DEFAULT_NOTIFIER_CONFIG: NotifierConfig = {
+  from: 'Incident Platform <no-reply@localhost>',
+  retryLimit: 5,
+  retryDelaySeconds: 60,
+}
 
 /** Everything a service needs to build itself; tests construct it directly. */
 export interface ServiceConfig {

@@ -1,4 +1,15 @@
-export { DEFAULT_AI_CONFIG, DEFAULT_INGEST_RATE_LIMIT, DEFAULT_NOTIFIER_CONFIG, type AiConfig, type NotifierConfig, type AuthConfig, type CookieConfig, type RateLimitConfig, type ServiceConfig, type TrustProxy } from './config.js'
+export {
+  DEFAULT_AI_CONFIG,
+  DEFAULT_INGEST_RATE_LIMIT,
+  DEFAULT_NOTIFIER_CONFIG,
+  type AiConfig,
+  type NotifierConfig,
+  type AuthConfig,
+  type CookieConfig,
+  type RateLimitConfig,
+  type ServiceConfig,
+  type TrustProxy,
+} from './config.js'
 export type { LevelWithSilent } from './log-level.js'
 export { EnvironmentSchema, type Environment } from './schema.js'
 export {

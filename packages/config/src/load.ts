@@ -47,7 +47,9 @@ export function trustProxyOf(value: string): TrustProxy {
   const entries = splitList(text)
   const bad = entries.find((entry) => !isAddressOrCidr(entry))
   if (entries.length === 0 || bad !== undefined) {
-    throw new ConfigurationError(`invalid configuration: TRUST_PROXY must be true, false, a hop count or addresses/CIDRs (${bad ?? value} is none)`)
+    throw new ConfigurationError(
+      `invalid configuration: TRUST_PROXY must be true, false, a hop count or addresses/CIDRs (${bad ?? value} is none)`,
+    )
   }
   return entries
 }
@@ -103,7 +105,13 @@ export function notifierConfigFor(env: Environment): NotifierConfig {
 export function aiConfigFor(env: Environment): AiConfig {
   return {
     openai: env.OPENAI_API_KEY
-      ? { apiKey: env.OPENAI_API_KEY, baseUrl: env.OPENAI_BASE_URL, model: env.AI_MODEL, timeoutMs: env.AI_TIMEOUT_MS, maxOutputTokens: env.AI_MAX_OUTPUT_TOKENS }
+      ? {
+          apiKey: env.OPENAI_API_KEY,
+          baseUrl: env.OPENAI_BASE_URL,
+          model: env.AI_MODEL,
+          timeoutMs: env.AI_TIMEOUT_MS,
+          maxOutputTokens: env.AI_MAX_OUTPUT_TOKENS,
+        }
       : undefined,
     retryLimit: env.AI_RETRY_LIMIT,
     retryDelaySeconds: env.AI_RETRY_DELAY_SECONDS,

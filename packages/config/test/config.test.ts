@@ -1,5 +1,16 @@
 import t from 'tap'
-import { ConfigurationError, DEFAULT_AI_CONFIG, DEFAULT_NOTIFIER_CONFIG, aiConfigFor, authConfigFor, notifierConfigFor, readEnvironment, serviceConfigFor, standaloneServiceConfig, trustProxyOf } from '@svc/config'
+import {
+  ConfigurationError,
+  DEFAULT_AI_CONFIG,
+  DEFAULT_NOTIFIER_CONFIG,
+  aiConfigFor,
+  authConfigFor,
+  notifierConfigFor,
+  readEnvironment,
+  serviceConfigFor,
+  standaloneServiceConfig,
+  trustProxyOf,
+} from '@svc/config'
 
 t.test('defaults follow the configuration table', async (t) => {
   const env = readEnvironment({})
@@ -21,12 +32,18 @@ t.test('JWKS and token endpoints default to paths under the issuer', async (t) =
   const auth = authConfigFor(env, env.AUTH_ISSUER as string, ['a', 'b'])
   t.equal(auth.jwksUrl, 'https://cognito-idp.eu-west-1.amazonaws.com/eu-west-1_abc/.well-known/jwks.json')
   t.equal(auth.tokenUrl, 'https://cognito-idp.eu-west-1.amazonaws.com/eu-west-1_abc/oauth2/token')
-  const config = serviceConfigFor(readEnvironment({ ALLOWED_ORIGINS: 'https://app.example.com, https://admin.example.com', COOKIE_DOMAIN: 'example.com' }), auth)
+  const config = serviceConfigFor(
+    readEnvironment({ ALLOWED_ORIGINS: 'https://app.example.com, https://admin.example.com', COOKIE_DOMAIN: 'example.com' }),
+    auth,
+  )
   t.same(config.cookies, { domain: 'example.com', allowedOrigins: ['https://app.example.com', 'https://admin.example.com'] })
 })
 
 t.test('a service on its own needs PostgreSQL and an identity provider', async (t) => {
-  t.throws(() => standaloneServiceConfig(readEnvironment({})), new ConfigurationError('DATABASE_URL is required when a service runs on its own (the embedded database is for `pnpm start`)'))
+  t.throws(
+    () => standaloneServiceConfig(readEnvironment({})),
+    new ConfigurationError('DATABASE_URL is required when a service runs on its own (the embedded database is for `pnpm start`)'),
+  )
   t.throws(() => standaloneServiceConfig(readEnvironment({ DATABASE_URL: 'postgres://localhost/app' })), /AUTH_ISSUER is required/)
   t.throws(
     () => standaloneServiceConfig(readEnvironment({ DATABASE_URL: 'postgres://localhost/app', AUTH_ISSUER: 'https://idp.example.com' })),
@@ -39,11 +56,27 @@ t.test('a service on its own needs PostgreSQL and an identity provider', async (
 })
 
 t.test('without SMTP_URL e-mails are held; with it they go to that server, with links to APP_URL', async (t) => {
-  t.same(notifierConfigFor(readEnvironment({})), { smtpUrl: undefined, from: 'Incident Platform <no-reply@localhost>', appUrl: undefined, retryLimit: 5, retryDelaySeconds: 60 })
+  t.same(notifierConfigFor(readEnvironment({})), {
+    smtpUrl: undefined,
+    from: 'Incident Platform <no-reply@localhost>',
+    appUrl: undefined,
+    retryLimit: 5,
+    retryDelaySeconds: 60,
+  })
   const configured = notifierConfigFor(
-    readEnvironment({ SMTP_URL: 'smtps://user:secret@smtp.example.com:465', SMTP_FROM: 'Ops <ops@example.com>', APP_URL: 'https://app.example.com/', NOTIFY_RETRY_LIMIT: '2' }),
+    readEnvironment({
+      SMTP_URL: 'smtps://user:secret@smtp.example.com:465',
+      SMTP_FROM: 'Ops <ops@example.com>',
+      APP_URL: 'https://app.example.com/',
+      NOTIFY_RETRY_LIMIT: '2',
+    }),
   )
-  t.match(configured, { smtpUrl: 'smtps://user:secret@smtp.example.com:465', from: 'Ops <ops@example.com>', appUrl: 'https://app.example.com', retryLimit: 2 })
+  t.match(configured, {
+    smtpUrl: 'smtps://user:secret@smtp.example.com:465',
+    from: 'Ops <ops@example.com>',
+    appUrl: 'https://app.example.com',
+    retryLimit: 2,
+  })
   t.throws(() => readEnvironment({ SMTP_URL: 'mail.example.com' }), { name: 'ConfigurationError', message: /SMTP_URL/ })
 })
 
@@ -77,5 +110,9 @@ t.test('TRUST_PROXY takes true, false, a hop count, or addresses and CIDRs', asy
   for (const bad of ['yes', '10.0.0.0/33', '300.1.1.1', '10.0.0.1/8/1', 'proxy.internal']) {
     t.throws(() => trustProxyOf(bad), { name: 'ConfigurationError', message: /TRUST_PROXY/ }, bad)
   }
-  t.equal(serviceConfigFor(readEnvironment({ TRUST_PROXY: '1' }), authConfigFor(readEnvironment({}), 'https://idp.example.com', ['web'])).trustProxy, 1)
+  t.equal(
+    serviceConfigFor(readEnvironment({ TRUST_PROXY: '1' }), authConfigFor(readEnvironment({}), 'https://idp.example.com', ['web']))
+      .trustProxy,
+    1,
+  )
 })

@@ -78,7 +78,8 @@ function openPostgres(connectionString: string, max: number): Database {
     pool,
     sql: { executeSql: (text, values) => pool.query(text, values) },
     kind: 'postgres',
-    prepared: async <R>(name: string, text: string, values: readonly unknown[]) => (await pool.query({ name, text, values: [...values] })).rows as R[],
+    prepared: async <R>(name: string, text: string, values: readonly unknown[]) =>
+      (await pool.query({ name, text, values: [...values] })).rows as R[],
     ping: pinger(db),
     close: once(() => db.destroy()),
   }

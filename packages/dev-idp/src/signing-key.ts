@@ -21,7 +21,9 @@ export function generateSigningKey(): SigningKey {
 function signingKeyFrom(privateKeyPem: string, publicKeyPem: string): SigningKey {
   const jwk = createPublicKey(publicKeyPem).export({ format: 'jwk' })
   // RFC 7638 thumbprint as the key id: stable for the key, different for every other key.
-  const kid = createHash('sha256').update(JSON.stringify({ e: jwk.e, kty: jwk.kty, n: jwk.n })).digest('base64url')
+  const kid = createHash('sha256')
+    .update(JSON.stringify({ e: jwk.e, kty: jwk.kty, n: jwk.n }))
+    .digest('base64url')
   return { kid, privateKeyPem, publicKeyPem, jwk: { ...jwk, kid, alg: 'RS256', use: 'sig' } }
 }
 

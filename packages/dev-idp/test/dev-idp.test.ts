@@ -30,7 +30,11 @@ t.test('its ID tokens are shaped like a Cognito user pool’s', async (t) => {
 
 t.test('the token endpoint exchanges refresh tokens and refuses anything else', async (t) => {
   const post = (form: Record<string, string>) =>
-    fetch(`${base}/oauth2/token`, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams(form) })
+    fetch(`${base}/oauth2/token`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams(form),
+    })
   const refreshToken = issuer.idp.mintRefreshToken({ email: 'refresh@example.com' })
   const ok = await post({ grant_type: 'refresh_token', refresh_token: refreshToken })
   t.equal(ok.status, 200)

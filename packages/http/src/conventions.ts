@@ -76,11 +76,7 @@ async function apiReference(app: FastifyInstance): Promise<void> {
     staticCSP: true,
     uiConfig: { deepLinking: true, persistAuthorization: false },
   })
-  app.get(
-    '/api/v1/openapi.json',
-    { schema: { hide: true }, config: { public: true } },
-    async () => app.swagger(),
-  )
+  app.get('/api/v1/openapi.json', { schema: { hide: true }, config: { public: true } }, async () => app.swagger())
 }
 
 export const apiReferencePlugin = fp(apiReference, { name: 'api-reference', fastify: '5.x', dependencies: ['http-conventions'] })

@@ -58,7 +58,8 @@ export function toErrorBody(error: FastifyError & PostgresError, request: Fastif
   if (error.code === '23503') return body(409, 'a referenced resource does not exist', 'CONFLICT')
   // A check constraint names PostgreSQL's relation and constraint: never shown. Our own
   // constraint triggers raise our own words, which are.
-  if (error.code === '23514') return body(409, OWN_RULES.has(error.message) ? error.message : 'the change breaks a rule of the stored data', 'CONFLICT')
+  if (error.code === '23514')
+    return body(409, OWN_RULES.has(error.message) ? error.message : 'the change breaks a rule of the stored data', 'CONFLICT')
 
   const statusCode = error.statusCode && error.statusCode >= 400 ? error.statusCode : 500
   if (statusCode >= 500) {

@@ -27,7 +27,10 @@ export async function healthRoutes(app: FastifyInstance, options: HealthOptions)
 
   app.get(
     '/api/v1/health/live',
-    { schema: { tags: ['health'], summary: 'Liveness probe: the process answers', response: { 200: HealthResponse } }, config: probeConfig },
+    {
+      schema: { tags: ['health'], summary: 'Liveness probe: the process answers', response: { 200: HealthResponse } },
+      config: probeConfig,
+    },
     async () => ({ status: 'ok' as const, service: options.service }),
   )
   app.get(

@@ -7,10 +7,9 @@ export const ErrorResponse = Type.Object(
     message: Type.String(),
     code: Type.String({ description: 'Stable upper-case error code, e.g. UNAUTHORIZED, VALIDATION_FAILED' }),
     details: Type.Optional(
-      Type.Array(
-        Type.Object({ field: Type.String(), message: Type.String() }),
-        { description: 'The failing fields of a VALIDATION_FAILED error' },
-      ),
+      Type.Array(Type.Object({ field: Type.String(), message: Type.String() }), {
+        description: 'The failing fields of a VALIDATION_FAILED error',
+      }),
     ),
   },
   { $id: 'ErrorResponse', title: 'Error' },

@@ -27,8 +27,12 @@ export async function addMember(trx: Executor, context: AuditContext, organizati
   const productRoles = member.productRoles ?? {}
   await replaceProductRoles(trx, organizationId, memberId, productRoles)
   await recordAudit(trx, context, {
-    organizationId, product: 'platform', entityType: 'member', entityId: memberId,
-    action: origin, after: { userId, email: member.email, role: member.role, productRoles },
+    organizationId,
+    product: 'platform',
+    entityType: 'member',
+    entityId: memberId,
+    action: origin,
+    after: { userId, email: member.email, role: member.role, productRoles },
   })
   return { memberId, userId }
 }

@@ -16,5 +16,12 @@ export {
   type MemberFilter,
   type ProductRoles,
 } from './queries.js'
-export { inviteRefusal, ownProductRolesRefusal, productRolesRefusal, removalRefusal, roleChangeRefusal, type AdministeredProducts } from './role-policy.js'
+export {
+  inviteRefusal,
+  ownProductRolesRefusal,
+  productRolesRefusal,
+  removalRefusal,
+  roleChangeRefusal,
+  type AdministeredProducts,
+} from './role-policy.js'
 export { ProductRoles as ProductRolesSchema } from './schemas.js'

@@ -55,7 +55,11 @@ export async function findMemberByUser(db: Executor, organizationId: string, use
 }
 
 export async function insertMember(db: Executor, organizationId: string, userId: string, role: OrganizationRole) {
-  const { id } = await db.insertInto('core.organizationMembers').values({ organizationId, userId, role }).returning('id').executeTakeFirstOrThrow()
+  const { id } = await db
+    .insertInto('core.organizationMembers')
+    .values({ organizationId, userId, role })
+    .returning('id')
+    .executeTakeFirstOrThrow()
   return id
 }
 
@@ -124,7 +128,12 @@ export async function findMemberWithProductRoles(db: Executor, organizationId: s
 }
 
 /** Replaces a member's whole set of product roles: a product left out has no role. */
-export async function replaceProductRoles(db: Executor, organizationId: string, memberId: string, productRoles: ProductRoles): Promise<void> {
+export async function replaceProductRoles(
+  db: Executor,
+  organizationId: string,
+  memberId: string,
+  productRoles: ProductRoles,
+): Promise<void> {
   await db.deleteFrom('core.orgProductRoles').where('organizationId', '=', organizationId).where('memberId', '=', memberId).execute()
   const entries = Object.entries(productRoles).filter((entry): entry is [string, ProductRole] => entry[1] !== undefined)
   if (entries.length === 0) return

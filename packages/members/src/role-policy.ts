@@ -6,7 +6,11 @@ import type { ProductRoles } from './queries.js'
  * an admin manages members and admins but never touches an owner and never raises anyone,
  * themselves included, above admin. Answers the reason for a refusal, or undefined.
  */
-export function roleChangeRefusal(actor: OrganizationRole, current: OrganizationRole | undefined, next: OrganizationRole): string | undefined {
+export function roleChangeRefusal(
+  actor: OrganizationRole,
+  current: OrganizationRole | undefined,
+  next: OrganizationRole,
+): string | undefined {
   if (actor === 'owner') return undefined
   if (actor !== 'admin') return 'only admins and owners manage members'
   if (current === 'owner') return 'only an owner can change an owner'
@@ -50,7 +54,12 @@ export type AdministeredProducts = readonly Product[] | 'all'
  * above; a product admin who is neither invites plain members only, granting roles in the
  * products they administer and no others.
  */
-export function inviteRefusal(actor: OrganizationRole, administers: AdministeredProducts, role: OrganizationRole, productRoles: ProductRoles): string | undefined {
+export function inviteRefusal(
+  actor: OrganizationRole,
+  administers: AdministeredProducts,
+  role: OrganizationRole,
+  productRoles: ProductRoles,
+): string | undefined {
   if (actor === 'owner' || actor === 'admin') return roleChangeRefusal(actor, undefined, role)
   if (role !== 'member') return 'only admins and owners invite with the organization role admin or owner'
   if (administers === 'all') return undefined

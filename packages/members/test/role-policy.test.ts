@@ -34,9 +34,16 @@ t.test('inviting: admins and owners by the organization rule, a product admin pl
   t.equal(inviteRefusal('admin', [], 'owner', {}), 'only an owner can grant the owner role')
   t.equal(inviteRefusal('member', ['alerting'], 'member', { alerting: 'admin' }), undefined)
   t.equal(inviteRefusal('member', ['alerting'], 'member', {}), undefined, 'no product role at all')
-  t.equal(inviteRefusal('member', ['alerting'], 'member', { alerting: 'viewer', synthetics: 'viewer' }), 'only an admin of synthetics grants synthetics roles')
+  t.equal(
+    inviteRefusal('member', ['alerting'], 'member', { alerting: 'viewer', synthetics: 'viewer' }),
+    'only an admin of synthetics grants synthetics roles',
+  )
   t.equal(inviteRefusal('member', ['alerting'], 'admin', {}), 'only admins and owners invite with the organization role admin or owner')
-  t.equal(inviteRefusal('member', 'all', 'member', { statuspages: 'manager', insights: 'admin' }), undefined, 'platform roles administer every product')
+  t.equal(
+    inviteRefusal('member', 'all', 'member', { statuspages: 'manager', insights: 'admin' }),
+    undefined,
+    'platform roles administer every product',
+  )
   t.equal(inviteRefusal('member', 'all', 'owner', {}), 'only admins and owners invite with the organization role admin or owner')
 })
 

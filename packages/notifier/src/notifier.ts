@@ -60,11 +60,17 @@ export function createNotifier({ jobs, database, config, log }: NotifierDependen
       return
     }
     try {
-      const sent = await provider.send({ to: message.recipient, subject: message.subject ?? '', text: message.bodyText, ...(message.bodyHtml ? { html: message.bodyHtml } : {}) })
+      const sent = await provider.send({
+        to: message.recipient,
+        subject: message.subject ?? '',
+        text: message.bodyText,
+        ...(message.bodyHtml ? { html: message.bodyHtml } : {}),
+      })
       await markSent(db, message.id, provider.name, sent.messageId)
       log.info({ messageId: message.id, attempt: message.attempts }, 'message delivered')
     } catch (error) {
-      const failure = error instanceof DeliveryError ? error : new DeliveryError(`${provider.name}: ${(error as Error).message}`, false, { cause: error })
+      const failure =
+        error instanceof DeliveryError ? error : new DeliveryError(`${provider.name}: ${(error as Error).message}`, false, { cause: error })
       const retrying = !failure.permanent && attempt.retryCount < attempt.retryLimit
       await markUndelivered(db, message.id, { status: retrying ? 'pending' : 'failed', provider: provider.name, reason: failure.message })
       log.warn({ messageId: message.id, attempt: message.attempts, retrying, err: failure }, 'message not delivered')
@@ -91,7 +97,10 @@ export function createNotifier({ jobs, database, config, log }: NotifierDependen
       if (status === 'pending') {
         await jobs.send(DELIVER_QUEUE, { messageId } satisfies DeliverJob, { db: inTransaction(executor), singletonKey: messageId })
       } else {
-        log.info({ messageId, kind: email.kind, to: email.to, subject: email.subject, text: email.text }, 'e-mail held in the outbox: SMTP_URL is not set')
+        log.info(
+          { messageId, kind: email.kind, to: email.to, subject: email.subject, text: email.text },
+          'e-mail held in the outbox: SMTP_URL is not set',
+        )
       }
       return { messageId, status }
     },
@@ -99,10 +108,19 @@ export function createNotifier({ jobs, database, config, log }: NotifierDependen
       if (worker) jobs.notifyWorker(worker)
     },
     async start() {
-      await ensureQueue(jobs, DELIVER_QUEUE, { retryLimit: config.retryLimit, retryDelay: config.retryDelaySeconds, retryBackoff: true, expireInSeconds: 5 * 60 })
-      worker = await jobs.work<DeliverJob>(DELIVER_QUEUE, { includeMetadata: true, pollingIntervalSeconds: POLLING_INTERVAL_SECONDS }, async ([job]) => {
-        if (job) await deliver(job.data, job)
+      await ensureQueue(jobs, DELIVER_QUEUE, {
+        retryLimit: config.retryLimit,
+        retryDelay: config.retryDelaySeconds,
+        retryBackoff: true,
+        expireInSeconds: 5 * 60,
       })
+      worker = await jobs.work<DeliverJob>(
+        DELIVER_QUEUE,
+        { includeMetadata: true, pollingIntervalSeconds: POLLING_INTERVAL_SECONDS },
+        async ([job]) => {
+          if (job) await deliver(job.data, job)
+        },
+      )
     },
     async stop() {
       await jobs.offWork(DELIVER_QUEUE)

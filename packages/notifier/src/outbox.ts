@@ -43,7 +43,11 @@ export async function markSent(db: Executor, messageId: string, provider: string
  * Records why an attempt did not deliver: `pending` leaves the message for the job's next retry,
  * `failed` ends it, `held` keeps it for a developer when no provider can carry it.
  */
-export async function markUndelivered(db: Executor, messageId: string, outcome: { status: 'pending' | 'failed' | 'held'; provider: string | null; reason: string }): Promise<void> {
+export async function markUndelivered(
+  db: Executor,
+  messageId: string,
+  outcome: { status: 'pending' | 'failed' | 'held'; provider: string | null; reason: string },
+): Promise<void> {
   await db
     .updateTable('core.outbox')
     .set({ status: outcome.status, provider: outcome.provider, lastError: outcome.reason, updatedAt: sql<Date>`now()` })
@@ -55,7 +59,21 @@ export async function markUndelivered(db: Executor, messageId: string, outcome: 
 export async function latestOutboxRows(db: Executor, filter: { status?: OutboxStatus; limit: number }) {
   let query = db
     .selectFrom('core.outbox')
-    .select(['id', 'organizationId', 'channel', 'kind', 'recipient', 'subject', 'bodyText', 'status', 'attempts', 'lastError', 'provider', 'createdAt', 'sentAt'])
+    .select([
+      'id',
+      'organizationId',
+      'channel',
+      'kind',
+      'recipient',
+      'subject',
+      'bodyText',
+      'status',
+      'attempts',
+      'lastError',
+      'provider',
+      'createdAt',
+      'sentAt',
+    ])
   if (filter.status) query = query.where('status', '=', filter.status)
   return query.orderBy('createdAt', 'desc').orderBy('id').limit(filter.limit).execute()
 }

@@ -18,7 +18,12 @@ export function smtpProvider(url: string, from: string): EmailProvider {
     name: 'smtp',
     async send(email: EmailEnvelope) {
       try {
-        const info = await transport.sendMail({ to: email.to, subject: email.subject, text: email.text, ...(email.html ? { html: email.html } : {}) })
+        const info = await transport.sendMail({
+          to: email.to,
+          subject: email.subject,
+          text: email.text,
+          ...(email.html ? { html: email.html } : {}),
+        })
         return { messageId: info.messageId }
       } catch (error) {
         const failure = error as SmtpFailure

@@ -20,7 +20,13 @@ const log = Fastify({ logger: false }).log
 /** A notifier of its own per test, against a fresh loopback SMTP server unless told `smtpUrl`. */
 async function notifierFor(t: TestContext, options: { replyTo?: RecipientReply; config?: Partial<NotifierConfig> } = {}) {
   const smtp = await startSmtpServer(t, options.replyTo)
-  const config = { ...DEFAULT_NOTIFIER_CONFIG, smtpUrl: smtp.url, from: 'Incidents <incidents@example.com>', retryDelaySeconds: 1, ...options.config }
+  const config = {
+    ...DEFAULT_NOTIFIER_CONFIG,
+    smtpUrl: smtp.url,
+    from: 'Incidents <incidents@example.com>',
+    retryDelaySeconds: 1,
+    ...options.config,
+  }
   const notifier = createNotifier({ jobs, database, config, log })
   await notifier.start()
   t.teardown(() => notifier.stop())
@@ -52,7 +58,8 @@ async function settled(messageId: string) {
 }
 
 const jobsFor = async (messageId: string) =>
-  (await sql<{ id: string }>`select id from pgboss.job where name = ${DELIVER_QUEUE} and data ->> 'messageId' = ${messageId}`.execute(db)).rows
+  (await sql<{ id: string }>`select id from pgboss.job where name = ${DELIVER_QUEUE} and data ->> 'messageId' = ${messageId}`.execute(db))
+    .rows
 
 t.test('an e-mail is written to the outbox and delivered over SMTP by a job', async (t) => {
   const { notifier, smtp } = await notifierFor(t)
@@ -60,7 +67,15 @@ t.test('an e-mail is written to the outbox and delivered over SMTP by a job', as
   t.equal(queued.status, 'pending')
   t.equal((await jobsFor(queued.messageId)).length, 1, 'one delivery job, committed with the message')
   const row = await settled(queued.messageId)
-  t.match(row, { status: 'sent', channel: 'email', kind: 'test.greeting', recipient: 'ada@example.com', attempts: 1, provider: 'smtp', lastError: null })
+  t.match(row, {
+    status: 'sent',
+    channel: 'email',
+    kind: 'test.greeting',
+    recipient: 'ada@example.com',
+    attempts: 1,
+    provider: 'smtp',
+    lastError: null,
+  })
   t.ok(row.sentAt, 'stamped when sent')
   t.match(row.providerMessageId, /^<.+@.+>$/, "the server's Message-ID")
   t.equal(smtp.received.length, 1)
@@ -91,7 +106,9 @@ t.test('a transaction that rolls back leaves neither message nor job', async (t)
 })
 
 t.test('a temporary refusal (4xx) is retried until the server takes the message', async (t) => {
-  const { notifier, smtp } = await notifierFor(t, { replyTo: (_address, attempt) => (attempt === 1 ? { code: 451, message: 'greylisted, try again later' } : undefined) })
+  const { notifier, smtp } = await notifierFor(t, {
+    replyTo: (_address, attempt) => (attempt === 1 ? { code: 451, message: 'greylisted, try again later' } : undefined),
+  })
   const row = await settled((await queue(notifier, email('grey@example.com'))).messageId)
   t.match(row, { status: 'sent', attempts: 2, lastError: null })
   t.equal(smtp.attempts.get('grey@example.com'), 2)
@@ -133,6 +150,13 @@ t.test('without SMTP_URL an e-mail is held in the outbox, readable, and no job i
   t.equal(queued.status, 'held')
   t.equal((await jobsFor(queued.messageId)).length, 0)
   const [latest] = await latestOutboxRows(db, { status: 'held', limit: 1 })
-  t.match(latest, { id: queued.messageId, status: 'held', recipient: 'held@example.com', subject: 'Hello from the outbox', bodyText: 'A plain text body.', attempts: 0 })
+  t.match(latest, {
+    id: queued.messageId,
+    status: 'held',
+    recipient: 'held@example.com',
+    subject: 'Hello from the outbox',
+    bodyText: 'A plain text body.',
+    attempts: 0,
+  })
   t.match(latest?.lastError, /SMTP_URL/)
 })

@@ -6,7 +6,10 @@ import { profileFields, updateProfile } from './queries.js'
 import { UserProfile, UserProfilePatch } from './schemas.js'
 import { isTimeZone } from './time-zones.js'
 
-function profileOf(user: AuthenticatedUser, account: Pick<Account, 'isEmployee' | 'displayName' | 'name' | 'givenName' | 'familyName' | 'timeZone' | 'platformRole'>) {
+function profileOf(
+  user: AuthenticatedUser,
+  account: Pick<Account, 'isEmployee' | 'displayName' | 'name' | 'givenName' | 'familyName' | 'timeZone' | 'platformRole'>,
+) {
   return {
     userId: user.userId,
     email: user.email,
@@ -60,13 +63,21 @@ export const profileRoutes: FastifyPluginAsyncTypebox = async (app) => {
         const before = await profileFields(trx, request.user.userId)
         const after = await updateProfile(trx, request.user.userId, request.body)
         await recordAudit(trx, auditContextOf(request), {
-          organizationId: null, product: 'platform', entityType: 'user', entityId: request.user.userId,
-          action: 'user.updated', before, after: { displayName: after.displayName, timeZone: after.timeZone },
+          organizationId: null,
+          product: 'platform',
+          entityType: 'user',
+          entityId: request.user.userId,
+          action: 'user.updated',
+          before,
+          after: { displayName: after.displayName, timeZone: after.timeZone },
         })
         return after
       })
       app.sessions.forget(request.user.userId)
-      return profileOf(request.user, updated as Pick<Account, 'isEmployee' | 'displayName' | 'name' | 'givenName' | 'familyName' | 'timeZone' | 'platformRole'>)
+      return profileOf(
+        request.user,
+        updated as Pick<Account, 'isEmployee' | 'displayName' | 'name' | 'givenName' | 'familyName' | 'timeZone' | 'platformRole'>,
+      )
     },
   )
 }

@@ -1,5 +1,11 @@
 import { randomUUID } from 'node:crypto'
-import Fastify, { type FastifyError, type FastifyInstance, type FastifyReply, type FastifyRequest, type FastifyServerOptions } from 'fastify'
+import Fastify, {
+  type FastifyError,
+  type FastifyInstance,
+  type FastifyReply,
+  type FastifyRequest,
+  type FastifyServerOptions,
+} from 'fastify'
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import { authPlugin, cookieRoutes } from '@svc/auth'
 import type { ServiceConfig, TrustProxy } from '@svc/config'
@@ -59,12 +65,7 @@ const BODY_LIMIT = 1024 * 1024
 
 // Secrets never reach the logs: credentials in headers, and API keys in ingest paths.
 const redact = {
-  paths: [
-    'req.headers.authorization',
-    'req.headers.cookie',
-    'req.headers["x-webhook-signature"]',
-    'res.headers["set-cookie"]',
-  ],
+  paths: ['req.headers.authorization', 'req.headers.cookie', 'req.headers["x-webhook-signature"]', 'res.headers["set-cookie"]'],
   censor: '[redacted]',
 }
 
@@ -101,11 +102,7 @@ function loggerOptions(config: ServiceConfig, service: string): FastifyServerOpt
  * endpoints, health, then the service's surfaces. Resources passed in are shared and stay
  * open when the app closes; otherwise the app opens its own and closes them with itself.
  */
-export async function buildServiceApp(
-  config: ServiceConfig,
-  definition: ServiceDefinition,
-  shared?: Resources,
-): Promise<FastifyInstance> {
+export async function buildServiceApp(config: ServiceConfig, definition: ServiceDefinition, shared?: Resources): Promise<FastifyInstance> {
   const resources = shared ?? (await openResources(config))
   const app = Fastify({
     logger: loggerOptions(config, definition.name),
@@ -127,7 +124,8 @@ export async function buildServiceApp(
   }).withTypeProvider<TypeBoxTypeProvider>()
 
   if (!shared) app.addHook('onClose', async () => resources.close())
-  const configuredUrl = definition.name === 'platform' ? config.publicUrls?.platform : definition.name === 'product' ? config.publicUrls?.product : undefined
+  const configuredUrl =
+    definition.name === 'platform' ? config.publicUrls?.platform : definition.name === 'product' ? config.publicUrls?.product : undefined
   app.decorate('publicBaseUrl', (request: FastifyRequest) => configuredUrl ?? `${request.protocol}://${request.host}`)
   app.decorate('database', resources.database)
   app.decorate('jobs', resources.jobs)

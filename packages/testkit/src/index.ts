@@ -3,6 +3,13 @@ export { claimsOf, hs256WithKey, signRs256, tamperedToken, unsignedToken } from 
 export { startTestIssuer, type TestIssuer } from './issuer.js'
 export { freePort } from './ports.js'
 export { startSmtpServer, type ReceivedMail, type RecipientReply, type SmtpTestServer } from './smtp-server.js'
-export { chatCompletion, startOpenAiServer, type ChatReply, type ChatRequest, type OpenAiTestServer, type Responder } from './openai-server.js'
+export {
+  chatCompletion,
+  startOpenAiServer,
+  type ChatReply,
+  type ChatRequest,
+  type OpenAiTestServer,
+  type Responder,
+} from './openai-server.js'
 export { startTestService, testConfig, type BuildApp, type SignedIn, type TestService, type TestServiceOptions } from './service.js'
 export type { TestContext } from './teardown.js'

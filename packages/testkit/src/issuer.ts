@@ -1,10 +1,5 @@
 import type { FastifyInstance } from 'fastify'
-import {
-  buildDevIdentityProviderServer,
-  createDevIdentityProvider,
-  generateSigningKey,
-  type DevIdentityProvider,
-} from '@svc/dev-idp'
+import { buildDevIdentityProviderServer, createDevIdentityProvider, generateSigningKey, type DevIdentityProvider } from '@svc/dev-idp'
 import { freePort } from './ports.js'
 import type { TestContext } from './teardown.js'
 

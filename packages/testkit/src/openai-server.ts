@@ -7,7 +7,12 @@ export interface ChatRequest {
   authorization: string | undefined
   body: {
     model: string
-    messages: Array<{ role: string; content: string | null; tool_calls?: Array<{ id: string; function: { name: string } }>; tool_call_id?: string }>
+    messages: Array<{
+      role: string
+      content: string | null
+      tool_calls?: Array<{ id: string; function: { name: string } }>
+      tool_call_id?: string
+    }>
     tools?: Array<{ type: string; function: { name: string } }>
     response_format?: { type: string; json_schema?: { name: string; strict?: boolean; schema: Record<string, unknown> } }
     max_tokens?: number
@@ -33,9 +38,17 @@ export interface OpenAiTestServer {
 let completionCount = 0
 
 /** A chat completion in the wire shape of OpenAI's API: a text answer or tool calls. */
-export function chatCompletion(message: { content?: string; toolCalls?: string[] }, usage = { prompt_tokens: 100, completion_tokens: 20 }, model = 'test-model') {
+export function chatCompletion(
+  message: { content?: string; toolCalls?: string[] },
+  usage = { prompt_tokens: 100, completion_tokens: 20 },
+  model = 'test-model',
+) {
   completionCount += 1
-  const toolCalls = message.toolCalls?.map((name, index) => ({ id: `call_${completionCount}_${index}`, type: 'function', function: { name, arguments: '{}' } }))
+  const toolCalls = message.toolCalls?.map((name, index) => ({
+    id: `call_${completionCount}_${index}`,
+    type: 'function',
+    function: { name, arguments: '{}' },
+  }))
   return {
     id: `chatcmpl-${completionCount}`,
     object: 'chat.completion',
@@ -65,10 +78,15 @@ export async function startOpenAiServer(t: TestContext, respond: Responder): Pro
     incoming.on('data', (chunk: Buffer) => chunks.push(chunk))
     incoming.on('end', async () => {
       if (incoming.method !== 'POST' || incoming.url !== '/v1/chat/completions') {
-        outgoing.writeHead(404, { 'content-type': 'application/json' }).end(JSON.stringify({ error: { message: 'not found', type: 'invalid_request_error' } }))
+        outgoing
+          .writeHead(404, { 'content-type': 'application/json' })
+          .end(JSON.stringify({ error: { message: 'not found', type: 'invalid_request_error' } }))
         return
       }
-      const request: ChatRequest = { authorization: incoming.headers.authorization, body: JSON.parse(Buffer.concat(chunks).toString('utf8')) as ChatRequest['body'] }
+      const request: ChatRequest = {
+        authorization: incoming.headers.authorization,
+        body: JSON.parse(Buffer.concat(chunks).toString('utf8')) as ChatRequest['body'],
+      }
       requests.push(request)
       const reply = await respond(request, requests.length - 1)
       if (reply.delayMs) await new Promise((resolve) => setTimeout(resolve, reply.delayMs))

@@ -14,7 +14,11 @@ t.test('the timestamp tolerance is exactly 300 seconds either way', async (t) =>
   }
   for (const offset of [-SIGNATURE_TOLERANCE_SECONDS - 1, SIGNATURE_TOLERANCE_SECONDS + 1]) {
     const at = now + offset
-    t.throws(() => verifySignature(`t=${at},v1=${digest(`${at}.${body.toString()}`)}`, secret, body, now), { code: 'UNAUTHORIZED', statusCode: 401 }, `offset ${offset}`)
+    t.throws(
+      () => verifySignature(`t=${at},v1=${digest(`${at}.${body.toString()}`)}`, secret, body, now),
+      { code: 'UNAUTHORIZED', statusCode: 401 },
+      `offset ${offset}`,
+    )
   }
 })
 

@@ -39,7 +39,8 @@ export async function insightsSurface(app: FastifyInstance, options: InsightsOpt
 
   await app.register(insightRoutes, { ai, wakeWorker: () => analyzeWorker && jobs.notifyWorker(analyzeWorker) })
   await app.register(usageRoutes, { ai })
-  for (const routes of [rcaRoutes, rcaLinkRoutes, actionItemRoutes, incidentSearchRoutes, rcaStatsRoutes, rcaExportRoutes]) await app.register(routes)
+  for (const routes of [rcaRoutes, rcaLinkRoutes, actionItemRoutes, incidentSearchRoutes, rcaStatsRoutes, rcaExportRoutes])
+    await app.register(routes)
   await app.register(rcaGenerateRoutes, { ai, wakeWorker: () => draftWorker && jobs.notifyWorker(draftWorker) })
 
   // Workers start once the app is ready and stop with it; jobs in flight finish when the queue stops.
@@ -49,12 +50,20 @@ export async function insightsSurface(app: FastifyInstance, options: InsightsOpt
     await subscribe(jobs, 'alert.created', ALERT_CREATED_QUEUE, { retryLimit: 5, retryDelay: 5, retryBackoff: true })
 
     const log = app.log.child({ surface: 'insights' })
-    analyzeWorker = await jobs.work<AnalyzeJob>(ANALYZE_QUEUE, { includeMetadata: true, pollingIntervalSeconds: POLLING_INTERVAL_SECONDS }, async ([job]) => {
-      if (job) await processAnalysisJob({ database, analyzer, ai, log }, job.data, job)
-    })
-    draftWorker = await jobs.work<DraftJob>(DRAFT_QUEUE, { includeMetadata: true, pollingIntervalSeconds: POLLING_INTERVAL_SECONDS }, async ([job]) => {
-      if (job) await processDraftJob({ database, analyzer, ai, log }, job.data, job)
-    })
+    analyzeWorker = await jobs.work<AnalyzeJob>(
+      ANALYZE_QUEUE,
+      { includeMetadata: true, pollingIntervalSeconds: POLLING_INTERVAL_SECONDS },
+      async ([job]) => {
+        if (job) await processAnalysisJob({ database, analyzer, ai, log }, job.data, job)
+      },
+    )
+    draftWorker = await jobs.work<DraftJob>(
+      DRAFT_QUEUE,
+      { includeMetadata: true, pollingIntervalSeconds: POLLING_INTERVAL_SECONDS },
+      async ([job]) => {
+        if (job) await processDraftJob({ database, analyzer, ai, log }, job.data, job)
+      },
+    )
     await jobs.work<AlertCreated>(ALERT_CREATED_QUEUE, { pollingIntervalSeconds: POLLING_INTERVAL_SECONDS }, async ([job]) => {
       const event = job?.data
       if (!event || !(ANALYZED_PRIORITIES.has(event.priority) || event.autoAnalysis)) return

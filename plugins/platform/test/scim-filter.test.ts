@@ -5,7 +5,11 @@ t.test('precedence: not binds tightest, then and, then or', async (t) => {
   t.same(parseFilter('a eq 1 or b eq 2 and not (c pr)'), {
     kind: 'or',
     left: { kind: 'compare', path: { name: 'a' }, operator: 'eq', value: 1 },
-    right: { kind: 'and', left: { kind: 'compare', path: { name: 'b' }, operator: 'eq', value: 2 }, right: { kind: 'not', filter: { kind: 'present', path: { name: 'c' } } } },
+    right: {
+      kind: 'and',
+      left: { kind: 'compare', path: { name: 'b' }, operator: 'eq', value: 2 },
+      right: { kind: 'not', filter: { kind: 'present', path: { name: 'c' } } },
+    },
   })
 })
 
@@ -32,8 +36,21 @@ t.test('attribute paths: sub-attributes, URNs, the core URN dropped', async (t) 
 })
 
 t.test('what is not a filter is invalidFilter', async (t) => {
-  for (const text of ['', '   ', '"x"', 'userName', 'userName eq', 'userName eq "x" and', 'not userName pr', '(userName pr', 'emails[type eq "x"', 'emails.value[type eq "x"]', 'a eq "unterminated', 'a eq "bad \\q escape"', ')']) {
+  for (const text of [
+    '',
+    '   ',
+    '"x"',
+    'userName',
+    'userName eq',
+    'userName eq "x" and',
+    'not userName pr',
+    '(userName pr',
+    'emails[type eq "x"',
+    'emails.value[type eq "x"]',
+    'a eq "unterminated',
+    'a eq "bad \\q escape"',
+    ')',
+  ]) {
     t.throws(() => parseFilter(text), { name: 'ScimError', statusCode: 400, scimType: 'invalidFilter' }, JSON.stringify(text))
   }
 })
-

@@ -25,13 +25,20 @@ t.test('prototype keys in values are refused before anything is applied', async 
     '{"op":"add","path":"emails","value":[{"value":"x","__proto__":{"polluted":true}}]}',
     '{"op":"add","value":{"urn:ietf:params:scim:schemas:extension:enterprise:2.0:User":{"__proto__":{"polluted":true}}}}',
   ]) {
-    t.equal(refusal(() => readOperations(body(operation), schemas)), 'invalidValue', operation)
+    t.equal(
+      refusal(() => readOperations(body(operation), schemas)),
+      'invalidValue',
+      operation,
+    )
   }
   t.equal(({} as Record<string, unknown>).polluted, undefined)
 })
 
 t.test('the patched copy inherits nothing an assignment could reach', async (t) => {
-  const patched = applyPatch({ userName: 'a', name: { givenName: 'A' } }, readOperations(body('{"op":"replace","path":"name.familyName","value":"B"}'), schemas))
+  const patched = applyPatch(
+    { userName: 'a', name: { givenName: 'A' } },
+    readOperations(body('{"op":"replace","path":"name.familyName","value":"B"}'), schemas),
+  )
   t.same(JSON.parse(JSON.stringify(patched)), { userName: 'a', name: { givenName: 'A', familyName: 'B' } })
   t.equal(Object.getPrototypeOf(Object.getPrototypeOf(patched)), null)
   t.notOk('hasOwnProperty' in patched)

@@ -2,7 +2,12 @@ import type { OrganizationRole, Product } from '@svc/auth'
 import type { ProductRoles } from '@svc/members'
 import type { OutboundEmail } from '@svc/notifier'
 
-const productNames: Record<Product, string> = { statuspages: 'Status pages', alerting: 'Alerting', synthetics: 'Synthetics', insights: 'Insights' }
+const productNames: Record<Product, string> = {
+  statuspages: 'Status pages',
+  alerting: 'Alerting',
+  synthetics: 'Synthetics',
+  insights: 'Insights',
+}
 
 export interface Invitation {
   organizationId: string
@@ -20,7 +25,9 @@ export interface Invitation {
  * and how to accept (signing in with the invited address claims the pending membership).
  */
 export function invitationEmail(invitation: Invitation): OutboundEmail {
-  const inviter = invitation.inviter.displayName ? `${invitation.inviter.displayName} (${invitation.inviter.email})` : invitation.inviter.email
+  const inviter = invitation.inviter.displayName
+    ? `${invitation.inviter.displayName} (${invitation.inviter.email})`
+    : invitation.inviter.email
   const access = Object.entries(invitation.productRoles).map(([product, role]) => `${productNames[product as Product]}: ${role}`)
   const where = invitation.appUrl ? ` at ${invitation.appUrl}` : ''
   const text = [

@@ -16,7 +16,10 @@ export interface InviteOptions {
 const InviteBody = Type.Object(
   {
     email: Type.String({ format: 'email', maxLength: 320 }),
-    role: Type.Enum(organizationRoles, { default: 'member', description: 'The organization role; admin and owner only from organization admins and owners' }),
+    role: Type.Enum(organizationRoles, {
+      default: 'member',
+      description: 'The organization role; admin and owner only from organization admins and owners',
+    }),
     productRoles: Type.Optional(ProductRolesSchema),
   },
   { additionalProperties: false },
@@ -27,7 +30,9 @@ const Invited = Type.Object(
     ...OrganizationUser.properties,
     invitation: Type.Object({
       messageId: Type.String({ format: 'uuid', description: 'The invitation e-mail in the outbox' }),
-      status: Type.Enum(['pending', 'held'], { description: 'pending: queued for delivery; held: no e-mail provider is configured, the message waits in the outbox' }),
+      status: Type.Enum(['pending', 'held'], {
+        description: 'pending: queued for delivery; held: no e-mail provider is configured, the message waits in the outbox',
+      }),
     }),
   },
   { title: 'InvitedUser' },
@@ -72,7 +77,13 @@ export const inviteRoutes: FastifyPluginAsyncTypebox<InviteOptions> = async (app
 
       const inviter = accountOf(request)
       const { memberId, invitation } = await db.transaction().execute(async (trx) => {
-        const added = await addMember(trx, auditContextOf(request), membership.organizationId, { email, role, productRoles }, 'member.invited')
+        const added = await addMember(
+          trx,
+          auditContextOf(request),
+          membership.organizationId,
+          { email, role, productRoles },
+          'member.invited',
+        )
         const message = invitationEmail({
           organizationId: membership.organizationId,
           organizationName: membership.organizationName,

@@ -10,7 +10,9 @@ export const OrganizationUser = Type.Object(
     email: Type.String(),
     displayName: Type.Union([Type.String(), Type.Null()]),
     role: Type.Enum(organizationRoles),
-    productRoles: Type.Object(ProductRolesSchema.properties, { description: 'Roles granted directly, by product (statuspages, alerting, synthetics, insights)' }),
+    productRoles: Type.Object(ProductRolesSchema.properties, {
+      description: 'Roles granted directly, by product (statuspages, alerting, synthetics, insights)',
+    }),
     pending: Type.Boolean({ description: 'Invited, not signed in yet: the first sign-in with this e-mail claims the membership' }),
     suspended: Type.Boolean(),
     joinedAt: Timestamp,

@@ -11,20 +11,29 @@ const ChannelList = Type.Array(Type.Enum(channels), { uniqueItems: true })
 export const NotificationPreferences = Type.Object(
   {
     channels: Type.Object({
-      email: Type.Object({ enabled: Type.Boolean(), address: Type.Union([Type.String({ format: 'email', maxLength: 320 }), Type.Null()], { description: 'Null: the account’s e-mail' }) }),
+      email: Type.Object({
+        enabled: Type.Boolean(),
+        address: Type.Union([Type.String({ format: 'email', maxLength: 320 }), Type.Null()], { description: 'Null: the account’s e-mail' }),
+      }),
       sms: Type.Object({ enabled: Type.Boolean(), phoneNumber: PhoneNumber }),
       voice: Type.Object({ enabled: Type.Boolean(), phoneNumber: PhoneNumber }),
       push: Type.Object({ enabled: Type.Boolean() }),
     }),
-    priorities: Type.Object(Object.fromEntries(priorities.map((priority) => [priority, ChannelList])) as Record<(typeof priorities)[number], typeof ChannelList>, {
-      description: 'Which channels each alert priority reaches; a disabled channel receives nothing',
-    }),
+    priorities: Type.Object(
+      Object.fromEntries(priorities.map((priority) => [priority, ChannelList])) as Record<(typeof priorities)[number], typeof ChannelList>,
+      {
+        description: 'Which channels each alert priority reaches; a disabled channel receives nothing',
+      },
+    ),
     quietHours: Type.Object({
       enabled: Type.Boolean(),
       start: Clock,
       end: Clock,
       timeZone: Type.String({ minLength: 1, maxLength: 64, description: 'IANA time zone' }),
-      bypassPriorities: Type.Array(Type.Enum(priorities), { uniqueItems: true, description: 'Priorities that still notify during quiet hours' }),
+      bypassPriorities: Type.Array(Type.Enum(priorities), {
+        uniqueItems: true,
+        description: 'Priorities that still notify during quiet hours',
+      }),
     }),
   },
   { title: 'NotificationPreferences' },
@@ -58,8 +67,19 @@ export type NotificationPreferencesPatch = Static<typeof NotificationPreferences
  */
 export function defaultPreferences(timeZone: string | null): NotificationPreferences {
   return {
-    channels: { email: { enabled: true, address: null }, sms: { enabled: false, phoneNumber: null }, voice: { enabled: false, phoneNumber: null }, push: { enabled: true } },
-    priorities: { P1: ['sms', 'voice', 'push', 'email'], P2: ['sms', 'push', 'email'], P3: ['push', 'email'], P4: ['email'], P5: ['email'] },
+    channels: {
+      email: { enabled: true, address: null },
+      sms: { enabled: false, phoneNumber: null },
+      voice: { enabled: false, phoneNumber: null },
+      push: { enabled: true },
+    },
+    priorities: {
+      P1: ['sms', 'voice', 'push', 'email'],
+      P2: ['sms', 'push', 'email'],
+      P3: ['push', 'email'],
+      P4: ['email'],
+      P5: ['email'],
+    },
     quietHours: { enabled: false, start: '22:00', end: '07:00', timeZone: timeZone ?? 'UTC', bypassPriorities: ['P1'] },
   }
 }
@@ -76,7 +96,8 @@ export function applyPatch(current: NotificationPreferences, patch: Notification
 /** The rules a schema cannot say; the first broken one, as a field path and a message. */
 export function brokenRule(preferences: NotificationPreferences, isTimeZone: (zone: string) => boolean): [string, string] | undefined {
   for (const channel of ['sms', 'voice'] as const) {
-    if (preferences.channels[channel].enabled && !preferences.channels[channel].phoneNumber) return [`channels/${channel}/phoneNumber`, `is required while ${channel} is enabled`]
+    if (preferences.channels[channel].enabled && !preferences.channels[channel].phoneNumber)
+      return [`channels/${channel}/phoneNumber`, `is required while ${channel} is enabled`]
   }
   if (!isTimeZone(preferences.quietHours.timeZone)) return ['quietHours/timeZone', 'must be an IANA time zone such as Europe/Berlin']
   if (preferences.quietHours.start === preferences.quietHours.end) return ['quietHours/end', 'must differ from start']

@@ -2,7 +2,11 @@ import { sql } from 'kysely'
 import type { Executor, Json } from '@svc/db'
 
 export async function storedPreferences(db: Executor, userId: string) {
-  return db.selectFrom('divinux.notificationPreferences').select(['preferences', 'updatedAt']).where('userId', '=', userId).executeTakeFirst()
+  return db
+    .selectFrom('divinux.notificationPreferences')
+    .select(['preferences', 'updatedAt'])
+    .where('userId', '=', userId)
+    .executeTakeFirst()
 }
 
 export async function savePreferences(db: Executor, userId: string, preferences: Json) {

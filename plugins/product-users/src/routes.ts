@@ -10,7 +10,13 @@ import { NotificationPreferences, NotificationPreferencesPatch, applyPatch, brok
 import { OrganizationUser, organizationUserBody } from './organization-user.js'
 import { savePreferences, storedPreferences } from './queries.js'
 
-const Preferences = Type.Object({ ...NotificationPreferences.properties, updatedAt: Type.Union([Timestamp, Type.Null()], { description: 'Null: the defaults, never changed' }) }, { title: 'NotificationPreferencesAnswer' })
+const Preferences = Type.Object(
+  {
+    ...NotificationPreferences.properties,
+    updatedAt: Type.Union([Timestamp, Type.Null()], { description: 'Null: the defaults, never changed' }),
+  },
+  { title: 'NotificationPreferencesAnswer' },
+)
 
 /**
  * The product API's users: notification preferences of the signed-in user (`/users/me/…`; the
@@ -28,7 +34,13 @@ export const productUserRoutes: FastifyPluginAsyncTypebox = async (app) => {
 
   app.get(
     '/api/v1/users/me/notifications',
-    { schema: { tags: ['users'], summary: 'Notification preferences: channels, routing by priority, quiet hours', response: { 200: Preferences } } },
+    {
+      schema: {
+        tags: ['users'],
+        summary: 'Notification preferences: channels, routing by priority, quiet hours',
+        response: { 200: Preferences },
+      },
+    },
     async (request) => current(request),
   )
 
@@ -38,7 +50,8 @@ export const productUserRoutes: FastifyPluginAsyncTypebox = async (app) => {
       schema: {
         tags: ['users'],
         summary: 'Change notification preferences (any part of any section; lists are replaced)',
-        description: 'SMS and voice need a phone number (E.164) while enabled; quiet hours need an IANA time zone and a start different from their end.',
+        description:
+          'SMS and voice need a phone number (E.164) while enabled; quiet hours need an IANA time zone and a start different from their end.',
         body: NotificationPreferencesPatch,
         response: { 200: Preferences },
       },
@@ -56,14 +69,24 @@ export const productUserRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.get(
     '/api/v1/organizations/:orgId/users',
     {
-      schema: { tags: ['users'], summary: 'Members of the organization with their product roles (organization member)', params: Type.Object({ orgId: Type.String() }), querystring: PaginationQuery, response: { 200: ListResponse(OrganizationUser) } },
+      schema: {
+        tags: ['users'],
+        summary: 'Members of the organization with their product roles (organization member)',
+        params: Type.Object({ orgId: Type.String() }),
+        querystring: PaginationQuery,
+        response: { 200: ListResponse(OrganizationUser) },
+      },
       onRequest: app.requireOrgMember,
     },
     async (request) => {
       const { page, limit } = request.query
       const { organizationId } = membershipOf(request)
       const { rows, total } = await listMembers(db, organizationId, { offset: (page - 1) * limit, limit })
-      const roles = await productRolesOfMembers(db, organizationId, rows.map((row) => row.id))
+      const roles = await productRolesOfMembers(
+        db,
+        organizationId,
+        rows.map((row) => row.id),
+      )
       return {
         data: rows.map((row) => organizationUserBody(row, roles.get(row.id) ?? {})),
         meta: { page, limit, total },

@@ -10,39 +10,64 @@ const service = await startTestService(t, buildApp)
 const { app, issuer } = service
 const db = app.database.db
 const owner = await service.signIn('owner@linking.example')
-const organization = (await app.inject({ method: 'POST', url: '/api/v1/organizations', headers: owner.headers, payload: { name: 'Linking', slug: 'linking' } })).json() as { id: string }
+const organization = (
+  await app.inject({ method: 'POST', url: '/api/v1/organizations', headers: owner.headers, payload: { name: 'Linking', slug: 'linking' } })
+).json() as { id: string }
 const bearer = (token: string) => ({ authorization: `Bearer ${token}` })
 const me = async (token: string) => (await app.inject({ method: 'GET', url: '/api/v1/users/me', headers: bearer(token) })).json()
-const organizationsOf = async (token: string) => (await app.inject({ method: 'GET', url: '/api/v1/organizations', headers: bearer(token) })).json().data as Array<{ id: string }>
+const organizationsOf = async (token: string) =>
+  (await app.inject({ method: 'GET', url: '/api/v1/organizations', headers: bearer(token) })).json().data as Array<{ id: string }>
 
 t.test('an unverified address signs in but claims no pending membership; a verified one does', async (t) => {
-  const added = await app.inject({ method: 'POST', url: `/api/v1/organizations/${organization.id}/members`, headers: owner.headers, payload: { email: 'pending@linking.example', role: 'admin' } })
+  const added = await app.inject({
+    method: 'POST',
+    url: `/api/v1/organizations/${organization.id}/members`,
+    headers: owner.headers,
+    payload: { email: 'pending@linking.example', role: 'admin' },
+  })
   t.equal(added.statusCode, 201)
-  const pendingUserId = (await db.selectFrom('core.users').select('id').where('email', '=', 'pending@linking.example').executeTakeFirstOrThrow()).id
+  const pendingUserId = (
+    await db.selectFrom('core.users').select('id').where('email', '=', 'pending@linking.example').executeTakeFirstOrThrow()
+  ).id
 
   const impostor = issuer.idp.mintIdToken({ email: 'pending@linking.example', sub: 'impostor-subject', emailVerified: false })
   const profile = await me(impostor)
   t.not(profile.userId, pendingUserId, 'a separate account of its own')
   t.same(await organizationsOf(impostor), [], 'and no membership')
-  t.equal((await db.selectFrom('core.users').select('idpSubject').where('id', '=', pendingUserId).executeTakeFirstOrThrow()).idpSubject, null, 'the pending account is still unclaimed')
+  t.equal(
+    (await db.selectFrom('core.users').select('idpSubject').where('id', '=', pendingUserId).executeTakeFirstOrThrow()).idpSubject,
+    null,
+    'the pending account is still unclaimed',
+  )
 
   const person = issuer.idp.mintIdToken({ email: 'pending@linking.example', sub: 'real-subject' })
   t.equal((await me(person)).userId, pendingUserId, 'the verified address claims it')
-  t.same((await organizationsOf(person)).map((entry) => entry.id), [organization.id])
+  t.same(
+    (await organizationsOf(person)).map((entry) => entry.id),
+    [organization.id],
+  )
 })
 
 t.test('a known subject keeps its address unless the new one is verified', async (t) => {
   const first = issuer.idp.mintIdToken({ email: 'mover@linking.example', sub: 'mover-subject' })
   const userId = (await me(first)).userId
   await me(issuer.idp.mintIdToken({ email: 'unverified@elsewhere.example', sub: 'mover-subject', emailVerified: false }))
-  t.equal((await db.selectFrom('core.users').select('email').where('id', '=', userId).executeTakeFirstOrThrow()).email, 'mover@linking.example')
+  t.equal(
+    (await db.selectFrom('core.users').select('email').where('id', '=', userId).executeTakeFirstOrThrow()).email,
+    'mover@linking.example',
+  )
   await me(issuer.idp.mintIdToken({ email: 'moved@linking.example', sub: 'mover-subject' }))
-  t.equal((await db.selectFrom('core.users').select('email').where('id', '=', userId).executeTakeFirstOrThrow()).email, 'moved@linking.example')
+  t.equal(
+    (await db.selectFrom('core.users').select('email').where('id', '=', userId).executeTakeFirstOrThrow()).email,
+    'moved@linking.example',
+  )
 })
 
 t.test('profile claims are stored at sign-in and shown by /users/me and as the SCIM name of a member who signed in', async (t) => {
   const named = issuer.idp.mintIdToken({ email: 'named@linking.example', name: 'Grace Hopper', givenName: 'Grace', familyName: 'Hopper' })
-  const created = (await app.inject({ method: 'POST', url: '/api/v1/organizations', headers: bearer(named), payload: { name: 'Named', slug: 'named' } })).json() as { id: string }
+  const created = (
+    await app.inject({ method: 'POST', url: '/api/v1/organizations', headers: bearer(named), payload: { name: 'Named', slug: 'named' } })
+  ).json() as { id: string }
   t.match(await me(named), { name: 'Grace Hopper', givenName: 'Grace', familyName: 'Hopper', displayName: null })
 
   const token = await createScimToken(app, created.id, bearer(named))

@@ -9,17 +9,21 @@ const db = app.database.db
 const owner = await service.signIn('owner@audit.example')
 const colleague = await service.signIn('colleague@audit.example')
 const support = await service.signIn('support@audit.example', ['PlatformAdmins'])
-const { id: orgId } = (await app.inject({ method: 'POST', url: '/api/v1/organizations', headers: owner.headers, payload: { name: 'Audited', slug: 'audited' } })).json()
+const { id: orgId } = (
+  await app.inject({ method: 'POST', url: '/api/v1/organizations', headers: owner.headers, payload: { name: 'Audited', slug: 'audited' } })
+).json()
 const url = `/api/v1/organizations/${orgId}/audit-logs`
 
 await app.inject({
-  method: 'POST', url: `/api/v1/organizations/${orgId}/members`,
+  method: 'POST',
+  url: `/api/v1/organizations/${orgId}/members`,
   headers: { ...owner.headers, 'user-agent': 'audit-test/1.0', 'x-request-id': 'req-add-colleague' },
   payload: { email: colleague.email, role: 'admin' },
 })
 // A platform admin, impersonating the owner, renames the organization.
 await app.inject({
-  method: 'PATCH', url: `/api/v1/organizations/${orgId}`,
+  method: 'PATCH',
+  url: `/api/v1/organizations/${orgId}`,
   headers: { ...support.headers, 'x-impersonate-user-id': owner.userId },
   payload: { name: 'Audited Inc.' },
 })
@@ -38,16 +42,26 @@ t.test('every change is one entry, newest first, with actor, request and changed
   t.same(actions.slice(0, 3), ['organization.updated', 'organization.updated', 'member.added'])
   // The creation and the creator's membership share one transaction, hence one timestamp.
   t.same(actions.slice(3).sort(), ['member.added', 'organization.created'])
-  t.match(data[0], { actor: { type: 'user', userId: colleague.userId, originalUserId: null }, changes: { before: { slug: 'audited' }, after: { slug: 'audited-inc' } } })
+  t.match(data[0], {
+    actor: { type: 'user', userId: colleague.userId, originalUserId: null },
+    changes: { before: { slug: 'audited' }, after: { slug: 'audited-inc' } },
+  })
   const added = data.find((entry: { userAgent: string | null }) => entry.userAgent === 'audit-test/1.0')
   t.not(added.requestId, 'req-add-colleague', "the request id is the service's own, not the caller's")
   t.match(added.requestId, /^[0-9a-f-]{36}$/)
   t.match(added, {
-    product: 'platform', entityType: 'member', action: 'member.added', userAgent: 'audit-test/1.0', ip: '127.0.0.1',
+    product: 'platform',
+    entityType: 'member',
+    action: 'member.added',
+    userAgent: 'audit-test/1.0',
+    ip: '127.0.0.1',
     changes: { after: { userId: colleague.userId, email: colleague.email, role: 'admin' } },
   })
   const times = data.map((entry: { createdAt: string }) => Date.parse(entry.createdAt))
-  t.same(times, [...times].sort((a, b) => b - a))
+  t.same(
+    times,
+    [...times].sort((a, b) => b - a),
+  )
 })
 
 t.test('an impersonated change names both the user and the platform admin', async (t) => {
@@ -67,7 +81,9 @@ t.test('filters: product, entity type, action, actor, time range, and all togeth
   const past = new Date(Date.now() - 60_000).toISOString()
   t.equal((await list(`?from=${future}`)).meta.total, 0)
   t.equal((await list(`?from=${past}&to=${future}`)).meta.total, 5)
-  const combined = await list(`?product=platform&entityType=organization&action=organization.updated&actorId=${colleague.userId}&from=${past}&to=${future}`)
+  const combined = await list(
+    `?product=platform&entityType=organization&action=organization.updated&actorId=${colleague.userId}&from=${past}&to=${future}`,
+  )
   t.equal(combined.meta.total, 1)
   const paged = await list('?limit=2&page=3')
   t.same(paged.meta, { page: 3, limit: 2, total: 5 })
@@ -75,7 +91,13 @@ t.test('filters: product, entity type, action, actor, time range, and all togeth
 })
 
 t.test('bad filters are 400s', async (t) => {
-  for (const query of ['?product=billing', '?actorId=someone', '?from=yesterday', `?from=${new Date().toISOString()}&to=2020-01-01T00:00:00Z`, '?limit=0']) {
+  for (const query of [
+    '?product=billing',
+    '?actorId=someone',
+    '?from=yesterday',
+    `?from=${new Date().toISOString()}&to=2020-01-01T00:00:00Z`,
+    '?limit=0',
+  ]) {
     const response = await app.inject({ method: 'GET', url: `${url}${query}`, headers: owner.headers })
     t.equal(response.statusCode, 400, query)
     t.equal(response.json().code, 'VALIDATION_FAILED')
@@ -93,9 +115,31 @@ t.test('no route changes or deletes entries', async (t) => {
 
 t.test('changes outside an organization are recorded too', async (t) => {
   await app.inject({ method: 'PATCH', url: '/api/v1/users/me', headers: colleague.headers, payload: { timeZone: 'Europe/Paris' } })
-  const entry = await db.selectFrom('core.auditLogs').selectAll().where('action', '=', 'user.updated').where('entityId', '=', colleague.userId).executeTakeFirstOrThrow()
-  t.match(entry, { organizationId: null, actorUserId: colleague.userId, changes: { before: { timeZone: null }, after: { timeZone: 'Europe/Paris' } } })
-  await app.inject({ method: 'PUT', url: `/api/v1/admin/users/${colleague.userId}/platform-role`, headers: support.headers, payload: { platformRole: 'ADMIN' } })
-  const roleEntry = await db.selectFrom('core.auditLogs').selectAll().where('action', '=', 'user.platform_role_changed').executeTakeFirstOrThrow()
-  t.match(roleEntry, { actorUserId: support.userId, entityId: colleague.userId, changes: { before: { platformRole: null }, after: { platformRole: 'ADMIN' } } })
+  const entry = await db
+    .selectFrom('core.auditLogs')
+    .selectAll()
+    .where('action', '=', 'user.updated')
+    .where('entityId', '=', colleague.userId)
+    .executeTakeFirstOrThrow()
+  t.match(entry, {
+    organizationId: null,
+    actorUserId: colleague.userId,
+    changes: { before: { timeZone: null }, after: { timeZone: 'Europe/Paris' } },
+  })
+  await app.inject({
+    method: 'PUT',
+    url: `/api/v1/admin/users/${colleague.userId}/platform-role`,
+    headers: support.headers,
+    payload: { platformRole: 'ADMIN' },
+  })
+  const roleEntry = await db
+    .selectFrom('core.auditLogs')
+    .selectAll()
+    .where('action', '=', 'user.platform_role_changed')
+    .executeTakeFirstOrThrow()
+  t.match(roleEntry, {
+    actorUserId: support.userId,
+    entityId: colleague.userId,
+    changes: { before: { platformRole: null }, after: { platformRole: 'ADMIN' } },
+  })
 })

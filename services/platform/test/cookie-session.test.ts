@@ -19,7 +19,16 @@ const service = await startTestService(t, buildApp, {
 })
 const { app } = service
 
-type SetCookie = { name: string; value: string; maxAge?: number; domain?: string; path?: string; httpOnly?: boolean; secure?: boolean; sameSite?: string }
+type SetCookie = {
+  name: string
+  value: string
+  maxAge?: number
+  domain?: string
+  path?: string
+  httpOnly?: boolean
+  secure?: boolean
+  sameSite?: string
+}
 
 function cookiesOf(response: { cookies: unknown }): Record<string, SetCookie> {
   return Object.fromEntries((response.cookies as SetCookie[]).map((cookie) => [cookie.name, cookie]))
@@ -135,16 +144,29 @@ t.test('logout is public and clears both cookies', async (t) => {
   t.equal(cleared.svc_refresh_token?.value, '')
   t.equal(cleared.svc_id_token?.domain, 'example.com')
   t.equal(cleared.svc_id_token?.path, '/')
-  const refreshPaths = rawSetCookies(response).filter((line) => line.startsWith('svc_refresh_token=')).map((line) => /Path=([^;]+)/.exec(line)?.[1])
+  const refreshPaths = rawSetCookies(response)
+    .filter((line) => line.startsWith('svc_refresh_token='))
+    .map((line) => /Path=([^;]+)/.exec(line)?.[1])
   t.same(refreshPaths.sort(), ['/', '/auth'], 'cleared where it lives now and where it lived before')
 })
 
 t.test('refresh has its own small limit per client address', async (t) => {
   const limited = await startTestService(t, buildApp, { issuer })
   const statuses: number[] = []
-  for (let attempt = 0; attempt < 11; attempt += 1) statuses.push((await limited.app.inject({ method: 'POST', url: '/auth/refresh' })).statusCode)
+  for (let attempt = 0; attempt < 11; attempt += 1)
+    statuses.push((await limited.app.inject({ method: 'POST', url: '/auth/refresh' })).statusCode)
   t.same(statuses, [...Array(10).fill(401), 429])
-  t.equal((await limited.app.inject({ method: 'GET', url: '/auth/me', headers: { authorization: `Bearer ${limited.token('other@example.com')}` } })).statusCode, 200, 'other routes keep the service limit')
+  t.equal(
+    (
+      await limited.app.inject({
+        method: 'GET',
+        url: '/auth/me',
+        headers: { authorization: `Bearer ${limited.token('other@example.com')}` },
+      })
+    ).statusCode,
+    200,
+    'other routes keep the service limit',
+  )
 })
 
 t.test('cookie-authenticated changes from a foreign origin are refused', async (t) => {
@@ -158,7 +180,11 @@ t.test('cookie-authenticated changes from a foreign origin are refused', async (
   const sibling = await patch({ origin: 'https://blog.example.com' }, { svc_id_token: token })
   t.equal(sibling.statusCode, 403, 'a sibling subdomain is same-site but not allowed')
   const me = await app.inject({ method: 'GET', url: '/auth/me', cookies: { svc_id_token: token } })
-  const row = await app.database.db.selectFrom('core.users').select('displayName').where('id', '=', me.json().userId).executeTakeFirstOrThrow()
+  const row = await app.database.db
+    .selectFrom('core.users')
+    .select('displayName')
+    .where('id', '=', me.json().userId)
+    .executeTakeFirstOrThrow()
   t.equal(row.displayName, null, 'nothing changed')
 
   t.equal((await patch({ origin: 'https://app.example.com' }, { svc_id_token: token })).statusCode, 200)
@@ -181,21 +207,45 @@ t.test('with AUTH_REVOKE_URL, logout revokes the refresh token at the identity p
   const revoking = await startTestService(t, buildApp, {
     issuer,
     config: {
-      auth: { issuer: issuer.issuer, jwksUrl: issuer.jwksUrl, clientIds: [issuer.clientId], clientSecret: 'app-client-secret', tokenUrl: issuer.tokenUrl, revokeUrl: `${issuer.issuer}/oauth2/revoke`, groupsClaim: 'cognito:groups' },
+      auth: {
+        issuer: issuer.issuer,
+        jwksUrl: issuer.jwksUrl,
+        clientIds: [issuer.clientId],
+        clientSecret: 'app-client-secret',
+        tokenUrl: issuer.tokenUrl,
+        revokeUrl: `${issuer.issuer}/oauth2/revoke`,
+        groupsClaim: 'cognito:groups',
+      },
     },
   })
   const refreshToken = issuer.idp.mintRefreshToken({ email: 'leaving@example.com' })
-  t.equal((await revoking.app.inject({ method: 'POST', url: '/auth/refresh', cookies: { svc_refresh_token: refreshToken } })).statusCode, 200, 'it works before')
+  t.equal(
+    (await revoking.app.inject({ method: 'POST', url: '/auth/refresh', cookies: { svc_refresh_token: refreshToken } })).statusCode,
+    200,
+    'it works before',
+  )
   const logout = await revoking.app.inject({ method: 'POST', url: '/auth/logout', cookies: { svc_refresh_token: refreshToken } })
   t.equal(logout.statusCode, 204)
   t.equal(issuer.idp.redeemRefreshToken(refreshToken), undefined, 'the provider no longer honours it')
-  t.equal((await revoking.app.inject({ method: 'POST', url: '/auth/refresh', cookies: { svc_refresh_token: refreshToken } })).statusCode, 401)
+  t.equal(
+    (await revoking.app.inject({ method: 'POST', url: '/auth/refresh', cookies: { svc_refresh_token: refreshToken } })).statusCode,
+    401,
+  )
 })
 
 t.test('a provider that cannot revoke does not stop the logout', async (t) => {
   const unreachable = await startTestService(t, buildApp, {
     issuer,
-    config: { auth: { issuer: issuer.issuer, jwksUrl: issuer.jwksUrl, clientIds: [issuer.clientId], tokenUrl: issuer.tokenUrl, revokeUrl: 'http://127.0.0.1:9/oauth2/revoke', groupsClaim: 'cognito:groups' } },
+    config: {
+      auth: {
+        issuer: issuer.issuer,
+        jwksUrl: issuer.jwksUrl,
+        clientIds: [issuer.clientId],
+        tokenUrl: issuer.tokenUrl,
+        revokeUrl: 'http://127.0.0.1:9/oauth2/revoke',
+        groupsClaim: 'cognito:groups',
+      },
+    },
   })
   const logout = await unreachable.app.inject({ method: 'POST', url: '/auth/logout', cookies: { svc_refresh_token: 'any' } })
   t.equal(logout.statusCode, 204)

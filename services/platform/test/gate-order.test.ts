@@ -9,9 +9,16 @@ const { app } = service
 const owner = await service.signIn('owner@gates.example')
 const member = await service.signIn('member@gates.example')
 const outsider = await service.signIn('outsider@gates.example')
-const organization = (await app.inject({ method: 'POST', url: '/api/v1/organizations', headers: owner.headers, payload: { name: 'Gates', slug: 'gates' } })).json() as { id: string }
+const organization = (
+  await app.inject({ method: 'POST', url: '/api/v1/organizations', headers: owner.headers, payload: { name: 'Gates', slug: 'gates' } })
+).json() as { id: string }
 const orgUrl = `/api/v1/organizations/${organization.id}`
-const added = await app.inject({ method: 'POST', url: `${orgUrl}/members`, headers: owner.headers, payload: { email: 'member@gates.example', role: 'member' } })
+const added = await app.inject({
+  method: 'POST',
+  url: `${orgUrl}/members`,
+  headers: owner.headers,
+  payload: { email: 'member@gates.example', role: 'member' },
+})
 const memberId = (added.json() as { id: string }).id
 
 const send = (method: 'PUT' | 'DELETE' | 'POST', url: string, headers: Record<string, string>, payload: string) =>
@@ -36,7 +43,8 @@ t.test('failed authentications count against the client limit, forged tokens and
   const limited = await startTestService(t, buildApp, { config: { rateLimit: { max: 3, timeWindow: '1 minute' } } })
   const forged = { authorization: `Bearer ${unsignedToken({ sub: 'x', email: 'x@example.com' }, 'forged-kid')}` }
   const statuses: number[] = []
-  for (let attempt = 0; attempt < 4; attempt += 1) statuses.push((await limited.app.inject({ method: 'GET', url: '/api/v1/users/me', headers: forged })).statusCode)
+  for (let attempt = 0; attempt < 4; attempt += 1)
+    statuses.push((await limited.app.inject({ method: 'GET', url: '/api/v1/users/me', headers: forged })).statusCode)
   t.same(statuses, [401, 401, 401, 429])
 
   const scimLimited = await startTestService(t, buildApp, { config: { rateLimit: { max: 2, timeWindow: '1 minute' } } })
@@ -51,23 +59,39 @@ t.test('failed authentications count against the client limit, forged tokens and
   t.ok(Number(last?.headers['retry-after']) > 0, 'with Retry-After')
 })
 
-
 t.test('with a hop count, the client address is the one the trusted proxy saw, not one the client wrote', async (t) => {
   const behindProxy = await startTestService(t, buildApp, { config: { trustProxy: 1, rateLimit: { max: 2, timeWindow: '1 minute' } } })
   const statuses: number[] = []
   for (const spoofed of ['1.1.1.1', '2.2.2.2', '3.3.3.3']) {
-    const response = await behindProxy.app.inject({ method: 'GET', url: '/api/v1/openapi.json', headers: { 'x-forwarded-for': `${spoofed}, 198.51.100.9` } })
+    const response = await behindProxy.app.inject({
+      method: 'GET',
+      url: '/api/v1/openapi.json',
+      headers: { 'x-forwarded-for': `${spoofed}, 198.51.100.9` },
+    })
     statuses.push(response.statusCode)
   }
   t.same(statuses, [200, 200, 429], 'a new first entry each time does not make a new client')
-  const other = await behindProxy.app.inject({ method: 'GET', url: '/api/v1/openapi.json', headers: { 'x-forwarded-for': '198.51.100.10' } })
+  const other = await behindProxy.app.inject({
+    method: 'GET',
+    url: '/api/v1/openapi.json',
+    headers: { 'x-forwarded-for': '198.51.100.10' },
+  })
   t.equal(other.statusCode, 200, 'another client behind the same proxy has its own count')
 })
 
 t.test('the audit log records the request id the service generated, never the caller’s', async (t) => {
-  const response = await app.inject({ method: 'POST', url: '/api/v1/organizations', headers: { ...owner.headers, 'x-request-id': 'caller-chosen' }, payload: { name: 'Request ids', slug: 'request-ids' } })
+  const response = await app.inject({
+    method: 'POST',
+    url: '/api/v1/organizations',
+    headers: { ...owner.headers, 'x-request-id': 'caller-chosen' },
+    payload: { name: 'Request ids', slug: 'request-ids' },
+  })
   t.equal(response.statusCode, 201)
-  const entry = await app.database.db.selectFrom('core.auditLogs').select('requestId').where('entityId', '=', response.json().id).executeTakeFirstOrThrow()
+  const entry = await app.database.db
+    .selectFrom('core.auditLogs')
+    .select('requestId')
+    .where('entityId', '=', response.json().id)
+    .executeTakeFirstOrThrow()
   t.not(entry.requestId, 'caller-chosen')
   t.match(entry.requestId, /^[0-9a-f-]{36}$/)
 })
@@ -75,12 +99,32 @@ t.test('the audit log records the request id the service generated, never the ca
 t.test('public URLs come from PUBLIC_PLATFORM_URL when it is set, never from the Host header', async (t) => {
   const configured = await startTestService(t, buildApp, { config: { publicUrls: { platform: 'https://platform.example.com' } } })
   const admin = await configured.signIn('admin@public-urls.example')
-  const created = (await configured.app.inject({ method: 'POST', url: '/api/v1/organizations', headers: admin.headers, payload: { name: 'Public', slug: 'public' } })).json() as { id: string }
-  const token = (await configured.app.inject({ method: 'POST', url: `/api/v1/organizations/${created.id}/scim-tokens`, headers: admin.headers, payload: { name: 'idp' } })).json().token as string
+  const created = (
+    await configured.app.inject({
+      method: 'POST',
+      url: '/api/v1/organizations',
+      headers: admin.headers,
+      payload: { name: 'Public', slug: 'public' },
+    })
+  ).json() as { id: string }
+  const token = (
+    await configured.app.inject({
+      method: 'POST',
+      url: `/api/v1/organizations/${created.id}/scim-tokens`,
+      headers: admin.headers,
+      payload: { name: 'idp' },
+    })
+  ).json().token as string
   const evilHost = { host: 'attacker.example', 'x-forwarded-host': 'attacker.example' }
-  const users = (await configured.app.inject({ method: 'GET', url: '/api/v1/scim/v2/Users', headers: { ...evilHost, authorization: `Bearer ${token}` } })).json()
+  const users = (
+    await configured.app.inject({ method: 'GET', url: '/api/v1/scim/v2/Users', headers: { ...evilHost, authorization: `Bearer ${token}` } })
+  ).json()
   t.match(users.Resources[0].meta.location, /^https:\/\/platform\.example\.com\/api\/v1\/scim\/v2\/Users\//)
-  const metadata = await configured.app.inject({ method: 'GET', url: `/api/v1/organizations/${created.id}/sso/metadata`, headers: evilHost })
+  const metadata = await configured.app.inject({
+    method: 'GET',
+    url: `/api/v1/organizations/${created.id}/sso/metadata`,
+    headers: evilHost,
+  })
   t.equal(metadata.statusCode, 200)
   t.match(metadata.body, `entityID="https://platform.example.com/api/v1/organizations/${created.id}/sso/metadata"`)
   t.match(metadata.body, `Location="https://platform.example.com/api/v1/organizations/${created.id}/sso/acs"`)

@@ -15,7 +15,12 @@ t.test('an unknown route is a 404 in the error shape', async (t) => {
 
 t.test('PATCH /users/me refuses fields that are not the user own, and changes nothing', async (t) => {
   const before = (await app.inject({ method: 'GET', url: '/api/v1/users/me', headers: auth })).json()
-  for (const payload of [{ isEmployee: true }, { platformRole: 'GLOBAL_ADMIN' }, { email: 'x@example.com' }, { displayName: 'ok', isEmployee: true }]) {
+  for (const payload of [
+    { isEmployee: true },
+    { platformRole: 'GLOBAL_ADMIN' },
+    { email: 'x@example.com' },
+    { displayName: 'ok', isEmployee: true },
+  ]) {
     const response = await app.inject({ method: 'PATCH', url: '/api/v1/users/me', headers: auth, payload })
     t.equal(response.statusCode, 400, JSON.stringify(payload))
     const body = response.json()
@@ -83,7 +88,17 @@ t.test('the OpenAPI document describes the routes with their schemas and access'
   const document = response.json()
   t.equal(document.openapi, '3.1.0')
   const paths = Object.keys(document.paths)
-  for (const path of ['/api/v1/users/me', '/api/v1/users/me/subscription', '/api/v1/health', '/api/v1/health/live', '/api/v1/health/ready', '/auth/set-cookie', '/auth/me', '/auth/refresh', '/auth/logout']) {
+  for (const path of [
+    '/api/v1/users/me',
+    '/api/v1/users/me/subscription',
+    '/api/v1/health',
+    '/api/v1/health/live',
+    '/api/v1/health/ready',
+    '/auth/set-cookie',
+    '/auth/me',
+    '/auth/refresh',
+    '/auth/logout',
+  ]) {
     t.ok(paths.includes(path), path)
   }
   t.ok(document.paths['/api/v1/users/me'].patch.requestBody, 'PATCH documents its body')
@@ -121,7 +136,11 @@ t.test('rate limits answer 429 with Retry-After', async (t) => {
   const statuses: number[] = []
   let last
   for (let attempt = 0; attempt < 5; attempt += 1) {
-    last = await limited.app.inject({ method: 'GET', url: '/auth/me', headers: { authorization: `Bearer ${limited.token('busy@example.com')}` } })
+    last = await limited.app.inject({
+      method: 'GET',
+      url: '/auth/me',
+      headers: { authorization: `Bearer ${limited.token('busy@example.com')}` },
+    })
     statuses.push(last.statusCode)
   }
   t.same(statuses, [200, 200, 200, 429, 429])

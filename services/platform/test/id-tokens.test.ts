@@ -1,13 +1,6 @@
 import t, { type Test } from 'tap'
 import { buildApp } from '@svc/platform'
-import {
-  claimsOf,
-  hs256WithKey,
-  signRs256,
-  startTestService,
-  tamperedToken,
-  unsignedToken,
-} from '@svc/testkit'
+import { claimsOf, hs256WithKey, signRs256, startTestService, tamperedToken, unsignedToken } from '@svc/testkit'
 
 const service = await startTestService(t, buildApp)
 const { app, issuer } = service
@@ -112,9 +105,7 @@ t.test('missing credentials get 401', async (t) => {
 t.test('an unknown kid storm fetches the JWKS at most 5 times a minute', async (t) => {
   const before = issuer.jwksRequests()
   const responses = await Promise.all(
-    Array.from({ length: 40 }, (_, index) =>
-      profileWith(signRs256(key.privateKeyPem, { kid: `unknown-${index}` }, validClaims())),
-    ),
+    Array.from({ length: 40 }, (_, index) => profileWith(signRs256(key.privateKeyPem, { kid: `unknown-${index}` }, validClaims()))),
   )
   t.ok(responses.every((response) => response.statusCode === 401))
   t.ok(issuer.jwksRequests() - before <= 5, `fetched ${issuer.jwksRequests() - before} times`)

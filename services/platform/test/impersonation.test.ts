@@ -61,7 +61,11 @@ t.test('changes while impersonating apply to the impersonated user', async (t) =
     payload: { displayName: 'Set by support' },
   })
   t.equal(response.statusCode, 200)
-  const rows = await app.database.db.selectFrom('core.users').select(['id', 'displayName']).where('id', 'in', [admin.userId, customer.userId]).execute()
+  const rows = await app.database.db
+    .selectFrom('core.users')
+    .select(['id', 'displayName'])
+    .where('id', 'in', [admin.userId, customer.userId])
+    .execute()
   t.same(Object.fromEntries(rows.map((row) => [row.id, row.displayName])), { [admin.userId]: null, [customer.userId]: 'Set by support' })
 })
 
@@ -79,7 +83,12 @@ t.test('the first request of an impersonation session is an audit entry naming b
   const supportToken = service.token('support@example.com', ['PlatformAdmins'])
   const support = (await me(supportToken)).json()
   const entries = () =>
-    app.database.db.selectFrom('core.auditLogs').select(['actorUserId', 'actorOriginalUserId', 'entityId']).where('action', '=', 'user.impersonation_started').where('actorOriginalUserId', '=', support.userId).execute()
+    app.database.db
+      .selectFrom('core.auditLogs')
+      .select(['actorUserId', 'actorOriginalUserId', 'entityId'])
+      .where('action', '=', 'user.impersonation_started')
+      .where('actorOriginalUserId', '=', support.userId)
+      .execute()
   t.same(await entries(), [])
   t.equal((await me(supportToken, customer.userId)).statusCode, 200, 'a read')
   t.equal((await me(supportToken, customer.userId)).statusCode, 200)

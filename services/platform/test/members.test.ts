@@ -9,14 +9,21 @@ const db = app.database.db
 const owner = await service.signIn('owner@members.example')
 const admin = await service.signIn('admin@members.example')
 const plain = await service.signIn('plain@members.example')
-const { id: orgId } = (await app.inject({ method: 'POST', url: '/api/v1/organizations', headers: owner.headers, payload: { name: 'Members', slug: 'members' } })).json()
+const { id: orgId } = (
+  await app.inject({ method: 'POST', url: '/api/v1/organizations', headers: owner.headers, payload: { name: 'Members', slug: 'members' } })
+).json()
 const base = `/api/v1/organizations/${orgId}`
 
 async function call(who: SignedIn, method: 'GET' | 'POST' | 'PATCH' | 'PUT' | 'DELETE', path: string, payload?: object) {
   return app.inject({ method, url: `${base}${path}`, headers: who.headers, ...(payload ? { payload } : {}) })
 }
 async function memberIdOf(userId: string): Promise<string> {
-  const row = await db.selectFrom('core.organizationMembers').select('id').where('organizationId', '=', orgId).where('userId', '=', userId).executeTakeFirstOrThrow()
+  const row = await db
+    .selectFrom('core.organizationMembers')
+    .select('id')
+    .where('organizationId', '=', orgId)
+    .where('userId', '=', userId)
+    .executeTakeFirstOrThrow()
   return row.id
 }
 async function roleOf(memberId: string) {
@@ -27,9 +34,19 @@ t.test('adding members: existing users, pending users, and no duplicates', async
   const added = await call(owner, 'POST', '/members', { email: admin.email, role: 'admin' })
   t.equal(added.statusCode, 201)
   t.match(added.json(), { userId: admin.userId, email: admin.email, role: 'admin', productRoles: {}, pending: false })
-  t.equal((await call(owner, 'POST', '/members', { email: plain.email.toUpperCase(), role: 'member', productRoles: { alerting: 'viewer' } })).json().userId, plain.userId, 'e-mail matches in any letter case')
+  t.equal(
+    (
+      await call(owner, 'POST', '/members', { email: plain.email.toUpperCase(), role: 'member', productRoles: { alerting: 'viewer' } })
+    ).json().userId,
+    plain.userId,
+    'e-mail matches in any letter case',
+  )
 
-  const invited = await call(admin, 'POST', '/members', { email: 'Newcomer@Members.example', role: 'member', productRoles: { alerting: 'responder' } })
+  const invited = await call(admin, 'POST', '/members', {
+    email: 'Newcomer@Members.example',
+    role: 'member',
+    productRoles: { alerting: 'responder' },
+  })
   t.equal(invited.statusCode, 201)
   t.match(invited.json(), { email: 'Newcomer@Members.example', pending: true, productRoles: { alerting: 'responder' } })
   // The first sign-in with that address links the pending user.
@@ -41,20 +58,46 @@ t.test('adding members: existing users, pending users, and no duplicates', async
   const again = await call(owner, 'POST', '/members', { email: admin.email, role: 'member' })
   t.equal(again.statusCode, 409)
   t.equal(await roleOf(await memberIdOf(admin.userId)), 'admin', 'unchanged')
-  t.equal((await call(admin, 'POST', '/members', { email: 'boss@members.example', role: 'owner' })).statusCode, 403, 'an admin cannot grant owner')
+  t.equal(
+    (await call(admin, 'POST', '/members', { email: 'boss@members.example', role: 'owner' })).statusCode,
+    403,
+    'an admin cannot grant owner',
+  )
   t.equal((await call(plain, 'POST', '/members', { email: 'x@members.example', role: 'member' })).statusCode, 403, 'a member cannot add')
-  t.notOk(await db.selectFrom('core.users').select('id').where('email', 'in', ['boss@members.example', 'x@members.example']).executeTakeFirst(), 'nothing was created')
+  t.notOk(
+    await db.selectFrom('core.users').select('id').where('email', 'in', ['boss@members.example', 'x@members.example']).executeTakeFirst(),
+    'nothing was created',
+  )
   t.equal((await call(owner, 'POST', '/members', { email: 'not-an-email', role: 'member' })).statusCode, 400)
   t.equal((await call(owner, 'POST', '/members', { email: 'y@members.example', role: 'superuser' })).statusCode, 400)
-  t.equal((await call(owner, 'POST', '/members', { email: 'z@members.example', role: 'member', productRoles: { billing: 'admin' } })).statusCode, 400)
+  t.equal(
+    (await call(owner, 'POST', '/members', { email: 'z@members.example', role: 'member', productRoles: { billing: 'admin' } })).statusCode,
+    400,
+  )
 })
 
 t.test('listing filters by role and searches by e-mail', async (t) => {
   const all = (await call(plain, 'GET', '/members')).json()
   t.equal(all.meta.total, 4)
-  t.same(Object.keys(all.data[0]).sort(), ['createdAt', 'email', 'id', 'pending', 'productRoles', 'role', 'suspended', 'updatedAt', 'userId'])
-  t.same((await call(plain, 'GET', '/members?role=admin')).json().data.map((m: { email: string }) => m.email), [admin.email])
-  t.same((await call(plain, 'GET', '/members?search=OWNER@')).json().data.map((m: { email: string }) => m.email), [owner.email])
+  t.same(Object.keys(all.data[0]).sort(), [
+    'createdAt',
+    'email',
+    'id',
+    'pending',
+    'productRoles',
+    'role',
+    'suspended',
+    'updatedAt',
+    'userId',
+  ])
+  t.same(
+    (await call(plain, 'GET', '/members?role=admin')).json().data.map((m: { email: string }) => m.email),
+    [admin.email],
+  )
+  t.same(
+    (await call(plain, 'GET', '/members?search=OWNER@')).json().data.map((m: { email: string }) => m.email),
+    [owner.email],
+  )
   t.same((await call(plain, 'GET', '/members?search=%25')).json().data, [], 'LIKE wildcards are matched literally')
   const page = (await call(plain, 'GET', '/members?limit=2&page=2')).json()
   t.same(page.meta, { page: 2, limit: 2, total: 4 })
@@ -68,11 +111,20 @@ t.test('PATCH (owner only) changes the organization role', async (t) => {
   t.equal(promoted.statusCode, 200)
   t.equal(promoted.json().role, 'admin')
   t.equal((await call(owner, 'PATCH', `/members/${plainMember}`, { role: 'member' })).json().role, 'member')
-  const audit = await db.selectFrom('core.auditLogs').select('changes').where('entityId', '=', plainMember).where('action', '=', 'member.role_changed').orderBy('createdAt').execute()
-  t.same(audit.map((entry) => entry.changes), [
-    { before: { role: 'member' }, after: { role: 'admin' } },
-    { before: { role: 'admin' }, after: { role: 'member' } },
-  ])
+  const audit = await db
+    .selectFrom('core.auditLogs')
+    .select('changes')
+    .where('entityId', '=', plainMember)
+    .where('action', '=', 'member.role_changed')
+    .orderBy('createdAt')
+    .execute()
+  t.same(
+    audit.map((entry) => entry.changes),
+    [
+      { before: { role: 'member' }, after: { role: 'admin' } },
+      { before: { role: 'admin' }, after: { role: 'member' } },
+    ],
+  )
   t.equal((await call(owner, 'PATCH', `/members/00000000-0000-4000-8000-000000000000`, { role: 'admin' })).statusCode, 404)
   t.equal((await call(owner, 'PATCH', `/members/not-a-uuid`, { role: 'admin' })).statusCode, 404)
 })
@@ -98,24 +150,46 @@ t.test('admins manage members and admins, never owners, and never raise anyone a
   t.equal(await roleOf(ownerMember), 'owner')
   t.equal(await roleOf(adminMember), 'admin')
 
-  const put = await call(admin, 'PUT', `/members/${plainMember}`, { role: 'admin', productRoles: { alerting: 'manager', insights: 'viewer' } })
+  const put = await call(admin, 'PUT', `/members/${plainMember}`, {
+    role: 'admin',
+    productRoles: { alerting: 'manager', insights: 'viewer' },
+  })
   t.equal(put.statusCode, 200)
   t.match(put.json(), { role: 'admin', productRoles: { alerting: 'manager', insights: 'viewer' } })
   const back = await call(admin, 'PUT', `/members/${plainMember}`, { role: 'member', productRoles: { alerting: 'viewer' } })
   t.same(back.json().productRoles, { alerting: 'viewer' }, 'the set is replaced whole')
-  t.equal((await call(plain, 'PUT', `/members/${adminMember}`, { role: 'member', productRoles: {} })).statusCode, 403, 'a member gets 403 on admin routes')
+  t.equal(
+    (await call(plain, 'PUT', `/members/${adminMember}`, { role: 'member', productRoles: {} })).statusCode,
+    403,
+    'a member gets 403 on admin routes',
+  )
 })
 
 t.test('product roles: options, read, replace', async (t) => {
   const options = await call(plain, 'GET', '/product-role-options')
-  t.same(options.json(), { products: ['statuspages', 'alerting', 'synthetics', 'insights'], roles: ['viewer', 'responder', 'manager', 'admin'] })
+  t.same(options.json(), {
+    products: ['statuspages', 'alerting', 'synthetics', 'insights'],
+    roles: ['viewer', 'responder', 'manager', 'admin'],
+  })
   const plainMember = await memberIdOf(plain.userId)
-  const set = await call(owner, 'PUT', `/members/${plainMember}/product-roles`, { productRoles: { synthetics: 'admin', statuspages: 'responder' } })
+  const set = await call(owner, 'PUT', `/members/${plainMember}/product-roles`, {
+    productRoles: { synthetics: 'admin', statuspages: 'responder' },
+  })
   t.equal(set.statusCode, 200)
   t.same(set.json(), { productRoles: { synthetics: 'admin', statuspages: 'responder' } })
-  t.same((await call(plain, 'GET', `/members/${plainMember}/product-roles`)).json(), { productRoles: { synthetics: 'admin', statuspages: 'responder' } })
-  const rows = await db.selectFrom('core.orgProductRoles').select(['product', 'role']).where('memberId', '=', plainMember).orderBy('product').execute()
-  t.same(rows, [{ product: 'statuspages', role: 'responder' }, { product: 'synthetics', role: 'admin' }])
+  t.same((await call(plain, 'GET', `/members/${plainMember}/product-roles`)).json(), {
+    productRoles: { synthetics: 'admin', statuspages: 'responder' },
+  })
+  const rows = await db
+    .selectFrom('core.orgProductRoles')
+    .select(['product', 'role'])
+    .where('memberId', '=', plainMember)
+    .orderBy('product')
+    .execute()
+  t.same(rows, [
+    { product: 'statuspages', role: 'responder' },
+    { product: 'synthetics', role: 'admin' },
+  ])
   t.equal((await call(owner, 'PUT', `/members/${plainMember}/product-roles`, { productRoles: { alerting: 'god' } })).statusCode, 400)
   t.equal((await call(plain, 'PUT', `/members/${plainMember}/product-roles`, { productRoles: {} })).statusCode, 403)
   t.equal((await db.selectFrom('core.orgProductRoles').select('id').where('memberId', '=', plainMember).execute()).length, 2, 'unchanged')
@@ -160,11 +234,23 @@ t.test('transfer of ownership makes the target owner and the caller admin, at on
 t.test('an admin cannot raise their own product roles, but may lower them', async (t) => {
   const raiser = await service.signIn('raiser@members.example')
   // `admin` owns the organization since the transfer above.
-  const raiserMember = (await call(admin, 'POST', '/members', { email: raiser.email, role: 'admin', productRoles: { alerting: 'manager' } })).json().id
-  const raised = await call(raiser, 'PUT', `/members/${raiserMember}/product-roles`, { productRoles: { alerting: 'admin', insights: 'admin' } })
+  const raiserMember = (
+    await call(admin, 'POST', '/members', { email: raiser.email, role: 'admin', productRoles: { alerting: 'manager' } })
+  ).json().id
+  const raised = await call(raiser, 'PUT', `/members/${raiserMember}/product-roles`, {
+    productRoles: { alerting: 'admin', insights: 'admin' },
+  })
   t.equal(raised.statusCode, 403)
-  t.same((await call(raiser, 'GET', `/members/${raiserMember}/product-roles`)).json().productRoles, { alerting: 'manager' }, 'nothing changed')
-  t.equal((await call(raiser, 'PUT', `/members/${raiserMember}`, { role: 'admin', productRoles: { alerting: 'admin' } })).statusCode, 403, 'nor through the whole-member PUT')
+  t.same(
+    (await call(raiser, 'GET', `/members/${raiserMember}/product-roles`)).json().productRoles,
+    { alerting: 'manager' },
+    'nothing changed',
+  )
+  t.equal(
+    (await call(raiser, 'PUT', `/members/${raiserMember}`, { role: 'admin', productRoles: { alerting: 'admin' } })).statusCode,
+    403,
+    'nor through the whole-member PUT',
+  )
   const lowered = await call(raiser, 'PUT', `/members/${raiserMember}/product-roles`, { productRoles: { alerting: 'viewer' } })
   t.equal(lowered.statusCode, 200)
   t.same(lowered.json().productRoles, { alerting: 'viewer' })

@@ -13,7 +13,12 @@ async function create(headers: Record<string, string>, payload: object) {
   return app.inject({ method: 'POST', url: '/api/v1/organizations', headers, payload })
 }
 async function addMember(orgId: string, email: string, role: string) {
-  const response = await app.inject({ method: 'POST', url: `/api/v1/organizations/${orgId}/members`, headers: owner.headers, payload: { email, role } })
+  const response = await app.inject({
+    method: 'POST',
+    url: `/api/v1/organizations/${orgId}/members`,
+    headers: owner.headers,
+    payload: { email, role },
+  })
   if (response.statusCode !== 201) throw new Error(response.body)
 }
 
@@ -24,8 +29,16 @@ t.test('creating an organization makes the creator its owner and is audited', as
   t.match(body, { name: 'Acme Corp.', slug: 'acme-corp', role: 'owner' })
   const members = await db.selectFrom('core.organizationMembers').select(['userId', 'role']).where('organizationId', '=', body.id).execute()
   t.same(members, [{ userId: owner.userId, role: 'owner' }])
-  const entries = await db.selectFrom('core.auditLogs').select(['action', 'actorUserId', 'changes']).where('organizationId', '=', body.id).orderBy('action').execute()
-  t.same(entries.map((entry) => entry.action), ['member.added', 'organization.created'])
+  const entries = await db
+    .selectFrom('core.auditLogs')
+    .select(['action', 'actorUserId', 'changes'])
+    .where('organizationId', '=', body.id)
+    .orderBy('action')
+    .execute()
+  t.same(
+    entries.map((entry) => entry.action),
+    ['member.added', 'organization.created'],
+  )
   t.same(entries[1]?.changes, { after: { name: 'Acme Corp.', slug: 'acme-corp' } })
   t.equal(entries[0]?.actorUserId, owner.userId)
 })
@@ -66,25 +79,56 @@ t.test('get and update follow the organization roles', async (t) => {
   const got = await app.inject({ method: 'GET', url: `/api/v1/organizations/${id}`, headers: member.headers })
   t.match(got.json(), { id, name: 'Roles', role: 'member' })
 
-  const byMember = await app.inject({ method: 'PATCH', url: `/api/v1/organizations/${id}`, headers: member.headers, payload: { name: 'Nope' } })
+  const byMember = await app.inject({
+    method: 'PATCH',
+    url: `/api/v1/organizations/${id}`,
+    headers: member.headers,
+    payload: { name: 'Nope' },
+  })
   t.equal(byMember.statusCode, 403)
-  const byAdmin = await app.inject({ method: 'PATCH', url: `/api/v1/organizations/${id}`, headers: admin.headers, payload: { name: 'Renamed', slug: 'renamed' } })
+  const byAdmin = await app.inject({
+    method: 'PATCH',
+    url: `/api/v1/organizations/${id}`,
+    headers: admin.headers,
+    payload: { name: 'Renamed', slug: 'renamed' },
+  })
   t.equal(byAdmin.statusCode, 200)
   t.match(byAdmin.json(), { name: 'Renamed', slug: 'renamed', role: 'admin' })
-  const entry = await db.selectFrom('core.auditLogs').select('changes').where('organizationId', '=', id).where('action', '=', 'organization.updated').executeTakeFirstOrThrow()
+  const entry = await db
+    .selectFrom('core.auditLogs')
+    .select('changes')
+    .where('organizationId', '=', id)
+    .where('action', '=', 'organization.updated')
+    .executeTakeFirstOrThrow()
   t.same(entry.changes, { before: { name: 'Roles', slug: 'roles' }, after: { name: 'Renamed', slug: 'renamed' } })
 
-  const notEditable = await app.inject({ method: 'PATCH', url: `/api/v1/organizations/${id}`, headers: admin.headers, payload: { id: 'x' } })
+  const notEditable = await app.inject({
+    method: 'PATCH',
+    url: `/api/v1/organizations/${id}`,
+    headers: admin.headers,
+    payload: { id: 'x' },
+  })
   t.equal(notEditable.statusCode, 400)
-  const slugTaken = await app.inject({ method: 'PATCH', url: `/api/v1/organizations/${id}`, headers: admin.headers, payload: { slug: 'acme-corp' } })
+  const slugTaken = await app.inject({
+    method: 'PATCH',
+    url: `/api/v1/organizations/${id}`,
+    headers: admin.headers,
+    payload: { slug: 'acme-corp' },
+  })
   t.equal(slugTaken.statusCode, 409)
-  t.match((await db.selectFrom('core.organizations').select(['name', 'slug']).where('id', '=', id).executeTakeFirstOrThrow()), { name: 'Renamed', slug: 'renamed' })
+  t.match(await db.selectFrom('core.organizations').select(['name', 'slug']).where('id', '=', id).executeTakeFirstOrThrow(), {
+    name: 'Renamed',
+    slug: 'renamed',
+  })
 })
 
 t.test('only an owner deletes, after confirming with the slug; the audit log stays', async (t) => {
   const { id } = (await create(owner.headers, { name: 'Doomed', slug: 'doomed' })).json()
   await addMember(id, admin.email, 'admin')
-  await db.insertInto('core.orgProductSubscriptions').values({ organizationId: id, product: 'alerting', plan: 'team', status: 'active' }).execute()
+  await db
+    .insertInto('core.orgProductSubscriptions')
+    .values({ organizationId: id, product: 'alerting', plan: 'team', status: 'active' })
+    .execute()
   const url = `/api/v1/organizations/${id}`
 
   t.equal((await app.inject({ method: 'DELETE', url, headers: admin.headers, payload: { confirm: 'doomed' } })).statusCode, 403)
@@ -100,7 +144,10 @@ t.test('only an owner deletes, after confirming with the slug; the audit log sta
   t.same(await db.selectFrom('core.organizationMembers').select('id').where('organizationId', '=', id).execute(), [])
   t.same(await db.selectFrom('core.orgProductSubscriptions').select('id').where('organizationId', '=', id).execute(), [])
   const history = await db.selectFrom('core.auditLogs').select('action').where('organizationId', '=', id).execute()
-  t.ok(history.some((entry) => entry.action === 'organization.deleted'), 'the deletion itself is recorded')
+  t.ok(
+    history.some((entry) => entry.action === 'organization.deleted'),
+    'the deletion itself is recorded',
+  )
   t.equal((await app.inject({ method: 'GET', url, headers: owner.headers })).statusCode, 404)
 })
 
@@ -108,7 +155,14 @@ t.test('the organization subscription shows each product’s plan and status', a
   const { id } = (await create(owner.headers, { name: 'Billing', slug: 'billing' })).json()
   const url = `/api/v1/organizations/${id}/subscription`
   const none = (await app.inject({ method: 'GET', url, headers: owner.headers })).json()
-  t.same(none.products.map((entry: { status: string; source: null }) => [entry.status, entry.source]), [['none', null], ['none', null], ['none', null]])
+  t.same(
+    none.products.map((entry: { status: string; source: null }) => [entry.status, entry.source]),
+    [
+      ['none', null],
+      ['none', null],
+      ['none', null],
+    ],
+  )
 
   await db.insertInto('core.subscriptions').values({ organizationId: id, plan: 'legacy-pro', status: 'active' }).execute()
   const legacy = (await app.inject({ method: 'GET', url, headers: owner.headers })).json()
@@ -123,7 +177,12 @@ t.test('the organization subscription shows each product’s plan and status', a
     .execute()
   const current = (await app.inject({ method: 'GET', url, headers: owner.headers })).json()
   t.same(
-    current.products.map((entry: { product: string; plan: string; status: string; source: string }) => [entry.product, entry.plan, entry.status, entry.source]),
+    current.products.map((entry: { product: string; plan: string; status: string; source: string }) => [
+      entry.product,
+      entry.plan,
+      entry.status,
+      entry.source,
+    ]),
     [
       ['statuspages', 'team', 'active', 'bundle'],
       ['alerting', 'business', 'past_due', 'product'],
@@ -135,14 +194,20 @@ t.test('the organization subscription shows each product’s plan and status', a
 t.test('every organization, member, role, subscription and audit route is in the OpenAPI document', async (t) => {
   const document = (await app.inject({ method: 'GET', url: '/api/v1/openapi.json' })).json()
   const expected: Array<[string, string]> = [
-    ['/api/v1/organizations', 'get'], ['/api/v1/organizations', 'post'],
-    ['/api/v1/organizations/{orgId}', 'get'], ['/api/v1/organizations/{orgId}', 'patch'], ['/api/v1/organizations/{orgId}', 'delete'],
-    ['/api/v1/organizations/{orgId}/members', 'get'], ['/api/v1/organizations/{orgId}/members', 'post'],
-    ['/api/v1/organizations/{orgId}/members/{memberId}', 'patch'], ['/api/v1/organizations/{orgId}/members/{memberId}', 'put'],
+    ['/api/v1/organizations', 'get'],
+    ['/api/v1/organizations', 'post'],
+    ['/api/v1/organizations/{orgId}', 'get'],
+    ['/api/v1/organizations/{orgId}', 'patch'],
+    ['/api/v1/organizations/{orgId}', 'delete'],
+    ['/api/v1/organizations/{orgId}/members', 'get'],
+    ['/api/v1/organizations/{orgId}/members', 'post'],
+    ['/api/v1/organizations/{orgId}/members/{memberId}', 'patch'],
+    ['/api/v1/organizations/{orgId}/members/{memberId}', 'put'],
     ['/api/v1/organizations/{orgId}/members/{memberId}', 'delete'],
     ['/api/v1/organizations/{orgId}/transfer-ownership', 'post'],
     ['/api/v1/organizations/{orgId}/product-role-options', 'get'],
-    ['/api/v1/organizations/{orgId}/members/{memberId}/product-roles', 'get'], ['/api/v1/organizations/{orgId}/members/{memberId}/product-roles', 'put'],
+    ['/api/v1/organizations/{orgId}/members/{memberId}/product-roles', 'get'],
+    ['/api/v1/organizations/{orgId}/members/{memberId}/product-roles', 'put'],
     ['/api/v1/organizations/{orgId}/subscription', 'get'],
     ['/api/v1/organizations/{orgId}/audit-logs', 'get'],
     ['/api/v1/admin/users/{userId}/platform-role', 'put'],
@@ -150,6 +215,9 @@ t.test('every organization, member, role, subscription and audit route is in the
   for (const [path, method] of expected) {
     const operation = document.paths[path]?.[method]
     t.ok(operation, `${method.toUpperCase()} ${path}`)
-    t.ok(operation?.responses?.['200'] ?? operation?.responses?.['201'] ?? operation?.responses?.['204'], `${method.toUpperCase()} ${path} documents its answer`)
+    t.ok(
+      operation?.responses?.['200'] ?? operation?.responses?.['201'] ?? operation?.responses?.['204'],
+      `${method.toUpperCase()} ${path} documents its answer`,
+    )
   }
 })

@@ -69,7 +69,11 @@ function replay(): Promise<NewmanRunSummary> {
   ]
   return new Promise((resolve, reject) => {
     newman.run(
-      { collection: collection as NewmanRunOptions['collection'], reporters: [], environment: { values: environment } as NewmanRunOptions['environment'] },
+      {
+        collection: collection as NewmanRunOptions['collection'],
+        reporters: [],
+        environment: { values: environment } as NewmanRunOptions['environment'],
+      },
       (error, result) => (error ? reject(error) : resolve(result)),
     )
   })
@@ -77,19 +81,24 @@ function replay(): Promise<NewmanRunSummary> {
 
 t.test('every request of the Azure reference collection gets an answer', async (t) => {
   const executions = summary.run.executions
-  t.equal(executions.length, 78, 'all 78 requests but the reference server\'s own token request')
+  t.equal(executions.length, 78, "all 78 requests but the reference server's own token request")
   for (const execution of executions) {
     t.ok(execution.response, `${execution.item.name} answered`)
   }
 })
 
 t.test('every assertion of the Azure reference collection passes', async (t) => {
-  const assertions = summary.run.executions.flatMap((execution) => (execution.assertions ?? []).map((assertion) => ({ item: execution.item.name, ...assertion })))
+  const assertions = summary.run.executions.flatMap((execution) =>
+    (execution.assertions ?? []).map((assertion) => ({ item: execution.item.name, ...assertion })),
+  )
   t.ok(assertions.length >= 80, `${assertions.length} assertions ran`)
   for (const assertion of assertions) {
     t.notOk(assertion.error, `${assertion.item}: ${assertion.assertion}${assertion.error ? ` (${assertion.error.message})` : ''}`)
   }
-  t.same(summary.run.failures.map((failure) => `${failure.source?.name ?? ''}: ${failure.error.message}`), [])
+  t.same(
+    summary.run.failures.map((failure) => `${failure.source?.name ?? ''}: ${failure.error.message}`),
+    [],
+  )
 })
 
 t.test('the collection leaves the organization as it found it', async (t) => {
@@ -97,13 +106,26 @@ t.test('the collection leaves the organization as it found it', async (t) => {
   t.same(members, [owner], 'only the owner is left')
   const groups = await db.selectFrom('core.scimGroups').select('id').where('organizationId', '=', orgId).execute()
   t.same(groups, [])
-  const audited = await db.selectFrom('core.auditLogs').select('action').where('organizationId', '=', orgId).where('actorType', '=', 'scim_token').execute()
-  t.ok(audited.some((entry) => entry.action === 'scim_user.deleted'), 'deprovisioning is in the audit log')
+  const audited = await db
+    .selectFrom('core.auditLogs')
+    .select('action')
+    .where('organizationId', '=', orgId)
+    .where('actorType', '=', 'scim_token')
+    .execute()
+  t.ok(
+    audited.some((entry) => entry.action === 'scim_user.deleted'),
+    'deprovisioning is in the audit log',
+  )
 })
 
 t.test('garbage is refused without a trace', async (t) => {
-  const refused = summary.run.executions.filter((execution) => ['Post no username', 'Post junk', 'Put a user no username'].includes(execution.item.name))
-  t.same(refused.map((execution) => execution.response.code), [400, 400, 400])
+  const refused = summary.run.executions.filter((execution) =>
+    ['Post no username', 'Post junk', 'Put a user no username'].includes(execution.item.name),
+  )
+  t.same(
+    refused.map((execution) => execution.response.code),
+    [400, 400, 400],
+  )
   for (const execution of refused) {
     const body = JSON.parse(execution.response.stream?.toString() ?? '{}') as { schemas?: string[]; status?: string }
     t.same(body.schemas, ['urn:ietf:params:scim:api:messages:2.0:Error'])

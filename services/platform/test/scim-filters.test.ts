@@ -13,9 +13,31 @@ const userNames = async (filter: string) => {
 }
 
 const people = [
-  { userName: 'alice@umbrella.example', externalId: 'EXT-1', name: { givenName: 'Alice', familyName: 'Abernathy' }, emails: [{ value: 'alice@umbrella.example', type: 'work', primary: true }, { value: 'alice@home.example', type: 'home' }], title: 'Researcher', [ENTERPRISE]: { department: 'Research', manager: { value: 'boss' } } },
-  { userName: 'Bob@Umbrella.example', externalId: 'ext-1', name: { givenName: 'Bob', familyName: 'Brown' }, emails: [{ value: 'bob@umbrella.example', type: 'work' }], active: false, [ENTERPRISE]: { department: 'Security' } },
-  { userName: 'carol@umbrella.example', name: { givenName: 'Carol', familyName: 'Carter' }, emails: [{ value: 'carol@other.example', type: 'work' }], title: 'Researcher' },
+  {
+    userName: 'alice@umbrella.example',
+    externalId: 'EXT-1',
+    name: { givenName: 'Alice', familyName: 'Abernathy' },
+    emails: [
+      { value: 'alice@umbrella.example', type: 'work', primary: true },
+      { value: 'alice@home.example', type: 'home' },
+    ],
+    title: 'Researcher',
+    [ENTERPRISE]: { department: 'Research', manager: { value: 'boss' } },
+  },
+  {
+    userName: 'Bob@Umbrella.example',
+    externalId: 'ext-1',
+    name: { givenName: 'Bob', familyName: 'Brown' },
+    emails: [{ value: 'bob@umbrella.example', type: 'work' }],
+    active: false,
+    [ENTERPRISE]: { department: 'Security' },
+  },
+  {
+    userName: 'carol@umbrella.example',
+    name: { givenName: 'Carol', familyName: 'Carter' },
+    emails: [{ value: 'carol@other.example', type: 'work' }],
+    title: 'Researcher',
+  },
 ]
 for (const person of people) {
   const response = await app.inject({ method: 'POST', url: `${SCIM}/Users`, headers: scim, payload: { schemas: [USER], ...person } })
@@ -25,7 +47,10 @@ const everyone = ['alice@umbrella.example', 'Bob@Umbrella.example', 'carol@umbre
 
 t.test('comparison operators', async (t) => {
   t.same(await userNames('userName eq "BOB@umbrella.EXAMPLE"'), ['Bob@Umbrella.example'], 'userName is case-insensitive')
-  t.same(await userNames('userName ne "bob@umbrella.example"'), everyone.filter((name) => name !== 'Bob@Umbrella.example'))
+  t.same(
+    await userNames('userName ne "bob@umbrella.example"'),
+    everyone.filter((name) => name !== 'Bob@Umbrella.example'),
+  )
   t.same(await userNames('userName co "ROL"'), ['carol@umbrella.example'])
   t.same(await userNames('userName sw "a"'), ['alice@umbrella.example'])
   t.same(await userNames('userName ew "UMBRELLA.example"'), everyone)
@@ -35,7 +60,10 @@ t.test('comparison operators', async (t) => {
   t.same(await userNames('externalId eq "ext-1"'), ['Bob@Umbrella.example'])
   t.same(await userNames('title pr'), ['alice@umbrella.example', 'carol@umbrella.example'])
   t.same(await userNames('active eq false'), ['Bob@Umbrella.example'])
-  t.same(await userNames('active eq "True"'), everyone.filter((name) => name !== 'Bob@Umbrella.example'))
+  t.same(
+    await userNames('active eq "True"'),
+    everyone.filter((name) => name !== 'Bob@Umbrella.example'),
+  )
   t.same(await userNames('displayName pr'), [])
   t.same(await userNames('name.familyName gt "B"'), ['Bob@Umbrella.example', 'carol@umbrella.example'])
   t.same(await userNames('name.givenName le "Bob"'), ['Bob@Umbrella.example', 'alice@umbrella.example'].sort())
@@ -61,9 +89,16 @@ t.test('multi-valued attributes and value paths', async (t) => {
   t.same(await userNames('emails eq "carol@other.example"'), ['carol@umbrella.example'], 'a multi-valued attribute alone means its value')
   t.same(await userNames('emails[type eq "work"].value eq "alice@home.example"'), [], 'both conditions hold for the same e-mail')
   t.same(await userNames('emails[type eq "home" and value co "alice"]'), ['alice@umbrella.example'])
-  t.same(await userNames('emails[primary eq true]'), ['alice@umbrella.example', owner.email].sort(), 'a member who joined without SCIM has its account address as primary')
+  t.same(
+    await userNames('emails[primary eq true]'),
+    ['alice@umbrella.example', owner.email].sort(),
+    'a member who joined without SCIM has its account address as primary',
+  )
   t.same(await userNames(`emails.value eq "${owner.email}"`), [owner.email])
-  t.same(await userNames('emails pr and not (emails.type eq "home")'), everyone.filter((name) => name !== 'alice@umbrella.example'))
+  t.same(
+    await userNames('emails pr and not (emails.type eq "home")'),
+    everyone.filter((name) => name !== 'alice@umbrella.example'),
+  )
 })
 
 t.test('the enterprise extension by its URN', async (t) => {
@@ -119,7 +154,11 @@ t.test('pagination: 1-based startIndex, count, integer totals, stable order', as
     pages.push(...page.Resources.map((user: { userName: string }) => user.userName))
   }
   t.same([...pages].sort(), everyone, 'two pages hold everyone once')
-  t.same((await list('startIndex=1&count=4')).json().Resources.map((user: { userName: string }) => user.userName), pages, 'the same order in one page')
+  t.same(
+    (await list('startIndex=1&count=4')).json().Resources.map((user: { userName: string }) => user.userName),
+    pages,
+    'the same order in one page',
+  )
   t.match((await list('count=0')).json(), { totalResults: 4, itemsPerPage: 0, Resources: [] })
   t.match((await list('startIndex=0&count=1')).json(), { startIndex: 1, itemsPerPage: 1 }, 'startIndex below 1 counts as 1')
   t.match((await list('startIndex=99')).json(), { totalResults: 4, itemsPerPage: 0, startIndex: 99 })
@@ -129,13 +168,20 @@ t.test('pagination: 1-based startIndex, count, integer totals, stable order', as
 })
 
 t.test('attributes and excludedAttributes', async (t) => {
-  const only = (await list(`filter=${encodeURIComponent('userName eq "alice@umbrella.example"')}&attributes=userName,name.givenName,${ENTERPRISE}:department`)).json().Resources[0]
+  const only = (
+    await list(
+      `filter=${encodeURIComponent('userName eq "alice@umbrella.example"')}&attributes=userName,name.givenName,${ENTERPRISE}:department`,
+    )
+  ).json().Resources[0]
   t.same(Object.keys(only).sort(), ['id', 'name', 'schemas', ENTERPRISE, 'userName'].sort())
   t.same(only.name, { givenName: 'Alice' })
   t.same(only[ENTERPRISE], { department: 'Research' })
-  const emails = (await list(`filter=${encodeURIComponent('userName eq "alice@umbrella.example"')}&attributes=emails.value`)).json().Resources[0]
+  const emails = (await list(`filter=${encodeURIComponent('userName eq "alice@umbrella.example"')}&attributes=emails.value`)).json()
+    .Resources[0]
   t.same(emails.emails, [{ value: 'alice@umbrella.example' }, { value: 'alice@home.example' }])
-  const without = (await list(`filter=${encodeURIComponent('userName eq "alice@umbrella.example"')}&excludedAttributes=emails,meta,name.familyName,id`)).json().Resources[0]
+  const without = (
+    await list(`filter=${encodeURIComponent('userName eq "alice@umbrella.example"')}&excludedAttributes=emails,meta,name.familyName,id`)
+  ).json().Resources[0]
   t.notOk('emails' in without)
   t.notOk('meta' in without)
   t.same(without.name, { givenName: 'Alice' })

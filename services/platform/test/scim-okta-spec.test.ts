@@ -40,7 +40,11 @@ t.test('every step of the Okta SPEC test passes', async (t) => {
 
 t.test('the user Okta created is found whatever the letter case of its userName', async (t) => {
   const caps = variables.get('randomUsernameCaps') ?? ''
-  const found = await app.inject({ method: 'GET', url: `${SCIM}/Users?filter=${encodeURIComponent(`userName eq "${caps}"`)}`, headers: scim })
+  const found = await app.inject({
+    method: 'GET',
+    url: `${SCIM}/Users?filter=${encodeURIComponent(`userName eq "${caps}"`)}`,
+    headers: scim,
+  })
   t.equal(found.json().totalResults, 1)
   t.equal(found.json().Resources[0].userName, variables.get('randomUsername'), 'stored as sent')
   t.equal(found.json().Resources[0].id, variables.get('idUserOne'))

@@ -13,16 +13,31 @@ const { app, owner, scim } = await scimOrganization(t, 'umbrella')
 
 /** The body is sent as written: a JavaScript object literal would turn `"__proto__"` into a prototype. */
 const patchRaw = (resource: string, id: string, operations: string) =>
-  app.inject({ method: 'PATCH', url: `${SCIM}/${resource}/${id}`, headers: { ...scim, 'content-type': 'application/scim+json' }, payload: `{"schemas":["${PATCH_OP}"],"Operations":[${operations}]}` })
-const read = async (resource: string, id: string) => (await app.inject({ method: 'GET', url: `${SCIM}/${resource}/${id}`, headers: scim })).json()
+  app.inject({
+    method: 'PATCH',
+    url: `${SCIM}/${resource}/${id}`,
+    headers: { ...scim, 'content-type': 'application/scim+json' },
+    payload: `{"schemas":["${PATCH_OP}"],"Operations":[${operations}]}`,
+  })
+const read = async (resource: string, id: string) =>
+  (await app.inject({ method: 'GET', url: `${SCIM}/${resource}/${id}`, headers: scim })).json()
 
 async function create(resource: string, body: unknown): Promise<string> {
-  const response = await app.inject({ method: 'POST', url: `${SCIM}/${resource}`, headers: { ...scim, 'content-type': 'application/scim+json' }, payload: JSON.stringify(body) })
+  const response = await app.inject({
+    method: 'POST',
+    url: `${SCIM}/${resource}`,
+    headers: { ...scim, 'content-type': 'application/scim+json' },
+    payload: JSON.stringify(body),
+  })
   if (response.statusCode !== 201) throw new Error(`creating a ${resource}: ${response.statusCode} ${response.body}`)
   return response.json().id
 }
 
-const userId = await create('Users', { schemas: [USER], userName: 'alice@umbrella.example', name: { givenName: 'Alice', familyName: 'Abernathy' } })
+const userId = await create('Users', {
+  schemas: [USER],
+  userName: 'alice@umbrella.example',
+  name: { givenName: 'Alice', familyName: 'Abernathy' },
+})
 const groupId = await create('Groups', { schemas: [GROUP], displayName: 'Security', members: [{ value: userId }] })
 const prototypeKeys = Object.getOwnPropertyNames(Object.prototype).sort()
 
@@ -49,7 +64,11 @@ const refusals: Array<[resource: 'Users' | 'Groups', operation: string, scimType
   ['Users', '{"op":"add","path":"name","value":{"toString":"admin"}}', 'invalidValue'],
   ['Users', '{"op":"replace","path":"nickNameTypo","value":"x"}', 'invalidPath'],
   ['Groups', '{"op":"add","path":"__proto__.alerting","value":"admin"}', 'invalidPath'],
-  ['Groups', '{"op":"add","path":"members","value":[{"value":"00000000-0000-4000-8000-000000000000","__proto__":{"alerting":"admin"}}]}', 'invalidSyntax'],
+  [
+    'Groups',
+    '{"op":"add","path":"members","value":[{"value":"00000000-0000-4000-8000-000000000000","__proto__":{"alerting":"admin"}}]}',
+    'invalidSyntax',
+  ],
   ['Groups', '{"op":"add","value":{"constructor.prototype.alerting":"admin"}}', 'invalidValue'],
 ]
 
@@ -65,21 +84,38 @@ t.test('prototype names and unknown attributes in PATCH paths and values are ref
   t.same(await read('Users', userId), before.user, 'the User is unchanged')
   t.same(await read('Groups', groupId), before.group, 'the Group is unchanged')
 
-  const validated = await app.inject({ method: 'POST', url: '/api/v1/organizations', headers: owner.headers, payload: { name: 'After the attempt', slug: 'after-the-attempt' } })
+  const validated = await app.inject({
+    method: 'POST',
+    url: '/api/v1/organizations',
+    headers: owner.headers,
+    payload: { name: 'After the attempt', slug: 'after-the-attempt' },
+  })
   t.equal(validated.statusCode, 201, 'an unrelated validated request still succeeds')
 })
 
 t.test('a refused operation among valid ones changes nothing', async (t) => {
   const before = await read('Users', userId)
-  const response = await patchRaw('Users', userId, '{"op":"replace","path":"title","value":"CISO"},{"op":"add","path":"__proto__.x","value":1}')
+  const response = await patchRaw(
+    'Users',
+    userId,
+    '{"op":"replace","path":"title","value":"CISO"},{"op":"add","path":"__proto__.x","value":1}',
+  )
   t.equal(response.statusCode, 400)
   t.same(await read('Users', userId), before)
 })
 
 t.test('paths and keys in any letter case, behind the schema URN, still resolve', async (t) => {
-  const response = await patchRaw('Users', userId, `{"op":"replace","path":"${USER}:NAME.GIVENNAME","value":"Alicia"},{"op":"add","value":{"${ENTERPRISE}":{"Department":"R&D"}}},{"op":"replace","path":"EXTERNALID","value":"ext-1"}`)
+  const response = await patchRaw(
+    'Users',
+    userId,
+    `{"op":"replace","path":"${USER}:NAME.GIVENNAME","value":"Alicia"},{"op":"add","value":{"${ENTERPRISE}":{"Department":"R&D"}}},{"op":"replace","path":"EXTERNALID","value":"ext-1"}`,
+  )
   t.equal(response.statusCode, 204, response.body)
-  t.match(await read('Users', userId), { name: { givenName: 'Alicia', familyName: 'Abernathy' }, externalId: 'ext-1', [ENTERPRISE]: { department: 'R&D' } })
+  t.match(await read('Users', userId), {
+    name: { givenName: 'Alicia', familyName: 'Abernathy' },
+    externalId: 'ext-1',
+    [ENTERPRISE]: { department: 'R&D' },
+  })
 })
 
 t.test('read-only attributes are refused with mutability', async (t) => {
@@ -91,20 +127,37 @@ t.test('read-only attributes are refused with mutability', async (t) => {
 })
 
 t.test('Entra: the enterprise extension, with manager as a plain string on its URN path', async (t) => {
-  const patched = await patchRaw('Users', userId, [
-    `{"op":"Add","path":"${ENTERPRISE}:manager","value":"boss-id"}`,
-    `{"op":"Replace","path":"${ENTERPRISE}:employeeNumber","value":"701984"}`,
-    `{"op":"Add","path":"${ENTERPRISE}:costCenter","value":"4130"}`,
-    `{"op":"Add","path":"${ENTERPRISE}:organization","value":"Umbrella"}`,
-    `{"op":"Add","path":"${ENTERPRISE}:division","value":"Research"}`,
-  ].join(','))
+  const patched = await patchRaw(
+    'Users',
+    userId,
+    [
+      `{"op":"Add","path":"${ENTERPRISE}:manager","value":"boss-id"}`,
+      `{"op":"Replace","path":"${ENTERPRISE}:employeeNumber","value":"701984"}`,
+      `{"op":"Add","path":"${ENTERPRISE}:costCenter","value":"4130"}`,
+      `{"op":"Add","path":"${ENTERPRISE}:organization","value":"Umbrella"}`,
+      `{"op":"Add","path":"${ENTERPRISE}:division","value":"Research"}`,
+    ].join(','),
+  )
   t.equal(patched.statusCode, 204, patched.body)
-  t.match((await read('Users', userId))[ENTERPRISE], { manager: { value: 'boss-id' }, employeeNumber: '701984', costCenter: '4130', organization: 'Umbrella', division: 'Research' })
+  t.match((await read('Users', userId))[ENTERPRISE], {
+    manager: { value: 'boss-id' },
+    employeeNumber: '701984',
+    costCenter: '4130',
+    organization: 'Umbrella',
+    division: 'Research',
+  })
   const object = await patchRaw('Users', userId, `{"op":"Replace","path":"${ENTERPRISE}:manager","value":{"value":"other-boss"}}`)
   t.equal(object.statusCode, 204)
   t.same((await read('Users', userId))[ENTERPRISE].manager, { value: 'other-boss' }, 'the object shape too')
   const schemas = (await app.inject({ method: 'GET', url: `${SCIM}/Schemas/${ENTERPRISE}`, headers: scim })).json()
-  t.same(schemas.attributes.map((attribute: { name: string }) => attribute.name).sort(), ['costCenter', 'department', 'division', 'employeeNumber', 'manager', 'organization'])
+  t.same(schemas.attributes.map((attribute: { name: string }) => attribute.name).sort(), [
+    'costCenter',
+    'department',
+    'division',
+    'employeeNumber',
+    'manager',
+    'organization',
+  ])
 })
 
 t.test('every SCIM answer is a SCIM error body, router errors included, and deep filters are refused', async (t) => {

@@ -12,13 +12,24 @@ export async function scimOrganization(t: TestContext, slug = 'acme', ownerEmail
   const service = await startTestService(t, buildApp)
   const { app } = service
   const owner = await service.signIn(ownerEmail)
-  const organization = (await app.inject({ method: 'POST', url: '/api/v1/organizations', headers: owner.headers, payload: { name: slug, slug } })).json() as { id: string }
+  const organization = (
+    await app.inject({ method: 'POST', url: '/api/v1/organizations', headers: owner.headers, payload: { name: slug, slug } })
+  ).json() as { id: string }
   const token = await createScimToken(service.app, organization.id, owner.headers)
   return { service, app, db: app.database.db, owner, orgId: organization.id, token, scim: { authorization: `Bearer ${token}` } }
 }
 
-export async function createScimToken(app: Awaited<ReturnType<typeof startTestService>>['app'], orgId: string, headers: { authorization: string }): Promise<string> {
-  const response = await app.inject({ method: 'POST', url: `/api/v1/organizations/${orgId}/scim-tokens`, headers, payload: { name: 'identity provider' } })
+export async function createScimToken(
+  app: Awaited<ReturnType<typeof startTestService>>['app'],
+  orgId: string,
+  headers: { authorization: string },
+): Promise<string> {
+  const response = await app.inject({
+    method: 'POST',
+    url: `/api/v1/organizations/${orgId}/scim-tokens`,
+    headers,
+    payload: { name: 'identity provider' },
+  })
   if (response.statusCode !== 201) throw new Error(`SCIM token not created: ${response.body}`)
   return (response.json() as { token: string }).token
 }

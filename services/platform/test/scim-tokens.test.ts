@@ -23,10 +23,22 @@ const owner = await service.signIn('owner@scim.example')
 const admin = await service.signIn('admin@scim.example')
 const member = await service.signIn('member@scim.example')
 const stranger = await service.signIn('owner@elsewhere.example')
-const { id: orgId } = (await app.inject({ method: 'POST', url: '/api/v1/organizations', headers: owner.headers, payload: { name: 'SCIM', slug: 'scim' } })).json()
-const { id: otherOrgId } = (await app.inject({ method: 'POST', url: '/api/v1/organizations', headers: stranger.headers, payload: { name: 'Else', slug: 'else' } })).json()
-for (const [user, role] of [[admin, 'admin'], [member, 'member']] as const) {
-  await app.inject({ method: 'POST', url: `/api/v1/organizations/${orgId}/members`, headers: owner.headers, payload: { email: user.email, role } })
+const { id: orgId } = (
+  await app.inject({ method: 'POST', url: '/api/v1/organizations', headers: owner.headers, payload: { name: 'SCIM', slug: 'scim' } })
+).json()
+const { id: otherOrgId } = (
+  await app.inject({ method: 'POST', url: '/api/v1/organizations', headers: stranger.headers, payload: { name: 'Else', slug: 'else' } })
+).json()
+for (const [user, role] of [
+  [admin, 'admin'],
+  [member, 'member'],
+] as const) {
+  await app.inject({
+    method: 'POST',
+    url: `/api/v1/organizations/${orgId}/members`,
+    headers: owner.headers,
+    payload: { email: user.email, role },
+  })
 }
 const tokensUrl = `/api/v1/organizations/${orgId}/scim-tokens`
 
@@ -47,9 +59,21 @@ t.test('a created token is shown once; only its SHA-256 hash is stored', async (
   t.notMatch(JSON.stringify(row), created.token)
   const listed = await app.inject({ method: 'GET', url: tokensUrl, headers: owner.headers })
   t.equal(listed.statusCode, 200)
-  t.same(Object.keys(listed.json().data[0]).sort(), ['createdAt', 'createdBy', 'expiresAt', 'id', 'lastUsedAt', 'name', 'prefix', 'revokedAt'])
+  t.same(Object.keys(listed.json().data[0]).sort(), [
+    'createdAt',
+    'createdBy',
+    'expiresAt',
+    'id',
+    'lastUsedAt',
+    'name',
+    'prefix',
+    'revokedAt',
+  ])
   const audit = await db.selectFrom('core.auditLogs').select(['action', 'changes']).where('entityId', '=', created.id).execute()
-  t.same(audit.map((entry) => entry.action), ['scim_token.created'])
+  t.same(
+    audit.map((entry) => entry.action),
+    ['scim_token.created'],
+  )
   t.notMatch(JSON.stringify(audit), created.token, 'the audit log never holds the token')
 })
 
@@ -75,13 +99,20 @@ t.test('revoking fails SCIM authentication at once; revoking again keeps the fir
   t.same((await db.selectFrom('core.scimTokens').select('revokedAt').where('id', '=', id).executeTakeFirstOrThrow()).revokedAt, first)
   const listed = (await app.inject({ method: 'GET', url: tokensUrl, headers: owner.headers })).json().data
   t.equal(listed.find((entry: { id: string }) => entry.id === id).revokedAt, first?.toISOString())
-  t.equal((await app.inject({ method: 'DELETE', url: `${tokensUrl}/00000000-0000-4000-8000-000000000000`, headers: owner.headers })).statusCode, 404)
+  t.equal(
+    (await app.inject({ method: 'DELETE', url: `${tokensUrl}/00000000-0000-4000-8000-000000000000`, headers: owner.headers })).statusCode,
+    404,
+  )
 })
 
 t.test('credentials do not cross: identity tokens on SCIM, SCIM tokens anywhere else', async (t) => {
   const { token } = await createToken('crossing')
   t.equal((await scimCall(owner.token)).statusCode, 401, 'an ID token is not a SCIM token')
-  t.equal((await app.inject({ method: 'GET', url: '/api/v1/scim/v2/Me', cookies: { svc_id_token: owner.token } })).statusCode, 401, 'nor is a session cookie')
+  t.equal(
+    (await app.inject({ method: 'GET', url: '/api/v1/scim/v2/Me', cookies: { svc_id_token: owner.token } })).statusCode,
+    401,
+    'nor is a session cookie',
+  )
   t.equal((await app.inject({ method: 'GET', url: '/api/v1/scim/v2/Me' })).statusCode, 401)
   for (const url of ['/api/v1/users/me', `/api/v1/organizations/${orgId}`, tokensUrl, '/auth/me']) {
     t.equal((await app.inject({ method: 'GET', url, headers: { authorization: `Bearer ${token}` } })).statusCode, 401, url)
@@ -96,7 +127,11 @@ t.test('tokens are managed by admins and owners of the organization only', async
   t.equal((await app.inject({ method: 'GET', url: tokensUrl, headers: stranger.headers })).statusCode, 404)
   t.equal((await app.inject({ method: 'DELETE', url: `${tokensUrl}/${id}`, headers: stranger.headers })).statusCode, 404)
   // Through the stranger's own organization, this organization's token id is not found either.
-  t.equal((await app.inject({ method: 'DELETE', url: `/api/v1/organizations/${otherOrgId}/scim-tokens/${id}`, headers: stranger.headers })).statusCode, 404)
+  t.equal(
+    (await app.inject({ method: 'DELETE', url: `/api/v1/organizations/${otherOrgId}/scim-tokens/${id}`, headers: stranger.headers }))
+      .statusCode,
+    404,
+  )
   t.equal((await db.selectFrom('core.scimTokens').select('revokedAt').where('id', '=', id).executeTakeFirstOrThrow()).revokedAt, null)
   t.equal((await app.inject({ method: 'POST', url: tokensUrl, headers: admin.headers, payload: { name: '' } })).statusCode, 400)
 })
@@ -106,43 +141,126 @@ t.test('the SCIM rule cannot be declared outside the SCIM base path', async (t) 
     app.get('/api/v1/users/sneaky', { config: { scim: true } }, async () => ({}))
   }
   await t.rejects(
-    startTestService(t, (config, shared) => buildServiceApp(config, { name: 'platform', title: 'x', description: 'x', surfaces: misplaced }, shared)),
+    startTestService(t, (config, shared) =>
+      buildServiceApp(config, { name: 'platform', title: 'x', description: 'x', surfaces: misplaced }, shared),
+    ),
     /SCIM tokens authenticate only routes under \/api\/v1\/scim\/v2/,
   )
 })
 
 t.test('a token expires at its expiresAt, and stops when its creator leaves or loses admin', async (t) => {
-  t.equal((await app.inject({ method: 'POST', url: tokensUrl, headers: admin.headers, payload: { name: 'past', expiresAt: '2020-01-01T00:00:00Z' } })).statusCode, 400)
-  const expiring = (await app.inject({ method: 'POST', url: tokensUrl, headers: admin.headers, payload: { name: 'expiring', expiresAt: new Date(Date.now() + 60_000).toISOString() } })).json()
+  t.equal(
+    (
+      await app.inject({
+        method: 'POST',
+        url: tokensUrl,
+        headers: admin.headers,
+        payload: { name: 'past', expiresAt: '2020-01-01T00:00:00Z' },
+      })
+    ).statusCode,
+    400,
+  )
+  const expiring = (
+    await app.inject({
+      method: 'POST',
+      url: tokensUrl,
+      headers: admin.headers,
+      payload: { name: 'expiring', expiresAt: new Date(Date.now() + 60_000).toISOString() },
+    })
+  ).json()
   t.equal((await scimCall(expiring.token)).statusCode, 200)
-  await db.updateTable('core.scimTokens').set({ expiresAt: new Date(Date.now() - 1000) }).where('id', '=', expiring.id).execute()
+  await db
+    .updateTable('core.scimTokens')
+    .set({ expiresAt: new Date(Date.now() - 1000) })
+    .where('id', '=', expiring.id)
+    .execute()
   t.equal((await scimCall(expiring.token)).statusCode, 401, 'past its end')
 
   const colleague = await service.signIn('colleague@scim.example')
-  const added = (await app.inject({ method: 'POST', url: `/api/v1/organizations/${orgId}/members`, headers: owner.headers, payload: { email: colleague.email, role: 'admin' } })).json()
+  const added = (
+    await app.inject({
+      method: 'POST',
+      url: `/api/v1/organizations/${orgId}/members`,
+      headers: owner.headers,
+      payload: { email: colleague.email, role: 'admin' },
+    })
+  ).json()
   const minted = (await app.inject({ method: 'POST', url: tokensUrl, headers: colleague.headers, payload: { name: 'colleague' } })).json()
   t.equal((await scimCall(minted.token)).statusCode, 200)
-  t.equal((await app.inject({ method: 'PATCH', url: `/api/v1/organizations/${orgId}/members/${added.id}`, headers: owner.headers, payload: { role: 'member' } })).statusCode, 200)
+  t.equal(
+    (
+      await app.inject({
+        method: 'PATCH',
+        url: `/api/v1/organizations/${orgId}/members/${added.id}`,
+        headers: owner.headers,
+        payload: { role: 'member' },
+      })
+    ).statusCode,
+    200,
+  )
   t.equal((await scimCall(minted.token)).statusCode, 401, 'its creator is no longer an admin')
-  t.equal((await app.inject({ method: 'PATCH', url: `/api/v1/organizations/${orgId}/members/${added.id}`, headers: owner.headers, payload: { role: 'admin' } })).statusCode, 200)
+  t.equal(
+    (
+      await app.inject({
+        method: 'PATCH',
+        url: `/api/v1/organizations/${orgId}/members/${added.id}`,
+        headers: owner.headers,
+        payload: { role: 'admin' },
+      })
+    ).statusCode,
+    200,
+  )
   t.equal((await scimCall(minted.token)).statusCode, 200, 'admin again')
-  t.equal((await app.inject({ method: 'DELETE', url: `/api/v1/organizations/${orgId}/members/${added.id}`, headers: owner.headers })).statusCode, 204)
+  t.equal(
+    (await app.inject({ method: 'DELETE', url: `/api/v1/organizations/${orgId}/members/${added.id}`, headers: owner.headers })).statusCode,
+    204,
+  )
   t.equal((await scimCall(minted.token)).statusCode, 401, 'its creator left')
 })
 
 t.test("an admin's token cannot change, suspend or deprovision an owner; an owner's can", async (t) => {
   const adminToken = (await createToken('admin-minted')).token
-  const ownerToken = (await app.inject({ method: 'POST', url: tokensUrl, headers: owner.headers, payload: { name: 'owner-minted' } })).json().token as string
-  const ownerMember = (await db.selectFrom('core.organizationMembers').select('id').where('organizationId', '=', orgId).where('userId', '=', owner.userId).executeTakeFirstOrThrow()).id
+  const ownerToken = (
+    await app.inject({ method: 'POST', url: tokensUrl, headers: owner.headers, payload: { name: 'owner-minted' } })
+  ).json().token as string
+  const ownerMember = (
+    await db
+      .selectFrom('core.organizationMembers')
+      .select('id')
+      .where('organizationId', '=', orgId)
+      .where('userId', '=', owner.userId)
+      .executeTakeFirstOrThrow()
+  ).id
   const scim = (token: string, method: 'PATCH' | 'DELETE' | 'PUT', payload?: unknown) =>
-    app.inject({ method, url: `/api/v1/scim/v2/Users/${ownerMember}`, headers: { authorization: `Bearer ${token}`, 'content-type': 'application/scim+json' }, payload: payload === undefined ? undefined : JSON.stringify(payload) })
-  const suspend = { schemas: ['urn:ietf:params:scim:api:messages:2.0:PatchOp'], Operations: [{ op: 'replace', path: 'active', value: false }] }
-  const retitle = { schemas: ['urn:ietf:params:scim:api:messages:2.0:PatchOp'], Operations: [{ op: 'replace', path: 'title', value: 'Founder' }] }
-  for (const [method, payload] of [['PATCH', suspend], ['PATCH', retitle], ['PUT', { userName: owner.email, active: false }], ['DELETE', undefined]] as const) {
+    app.inject({
+      method,
+      url: `/api/v1/scim/v2/Users/${ownerMember}`,
+      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/scim+json' },
+      payload: payload === undefined ? undefined : JSON.stringify(payload),
+    })
+  const suspend = {
+    schemas: ['urn:ietf:params:scim:api:messages:2.0:PatchOp'],
+    Operations: [{ op: 'replace', path: 'active', value: false }],
+  }
+  const retitle = {
+    schemas: ['urn:ietf:params:scim:api:messages:2.0:PatchOp'],
+    Operations: [{ op: 'replace', path: 'title', value: 'Founder' }],
+  }
+  for (const [method, payload] of [
+    ['PATCH', suspend],
+    ['PATCH', retitle],
+    ['PUT', { userName: owner.email, active: false }],
+    ['DELETE', undefined],
+  ] as const) {
     const refused = await scim(adminToken, method, payload)
     t.equal(refused.statusCode, 403, method)
     t.match(refused.json(), { scimType: 'mutability', status: '403' })
   }
-  t.equal((await db.selectFrom('core.organizationMembers').select('suspendedAt').where('id', '=', ownerMember).executeTakeFirstOrThrow()).suspendedAt, null, 'nothing changed')
+  t.equal(
+    (await db.selectFrom('core.organizationMembers').select('suspendedAt').where('id', '=', ownerMember).executeTakeFirstOrThrow())
+      .suspendedAt,
+    null,
+    'nothing changed',
+  )
   t.equal((await scim(ownerToken, 'PATCH', retitle)).statusCode, 204, "an owner's token may")
 })

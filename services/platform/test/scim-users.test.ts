@@ -9,10 +9,22 @@ const { app, db, service, owner, orgId, scim } = await scimOrganization(t, 'init
 
 type Method = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE'
 const call = (method: Method, path: string, payload?: unknown, headers: Record<string, string> = {}) =>
-  app.inject({ method, url: `${SCIM}${path}`, headers: { ...scim, ...(payload === undefined ? {} : { 'content-type': 'application/scim+json' }), ...headers }, payload: payload === undefined ? undefined : JSON.stringify(payload) })
+  app.inject({
+    method,
+    url: `${SCIM}${path}`,
+    headers: { ...scim, ...(payload === undefined ? {} : { 'content-type': 'application/scim+json' }), ...headers },
+    payload: payload === undefined ? undefined : JSON.stringify(payload),
+  })
 
 function userBody(userName: string, extra: Record<string, unknown> = {}) {
-  return { schemas: [USER], userName, name: { givenName: 'Peter', familyName: 'Gibbons' }, emails: [{ value: userName, type: 'work', primary: true }], active: true, ...extra }
+  return {
+    schemas: [USER],
+    userName,
+    name: { givenName: 'Peter', familyName: 'Gibbons' },
+    emails: [{ value: userName, type: 'work', primary: true }],
+    active: true,
+    ...extra,
+  }
 }
 
 /** Setup: throws rather than asserts, so a failure fails the test that called it. */
@@ -22,32 +34,72 @@ async function createUser(userName: string, extra: Record<string, unknown> = {})
   return response.json()
 }
 
-const patch = (id: string, operations: unknown[], resource = 'Users') => call('PATCH', `/${resource}/${id}`, { schemas: [PATCH_OP], Operations: operations })
+const patch = (id: string, operations: unknown[], resource = 'Users') =>
+  call('PATCH', `/${resource}/${id}`, { schemas: [PATCH_OP], Operations: operations })
 const get = async (id: string) => (await call('GET', `/Users/${id}`)).json()
 const auditActions = async (entityId: string) =>
-  (await db.selectFrom('core.auditLogs').select(['action', 'actorType', 'actorTokenId']).where('entityId', '=', entityId).orderBy('createdAt').execute())
+  await db
+    .selectFrom('core.auditLogs')
+    .select(['action', 'actorType', 'actorTokenId'])
+    .where('entityId', '=', entityId)
+    .orderBy('createdAt')
+    .execute()
 
 t.test('a created User answers 201 with Location, ETag, meta, and no password or nulls', async (t) => {
-  const response = await call('POST', '/Users', userBody('milton@initech.example', { password: 'hunter2', nickName: null, externalId: 'okta-00u1', [ENTERPRISE]: { department: 'Basement', manager: 'bill-id' } }))
+  const response = await call(
+    'POST',
+    '/Users',
+    userBody('milton@initech.example', {
+      password: 'hunter2',
+      nickName: null,
+      externalId: 'okta-00u1',
+      [ENTERPRISE]: { department: 'Basement', manager: 'bill-id' },
+    }),
+  )
   t.equal(response.statusCode, 201)
   t.match(response.headers['content-type'], /^application\/scim\+json/)
   const user = response.json()
   t.equal(response.headers.location, user.meta.location)
   t.match(user.meta.location, new RegExp(`/api/v1/scim/v2/Users/${user.id}$`))
   t.equal(response.headers.etag, user.meta.version)
-  t.match(user, { schemas: [USER, ENTERPRISE], userName: 'milton@initech.example', externalId: 'okta-00u1', active: true, meta: { resourceType: 'User' } })
+  t.match(user, {
+    schemas: [USER, ENTERPRISE],
+    userName: 'milton@initech.example',
+    externalId: 'okta-00u1',
+    active: true,
+    meta: { resourceType: 'User' },
+  })
   t.same(user[ENTERPRISE], { department: 'Basement', manager: { value: 'bill-id' } }, 'a manager sent as a bare id is read as its value')
   t.notOk('password' in user)
   t.notOk('nickName' in user)
-  t.notMatch(JSON.stringify(await db.selectFrom('core.organizationMembers').selectAll().where('id', '=', user.id).executeTakeFirstOrThrow()), /hunter2/, 'the password is not stored')
-  t.same(await auditActions(user.id), [{ action: 'scim_user.created', actorType: 'scim_token', actorTokenId: (await db.selectFrom('core.scimTokens').select('id').executeTakeFirstOrThrow()).id }])
+  t.notMatch(
+    JSON.stringify(await db.selectFrom('core.organizationMembers').selectAll().where('id', '=', user.id).executeTakeFirstOrThrow()),
+    /hunter2/,
+    'the password is not stored',
+  )
+  t.same(await auditActions(user.id), [
+    {
+      action: 'scim_user.created',
+      actorType: 'scim_token',
+      actorTokenId: (await db.selectFrom('core.scimTokens').select('id').executeTakeFirstOrThrow()).id,
+    },
+  ])
 })
 
 t.test('members who joined without SCIM are Users, so a provider can match them by userName', async (t) => {
-  await app.inject({ method: 'POST', url: `/api/v1/organizations/${orgId}/members`, headers: owner.headers, payload: { email: 'Samir@Initech.example', role: 'member' } })
+  await app.inject({
+    method: 'POST',
+    url: `/api/v1/organizations/${orgId}/members`,
+    headers: owner.headers,
+    payload: { email: 'Samir@Initech.example', role: 'member' },
+  })
   const found = (await call('GET', `/Users?filter=${encodeURIComponent('userName eq "samir@initech.example"')}`)).json()
   t.equal(found.totalResults, 1)
-  t.match(found.Resources[0], { userName: 'Samir@Initech.example', active: true, emails: [{ value: 'Samir@Initech.example', primary: true }] })
+  t.match(found.Resources[0], {
+    userName: 'Samir@Initech.example',
+    active: true,
+    emails: [{ value: 'Samir@Initech.example', primary: true }],
+  })
   const conflict = await call('POST', '/Users', userBody('SAMIR@initech.example'))
   t.equal(conflict.statusCode, 409)
   t.match(conflict.json(), { status: '409', scimType: 'uniqueness', schemas: ['urn:ietf:params:scim:api:messages:2.0:Error'] })
@@ -56,20 +108,36 @@ t.test('members who joined without SCIM are Users, so a provider can match them 
 t.test('a User is linked to the platform account with its e-mail, or to a new pending one', async (t) => {
   const michael = await service.signIn('michael@initech.example')
   const linked = await createUser('mbolton', { emails: [{ value: 'Michael@initech.example', primary: 'True' }] })
-  const row = await db.selectFrom('core.organizationMembers').select(['userId', 'role']).where('id', '=', linked.id).executeTakeFirstOrThrow()
+  const row = await db
+    .selectFrom('core.organizationMembers')
+    .select(['userId', 'role'])
+    .where('id', '=', linked.id)
+    .executeTakeFirstOrThrow()
   t.same(row, { userId: michael.userId, role: 'member' })
   const organizations = await app.inject({ method: 'GET', url: '/api/v1/organizations', headers: michael.headers })
-  t.ok(organizations.json().data.some((organization: { id: string }) => organization.id === orgId), 'the account is a member at once')
+  t.ok(
+    organizations.json().data.some((organization: { id: string }) => organization.id === orgId),
+    'the account is a member at once',
+  )
 
   const fresh = await createUser('lumbergh@initech.example')
-  const account = await db.selectFrom('core.organizationMembers as m').innerJoin('core.users as u', 'u.id', 'm.userId').select(['u.email', 'u.idpSubject']).where('m.id', '=', fresh.id).executeTakeFirstOrThrow()
+  const account = await db
+    .selectFrom('core.organizationMembers as m')
+    .innerJoin('core.users as u', 'u.id', 'm.userId')
+    .select(['u.email', 'u.idpSubject'])
+    .where('m.id', '=', fresh.id)
+    .executeTakeFirstOrThrow()
   t.same(account, { email: 'lumbergh@initech.example', idpSubject: null }, 'pending until the first sign-in')
   const bill = await service.signIn('lumbergh@initech.example')
   const membership = await app.inject({ method: 'GET', url: `/api/v1/organizations/${orgId}`, headers: bill.headers })
   t.equal(membership.statusCode, 200, 'the first sign-in claims it')
 
   const twin = await createUser('mbolton-2', { emails: [{ value: 'michael@initech.example', primary: true }] })
-  t.not((await db.selectFrom('core.organizationMembers').select('userId').where('id', '=', twin.id).executeTakeFirstOrThrow()).userId, michael.userId, 'e-mails need not be unique: a second User with it is a second account')
+  t.not(
+    (await db.selectFrom('core.organizationMembers').select('userId').where('id', '=', twin.id).executeTakeFirstOrThrow()).userId,
+    michael.userId,
+    'e-mails need not be unique: a second User with it is a second account',
+  )
 })
 
 t.test('userName is unique per organization case-insensitively on POST, PUT and PATCH, and a refusal changes nothing', async (t) => {
@@ -83,13 +151,23 @@ t.test('userName is unique per organization case-insensitively on POST, PUT and 
   t.same(await get(second.id), before)
   t.equal((await get(first.id)).userName, 'Joanna@initech.example', 'stored as sent')
   const other = await scimOrganization(t, 'chotchkies')
-  const elsewhere = await other.app.inject({ method: 'POST', url: `${SCIM}/Users`, headers: other.scim, payload: userBody('joanna@initech.example') })
+  const elsewhere = await other.app.inject({
+    method: 'POST',
+    url: `${SCIM}/Users`,
+    headers: other.scim,
+    payload: userBody('joanna@initech.example'),
+  })
   t.equal(elsewhere.statusCode, 201, 'another organization may use the same userName')
 })
 
 t.test('PUT replaces the User: what is left out is gone', async (t) => {
   const user = await createUser('tom@initech.example', { title: 'Liaison', phoneNumbers: [{ value: '555-0100', type: 'work' }] })
-  const replaced = await call('PUT', `/Users/${user.id}`, { schemas: [USER], userName: 'tom@initech.example', name: { formatted: 'Tom Smykowski' }, emails: [{ value: 'tom@initech.example' }] })
+  const replaced = await call('PUT', `/Users/${user.id}`, {
+    schemas: [USER],
+    userName: 'tom@initech.example',
+    name: { formatted: 'Tom Smykowski' },
+    emails: [{ value: 'tom@initech.example' }],
+  })
   t.equal(replaced.statusCode, 200)
   const body = replaced.json()
   t.same(body.name, { formatted: 'Tom Smykowski' })
@@ -110,7 +188,12 @@ t.test('PATCH speaks every dialect providers send', async (t) => {
     ])
     t.equal(response.statusCode, 204)
     t.match(response.headers.etag, /^W\/"/)
-    t.match(await get(user.id), { active: false, title: 'Receptionist', name: { givenName: 'Nina', familyName: 'Gibbons' }, [ENTERPRISE]: { department: 'Front desk' } })
+    t.match(await get(user.id), {
+      active: false,
+      title: 'Receptionist',
+      name: { givenName: 'Nina', familyName: 'Gibbons' },
+      [ENTERPRISE]: { department: 'Front desk' },
+    })
   })
 
   t.test('Okta: path-less replace of active', async (t) => {
@@ -120,14 +203,25 @@ t.test('PATCH speaks every dialect providers send', async (t) => {
 
   t.test('a filtered path creates the entry when it is absent, and updates it when present', async (t) => {
     t.equal((await patch(user.id, [{ op: 'add', path: 'emails[type eq "home"].value', value: 'nina@home.example' }])).statusCode, 204)
-    t.equal((await patch(user.id, [{ op: 'replace', path: 'emails[type eq "work"].value', value: 'nina.r@initech.example' }])).statusCode, 204)
-    t.same((await get(user.id)).emails, [{ value: 'nina.r@initech.example', type: 'work', primary: true }, { type: 'home', value: 'nina@home.example' }])
+    t.equal(
+      (await patch(user.id, [{ op: 'replace', path: 'emails[type eq "work"].value', value: 'nina.r@initech.example' }])).statusCode,
+      204,
+    )
+    t.same((await get(user.id)).emails, [
+      { value: 'nina.r@initech.example', type: 'work', primary: true },
+      { type: 'home', value: 'nina@home.example' },
+    ])
     t.equal((await patch(user.id, [{ op: 'remove', path: 'emails[type eq "home"]' }])).statusCode, 204)
     t.same((await get(user.id)).emails, [{ value: 'nina.r@initech.example', type: 'work', primary: true }])
   })
 
   t.test('attributes in the query ask for the User back', async (t) => {
-    const response = await app.inject({ method: 'PATCH', url: `${SCIM}/users/${user.id}/?attributes=userName,title`, headers: { ...scim, 'content-type': 'application/json' }, payload: { schemas: [PATCH_OP], Operations: [{ op: 'replace', path: 'Title', value: 'Lead receptionist' }] } })
+    const response = await app.inject({
+      method: 'PATCH',
+      url: `${SCIM}/users/${user.id}/?attributes=userName,title`,
+      headers: { ...scim, 'content-type': 'application/json' },
+      payload: { schemas: [PATCH_OP], Operations: [{ op: 'replace', path: 'Title', value: 'Lead receptionist' }] },
+    })
     t.equal(response.statusCode, 200)
     t.same(response.json(), { userName: 'nina@initech.example', title: 'Lead receptionist', id: user.id, schemas: [USER, ENTERPRISE] })
   })
@@ -163,15 +257,27 @@ t.test('deactivation suspends the membership without deleting anything; reactiva
   t.equal((await patch(user.id, [{ op: 'replace', path: 'active', value: false }])).statusCode, 204)
   t.equal((await asDom()).statusCode, 404, 'a suspended member is no member')
   const listed = await app.inject({ method: 'GET', url: '/api/v1/organizations', headers: person.headers })
-  t.notOk(listed.json().data.some((organization: { id: string }) => organization.id === orgId), 'nor is it listed among their organizations')
-  const members = (await app.inject({ method: 'GET', url: `/api/v1/organizations/${orgId}/members?search=dom@`, headers: owner.headers })).json().data
+  t.notOk(
+    listed.json().data.some((organization: { id: string }) => organization.id === orgId),
+    'nor is it listed among their organizations',
+  )
+  const members = (
+    await app.inject({ method: 'GET', url: `/api/v1/organizations/${orgId}/members?search=dom@`, headers: owner.headers })
+  ).json().data
   t.match(members, [{ id: user.id, suspended: true }], 'admins see the member as suspended')
-  const row = await db.selectFrom('core.organizationMembers').select(['suspendedAt', 'userId']).where('id', '=', user.id).executeTakeFirstOrThrow()
+  const row = await db
+    .selectFrom('core.organizationMembers')
+    .select(['suspendedAt', 'userId'])
+    .where('id', '=', user.id)
+    .executeTakeFirstOrThrow()
   t.ok(row.suspendedAt, 'the membership is kept, suspended')
   t.equal(row.userId, person.userId)
   t.equal((await patch(user.id, [{ op: 'replace', path: 'active', value: true }])).statusCode, 204)
   t.equal((await asDom()).statusCode, 200)
-  t.same((await auditActions(user.id)).map((entry) => entry.action), ['scim_user.created', 'scim_user.updated', 'scim_user.updated'])
+  t.same(
+    (await auditActions(user.id)).map((entry) => entry.action),
+    ['scim_user.created', 'scim_user.updated', 'scim_user.updated'],
+  )
 })
 
 t.test('DELETE deprovisions: the User is gone, the audit log stays, and the userName can come back', async (t) => {
@@ -183,10 +289,17 @@ t.test('DELETE deprovisions: the User is gone, the audit log stays, and the user
   t.equal((await call('GET', `/Users/${user.id}`)).statusCode, 404)
   t.equal((await call('DELETE', `/Users/${user.id}`)).statusCode, 404)
   t.equal((await app.inject({ method: 'GET', url: `/api/v1/organizations/${orgId}`, headers: person.headers })).statusCode, 404)
-  t.same((await auditActions(user.id)).map((entry) => entry.action), ['scim_user.created', 'scim_user.deleted'])
+  t.same(
+    (await auditActions(user.id)).map((entry) => entry.action),
+    ['scim_user.created', 'scim_user.deleted'],
+  )
   const again = await createUser('bob@initech.example')
   t.not(again.id, user.id)
-  t.equal((await app.inject({ method: 'GET', url: `/api/v1/organizations/${orgId}`, headers: person.headers })).statusCode, 200, 'the same account is a member again')
+  t.equal(
+    (await app.inject({ method: 'GET', url: `/api/v1/organizations/${orgId}`, headers: person.headers })).statusCode,
+    200,
+    'the same account is a member again',
+  )
 })
 
 t.test('the last active owner can be neither suspended nor deprovisioned', async (t) => {
@@ -199,7 +312,16 @@ t.test('the last active owner can be neither suspended nor deprovisioned', async
 })
 
 t.test('bad input is a SCIM 400 and stores nothing', async (t) => {
-  const count = async () => Number((await db.selectFrom('core.organizationMembers').select((eb) => eb.fn.countAll().as('n')).where('organizationId', '=', orgId).executeTakeFirstOrThrow()).n)
+  const count = async () =>
+    Number(
+      (
+        await db
+          .selectFrom('core.organizationMembers')
+          .select((eb) => eb.fn.countAll().as('n'))
+          .where('organizationId', '=', orgId)
+          .executeTakeFirstOrThrow()
+      ).n,
+    )
   const before = await count()
   for (const [payload, scimType] of [
     [{ schemas: [USER], name: { givenName: 'No' } }, 'invalidValue'],
@@ -212,9 +334,19 @@ t.test('bad input is a SCIM 400 and stores nothing', async (t) => {
     t.equal(response.statusCode, 400, JSON.stringify(payload))
     t.equal(response.json().scimType, scimType)
   }
-  const junk = await app.inject({ method: 'POST', url: `${SCIM}/Users`, headers: { ...scim, 'content-type': 'application/scim+json' }, payload: '{"userName": tre' })
+  const junk = await app.inject({
+    method: 'POST',
+    url: `${SCIM}/Users`,
+    headers: { ...scim, 'content-type': 'application/scim+json' },
+    payload: '{"userName": tre',
+  })
   t.match({ status: junk.statusCode, body: junk.json() }, { status: 400, body: { scimType: 'invalidSyntax', status: '400' } })
-  const text = await app.inject({ method: 'POST', url: `${SCIM}/Users`, headers: { ...scim, 'content-type': 'application/xml' }, payload: '<userName/>' })
+  const text = await app.inject({
+    method: 'POST',
+    url: `${SCIM}/Users`,
+    headers: { ...scim, 'content-type': 'application/xml' },
+    payload: '<userName/>',
+  })
   t.equal(text.statusCode, 415)
   t.match(text.headers['content-type'], /^application\/scim\+json/)
   t.equal(await count(), before)
@@ -223,7 +355,12 @@ t.test('bad input is a SCIM 400 and stores nothing', async (t) => {
 t.test('a malformed or unknown id is 404, never 500', async (t) => {
   for (const id of ['00919288221112222', 'not-a-uuid', '00000000-0000-4000-8000-000000000000']) {
     for (const method of ['GET', 'PUT', 'PATCH', 'DELETE'] as const) {
-      const payload = method === 'PUT' ? userBody('ghost@initech.example') : method === 'PATCH' ? { schemas: [PATCH_OP], Operations: [{ op: 'replace', path: 'title', value: 'x' }] } : undefined
+      const payload =
+        method === 'PUT'
+          ? userBody('ghost@initech.example')
+          : method === 'PATCH'
+            ? { schemas: [PATCH_OP], Operations: [{ op: 'replace', path: 'title', value: 'x' }] }
+            : undefined
       const response = await call(method, `/Users/${id}`, payload)
       t.equal(response.statusCode, 404, `${method} ${id}`)
       t.match(response.json(), { status: '404', detail: /not found/ })
@@ -242,16 +379,33 @@ t.test('If-Match with a stale version is 412 and changes nothing', async (t) => 
   const user = await createUser('drew@initech.example')
   const version = (user.meta as { version: string }).version
   t.equal((await patch(user.id, [{ op: 'replace', path: 'title', value: 'Manager' }])).statusCode, 204)
-  const stale = await call('PATCH', `/Users/${user.id}`, { schemas: [PATCH_OP], Operations: [{ op: 'replace', path: 'title', value: 'Stale' }] }, { 'if-match': version })
+  const stale = await call(
+    'PATCH',
+    `/Users/${user.id}`,
+    { schemas: [PATCH_OP], Operations: [{ op: 'replace', path: 'title', value: 'Stale' }] },
+    { 'if-match': version },
+  )
   t.equal(stale.statusCode, 412)
   t.equal((await get(user.id)).title, 'Manager')
   const current = (await call('GET', `/Users/${user.id}`)).headers.etag as string
-  t.equal((await call('PATCH', `/Users/${user.id}`, { schemas: [PATCH_OP], Operations: [{ op: 'replace', path: 'title', value: 'Fresh' }] }, { 'if-match': current })).statusCode, 204)
+  t.equal(
+    (
+      await call(
+        'PATCH',
+        `/Users/${user.id}`,
+        { schemas: [PATCH_OP], Operations: [{ op: 'replace', path: 'title', value: 'Fresh' }] },
+        { 'if-match': current },
+      )
+    ).statusCode,
+    204,
+  )
 })
 
 t.test('a SCIM token sees only its organization, and authenticates nothing else', async (t) => {
   const other = await scimOrganization(t, 'penetrode')
-  const theirs = (await other.app.inject({ method: 'POST', url: `${SCIM}/Users`, headers: other.scim, payload: userBody('spy@penetrode.example') })).json()
+  const theirs = (
+    await other.app.inject({ method: 'POST', url: `${SCIM}/Users`, headers: other.scim, payload: userBody('spy@penetrode.example') })
+  ).json()
   // Both organizations on one database: a token of one organization and ids of the other.
   const foreignToken = await createScimToken(app, orgId, owner.headers)
   const foreign = { authorization: `Bearer ${foreignToken}` }
@@ -263,24 +417,60 @@ t.test('a SCIM token sees only its organization, and authenticates nothing else'
   const otherToken = await createScimToken(other.app, other.orgId, other.owner.headers)
   const otherHeaders = { authorization: `Bearer ${otherToken}` }
   for (const method of ['GET', 'PUT', 'PATCH', 'DELETE'] as const) {
-    const payload = method === 'PUT' ? userBody('peter@initech.example', { title: 'hijacked' }) : method === 'PATCH' ? { schemas: [PATCH_OP], Operations: [{ op: 'replace', path: 'title', value: 'hijacked' }] } : undefined
-    const response = await other.app.inject({ method, url: `${SCIM}/Users/${mine.id}`, headers: { ...otherHeaders, 'content-type': 'application/json' }, payload: payload === undefined ? undefined : JSON.stringify(payload) })
+    const payload =
+      method === 'PUT'
+        ? userBody('peter@initech.example', { title: 'hijacked' })
+        : method === 'PATCH'
+          ? { schemas: [PATCH_OP], Operations: [{ op: 'replace', path: 'title', value: 'hijacked' }] }
+          : undefined
+    const response = await other.app.inject({
+      method,
+      url: `${SCIM}/Users/${mine.id}`,
+      headers: { ...otherHeaders, 'content-type': 'application/json' },
+      payload: payload === undefined ? undefined : JSON.stringify(payload),
+    })
     t.equal(response.statusCode, 404, `${method} of another organization's User`)
   }
-  const filtered = (await other.app.inject({ method: 'GET', url: `${SCIM}/Users?filter=${encodeURIComponent('userName eq "peter@initech.example"')}`, headers: otherHeaders })).json()
+  const filtered = (
+    await other.app.inject({
+      method: 'GET',
+      url: `${SCIM}/Users?filter=${encodeURIComponent('userName eq "peter@initech.example"')}`,
+      headers: otherHeaders,
+    })
+  ).json()
   t.equal(filtered.totalResults, 0)
 
-  t.equal((await app.inject({ method: 'GET', url: `${SCIM}/Users`, headers: owner.headers })).statusCode, 401, 'an identity token is no SCIM token')
-  t.equal((await app.inject({ method: 'GET', url: `/api/v1/organizations/${orgId}`, headers: scim })).statusCode, 401, 'a SCIM token is no identity token')
+  t.equal(
+    (await app.inject({ method: 'GET', url: `${SCIM}/Users`, headers: owner.headers })).statusCode,
+    401,
+    'an identity token is no SCIM token',
+  )
+  t.equal(
+    (await app.inject({ method: 'GET', url: `/api/v1/organizations/${orgId}`, headers: scim })).statusCode,
+    401,
+    'a SCIM token is no identity token',
+  )
   const none = await app.inject({ method: 'GET', url: `${SCIM}/Users`, headers: { authorization: 'non-token' } })
-  t.match({ status: none.statusCode, body: none.json() }, { status: 401, body: { status: '401', schemas: ['urn:ietf:params:scim:api:messages:2.0:Error'] } })
+  t.match(
+    { status: none.statusCode, body: none.json() },
+    { status: 401, body: { status: '401', schemas: ['urn:ietf:params:scim:api:messages:2.0:Error'] } },
+  )
 })
 
 t.test('concurrent creates of one userName: exactly one wins, the others are 409 uniqueness', async (t) => {
-  const attempts = await Promise.all(['race@initech.example', 'RACE@initech.example', 'Race@Initech.example', 'race@INITECH.example'].map((userName) => call('POST', '/Users', userBody(userName))))
+  const attempts = await Promise.all(
+    ['race@initech.example', 'RACE@initech.example', 'Race@Initech.example', 'race@INITECH.example'].map((userName) =>
+      call('POST', '/Users', userBody(userName)),
+    ),
+  )
   const statuses = attempts.map((response) => response.statusCode).sort()
   t.same(statuses, [201, 409, 409, 409])
   for (const refused of attempts.filter((response) => response.statusCode === 409)) t.equal(refused.json().scimType, 'uniqueness')
-  const stored = await db.selectFrom('core.organizationMembers').select('id').where('organizationId', '=', orgId).where((eb) => eb(eb.fn('lower', ['userName']), '=', 'race@initech.example')).execute()
+  const stored = await db
+    .selectFrom('core.organizationMembers')
+    .select('id')
+    .where('organizationId', '=', orgId)
+    .where((eb) => eb(eb.fn('lower', ['userName']), '=', 'race@initech.example'))
+    .execute()
   t.equal(stored.length, 1)
 })

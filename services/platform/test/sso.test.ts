@@ -29,10 +29,18 @@ const { app } = service
 const db = app.database.db
 const owner = await service.signIn('owner@sso.example')
 const member = await service.signIn('member@sso.example')
-const { id: orgId } = (await app.inject({ method: 'POST', url: '/api/v1/organizations', headers: owner.headers, payload: { name: 'SSO', slug: 'sso' } })).json()
-await app.inject({ method: 'POST', url: `/api/v1/organizations/${orgId}/members`, headers: owner.headers, payload: { email: member.email, role: 'member' } })
+const { id: orgId } = (
+  await app.inject({ method: 'POST', url: '/api/v1/organizations', headers: owner.headers, payload: { name: 'SSO', slug: 'sso' } })
+).json()
+await app.inject({
+  method: 'POST',
+  url: `/api/v1/organizations/${orgId}/members`,
+  headers: owner.headers,
+  payload: { email: member.email, role: 'member' },
+})
 const ssoUrl = `/api/v1/organizations/${orgId}/sso`
-const configure = (payload: unknown, headers = owner.headers) => app.inject({ method: 'POST', url: ssoUrl, headers, payload: payload as Record<string, unknown> })
+const configure = (payload: unknown, headers = owner.headers) =>
+  app.inject({ method: 'POST', url: ssoUrl, headers, payload: payload as Record<string, unknown> })
 const stored = () => db.selectFrom('core.ssoConfigs').selectAll().where('organizationId', '=', orgId).executeTakeFirst()
 
 t.test('before configuration, the status says so and names this service provider', async (t) => {
@@ -42,7 +50,11 @@ t.test('before configuration, the status says so and names this service provider
     configured: false,
     identityProvider: null,
     allowedDomains: [],
-    serviceProvider: { entityId: `http://localhost:80${ssoUrl}/metadata`, acsUrl: `http://localhost:80${ssoUrl}/acs`, nameIdFormat: 'urn:oasis:names:tc:SAML:1.1:nameid-format:emailAddress' },
+    serviceProvider: {
+      entityId: `http://localhost:80${ssoUrl}/metadata`,
+      acsUrl: `http://localhost:80${ssoUrl}/acs`,
+      nameIdFormat: 'urn:oasis:names:tc:SAML:1.1:nameid-format:emailAddress',
+    },
   })
 })
 
@@ -52,7 +64,11 @@ t.test("configuring from the identity provider's metadata", async (t) => {
   const status = response.json()
   t.match(status, {
     configured: true,
-    identityProvider: { entityId: 'http://www.okta.com/exk1', ssoUrl: 'https://acme.okta.example/app/acme_incidents/exk1/sso/saml', certificate: { subject: 'CN=idp.example', notAfter: '2126-01-01T00:00:00.000Z' } },
+    identityProvider: {
+      entityId: 'http://www.okta.com/exk1',
+      ssoUrl: 'https://acme.okta.example/app/acme_incidents/exk1/sso/saml',
+      certificate: { subject: 'CN=idp.example', notAfter: '2126-01-01T00:00:00.000Z' },
+    },
     allowedDomains: ['sso.example', 'corp.sso.example'],
   })
   t.match(status.identityProvider.certificate.fingerprintSha256, /^([0-9A-F]{2}:){31}[0-9A-F]{2}$/)
@@ -64,12 +80,24 @@ t.test("configuring from the identity provider's metadata", async (t) => {
 })
 
 t.test('configuring from entity id, SSO URL and certificate replaces it', async (t) => {
-  const response = await configure({ entityId: 'https://sts.windows.example/tenant/', ssoUrl: 'https://login.microsoftonline.example/tenant/saml2', certificate: signingPem })
+  const response = await configure({
+    entityId: 'https://sts.windows.example/tenant/',
+    ssoUrl: 'https://login.microsoftonline.example/tenant/saml2',
+    certificate: signingPem,
+  })
   t.equal(response.statusCode, 200)
   t.match(response.json(), { identityProvider: { entityId: 'https://sts.windows.example/tenant/' }, allowedDomains: [] })
   t.equal((await stored())?.idpMetadataXml, null)
-  const actions = await db.selectFrom('core.auditLogs').select('action').where('entityType', '=', 'sso_config').orderBy('createdAt').execute()
-  t.same(actions.map((entry) => entry.action), ['sso.configured', 'sso.updated'])
+  const actions = await db
+    .selectFrom('core.auditLogs')
+    .select('action')
+    .where('entityType', '=', 'sso_config')
+    .orderBy('createdAt')
+    .execute()
+  t.same(
+    actions.map((entry) => entry.action),
+    ['sso.configured', 'sso.updated'],
+  )
 })
 
 t.test('what cannot be used is a clear 400 and changes nothing', async (t) => {
@@ -83,7 +111,11 @@ t.test('what cannot be used is a clear 400 and changes nothing', async (t) => {
     ['an expired certificate in the metadata', { metadataXml: oktaMetadata(base64Of(expiredPem)) }, /metadataXml expired on 2021-01-01/],
     ['a certificate that is not one', { metadataXml: oktaMetadata('bm90IGEgY2VydGlmaWNhdGU=') }, /not a valid X.509 certificate/],
     ['an expired certificate', { entityId: 'x', ssoUrl: 'https://idp.example/sso', certificate: expiredPem }, /certificate expired/],
-    ['garbage for a certificate', { entityId: 'x', ssoUrl: 'https://idp.example/sso', certificate: 'hello' }, /certificate is not a valid X.509/],
+    [
+      'garbage for a certificate',
+      { entityId: 'x', ssoUrl: 'https://idp.example/sso', certificate: 'hello' },
+      /certificate is not a valid X.509/,
+    ],
     ['a plain-http sign-on URL', { entityId: 'x', ssoUrl: 'http://idp.example/sso', certificate: signingPem }, /ssoUrl must give an https/],
     ['a missing field', { entityId: 'x', certificate: signingPem }, /ssoUrl is required/],
     ['both ways at once', { metadataXml: oktaMetadata(), entityId: 'x' }, /comes alone/],
@@ -118,9 +150,18 @@ t.test('the service-provider metadata is public XML an identity provider imports
   const acs = root?.getElementsByTagNameNS('urn:oasis:names:tc:SAML:2.0:metadata', 'AssertionConsumerService')[0]
   t.equal(acs?.getAttribute('Location'), `http://localhost:80${ssoUrl}/acs`)
   t.equal(acs?.getAttribute('Binding'), 'urn:oasis:names:tc:SAML:2.0:bindings:HTTP-POST')
-  t.equal(root?.getElementsByTagNameNS('urn:oasis:names:tc:SAML:2.0:metadata', 'NameIDFormat')[0]?.textContent, 'urn:oasis:names:tc:SAML:1.1:nameid-format:emailAddress')
-  t.equal(root?.getElementsByTagNameNS('urn:oasis:names:tc:SAML:2.0:metadata', 'SPSSODescriptor')[0]?.getAttribute('WantAssertionsSigned'), 'true')
-  t.equal((await app.inject({ method: 'GET', url: '/api/v1/organizations/00000000-0000-4000-8000-000000000000/sso/metadata' })).statusCode, 404)
+  t.equal(
+    root?.getElementsByTagNameNS('urn:oasis:names:tc:SAML:2.0:metadata', 'NameIDFormat')[0]?.textContent,
+    'urn:oasis:names:tc:SAML:1.1:nameid-format:emailAddress',
+  )
+  t.equal(
+    root?.getElementsByTagNameNS('urn:oasis:names:tc:SAML:2.0:metadata', 'SPSSODescriptor')[0]?.getAttribute('WantAssertionsSigned'),
+    'true',
+  )
+  t.equal(
+    (await app.inject({ method: 'GET', url: '/api/v1/organizations/00000000-0000-4000-8000-000000000000/sso/metadata' })).statusCode,
+    404,
+  )
   t.equal((await app.inject({ method: 'GET', url: '/api/v1/organizations/not-an-id/sso/metadata' })).statusCode, 404)
 })
 
@@ -129,6 +170,14 @@ t.test('removing SSO', async (t) => {
   t.equal(await stored(), undefined)
   t.match((await app.inject({ method: 'GET', url: ssoUrl, headers: owner.headers })).json(), { configured: false })
   t.equal((await app.inject({ method: 'DELETE', url: ssoUrl, headers: owner.headers })).statusCode, 404)
-  const actions = await db.selectFrom('core.auditLogs').select('action').where('entityType', '=', 'sso_config').orderBy('createdAt').execute()
-  t.same(actions.map((entry) => entry.action), ['sso.configured', 'sso.updated', 'sso.removed'])
+  const actions = await db
+    .selectFrom('core.auditLogs')
+    .select('action')
+    .where('entityType', '=', 'sso_config')
+    .orderBy('createdAt')
+    .execute()
+  t.same(
+    actions.map((entry) => entry.action),
+    ['sso.configured', 'sso.updated', 'sso.removed'],
+  )
 })

@@ -23,7 +23,11 @@ t.test("the organizations' product subscriptions and legacy ones are listed", as
   const token = service.token('paying@example.com')
   const userId = await userIdOf(token)
   const org = await db.insertInto('core.organizations').values({ name: 'Paying', slug: 'paying' }).returning('id').executeTakeFirstOrThrow()
-  const elsewhere = await db.insertInto('core.organizations').values({ name: 'Elsewhere', slug: 'elsewhere' }).returning('id').executeTakeFirstOrThrow()
+  const elsewhere = await db
+    .insertInto('core.organizations')
+    .values({ name: 'Elsewhere', slug: 'elsewhere' })
+    .returning('id')
+    .executeTakeFirstOrThrow()
   await db.insertInto('core.organizationMembers').values({ organizationId: org.id, userId, role: 'member' }).execute()
   const periodEnd = new Date('2027-01-01T00:00:00.000Z')
   await db
@@ -35,13 +39,24 @@ t.test("the organizations' product subscriptions and legacy ones are listed", as
     .execute()
   await db.insertInto('core.subscriptions').values({ userId, plan: 'pro', status: 'canceled' }).execute()
 
-  t.same(await subscriptionOf(token), {
-    status: 'active',
-    subscriptions: [
-      { source: 'organization', organizationId: org.id, product: 'alerting', plan: 'team', status: 'active', currentPeriodEnd: periodEnd.toISOString() },
-      { source: 'legacy', organizationId: null, product: 'bundle', plan: 'pro', status: 'canceled', currentPeriodEnd: null },
-    ],
-  }, "another organization's subscription is not shown")
+  t.same(
+    await subscriptionOf(token),
+    {
+      status: 'active',
+      subscriptions: [
+        {
+          source: 'organization',
+          organizationId: org.id,
+          product: 'alerting',
+          plan: 'team',
+          status: 'active',
+          currentPeriodEnd: periodEnd.toISOString(),
+        },
+        { source: 'legacy', organizationId: null, product: 'bundle', plan: 'pro', status: 'canceled', currentPeriodEnd: null },
+      ],
+    },
+    "another organization's subscription is not shown",
+  )
 })
 
 t.test('only lapsed subscriptions mean inactive', async (t) => {

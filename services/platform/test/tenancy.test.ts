@@ -13,15 +13,25 @@ const ownerB = await service.signIn('owner@b.example')
 const memberB = await service.signIn('member@b.example')
 
 async function organization(owner: SignedIn, slug: string, others: Array<[SignedIn, string]>) {
-  const { id } = (await app.inject({ method: 'POST', url: '/api/v1/organizations', headers: owner.headers, payload: { name: slug, slug } })).json()
+  const { id } = (
+    await app.inject({ method: 'POST', url: '/api/v1/organizations', headers: owner.headers, payload: { name: slug, slug } })
+  ).json()
   for (const [user, role] of others) {
-    await app.inject({ method: 'POST', url: `/api/v1/organizations/${id}/members`, headers: owner.headers, payload: { email: user.email, role, productRoles: { alerting: 'viewer' } } })
+    await app.inject({
+      method: 'POST',
+      url: `/api/v1/organizations/${id}/members`,
+      headers: owner.headers,
+      payload: { email: user.email, role, productRoles: { alerting: 'viewer' } },
+    })
   }
   const members = await db.selectFrom('core.organizationMembers').select(['id', 'userId']).where('organizationId', '=', id).execute()
   return { id, memberOf: (user: SignedIn) => members.find((member) => member.userId === user.userId)!.id }
 }
 
-const a = await organization(ownerA, 'tenant-a', [[adminA, 'admin'], [memberA, 'member']])
+const a = await organization(ownerA, 'tenant-a', [
+  [adminA, 'admin'],
+  [memberA, 'member'],
+])
 const b = await organization(ownerB, 'tenant-b', [[memberB, 'member']])
 
 /** Everything of organization B, to compare before and after. */
@@ -49,14 +59,34 @@ const routes: RouteCase[] = [
   { method: 'PATCH', path: (o) => `/api/v1/organizations/${o}`, body: { name: 'Hijacked' }, needs: 'admin' },
   { method: 'DELETE', path: (o) => `/api/v1/organizations/${o}`, body: { confirm: 'tenant-b' }, needs: 'owner' },
   { method: 'GET', path: (o) => `/api/v1/organizations/${o}/members`, needs: 'member' },
-  { method: 'POST', path: (o) => `/api/v1/organizations/${o}/members`, body: { email: 'intruder@a.example', role: 'member' }, needs: 'admin' },
+  {
+    method: 'POST',
+    path: (o) => `/api/v1/organizations/${o}/members`,
+    body: { email: 'intruder@a.example', role: 'member' },
+    needs: 'admin',
+  },
   { method: 'PATCH', path: (o, m) => `/api/v1/organizations/${o}/members/${m}`, body: { role: 'admin' }, needs: 'owner' },
-  { method: 'PUT', path: (o, m) => `/api/v1/organizations/${o}/members/${m}`, body: { role: 'admin', productRoles: { alerting: 'admin' } }, needs: 'admin' },
+  {
+    method: 'PUT',
+    path: (o, m) => `/api/v1/organizations/${o}/members/${m}`,
+    body: { role: 'admin', productRoles: { alerting: 'admin' } },
+    needs: 'admin',
+  },
   { method: 'DELETE', path: (o, m) => `/api/v1/organizations/${o}/members/${m}`, needs: 'admin' },
-  { method: 'POST', path: (o) => `/api/v1/organizations/${o}/transfer-ownership`, body: { memberId: '00000000-0000-4000-8000-000000000001' }, needs: 'owner' },
+  {
+    method: 'POST',
+    path: (o) => `/api/v1/organizations/${o}/transfer-ownership`,
+    body: { memberId: '00000000-0000-4000-8000-000000000001' },
+    needs: 'owner',
+  },
   { method: 'GET', path: (o) => `/api/v1/organizations/${o}/product-role-options`, needs: 'member' },
   { method: 'GET', path: (o, m) => `/api/v1/organizations/${o}/members/${m}/product-roles`, needs: 'member' },
-  { method: 'PUT', path: (o, m) => `/api/v1/organizations/${o}/members/${m}/product-roles`, body: { productRoles: { alerting: 'admin' } }, needs: 'admin' },
+  {
+    method: 'PUT',
+    path: (o, m) => `/api/v1/organizations/${o}/members/${m}/product-roles`,
+    body: { productRoles: { alerting: 'admin' } },
+    needs: 'admin',
+  },
   { method: 'GET', path: (o) => `/api/v1/organizations/${o}/subscription`, needs: 'member' },
   { method: 'GET', path: (o) => `/api/v1/organizations/${o}/audit-logs`, needs: 'member' },
 ]
@@ -67,7 +97,12 @@ t.test("a user of organization A gets 404 for organization B's ids, and B is unc
   const before = await snapshotOfB()
   for (const route of routes) {
     for (const caller of [ownerA, adminA, memberA]) {
-      const response = await app.inject({ method: route.method, url: route.path(b.id, b.memberOf(memberB)), headers: caller.headers, ...(route.body ? { payload: route.body } : {}) })
+      const response = await app.inject({
+        method: route.method,
+        url: route.path(b.id, b.memberOf(memberB)),
+        headers: caller.headers,
+        ...(route.body ? { payload: route.body } : {}),
+      })
       t.equal(response.statusCode, 404, `${label(route)} as ${caller.email}`)
       t.equal(response.json().code, 'NOT_FOUND')
     }
@@ -78,10 +113,20 @@ t.test("a user of organization A gets 404 for organization B's ids, and B is unc
 t.test("B's member ids are not found through A's organization either", async (t) => {
   const before = await snapshotOfB()
   for (const route of routes.filter((candidate) => candidate.path('o', 'm').includes('/members/m'))) {
-    const response = await app.inject({ method: route.method, url: route.path(a.id, b.memberOf(memberB)), headers: ownerA.headers, ...(route.body ? { payload: route.body } : {}) })
+    const response = await app.inject({
+      method: route.method,
+      url: route.path(a.id, b.memberOf(memberB)),
+      headers: ownerA.headers,
+      ...(route.body ? { payload: route.body } : {}),
+    })
     t.equal(response.statusCode, 404, label(route))
   }
-  const transfer = await app.inject({ method: 'POST', url: `/api/v1/organizations/${a.id}/transfer-ownership`, headers: ownerA.headers, payload: { memberId: b.memberOf(memberB) } })
+  const transfer = await app.inject({
+    method: 'POST',
+    url: `/api/v1/organizations/${a.id}/transfer-ownership`,
+    headers: ownerA.headers,
+    payload: { memberId: b.memberOf(memberB) },
+  })
   t.equal(transfer.statusCode, 404)
   t.same(await snapshotOfB(), before)
 })
@@ -98,7 +143,12 @@ t.test('a member gets 403 on admin routes and an admin gets 403 on owner routes,
     for (const caller of refused) {
       const target = route.path('o', 'm').includes('/members/m') ? a.memberOf(ownerA === caller ? adminA : memberA) : ''
       const body = route.method === 'DELETE' && route.needs === 'owner' ? { confirm: 'tenant-a' } : route.body
-      const response = await app.inject({ method: route.method, url: route.path(a.id, target), headers: caller.headers, ...(body ? { payload: body } : {}) })
+      const response = await app.inject({
+        method: route.method,
+        url: route.path(a.id, target),
+        headers: caller.headers,
+        ...(body ? { payload: body } : {}),
+      })
       t.equal(response.statusCode, 403, `${label(route)} as ${caller.email}`)
       t.equal(response.json().code, 'FORBIDDEN')
     }

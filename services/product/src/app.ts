@@ -20,7 +20,12 @@ export function buildApp(config: ServiceConfig, shared?: Resources): Promise<Fas
       description: 'Status pages, alerting, synthetic checks and AI incident insights.',
       async surfaces(app) {
         // Outbound messages: written to the outbox by the surfaces, delivered by this replica's worker.
-        const notifier = createNotifier({ jobs: app.jobs, database: app.database, config: config.notifier ?? DEFAULT_NOTIFIER_CONFIG, log: app.log.child({ component: 'notifier' }) })
+        const notifier = createNotifier({
+          jobs: app.jobs,
+          database: app.database,
+          config: config.notifier ?? DEFAULT_NOTIFIER_CONFIG,
+          log: app.log.child({ component: 'notifier' }),
+        })
         app.addHook('onReady', () => notifier.start())
         app.addHook('onClose', () => notifier.stop())
         await alertingSurface(app, {

@@ -102,7 +102,11 @@ t.test('product roles follow the hierarchy, per product', async (t) => {
   t.equal(await status(admin!, orgPath('alerting-view')), 403, 'the organization admin role is not a product role')
   t.equal(await status(globalAdmin!, orgPath('alerting-config')), 200, 'GLOBAL_ADMIN bypasses')
   t.equal(await status(owner!, orgPath('alerting-config')), 200, 'the organization owner bypasses')
-  const forbidden = await app.inject({ method: 'GET', url: orgPath('alerting-config'), headers: { authorization: `Bearer ${viewer!.token}` } })
+  const forbidden = await app.inject({
+    method: 'GET',
+    url: orgPath('alerting-config'),
+    headers: { authorization: `Bearer ${viewer!.token}` },
+  })
   t.same(forbidden.json(), {
     statusCode: 403,
     error: 'Forbidden',
@@ -121,8 +125,15 @@ t.test('an organization role, or a product role in any one product', async (t) =
   const forbidden = await app.inject({ method: 'GET', url: orgPath('team'), headers: { authorization: `Bearer ${manager!.token}` } })
   t.equal(forbidden.json().message, 'this needs the organization role admin or owner, or the role admin in a product')
 
-  const group = await db.insertInto('core.scimGroups').values({ organizationId: org.id, displayName: 'Alerting admins', productRoles: { alerting: 'admin' } }).returning('id').executeTakeFirstOrThrow()
-  await db.insertInto('core.scimGroupMembers').values({ organizationId: org.id, groupId: group.id, memberId: memberOf(manager!.userId) }).execute()
+  const group = await db
+    .insertInto('core.scimGroups')
+    .values({ organizationId: org.id, displayName: 'Alerting admins', productRoles: { alerting: 'admin' } })
+    .returning('id')
+    .executeTakeFirstOrThrow()
+  await db
+    .insertInto('core.scimGroupMembers')
+    .values({ organizationId: org.id, groupId: group.id, memberId: memberOf(manager!.userId) })
+    .execute()
   t.equal(await status(manager!, orgPath('team')), 200, 'a SCIM group grants the product role too')
   await db.deleteFrom('core.scimGroups').where('id', '=', group.id).execute()
   t.equal(await status(manager!, orgPath('team')), 403)
@@ -148,12 +159,19 @@ t.test('product roles granted through the platform API decide on the product API
   t.teardown(() => platform.close())
   const grantee = await signIn('grantee@example.com')
   const added = await platform.inject({
-    method: 'POST', url: `/api/v1/organizations/${org.id}/members`,
-    headers: { authorization: `Bearer ${owner!.token}` }, payload: { email: 'grantee@example.com', role: 'member' },
+    method: 'POST',
+    url: `/api/v1/organizations/${org.id}/members`,
+    headers: { authorization: `Bearer ${owner!.token}` },
+    payload: { email: 'grantee@example.com', role: 'member' },
   })
   const memberId = added.json().id as string
   const grant = (productRoles: object) =>
-    platform.inject({ method: 'PUT', url: `/api/v1/organizations/${org.id}/members/${memberId}/product-roles`, headers: { authorization: `Bearer ${owner!.token}` }, payload: { productRoles } })
+    platform.inject({
+      method: 'PUT',
+      url: `/api/v1/organizations/${org.id}/members/${memberId}/product-roles`,
+      headers: { authorization: `Bearer ${owner!.token}` },
+      payload: { productRoles },
+    })
 
   t.equal(await status(grantee, orgPath('alerting-view')), 403, 'no role yet')
   await grant({ alerting: 'viewer' })
@@ -165,8 +183,18 @@ t.test('product roles granted through the platform API decide on the product API
   t.equal(await status(grantee, orgPath('alerting-view')), 403, 'a role on another product gives nothing here')
 
   const support = await signIn('support@example.com', ['PlatformAdmins'])
-  await platform.inject({ method: 'PUT', url: `/api/v1/admin/users/${grantee.userId}/platform-role`, headers: { authorization: `Bearer ${support.token}` }, payload: { platformRole: 'GLOBAL_ADMIN' } })
+  await platform.inject({
+    method: 'PUT',
+    url: `/api/v1/admin/users/${grantee.userId}/platform-role`,
+    headers: { authorization: `Bearer ${support.token}` },
+    payload: { platformRole: 'GLOBAL_ADMIN' },
+  })
   t.equal(await status(grantee, orgPath('alerting-config')), 200, 'a platform role set by a platform admin bypasses')
-  const refused = await platform.inject({ method: 'PUT', url: `/api/v1/admin/users/${grantee.userId}/platform-role`, headers: { authorization: `Bearer ${owner!.token}` }, payload: { platformRole: null } })
+  const refused = await platform.inject({
+    method: 'PUT',
+    url: `/api/v1/admin/users/${grantee.userId}/platform-role`,
+    headers: { authorization: `Bearer ${owner!.token}` },
+    payload: { platformRole: null },
+  })
   t.equal(refused.statusCode, 403, 'only platform admins set platform roles')
 })

@@ -11,7 +11,11 @@ import { createTestDatabase, signRs256, startTestIssuer, testConfig } from '@svc
 // (rotation). Only the configuration table connects the service to it.
 function rsaKey(kid: string) {
   const { privateKey, publicKey } = generateKeyPairSync('rsa', { modulusLength: 2048 })
-  return { kid, privateKeyPem: privateKey.export({ type: 'pkcs8', format: 'pem' }).toString(), jwk: { ...publicKey.export({ format: 'jwk' }), kid, use: 'sig' } }
+  return {
+    kid,
+    privateKeyPem: privateKey.export({ type: 'pkcs8', format: 'pem' }).toString(),
+    jwk: { ...publicKey.export({ format: 'jwk' }), kid, use: 'sig' },
+  }
 }
 const current = rsaKey('2026-11')
 const next = rsaKey('2026-12')
@@ -31,7 +35,13 @@ const ISSUER = 'https://login.example.org/tenant-42/v2.0'
 const placeholder = await startTestIssuer(t)
 const config = testConfig(placeholder, {
   databaseUrl: await createTestDatabase(t),
-  auth: { issuer: ISSUER, jwksUrl: `${origin}/tenant-42/keys`, clientIds: ['web-app', 'mobile-app'], tokenUrl: `${origin}/token`, groupsClaim: 'roles' },
+  auth: {
+    issuer: ISSUER,
+    jwksUrl: `${origin}/tenant-42/keys`,
+    clientIds: ['web-app', 'mobile-app'],
+    tokenUrl: `${origin}/token`,
+    groupsClaim: 'roles',
+  },
 })
 const resources = await openResources(config, { inMemory: true })
 const app = await buildApp(config, resources)
@@ -42,9 +52,20 @@ t.teardown(async () => {
 
 function token(key: { kid: string; privateKeyPem: string }, claims: Record<string, unknown> = {}) {
   const now = Math.floor(Date.now() / 1000)
-  return signRs256(key.privateKeyPem, { kid: key.kid }, {
-    sub: 'user-1', email: 'someone@example.org', iss: ISSUER, aud: 'mobile-app', iat: now, exp: now + 600, roles: ['PlatformAdmins'], ...claims,
-  })
+  return signRs256(
+    key.privateKeyPem,
+    { kid: key.kid },
+    {
+      sub: 'user-1',
+      email: 'someone@example.org',
+      iss: ISSUER,
+      aud: 'mobile-app',
+      iat: now,
+      exp: now + 600,
+      roles: ['PlatformAdmins'],
+      ...claims,
+    },
+  )
 }
 const me = (idToken: string) => app.inject({ method: 'GET', url: '/auth/me', headers: { authorization: `Bearer ${idToken}` } })
 

@@ -8,7 +8,11 @@ const titleOf = (request: ChatRequest) => (JSON.parse(request.body.messages[1]!.
 
 /** An RCA draft: the deploy of version 2.4.0 from the record, named as the cause. */
 function draftAnswer(request: ChatRequest): ChatReply {
-  const record = JSON.parse(request.body.messages[1]!.content!.split('\n')[2]!) as { title: string; deploys: Array<{ id: string; version: string }>; incidents: Array<{ title: string }> }
+  const record = JSON.parse(request.body.messages[1]!.content!.split('\n')[2]!) as {
+    title: string
+    deploys: Array<{ id: string; version: string }>
+    incidents: Array<{ title: string }>
+  }
   const suspect = record.deploys.find((deploy) => deploy.version === '2.4.0')
   const reply = {
     summary: `${record.incidents.map((incident) => incident.title).join(', ')}: checkout failed.`,
@@ -24,14 +28,26 @@ function draftAnswer(request: ChatRequest): ChatReply {
 function answer(request: ChatRequest): ChatReply {
   if (request.body.response_format?.json_schema?.name === 'rca_draft') return draftAnswer(request)
   const title = titleOf(request)
-  if (title.startsWith('Malformed')) return { body: chatCompletion({ content: 'I think it was the deploy.' }, { prompt_tokens: 40, completion_tokens: 10 }) }
-  if (title.startsWith('Rate limited')) return { status: 429, headers: { 'retry-after-ms': '1' }, body: { error: { message: 'Rate limit reached', code: 'rate_limit_exceeded' } } }
+  if (title.startsWith('Malformed'))
+    return { body: chatCompletion({ content: 'I think it was the deploy.' }, { prompt_tokens: 40, completion_tokens: 10 }) }
+  if (title.startsWith('Rate limited'))
+    return {
+      status: 429,
+      headers: { 'retry-after-ms': '1' },
+      body: { error: { message: 'Rate limit reached', code: 'rate_limit_exceeded' } },
+    }
   if (title.startsWith('Slow')) return { delayMs: 3_000, body: chatCompletion({ content: '{}' }) }
   const toolReply = request.body.messages.find((message) => message.role === 'tool')
   if (!toolReply) return { body: chatCompletion({ toolCalls: ['get_recent_deploys', 'get_incident_timeline'] }) }
   const deploys = JSON.parse(toolReply.content!) as Array<{ id: string; version: string }>
   const suspect = deploys.find((deploy) => deploy.version === '2.4.0')
-  const reply = { summary: `${title}: checkout is failing`, rootCause: `Deploy ${suspect?.version} broke checkout`, recommendations: ['Roll back', 'Add a canary'], severity: 'high', suspectedDeployId: suspect?.id ?? null }
+  const reply = {
+    summary: `${title}: checkout is failing`,
+    rootCause: `Deploy ${suspect?.version} broke checkout`,
+    recommendations: ['Roll back', 'Add a canary'],
+    severity: 'high',
+    suspectedDeployId: suspect?.id ?? null,
+  }
   return { body: chatCompletion({ content: JSON.stringify(reply) }) }
 }
 
@@ -54,16 +70,32 @@ const [owner, viewer] = ['owner', 'viewer'].map(person)
 const { createConfig, ingest, deploy, settledAnalyses } = insightsHelpers(service, orgId, owner!)
 const pager = await createConfig({ name: 'Pager', defaultPriority: 'P1' })
 const eventTypes = async (analysisId: string) =>
-  (await app.inject({ method: 'GET', url: `/api/v1/organizations/${orgId}/insights/${analysisId}/events`, headers: viewer!.headers })).json().data.map((event: { type: string }) => event.type)
+  (await app.inject({ method: 'GET', url: `/api/v1/organizations/${orgId}/insights/${analysisId}/events`, headers: viewer!.headers }))
+    .json()
+    .data.map((event: { type: string }) => event.type)
 
 t.test('through the OpenAI SDK: tool calls fetch the deploys, the answer names the one before the alert, tokens are billed', async (t) => {
-  const culprit = await deploy(pager, { service: 'checkout', version: '2.4.0', commit: 'c0ffee', status: 'success', finishedAt: minutesAgo(8) })
+  const culprit = await deploy(pager, {
+    service: 'checkout',
+    version: '2.4.0',
+    commit: 'c0ffee',
+    status: 'success',
+    finishedAt: minutesAgo(8),
+  })
   await deploy(pager, { service: 'checkout', version: '2.3.9', status: 'success', finishedAt: minutesAgo(90) })
   const { alertId } = await ingest(pager, { title: 'Checkout errors above 5%', service: 'checkout' })
   const [analysis] = await settledAnalyses(alertId)
   t.match(analysis, {
-    status: 'completed', provider: 'openai', model: 'test-model', severity: 'high', suspectedDeployId: culprit.id,
-    rootCause: 'Deploy 2.4.0 broke checkout', recommendations: '- Roll back\n- Add a canary', promptTokens: 200, completionTokens: 40, attempts: 1,
+    status: 'completed',
+    provider: 'openai',
+    model: 'test-model',
+    severity: 'high',
+    suspectedDeployId: culprit.id,
+    rootCause: 'Deploy 2.4.0 broke checkout',
+    recommendations: '- Roll back\n- Add a canary',
+    promptTokens: 200,
+    completionTokens: 40,
+    attempts: 1,
   })
   t.same(await eventTypes(analysis!.id), ['requested', 'processing', 'completed'])
   const asked = model.requests.filter((request) => titleOf(request) === 'Checkout errors above 5%')
@@ -83,15 +115,37 @@ t.test('a malformed reply, a lasting 429 and a timeout are retried once by the j
   const alerts = await Promise.all(titles.map((title) => ingest(pager, { title, service: 'api' })))
   const settled = await Promise.all(alerts.map(({ alertId }) => settledAnalyses(alertId)))
   const [malformed, limited, slow] = settled.map(([analysis]) => analysis!)
-  t.match(malformed, { status: 'failed', attempts: 2, error: 'the model answered with something other than JSON', promptTokens: 80, completionTokens: 20, summary: null })
+  t.match(malformed, {
+    status: 'failed',
+    attempts: 2,
+    error: 'the model answered with something other than JSON',
+    promptTokens: 80,
+    completionTokens: 20,
+    summary: null,
+  })
   t.match(limited, { status: 'failed', attempts: 2, error: 'the model server is rate limiting requests (429)', promptTokens: 0 })
   t.match(slow, { status: 'failed', attempts: 2, error: 'the model server did not answer in time' })
   for (const analysis of [malformed!, limited!, slow!]) {
     t.same(await eventTypes(analysis.id), ['requested', 'processing', 'retry_scheduled', 'processing', 'failed'], analysis.error ?? '')
   }
-  t.equal(model.requests.filter((request) => titleOf(request) === 'Rate limited everywhere').length, 6, 'the SDK tried three times in each of the two attempts')
-  const spent = await db.selectFrom('divinux.aiUsage').select(['promptTokens', 'completionTokens']).where('referenceId', '=', malformed!.id).execute()
-  t.same(spent, [{ promptTokens: 40, completionTokens: 10 }, { promptTokens: 40, completionTokens: 10 }], 'tokens of failed attempts count against the budget')
+  t.equal(
+    model.requests.filter((request) => titleOf(request) === 'Rate limited everywhere').length,
+    6,
+    'the SDK tried three times in each of the two attempts',
+  )
+  const spent = await db
+    .selectFrom('divinux.aiUsage')
+    .select(['promptTokens', 'completionTokens'])
+    .where('referenceId', '=', malformed!.id)
+    .execute()
+  t.same(
+    spent,
+    [
+      { promptTokens: 40, completionTokens: 10 },
+      { promptTokens: 40, completionTokens: 10 },
+    ],
+    'tokens of failed attempts count against the budget',
+  )
   const stats = (await app.inject({ method: 'GET', url: `/api/v1/organizations/${orgId}/insights/stats`, headers: viewer!.headers })).json()
   t.match(stats, { byStatus: { completed: 1, failed: 3 }, tokens: { prompt: 280, completion: 60, total: 340 } })
 })
@@ -99,15 +153,37 @@ t.test('a malformed reply, a lasting 429 and a timeout are retried once by the j
 t.test('an RCA draft through the OpenAI SDK names the deploy, and its tokens are billed', async (t) => {
   const rcasUrl = `/api/v1/organizations/${orgId}/rcas`
   const responder = await service.signIn('responder@openai.example')
-  const member = await db.insertInto('core.organizationMembers').values({ organizationId: orgId, userId: responder.userId, role: 'member' }).returning('id').executeTakeFirstOrThrow()
-  await db.insertInto('core.orgProductRoles').values([
-    { organizationId: orgId, memberId: member.id, product: 'insights', role: 'responder' },
-    { organizationId: orgId, memberId: member.id, product: 'alerting', role: 'viewer' },
-  ]).execute()
-  const culprit = await db.selectFrom('divinux.deployEvents').select('id').where('organizationId', '=', orgId).where('version', '=', '2.4.0').executeTakeFirstOrThrow()
-  const alert = await db.selectFrom('divinux.alerts').select('id').where('organizationId', '=', orgId).where('title', '=', 'Checkout errors above 5%').executeTakeFirstOrThrow()
+  const member = await db
+    .insertInto('core.organizationMembers')
+    .values({ organizationId: orgId, userId: responder.userId, role: 'member' })
+    .returning('id')
+    .executeTakeFirstOrThrow()
+  await db
+    .insertInto('core.orgProductRoles')
+    .values([
+      { organizationId: orgId, memberId: member.id, product: 'insights', role: 'responder' },
+      { organizationId: orgId, memberId: member.id, product: 'alerting', role: 'viewer' },
+    ])
+    .execute()
+  const culprit = await db
+    .selectFrom('divinux.deployEvents')
+    .select('id')
+    .where('organizationId', '=', orgId)
+    .where('version', '=', '2.4.0')
+    .executeTakeFirstOrThrow()
+  const alert = await db
+    .selectFrom('divinux.alerts')
+    .select('id')
+    .where('organizationId', '=', orgId)
+    .where('title', '=', 'Checkout errors above 5%')
+    .executeTakeFirstOrThrow()
   const rca = (await app.inject({ method: 'POST', url: rcasUrl, headers: responder.headers, payload: { title: 'Checkout outage' } })).json()
-  await app.inject({ method: 'POST', url: `${rcasUrl}/${rca.id}/incidents`, headers: responder.headers, payload: { sourceProduct: 'alerting', incidentId: alert.id } })
+  await app.inject({
+    method: 'POST',
+    url: `${rcasUrl}/${rca.id}/incidents`,
+    headers: responder.headers,
+    payload: { sourceProduct: 'alerting', incidentId: alert.id },
+  })
   t.equal((await app.inject({ method: 'POST', url: `${rcasUrl}/${rca.id}/generate`, headers: responder.headers })).statusCode, 202)
 
   const deadline = Date.now() + 30_000
@@ -116,10 +192,24 @@ t.test('an RCA draft through the OpenAI SDK names the deploy, and its tokens are
     await new Promise((resolve) => setTimeout(resolve, 100))
     drafted = (await app.inject({ method: 'GET', url: `${rcasUrl}/${rca.id}`, headers: responder.headers })).json()
   }
-  t.match(drafted, { draftStatus: 'completed', aiDrafted: true, suspectedDeployId: culprit.id, rootCause: 'Deploy 2.4.0 exhausted the connection pool.', summary: 'Checkout errors above 5%: checkout failed.' })
+  t.match(drafted, {
+    draftStatus: 'completed',
+    aiDrafted: true,
+    suspectedDeployId: culprit.id,
+    rootCause: 'Deploy 2.4.0 exhausted the connection pool.',
+    summary: 'Checkout errors above 5%: checkout failed.',
+  })
   const asked = model.requests.find((request) => request.body.response_format?.json_schema?.name === 'rca_draft')!
   t.match(asked.body.messages[1]!.content, culprit.id, 'the deploys before the incident were in the record')
-  t.match(asked.body.messages[1]!.content, /"analysis":\{"summary":"Checkout errors above 5%: checkout is failing"/, 'so was the incident’s analysis')
-  const ledger = await db.selectFrom('divinux.aiUsage').select(['feature', 'provider', 'promptTokens', 'completionTokens']).where('referenceId', '=', rca.id).execute()
+  t.match(
+    asked.body.messages[1]!.content,
+    /"analysis":\{"summary":"Checkout errors above 5%: checkout is failing"/,
+    'so was the incident’s analysis',
+  )
+  const ledger = await db
+    .selectFrom('divinux.aiUsage')
+    .select(['feature', 'provider', 'promptTokens', 'completionTokens'])
+    .where('referenceId', '=', rca.id)
+    .execute()
   t.same(ledger, [{ feature: 'rca_draft', provider: 'openai', promptTokens: 900, completionTokens: 150 }])
 })

@@ -7,7 +7,12 @@ export function insightsHelpers(service: TestService, orgId: string, owner: { he
   const db = app.database.db
 
   async function createConfig(payload: Record<string, unknown>) {
-    const response = await app.inject({ method: 'POST', url: `/api/v1/organizations/${orgId}/webhooks`, headers: owner.headers, payload: { signed: true, ...payload } })
+    const response = await app.inject({
+      method: 'POST',
+      url: `/api/v1/organizations/${orgId}/webhooks`,
+      headers: owner.headers,
+      payload: { signed: true, ...payload },
+    })
     if (response.statusCode !== 201) throw new Error(`config not created: ${response.body}`)
     return response.json() as { id: string; apiKey: string; ingestPath: string; signingSecret: string }
   }
@@ -16,7 +21,12 @@ export function insightsHelpers(service: TestService, orgId: string, owner: { he
   async function ingest(config: { ingestPath: string; signingSecret: string }, body: unknown) {
     const payload = JSON.stringify(body)
     const signature = `sha256=${createHmac('sha256', config.signingSecret).update(payload).digest('hex')}`
-    const response = await app.inject({ method: 'POST', url: config.ingestPath, headers: { 'content-type': 'application/json', 'x-webhook-signature': signature }, payload })
+    const response = await app.inject({
+      method: 'POST',
+      url: config.ingestPath,
+      headers: { 'content-type': 'application/json', 'x-webhook-signature': signature },
+      payload,
+    })
     if (response.statusCode !== 202) throw new Error(`ingestion refused: ${response.body}`)
     return response.json() as { alertId: string; status: string }
   }
@@ -40,7 +50,8 @@ export function insightsHelpers(service: TestService, orgId: string, owner: { he
     for (;;) {
       const rows = await db.selectFrom('divinux.analyses').selectAll().where('incidentId', '=', incidentId).orderBy('createdAt').execute()
       if (rows.length >= expected && rows.every((row) => row.status === 'completed' || row.status === 'failed')) return rows
-      if (Date.now() > deadline) throw new Error(`analyses of ${incidentId} did not settle: ${JSON.stringify(rows.map((row) => row.status))}`)
+      if (Date.now() > deadline)
+        throw new Error(`analyses of ${incidentId} did not settle: ${JSON.stringify(rows.map((row) => row.status))}`)
       await new Promise((resolve) => setTimeout(resolve, 100))
     }
   }
@@ -49,7 +60,9 @@ export function insightsHelpers(service: TestService, orgId: string, owner: { he
   async function queueDrained(timeoutMs = 30_000) {
     const deadline = Date.now() + timeoutMs
     for (;;) {
-      const counts = await Promise.all(['insights.alert-created', 'insights.analyze'].map((name) => app.jobs.getQueueSize(name, { before: 'completed' })))
+      const counts = await Promise.all(
+        ['insights.alert-created', 'insights.analyze'].map((name) => app.jobs.getQueueSize(name, { before: 'completed' })),
+      )
       if (counts.every((count) => count === 0)) {
         const active = await db.selectFrom('divinux.analyses').select('id').where('status', 'in', ['pending', 'processing']).execute()
         if (active.length === 0) return

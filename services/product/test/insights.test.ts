@@ -25,32 +25,84 @@ function alertmanager(status: 'firing' | 'resolved', alertname: string, severity
     receiver: 'incident-platform',
     commonLabels: { alertname, service },
     commonAnnotations: {},
-    alerts: [{ status, labels: { alertname, severity }, annotations: { summary: `${alertname} on ${service}` }, startsAt: '2026-11-23T08:00:00Z', fingerprint: `fp-${alertname}` }],
+    alerts: [
+      {
+        status,
+        labels: { alertname, severity },
+        annotations: { summary: `${alertname} on ${service}` },
+        startsAt: '2026-11-23T08:00:00Z',
+        fingerprint: `fp-${alertname}`,
+      },
+    ],
   }
 }
 
 const prometheus = await createConfig({ name: 'Prometheus', format: 'alertmanager' })
 
 t.test('a P1 from Alertmanager gets an analysis that names the deploy before it; its repeats and resolve do not', async (t) => {
-  const earlier = await deploy(prometheus, { service: 'checkout', environment: 'production', version: '2.3.9', commit: 'aaa111', status: 'success', finishedAt: minutesAgo(180) })
-  const culprit = await deploy(prometheus, { service: 'checkout', environment: 'production', version: '2.4.0', commit: '9f8e7d6c5b4a', status: 'success', finishedAt: minutesAgo(12) })
+  const earlier = await deploy(prometheus, {
+    service: 'checkout',
+    environment: 'production',
+    version: '2.3.9',
+    commit: 'aaa111',
+    status: 'success',
+    finishedAt: minutesAgo(180),
+  })
+  const culprit = await deploy(prometheus, {
+    service: 'checkout',
+    environment: 'production',
+    version: '2.4.0',
+    commit: '9f8e7d6c5b4a',
+    status: 'success',
+    finishedAt: minutesAgo(12),
+  })
   await deploy(prometheus, { service: 'search', version: '7.1.0', status: 'success', finishedAt: minutesAgo(5) })
 
   const created = await ingest(prometheus, alertmanager('firing', 'CheckoutErrors', 'critical'))
   t.equal(created.status, 'created')
   const [analysis] = await settledAnalyses(created.alertId)
-  t.match(analysis, { status: 'completed', trigger: 'automatic', requestedBy: null, sourceProduct: 'alerting', severity: 'critical', provider: 'offline', suspectedDeployId: culprit.id, attempts: 1 })
+  t.match(analysis, {
+    status: 'completed',
+    trigger: 'automatic',
+    requestedBy: null,
+    sourceProduct: 'alerting',
+    severity: 'critical',
+    provider: 'offline',
+    suspectedDeployId: culprit.id,
+    attempts: 1,
+  })
   t.match(analysis!.rootCause, /deploy 2\.4\.0 of checkout \(commit 9f8e7d6c5b4a\) to production/)
   t.match(analysis!.recommendations, /^- Roll back checkout to the version before 2\.4\.0/)
   const evidence = analysis!.evidence as { deploys: Array<{ id: string }> }
-  t.same(evidence.deploys.map((deploy) => deploy.id).sort(), [culprit.id, earlier.id].concat(evidence.deploys.length === 3 ? [evidence.deploys.find((d) => d.id !== culprit.id && d.id !== earlier.id)!.id] : []).sort())
+  t.same(
+    evidence.deploys.map((deploy) => deploy.id).sort(),
+    [culprit.id, earlier.id]
+      .concat(evidence.deploys.length === 3 ? [evidence.deploys.find((d) => d.id !== culprit.id && d.id !== earlier.id)!.id] : [])
+      .sort(),
+  )
 
   const body = (await app.inject({ method: 'GET', url: `${insightsUrl}/${analysis!.id}`, headers: viewer!.headers })).json()
-  t.match(body, { id: analysis!.id, status: 'completed', incidentId: created.alertId, severity: 'critical', tokens: { prompt: 0, completion: 0 }, suspectedDeployId: culprit.id })
+  t.match(body, {
+    id: analysis!.id,
+    status: 'completed',
+    incidentId: created.alertId,
+    severity: 'critical',
+    tokens: { prompt: 0, completion: 0 },
+    suspectedDeployId: culprit.id,
+  })
   const events = (await app.inject({ method: 'GET', url: `${insightsUrl}/${analysis!.id}/events`, headers: viewer!.headers })).json().data
-  t.same(events.map((event: { type: string }) => event.type), ['requested', 'processing', 'completed'])
+  t.same(
+    events.map((event: { type: string }) => event.type),
+    ['requested', 'processing', 'completed'],
+  )
 
-  const room = (await app.inject({ method: 'GET', url: `/api/v1/organizations/${orgId}/alerts/${created.alertId}/command-room`, headers: viewer!.headers })).json()
+  const room = (
+    await app.inject({
+      method: 'GET',
+      url: `/api/v1/organizations/${orgId}/alerts/${created.alertId}/command-room`,
+      headers: viewer!.headers,
+    })
+  ).json()
   t.match(room.analysis, { id: analysis!.id, status: 'completed', suspectedDeployId: culprit.id })
   t.equal(room.deploys[0].id, culprit.id)
 
@@ -63,7 +115,11 @@ t.test('a P1 from Alertmanager gets an analysis that names the deploy before it;
 t.test('lower priorities are analyzed only when their config asks for it', async (t) => {
   const warning = await ingest(prometheus, alertmanager('firing', 'DiskFilling', 'warning'))
   await queueDrained()
-  t.equal((await db.selectFrom('divinux.analyses').select('id').where('incidentId', '=', warning.alertId).execute()).length, 0, 'a P3 from a plain config')
+  t.equal(
+    (await db.selectFrom('divinux.analyses').select('id').where('incidentId', '=', warning.alertId).execute()).length,
+    0,
+    'a P3 from a plain config',
+  )
 
   const watched = await createConfig({ name: 'Watched', format: 'generic', autoAnalysis: true, defaultPriority: 'P4' })
   const low = await ingest(watched, { title: 'Queue depth above 1000', service: 'billing' })
@@ -81,16 +137,29 @@ t.test('a past resolved incident that looks alike is recalled with its root caus
   const [analysis] = await settledAnalyses(again.alertId)
   const evidence = analysis!.evidence as { similarIncidents: Array<{ incidentId: string; similarity: number; rootCause: string | null }> }
   t.match(evidence.similarIncidents[0], { incidentId: first.alertId, similarity: 1 })
-  t.match(analysis!.rootCause, /resembles the resolved incident "PaymentsLatency on payments" \(similarity 1\.00\)\. Its root cause then: No deploy/)
+  t.match(
+    analysis!.rootCause,
+    /resembles the resolved incident "PaymentsLatency on payments" \(similarity 1\.00\)\. Its root cause then: No deploy/,
+  )
 })
 
 t.test('a manual request is queued, one at a time per incident', async (t) => {
   const generic = await createConfig({ name: 'Generic', defaultPriority: 'P3' })
   const { alertId } = await ingest(generic, { title: 'Cache hit ratio dropped', service: 'catalog' })
-  const request = () => app.inject({ method: 'POST', url: insightsUrl, headers: responder!.headers, payload: { incidentId: alertId, sourceProduct: 'alerting' } })
+  const request = () =>
+    app.inject({
+      method: 'POST',
+      url: insightsUrl,
+      headers: responder!.headers,
+      payload: { incidentId: alertId, sourceProduct: 'alerting' },
+    })
 
   // An analysis someone else's worker is processing right now.
-  const active = await db.insertInto('divinux.analyses').values({ organizationId: orgId, sourceProduct: 'alerting', incidentId: alertId, trigger: 'manual', status: 'processing' }).returning('id').executeTakeFirstOrThrow()
+  const active = await db
+    .insertInto('divinux.analyses')
+    .values({ organizationId: orgId, sourceProduct: 'alerting', incidentId: alertId, trigger: 'manual', status: 'processing' })
+    .returning('id')
+    .executeTakeFirstOrThrow()
   const refused = await request()
   t.equal(refused.statusCode, 409)
   t.match(refused.json(), { code: 'CONFLICT', message: `the incident already has an active analysis (${active.id})` })
@@ -99,19 +168,48 @@ t.test('a manual request is queued, one at a time per incident', async (t) => {
   await db.updateTable('divinux.analyses').set({ status: 'failed' }).where('id', '=', active.id).execute()
   const accepted = await request()
   t.equal(accepted.statusCode, 202)
-  t.match(accepted.json(), { status: 'pending', trigger: 'manual', requestedBy: responder!.userId, incidentId: alertId, sourceProduct: 'alerting', summary: null, severity: null })
+  t.match(accepted.json(), {
+    status: 'pending',
+    trigger: 'manual',
+    requestedBy: responder!.userId,
+    incidentId: alertId,
+    sourceProduct: 'alerting',
+    summary: null,
+    severity: null,
+  })
   const settled = await settledAnalyses(alertId, 2)
-  t.match(settled.find((row) => row.id === accepted.json().id), { status: 'completed', severity: 'medium' })
+  t.match(
+    settled.find((row) => row.id === accepted.json().id),
+    { status: 'completed', severity: 'medium' },
+  )
 })
 
 t.test('manual requests that cannot be served change nothing', async (t) => {
-  const theirs = await db.insertInto('divinux.alerts').values({ organizationId: otherOrgId, source: 'generic', title: 'theirs', priority: 'P3', fingerprint: 'theirs' }).returning('id').executeTakeFirstOrThrow()
-  const count = async () => Number((await db.selectFrom('divinux.analyses').select((eb) => eb.fn.countAll().as('n')).executeTakeFirstOrThrow()).n)
+  const theirs = await db
+    .insertInto('divinux.alerts')
+    .values({ organizationId: otherOrgId, source: 'generic', title: 'theirs', priority: 'P3', fingerprint: 'theirs' })
+    .returning('id')
+    .executeTakeFirstOrThrow()
+  const count = async () =>
+    Number(
+      (
+        await db
+          .selectFrom('divinux.analyses')
+          .select((eb) => eb.fn.countAll().as('n'))
+          .executeTakeFirstOrThrow()
+      ).n,
+    )
   const before = await count()
-  const post = (who: { headers: { authorization: string } }, payload: unknown, url = insightsUrl) => app.inject({ method: 'POST', url, headers: who.headers, payload: payload as object })
+  const post = (who: { headers: { authorization: string } }, payload: unknown, url = insightsUrl) =>
+    app.inject({ method: 'POST', url, headers: who.headers, payload: payload as object })
   const cases: Array<[string, ReturnType<typeof post>, number, string]> = [
     ["another organization's alert", post(responder!, { incidentId: theirs.id, sourceProduct: 'alerting' }), 404, 'NOT_FOUND'],
-    ['an unknown alert', post(responder!, { incidentId: '00000000-0000-4000-8000-000000000000', sourceProduct: 'alerting' }), 404, 'NOT_FOUND'],
+    [
+      'an unknown alert',
+      post(responder!, { incidentId: '00000000-0000-4000-8000-000000000000', sourceProduct: 'alerting' }),
+      404,
+      'NOT_FOUND',
+    ],
     ['a surface with no such incident', post(responder!, { incidentId: theirs.id, sourceProduct: 'synthetics' }), 404, 'NOT_FOUND'],
     ['an unknown surface', post(responder!, { incidentId: theirs.id, sourceProduct: 'billing' }), 400, 'VALIDATION_FAILED'],
     ['a malformed incident id', post(responder!, { incidentId: 'alert-1', sourceProduct: 'alerting' }), 400, 'VALIDATION_FAILED'],
@@ -133,12 +231,21 @@ t.test('analyses are listed, filtered, counted, and private to their organizatio
   const all = (await app.inject({ method: 'GET', url: `${insightsUrl}?limit=100`, headers: viewer!.headers })).json()
   t.ok(all.meta.total >= 5)
   t.ok(all.data.every((row: { organizationId: string }) => row.organizationId === orgId))
-  const critical = (await app.inject({ method: 'GET', url: `${insightsUrl}?severity=critical&status=completed&sourceProduct=alerting`, headers: viewer!.headers })).json()
+  const critical = (
+    await app.inject({
+      method: 'GET',
+      url: `${insightsUrl}?severity=critical&status=completed&sourceProduct=alerting`,
+      headers: viewer!.headers,
+    })
+  ).json()
   t.ok(critical.data.length >= 1)
   t.ok(critical.data.every((row: { severity: string }) => row.severity === 'critical'))
   const paged = (await app.inject({ method: 'GET', url: `${insightsUrl}?limit=2&page=2`, headers: viewer!.headers })).json()
   t.same(paged.meta, { page: 2, limit: 2, total: all.meta.total })
-  t.same(paged.data.map((row: { id: string }) => row.id), all.data.slice(2, 4).map((row: { id: string }) => row.id))
+  t.same(
+    paged.data.map((row: { id: string }) => row.id),
+    all.data.slice(2, 4).map((row: { id: string }) => row.id),
+  )
 
   const stats = (await app.inject({ method: 'GET', url: `${insightsUrl}/stats`, headers: viewer!.headers })).json()
   t.equal(stats.total, all.meta.total)
@@ -146,14 +253,20 @@ t.test('analyses are listed, filtered, counted, and private to their organizatio
   t.equal(stats.bySeverity.critical + stats.bySeverity.high + stats.bySeverity.medium + stats.bySeverity.low, all.meta.total - 1)
   t.ok(stats.meanSecondsToCompletion > 0)
   t.same(stats.tokens, { prompt: 0, completion: 0, total: 0 }, 'the offline analyzer spends no tokens')
-  const future = (await app.inject({ method: 'GET', url: `${insightsUrl}/stats?from=2100-01-01T00:00:00Z`, headers: viewer!.headers })).json()
+  const future = (
+    await app.inject({ method: 'GET', url: `${insightsUrl}/stats?from=2100-01-01T00:00:00Z`, headers: viewer!.headers })
+  ).json()
   t.match(future, { total: 0, meanSecondsToCompletion: null })
 
   const [one] = all.data as Array<{ id: string }>
   const theirUrl = `/api/v1/organizations/${otherOrgId}/insights/${one!.id}`
   t.equal((await app.inject({ method: 'GET', url: theirUrl, headers: stranger!.headers })).statusCode, 404, "another organization's id")
   t.equal((await app.inject({ method: 'GET', url: `${theirUrl}/events`, headers: stranger!.headers })).statusCode, 404)
-  t.equal((await app.inject({ method: 'GET', url: `${insightsUrl}/${one!.id}`, headers: stranger!.headers })).statusCode, 404, 'not a member')
+  t.equal(
+    (await app.inject({ method: 'GET', url: `${insightsUrl}/${one!.id}`, headers: stranger!.headers })).statusCode,
+    404,
+    'not a member',
+  )
   t.equal((await app.inject({ method: 'GET', url: `${insightsUrl}/not-a-uuid`, headers: viewer!.headers })).statusCode, 404)
   t.equal((await app.inject({ method: 'GET', url: insightsUrl, headers: bystander!.headers })).statusCode, 403, 'no insights role')
   t.equal((await app.inject({ method: 'GET', url: `${insightsUrl}?status=done`, headers: viewer!.headers })).statusCode, 400)

@@ -7,7 +7,15 @@ import { alertingOrganization } from './organization-setup.js'
 
 const smtp = await startSmtpServer(t)
 const service = await startTestService(t, buildApp, {
-  config: { notifier: { ...DEFAULT_NOTIFIER_CONFIG, smtpUrl: smtp.url, from: 'Incidents <incidents@example.com>', appUrl: 'https://app.example.com', retryDelaySeconds: 1 } },
+  config: {
+    notifier: {
+      ...DEFAULT_NOTIFIER_CONFIG,
+      smtpUrl: smtp.url,
+      from: 'Incidents <incidents@example.com>',
+      appUrl: 'https://app.example.com',
+      retryDelaySeconds: 1,
+    },
+  },
 })
 const { app } = service
 const db = app.database.db
@@ -18,18 +26,43 @@ const { orgId, otherOrgId, person } = await alertingOrganization(service, 'team'
   manager: { alerting: 'manager' },
   global: null,
 })
-const [owner, admin, alertingAdmin, responder, manager, global, stranger] = ['owner', 'admin', 'alertingAdmin', 'responder', 'manager', 'global', 'stranger'].map(person)
-await db.updateTable('core.organizationMembers').set({ role: 'admin' }).where('organizationId', '=', orgId).where('userId', '=', admin!.userId).execute()
+const [owner, admin, alertingAdmin, responder, manager, global, stranger] = [
+  'owner',
+  'admin',
+  'alertingAdmin',
+  'responder',
+  'manager',
+  'global',
+  'stranger',
+].map(person)
+await db
+  .updateTable('core.organizationMembers')
+  .set({ role: 'admin' })
+  .where('organizationId', '=', orgId)
+  .where('userId', '=', admin!.userId)
+  .execute()
 await db.updateTable('core.users').set({ platformRole: 'GLOBAL_ADMIN' }).where('id', '=', global!.userId).execute()
 app.sessions.forget(global!.userId)
 
 const invite = (who: { headers: SignedIn['headers'] }, payload: unknown, organizationId = orgId) =>
-  app.inject({ method: 'POST', url: `/api/v1/organizations/${organizationId}/users/invite`, headers: who.headers, payload: payload as object })
+  app.inject({
+    method: 'POST',
+    url: `/api/v1/organizations/${organizationId}/users/invite`,
+    headers: who.headers,
+    payload: payload as object,
+  })
 
 /** Rows an invitation writes; a refused one must leave every count as it was. */
 async function counts() {
   const count = async (table: 'core.users' | 'core.organizationMembers' | 'core.orgProductRoles' | 'core.outbox' | 'core.auditLogs') =>
-    Number((await db.selectFrom(table).select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow()).n)
+    Number(
+      (
+        await db
+          .selectFrom(table)
+          .select((eb) => eb.fn.countAll<number>().as('n'))
+          .executeTakeFirstOrThrow()
+      ).n,
+    )
   return {
     users: await count('core.users'),
     members: await count('core.organizationMembers'),
@@ -51,7 +84,15 @@ t.test('an organization admin invites a new address: a pending membership, share
   const response = await invite(admin!, { email: 'grace@team.example', productRoles: { alerting: 'responder', insights: 'viewer' } })
   t.equal(response.statusCode, 201)
   const body = response.json()
-  t.match(body, { email: 'grace@team.example', displayName: null, role: 'member', productRoles: { alerting: 'responder', insights: 'viewer' }, pending: true, suspended: false, invitation: { status: 'pending' } })
+  t.match(body, {
+    email: 'grace@team.example',
+    displayName: null,
+    role: 'member',
+    productRoles: { alerting: 'responder', insights: 'viewer' },
+    pending: true,
+    suspended: false,
+    invitation: { status: 'pending' },
+  })
 
   const user = await db.selectFrom('core.users').selectAll().where('id', '=', body.userId).executeTakeFirstOrThrow()
   t.match(user, { email: 'grace@team.example', idpSubject: null })
@@ -72,14 +113,21 @@ t.test('an organization admin invites a new address: a pending membership, share
   // The platform shows the same membership, pending until the first sign-in claims it.
   const platform = await buildPlatform(service.config, service.resources)
   t.teardown(() => platform.close())
-  const onPlatform = await platform.inject({ method: 'GET', url: `/api/v1/organizations/${orgId}/members?search=grace`, headers: owner!.headers })
+  const onPlatform = await platform.inject({
+    method: 'GET',
+    url: `/api/v1/organizations/${orgId}/members?search=grace`,
+    headers: owner!.headers,
+  })
   t.match(onPlatform.json().data, [{ id: body.memberId, pending: true, productRoles: { alerting: 'responder', insights: 'viewer' } }])
 
   const grace = await service.signIn('grace@team.example')
   t.equal(grace.userId, body.userId, 'the sign-in claims the pending account')
   const listed = await app.inject({ method: 'GET', url: `/api/v1/organizations/${orgId}/users`, headers: grace.headers })
   t.equal(listed.statusCode, 200, 'a member from the first sign-in')
-  t.match(listed.json().data.find((row: { email: string }) => row.email === 'grace@team.example'), { pending: false })
+  t.match(
+    listed.json().data.find((row: { email: string }) => row.email === 'grace@team.example'),
+    { pending: false },
+  )
 })
 
 t.test('an account that exists joins at once, and an address already a member is a 409 in any letter case', async (t) => {
@@ -109,7 +157,11 @@ t.test('a product admin invites members with roles in the products they administ
   const before = await counts()
   const refusals: Array<[SignedIn, unknown, string]> = [
     [alertingAdmin!, { email: 'x1@team.example', productRoles: { insights: 'viewer' } }, 'only an admin of insights grants insights roles'],
-    [alertingAdmin!, { email: 'x2@team.example', role: 'admin' }, 'only admins and owners invite with the organization role admin or owner'],
+    [
+      alertingAdmin!,
+      { email: 'x2@team.example', role: 'admin' },
+      'only admins and owners invite with the organization role admin or owner',
+    ],
     [responder!, { email: 'x3@team.example', productRoles: { alerting: 'viewer' } }, 'only an admin of alerting grants alerting roles'],
     [admin!, { email: 'x4@team.example', role: 'owner' }, 'only an owner can grant the owner role'],
     [manager!, { email: 'x5@team.example' }, 'this needs the organization role admin or owner, or the role admin in a product'],
@@ -123,7 +175,10 @@ t.test('a product admin invites members with roles in the products they administ
 })
 
 t.test('a platform role administers every product, but grants no organization role', async (t) => {
-  const response = await invite(global!, { email: 'support-guest@team.example', productRoles: { statuspages: 'manager', synthetics: 'viewer' } })
+  const response = await invite(global!, {
+    email: 'support-guest@team.example',
+    productRoles: { statuspages: 'manager', synthetics: 'viewer' },
+  })
   t.equal(response.statusCode, 201)
   t.match(response.json(), { productRoles: { statuspages: 'manager', synthetics: 'viewer' } })
   t.equal((await invite(global!, { email: 'support-admin@team.example', role: 'admin' })).statusCode, 403)
@@ -134,7 +189,11 @@ t.test('another organization is not found, and bad input is a 400; neither chang
   t.equal((await invite(stranger!, { email: 'y@team.example' })).statusCode, 404, 'not a member')
   t.equal((await invite(owner!, { email: 'y@team.example' }, otherOrgId)).statusCode, 404, "another organization's id")
   t.equal((await invite(owner!, { email: 'y@team.example' }, 'team')).statusCode, 404, 'a malformed id')
-  t.equal((await app.inject({ method: 'POST', url: `/api/v1/organizations/${orgId}/users/invite`, payload: { email: 'y@team.example' } })).statusCode, 401)
+  t.equal(
+    (await app.inject({ method: 'POST', url: `/api/v1/organizations/${orgId}/users/invite`, payload: { email: 'y@team.example' } }))
+      .statusCode,
+    401,
+  )
   const bad: Array<[string, unknown]> = [
     ['no e-mail', {}],
     ['not an e-mail', { email: 'not-an-address' }],
@@ -156,10 +215,19 @@ t.test('without SMTP_URL the invitation is held in the outbox, readable, never d
   const plain = await startTestService(t, buildApp, { issuer: service.issuer })
   const plainDb = plain.app.database.db
   const { orgId: plainOrg, person: plainPerson } = await alertingOrganization(plain, 'quiet', {})
-  const response = await plain.app.inject({ method: 'POST', url: `/api/v1/organizations/${plainOrg}/users/invite`, headers: plainPerson('owner').headers, payload: { email: 'held@quiet.example' } })
+  const response = await plain.app.inject({
+    method: 'POST',
+    url: `/api/v1/organizations/${plainOrg}/users/invite`,
+    headers: plainPerson('owner').headers,
+    payload: { email: 'held@quiet.example' },
+  })
   t.equal(response.statusCode, 201)
   t.match(response.json(), { pending: true, invitation: { status: 'held' } })
-  const message = await plainDb.selectFrom('core.outbox').selectAll().where('id', '=', response.json().invitation.messageId).executeTakeFirstOrThrow()
+  const message = await plainDb
+    .selectFrom('core.outbox')
+    .selectAll()
+    .where('id', '=', response.json().invitation.messageId)
+    .executeTakeFirstOrThrow()
   t.match(message, { status: 'held', recipient: 'held@quiet.example', subject: 'You are invited to quiet', attempts: 0 })
   t.match(message.bodyText, /To accept, sign in with this address, held@quiet\.example\./, 'no link without APP_URL')
   t.match(message.lastError, /SMTP_URL/)

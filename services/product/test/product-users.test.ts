@@ -6,7 +6,10 @@ import { alertingOrganization } from './organization-setup.js'
 const service = await startTestService(t, buildApp)
 const { app } = service
 const db = app.database.db
-const { orgId, otherOrgId, person } = await alertingOrganization(service, 'people', { responder: { alerting: 'responder', insights: 'viewer' }, bystander: null })
+const { orgId, otherOrgId, person } = await alertingOrganization(service, 'people', {
+  responder: { alerting: 'responder', insights: 'viewer' },
+  bystander: null,
+})
 const [owner, responder, bystander, stranger] = ['owner', 'responder', 'bystander', 'stranger'].map(person)
 type Who = { headers: { authorization: string } }
 const call = (method: 'GET' | 'PATCH', url: string, who: Who, payload?: unknown) =>
@@ -27,8 +30,19 @@ t.test('the profile is the same as on the platform: read and changed here too', 
 t.test('notification preferences start from defaults in the user’s time zone', async (t) => {
   const defaults = (await call('GET', notifications, responder!)).json()
   t.same(defaults, {
-    channels: { email: { enabled: true, address: null }, sms: { enabled: false, phoneNumber: null }, voice: { enabled: false, phoneNumber: null }, push: { enabled: true } },
-    priorities: { P1: ['sms', 'voice', 'push', 'email'], P2: ['sms', 'push', 'email'], P3: ['push', 'email'], P4: ['email'], P5: ['email'] },
+    channels: {
+      email: { enabled: true, address: null },
+      sms: { enabled: false, phoneNumber: null },
+      voice: { enabled: false, phoneNumber: null },
+      push: { enabled: true },
+    },
+    priorities: {
+      P1: ['sms', 'voice', 'push', 'email'],
+      P2: ['sms', 'push', 'email'],
+      P3: ['push', 'email'],
+      P4: ['email'],
+      P5: ['email'],
+    },
     quietHours: { enabled: false, start: '22:00', end: '07:00', timeZone: 'Europe/Berlin', bypassPriorities: ['P1'] },
     updatedAt: null,
   })
@@ -43,18 +57,29 @@ t.test('a change touches only what it names; rules a schema cannot say are 400s 
   })
   t.equal(changed.statusCode, 200)
   const saved = changed.json()
-  t.match(saved, { channels: { sms: { enabled: true, phoneNumber: '+4915112345678' }, email: { enabled: true }, voice: { enabled: false } }, quietHours: { enabled: true, start: '23:00', end: '07:00', timeZone: 'Europe/Berlin' } })
+  t.match(saved, {
+    channels: { sms: { enabled: true, phoneNumber: '+4915112345678' }, email: { enabled: true }, voice: { enabled: false } },
+    quietHours: { enabled: true, start: '23:00', end: '07:00', timeZone: 'Europe/Berlin' },
+  })
   t.same(saved.priorities.P3, ['email'])
   t.same(saved.priorities.P1, ['sms', 'voice', 'push', 'email'], 'untouched')
   t.ok(saved.updatedAt)
   t.same((await call('GET', notifications, responder!)).json(), saved)
 
   const refusals: Array<[string, unknown, string]> = [
-    ['voice without a number', { channels: { voice: { enabled: true } } }, 'body/channels/voice/phoneNumber is required while voice is enabled'],
+    [
+      'voice without a number',
+      { channels: { voice: { enabled: true } } },
+      'body/channels/voice/phoneNumber is required while voice is enabled',
+    ],
     ['a number that is not E.164', { channels: { sms: { phoneNumber: '0151 123' } } }, ''],
     ['an unknown channel', { priorities: { P1: ['pager'] } }, ''],
     ['a channel twice', { priorities: { P1: ['sms', 'sms'] } }, ''],
-    ['an unknown time zone', { quietHours: { timeZone: 'Mars/Olympus' } }, 'body/quietHours/timeZone must be an IANA time zone such as Europe/Berlin'],
+    [
+      'an unknown time zone',
+      { quietHours: { timeZone: 'Mars/Olympus' } },
+      'body/quietHours/timeZone must be an IANA time zone such as Europe/Berlin',
+    ],
     ['quiet hours that end when they start', { quietHours: { start: '07:00' } }, 'body/quietHours/end must differ from start'],
     ['a clock of 24:00', { quietHours: { end: '24:00' } }, ''],
     ['an unknown field', { channels: { email: { enabled: true, cc: 'x@example.com' } } }, ''],
@@ -78,12 +103,33 @@ t.test('members of an organization with their product roles, to members only', a
   t.equal(listed.statusCode, 200)
   const body = listed.json()
   t.same(body.meta, { page: 1, limit: 20, total: 4 })
-  t.same(body.data.map((user: { email: string }) => user.email), ['bystander@people.example', 'invited@people.example', 'owner@people.example', 'responder@people.example'])
-  t.match(body.data.find((user: { email: string }) => user.email === 'responder@people.example'), { role: 'member', productRoles: { alerting: 'responder', insights: 'viewer' }, pending: false, suspended: false, displayName: 'Ada Responder' })
-  t.match(body.data.find((user: { email: string }) => user.email === 'invited@people.example'), { pending: true, productRoles: {} })
-  t.match(body.data.find((user: { email: string }) => user.email === 'owner@people.example'), { role: 'owner' })
+  t.same(
+    body.data.map((user: { email: string }) => user.email),
+    ['bystander@people.example', 'invited@people.example', 'owner@people.example', 'responder@people.example'],
+  )
+  t.match(
+    body.data.find((user: { email: string }) => user.email === 'responder@people.example'),
+    {
+      role: 'member',
+      productRoles: { alerting: 'responder', insights: 'viewer' },
+      pending: false,
+      suspended: false,
+      displayName: 'Ada Responder',
+    },
+  )
+  t.match(
+    body.data.find((user: { email: string }) => user.email === 'invited@people.example'),
+    { pending: true, productRoles: {} },
+  )
+  t.match(
+    body.data.find((user: { email: string }) => user.email === 'owner@people.example'),
+    { role: 'owner' },
+  )
   const paged = (await call('GET', `/api/v1/organizations/${orgId}/users?limit=1&page=2`, bystander!)).json()
-  t.same(paged.data.map((user: { email: string }) => user.email), ['invited@people.example'])
+  t.same(
+    paged.data.map((user: { email: string }) => user.email),
+    ['invited@people.example'],
+  )
   t.equal((await call('GET', `/api/v1/organizations/${orgId}/users`, stranger!)).statusCode, 404, 'not a member')
   t.equal((await call('GET', `/api/v1/organizations/${otherOrgId}/users`, owner!)).statusCode, 404, 'another organization')
 })

@@ -7,7 +7,10 @@ import { alertingOrganization } from './organization-setup.js'
 const service = await startTestService(t, buildApp)
 const { app } = service
 const db = app.database.db
-const { orgId, otherOrgId, person } = await alertingOrganization(service, 'drafts', { responder: { insights: 'responder', alerting: 'viewer' }, viewer: { insights: 'viewer' } })
+const { orgId, otherOrgId, person } = await alertingOrganization(service, 'drafts', {
+  responder: { insights: 'responder', alerting: 'viewer' },
+  viewer: { insights: 'viewer' },
+})
 const [owner, responder, viewer, stranger] = ['owner', 'responder', 'viewer', 'stranger'].map(person)
 const { createConfig, ingest, deploy } = insightsHelpers(service, orgId, owner!)
 const rcasUrl = `/api/v1/organizations/${orgId}/rcas`
@@ -16,7 +19,14 @@ const call = (method: 'GET' | 'POST' | 'PATCH', url: string, who: Who, payload?:
   app.inject({ method, url, headers: who.headers, ...(payload === undefined ? {} : { payload: payload as object }) })
 
 const config = await createConfig({ name: 'Generic', defaultPriority: 'P2' })
-const culprit = await deploy(config, { service: 'checkout', environment: 'production', version: '2.4.0', commit: '9f8e7d6c5b4a', status: 'success', finishedAt: minutesAgo(15) })
+const culprit = await deploy(config, {
+  service: 'checkout',
+  environment: 'production',
+  version: '2.4.0',
+  commit: '9f8e7d6c5b4a',
+  status: 'success',
+  finishedAt: minutesAgo(15),
+})
 const alert = await ingest(config, { title: 'Checkout errors above 5%', service: 'checkout' })
 
 async function rcaWithIncident(payload: Record<string, unknown> = {}) {
@@ -44,10 +54,17 @@ t.test('the offline draft of an RCA linked to an alert names the deploy before i
   const done = await drafted(rca.id)
   t.match(done, { draftStatus: 'completed', aiDrafted: true, suspectedDeployId: culprit.id, editedFields: [] })
   t.match(done.summary, /^One incident on checkout: "Checkout errors above 5%" \(P2\)/)
-  t.match(done.rootCause, /^The deploy 2\.4\.0 of checkout \(commit 9f8e7d6c5b4a\) to production finished 15 minutes before the first incident began\./)
+  t.match(
+    done.rootCause,
+    /^The deploy 2\.4\.0 of checkout \(commit 9f8e7d6c5b4a\) to production finished 15 minutes before the first incident began\./,
+  )
   t.match(done.impact, /^- Checkout errors above 5% \(P2, checkout\): still open\.$/)
   t.match(done.timeline, /^- \S+ deploy 2\.4\.0 of checkout .* \(success\)\n- \S+ Checkout errors above 5%: created$/)
-  const usage = await db.selectFrom('divinux.aiUsage').select(['feature', 'provider', 'promptTokens']).where('referenceId', '=', rca.id).execute()
+  const usage = await db
+    .selectFrom('divinux.aiUsage')
+    .select(['feature', 'provider', 'promptTokens'])
+    .where('referenceId', '=', rca.id)
+    .execute()
   t.same(usage, [{ feature: 'rca_draft', provider: 'offline', promptTokens: 0 }], 'the draft is on the ledger')
 })
 
@@ -70,7 +87,11 @@ t.test('drafts that cannot be made change nothing', async (t) => {
   const rca = await rcaWithIncident()
   const url = `${rcasUrl}/${rca.id}/generate`
   t.equal((await call('POST', url, viewer!)).statusCode, 403, 'an insights viewer')
-  t.equal((await call('POST', `/api/v1/organizations/${otherOrgId}/rcas/${rca.id}/generate`, stranger!)).statusCode, 404, 'another organization')
+  t.equal(
+    (await call('POST', `/api/v1/organizations/${otherOrgId}/rcas/${rca.id}/generate`, stranger!)).statusCode,
+    404,
+    'another organization',
+  )
   t.equal((await call('POST', url, responder!, { overwrite: 'yes' })).statusCode, 400)
   t.equal((await call('POST', url, responder!, { model: 'gpt-5' })).statusCode, 400)
 

@@ -7,20 +7,37 @@ import { alertingOrganization } from './organization-setup.js'
 const service = await startTestService(t, buildApp)
 const { app } = service
 const db = app.database.db
-const { orgId, otherOrgId, person } = await alertingOrganization(service, 'hooks', { manager: 'manager', responder: 'responder', viewer: 'viewer' })
+const { orgId, otherOrgId, person } = await alertingOrganization(service, 'hooks', {
+  manager: 'manager',
+  responder: 'responder',
+  viewer: 'viewer',
+})
 const [owner, manager, responder, viewer, stranger] = ['owner', 'manager', 'responder', 'viewer', 'stranger'].map(person)
 const url = `/api/v1/organizations/${orgId}/webhooks`
 type Method = 'GET' | 'POST' | 'PATCH' | 'DELETE'
 const call = (who: { headers: { authorization: string } }, method: Method, path: string, payload?: Record<string, unknown>) =>
   app.inject({ method, url: `${url}${path}`, headers: who.headers, payload })
 const stored = (id: string) => db.selectFrom('divinux.webhookConfigs').selectAll().where('id', '=', id).executeTakeFirst()
-const actions = async (id: string) => (await db.selectFrom('core.auditLogs').select('action').where('entityId', '=', id).orderBy('createdAt').execute()).map((entry) => entry.action)
+const actions = async (id: string) =>
+  (await db.selectFrom('core.auditLogs').select('action').where('entityId', '=', id).orderBy('createdAt').execute()).map(
+    (entry) => entry.action,
+  )
 
 t.test('a created config answers its API key once; only the hash is kept', async (t) => {
   const response = await call(manager!, 'POST', '', { name: 'Prometheus', format: 'alertmanager', defaultPriority: 'P2' })
   t.equal(response.statusCode, 201)
   const body = response.json()
-  t.match(body, { name: 'Prometheus', format: 'alertmanager', enabled: true, defaultPriority: 'P2', autoAnalysis: false, groupWindowSeconds: 300, signed: false, createdBy: manager!.userId, keyRotatedAt: null })
+  t.match(body, {
+    name: 'Prometheus',
+    format: 'alertmanager',
+    enabled: true,
+    defaultPriority: 'P2',
+    autoAnalysis: false,
+    groupWindowSeconds: 300,
+    signed: false,
+    createdBy: manager!.userId,
+    keyRotatedAt: null,
+  })
   t.match(body.apiKey, /^whk_[A-Za-z0-9_-]{43}$/)
   t.equal(body.keyPrefix, body.apiKey.slice(0, 12))
   t.equal(body.ingestPath, `/api/v1/webhooks/ingest/${body.apiKey}`)
@@ -59,20 +76,37 @@ t.test('a signing secret is given (16 characters or more) or generated, and answ
     t.equal(response.statusCode, 400, JSON.stringify(payload))
     t.equal(response.json().code, 'VALIDATION_FAILED')
   }
-  t.equal(await db.selectFrom('divinux.webhookConfigs').select('id').where('name', 'in', ['Short', 'Both', 'Format', 'Priority', 'Window', 'Unknown']).executeTakeFirst(), undefined, 'nothing stored')
+  t.equal(
+    await db
+      .selectFrom('divinux.webhookConfigs')
+      .select('id')
+      .where('name', 'in', ['Short', 'Both', 'Format', 'Priority', 'Window', 'Unknown'])
+      .executeTakeFirst(),
+    undefined,
+    'nothing stored',
+  )
 })
 
 t.test('list and get: every member reads, newest last, paginated', async (t) => {
   const listed = await call(viewer!, 'GET', '?limit=2')
   t.equal(listed.statusCode, 200)
   t.match(listed.json(), { meta: { page: 1, limit: 2, total: 3 } })
-  t.same(listed.json().data.map((config: { name: string }) => config.name), ['Prometheus', 'Grafana'])
+  t.same(
+    listed.json().data.map((config: { name: string }) => config.name),
+    ['Prometheus', 'Grafana'],
+  )
   t.notMatch(JSON.stringify(listed.json()), /whk_[A-Za-z0-9_-]{20}/, 'no key in a list, only prefixes')
 })
 
 t.test('update changes settings, and can set or remove the signing secret', async (t) => {
   const { id } = (await call(manager!, 'POST', '', { name: 'Generic' })).json()
-  const updated = await call(manager!, 'PATCH', `/${id}`, { name: 'Generic JSON', enabled: false, autoAnalysis: true, groupWindowSeconds: 60, signingSecret: 'a-new-secret-of-20ch' })
+  const updated = await call(manager!, 'PATCH', `/${id}`, {
+    name: 'Generic JSON',
+    enabled: false,
+    autoAnalysis: true,
+    groupWindowSeconds: 60,
+    signingSecret: 'a-new-secret-of-20ch',
+  })
   t.equal(updated.statusCode, 200)
   t.match(updated.json(), { name: 'Generic JSON', enabled: false, autoAnalysis: true, groupWindowSeconds: 60, signed: true })
   t.notOk('signingSecret' in updated.json())
@@ -92,10 +126,21 @@ t.test('regenerating the key answers a new one and retires the old at once', asy
   t.notOk('signingSecret' in body, 'the secret stays unless asked')
   const row = await stored(created.id)
   t.equal(row?.apiKeyHash, createHash('sha256').update(body.apiKey).digest('hex'))
-  t.equal(await db.selectFrom('divinux.webhookConfigs').select('id').where('apiKeyHash', '=', createHash('sha256').update(created.apiKey).digest('hex')).executeTakeFirst(), undefined)
+  t.equal(
+    await db
+      .selectFrom('divinux.webhookConfigs')
+      .select('id')
+      .where('apiKeyHash', '=', createHash('sha256').update(created.apiKey).digest('hex'))
+      .executeTakeFirst(),
+    undefined,
+  )
   t.equal(row?.signingSecret, created.signingSecret)
 
-  const withSecret = await app.inject({ method: 'POST', url: `${url}/${created.id}/regenerate-key?rotateSigningSecret=true`, headers: manager!.headers })
+  const withSecret = await app.inject({
+    method: 'POST',
+    url: `${url}/${created.id}/regenerate-key?rotateSigningSecret=true`,
+    headers: manager!.headers,
+  })
   t.match(withSecret.json(), { signingSecret: /^whsec_/ })
   t.not(withSecret.json().signingSecret, created.signingSecret)
   t.equal((await stored(created.id))?.signingSecret, withSecret.json().signingSecret)
@@ -119,8 +164,18 @@ t.test("another organization's config is a 404, and so is a malformed id", async
   const { id } = (await call(manager!, 'POST', '', { name: 'Ours' })).json()
   const theirs = `/api/v1/organizations/${otherOrgId}/webhooks`
   t.equal((await call(stranger!, 'GET', `/${id}`)).statusCode, 404, 'not a member of ours')
-  for (const [method, path] of [['GET', `/${id}`], ['PATCH', `/${id}`], ['DELETE', `/${id}`], ['POST', `/${id}/regenerate-key`]] as const) {
-    const response = await app.inject({ method, url: `${theirs}${path}`, headers: stranger!.headers, payload: method === 'PATCH' ? { name: 'Hijacked' } : undefined })
+  for (const [method, path] of [
+    ['GET', `/${id}`],
+    ['PATCH', `/${id}`],
+    ['DELETE', `/${id}`],
+    ['POST', `/${id}/regenerate-key`],
+  ] as const) {
+    const response = await app.inject({
+      method,
+      url: `${theirs}${path}`,
+      headers: stranger!.headers,
+      payload: method === 'PATCH' ? { name: 'Hijacked' } : undefined,
+    })
     t.equal(response.statusCode, 404, `${method} through their organization`)
   }
   t.equal((await call(manager!, 'GET', '/not-a-uuid')).statusCode, 404)

@@ -31,7 +31,9 @@ const CommandRoom = Type.Object(
   {
     alert: Alert,
     timeline: Type.Array(AlertEvent),
-    deploys: Type.Array(DeployEvent, { description: 'Deploys of the alert’s service in the window before it was first seen, newest first' }),
+    deploys: Type.Array(DeployEvent, {
+      description: 'Deploys of the alert’s service in the window before it was first seen, newest first',
+    }),
     windowMinutes: Type.Integer(),
     analysis: Type.Union([RoomAnalysis, Type.Null()], { description: 'Null until one is requested' }),
   },
@@ -51,7 +53,9 @@ export const commandRoomRoutes: FastifyPluginAsyncTypebox = async (app) => {
         tags: ['alerts'],
         summary: 'The command room of a P1/P2 alert (alerting viewer)',
         params: AlertParams,
-        querystring: Type.Object({ windowMinutes: Type.Integer({ minimum: 1, maximum: 10_080, default: 120, description: 'How far back to look for deploys' }) }),
+        querystring: Type.Object({
+          windowMinutes: Type.Integer({ minimum: 1, maximum: 10_080, default: 120, description: 'How far back to look for deploys' }),
+        }),
         response: { 200: CommandRoom },
       },
       onRequest: app.requireProductRole('alerting', 'viewer'),
@@ -71,7 +75,9 @@ export const commandRoomRoutes: FastifyPluginAsyncTypebox = async (app) => {
         timeline: timeline.rows.map(eventBody),
         deploys: deploys.map(deployBody),
         windowMinutes,
-        analysis: analysis ? { ...analysis, createdAt: analysis.createdAt.toISOString(), completedAt: analysis.completedAt?.toISOString() ?? null } : null,
+        analysis: analysis
+          ? { ...analysis, createdAt: analysis.createdAt.toISOString(), completedAt: analysis.completedAt?.toISOString() ?? null }
+          : null,
       }
     },
   )

@@ -19,7 +19,16 @@ export const alertRoutes: FastifyPluginAsyncTypebox = async (app) => {
 
   app.get(
     '/api/v1/organizations/:orgId/alerts',
-    { schema: { tags, summary: 'List alerts, newest first (alerting viewer)', params: OrgParams, querystring: AlertQuery, response: { 200: ListResponse(Alert) } }, onRequest: viewer },
+    {
+      schema: {
+        tags,
+        summary: 'List alerts, newest first (alerting viewer)',
+        params: OrgParams,
+        querystring: AlertQuery,
+        response: { 200: ListResponse(Alert) },
+      },
+      onRequest: viewer,
+    },
     async (request) => {
       const { page, limit, ...filter } = request.query
       const { rows, total } = await listAlerts(db, membershipOf(request).organizationId, filter, { offset: (page - 1) * limit, limit })
@@ -65,7 +74,10 @@ export const alertRoutes: FastifyPluginAsyncTypebox = async (app) => {
         schema: {
           tags,
           summary: `${action === 'acknowledge' ? 'Acknowledge' : 'Resolve'} an alert (alerting responder); compare-and-set on its status`,
-          description: action === 'acknowledge' ? 'An acknowledged alert answers as it is; a resolved one is a 409: a late acknowledgement never reopens it.' : 'A resolved alert answers as it is.',
+          description:
+            action === 'acknowledge'
+              ? 'An acknowledged alert answers as it is; a resolved one is a 409: a late acknowledgement never reopens it.'
+              : 'A resolved alert answers as it is.',
           params: AlertParams,
           response: { 200: Alert },
         },

@@ -21,7 +21,9 @@ export const Alert = Type.Object(
     service: Type.Union([Type.String(), Type.Null()]),
     fingerprint: Type.String(),
     groupKey: Type.Union([Type.String(), Type.Null()]),
-    groupId: Type.Union([Type.String({ format: 'uuid' }), Type.Null()], { description: 'The first alert of its group; null for that first one' }),
+    groupId: Type.Union([Type.String({ format: 'uuid' }), Type.Null()], {
+      description: 'The first alert of its group; null for that first one',
+    }),
     occurrences: Type.Integer(),
     labels: Type.Record(Type.String(), Type.String()),
     firstSeenAt: Timestamp,
@@ -42,7 +44,10 @@ export const AlertEvent = Type.Object(
     type: Type.Enum(['created', 'occurred', 'acknowledged', 'resolved'] as const),
     actorUserId: NullableId,
     data: Type.Record(Type.String(), Type.Unknown()),
-    occurrences: Type.Integer({ minimum: 1, description: 'On the `occurred` entry: how many times the alert fired again; its data are the latest firing’s' }),
+    occurrences: Type.Integer({
+      minimum: 1,
+      description: 'On the `occurred` entry: how many times the alert fired again; its data are the latest firing’s',
+    }),
     lastOccurredAt: Type.Union([Timestamp, Type.Null()], { description: 'On the `occurred` entry: the latest repeat' }),
     createdAt: Timestamp,
   },
@@ -76,7 +81,6 @@ export function alertBody(row: AlertRow) {
     updatedAt: row.updatedAt.toISOString(),
   }
 }
-
 
 export function eventBody(event: Awaited<ReturnType<typeof listAlertEvents>>['rows'][number]) {
   return {

@@ -32,7 +32,8 @@ function time(value: unknown, field: string): Date | null {
 
 function status(value: unknown): DeployStatus {
   const given = text(value)?.toLowerCase() ?? 'success'
-  if (!(deployStatuses as readonly string[]).includes(given)) throw new BadRequestError(`status must be one of ${deployStatuses.join(', ')}`)
+  if (!(deployStatuses as readonly string[]).includes(given))
+    throw new BadRequestError(`status must be one of ${deployStatuses.join(', ')}`)
   return given as DeployStatus
 }
 

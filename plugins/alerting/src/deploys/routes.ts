@@ -11,12 +11,21 @@ export const deployEventRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.get(
     '/api/v1/organizations/:orgId/deploy-events',
     {
-      schema: { tags: ['deploy events'], summary: 'List deploy events (alerting viewer): filter by service, environment, status, time', params: Type.Object({ orgId: Type.String() }), querystring: DeployQuery, response: { 200: ListResponse(DeployEvent) } },
+      schema: {
+        tags: ['deploy events'],
+        summary: 'List deploy events (alerting viewer): filter by service, environment, status, time',
+        params: Type.Object({ orgId: Type.String() }),
+        querystring: DeployQuery,
+        response: { 200: ListResponse(DeployEvent) },
+      },
       onRequest: app.requireProductRole('alerting', 'viewer'),
     },
     async (request) => {
       const { page, limit, ...filter } = request.query
-      const { rows, total } = await listDeployEvents(db, membershipOf(request).organizationId, filter, { offset: (page - 1) * limit, limit })
+      const { rows, total } = await listDeployEvents(db, membershipOf(request).organizationId, filter, {
+        offset: (page - 1) * limit,
+        limit,
+      })
       return { data: rows.map(deployBody), meta: { page, limit, total } }
     },
   )

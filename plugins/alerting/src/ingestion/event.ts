@@ -33,22 +33,52 @@ export function text(value: unknown): string | undefined {
 /** String-valued labels only; other values are not labels. */
 export function labelsOf(value: unknown): Record<string, string> {
   if (!isObject(value)) return {}
-  return Object.fromEntries(Object.entries(value).flatMap(([key, item]) => (typeof item === 'string' ? [[key, item]] : typeof item === 'number' || typeof item === 'boolean' ? [[key, String(item)]] : [])))
+  return Object.fromEntries(
+    Object.entries(value).flatMap(([key, item]) =>
+      typeof item === 'string' ? [[key, item]] : typeof item === 'number' || typeof item === 'boolean' ? [[key, String(item)]] : [],
+    ),
+  )
 }
 
 export function fingerprintOf(...parts: Array<string | undefined>): string {
-  return createHash('sha256').update(parts.map((part) => part ?? '').join('\u0000')).digest('hex').slice(0, 32)
+  return createHash('sha256')
+    .update(parts.map((part) => part ?? '').join('\u0000'))
+    .digest('hex')
+    .slice(0, 32)
 }
 
 // Maps, never plain objects, for tables keyed by request input: `severityPriorities['constructor']`
 // on an object literal is Object's constructor, not "unknown" (docs/decisions/0012).
 const severityPriorities = new Map<string, Priority>(
   Object.entries({
-    critical: 'P1', crit: 'P1', fatal: 'P1', emergency: 'P1', p1: 'P1', sev1: 'P1', page: 'P1',
-    high: 'P2', error: 'P2', major: 'P2', p2: 'P2', sev2: 'P2',
-    warning: 'P3', warn: 'P3', medium: 'P3', moderate: 'P3', p3: 'P3', sev3: 'P3',
-    low: 'P4', minor: 'P4', info: 'P4', p4: 'P4', sev4: 'P4',
-    informational: 'P5', debug: 'P5', none: 'P5', p5: 'P5', sev5: 'P5',
+    critical: 'P1',
+    crit: 'P1',
+    fatal: 'P1',
+    emergency: 'P1',
+    p1: 'P1',
+    sev1: 'P1',
+    page: 'P1',
+    high: 'P2',
+    error: 'P2',
+    major: 'P2',
+    p2: 'P2',
+    sev2: 'P2',
+    warning: 'P3',
+    warn: 'P3',
+    medium: 'P3',
+    moderate: 'P3',
+    p3: 'P3',
+    sev3: 'P3',
+    low: 'P4',
+    minor: 'P4',
+    info: 'P4',
+    p4: 'P4',
+    sev4: 'P4',
+    informational: 'P5',
+    debug: 'P5',
+    none: 'P5',
+    p5: 'P5',
+    sev5: 'P5',
   } as const),
 )
 

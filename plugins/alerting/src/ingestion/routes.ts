@@ -65,13 +65,23 @@ interface Writes {
  * Given `announce` (with a transaction), a created alert publishes `alert.created` in it.
  */
 async function applyEvent({ db, fire, announce }: Writes, config: IngestConfig, event: IngestedEvent): Promise<Outcome | undefined> {
-  const check: ConfigCheck = { configId: config.id, organizationId: config.organizationId, apiKeyHash: config.apiKeyHash, signingSecret: config.signingSecret }
+  const check: ConfigCheck = {
+    configId: config.id,
+    organizationId: config.organizationId,
+    apiKeyHash: config.apiKeyHash,
+    signingSecret: config.signingSecret,
+  }
   if (event.action === 'fire') {
     const priority = priorityOf(config, event)
     const firing = { source: config.format, priority, groupWindowSeconds: config.groupWindowSeconds, event }
     const alert = await (fire ? fire(check, firing) : fireAlert(db, check, firing))
     if (alert?.created && announce && announcesAlert(config, event)) {
-      await publish(announce, db, 'alert.created', { organizationId: config.organizationId, alertId: alert.id, priority, autoAnalysis: config.autoAnalysis })
+      await publish(announce, db, 'alert.created', {
+        organizationId: config.organizationId,
+        alertId: alert.id,
+        priority,
+        autoAnalysis: config.autoAnalysis,
+      })
     }
     return alert && { alertId: alert.id, status: alert.created ? 'created' : 'deduplicated' }
   }
@@ -110,9 +120,16 @@ export const ingestionRoutes: FastifyPluginAsyncTypebox<{ ingestLimits: IngestLi
       schema: {
         tags: ['webhooks'],
         summary: 'Ingest an event (public, authenticated by the API key in the path)',
-        description: 'Optional `x-webhook-signature`: `sha256=<hex HMAC-SHA256(secret, body)>` or `t=<unix>,v1=<hex HMAC-SHA256(secret, "<t>.<body>")>` (300 s tolerance); required when the config has a signing secret. Retries are recognised by `x-delivery-id`, `webhook-id` or `x-github-delivery`, else by fingerprint and timestamp. Limited per webhook config (its `rateLimitPerMinute`, else INGEST_RATE_LIMIT_MAX a minute): 429 with `Retry-After` past it.',
+        description:
+          'Optional `x-webhook-signature`: `sha256=<hex HMAC-SHA256(secret, body)>` or `t=<unix>,v1=<hex HMAC-SHA256(secret, "<t>.<body>")>` (300 s tolerance); required when the config has a signing secret. Retries are recognised by `x-delivery-id`, `webhook-id` or `x-github-delivery`, else by fingerprint and timestamp. Limited per webhook config (its `rateLimitPerMinute`, else INGEST_RATE_LIMIT_MAX a minute): 429 with `Retry-After` past it.',
         params: Type.Object({ apiKey: Type.String({ description: 'The config’s API key (whk_…)' }) }),
-        body: Type.Object({}, { additionalProperties: true, description: 'An event in the config’s format (generic, alertmanager, grafana, pagerduty, datadog)' }),
+        body: Type.Object(
+          {},
+          {
+            additionalProperties: true,
+            description: 'An event in the config’s format (generic, alertmanager, grafana, pagerduty, datadog)',
+          },
+        ),
         response: { 202: Accepted },
       },
     },

@@ -35,7 +35,12 @@ function parse(header: string): Parsed | undefined {
  * header is required; without one it has nothing to be checked against, but a malformed one is
  * still refused. Every refusal is a 401 (never a 500), with the same message for a wrong digest.
  */
-export function verifySignature(header: string | string[] | undefined, secret: string | null, rawBody: Buffer, nowSeconds = Math.floor(Date.now() / 1000)): void {
+export function verifySignature(
+  header: string | string[] | undefined,
+  secret: string | null,
+  rawBody: Buffer,
+  nowSeconds = Math.floor(Date.now() / 1000),
+): void {
   if (Array.isArray(header)) throw new UnauthorizedError(`send one ${SIGNATURE_HEADER} header`)
   if (header === undefined) {
     if (secret !== null) throw new UnauthorizedError(`this webhook requires a signed body: send ${SIGNATURE_HEADER}`)
@@ -48,7 +53,8 @@ export function verifySignature(header: string | string[] | undefined, secret: s
     if (!sameDigest(hmac(secret, rawBody), parsed.digest)) throw new UnauthorizedError('the signature does not match the body')
     return
   }
-  if (Math.abs(nowSeconds - parsed.timestamp) > SIGNATURE_TOLERANCE_SECONDS) throw new UnauthorizedError('the signature timestamp is outside the 300-second tolerance')
+  if (Math.abs(nowSeconds - parsed.timestamp) > SIGNATURE_TOLERANCE_SECONDS)
+    throw new UnauthorizedError('the signature timestamp is outside the 300-second tolerance')
   const expected = hmac(secret, Buffer.from(`${parsed.timestamp}.`), rawBody)
   if (!parsed.digests.some((digest) => sameDigest(expected, digest))) throw new UnauthorizedError('the signature does not match the body')
 }

@@ -2,15 +2,38 @@ import { sql } from 'kysely'
 import type { Executor, Json } from '@svc/db'
 
 const alertColumns = [
-  'a.id', 'a.configId', 'a.source', 'a.title', 'a.description', 'a.priority', 'a.status', 'a.service', 'a.fingerprint',
-  'a.groupKey', 'a.groupId', 'a.occurrences', 'a.labels', 'a.firstSeenAt', 'a.lastSeenAt', 'a.acknowledgedAt',
-  'a.acknowledgedBy', 'a.resolvedAt', 'a.resolvedBy', 'a.createdAt', 'a.updatedAt',
+  'a.id',
+  'a.configId',
+  'a.source',
+  'a.title',
+  'a.description',
+  'a.priority',
+  'a.status',
+  'a.service',
+  'a.fingerprint',
+  'a.groupKey',
+  'a.groupId',
+  'a.occurrences',
+  'a.labels',
+  'a.firstSeenAt',
+  'a.lastSeenAt',
+  'a.acknowledgedAt',
+  'a.acknowledgedBy',
+  'a.resolvedAt',
+  'a.resolvedBy',
+  'a.createdAt',
+  'a.updatedAt',
 ] as const
 
 export type AlertRow = NonNullable<Awaited<ReturnType<typeof findAlert>>>
 
 export async function findAlert(db: Executor, organizationId: string, alertId: string) {
-  return db.selectFrom('divinux.alerts as a').select(alertColumns).where('a.organizationId', '=', organizationId).where('a.id', '=', alertId).executeTakeFirst()
+  return db
+    .selectFrom('divinux.alerts as a')
+    .select(alertColumns)
+    .where('a.organizationId', '=', organizationId)
+    .where('a.id', '=', alertId)
+    .executeTakeFirst()
 }
 
 export interface AlertFilter {
@@ -41,18 +64,38 @@ export async function listAlerts(db: Executor, organizationId: string, filter: A
 export async function listAlertEvents(db: Executor, organizationId: string, alertId: string, page: { offset: number; limit: number }) {
   const query = db.selectFrom('divinux.alertEvents').where('organizationId', '=', organizationId).where('alertId', '=', alertId)
   const [rows, count] = await Promise.all([
-    query.select(['id', 'type', 'actorUserId', 'data', 'occurrences', 'lastOccurredAt', 'createdAt']).orderBy('createdAt').orderBy('id').offset(page.offset).limit(page.limit).execute(),
+    query
+      .select(['id', 'type', 'actorUserId', 'data', 'occurrences', 'lastOccurredAt', 'createdAt'])
+      .orderBy('createdAt')
+      .orderBy('id')
+      .offset(page.offset)
+      .limit(page.limit)
+      .execute(),
     query.select((eb) => eb.fn.countAll<number>().as('total')).executeTakeFirstOrThrow(),
   ])
   return { rows, total: Number(count.total) }
 }
 
-export async function recordAlertEvent(db: Executor, organizationId: string, alertId: string, type: 'created' | 'occurred' | 'acknowledged' | 'resolved', data: Json, actorUserId: string | null = null) {
+export async function recordAlertEvent(
+  db: Executor,
+  organizationId: string,
+  alertId: string,
+  type: 'created' | 'occurred' | 'acknowledged' | 'resolved',
+  data: Json,
+  actorUserId: string | null = null,
+) {
   await db.insertInto('divinux.alertEvents').values({ organizationId, alertId, type, data, actorUserId }).execute()
 }
 
 /** Moves the alert from one of `from` to `to`; answers it only when it was in one of them (compare-and-set). */
-export async function moveAlert(db: Executor, organizationId: string, alertId: string, from: Array<'open' | 'acknowledged'>, to: 'acknowledged' | 'resolved', userId: string) {
+export async function moveAlert(
+  db: Executor,
+  organizationId: string,
+  alertId: string,
+  from: Array<'open' | 'acknowledged'>,
+  to: 'acknowledged' | 'resolved',
+  userId: string,
+) {
   return db
     .updateTable('divinux.alerts')
     .set(
@@ -76,12 +119,22 @@ export async function claimDelivery(db: Executor, configId: string, organization
     .returning('deliveryKey')
     .executeTakeFirst()
   if (claimed) return undefined
-  const earlier = await db.selectFrom('divinux.webhookDeliveries').select('result').where('configId', '=', configId).where('deliveryKey', '=', deliveryKey).executeTakeFirstOrThrow()
+  const earlier = await db
+    .selectFrom('divinux.webhookDeliveries')
+    .select('result')
+    .where('configId', '=', configId)
+    .where('deliveryKey', '=', deliveryKey)
+    .executeTakeFirstOrThrow()
   return earlier.result
 }
 
 export async function saveDeliveryResult(db: Executor, configId: string, deliveryKey: string, result: Json): Promise<void> {
-  await db.updateTable('divinux.webhookDeliveries').set({ result }).where('configId', '=', configId).where('deliveryKey', '=', deliveryKey).execute()
+  await db
+    .updateTable('divinux.webhookDeliveries')
+    .set({ result })
+    .where('configId', '=', configId)
+    .where('deliveryKey', '=', deliveryKey)
+    .execute()
 }
 
 export type IngestConfig = NonNullable<Awaited<ReturnType<typeof findIngestConfig>>>
@@ -90,7 +143,17 @@ export type IngestConfig = NonNullable<Awaited<ReturnType<typeof findIngestConfi
 export async function findIngestConfig(db: Executor, apiKeyHash: string) {
   return db
     .selectFrom('divinux.webhookConfigs')
-    .select(['id', 'organizationId', 'format', 'defaultPriority', 'autoAnalysis', 'signingSecret', 'groupWindowSeconds', 'rateLimitPerMinute', 'apiKeyHash'])
+    .select([
+      'id',
+      'organizationId',
+      'format',
+      'defaultPriority',
+      'autoAnalysis',
+      'signingSecret',
+      'groupWindowSeconds',
+      'rateLimitPerMinute',
+      'apiKeyHash',
+    ])
     .where('apiKeyHash', '=', apiKeyHash)
     .where('enabled', '=', true)
     .executeTakeFirst()

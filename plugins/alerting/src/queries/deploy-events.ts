@@ -2,7 +2,22 @@ import { sql } from 'kysely'
 import type { Executor } from '@svc/db'
 import type { DeployInput } from '../deploys/read.js'
 
-const deployColumns = ['id', 'configId', 'source', 'service', 'environment', 'version', 'commitSha', 'repository', 'url', 'status', 'startedAt', 'finishedAt', 'deployedAt', 'createdAt'] as const
+const deployColumns = [
+  'id',
+  'configId',
+  'source',
+  'service',
+  'environment',
+  'version',
+  'commitSha',
+  'repository',
+  'url',
+  'status',
+  'startedAt',
+  'finishedAt',
+  'deployedAt',
+  'createdAt',
+] as const
 
 export type DeployEventRow = Awaited<ReturnType<typeof insertDeployEvent>>['row']
 
@@ -10,7 +25,13 @@ export type DeployEventRow = Awaited<ReturnType<typeof insertDeployEvent>>['row'
  * Records a deploy; with a delivery id seen before in the organization, records nothing and
  * answers the first delivery's event with `repeated: true`.
  */
-export async function insertDeployEvent(db: Executor, organizationId: string, configId: string, deploy: DeployInput, deliveryId: string | null) {
+export async function insertDeployEvent(
+  db: Executor,
+  organizationId: string,
+  configId: string,
+  deploy: DeployInput,
+  deliveryId: string | null,
+) {
   const inserted = await db
     .insertInto('divinux.deployEvents')
     .values({ organizationId, configId, ...deploy, deliveryId, deployedAt: deploy.finishedAt ?? deploy.startedAt ?? sql<Date>`now()` })
@@ -35,7 +56,12 @@ export interface DeployFilter {
   to?: string
 }
 
-export async function listDeployEvents(db: Executor, organizationId: string, filter: DeployFilter, page: { offset: number; limit: number }) {
+export async function listDeployEvents(
+  db: Executor,
+  organizationId: string,
+  filter: DeployFilter,
+  page: { offset: number; limit: number },
+) {
   let query = db.selectFrom('divinux.deployEvents').where('organizationId', '=', organizationId)
   if (filter.service) query = query.where('service', '=', filter.service)
   if (filter.environment) query = query.where('environment', '=', filter.environment)

@@ -79,7 +79,10 @@ export async function fireAlert(db: Executor, check: ConfigCheck, firing: Firing
  * row conditioned on its own config, answered in the order given. No two events may share an
  * organization and fingerprint (an upsert cannot touch one row twice).
  */
-export async function fireAlerts(database: Database, batch: Array<{ check: ConfigCheck; firing: Firing }>): Promise<Array<{ id: string; created: boolean } | undefined>> {
+export async function fireAlerts(
+  database: Database,
+  batch: Array<{ check: ConfigCheck; firing: Firing }>,
+): Promise<Array<{ id: string; created: boolean } | undefined>> {
   const rows = batch.map(({ check, firing }, ord) => ({
     ord,
     config_id: check.configId,
@@ -137,7 +140,11 @@ export async function fireAlerts(database: Database, batch: Array<{ check: Confi
       ${countRepeats}
     )
     select ord, id, created from answered`.compile(database.db)
-  const written = await database.prepared<{ ord: number; id: string; created: boolean }>('alerting.fire_alerts', statement.sql, statement.parameters)
+  const written = await database.prepared<{ ord: number; id: string; created: boolean }>(
+    'alerting.fire_alerts',
+    statement.sql,
+    statement.parameters,
+  )
   const answers: Array<{ id: string; created: boolean } | undefined> = batch.map(() => undefined)
   for (const row of written) answers[row.ord] = { id: row.id, created: row.created }
   return answers

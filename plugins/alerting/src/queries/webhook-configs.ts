@@ -2,8 +2,19 @@ import { sql } from 'kysely'
 import type { Executor } from '@svc/db'
 
 const listed = [
-  'id', 'name', 'format', 'enabled', 'defaultPriority', 'autoAnalysis', 'groupWindowSeconds', 'rateLimitPerMinute', 'apiKeyPrefix',
-  'createdBy', 'keyRotatedAt', 'createdAt', 'updatedAt',
+  'id',
+  'name',
+  'format',
+  'enabled',
+  'defaultPriority',
+  'autoAnalysis',
+  'groupWindowSeconds',
+  'rateLimitPerMinute',
+  'apiKeyPrefix',
+  'createdBy',
+  'keyRotatedAt',
+  'createdAt',
+  'updatedAt',
   sql<boolean>`signing_secret is not null`.as('signed'),
 ] as const
 
@@ -19,7 +30,12 @@ export async function listWebhookConfigs(db: Executor, organizationId: string, p
 }
 
 export async function findWebhookConfig(db: Executor, organizationId: string, configId: string) {
-  return db.selectFrom('divinux.webhookConfigs').select(listed).where('organizationId', '=', organizationId).where('id', '=', configId).executeTakeFirst()
+  return db
+    .selectFrom('divinux.webhookConfigs')
+    .select(listed)
+    .where('organizationId', '=', organizationId)
+    .where('id', '=', configId)
+    .executeTakeFirst()
 }
 
 export interface WebhookConfigSettings {
@@ -34,7 +50,13 @@ export interface WebhookConfigSettings {
 
 export async function insertWebhookConfig(
   db: Executor,
-  values: WebhookConfigSettings & { organizationId: string; apiKeyPrefix: string; apiKeyHash: string; signingSecret: string | null; createdBy: string },
+  values: WebhookConfigSettings & {
+    organizationId: string
+    apiKeyPrefix: string
+    apiKeyHash: string
+    signingSecret: string | null
+    createdBy: string
+  },
 ) {
   return db.insertInto('divinux.webhookConfigs').values(values).returning(listed).executeTakeFirstOrThrow()
 }
@@ -55,7 +77,12 @@ export async function updateWebhookConfig(
 }
 
 /** A new API key (and, when given, a new signing secret); the old key stops working with this commit. */
-export async function rotateWebhookKey(db: Executor, organizationId: string, configId: string, key: { apiKeyPrefix: string; apiKeyHash: string; signingSecret?: string }) {
+export async function rotateWebhookKey(
+  db: Executor,
+  organizationId: string,
+  configId: string,
+  key: { apiKeyPrefix: string; apiKeyHash: string; signingSecret?: string },
+) {
   return db
     .updateTable('divinux.webhookConfigs')
     .set({ ...key, keyRotatedAt: sql<Date>`now()`, updatedAt: sql<Date>`now()` })
@@ -66,5 +93,10 @@ export async function rotateWebhookKey(db: Executor, organizationId: string, con
 }
 
 export async function deleteWebhookConfig(db: Executor, organizationId: string, configId: string) {
-  return db.deleteFrom('divinux.webhookConfigs').where('organizationId', '=', organizationId).where('id', '=', configId).returning('id').executeTakeFirst()
+  return db
+    .deleteFrom('divinux.webhookConfigs')
+    .where('organizationId', '=', organizationId)
+    .where('id', '=', configId)
+    .returning('id')
+    .executeTakeFirst()
 }

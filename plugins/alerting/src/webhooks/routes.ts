@@ -12,7 +12,16 @@ import {
   updateWebhookConfig,
   type WebhookConfigRow,
 } from '../queries/webhook-configs.js'
-import { ConfigParams, CreateWebhookConfig, type Priority, type WebhookFormat, RegenerateKey, UpdateWebhookConfig, WebhookConfig, WebhookConfigWithSecrets } from './schemas.js'
+import {
+  ConfigParams,
+  CreateWebhookConfig,
+  type Priority,
+  type WebhookFormat,
+  RegenerateKey,
+  UpdateWebhookConfig,
+  WebhookConfig,
+  WebhookConfigWithSecrets,
+} from './schemas.js'
 import { generateApiKey, generateSigningSecret } from './secrets.js'
 
 const tags = ['webhooks']
@@ -42,7 +51,17 @@ function configBody(row: WebhookConfigRow) {
 /** What the audit log keeps of a configuration: its settings, never its key or secret. */
 function audited(row: WebhookConfigRow) {
   const { name, format, enabled, defaultPriority, autoAnalysis, groupWindowSeconds, rateLimitPerMinute, signed } = row
-  return { name, format, enabled, defaultPriority, autoAnalysis, groupWindowSeconds, rateLimitPerMinute, signed, keyPrefix: row.apiKeyPrefix }
+  return {
+    name,
+    format,
+    enabled,
+    defaultPriority,
+    autoAnalysis,
+    groupWindowSeconds,
+    rateLimitPerMinute,
+    signed,
+    keyPrefix: row.apiKeyPrefix,
+  }
 }
 
 /**
@@ -61,7 +80,15 @@ export const webhookConfigRoutes: FastifyPluginAsyncTypebox = async (app) => {
 
   app.get(
     '/api/v1/organizations/:orgId/webhooks',
-    { schema: { tags, summary: 'List webhook configs (member)', params: OrgParams, querystring: PaginationQuery, response: { 200: ListResponse(WebhookConfig) } } },
+    {
+      schema: {
+        tags,
+        summary: 'List webhook configs (member)',
+        params: OrgParams,
+        querystring: PaginationQuery,
+        response: { 200: ListResponse(WebhookConfig) },
+      },
+    },
     async (request) => {
       const { page, limit } = request.query
       const { rows, total } = await listWebhookConfigs(db, membershipOf(request).organizationId, { offset: (page - 1) * limit, limit })
@@ -110,17 +137,38 @@ export const webhookConfigRoutes: FastifyPluginAsyncTypebox = async (app) => {
           createdBy: request.user.userId,
         })
         await recordAudit(trx, auditContextOf(request), {
-          organizationId, product: 'alerting', entityType: 'webhook_config', entityId: created.id, action: 'webhook_config.created', after: audited(created),
+          organizationId,
+          product: 'alerting',
+          entityType: 'webhook_config',
+          entityId: created.id,
+          action: 'webhook_config.created',
+          after: audited(created),
         })
         return created
       })
-      return reply.code(201).send({ ...configBody(row), apiKey: key.apiKey, ingestPath: `${INGEST_PATH}/${key.apiKey}`, ...(generated ? { signingSecret: generated } : {}) })
+      return reply
+        .code(201)
+        .send({
+          ...configBody(row),
+          apiKey: key.apiKey,
+          ingestPath: `${INGEST_PATH}/${key.apiKey}`,
+          ...(generated ? { signingSecret: generated } : {}),
+        })
     },
   )
 
   app.patch(
     '/api/v1/organizations/:orgId/webhooks/:configId',
-    { schema: { tags, summary: 'Update a webhook config (alerting manager)', params: ConfigParams, body: UpdateWebhookConfig, response: { 200: WebhookConfig } }, onRequest: alertingManager },
+    {
+      schema: {
+        tags,
+        summary: 'Update a webhook config (alerting manager)',
+        params: ConfigParams,
+        body: UpdateWebhookConfig,
+        response: { 200: WebhookConfig },
+      },
+      onRequest: alertingManager,
+    },
     async (request) => {
       const { organizationId } = membershipOf(request)
       const before = await findConfig(organizationId, request.params.configId)
@@ -128,7 +176,13 @@ export const webhookConfigRoutes: FastifyPluginAsyncTypebox = async (app) => {
         const after = await updateWebhookConfig(trx, organizationId, before.id, request.body)
         if (!after) throw new NotFoundError('webhook config')
         await recordAudit(trx, auditContextOf(request), {
-          organizationId, product: 'alerting', entityType: 'webhook_config', entityId: before.id, action: 'webhook_config.updated', before: audited(before), after: audited(after),
+          organizationId,
+          product: 'alerting',
+          entityType: 'webhook_config',
+          entityId: before.id,
+          action: 'webhook_config.updated',
+          before: audited(before),
+          after: audited(after),
         })
         return after
       })
@@ -154,28 +208,55 @@ export const webhookConfigRoutes: FastifyPluginAsyncTypebox = async (app) => {
       const key = generateApiKey()
       const signingSecret = request.query.rotateSigningSecret ? generateSigningSecret() : undefined
       const row = await db.transaction().execute(async (trx) => {
-        const after = await rotateWebhookKey(trx, organizationId, before.id, { apiKeyPrefix: key.prefix, apiKeyHash: key.hash, ...(signingSecret ? { signingSecret } : {}) })
+        const after = await rotateWebhookKey(trx, organizationId, before.id, {
+          apiKeyPrefix: key.prefix,
+          apiKeyHash: key.hash,
+          ...(signingSecret ? { signingSecret } : {}),
+        })
         if (!after) throw new NotFoundError('webhook config')
         await recordAudit(trx, auditContextOf(request), {
-          organizationId, product: 'alerting', entityType: 'webhook_config', entityId: before.id, action: 'webhook_config.key_regenerated',
-          before: { keyPrefix: before.apiKeyPrefix }, after: { keyPrefix: after.apiKeyPrefix, signingSecretRotated: signingSecret !== undefined },
+          organizationId,
+          product: 'alerting',
+          entityType: 'webhook_config',
+          entityId: before.id,
+          action: 'webhook_config.key_regenerated',
+          before: { keyPrefix: before.apiKeyPrefix },
+          after: { keyPrefix: after.apiKeyPrefix, signingSecretRotated: signingSecret !== undefined },
         })
         return after
       })
-      return { ...configBody(row), apiKey: key.apiKey, ingestPath: `${INGEST_PATH}/${key.apiKey}`, ...(signingSecret ? { signingSecret } : {}) }
+      return {
+        ...configBody(row),
+        apiKey: key.apiKey,
+        ingestPath: `${INGEST_PATH}/${key.apiKey}`,
+        ...(signingSecret ? { signingSecret } : {}),
+      }
     },
   )
 
   app.delete(
     '/api/v1/organizations/:orgId/webhooks/:configId',
-    { schema: { tags, summary: 'Delete a webhook config (alerting manager); its key stops working', params: ConfigParams, response: { 204: Type.Null() } }, onRequest: alertingManager },
+    {
+      schema: {
+        tags,
+        summary: 'Delete a webhook config (alerting manager); its key stops working',
+        params: ConfigParams,
+        response: { 204: Type.Null() },
+      },
+      onRequest: alertingManager,
+    },
     async (request, reply) => {
       const { organizationId } = membershipOf(request)
       const before = await findConfig(organizationId, request.params.configId)
       await db.transaction().execute(async (trx) => {
         if (!(await deleteWebhookConfig(trx, organizationId, before.id))) throw new NotFoundError('webhook config')
         await recordAudit(trx, auditContextOf(request), {
-          organizationId, product: 'alerting', entityType: 'webhook_config', entityId: before.id, action: 'webhook_config.deleted', before: audited(before),
+          organizationId,
+          product: 'alerting',
+          entityType: 'webhook_config',
+          entityId: before.id,
+          action: 'webhook_config.deleted',
+          before: audited(before),
         })
       })
       return reply.code(204).send(null)

@@ -10,9 +10,21 @@ export const ConfigParams = Type.Object({ orgId: Type.String(), configId: Type.S
 const Name = Type.String({ minLength: 1, maxLength: 100, description: 'e.g. "Prometheus production"' })
 const Format = Type.Enum(webhookFormats, { description: 'How ingested bodies are read' })
 const Priority = Type.Enum(priorities)
-const GroupWindow = Type.Integer({ minimum: 0, maximum: 86_400, description: 'Alerts with one group key within this many seconds join one group' })
-const RateLimitPerMinute = Type.Integer({ minimum: 1, maximum: 1_000_000, description: 'Deliveries accepted per minute for this config (429 past it); null: the service default (INGEST_RATE_LIMIT_MAX, 6,000)' })
-const SigningSecret = Type.String({ minLength: 16, maxLength: 256, description: 'HMAC-SHA256 key for x-webhook-signature, 16 characters or more' })
+const GroupWindow = Type.Integer({
+  minimum: 0,
+  maximum: 86_400,
+  description: 'Alerts with one group key within this many seconds join one group',
+})
+const RateLimitPerMinute = Type.Integer({
+  minimum: 1,
+  maximum: 1_000_000,
+  description: 'Deliveries accepted per minute for this config (429 past it); null: the service default (INGEST_RATE_LIMIT_MAX, 6,000)',
+})
+const SigningSecret = Type.String({
+  minLength: 16,
+  maxLength: 256,
+  description: 'HMAC-SHA256 key for x-webhook-signature, 16 characters or more',
+})
 
 export const WebhookConfig = Type.Object(
   {
@@ -69,7 +81,9 @@ export const UpdateWebhookConfig = Type.Object(
     autoAnalysis: Type.Optional(Type.Boolean()),
     groupWindowSeconds: Type.Optional(GroupWindow),
     rateLimitPerMinute: Type.Optional(Type.Union([RateLimitPerMinute, Type.Null()])),
-    signingSecret: Type.Optional(Type.Union([SigningSecret, Type.Null()], { description: 'A new secret, or null to stop requiring signatures' })),
+    signingSecret: Type.Optional(
+      Type.Union([SigningSecret, Type.Null()], { description: 'A new secret, or null to stop requiring signatures' }),
+    ),
   },
   { additionalProperties: false, minProperties: 1 },
 )

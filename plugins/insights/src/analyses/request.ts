@@ -2,7 +2,15 @@ import type { AiConfig } from '@svc/config'
 import type { Database } from '@svc/db'
 import { inTransaction } from '@svc/jobs'
 import type { JobQueue } from '@svc/jobs'
-import { countActiveAnalyses, findActiveAnalysis, hasAutomaticAnalysis, insertAnalysis, recordAnalysisEvent, type AnalysisRow, type IncidentKey } from '../queries/analyses.js'
+import {
+  countActiveAnalyses,
+  findActiveAnalysis,
+  hasAutomaticAnalysis,
+  insertAnalysis,
+  recordAnalysisEvent,
+  type AnalysisRow,
+  type IncidentKey,
+} from '../queries/analyses.js'
 import { findBudget, periodOf, recordAnalysisSkipped } from '../queries/usage.js'
 import { effectiveLimits, limitReachedNow, noteThresholds, type LimitName } from '../usage/budget.js'
 import { ANALYZE_QUEUE, type AnalyzeJob } from './queue.js'
@@ -32,7 +40,12 @@ export async function requestAnalysis(
     const limit = await limitReachedNow(trx, ai, key.organizationId)
     if (limit) {
       if (request.trigger === 'automatic') {
-        await recordAnalysisSkipped(trx, key.organizationId, periodOf(new Date()), { reason: 'budget_exceeded', limit, sourceProduct: key.sourceProduct, incidentId: key.incidentId })
+        await recordAnalysisSkipped(trx, key.organizationId, periodOf(new Date()), {
+          reason: 'budget_exceeded',
+          limit,
+          sourceProduct: key.sourceProduct,
+          incidentId: key.incidentId,
+        })
       }
       return { outcome: 'budget_exceeded', limit }
     }
@@ -42,7 +55,10 @@ export async function requestAnalysis(
       // The active one finished between the insert and this read: the caller may simply ask again.
       return { outcome: 'already_active', analysisId: active?.id ?? null }
     }
-    await recordAnalysisEvent(trx, key.organizationId, analysis.id, 'requested', { trigger: request.trigger, requestedBy: request.requestedBy })
+    await recordAnalysisEvent(trx, key.organizationId, analysis.id, 'requested', {
+      trigger: request.trigger,
+      requestedBy: request.requestedBy,
+    })
     const job: AnalyzeJob = { organizationId: key.organizationId, analysisId: analysis.id }
     // Fair queueing: each analysis an organization already has waiting lowers the priority of its
     // next one, so a flood from one organization queues behind the first analysis of any other.

@@ -7,7 +7,19 @@ import { severities } from '@svc/ai'
 import { analysisStatistics, findAnalysis, listAnalyses, listAnalysisEvents } from '../queries/analyses.js'
 import { incidentContext } from '../queries/evidence.js'
 import { requestAnalysis } from './request.js'
-import { Insight, InsightEvent, InsightParams, InsightQuery, InsightRequest, InsightStats, OrgParams, StatsQuery, analysisStatuses, insightBody, insightEventBody } from './schemas.js'
+import {
+  Insight,
+  InsightEvent,
+  InsightParams,
+  InsightQuery,
+  InsightRequest,
+  InsightStats,
+  OrgParams,
+  StatsQuery,
+  analysisStatuses,
+  insightBody,
+  insightEventBody,
+} from './schemas.js'
 
 const tags = ['insights']
 
@@ -26,7 +38,16 @@ export const insightRoutes: FastifyPluginAsyncTypebox<{ ai: AiConfig; wakeWorker
 
   app.get(
     '/api/v1/organizations/:orgId/insights',
-    { schema: { tags, summary: 'List analyses, newest first (insights viewer)', params: OrgParams, querystring: InsightQuery, response: { 200: ListResponse(Insight) } }, onRequest: viewer },
+    {
+      schema: {
+        tags,
+        summary: 'List analyses, newest first (insights viewer)',
+        params: OrgParams,
+        querystring: InsightQuery,
+        response: { 200: ListResponse(Insight) },
+      },
+      onRequest: viewer,
+    },
     async (request) => {
       const { page, limit, ...filter } = request.query
       const { rows, total } = await listAnalyses(db, membershipOf(request).organizationId, filter, { offset: (page - 1) * limit, limit })
@@ -40,7 +61,8 @@ export const insightRoutes: FastifyPluginAsyncTypebox<{ ai: AiConfig; wakeWorker
       schema: {
         tags,
         summary: 'Request an analysis of an incident (insights responder)',
-        description: 'One active analysis per incident: while one is pending or processing, another request is a 409. When the usage budget is spent: 402 BUDGET_EXCEEDED.',
+        description:
+          'One active analysis per incident: while one is pending or processing, another request is a 409. When the usage budget is spent: 402 BUDGET_EXCEEDED.',
         params: OrgParams,
         body: InsightRequest,
         response: { 202: Insight },
@@ -52,7 +74,8 @@ export const insightRoutes: FastifyPluginAsyncTypebox<{ ai: AiConfig; wakeWorker
       const key = { organizationId, sourceProduct: request.body.sourceProduct, incidentId: request.body.incidentId }
       if (!(await incidentContext(db, key))) throw new NotFoundError('incident')
       const result = await requestAnalysis(app.database, app.jobs, options.ai, key, { trigger: 'manual', requestedBy: request.user.userId })
-      if (result.outcome === 'budget_exceeded') throw new BudgetExceededError(`the organization's monthly AI ${result.limit} limit is reached`)
+      if (result.outcome === 'budget_exceeded')
+        throw new BudgetExceededError(`the organization's monthly AI ${result.limit} limit is reached`)
       if (result.outcome !== 'requested') {
         const active = result.outcome === 'already_active' && result.analysisId ? ` (${result.analysisId})` : ''
         throw new ConflictError(`the incident already has an active analysis${active}`)
@@ -64,7 +87,16 @@ export const insightRoutes: FastifyPluginAsyncTypebox<{ ai: AiConfig; wakeWorker
 
   app.get(
     '/api/v1/organizations/:orgId/insights/stats',
-    { schema: { tags, summary: 'Counts by status and severity, mean time to completion, tokens used (insights viewer)', params: OrgParams, querystring: StatsQuery, response: { 200: InsightStats } }, onRequest: viewer },
+    {
+      schema: {
+        tags,
+        summary: 'Counts by status and severity, mean time to completion, tokens used (insights viewer)',
+        params: OrgParams,
+        querystring: StatsQuery,
+        response: { 200: InsightStats },
+      },
+      onRequest: viewer,
+    },
     async (request) => {
       const stats = await analysisStatistics(db, membershipOf(request).organizationId, request.query)
       const tally = <K extends string>(keys: readonly K[], rows: Array<{ key: string; count: number }>) =>
@@ -88,13 +120,24 @@ export const insightRoutes: FastifyPluginAsyncTypebox<{ ai: AiConfig; wakeWorker
 
   app.get(
     '/api/v1/organizations/:orgId/insights/:insightId',
-    { schema: { tags, summary: 'Get an analysis (insights viewer)', params: InsightParams, response: { 200: Insight } }, onRequest: viewer },
+    {
+      schema: { tags, summary: 'Get an analysis (insights viewer)', params: InsightParams, response: { 200: Insight } },
+      onRequest: viewer,
+    },
     async (request) => insightBody(await insightOf(membershipOf(request).organizationId, request.params.insightId)),
   )
 
   app.get(
     '/api/v1/organizations/:orgId/insights/:insightId/events',
-    { schema: { tags, summary: 'The events of an analysis, in order (insights viewer)', params: InsightParams, response: { 200: Type.Object({ data: Type.Array(InsightEvent) }) } }, onRequest: viewer },
+    {
+      schema: {
+        tags,
+        summary: 'The events of an analysis, in order (insights viewer)',
+        params: InsightParams,
+        response: { 200: Type.Object({ data: Type.Array(InsightEvent) }) },
+      },
+      onRequest: viewer,
+    },
     async (request) => {
       const { organizationId } = membershipOf(request)
       const analysis = await insightOf(organizationId, request.params.insightId)

@@ -19,14 +19,20 @@ export const Insight = Type.Object(
     sourceProduct: Type.Enum(sourceProducts),
     incidentId: Type.String({ format: 'uuid' }),
     trigger: Type.Enum(['automatic', 'manual'] as const),
-    requestedBy: Type.Union([Type.String({ format: 'uuid' }), Type.Null()], { description: 'The user who asked for it; null when automatic' }),
+    requestedBy: Type.Union([Type.String({ format: 'uuid' }), Type.Null()], {
+      description: 'The user who asked for it; null when automatic',
+    }),
     status: Type.Enum(analysisStatuses),
     summary: NullableString,
     rootCause: NullableString,
     recommendations: Type.Union([Type.String(), Type.Null()], { description: 'A Markdown bullet list, most useful first' }),
     severity: Type.Union([Type.Enum(severities), Type.Null()]),
-    suspectedDeployId: Type.Union([Type.String({ format: 'uuid' }), Type.Null()], { description: 'The deploy the analysis holds responsible' }),
-    evidence: Type.Union([Type.Record(Type.String(), Type.Unknown()), Type.Null()], { description: 'What the analysis used: deploys, similarIncidents, timeline' }),
+    suspectedDeployId: Type.Union([Type.String({ format: 'uuid' }), Type.Null()], {
+      description: 'The deploy the analysis holds responsible',
+    }),
+    evidence: Type.Union([Type.Record(Type.String(), Type.Unknown()), Type.Null()], {
+      description: 'What the analysis used: deploys, similarIncidents, timeline',
+    }),
     provider: Type.Union([Type.Enum(['offline', 'openai'] as const), Type.Null()]),
     model: NullableString,
     tokens: Type.Object({ prompt: Type.Integer(), completion: Type.Integer() }),
@@ -70,7 +76,9 @@ export const InsightStats = Type.Object(
     byStatus: Type.Record(Type.Enum(analysisStatuses), Type.Integer()),
     bySeverity: Type.Record(Type.Enum(severities), Type.Integer()),
     total: Type.Integer(),
-    meanSecondsToCompletion: Type.Union([Type.Number(), Type.Null()], { description: 'From request to completion, over completed analyses' }),
+    meanSecondsToCompletion: Type.Union([Type.Number(), Type.Null()], {
+      description: 'From request to completion, over completed analyses',
+    }),
     tokens: Type.Object({ prompt: Type.Integer(), completion: Type.Integer(), total: Type.Integer() }),
   },
   { title: 'InsightStats' },
@@ -109,5 +117,10 @@ export function insightBody(row: AnalysisRow) {
 }
 
 export function insightEventBody(row: Awaited<ReturnType<typeof listAnalysisEvents>>[number]) {
-  return { id: row.id, type: row.type as (typeof eventTypes)[number], data: row.data as Record<string, unknown>, createdAt: row.createdAt.toISOString() }
+  return {
+    id: row.id,
+    type: row.type as (typeof eventTypes)[number],
+    data: row.data as Record<string, unknown>,
+    createdAt: row.createdAt.toISOString(),
+  }
 }

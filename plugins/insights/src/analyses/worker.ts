@@ -2,7 +2,14 @@ import type { FastifyBaseLogger } from 'fastify'
 import { AnalyzerError, type IncidentAnalysis, type IncidentAnalyzer } from '@svc/ai'
 import type { AiConfig } from '@svc/config'
 import type { Database, Json } from '@svc/db'
-import { claimAnalysis, completeAnalysis, recordAnalysisEvent, setbackAnalysis, type AnalysisRow, type IncidentKey } from '../queries/analyses.js'
+import {
+  claimAnalysis,
+  completeAnalysis,
+  recordAnalysisEvent,
+  setbackAnalysis,
+  type AnalysisRow,
+  type IncidentKey,
+} from '../queries/analyses.js'
 import { deploysBeforeIncident, incidentContext, incidentTimeline, similarResolvedIncidents } from '../queries/evidence.js'
 import { releaseReservations } from '../queries/usage.js'
 import { recordSpend } from '../usage/budget.js'
@@ -42,7 +49,8 @@ export async function processAnalysisJob(deps: AnalysisWorkerDependencies, job: 
   try {
     result = await analyze(deps, analysis)
   } catch (error) {
-    const failure = error instanceof AnalyzerError ? error : new AnalyzerError(`the analysis failed: ${(error as Error).message}`, true, { cause: error })
+    const failure =
+      error instanceof AnalyzerError ? error : new AnalyzerError(`the analysis failed: ${(error as Error).message}`, true, { cause: error })
     const retriesLeft = attempt.retryLimit - attempt.retryCount
     const retrying = failure.retryable && retriesLeft > 0
     await recordSetback(deps, analysis, failure, retrying ? 'pending' : 'failed', attemptNumber)
@@ -74,13 +82,22 @@ export async function processAnalysisJob(deps: AnalysisWorkerDependencies, job: 
       suspectedDeployId: result.suspectedDeployId,
       ...usage,
     })
-    await recordSpend(trx, deps.ai, { organizationId: job.organizationId, feature: 'analysis', referenceId: analysis.id, usage: result.usage })
+    await recordSpend(trx, deps.ai, {
+      organizationId: job.organizationId,
+      feature: 'analysis',
+      referenceId: analysis.id,
+      usage: result.usage,
+    })
   })
 }
 
 async function analyze(deps: AnalysisWorkerDependencies, analysis: AnalysisRow): Promise<IncidentAnalysis> {
   const { db } = deps.database
-  const key = { organizationId: analysis.organizationId, sourceProduct: analysis.sourceProduct, incidentId: analysis.incidentId } as IncidentKey
+  const key = {
+    organizationId: analysis.organizationId,
+    sourceProduct: analysis.sourceProduct,
+    incidentId: analysis.incidentId,
+  } as IncidentKey
   const incident = await incidentContext(db, key)
   if (!incident) throw new AnalyzerError('the incident no longer exists', false)
   const guard = createSpendGuard(deps.database, deps.ai, { organizationId: analysis.organizationId, referenceId: analysis.id })
@@ -95,7 +112,13 @@ async function analyze(deps: AnalysisWorkerDependencies, analysis: AnalysisRow):
   )
 }
 
-async function recordSetback(deps: AnalysisWorkerDependencies, analysis: AnalysisRow, failure: AnalyzerError, to: 'pending' | 'failed', attempt: number): Promise<void> {
+async function recordSetback(
+  deps: AnalysisWorkerDependencies,
+  analysis: AnalysisRow,
+  failure: AnalyzerError,
+  to: 'pending' | 'failed',
+  attempt: number,
+): Promise<void> {
   const usage = failure.usage ?? { provider: deps.analyzer.provider, model: 'unknown', promptTokens: 0, completionTokens: 0 }
   const tokens = { promptTokens: usage.promptTokens, completionTokens: usage.completionTokens }
   await deps.database.db.transaction().execute(async (trx) => {

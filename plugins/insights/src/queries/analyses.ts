@@ -2,9 +2,29 @@ import { sql } from 'kysely'
 import type { Executor, Json } from '@svc/db'
 
 const analysisColumns = [
-  'id', 'organizationId', 'sourceProduct', 'incidentId', 'trigger', 'requestedBy', 'status', 'summary', 'rootCause',
-  'recommendations', 'severity', 'suspectedDeployId', 'evidence', 'provider', 'model', 'promptTokens', 'completionTokens',
-  'attempts', 'error', 'createdAt', 'startedAt', 'completedAt', 'updatedAt',
+  'id',
+  'organizationId',
+  'sourceProduct',
+  'incidentId',
+  'trigger',
+  'requestedBy',
+  'status',
+  'summary',
+  'rootCause',
+  'recommendations',
+  'severity',
+  'suspectedDeployId',
+  'evidence',
+  'provider',
+  'model',
+  'promptTokens',
+  'completionTokens',
+  'attempts',
+  'error',
+  'createdAt',
+  'startedAt',
+  'completedAt',
+  'updatedAt',
 ] as const
 
 export type AnalysisRow = NonNullable<Awaited<ReturnType<typeof findAnalysis>>>
@@ -12,7 +32,12 @@ export type AnalysisEventType = 'requested' | 'processing' | 'retry_scheduled' |
 const ACTIVE = ['pending', 'processing']
 
 export async function findAnalysis(db: Executor, organizationId: string, analysisId: string) {
-  return db.selectFrom('divinux.analyses').select(analysisColumns).where('organizationId', '=', organizationId).where('id', '=', analysisId).executeTakeFirst()
+  return db
+    .selectFrom('divinux.analyses')
+    .select(analysisColumns)
+    .where('organizationId', '=', organizationId)
+    .where('id', '=', analysisId)
+    .executeTakeFirst()
 }
 
 export interface IncidentKey {
@@ -55,7 +80,13 @@ export async function hasAutomaticAnalysis(db: Executor, key: IncidentKey): Prom
   return row !== undefined
 }
 
-export async function recordAnalysisEvent(db: Executor, organizationId: string, analysisId: string, type: AnalysisEventType, data: Json = {}): Promise<void> {
+export async function recordAnalysisEvent(
+  db: Executor,
+  organizationId: string,
+  analysisId: string,
+  type: AnalysisEventType,
+  data: Json = {},
+): Promise<void> {
   await db.insertInto('divinux.analysisEvents').values({ organizationId, analysisId, type, data }).execute()
 }
 
@@ -94,7 +125,12 @@ export async function listAnalyses(db: Executor, organizationId: string, filter:
 export async function claimAnalysis(db: Executor, organizationId: string, analysisId: string) {
   return db
     .updateTable('divinux.analyses')
-    .set({ status: 'processing', attempts: sql<number>`attempts + 1`, startedAt: sql<Date>`coalesce(started_at, now())`, updatedAt: sql<Date>`now()` })
+    .set({
+      status: 'processing',
+      attempts: sql<number>`attempts + 1`,
+      startedAt: sql<Date>`coalesce(started_at, now())`,
+      updatedAt: sql<Date>`now()`,
+    })
     .where('organizationId', '=', organizationId)
     .where('id', '=', analysisId)
     .where('status', 'in', ACTIVE)
@@ -127,7 +163,14 @@ export async function completeAnalysis(db: Executor, organizationId: string, ana
 }
 
 /** Back to pending until the job's next attempt, or failed for good; tokens spent on the attempt count either way. */
-export async function setbackAnalysis(db: Executor, organizationId: string, analysisId: string, to: 'pending' | 'failed', error: string, tokens: { promptTokens: number; completionTokens: number }) {
+export async function setbackAnalysis(
+  db: Executor,
+  organizationId: string,
+  analysisId: string,
+  to: 'pending' | 'failed',
+  error: string,
+  tokens: { promptTokens: number; completionTokens: number },
+) {
   return db
     .updateTable('divinux.analyses')
     .set({
@@ -153,13 +196,26 @@ export interface AnalysisStatistics {
   completionTokens: number
 }
 
-export async function analysisStatistics(db: Executor, organizationId: string, range: { from?: string; to?: string }): Promise<AnalysisStatistics> {
+export async function analysisStatistics(
+  db: Executor,
+  organizationId: string,
+  range: { from?: string; to?: string },
+): Promise<AnalysisStatistics> {
   let scope = db.selectFrom('divinux.analyses').where('organizationId', '=', organizationId)
   if (range.from) scope = scope.where('createdAt', '>=', new Date(range.from))
   if (range.to) scope = scope.where('createdAt', '<', new Date(range.to))
   const [byStatus, bySeverity, totals] = await Promise.all([
-    scope.select(['status as key', (eb) => eb.fn.countAll<number>().as('count')]).groupBy('status').orderBy('status').execute(),
-    scope.select(['severity as key', (eb) => eb.fn.countAll<number>().as('count')]).where('severity', 'is not', null).groupBy('severity').orderBy('severity').execute(),
+    scope
+      .select(['status as key', (eb) => eb.fn.countAll<number>().as('count')])
+      .groupBy('status')
+      .orderBy('status')
+      .execute(),
+    scope
+      .select(['severity as key', (eb) => eb.fn.countAll<number>().as('count')])
+      .where('severity', 'is not', null)
+      .groupBy('severity')
+      .orderBy('severity')
+      .execute(),
     scope
       .select([
         sql<number | null>`avg(extract(epoch from completed_at - created_at)) filter (where status = 'completed')`.as('meanSeconds'),
@@ -168,7 +224,8 @@ export async function analysisStatistics(db: Executor, organizationId: string, r
       ])
       .executeTakeFirstOrThrow(),
   ])
-  const count = (rows: Array<{ key: string | null; count: number }>) => rows.map((row) => ({ key: row.key ?? '', count: Number(row.count) }))
+  const count = (rows: Array<{ key: string | null; count: number }>) =>
+    rows.map((row) => ({ key: row.key ?? '', count: Number(row.count) }))
   return {
     byStatus: count(byStatus),
     bySeverity: count(bySeverity),

@@ -62,7 +62,11 @@ export async function deploysBeforeIncident(db: Executor, organizationId: string
 }
 
 /** Resolved alerts of the last months whose titles look like this one, most alike first, with the root cause their analysis found. */
-export async function similarResolvedIncidents(db: Executor, organizationId: string, incident: IncidentContext): Promise<SimilarIncident[]> {
+export async function similarResolvedIncidents(
+  db: Executor,
+  organizationId: string,
+  incident: IncidentContext,
+): Promise<SimilarIncident[]> {
   const result = await sql<{ id: string; title: string; similarity: number; resolvedAt: Date | null; rootCause: string | null }>`
     select a.id, a.title, similarity(a.title, ${incident.title}) as similarity, a.resolved_at,
       (select an.root_cause from divinux.analyses an
@@ -94,5 +98,9 @@ export async function incidentTimeline(db: Executor, organizationId: string, inc
     .orderBy('id')
     .limit(200)
     .execute()
-  return rows.map((row) => ({ type: row.type, at: row.createdAt.toISOString(), detail: (row.data as { title?: string } | null)?.title ?? null }))
+  return rows.map((row) => ({
+    type: row.type,
+    at: row.createdAt.toISOString(),
+    detail: (row.data as { title?: string } | null)?.title ?? null,
+  }))
 }

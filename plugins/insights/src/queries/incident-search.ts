@@ -24,8 +24,15 @@ export interface FoundIncident {
  * range, newest first, of the surfaces in `readable` only. Alerts are the only incidents so far; a surface that lands adds its own
  * branch here, answering the same shape.
  */
-export async function searchIncidents(db: Executor, organizationId: string, search: IncidentSearch, readable: ReadonlySet<string>, page: { offset: number; limit: number }) {
-  if ((search.sourceProduct && search.sourceProduct !== 'alerting') || !readable.has('alerting')) return { rows: [] as FoundIncident[], total: 0 }
+export async function searchIncidents(
+  db: Executor,
+  organizationId: string,
+  search: IncidentSearch,
+  readable: ReadonlySet<string>,
+  page: { offset: number; limit: number },
+) {
+  if ((search.sourceProduct && search.sourceProduct !== 'alerting') || !readable.has('alerting'))
+    return { rows: [] as FoundIncident[], total: 0 }
   let query = db.selectFrom('divinux.alerts').where('organizationId', '=', organizationId)
   for (const word of (search.q ?? '').split(/\s+/).filter(Boolean)) {
     const pattern = `%${word.replace(/[\\%_]/g, (c) => `\\${c}`)}%`
@@ -44,18 +51,16 @@ export async function searchIncidents(db: Executor, organizationId: string, sear
     query.select(sql<number>`count(*)`.as('total')).executeTakeFirstOrThrow(),
   ])
   return {
-    rows: rows.map(
-      (row): FoundIncident => ({
-        sourceProduct: 'alerting',
-        incidentId: row.id,
-        title: row.title,
-        priority: row.priority,
-        status: row.status,
-        service: row.service,
-        startedAt: row.firstSeenAt.toISOString(),
-        resolvedAt: row.resolvedAt?.toISOString() ?? null,
-      }),
-    ),
+    rows: rows.map((row): FoundIncident => ({
+      sourceProduct: 'alerting',
+      incidentId: row.id,
+      title: row.title,
+      priority: row.priority,
+      status: row.status,
+      service: row.service,
+      startedAt: row.firstSeenAt.toISOString(),
+      resolvedAt: row.resolvedAt?.toISOString() ?? null,
+    })),
     total: Number(count.total),
   }
 }

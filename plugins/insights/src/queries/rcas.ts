@@ -2,8 +2,24 @@ import { sql } from 'kysely'
 import type { Executor } from '@svc/db'
 
 const rcaColumns = [
-  'id', 'organizationId', 'title', 'status', 'summary', 'rootCause', 'impact', 'timeline', 'createdBy', 'editedFields',
-  'aiDraftedAt', 'publishedAt', 'createdAt', 'updatedAt', 'draftStatus', 'draftError', 'draftRequestedAt', 'suspectedDeployId',
+  'id',
+  'organizationId',
+  'title',
+  'status',
+  'summary',
+  'rootCause',
+  'impact',
+  'timeline',
+  'createdBy',
+  'editedFields',
+  'aiDraftedAt',
+  'publishedAt',
+  'createdAt',
+  'updatedAt',
+  'draftStatus',
+  'draftError',
+  'draftRequestedAt',
+  'suspectedDeployId',
 ] as const
 
 export type RcaRow = NonNullable<Awaited<ReturnType<typeof findRca>>>
@@ -12,12 +28,23 @@ export const narrativeFields = ['summary', 'rootCause', 'impact', 'timeline'] as
 export type NarrativeField = (typeof narrativeFields)[number]
 
 export async function findRca(db: Executor, organizationId: string, rcaId: string) {
-  return db.selectFrom('divinux.rcas').select(rcaColumns).where('organizationId', '=', organizationId).where('id', '=', rcaId).executeTakeFirst()
+  return db
+    .selectFrom('divinux.rcas')
+    .select(rcaColumns)
+    .where('organizationId', '=', organizationId)
+    .where('id', '=', rcaId)
+    .executeTakeFirst()
 }
 
 /** The document, locked until the caller's transaction ends: status checks and changes take turns. */
 export async function lockRca(db: Executor, organizationId: string, rcaId: string) {
-  return db.selectFrom('divinux.rcas').select(rcaColumns).where('organizationId', '=', organizationId).where('id', '=', rcaId).forUpdate().executeTakeFirst()
+  return db
+    .selectFrom('divinux.rcas')
+    .select(rcaColumns)
+    .where('organizationId', '=', organizationId)
+    .where('id', '=', rcaId)
+    .forUpdate()
+    .executeTakeFirst()
 }
 
 export interface RcaFilter {
@@ -44,7 +71,13 @@ export interface RcaContent {
   timeline?: string | null
 }
 
-export async function insertRca(db: Executor, organizationId: string, content: RcaContent & { title: string }, editedFields: NarrativeField[], createdBy: string) {
+export async function insertRca(
+  db: Executor,
+  organizationId: string,
+  content: RcaContent & { title: string },
+  editedFields: NarrativeField[],
+  createdBy: string,
+) {
   return db
     .insertInto('divinux.rcas')
     .values({ organizationId, ...content, editedFields, createdBy })
@@ -64,7 +97,9 @@ export async function updateRca(
     .updateTable('divinux.rcas')
     .set({
       ...changes,
-      ...(edited.length > 0 ? { editedFields: sql<string[]>`array(select distinct unnest(edited_fields || ${edited}::text[]) order by 1)` } : {}),
+      ...(edited.length > 0
+        ? { editedFields: sql<string[]>`array(select distinct unnest(edited_fields || ${edited}::text[]) order by 1)` }
+        : {}),
       ...(changes.status === 'published' ? { publishedAt: sql<Date>`now()` } : {}),
       updatedAt: sql<Date>`now()`,
     })
@@ -86,7 +121,9 @@ const linkColumns = ['l.id', 'l.sourceProduct', 'l.incidentId', 'l.linkedBy', 'l
 export async function listLinks(db: Executor, organizationId: string, rcaId: string) {
   return db
     .selectFrom('divinux.rcaIncidentLinks as l')
-    .leftJoin('divinux.alerts as a', (join) => join.onRef('a.id', '=', 'l.incidentId').on('l.sourceProduct', '=', 'alerting').onRef('a.organizationId', '=', 'l.organizationId'))
+    .leftJoin('divinux.alerts as a', (join) =>
+      join.onRef('a.id', '=', 'l.incidentId').on('l.sourceProduct', '=', 'alerting').onRef('a.organizationId', '=', 'l.organizationId'),
+    )
     .select([...linkColumns, 'a.title', 'a.priority', 'a.status', 'a.service', 'a.firstSeenAt', 'a.resolvedAt'])
     .where('l.organizationId', '=', organizationId)
     .where('l.rcaId', '=', rcaId)
@@ -98,7 +135,13 @@ export async function listLinks(db: Executor, organizationId: string, rcaId: str
 export type LinkRow = Awaited<ReturnType<typeof listLinks>>[number]
 
 /** A new link, or undefined when the incident is linked already (the unique constraint decides). */
-export async function insertLink(db: Executor, organizationId: string, rcaId: string, incident: { sourceProduct: string; incidentId: string }, linkedBy: string) {
+export async function insertLink(
+  db: Executor,
+  organizationId: string,
+  rcaId: string,
+  incident: { sourceProduct: string; incidentId: string },
+  linkedBy: string,
+) {
   return db
     .insertInto('divinux.rcaIncidentLinks')
     .values({ organizationId, rcaId, ...incident, linkedBy })
@@ -108,24 +151,55 @@ export async function insertLink(db: Executor, organizationId: string, rcaId: st
 }
 
 export async function deleteLink(db: Executor, organizationId: string, rcaId: string, linkId: string) {
-  return db.deleteFrom('divinux.rcaIncidentLinks').where('organizationId', '=', organizationId).where('rcaId', '=', rcaId).where('id', '=', linkId).returning('id').executeTakeFirst()
+  return db
+    .deleteFrom('divinux.rcaIncidentLinks')
+    .where('organizationId', '=', organizationId)
+    .where('rcaId', '=', rcaId)
+    .where('id', '=', linkId)
+    .returning('id')
+    .executeTakeFirst()
 }
 
 // Action items.
 
 // The due date as text: a `date` read into a JavaScript Date would move with the process's time zone.
 const itemColumns = [
-  'id', 'rcaId', 'title', 'description', 'assigneeUserId', 'status', 'priority', sql<string | null>`due_date::text`.as('dueDate'),
-  'createdBy', 'completedAt', 'createdAt', 'updatedAt',
+  'id',
+  'rcaId',
+  'title',
+  'description',
+  'assigneeUserId',
+  'status',
+  'priority',
+  sql<string | null>`due_date::text`.as('dueDate'),
+  'createdBy',
+  'completedAt',
+  'createdAt',
+  'updatedAt',
 ] as const
 export type ActionItemRow = NonNullable<Awaited<ReturnType<typeof findActionItem>>>
 
 export async function findActionItem(db: Executor, organizationId: string, rcaId: string, itemId: string) {
-  return db.selectFrom('divinux.rcaActionItems').select(itemColumns).where('organizationId', '=', organizationId).where('rcaId', '=', rcaId).where('id', '=', itemId).executeTakeFirst()
+  return db
+    .selectFrom('divinux.rcaActionItems')
+    .select(itemColumns)
+    .where('organizationId', '=', organizationId)
+    .where('rcaId', '=', rcaId)
+    .where('id', '=', itemId)
+    .executeTakeFirst()
 }
 
-export async function listActionItems(db: Executor, organizationId: string, rcaId: string, filter: { status?: string; assigneeUserId?: string }) {
-  let query = db.selectFrom('divinux.rcaActionItems').select(itemColumns).where('organizationId', '=', organizationId).where('rcaId', '=', rcaId)
+export async function listActionItems(
+  db: Executor,
+  organizationId: string,
+  rcaId: string,
+  filter: { status?: string; assigneeUserId?: string },
+) {
+  let query = db
+    .selectFrom('divinux.rcaActionItems')
+    .select(itemColumns)
+    .where('organizationId', '=', organizationId)
+    .where('rcaId', '=', rcaId)
   if (filter.status) query = query.where('status', '=', filter.status)
   if (filter.assigneeUserId) query = query.where('assigneeUserId', '=', filter.assigneeUserId)
   return query.orderBy('createdAt').orderBy('id').execute()
@@ -140,7 +214,13 @@ export interface ActionItemContent {
   dueDate?: string | null
 }
 
-export async function insertActionItem(db: Executor, organizationId: string, rcaId: string, content: ActionItemContent & { title: string }, createdBy: string) {
+export async function insertActionItem(
+  db: Executor,
+  organizationId: string,
+  rcaId: string,
+  content: ActionItemContent & { title: string },
+  createdBy: string,
+) {
   return db
     .insertInto('divinux.rcaActionItems')
     .values({ organizationId, rcaId, ...content, createdBy, completedAt: content.status === 'done' ? sql<Date>`now()` : null })
@@ -165,7 +245,13 @@ export async function updateActionItem(db: Executor, organizationId: string, rca
 }
 
 export async function deleteActionItem(db: Executor, organizationId: string, rcaId: string, itemId: string) {
-  return db.deleteFrom('divinux.rcaActionItems').where('organizationId', '=', organizationId).where('rcaId', '=', rcaId).where('id', '=', itemId).returning('id').executeTakeFirst()
+  return db
+    .deleteFrom('divinux.rcaActionItems')
+    .where('organizationId', '=', organizationId)
+    .where('rcaId', '=', rcaId)
+    .where('id', '=', itemId)
+    .returning('id')
+    .executeTakeFirst()
 }
 
 /** E-mails of the given users, for showing assignees. */
@@ -178,7 +264,12 @@ export async function emailsOf(db: Executor, userIds: string[]): Promise<Map<str
 /** Counts by status, the median time from an incident to its published RCA, and action items by state and assignee. */
 export async function rcaStatistics(db: Executor, organizationId: string) {
   const [byStatus, publication, items, byAssignee] = await Promise.all([
-    db.selectFrom('divinux.rcas').select(['status', (eb) => eb.fn.countAll<number>().as('count')]).where('organizationId', '=', organizationId).groupBy('status').execute(),
+    db
+      .selectFrom('divinux.rcas')
+      .select(['status', (eb) => eb.fn.countAll<number>().as('count')])
+      .where('organizationId', '=', organizationId)
+      .groupBy('status')
+      .execute(),
     sql<{ medianSeconds: number | null; measured: number }>`
       select percentile_cont(0.5) within group (order by extract(epoch from r.published_at - began.at)) as median_seconds, count(*)::int as measured
       from divinux.rcas r
@@ -208,7 +299,8 @@ export async function rcaStatistics(db: Executor, organizationId: string) {
   const published = publication.rows[0]
   return {
     byStatus: byStatus.map((row) => ({ status: row.status, count: Number(row.count) })),
-    medianSecondsToPublish: published?.medianSeconds === null || published?.medianSeconds === undefined ? null : Math.round(Number(published.medianSeconds)),
+    medianSecondsToPublish:
+      published?.medianSeconds === null || published?.medianSeconds === undefined ? null : Math.round(Number(published.medianSeconds)),
     publishedWithIncidents: Number(published?.measured ?? 0),
     actionItems: items.rows[0] ?? { open: 0, overdue: 0, done: 0, total: 0 },
     byAssignee: byAssignee.rows,
@@ -221,7 +313,14 @@ export async function rcaStatistics(db: Executor, organizationId: string) {
 export async function queueDraft(db: Executor, organizationId: string, rcaId: string, overwrite: boolean, userId: string) {
   return db
     .updateTable('divinux.rcas')
-    .set({ draftStatus: 'queued', draftError: null, draftOverwrite: overwrite, draftRequestedBy: userId, draftRequestedAt: sql<Date>`now()`, updatedAt: sql<Date>`now()` })
+    .set({
+      draftStatus: 'queued',
+      draftError: null,
+      draftOverwrite: overwrite,
+      draftRequestedBy: userId,
+      draftRequestedAt: sql<Date>`now()`,
+      updatedAt: sql<Date>`now()`,
+    })
     .where('organizationId', '=', organizationId)
     .where('id', '=', rcaId)
     .where((eb) => eb.or([eb('draftStatus', 'is', null), eb('draftStatus', 'in', ['completed', 'failed'])]))
@@ -292,7 +391,13 @@ export async function saveDraft(
 
 /** Back to queued for the job's next attempt, or failed for good. */
 export async function setbackDraft(db: Executor, organizationId: string, rcaId: string, to: 'queued' | 'failed', error: string) {
-  await db.updateTable('divinux.rcas').set({ draftStatus: to, draftError: error }).where('organizationId', '=', organizationId).where('id', '=', rcaId).where('draftStatus', '=', 'running').execute()
+  await db
+    .updateTable('divinux.rcas')
+    .set({ draftStatus: to, draftError: error })
+    .where('organizationId', '=', organizationId)
+    .where('id', '=', rcaId)
+    .where('draftStatus', '=', 'running')
+    .execute()
 }
 
 /** The latest completed analysis of an incident, for an RCA draft. */

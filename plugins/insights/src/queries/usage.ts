@@ -16,7 +16,14 @@ export function periodOf(at: Date): Period {
 
 export type BudgetRow = NonNullable<Awaited<ReturnType<typeof findBudget>>>
 
-const budgetColumns = ['monthlyAnalysisLimit', 'monthlyTokenLimit', 'monthlyCostLimitUsd', 'alertThresholds', 'updatedAt', 'updatedBy'] as const
+const budgetColumns = [
+  'monthlyAnalysisLimit',
+  'monthlyTokenLimit',
+  'monthlyCostLimitUsd',
+  'alertThresholds',
+  'updatedAt',
+  'updatedBy',
+] as const
 
 export async function findBudget(db: Executor, organizationId: string) {
   return db.selectFrom('divinux.tenantBudgets').select(budgetColumns).where('organizationId', '=', organizationId).executeTakeFirst()
@@ -35,7 +42,12 @@ export async function lockBudget(db: Executor, organizationId: string) {
 export async function saveBudget(
   db: Executor,
   organizationId: string,
-  changes: { monthlyAnalysisLimit?: number | null; monthlyTokenLimit?: number | null; monthlyCostLimitUsd?: number | null; alertThresholds?: number[] },
+  changes: {
+    monthlyAnalysisLimit?: number | null
+    monthlyTokenLimit?: number | null
+    monthlyCostLimitUsd?: number | null
+    alertThresholds?: number[]
+  },
   userId: string,
 ) {
   const values = { ...changes, updatedBy: userId, updatedAt: sql<Date>`now()` }
@@ -59,7 +71,14 @@ export interface PeriodUsage {
 
 /** What the organization consumed in the period: analyses requested, and the model calls' ledger. */
 export async function usageIn(db: Executor, organizationId: string, period: Period): Promise<PeriodUsage> {
-  const row = await sql<{ analyses: number; promptTokens: number; completionTokens: number; costUsd: string; reservedTokens: string; reservedCostUsd: string }>`
+  const row = await sql<{
+    analyses: number
+    promptTokens: number
+    completionTokens: number
+    costUsd: string
+    reservedTokens: string
+    reservedCostUsd: string
+  }>`
     select
       (select count(*) from divinux.analyses
         where organization_id = ${organizationId} and created_at >= ${period.start} and created_at < ${period.end})::int as analyses,
@@ -83,13 +102,28 @@ export async function usageIn(db: Executor, organizationId: string, period: Peri
 
 export async function recordAiUsage(
   db: Executor,
-  usage: { organizationId: string; feature: 'analysis' | 'rca_draft'; referenceId: string; provider: string; model: string; promptTokens: number; completionTokens: number; costUsd: number },
+  usage: {
+    organizationId: string
+    feature: 'analysis' | 'rca_draft'
+    referenceId: string
+    provider: string
+    model: string
+    promptTokens: number
+    completionTokens: number
+    costUsd: number
+  },
 ): Promise<void> {
   await db.insertInto('divinux.aiUsage').values(usage).execute()
 }
 
 /** Records each threshold crossed for the first time this period; answers the ones new now. */
-export async function recordThresholdsCrossed(db: Executor, organizationId: string, period: Period, thresholds: number[], data: Json): Promise<number[]> {
+export async function recordThresholdsCrossed(
+  db: Executor,
+  organizationId: string,
+  period: Period,
+  thresholds: number[],
+  data: Json,
+): Promise<number[]> {
   if (thresholds.length === 0) return []
   const rows = await db
     .insertInto('divinux.usageEvents')
@@ -108,14 +142,23 @@ export async function recordAnalysisSkipped(db: Executor, organizationId: string
 export async function usageEventsIn(db: Executor, organizationId: string, period: Period, page: { offset: number; limit: number }) {
   const query = db.selectFrom('divinux.usageEvents').where('organizationId', '=', organizationId).where('periodStart', '=', period.start)
   const [rows, count] = await Promise.all([
-    query.select(['id', 'type', 'threshold', 'data', 'createdAt']).orderBy('createdAt').orderBy('id').offset(page.offset).limit(page.limit).execute(),
+    query
+      .select(['id', 'type', 'threshold', 'data', 'createdAt'])
+      .orderBy('createdAt')
+      .orderBy('id')
+      .offset(page.offset)
+      .limit(page.limit)
+      .execute(),
     query.select((eb) => eb.fn.countAll<number>().as('total')).executeTakeFirstOrThrow(),
   ])
   return { rows, total: Number(count.total) }
 }
 
 /** Room held in the budget for one model call (see usage/spend-guard.ts). */
-export async function insertReservation(db: Executor, reservation: { organizationId: string; referenceId: string; tokens: number; costUsd: number; ttlSeconds: number }) {
+export async function insertReservation(
+  db: Executor,
+  reservation: { organizationId: string; referenceId: string; tokens: number; costUsd: number; ttlSeconds: number },
+) {
   const { ttlSeconds, ...values } = reservation
   const row = await db
     .insertInto('divinux.aiReservations')
@@ -126,11 +169,20 @@ export async function insertReservation(db: Executor, reservation: { organizatio
 }
 
 /** A reservation brought down to what its call really cost. */
-export async function settleReservation(db: Executor, organizationId: string, id: string, actual: { tokens: number; costUsd: number }): Promise<void> {
+export async function settleReservation(
+  db: Executor,
+  organizationId: string,
+  id: string,
+  actual: { tokens: number; costUsd: number },
+): Promise<void> {
   await db.updateTable('divinux.aiReservations').set(actual).where('organizationId', '=', organizationId).where('id', '=', id).execute()
 }
 
 /** Ends a job's reservations, in the transaction that puts its spend on the ledger. */
 export async function releaseReservations(db: Executor, organizationId: string, referenceId: string): Promise<void> {
-  await db.deleteFrom('divinux.aiReservations').where('organizationId', '=', organizationId).where('referenceId', '=', referenceId).execute()
+  await db
+    .deleteFrom('divinux.aiReservations')
+    .where('organizationId', '=', organizationId)
+    .where('referenceId', '=', referenceId)
+    .execute()
 }

@@ -27,7 +27,16 @@ export const actionItemRoutes: FastifyPluginAsyncTypebox = async (app) => {
 
   app.get(
     '/api/v1/organizations/:orgId/rcas/:rcaId/action-items',
-    { schema: { tags, summary: 'List the action items of an RCA, oldest first (organization member)', params: RcaParams, querystring: ActionItemQuery, response: { 200: Type.Object({ data: Type.Array(ActionItem) }) } }, onRequest: member },
+    {
+      schema: {
+        tags,
+        summary: 'List the action items of an RCA, oldest first (organization member)',
+        params: RcaParams,
+        querystring: ActionItemQuery,
+        response: { 200: Type.Object({ data: Type.Array(ActionItem) }) },
+      },
+      onRequest: member,
+    },
     async (request) => {
       const rca = await rcaOf(db, request, request.params.rcaId)
       return { data: (await listActionItems(db, rca.organizationId, rca.id, request.query)).map(actionItemBody) }
@@ -36,7 +45,16 @@ export const actionItemRoutes: FastifyPluginAsyncTypebox = async (app) => {
 
   app.post(
     '/api/v1/organizations/:orgId/rcas/:rcaId/action-items',
-    { schema: { tags, summary: 'Create an action item (insights responder)', params: RcaParams, body: ActionItemCreate, response: { 201: ActionItem } }, onRequest: writer },
+    {
+      schema: {
+        tags,
+        summary: 'Create an action item (insights responder)',
+        params: RcaParams,
+        body: ActionItemCreate,
+        response: { 201: ActionItem },
+      },
+      onRequest: writer,
+    },
     async (request, reply) => {
       const rca = await rcaOf(db, request, request.params.rcaId)
       await assertAssignable(db, rca.organizationId, request.body.assigneeUserId)
@@ -47,7 +65,16 @@ export const actionItemRoutes: FastifyPluginAsyncTypebox = async (app) => {
 
   app.patch(
     itemUrl,
-    { schema: { tags, summary: 'Update an action item (insights responder); done stamps completedAt', params: ItemParams, body: ActionItemPatch, response: { 200: ActionItem } }, onRequest: writer },
+    {
+      schema: {
+        tags,
+        summary: 'Update an action item (insights responder); done stamps completedAt',
+        params: ItemParams,
+        body: ActionItemPatch,
+        response: { 200: ActionItem },
+      },
+      onRequest: writer,
+    },
     async (request) => {
       const rca = await rcaOf(db, request, request.params.rcaId)
       const { itemId } = request.params
@@ -61,10 +88,15 @@ export const actionItemRoutes: FastifyPluginAsyncTypebox = async (app) => {
 
   app.delete(
     itemUrl,
-    { schema: { tags, summary: 'Delete an action item (insights responder)', params: ItemParams, response: { 204: Type.Null() } }, onRequest: writer },
+    {
+      schema: { tags, summary: 'Delete an action item (insights responder)', params: ItemParams, response: { 204: Type.Null() } },
+      onRequest: writer,
+    },
     async (request, reply) => {
       const rca = await rcaOf(db, request, request.params.rcaId)
-      const removed = isUuid(request.params.itemId) ? await deleteActionItem(db, rca.organizationId, rca.id, request.params.itemId) : undefined
+      const removed = isUuid(request.params.itemId)
+        ? await deleteActionItem(db, rca.organizationId, rca.id, request.params.itemId)
+        : undefined
       if (!removed) throw new NotFoundError('action item')
       return reply.code(204).send(null)
     },

@@ -16,7 +16,10 @@ export async function draftContext(db: Executor, rca: RcaRow): Promise<RcaDraftC
     const key = { organizationId, sourceProduct: link.sourceProduct as 'alerting', incidentId: link.incidentId }
     const incident = await incidentContext(db, key)
     if (!incident) continue
-    const [timeline, analysis] = await Promise.all([incidentTimeline(db, organizationId, incident), latestAnalysis(db, organizationId, link.sourceProduct, link.incidentId)])
+    const [timeline, analysis] = await Promise.all([
+      incidentTimeline(db, organizationId, incident),
+      latestAnalysis(db, organizationId, link.sourceProduct, link.incidentId),
+    ])
     incidents.push({ incident, timeline, analysis: analysis ?? null })
   }
   const first = [...incidents].sort((a, b) => a.incident.startedAt.getTime() - b.incident.startedAt.getTime())[0]
@@ -28,5 +31,10 @@ export async function draftContext(db: Executor, rca: RcaRow): Promise<RcaDraftC
       if (!linked.has(past.incidentId) && !similar.has(past.incidentId)) similar.set(past.incidentId, past)
     }
   }
-  return { title: rca.title, incidents, deploys, similarIncidents: [...similar.values()].sort((a, b) => b.similarity - a.similarity).slice(0, 5) }
+  return {
+    title: rca.title,
+    incidents,
+    deploys,
+    similarIncidents: [...similar.values()].sort((a, b) => b.similarity - a.similarity).slice(0, 5),
+  }
 }

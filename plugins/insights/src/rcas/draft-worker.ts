@@ -27,7 +27,11 @@ export interface DraftWorkerDependencies {
  * One attempt at an RCA draft: queued → running → completed, back to queued for the job's next
  * retry, or failed. Tokens are recorded against the budget whether or not the attempt succeeded.
  */
-export async function processDraftJob(deps: DraftWorkerDependencies, job: DraftJob, attempt: { retryCount: number; retryLimit: number }): Promise<void> {
+export async function processDraftJob(
+  deps: DraftWorkerDependencies,
+  job: DraftJob,
+  attempt: { retryCount: number; retryLimit: number },
+): Promise<void> {
   const { db } = deps.database
   const rca = await claimDraft(db, job.organizationId, job.rcaId)
   if (!rca) return
@@ -36,7 +40,8 @@ export async function processDraftJob(deps: DraftWorkerDependencies, job: DraftJ
     const guard = createSpendGuard(deps.database, deps.ai, { organizationId: job.organizationId, referenceId: rca.id })
     draft = await deps.analyzer.draftRca(await draftContext(db, rca), guard)
   } catch (error) {
-    const failure = error instanceof AnalyzerError ? error : new AnalyzerError(`the draft failed: ${(error as Error).message}`, true, { cause: error })
+    const failure =
+      error instanceof AnalyzerError ? error : new AnalyzerError(`the draft failed: ${(error as Error).message}`, true, { cause: error })
     const retrying = failure.retryable && attempt.retryCount < attempt.retryLimit
     await db.transaction().execute(async (trx) => {
       await setbackDraft(trx, job.organizationId, rca.id, retrying ? 'queued' : 'failed', failure.message)

@@ -24,9 +24,17 @@ export const rcaExportRoutes: FastifyPluginAsyncTypebox = async (app) => {
     },
     async (request, reply) => {
       const rca = await rcaOf(db, request, request.params.rcaId)
-      const [links, items] = await Promise.all([listLinks(db, rca.organizationId, rca.id), listActionItems(db, rca.organizationId, rca.id, {})])
+      const [links, items] = await Promise.all([
+        listLinks(db, rca.organizationId, rca.id),
+        listActionItems(db, rca.organizationId, rca.id, {}),
+      ])
       const assignees = await emailsOf(db, [...new Set(items.flatMap((item) => (item.assigneeUserId ? [item.assigneeUserId] : [])))])
-      const slug = rca.title.toLowerCase().replace(/[^a-z0-9]+/g, '-').replace(/^-|-$/g, '').slice(0, 60) || 'rca'
+      const slug =
+        rca.title
+          .toLowerCase()
+          .replace(/[^a-z0-9]+/g, '-')
+          .replace(/^-|-$/g, '')
+          .slice(0, 60) || 'rca'
       return reply
         .type('text/markdown; charset=utf-8')
         .header('content-disposition', `attachment; filename="${slug}.md"`)

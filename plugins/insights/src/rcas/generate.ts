@@ -23,9 +23,13 @@ export const rcaGenerateRoutes: FastifyPluginAsyncTypebox<{ ai: AiConfig; wakeWo
       schema: {
         tags,
         summary: 'Generate an AI draft of an RCA (insights responder)',
-        description: 'Answers 202 with the document, `draftStatus: queued`; poll it until `completed` or `failed`. 409 while a draft is queued or running, or once published; 402 BUDGET_EXCEEDED when the AI budget is spent.',
+        description:
+          'Answers 202 with the document, `draftStatus: queued`; poll it until `completed` or `failed`. 409 while a draft is queued or running, or once published; 402 BUDGET_EXCEEDED when the AI budget is spent.',
         params: RcaParams,
-        body: Type.Object({ overwrite: Type.Boolean({ default: false, description: 'Replace the sections a person wrote too' }) }, { additionalProperties: false, description: 'Optional: a POST with no body drafts without overwriting' }),
+        body: Type.Object(
+          { overwrite: Type.Boolean({ default: false, description: 'Replace the sections a person wrote too' }) },
+          { additionalProperties: false, description: 'Optional: a POST with no body drafts without overwriting' },
+        ),
         response: { 202: Rca },
       },
       // No body is the common call: it means `{}`.

@@ -16,7 +16,15 @@ export const rcaLinkRoutes: FastifyPluginAsyncTypebox = async (app) => {
 
   app.get(
     '/api/v1/organizations/:orgId/rcas/:rcaId/incidents',
-    { schema: { tags, summary: 'The incidents an RCA is linked to (organization member)', params: RcaParams, response: { 200: Type.Object({ data: Type.Array(IncidentLink) }) } }, onRequest: member },
+    {
+      schema: {
+        tags,
+        summary: 'The incidents an RCA is linked to (organization member)',
+        params: RcaParams,
+        response: { 200: Type.Object({ data: Type.Array(IncidentLink) }) },
+      },
+      onRequest: member,
+    },
     async (request) => {
       const rca = await rcaOf(db, request, request.params.rcaId)
       const readable = await readableSources(request)
@@ -30,7 +38,8 @@ export const rcaLinkRoutes: FastifyPluginAsyncTypebox = async (app) => {
       schema: {
         tags,
         summary: 'Link an incident (insights responder)',
-        description: 'The incident must exist in the organization (404 otherwise); linking it twice is a 409; a published RCA is frozen (409).',
+        description:
+          'The incident must exist in the organization (404 otherwise); linking it twice is a 409; a published RCA is frozen (409).',
         params: RcaParams,
         body: LinkCreate,
         response: { 201: IncidentLink },
@@ -58,7 +67,15 @@ export const rcaLinkRoutes: FastifyPluginAsyncTypebox = async (app) => {
 
   app.delete(
     '/api/v1/organizations/:orgId/rcas/:rcaId/incidents/:linkId',
-    { schema: { tags, summary: 'Unlink an incident (insights responder); not once published', params: LinkParams, response: { 204: Type.Null() } }, onRequest: writer },
+    {
+      schema: {
+        tags,
+        summary: 'Unlink an incident (insights responder); not once published',
+        params: LinkParams,
+        response: { 204: Type.Null() },
+      },
+      onRequest: writer,
+    },
     async (request, reply) => {
       await db.transaction().execute(async (trx) => {
         const rca = await rcaOf(trx, request, request.params.rcaId, { lock: true })

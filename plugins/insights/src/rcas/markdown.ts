@@ -1,6 +1,11 @@
 import type { ActionItemRow, LinkRow, RcaRow } from '../queries/rcas.js'
 
-const STATUS_LABELS = new Map([['open', 'Open'], ['in_progress', 'In progress'], ['done', 'Done'], ['wont_do', "Won't do"]])
+const STATUS_LABELS = new Map([
+  ['open', 'Open'],
+  ['in_progress', 'In progress'],
+  ['done', 'Done'],
+  ['wont_do', "Won't do"],
+])
 
 /** A table cell: no line breaks, pipes escaped. */
 function cell(value: string | null | undefined): string {
@@ -15,7 +20,13 @@ function section(title: string, body: string | null): string[] {
  * The RCA as Markdown, ready to paste into a wiki: its narrative sections, then the incidents it
  * explains and its action items as tables. Names of assignees are their e-mails.
  */
-export function rcaMarkdown(rca: RcaRow, links: LinkRow[], items: ActionItemRow[], assignees: Map<string, string>, readable: ReadonlySet<string>): string {
+export function rcaMarkdown(
+  rca: RcaRow,
+  links: LinkRow[],
+  items: ActionItemRow[],
+  assignees: Map<string, string>,
+  readable: ReadonlySet<string>,
+): string {
   const lines = [
     `# ${rca.title}`,
     '',
@@ -39,7 +50,9 @@ export function rcaMarkdown(rca: RcaRow, links: LinkRow[], items: ActionItemRow[
         lines.push(`| ${link.sourceProduct} | _not shown: reading it needs the ${link.sourceProduct} role viewer_ | | | |`)
         continue
       }
-      lines.push(`| ${link.sourceProduct} | ${cell(link.title ?? link.incidentId)} | ${cell(link.priority)} | ${cell(link.firstSeenAt?.toISOString())} | ${cell(link.resolvedAt?.toISOString())} |`)
+      lines.push(
+        `| ${link.sourceProduct} | ${cell(link.title ?? link.incidentId)} | ${cell(link.priority)} | ${cell(link.firstSeenAt?.toISOString())} | ${cell(link.resolvedAt?.toISOString())} |`,
+      )
     }
     lines.push('')
   }
@@ -49,7 +62,9 @@ export function rcaMarkdown(rca: RcaRow, links: LinkRow[], items: ActionItemRow[
     lines.push('| Action | Assignee | Priority | Due | Status |', '|---|---|---|---|---|')
     for (const item of items) {
       const assignee = item.assigneeUserId ? (assignees.get(item.assigneeUserId) ?? item.assigneeUserId) : null
-      lines.push(`| ${cell(item.title)} | ${cell(assignee)} | ${item.priority} | ${cell(item.dueDate)} | ${STATUS_LABELS.get(item.status) ?? item.status} |`)
+      lines.push(
+        `| ${cell(item.title)} | ${cell(assignee)} | ${item.priority} | ${cell(item.dueDate)} | ${STATUS_LABELS.get(item.status) ?? item.status} |`,
+      )
     }
     lines.push('')
   }

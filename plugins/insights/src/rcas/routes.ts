@@ -35,7 +35,16 @@ export const rcaRoutes: FastifyPluginAsyncTypebox = async (app) => {
 
   app.get(
     '/api/v1/organizations/:orgId/rcas',
-    { schema: { tags, summary: 'List RCA documents, newest first (organization member)', params: OrgParams, querystring: RcaQuery, response: { 200: ListResponse(Rca) } }, onRequest: member },
+    {
+      schema: {
+        tags,
+        summary: 'List RCA documents, newest first (organization member)',
+        params: OrgParams,
+        querystring: RcaQuery,
+        response: { 200: ListResponse(Rca) },
+      },
+      onRequest: member,
+    },
     async (request) => {
       const { page, limit, ...filter } = request.query
       const { rows, total } = await listRcas(db, membershipOf(request).organizationId, filter, { offset: (page - 1) * limit, limit })
@@ -45,7 +54,16 @@ export const rcaRoutes: FastifyPluginAsyncTypebox = async (app) => {
 
   app.post(
     '/api/v1/organizations/:orgId/rcas',
-    { schema: { tags, summary: 'Create an RCA document, as a draft (insights responder)', params: OrgParams, body: RcaCreate, response: { 201: Rca } }, onRequest: writer },
+    {
+      schema: {
+        tags,
+        summary: 'Create an RCA document, as a draft (insights responder)',
+        params: OrgParams,
+        body: RcaCreate,
+        response: { 201: Rca },
+      },
+      onRequest: writer,
+    },
     async (request, reply) => {
       const { title, ...narrative } = request.body
       const edited = narrativeFields.filter((field) => narrative[field] !== undefined && narrative[field] !== null)
@@ -56,7 +74,10 @@ export const rcaRoutes: FastifyPluginAsyncTypebox = async (app) => {
 
   app.get(
     '/api/v1/organizations/:orgId/rcas/:rcaId',
-    { schema: { tags, summary: 'Get an RCA document (organization member)', params: RcaParams, response: { 200: Rca } }, onRequest: member },
+    {
+      schema: { tags, summary: 'Get an RCA document (organization member)', params: RcaParams, response: { 200: Rca } },
+      onRequest: member,
+    },
     async (request) => rcaBody(await rcaOf(db, request, request.params.rcaId)),
   )
 
@@ -66,7 +87,8 @@ export const rcaRoutes: FastifyPluginAsyncTypebox = async (app) => {
       schema: {
         tags,
         summary: 'Update an RCA document or move its status (insights responder)',
-        description: 'Status moves: draft → in_review, in_review → draft or published. A published document is frozen (409); its action items still change.',
+        description:
+          'Status moves: draft → in_review, in_review → draft or published. A published document is frozen (409); its action items still change.',
         params: RcaParams,
         body: RcaPatch,
         response: { 200: Rca },
@@ -86,7 +108,13 @@ export const rcaRoutes: FastifyPluginAsyncTypebox = async (app) => {
           }
         }
         const edited = narrativeFields.filter((field) => content[field] !== undefined)
-        return updateRca(trx, organizationId, current.id, { ...content, ...(status !== undefined && status !== current.status ? { status } : {}) }, edited)
+        return updateRca(
+          trx,
+          organizationId,
+          current.id,
+          { ...content, ...(status !== undefined && status !== current.status ? { status } : {}) },
+          edited,
+        )
       })
       return rcaBody(row)
     },
@@ -94,7 +122,15 @@ export const rcaRoutes: FastifyPluginAsyncTypebox = async (app) => {
 
   app.delete(
     '/api/v1/organizations/:orgId/rcas/:rcaId',
-    { schema: { tags, summary: 'Delete an RCA document with its links and action items (insights responder); not once published', params: RcaParams, response: { 204: Type.Null() } }, onRequest: writer },
+    {
+      schema: {
+        tags,
+        summary: 'Delete an RCA document with its links and action items (insights responder); not once published',
+        params: RcaParams,
+        response: { 204: Type.Null() },
+      },
+      onRequest: writer,
+    },
     async (request, reply) => {
       await db.transaction().execute(async (trx) => {
         const current = await rcaOf(trx, request, request.params.rcaId, { lock: true })

@@ -36,12 +36,18 @@ export const Rca = Type.Object(
     createdBy: NullableId,
     aiDrafted: Type.Boolean({ description: 'An AI draft filled some of its fields' }),
     aiDraftedAt: NullableTimestamp,
-    editedFields: Type.Array(Type.Enum(narrativeFields), { description: 'Fields a person wrote; an AI draft leaves them alone unless asked to overwrite' }),
+    editedFields: Type.Array(Type.Enum(narrativeFields), {
+      description: 'Fields a person wrote; an AI draft leaves them alone unless asked to overwrite',
+    }),
     publishedAt: NullableTimestamp,
-    draftStatus: Type.Union([Type.Enum(['queued', 'running', 'completed', 'failed'] as const), Type.Null()], { description: 'The last AI draft asked for; null when none was' }),
+    draftStatus: Type.Union([Type.Enum(['queued', 'running', 'completed', 'failed'] as const), Type.Null()], {
+      description: 'The last AI draft asked for; null when none was',
+    }),
     draftError: Type.Union([Type.String(), Type.Null()], { description: 'Why the last draft failed' }),
     draftRequestedAt: NullableTimestamp,
-    suspectedDeployId: Type.Union([Type.String({ format: 'uuid' }), Type.Null()], { description: 'The deploy the last AI draft holds responsible' }),
+    suspectedDeployId: Type.Union([Type.String({ format: 'uuid' }), Type.Null()], {
+      description: 'The deploy the last AI draft holds responsible',
+    }),
     createdAt: Timestamp,
     updatedAt: Timestamp,
   },
@@ -78,12 +84,18 @@ export const IncidentLink = Type.Object(
         }),
         Type.Null(),
       ],
-      { description: 'What its surface knows of it; null when it is gone, or when the caller may not read it on its surface (alerting viewer for alerts)' },
+      {
+        description:
+          'What its surface knows of it; null when it is gone, or when the caller may not read it on its surface (alerting viewer for alerts)',
+      },
     ),
   },
   { title: 'RcaIncidentLink' },
 )
-export const LinkCreate = Type.Object({ sourceProduct: Type.Enum(sourceProducts), incidentId: Type.String({ format: 'uuid' }) }, { additionalProperties: false })
+export const LinkCreate = Type.Object(
+  { sourceProduct: Type.Enum(sourceProducts), incidentId: Type.String({ format: 'uuid' }) },
+  { additionalProperties: false },
+)
 
 export const ActionItem = Type.Object(
   {
@@ -109,8 +121,14 @@ const ItemFields = {
   priority: Type.Enum(actionItemPriorities),
   dueDate: Type.Union([Type.String({ format: 'date' }), Type.Null()]),
 }
-export const ActionItemCreate = Type.Object({ title: Title, ...Type.Partial(Type.Object(ItemFields)).properties }, { additionalProperties: false })
-export const ActionItemPatch = Type.Object({ title: Type.Optional(Title), ...Type.Partial(Type.Object(ItemFields)).properties }, { additionalProperties: false, minProperties: 1 })
+export const ActionItemCreate = Type.Object(
+  { title: Title, ...Type.Partial(Type.Object(ItemFields)).properties },
+  { additionalProperties: false },
+)
+export const ActionItemPatch = Type.Object(
+  { title: Type.Optional(Title), ...Type.Partial(Type.Object(ItemFields)).properties },
+  { additionalProperties: false, minProperties: 1 },
+)
 export const ActionItemQuery = Type.Object({
   status: Type.Optional(Type.Enum(actionItemStatuses)),
   assigneeUserId: Type.Optional(Type.String({ format: 'uuid' })),
@@ -153,7 +171,14 @@ export function linkBody(row: LinkRow, readable: ReadonlySet<string>) {
     incident:
       row.title === null || row.firstSeenAt === null || !readable.has(row.sourceProduct)
         ? null
-        : { title: row.title, priority: row.priority ?? '', status: row.status ?? '', service: row.service, startedAt: row.firstSeenAt.toISOString(), resolvedAt: iso(row.resolvedAt) },
+        : {
+            title: row.title,
+            priority: row.priority ?? '',
+            status: row.status ?? '',
+            service: row.service,
+            startedAt: row.firstSeenAt.toISOString(),
+            resolvedAt: iso(row.resolvedAt),
+          },
   }
 }
 

@@ -34,11 +34,24 @@ export const incidentSearchRoutes: FastifyPluginAsyncTypebox = async (app) => {
   const db = app.database.db
   app.get(
     '/api/v1/organizations/:orgId/rcas/search-incidents',
-    { schema: { tags, summary: 'Search incidents across surfaces by text and time (organization member; only the surfaces the caller may read, alerting viewer for alerts)', params: OrgParams, querystring: SearchQuery, response: { 200: ListResponse(FoundIncident) } }, onRequest: app.requireOrgMember },
+    {
+      schema: {
+        tags,
+        summary:
+          'Search incidents across surfaces by text and time (organization member; only the surfaces the caller may read, alerting viewer for alerts)',
+        params: OrgParams,
+        querystring: SearchQuery,
+        response: { 200: ListResponse(FoundIncident) },
+      },
+      onRequest: app.requireOrgMember,
+    },
     async (request) => {
       const { page, limit, ...filter } = request.query
       const readable = await readableSources(request)
-      const { rows, total } = await searchIncidents(db, membershipOf(request).organizationId, filter, readable, { offset: (page - 1) * limit, limit })
+      const { rows, total } = await searchIncidents(db, membershipOf(request).organizationId, filter, readable, {
+        offset: (page - 1) * limit,
+        limit,
+      })
       return { data: rows, meta: { page, limit, total } }
     },
   )

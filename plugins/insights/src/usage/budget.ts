@@ -1,7 +1,18 @@
 import type { TokenUsage } from '@svc/ai'
 import type { AiConfig } from '@svc/config'
 import type { Executor } from '@svc/db'
-import { findBudget, lockBudget, periodOf, recordAiUsage, recordThresholdsCrossed, releaseReservations, usageIn, type BudgetRow, type Period, type PeriodUsage } from '../queries/usage.js'
+import {
+  findBudget,
+  lockBudget,
+  periodOf,
+  recordAiUsage,
+  recordThresholdsCrossed,
+  releaseReservations,
+  usageIn,
+  type BudgetRow,
+  type Period,
+  type PeriodUsage,
+} from '../queries/usage.js'
 
 export type LimitName = 'analyses' | 'tokens' | 'cost'
 
@@ -89,6 +100,15 @@ export async function recordSpend(
   const { organizationId, feature, referenceId, usage } = spend
   const { provider, model, promptTokens, completionTokens } = usage
   await releaseReservations(db, organizationId, referenceId)
-  await recordAiUsage(db, { organizationId, feature, referenceId, provider, model, promptTokens, completionTokens, costUsd: costOf(ai, usage) })
+  await recordAiUsage(db, {
+    organizationId,
+    feature,
+    referenceId,
+    provider,
+    model,
+    promptTokens,
+    completionTokens,
+    costUsd: costOf(ai, usage),
+  })
   await noteThresholds(db, organizationId, effectiveLimits(await findBudget(db, organizationId), ai))
 }

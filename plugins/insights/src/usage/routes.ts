@@ -15,7 +15,8 @@ function limitsOf(budget: Limits | undefined) {
   return {
     monthlyAnalyses: budget?.monthlyAnalysisLimit ?? null,
     monthlyTokens: budget?.monthlyTokenLimit ?? null,
-    monthlyCostUsd: budget?.monthlyCostLimitUsd === null || budget?.monthlyCostLimitUsd === undefined ? null : Number(budget.monthlyCostLimitUsd),
+    monthlyCostUsd:
+      budget?.monthlyCostLimitUsd === null || budget?.monthlyCostLimitUsd === undefined ? null : Number(budget.monthlyCostLimitUsd),
   }
 }
 
@@ -63,7 +64,13 @@ export const usageRoutes: FastifyPluginAsyncTypebox<{ ai: AiConfig }> = async (a
   app.get(
     '/api/v1/organizations/:orgId/usage',
     {
-      schema: { tags, summary: 'This month’s AI usage, limits and threshold events, the events paged (organization member)', params: OrgParams, querystring: PaginationQuery, response: { 200: Usage } },
+      schema: {
+        tags,
+        summary: 'This month’s AI usage, limits and threshold events, the events paged (organization member)',
+        params: OrgParams,
+        querystring: PaginationQuery,
+        response: { 200: Usage },
+      },
       onRequest: app.requireOrgMember,
     },
     async (request) => usageReport(db, ai, membershipOf(request).organizationId, request.query),

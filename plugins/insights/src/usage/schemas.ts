@@ -6,7 +6,12 @@ const NullableLimit = (description: string) => NullableNumber(Type.Integer({ min
 export const Limits = Type.Object({
   monthlyAnalyses: NullableLimit('Analyses per calendar month (UTC); null: unlimited'),
   monthlyTokens: NullableLimit('Model tokens per month, prompt and completion; null: the default cap (AI_DEFAULT_MONTHLY_TOKENS)'),
-  monthlyCostUsd: NullableNumber(Type.Number({ minimum: 0, description: 'Estimated model cost per month in US dollars; null: the default cap (AI_DEFAULT_MONTHLY_COST_USD)' })),
+  monthlyCostUsd: NullableNumber(
+    Type.Number({
+      minimum: 0,
+      description: 'Estimated model cost per month in US dollars; null: the default cap (AI_DEFAULT_MONTHLY_COST_USD)',
+    }),
+  ),
 })
 
 const Thresholds = Type.Array(Type.Integer({ minimum: 1, maximum: 100 }), {
@@ -26,7 +31,9 @@ export const Usage = Type.Object(
       estimatedCostUsd: Type.Number(),
     }),
     limits: Limits,
-    effectiveLimits: Type.Object(Limits.properties, { description: 'The limits that apply: the organization’s own, else the default caps' }),
+    effectiveLimits: Type.Object(Limits.properties, {
+      description: 'The limits that apply: the organization’s own, else the default caps',
+    }),
     reserved: Type.Object(
       { tokens: Type.Integer(), estimatedCostUsd: Type.Number() },
       { description: 'Held for model calls under way: counted against the limits until their jobs write the ledger' },
@@ -45,7 +52,10 @@ export const Usage = Type.Object(
       }),
       { description: 'This period’s threshold crossings and skipped analyses, oldest first: the page `page` and `limit` ask for' },
     ),
-    eventsMeta: Type.Object({ page: Type.Integer(), limit: Type.Integer(), total: Type.Integer() }, { description: 'The events’ page, and how many there are' }),
+    eventsMeta: Type.Object(
+      { page: Type.Integer(), limit: Type.Integer(), total: Type.Integer() },
+      { description: 'The events’ page, and how many there are' },
+    ),
   },
   { title: 'Usage' },
 )

@@ -25,16 +25,25 @@ export function createSpendGuard(database: Database, ai: AiConfig, job: { organi
         const usage = await usageIn(trx, organizationId, periodOf(new Date()))
         const tokensUsed = usage.promptTokens + usage.completionTokens + usage.reservedTokens
         if (limits.monthlyTokenLimit !== null && tokensUsed + tokens > Number(limits.monthlyTokenLimit)) {
-          throw new AnalyzerError(`the organization's monthly AI token limit (${limits.monthlyTokenLimit}) leaves no room for this model call`, false)
+          throw new AnalyzerError(
+            `the organization's monthly AI token limit (${limits.monthlyTokenLimit}) leaves no room for this model call`,
+            false,
+          )
         }
         if (limits.monthlyCostLimitUsd !== null && usage.costUsd + usage.reservedCostUsd + costUsd > Number(limits.monthlyCostLimitUsd)) {
-          throw new AnalyzerError(`the organization's monthly AI cost limit ($${limits.monthlyCostLimitUsd}) leaves no room for this model call`, false)
+          throw new AnalyzerError(
+            `the organization's monthly AI cost limit ($${limits.monthlyCostLimitUsd}) leaves no room for this model call`,
+            false,
+          )
         }
         return insertReservation(trx, { organizationId, referenceId, tokens, costUsd, ttlSeconds: RESERVATION_TTL_SECONDS })
       })
       return {
         async settle(actual) {
-          await settleReservation(database.db, organizationId, id, { tokens: actual.promptTokens + actual.completionTokens, costUsd: costOf(ai, actual) })
+          await settleReservation(database.db, organizationId, id, {
+            tokens: actual.promptTokens + actual.completionTokens,
+            costUsd: costOf(ai, actual),
+          })
         },
       }
     },

@@ -6,7 +6,6 @@ import type { PlatformRole } from '@svc/auth'
 import { NotFoundError } from '@svc/http'
 import { PlatformRoleOrNone } from '@svc/profile'
 
-
 /**
  * Platform roles live on the user row (`core.users.platform_role`) and only platform
  * admins (the PlatformAdmins group) set them.
@@ -36,8 +35,13 @@ export const platformRoleRoutes: FastifyPluginAsyncTypebox = async (app) => {
           .returning(['id', 'email', 'platformRole'])
           .executeTakeFirstOrThrow()
         await recordAudit(trx, auditContextOf(request), {
-          organizationId: null, product: 'platform', entityType: 'user', entityId: userId,
-          action: 'user.platform_role_changed', before: { platformRole: before.platformRole }, after: { platformRole: after.platformRole },
+          organizationId: null,
+          product: 'platform',
+          entityType: 'user',
+          entityId: userId,
+          action: 'user.platform_role_changed',
+          before: { platformRole: before.platformRole },
+          after: { platformRole: after.platformRole },
         })
         return after
       })

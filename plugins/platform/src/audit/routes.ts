@@ -21,7 +21,10 @@ const AuditLogEntry = Type.Object(
     entityId: Type.Union([Type.String(), Type.Null()]),
     action: Type.String(),
     changes: Type.Object(
-      { before: Type.Optional(Type.Record(Type.String(), Type.Unknown())), after: Type.Optional(Type.Record(Type.String(), Type.Unknown())) },
+      {
+        before: Type.Optional(Type.Record(Type.String(), Type.Unknown())),
+        after: Type.Optional(Type.Record(Type.String(), Type.Unknown())),
+      },
       { description: 'The changed fields before and after; secrets are never included' },
     ),
     requestId: Type.Union([Type.String(), Type.Null()]),
@@ -61,13 +64,22 @@ export const auditLogRoutes: FastifyPluginAsyncTypebox = async (app) => {
       const toDate = to ? new Date(to) : undefined
       if (fromDate && toDate && fromDate > toDate) throw invalidField('from', 'must not be after `to`', 'querystring')
       const { rows, total } = await listAuditLogs(app.database.db, membershipOf(request).organizationId, {
-        ...filters, from: fromDate, to: toDate, offset: (page - 1) * limit, limit,
+        ...filters,
+        from: fromDate,
+        to: toDate,
+        offset: (page - 1) * limit,
+        limit,
       })
       return {
         data: rows.map((row) => ({
           id: row.id,
           organizationId: row.organizationId,
-          actor: { type: row.actorType as 'user' | 'scim_token' | 'system', userId: row.actorUserId, originalUserId: row.actorOriginalUserId, tokenId: row.actorTokenId },
+          actor: {
+            type: row.actorType as 'user' | 'scim_token' | 'system',
+            userId: row.actorUserId,
+            originalUserId: row.actorOriginalUserId,
+            tokenId: row.actorTokenId,
+          },
           product: row.product,
           entityType: row.entityType,
           entityId: row.entityId,

@@ -21,9 +21,12 @@ export const usersRoutes: FastifyPluginAsyncTypebox = async (app) => {
         ...organizational.map((row) => ({ source: 'organization' as const, ...row })),
         ...legacy.map((row) => ({ source: 'legacy' as const, product: 'bundle', ...row })),
       ].map((entry) => ({ ...entry, currentPeriodEnd: entry.currentPeriodEnd?.toISOString() ?? null }))
-      const status = subscriptions.length === 0
-        ? ('none' as const)
-        : subscriptions.some((entry) => ACTIVE_STATUSES.has(entry.status)) ? ('active' as const) : ('inactive' as const)
+      const status =
+        subscriptions.length === 0
+          ? ('none' as const)
+          : subscriptions.some((entry) => ACTIVE_STATUSES.has(entry.status))
+            ? ('active' as const)
+            : ('inactive' as const)
       return { status, subscriptions }
     },
   )

@@ -39,7 +39,13 @@ async function assertNotLastOwner(trx: Executor, organizationId: string, target:
   }
 }
 
-export async function changeRole(trx: Executor, request: FastifyRequest, actorRole: OrganizationRole, target: Member, next: OrganizationRole) {
+export async function changeRole(
+  trx: Executor,
+  request: FastifyRequest,
+  actorRole: OrganizationRole,
+  target: Member,
+  next: OrganizationRole,
+) {
   if (target.role === next) return
   const refusal = roleChangeRefusal(actorRole, target.role as OrganizationRole, next)
   if (refusal) throw new ForbiddenError(refusal)
@@ -47,12 +53,23 @@ export async function changeRole(trx: Executor, request: FastifyRequest, actorRo
   if (next !== 'owner') await assertNotLastOwner(trx, organizationId, target, 'be demoted')
   await setMemberRole(trx, organizationId, target.id, next)
   await recordAudit(trx, auditContextOf(request), {
-    organizationId, product: 'platform', entityType: 'member', entityId: target.id,
-    action: 'member.role_changed', before: { role: target.role }, after: { role: next },
+    organizationId,
+    product: 'platform',
+    entityType: 'member',
+    entityId: target.id,
+    action: 'member.role_changed',
+    before: { role: target.role },
+    after: { role: next },
   })
 }
 
-export async function setProductRoles(trx: Executor, request: FastifyRequest, actorRole: OrganizationRole, target: Member, next: ProductRoles) {
+export async function setProductRoles(
+  trx: Executor,
+  request: FastifyRequest,
+  actorRole: OrganizationRole,
+  target: Member,
+  next: ProductRoles,
+) {
   const refusal = productRolesRefusal(actorRole, target.role as OrganizationRole)
   if (refusal) throw new ForbiddenError(refusal)
   const { organizationId, memberId } = membershipOf(request)
@@ -61,8 +78,13 @@ export async function setProductRoles(trx: Executor, request: FastifyRequest, ac
   if (ownRefusal) throw new ForbiddenError(ownRefusal)
   await replaceProductRoles(trx, organizationId, target.id, next)
   await recordAudit(trx, auditContextOf(request), {
-    organizationId, product: 'platform', entityType: 'member', entityId: target.id,
-    action: 'member.product_roles_changed', before: { productRoles: before }, after: { productRoles: next },
+    organizationId,
+    product: 'platform',
+    entityType: 'member',
+    entityId: target.id,
+    action: 'member.product_roles_changed',
+    before: { productRoles: before },
+    after: { productRoles: next },
   })
 }
 
@@ -73,7 +95,11 @@ export async function removeMember(trx: Executor, request: FastifyRequest, actor
   await assertNotLastOwner(trx, organizationId, target, 'leave')
   await deleteMember(trx, organizationId, target.id)
   await recordAudit(trx, auditContextOf(request), {
-    organizationId, product: 'platform', entityType: 'member', entityId: target.id,
-    action: 'member.removed', before: { userId: target.userId, email: target.email, role: target.role },
+    organizationId,
+    product: 'platform',
+    entityType: 'member',
+    entityId: target.id,
+    action: 'member.removed',
+    before: { userId: target.userId, email: target.email, role: target.role },
   })
 }

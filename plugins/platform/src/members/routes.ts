@@ -33,12 +33,24 @@ export const memberRoutes: FastifyPluginAsyncTypebox = async (app) => {
 
   app.get(
     '/api/v1/organizations/:orgId/members',
-    { schema: { tags, summary: 'List members (member): filter by role, search by e-mail', params: OrgParams, querystring: MemberListQuery, response: { 200: ListResponse(Member) } } },
+    {
+      schema: {
+        tags,
+        summary: 'List members (member): filter by role, search by e-mail',
+        params: OrgParams,
+        querystring: MemberListQuery,
+        response: { 200: ListResponse(Member) },
+      },
+    },
     async (request) => {
       const { organizationId } = membershipOf(request)
       const { page, limit, role, search } = request.query
       const { rows, total } = await listMembers(db, organizationId, { role, search, offset: (page - 1) * limit, limit })
-      const roles = await productRolesOfMembers(db, organizationId, rows.map((row) => row.id))
+      const roles = await productRolesOfMembers(
+        db,
+        organizationId,
+        rows.map((row) => row.id),
+      )
       return { data: rows.map((row) => memberBody(row, roles.get(row.id) ?? {})), meta: { page, limit, total } }
     },
   )
@@ -60,7 +72,9 @@ export const memberRoutes: FastifyPluginAsyncTypebox = async (app) => {
       const membership = membershipOf(request)
       const refusal = roleChangeRefusal(membership.role, undefined, request.body.role)
       if (refusal) throw new ForbiddenError(refusal)
-      const { memberId } = await db.transaction().execute((trx) => addMember(trx, auditContextOf(request), membership.organizationId, request.body, 'member.added'))
+      const { memberId } = await db
+        .transaction()
+        .execute((trx) => addMember(trx, auditContextOf(request), membership.organizationId, request.body, 'member.added'))
       return reply.code(201).send(await memberResponse(membership.organizationId, memberId))
     },
   )
@@ -68,7 +82,13 @@ export const memberRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.patch(
     '/api/v1/organizations/:orgId/members/:memberId',
     {
-      schema: { tags, summary: 'Change a member’s organization role (owner)', params: MemberParams, body: ChangeRole, response: { 200: Member } },
+      schema: {
+        tags,
+        summary: 'Change a member’s organization role (owner)',
+        params: MemberParams,
+        body: ChangeRole,
+        response: { 200: Member },
+      },
       onRequest: app.requireOrgRole('owner'),
     },
     async (request) => {
@@ -84,7 +104,13 @@ export const memberRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.put(
     '/api/v1/organizations/:orgId/members/:memberId',
     {
-      schema: { tags, summary: 'Set a member’s role and product roles together (admin, owner)', params: MemberParams, body: ReplaceMember, response: { 200: Member } },
+      schema: {
+        tags,
+        summary: 'Set a member’s role and product roles together (admin, owner)',
+        params: MemberParams,
+        body: ReplaceMember,
+        response: { 200: Member },
+      },
       onRequest: app.requireOrgRole('admin', 'owner'),
     },
     async (request) => {
@@ -101,7 +127,12 @@ export const memberRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.delete(
     '/api/v1/organizations/:orgId/members/:memberId',
     {
-      schema: { tags, summary: 'Remove a member (admin, owner); the last owner cannot leave', params: MemberParams, response: { 204: Type.Null() } },
+      schema: {
+        tags,
+        summary: 'Remove a member (admin, owner); the last owner cannot leave',
+        params: MemberParams,
+        response: { 204: Type.Null() },
+      },
       onRequest: app.requireOrgRole('admin', 'owner'),
     },
     async (request, reply) => {
@@ -133,12 +164,17 @@ export const memberRoutes: FastifyPluginAsyncTypebox = async (app) => {
         const { actorRole, target } = await lockedMembers(trx, membership, request.body.memberId)
         if (actorRole !== 'owner') throw new ForbiddenError('only an owner can transfer ownership')
         if (target.pending || target.suspended) {
-          throw new ConflictError(`ownership goes only to an active member: this one is ${target.pending ? 'pending (never signed in)' : 'suspended by the identity provider'}`)
+          throw new ConflictError(
+            `ownership goes only to an active member: this one is ${target.pending ? 'pending (never signed in)' : 'suspended by the identity provider'}`,
+          )
         }
         await setMemberRole(trx, membership.organizationId, target.id, 'owner')
         await setMemberRole(trx, membership.organizationId, membership.memberId, 'admin')
         await recordAudit(trx, auditContextOf(request), {
-          organizationId: membership.organizationId, product: 'platform', entityType: 'organization', entityId: membership.organizationId,
+          organizationId: membership.organizationId,
+          product: 'platform',
+          entityType: 'organization',
+          entityId: membership.organizationId,
           action: 'organization.ownership_transferred',
           before: { ownerMemberId: membership.memberId, targetRole: target.role },
           after: { ownerMemberId: target.id, previousOwnerRole: 'admin' },
@@ -153,14 +189,23 @@ export const memberRoutes: FastifyPluginAsyncTypebox = async (app) => {
 
   app.get(
     '/api/v1/organizations/:orgId/product-role-options',
-    { schema: { tags, summary: 'Products and the product-role hierarchy (member)', params: OrgParams, response: { 200: ProductRoleOptions } } },
+    {
+      schema: {
+        tags,
+        summary: 'Products and the product-role hierarchy (member)',
+        params: OrgParams,
+        response: { 200: ProductRoleOptions },
+      },
+    },
     async () => ({ products: [...products], roles: [...productRoles] }),
   )
 
   app.get(
     '/api/v1/organizations/:orgId/members/:memberId/product-roles',
     { schema: { tags, summary: 'A member’s product roles (member)', params: MemberParams, response: { 200: ProductRolesBody } } },
-    async (request) => ({ productRoles: (await memberResponse(membershipOf(request).organizationId, request.params.memberId)).productRoles }),
+    async (request) => ({
+      productRoles: (await memberResponse(membershipOf(request).organizationId, request.params.memberId)).productRoles,
+    }),
   )
 
   app.put(

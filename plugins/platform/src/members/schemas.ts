@@ -15,7 +15,9 @@ export const Member = Type.Object(
     role: OrganizationRole,
     productRoles: ProductRoles,
     pending: Type.Boolean({ description: 'The user has not signed in yet; the first sign-in with this e-mail links the account' }),
-    suspended: Type.Boolean({ description: 'The identity provider deactivated the member (SCIM active=false): the membership grants nothing until reactivated' }),
+    suspended: Type.Boolean({
+      description: 'The identity provider deactivated the member (SCIM active=false): the membership grants nothing until reactivated',
+    }),
     createdAt: Type.String({ format: 'date-time' }),
     updatedAt: Type.String({ format: 'date-time' }),
   },

@@ -26,7 +26,12 @@ export const organizationRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.get(
     '/api/v1/organizations',
     {
-      schema: { tags, summary: 'The caller’s organizations, with the caller’s role in each', querystring: PaginationQuery, response: { 200: ListResponse(Organization) } },
+      schema: {
+        tags,
+        summary: 'The caller’s organizations, with the caller’s role in each',
+        querystring: PaginationQuery,
+        response: { 200: ListResponse(Organization) },
+      },
     },
     async (request) => {
       const { page, limit } = request.query
@@ -58,12 +63,20 @@ export const organizationRoutes: FastifyPluginAsyncTypebox = async (app) => {
         const memberId = await insertMember(trx, organization.id, request.user.userId, 'owner')
         const context = auditContextOf(request)
         await recordAudit(trx, context, {
-          organizationId: organization.id, product: 'platform', entityType: 'organization', entityId: organization.id,
-          action: 'organization.created', after: organizationFields(organization),
+          organizationId: organization.id,
+          product: 'platform',
+          entityType: 'organization',
+          entityId: organization.id,
+          action: 'organization.created',
+          after: organizationFields(organization),
         })
         await recordAudit(trx, context, {
-          organizationId: organization.id, product: 'platform', entityType: 'member', entityId: memberId,
-          action: 'member.added', after: { userId: request.user.userId, role: 'owner' },
+          organizationId: organization.id,
+          product: 'platform',
+          entityType: 'member',
+          entityId: memberId,
+          action: 'member.added',
+          after: { userId: request.user.userId, role: 'owner' },
         })
         return organization
       })
@@ -85,7 +98,13 @@ export const organizationRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.patch(
     '/api/v1/organizations/:orgId',
     {
-      schema: { tags, summary: 'Update an organization’s name or slug (admin, owner)', params: OrgParams, body: UpdateOrganization, response: { 200: Organization } },
+      schema: {
+        tags,
+        summary: 'Update an organization’s name or slug (admin, owner)',
+        params: OrgParams,
+        body: UpdateOrganization,
+        response: { 200: Organization },
+      },
       onRequest: app.requireOrgRole('admin', 'owner'),
     },
     async (request) => {
@@ -97,8 +116,13 @@ export const organizationRoutes: FastifyPluginAsyncTypebox = async (app) => {
         }
         const after = await updateOrganization(trx, membership.organizationId, request.body)
         await recordAudit(trx, auditContextOf(request), {
-          organizationId: after.id, product: 'platform', entityType: 'organization', entityId: after.id,
-          action: 'organization.updated', before: before && organizationFields(before), after: organizationFields(after),
+          organizationId: after.id,
+          product: 'platform',
+          entityType: 'organization',
+          entityId: after.id,
+          action: 'organization.updated',
+          before: before && organizationFields(before),
+          after: organizationFields(after),
         })
         return after
       })
@@ -127,8 +151,12 @@ export const organizationRoutes: FastifyPluginAsyncTypebox = async (app) => {
       await db.transaction().execute(async (trx) => {
         await deleteOrganization(trx, membership.organizationId)
         await recordAudit(trx, auditContextOf(request), {
-          organizationId: membership.organizationId, product: 'platform', entityType: 'organization', entityId: membership.organizationId,
-          action: 'organization.deleted', before: { name: membership.organizationName, slug: membership.organizationSlug },
+          organizationId: membership.organizationId,
+          product: 'platform',
+          entityType: 'organization',
+          entityId: membership.organizationId,
+          action: 'organization.deleted',
+          before: { name: membership.organizationName, slug: membership.organizationSlug },
         })
       })
       return reply.code(204).send(null)

@@ -23,10 +23,7 @@ export const Organization = Type.Object(
   { title: 'Organization', description: 'An organization, with the caller’s role in it' },
 )
 
-export const CreateOrganization = Type.Object(
-  { name: Name, slug: Type.Optional(Slug) },
-  { additionalProperties: false },
-)
+export const CreateOrganization = Type.Object({ name: Name, slug: Type.Optional(Slug) }, { additionalProperties: false })
 
 export const UpdateOrganization = Type.Object(
   { name: Type.Optional(Name), slug: Type.Optional(Slug) },

@@ -27,7 +27,8 @@ export const subscriptionRoutes: FastifyPluginAsyncTypebox = async (app) => {
       schema: {
         tags: ['organizations'],
         summary: 'The organization’s subscription, per product (member)',
-        description: 'A product’s own subscription wins over the bundle, the bundle over a legacy subscription; `none` when nothing applies.',
+        description:
+          'A product’s own subscription wins over the bundle, the bundle over a legacy subscription; `none` when nothing applies.',
         params: OrgParams,
         response: { 200: OrganizationSubscription },
       },
@@ -41,12 +42,23 @@ export const subscriptionRoutes: FastifyPluginAsyncTypebox = async (app) => {
           const chosen = own ?? bundle
           if (chosen) {
             return {
-              product, plan: chosen.plan, status: chosen.status, source: own ? ('product' as const) : ('bundle' as const),
-              currentPeriodEnd: chosen.currentPeriodEnd?.toISOString() ?? null, cancelAtPeriodEnd: chosen.cancelAtPeriodEnd,
+              product,
+              plan: chosen.plan,
+              status: chosen.status,
+              source: own ? ('product' as const) : ('bundle' as const),
+              currentPeriodEnd: chosen.currentPeriodEnd?.toISOString() ?? null,
+              cancelAtPeriodEnd: chosen.cancelAtPeriodEnd,
             }
           }
           if (legacy) {
-            return { product, plan: legacy.plan, status: legacy.status, source: 'legacy' as const, currentPeriodEnd: legacy.currentPeriodEnd?.toISOString() ?? null, cancelAtPeriodEnd: false }
+            return {
+              product,
+              plan: legacy.plan,
+              status: legacy.status,
+              source: 'legacy' as const,
+              currentPeriodEnd: legacy.currentPeriodEnd?.toISOString() ?? null,
+              cancelAtPeriodEnd: false,
+            }
           }
           return { product, plan: null, status: 'none', source: null, currentPeriodEnd: null, cancelAtPeriodEnd: false }
         }),

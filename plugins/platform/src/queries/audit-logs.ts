@@ -20,13 +20,7 @@ export async function listAuditLogs(db: Executor, organizationId: string, filter
   if (filter.from) query = query.where('createdAt', '>=', filter.from)
   if (filter.to) query = query.where('createdAt', '<', filter.to)
   const [rows, count] = await Promise.all([
-    query
-      .selectAll()
-      .orderBy('createdAt', 'desc')
-      .orderBy('id', 'desc')
-      .offset(filter.offset)
-      .limit(filter.limit)
-      .execute(),
+    query.selectAll().orderBy('createdAt', 'desc').orderBy('id', 'desc').offset(filter.offset).limit(filter.limit).execute(),
     query.select((eb) => eb.fn.countAll<number>().as('total')).executeTakeFirstOrThrow(),
   ])
   return { rows, total: count.total }

@@ -12,7 +12,13 @@ export async function listOrganizationsOfUser(db: Executor, userId: string, page
     // A membership the identity provider suspended (SCIM active=false) grants nothing, so it is not listed.
     .where('m.suspendedAt', 'is', null)
   const [rows, count] = await Promise.all([
-    base.select([...organizationColumns, 'm.role']).orderBy('o.name').orderBy('o.id').offset(page.offset).limit(page.limit).execute(),
+    base
+      .select([...organizationColumns, 'm.role'])
+      .orderBy('o.name')
+      .orderBy('o.id')
+      .offset(page.offset)
+      .limit(page.limit)
+      .execute(),
     base.select((eb) => eb.fn.countAll<number>().as('total')).executeTakeFirstOrThrow(),
   ])
   return { rows, total: count.total }

@@ -9,7 +9,12 @@ function groupsOf(db: Executor, organizationId: string) {
 
 export type ScimGroupRow = NonNullable<Awaited<ReturnType<typeof findScimGroup>>>
 
-export async function listScimGroups(db: Executor, organizationId: string, filter: RawBuilder<boolean> | undefined, page: { offset: number; limit: number }) {
+export async function listScimGroups(
+  db: Executor,
+  organizationId: string,
+  filter: RawBuilder<boolean> | undefined,
+  page: { offset: number; limit: number },
+) {
   const query = filter ? groupsOf(db, organizationId).where(filter) : groupsOf(db, organizationId)
   const [rows, count] = await Promise.all([
     page.limit === 0
@@ -69,12 +74,25 @@ export async function existingMembers(db: Executor, organizationId: string, memb
   return rows.map((row) => row.id)
 }
 
-export async function insertScimGroup(db: Executor, organizationId: string, values: { displayName: string; externalId: string | null }): Promise<string> {
-  const { id } = await db.insertInto('core.scimGroups').values({ organizationId, ...values }).returning('id').executeTakeFirstOrThrow()
+export async function insertScimGroup(
+  db: Executor,
+  organizationId: string,
+  values: { displayName: string; externalId: string | null },
+): Promise<string> {
+  const { id } = await db
+    .insertInto('core.scimGroups')
+    .values({ organizationId, ...values })
+    .returning('id')
+    .executeTakeFirstOrThrow()
   return id
 }
 
-export async function updateScimGroup(db: Executor, organizationId: string, groupId: string, values: { displayName: string; externalId: string | null }): Promise<void> {
+export async function updateScimGroup(
+  db: Executor,
+  organizationId: string,
+  groupId: string,
+  values: { displayName: string; externalId: string | null },
+): Promise<void> {
   await db
     .updateTable('core.scimGroups')
     .set({ ...values, updatedAt: sql<Date>`clock_timestamp()` })
@@ -84,19 +102,31 @@ export async function updateScimGroup(db: Executor, organizationId: string, grou
 }
 
 /** Makes the group's members exactly `members`; answers who was added and who removed. */
-export async function setGroupMembers(db: Executor, organizationId: string, groupId: string, members: { id: string; display: string | null }[]) {
+export async function setGroupMembers(
+  db: Executor,
+  organizationId: string,
+  groupId: string,
+  members: { id: string; display: string | null }[],
+) {
   const current = new Set((await membersOfGroups(db, organizationId, [groupId])).get(groupId)?.map((member) => member.id))
   const wanted = new Set(members.map((member) => member.id))
   const added = [...wanted].filter((id) => !current.has(id))
   const removed = [...current].filter((id) => !wanted.has(id))
   if (removed.length > 0) {
-    await db.deleteFrom('core.scimGroupMembers').where('organizationId', '=', organizationId).where('groupId', '=', groupId).where('memberId', 'in', removed).execute()
+    await db
+      .deleteFrom('core.scimGroupMembers')
+      .where('organizationId', '=', organizationId)
+      .where('groupId', '=', groupId)
+      .where('memberId', 'in', removed)
+      .execute()
   }
   if (members.length > 0) {
     await db
       .insertInto('core.scimGroupMembers')
       .values(members.map((member) => ({ organizationId, groupId, memberId: member.id, display: member.display })))
-      .onConflict((oc) => oc.columns(['groupId', 'memberId']).doUpdateSet({ display: sql`coalesce(excluded.display, core.scim_group_members.display)` }))
+      .onConflict((oc) =>
+        oc.columns(['groupId', 'memberId']).doUpdateSet({ display: sql`coalesce(excluded.display, core.scim_group_members.display)` }),
+      )
       .execute()
   }
   return { added, removed }

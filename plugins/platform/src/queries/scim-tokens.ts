@@ -4,7 +4,13 @@ import type { Executor } from '@svc/db'
 const listed = ['id', 'name', 'tokenPrefix', 'createdBy', 'createdAt', 'expiresAt', 'lastUsedAt', 'revokedAt'] as const
 
 export async function listScimTokens(db: Executor, organizationId: string) {
-  return db.selectFrom('core.scimTokens').select(listed).where('organizationId', '=', organizationId).orderBy('createdAt', 'desc').orderBy('id').execute()
+  return db
+    .selectFrom('core.scimTokens')
+    .select(listed)
+    .where('organizationId', '=', organizationId)
+    .orderBy('createdAt', 'desc')
+    .orderBy('id')
+    .execute()
 }
 
 export async function insertScimToken(
@@ -15,7 +21,12 @@ export async function insertScimToken(
 }
 
 export async function findScimToken(db: Executor, organizationId: string, tokenId: string) {
-  return db.selectFrom('core.scimTokens').select(listed).where('organizationId', '=', organizationId).where('id', '=', tokenId).executeTakeFirst()
+  return db
+    .selectFrom('core.scimTokens')
+    .select(listed)
+    .where('organizationId', '=', organizationId)
+    .where('id', '=', tokenId)
+    .executeTakeFirst()
 }
 
 /** Sets `revoked_at` once; revoking a revoked token keeps the first time. */

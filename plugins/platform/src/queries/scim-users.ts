@@ -27,7 +27,12 @@ export type ScimUserRow = NonNullable<Awaited<ReturnType<typeof findScimUser>>>
  * needs nothing else), so a deep `startIndex` walks an index instead of joining every skipped
  * row; only the page's rows are joined to their accounts.
  */
-export async function listScimUsers(db: Executor, organizationId: string, filter: RawBuilder<boolean> | undefined, page: { offset: number; limit: number }) {
+export async function listScimUsers(
+  db: Executor,
+  organizationId: string,
+  filter: RawBuilder<boolean> | undefined,
+  page: { offset: number; limit: number },
+) {
   const members = db.selectFrom('core.organizationMembers as m').where('m.organizationId', '=', organizationId)
   const matching = filter ? members.where(filter) : members
   const pageIds = matching.select('m.id').orderBy('m.createdAt').orderBy('m.id').offset(page.offset).limit(page.limit)
@@ -69,7 +74,14 @@ export async function accountForScimUser(db: Executor, organizationId: string, e
     .select('u.id')
     .where(sql`lower(u.email)`, '=', email.toLowerCase())
     .where(({ not, exists, selectFrom }) =>
-      not(exists(selectFrom('core.organizationMembers as m').select('m.id').where('m.organizationId', '=', organizationId).whereRef('m.userId', '=', 'u.id'))),
+      not(
+        exists(
+          selectFrom('core.organizationMembers as m')
+            .select('m.id')
+            .where('m.organizationId', '=', organizationId)
+            .whereRef('m.userId', '=', 'u.id'),
+        ),
+      ),
     )
     .orderBy(sql`u.idp_subject is null`)
     .orderBy('u.createdAt')
@@ -86,7 +98,13 @@ export interface ScimUserValues {
   active: boolean
 }
 
-export async function insertScimUser(db: Executor, organizationId: string, userId: string, tokenId: string, values: ScimUserValues): Promise<string> {
+export async function insertScimUser(
+  db: Executor,
+  organizationId: string,
+  userId: string,
+  tokenId: string,
+  values: ScimUserValues,
+): Promise<string> {
   const { id } = await db
     .insertInto('core.organizationMembers')
     .values({

@@ -1,7 +1,15 @@
 import { sql } from 'kysely'
 import type { Executor } from '@svc/db'
 
-const ssoColumns = ['idpEntityId', 'idpSsoUrl', 'idpCertificate', 'idpCertificateExpiresAt', 'allowedDomains', 'createdAt', 'updatedAt'] as const
+const ssoColumns = [
+  'idpEntityId',
+  'idpSsoUrl',
+  'idpCertificate',
+  'idpCertificateExpiresAt',
+  'allowedDomains',
+  'createdAt',
+  'updatedAt',
+] as const
 
 export type SsoConfigRow = NonNullable<Awaited<ReturnType<typeof findSsoConfig>>>
 

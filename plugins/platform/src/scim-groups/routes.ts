@@ -48,14 +48,24 @@ export const scimGroupBindingRoutes: FastifyPluginAsyncTypebox = async (app) => 
   app.get(
     '/api/v1/organizations/:orgId/scim-groups',
     {
-      schema: { tags, summary: 'SCIM Groups and the product roles each grants (admin, owner)', params: OrgParams, querystring: PaginationQuery, response: { 200: ListResponse(ScimGroupBinding) } },
+      schema: {
+        tags,
+        summary: 'SCIM Groups and the product roles each grants (admin, owner)',
+        params: OrgParams,
+        querystring: PaginationQuery,
+        response: { 200: ListResponse(ScimGroupBinding) },
+      },
       onRequest: adminOrOwner,
     },
     async (request) => {
       const { organizationId } = membershipOf(request)
       const { page, limit } = request.query
       const { rows, total } = await listScimGroups(db, organizationId, undefined, { offset: (page - 1) * limit, limit })
-      const counts = await countGroupMembers(db, organizationId, rows.map((row) => row.id))
+      const counts = await countGroupMembers(
+        db,
+        organizationId,
+        rows.map((row) => row.id),
+      )
       return { data: rows.map((row) => bindingBody(row, counts.get(row.id) ?? 0)), meta: { page, limit, total } }
     },
   )
@@ -80,8 +90,13 @@ export const scimGroupBindingRoutes: FastifyPluginAsyncTypebox = async (app) => 
         if (!before) throw new NotFoundError('SCIM group')
         const after = await setGroupProductRoles(trx, organizationId, groupId, request.body.productRoles)
         await recordAudit(trx, auditContextOf(request), {
-          organizationId, product: 'platform', entityType: 'scim_group', entityId: groupId,
-          action: 'scim_group.product_roles_set', before: { productRoles: before.productRoles }, after: { productRoles: request.body.productRoles },
+          organizationId,
+          product: 'platform',
+          entityType: 'scim_group',
+          entityId: groupId,
+          action: 'scim_group.product_roles_set',
+          before: { productRoles: before.productRoles },
+          after: { productRoles: request.body.productRoles },
         })
         return after ?? before
       })

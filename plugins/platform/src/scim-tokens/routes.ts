@@ -16,7 +16,9 @@ const ScimToken = Type.Object(
     prefix: Type.String({ description: 'The first characters of the token, to tell tokens apart' }),
     createdBy: Type.Union([Type.String({ format: 'uuid' }), Type.Null()]),
     createdAt: Timestamp,
-    expiresAt: Type.Union([Type.String({ format: 'date-time' }), Type.Null()], { description: 'After this, the token authenticates nothing; null: no end' }),
+    expiresAt: Type.Union([Type.String({ format: 'date-time' }), Type.Null()], {
+      description: 'After this, the token authenticates nothing; null: no end',
+    }),
     lastUsedAt: NullableTimestamp,
     revokedAt: NullableTimestamp,
   },
@@ -48,7 +50,15 @@ export const scimTokenRoutes: FastifyPluginAsyncTypebox = async (app) => {
 
   app.get(
     '/api/v1/organizations/:orgId/scim-tokens',
-    { schema: { tags, summary: 'List SCIM tokens (admin, owner)', params: OrgParams, response: { 200: Type.Object({ data: Type.Array(ScimToken) }) } }, onRequest: adminOrOwner },
+    {
+      schema: {
+        tags,
+        summary: 'List SCIM tokens (admin, owner)',
+        params: OrgParams,
+        response: { 200: Type.Object({ data: Type.Array(ScimToken) }) },
+      },
+      onRequest: adminOrOwner,
+    },
     async (request) => ({ data: (await listScimTokens(db, membershipOf(request).organizationId)).map(tokenBody) }),
   )
 
@@ -59,7 +69,8 @@ export const scimTokenRoutes: FastifyPluginAsyncTypebox = async (app) => {
         tags,
         summary: 'Create a SCIM token (admin, owner); the answer is the only time the token is shown',
         params: OrgParams,
-        description: 'The token acts while it is not revoked, not past `expiresAt`, and its creator is still an active admin or owner; a token minted by an admin cannot suspend, deprovision or change an owner.',
+        description:
+          'The token acts while it is not revoked, not past `expiresAt`, and its creator is still an active admin or owner; a token minted by an admin cannot suspend, deprovision or change an owner.',
         body: Type.Object(
           {
             name: Type.String({ minLength: 1, maxLength: 100, description: 'e.g. "Okta production"' }),
@@ -77,10 +88,21 @@ export const scimTokenRoutes: FastifyPluginAsyncTypebox = async (app) => {
       if (expiresAt && expiresAt.getTime() <= Date.now()) throw invalidField('expiresAt', 'must be in the future')
       const { token, prefix, hash } = generateScimToken()
       const created = await db.transaction().execute(async (trx) => {
-        const row = await insertScimToken(trx, { organizationId, name: request.body.name, tokenPrefix: prefix, tokenHash: hash, createdBy: request.user.userId, expiresAt })
+        const row = await insertScimToken(trx, {
+          organizationId,
+          name: request.body.name,
+          tokenPrefix: prefix,
+          tokenHash: hash,
+          createdBy: request.user.userId,
+          expiresAt,
+        })
         await recordAudit(trx, auditContextOf(request), {
-          organizationId, product: 'platform', entityType: 'scim_token', entityId: row.id,
-          action: 'scim_token.created', after: { name: row.name, prefix, expiresAt: row.expiresAt?.toISOString() ?? null },
+          organizationId,
+          product: 'platform',
+          entityType: 'scim_token',
+          entityId: row.id,
+          action: 'scim_token.created',
+          after: { name: row.name, prefix, expiresAt: row.expiresAt?.toISOString() ?? null },
         })
         return row
       })
@@ -107,8 +129,13 @@ export const scimTokenRoutes: FastifyPluginAsyncTypebox = async (app) => {
         if (before.revokedAt) return
         const after = await revokeScimToken(trx, organizationId, request.params.id)
         await recordAudit(trx, auditContextOf(request), {
-          organizationId, product: 'platform', entityType: 'scim_token', entityId: before.id,
-          action: 'scim_token.revoked', before: { revokedAt: null }, after: { revokedAt: after?.revokedAt ?? null },
+          organizationId,
+          product: 'platform',
+          entityType: 'scim_token',
+          entityId: before.id,
+          action: 'scim_token.revoked',
+          before: { revokedAt: null },
+          after: { revokedAt: after?.revokedAt ?? null },
         })
       })
       return reply.code(204).send(null)

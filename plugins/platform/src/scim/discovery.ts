@@ -79,7 +79,14 @@ export const scimDiscoveryRoutes: FastifyPluginAsyncTypebox = async (app) => {
 
   app.get(
     '/Schemas',
-    { config, schema: { tags, summary: 'The supported schemas: core User, enterprise User extension, Group', response: { 200: DocumentList, ...scimErrors } } },
+    {
+      config,
+      schema: {
+        tags,
+        summary: 'The supported schemas: core User, enterprise User extension, Group',
+        response: { 200: DocumentList, ...scimErrors },
+      },
+    },
     async (request) => {
       const documents = schemaDocuments(baseUrl(request))
       return listResponse(documents, documents.length, 1)

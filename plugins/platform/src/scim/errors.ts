@@ -1,7 +1,8 @@
 export const SCIM_ERROR_SCHEMA = 'urn:ietf:params:scim:api:messages:2.0:Error'
 
 /** The `scimType` values of RFC 7644 §3.12 this server answers with. */
-export type ScimType = 'invalidFilter' | 'tooMany' | 'uniqueness' | 'mutability' | 'invalidSyntax' | 'invalidPath' | 'noTarget' | 'invalidValue' | 'invalidVers'
+export type ScimType =
+  'invalidFilter' | 'tooMany' | 'uniqueness' | 'mutability' | 'invalidSyntax' | 'invalidPath' | 'noTarget' | 'invalidValue' | 'invalidVers'
 
 /** An error answered in the SCIM error schema (RFC 7644 §3.12) instead of the API's own shape. */
 export class ScimError extends Error {

@@ -26,37 +26,46 @@ const Meta = Type.Object({
 })
 
 const MultiValue = Type.Object(
-  { value: Type.Optional(Type.String()), display: Type.Optional(Type.String()), type: Type.Optional(Type.String()), primary: Type.Optional(Type.Boolean()) },
+  {
+    value: Type.Optional(Type.String()),
+    display: Type.Optional(Type.String()),
+    type: Type.Optional(Type.String()),
+    primary: Type.Optional(Type.Boolean()),
+  },
   { additionalProperties: true },
 )
 
-export const ScimUser = Type.Unsafe<JsonObject>(Type.Object(
-  {
-    schemas: Type.Array(Type.String()),
-    id: Type.String(),
-    externalId: Type.Optional(Type.String()),
-    userName: Type.Optional(Type.String()),
-    name: Type.Optional(Type.Object({}, { additionalProperties: true })),
-    displayName: Type.Optional(Type.String()),
-    active: Type.Optional(Type.Boolean()),
-    emails: Type.Optional(Type.Array(MultiValue)),
-    groups: Type.Optional(Type.Array(MultiValue)),
-    meta: Type.Optional(Meta),
-  },
-  { additionalProperties: true, title: 'ScimUser', description: 'RFC 7643 §4.1, with the enterprise extension under its URN' },
-))
+export const ScimUser = Type.Unsafe<JsonObject>(
+  Type.Object(
+    {
+      schemas: Type.Array(Type.String()),
+      id: Type.String(),
+      externalId: Type.Optional(Type.String()),
+      userName: Type.Optional(Type.String()),
+      name: Type.Optional(Type.Object({}, { additionalProperties: true })),
+      displayName: Type.Optional(Type.String()),
+      active: Type.Optional(Type.Boolean()),
+      emails: Type.Optional(Type.Array(MultiValue)),
+      groups: Type.Optional(Type.Array(MultiValue)),
+      meta: Type.Optional(Meta),
+    },
+    { additionalProperties: true, title: 'ScimUser', description: 'RFC 7643 §4.1, with the enterprise extension under its URN' },
+  ),
+)
 
-export const ScimGroup = Type.Unsafe<JsonObject>(Type.Object(
-  {
-    schemas: Type.Array(Type.String()),
-    id: Type.String(),
-    externalId: Type.Optional(Type.String()),
-    displayName: Type.Optional(Type.String()),
-    members: Type.Optional(Type.Array(MultiValue)),
-    meta: Type.Optional(Meta),
-  },
-  { additionalProperties: true, title: 'ScimGroup', description: 'RFC 7643 §4.2' },
-))
+export const ScimGroup = Type.Unsafe<JsonObject>(
+  Type.Object(
+    {
+      schemas: Type.Array(Type.String()),
+      id: Type.String(),
+      externalId: Type.Optional(Type.String()),
+      displayName: Type.Optional(Type.String()),
+      members: Type.Optional(Type.Array(MultiValue)),
+      meta: Type.Optional(Meta),
+    },
+    { additionalProperties: true, title: 'ScimGroup', description: 'RFC 7643 §4.2' },
+  ),
+)
 
 export const ResourceBody = Type.Object({ schemas: Type.Optional(Type.Array(Type.String())) }, { additionalProperties: true })
 
@@ -64,7 +73,12 @@ export const PatchBody = Type.Object(
   {
     schemas: Type.Optional(Type.Array(Type.String())),
     Operations: Type.Optional(
-      Type.Array(Type.Object({ op: Type.String(), path: Type.Optional(Type.String()), value: Type.Optional(Type.Unknown()) }, { additionalProperties: true })),
+      Type.Array(
+        Type.Object(
+          { op: Type.String(), path: Type.Optional(Type.String()), value: Type.Optional(Type.Unknown()) },
+          { additionalProperties: true },
+        ),
+      ),
     ),
   },
   { additionalProperties: true, title: 'PatchOp' },

@@ -14,9 +14,12 @@ function asScimError(error: FastifyError, request: FastifyRequest): ScimError {
   const body = toErrorBody(error, request)
   const details = body.details?.map((detail) => `${detail.field} ${detail.message}`).join('; ')
   const scimType: ScimType | undefined =
-    body.statusCode === 409 ? 'uniqueness'
-      : error.code === 'FST_ERR_CTP_INVALID_JSON_BODY' || error.code === 'FST_ERR_CTP_EMPTY_JSON_BODY' ? 'invalidSyntax'
-        : body.code === 'VALIDATION_FAILED' ? 'invalidValue'
+    body.statusCode === 409
+      ? 'uniqueness'
+      : error.code === 'FST_ERR_CTP_INVALID_JSON_BODY' || error.code === 'FST_ERR_CTP_EMPTY_JSON_BODY'
+        ? 'invalidSyntax'
+        : body.code === 'VALIDATION_FAILED'
+          ? 'invalidValue'
           : undefined
   return new ScimError(body.statusCode, details ? `${body.message}: ${details}` : body.message, scimType)
 }
@@ -26,7 +29,10 @@ export function scimRouterError(error: FastifyError, request: FastifyRequest, re
   if (!request.url.toLowerCase().startsWith(SCIM_BASE_PATH.toLowerCase())) return false
   const body = toErrorBody(error, request)
   const detail = error.code === 'FST_ERR_MAX_PARAM_LENGTH' ? 'an id is longer than 100 characters' : 'the URL is not valid'
-  reply.code(body.statusCode).header('content-type', SCIM_CONTENT_TYPE).send(scimErrorBody(new ScimError(body.statusCode, detail)))
+  reply
+    .code(body.statusCode)
+    .header('content-type', SCIM_CONTENT_TYPE)
+    .send(scimErrorBody(new ScimError(body.statusCode, detail)))
   return true
 }
 
@@ -38,7 +44,8 @@ export function scimRouterError(error: FastifyError, request: FastifyRequest, re
 export async function scimSurface(app: FastifyInstance): Promise<void> {
   // Providers send a JSON content type on bodiless DELETEs too: an empty body is no body.
   const parseJson = app.getDefaultJsonParser('error', 'error')
-  const parseScimJson: typeof parseJson = (request, body, done) => (body.length === 0 ? done(null, undefined) : parseJson(request, body, done))
+  const parseScimJson: typeof parseJson = (request, body, done) =>
+    body.length === 0 ? done(null, undefined) : parseJson(request, body, done)
   app.removeContentTypeParser('application/json')
   app.addContentTypeParser(['application/json', 'application/scim+json'], { parseAs: 'string' }, parseScimJson)
   app.addHook('onSend', async (_request, reply: FastifyReply, payload) => {

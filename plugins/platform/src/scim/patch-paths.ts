@@ -11,10 +11,50 @@ import type { AttributeDefinition, SchemaDefinition } from './schema/definitions
 
 /** Common attributes (RFC 7643 §3.1) that the schemas do not list. */
 const COMMON_ATTRIBUTES: AttributeDefinition[] = [
-  { name: 'externalId', type: 'string', multiValued: false, description: '', required: false, caseExact: true, mutability: 'readWrite', returned: 'default', uniqueness: 'none' },
-  { name: 'id', type: 'string', multiValued: false, description: '', required: false, caseExact: true, mutability: 'readOnly', returned: 'always', uniqueness: 'server' },
-  { name: 'meta', type: 'complex', multiValued: false, description: '', required: false, caseExact: false, mutability: 'readOnly', returned: 'default', uniqueness: 'none' },
-  { name: 'schemas', type: 'string', multiValued: true, description: '', required: false, caseExact: true, mutability: 'readOnly', returned: 'always', uniqueness: 'none' },
+  {
+    name: 'externalId',
+    type: 'string',
+    multiValued: false,
+    description: '',
+    required: false,
+    caseExact: true,
+    mutability: 'readWrite',
+    returned: 'default',
+    uniqueness: 'none',
+  },
+  {
+    name: 'id',
+    type: 'string',
+    multiValued: false,
+    description: '',
+    required: false,
+    caseExact: true,
+    mutability: 'readOnly',
+    returned: 'always',
+    uniqueness: 'server',
+  },
+  {
+    name: 'meta',
+    type: 'complex',
+    multiValued: false,
+    description: '',
+    required: false,
+    caseExact: false,
+    mutability: 'readOnly',
+    returned: 'default',
+    uniqueness: 'none',
+  },
+  {
+    name: 'schemas',
+    type: 'string',
+    multiValued: true,
+    description: '',
+    required: false,
+    caseExact: true,
+    mutability: 'readOnly',
+    returned: 'always',
+    uniqueness: 'none',
+  },
 ]
 
 /**
@@ -90,7 +130,8 @@ export function resolvePath(text: string, schemas: SchemaDefinition[], scimType:
   const attribute = named(schema.attributes, name) ?? (core ? named(COMMON_ATTRIBUTES, name) : undefined)
   if (!attribute) refuse(`${text}: ${schema.name} has no attribute ${name}`, scimType)
   if (filter !== undefined) {
-    if (attribute.type !== 'complex' || !attribute.multiValued) refuse(`${text}: only a multi-valued complex attribute takes a filter`, scimType)
+    if (attribute.type !== 'complex' || !attribute.multiValued)
+      refuse(`${text}: only a multi-valued complex attribute takes a filter`, scimType)
     let parsed: Filter
     try {
       parsed = parseFilter(filter)

@@ -52,7 +52,9 @@ function pathLess(op: Op, value: JsonObject, schemas: SchemaDefinition[], where:
     const extension = extensions.get(key.toLowerCase())
     if (extension) {
       if (!isObject(item)) throw new ScimError(400, `${where}: ${key} takes an object of its attributes`, 'invalidValue')
-      return Object.entries(item).map(([name, inner]) => operation(op, resolvePath(`${extension.id}:${name}`, schemas, 'invalidValue'), inner, where))
+      return Object.entries(item).map(([name, inner]) =>
+        operation(op, resolvePath(`${extension.id}:${name}`, schemas, 'invalidValue'), inner, where),
+      )
     }
     return [operation(op, resolvePath(key, schemas, 'invalidValue'), item, where)]
   })
@@ -63,7 +65,8 @@ export function readOperations(body: unknown, schemas: SchemaDefinition[]): Scim
   if (!isObject(body)) throw new ScimError(400, 'the body must be a PatchOp object', 'invalidSyntax')
   const key = Object.keys(body).find((name) => name.toLowerCase() === 'operations')
   const operations = key ? body[key] : undefined
-  if (!Array.isArray(operations) || operations.length === 0) throw new ScimError(400, 'Operations must be a non-empty list', 'invalidSyntax')
+  if (!Array.isArray(operations) || operations.length === 0)
+    throw new ScimError(400, 'Operations must be a non-empty list', 'invalidSyntax')
   return operations.flatMap((item, index) => {
     const where = `Operations[${index}]`
     if (!isObject(item) || typeof item.op !== 'string') throw new ScimError(400, `${where} needs an op`, 'invalidSyntax')
@@ -112,9 +115,14 @@ function detached(value: Json): Json {
 
 /** Applies the operations to a detached copy of the resource; a failing operation is a 400 and changes nothing. */
 export function applyPatch(resource: JsonObject, operations: ScimPatchOperation[]): JsonObject {
-  const detachedOperations = operations.map((item) => ('value' in item ? { ...item, value: detached(item.value as Json) } : item)) as ScimPatchOperation[]
+  const detachedOperations = operations.map((item) =>
+    'value' in item ? { ...item, value: detached(item.value as Json) } : item,
+  ) as ScimPatchOperation[]
   try {
-    return scimPatch(detached(resource) as unknown as ScimResource, detachedOperations, { mutateDocument: true, treatMissingAsAdd: true }) as unknown as JsonObject
+    return scimPatch(detached(resource) as unknown as ScimResource, detachedOperations, {
+      mutateDocument: true,
+      treatMissingAsAdd: true,
+    }) as unknown as JsonObject
   } catch (error) {
     if (error instanceof PatchLibraryError) {
       throw new ScimError(400, error.message, (error.scimCode as ScimType | undefined) ?? 'invalidSyntax')

@@ -22,7 +22,11 @@ export function versionOf(updatedAt: Date): string {
   return `W/"${updatedAt.getTime().toString(36)}"`
 }
 
-export function resourceMeta(resourceType: 'User' | 'Group', row: { id: string; createdAt: Date; updatedAt: Date }, location: ResourceLocation): JsonObject {
+export function resourceMeta(
+  resourceType: 'User' | 'Group',
+  row: { id: string; createdAt: Date; updatedAt: Date },
+  location: ResourceLocation,
+): JsonObject {
   return {
     resourceType,
     created: row.createdAt.toISOString(),

@@ -38,7 +38,8 @@ export function readIdentityProviderMetadata(xml: string): IdentityProviderSetti
   }
   if (problems.length > 0 || !root) throw invalidField('metadataXml', `is not well-formed XML: ${problems[0] ?? 'no root element'}`)
 
-  const entity = root.localName === 'EntityDescriptor' && root.namespaceURI === METADATA_NS ? root : children(root, METADATA_NS, 'EntityDescriptor')[0]
+  const entity =
+    root.localName === 'EntityDescriptor' && root.namespaceURI === METADATA_NS ? root : children(root, METADATA_NS, 'EntityDescriptor')[0]
   if (!entity) throw invalidField('metadataXml', 'has no SAML 2.0 EntityDescriptor')
   const entityId = entity.getAttribute('entityID')
   if (!entityId) throw invalidField('metadataXml', 'has no entityID')
@@ -46,7 +47,9 @@ export function readIdentityProviderMetadata(xml: string): IdentityProviderSetti
   if (!descriptor) throw invalidField('metadataXml', 'describes no identity provider (IDPSSODescriptor)')
 
   const services = children(descriptor, METADATA_NS, 'SingleSignOnService')
-  const service = services.find((candidate) => candidate.getAttribute('Binding') === REDIRECT_BINDING) ?? services.find((candidate) => candidate.getAttribute('Binding') === POST_BINDING)
+  const service =
+    services.find((candidate) => candidate.getAttribute('Binding') === REDIRECT_BINDING) ??
+    services.find((candidate) => candidate.getAttribute('Binding') === POST_BINDING)
   const ssoUrl = service?.getAttribute('Location')
   if (!ssoUrl) throw invalidField('metadataXml', 'has no SingleSignOnService with the HTTP-Redirect or HTTP-POST binding')
 

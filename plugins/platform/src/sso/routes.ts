@@ -13,15 +13,26 @@ import { readIdentityProviderMetadata } from './idp-metadata.js'
 
 const tags = ['sso']
 const NAME_ID_FORMAT = 'urn:oasis:names:tc:SAML:1.1:nameid-format:emailAddress'
-const Domain = Type.String({ pattern: '^(?=.{1,253}$)([a-zA-Z0-9](?:[a-zA-Z0-9-]{0,61}[a-zA-Z0-9])?\\.)+[a-zA-Z]{2,63}$', description: 'e.g. example.com' })
+const Domain = Type.String({
+  pattern: '^(?=.{1,253}$)([a-zA-Z0-9](?:[a-zA-Z0-9-]{0,61}[a-zA-Z0-9])?\\.)+[a-zA-Z]{2,63}$',
+  description: 'e.g. example.com',
+})
 
 const ConfigureSso = Type.Object(
   {
-    metadataXml: Type.Optional(Type.String({ minLength: 1, maxLength: 500_000, description: "The identity provider's SAML 2.0 metadata XML" })),
-    entityId: Type.Optional(Type.String({ minLength: 1, maxLength: 1024, description: "Without metadata: the identity provider's entity id" })),
+    metadataXml: Type.Optional(
+      Type.String({ minLength: 1, maxLength: 500_000, description: "The identity provider's SAML 2.0 metadata XML" }),
+    ),
+    entityId: Type.Optional(
+      Type.String({ minLength: 1, maxLength: 1024, description: "Without metadata: the identity provider's entity id" }),
+    ),
     ssoUrl: Type.Optional(Type.String({ format: 'uri', maxLength: 2048, description: 'Without metadata: its single sign-on URL (https)' })),
-    certificate: Type.Optional(Type.String({ minLength: 1, maxLength: 20_000, description: 'Without metadata: its signing certificate, PEM or base64' })),
-    allowedDomains: Type.Optional(Type.Array(Domain, { maxItems: 100, description: 'E-mail domains that sign in through this identity provider' })),
+    certificate: Type.Optional(
+      Type.String({ minLength: 1, maxLength: 20_000, description: 'Without metadata: its signing certificate, PEM or base64' }),
+    ),
+    allowedDomains: Type.Optional(
+      Type.Array(Domain, { maxItems: 100, description: 'E-mail domains that sign in through this identity provider' }),
+    ),
   },
   { additionalProperties: false, description: 'Either metadataXml, or entityId, ssoUrl and certificate' },
 )
@@ -40,7 +51,13 @@ const SsoStatus = Type.Object(
       Type.Object({
         entityId: Type.String(),
         ssoUrl: Type.String(),
-        certificate: Type.Object({ subject: Type.String(), issuer: Type.String(), notBefore: Timestamp, notAfter: Timestamp, fingerprintSha256: Type.String() }),
+        certificate: Type.Object({
+          subject: Type.String(),
+          issuer: Type.String(),
+          notBefore: Timestamp,
+          notAfter: Timestamp,
+          fingerprintSha256: Type.String(),
+        }),
       }),
       Type.Null(),
     ]),
@@ -61,19 +78,20 @@ function statusBody(request: FastifyRequest, organizationId: string, row: SsoCon
   const certificate = row ? describeCertificate(new X509Certificate(row.idpCertificate)) : undefined
   return {
     configured: row !== undefined,
-    identityProvider: row && certificate
-      ? {
-          entityId: row.idpEntityId,
-          ssoUrl: row.idpSsoUrl,
-          certificate: {
-            subject: certificate.subject,
-            issuer: certificate.issuer,
-            notBefore: certificate.notBefore.toISOString(),
-            notAfter: certificate.notAfter.toISOString(),
-            fingerprintSha256: certificate.fingerprintSha256,
-          },
-        }
-      : null,
+    identityProvider:
+      row && certificate
+        ? {
+            entityId: row.idpEntityId,
+            ssoUrl: row.idpSsoUrl,
+            certificate: {
+              subject: certificate.subject,
+              issuer: certificate.issuer,
+              notBefore: certificate.notBefore.toISOString(),
+              notAfter: certificate.notAfter.toISOString(),
+              fingerprintSha256: certificate.fingerprintSha256,
+            },
+          }
+        : null,
     allowedDomains: row?.allowedDomains ?? [],
     serviceProvider: serviceProviderOf(request, organizationId),
     updatedAt: row?.updatedAt.toISOString() ?? null,
@@ -92,7 +110,12 @@ function identityProviderFrom(body: { metadataXml?: string; entityId?: string; s
   for (const field of ['entityId', 'ssoUrl', 'certificate'] as const) {
     if (body[field] === undefined) throw invalidField(field, 'is required without metadataXml')
   }
-  return { entityId: body.entityId as string, ssoUrl: body.ssoUrl as string, certificate: readSigningCertificate(body.certificate as string), metadataXml: null }
+  return {
+    entityId: body.entityId as string,
+    ssoUrl: body.ssoUrl as string,
+    certificate: readSigningCertificate(body.certificate as string),
+    metadataXml: null,
+  }
 }
 
 /** SSO/SAML configuration of an organization (spec: "SSO/SAML and SCIM tokens"). */
@@ -102,7 +125,10 @@ export const ssoRoutes: FastifyPluginAsyncTypebox = async (app) => {
 
   app.get(
     '/api/v1/organizations/:orgId/sso',
-    { schema: { tags, summary: 'SSO configuration status (admin, owner)', params: OrgParams, response: { 200: SsoStatus } }, onRequest: adminOrOwner },
+    {
+      schema: { tags, summary: 'SSO configuration status (admin, owner)', params: OrgParams, response: { 200: SsoStatus } },
+      onRequest: adminOrOwner,
+    },
     async (request) => {
       const { organizationId } = membershipOf(request)
       return statusBody(request, organizationId, await findSsoConfig(db, organizationId))
@@ -126,7 +152,8 @@ export const ssoRoutes: FastifyPluginAsyncTypebox = async (app) => {
       const { organizationId } = membershipOf(request)
       const identityProvider = identityProviderFrom(request.body)
       const ssoUrl = URL.canParse(identityProvider.ssoUrl) ? new URL(identityProvider.ssoUrl) : undefined
-      if (ssoUrl?.protocol !== 'https:') throw invalidField(request.body.metadataXml ? 'metadataXml' : 'ssoUrl', 'must give an https single sign-on URL')
+      if (ssoUrl?.protocol !== 'https:')
+        throw invalidField(request.body.metadataXml ? 'metadataXml' : 'ssoUrl', 'must give an https single sign-on URL')
       const allowedDomains = [...new Set((request.body.allowedDomains ?? []).map((domain) => domain.toLowerCase()))]
       const saved = await db.transaction().execute(async (trx) => {
         const before = await findSsoConfig(trx, organizationId)
@@ -138,10 +165,20 @@ export const ssoRoutes: FastifyPluginAsyncTypebox = async (app) => {
           idpMetadataXml: identityProvider.metadataXml,
           allowedDomains,
         })
-        const summary = (config: SsoConfigRow) => ({ entityId: config.idpEntityId, ssoUrl: config.idpSsoUrl, certificateExpiresAt: config.idpCertificateExpiresAt, allowedDomains: config.allowedDomains })
+        const summary = (config: SsoConfigRow) => ({
+          entityId: config.idpEntityId,
+          ssoUrl: config.idpSsoUrl,
+          certificateExpiresAt: config.idpCertificateExpiresAt,
+          allowedDomains: config.allowedDomains,
+        })
         await recordAudit(trx, auditContextOf(request), {
-          organizationId, product: 'platform', entityType: 'sso_config', entityId: organizationId,
-          action: before ? 'sso.updated' : 'sso.configured', before: before && summary(before), after: summary(row),
+          organizationId,
+          product: 'platform',
+          entityType: 'sso_config',
+          entityId: organizationId,
+          action: before ? 'sso.updated' : 'sso.configured',
+          before: before && summary(before),
+          after: summary(row),
         })
         return row
       })
@@ -151,15 +188,22 @@ export const ssoRoutes: FastifyPluginAsyncTypebox = async (app) => {
 
   app.delete(
     '/api/v1/organizations/:orgId/sso',
-    { schema: { tags, summary: 'Remove the SSO configuration (admin, owner)', params: OrgParams, response: { 204: Type.Null() } }, onRequest: adminOrOwner },
+    {
+      schema: { tags, summary: 'Remove the SSO configuration (admin, owner)', params: OrgParams, response: { 204: Type.Null() } },
+      onRequest: adminOrOwner,
+    },
     async (request, reply) => {
       const { organizationId } = membershipOf(request)
       await db.transaction().execute(async (trx) => {
         const removed = await deleteSsoConfig(trx, organizationId)
         if (!removed) throw new NotFoundError('SSO configuration')
         await recordAudit(trx, auditContextOf(request), {
-          organizationId, product: 'platform', entityType: 'sso_config', entityId: organizationId,
-          action: 'sso.removed', before: { entityId: removed.idpEntityId },
+          organizationId,
+          product: 'platform',
+          entityType: 'sso_config',
+          entityId: organizationId,
+          action: 'sso.removed',
+          before: { entityId: removed.idpEntityId },
         })
       })
       return reply.code(204).send(null)

@@ -26,7 +26,10 @@ function substitute(text: string, variables: Map<string, string>): string {
 /** `Resources[0].name.familyName` in a parsed JSON body. */
 function property(json: unknown, path: string): unknown {
   let current: unknown = json
-  for (const part of path.replace(/\[(\d+)\]/g, '.$1').split('.').filter(Boolean)) {
+  for (const part of path
+    .replace(/\[(\d+)\]/g, '.$1')
+    .split('.')
+    .filter(Boolean)) {
     if (current === null || typeof current !== 'object') return undefined
     current = (current as Record<string, unknown>)[part]
   }
@@ -56,16 +59,26 @@ export async function playRunscope(steps: RunscopeStep[], variables: Map<string,
   const results: StepResult[] = []
   for (const step of steps) {
     if (!step.method || !step.url) continue
-    const headers = Object.fromEntries(Object.entries(step.headers ?? {}).map(([name, values]) => [name, substitute(values.join(', '), variables)]))
+    const headers = Object.fromEntries(
+      Object.entries(step.headers ?? {}).map(([name, values]) => [name, substitute(values.join(', '), variables)]),
+    )
     const url = substitute(step.url, variables).replaceAll(' ', '%20').replaceAll('"', '%22')
-    const response = await fetch(url, { method: step.method, headers, body: step.body ? substitute(step.body, variables) : undefined }).catch((error: unknown) => {
+    const response = await fetch(url, {
+      method: step.method,
+      headers,
+      body: step.body ? substitute(step.body, variables) : undefined,
+    }).catch((error: unknown) => {
       throw new Error(`${step.note ?? ''}: ${step.method} ${url} failed`, { cause: error })
     })
     const text = await response.text()
     const json: unknown = text ? JSON.parse(text) : undefined
     const checks = (step.assertions ?? []).map((assertion) => {
-      const description = `${assertion.source} ${assertion.property ?? ''} ${assertion.comparison} ${assertion.value ?? ''}`.replace(/\s+/g, ' ')
-      if (assertion.source === 'response_time') return { description, passed: true, skipped: 'timings are measured by benchmarks, not tests' }
+      const description = `${assertion.source} ${assertion.property ?? ''} ${assertion.comparison} ${assertion.value ?? ''}`.replace(
+        /\s+/g,
+        ' ',
+      )
+      if (assertion.source === 'response_time')
+        return { description, passed: true, skipped: 'timings are measured by benchmarks, not tests' }
       const actual = assertion.source === 'response_status' ? response.status : property(json, assertion.property ?? '')
       const expected = typeof assertion.value === 'string' ? substitute(assertion.value, variables) : assertion.value
       return { description, passed: compare(assertion.comparison, actual, expected) }

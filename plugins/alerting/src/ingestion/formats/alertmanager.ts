@@ -16,7 +16,13 @@ export function readAlertmanager(body: JsonObject): IngestedEvent[] {
     const title = annotations.summary ?? text(alert.title) ?? labels.alertname ?? text(body.title)
     if (!title) refuse(`alerts[${index}] has no alertname label or summary annotation`)
     return {
-      fingerprint: text(alert.fingerprint) ?? fingerprintOf(...Object.entries(labels).sort().map(([key, value]) => `${key}=${value}`)),
+      fingerprint:
+        text(alert.fingerprint) ??
+        fingerprintOf(
+          ...Object.entries(labels)
+            .sort()
+            .map(([key, value]) => `${key}=${value}`),
+        ),
       action: text(alert.status)?.toLowerCase() === 'resolved' ? 'resolve' : 'fire',
       title,
       description: annotations.description ?? annotations.message ?? text(alert.message),

@@ -8,8 +8,16 @@ export function readDatadog(body: JsonObject): IngestedEvent[] {
   const title = text(body.title)
   if (!title) refuse('a Datadog event needs `title` ($EVENT_TITLE): paste the documented payload template')
   const transition = text(body.alert_transition)?.toLowerCase() ?? 'triggered'
-  const tags = (text(body.tags) ?? '').split(',').map((tag) => tag.trim()).filter(Boolean)
-  const labels = Object.fromEntries(tags.map((tag) => { const at = tag.indexOf(':'); return at < 0 ? [tag, 'true'] : [tag.slice(0, at), tag.slice(at + 1)] }))
+  const tags = (text(body.tags) ?? '')
+    .split(',')
+    .map((tag) => tag.trim())
+    .filter(Boolean)
+  const labels = Object.fromEntries(
+    tags.map((tag) => {
+      const at = tag.indexOf(':')
+      return at < 0 ? [tag, 'true'] : [tag.slice(0, at), tag.slice(at + 1)]
+    }),
+  )
   return [
     {
       fingerprint: text(body.aggregate) ?? text(body.alert_id) ?? fingerprintOf(title),

@@ -1,6 +1,10 @@
 import { fingerprintOf, isObject, labelsOf, priorityOf, refuse, text, type IngestedEvent, type JsonObject } from '../event.js'
 
-const actions = new Map<string, IngestedEvent['action']>([['trigger', 'fire'], ['acknowledge', 'acknowledge'], ['resolve', 'resolve']])
+const actions = new Map<string, IngestedEvent['action']>([
+  ['trigger', 'fire'],
+  ['acknowledge', 'acknowledge'],
+  ['resolve', 'resolve'],
+])
 
 /** PagerDuty Events API v2: `event_action` trigger/acknowledge/resolve, `dedup_key`, `payload`. */
 export function readPagerDuty(body: JsonObject): IngestedEvent[] {

@@ -32,7 +32,17 @@ export interface FilterScope {
   attribute(path: AttributePath): ScalarAttribute | MultiValuedAttribute | undefined
 }
 
-const stringOperators: Record<CompareOperator, string> = { eq: '=', ne: '<>', co: 'like', sw: 'like', ew: 'like', gt: '>', ge: '>=', lt: '<', le: '<=' }
+const stringOperators: Record<CompareOperator, string> = {
+  eq: '=',
+  ne: '<>',
+  co: 'like',
+  sw: 'like',
+  ew: 'like',
+  gt: '>',
+  ge: '>=',
+  lt: '<',
+  le: '<=',
+}
 const ISO_DATE_TIME = /^\d{4}-\d{2}-\d{2}(T\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:?\d{2})?)?$/
 
 function unsupported(detail: string): ScimError {
@@ -47,7 +57,12 @@ function escapeLike(value: string): string {
   return value.replace(/[\\%_]/g, (character) => `\\${character}`)
 }
 
-function compareString(attribute: ScalarAttribute, operator: CompareOperator, value: FilterValue, path: AttributePath): RawBuilder<boolean> {
+function compareString(
+  attribute: ScalarAttribute,
+  operator: CompareOperator,
+  value: FilterValue,
+  path: AttributePath,
+): RawBuilder<boolean> {
   if (value === null) {
     if (operator === 'eq') return sql<boolean>`(${attribute.expression} is null)`
     if (operator === 'ne') return sql<boolean>`(${attribute.expression} is not null)`
@@ -55,7 +70,14 @@ function compareString(attribute: ScalarAttribute, operator: CompareOperator, va
   }
   if (typeof value === 'boolean') throw unsupported(`${pathText(path)} is a string, compared with ${value}`)
   const text = String(value)
-  const operand = operator === 'co' ? `%${escapeLike(text)}%` : operator === 'sw' ? `${escapeLike(text)}%` : operator === 'ew' ? `%${escapeLike(text)}` : text
+  const operand =
+    operator === 'co'
+      ? `%${escapeLike(text)}%`
+      : operator === 'sw'
+        ? `${escapeLike(text)}%`
+        : operator === 'ew'
+          ? `%${escapeLike(text)}`
+          : text
   const left = attribute.caseExact ? attribute.expression : sql`lower(${attribute.expression})`
   const right = attribute.caseExact ? sql`${operand}` : sql`lower(${operand})`
   const comparison = sql<boolean>`${left} ${sql.raw(stringOperators[operator])} ${right}`
@@ -63,19 +85,32 @@ function compareString(attribute: ScalarAttribute, operator: CompareOperator, va
   return operator === 'ne' ? sql<boolean>`(${attribute.expression} is null or ${comparison})` : sql<boolean>`(${comparison})`
 }
 
-function compareBoolean(attribute: ScalarAttribute, operator: CompareOperator, value: FilterValue, path: AttributePath): RawBuilder<boolean> {
+function compareBoolean(
+  attribute: ScalarAttribute,
+  operator: CompareOperator,
+  value: FilterValue,
+  path: AttributePath,
+): RawBuilder<boolean> {
   const flag = typeof value === 'string' && /^(true|false)$/i.test(value) ? value.toLowerCase() === 'true' : value
   if (typeof flag !== 'boolean' || (operator !== 'eq' && operator !== 'ne')) {
     throw unsupported(`${pathText(path)} is a boolean: only eq and ne with true or false`)
   }
-  return operator === 'eq' ? sql<boolean>`(${attribute.expression} = ${flag})` : sql<boolean>`(${attribute.expression} is distinct from ${flag})`
+  return operator === 'eq'
+    ? sql<boolean>`(${attribute.expression} = ${flag})`
+    : sql<boolean>`(${attribute.expression} is distinct from ${flag})`
 }
 
-function compareDateTime(attribute: ScalarAttribute, operator: CompareOperator, value: FilterValue, path: AttributePath): RawBuilder<boolean> {
+function compareDateTime(
+  attribute: ScalarAttribute,
+  operator: CompareOperator,
+  value: FilterValue,
+  path: AttributePath,
+): RawBuilder<boolean> {
   if (typeof value !== 'string' || !ISO_DATE_TIME.test(value) || Number.isNaN(Date.parse(value))) {
     throw unsupported(`${pathText(path)} is a dateTime: compare it with an ISO 8601 date`)
   }
-  if (operator === 'co' || operator === 'sw' || operator === 'ew') throw unsupported(`${operator} does not apply to the dateTime ${pathText(path)}`)
+  if (operator === 'co' || operator === 'sw' || operator === 'ew')
+    throw unsupported(`${operator} does not apply to the dateTime ${pathText(path)}`)
   return sql<boolean>`(${attribute.expression} ${sql.raw(stringOperators[operator])} ${value}::timestamptz)`
 }
 
@@ -100,14 +135,25 @@ function resolve(scope: FilterScope, path: AttributePath) {
 /** The string `x` of a `value eq "x"` among the conditions a filter ANDs together, if any. */
 function valueEquality(filter: Filter): string | undefined {
   if (filter.kind === 'and') return valueEquality(filter.left) ?? valueEquality(filter.right)
-  if (filter.kind === 'compare' && filter.operator === 'eq' && typeof filter.value === 'string' && filter.path.name === 'value' && !filter.path.sub && !filter.path.schema) {
+  if (
+    filter.kind === 'compare' &&
+    filter.operator === 'eq' &&
+    typeof filter.value === 'string' &&
+    filter.path.name === 'value' &&
+    !filter.path.sub &&
+    !filter.path.schema
+  ) {
     return filter.value
   }
   return undefined
 }
 
 /** `some(...)`, narrowed first by the attribute's index when the filter pins a value. */
-function someElement(attribute: MultiValuedAttribute, inner: Filter, condition: (element: FilterScope) => RawBuilder<boolean>): RawBuilder<boolean> {
+function someElement(
+  attribute: MultiValuedAttribute,
+  inner: Filter,
+  condition: (element: FilterScope) => RawBuilder<boolean>,
+): RawBuilder<boolean> {
   const value = attribute.holdingValue ? valueEquality(inner) : undefined
   const exists = attribute.some(condition)
   return value !== undefined && attribute.holdingValue ? sql<boolean>`(${attribute.holdingValue(value)} and ${exists})` : exists
@@ -117,7 +163,11 @@ function someElement(attribute: MultiValuedAttribute, inner: Filter, condition: 
  * A multi-valued attribute named with a sub-attribute (`emails.value`) or alone (`emails`,
  * meaning its `value`): the condition holds for some element.
  */
-function onElements(scope: FilterScope, path: AttributePath, condition: (element: ScalarAttribute, elementPath: AttributePath) => RawBuilder<boolean>): RawBuilder<boolean> | undefined {
+function onElements(
+  scope: FilterScope,
+  path: AttributePath,
+  condition: (element: ScalarAttribute, elementPath: AttributePath) => RawBuilder<boolean>,
+): RawBuilder<boolean> | undefined {
   const whole = scope.attribute({ ...(path.schema ? { schema: path.schema } : {}), name: path.name })
   if (whole?.kind !== 'multi') return undefined
   const elementPath = { name: path.sub ?? 'value' }
@@ -129,7 +179,12 @@ function onElements(scope: FilterScope, path: AttributePath, condition: (element
 }
 
 /** The same, for `emails.value eq "x"`: narrowed by the attribute's index when it has one. */
-function compareOnElements(scope: FilterScope, path: AttributePath, operator: CompareOperator, value: FilterValue): RawBuilder<boolean> | undefined {
+function compareOnElements(
+  scope: FilterScope,
+  path: AttributePath,
+  operator: CompareOperator,
+  value: FilterValue,
+): RawBuilder<boolean> | undefined {
   const whole = scope.attribute({ ...(path.schema ? { schema: path.schema } : {}), name: path.name })
   const elements = onElements(scope, path, (element, elementPath) => compare(element, operator, value, elementPath))
   if (!elements || whole?.kind !== 'multi' || !whole.holdingValue) return elements

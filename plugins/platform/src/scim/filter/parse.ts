@@ -210,7 +210,8 @@ class Parser {
       this.at += 1
       return { kind: 'present', path }
     }
-    if (!operator || !compareOperators.has(operator)) throw invalid(`${pathText} needs an operator (eq, ne, co, sw, ew, gt, ge, lt, le, pr)`)
+    if (!operator || !compareOperators.has(operator))
+      throw invalid(`${pathText} needs an operator (eq, ne, co, sw, ew, gt, ge, lt, le, pr)`)
     this.at += 1
     const value = literal(this.tokens[this.at])
     this.at += 1

@@ -52,7 +52,16 @@ export function groupResource(row: ScimGroupRow, members: GroupMember[] | undefi
     id: row.id,
     ...(row.externalId !== null ? { externalId: row.externalId } : {}),
     displayName: row.displayName,
-    ...(members ? { members: members.map((member) => ({ value: member.id, display: member.display, $ref: location.of('Users', member.id), type: 'User' })) } : {}),
+    ...(members
+      ? {
+          members: members.map((member) => ({
+            value: member.id,
+            display: member.display,
+            $ref: location.of('Users', member.id),
+            type: 'User',
+          })),
+        }
+      : {}),
     meta: resourceMeta('Group', row, location),
   }
 }
@@ -81,7 +90,8 @@ export const groupFilterScope: FilterScope = {
               kind: 'multi',
               some: (condition) =>
                 sql<boolean>`exists (select 1 from core.scim_group_members gm where gm.group_id = g.id and ${condition({
-                  attribute: (element) => (element.name === 'value' && !element.sub ? scalar('string', sql`gm.member_id::text`, true) : undefined),
+                  attribute: (element) =>
+                    element.name === 'value' && !element.sub ? scalar('string', sql`gm.member_id::text`, true) : undefined,
                 })})`,
             }
           : undefined

@@ -32,7 +32,8 @@ const config = { scim: true }
 /** `excludedAttributes=members` (or `attributes` without it) spares loading the members. */
 function wantsMembers(query: { attributes?: string; excludedAttributes?: string }): boolean {
   const names = (list?: string) => (list ?? '').split(',').map((name) => name.trim().toLowerCase().replace(/^.*:/, ''))
-  if (query.attributes) return names(query.attributes).some((name) => name === 'members' || name.startsWith('members.') || name.startsWith('members['))
+  if (query.attributes)
+    return names(query.attributes).some((name) => name === 'members' || name.startsWith('members.') || name.startsWith('members['))
   return !names(query.excludedAttributes).includes('members')
 }
 
@@ -64,27 +65,59 @@ export const scimGroupRoutes: FastifyPluginAsyncTypebox = async (app) => {
     const values = { displayName: input.displayName, externalId: input.externalId }
     const id = groupId ?? (await insertScimGroup(trx, organizationId, values))
     if (groupId) await updateScimGroup(trx, organizationId, groupId, values)
-    const known = new Set(await existingMembers(trx, organizationId, input.members.map((member) => member.id)))
-    const { added, removed } = await setGroupMembers(trx, organizationId, id, input.members.filter((member) => known.has(member.id)))
+    const known = new Set(
+      await existingMembers(
+        trx,
+        organizationId,
+        input.members.map((member) => member.id),
+      ),
+    )
+    const { added, removed } = await setGroupMembers(
+      trx,
+      organizationId,
+      id,
+      input.members.filter((member) => known.has(member.id)),
+    )
     return { id, added, removed }
   }
 
   app.get(
     '/Groups',
-    { config, schema: { tags, summary: 'List Groups, with filter, pagination and attribute selection', querystring: ListQuery, response: { 200: ListResponse(ScimGroup), ...scimErrors } } },
+    {
+      config,
+      schema: {
+        tags,
+        summary: 'List Groups, with filter, pagination and attribute selection',
+        querystring: ListQuery,
+        response: { 200: ListResponse(ScimGroup), ...scimErrors },
+      },
+    },
     async (request) => {
       const { organizationId } = principalOf(request)
       const page = pageOf(request.query)
       const { rows, total } = await listScimGroups(db, organizationId, filterOf(request.query, groupFilterScope), page)
-      const members = wantsMembers(request.query) ? await membersOfGroups(db, organizationId, rows.map((row) => row.id)) : undefined
+      const members = wantsMembers(request.query)
+        ? await membersOfGroups(
+            db,
+            organizationId,
+            rows.map((row) => row.id),
+          )
+        : undefined
       const location = locationFor(request)
-      return listResponse(rows.map((row) => project(groupResource(row, members?.get(row.id), location), request.query)), total, page.startIndex)
+      return listResponse(
+        rows.map((row) => project(groupResource(row, members?.get(row.id), location), request.query)),
+        total,
+        page.startIndex,
+      )
     },
   )
 
   app.get(
     '/Groups/:id',
-    { config, schema: { tags, summary: 'Get a Group', params: IdParams, querystring: ReadQuery, response: { 200: ScimGroup, ...scimErrors } } },
+    {
+      config,
+      schema: { tags, summary: 'Get a Group', params: IdParams, querystring: ReadQuery, response: { 200: ScimGroup, ...scimErrors } },
+    },
     async (request, reply) => {
       const { id } = request.params
       const row = isUuid(id) ? await findScimGroup(db, principalOf(request).organizationId, id) : undefined
@@ -102,21 +135,28 @@ export const scimGroupRoutes: FastifyPluginAsyncTypebox = async (app) => {
       const row = await db.transaction().execute(async (trx) => {
         const { id, added } = await storeGroup(trx, request, undefined, input)
         await auditScimChange(trx, request, {
-          entityType: 'scim_group', entityId: id, action: 'scim_group.created',
+          entityType: 'scim_group',
+          entityId: id,
+          action: 'scim_group.created',
           after: { displayName: input.displayName, externalId: input.externalId, membersAdded: added },
         })
         return (await findScimGroup(trx, principalOf(request).organizationId, id)) as ScimGroupRow
       })
       sendVersion(reply, row.updatedAt)
       const location = locationFor(request)
-      return reply.code(201).header('location', location.of('Groups', row.id)).send(await representation(db, request, row))
+      return reply
+        .code(201)
+        .header('location', location.of('Groups', row.id))
+        .send(await representation(db, request, row))
     },
   )
 
   async function replaceGroup(trx: Executor, request: FastifyRequest, current: ScimGroupRow, input: GroupInput, action: string) {
     const { added, removed } = await storeGroup(trx, request, current.id, input)
     await auditScimChange(trx, request, {
-      entityType: 'scim_group', entityId: current.id, action,
+      entityType: 'scim_group',
+      entityId: current.id,
+      action,
       before: { displayName: current.displayName, externalId: current.externalId },
       after: { displayName: input.displayName, externalId: input.externalId, membersAdded: added, membersRemoved: removed },
     })
@@ -125,10 +165,23 @@ export const scimGroupRoutes: FastifyPluginAsyncTypebox = async (app) => {
 
   app.put(
     '/Groups/:id',
-    { config, schema: { tags, summary: 'Replace a Group, members included', params: IdParams, body: ResourceBody, response: { 200: ScimGroup, ...scimErrors } } },
+    {
+      config,
+      schema: {
+        tags,
+        summary: 'Replace a Group, members included',
+        params: IdParams,
+        body: ResourceBody,
+        response: { 200: ScimGroup, ...scimErrors },
+      },
+    },
     async (request, reply) => {
       const input = readGroup(request.body)
-      const row = await db.transaction().execute(async (trx) => replaceGroup(trx, request, await lockedGroup(trx, request, request.params.id), input, 'scim_group.replaced'))
+      const row = await db
+        .transaction()
+        .execute(async (trx) =>
+          replaceGroup(trx, request, await lockedGroup(trx, request, request.params.id), input, 'scim_group.replaced'),
+        )
       sendVersion(reply, row.updatedAt)
       return representation(db, request, row)
     },
@@ -163,13 +216,23 @@ export const scimGroupRoutes: FastifyPluginAsyncTypebox = async (app) => {
 
   app.delete(
     '/Groups/:id',
-    { config, schema: { tags, summary: 'Delete a Group; its members lose what it granted', params: IdParams, response: { 204: Type.Null(), ...scimErrors } } },
+    {
+      config,
+      schema: {
+        tags,
+        summary: 'Delete a Group; its members lose what it granted',
+        params: IdParams,
+        response: { 204: Type.Null(), ...scimErrors },
+      },
+    },
     async (request, reply) => {
       await db.transaction().execute(async (trx) => {
         const current = await lockedGroup(trx, request, request.params.id)
         await deleteScimGroup(trx, principalOf(request).organizationId, current.id)
         await auditScimChange(trx, request, {
-          entityType: 'scim_group', entityId: current.id, action: 'scim_group.deleted',
+          entityType: 'scim_group',
+          entityId: current.id,
+          action: 'scim_group.deleted',
           before: { displayName: current.displayName, externalId: current.externalId },
         })
       })

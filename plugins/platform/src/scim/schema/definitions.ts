@@ -68,7 +68,10 @@ export const userSchema: SchemaDefinition = {
   name: 'User',
   description: 'User Account',
   attributes: [
-    text('userName', 'Unique identifier for the User, unique per organization (case-insensitively)', { required: true, uniqueness: 'server' }),
+    text('userName', 'Unique identifier for the User, unique per organization (case-insensitively)', {
+      required: true,
+      uniqueness: 'server',
+    }),
     attribute('name', 'complex', "The components of the user's real name", {
       subAttributes: [
         text('formatted', 'The full name'),
@@ -88,7 +91,10 @@ export const userSchema: SchemaDefinition = {
     text('locale', "The User's default location"),
     text('timezone', "The User's time zone in IANA format"),
     attribute('active', 'boolean', "The User's administrative status; false suspends the membership"),
-    text('password', 'Accepted and discarded: people sign in through the identity provider', { mutability: 'writeOnly', returned: 'never' }),
+    text('password', 'Accepted and discarded: people sign in through the identity provider', {
+      mutability: 'writeOnly',
+      returned: 'never',
+    }),
     multiValued('emails', 'Email addresses for the user', ['work', 'home', 'other']),
     multiValued('phoneNumbers', 'Phone numbers for the User', ['work', 'home', 'mobile', 'fax', 'pager', 'other']),
     multiValued('ims', 'Instant messaging addresses for the User'),

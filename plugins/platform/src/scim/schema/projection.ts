@@ -14,7 +14,11 @@ function attributeKeys(requested: string): string[] {
 }
 
 function list(parameter: string | undefined): string[][] {
-  return (parameter ?? '').split(',').map((entry) => entry.trim()).filter(Boolean).map(attributeKeys)
+  return (parameter ?? '')
+    .split(',')
+    .map((entry) => entry.trim())
+    .filter(Boolean)
+    .map(attributeKeys)
 }
 
 function keyOf(object: JsonObject, name: string): string | undefined {

@@ -25,7 +25,8 @@ export function checkTypes(attributes: AttributeDefinition[], object: JsonObject
     const values = definition.multiValued ? value : [value]
     if (!Array.isArray(values)) throw new ScimError(400, `${path} must be a list`, 'invalidValue')
     for (const item of values) {
-      if (!fits(definition, item)) throw new ScimError(400, `${path} must be ${definition.type === 'complex' ? 'an object' : `a ${definition.type}`}`, 'invalidValue')
+      if (!fits(definition, item))
+        throw new ScimError(400, `${path} must be ${definition.type === 'complex' ? 'an object' : `a ${definition.type}`}`, 'invalidValue')
       if (definition.type === 'complex' && isObject(item)) checkTypes(definition.subAttributes ?? [], item, path)
     }
   }

@@ -9,7 +9,8 @@ import { ENTERPRISE_USER_SCHEMA, enterpriseUserSchema, userSchema, type Attribut
 
 const scalar = scalarAttribute
 
-const accountOf = (column: 'email' | 'display_name') => sql`(select account.${sql.raw(column)} from core.users account where account.id = m.user_id)`
+const accountOf = (column: 'email' | 'display_name') =>
+  sql`(select account.${sql.raw(column)} from core.users account where account.id = m.user_id)`
 const memberEmails = sql`coalesce(m.scim_attributes -> 'emails', jsonb_build_array(jsonb_build_object('value', ${accountOf('email')}, 'type', 'work', 'primary', true)))`
 
 function find(definitions: AttributeDefinition[], lowerName: string): AttributeDefinition | undefined {
@@ -58,9 +59,11 @@ function membersWithEmail(value: string): RawBuilder<boolean> {
 const groupsOfMember: MultiValuedAttribute = {
   kind: 'multi',
   some: (condition) =>
-    sql<boolean>`exists (select 1 from core.scim_group_members gm where gm.organization_id = m.organization_id and gm.member_id = m.id and ${condition({
-      attribute: (path) => (path.name === 'value' && !path.sub ? scalar('string', sql`gm.group_id::text`, true) : undefined),
-    })})`,
+    sql<boolean>`exists (select 1 from core.scim_group_members gm where gm.organization_id = m.organization_id and gm.member_id = m.id and ${condition(
+      {
+        attribute: (path) => (path.name === 'value' && !path.sub ? scalar('string', sql`gm.group_id::text`, true) : undefined),
+      },
+    )})`,
 }
 
 function fromDefinitions(path: AttributePath, definitions: AttributeDefinition[], source: RawBuilder<unknown>) {
@@ -94,7 +97,9 @@ export const userFilterScope: FilterScope = {
       case 'displayname':
         return whole ? scalar('string', sql`coalesce(m.scim_attributes ->> 'displayName', ${accountOf('display_name')})`) : undefined
       case 'emails':
-        return whole ? { ...jsonElements(memberEmails, find(userSchema.attributes, 'emails') as AttributeDefinition), holdingValue: membersWithEmail } : undefined
+        return whole
+          ? { ...jsonElements(memberEmails, find(userSchema.attributes, 'emails') as AttributeDefinition), holdingValue: membersWithEmail }
+          : undefined
       case 'groups':
         return whole ? groupsOfMember : undefined
       case 'meta':

@@ -26,7 +26,9 @@ const NOT_STORED = new Set(['id', 'externalId', 'userName', 'active', 'password'
  */
 function linkingEmail(attributes: JsonObject, userName: string): string {
   const emails = Array.isArray(attributes.emails) ? attributes.emails.filter(isObject) : []
-  const chosen = emails.find((email) => email.primary === true && typeof email.value === 'string') ?? emails.find((email) => typeof email.value === 'string')
+  const chosen =
+    emails.find((email) => email.primary === true && typeof email.value === 'string') ??
+    emails.find((email) => typeof email.value === 'string')
   return typeof chosen?.value === 'string' && chosen.value.trim() !== '' ? chosen.value : userName
 }
 
@@ -79,7 +81,12 @@ export function userResource(row: ScimUserRow, groups: { id: string; displayName
     active: row.suspendedAt === null,
   }
   if (groups.length > 0) {
-    resource.groups = groups.map((group) => ({ value: group.id, display: group.displayName, $ref: location.of('Groups', group.id), type: 'direct' }))
+    resource.groups = groups.map((group) => ({
+      value: group.id,
+      display: group.displayName,
+      $ref: location.of('Groups', group.id),
+      type: 'direct',
+    }))
   }
   if (extension) resource[ENTERPRISE_USER_SCHEMA] = extension
   resource.meta = resourceMeta('User', row, location)

@@ -57,7 +57,11 @@ export const scimUserRoutes: FastifyPluginAsyncTypebox = async (app) => {
     if (!row) throw resourceNotFound('User', id)
     // An admin's token provisions members; only an owner's may touch an owner (decision 0012).
     if (row.role === 'owner' && principalOf(request).creatorRole !== 'owner') {
-      throw new ScimError(403, 'this token was created by an admin: only an owner’s token can change, suspend or deprovision an owner', 'mutability')
+      throw new ScimError(
+        403,
+        'this token was created by an admin: only an owner’s token can change, suspend or deprovision an owner',
+        'mutability',
+      )
     }
     assertCurrentVersion(request, row.updatedAt)
     return row
@@ -85,19 +89,34 @@ export const scimUserRoutes: FastifyPluginAsyncTypebox = async (app) => {
     if (wasActive && !input.active) await assertOwnerMayLeave(trx, organizationId, row, 'suspended')
     await replaceScimUser(trx, organizationId, row.id, input)
     await auditScimChange(trx, request, {
-      entityType: 'scim_user', entityId: row.id, action,
-      before: audited({ ...row, active: wasActive }), after: audited(input),
+      entityType: 'scim_user',
+      entityId: row.id,
+      action,
+      before: audited({ ...row, active: wasActive }),
+      after: audited(input),
     })
   }
 
   app.get(
     '/Users',
-    { config, schema: { tags, summary: 'List Users, with filter, pagination and attribute selection', querystring: ListQuery, response: { 200: ListResponse(ScimUser), ...scimErrors } } },
+    {
+      config,
+      schema: {
+        tags,
+        summary: 'List Users, with filter, pagination and attribute selection',
+        querystring: ListQuery,
+        response: { 200: ListResponse(ScimUser), ...scimErrors },
+      },
+    },
     async (request) => {
       const { organizationId } = principalOf(request)
       const page = pageOf(request.query)
       const { rows, total } = await listScimUsers(db, organizationId, filterOf(request.query, userFilterScope), page)
-      const groups = await groupsOfMembers(db, organizationId, rows.map((row) => row.id))
+      const groups = await groupsOfMembers(
+        db,
+        organizationId,
+        rows.map((row) => row.id),
+      )
       const location = locationFor(request)
       const resources = rows.map((row) => project(userResource(row, groups.get(row.id) ?? [], location), request.query))
       return listResponse(resources, total, page.startIndex)
@@ -106,7 +125,10 @@ export const scimUserRoutes: FastifyPluginAsyncTypebox = async (app) => {
 
   app.get(
     '/Users/:id',
-    { config, schema: { tags, summary: 'Get a User', params: IdParams, querystring: ReadQuery, response: { 200: ScimUser, ...scimErrors } } },
+    {
+      config,
+      schema: { tags, summary: 'Get a User', params: IdParams, querystring: ReadQuery, response: { 200: ScimUser, ...scimErrors } },
+    },
     async (request, reply) => {
       const { id } = request.params
       const row = isUuid(id) ? await findScimUser(db, principalOf(request).organizationId, id) : undefined
@@ -145,7 +167,10 @@ export const scimUserRoutes: FastifyPluginAsyncTypebox = async (app) => {
 
   app.put(
     '/Users/:id',
-    { config, schema: { tags, summary: 'Replace a User', params: IdParams, body: ResourceBody, response: { 200: ScimUser, ...scimErrors } } },
+    {
+      config,
+      schema: { tags, summary: 'Replace a User', params: IdParams, body: ResourceBody, response: { 200: ScimUser, ...scimErrors } },
+    },
     async (request, reply) => {
       const input = readUser(request.body)
       const row = await db.transaction().execute(async (trx) => {
@@ -188,7 +213,15 @@ export const scimUserRoutes: FastifyPluginAsyncTypebox = async (app) => {
 
   app.delete(
     '/Users/:id',
-    { config, schema: { tags, summary: 'Deprovision a User: the membership is removed, the audit log kept', params: IdParams, response: { 204: Type.Null(), ...scimErrors } } },
+    {
+      config,
+      schema: {
+        tags,
+        summary: 'Deprovision a User: the membership is removed, the audit log kept',
+        params: IdParams,
+        response: { 204: Type.Null(), ...scimErrors },
+      },
+    },
     async (request, reply) => {
       const { organizationId } = principalOf(request)
       await db.transaction().execute(async (trx) => {
@@ -196,7 +229,9 @@ export const scimUserRoutes: FastifyPluginAsyncTypebox = async (app) => {
         await assertOwnerMayLeave(trx, organizationId, current, 'deprovisioned')
         await deleteScimUser(trx, organizationId, current.id)
         await auditScimChange(trx, request, {
-          entityType: 'scim_user', entityId: current.id, action: 'scim_user.deleted',
+          entityType: 'scim_user',
+          entityId: current.id,
+          action: 'scim_user.deleted',
           before: audited({ ...current, active: current.suspendedAt === null }),
         })
       })
