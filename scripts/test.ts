@@ -64,6 +64,7 @@ async function checkCoverageFloor(): Promise<boolean> {
 }
 
 await step('lint', 'eslint', ['.'])
+await step('formatting (Prettier)', 'prettier', ['--check', '.'])
 await step('typecheck', 'tsc', ['--noEmit'])
 await step('generated database types are fresh', 'tsx', ['scripts/codegen.ts', '--check'])
 
