@@ -1,9 +1,11 @@
 // `pnpm test`: everything CI checks, in order: lint, typecheck, generated-types freshness,
 // the suite on PGlite (with the coverage floor), then the suite on real PostgreSQL when a
-// server is reachable (TEST_DATABASE_URL, or the local one on 127.0.0.1:5432).
+// server is reachable (TEST_DATABASE_URL, or the local one on 127.0.0.1:5432). With CI=true
+// an unreachable server fails the run instead of skipping the pass.
 import { spawn } from 'node:child_process'
 import { readFile } from 'node:fs/promises'
 import { localPostgresReachable } from '@svc/testkit'
+import { postgresPass } from './postgres-pass.js'
 
 interface Counts {
   passed: number
@@ -78,11 +80,16 @@ const add = (counts: Counts) => {
 add(await suite('tests on PGlite (embedded PostgreSQL)', [], pgliteEnv))
 const coverageOk = await checkCoverageFloor()
 
-const server = process.env.TEST_DATABASE_URL || (await localPostgresReachable())
-if (server) {
-  add(await suite(`tests on PostgreSQL (${new URL(server).host})`, ['--disable-coverage'], { ...process.env, TEST_DATABASE_URL: server }))
+const pass = postgresPass(process.env, await localPostgresReachable())
+if ('run' in pass) {
+  add(
+    await suite(`tests on PostgreSQL (${new URL(pass.run).host})`, ['--disable-coverage'], { ...process.env, TEST_DATABASE_URL: pass.run }),
+  )
+} else if ('fail' in pass) {
+  console.error(`\n✗ ${pass.fail}`)
+  totals.failed += 1
 } else {
-  console.log('\nno PostgreSQL server reachable (set TEST_DATABASE_URL): the PostgreSQL pass was skipped')
+  console.log(`\n${pass.skip}`)
 }
 
 console.log(`\ntests: ${totals.passed} passed, ${totals.failed} failed`)

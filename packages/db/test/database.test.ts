@@ -4,7 +4,7 @@ import { migrateToLatest, openDatabase } from '@svc/db'
 import { migrations } from '@svc/migrations'
 import { createTestDatabase } from '@svc/testkit'
 
-const databaseUrl = await createTestDatabase(t)
+const databaseUrl = await createTestDatabase(t, { empty: true })
 
 t.test('migrations apply once, and replicas starting together do not collide', async (t) => {
   // Three "replicas" with their own connections; on PGlite they share the one backend.
@@ -79,3 +79,22 @@ t.test('a transaction sees no interleaved statements and rolls back whole', asyn
   t.same(await outside, [])
   t.same(await database.db.selectFrom('core.organizations').select('id').where('slug', '=', slug).execute(), [], 'rolled back')
 })
+
+t.test(
+  'a test database is a clone of the migrated template, pg-boss schema included',
+  { skip: !databaseUrl && 'PGlite: no template' },
+  async (t) => {
+    const cloneUrl = await createTestDatabase(t)
+    const clone = await openDatabase({ databaseUrl: cloneUrl, poolSize: 1 })
+    t.teardown(() => clone.close())
+    const applied = await sql<{ name: string }>`select name from kysely_migration order by name`.execute(clone.db)
+    t.same(
+      applied.rows.map((row) => row.name),
+      Object.keys(migrations).sort(),
+      'every migration is already applied',
+    )
+    const boss = await sql<{ count: number }>`select count(*)::int as count from pg_namespace where nspname = 'pgboss'`.execute(clone.db)
+    t.equal(boss.rows[0]?.count, 1, 'the job queue schema is there too')
+    t.same((await migrateToLatest(clone.db)).results, [], 'opening it migrates nothing')
+  },
+)
