@@ -1,4 +1,5 @@
 # One image for both services: `docker run IMAGE platform` or `docker run IMAGE product`.
+# The build stage compiles; the runtime stage holds only what scripts/build-runtime.sh deploys.
 # Configuration comes from the environment (README, "Configuration"); a service on its own
 # needs DATABASE_URL, AUTH_ISSUER and AUTH_CLIENT_ID.
 
@@ -30,13 +31,16 @@ COPY services/platform/package.json services/platform/
 COPY services/product/package.json services/product/
 RUN pnpm install --frozen-lockfile
 COPY . .
-RUN pnpm typecheck
+# Compiles every package and deploys each service with production dependencies only.
+RUN scripts/build-runtime.sh /runtime
 
+# The runtime stage: Node, the two compiled services and their production dependencies.
 FROM node:20-bookworm-slim AS runtime
 ENV NODE_ENV=production
 WORKDIR /app
-COPY --from=build --chown=node:node /app /app
+COPY --from=build --chown=node:node /runtime /app
 USER node
 EXPOSE 3003 3004
-ENTRYPOINT ["/app/scripts/service-entrypoint.sh"]
+HEALTHCHECK --interval=15s --timeout=3s --start-period=20s --retries=3 CMD ["node", "/app/healthcheck.mjs"]
+ENTRYPOINT ["/app/service-entrypoint.sh"]
 CMD ["platform"]

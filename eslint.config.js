@@ -2,7 +2,7 @@ import js from '@eslint/js'
 import tseslint from 'typescript-eslint'
 
 export default tseslint.config(
-  { ignores: ['**/node_modules/**', '**/.tap/**', '**/coverage/**', '.data/**', 'packages/db/src/generated.ts'] },
+  { ignores: ['**/node_modules/**', '**/.tap/**', '**/coverage/**', '**/dist/**', '.data/**', 'packages/db/src/generated.ts'] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {

@@ -20,6 +20,7 @@ const server = spawn(
   process.execPath,
   [
     ...(process.env.BENCH_PROFILE ? ['--cpu-prof', '--cpu-prof-dir', process.env.BENCH_PROFILE] : []),
+    '--conditions=@svc/source',
     '--import',
     'tsx',
     'scripts/bench-ingest-server.ts',

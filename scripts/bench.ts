@@ -15,7 +15,9 @@ interface Targets {
   token: string
 }
 
-const server = spawn(process.execPath, ['--import', 'tsx', 'scripts/bench-server.ts'], { stdio: ['ignore', 'pipe', 'inherit'] })
+const server = spawn(process.execPath, ['--conditions=@svc/source', '--import', 'tsx', 'scripts/bench-server.ts'], {
+  stdio: ['ignore', 'pipe', 'inherit'],
+})
 const targets = await new Promise<Targets>((resolve, reject) => {
   server.once('exit', (code) => reject(new Error(`bench server exited with ${code}`)))
   createInterface({ input: server.stdout }).once('line', (line) => resolve(JSON.parse(line) as Targets))

@@ -68,7 +68,7 @@ async function checkCoverageFloor(): Promise<boolean> {
 await step('lint', 'eslint', ['.'])
 await step('formatting (Prettier)', 'prettier', ['--check', '.'])
 await step('typecheck', 'tsc', ['--noEmit'])
-await step('generated database types are fresh', 'tsx', ['scripts/codegen.ts', '--check'])
+await step('generated database types are fresh', 'tsx', ['--conditions=@svc/source', 'scripts/codegen.ts', '--check'])
 
 const { TEST_DATABASE_URL: _ignored, ...pgliteEnv } = process.env
 const totals: Counts = { passed: 0, failed: 0 }

@@ -36,7 +36,7 @@ const env = {
 // in between drops the loader before node starts.
 const node = (args: string[]): [string, string[]] => [
   '/bin/sh',
-  ['-c', 'unset NODE_OPTIONS NODE_V8_COVERAGE; exec "$0" "$@"', process.execPath, '--import', 'tsx', ...args],
+  ['-c', 'unset NODE_OPTIONS NODE_V8_COVERAGE; exec "$0" "$@"', process.execPath, '--conditions=@svc/source', '--import', 'tsx', ...args],
 ]
 
 async function start() {

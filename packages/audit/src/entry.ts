@@ -29,7 +29,10 @@ export interface AuditChange {
 }
 
 /** The acting user of an authenticated request, as the audit log records it. */
-export function auditContextOf(request: FastifyRequest): AuditContext {
+export function auditContextOf(
+  // `user` as the auth package sets it; named here because auth builds on this package.
+  request: Pick<FastifyRequest, 'headers' | 'id' | 'ip'> & { user?: { userId: string; originalUserId?: string | null } | null },
+): AuditContext {
   const user = request.user
   const userAgent = request.headers['user-agent']
   return {

@@ -1,4 +1,4 @@
-import type { FastifyInstance, RouteOptions, onRequestAsyncHookHandler } from 'fastify'
+import type { FastifyInstance, FastifySchema, RouteOptions, onRequestAsyncHookHandler } from 'fastify'
 import { SCIM_BASE_PATH } from './scim-tokens.js'
 
 export interface Gates {
@@ -32,7 +32,8 @@ export function orderGates(app: FastifyInstance, gates: Gates): void {
       throw new Error(`${route.method} ${route.url}: SCIM tokens authenticate only routes under ${SCIM_BASE_PATH}`)
     }
     // The OpenAPI document says so too (its default security is the cookie or the Bearer token).
-    if (isPublic && route.schema && route.schema.security === undefined) route.schema.security = []
+    const schema: FastifySchema | undefined = route.schema
+    if (isPublic && schema && schema.security === undefined) schema.security = []
     const authentication = scim ? [gates.scim] : isPublic ? [] : [gates.jwt]
     const member = !scim && !isPublic && route.url.includes('/organizations/:orgId') ? [gates.member] : []
     route.onRequest = [...(limiter ? [limiter] : []), ...authentication, ...member, ...listed(route.onRequest)]

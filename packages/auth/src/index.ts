@@ -1,3 +1,6 @@
+// For its augmentation (`request.user`), kept in the emitted declarations so a package
+// compiled on its own sees it.
+import '@fastify/jwt'
 export { default as authPlugin, type AuthPluginOptions } from './plugin.js'
 export { cookieRoutes } from './cookie-routes.js'
 export { createSessionCache, type SessionCache } from './session-cache.js'

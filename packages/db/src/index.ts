@@ -2,5 +2,5 @@ export { openDatabase, type Database, type DatabaseOptions } from './connect.js'
 export { migrateToLatest } from './migrate.js'
 export { PGlitePool, type SqlExecutor } from './pglite-pool.js'
 export type { Executor } from './executor.js'
-export type * from './tables.js'
-export type { DB, Json } from './generated.js'
+// Every generated table type, so declarations that infer row types can name them.
+export type * from './generated.js'

@@ -1,4 +1,8 @@
+// Side-effect imports for their type augmentations (the `security` and `hide` schema keys),
+// kept in the emitted declarations so a package compiled on its own sees them.
+import '@fastify/swagger'
 import './context-config.js'
+import './service-decorations.js'
 
 export { API_REFERENCE_PREFIX, apiReferencePlugin, default as httpConventions, type HttpConventionsOptions } from './conventions.js'
 export { healthRoutes, type HealthOptions } from './health.js'

@@ -10,22 +10,7 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import { authPlugin, cookieRoutes } from '@svc/auth'
 import type { ServiceConfig, TrustProxy } from '@svc/config'
 import { API_REFERENCE_PREFIX, apiReferencePlugin, healthRoutes, httpConventions, redactedUrl, toErrorBody } from '@svc/http'
-import type { Database } from '@svc/db'
-import type { JobQueue } from '@svc/jobs'
 import { openResources, type Resources } from './resources.js'
-
-declare module 'fastify' {
-  interface FastifyInstance {
-    database: Database
-    jobs: JobQueue
-    /**
-     * The service's public base URL, for links, SAML metadata and SCIM locations: the
-     * configured one (PUBLIC_PLATFORM_URL, PUBLIC_PRODUCT_URL), else the address the request
-     * came in on (behind a proxy, as TRUST_PROXY allows). Never the Host header alone when set.
-     */
-    publicBaseUrl(request: FastifyRequest): string
-  }
-}
 
 export interface ServiceDefinition {
   /** `platform` or `product`: in logs and the health answer. */

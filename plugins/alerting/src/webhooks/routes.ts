@@ -146,14 +146,12 @@ export const webhookConfigRoutes: FastifyPluginAsyncTypebox = async (app) => {
         })
         return created
       })
-      return reply
-        .code(201)
-        .send({
-          ...configBody(row),
-          apiKey: key.apiKey,
-          ingestPath: `${INGEST_PATH}/${key.apiKey}`,
-          ...(generated ? { signingSecret: generated } : {}),
-        })
+      return reply.code(201).send({
+        ...configBody(row),
+        apiKey: key.apiKey,
+        ingestPath: `${INGEST_PATH}/${key.apiKey}`,
+        ...(generated ? { signingSecret: generated } : {}),
+      })
     },
   )
 

@@ -1,4 +1,6 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
+// `request.user` is the auth package's; named so a build of this package alone sees it.
+import type {} from '@svc/auth'
 import { subscriptionsOfUser } from '../queries/users.js'
 import { UserSubscription } from './schemas.js'
 

@@ -1,0 +1,18 @@
+#!/bin/sh
+# The runtime file tree of the image, built by the Dockerfile and by the test that checks it
+# (scripts/test/runtime-tree.test.ts) with the same commands: every package compiled, then each
+# service deployed with its production dependencies only (no TypeScript, tests or dev tools).
+#   usage: scripts/build-runtime.sh <output folder>
+set -eu
+out=${1:?usage: scripts/build-runtime.sh <output folder>}
+cd "$(dirname "$0")/.."
+
+pnpm build
+rm -rf "$out"
+mkdir -p "$out"
+for service in platform product; do
+  # --legacy: workspace packages are copied as published (their `files`: dist only), without
+  # turning on injected workspace packages for development.
+  pnpm --filter "@svc/$service" deploy --prod --legacy "$out/$service" >/dev/null
+done
+cp scripts/service-entrypoint.sh scripts/healthcheck.mjs "$out/"
