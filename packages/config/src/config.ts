@@ -85,7 +85,14 @@ export const DEFAULT_NOTIFIER_CONFIG: NotifierConfig = {
 export interface ServiceConfig {
   /** PostgreSQL URL, or undefined for the embedded PGlite database under `dataDir`. */
   databaseUrl?: string
+  /** Connections per process on PostgreSQL (DATABASE_POOL_MAX); unset: 10. */
+  databasePoolMax?: number
   dataDir: string
+  /**
+   * Redis (REDIS_URL): when set, rate-limit counters and session-cache invalidations are
+   * shared by every replica; unset, they stay in process.
+   */
+  redisUrl?: string
   host: string
   /** Behind a load balancer: which X-Forwarded-For entries to believe. */
   trustProxy: TrustProxy

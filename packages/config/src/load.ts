@@ -79,7 +79,9 @@ export function authConfigFor(env: Environment, issuer: string, clientIds: strin
 export function serviceConfigFor(env: Environment, auth: AuthConfig): ServiceConfig {
   return {
     databaseUrl: env.DATABASE_URL,
+    databasePoolMax: env.DATABASE_POOL_MAX,
     dataDir: env.DATA_DIR,
+    redisUrl: env.REDIS_URL,
     host: env.HOST,
     trustProxy: trustProxyOf(env.TRUST_PROXY),
     auth,

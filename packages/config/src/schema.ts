@@ -3,11 +3,14 @@ import { Type, type Static } from 'typebox'
 /** The environment contract of ARCHITECTURE.md ("Configuration contract"), one entry per variable. */
 export const EnvironmentSchema = Type.Object({
   DATABASE_URL: Type.Optional(Type.String({ pattern: '^postgres(ql)?://' })),
+  DATABASE_POOL_MAX: Type.Integer({ default: 10, minimum: 1, maximum: 1000 }),
   DATA_DIR: Type.String({ default: './.data', minLength: 1 }),
   PLATFORM_PORT: Type.Integer({ default: 3004, minimum: 0, maximum: 65535 }),
   PRODUCT_PORT: Type.Integer({ default: 3003, minimum: 0, maximum: 65535 }),
   DEV_IDP_PORT: Type.Integer({ default: 3005, minimum: 0, maximum: 65535 }),
   HOST: Type.String({ default: '0.0.0.0', minLength: 1 }),
+  METRICS_PORT: Type.Optional(Type.Integer({ minimum: 0, maximum: 65535 })),
+  REDIS_URL: Type.Optional(Type.String({ pattern: '^rediss?://' })),
   AUTH_ISSUER: Type.Optional(Type.String({ pattern: '^https?://' })),
   AUTH_JWKS_URL: Type.Optional(Type.String({ pattern: '^https?://' })),
   AUTH_CLIENT_ID: Type.Optional(Type.String({ minLength: 1 })),

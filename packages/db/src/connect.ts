@@ -14,6 +14,8 @@ export interface DatabaseOptions {
   dataDir?: string
   /** Connections per process on PostgreSQL. */
   poolSize?: number
+  /** An idle connection the server dropped (it is replaced on the next checkout): for the log. */
+  onPoolError?: (error: Error) => void
 }
 
 export interface Database {
@@ -63,15 +65,15 @@ const pgTypes = {
 }
 
 export async function openDatabase(options: DatabaseOptions): Promise<Database> {
-  if (options.databaseUrl) return openPostgres(options.databaseUrl, options.poolSize ?? 10)
+  if (options.databaseUrl) return openPostgres(options.databaseUrl, options.poolSize ?? 10, options.onPoolError)
   return openPGlite(options.dataDir)
 }
 
-function openPostgres(connectionString: string, max: number): Database {
+function openPostgres(connectionString: string, max: number, onPoolError: (error: Error) => void = () => {}): Database {
   const pool = new pg.Pool({ connectionString, max, types: pgTypes, connectionTimeoutMillis: 5_000 })
   // An idle connection dropped by the server is replaced on the next checkout; without a
   // listener, pg would raise it as an uncaught error and end the process.
-  pool.on('error', () => {})
+  pool.on('error', onPoolError)
   const db = new Kysely<DB>({ dialect: new PostgresDialect({ pool }), plugins: [new CamelCasePlugin()] })
   return {
     db,

@@ -98,3 +98,20 @@ t.test(
     t.same((await migrateToLatest(clone.db)).results, [], 'opening it migrates nothing')
   },
 )
+
+t.test(
+  'an idle connection the server drops is reported to onPoolError, and the pool goes on',
+  { skip: !databaseUrl && 'PGlite has no server to drop connections' },
+  async (t) => {
+    const errors: Error[] = []
+    const database = await openDatabase({ databaseUrl, poolSize: 2, onPoolError: (error) => errors.push(error) })
+    t.teardown(() => database.close())
+    const pid = await sql<{ pid: number }>`select pg_backend_pid() as pid`.execute(database.db)
+    const killer = await openDatabase({ databaseUrl, poolSize: 1 })
+    t.teardown(() => killer.close())
+    await sql`select pg_terminate_backend(${pid.rows[0]?.pid})`.execute(killer.db)
+    for (let waited = 0; errors.length === 0 && waited < 5_000; waited += 50) await new Promise((resolve) => setTimeout(resolve, 50))
+    t.equal(errors.length, 1, 'the loss is reported, not thrown')
+    t.same((await sql<{ one: number }>`select 1 as one`.execute(database.db)).rows, [{ one: 1 }], 'a new connection serves')
+  },
+)

@@ -2,16 +2,19 @@ import type { FastifyInstance } from 'fastify'
 import { Type } from 'typebox'
 
 const HealthResponse = Type.Object({ status: Type.Literal('ok'), service: Type.String() })
+const CheckResult = Type.Union([Type.Literal('ok'), Type.Literal('unavailable')])
 const ReadinessResponse = Type.Object({
-  status: Type.Union([Type.Literal('ok'), Type.Literal('unavailable')]),
-  checks: Type.Object({ database: Type.Union([Type.Literal('ok'), Type.Literal('unavailable')]) }),
+  status: CheckResult,
+  checks: Type.Object({ database: CheckResult, jobQueue: CheckResult }),
 })
 
 export interface HealthOptions {
   service: string
-  /** Adds /health/live and /health/ready; `checkDatabase` rejects when the database is down. */
-  probes?: { checkDatabase: () => Promise<void> }
+  /** Adds /health/live and /health/ready; each check rejects when its part is down. */
+  probes?: { checkDatabase: () => Promise<void>; checkJobQueue: () => Promise<void> }
 }
+
+type Check = 'ok' | 'unavailable'
 
 // Probes are public and exempt from rate limits: a load balancer polls them from one address.
 const probeConfig = { public: true, limit: false } as const
@@ -38,19 +41,22 @@ export async function healthRoutes(app: FastifyInstance, options: HealthOptions)
     {
       schema: {
         tags: ['health'],
-        summary: 'Readiness probe: the database answers',
+        summary: 'Readiness probe: the database answers and the job queue runs',
         response: { 200: ReadinessResponse, 503: ReadinessResponse },
       },
       config: probeConfig,
     },
     async (request, reply) => {
-      try {
-        await probes.checkDatabase()
-        return { status: 'ok' as const, checks: { database: 'ok' as const } }
-      } catch (error) {
-        request.log.warn({ err: error }, 'readiness check failed: database unavailable')
-        return reply.code(503).send({ status: 'unavailable' as const, checks: { database: 'unavailable' as const } })
-      }
+      const [database, jobQueue] = await Promise.allSettled([probes.checkDatabase(), probes.checkJobQueue()])
+      const checks = { database: outcome(database), jobQueue: outcome(jobQueue) }
+      if (checks.database === 'ok' && checks.jobQueue === 'ok') return { status: 'ok' as const, checks }
+      const reasons = [database, jobQueue].flatMap((result) => (result.status === 'rejected' ? [result.reason] : []))
+      request.log.warn({ checks, err: reasons[0] }, 'readiness check failed')
+      return reply.code(503).send({ status: 'unavailable' as const, checks })
     },
   )
+}
+
+function outcome(result: PromiseSettledResult<void>): Check {
+  return result.status === 'fulfilled' ? 'ok' : 'unavailable'
 }

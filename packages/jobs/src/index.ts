@@ -1,1 +1,10 @@
-export { createJobQueue, ensureQueue, inTransaction, stopJobQueue, type JobQueue, type JobQueueOptions, type QueuePolicy } from './queue.js'
+export {
+  createJobQueue,
+  ensureQueue,
+  jobQueueProbe,
+  inTransaction,
+  stopJobQueue,
+  type JobQueue,
+  type JobQueueOptions,
+  type QueuePolicy,
+} from './queue.js'

@@ -6,7 +6,7 @@ export interface JobQueueOptions {
   /** The application's own connections: pg-boss shares the pool (PostgreSQL) or the PGlite handle. */
   sql: SqlExecutor
   /** Log sink for errors pg-boss raises in the background (maintenance, polling). */
-  onError?: (error: Error) => void
+  onError: (error: Error) => void
   /** Background maintenance and cron scheduling; tests that only send and work can turn it off. */
   supervise?: boolean
 }
@@ -26,8 +26,21 @@ export function createJobQueue(options: JobQueueOptions): PgBoss {
     supervise: options.supervise ?? true,
     schedule: options.supervise ?? true,
   })
-  boss.on('error', options.onError ?? ((error) => console.error('job queue error', error)))
+  boss.on('error', options.onError)
   return boss
+}
+
+/**
+ * The readiness check of a started queue: it fails once the queue has stopped, or when its
+ * schema cannot be read (the database answers but pg-boss's tables are gone or locked out).
+ */
+export function jobQueueProbe(boss: PgBoss): () => Promise<void> {
+  let stopped = false
+  boss.on('stopped', () => (stopped = true))
+  return async () => {
+    if (stopped) throw new Error('the job queue has stopped')
+    if (!(await boss.isInstalled())) throw new Error('the job queue schema is missing')
+  }
 }
 
 /** Stops fetching, waits for jobs in flight (up to `timeoutMs`), leaves the database open. */

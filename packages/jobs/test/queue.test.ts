@@ -20,7 +20,7 @@ async function durableDatabase(): Promise<DatabaseOptions> {
 async function startQueue(options: DatabaseOptions) {
   const database = await openDatabase(options)
   await migrateToLatest(database.db)
-  const jobs = createJobQueue({ sql: database.sql })
+  const jobs = createJobQueue({ sql: database.sql, onError: (error) => t.fail(`job queue: ${error.message}`) })
   await jobs.start()
   await jobs.createQueue(QUEUE)
   return { database, jobs }

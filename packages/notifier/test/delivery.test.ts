@@ -11,7 +11,7 @@ import { createTestDatabase, startSmtpServer, type RecipientReply, type TestCont
 const database = await openDatabase({ databaseUrl: await createTestDatabase(t) })
 t.teardown(() => database.close())
 await migrateToLatest(database.db)
-const jobs = createJobQueue({ sql: database.sql, supervise: false })
+const jobs = createJobQueue({ sql: database.sql, supervise: false, onError: (error) => t.fail(`job queue: ${error.message}`) })
 await jobs.start()
 t.teardown(() => stopJobQueue(jobs))
 const { db } = database

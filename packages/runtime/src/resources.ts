@@ -1,7 +1,8 @@
+import pino, { type Logger } from 'pino'
 import { createSessionCache, createSigningKeyResolver, type SessionCache, type SigningKeyResolver } from '@svc/auth'
 import type { ServiceConfig } from '@svc/config'
 import { migrateToLatest, openDatabase, type Database } from '@svc/db'
-import { createJobQueue, stopJobQueue, type JobQueue } from '@svc/jobs'
+import { createJobQueue, jobQueueProbe, stopJobQueue, type JobQueue } from '@svc/jobs'
 
 /**
  * What the services of one process share: one database handle, one job queue, one JWKS
@@ -12,30 +13,41 @@ export interface Resources {
   jobs: JobQueue
   signingKeys: SigningKeyResolver
   sessions: SessionCache
+  /** Where the shared parts log what happens outside any request (pool and queue errors). */
+  log: Logger
+  /** Readiness: rejects when the job queue has stopped or its schema cannot be read. */
+  checkJobQueue(): Promise<void>
   close(): Promise<void>
 }
 
 export interface ResourceOptions {
   /** Keep the embedded database in memory instead of under `dataDir` (tests). */
   inMemory?: boolean
-  onJobError?: (error: Error) => void
+  /** Unset: a pino logger at the configured level, tagged `component: resources`. */
+  log?: Logger
 }
 
 /** Opens the database, applies pending migrations (under an advisory lock) and starts the queue. */
 export async function openResources(config: ServiceConfig, options: ResourceOptions = {}): Promise<Resources> {
+  const log = options.log ?? pino({ level: config.logLevel, base: { component: 'resources' } })
   const database = await openDatabase({
     databaseUrl: config.databaseUrl,
+    poolSize: config.databasePoolMax,
     dataDir: options.inMemory ? undefined : config.dataDir,
+    onPoolError: (error) => log.warn({ err: error }, 'an idle database connection was lost; the pool replaces it'),
   })
   try {
     await migrateToLatest(database.db)
-    const jobs = createJobQueue({ sql: database.sql, onError: options.onJobError })
+    const jobs = createJobQueue({ sql: database.sql, onError: (error) => log.error({ err: error }, 'job queue error') })
+    const checkJobQueue = jobQueueProbe(jobs)
     await jobs.start()
     return {
       database,
       jobs,
       signingKeys: createSigningKeyResolver({ jwksUrl: config.auth.jwksUrl }),
       sessions: createSessionCache(),
+      log,
+      checkJobQueue,
       async close() {
         // Workers finish their jobs before the connections they use go away.
         await stopJobQueue(jobs)

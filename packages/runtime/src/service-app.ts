@@ -128,7 +128,9 @@ export async function buildServiceApp(config: ServiceConfig, definition: Service
   await app.register(cookieRoutes)
   await app.register(healthRoutes, {
     service: definition.name,
-    probes: definition.probes ? { checkDatabase: () => resources.database.ping() } : undefined,
+    probes: definition.probes
+      ? { checkDatabase: () => resources.database.ping(), checkJobQueue: () => resources.checkJobQueue() }
+      : undefined,
   })
   await definition.surfaces(app)
   return app

@@ -87,9 +87,11 @@ async function ensureTemplate(server: string): Promise<string> {
       const database = await openDatabase({ databaseUrl: databaseUrl(server, scratch), poolSize: 2 })
       try {
         await migrateToLatest(database.db)
-        const jobs = createJobQueue({ sql: database.sql, supervise: false })
+        let queueError: Error | undefined
+        const jobs = createJobQueue({ sql: database.sql, supervise: false, onError: (error) => (queueError ??= error) })
         await jobs.start()
         await stopJobQueue(jobs)
+        if (queueError) throw queueError
       } finally {
         await database.close()
       }

@@ -117,7 +117,15 @@ t.test('liveness and readiness', async (t) => {
   t.same((await app.inject({ method: 'GET', url: '/api/v1/health/live' })).json(), { status: 'ok', service: 'platform' })
   const ready = await app.inject({ method: 'GET', url: '/api/v1/health/ready' })
   t.equal(ready.statusCode, 200)
-  t.same(ready.json(), { status: 'ok', checks: { database: 'ok' } })
+  t.same(ready.json(), { status: 'ok', checks: { database: 'ok', jobQueue: 'ok' } })
+})
+
+t.test('readiness is 503 when the job queue has stopped, with the database still up', async (t) => {
+  const stalled = await startTestService(t, buildApp)
+  await stalled.resources.jobs.stop({ graceful: false, wait: true, close: false })
+  const ready = await stalled.app.inject({ method: 'GET', url: '/api/v1/health/ready' })
+  t.equal(ready.statusCode, 503)
+  t.same(ready.json(), { status: 'unavailable', checks: { database: 'ok', jobQueue: 'unavailable' } })
 })
 
 t.test('readiness is 503 when the database is down', async (t) => {
@@ -126,7 +134,7 @@ t.test('readiness is 503 when the database is down', async (t) => {
   await broken.resources.database.close()
   const ready = await broken.app.inject({ method: 'GET', url: '/api/v1/health/ready' })
   t.equal(ready.statusCode, 503)
-  t.same(ready.json(), { status: 'unavailable', checks: { database: 'unavailable' } })
+  t.same(ready.json(), { status: 'unavailable', checks: { database: 'unavailable', jobQueue: 'unavailable' } })
   const live = await broken.app.inject({ method: 'GET', url: '/api/v1/health/live' })
   t.equal(live.statusCode, 200, 'the process itself is alive')
 })

@@ -18,6 +18,7 @@ export function buildApp(config: ServiceConfig, shared?: Resources): Promise<Fas
       name: 'product',
       title: 'Product API',
       description: 'Status pages, alerting, synthetic checks and AI incident insights.',
+      probes: true,
       async surfaces(app) {
         // Outbound messages: written to the outbox by the surfaces, delivered by this replica's worker.
         const notifier = createNotifier({

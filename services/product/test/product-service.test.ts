@@ -10,7 +10,9 @@ t.test('the product API answers its health check', async (t) => {
   t.equal(response.statusCode, 200)
   t.same(response.json(), { status: 'ok', service: 'product' })
   const ready = await app.inject({ method: 'GET', url: '/api/v1/health/ready' })
-  t.equal(ready.statusCode, 404, 'the probes are the platform API’s')
+  t.equal(ready.statusCode, 200, 'the product API has its probes too')
+  t.same(ready.json(), { status: 'ok', checks: { database: 'ok', jobQueue: 'ok' } })
+  t.equal((await app.inject({ method: 'GET', url: '/api/v1/health/live' })).statusCode, 200)
 })
 
 t.test('the product API shares the identity scheme and the cookie endpoints', async (t) => {
