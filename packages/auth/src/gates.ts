@@ -27,7 +27,8 @@ export function orderGates(app: FastifyInstance, gates: Gates): void {
   app.addHook('onRoute', (route: RouteOptions) => {
     const limiter = app.limiterFor(route)
     const scim = route.config?.scim === true
-    const isPublic = !scim && (route.config?.public === true || gates.isPublic(route.url))
+    // OPTIONS is the CORS preflight's route: a browser sends it without credentials.
+    const isPublic = !scim && (route.config?.public === true || route.method === 'OPTIONS' || gates.isPublic(route.url))
     if (scim && route.url !== SCIM_BASE_PATH && !route.url.startsWith(`${SCIM_BASE_PATH}/`)) {
       throw new Error(`${route.method} ${route.url}: SCIM tokens authenticate only routes under ${SCIM_BASE_PATH}`)
     }

@@ -3,6 +3,7 @@ import swagger from '@fastify/swagger'
 import swaggerUi from '@fastify/swagger-ui'
 import type { FastifyInstance } from 'fastify'
 import fp from 'fastify-plugin'
+import { registerCors, type CorsSettings } from './cors.js'
 import { registerErrorHandling } from './error-handler.js'
 import { registerRateLimits, type RateLimitSettings } from './rate-limits.js'
 import { registerSecurityHeaders } from './security-headers.js'
@@ -13,6 +14,7 @@ export interface HttpConventionsOptions {
   description: string
   version?: string
   rateLimit: RateLimitSettings
+  cors: CorsSettings
 }
 
 /**
@@ -36,6 +38,7 @@ async function httpConventions(app: FastifyInstance, options: HttpConventionsOpt
     originAgentCluster: false,
   })
   await registerRateLimits(app, options.rateLimit)
+  await registerCors(app, options.cors)
 
   await app.register(swagger, {
     openapi: {

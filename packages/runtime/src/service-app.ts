@@ -19,6 +19,8 @@ export interface ServiceDefinition {
   description: string
   /** Adds /health/live and /health/ready. */
   probes?: boolean
+  /** Paths readable from any origin without credentials (CORS `*`): public surfaces. */
+  publicCorsPrefixes?: string[]
   /** Registers the service's surface plugins. */
   surfaces(app: FastifyInstance): Promise<void>
   /**
@@ -115,7 +117,12 @@ export async function buildServiceApp(config: ServiceConfig, definition: Service
   app.decorate('database', resources.database)
   app.decorate('jobs', resources.jobs)
 
-  await app.register(httpConventions, { title: definition.title, description: definition.description, rateLimit: config.rateLimit })
+  await app.register(httpConventions, {
+    title: definition.title,
+    description: definition.description,
+    rateLimit: config.rateLimit,
+    cors: { allowedOrigins: config.cookies.allowedOrigins, publicPrefixes: definition.publicCorsPrefixes },
+  })
   await app.register(authPlugin, {
     auth: config.auth,
     cookies: config.cookies,
