@@ -19,6 +19,7 @@ COPY packages/events/package.json packages/events/
 COPY packages/http/package.json packages/http/
 COPY packages/jobs/package.json packages/jobs/
 COPY packages/members/package.json packages/members/
+COPY packages/metrics/package.json packages/metrics/
 COPY packages/notifier/package.json packages/notifier/
 COPY packages/profile/package.json packages/profile/
 COPY packages/runtime/package.json packages/runtime/

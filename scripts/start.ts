@@ -26,7 +26,7 @@ if (useDevIdentityProvider) {
   await idp.listen({ port: env.DEV_IDP_PORT, host: '127.0.0.1' })
   apps[0]?.app.addHook('onClose', async () => idp.close())
 }
-await serve(apps, config.host, () => resources.close())
+await serve(apps, { host: config.host, metricsPort: config.metricsPort, afterClose: () => resources.close() })
 const where = resources.database.kind === 'pglite' ? `embedded PostgreSQL in ${env.DATA_DIR}` : 'PostgreSQL at DATABASE_URL'
 apps[0]?.app.log.info(
   `platform API on :${env.PLATFORM_PORT}, product API on :${env.PRODUCT_PORT}, ${where}` +

@@ -93,6 +93,8 @@ export interface ServiceConfig {
    * shared by every replica; unset, they stay in process.
    */
   redisUrl?: string
+  /** METRICS_PORT: Prometheus metrics are served there, and requests timed; unset: off. */
+  metricsPort?: number
   host: string
   /** Behind a load balancer: which X-Forwarded-For entries to believe. */
   trustProxy: TrustProxy

@@ -82,6 +82,7 @@ export function serviceConfigFor(env: Environment, auth: AuthConfig): ServiceCon
     databasePoolMax: env.DATABASE_POOL_MAX,
     dataDir: env.DATA_DIR,
     redisUrl: env.REDIS_URL,
+    metricsPort: env.METRICS_PORT,
     host: env.HOST,
     trustProxy: trustProxyOf(env.TRUST_PROXY),
     auth,

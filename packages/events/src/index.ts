@@ -1,2 +1,9 @@
 export { publish, subscribe } from './bus.js'
-export type { AlertCreated, EventName, EventPayloads, IncidentReference } from './payloads.js'
+export {
+  alertGetsAnalysis,
+  type AlertCreated,
+  type AlertPriority,
+  type EventName,
+  type EventPayloads,
+  type IncidentReference,
+} from './payloads.js'

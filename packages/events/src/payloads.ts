@@ -10,13 +10,26 @@ export interface IncidentReference {
   incidentId: string
 }
 
+export type AlertPriority = 'P1' | 'P2' | 'P3' | 'P4' | 'P5'
+
 /** An alert was created from an ingested event (not repeated occurrences of it). */
 export interface AlertCreated {
   organizationId: string
   alertId: string
-  priority: 'P1' | 'P2' | 'P3' | 'P4' | 'P5'
+  priority: AlertPriority
   /** The webhook config that received it asks for an analysis of every alert it creates. */
   autoAnalysis: boolean
+}
+
+/** Priorities whose new alerts always get an analysis (P1 and P2: they open command rooms). */
+const ANALYZED_PRIORITIES: ReadonlySet<AlertPriority> = new Set(['P1', 'P2'])
+
+/**
+ * Whether a new alert gets an automatic analysis: the one rule alerting (which announces
+ * `alert.created` only then) and insights (which analyzes on it) both follow.
+ */
+export function alertGetsAnalysis(alert: Pick<AlertCreated, 'priority' | 'autoAnalysis'>): boolean {
+  return alert.autoAnalysis || ANALYZED_PRIORITIES.has(alert.priority)
 }
 
 export interface EventPayloads {

@@ -1,4 +1,5 @@
 export {
+  countJobs,
   createJobQueue,
   ensureQueue,
   jobQueueProbe,

@@ -67,3 +67,15 @@ export function inTransaction(executor: Executor) {
     executeSql: async (text: string, values: unknown[] = []) => executor.executeQuery(CompiledQuery.raw(text, values)),
   }
 }
+
+/** Jobs per queue in the states that matter to an operator: waiting (created, retry), running, failed. */
+export async function countJobs(sql: SqlExecutor): Promise<Array<{ queue: string; state: string; count: number }>> {
+  const result = await sql.executeSql(
+    `select name as queue, state::text as state, count(*)::int as count
+       from pgboss.job
+      where state in ('created', 'retry', 'active', 'failed')
+      group by name, state`,
+    [],
+  )
+  return result.rows as Array<{ queue: string; state: string; count: number }>
+}

@@ -5,6 +5,7 @@ import { ensureQueue, inTransaction, type JobQueue } from '@svc/jobs'
 import { DeliveryError, type Channel, type EmailProvider, type OutboundEmail } from './message.js'
 import { insertOutboxRow, markSent, markUndelivered, startAttempt } from './outbox.js'
 import { smtpProvider } from './smtp.js'
+import { outboxDeliveries } from '@svc/metrics'
 
 /** One job per outbox message: `{ messageId }`. */
 export const DELIVER_QUEUE = 'notifier.deliver'
@@ -57,6 +58,7 @@ export function createNotifier({ jobs, database, config, log }: NotifierDependen
     const provider = providers[message.channel as Channel]
     if (!provider) {
       await markUndelivered(db, message.id, { status: 'held', provider: null, reason: NO_PROVIDER })
+      outboxDeliveries.inc({ channel: message.channel, outcome: 'held' })
       return
     }
     try {
@@ -67,12 +69,14 @@ export function createNotifier({ jobs, database, config, log }: NotifierDependen
         ...(message.bodyHtml ? { html: message.bodyHtml } : {}),
       })
       await markSent(db, message.id, provider.name, sent.messageId)
+      outboxDeliveries.inc({ channel: message.channel, outcome: 'sent' })
       log.info({ messageId: message.id, attempt: message.attempts }, 'message delivered')
     } catch (error) {
       const failure =
         error instanceof DeliveryError ? error : new DeliveryError(`${provider.name}: ${(error as Error).message}`, false, { cause: error })
       const retrying = !failure.permanent && attempt.retryCount < attempt.retryLimit
       await markUndelivered(db, message.id, { status: retrying ? 'pending' : 'failed', provider: provider.name, reason: failure.message })
+      outboxDeliveries.inc({ channel: message.channel, outcome: retrying ? 'retry' : 'failed' })
       log.warn({ messageId: message.id, attempt: message.attempts, retrying, err: failure }, 'message not delivered')
       // Throwing hands the job back to pg-boss, which retries it after its backoff.
       if (retrying) throw failure

@@ -2,7 +2,8 @@ import pino, { type Logger } from 'pino'
 import { createSessionCache, createSigningKeyResolver, type SessionCache, type SigningKeyResolver } from '@svc/auth'
 import type { ServiceConfig } from '@svc/config'
 import { migrateToLatest, openDatabase, type Database } from '@svc/db'
-import { createJobQueue, jobQueueProbe, stopJobQueue, type JobQueue } from '@svc/jobs'
+import { countJobs, createJobQueue, jobQueueProbe, stopJobQueue, type JobQueue } from '@svc/jobs'
+import { jobQueueErrors, trackJobQueue } from '@svc/metrics'
 
 /**
  * What the services of one process share: one database handle, one job queue, one JWKS
@@ -38,9 +39,16 @@ export async function openResources(config: ServiceConfig, options: ResourceOpti
   })
   try {
     await migrateToLatest(database.db)
-    const jobs = createJobQueue({ sql: database.sql, onError: (error) => log.error({ err: error }, 'job queue error') })
+    const jobs = createJobQueue({
+      sql: database.sql,
+      onError: (error) => {
+        jobQueueErrors.inc()
+        log.error({ err: error }, 'job queue error')
+      },
+    })
     const checkJobQueue = jobQueueProbe(jobs)
     await jobs.start()
+    const untrack = trackJobQueue(() => countJobs(database.sql))
     return {
       database,
       jobs,
@@ -49,6 +57,7 @@ export async function openResources(config: ServiceConfig, options: ResourceOpti
       log,
       checkJobQueue,
       async close() {
+        untrack()
         // Workers finish their jobs before the connections they use go away.
         await stopJobQueue(jobs)
         await database.close()

@@ -10,6 +10,7 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import { authPlugin, cookieRoutes } from '@svc/auth'
 import type { ServiceConfig, TrustProxy } from '@svc/config'
 import { API_REFERENCE_PREFIX, apiReferencePlugin, healthRoutes, httpConventions, redactedUrl, toErrorBody } from '@svc/http'
+import { requestMetricsPlugin } from '@svc/metrics'
 import { openResources, type Resources } from './resources.js'
 
 export interface ServiceDefinition {
@@ -123,6 +124,7 @@ export async function buildServiceApp(config: ServiceConfig, definition: Service
     rateLimit: config.rateLimit,
     cors: { allowedOrigins: config.cookies.allowedOrigins, publicPrefixes: definition.publicCorsPrefixes },
   })
+  if (config.metricsPort !== undefined) await app.register(requestMetricsPlugin, { service: definition.name })
   await app.register(authPlugin, {
     auth: config.auth,
     cookies: config.cookies,

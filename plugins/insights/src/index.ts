@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify'
 import { createAnalyzer } from '@svc/ai'
 import { DEFAULT_AI_CONFIG, type AiConfig } from '@svc/config'
-import { subscribe, type AlertCreated } from '@svc/events'
+import { alertGetsAnalysis, subscribe, type AlertCreated } from '@svc/events'
 import { ensureQueue } from '@svc/jobs'
 import { requestAnalysis } from './analyses/request.js'
 import { insightRoutes } from './analyses/routes.js'
@@ -21,8 +21,6 @@ export interface InsightsOptions {
   ai?: AiConfig
 }
 
-/** Priorities whose alerts always get an analysis (they open command rooms). */
-const ANALYZED_PRIORITIES = new Set(['P1', 'P2'])
 const POLLING_INTERVAL_SECONDS = 1
 
 /**
@@ -66,7 +64,7 @@ export async function insightsSurface(app: FastifyInstance, options: InsightsOpt
     )
     await jobs.work<AlertCreated>(ALERT_CREATED_QUEUE, { pollingIntervalSeconds: POLLING_INTERVAL_SECONDS }, async ([job]) => {
       const event = job?.data
-      if (!event || !(ANALYZED_PRIORITIES.has(event.priority) || event.autoAnalysis)) return
+      if (!event || !alertGetsAnalysis(event)) return
       const key = { organizationId: event.organizationId, sourceProduct: 'alerting' as const, incidentId: event.alertId }
       // A redelivered event finds the incident's automatic analysis and asks for nothing more.
       const result = await requestAnalysis(database, jobs, ai, key, { trigger: 'automatic', requestedBy: null })

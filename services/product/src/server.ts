@@ -4,4 +4,4 @@ import { buildApp } from './app.js'
 
 const environment = exitOnConfigurationError(() => readEnvironment())
 const config = exitOnConfigurationError(() => standaloneServiceConfig(environment))
-await serve([{ app: await buildApp(config), port: environment.PRODUCT_PORT }], config.host)
+await serve([{ app: await buildApp(config), port: environment.PRODUCT_PORT }], { host: config.host, metricsPort: config.metricsPort })

@@ -27,6 +27,8 @@ const MAX_BATCH = 200
  * refuses an upsert that touches one row twice, so the second waits for the next batch and
  * becomes an occurrence of the first, as it would have arriving alone.
  */
+export type FireBatcher = ReturnType<typeof createFireBatcher>
+
 export function createFireBatcher(database: Database) {
   const { db } = database
   let queue: Pending[] = []

@@ -15,6 +15,7 @@ import { releaseReservations } from '../queries/usage.js'
 import { recordSpend } from '../usage/budget.js'
 import { createSpendGuard } from '../usage/spend-guard.js'
 import type { AnalyzeJob } from './queue.js'
+import { analysesFinished } from '@svc/metrics'
 
 export interface AnalysisWorkerDependencies {
   database: Database
@@ -61,7 +62,7 @@ export async function processAnalysisJob(deps: AnalysisWorkerDependencies, job: 
   }
 
   const usage = { promptTokens: result.usage.promptTokens, completionTokens: result.usage.completionTokens }
-  await db.transaction().execute(async (trx) => {
+  const completed = await db.transaction().execute(async (trx) => {
     const completed = await completeAnalysis(trx, job.organizationId, analysis.id, {
       summary: result.summary,
       rootCause: result.rootCause,
@@ -73,7 +74,7 @@ export async function processAnalysisJob(deps: AnalysisWorkerDependencies, job: 
       model: result.usage.model,
       ...usage,
     })
-    if (!completed) return
+    if (!completed) return false
     await recordAnalysisEvent(trx, job.organizationId, analysis.id, 'completed', {
       attempt: attemptNumber,
       provider: result.usage.provider,
@@ -88,7 +89,9 @@ export async function processAnalysisJob(deps: AnalysisWorkerDependencies, job: 
       referenceId: analysis.id,
       usage: result.usage,
     })
+    return true
   })
+  if (completed) analysesFinished.inc({ outcome: 'completed' })
 }
 
 async function analyze(deps: AnalysisWorkerDependencies, analysis: AnalysisRow): Promise<IncidentAnalysis> {
@@ -121,9 +124,9 @@ async function recordSetback(
 ): Promise<void> {
   const usage = failure.usage ?? { provider: deps.analyzer.provider, model: 'unknown', promptTokens: 0, completionTokens: 0 }
   const tokens = { promptTokens: usage.promptTokens, completionTokens: usage.completionTokens }
-  await deps.database.db.transaction().execute(async (trx) => {
+  const moved = await deps.database.db.transaction().execute(async (trx) => {
     const moved = await setbackAnalysis(trx, analysis.organizationId, analysis.id, to, failure.message, tokens)
-    if (!moved) return
+    if (!moved) return false
     await recordAnalysisEvent(trx, analysis.organizationId, analysis.id, to === 'pending' ? 'retry_scheduled' : 'failed', {
       attempt,
       error: failure.message,
@@ -135,5 +138,7 @@ async function recordSetback(
     } else {
       await releaseReservations(trx, analysis.organizationId, analysis.id)
     }
+    return true
   })
+  if (moved) analysesFinished.inc({ outcome: to === 'pending' ? 'retry_scheduled' : 'failed' })
 }

@@ -1,0 +1,12 @@
+export { requestMetricsPlugin } from './http.js'
+export {
+  analysesFinished,
+  httpRequestDuration,
+  ingestedEvents,
+  jobQueueErrors,
+  outboxDeliveries,
+  registry,
+  trackJobQueue,
+  type JobCount,
+} from './registry.js'
+export { startMetricsServer } from './server.js'

@@ -1,0 +1,126 @@
+import { Type, type Static } from 'typebox'
+import { Value } from 'typebox/value'
+import type { Database, Executor } from '@svc/db'
+import { alertGetsAnalysis, publish } from '@svc/events'
+import type { JobQueue } from '@svc/jobs'
+import { ingestedEvents } from '@svc/metrics'
+import { claimDelivery, saveDeliveryResult, type IngestConfig } from '../queries/alerts.js'
+import { fireAlert, moveAlertFromSource, type ConfigCheck, type Firing } from '../queries/ingest-writes.js'
+import type { Priority } from '../webhooks/schemas.js'
+import type { IngestedEvent } from './event.js'
+import type { FireBatcher } from './fire-batcher.js'
+
+const outcomes = ['created', 'deduplicated', 'acknowledged', 'resolved', 'ignored'] as const
+
+/** What one event of a delivery did; stored per retry key, answered again to a retry. */
+export const IngestResult = Type.Object({
+  alertId: Type.Union([Type.String({ format: 'uuid' }), Type.Null()]),
+  status: Type.Enum(outcomes),
+})
+export type Outcome = Static<typeof IngestResult>
+
+/** What makes a retry of this event recognisable: the delivery id, else its fingerprint and time. */
+function retryKey(deliveryId: string | undefined, event: IngestedEvent, index: number): string | undefined {
+  if (deliveryId) return `${deliveryId}#${index}`
+  return event.occurredAt ? `${event.action}:${event.fingerprint}@${event.occurredAt}` : undefined
+}
+
+const priorityOf = (config: IngestConfig, event: IngestedEvent): Priority => event.priority ?? (config.defaultPriority as Priority)
+
+/** A new alert from this event is announced (`alert.created`), for the insights surface to analyze. */
+function announcesAlert(config: IngestConfig, event: IngestedEvent): boolean {
+  return event.action === 'fire' && alertGetsAnalysis({ priority: priorityOf(config, event), autoAnalysis: config.autoAnalysis })
+}
+
+/** Where an event's writes go: the database or a transaction; optionally a batcher for firing events, or the queue to announce them on. */
+interface Writes {
+  db: Executor
+  fire?: FireBatcher['fire']
+  announce?: JobQueue
+}
+
+/**
+ * The event's change, or undefined when the config changed since it was read (see ingest-writes.ts).
+ * Given `announce` (with a transaction), a created alert publishes `alert.created` in it.
+ */
+async function applyEvent({ db, fire, announce }: Writes, config: IngestConfig, event: IngestedEvent): Promise<Outcome | undefined> {
+  const check: ConfigCheck = {
+    configId: config.id,
+    organizationId: config.organizationId,
+    apiKeyHash: config.apiKeyHash,
+    signingSecret: config.signingSecret,
+  }
+  if (event.action === 'fire') {
+    const priority = priorityOf(config, event)
+    const firing: Firing = { source: config.format, priority, groupWindowSeconds: config.groupWindowSeconds, event }
+    const alert = await (fire ? fire(check, firing) : fireAlert(db, check, firing))
+    if (alert?.created && announce && announcesAlert(config, event)) {
+      await publish(announce, db, 'alert.created', {
+        organizationId: config.organizationId,
+        alertId: alert.id,
+        priority,
+        autoAnalysis: config.autoAnalysis,
+      })
+    }
+    return alert && { alertId: alert.id, status: alert.created ? 'created' : 'deduplicated' }
+  }
+  const to = event.action === 'resolve' ? 'resolved' : 'acknowledged'
+  const from: Array<'open' | 'acknowledged'> = event.action === 'resolve' ? ['open', 'acknowledged'] : ['open']
+  const moved = await moveAlertFromSource(db, check, { fingerprint: event.fingerprint, from, to, source: config.format })
+  return moved && (moved.id ? { alertId: moved.id, status: to } : { alertId: null, status: 'ignored' })
+}
+
+/** Thrown inside a delivery's transaction when its config changed meanwhile: rolls it back. */
+class ConfigChanged extends Error {}
+
+export interface DeliveryDeps {
+  database: Database
+  batcher: FireBatcher
+  jobs: JobQueue
+}
+
+/**
+ * Applies the events of one verified delivery under `config`: each event's outcome, or
+ * undefined when the config changed under the delivery (nothing of it is kept; the caller
+ * reads the config again). An event seen before (by its retry key) answers its stored outcome
+ * and changes nothing; announcements and retry records commit with the alerts they describe.
+ */
+export async function ingestDelivery(
+  { database, batcher, jobs }: DeliveryDeps,
+  config: IngestConfig,
+  events: IngestedEvent[],
+  deliveryId: string | undefined,
+): Promise<Outcome[] | undefined> {
+  const [only] = events
+  // One event with no retry key and nothing to announce: no transaction, and a firing event is
+  // written in one statement with those of concurrent deliveries (the common case).
+  if (events.length === 1 && only && retryKey(deliveryId, only, 0) === undefined && !announcesAlert(config, only)) {
+    const outcome = await applyEvent({ db: database.db, fire: batcher.fire }, config, only)
+    if (outcome) ingestedEvents.inc({ source: config.format, outcome: outcome.status })
+    return outcome && [outcome]
+  }
+  try {
+    const results = await database.db.transaction().execute(async (trx) => {
+      const results: Array<{ outcome: Outcome; repeated: boolean }> = []
+      for (const [index, event] of events.entries()) {
+        const key = retryKey(deliveryId, event, index)
+        const earlier = key ? await claimDelivery(trx, config.id, config.organizationId, key) : undefined
+        if (earlier !== undefined) {
+          results.push({ outcome: Value.Parse(IngestResult, earlier), repeated: true })
+          continue
+        }
+        const outcome = await applyEvent({ db: trx, announce: jobs }, config, event)
+        if (!outcome) throw new ConfigChanged()
+        if (key) await saveDeliveryResult(trx, config.id, key, outcome)
+        results.push({ outcome, repeated: false })
+      }
+      return results
+    })
+    for (const { outcome, repeated } of results)
+      ingestedEvents.inc({ source: config.format, outcome: repeated ? 'retried' : outcome.status })
+    return results.map(({ outcome }) => outcome)
+  } catch (error) {
+    if (error instanceof ConfigChanged) return undefined
+    throw error
+  }
+}
