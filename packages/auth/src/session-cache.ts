@@ -15,7 +15,15 @@ export interface CachedSession {
  * through `forget`). The key is the token itself: a Map hashes the string natively, which
  * is cheaper than a digest, and the token is in memory for the request anyway.
  */
-export function createSessionCache(options: { max?: number; accountTtlMs?: number; now?: () => number } = {}) {
+export interface SessionCacheOptions {
+  max?: number
+  accountTtlMs?: number
+  now?: () => number
+  /** Tells the other replicas (REDIS_URL) that a user's sessions are to be forgotten. */
+  announceForget?: (userId: string) => void
+}
+
+export function createSessionCache(options: SessionCacheOptions = {}) {
   const now = options.now ?? Date.now
   const accountTtlMs = options.accountTtlMs ?? 30_000
   const cache = new LRUCache<string, CachedSession>({ max: options.max ?? 10_000 })
@@ -40,8 +48,13 @@ export function createSessionCache(options: { max?: number; accountTtlMs?: numbe
       cache.set(token, entry)
       return entry
     },
-    /** Drops a user's sessions after their profile or roles changed. */
+    /** Drops a user's sessions after their profile or roles changed, here and in every replica. */
     forget(userId: string): void {
+      this.forgetHere(userId)
+      options.announceForget?.(userId)
+    },
+    /** Drops a user's sessions in this process only: another replica's `forget` arriving. */
+    forgetHere(userId: string): void {
       for (const [token, entry] of cache.entries()) if (entry.account.id === userId) cache.delete(token)
     },
   }

@@ -5,7 +5,7 @@ import type { FastifyInstance } from 'fastify'
 import fp from 'fastify-plugin'
 import { registerCors, type CorsSettings } from './cors.js'
 import { registerErrorHandling } from './error-handler.js'
-import { registerRateLimits, type RateLimitSettings } from './rate-limits.js'
+import { registerRateLimits, type RateLimitSettings, type SharedCounters } from './rate-limits.js'
 import { registerSecurityHeaders } from './security-headers.js'
 import { ErrorResponse } from './schemas.js'
 
@@ -14,6 +14,8 @@ export interface HttpConventionsOptions {
   description: string
   version?: string
   rateLimit: RateLimitSettings
+  /** REDIS_URL set: rate-limit counters shared by every replica. */
+  sharedCounters?: SharedCounters
   cors: CorsSettings
 }
 
@@ -37,7 +39,7 @@ async function httpConventions(app: FastifyInstance, options: HttpConventionsOpt
     xXssProtection: false,
     originAgentCluster: false,
   })
-  await registerRateLimits(app, options.rateLimit)
+  await registerRateLimits(app, options.rateLimit, options.sharedCounters)
   await registerCors(app, options.cors)
 
   await app.register(swagger, {

@@ -4,6 +4,7 @@ import type { ServiceConfig } from '@svc/config'
 import { migrateToLatest, openDatabase, type Database } from '@svc/db'
 import { countJobs, createJobQueue, jobQueueProbe, stopJobQueue, type JobQueue } from '@svc/jobs'
 import { jobQueueErrors, trackJobQueue } from '@svc/metrics'
+import { connectSharedState, type SharedState } from './shared-state.js'
 
 /**
  * What the services of one process share: one database handle, one job queue, one JWKS
@@ -16,6 +17,8 @@ export interface Resources {
   sessions: SessionCache
   /** Where the shared parts log what happens outside any request (pool and queue errors). */
   log: Logger
+  /** REDIS_URL set: what the replicas share through Redis. */
+  shared?: SharedState
   /** Readiness: rejects when the job queue has stopped or its schema cannot be read. */
   checkJobQueue(): Promise<void>
   close(): Promise<void>
@@ -26,6 +29,8 @@ export interface ResourceOptions {
   inMemory?: boolean
   /** Unset: a pino logger at the configured level, tagged `component: resources`. */
   log?: Logger
+  /** Prefix of Redis keys and channels; tests use one of their own. */
+  redisNamespace?: string
 }
 
 /** Opens the database, applies pending migrations (under an advisory lock) and starts the queue. */
@@ -49,17 +54,22 @@ export async function openResources(config: ServiceConfig, options: ResourceOpti
     const checkJobQueue = jobQueueProbe(jobs)
     await jobs.start()
     const untrack = trackJobQueue(() => countJobs(database.sql))
+    const shared = config.redisUrl ? await connectSharedState(config.redisUrl, options.redisNamespace ?? 'svc:', log) : undefined
+    const sessions = createSessionCache({ announceForget: shared?.announceForget })
+    shared?.onForget((userId) => sessions.forgetHere(userId))
     return {
       database,
       jobs,
       signingKeys: createSigningKeyResolver({ jwksUrl: config.auth.jwksUrl }),
-      sessions: createSessionCache(),
+      sessions,
       log,
+      shared,
       checkJobQueue,
       async close() {
         untrack()
         // Workers finish their jobs before the connections they use go away.
         await stopJobQueue(jobs)
+        await shared?.close()
         await database.close()
       },
     }

@@ -122,6 +122,7 @@ export async function buildServiceApp(config: ServiceConfig, definition: Service
     title: definition.title,
     description: definition.description,
     rateLimit: config.rateLimit,
+    sharedCounters: resources.shared && { redis: resources.shared.redis, nameSpace: resources.shared.nameSpace },
     cors: { allowedOrigins: config.cookies.allowedOrigins, publicPrefixes: definition.publicCorsPrefixes },
   })
   if (config.metricsPort !== undefined) await app.register(requestMetricsPlugin, { service: definition.name })
