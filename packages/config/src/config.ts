@@ -104,6 +104,8 @@ export interface ServiceConfig {
   /** The services' public base URLs (PUBLIC_PLATFORM_URL, PUBLIC_PRODUCT_URL); unset: from each request. */
   publicUrls?: { platform?: string; product?: string }
   logLevel: LevelWithSilent
+  /** Where log lines go; unset: standard output. Tests read the logs through it. */
+  logDestination?: { write(line: string): void }
   /** Unset: offline analyzer with the default retries and prices. */
   ai?: AiConfig
   /** Unset: e-mails held in the outbox, the default sender and retries. */

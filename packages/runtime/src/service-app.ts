@@ -73,6 +73,7 @@ function loggerOptions(config: ServiceConfig, service: string): FastifyServerOpt
     level: config.logLevel,
     base: { service },
     redact,
+    ...(config.logDestination ? { stream: config.logDestination } : {}),
     serializers: {
       req: (request: { method: string; url: string; ip?: string; headers: Record<string, unknown>; id?: string }) => ({
         method: request.method,
