@@ -4,3 +4,4 @@ export { PGlitePool, type SqlExecutor } from './pglite-pool.js'
 export type { Executor } from './executor.js'
 // Every generated table type, so declarations that infer row types can name them.
 export type * from './generated.js'
+export { containing, escapeLike, pageOf, paged, type Page } from './paging.js'

@@ -1,5 +1,5 @@
 import { sql } from 'kysely'
-import type { Executor } from '@svc/db'
+import { containing, paged, type Executor } from '@svc/db'
 import type { OrganizationRole, Product, ProductRole } from '@svc/auth'
 
 export type ProductRoles = Partial<Record<Product, ProductRole>>
@@ -34,16 +34,8 @@ export interface MemberFilter {
 export async function listMembers(db: Executor, organizationId: string, filter: MemberFilter) {
   let query = membersOf(db, organizationId)
   if (filter.role) query = query.where('m.role', '=', filter.role)
-  if (filter.search) query = query.where(sql`lower(u.email)`, 'like', `%${escapeLike(filter.search.toLowerCase())}%`)
-  const [rows, count] = await Promise.all([
-    query.select(memberColumns).orderBy('u.email').orderBy('m.id').offset(filter.offset).limit(filter.limit).execute(),
-    query.select((eb) => eb.fn.countAll<number>().as('total')).executeTakeFirstOrThrow(),
-  ])
-  return { rows, total: count.total }
-}
-
-function escapeLike(value: string): string {
-  return value.replace(/[\\%_]/g, (character) => `\\${character}`)
+  if (filter.search) query = query.where(sql`lower(u.email)`, 'like', containing(filter.search.toLowerCase()))
+  return paged(query, (rows) => rows.select(memberColumns).orderBy('u.email').orderBy('m.id'), filter)
 }
 
 export async function findMember(db: Executor, organizationId: string, memberId: string) {

@@ -2,7 +2,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import type { FastifyRequest } from 'fastify'
 import { Type } from 'typebox'
 import { accountOf, membershipOf } from '@svc/auth'
-import type { Json } from '@svc/db'
+import { type Json, pageOf } from '@svc/db'
 import { ListResponse, PaginationQuery, Timestamp, invalidField } from '@svc/http'
 import { listMembers, productRolesOfMembers } from '@svc/members'
 import { isTimeZone } from '@svc/profile'
@@ -81,7 +81,7 @@ export const productUserRoutes: FastifyPluginAsyncTypebox = async (app) => {
     async (request) => {
       const { page, limit } = request.query
       const { organizationId } = membershipOf(request)
-      const { rows, total } = await listMembers(db, organizationId, { offset: (page - 1) * limit, limit })
+      const { rows, total } = await listMembers(db, organizationId, pageOf({ page, limit }))
       const roles = await productRolesOfMembers(
         db,
         organizationId,

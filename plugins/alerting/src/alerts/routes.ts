@@ -3,6 +3,7 @@ import { isUuid, membershipOf } from '@svc/auth'
 import { ConflictError, ListResponse, NotFoundError, PaginationQuery } from '@svc/http'
 import { findAlert, listAlertEvents, listAlerts, moveAlert, recordAlertEvent } from '../queries/alerts.js'
 import { Alert, AlertEvent, AlertParams, AlertQuery, OrgParams, alertBody, eventBody } from './schemas.js'
+import { pageOf } from '@svc/db'
 
 const tags = ['alerts']
 
@@ -31,7 +32,7 @@ export const alertRoutes: FastifyPluginAsyncTypebox = async (app) => {
     },
     async (request) => {
       const { page, limit, ...filter } = request.query
-      const { rows, total } = await listAlerts(db, membershipOf(request).organizationId, filter, { offset: (page - 1) * limit, limit })
+      const { rows, total } = await listAlerts(db, membershipOf(request).organizationId, filter, pageOf({ page, limit }))
       return { data: rows.map(alertBody), meta: { page, limit, total } }
     },
   )
@@ -59,7 +60,7 @@ export const alertRoutes: FastifyPluginAsyncTypebox = async (app) => {
       const { organizationId } = membershipOf(request)
       const { page, limit } = request.query
       const alert = await alertOf(organizationId, request.params.alertId)
-      const { rows, total } = await listAlertEvents(db, organizationId, alert.id, { offset: (page - 1) * limit, limit })
+      const { rows, total } = await listAlertEvents(db, organizationId, alert.id, pageOf({ page, limit }))
       return { data: rows.map(eventBody), meta: { page, limit, total } }
     },
   )

@@ -4,6 +4,7 @@ import { membershipOf } from '@svc/auth'
 import { ListResponse } from '@svc/http'
 import { listDeployEvents } from '../queries/deploy-events.js'
 import { DeployEvent, DeployQuery, deployBody } from './schemas.js'
+import { pageOf } from '@svc/db'
 
 /** Deploy events of an organization, newest first (alerting viewer). */
 export const deployEventRoutes: FastifyPluginAsyncTypebox = async (app) => {
@@ -23,8 +24,7 @@ export const deployEventRoutes: FastifyPluginAsyncTypebox = async (app) => {
     async (request) => {
       const { page, limit, ...filter } = request.query
       const { rows, total } = await listDeployEvents(db, membershipOf(request).organizationId, filter, {
-        offset: (page - 1) * limit,
-        limit,
+        ...pageOf({ page, limit }),
       })
       return { data: rows.map(deployBody), meta: { page, limit, total } }
     },

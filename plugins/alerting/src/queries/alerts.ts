@@ -1,5 +1,5 @@
 import { sql } from 'kysely'
-import type { Executor, Json } from '@svc/db'
+import { type Executor, type Json, type Page, paged } from '@svc/db'
 
 const alertColumns = [
   'a.id',
@@ -45,7 +45,7 @@ export interface AlertFilter {
   to?: string
 }
 
-export async function listAlerts(db: Executor, organizationId: string, filter: AlertFilter, page: { offset: number; limit: number }) {
+export async function listAlerts(db: Executor, organizationId: string, filter: AlertFilter, page: Page) {
   let query = db.selectFrom('divinux.alerts as a').where('a.organizationId', '=', organizationId)
   if (filter.status) query = query.where('a.status', '=', filter.status)
   if (filter.priority) query = query.where('a.priority', '=', filter.priority)
@@ -53,27 +53,18 @@ export async function listAlerts(db: Executor, organizationId: string, filter: A
   if (filter.service) query = query.where('a.service', '=', filter.service)
   if (filter.from) query = query.where('a.createdAt', '>=', new Date(filter.from))
   if (filter.to) query = query.where('a.createdAt', '<', new Date(filter.to))
-  const [rows, count] = await Promise.all([
-    query.select(alertColumns).orderBy('a.createdAt', 'desc').orderBy('a.id', 'desc').offset(page.offset).limit(page.limit).execute(),
-    query.select((eb) => eb.fn.countAll<number>().as('total')).executeTakeFirstOrThrow(),
-  ])
-  return { rows, total: Number(count.total) }
+  return paged(query, (rows) => rows.select(alertColumns).orderBy('a.createdAt', 'desc').orderBy('a.id', 'desc'), page)
 }
 
 /** A page of an alert's timeline, oldest first, with the number of its entries. */
-export async function listAlertEvents(db: Executor, organizationId: string, alertId: string, page: { offset: number; limit: number }) {
+export async function listAlertEvents(db: Executor, organizationId: string, alertId: string, page: Page) {
   const query = db.selectFrom('divinux.alertEvents').where('organizationId', '=', organizationId).where('alertId', '=', alertId)
-  const [rows, count] = await Promise.all([
-    query
-      .select(['id', 'type', 'actorUserId', 'data', 'occurrences', 'lastOccurredAt', 'createdAt'])
-      .orderBy('createdAt')
-      .orderBy('id')
-      .offset(page.offset)
-      .limit(page.limit)
-      .execute(),
-    query.select((eb) => eb.fn.countAll<number>().as('total')).executeTakeFirstOrThrow(),
-  ])
-  return { rows, total: Number(count.total) }
+  return paged(
+    query,
+    (rows) =>
+      rows.select(['id', 'type', 'actorUserId', 'data', 'occurrences', 'lastOccurredAt', 'createdAt']).orderBy('createdAt').orderBy('id'),
+    page,
+  )
 }
 
 export async function recordAlertEvent(

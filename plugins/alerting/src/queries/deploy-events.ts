@@ -1,5 +1,5 @@
 import { sql } from 'kysely'
-import type { Executor } from '@svc/db'
+import { type Executor, type Page, paged } from '@svc/db'
 import type { DeployInput } from '../deploys/read.js'
 
 const deployColumns = [
@@ -56,23 +56,14 @@ export interface DeployFilter {
   to?: string
 }
 
-export async function listDeployEvents(
-  db: Executor,
-  organizationId: string,
-  filter: DeployFilter,
-  page: { offset: number; limit: number },
-) {
+export async function listDeployEvents(db: Executor, organizationId: string, filter: DeployFilter, page: Page) {
   let query = db.selectFrom('divinux.deployEvents').where('organizationId', '=', organizationId)
   if (filter.service) query = query.where('service', '=', filter.service)
   if (filter.environment) query = query.where('environment', '=', filter.environment)
   if (filter.status) query = query.where('status', '=', filter.status)
   if (filter.from) query = query.where('deployedAt', '>=', new Date(filter.from))
   if (filter.to) query = query.where('deployedAt', '<', new Date(filter.to))
-  const [rows, count] = await Promise.all([
-    query.select(deployColumns).orderBy('deployedAt', 'desc').orderBy('id', 'desc').offset(page.offset).limit(page.limit).execute(),
-    query.select((eb) => eb.fn.countAll<number>().as('total')).executeTakeFirstOrThrow(),
-  ])
-  return { rows, total: Number(count.total) }
+  return paged(query, (rows) => rows.select(deployColumns).orderBy('deployedAt', 'desc').orderBy('id', 'desc'), page)
 }
 
 /** The deploys of a service in the window before a moment: what the command room shows. */

@@ -1,5 +1,5 @@
 import { sql } from 'kysely'
-import type { Executor } from '@svc/db'
+import { type Executor, type Page, paged } from '@svc/db'
 
 const listed = [
   'id',
@@ -20,13 +20,9 @@ const listed = [
 
 export type WebhookConfigRow = NonNullable<Awaited<ReturnType<typeof findWebhookConfig>>>
 
-export async function listWebhookConfigs(db: Executor, organizationId: string, page: { offset: number; limit: number }) {
+export async function listWebhookConfigs(db: Executor, organizationId: string, page: Page) {
   const base = db.selectFrom('divinux.webhookConfigs').where('organizationId', '=', organizationId)
-  const [rows, count] = await Promise.all([
-    base.select(listed).orderBy('createdAt').orderBy('id').offset(page.offset).limit(page.limit).execute(),
-    base.select((eb) => eb.fn.countAll<number>().as('total')).executeTakeFirstOrThrow(),
-  ])
-  return { rows, total: Number(count.total) }
+  return paged(base, (rows) => rows.select(listed).orderBy('createdAt').orderBy('id'), page)
 }
 
 export async function findWebhookConfig(db: Executor, organizationId: string, configId: string) {

@@ -23,6 +23,7 @@ import {
   WebhookConfigWithSecrets,
 } from './schemas.js'
 import { generateApiKey, generateSigningSecret } from './secrets.js'
+import { pageOf } from '@svc/db'
 
 const tags = ['webhooks']
 const OrgParams = Type.Object({ orgId: Type.String() })
@@ -91,7 +92,7 @@ export const webhookConfigRoutes: FastifyPluginAsyncTypebox = async (app) => {
     },
     async (request) => {
       const { page, limit } = request.query
-      const { rows, total } = await listWebhookConfigs(db, membershipOf(request).organizationId, { offset: (page - 1) * limit, limit })
+      const { rows, total } = await listWebhookConfigs(db, membershipOf(request).organizationId, pageOf({ page, limit }))
       return { data: rows.map(configBody), meta: { page, limit, total } }
     },
   )

@@ -7,6 +7,7 @@ import { severities } from '@svc/ai'
 import { analysisStatistics, findAnalysis, listAnalyses, listAnalysisEvents } from '../queries/analyses.js'
 import { incidentContext } from '../queries/evidence.js'
 import { requestAnalysis } from './request.js'
+import { pageOf } from '@svc/db'
 import {
   Insight,
   InsightEvent,
@@ -50,7 +51,7 @@ export const insightRoutes: FastifyPluginAsyncTypebox<{ ai: AiConfig; wakeWorker
     },
     async (request) => {
       const { page, limit, ...filter } = request.query
-      const { rows, total } = await listAnalyses(db, membershipOf(request).organizationId, filter, { offset: (page - 1) * limit, limit })
+      const { rows, total } = await listAnalyses(db, membershipOf(request).organizationId, filter, pageOf({ page, limit }))
       return { data: rows.map(insightBody), meta: { page, limit, total } }
     },
   )

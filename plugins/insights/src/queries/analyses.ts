@@ -1,5 +1,5 @@
 import { sql } from 'kysely'
-import type { Executor, Json } from '@svc/db'
+import { type Executor, type Json, type Page, paged } from '@svc/db'
 
 const analysisColumns = [
   'id',
@@ -108,17 +108,13 @@ export interface AnalysisFilter {
   incidentId?: string
 }
 
-export async function listAnalyses(db: Executor, organizationId: string, filter: AnalysisFilter, page: { offset: number; limit: number }) {
+export async function listAnalyses(db: Executor, organizationId: string, filter: AnalysisFilter, page: Page) {
   let query = db.selectFrom('divinux.analyses').where('organizationId', '=', organizationId)
   if (filter.status) query = query.where('status', '=', filter.status)
   if (filter.severity) query = query.where('severity', '=', filter.severity)
   if (filter.sourceProduct) query = query.where('sourceProduct', '=', filter.sourceProduct)
   if (filter.incidentId) query = query.where('incidentId', '=', filter.incidentId)
-  const [rows, count] = await Promise.all([
-    query.select(analysisColumns).orderBy('createdAt', 'desc').orderBy('id', 'desc').offset(page.offset).limit(page.limit).execute(),
-    query.select((eb) => eb.fn.countAll<number>().as('total')).executeTakeFirstOrThrow(),
-  ])
-  return { rows, total: Number(count.total) }
+  return paged(query, (rows) => rows.select(analysisColumns).orderBy('createdAt', 'desc').orderBy('id', 'desc'), page)
 }
 
 /** Takes a pending analysis (or one whose worker died while processing) for this attempt. */

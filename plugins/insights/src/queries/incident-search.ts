@@ -1,5 +1,4 @@
-import { sql } from 'kysely'
-import type { Executor } from '@svc/db'
+import { containing, paged, type Executor, type Page } from '@svc/db'
 
 export interface IncidentSearch {
   q?: string
@@ -29,27 +28,26 @@ export async function searchIncidents(
   organizationId: string,
   search: IncidentSearch,
   readable: ReadonlySet<string>,
-  page: { offset: number; limit: number },
+  page: Page,
 ) {
   if ((search.sourceProduct && search.sourceProduct !== 'alerting') || !readable.has('alerting'))
     return { rows: [] as FoundIncident[], total: 0 }
   let query = db.selectFrom('divinux.alerts').where('organizationId', '=', organizationId)
   for (const word of (search.q ?? '').split(/\s+/).filter(Boolean)) {
-    const pattern = `%${word.replace(/[\\%_]/g, (c) => `\\${c}`)}%`
+    const pattern = containing(word)
     query = query.where((eb) => eb.or([eb('title', 'ilike', pattern), eb('description', 'ilike', pattern)]))
   }
   if (search.from) query = query.where('firstSeenAt', '>=', new Date(search.from))
   if (search.to) query = query.where('firstSeenAt', '<', new Date(search.to))
-  const [rows, count] = await Promise.all([
-    query
-      .select(['id', 'title', 'priority', 'status', 'service', 'firstSeenAt', 'resolvedAt'])
-      .orderBy('firstSeenAt', 'desc')
-      .orderBy('id', 'desc')
-      .offset(page.offset)
-      .limit(page.limit)
-      .execute(),
-    query.select(sql<number>`count(*)`.as('total')).executeTakeFirstOrThrow(),
-  ])
+  const { rows, total } = await paged(
+    query,
+    (rows) =>
+      rows
+        .select(['id', 'title', 'priority', 'status', 'service', 'firstSeenAt', 'resolvedAt'])
+        .orderBy('firstSeenAt', 'desc')
+        .orderBy('id', 'desc'),
+    page,
+  )
   return {
     rows: rows.map((row): FoundIncident => ({
       sourceProduct: 'alerting',
@@ -61,6 +59,6 @@ export async function searchIncidents(
       startedAt: row.firstSeenAt.toISOString(),
       resolvedAt: row.resolvedAt?.toISOString() ?? null,
     })),
-    total: Number(count.total),
+    total,
   }
 }

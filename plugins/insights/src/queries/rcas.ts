@@ -1,5 +1,5 @@
 import { sql } from 'kysely'
-import type { Executor } from '@svc/db'
+import { containing, type Executor, type Page, paged } from '@svc/db'
 
 const rcaColumns = [
   'id',
@@ -52,15 +52,11 @@ export interface RcaFilter {
   q?: string
 }
 
-export async function listRcas(db: Executor, organizationId: string, filter: RcaFilter, page: { offset: number; limit: number }) {
+export async function listRcas(db: Executor, organizationId: string, filter: RcaFilter, page: Page) {
   let query = db.selectFrom('divinux.rcas').where('organizationId', '=', organizationId)
   if (filter.status) query = query.where('status', '=', filter.status)
-  if (filter.q) query = query.where('title', 'ilike', `%${filter.q.replace(/[\\%_]/g, (c) => `\\${c}`)}%`)
-  const [rows, count] = await Promise.all([
-    query.select(rcaColumns).orderBy('createdAt', 'desc').orderBy('id', 'desc').offset(page.offset).limit(page.limit).execute(),
-    query.select((eb) => eb.fn.countAll<number>().as('total')).executeTakeFirstOrThrow(),
-  ])
-  return { rows, total: Number(count.total) }
+  if (filter.q) query = query.where('title', 'ilike', containing(filter.q))
+  return paged(query, (rows) => rows.select(rcaColumns).orderBy('createdAt', 'desc').orderBy('id', 'desc'), page)
 }
 
 export interface RcaContent {

@@ -1,5 +1,5 @@
 import { sql } from 'kysely'
-import type { Executor, Json } from '@svc/db'
+import { type Executor, type Json, type Page, paged } from '@svc/db'
 
 /** A budget period: the calendar month (UTC) that holds `at`. */
 export interface Period {
@@ -139,19 +139,9 @@ export async function recordAnalysisSkipped(db: Executor, organizationId: string
 }
 
 /** A page of the period's usage events, oldest first, with their number. */
-export async function usageEventsIn(db: Executor, organizationId: string, period: Period, page: { offset: number; limit: number }) {
+export async function usageEventsIn(db: Executor, organizationId: string, period: Period, page: Page) {
   const query = db.selectFrom('divinux.usageEvents').where('organizationId', '=', organizationId).where('periodStart', '=', period.start)
-  const [rows, count] = await Promise.all([
-    query
-      .select(['id', 'type', 'threshold', 'data', 'createdAt'])
-      .orderBy('createdAt')
-      .orderBy('id')
-      .offset(page.offset)
-      .limit(page.limit)
-      .execute(),
-    query.select((eb) => eb.fn.countAll<number>().as('total')).executeTakeFirstOrThrow(),
-  ])
-  return { rows, total: Number(count.total) }
+  return paged(query, (rows) => rows.select(['id', 'type', 'threshold', 'data', 'createdAt']).orderBy('createdAt').orderBy('id'), page)
 }
 
 /** Room held in the budget for one model call (see usage/spend-guard.ts). */

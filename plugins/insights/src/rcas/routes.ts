@@ -2,7 +2,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import type { FastifyRequest } from 'fastify'
 import { Type } from 'typebox'
 import { isUuid, membershipOf } from '@svc/auth'
-import type { Executor } from '@svc/db'
+import { type Executor, pageOf } from '@svc/db'
 import { ConflictError, ListResponse, NotFoundError } from '@svc/http'
 import { OrgParams } from '../analyses/schemas.js'
 import { deleteRca, findRca, insertRca, listRcas, lockRca, narrativeFields, updateRca, type RcaRow } from '../queries/rcas.js'
@@ -47,7 +47,7 @@ export const rcaRoutes: FastifyPluginAsyncTypebox = async (app) => {
     },
     async (request) => {
       const { page, limit, ...filter } = request.query
-      const { rows, total } = await listRcas(db, membershipOf(request).organizationId, filter, { offset: (page - 1) * limit, limit })
+      const { rows, total } = await listRcas(db, membershipOf(request).organizationId, filter, pageOf({ page, limit }))
       return { data: rows.map(rcaBody), meta: { page, limit, total } }
     },
   )

@@ -6,6 +6,7 @@ import { OrgParams, sourceProducts } from '../analyses/schemas.js'
 import { searchIncidents } from '../queries/incident-search.js'
 import { readableSources } from './readable.js'
 import { tags } from './routes.js'
+import { pageOf } from '@svc/db'
 
 const FoundIncident = Type.Object(
   {
@@ -49,8 +50,7 @@ export const incidentSearchRoutes: FastifyPluginAsyncTypebox = async (app) => {
       const { page, limit, ...filter } = request.query
       const readable = await readableSources(request)
       const { rows, total } = await searchIncidents(db, membershipOf(request).organizationId, filter, readable, {
-        offset: (page - 1) * limit,
-        limit,
+        ...pageOf({ page, limit }),
       })
       return { data: rows, meta: { page, limit, total } }
     },

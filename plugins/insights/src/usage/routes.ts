@@ -2,7 +2,7 @@ import type { AiConfig } from '@svc/config'
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { auditContextOf, recordAudit } from '@svc/audit'
 import { membershipOf } from '@svc/auth'
-import type { Executor } from '@svc/db'
+import { type Executor, pageOf } from '@svc/db'
 import { PaginationQuery, type Pagination } from '@svc/http'
 import { findBudget, periodOf, saveBudget, usageEventsIn, usageIn } from '../queries/usage.js'
 import { OrgParams } from '../analyses/schemas.js'
@@ -25,7 +25,7 @@ async function usageReport(db: Executor, ai: AiConfig, organizationId: string, {
   const [budget, usage, events] = await Promise.all([
     findBudget(db, organizationId),
     usageIn(db, organizationId, period),
-    usageEventsIn(db, organizationId, period, { offset: (page - 1) * limit, limit }),
+    usageEventsIn(db, organizationId, period, pageOf({ page, limit })),
   ])
   const effective = effectiveLimits(budget, ai)
   const used = Object.values(percentages(effective, usage))

@@ -5,6 +5,7 @@ import { membershipOf } from '@svc/auth'
 import { ListResponse, PaginationQuery, invalidField } from '@svc/http'
 import { listAuditLogs } from '../queries/audit-logs.js'
 import { OrgParams } from '../organizations/schemas.js'
+import { pageOf } from '@svc/db'
 
 const AuditLogEntry = Type.Object(
   {
@@ -67,8 +68,7 @@ export const auditLogRoutes: FastifyPluginAsyncTypebox = async (app) => {
         ...filters,
         from: fromDate,
         to: toDate,
-        offset: (page - 1) * limit,
-        limit,
+        ...pageOf({ page, limit }),
       })
       return {
         data: rows.map((row) => ({

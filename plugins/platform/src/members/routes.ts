@@ -18,6 +18,7 @@ import {
   TransferOwnership,
 } from './schemas.js'
 import { memberBody } from './shape.js'
+import { pageOf } from '@svc/db'
 
 const tags = ['members']
 
@@ -45,7 +46,7 @@ export const memberRoutes: FastifyPluginAsyncTypebox = async (app) => {
     async (request) => {
       const { organizationId } = membershipOf(request)
       const { page, limit, role, search } = request.query
-      const { rows, total } = await listMembers(db, organizationId, { role, search, offset: (page - 1) * limit, limit })
+      const { rows, total } = await listMembers(db, organizationId, { role, search, ...pageOf({ page, limit }) })
       const roles = await productRolesOfMembers(
         db,
         organizationId,

@@ -16,6 +16,7 @@ import {
 import { CreateOrganization, DeleteOrganization, OrgParams, Organization, type OrganizationRole, UpdateOrganization } from './schemas.js'
 import { organizationBody, organizationFields } from './shape.js'
 import { slugFromName, withSuffix } from './slug.js'
+import { pageOf } from '@svc/db'
 
 const tags = ['organizations']
 
@@ -35,7 +36,7 @@ export const organizationRoutes: FastifyPluginAsyncTypebox = async (app) => {
     },
     async (request) => {
       const { page, limit } = request.query
-      const { rows, total } = await listOrganizationsOfUser(db, request.user.userId, { offset: (page - 1) * limit, limit })
+      const { rows, total } = await listOrganizationsOfUser(db, request.user.userId, pageOf({ page, limit }))
       return { data: rows.map((row) => organizationBody(row, row.role as Static<typeof OrganizationRole>)), meta: { page, limit, total } }
     },
   )

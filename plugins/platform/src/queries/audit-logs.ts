@@ -1,4 +1,4 @@
-import type { Executor } from '@svc/db'
+import { type Executor, paged } from '@svc/db'
 
 export interface AuditLogFilter {
   product?: string
@@ -19,9 +19,5 @@ export async function listAuditLogs(db: Executor, organizationId: string, filter
   if (filter.actorId) query = query.where('actorUserId', '=', filter.actorId)
   if (filter.from) query = query.where('createdAt', '>=', filter.from)
   if (filter.to) query = query.where('createdAt', '<', filter.to)
-  const [rows, count] = await Promise.all([
-    query.selectAll().orderBy('createdAt', 'desc').orderBy('id', 'desc').offset(filter.offset).limit(filter.limit).execute(),
-    query.select((eb) => eb.fn.countAll<number>().as('total')).executeTakeFirstOrThrow(),
-  ])
-  return { rows, total: count.total }
+  return paged(query, (rows) => rows.selectAll().orderBy('createdAt', 'desc').orderBy('id', 'desc'), filter)
 }

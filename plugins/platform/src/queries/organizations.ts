@@ -1,27 +1,25 @@
 import { sql } from 'kysely'
-import type { Executor } from '@svc/db'
+import { type Executor, type Page, paged } from '@svc/db'
 
 const organizationColumns = ['o.id', 'o.name', 'o.slug', 'o.createdAt', 'o.updatedAt'] as const
 const columns = ['id', 'name', 'slug', 'createdAt', 'updatedAt'] as const
 
-export async function listOrganizationsOfUser(db: Executor, userId: string, page: { offset: number; limit: number }) {
+export async function listOrganizationsOfUser(db: Executor, userId: string, page: Page) {
   const base = db
     .selectFrom('core.organizations as o')
     .innerJoin('core.organizationMembers as m', 'm.organizationId', 'o.id')
     .where('m.userId', '=', userId)
     // A membership the identity provider suspended (SCIM active=false) grants nothing, so it is not listed.
     .where('m.suspendedAt', 'is', null)
-  const [rows, count] = await Promise.all([
-    base
-      .select([...organizationColumns, 'm.role'])
-      .orderBy('o.name')
-      .orderBy('o.id')
-      .offset(page.offset)
-      .limit(page.limit)
-      .execute(),
-    base.select((eb) => eb.fn.countAll<number>().as('total')).executeTakeFirstOrThrow(),
-  ])
-  return { rows, total: count.total }
+  return paged(
+    base,
+    (rows) =>
+      rows
+        .select([...organizationColumns, 'm.role'])
+        .orderBy('o.name')
+        .orderBy('o.id'),
+    page,
+  )
 }
 
 export async function findOrganization(db: Executor, organizationId: string) {

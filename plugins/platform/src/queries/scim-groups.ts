@@ -1,5 +1,5 @@
 import { sql, type RawBuilder } from 'kysely'
-import type { Executor } from '@svc/db'
+import { paged, type Executor, type Page } from '@svc/db'
 
 const groupColumns = ['g.id', 'g.displayName', 'g.externalId', 'g.productRoles', 'g.createdAt', 'g.updatedAt'] as const
 
@@ -9,20 +9,9 @@ function groupsOf(db: Executor, organizationId: string) {
 
 export type ScimGroupRow = NonNullable<Awaited<ReturnType<typeof findScimGroup>>>
 
-export async function listScimGroups(
-  db: Executor,
-  organizationId: string,
-  filter: RawBuilder<boolean> | undefined,
-  page: { offset: number; limit: number },
-) {
+export async function listScimGroups(db: Executor, organizationId: string, filter: RawBuilder<boolean> | undefined, page: Page) {
   const query = filter ? groupsOf(db, organizationId).where(filter) : groupsOf(db, organizationId)
-  const [rows, count] = await Promise.all([
-    page.limit === 0
-      ? Promise.resolve([])
-      : query.select(groupColumns).orderBy('g.createdAt').orderBy('g.id').offset(page.offset).limit(page.limit).execute(),
-    query.select((eb) => eb.fn.countAll<number>().as('total')).executeTakeFirstOrThrow(),
-  ])
-  return { rows, total: Number(count.total) }
+  return paged(query, (rows) => rows.select(groupColumns).orderBy('g.createdAt').orderBy('g.id'), page)
 }
 
 export async function findScimGroup(db: Executor, organizationId: string, groupId: string, forUpdate = false) {

@@ -7,6 +7,7 @@ import { ProductRoles, ProductRolesBody } from '../members/schemas.js'
 import { OrgParams } from '../organizations/schemas.js'
 import type { ProductRoles as ProductRoleMap } from '@svc/members'
 import { countGroupMembers, findScimGroup, listScimGroups, setGroupProductRoles, type ScimGroupRow } from '../queries/scim-groups.js'
+import { pageOf } from '@svc/db'
 
 // What a SCIM Group grants. Identity providers push groups and their members; an organization
 // admin decides here what membership of each group gives: product roles, added to whatever the
@@ -60,7 +61,7 @@ export const scimGroupBindingRoutes: FastifyPluginAsyncTypebox = async (app) => 
     async (request) => {
       const { organizationId } = membershipOf(request)
       const { page, limit } = request.query
-      const { rows, total } = await listScimGroups(db, organizationId, undefined, { offset: (page - 1) * limit, limit })
+      const { rows, total } = await listScimGroups(db, organizationId, undefined, pageOf({ page, limit }))
       const counts = await countGroupMembers(
         db,
         organizationId,

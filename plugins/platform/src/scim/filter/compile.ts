@@ -1,4 +1,5 @@
 import { sql, type RawBuilder } from 'kysely'
+import { escapeLike } from '@svc/db'
 import { ScimError } from '../errors.js'
 import type { AttributePath, CompareOperator, Filter, FilterValue } from './parse.js'
 
@@ -51,10 +52,6 @@ function unsupported(detail: string): ScimError {
 
 function pathText(path: AttributePath): string {
   return [path.schema, [path.name, path.sub].filter(Boolean).join('.')].filter(Boolean).join(':')
-}
-
-function escapeLike(value: string): string {
-  return value.replace(/[\\%_]/g, (character) => `\\${character}`)
 }
 
 function compareString(
