@@ -1,16 +1,35 @@
-import type { FastifyInstance } from 'fastify'
+import type { FastifyPluginAsync } from 'fastify'
 import type { IngestLimits } from './ingestion/limits.js'
-import { commandRoomRoutes } from './alerts/command-room.js'
+import { commandRoomRoutes, type LatestAnalysisReader } from './alerts/command-room.js'
 import { alertRoutes } from './alerts/routes.js'
 import { deployEventRoutes } from './deploys/routes.js'
 import { ingestionRoutes } from './ingestion/routes.js'
 import { webhookConfigRoutes } from './webhooks/routes.js'
 
-/** The alerting surface of the product API: webhook configurations, ingestion, alerts and deploy events (issue 5, in part). */
-export async function alertingSurface(app: FastifyInstance, options: { ingestLimits: IngestLimits }): Promise<void> {
+export interface AlertingOptions {
+  ingestLimits: IngestLimits
+  /** The insights surface's read of an alert's latest analysis, for command rooms. */
+  latestAnalysis: LatestAnalysisReader
+}
+
+/**
+ * The alerting surface of the product API, registered as its own encapsulated plugin: webhook
+ * configurations, ingestion, alerts, command rooms and deploy events.
+ */
+export const alertingSurface: FastifyPluginAsync<AlertingOptions> = async (app, options) => {
   await app.register(webhookConfigRoutes)
-  await app.register(ingestionRoutes, options)
+  await app.register(ingestionRoutes, { ingestLimits: options.ingestLimits })
   await app.register(alertRoutes)
-  await app.register(commandRoomRoutes)
+  await app.register(commandRoomRoutes, { latestAnalysis: options.latestAnalysis })
   await app.register(deployEventRoutes)
 }
+
+export {
+  alertIncident,
+  alertSummaries,
+  alertTimeline,
+  deploysBetween,
+  searchAlerts,
+  similarResolvedAlerts,
+  type AlertSummary,
+} from './reads.js'

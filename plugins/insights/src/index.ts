@@ -1,4 +1,4 @@
-import type { FastifyInstance } from 'fastify'
+import type { FastifyPluginAsync } from 'fastify'
 import { createAnalyzer } from '@svc/ai'
 import { DEFAULT_AI_CONFIG, type AiConfig } from '@svc/config'
 import { alertGetsAnalysis, subscribe, type AlertCreated } from '@svc/events'
@@ -28,7 +28,7 @@ const POLLING_INTERVAL_SECONDS = 1
  * automatic analysis of new P1/P2 alerts and of configs that ask for it, usage budgets, and RCA
  * documents with their incident links and action items.
  */
-export async function insightsSurface(app: FastifyInstance, options: InsightsOptions = {}): Promise<void> {
+export const insightsSurface: FastifyPluginAsync<InsightsOptions> = async (app, options) => {
   const ai = options.ai ?? DEFAULT_AI_CONFIG
   const analyzer = createAnalyzer(ai.openai)
   const { jobs, database } = app
@@ -77,3 +77,5 @@ export async function insightsSurface(app: FastifyInstance, options: InsightsOpt
     await jobs.offWork(DRAFT_QUEUE)
   })
 }
+
+export { latestAnalysisOf } from './reads.js'

@@ -1,4 +1,4 @@
-import type { FastifyInstance } from 'fastify'
+import type { FastifyPluginAsync } from 'fastify'
 import { platformRoleRoutes } from './admin/platform-role-routes.js'
 import { auditLogRoutes } from './audit/routes.js'
 import { profileRoutes } from '@svc/profile'
@@ -14,7 +14,7 @@ import { scimTokenRoutes } from './scim-tokens/routes.js'
 import { ssoRoutes } from './sso/routes.js'
 
 /** The platform surface: identity, organizations and members, audit log, platform roles, SCIM tokens and the SCIM server, SSO/SAML. */
-export async function platformSurface(app: FastifyInstance): Promise<void> {
+export const platformSurface: FastifyPluginAsync = async (app) => {
   await app.register(profileRoutes)
   await app.register(usersRoutes)
   await app.register(organizationRoutes)

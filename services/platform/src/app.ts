@@ -12,7 +12,9 @@ export function buildApp(config: ServiceConfig, shared?: Resources): Promise<Fas
       title: 'Platform API',
       description: 'Identity, organizations, members and roles, billing, SSO/SCIM provisioning, audit logs and reports.',
       probes: true,
-      surfaces: platformSurface,
+      async surfaces(app) {
+        await app.register(platformSurface)
+      },
       lenientPaths: true,
       routerError: scimRouterError,
     },

@@ -2,14 +2,15 @@ import type { FastifyInstance } from 'fastify'
 import { DEFAULT_INGEST_RATE_LIMIT, DEFAULT_NOTIFIER_CONFIG, type ServiceConfig } from '@svc/config'
 import { createNotifier } from '@svc/notifier'
 import { alertingSurface } from '@svc/plugin-alerting'
-import { insightsSurface } from '@svc/plugin-insights'
+import { insightsSurface, latestAnalysisOf } from '@svc/plugin-insights'
 import { inviteRoutes, productUserRoutes } from '@svc/plugin-product-users'
 import { profileRoutes } from '@svc/profile'
 import { buildServiceApp, type Resources } from '@svc/runtime'
 
 /**
  * The product API (port 3003): status pages, alerting, synthetics and AI insights. Each
- * surface is its own plugin registered here as its issue lands.
+ * surface is its own encapsulated plugin registered here as its issue lands; what one surface
+ * reads of another's tables comes through that surface's read module, wired in here.
  */
 export function buildApp(config: ServiceConfig, shared?: Resources): Promise<FastifyInstance> {
   return buildServiceApp(
@@ -31,10 +32,11 @@ export function buildApp(config: ServiceConfig, shared?: Resources): Promise<Fas
         })
         app.addHook('onReady', () => notifier.start())
         app.addHook('onClose', () => notifier.stop())
-        await alertingSurface(app, {
+        await app.register(alertingSurface, {
           ingestLimits: { perConfig: config.rateLimit.ingestPerConfig ?? DEFAULT_INGEST_RATE_LIMIT, perAddress: config.rateLimit.max },
+          latestAnalysis: latestAnalysisOf,
         })
-        await insightsSurface(app, { ai: config.ai })
+        await app.register(insightsSurface, { ai: config.ai })
         await app.register(profileRoutes)
         await app.register(productUserRoutes)
         await app.register(inviteRoutes, { notifier })

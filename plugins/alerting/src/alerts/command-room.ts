@@ -1,10 +1,12 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
-import { Type } from 'typebox'
+import { Type, type Static } from 'typebox'
 import { isUuid, membershipOf } from '@svc/auth'
 import { NotFoundError } from '@svc/http'
 import { DeployEvent, deployBody } from '../deploys/schemas.js'
 import { deploysBefore } from '../queries/deploy-events.js'
-import { findAlert, latestAnalysisOf, listAlertEvents } from '../queries/alerts.js'
+import type { Executor } from '@svc/db'
+import type { IncidentReference } from '@svc/events'
+import { findAlert, listAlertEvents } from '../queries/alerts.js'
 import { Alert, AlertEvent, AlertParams, alertBody, eventBody } from './schemas.js'
 
 const COMMAND_ROOM_PRIORITIES = new Set(['P1', 'P2'])
@@ -40,11 +42,18 @@ const CommandRoom = Type.Object(
   { title: 'CommandRoom' },
 )
 
+/** The latest analysis of an incident, as the insights surface reads it (the product service wires it in). */
+export type LatestAnalysisReader = (
+  db: Executor,
+  organizationId: string,
+  incident: IncidentReference,
+) => Promise<(Omit<Static<typeof RoomAnalysis>, 'createdAt' | 'completedAt'> & { createdAt: Date; completedAt: Date | null }) | undefined>
+
 /**
  * A P1 or P2 alert opens a command room: the alert, its timeline, what was deployed to its
  * service just before it fired, and its analysis. Lower priorities have none (404).
  */
-export const commandRoomRoutes: FastifyPluginAsyncTypebox = async (app) => {
+export const commandRoomRoutes: FastifyPluginAsyncTypebox<{ latestAnalysis: LatestAnalysisReader }> = async (app, { latestAnalysis }) => {
   const db = app.database.db
   app.get(
     '/api/v1/organizations/:orgId/alerts/:alertId/command-room',
@@ -68,7 +77,7 @@ export const commandRoomRoutes: FastifyPluginAsyncTypebox = async (app) => {
       const [timeline, deploys, analysis] = await Promise.all([
         listAlertEvents(db, organizationId, alert.id, { offset: 0, limit: COMMAND_ROOM_TIMELINE }),
         alert.service ? deploysBefore(db, organizationId, alert.service, alert.firstSeenAt, windowMinutes) : Promise.resolve([]),
-        latestAnalysisOf(db, organizationId, alert.id),
+        latestAnalysis(db, organizationId, { sourceProduct: 'alerting', incidentId: alert.id }),
       ])
       return {
         alert: alertBody(alert),

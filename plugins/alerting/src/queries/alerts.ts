@@ -149,19 +149,3 @@ export async function findIngestConfig(db: Executor, apiKeyHash: string) {
     .where('enabled', '=', true)
     .executeTakeFirst()
 }
-
-/**
- * The latest analysis of an alert, for its command room. A read of the insights surface's table
- * by the incident reference both surfaces share; alerting never writes it.
- */
-export async function latestAnalysisOf(db: Executor, organizationId: string, alertId: string) {
-  return db
-    .selectFrom('divinux.analyses')
-    .select(['id', 'status', 'summary', 'rootCause', 'recommendations', 'severity', 'suspectedDeployId', 'createdAt', 'completedAt'])
-    .where('organizationId', '=', organizationId)
-    .where('sourceProduct', '=', 'alerting')
-    .where('incidentId', '=', alertId)
-    .orderBy('createdAt', 'desc')
-    .limit(1)
-    .executeTakeFirst()
-}

@@ -1,11 +1,11 @@
-import { sql } from 'kysely'
 import type { DeployEvidence, IncidentContext, SimilarIncident, TimelineEntry } from '@svc/ai'
 import type { Executor } from '@svc/db'
+import { alertIncident, alertTimeline, deploysBetween, similarResolvedAlerts } from '@svc/plugin-alerting'
 import type { IncidentKey } from './analyses.js'
 
-// The evidence an analysis reads from the surfaces' tables. Reads only: insights never writes
-// another surface's tables (ARCHITECTURE.md), and the incident reference (surface, id) is all
-// it keeps of an incident.
+// The evidence an analysis gathers from the surfaces, through their read modules (alerting's
+// reads.ts): insights never touches another surface's tables, and the incident reference
+// (surface, id) is all it keeps of an incident.
 
 /** Below this trigram similarity a past title is not "alike" (pg_trgm's own default threshold). */
 const SIMILARITY_THRESHOLD = 0.3
@@ -16,12 +16,7 @@ export const DEPLOY_WINDOW_MINUTES = 240
 export async function incidentContext(db: Executor, key: IncidentKey): Promise<IncidentContext | undefined> {
   // Alerts are the only incidents until the synthetics and status-page surfaces land.
   if (key.sourceProduct !== 'alerting') return undefined
-  const alert = await db
-    .selectFrom('divinux.alerts')
-    .select(['id', 'title', 'description', 'service', 'priority', 'status', 'firstSeenAt', 'occurrences', 'labels'])
-    .where('organizationId', '=', key.organizationId)
-    .where('id', '=', key.incidentId)
-    .executeTakeFirst()
+  const alert = await alertIncident(db, key.organizationId, key.incidentId)
   if (!alert) return undefined
   return {
     sourceProduct: 'alerting',
@@ -40,15 +35,7 @@ export async function incidentContext(db: Executor, key: IncidentKey): Promise<I
 /** Deploys of the organization in the window before the incident began, newest first. */
 export async function deploysBeforeIncident(db: Executor, organizationId: string, incident: IncidentContext): Promise<DeployEvidence[]> {
   const since = new Date(incident.startedAt.getTime() - DEPLOY_WINDOW_MINUTES * 60_000)
-  const rows = await db
-    .selectFrom('divinux.deployEvents')
-    .select(['id', 'service', 'environment', 'version', 'commitSha', 'status', 'deployedAt'])
-    .where('organizationId', '=', organizationId)
-    .where('deployedAt', '<=', incident.startedAt)
-    .where('deployedAt', '>', since)
-    .orderBy('deployedAt', 'desc')
-    .limit(20)
-    .execute()
+  const rows = await deploysBetween(db, organizationId, since, incident.startedAt, 20)
   return rows.map((row) => ({
     id: row.id,
     service: row.service,
@@ -67,37 +54,47 @@ export async function similarResolvedIncidents(
   organizationId: string,
   incident: IncidentContext,
 ): Promise<SimilarIncident[]> {
-  const result = await sql<{ id: string; title: string; similarity: number; resolvedAt: Date | null; rootCause: string | null }>`
-    select a.id, a.title, similarity(a.title, ${incident.title}) as similarity, a.resolved_at,
-      (select an.root_cause from divinux.analyses an
-        where an.organization_id = a.organization_id and an.source_product = 'alerting' and an.incident_id = a.id and an.status = 'completed'
-        order by an.completed_at desc limit 1) as root_cause
-    from divinux.alerts a
-    where a.organization_id = ${organizationId} and a.status = 'resolved' and a.id <> ${incident.incidentId}
-      and a.created_at > now() - make_interval(days => ${SIMILAR_LOOKBACK_DAYS})
-      and similarity(a.title, ${incident.title}) >= ${SIMILARITY_THRESHOLD}
-    order by similarity desc, a.resolved_at desc nulls last
-    limit 5`.execute(db)
-  return result.rows.map((row) => ({
+  const alike = await similarResolvedAlerts(db, organizationId, {
+    title: incident.title,
+    exceptId: incident.incidentId,
+    lookbackDays: SIMILAR_LOOKBACK_DAYS,
+    threshold: SIMILARITY_THRESHOLD,
+    limit: 5,
+  })
+  const rootCauses = await latestRootCauses(
+    db,
+    organizationId,
+    alike.map((row) => row.id),
+  )
+  return alike.map((row) => ({
     sourceProduct: 'alerting',
     incidentId: row.id,
     title: row.title,
     similarity: Math.round(Number(row.similarity) * 1000) / 1000,
     resolvedAt: row.resolvedAt?.toISOString() ?? null,
-    rootCause: row.rootCause,
+    rootCause: rootCauses.get(row.id) ?? null,
   }))
 }
 
-export async function incidentTimeline(db: Executor, organizationId: string, incident: IncidentContext): Promise<TimelineEntry[]> {
+/** The root cause of each alert's latest completed analysis (this surface's own table). */
+async function latestRootCauses(db: Executor, organizationId: string, alertIds: string[]): Promise<Map<string, string | null>> {
+  if (alertIds.length === 0) return new Map()
   const rows = await db
-    .selectFrom('divinux.alertEvents')
-    .select(['type', 'data', 'createdAt'])
+    .selectFrom('divinux.analyses')
+    .select(['incidentId', 'rootCause'])
+    .distinctOn('incidentId')
     .where('organizationId', '=', organizationId)
-    .where('alertId', '=', incident.incidentId)
-    .orderBy('createdAt')
-    .orderBy('id')
-    .limit(200)
+    .where('sourceProduct', '=', 'alerting')
+    .where('incidentId', 'in', alertIds)
+    .where('status', '=', 'completed')
+    .orderBy('incidentId')
+    .orderBy('completedAt', 'desc')
     .execute()
+  return new Map(rows.map((row) => [row.incidentId, row.rootCause]))
+}
+
+export async function incidentTimeline(db: Executor, organizationId: string, incident: IncidentContext): Promise<TimelineEntry[]> {
+  const rows = await alertTimeline(db, organizationId, incident.incidentId, 200)
   return rows.map((row) => ({
     type: row.type,
     at: row.createdAt.toISOString(),

@@ -1,4 +1,5 @@
-import { containing, paged, type Executor, type Page } from '@svc/db'
+import type { Executor, Page } from '@svc/db'
+import { searchAlerts } from '@svc/plugin-alerting'
 
 export interface IncidentSearch {
   q?: string
@@ -20,8 +21,8 @@ export interface FoundIncident {
 
 /**
  * Incidents matching words (every word, in the title or description, any letter case) in a time
- * range, newest first, of the surfaces in `readable` only. Alerts are the only incidents so far; a surface that lands adds its own
- * branch here, answering the same shape.
+ * range, newest first, of the surfaces in `readable` only, each through its read module. Alerts are
+ * the only incidents so far; a surface that lands adds its own branch here, answering the same shape.
  */
 export async function searchIncidents(
   db: Executor,
@@ -32,22 +33,7 @@ export async function searchIncidents(
 ) {
   if ((search.sourceProduct && search.sourceProduct !== 'alerting') || !readable.has('alerting'))
     return { rows: [] as FoundIncident[], total: 0 }
-  let query = db.selectFrom('divinux.alerts').where('organizationId', '=', organizationId)
-  for (const word of (search.q ?? '').split(/\s+/).filter(Boolean)) {
-    const pattern = containing(word)
-    query = query.where((eb) => eb.or([eb('title', 'ilike', pattern), eb('description', 'ilike', pattern)]))
-  }
-  if (search.from) query = query.where('firstSeenAt', '>=', new Date(search.from))
-  if (search.to) query = query.where('firstSeenAt', '<', new Date(search.to))
-  const { rows, total } = await paged(
-    query,
-    (rows) =>
-      rows
-        .select(['id', 'title', 'priority', 'status', 'service', 'firstSeenAt', 'resolvedAt'])
-        .orderBy('firstSeenAt', 'desc')
-        .orderBy('id', 'desc'),
-    page,
-  )
+  const { rows, total } = await searchAlerts(db, organizationId, search, page)
   return {
     rows: rows.map((row): FoundIncident => ({
       sourceProduct: 'alerting',

@@ -1,5 +1,6 @@
 import { sql } from 'kysely'
 import { containing, type Executor, type Page, paged } from '@svc/db'
+import { alertSummaries } from '@svc/plugin-alerting'
 
 const rcaColumns = [
   'id',
@@ -113,19 +114,33 @@ export async function deleteRca(db: Executor, organizationId: string, rcaId: str
 
 const linkColumns = ['l.id', 'l.sourceProduct', 'l.incidentId', 'l.linkedBy', 'l.createdAt'] as const
 
-/** Links with what is known of their incidents (alerts for now; other surfaces join as they land). */
+/** Links with what is known of their incidents (alerts, through alerting's read module; other surfaces join as they land). */
 export async function listLinks(db: Executor, organizationId: string, rcaId: string) {
-  return db
+  const links = await db
     .selectFrom('divinux.rcaIncidentLinks as l')
-    .leftJoin('divinux.alerts as a', (join) =>
-      join.onRef('a.id', '=', 'l.incidentId').on('l.sourceProduct', '=', 'alerting').onRef('a.organizationId', '=', 'l.organizationId'),
-    )
-    .select([...linkColumns, 'a.title', 'a.priority', 'a.status', 'a.service', 'a.firstSeenAt', 'a.resolvedAt'])
+    .select(linkColumns)
     .where('l.organizationId', '=', organizationId)
     .where('l.rcaId', '=', rcaId)
     .orderBy('l.createdAt')
     .orderBy('l.id')
     .execute()
+  const alerts = await alertSummaries(
+    db,
+    organizationId,
+    links.filter((link) => link.sourceProduct === 'alerting').map((link) => link.incidentId),
+  )
+  return links.map((link) => {
+    const alert = link.sourceProduct === 'alerting' ? alerts.get(link.incidentId) : undefined
+    return {
+      ...link,
+      title: alert?.title ?? null,
+      priority: alert?.priority ?? null,
+      status: alert?.status ?? null,
+      service: alert?.service ?? null,
+      firstSeenAt: alert?.firstSeenAt ?? null,
+      resolvedAt: alert?.resolvedAt ?? null,
+    }
+  })
 }
 
 export type LinkRow = Awaited<ReturnType<typeof listLinks>>[number]
@@ -266,15 +281,7 @@ export async function rcaStatistics(db: Executor, organizationId: string) {
       .where('organizationId', '=', organizationId)
       .groupBy('status')
       .execute(),
-    sql<{ medianSeconds: number | null; measured: number }>`
-      select percentile_cont(0.5) within group (order by extract(epoch from r.published_at - began.at)) as median_seconds, count(*)::int as measured
-      from divinux.rcas r
-      join lateral (
-        select min(a.first_seen_at) as at from divinux.rca_incident_links l
-        join divinux.alerts a on a.id = l.incident_id and a.organization_id = l.organization_id
-        where l.organization_id = r.organization_id and l.rca_id = r.id and l.source_product = 'alerting'
-      ) began on began.at is not null
-      where r.organization_id = ${organizationId} and r.status = 'published'`.execute(db),
+    secondsToPublish(db, organizationId),
     sql<{ open: number; overdue: number; done: number; total: number }>`
       select count(*) filter (where status in ('open', 'in_progress'))::int as open,
         count(*) filter (where status in ('open', 'in_progress') and due_date < current_date)::int as overdue,
@@ -292,15 +299,49 @@ export async function rcaStatistics(db: Executor, organizationId: string) {
       group by i.assignee_user_id, u.email
       order by count(*) filter (where i.status in ('open', 'in_progress')) desc, u.email nulls last`.execute(db),
   ])
-  const published = publication.rows[0]
   return {
     byStatus: byStatus.map((row) => ({ status: row.status, count: Number(row.count) })),
-    medianSecondsToPublish:
-      published?.medianSeconds === null || published?.medianSeconds === undefined ? null : Math.round(Number(published.medianSeconds)),
-    publishedWithIncidents: Number(published?.measured ?? 0),
+    medianSecondsToPublish: median(publication),
+    publishedWithIncidents: publication.length,
     actionItems: items.rows[0] ?? { open: 0, overdue: 0, done: 0, total: 0 },
     byAssignee: byAssignee.rows,
   }
+}
+
+/**
+ * For each published RCA with linked alerts: seconds from its earliest alert's first sighting
+ * (read through alerting's read module) to its publication.
+ */
+async function secondsToPublish(db: Executor, organizationId: string): Promise<number[]> {
+  const links = await db
+    .selectFrom('divinux.rcas as r')
+    .innerJoin('divinux.rcaIncidentLinks as l', (join) =>
+      join.onRef('l.rcaId', '=', 'r.id').onRef('l.organizationId', '=', 'r.organizationId'),
+    )
+    .select(['r.id', 'r.publishedAt', 'l.incidentId'])
+    .where('r.organizationId', '=', organizationId)
+    .where('r.status', '=', 'published')
+    .where('l.sourceProduct', '=', 'alerting')
+    .execute()
+  const alerts = await alertSummaries(db, organizationId, [...new Set(links.map((link) => link.incidentId))])
+  const began = new Map<string, { publishedAt: Date; at: number }>()
+  for (const link of links) {
+    const firstSeen = alerts.get(link.incidentId)?.firstSeenAt.getTime()
+    if (firstSeen === undefined || !link.publishedAt) continue
+    const earlier = began.get(link.id)
+    if (!earlier || firstSeen < earlier.at) began.set(link.id, { publishedAt: link.publishedAt, at: firstSeen })
+  }
+  return [...began.values()].map(({ publishedAt, at }) => (publishedAt.getTime() - at) / 1000)
+}
+
+/** The median (as percentile_cont(0.5) computes it), rounded to the second; null for none. */
+function median(values: number[]): number | null {
+  if (values.length === 0) return null
+  const sorted = [...values].sort((a, b) => a - b)
+  const middle = (sorted.length - 1) / 2
+  const low = sorted[Math.floor(middle)] ?? 0
+  const high = sorted[Math.ceil(middle)] ?? 0
+  return Math.round((low + high) / 2)
 }
 
 // AI drafts.

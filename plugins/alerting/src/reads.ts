@@ -1,0 +1,99 @@
+import { sql } from 'kysely'
+import { containing, paged, type Executor, type Page } from '@svc/db'
+
+// What other surfaces may know of alerting's tables (the insights surface: an alert as an
+// incident, its timeline, deploys before it, alerts alike). Reads only, each scoped to one
+// organization; the tables and their shape stay alerting's own.
+
+/** An alert as an incident. */
+export async function alertIncident(db: Executor, organizationId: string, alertId: string) {
+  return db
+    .selectFrom('divinux.alerts')
+    .select(['id', 'title', 'description', 'service', 'priority', 'status', 'firstSeenAt', 'resolvedAt', 'occurrences', 'labels'])
+    .where('organizationId', '=', organizationId)
+    .where('id', '=', alertId)
+    .executeTakeFirst()
+}
+
+/** Alerts by id, for showing the incidents something links to; ids of other organizations are absent. */
+export async function alertSummaries(db: Executor, organizationId: string, alertIds: string[]) {
+  if (alertIds.length === 0) return new Map<string, never>()
+  const rows = await db
+    .selectFrom('divinux.alerts')
+    .select(['id', 'title', 'priority', 'status', 'service', 'firstSeenAt', 'resolvedAt'])
+    .where('organizationId', '=', organizationId)
+    .where('id', 'in', alertIds)
+    .execute()
+  return new Map(rows.map((row) => [row.id, row]))
+}
+
+export type AlertSummary = Awaited<ReturnType<typeof alertSummaries>> extends Map<string, infer Row> ? Row : never
+
+/** The first entries of an alert's timeline, oldest first. */
+export async function alertTimeline(db: Executor, organizationId: string, alertId: string, limit: number) {
+  return db
+    .selectFrom('divinux.alertEvents')
+    .select(['type', 'data', 'createdAt'])
+    .where('organizationId', '=', organizationId)
+    .where('alertId', '=', alertId)
+    .orderBy('createdAt')
+    .orderBy('id')
+    .limit(limit)
+    .execute()
+}
+
+/** Deploys of the organization in (`from`, `to`], newest first. */
+export async function deploysBetween(db: Executor, organizationId: string, from: Date, to: Date, limit: number) {
+  return db
+    .selectFrom('divinux.deployEvents')
+    .select(['id', 'service', 'environment', 'version', 'commitSha', 'status', 'deployedAt'])
+    .where('organizationId', '=', organizationId)
+    .where('deployedAt', '<=', to)
+    .where('deployedAt', '>', from)
+    .orderBy('deployedAt', 'desc')
+    .limit(limit)
+    .execute()
+}
+
+/** Resolved alerts of the last `lookbackDays` whose titles are alike (pg_trgm similarity), most alike first. */
+export async function similarResolvedAlerts(
+  db: Executor,
+  organizationId: string,
+  like: { title: string; exceptId: string; lookbackDays: number; threshold: number; limit: number },
+) {
+  const result = await sql<{ id: string; title: string; similarity: number; resolvedAt: Date | null }>`
+    select a.id, a.title, similarity(a.title, ${like.title}) as similarity, a.resolved_at
+    from divinux.alerts a
+    where a.organization_id = ${organizationId} and a.status = 'resolved' and a.id <> ${like.exceptId}
+      and a.created_at > now() - make_interval(days => ${like.lookbackDays})
+      and similarity(a.title, ${like.title}) >= ${like.threshold}
+    order by similarity desc, a.resolved_at desc nulls last
+    limit ${like.limit}`.execute(db)
+  return result.rows
+}
+
+export interface AlertSearch {
+  q?: string
+  from?: string
+  to?: string
+}
+
+/** Alerts matching every word (title or description, any letter case) first seen in a range, newest first. */
+export async function searchAlerts(db: Executor, organizationId: string, search: AlertSearch, page: Page) {
+  let query = db.selectFrom('divinux.alerts').where('organizationId', '=', organizationId)
+  for (const word of (search.q ?? '').split(/\s+/).filter(Boolean)) {
+    const pattern = containing(word)
+    query = query.where((eb) => eb.or([eb('title', 'ilike', pattern), eb('description', 'ilike', pattern)]))
+  }
+  if (search.from) query = query.where('firstSeenAt', '>=', new Date(search.from))
+  if (search.to) query = query.where('firstSeenAt', '<', new Date(search.to))
+  return paged(
+    query,
+    (rows) =>
+      rows
+        .select(['id', 'title', 'priority', 'status', 'service', 'firstSeenAt', 'resolvedAt'])
+        .orderBy('firstSeenAt', 'desc')
+        .orderBy('id', 'desc'),
+    page,
+  )
+}

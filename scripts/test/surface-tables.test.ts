@@ -1,0 +1,46 @@
+import { readdir, readFile } from 'node:fs/promises'
+import path from 'node:path'
+import t from 'tap'
+
+// Each product table belongs to one surface. Another surface learns what it needs through the
+// owner's read module (its reads.ts, wired in by the service) or through events, so a table can
+// change shape with only its owner changing.
+const root = path.resolve(import.meta.dirname, '../..')
+const owners: Record<string, string[]> = {
+  alerting: ['alerts', 'alertEvents', 'deployEvents', 'webhookConfigs', 'webhookDeliveries'],
+  insights: [
+    'analyses',
+    'analysisEvents',
+    'rcas',
+    'rcaIncidentLinks',
+    'rcaActionItems',
+    'aiUsage',
+    'aiReservations',
+    'usageEvents',
+    'tenantBudgets',
+  ],
+  'product-users': ['notificationPreferences'],
+}
+
+const snake = (name: string) => name.replace(/[A-Z]/g, (letter) => `_${letter.toLowerCase()}`)
+
+async function sources(folder: string): Promise<string[]> {
+  const found: string[] = []
+  for (const entry of await readdir(folder, { withFileTypes: true, recursive: true })) {
+    if (entry.isFile() && entry.name.endsWith('.ts')) found.push(path.join(entry.parentPath, entry.name))
+  }
+  return found
+}
+
+for (const surface of Object.keys(owners)) {
+  t.test(`the ${surface} surface touches only its own tables`, async (t) => {
+    const foreign = Object.entries(owners)
+      .filter(([owner]) => owner !== surface)
+      .flatMap(([, tables]) => tables)
+    for (const file of await sources(path.join(root, 'plugins', surface, 'src'))) {
+      const text = await readFile(file, 'utf8')
+      const touched = foreign.filter((table) => new RegExp(`divinux\\.(${table}|${snake(table)})\\b`).test(text))
+      t.same(touched, [], path.relative(root, file))
+    }
+  })
+}
