@@ -1,11 +1,22 @@
-import cors, { type FastifyCorsOptions } from '@fastify/cors'
-import type { FastifyInstance, FastifyRequest } from 'fastify'
+import cors from '@fastify/cors'
+import type { FastifyInstance } from 'fastify'
+
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    /** `publicCors` on a route anyone may read from any page (public status pages); `false`: no CORS. */
+    cors?: typeof publicCors | false
+  }
+}
+
+/**
+ * A public surface's routes (status pages) set `config: { cors: publicCors }`: any origin may
+ * read them, without credentials. Their GETs are simple requests, so no preflight is needed.
+ */
+export const publicCors = Object.freeze({ origin: '*' as const, credentials: false as const })
 
 export interface CorsSettings {
   /** ALLOWED_ORIGINS: browser applications that call the API with their cookies. */
   allowedOrigins: string[]
-  /** Paths anyone may read from any page, without credentials (public status pages). */
-  publicPrefixes?: string[]
 }
 
 const METHODS = 'GET,HEAD,POST,PUT,PATCH,DELETE'
@@ -14,30 +25,18 @@ const METHODS = 'GET,HEAD,POST,PUT,PATCH,DELETE'
 const EXPOSED_HEADERS = 'Retry-After,Location,X-Request-Id'
 
 /**
- * CORS through @fastify/cors, decided per request: the configured origins get credentialed
- * access (their cookies are sent and read), public prefixes answer `*` without credentials,
- * and any other origin gets no CORS headers, so its browser keeps the answer from it. The
- * preflight is answered in an onRequest hook, before the gates (it carries no credentials).
+ * CORS through @fastify/cors with static options (its cheapest path: nothing is computed per
+ * request but the origin check): the configured origins get credentialed access (their cookies
+ * are sent and read); any other origin gets no Access-Control-Allow-Origin, so its browser keeps
+ * the answer from it; with no ALLOWED_ORIGINS there is no CORS at all. Routes override it with
+ * `config.cors` (`publicCors`). The preflight is answered in an onRequest hook, before the gates.
  */
 export async function registerCors(app: FastifyInstance, settings: CorsSettings): Promise<void> {
-  const publicPrefixes = settings.publicPrefixes ?? []
-  const allowed = new Set(settings.allowedOrigins)
-  const credentialed: FastifyCorsOptions = {
-    origin: true,
+  await app.register(cors, {
+    origin: settings.allowedOrigins.length > 0 ? settings.allowedOrigins : false,
     credentials: true,
     methods: METHODS,
     exposedHeaders: EXPOSED_HEADERS,
     maxAge: 600,
-  }
-  const open: FastifyCorsOptions = { origin: '*', credentials: false, methods: 'GET,HEAD', maxAge: 600 }
-  // No CORS at all (the credentials header included), and a preflight from there is a 404.
-  const none: FastifyCorsOptions = { origin: false }
-  await app.register(cors, {
-    delegator: (request: FastifyRequest, callback: (error: Error | null, options: FastifyCorsOptions) => void) => {
-      const path = request.url
-      if (publicPrefixes.some((prefix) => path.startsWith(prefix))) return callback(null, open)
-      const origin = request.headers.origin
-      callback(null, origin !== undefined && allowed.has(origin) ? credentialed : none)
-    },
   })
 }

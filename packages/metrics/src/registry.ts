@@ -3,11 +3,21 @@ import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom
 /**
  * The process's metrics, in one registry: prom-client's idiom is metrics defined once per
  * process, and a process may hold both services (`pnpm start`), hence the `service` label.
- * Counting is always on (an increment costs next to nothing); serving them, and timing every
- * request, only with METRICS_PORT.
+ * Counting is always on (an increment costs next to nothing); serving them, timing every
+ * request and sampling the process, only with METRICS_PORT.
  */
 export const registry = new Registry()
-collectDefaultMetrics({ register: registry })
+
+let processMetrics = false
+/**
+ * Node's own metrics (CPU, memory, event-loop delay, GC), from the first scrape listener on:
+ * their GC observer and event-loop sampler cost something, so not without METRICS_PORT.
+ */
+export function collectProcessMetrics(): void {
+  if (processMetrics) return
+  processMetrics = true
+  collectDefaultMetrics({ register: registry })
+}
 
 export const httpRequestDuration = new Histogram({
   name: 'http_request_duration_seconds',

@@ -1,12 +1,13 @@
 import { createServer, type Server } from 'node:http'
 import type { AddressInfo } from 'node:net'
-import { registry } from './registry.js'
+import { collectProcessMetrics, registry } from './registry.js'
 
 /**
  * `GET /metrics` in Prometheus's text format on a port of its own (METRICS_PORT), so the
  * scrape never shares the public listener, its rate limits or its authentication.
  */
 export async function startMetricsServer(port: number, host: string): Promise<{ port: number; close(): Promise<void> }> {
+  collectProcessMetrics()
   const server: Server = createServer((request, response) => {
     if (request.method !== 'GET' || request.url?.split('?')[0] !== '/metrics') {
       response.writeHead(404, { 'content-type': 'text/plain' }).end('not found: GET /metrics\n')

@@ -20,8 +20,6 @@ export interface ServiceDefinition {
   description: string
   /** Adds /health/live and /health/ready. */
   probes?: boolean
-  /** Paths readable from any origin without credentials (CORS `*`): public surfaces. */
-  publicCorsPrefixes?: string[]
   /** Registers the service's surface plugins. */
   surfaces(app: FastifyInstance): Promise<void>
   /**
@@ -124,7 +122,7 @@ export async function buildServiceApp(config: ServiceConfig, definition: Service
     description: definition.description,
     rateLimit: config.rateLimit,
     sharedCounters: resources.shared && { redis: resources.shared.redis, nameSpace: resources.shared.nameSpace },
-    cors: { allowedOrigins: config.cookies.allowedOrigins, publicPrefixes: definition.publicCorsPrefixes },
+    cors: { allowedOrigins: config.cookies.allowedOrigins },
   })
   if (config.metricsPort !== undefined) await app.register(requestMetricsPlugin, { service: definition.name })
   await app.register(authPlugin, {

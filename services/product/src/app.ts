@@ -20,8 +20,6 @@ export function buildApp(config: ServiceConfig, shared?: Resources): Promise<Fas
       title: 'Product API',
       description: 'Status pages, alerting, synthetic checks and AI incident insights.',
       probes: true,
-      // Public status pages (issue 15) are read by any page, without credentials.
-      publicCorsPrefixes: ['/api/v1/statuspages/public/'],
       async surfaces(app) {
         // Outbound messages: written to the outbox by the surfaces, delivered by this replica's worker.
         const notifier = createNotifier({
