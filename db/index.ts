@@ -17,6 +17,7 @@ import * as scimTokenExpiry from './migrations/0015_scim_token_expiry.js'
 import * as deployDeliveryIds from './migrations/0016_deploy_delivery_ids.js'
 import * as alertOccurrenceRows from './migrations/0017_alert_occurrence_rows.js'
 import * as aiReservations from './migrations/0018_ai_reservations.js'
+import * as teams from './migrations/0019_teams.js'
 
 /**
  * Every migration, in order, listed by hand rather than found by scanning a folder, so a
@@ -41,4 +42,5 @@ export const migrations: Record<string, Migration> = {
   '0016_deploy_delivery_ids': deployDeliveryIds,
   '0017_alert_occurrence_rows': alertOccurrenceRows,
   '0018_ai_reservations': aiReservations,
+  '0019_teams': teams,
 }

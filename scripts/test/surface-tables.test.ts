@@ -7,7 +7,7 @@ import t from 'tap'
 // change shape with only its owner changing.
 const root = path.resolve(import.meta.dirname, '../..')
 const owners: Record<string, string[]> = {
-  alerting: ['alerts', 'alertEvents', 'deployEvents', 'webhookConfigs', 'webhookDeliveries'],
+  alerting: ['alerts', 'alertEvents', 'deployEvents', 'webhookConfigs', 'webhookDeliveries', 'teams', 'teamMembers'],
   insights: [
     'analyses',
     'analysisEvents',

@@ -352,6 +352,24 @@ export interface DivinuxRcas {
   updatedAt: Generated<Timestamp>;
 }
 
+export interface DivinuxTeamMembers {
+  createdAt: Generated<Timestamp>;
+  organizationId: string;
+  role: string;
+  teamId: string;
+  userId: string;
+}
+
+export interface DivinuxTeams {
+  createdAt: Generated<Timestamp>;
+  createdBy: string | null;
+  description: string | null;
+  id: Generated<string>;
+  name: string;
+  organizationId: string;
+  updatedAt: Generated<Timestamp>;
+}
+
 export interface DivinuxTenantBudgets {
   alertThresholds: Generated<number[]>;
   monthlyAnalysisLimit: number | null;
@@ -423,6 +441,8 @@ export interface DB {
   "divinux.rcaActionItems": DivinuxRcaActionItems;
   "divinux.rcaIncidentLinks": DivinuxRcaIncidentLinks;
   "divinux.rcas": DivinuxRcas;
+  "divinux.teamMembers": DivinuxTeamMembers;
+  "divinux.teams": DivinuxTeams;
   "divinux.tenantBudgets": DivinuxTenantBudgets;
   "divinux.usageEvents": DivinuxUsageEvents;
   "divinux.webhookConfigs": DivinuxWebhookConfigs;

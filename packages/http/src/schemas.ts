@@ -41,3 +41,8 @@ export const Timestamp = Type.String({ format: 'date-time' })
 export function NullableNumber<T extends TNumber | TInteger>(schema: T) {
   return Type.Unsafe<number | null>({ ...schema, type: [schema.type, 'null'] })
 }
+
+/** A string or null in a request body, for the same reason as `NullableNumber`: null stays null, never "". */
+export function NullableString(options: { maxLength?: number; minLength?: number; description?: string } = {}) {
+  return Type.Unsafe<string | null>({ ...options, type: ['string', 'null'] })
+}

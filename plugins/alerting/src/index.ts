@@ -3,6 +3,7 @@ import type { IngestLimits } from './ingestion/limits.js'
 import { commandRoomRoutes, type LatestAnalysisReader } from './alerts/command-room.js'
 import { alertRoutes } from './alerts/routes.js'
 import { deployEventRoutes } from './deploys/routes.js'
+import { teamRoutes } from './teams/routes.js'
 import { ingestionRoutes } from './ingestion/routes.js'
 import { webhookConfigRoutes } from './webhooks/routes.js'
 
@@ -14,7 +15,7 @@ export interface AlertingOptions {
 
 /**
  * The alerting surface of the product API, registered as its own encapsulated plugin: webhook
- * configurations, ingestion, alerts, command rooms and deploy events.
+ * configurations, ingestion, alerts, command rooms, deploy events and on-call teams.
  */
 export const alertingSurface: FastifyPluginAsync<AlertingOptions> = async (app, options) => {
   await app.register(webhookConfigRoutes)
@@ -22,6 +23,7 @@ export const alertingSurface: FastifyPluginAsync<AlertingOptions> = async (app, 
   await app.register(alertRoutes)
   await app.register(commandRoomRoutes, { latestAnalysis: options.latestAnalysis })
   await app.register(deployEventRoutes)
+  await app.register(teamRoutes)
 }
 
 export {
