@@ -38,17 +38,23 @@ export async function findTeam(db: Executor, organizationId: string, teamId: str
 
 export type TeamRow = NonNullable<Awaited<ReturnType<typeof findTeam>>>
 
-/** A team's members with their e-mail addresses, by e-mail. */
-export async function teamMembers(db: Executor, organizationId: string, teamId: string) {
+function membersOfTeam(db: Executor, organizationId: string, teamId: string) {
   return db
     .selectFrom('divinux.teamMembers as m')
     .innerJoin('core.users as u', 'u.id', 'm.userId')
     .select(['m.userId', 'u.email', 'm.role', 'm.createdAt'])
     .where('m.organizationId', '=', organizationId)
     .where('m.teamId', '=', teamId)
-    .orderBy('u.email')
-    .orderBy('m.userId')
-    .execute()
+}
+
+/** A team's members with their e-mail addresses, by e-mail. */
+export async function teamMembers(db: Executor, organizationId: string, teamId: string) {
+  return membersOfTeam(db, organizationId, teamId).orderBy('u.email').orderBy('m.userId').execute()
+}
+
+/** One member of a team. */
+export async function findTeamMember(db: Executor, organizationId: string, teamId: string, userId: string) {
+  return membersOfTeam(db, organizationId, teamId).where('m.userId', '=', userId).executeTakeFirst()
 }
 
 export type TeamMemberRow = Awaited<ReturnType<typeof teamMembers>>[number]

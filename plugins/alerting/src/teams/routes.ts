@@ -8,6 +8,7 @@ import {
   activeMembersAmong,
   deleteTeam,
   findTeam,
+  findTeamMember,
   insertTeam,
   listTeams,
   putTeamMember,
@@ -232,7 +233,7 @@ export const teamRoutes: FastifyPluginAsyncTypebox = async (app) => {
           before: before === undefined ? null : { userId, role: before },
           after: { userId, role },
         })
-        const member = (await teamMembers(trx, organizationId, team.id)).find((row) => row.userId === userId)
+        const member = await findTeamMember(trx, organizationId, team.id, userId)
         if (!member) throw new NotFoundError('team member')
         return { member, added: before === undefined }
       })
