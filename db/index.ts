@@ -18,6 +18,7 @@ import * as deployDeliveryIds from './migrations/0016_deploy_delivery_ids.js'
 import * as alertOccurrenceRows from './migrations/0017_alert_occurrence_rows.js'
 import * as aiReservations from './migrations/0018_ai_reservations.js'
 import * as teams from './migrations/0019_teams.js'
+import * as schedules from './migrations/0020_schedules.js'
 
 /**
  * Every migration, in order, listed by hand rather than found by scanning a folder, so a
@@ -43,4 +44,5 @@ export const migrations: Record<string, Migration> = {
   '0017_alert_occurrence_rows': alertOccurrenceRows,
   '0018_ai_reservations': aiReservations,
   '0019_teams': teams,
+  '0020_schedules': schedules,
 }

@@ -7,7 +7,17 @@ import t from 'tap'
 // change shape with only its owner changing.
 const root = path.resolve(import.meta.dirname, '../..')
 const owners: Record<string, string[]> = {
-  alerting: ['alerts', 'alertEvents', 'deployEvents', 'webhookConfigs', 'webhookDeliveries', 'teams', 'teamMembers'],
+  alerting: [
+    'alerts',
+    'alertEvents',
+    'deployEvents',
+    'webhookConfigs',
+    'webhookDeliveries',
+    'teams',
+    'teamMembers',
+    'schedules',
+    'scheduleOverrides',
+  ],
   insights: [
     'analyses',
     'analysisEvents',

@@ -352,6 +352,29 @@ export interface DivinuxRcas {
   updatedAt: Generated<Timestamp>;
 }
 
+export interface DivinuxScheduleOverrides {
+  createdAt: Generated<Timestamp>;
+  createdBy: string | null;
+  endsAt: Timestamp;
+  id: Generated<string>;
+  organizationId: string;
+  scheduleId: string;
+  startsAt: Timestamp;
+  userId: string;
+}
+
+export interface DivinuxSchedules {
+  createdAt: Generated<Timestamp>;
+  createdBy: string | null;
+  description: string | null;
+  id: Generated<string>;
+  layers: Json;
+  name: string;
+  organizationId: string;
+  timeZone: string;
+  updatedAt: Generated<Timestamp>;
+}
+
 export interface DivinuxTeamMembers {
   createdAt: Generated<Timestamp>;
   organizationId: string;
@@ -441,6 +464,8 @@ export interface DB {
   "divinux.rcaActionItems": DivinuxRcaActionItems;
   "divinux.rcaIncidentLinks": DivinuxRcaIncidentLinks;
   "divinux.rcas": DivinuxRcas;
+  "divinux.scheduleOverrides": DivinuxScheduleOverrides;
+  "divinux.schedules": DivinuxSchedules;
   "divinux.teamMembers": DivinuxTeamMembers;
   "divinux.teams": DivinuxTeams;
   "divinux.tenantBudgets": DivinuxTenantBudgets;

@@ -3,6 +3,7 @@ import type { IngestLimits } from './ingestion/limits.js'
 import { commandRoomRoutes, type LatestAnalysisReader } from './alerts/command-room.js'
 import { alertRoutes } from './alerts/routes.js'
 import { deployEventRoutes } from './deploys/routes.js'
+import { scheduleRoutes } from './schedules/routes.js'
 import { teamRoutes } from './teams/routes.js'
 import { ingestionRoutes } from './ingestion/routes.js'
 import { webhookConfigRoutes } from './webhooks/routes.js'
@@ -15,7 +16,7 @@ export interface AlertingOptions {
 
 /**
  * The alerting surface of the product API, registered as its own encapsulated plugin: webhook
- * configurations, ingestion, alerts, command rooms, deploy events and on-call teams.
+ * configurations, ingestion, alerts, command rooms, deploy events, on-call teams and schedules.
  */
 export const alertingSurface: FastifyPluginAsync<AlertingOptions> = async (app, options) => {
   await app.register(webhookConfigRoutes)
@@ -24,6 +25,7 @@ export const alertingSurface: FastifyPluginAsync<AlertingOptions> = async (app, 
   await app.register(commandRoomRoutes, { latestAnalysis: options.latestAnalysis })
   await app.register(deployEventRoutes)
   await app.register(teamRoutes)
+  await app.register(scheduleRoutes)
 }
 
 export {

@@ -126,16 +126,3 @@ export async function removeTeamMember(db: Executor, organizationId: string, tea
     .returning('role')
     .executeTakeFirst()
 }
-
-/** Of the given users, those who are active members of the organization (suspended members are not). */
-export async function activeMembersAmong(db: Executor, organizationId: string, userIds: string[]): Promise<Set<string>> {
-  if (userIds.length === 0) return new Set()
-  const rows = await db
-    .selectFrom('core.organizationMembers')
-    .select('userId')
-    .where('organizationId', '=', organizationId)
-    .where('userId', 'in', userIds)
-    .where('suspendedAt', 'is', null)
-    .execute()
-  return new Set(rows.map((row) => row.userId))
-}

@@ -4,8 +4,8 @@ import { auditContextOf, recordAudit } from '@svc/audit'
 import { isUuid, membershipOf } from '@svc/auth'
 import { pageOf, type Executor } from '@svc/db'
 import { ConflictError, ListResponse, NotFoundError, invalidField } from '@svc/http'
+import { activeMembersAmong } from '../queries/people.js'
 import {
-  activeMembersAmong,
   deleteTeam,
   findTeam,
   findTeamMember,
