@@ -19,6 +19,7 @@ import * as alertOccurrenceRows from './migrations/0017_alert_occurrence_rows.js
 import * as aiReservations from './migrations/0018_ai_reservations.js'
 import * as teams from './migrations/0019_teams.js'
 import * as schedules from './migrations/0020_schedules.js'
+import * as escalation from './migrations/0021_escalation.js'
 
 /**
  * Every migration, in order, listed by hand rather than found by scanning a folder, so a
@@ -45,4 +46,5 @@ export const migrations: Record<string, Migration> = {
   '0018_ai_reservations': aiReservations,
   '0019_teams': teams,
   '0020_schedules': schedules,
+  '0021_escalation': escalation,
 }

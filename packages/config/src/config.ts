@@ -103,6 +103,11 @@ export interface ServiceConfig {
   rateLimit: RateLimitConfig
   /** The services' public base URLs (PUBLIC_PLATFORM_URL, PUBLIC_PRODUCT_URL); unset: from each request. */
   publicUrls?: { platform?: string; product?: string }
+  /**
+   * Where messages sent from jobs (no request to take a host from) link to the product API:
+   * PUBLIC_PRODUCT_URL, else http://localhost:PRODUCT_PORT (right on one machine; set the URL elsewhere).
+   */
+  productLinkBase?: string
   logLevel: LevelWithSilent
   /** Where log lines go; unset: standard output. Tests read the logs through it. */
   logDestination?: { write(line: string): void }

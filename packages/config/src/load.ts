@@ -89,6 +89,7 @@ export function serviceConfigFor(env: Environment, auth: AuthConfig): ServiceCon
     cookies: { domain: env.COOKIE_DOMAIN, allowedOrigins: splitList(env.ALLOWED_ORIGINS) },
     rateLimit: { max: env.RATE_LIMIT_MAX, timeWindow: env.RATE_LIMIT_WINDOW, ingestPerConfig: env.INGEST_RATE_LIMIT_MAX },
     publicUrls: { platform: env.PUBLIC_PLATFORM_URL?.replace(/\/+$/, ''), product: env.PUBLIC_PRODUCT_URL?.replace(/\/+$/, '') },
+    productLinkBase: env.PUBLIC_PRODUCT_URL?.replace(/\/+$/, '') ?? `http://localhost:${env.PRODUCT_PORT}`,
     logLevel: env.LOG_LEVEL,
     ai: aiConfigFor(env),
     notifier: notifierConfigFor(env),

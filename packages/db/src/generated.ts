@@ -204,6 +204,30 @@ export interface DivinuxAiUsage {
   referenceId: string;
 }
 
+export interface DivinuxAlertAckLinks {
+  alertId: string;
+  createdAt: Generated<Timestamp>;
+  expiresAt: Timestamp;
+  organizationId: string;
+  tokenHash: string;
+  usedAt: Timestamp | null;
+  userId: string;
+}
+
+export interface DivinuxAlertEscalations {
+  alertId: string;
+  configId: string | null;
+  createdAt: Generated<Timestamp>;
+  nextAt: Timestamp | null;
+  note: string | null;
+  organizationId: string;
+  policyId: string | null;
+  round: Generated<number>;
+  state: string;
+  step: Generated<number>;
+  updatedAt: Generated<Timestamp>;
+}
+
 export interface DivinuxAlertEvents {
   actorUserId: string | null;
   alertId: string;
@@ -293,6 +317,36 @@ export interface DivinuxDeployEvents {
   status: string;
   url: string | null;
   version: string | null;
+}
+
+export interface DivinuxEscalationPolicies {
+  createdAt: Generated<Timestamp>;
+  createdBy: string | null;
+  description: string | null;
+  id: Generated<string>;
+  name: string;
+  organizationId: string;
+  repeatCount: Generated<number>;
+  steps: Json;
+  updatedAt: Generated<Timestamp>;
+}
+
+export interface DivinuxNotificationAttempts {
+  alertId: string;
+  channel: string;
+  createdAt: Generated<Timestamp>;
+  error: string | null;
+  id: Generated<string>;
+  organizationId: string;
+  outboxMessageId: string | null;
+  recipient: string | null;
+  round: number;
+  status: string;
+  step: number;
+  targetId: string;
+  targetType: string;
+  updatedAt: Generated<Timestamp>;
+  userId: string | null;
 }
 
 export interface DivinuxNotificationPreferences {
@@ -421,6 +475,7 @@ export interface DivinuxWebhookConfigs {
   createdBy: string | null;
   defaultPriority: Generated<string>;
   enabled: Generated<boolean>;
+  escalationPolicyId: string | null;
   format: string;
   groupWindowSeconds: Generated<number>;
   id: Generated<string>;
@@ -428,6 +483,7 @@ export interface DivinuxWebhookConfigs {
   name: string;
   organizationId: string;
   rateLimitPerMinute: number | null;
+  routingRules: Generated<Json>;
   signingSecret: string | null;
   updatedAt: Generated<Timestamp>;
 }
@@ -455,11 +511,15 @@ export interface DB {
   "core.users": CoreUsers;
   "divinux.aiReservations": DivinuxAiReservations;
   "divinux.aiUsage": DivinuxAiUsage;
+  "divinux.alertAckLinks": DivinuxAlertAckLinks;
+  "divinux.alertEscalations": DivinuxAlertEscalations;
   "divinux.alertEvents": DivinuxAlertEvents;
   "divinux.alerts": DivinuxAlerts;
   "divinux.analyses": DivinuxAnalyses;
   "divinux.analysisEvents": DivinuxAnalysisEvents;
   "divinux.deployEvents": DivinuxDeployEvents;
+  "divinux.escalationPolicies": DivinuxEscalationPolicies;
+  "divinux.notificationAttempts": DivinuxNotificationAttempts;
   "divinux.notificationPreferences": DivinuxNotificationPreferences;
   "divinux.rcaActionItems": DivinuxRcaActionItems;
   "divinux.rcaIncidentLinks": DivinuxRcaIncidentLinks;

@@ -5,3 +5,4 @@ export type { Executor } from './executor.js'
 // Every generated table type, so declarations that infer row types can name them.
 export type * from './generated.js'
 export { containing, escapeLike, pageOf, paged, type Page } from './paging.js'
+export { jsonb } from './json.js'

@@ -1,5 +1,11 @@
 import type { FastifyPluginAsync } from 'fastify'
+import type { Notifier } from '@svc/notifier'
 import type { IngestLimits } from './ingestion/limits.js'
+import { ackLinkRoutes } from './escalation/ack-link-routes.js'
+import type { PreferencesReader } from './escalation/channels.js'
+import { createEscalator } from './escalation/escalator.js'
+import { notificationRoutes } from './escalation/notification-routes.js'
+import { escalationPolicyRoutes } from './escalation/policy-routes.js'
 import { commandRoomRoutes, type LatestAnalysisReader } from './alerts/command-room.js'
 import { alertRoutes } from './alerts/routes.js'
 import { deployEventRoutes } from './deploys/routes.js'
@@ -12,22 +18,43 @@ export interface AlertingOptions {
   ingestLimits: IngestLimits
   /** The insights surface's read of an alert's latest analysis, for command rooms. */
   latestAnalysis: LatestAnalysisReader
+  /** The product-users surface's read of notification preferences, for paging. */
+  preferences: PreferencesReader
+  /** The service's outbound messages (e-mail today). */
+  notifier: Notifier
+  /** Where links in pages point: the product API's public base URL. */
+  productUrl: string
 }
 
 /**
  * The alerting surface of the product API, registered as its own encapsulated plugin: webhook
- * configurations, ingestion, alerts, command rooms, deploy events, on-call teams and schedules.
+ * configurations, ingestion, alerts, command rooms, deploy events, on-call teams, schedules, escalation policies and the escalations that page people.
  */
 export const alertingSurface: FastifyPluginAsync<AlertingOptions> = async (app, options) => {
+  const escalator = createEscalator({
+    database: app.database,
+    jobs: app.jobs,
+    notifier: options.notifier,
+    preferences: options.preferences,
+    productUrl: options.productUrl,
+    log: app.log.child({ component: 'escalator' }),
+  })
+  app.addHook('onReady', () => escalator.start())
+  app.addHook('onClose', () => escalator.stop())
+
   await app.register(webhookConfigRoutes)
-  await app.register(ingestionRoutes, { ingestLimits: options.ingestLimits })
+  await app.register(ingestionRoutes, { ingestLimits: options.ingestLimits, alertsCreated: () => escalator.wake() })
   await app.register(alertRoutes)
   await app.register(commandRoomRoutes, { latestAnalysis: options.latestAnalysis })
   await app.register(deployEventRoutes)
   await app.register(teamRoutes)
   await app.register(scheduleRoutes)
+  await app.register(escalationPolicyRoutes)
+  await app.register(notificationRoutes)
+  await app.register(ackLinkRoutes)
 }
 
+export type { PagingPreferences, PreferencesReader } from './escalation/channels.js'
 export {
   alertIncident,
   alertSummaries,

@@ -3,7 +3,7 @@ import { DEFAULT_INGEST_RATE_LIMIT, DEFAULT_NOTIFIER_CONFIG, type ServiceConfig 
 import { createNotifier } from '@svc/notifier'
 import { alertingSurface } from '@svc/plugin-alerting'
 import { insightsSurface, latestAnalysisOf } from '@svc/plugin-insights'
-import { inviteRoutes, productUserRoutes } from '@svc/plugin-product-users'
+import { inviteRoutes, notificationPreferencesOf, productUserRoutes } from '@svc/plugin-product-users'
 import { profileRoutes } from '@svc/profile'
 import { buildServiceApp, type Resources } from '@svc/runtime'
 
@@ -33,6 +33,9 @@ export function buildApp(config: ServiceConfig, shared?: Resources): Promise<Fas
         await app.register(alertingSurface, {
           ingestLimits: { perConfig: config.rateLimit.ingestPerConfig ?? DEFAULT_INGEST_RATE_LIMIT, perAddress: config.rateLimit.max },
           latestAnalysis: latestAnalysisOf,
+          preferences: notificationPreferencesOf,
+          notifier,
+          productUrl: config.productLinkBase ?? config.publicUrls?.product ?? 'http://localhost:3003',
         })
         await app.register(insightsSurface, { ai: config.ai })
         await app.register(profileRoutes)

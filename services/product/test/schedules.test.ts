@@ -48,7 +48,7 @@ t.test('a manager creates a Berlin schedule; viewers read it; others get 403 or 
     timeZone: 'Europe/Berlin',
     layers: [weekly([ada!.userId, bo!.userId])],
   })
-  t.equal(created.statusCode, 201)
+  t.equal(created.statusCode, 201, created.body)
   berlinId = created.json().id
   t.match(created.json(), {
     name: 'Platform primary',

@@ -1,6 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { isUuid, membershipOf } from '@svc/auth'
 import { ConflictError, ListResponse, NotFoundError, PaginationQuery } from '@svc/http'
+import { endEscalation } from '../queries/escalations.js'
 import { findAlert, listAlertEvents, listAlerts, moveAlert, recordAlertEvent } from '../queries/alerts.js'
 import { Alert, AlertEvent, AlertParams, AlertQuery, OrgParams, alertBody, eventBody } from './schemas.js'
 import { pageOf } from '@svc/db'
@@ -89,7 +90,11 @@ export const alertRoutes: FastifyPluginAsyncTypebox = async (app) => {
         const current = await alertOf(organizationId, request.params.alertId)
         const row = await db.transaction().execute(async (trx) => {
           const moved = await moveAlert(trx, organizationId, current.id, [...from], to, request.user.userId)
-          if (moved) await recordAlertEvent(trx, organizationId, current.id, to, {}, request.user.userId)
+          if (moved) {
+            await recordAlertEvent(trx, organizationId, current.id, to, {}, request.user.userId)
+            // In the same transaction: a step that runs after this commits pages no one.
+            await endEscalation(trx, organizationId, current.id, to)
+          }
           return findAlert(trx, organizationId, current.id)
         })
         if (!row) throw new NotFoundError('alert')

@@ -1,3 +1,4 @@
+import { alertEventTypes, type AlertEventType } from '../queries/alerts.js'
 import { Type } from 'typebox'
 import { PaginationQuery, Timestamp } from '@svc/http'
 import type { AlertRow, listAlertEvents } from '../queries/alerts.js'
@@ -41,7 +42,9 @@ export const Alert = Type.Object(
 export const AlertEvent = Type.Object(
   {
     id: Type.String({ format: 'uuid' }),
-    type: Type.Enum(['created', 'occurred', 'acknowledged', 'resolved'] as const),
+    type: Type.Enum(alertEventTypes, {
+      description: 'escalated: a step paged people; escalation_ended: it paged its last step or had no policy; silenced: a silence held it',
+    }),
     actorUserId: NullableId,
     data: Type.Record(Type.String(), Type.Unknown()),
     occurrences: Type.Integer({
@@ -85,7 +88,7 @@ export function alertBody(row: AlertRow) {
 export function eventBody(event: Awaited<ReturnType<typeof listAlertEvents>>['rows'][number]) {
   return {
     ...event,
-    type: event.type as 'created' | 'occurred' | 'acknowledged' | 'resolved',
+    type: event.type as AlertEventType,
     data: event.data as Record<string, unknown>,
     lastOccurredAt: event.lastOccurredAt?.toISOString() ?? null,
     createdAt: event.createdAt.toISOString(),

@@ -33,7 +33,13 @@ const Accepted = Type.Object(
  * Unknown, disabled and rotated keys are the same 404; the key is redacted from logs. The body
  * is checked against `x-webhook-signature` over its exact bytes before anything is read or stored.
  */
-export const ingestionRoutes: FastifyPluginAsyncTypebox<{ ingestLimits: IngestLimits }> = async (app, { ingestLimits }) => {
+export interface IngestionOptions {
+  ingestLimits: IngestLimits
+  /** Called when a delivery created alerts: their escalations start now rather than at the next poll. */
+  alertsCreated: () => void
+}
+
+export const ingestionRoutes: FastifyPluginAsyncTypebox<IngestionOptions> = async (app, { ingestLimits, alertsCreated }) => {
   const db = app.database.db
   const configs = createConfigCache(db)
   const batcher = createFireBatcher(app.database)
@@ -96,6 +102,7 @@ export const ingestionRoutes: FastifyPluginAsyncTypebox<{ ingestLimits: IngestLi
         results = await ingestDelivery(deps, found.config, events, deliveryId)
       }
       if (!results) throw new NotFoundError('webhook')
+      if (results.some((result) => result.status === 'created')) alertsCreated()
       const [first] = results
       return reply.code(202).send({ alertId: first?.alertId ?? null, status: first?.status ?? 'ignored', results })
     },

@@ -1,6 +1,10 @@
 import { sql } from 'kysely'
 import { type Executor, type Json, type Page, paged } from '@svc/db'
 
+/** What an alert's timeline records (the table's check constraint holds it to this list). */
+export const alertEventTypes = ['created', 'occurred', 'acknowledged', 'resolved', 'escalated', 'escalation_ended', 'silenced'] as const
+export type AlertEventType = (typeof alertEventTypes)[number]
+
 const alertColumns = [
   'a.id',
   'a.configId',
@@ -71,7 +75,7 @@ export async function recordAlertEvent(
   db: Executor,
   organizationId: string,
   alertId: string,
-  type: 'created' | 'occurred' | 'acknowledged' | 'resolved',
+  type: AlertEventType,
   data: Json,
   actorUserId: string | null = null,
 ) {

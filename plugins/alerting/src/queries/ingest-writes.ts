@@ -1,4 +1,4 @@
-import { sql } from 'kysely'
+import { sql, type RawBuilder } from 'kysely'
 import type { Database, Executor } from '@svc/db'
 import type { IngestedEvent } from '../ingestion/event.js'
 
@@ -29,6 +29,19 @@ const configStillValid = (check: ConfigCheck) => sql`
 const countRepeats = sql`
   on conflict (alert_id) where type = 'occurred'
   do update set occurrences = divinux.alert_events.occurrences + 1, last_occurred_at = excluded.last_occurred_at, data = excluded.data`
+
+/**
+ * A new alert of a config that escalates (a policy or routing rules) gets its escalation row in
+ * the statement that creates it, so no alert that should page is ever left without one; the
+ * escalator starts it (escalation/escalator.ts). `alerts` yields id, organization_id, config_id
+ * and created.
+ */
+const pendingEscalation = (alerts: RawBuilder<unknown>) => sql`
+  insert into divinux.alert_escalations (alert_id, organization_id, config_id, state)
+  select fired.id, fired.organization_id, fired.config_id, 'pending'
+  from (${alerts}) fired
+  join divinux.webhook_configs config on config.id = fired.config_id
+  where fired.created and (config.escalation_policy_id is not null or config.routing_rules <> '[]'::jsonb)`
 
 /**
  * A firing event: a new alert (in the group of the first alert with its group key inside the
@@ -69,7 +82,8 @@ export async function fireAlert(db: Executor, check: ConfigCheck, firing: Firing
         case when upserted.created then null else now() end
       from upserted
       ${countRepeats}
-    )
+    ),
+    escalation as (${pendingEscalation(sql`select id, ${organizationId}::uuid as organization_id, ${check.configId}::uuid as config_id, created from upserted`)})
     select id, created from upserted`.execute(db)
   return result.rows[0]
 }
@@ -128,7 +142,7 @@ export async function fireAlerts(
       returning id, organization_id, fingerprint, xmax = 0 as created
     ),
     answered as (
-      select valid.ord, valid.source, valid.title, valid.labels, upserted.id, upserted.organization_id, upserted.created
+      select valid.ord, valid.source, valid.title, valid.labels, valid.config_id, upserted.id, upserted.organization_id, upserted.created
       from valid join upserted on upserted.organization_id = valid.organization_id and upserted.fingerprint = valid.fingerprint
     ),
     timeline as (
@@ -138,7 +152,8 @@ export async function fireAlerts(
         case when created then null else now() end
       from answered order by ord
       ${countRepeats}
-    )
+    ),
+    escalation as (${pendingEscalation(sql`select id, organization_id, config_id, created from answered`)})
     select ord, id, created from answered`.compile(database.db)
   const written = await database.prepared<{ ord: number; id: string; created: boolean }>(
     'alerting.fire_alerts',
@@ -173,6 +188,11 @@ export async function moveAlertFromSource(
     timeline as (
       insert into divinux.alert_events (organization_id, alert_id, type, data)
       select ${organizationId}, moved.id, ${move.to}, ${JSON.stringify({ source: move.source })}::jsonb from moved
+    ),
+    escalation as (
+      update divinux.alert_escalations set state = ${move.to}, next_at = null, updated_at = now()
+      where alert_id in (select id from moved)
+        and state in (${sql.join(move.to === 'resolved' ? ['pending', 'active', 'silenced', 'acknowledged'] : ['pending', 'active', 'silenced'])})
     )
     select exists (select 1 from config) as valid, (select id from moved) as id`.execute(db)
   const row = result.rows[0]

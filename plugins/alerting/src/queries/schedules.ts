@@ -1,5 +1,5 @@
 import { sql } from 'kysely'
-import { containing, paged, type Executor, type Json, type Page } from '@svc/db'
+import { containing, jsonb, paged, type Executor, type Page } from '@svc/db'
 
 const scheduleColumns = ['s.id', 's.name', 's.description', 's.timeZone', 's.layers', 's.createdBy', 's.createdAt', 's.updatedAt'] as const
 const returnedColumns = ['id', 'name', 'description', 'timeZone', 'layers', 'createdBy', 'createdAt', 'updatedAt'] as const
@@ -46,20 +46,25 @@ export async function scheduleNameTaken(db: Executor, organizationId: string, na
 
 export async function insertSchedule(
   db: Executor,
-  schedule: { organizationId: string; name: string; description: string | null; timeZone: string; layers: Json; createdBy: string },
+  schedule: { organizationId: string; name: string; description: string | null; timeZone: string; layers: unknown[]; createdBy: string },
 ): Promise<ScheduleRow> {
-  return db.insertInto('divinux.schedules').values(schedule).returning(returnedColumns).executeTakeFirstOrThrow()
+  return db
+    .insertInto('divinux.schedules')
+    .values({ ...schedule, layers: jsonb(schedule.layers) })
+    .returning(returnedColumns)
+    .executeTakeFirstOrThrow()
 }
 
 export async function updateSchedule(
   db: Executor,
   organizationId: string,
   scheduleId: string,
-  change: { name?: string; description?: string | null; timeZone?: string; layers?: Json },
+  change: { name?: string; description?: string | null; timeZone?: string; layers?: unknown[] },
 ) {
+  const { layers, ...rest } = change
   return db
     .updateTable('divinux.schedules')
-    .set({ ...change, updatedAt: sql<Date>`now()` })
+    .set({ ...rest, ...(layers ? { layers: jsonb(layers) } : {}), updatedAt: sql<Date>`now()` })
     .where('organizationId', '=', organizationId)
     .where('id', '=', scheduleId)
     .returning(returnedColumns)
@@ -108,4 +113,11 @@ export async function deleteOverride(db: Executor, organizationId: string, sched
     .where('id', '=', overrideId)
     .returning(['id', 'userId', 'startsAt', 'endsAt'])
     .executeTakeFirst()
+}
+
+/** Of the given ids, those naming schedules of the organization. */
+export async function schedulesAmong(db: Executor, organizationId: string, scheduleIds: string[]): Promise<Set<string>> {
+  if (scheduleIds.length === 0) return new Set()
+  const rows = await schedulesOf(db, organizationId).select('s.id').where('s.id', 'in', scheduleIds).execute()
+  return new Set(rows.map((row) => row.id))
 }

@@ -126,3 +126,23 @@ export async function removeTeamMember(db: Executor, organizationId: string, tea
     .returning('role')
     .executeTakeFirst()
 }
+
+/** Of the given ids, those naming teams of the organization. */
+export async function teamsAmong(db: Executor, organizationId: string, teamIds: string[]): Promise<Set<string>> {
+  if (teamIds.length === 0) return new Set()
+  const rows = await teamsOf(db, organizationId).select('t.id').where('t.id', 'in', teamIds).execute()
+  return new Set(rows.map((row) => row.id))
+}
+
+/** The members of the given teams with the team role responder: who a team target pages. */
+export async function teamResponders(db: Executor, organizationId: string, teamIds: string[]) {
+  if (teamIds.length === 0) return []
+  return db
+    .selectFrom('divinux.teamMembers')
+    .select(['teamId', 'userId'])
+    .where('organizationId', '=', organizationId)
+    .where('teamId', 'in', teamIds)
+    .where('role', '=', 'responder')
+    .orderBy('createdAt')
+    .execute()
+}

@@ -1,5 +1,5 @@
 import { sql } from 'kysely'
-import { type Executor, type Page, paged } from '@svc/db'
+import { type Executor, type Page, jsonb, paged } from '@svc/db'
 
 const listed = [
   'id',
@@ -10,6 +10,8 @@ const listed = [
   'autoAnalysis',
   'groupWindowSeconds',
   'rateLimitPerMinute',
+  'escalationPolicyId',
+  'routingRules',
   'apiKeyPrefix',
   'createdBy',
   'keyRotatedAt',
@@ -42,6 +44,8 @@ export interface WebhookConfigSettings {
   autoAnalysis: boolean
   groupWindowSeconds: number
   rateLimitPerMinute: number | null
+  escalationPolicyId: string | null
+  routingRules: unknown[]
 }
 
 export async function insertWebhookConfig(
@@ -54,7 +58,11 @@ export async function insertWebhookConfig(
     createdBy: string
   },
 ) {
-  return db.insertInto('divinux.webhookConfigs').values(values).returning(listed).executeTakeFirstOrThrow()
+  return db
+    .insertInto('divinux.webhookConfigs')
+    .values({ ...values, routingRules: jsonb(values.routingRules) })
+    .returning(listed)
+    .executeTakeFirstOrThrow()
 }
 
 export async function updateWebhookConfig(
@@ -63,9 +71,10 @@ export async function updateWebhookConfig(
   configId: string,
   changes: Partial<WebhookConfigSettings> & { signingSecret?: string | null },
 ) {
+  const { routingRules, ...rest } = changes
   return db
     .updateTable('divinux.webhookConfigs')
-    .set({ ...changes, updatedAt: sql<Date>`now()` })
+    .set({ ...rest, ...(routingRules ? { routingRules: jsonb(routingRules) } : {}), updatedAt: sql<Date>`now()` })
     .where('organizationId', '=', organizationId)
     .where('id', '=', configId)
     .returning(listed)
@@ -95,4 +104,16 @@ export async function deleteWebhookConfig(db: Executor, organizationId: string, 
     .where('id', '=', configId)
     .returning('id')
     .executeTakeFirst()
+}
+
+/** Whether a config names the policy, as its fallback or in a routing rule. */
+export async function policyInUse(db: Executor, organizationId: string, policyId: string) {
+  const needle = JSON.stringify([{ escalationPolicyId: policyId }])
+  const row = await db
+    .selectFrom('divinux.webhookConfigs')
+    .select('name')
+    .where('organizationId', '=', organizationId)
+    .where((eb) => eb.or([eb('escalationPolicyId', '=', policyId), eb(sql<boolean>`routing_rules @> ${needle}::jsonb`, '=', true)]))
+    .executeTakeFirst()
+  return row?.name
 }

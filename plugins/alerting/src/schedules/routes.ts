@@ -3,8 +3,9 @@ import { IANAZone } from 'luxon'
 import { Type } from 'typebox'
 import { auditContextOf, recordAudit } from '@svc/audit'
 import { isUuid, membershipOf } from '@svc/auth'
-import { pageOf, type Executor, type Json } from '@svc/db'
+import { pageOf, type Executor } from '@svc/db'
 import { ConflictError, ListResponse, NotFoundError, invalidField } from '@svc/http'
+import { removeTargetEverywhere } from '../escalation/targets.js'
 import { activeMembersAmong } from '../queries/people.js'
 import {
   deleteOverride,
@@ -167,7 +168,7 @@ export const scheduleRoutes: FastifyPluginAsyncTypebox = async (app) => {
           name,
           description,
           timeZone,
-          layers: layers as unknown as Json,
+          layers: layers,
           createdBy: request.user.userId,
         })
         const { context, entry } = audit(request, organizationId, schedule.id)
@@ -193,7 +194,7 @@ export const scheduleRoutes: FastifyPluginAsyncTypebox = async (app) => {
     async (request) => {
       const { organizationId } = membershipOf(request)
       const { layers, ...rest } = request.body
-      const change = { ...rest, ...(rest.name ? { name: rest.name.trim() } : {}), ...(layers ? { layers: layers as unknown as Json } : {}) }
+      const change = { ...rest, ...(rest.name ? { name: rest.name.trim() } : {}), ...(layers ? { layers: layers } : {}) }
       return scheduleBody(
         await db.transaction().execute(async (trx) => {
           const before = await scheduleOf(trx, organizationId, request.params.scheduleId, true)
@@ -217,7 +218,7 @@ export const scheduleRoutes: FastifyPluginAsyncTypebox = async (app) => {
     {
       schema: {
         tags,
-        summary: 'Delete a schedule and its overrides (alerting manager)',
+        summary: 'Delete a schedule and its overrides; escalation policies naming it lose that target, audited (alerting manager)',
         params: ScheduleParams,
         response: { 204: Type.Null() },
       },
@@ -227,6 +228,7 @@ export const scheduleRoutes: FastifyPluginAsyncTypebox = async (app) => {
       const { organizationId } = membershipOf(request)
       await db.transaction().execute(async (trx) => {
         const before = await scheduleOf(trx, organizationId, request.params.scheduleId, true)
+        await removeTargetEverywhere(trx, auditContextOf(request), organizationId, { type: 'schedule', id: before.id })
         if (!(await deleteSchedule(trx, organizationId, before.id))) throw new NotFoundError('schedule')
         const { context, entry } = audit(request, organizationId, before.id)
         await recordAudit(trx, context, {

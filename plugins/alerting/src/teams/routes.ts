@@ -4,6 +4,7 @@ import { auditContextOf, recordAudit } from '@svc/audit'
 import { isUuid, membershipOf } from '@svc/auth'
 import { pageOf, type Executor } from '@svc/db'
 import { ConflictError, ListResponse, NotFoundError, invalidField } from '@svc/http'
+import { removeTargetEverywhere } from '../escalation/targets.js'
 import { activeMembersAmong } from '../queries/people.js'
 import {
   deleteTeam,
@@ -184,7 +185,12 @@ export const teamRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.delete(
     '/api/v1/organizations/:orgId/teams/:teamId',
     {
-      schema: { tags, summary: 'Delete a team (alerting manager)', params: TeamParams, response: { 204: Type.Null() } },
+      schema: {
+        tags,
+        summary: 'Delete a team; escalation policies naming it lose that target, audited (alerting manager)',
+        params: TeamParams,
+        response: { 204: Type.Null() },
+      },
       onRequest: manager,
     },
     async (request, reply) => {
@@ -192,6 +198,7 @@ export const teamRoutes: FastifyPluginAsyncTypebox = async (app) => {
       await db.transaction().execute(async (trx) => {
         const before = await teamOf(trx, organizationId, request.params.teamId, true)
         const members = await teamMembers(trx, organizationId, before.id)
+        await removeTargetEverywhere(trx, auditContextOf(request), organizationId, { type: 'team', id: before.id })
         if (!(await deleteTeam(trx, organizationId, before.id))) throw new NotFoundError('team')
         const { context, entry } = audit(request, organizationId, before.id)
         await recordAudit(trx, context, {

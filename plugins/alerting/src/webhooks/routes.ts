@@ -23,7 +23,30 @@ import {
   WebhookConfigWithSecrets,
 } from './schemas.js'
 import { generateApiKey, generateSigningSecret } from './secrets.js'
-import { pageOf } from '@svc/db'
+import { pageOf, type Executor } from '@svc/db'
+import type { RoutingRule } from '../escalation/routing.js'
+import { policiesAmong } from '../queries/escalation-policies.js'
+
+/** The policies a config names must be the organization's: 400 naming the field otherwise. */
+async function checkRouting(
+  db: Executor,
+  organizationId: string,
+  change: { escalationPolicyId?: string | null; routingRules?: RoutingRule[] },
+) {
+  const named = [
+    ...(change.escalationPolicyId ? [change.escalationPolicyId] : []),
+    ...(change.routingRules ?? []).map((rule) => rule.escalationPolicyId),
+  ]
+  const known = await policiesAmong(db, organizationId, [...new Set(named)])
+  if (change.escalationPolicyId && !known.has(change.escalationPolicyId)) {
+    throw invalidField('escalationPolicyId', 'is not an escalation policy of the organization')
+  }
+  change.routingRules?.forEach((rule, index) => {
+    if (!known.has(rule.escalationPolicyId)) {
+      throw invalidField(`routingRules/${index}/escalationPolicyId`, 'is not an escalation policy of the organization')
+    }
+  })
+}
 
 const tags = ['webhooks']
 const OrgParams = Type.Object({ orgId: Type.String() })
@@ -40,6 +63,9 @@ function configBody(row: WebhookConfigRow) {
     autoAnalysis: row.autoAnalysis,
     groupWindowSeconds: row.groupWindowSeconds,
     rateLimitPerMinute: row.rateLimitPerMinute,
+    escalationPolicyId: row.escalationPolicyId,
+    // Written only from the validated request body (RoutingRules).
+    routingRules: row.routingRules as unknown as RoutingRule[],
     keyPrefix: row.apiKeyPrefix,
     signed: row.signed,
     createdBy: row.createdBy,
@@ -53,6 +79,8 @@ function configBody(row: WebhookConfigRow) {
 function audited(row: WebhookConfigRow) {
   const { name, format, enabled, defaultPriority, autoAnalysis, groupWindowSeconds, rateLimitPerMinute, signed } = row
   return {
+    escalationPolicyId: row.escalationPolicyId,
+    routingRules: row.routingRules,
     name,
     format,
     enabled,
@@ -123,6 +151,7 @@ export const webhookConfigRoutes: FastifyPluginAsyncTypebox = async (app) => {
       const generated = given === undefined && signed === true ? generateSigningSecret() : undefined
       const key = generateApiKey()
       const row = await db.transaction().execute(async (trx) => {
+        await checkRouting(trx, organizationId, settings)
         const created = await insertWebhookConfig(trx, {
           organizationId,
           name: settings.name,
@@ -132,6 +161,8 @@ export const webhookConfigRoutes: FastifyPluginAsyncTypebox = async (app) => {
           autoAnalysis: settings.autoAnalysis ?? false,
           groupWindowSeconds: settings.groupWindowSeconds ?? 300,
           rateLimitPerMinute: settings.rateLimitPerMinute ?? null,
+          escalationPolicyId: settings.escalationPolicyId ?? null,
+          routingRules: settings.routingRules ?? [],
           apiKeyPrefix: key.prefix,
           apiKeyHash: key.hash,
           signingSecret: given ?? generated ?? null,
@@ -171,8 +202,13 @@ export const webhookConfigRoutes: FastifyPluginAsyncTypebox = async (app) => {
     async (request) => {
       const { organizationId } = membershipOf(request)
       const before = await findConfig(organizationId, request.params.configId)
+      const { routingRules, ...settings } = request.body
       const row = await db.transaction().execute(async (trx) => {
-        const after = await updateWebhookConfig(trx, organizationId, before.id, request.body)
+        await checkRouting(trx, organizationId, request.body)
+        const after = await updateWebhookConfig(trx, organizationId, before.id, {
+          ...settings,
+          ...(routingRules ? { routingRules: routingRules } : {}),
+        })
         if (!after) throw new NotFoundError('webhook config')
         await recordAudit(trx, auditContextOf(request), {
           organizationId,

@@ -1,9 +1,11 @@
 import { Type } from 'typebox'
+import { RoutingRule, RoutingRules } from '../escalation/routing.js'
+import { priorities } from '../priorities.js'
+
+export { priorities, type Priority } from '../priorities.js'
 
 export const webhookFormats = ['generic', 'alertmanager', 'grafana', 'pagerduty', 'datadog', 'synthetics', 'alerting'] as const
-export const priorities = ['P1', 'P2', 'P3', 'P4', 'P5'] as const
 export type WebhookFormat = (typeof webhookFormats)[number]
-export type Priority = (typeof priorities)[number]
 
 export const ConfigParams = Type.Object({ orgId: Type.String(), configId: Type.String() })
 
@@ -38,6 +40,10 @@ export const WebhookConfig = Type.Object(
     rateLimitPerMinute: Type.Union([RateLimitPerMinute, Type.Null()]),
     keyPrefix: Type.String({ description: 'The first characters of the API key, to tell keys apart' }),
     signed: Type.Boolean({ description: 'Ingested requests must carry a valid x-webhook-signature' }),
+    escalationPolicyId: Type.Union([Type.String({ format: 'uuid' }), Type.Null()], {
+      description: 'The policy new alerts escalate with when no routing rule matches; null: they page no one',
+    }),
+    routingRules: Type.Array(RoutingRule),
     createdBy: Type.Union([Type.String({ format: 'uuid' }), Type.Null()]),
     keyRotatedAt: Type.Union([Type.String({ format: 'date-time' }), Type.Null()]),
     createdAt: Type.String({ format: 'date-time' }),
@@ -68,6 +74,8 @@ export const CreateWebhookConfig = Type.Object(
     rateLimitPerMinute: Type.Optional(Type.Union([RateLimitPerMinute, Type.Null()])),
     signingSecret: Type.Optional(SigningSecret),
     signed: Type.Optional(Type.Boolean({ description: 'true: generate a signing secret (answered once)' })),
+    escalationPolicyId: Type.Optional(Type.Unsafe<string | null>({ type: ['string', 'null'], format: 'uuid' })),
+    routingRules: Type.Optional(RoutingRules),
   },
   { additionalProperties: false },
 )
@@ -84,6 +92,8 @@ export const UpdateWebhookConfig = Type.Object(
     signingSecret: Type.Optional(
       Type.Union([SigningSecret, Type.Null()], { description: 'A new secret, or null to stop requiring signatures' }),
     ),
+    escalationPolicyId: Type.Optional(Type.Unsafe<string | null>({ type: ['string', 'null'], format: 'uuid' })),
+    routingRules: Type.Optional(RoutingRules),
   },
   { additionalProperties: false, minProperties: 1 },
 )

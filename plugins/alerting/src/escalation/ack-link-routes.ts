@@ -1,0 +1,101 @@
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
+import { Type } from 'typebox'
+import { ConflictError, GoneError, NotFoundError, publicCors } from '@svc/http'
+import { findAlert, moveAlert, recordAlertEvent } from '../queries/alerts.js'
+import { endEscalation, findAckLink, useAckLink } from '../queries/escalations.js'
+import { activeMembersAmong } from '../queries/people.js'
+import { ackTokenHash } from './page.js'
+
+const TokenParams = Type.Object({ token: Type.String({ minLength: 20, maxLength: 100, pattern: '^[A-Za-z0-9_-]+$' }) })
+const Acknowledged = Type.Object(
+  {
+    alertId: Type.String({ format: 'uuid' }),
+    status: Type.Enum(['acknowledged'] as const),
+    acknowledgedBy: Type.String({ format: 'uuid' }),
+  },
+  { title: 'AcknowledgedByLink' },
+)
+
+const escapeHtml = (text: string) =>
+  text.replace(/[&<>"']/g, (character) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[character] as string)
+
+/**
+ * The acknowledgement link every page carries (`/api/v1/alerts/ack/:token`, public: the token is
+ * the credential). GET only shows what the link does, with a button: mail scanners and link
+ * previews fetch every link in a message, and a GET that acknowledged would be spent by them.
+ * POST acknowledges, once, before the link expires, as the person it was sent to.
+ */
+export const ackLinkRoutes: FastifyPluginAsyncTypebox = async (app) => {
+  const db = app.database.db
+  // The page's form posts an empty form body; nothing in it is read.
+  app.addContentTypeParser('application/x-www-form-urlencoded', { parseAs: 'string', bodyLimit: 1024 }, (_request, _body, done) =>
+    done(null, undefined),
+  )
+
+  app.get(
+    '/api/v1/alerts/ack/:token',
+    {
+      config: { public: true, cors: publicCors },
+      schema: {
+        tags: ['alerts'],
+        summary: 'The page an acknowledgement link opens: the alert and a button that acknowledges it (public)',
+        params: TokenParams,
+        produces: ['text/html'],
+        response: { 200: Type.String({ description: 'An HTML page' }) },
+      },
+    },
+    async (request, reply) => {
+      const link = await findAckLink(db, ackTokenHash(request.params.token))
+      if (!link) throw new NotFoundError('acknowledgement link')
+      const usable = link.usedAt === null && link.expiresAt > new Date()
+      const title = escapeHtml(`[${link.priority}] ${link.title}`)
+      const body = !usable
+        ? `<p>This link was used or has expired.</p>`
+        : link.status !== 'open'
+          ? `<p>The alert is ${escapeHtml(link.status)}.</p>`
+          : `<form method="post"><button type="submit">Acknowledge</button></form>`
+      return reply
+        .type('text/html; charset=utf-8')
+        .header('cache-control', 'no-store')
+        .header('referrer-policy', 'no-referrer')
+        .send(
+          `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>${title}</title></head><body><h1>${title}</h1>${body}</body></html>`,
+        )
+    },
+  )
+
+  app.post(
+    '/api/v1/alerts/ack/:token',
+    {
+      config: { public: true, cors: publicCors },
+      schema: {
+        tags: ['alerts'],
+        summary: 'Acknowledge the alert a link was sent for (public; single use, expires)',
+        description:
+          '404: no such link, or its person is no longer an active member; 410: used or expired; 409: the alert is already acknowledged or resolved.',
+        params: TokenParams,
+        response: { 200: Acknowledged },
+      },
+    },
+    async (request) => {
+      const tokenHash = ackTokenHash(request.params.token)
+      return db.transaction().execute(async (trx) => {
+        const spent = await useAckLink(trx, tokenHash)
+        if (!spent) {
+          if (await findAckLink(trx, tokenHash)) throw new GoneError('this acknowledgement link was used or has expired')
+          throw new NotFoundError('acknowledgement link')
+        }
+        const { organizationId, alertId, userId } = spent
+        if (!(await activeMembersAmong(trx, organizationId, [userId])).has(userId)) throw new NotFoundError('acknowledgement link')
+        const moved = await moveAlert(trx, organizationId, alertId, ['open'], 'acknowledged', userId)
+        if (!moved) {
+          const alert = await findAlert(trx, organizationId, alertId)
+          throw new ConflictError(`the alert is ${alert?.status ?? 'gone'}: it cannot be acknowledged`)
+        }
+        await recordAlertEvent(trx, organizationId, alertId, 'acknowledged', { via: 'link' }, userId)
+        await endEscalation(trx, organizationId, alertId, 'acknowledged')
+        return { alertId, status: 'acknowledged' as const, acknowledgedBy: userId }
+      })
+    },
+  )
+}

@@ -1,0 +1,195 @@
+import type { FastifyBaseLogger } from 'fastify'
+import type { Database, Executor } from '@svc/db'
+import { ensureQueue, inTransaction, type JobQueue } from '@svc/jobs'
+import { findAlert, recordAlertEvent } from '../queries/alerts.js'
+import { findPolicy } from '../queries/escalation-policies.js'
+import { claimPendingEscalations, claimStep, setEscalation } from '../queries/escalations.js'
+import { pageStep, type PagingDeps } from './page.js'
+import { routeAlert, type RoutingRule } from './routing.js'
+import type { Step } from './schemas.js'
+
+/** One job per step of an escalation, run at its time: `{ alertId, round, step }`. */
+export const STEP_QUEUE = 'alerting.escalation-step'
+
+export interface StepJob {
+  alertId: string
+  round: number
+  step: number
+}
+
+export interface EscalatorDeps extends PagingDeps {
+  database: Database
+  jobs: JobQueue
+  log: FastifyBaseLogger
+}
+
+export interface Escalator {
+  /** Look for new escalations now rather than at the next poll; call after an ingest that created alerts. */
+  wake(): void
+  start(): Promise<void>
+  stop(): Promise<void>
+}
+
+/** How often each replica looks for escalations written with new alerts (it is also woken at once by ingestion). */
+const POLL_MS = 1_000
+const BATCH = 50
+const POLLING_INTERVAL_SECONDS = 0.5
+
+const sendStep = (jobs: JobQueue, db: Executor, job: StepJob, startAfter: Date) =>
+  jobs.send(STEP_QUEUE, job, { db: inTransaction(db), startAfter, singletonKey: `${job.alertId}:${job.round}:${job.step}` })
+
+/**
+ * Runs escalations (docs/decisions/0014-on-call.md). A new alert of a config that escalates is
+ * written with a `pending` escalation in its own statement; this worker routes it to a policy and
+ * sends its first step's job. Each step's job takes its turn by compare-and-set on the
+ * escalation's position, pages the step's targets, and sends the next step's job, all in one
+ * transaction: a step runs once whatever retries and replicas do, and an acknowledgement or
+ * resolution committed first leaves it nothing to take.
+ */
+export function createEscalator(deps: EscalatorDeps): Escalator {
+  const { database, jobs, log } = deps
+  const { db } = database
+  let stepWorker: string | undefined
+  let timer: NodeJS.Timeout | undefined
+  let running: Promise<void> | undefined
+  let again = false
+  let stopped = true
+
+  /** Starts up to BATCH pending escalations; answers how many it took. */
+  async function startPending(): Promise<number> {
+    return db.transaction().execute(async (trx) => {
+      const pending = await claimPendingEscalations(trx, BATCH)
+      for (const row of pending) {
+        if (row.status !== 'open') {
+          await setEscalation(trx, row.alertId, { state: row.status === 'resolved' ? 'resolved' : 'acknowledged', nextAt: null })
+          continue
+        }
+        const route = routeAlert((row.routingRules ?? []) as unknown as RoutingRule[], row.escalationPolicyId, {
+          priority: row.priority,
+          service: row.service,
+          labels: row.labels as Record<string, string>,
+        })
+        if (!route.policyId) {
+          const note = 'no routing rule matched and the config has no escalation policy'
+          await setEscalation(trx, row.alertId, { state: 'unrouted', nextAt: null, note })
+          await recordAlertEvent(trx, row.organizationId, row.alertId, 'escalation_ended', { reason: note })
+          continue
+        }
+        const now = new Date()
+        await setEscalation(trx, row.alertId, { state: 'active', policyId: route.policyId, round: 0, step: 0, nextAt: now })
+        await sendStep(jobs, trx, { alertId: row.alertId, round: 0, step: 0 }, now)
+      }
+      return pending.length
+    })
+  }
+
+  /** The escalation's next position after `job`, or undefined when every step and repeat has run. */
+  function nextPosition(job: StepJob, steps: Step[], repeat: number): Omit<StepJob, 'alertId'> | undefined {
+    if (job.step + 1 < steps.length) return { round: job.round, step: job.step + 1 }
+    return job.round < repeat ? { round: job.round + 1, step: 0 } : undefined
+  }
+
+  async function runStep(job: StepJob): Promise<void> {
+    const paged = await db.transaction().execute(async (trx) => {
+      const claimed = await claimStep(trx, job)
+      if (!claimed) return false
+      const { organizationId } = claimed
+      const end = async (reason: string) => {
+        await setEscalation(trx, job.alertId, { state: 'exhausted', nextAt: null, note: reason })
+        await recordAlertEvent(trx, organizationId, job.alertId, 'escalation_ended', { reason })
+      }
+      // No lock on the alert: an acknowledgement takes the alert's row and then the escalation's,
+      // which this transaction holds; waiting on the alert here could deadlock with it.
+      const alert = await findAlert(trx, organizationId, job.alertId)
+      if (!alert || alert.status !== 'open') {
+        await setEscalation(trx, job.alertId, { state: alert?.status === 'resolved' ? 'resolved' : 'acknowledged', nextAt: null })
+        return false
+      }
+      const policy = claimed.policyId ? await findPolicy(trx, organizationId, claimed.policyId) : undefined
+      if (!policy) {
+        await end('its escalation policy was deleted')
+        return false
+      }
+      const steps = policy.steps as unknown as Step[]
+      const step = steps[job.step]
+      if (!step) {
+        await end('the escalation policy has no more steps')
+        return false
+      }
+      const now = new Date()
+      const position = { round: job.round, step: job.step, policyName: policy.name }
+      const users = await pageStep(trx, deps, alert, organizationId, position, step.targets, now)
+      await recordAlertEvent(trx, organizationId, job.alertId, 'escalated', {
+        policyId: policy.id,
+        round: job.round,
+        step: job.step,
+        targets: step.targets,
+        paged: users,
+      })
+      const next = nextPosition(job, steps, policy.repeatCount)
+      if (!next) {
+        await setEscalation(trx, job.alertId, { state: 'exhausted', nextAt: null, note: 'every step ran and nobody acknowledged' })
+        await recordAlertEvent(trx, organizationId, job.alertId, 'escalation_ended', { reason: 'every step ran and nobody acknowledged' })
+        return true
+      }
+      const nextAt = new Date(now.getTime() + step.delayMinutes * 60_000)
+      await setEscalation(trx, job.alertId, { state: 'active', ...next, nextAt })
+      await sendStep(jobs, trx, { alertId: job.alertId, ...next }, nextAt)
+      return true
+    })
+    if (paged) deps.notifier.wake()
+  }
+
+  async function tick(): Promise<void> {
+    try {
+      let started = 0
+      do {
+        again = false
+        const taken = await startPending()
+        started += taken
+        if (taken === BATCH) again = true
+      } while (again && !stopped)
+      if (started > 0 && stepWorker) jobs.notifyWorker(stepWorker)
+    } catch (error) {
+      log.error({ err: error }, 'starting escalations failed; trying again at the next poll')
+    }
+  }
+
+  function schedule(delay: number): void {
+    if (stopped) return
+    timer = setTimeout(() => {
+      running = tick().finally(() => {
+        running = undefined
+        schedule(POLL_MS)
+      })
+    }, delay)
+    timer.unref()
+  }
+
+  return {
+    wake() {
+      if (stopped) return
+      if (running) {
+        again = true
+        return
+      }
+      clearTimeout(timer)
+      schedule(0)
+    },
+    async start() {
+      await ensureQueue(jobs, STEP_QUEUE, { retryLimit: 5, retryDelay: 5, retryBackoff: true, expireInSeconds: 5 * 60 })
+      stepWorker = await jobs.work<StepJob>(STEP_QUEUE, { pollingIntervalSeconds: POLLING_INTERVAL_SECONDS }, async ([job]) => {
+        if (job) await runStep(job.data)
+      })
+      stopped = false
+      schedule(0)
+    },
+    async stop() {
+      stopped = true
+      clearTimeout(timer)
+      await running
+      await jobs.offWork(STEP_QUEUE)
+      stepWorker = undefined
+    },
+  }
+}

@@ -1,0 +1,159 @@
+import { createHash, randomBytes } from 'node:crypto'
+import type { Executor } from '@svc/db'
+import type { Notifier } from '@svc/notifier'
+import type { AlertRow } from '../queries/alerts.js'
+import { insertAckLink, insertAttempt, linkAttemptMessage } from '../queries/escalations.js'
+import { activeMembersAmong, emailsOf } from '../queries/people.js'
+import { teamResponders } from '../queries/teams.js'
+import { onCallUsers } from '../schedules/on-call.js'
+import { channelsFor, type PagingChannel, type PreferencesReader } from './channels.js'
+import type { Target } from './schemas.js'
+
+/** How long an acknowledgement link works. */
+export const ACK_LINK_HOURS = 24
+
+export interface PagingDeps {
+  notifier: Notifier
+  preferences: PreferencesReader
+  /** Where links in messages point: the product API's public base URL. */
+  productUrl: string
+}
+
+export interface StepPosition {
+  round: number
+  step: number
+  policyName: string
+}
+
+// Channels whose provider is not part of this service yet: an attempt on them fails with this
+// reason instead of vanishing, and the person's other channels and the next step still run.
+const NO_PROVIDER: Record<Exclude<PagingChannel, 'email'>, string> = {
+  sms: 'no SMS provider is configured: SMS paging needs Twilio (not built yet)',
+  voice: 'no voice provider is configured: voice paging needs Twilio (not built yet)',
+  push: 'no push provider is configured: web push needs VAPID keys (not built yet)',
+}
+const EMAIL_HELD = 'no e-mail provider is configured (set SMTP_URL): held in the outbox'
+
+/** A new single-use acknowledgement link; only the token's SHA-256 is stored. */
+export function ackTokenHash(token: string): string {
+  return createHash('sha256').update(token).digest('hex')
+}
+
+async function newAckLink(db: Executor, deps: PagingDeps, alert: AlertRow, organizationId: string, userId: string, now: Date) {
+  const token = randomBytes(32).toString('base64url')
+  const expiresAt = new Date(now.getTime() + ACK_LINK_HOURS * 3_600_000)
+  await insertAckLink(db, { tokenHash: ackTokenHash(token), organizationId, alertId: alert.id, userId, expiresAt })
+  return `${deps.productUrl}/api/v1/alerts/ack/${token}`
+}
+
+function pageEmail(alert: AlertRow, organizationId: string, position: StepPosition, links: { alert: string; ack: string }) {
+  const subject = `[${alert.priority}] ${alert.title}`
+  const text = [
+    subject,
+    '',
+    `Priority: ${alert.priority}`,
+    `Service: ${alert.service ?? 'not given'}`,
+    `Source: ${alert.source}`,
+    ...(alert.description ? ['', alert.description] : []),
+    '',
+    `Acknowledge (one use, within ${ACK_LINK_HOURS} hours): ${links.ack}`,
+    `The alert: ${links.alert}`,
+    '',
+    `You are paged by the escalation policy "${position.policyName}", step ${position.step + 1}${position.round > 0 ? `, round ${position.round + 1}` : ''}.`,
+  ].join('\n')
+  return { organizationId, kind: 'alert.page', subject, text }
+}
+
+/**
+ * Pages the people a step's targets name now: users themselves, whoever is on call in a
+ * schedule, a team's responders; each person once per step, through the channels their
+ * preferences give this priority. Every attempt is recorded, the ones that cannot happen too
+ * (nobody on call, quiet hours, no provider), all in the caller's transaction.
+ */
+export async function pageStep(
+  db: Executor,
+  deps: PagingDeps,
+  alert: AlertRow,
+  organizationId: string,
+  position: StepPosition,
+  targets: Target[],
+  now: Date,
+): Promise<string[]> {
+  const attempt = { organizationId, alertId: alert.id, round: position.round, step: position.step }
+  const people = new Map<string, Target>()
+  const reached = (userId: string, target: Target) => void (people.has(userId) || people.set(userId, target))
+  const onCall = await onCallUsers(
+    db,
+    organizationId,
+    targets.filter((t) => t.type === 'schedule').map((t) => t.id),
+    now,
+  )
+  const responders = await teamResponders(
+    db,
+    organizationId,
+    targets.filter((t) => t.type === 'team').map((t) => t.id),
+  )
+  for (const target of targets) {
+    const found =
+      target.type === 'user'
+        ? [target.id]
+        : target.type === 'schedule'
+          ? [onCall.get(target.id)].filter((userId): userId is string => userId !== undefined)
+          : responders.filter((member) => member.teamId === target.id).map((member) => member.userId)
+    if (found.length === 0) {
+      const error = target.type === 'schedule' ? 'nobody is on call in this schedule now' : 'the team has no responders'
+      await insertAttempt(db, {
+        ...attempt,
+        userId: null,
+        targetType: target.type,
+        targetId: target.id,
+        channel: 'none',
+        recipient: null,
+        status: 'failed',
+        error,
+      })
+    }
+    for (const userId of found) reached(userId, target)
+  }
+
+  // A member suspended since the policy was written is not paged, and says so.
+  const active = await activeMembersAmong(db, organizationId, [...people.keys()])
+  const preferences = await deps.preferences(db, [...active])
+  const emails = await emailsOf(db, [...active])
+  const paged: string[] = []
+  for (const [userId, target] of people) {
+    const via = { ...attempt, userId, targetType: target.type, targetId: target.id }
+    const chosen = active.has(userId) ? preferences.get(userId) : undefined
+    if (!chosen) {
+      await insertAttempt(db, {
+        ...via,
+        channel: 'none',
+        recipient: null,
+        status: 'failed',
+        error: 'not an active member of the organization',
+      })
+      continue
+    }
+    const { channels, reason } = channelsFor(chosen, alert.priority, now)
+    if (channels.length === 0) {
+      await insertAttempt(db, { ...via, channel: 'none', recipient: null, status: 'failed', error: reason ?? null })
+      continue
+    }
+    paged.push(userId)
+    const links = { alert: `${deps.productUrl}/api/v1/organizations/${organizationId}/alerts/${alert.id}`, ack: '' }
+    links.ack = await newAckLink(db, deps, alert, organizationId, userId, now)
+    for (const channel of channels) {
+      if (channel !== 'email') {
+        const recipient = channel === 'push' ? null : chosen.channels[channel].phoneNumber
+        await insertAttempt(db, { ...via, channel, recipient, status: 'failed', error: NO_PROVIDER[channel] })
+        continue
+      }
+      const to = chosen.channels.email.address ?? emails.get(userId) ?? ''
+      const attemptId = await insertAttempt(db, { ...via, channel, recipient: to, status: 'queued', error: null })
+      if (!attemptId) continue
+      const queued = await deps.notifier.queueEmail(db, { ...pageEmail(alert, organizationId, position, links), to })
+      await linkAttemptMessage(db, attemptId, { messageId: queued.messageId, held: queued.status === 'held' ? EMAIL_HELD : null })
+    }
+  }
+  return paged
+}

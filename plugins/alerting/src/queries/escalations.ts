@@ -1,0 +1,179 @@
+import { sql } from 'kysely'
+import type { Executor } from '@svc/db'
+
+export type EscalationState = 'pending' | 'active' | 'silenced' | 'unrouted' | 'acknowledged' | 'resolved' | 'exhausted'
+
+/**
+ * Escalations written with their alerts and not started yet, oldest first, with what routing
+ * needs; locked and skipped by other replicas until the caller's transaction ends.
+ */
+export async function claimPendingEscalations(db: Executor, limit: number) {
+  return db
+    .selectFrom('divinux.alertEscalations as e')
+    .innerJoin('divinux.alerts as a', 'a.id', 'e.alertId')
+    .leftJoin('divinux.webhookConfigs as c', 'c.id', 'e.configId')
+    .select(['e.alertId', 'e.organizationId', 'a.status', 'a.priority', 'a.service', 'a.labels', 'c.escalationPolicyId', 'c.routingRules'])
+    .where('e.state', '=', 'pending')
+    .orderBy('e.createdAt')
+    .limit(limit)
+    .forUpdate('e')
+    .skipLocked()
+    .execute()
+}
+
+export async function setEscalation(
+  db: Executor,
+  alertId: string,
+  change: { state: EscalationState; policyId?: string | null; round?: number; step?: number; nextAt: Date | null; note?: string | null },
+) {
+  await db
+    .updateTable('divinux.alertEscalations')
+    .set({ ...change, updatedAt: sql<Date>`now()` })
+    .where('alertId', '=', alertId)
+    .execute()
+}
+
+/**
+ * Takes the escalation's turn at this position (compare-and-set, row-locked until the caller's
+ * transaction ends): undefined when it moved on, was acknowledged or resolved meanwhile, or
+ * another replica took the turn first.
+ */
+export async function claimStep(db: Executor, position: { alertId: string; round: number; step: number }) {
+  return db
+    .updateTable('divinux.alertEscalations')
+    .set({ updatedAt: sql<Date>`now()` })
+    .where('alertId', '=', position.alertId)
+    .where('state', '=', 'active')
+    .where('round', '=', position.round)
+    .where('step', '=', position.step)
+    .returning(['organizationId', 'policyId'])
+    .executeTakeFirst()
+}
+
+/** Ends an alert's escalation because it was acknowledged or resolved; a step that comes later pages no one. */
+export async function endEscalation(db: Executor, organizationId: string, alertId: string, to: 'acknowledged' | 'resolved') {
+  const from: EscalationState[] =
+    to === 'acknowledged' ? ['pending', 'active', 'silenced'] : ['pending', 'active', 'silenced', 'acknowledged']
+  await db
+    .updateTable('divinux.alertEscalations')
+    .set({ state: to, nextAt: null, updatedAt: sql<Date>`now()` })
+    .where('organizationId', '=', organizationId)
+    .where('alertId', '=', alertId)
+    .where('state', 'in', from)
+    .execute()
+}
+
+export async function findEscalation(db: Executor, organizationId: string, alertId: string) {
+  return db
+    .selectFrom('divinux.alertEscalations')
+    .select(['policyId', 'state', 'round', 'step', 'nextAt', 'note', 'createdAt', 'updatedAt'])
+    .where('organizationId', '=', organizationId)
+    .where('alertId', '=', alertId)
+    .executeTakeFirst()
+}
+
+export interface NewAttempt {
+  organizationId: string
+  alertId: string
+  round: number
+  step: number
+  userId: string | null
+  targetType: string
+  targetId: string
+  channel: string
+  recipient: string | null
+  status: 'queued' | 'failed'
+  error: string | null
+}
+
+/** Records an attempt; undefined when this person (or target) was already tried on this channel at this step. */
+export async function insertAttempt(db: Executor, attempt: NewAttempt) {
+  const row = await db
+    .insertInto('divinux.notificationAttempts')
+    .values(attempt)
+    .onConflict((oc) => oc.doNothing())
+    .returning('id')
+    .executeTakeFirst()
+  return row?.id
+}
+
+export async function linkAttemptMessage(db: Executor, attemptId: string, outbox: { messageId: string; held: string | null }) {
+  await db
+    .updateTable('divinux.notificationAttempts')
+    .set({
+      outboxMessageId: outbox.messageId,
+      ...(outbox.held ? { status: 'failed' as const, error: outbox.held } : {}),
+      updatedAt: sql<Date>`now()`,
+    })
+    .where('id', '=', attemptId)
+    .execute()
+}
+
+/**
+ * An alert's attempts in order, with their delivery as the outbox (core.outbox, the notifier's
+ * table) last recorded it: a message the provider took is `sent`, one it refused or no provider
+ * could carry is `failed` with the reason.
+ */
+export async function listAttempts(db: Executor, organizationId: string, alertId: string) {
+  return db
+    .selectFrom('divinux.notificationAttempts as n')
+    .leftJoin('core.users as u', 'u.id', 'n.userId')
+    .leftJoin('core.outbox as o', 'o.id', 'n.outboxMessageId')
+    .select([
+      'n.id',
+      'n.round',
+      'n.step',
+      'n.userId',
+      'u.email',
+      'n.targetType',
+      'n.targetId',
+      'n.channel',
+      'n.recipient',
+      'n.status',
+      'n.error',
+      'n.createdAt',
+      'n.updatedAt',
+      'o.status as outboxStatus',
+      'o.lastError as outboxError',
+      'o.provider',
+      'o.providerMessageId',
+      'o.sentAt',
+    ])
+    .where('n.organizationId', '=', organizationId)
+    .where('n.alertId', '=', alertId)
+    .orderBy('n.createdAt')
+    .orderBy('n.round')
+    .orderBy('n.step')
+    .orderBy('n.id')
+    .execute()
+}
+
+export type AttemptRow = Awaited<ReturnType<typeof listAttempts>>[number]
+
+export async function insertAckLink(
+  db: Executor,
+  link: { tokenHash: string; organizationId: string; alertId: string; userId: string; expiresAt: Date },
+) {
+  await db.insertInto('divinux.alertAckLinks').values(link).execute()
+}
+
+export async function findAckLink(db: Executor, tokenHash: string) {
+  return db
+    .selectFrom('divinux.alertAckLinks as l')
+    .innerJoin('divinux.alerts as a', 'a.id', 'l.alertId')
+    .select(['l.organizationId', 'l.alertId', 'l.userId', 'l.expiresAt', 'l.usedAt', 'a.title', 'a.priority', 'a.status'])
+    .where('l.tokenHash', '=', tokenHash)
+    .executeTakeFirst()
+}
+
+/** Spends a link (compare-and-set): undefined when it was used, expired or never existed. */
+export async function useAckLink(db: Executor, tokenHash: string) {
+  return db
+    .updateTable('divinux.alertAckLinks')
+    .set({ usedAt: sql<Date>`now()` })
+    .where('tokenHash', '=', tokenHash)
+    .where('usedAt', 'is', null)
+    .where('expiresAt', '>', sql<Date>`now()`)
+    .returning(['organizationId', 'alertId', 'userId'])
+    .executeTakeFirst()
+}
