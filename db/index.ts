@@ -20,6 +20,7 @@ import * as aiReservations from './migrations/0018_ai_reservations.js'
 import * as teams from './migrations/0019_teams.js'
 import * as schedules from './migrations/0020_schedules.js'
 import * as escalation from './migrations/0021_escalation.js'
+import * as silences from './migrations/0022_silences.js'
 
 /**
  * Every migration, in order, listed by hand rather than found by scanning a folder, so a
@@ -47,4 +48,5 @@ export const migrations: Record<string, Migration> = {
   '0019_teams': teams,
   '0020_schedules': schedules,
   '0021_escalation': escalation,
+  '0022_silences': silences,
 }

@@ -223,6 +223,7 @@ export interface DivinuxAlertEscalations {
   organizationId: string;
   policyId: string | null;
   round: Generated<number>;
+  silenceId: string | null;
   state: string;
   step: Generated<number>;
   updatedAt: Generated<Timestamp>;
@@ -429,6 +430,18 @@ export interface DivinuxSchedules {
   updatedAt: Generated<Timestamp>;
 }
 
+export interface DivinuxSilences {
+  comment: string;
+  createdAt: Generated<Timestamp>;
+  createdBy: string | null;
+  endsAt: Timestamp;
+  id: Generated<string>;
+  matchers: Json;
+  organizationId: string;
+  startsAt: Timestamp;
+  updatedAt: Generated<Timestamp>;
+}
+
 export interface DivinuxTeamMembers {
   createdAt: Generated<Timestamp>;
   organizationId: string;
@@ -526,6 +539,7 @@ export interface DB {
   "divinux.rcas": DivinuxRcas;
   "divinux.scheduleOverrides": DivinuxScheduleOverrides;
   "divinux.schedules": DivinuxSchedules;
+  "divinux.silences": DivinuxSilences;
   "divinux.teamMembers": DivinuxTeamMembers;
   "divinux.teams": DivinuxTeams;
   "divinux.tenantBudgets": DivinuxTenantBudgets;

@@ -10,6 +10,7 @@ import { commandRoomRoutes, type LatestAnalysisReader } from './alerts/command-r
 import { alertRoutes } from './alerts/routes.js'
 import { deployEventRoutes } from './deploys/routes.js'
 import { scheduleRoutes } from './schedules/routes.js'
+import { silenceRoutes } from './silences/routes.js'
 import { teamRoutes } from './teams/routes.js'
 import { ingestionRoutes } from './ingestion/routes.js'
 import { webhookConfigRoutes } from './webhooks/routes.js'
@@ -28,7 +29,7 @@ export interface AlertingOptions {
 
 /**
  * The alerting surface of the product API, registered as its own encapsulated plugin: webhook
- * configurations, ingestion, alerts, command rooms, deploy events, on-call teams, schedules, escalation policies and the escalations that page people.
+ * configurations, ingestion, alerts, command rooms, deploy events, on-call teams, schedules, escalation policies, silences and the escalations that page people.
  */
 export const alertingSurface: FastifyPluginAsync<AlertingOptions> = async (app, options) => {
   const escalator = createEscalator({
@@ -52,6 +53,7 @@ export const alertingSurface: FastifyPluginAsync<AlertingOptions> = async (app, 
   await app.register(escalationPolicyRoutes)
   await app.register(notificationRoutes)
   await app.register(ackLinkRoutes)
+  await app.register(silenceRoutes, { silenceEnded: () => escalator.wakeSilences() })
 }
 
 export type { PagingPreferences, PreferencesReader } from './escalation/channels.js'

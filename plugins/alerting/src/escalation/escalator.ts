@@ -3,13 +3,25 @@ import type { Database, Executor } from '@svc/db'
 import { ensureQueue, inTransaction, type JobQueue } from '@svc/jobs'
 import { findAlert, recordAlertEvent } from '../queries/alerts.js'
 import { findPolicy } from '../queries/escalation-policies.js'
-import { claimPendingEscalations, claimStep, setEscalation } from '../queries/escalations.js'
+import { claimPendingEscalations, claimStep, heldBySilence, setEscalation } from '../queries/escalations.js'
+import { silenceEnd, silencesInForce } from '../queries/silences.js'
 import { pageStep, type PagingDeps } from './page.js'
-import { routeAlert, type RoutingRule } from './routing.js'
+import { matchesAlert, routeAlert, type MatchedAlert, type Matchers, type RoutingRule } from './routing.js'
 import type { Step } from './schemas.js'
 
 /** One job per step of an escalation, run at its time: `{ alertId, round, step }`. */
 export const STEP_QUEUE = 'alerting.escalation-step'
+/** One job when a silence ends (or is deleted or shortened): `{ silenceId }`. */
+export const SILENCE_END_QUEUE = 'alerting.silence-ended'
+
+export interface SilenceEndJob {
+  silenceId: string
+}
+
+/** Sends, in the caller's transaction, the job that lets go of a silence's alerts at `endsAt`. */
+export async function scheduleSilenceEnd(jobs: JobQueue, db: Executor, silenceId: string, endsAt: Date): Promise<void> {
+  await jobs.send(SILENCE_END_QUEUE, { silenceId } satisfies SilenceEndJob, { db: inTransaction(db), startAfter: endsAt })
+}
 
 export interface StepJob {
   alertId: string
@@ -26,6 +38,8 @@ export interface EscalatorDeps extends PagingDeps {
 export interface Escalator {
   /** Look for new escalations now rather than at the next poll; call after an ingest that created alerts. */
   wake(): void
+  /** Let go of a silence's alerts now rather than at the next poll; call after ending a silence commits. */
+  wakeSilences(): void
   start(): Promise<void>
   stop(): Promise<void>
 }
@@ -49,6 +63,40 @@ const sendStep = (jobs: JobQueue, db: Executor, job: StepJob, startAfter: Date) 
 export function createEscalator(deps: EscalatorDeps): Escalator {
   const { database, jobs, log } = deps
   const { db } = database
+  let silenceWorker: string | undefined
+
+  /** The silence in force that matches the alert (the one ending last), if any. */
+  async function silenceOf(trx: Executor, organizationId: string, alert: MatchedAlert, now: Date) {
+    const silences = await silencesInForce(trx, organizationId, now)
+    return silences.find((silence) => matchesAlert(silence.matchers as Matchers, alert))
+  }
+
+  /** Holds the escalation under the silence: stored and shown, paging no one until it ends. */
+  async function silence(
+    trx: Executor,
+    organizationId: string,
+    alertId: string,
+    held: { id: string; comment: string; endsAt: Date },
+    policyId?: string,
+  ) {
+    const note = `silenced until ${held.endsAt.toISOString()}: ${held.comment}`
+    await setEscalation(trx, alertId, { state: 'silenced', ...(policyId ? { policyId } : {}), silenceId: held.id, nextAt: null, note })
+    await recordAlertEvent(trx, organizationId, alertId, 'silenced', { silenceId: held.id, endsAt: held.endsAt.toISOString() })
+  }
+
+  /** Starts an escalation from its first step, in the caller's transaction. */
+  async function begin(trx: Executor, alertId: string, policyId: string | undefined, now: Date) {
+    await setEscalation(trx, alertId, {
+      state: 'active',
+      ...(policyId ? { policyId } : {}),
+      silenceId: null,
+      note: null,
+      round: 0,
+      step: 0,
+      nextAt: now,
+    })
+    await sendStep(jobs, trx, { alertId, round: 0, step: 0 }, now)
+  }
   let stepWorker: string | undefined
   let timer: NodeJS.Timeout | undefined
   let running: Promise<void> | undefined
@@ -76,8 +124,13 @@ export function createEscalator(deps: EscalatorDeps): Escalator {
           continue
         }
         const now = new Date()
-        await setEscalation(trx, row.alertId, { state: 'active', policyId: route.policyId, round: 0, step: 0, nextAt: now })
-        await sendStep(jobs, trx, { alertId: row.alertId, round: 0, step: 0 }, now)
+        const alert = { priority: row.priority, service: row.service, labels: row.labels as Record<string, string> }
+        const held = await silenceOf(trx, row.organizationId, alert, now)
+        if (held) {
+          await silence(trx, row.organizationId, row.alertId, held, route.policyId)
+          continue
+        }
+        await begin(trx, row.alertId, route.policyId, now)
       }
       return pending.length
     })
@@ -117,6 +170,11 @@ export function createEscalator(deps: EscalatorDeps): Escalator {
         return false
       }
       const now = new Date()
+      const held = await silenceOf(trx, organizationId, { ...alert, labels: alert.labels as Record<string, string> }, now)
+      if (held) {
+        await silence(trx, organizationId, job.alertId, held)
+        return false
+      }
       const position = { round: job.round, step: job.step, policyName: policy.name }
       const users = await pageStep(trx, deps, alert, organizationId, position, step.targets, now)
       await recordAlertEvent(trx, organizationId, job.alertId, 'escalated', {
@@ -138,6 +196,35 @@ export function createEscalator(deps: EscalatorDeps): Escalator {
       return true
     })
     if (paged) deps.notifier.wake()
+  }
+
+  /**
+   * A silence ended (or was deleted or shortened): each alert it held that is still open and
+   * unacknowledged starts its escalation once, unless another silence in force matches it. A
+   * silence that was extended instead still holds them; its later job lets go.
+   */
+  async function releaseSilence({ silenceId }: SilenceEndJob): Promise<void> {
+    const released = await db.transaction().execute(async (trx) => {
+      const silenceRow = await silenceEnd(trx, silenceId)
+      const now = new Date()
+      if (silenceRow && silenceRow.endsAt > now) return 0
+      let started = 0
+      for (const row of await heldBySilence(trx, silenceId)) {
+        if (row.status !== 'open') {
+          await setEscalation(trx, row.alertId, { state: row.status === 'resolved' ? 'resolved' : 'acknowledged', nextAt: null })
+          continue
+        }
+        const alert = { priority: row.priority, service: row.service, labels: row.labels as Record<string, string> }
+        const next = await silenceOf(trx, row.organizationId, alert, now)
+        if (next) await silence(trx, row.organizationId, row.alertId, next)
+        else {
+          await begin(trx, row.alertId, undefined, now)
+          started += 1
+        }
+      }
+      return started
+    })
+    if (released > 0 && stepWorker) jobs.notifyWorker(stepWorker)
   }
 
   async function tick(): Promise<void> {
@@ -167,6 +254,9 @@ export function createEscalator(deps: EscalatorDeps): Escalator {
   }
 
   return {
+    wakeSilences() {
+      if (silenceWorker) jobs.notifyWorker(silenceWorker)
+    },
     wake() {
       if (stopped) return
       if (running) {
@@ -181,6 +271,14 @@ export function createEscalator(deps: EscalatorDeps): Escalator {
       stepWorker = await jobs.work<StepJob>(STEP_QUEUE, { pollingIntervalSeconds: POLLING_INTERVAL_SECONDS }, async ([job]) => {
         if (job) await runStep(job.data)
       })
+      await ensureQueue(jobs, SILENCE_END_QUEUE, { retryLimit: 5, retryDelay: 5, retryBackoff: true, expireInSeconds: 5 * 60 })
+      silenceWorker = await jobs.work<SilenceEndJob>(
+        SILENCE_END_QUEUE,
+        { pollingIntervalSeconds: POLLING_INTERVAL_SECONDS },
+        async ([job]) => {
+          if (job) await releaseSilence(job.data)
+        },
+      )
       stopped = false
       schedule(0)
     },
@@ -189,7 +287,9 @@ export function createEscalator(deps: EscalatorDeps): Escalator {
       clearTimeout(timer)
       await running
       await jobs.offWork(STEP_QUEUE)
+      await jobs.offWork(SILENCE_END_QUEUE)
       stepWorker = undefined
+      silenceWorker = undefined
     },
   }
 }

@@ -24,7 +24,15 @@ export async function claimPendingEscalations(db: Executor, limit: number) {
 export async function setEscalation(
   db: Executor,
   alertId: string,
-  change: { state: EscalationState; policyId?: string | null; round?: number; step?: number; nextAt: Date | null; note?: string | null },
+  change: {
+    state: EscalationState
+    policyId?: string | null
+    round?: number
+    step?: number
+    nextAt: Date | null
+    note?: string | null
+    silenceId?: string | null
+  },
 ) {
   await db
     .updateTable('divinux.alertEscalations')
@@ -176,4 +184,17 @@ export async function useAckLink(db: Executor, tokenHash: string) {
     .where('expiresAt', '>', sql<Date>`now()`)
     .returning(['organizationId', 'alertId', 'userId'])
     .executeTakeFirst()
+}
+
+/** The escalations a silence holds, with what matching another silence needs; locked for the caller. */
+export async function heldBySilence(db: Executor, silenceId: string) {
+  return db
+    .selectFrom('divinux.alertEscalations as e')
+    .innerJoin('divinux.alerts as a', 'a.id', 'e.alertId')
+    .select(['e.alertId', 'e.organizationId', 'a.status', 'a.priority', 'a.service', 'a.labels'])
+    .where('e.state', '=', 'silenced')
+    .where('e.silenceId', '=', silenceId)
+    .forUpdate('e')
+    .skipLocked()
+    .execute()
 }
