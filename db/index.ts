@@ -21,6 +21,7 @@ import * as teams from './migrations/0019_teams.js'
 import * as schedules from './migrations/0020_schedules.js'
 import * as escalation from './migrations/0021_escalation.js'
 import * as silences from './migrations/0022_silences.js'
+import * as calendarFeeds from './migrations/0023_calendar_feeds.js'
 
 /**
  * Every migration, in order, listed by hand rather than found by scanning a folder, so a
@@ -49,4 +50,5 @@ export const migrations: Record<string, Migration> = {
   '0020_schedules': schedules,
   '0021_escalation': escalation,
   '0022_silences': silences,
+  '0023_calendar_feeds': calendarFeeds,
 }

@@ -301,6 +301,13 @@ export interface DivinuxAnalysisEvents {
   type: string;
 }
 
+export interface DivinuxCalendarFeeds {
+  createdAt: Generated<Timestamp>;
+  rotatedAt: Generated<Timestamp>;
+  tokenHash: string;
+  userId: string;
+}
+
 export interface DivinuxDeployEvents {
   commitSha: string | null;
   configId: string | null;
@@ -530,6 +537,7 @@ export interface DB {
   "divinux.alerts": DivinuxAlerts;
   "divinux.analyses": DivinuxAnalyses;
   "divinux.analysisEvents": DivinuxAnalysisEvents;
+  "divinux.calendarFeeds": DivinuxCalendarFeeds;
   "divinux.deployEvents": DivinuxDeployEvents;
   "divinux.escalationPolicies": DivinuxEscalationPolicies;
   "divinux.notificationAttempts": DivinuxNotificationAttempts;

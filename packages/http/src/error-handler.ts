@@ -83,9 +83,10 @@ function defaultCode(statusCode: number): string {
   return (STATUS_CODES[statusCode] ?? 'ERROR').toUpperCase().replace(/[^A-Z]+/g, '_')
 }
 
-/** A URL with the secrets some paths carry (ingest API keys) replaced, for logs and answers. */
+/** A URL with the secrets some URLs carry replaced, for logs and answers. */
 export function redactedUrl(url: string): string {
-  return url.replace(/(\/ingest\/)[^/?#]+/gi, '$1[redacted]')
+  // Credentials that travel in URLs: ingest keys and acknowledgement tokens in the path, feed tokens in the query.
+  return url.replace(/(\/(?:ingest|ack)\/)[^/?#]+/gi, '$1[redacted]').replace(/([?&]token=)[^&#]*/gi, '$1[redacted]')
 }
 
 export function registerErrorHandling(app: FastifyInstance): void {

@@ -9,6 +9,7 @@ import { escalationPolicyRoutes } from './escalation/policy-routes.js'
 import { commandRoomRoutes, type LatestAnalysisReader } from './alerts/command-room.js'
 import { alertRoutes } from './alerts/routes.js'
 import { deployEventRoutes } from './deploys/routes.js'
+import { calendarFeedRoutes } from './schedules/calendar-feed-routes.js'
 import { scheduleRoutes } from './schedules/routes.js'
 import { silenceRoutes } from './silences/routes.js'
 import { teamRoutes } from './teams/routes.js'
@@ -50,6 +51,7 @@ export const alertingSurface: FastifyPluginAsync<AlertingOptions> = async (app, 
   await app.register(deployEventRoutes)
   await app.register(teamRoutes)
   await app.register(scheduleRoutes)
+  await app.register(calendarFeedRoutes, { productUrl: options.productUrl })
   await app.register(escalationPolicyRoutes)
   await app.register(notificationRoutes)
   await app.register(ackLinkRoutes)

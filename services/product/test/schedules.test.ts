@@ -232,3 +232,43 @@ t.test('a schedule is renamed, its layers replaced, then deleted with its overri
   const actions = await db.selectFrom('core.auditLogs').select('action').where('entityId', '=', berlinId).orderBy('createdAt').execute()
   t.same(actions.map((row) => row.action).slice(-3), ['schedule.updated', 'schedule.override_created', 'schedule.deleted'])
 })
+
+t.test('each user’s shifts as an iCalendar feed, by a token they rotate or revoke', async (t) => {
+  const daily = await call(manager!, 'POST', schedules, {
+    name: 'Daily',
+    timeZone: 'Europe/Berlin',
+    layers: [weekly([ada!.userId, bo!.userId], { start: '2026-01-01', turn: { length: 1, unit: 'days' } })],
+  })
+  t.equal(daily.statusCode, 201)
+  t.equal((await app.inject({ method: 'POST', url: '/api/v1/users/me/on-call-feed' })).statusCode, 401, 'only the signed-in user makes one')
+  t.same((await call(ada!, 'GET', '/api/v1/users/me/on-call-feed')).json(), { active: false, createdAt: null, rotatedAt: null })
+
+  const made = await call(ada!, 'POST', '/api/v1/users/me/on-call-feed')
+  t.equal(made.statusCode, 201)
+  const { url, token } = made.json()
+  t.match(url, /^http:\/\/localhost:\d+\/api\/v1\/users\/me\/on-call\.ics\?token=ics_[A-Za-z0-9_-]{43}$/)
+  const feedUrl = (value: string) => `/api/v1/users/me/on-call.ics?token=${value}`
+  const feed = await app.inject({ method: 'GET', url: feedUrl(token) })
+  t.equal(feed.statusCode, 200)
+  t.match(feed.headers['content-type'], /^text\/calendar/)
+  t.match(feed.body, /^BEGIN:VCALENDAR/)
+  const events = feed.body.match(/BEGIN:VEVENT/g) ?? []
+  t.ok(events.length >= 30, `every other day for 67 days is her turn (${events.length} shifts)`)
+  t.match(feed.body, /SUMMARY:On call: Daily/)
+
+  const from = new Date(Date.now() - 7 * 86_400_000).toISOString()
+  const to = new Date(Date.now() + 60 * 86_400_000).toISOString()
+  const shifts = (await call(viewer!, 'GET', `${schedules}/${daily.json().id}/shifts?from=${from}&to=${to}`)).json().data
+  const hers = shifts.filter((shift: { userId: string }) => shift.userId === ada!.userId).length
+  const daysShifts = (feed.body.match(/SUMMARY:On call: Daily/g) ?? []).length
+  t.ok(Math.abs(daysShifts - hers) <= 1, `the feed holds her shifts of the schedule, not Bo’s (${daysShifts}, ${hers})`)
+  t.match(feed.body, /SUMMARY:On call: New York/, 'and those of her other schedules')
+
+  const rotated = await call(ada!, 'POST', '/api/v1/users/me/on-call-feed')
+  t.equal((await app.inject({ method: 'GET', url: feedUrl(token) })).statusCode, 404, 'the old URL stops working')
+  t.equal((await app.inject({ method: 'GET', url: feedUrl(rotated.json().token) })).statusCode, 200)
+  t.equal((await call(ada!, 'GET', '/api/v1/users/me/on-call-feed')).json().active, true)
+  t.equal((await call(ada!, 'DELETE', '/api/v1/users/me/on-call-feed')).statusCode, 204)
+  t.equal((await app.inject({ method: 'GET', url: feedUrl(rotated.json().token) })).statusCode, 404, 'revoked')
+  t.equal((await call(ada!, 'DELETE', '/api/v1/users/me/on-call-feed')).statusCode, 404)
+})

@@ -121,3 +121,33 @@ export async function schedulesAmong(db: Executor, organizationId: string, sched
   const rows = await schedulesOf(db, organizationId).select('s.id').where('s.id', 'in', scheduleIds).execute()
   return new Set(rows.map((row) => row.id))
 }
+
+/**
+ * The schedules that may put a user on call: those whose layers rotate them or that have an
+ * override for them, in the organizations where they are an active member.
+ */
+export async function schedulesOfUser(db: Executor, userId: string) {
+  const inRotation = JSON.stringify([{ users: [userId] }])
+  return db
+    .selectFrom('divinux.schedules as s')
+    .innerJoin('core.organizationMembers as m', (join) =>
+      join.onRef('m.organizationId', '=', 's.organizationId').on('m.userId', '=', userId),
+    )
+    .innerJoin('core.organizations as o', 'o.id', 's.organizationId')
+    .select([...scheduleColumns, 's.organizationId', 'o.name as organizationName'])
+    .where('m.suspendedAt', 'is', null)
+    .where((eb) =>
+      eb.or([
+        eb(sql<boolean>`s.layers @> ${inRotation}::jsonb`, '=', true),
+        eb.exists(
+          eb
+            .selectFrom('divinux.scheduleOverrides as v')
+            .select('v.id')
+            .whereRef('v.scheduleId', '=', 's.id')
+            .where('v.userId', '=', userId),
+        ),
+      ]),
+    )
+    .orderBy('s.id')
+    .execute()
+}

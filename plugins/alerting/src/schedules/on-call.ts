@@ -1,6 +1,6 @@
 import type { Executor } from '@svc/db'
 import { emailsOf } from '../queries/people.js'
-import { overridesBetween, schedulesByIds, type ScheduleRow } from '../queries/schedules.js'
+import { overridesBetween, schedulesByIds, schedulesOfUser, type ScheduleRow } from '../queries/schedules.js'
 import { finalShifts, onCallAt, type Layer, type Shift } from './rotation.js'
 
 const DAY = 86_400_000
@@ -48,4 +48,18 @@ export async function onCallUsers(db: Executor, organizationId: string, schedule
     if (shift) found.set(schedule.id, shift.userId)
   }
   return found
+}
+
+/** A user's own shifts in [from, to) across every schedule of every organization they are active in. */
+export async function userShifts(db: Executor, userId: string, from: Date, to: Date) {
+  const found: Array<Shift & { scheduleId: string; scheduleName: string; organizationName: string }> = []
+  for (const schedule of await schedulesOfUser(db, userId)) {
+    const overrides = await overridesOf(db, schedule.organizationId, schedule.id, from, to)
+    for (const shift of finalShifts(layersOf(schedule), overrides, schedule.timeZone, from, to)) {
+      if (shift.userId === userId) {
+        found.push({ ...shift, scheduleId: schedule.id, scheduleName: schedule.name, organizationName: schedule.organizationName })
+      }
+    }
+  }
+  return found.sort((a, b) => a.start.getTime() - b.start.getTime())
 }
