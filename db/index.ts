@@ -22,6 +22,7 @@ import * as schedules from './migrations/0020_schedules.js'
 import * as escalation from './migrations/0021_escalation.js'
 import * as silences from './migrations/0022_silences.js'
 import * as calendarFeeds from './migrations/0023_calendar_feeds.js'
+import * as contactMethods from './migrations/0024_contact_methods.js'
 
 /**
  * Every migration, in order, listed by hand rather than found by scanning a folder, so a
@@ -51,4 +52,5 @@ export const migrations: Record<string, Migration> = {
   '0021_escalation': escalation,
   '0022_silences': silences,
   '0023_calendar_feeds': calendarFeeds,
+  '0024_contact_methods': contactMethods,
 }

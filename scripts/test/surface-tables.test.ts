@@ -29,7 +29,7 @@ const owners: Record<string, string[]> = {
     'usageEvents',
     'tenantBudgets',
   ],
-  'product-users': ['notificationPreferences'],
+  'product-users': ['notificationPreferences', 'contactMethods'],
 }
 
 const snake = (name: string) => name.replace(/[A-Z]/g, (letter) => `_${letter.toLowerCase()}`)

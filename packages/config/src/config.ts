@@ -73,6 +73,20 @@ export interface NotifierConfig {
   /** Retries of a delivery that failed for a reason that may pass, `retryDelaySeconds` apart, doubling. */
   retryLimit: number
   retryDelaySeconds: number
+  /** SMS and voice through Twilio's REST API; undefined: those messages are held in the outbox. */
+  twilio?: TwilioConfig
+}
+
+/** TWILIO_ACCOUNT_SID, TWILIO_AUTH_TOKEN, TWILIO_FROM, TWILIO_API_URL. */
+export interface TwilioConfig {
+  accountSid: string
+  authToken: string
+  /** The number (E.164) messages and calls come from. */
+  from: string
+  /** A Twilio-compatible server instead of https://api.twilio.com (tests, gateways). */
+  apiUrl?: string
+  /** Where Twilio calls back (status, voice prompts, replies): the product API's public base URL. */
+  callbackBase: string
 }
 
 export const DEFAULT_NOTIFIER_CONFIG: NotifierConfig = {

@@ -4,6 +4,7 @@ export {
   DEFAULT_NOTIFIER_CONFIG,
   type AiConfig,
   type NotifierConfig,
+  type TwilioConfig,
   type AuthConfig,
   type CookieConfig,
   type RateLimitConfig,

@@ -97,12 +97,27 @@ export function serviceConfigFor(env: Environment, auth: AuthConfig): ServiceCon
 }
 
 export function notifierConfigFor(env: Environment): NotifierConfig {
+  const twilio = [env.TWILIO_ACCOUNT_SID, env.TWILIO_AUTH_TOKEN, env.TWILIO_FROM]
+  if (twilio.some(Boolean) && !twilio.every(Boolean)) {
+    throw new ConfigurationError('TWILIO_ACCOUNT_SID, TWILIO_AUTH_TOKEN and TWILIO_FROM go together: set all three or none')
+  }
   return {
     smtpUrl: env.SMTP_URL,
     from: env.SMTP_FROM,
     appUrl: env.APP_URL?.replace(/\/+$/, ''),
     retryLimit: env.NOTIFY_RETRY_LIMIT,
     retryDelaySeconds: env.NOTIFY_RETRY_DELAY_SECONDS,
+    ...(env.TWILIO_ACCOUNT_SID && env.TWILIO_AUTH_TOKEN && env.TWILIO_FROM
+      ? {
+          twilio: {
+            accountSid: env.TWILIO_ACCOUNT_SID,
+            authToken: env.TWILIO_AUTH_TOKEN,
+            from: env.TWILIO_FROM,
+            apiUrl: env.TWILIO_API_URL?.replace(/\/+$/, ''),
+            callbackBase: env.PUBLIC_PRODUCT_URL?.replace(/\/+$/, '') ?? `http://localhost:${env.PRODUCT_PORT}`,
+          },
+        }
+      : {}),
   }
 }
 

@@ -40,6 +40,10 @@ export const EnvironmentSchema = Type.Object({
   APP_URL: Type.Optional(Type.String({ pattern: '^https?://' })),
   PUBLIC_PLATFORM_URL: Type.Optional(Type.String({ pattern: '^https?://' })),
   PUBLIC_PRODUCT_URL: Type.Optional(Type.String({ pattern: '^https?://' })),
+  TWILIO_ACCOUNT_SID: Type.Optional(Type.String({ pattern: '^AC[0-9a-fA-F]{32}$' })),
+  TWILIO_AUTH_TOKEN: Type.Optional(Type.String({ minLength: 16 })),
+  TWILIO_FROM: Type.Optional(Type.String({ pattern: '^\\+[1-9][0-9]{6,14}$' })),
+  TWILIO_API_URL: Type.Optional(Type.String({ pattern: '^https?://' })),
   NOTIFY_RETRY_LIMIT: Type.Integer({ default: 5, minimum: 0, maximum: 20 }),
   NOTIFY_RETRY_DELAY_SECONDS: Type.Integer({ default: 60, minimum: 1 }),
   LOG_LEVEL: Type.Union(

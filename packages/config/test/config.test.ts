@@ -80,6 +80,32 @@ t.test('without SMTP_URL e-mails are held; with it they go to that server, with 
   t.throws(() => readEnvironment({ SMTP_URL: 'mail.example.com' }), { name: 'ConfigurationError', message: /SMTP_URL/ })
 })
 
+t.test('Twilio is configured by its three settings together, calling back to the product API', async (t) => {
+  const sid = `AC${'0'.repeat(32)}`
+  const twilio = notifierConfigFor(
+    readEnvironment({
+      TWILIO_ACCOUNT_SID: sid,
+      TWILIO_AUTH_TOKEN: 'a'.repeat(32),
+      TWILIO_FROM: '+15005550006',
+      TWILIO_API_URL: 'http://127.0.0.1:9999/',
+      PUBLIC_PRODUCT_URL: 'https://product.example.com/',
+    }),
+  ).twilio
+  t.same(twilio, {
+    accountSid: sid,
+    authToken: 'a'.repeat(32),
+    from: '+15005550006',
+    apiUrl: 'http://127.0.0.1:9999',
+    callbackBase: 'https://product.example.com',
+  })
+  const local = notifierConfigFor(
+    readEnvironment({ TWILIO_ACCOUNT_SID: sid, TWILIO_AUTH_TOKEN: 'a'.repeat(32), TWILIO_FROM: '+15005550006' }),
+  )
+  t.equal(local.twilio?.callbackBase, 'http://localhost:3003')
+  t.throws(() => notifierConfigFor(readEnvironment({ TWILIO_ACCOUNT_SID: sid })), { name: 'ConfigurationError', message: /set all three/ })
+  t.throws(() => readEnvironment({ TWILIO_FROM: '0151 1234' }), { name: 'ConfigurationError', message: /TWILIO_FROM/ })
+})
+
 t.test('the defaults services use without an environment are the table’s own', async (t) => {
   const env = readEnvironment({})
   // An unset setting may be an absent key or an undefined one: compare what is set.

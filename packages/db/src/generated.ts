@@ -209,6 +209,7 @@ export interface DivinuxAlertAckLinks {
   createdAt: Generated<Timestamp>;
   expiresAt: Timestamp;
   organizationId: string;
+  smsCode: string | null;
   tokenHash: string;
   usedAt: Timestamp | null;
   userId: string;
@@ -306,6 +307,21 @@ export interface DivinuxCalendarFeeds {
   rotatedAt: Generated<Timestamp>;
   tokenHash: string;
   userId: string;
+}
+
+export interface DivinuxContactMethods {
+  address: string;
+  codeAttempts: Generated<number>;
+  codeExpiresAt: Timestamp | null;
+  codeHash: string | null;
+  codeSentAt: Timestamp | null;
+  createdAt: Generated<Timestamp>;
+  id: Generated<string>;
+  label: string | null;
+  pushKeys: Json | null;
+  type: string;
+  userId: string;
+  verifiedAt: Timestamp | null;
 }
 
 export interface DivinuxDeployEvents {
@@ -538,6 +554,7 @@ export interface DB {
   "divinux.analyses": DivinuxAnalyses;
   "divinux.analysisEvents": DivinuxAnalysisEvents;
   "divinux.calendarFeeds": DivinuxCalendarFeeds;
+  "divinux.contactMethods": DivinuxContactMethods;
   "divinux.deployEvents": DivinuxDeployEvents;
   "divinux.escalationPolicies": DivinuxEscalationPolicies;
   "divinux.notificationAttempts": DivinuxNotificationAttempts;

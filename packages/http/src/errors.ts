@@ -8,6 +8,7 @@ export const ForbiddenError = createError('FORBIDDEN', '%s', 403)
 export const NotFoundError = createError('NOT_FOUND', '%s not found', 404)
 export const ConflictError = createError('CONFLICT', '%s', 409)
 export const GoneError = createError('GONE', '%s', 410)
+export const TooManyRequestsError = createError('RATE_LIMITED', '%s', 429)
 export const BudgetExceededError = createError('BUDGET_EXCEEDED', '%s', 402)
 export const UpstreamError = createError('UPSTREAM_FAILED', '%s', 502)
 

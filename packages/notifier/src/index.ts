@@ -4,9 +4,13 @@ export {
   type Channel,
   type EmailEnvelope,
   type EmailProvider,
+  type MessageProvider,
   type OutboundEmail,
+  type OutboundMessage,
+  type OutboundMessageRequest,
   type OutboxStatus,
 } from './message.js'
-export { DELIVER_QUEUE, createNotifier, type Notifier, type NotifierDependencies } from './notifier.js'
-export { latestOutboxRows } from './outbox.js'
+export { DELIVER_QUEUE, NO_PROVIDER, createNotifier, type Notifier, type NotifierDependencies } from './notifier.js'
+export { latestOutboxRows, outboxMessage, recordDeliveryReport } from './outbox.js'
+export { TWILIO_STATUS_PATH, TWILIO_VOICE_PATH, twilioProviders } from './twilio.js'
 export { smtpProvider } from './smtp.js'

@@ -1,9 +1,39 @@
-/** The channels an outbox row may name (ARCHITECTURE.md); e-mail is the one with a provider today. */
+/** The channels an outbox row may name (ARCHITECTURE.md); e-mail (SMTP), SMS and voice (Twilio) have providers. */
 export const channels = ['email', 'sms', 'voice', 'push', 'chat', 'webhook'] as const
 export type Channel = (typeof channels)[number]
 
-/** `pending` until a delivery settles it: `sent`, `failed`, or `held` when no provider can carry it. */
-export type OutboxStatus = 'pending' | 'sent' | 'held' | 'failed'
+/**
+ * `pending` until a delivery settles it: `sent`, `failed`, or `held` when no provider can carry it;
+ * `delivered` when the provider reports it reached the recipient (Twilio's status callbacks).
+ */
+export type OutboxStatus = 'pending' | 'sent' | 'delivered' | 'held' | 'failed'
+
+/** A message as the caller writes it, on any channel; for SMS and voice `to` is an E.164 number. */
+export interface OutboundMessageRequest {
+  organizationId: string | null
+  channel: Channel
+  kind: string
+  to: string
+  subject?: string
+  text: string
+  html?: string
+}
+
+/** What a provider needs to carry one message; `id` is the outbox row's. */
+export interface OutboundMessage {
+  id: string
+  to: string
+  subject: string
+  text: string
+  html?: string
+}
+
+export interface MessageProvider {
+  /** Recorded on the outbox row, e.g. `smtp`, `twilio`. */
+  readonly name: string
+  /** Resolves with the provider's id for the message; rejects with a DeliveryError. */
+  send(message: OutboundMessage): Promise<{ messageId: string }>
+}
 
 /** An e-mail as the caller writes it; `kind` says what it is for (e.g. `member.invitation`). */
 export interface OutboundEmail {

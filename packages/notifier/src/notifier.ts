@@ -2,9 +2,10 @@ import type { FastifyBaseLogger } from 'fastify'
 import type { NotifierConfig } from '@svc/config'
 import type { Database, Executor } from '@svc/db'
 import { ensureQueue, inTransaction, type JobQueue } from '@svc/jobs'
-import { DeliveryError, type Channel, type EmailProvider, type OutboundEmail } from './message.js'
+import { DeliveryError, type Channel, type MessageProvider, type OutboundEmail, type OutboundMessageRequest } from './message.js'
 import { insertOutboxRow, markSent, markUndelivered, startAttempt } from './outbox.js'
 import { smtpProvider } from './smtp.js'
+import { twilioProviders } from './twilio.js'
 import { outboxDeliveries } from '@svc/metrics'
 
 /** One job per outbox message: `{ messageId }`. */
@@ -35,6 +36,11 @@ export interface Notifier {
    * that caused it commits. Without a provider it is stored as `held` and logged.
    */
   queueEmail(executor: Executor, email: OutboundEmail): Promise<{ messageId: string; status: 'pending' | 'held' }>
+  /** `queueEmail` for any channel; a channel without a provider holds the message and answers why. */
+  queueMessage(
+    executor: Executor,
+    message: OutboundMessageRequest,
+  ): Promise<{ messageId: string; status: 'pending' | 'held'; reason?: string }>
   /** Lets the worker look now rather than at its next poll; call after the transaction commits. */
   wake(): void
   /** Creates the delivery queue and starts this replica's worker. */
@@ -43,11 +49,33 @@ export interface Notifier {
 }
 
 const POLLING_INTERVAL_SECONDS = 1
-const NO_PROVIDER = 'no e-mail provider is configured (set SMTP_URL): held in the outbox'
+/** Why a channel's messages are held: its provider's settings are missing. */
+export const NO_PROVIDER: Record<Channel, string> = {
+  email: 'no e-mail provider is configured (set SMTP_URL): held in the outbox',
+  sms: 'no SMS provider is configured (set TWILIO_ACCOUNT_SID, TWILIO_AUTH_TOKEN, TWILIO_FROM): held in the outbox',
+  voice: 'no voice provider is configured (set TWILIO_ACCOUNT_SID, TWILIO_AUTH_TOKEN, TWILIO_FROM): held in the outbox',
+  push: 'no push provider is configured: held in the outbox',
+  chat: 'chat messages are not sent through the outbox: held',
+  webhook: 'webhooks are not sent through the outbox: held',
+}
+
+/** The providers the configuration makes available, by channel. */
+function providersOf(config: NotifierConfig): Partial<Record<Channel, MessageProvider>> {
+  const providers: Partial<Record<Channel, MessageProvider>> = {}
+  if (config.smtpUrl) {
+    const smtp = smtpProvider(config.smtpUrl, config.from)
+    providers.email = {
+      name: smtp.name,
+      send: ({ to, subject, text, html }) => smtp.send({ to, subject, text, ...(html ? { html } : {}) }),
+    }
+  }
+  if (config.twilio) Object.assign(providers, twilioProviders(config.twilio))
+  return providers
+}
 
 /** The one way the services send messages (ARCHITECTURE.md, "Between surfaces"): outbox first, then a job. */
 export function createNotifier({ jobs, database, config, log }: NotifierDependencies): Notifier {
-  const providers: Partial<Record<Channel, EmailProvider>> = config.smtpUrl ? { email: smtpProvider(config.smtpUrl, config.from) } : {}
+  const providers = providersOf(config)
   let worker: string | undefined
 
   async function deliver(job: DeliverJob, attempt: Attempt): Promise<void> {
@@ -57,12 +85,13 @@ export function createNotifier({ jobs, database, config, log }: NotifierDependen
     if (!message) return
     const provider = providers[message.channel as Channel]
     if (!provider) {
-      await markUndelivered(db, message.id, { status: 'held', provider: null, reason: NO_PROVIDER })
+      await markUndelivered(db, message.id, { status: 'held', provider: null, reason: NO_PROVIDER[message.channel as Channel] })
       outboxDeliveries.inc({ channel: message.channel, outcome: 'held' })
       return
     }
     try {
       const sent = await provider.send({
+        id: message.id,
         to: message.recipient,
         subject: message.subject ?? '',
         text: message.bodyText,
@@ -86,27 +115,41 @@ export function createNotifier({ jobs, database, config, log }: NotifierDependen
   return {
     config,
     async queueEmail(executor, email) {
-      const status = providers.email ? 'pending' : 'held'
-      const messageId = await insertOutboxRow(executor, {
-        organizationId: email.organizationId,
+      const { to, subject, text, html, organizationId, kind } = email
+      const queued = await this.queueMessage(executor, {
+        organizationId,
+        kind,
         channel: 'email',
-        kind: email.kind,
-        recipient: email.to,
-        subject: email.subject,
-        bodyText: email.text,
-        bodyHtml: email.html ?? null,
+        to,
+        subject,
+        text,
+        ...(html ? { html } : {}),
+      })
+      return { messageId: queued.messageId, status: queued.status }
+    },
+    async queueMessage(executor, message) {
+      const status = providers[message.channel] ? 'pending' : 'held'
+      const reason = status === 'held' ? NO_PROVIDER[message.channel] : undefined
+      const messageId = await insertOutboxRow(executor, {
+        organizationId: message.organizationId,
+        channel: message.channel,
+        kind: message.kind,
+        recipient: message.to,
+        subject: message.subject ?? null,
+        bodyText: message.text,
+        bodyHtml: message.html ?? null,
         status,
-        lastError: status === 'held' ? NO_PROVIDER : null,
+        lastError: reason ?? null,
       })
       if (status === 'pending') {
         await jobs.send(DELIVER_QUEUE, { messageId } satisfies DeliverJob, { db: inTransaction(executor), singletonKey: messageId })
       } else {
         log.info(
-          { messageId, kind: email.kind, to: email.to, subject: email.subject, text: email.text },
-          'e-mail held in the outbox: SMTP_URL is not set',
+          { messageId, channel: message.channel, kind: message.kind, to: message.to, subject: message.subject, text: message.text },
+          `${message.channel} message held in the outbox: no provider is configured`,
         )
       }
-      return { messageId, status }
+      return { messageId, status, ...(reason ? { reason } : {}) }
     },
     wake() {
       if (worker) jobs.notifyWorker(worker)

@@ -77,3 +77,30 @@ export async function latestOutboxRows(db: Executor, filter: { status?: OutboxSt
   if (filter.status) query = query.where('status', '=', filter.status)
   return query.orderBy('createdAt', 'desc').orderBy('id').limit(filter.limit).execute()
 }
+
+/**
+ * What a provider reported later about a message it took (Twilio's status callbacks): delivered,
+ * or failed with its reason. Answers the message's id, or undefined when no message has that
+ * provider id. A report never moves a message back from `delivered`.
+ */
+export async function recordDeliveryReport(
+  db: Executor,
+  provider: string,
+  providerMessageId: string,
+  report: { status: 'delivered' | 'failed'; reason: string | null },
+): Promise<string | undefined> {
+  const row = await db
+    .updateTable('core.outbox')
+    .set({ status: report.status, lastError: report.reason, updatedAt: sql<Date>`now()` })
+    .where('provider', '=', provider)
+    .where('providerMessageId', '=', providerMessageId)
+    .where('status', 'in', ['sent', 'pending', 'failed'])
+    .returning('id')
+    .executeTakeFirst()
+  return row?.id
+}
+
+/** One message's channel and words (a voice call fetches what to say from it). */
+export async function outboxMessage(db: Executor, messageId: string) {
+  return db.selectFrom('core.outbox').select(['id', 'channel', 'kind', 'bodyText', 'status']).where('id', '=', messageId).executeTakeFirst()
+}

@@ -3,6 +3,7 @@ export { claimsOf, hs256WithKey, signRs256, tamperedToken, unsignedToken } from 
 export { startTestIssuer, type TestIssuer } from './issuer.js'
 export { freePort } from './ports.js'
 export { startSmtpServer, type ReceivedMail, type RecipientReply, type SmtpTestServer } from './smtp-server.js'
+export { startTwilioServer, type TwilioRefusal, type TwilioRequest, type TwilioTestServer } from './twilio-server.js'
 export {
   chatCompletion,
   startOpenAiServer,

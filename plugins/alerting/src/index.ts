@@ -2,7 +2,8 @@ import type { FastifyPluginAsync } from 'fastify'
 import type { Notifier } from '@svc/notifier'
 import type { IngestLimits } from './ingestion/limits.js'
 import { ackLinkRoutes } from './escalation/ack-link-routes.js'
-import type { PreferencesReader } from './escalation/channels.js'
+import type { PhoneReader, PreferencesReader } from './escalation/channels.js'
+import { twilioRoutes } from './escalation/twilio-routes.js'
 import { createEscalator } from './escalation/escalator.js'
 import { notificationRoutes } from './escalation/notification-routes.js'
 import { escalationPolicyRoutes } from './escalation/policy-routes.js'
@@ -22,6 +23,8 @@ export interface AlertingOptions {
   latestAnalysis: LatestAnalysisReader
   /** The product-users surface's read of notification preferences, for paging. */
   preferences: PreferencesReader
+  /** The product-users surface's read of verified phone numbers, for SMS and voice pages and replies. */
+  phones: PhoneReader
   /** The service's outbound messages (e-mail today). */
   notifier: Notifier
   /** Where links in pages point: the product API's public base URL. */
@@ -38,6 +41,7 @@ export const alertingSurface: FastifyPluginAsync<AlertingOptions> = async (app, 
     jobs: app.jobs,
     notifier: options.notifier,
     preferences: options.preferences,
+    phones: options.phones,
     productUrl: options.productUrl,
     log: app.log.child({ component: 'escalator' }),
   })
@@ -55,10 +59,13 @@ export const alertingSurface: FastifyPluginAsync<AlertingOptions> = async (app, 
   await app.register(escalationPolicyRoutes)
   await app.register(notificationRoutes)
   await app.register(ackLinkRoutes)
+  // Without Twilio settings there is nothing to call back: the routes exist only with them.
+  const twilio = options.notifier.config.twilio
+  if (twilio) await app.register(twilioRoutes, { twilio, phones: options.phones })
   await app.register(silenceRoutes, { silenceEnded: () => escalator.wakeSilences() })
 }
 
-export type { PagingPreferences, PreferencesReader } from './escalation/channels.js'
+export type { PagingPreferences, PhoneReader, PreferencesReader } from './escalation/channels.js'
 export {
   alertIncident,
   alertSummaries,

@@ -17,3 +17,32 @@ export async function notificationPreferencesOf(db: Executor, userIds: string[])
   // Stored preferences were validated as a whole NotificationPreferences when saved (routes.ts).
   return new Map(rows.map((row) => [row.id, (row.preferences as NotificationPreferences | null) ?? defaultPreferences(row.timeZone)]))
 }
+
+/** Each given user's verified numbers for SMS or voice, oldest first. */
+export async function verifiedPhonesOf(db: Executor, userIds: string[], channel: 'sms' | 'voice'): Promise<Map<string, string[]>> {
+  const found = new Map<string, string[]>()
+  if (userIds.length === 0) return found
+  const rows = await db
+    .selectFrom('divinux.contactMethods')
+    .select(['userId', 'address'])
+    .where('userId', 'in', userIds)
+    .where('type', '=', channel)
+    .where('verifiedAt', 'is not', null)
+    .orderBy('createdAt')
+    .execute()
+  for (const row of rows) found.set(row.userId, [...(found.get(row.userId) ?? []), row.address])
+  return found
+}
+
+/** Whether the number is one of the user's verified SMS numbers (a reply from it speaks for them). */
+export async function hasVerifiedPhone(db: Executor, userId: string, phone: string): Promise<boolean> {
+  const row = await db
+    .selectFrom('divinux.contactMethods')
+    .select('id')
+    .where('userId', '=', userId)
+    .where('type', '=', 'sms')
+    .where('address', '=', phone)
+    .where('verifiedAt', 'is not', null)
+    .executeTakeFirst()
+  return row !== undefined
+}

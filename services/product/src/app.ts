@@ -3,7 +3,14 @@ import { DEFAULT_INGEST_RATE_LIMIT, DEFAULT_NOTIFIER_CONFIG, type ServiceConfig 
 import { createNotifier } from '@svc/notifier'
 import { alertingSurface } from '@svc/plugin-alerting'
 import { insightsSurface, latestAnalysisOf } from '@svc/plugin-insights'
-import { inviteRoutes, notificationPreferencesOf, productUserRoutes } from '@svc/plugin-product-users'
+import {
+  contactMethodRoutes,
+  hasVerifiedPhone,
+  inviteRoutes,
+  notificationPreferencesOf,
+  productUserRoutes,
+  verifiedPhonesOf,
+} from '@svc/plugin-product-users'
 import { profileRoutes } from '@svc/profile'
 import { buildServiceApp, type Resources } from '@svc/runtime'
 
@@ -34,6 +41,7 @@ export function buildApp(config: ServiceConfig, shared?: Resources): Promise<Fas
           ingestLimits: { perConfig: config.rateLimit.ingestPerConfig ?? DEFAULT_INGEST_RATE_LIMIT, perAddress: config.rateLimit.max },
           latestAnalysis: latestAnalysisOf,
           preferences: notificationPreferencesOf,
+          phones: { verifiedPhonesOf, hasVerifiedPhone },
           notifier,
           productUrl: config.productLinkBase ?? config.publicUrls?.product ?? 'http://localhost:3003',
         })
@@ -41,6 +49,7 @@ export function buildApp(config: ServiceConfig, shared?: Resources): Promise<Fas
         await app.register(profileRoutes)
         await app.register(productUserRoutes)
         await app.register(inviteRoutes, { notifier })
+        await app.register(contactMethodRoutes, { notifier })
       },
     },
     shared,

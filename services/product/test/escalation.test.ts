@@ -213,10 +213,10 @@ t.test('a new alert pages whoever is on call by e-mail with a link; the next ste
   t.same(
     first.data.map((attempt) => [attempt.email, attempt.channel, attempt.status, attempt.step, attempt.round, attempt.error]),
     [
-      ['ada@paging.example', 'push', 'failed', 0, 0, 'no push provider is configured: web push needs VAPID keys (not built yet)'],
       ['ada@paging.example', 'email', 'sent', 0, 0, null],
+      ['ada@paging.example', 'push', 'failed', 0, 0, 'no push provider is configured: web push needs VAPID keys (not built yet)'],
     ],
-    'her default channels for P3, in her order: push (no provider yet, recorded as failed) and e-mail',
+    'her default channels for P3: e-mail, and push (no provider yet, recorded as failed)',
   )
   const mail = smtp.received.find((received) => received.envelopeTo.includes('ada@paging.example'))
   t.ok(mail, 'the SMTP server received the page')
@@ -235,7 +235,7 @@ t.test('a new alert pages whoever is on call by e-mail with a link; the next ste
     secondStep.sort(),
     [
       ['bo@paging.example', 'email', 'sent', null],
-      ['bo@paging.example', 'sms', 'failed', 'no SMS provider is configured: SMS paging needs Twilio (not built yet)'],
+      ['bo@paging.example', 'sms', 'failed', 'no verified phone number for SMS: add one at /api/v1/users/me/contact-methods'],
       ['cy@paging.example', 'none', 'failed', 'quiet hours (00:00 to 23:59 UTC); P3 does not bypass them'],
     ].sort(),
     'the team pages its responder (not its observer) on the channels they chose; quiet hours are recorded, not skipped silently',

@@ -44,3 +44,11 @@ export function channelsFor(preferences: PagingPreferences, priority: string, at
   const channels = (preferences.priorities[priority] ?? []).filter((channel) => preferences.channels[channel].enabled)
   return channels.length > 0 ? { channels } : { channels, reason: `no enabled channel is chosen for ${priority} alerts` }
 }
+
+/** The product-users surface's read of verified phone numbers, wired in by the service. */
+export interface PhoneReader {
+  /** Each user's verified numbers for the channel, oldest first. */
+  verifiedPhonesOf(db: Executor, userIds: string[], channel: 'sms' | 'voice'): Promise<Map<string, string[]>>
+  /** Whether the number is one of the user's verified SMS numbers. */
+  hasVerifiedPhone(db: Executor, userId: string, phone: string): Promise<boolean>
+}

@@ -58,7 +58,7 @@ const Notifications = Type.Object(
 /** The attempt's status, with the outbox's word on delivery for messages it carries. */
 function statusOf(row: AttemptRow): { status: AttemptStatus; error: string | null } {
   if (row.status !== 'queued' || !row.outboxStatus) return { status: row.status as AttemptStatus, error: row.error }
-  if (row.outboxStatus === 'sent') return { status: 'sent', error: null }
+  if (row.outboxStatus === 'sent' || row.outboxStatus === 'delivered') return { status: row.outboxStatus, error: null }
   if (row.outboxStatus === 'pending') return { status: 'queued', error: row.outboxError }
   return { status: 'failed', error: row.outboxError }
 }

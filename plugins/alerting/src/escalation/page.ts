@@ -1,4 +1,4 @@
-import { createHash, randomBytes } from 'node:crypto'
+import { createHash, randomBytes, randomInt } from 'node:crypto'
 import type { Executor } from '@svc/db'
 import type { Notifier } from '@svc/notifier'
 import type { AlertRow } from '../queries/alerts.js'
@@ -6,7 +6,7 @@ import { insertAckLink, insertAttempt, linkAttemptMessage } from '../queries/esc
 import { activeMembersAmong, emailsOf } from '../queries/people.js'
 import { teamResponders } from '../queries/teams.js'
 import { onCallUsers } from '../schedules/on-call.js'
-import { channelsFor, type PagingChannel, type PreferencesReader } from './channels.js'
+import { channelsFor, type PhoneReader, type PreferencesReader } from './channels.js'
 import type { Target } from './schemas.js'
 
 /** How long an acknowledgement link works. */
@@ -15,6 +15,7 @@ export const ACK_LINK_HOURS = 24
 export interface PagingDeps {
   notifier: Notifier
   preferences: PreferencesReader
+  phones: PhoneReader
   /** Where links in messages point: the product API's public base URL. */
   productUrl: string
 }
@@ -25,25 +26,48 @@ export interface StepPosition {
   policyName: string
 }
 
-// Channels whose provider is not part of this service yet: an attempt on them fails with this
-// reason instead of vanishing, and the person's other channels and the next step still run.
-const NO_PROVIDER: Record<Exclude<PagingChannel, 'email'>, string> = {
-  sms: 'no SMS provider is configured: SMS paging needs Twilio (not built yet)',
-  voice: 'no voice provider is configured: voice paging needs Twilio (not built yet)',
-  push: 'no push provider is configured: web push needs VAPID keys (not built yet)',
-}
-const EMAIL_HELD = 'no e-mail provider is configured (set SMTP_URL): held in the outbox'
+// Web push is not part of this service yet: an attempt on it fails with this reason instead of
+// vanishing, and the person's other channels and the next step still run.
+const NO_PUSH = 'no push provider is configured: web push needs VAPID keys (not built yet)'
+const noPhone = (channel: 'sms' | 'voice') =>
+  `no verified phone number for ${channel === 'sms' ? 'SMS' : 'voice'}: add one at /api/v1/users/me/contact-methods`
 
 /** A new single-use acknowledgement link; only the token's SHA-256 is stored. */
 export function ackTokenHash(token: string): string {
   return createHash('sha256').update(token).digest('hex')
 }
 
-async function newAckLink(db: Executor, deps: PagingDeps, alert: AlertRow, organizationId: string, userId: string, now: Date) {
+interface AckLink {
+  url: string
+  /** Six digits a reply `ack <code>` names. */
+  smsCode: string
+}
+
+async function newAckLink(
+  db: Executor,
+  deps: PagingDeps,
+  alert: AlertRow,
+  organizationId: string,
+  userId: string,
+  now: Date,
+): Promise<AckLink> {
   const token = randomBytes(32).toString('base64url')
+  const smsCode = String(randomInt(0, 1_000_000)).padStart(6, '0')
   const expiresAt = new Date(now.getTime() + ACK_LINK_HOURS * 3_600_000)
-  await insertAckLink(db, { tokenHash: ackTokenHash(token), organizationId, alertId: alert.id, userId, expiresAt })
-  return `${deps.productUrl}/api/v1/alerts/ack/${token}`
+  await insertAckLink(db, { tokenHash: ackTokenHash(token), organizationId, alertId: alert.id, userId, expiresAt, smsCode })
+  return { url: `${deps.productUrl}/api/v1/alerts/ack/${token}`, smsCode }
+}
+
+/** An SMS stays within one segment where it can: priority, title, service, how to acknowledge. */
+function pageSms(alert: AlertRow, ack: AckLink) {
+  const service = alert.service ? ` (${alert.service})` : ''
+  return `[${alert.priority}] ${alert.title}${service}. Reply "ack ${ack.smsCode}" to acknowledge, or open ${ack.url}`
+}
+
+/** What the call says; the keypress prompt is added by the call's TwiML (Twilio routes). */
+function pageVoice(alert: AlertRow) {
+  const priority = alert.priority.split('').join(' ')
+  return `This is an alert of priority ${priority}: ${alert.title}.${alert.service ? ` Service: ${alert.service}.` : ''}`
 }
 
 function pageEmail(alert: AlertRow, organizationId: string, position: StepPosition, links: { alert: string; ack: string }) {
@@ -120,6 +144,10 @@ export async function pageStep(
   const active = await activeMembersAmong(db, organizationId, [...people.keys()])
   const preferences = await deps.preferences(db, [...active])
   const emails = await emailsOf(db, [...active])
+  const phones = {
+    sms: await deps.phones.verifiedPhonesOf(db, [...active], 'sms'),
+    voice: await deps.phones.verifiedPhonesOf(db, [...active], 'voice'),
+  }
   const paged: string[] = []
   for (const [userId, target] of people) {
     const via = { ...attempt, userId, targetType: target.type, targetId: target.id }
@@ -140,19 +168,28 @@ export async function pageStep(
       continue
     }
     paged.push(userId)
-    const links = { alert: `${deps.productUrl}/api/v1/organizations/${organizationId}/alerts/${alert.id}`, ack: '' }
-    links.ack = await newAckLink(db, deps, alert, organizationId, userId, now)
+    const ack = await newAckLink(db, deps, alert, organizationId, userId, now)
+    const links = { alert: `${deps.productUrl}/api/v1/organizations/${organizationId}/alerts/${alert.id}`, ack: ack.url }
     for (const channel of channels) {
-      if (channel !== 'email') {
-        const recipient = channel === 'push' ? null : chosen.channels[channel].phoneNumber
-        await insertAttempt(db, { ...via, channel, recipient, status: 'failed', error: NO_PROVIDER[channel] })
+      if (channel === 'push') {
+        await insertAttempt(db, { ...via, channel, recipient: null, status: 'failed', error: NO_PUSH })
         continue
       }
-      const to = chosen.channels.email.address ?? emails.get(userId) ?? ''
+      // A person's first verified number is paged (contact methods); an unverified one never is.
+      const phone = channel === 'email' ? undefined : (phones[channel].get(userId) ?? [])[0]
+      if (channel !== 'email' && !phone) {
+        await insertAttempt(db, { ...via, channel, recipient: null, status: 'failed', error: noPhone(channel) })
+        continue
+      }
+      const to = phone ?? chosen.channels.email.address ?? emails.get(userId) ?? ''
       const attemptId = await insertAttempt(db, { ...via, channel, recipient: to, status: 'queued', error: null })
       if (!attemptId) continue
-      const queued = await deps.notifier.queueEmail(db, { ...pageEmail(alert, organizationId, position, links), to })
-      await linkAttemptMessage(db, attemptId, { messageId: queued.messageId, held: queued.status === 'held' ? EMAIL_HELD : null })
+      const message =
+        channel === 'email'
+          ? { ...pageEmail(alert, organizationId, position, links), channel, to }
+          : { organizationId, kind: 'alert.page', channel, to, text: channel === 'sms' ? pageSms(alert, ack) : pageVoice(alert) }
+      const queued = await deps.notifier.queueMessage(db, message)
+      await linkAttemptMessage(db, attemptId, { messageId: queued.messageId, held: queued.reason ?? null })
     }
   }
   return paged

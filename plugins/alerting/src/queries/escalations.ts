@@ -123,44 +123,49 @@ export async function linkAttemptMessage(db: Executor, attemptId: string, outbox
  * could carry is `failed` with the reason.
  */
 export async function listAttempts(db: Executor, organizationId: string, alertId: string) {
-  return db
-    .selectFrom('divinux.notificationAttempts as n')
-    .leftJoin('core.users as u', 'u.id', 'n.userId')
-    .leftJoin('core.outbox as o', 'o.id', 'n.outboxMessageId')
-    .select([
-      'n.id',
-      'n.round',
-      'n.step',
-      'n.userId',
-      'u.email',
-      'n.targetType',
-      'n.targetId',
-      'n.channel',
-      'n.recipient',
-      'n.status',
-      'n.error',
-      'n.createdAt',
-      'n.updatedAt',
-      'o.status as outboxStatus',
-      'o.lastError as outboxError',
-      'o.provider',
-      'o.providerMessageId',
-      'o.sentAt',
-    ])
-    .where('n.organizationId', '=', organizationId)
-    .where('n.alertId', '=', alertId)
-    .orderBy('n.createdAt')
-    .orderBy('n.round')
-    .orderBy('n.step')
-    .orderBy('n.id')
-    .execute()
+  return (
+    db
+      .selectFrom('divinux.notificationAttempts as n')
+      .leftJoin('core.users as u', 'u.id', 'n.userId')
+      .leftJoin('core.outbox as o', 'o.id', 'n.outboxMessageId')
+      .select([
+        'n.id',
+        'n.round',
+        'n.step',
+        'n.userId',
+        'u.email',
+        'n.targetType',
+        'n.targetId',
+        'n.channel',
+        'n.recipient',
+        'n.status',
+        'n.error',
+        'n.createdAt',
+        'n.updatedAt',
+        'o.status as outboxStatus',
+        'o.lastError as outboxError',
+        'o.provider',
+        'o.providerMessageId',
+        'o.sentAt',
+      ])
+      .where('n.organizationId', '=', organizationId)
+      .where('n.alertId', '=', alertId)
+      // One step's attempts share their transaction's time: by person and channel within it.
+      .orderBy('n.round')
+      .orderBy('n.step')
+      .orderBy('n.createdAt')
+      .orderBy('u.email')
+      .orderBy('n.targetId')
+      .orderBy('n.channel')
+      .execute()
+  )
 }
 
 export type AttemptRow = Awaited<ReturnType<typeof listAttempts>>[number]
 
 export async function insertAckLink(
   db: Executor,
-  link: { tokenHash: string; organizationId: string; alertId: string; userId: string; expiresAt: Date },
+  link: { tokenHash: string; organizationId: string; alertId: string; userId: string; expiresAt: Date; smsCode: string },
 ) {
   await db.insertInto('divinux.alertAckLinks').values(link).execute()
 }
@@ -196,5 +201,26 @@ export async function heldBySilence(db: Executor, silenceId: string) {
     .where('e.silenceId', '=', silenceId)
     .forUpdate('e')
     .skipLocked()
+    .execute()
+}
+
+/** The page an outbox message carried: whose, for which alert (a keypress on a call answers it). */
+export async function attemptOfMessage(db: Executor, outboxMessageId: string) {
+  return db
+    .selectFrom('divinux.notificationAttempts')
+    .select(['organizationId', 'alertId', 'userId'])
+    .where('outboxMessageId', '=', outboxMessageId)
+    .executeTakeFirst()
+}
+
+/** Unused, unexpired links whose SMS code this is (a reply names the code, not the link). */
+export async function ackLinksWithSmsCode(db: Executor, smsCode: string) {
+  return db
+    .selectFrom('divinux.alertAckLinks as l')
+    .innerJoin('divinux.alerts as a', 'a.id', 'l.alertId')
+    .select(['l.tokenHash', 'l.organizationId', 'l.alertId', 'l.userId', 'a.title'])
+    .where('l.smsCode', '=', smsCode)
+    .where('l.usedAt', 'is', null)
+    .where('l.expiresAt', '>', sql<Date>`now()`)
     .execute()
 }

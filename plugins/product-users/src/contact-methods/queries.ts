@@ -1,0 +1,68 @@
+import { sql } from 'kysely'
+import { jsonb, type Executor } from '@svc/db'
+
+const columns = [
+  'id',
+  'type',
+  'address',
+  'label',
+  'verifiedAt',
+  'codeSentAt',
+  'codeExpiresAt',
+  'codeAttempts',
+  'codeHash',
+  'createdAt',
+] as const
+
+export async function listContactMethods(db: Executor, userId: string) {
+  return db.selectFrom('divinux.contactMethods').select(columns).where('userId', '=', userId).orderBy('createdAt').orderBy('id').execute()
+}
+
+export async function findContactMethod(db: Executor, userId: string, id: string, forUpdate = false) {
+  const query = db.selectFrom('divinux.contactMethods').select(columns).where('userId', '=', userId).where('id', '=', id)
+  return forUpdate ? query.forUpdate().executeTakeFirst() : query.executeTakeFirst()
+}
+
+export type ContactMethodRow = NonNullable<Awaited<ReturnType<typeof findContactMethod>>>
+
+/** Adds a contact method; undefined when the user has it already. */
+export async function insertContactMethod(
+  db: Executor,
+  method: { userId: string; type: string; address: string; label: string | null; pushKeys: object | null; verifiedAt: Date | null },
+) {
+  return db
+    .insertInto('divinux.contactMethods')
+    .values({ ...method, pushKeys: method.pushKeys ? jsonb(method.pushKeys) : null })
+    .onConflict((oc) => oc.doNothing())
+    .returning(columns)
+    .executeTakeFirst()
+}
+
+export async function setCode(db: Executor, id: string, codeHash: string, expiresAt: Date) {
+  await db
+    .updateTable('divinux.contactMethods')
+    .set({ codeHash, codeExpiresAt: expiresAt, codeAttempts: 0, codeSentAt: sql<Date>`now()` })
+    .where('id', '=', id)
+    .execute()
+}
+
+export async function countWrongCode(db: Executor, id: string, spent: boolean) {
+  await db
+    .updateTable('divinux.contactMethods')
+    .set({ codeAttempts: sql<number>`code_attempts + 1`, ...(spent ? { codeHash: null, codeExpiresAt: null } : {}) })
+    .where('id', '=', id)
+    .execute()
+}
+
+export async function markVerified(db: Executor, id: string) {
+  return db
+    .updateTable('divinux.contactMethods')
+    .set({ verifiedAt: sql<Date>`now()`, codeHash: null, codeExpiresAt: null, codeAttempts: 0 })
+    .where('id', '=', id)
+    .returning(columns)
+    .executeTakeFirstOrThrow()
+}
+
+export async function deleteContactMethod(db: Executor, userId: string, id: string) {
+  return db.deleteFrom('divinux.contactMethods').where('userId', '=', userId).where('id', '=', id).returning('id').executeTakeFirst()
+}

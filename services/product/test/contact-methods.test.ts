@@ -1,0 +1,145 @@
+import t from 'tap'
+import { DEFAULT_NOTIFIER_CONFIG } from '@svc/config'
+import { startSmtpServer, startTestService, startTwilioServer } from '@svc/testkit'
+import { buildApp } from '../src/app.js'
+
+const smtp = await startSmtpServer(t)
+const twilio = await startTwilioServer(t, (to) =>
+  to === '+15005550001' ? { status: 400, code: 21211, message: "The 'To' number is not valid" } : undefined,
+)
+const service = await startTestService(t, buildApp, {
+  config: {
+    notifier: {
+      ...DEFAULT_NOTIFIER_CONFIG,
+      smtpUrl: smtp.url,
+      retryDelaySeconds: 1,
+      twilio: {
+        accountSid: twilio.accountSid,
+        authToken: twilio.authToken,
+        from: twilio.from,
+        apiUrl: twilio.url,
+        callbackBase: 'https://product.example',
+      },
+    },
+  },
+})
+const { app } = service
+const ada = await service.signIn('ada@contacts.example')
+const bo = await service.signIn('bo@contacts.example')
+const methods = '/api/v1/users/me/contact-methods'
+type Who = { headers: { authorization: string } }
+const call = (who: Who, method: 'GET' | 'POST' | 'DELETE', url: string, payload?: object) =>
+  app.inject({ method, url, headers: who.headers, ...(payload ? { payload } : {}) })
+
+async function until<T>(what: string, probe: () => T | undefined | false | Promise<T | undefined | false>, timeoutMs = 15_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs
+  for (;;) {
+    const found = await probe()
+    if (found) return found
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`)
+    await new Promise((resolve) => setTimeout(resolve, 50))
+  }
+}
+const codeIn = (text: string) => /(\d{6})/.exec(text)?.[1] ?? /(\d(?:, \d){5})/.exec(text)?.[1]?.replaceAll(', ', '')
+
+t.test('an e-mail address is verified by the code mailed to it; wrong codes are counted', async (t) => {
+  const added = await call(ada, 'POST', methods, { type: 'email', address: 'Ada.Pager@Contacts.example', label: 'Pager inbox' })
+  t.equal(added.statusCode, 201)
+  t.match(added.json(), { type: 'email', address: 'ada.pager@contacts.example', verified: false, codeDelivery: { status: 'pending' } })
+  const mail = await until('the code e-mail', () => smtp.received.find((m) => m.envelopeTo.includes('ada.pager@contacts.example')))
+  const code = codeIn(mail.text)!
+  const id = added.json().id
+  const wrong = await call(ada, 'POST', `${methods}/${id}/verify`, { code: code === '000000' ? '000001' : '000000' })
+  t.equal(wrong.statusCode, 400)
+  t.match(wrong.json().message, /body\/code wrong code/)
+  t.equal((await call(bo, 'POST', `${methods}/${id}/verify`, { code })).statusCode, 404, 'only its owner verifies it')
+  const verified = await call(ada, 'POST', `${methods}/${id}/verify`, { code })
+  t.equal(verified.statusCode, 200)
+  t.match(verified.json(), { verified: true, label: 'Pager inbox' })
+  t.equal((await call(ada, 'POST', methods, { type: 'email', address: 'ada.pager@contacts.example' })).statusCode, 409)
+})
+
+t.test('SMS and voice numbers get their code through Twilio; a call fetches its words from the product API', async (t) => {
+  const sms = await call(ada, 'POST', methods, { type: 'sms', address: '+4915112345678' })
+  t.equal(sms.statusCode, 201)
+  const text = await until('the SMS', () => twilio.received.find((r) => r.kind === 'message' && r.to === '+4915112345678'))
+  t.equal(text.from, twilio.from)
+  t.equal(text.statusCallback, 'https://product.example/api/v1/twilio/status')
+  t.equal((await call(ada, 'POST', `${methods}/${sms.json().id}/verify`, { code: codeIn(text.body!) })).json().verified, true)
+
+  const voice = await call(ada, 'POST', methods, { type: 'voice', address: '+4915112345678' })
+  t.equal(voice.statusCode, 201)
+  const placed = await until('the call', () => twilio.received.find((r) => r.kind === 'call' && r.to === '+4915112345678'))
+  t.match(placed.url, /^https:\/\/product\.example\/api\/v1\/twilio\/voice\/[0-9a-f-]{36}$/)
+  const outbox = await app.database.db
+    .selectFrom('core.outbox')
+    .select(['bodyText', 'status', 'providerMessageId'])
+    .where('kind', '=', 'contact.verification')
+    .where('channel', '=', 'voice')
+    .executeTakeFirstOrThrow()
+  t.match(outbox, { status: 'sent', providerMessageId: placed.sid })
+  t.equal(
+    (await call(ada, 'POST', `${methods}/${voice.json().id}/verify`, { code: codeIn(outbox.bodyText) })).json().verified,
+    true,
+    'the spoken digits',
+  )
+
+  const refused = await call(ada, 'POST', methods, { type: 'sms', address: '+15005550001' })
+  t.equal(refused.statusCode, 201)
+  const failed = await until('Twilio’s refusal to be recorded', async () => {
+    const row = await app.database.db
+      .selectFrom('core.outbox')
+      .select(['status', 'lastError'])
+      .where('recipient', '=', '+15005550001')
+      .executeTakeFirst()
+    return row?.status === 'failed' && row
+  })
+  t.match(failed.lastError, /twilio: The 'To' number is not valid \(Twilio error 21211\)/, 'a 4xx is final, with Twilio’s words')
+})
+
+t.test('bad contact methods are refused naming the field; push subscriptions need no code', async (t) => {
+  const cases: Array<[object, RegExp]> = [
+    [{ type: 'sms', address: '0151 1234567' }, /body\/address must be an E.164 number/],
+    [{ type: 'email', address: 'not-an-address' }, /body\/address must be an e-mail address/],
+    [{ type: 'voice' }, /body\/address is required for voice/],
+    [{ type: 'push', address: 'x@y.z' }, /body\/subscription is required for push/],
+    [{ type: 'fax', address: '+4915112345678' }, /type/],
+  ]
+  for (const [payload, message] of cases) {
+    const response = await call(bo, 'POST', methods, payload)
+    t.equal(response.statusCode, 400)
+    t.match(response.json().message, message)
+  }
+  const push = await call(bo, 'POST', methods, {
+    type: 'push',
+    subscription: { endpoint: 'https://push.example/send/abc', keys: { p256dh: 'BNc…', auth: 'tBH…' } },
+  })
+  t.equal(push.statusCode, 201)
+  t.match(push.json(), { type: 'push', address: 'https://push.example/send/abc', verified: true })
+  t.same(
+    (await call(bo, 'GET', methods)).json().data.map((method: { type: string }) => method.type),
+    ['push'],
+    'nothing of the refused ones was stored',
+  )
+})
+
+t.test('five wrong codes void the code; a new one waits 30 seconds', async (t) => {
+  const added = await call(bo, 'POST', methods, { type: 'email', address: 'bo.pager@contacts.example' })
+  const id = added.json().id
+  const mail = await until('the code e-mail', () => smtp.received.find((m) => m.envelopeTo.includes('bo.pager@contacts.example')))
+  const code = codeIn(mail.text)!
+  const wrong = code === '111111' ? '222222' : '111111'
+  for (let attempt = 1; attempt <= 4; attempt += 1)
+    t.match((await call(bo, 'POST', `${methods}/${id}/verify`, { code: wrong })).json().message, /wrong code$/)
+  t.match((await call(bo, 'POST', `${methods}/${id}/verify`, { code: wrong })).json().message, /last try/)
+  t.match(
+    (await call(bo, 'POST', `${methods}/${id}/verify`, { code })).json().message,
+    /no code is pending/,
+    'even the right code is void now',
+  )
+  const early = await call(bo, 'POST', `${methods}/${id}/resend-code`)
+  t.equal(early.statusCode, 429)
+  t.ok(Number(early.headers['retry-after']) > 0)
+  t.equal((await call(bo, 'DELETE', `${methods}/${id}`)).statusCode, 204)
+  t.equal((await call(bo, 'DELETE', `${methods}/${id}`)).statusCode, 404)
+})

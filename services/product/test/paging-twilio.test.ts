@@ -1,0 +1,174 @@
+import t from 'tap'
+import { DEFAULT_NOTIFIER_CONFIG } from '@svc/config'
+import { startTestService, startTwilioServer } from '@svc/testkit'
+import { buildApp } from '../src/app.js'
+import { alertingOrganization } from './organization-setup.js'
+
+const twilio = await startTwilioServer(t)
+const callbackBase = 'https://product.example'
+const service = await startTestService(t, buildApp, {
+  config: {
+    notifier: {
+      ...DEFAULT_NOTIFIER_CONFIG,
+      retryDelaySeconds: 1,
+      twilio: { accountSid: twilio.accountSid, authToken: twilio.authToken, from: twilio.from, apiUrl: twilio.url, callbackBase },
+    },
+  },
+})
+const { app } = service
+const db = app.database.db
+const { orgId, person } = await alertingOrganization(service, 'phones', { manager: 'manager', ada: 'responder', viewer: 'viewer' })
+const [manager, ada, viewer] = ['manager', 'ada', 'viewer'].map(person)
+const base = `/api/v1/organizations/${orgId}`
+const adaPhone = '+4915112345678'
+type Who = { headers: { authorization: string } }
+const call = (who: Who, method: 'GET' | 'POST' | 'PATCH', url: string, payload?: object) =>
+  app.inject({ method, url, headers: who.headers, ...(payload ? { payload } : {}) })
+
+async function until<T>(what: string, probe: () => T | undefined | false | Promise<T | undefined | false>, timeoutMs = 15_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs
+  for (;;) {
+    const found = await probe()
+    if (found) return found
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`)
+    await new Promise((resolve) => setTimeout(resolve, 50))
+  }
+}
+
+/** A callback as Twilio sends it: form-encoded, signed over the public URL and the fields. */
+const fromTwilio = (path: string, params: Record<string, string>, signature = twilio.sign(`${callbackBase}${path}`, params)) =>
+  app.inject({
+    method: 'POST',
+    url: path,
+    headers: { 'content-type': 'application/x-www-form-urlencoded', 'x-twilio-signature': signature },
+    payload: new URLSearchParams(params).toString(),
+  })
+
+type Attempt = { channel: string; status: string; recipient: string | null; error: string | null }
+const attempts = async (alertId: string): Promise<Attempt[]> =>
+  (await call(viewer!, 'GET', `${base}/alerts/${alertId}/notifications`)).json().data
+
+// Ada has verified her mobile for SMS and voice (contact-methods.test.ts covers verifying) and
+// routes P1 to both.
+for (const type of ['sms', 'voice']) {
+  await db.insertInto('divinux.contactMethods').values({ userId: ada!.userId, type, address: adaPhone, verifiedAt: new Date() }).execute()
+}
+await call(ada!, 'PATCH', '/api/v1/users/me/notifications', {
+  channels: { sms: { enabled: true, phoneNumber: adaPhone }, voice: { enabled: true, phoneNumber: adaPhone } },
+  priorities: { P1: ['sms', 'voice'] },
+})
+const policy = (
+  await call(manager!, 'POST', `${base}/escalation-policies`, {
+    name: 'Ada',
+    steps: [{ delayMinutes: 5, targets: [{ type: 'user', id: ada!.userId }] }],
+  })
+).json()
+const config = (await call(manager!, 'POST', `${base}/webhooks`, { name: 'Monitoring', escalationPolicyId: policy.id })).json()
+const ingest = async (title: string) => {
+  const response = await app.inject({
+    method: 'POST',
+    url: config.ingestPath,
+    headers: { 'content-type': 'application/json' },
+    payload: JSON.stringify({ title, service: 'payments', priority: 'P1' }),
+  })
+  return response.json().alertId as string
+}
+
+let firstAlert = ''
+
+t.test('a P1 page goes out as an SMS and a call through Twilio’s REST API', async (t) => {
+  firstAlert = await ingest('Payments failing')
+  const sms = await until('the SMS', () => twilio.received.find((r) => r.kind === 'message' && r.body?.includes('Payments failing')))
+  t.equal(sms.to, adaPhone)
+  t.match(sms.body, /^\[P1\] Payments failing \(payments\)\. Reply "ack \d{6}" to acknowledge, or open http/)
+  t.equal(sms.statusCallback, `${callbackBase}/api/v1/twilio/status`)
+  const voice = await until('the call', () => twilio.received.find((r) => r.kind === 'call'))
+  t.equal(voice.to, adaPhone)
+  const sent = await until('both attempts sent', async () => {
+    const found = await attempts(firstAlert)
+    return found.length === 2 && found.every((attempt) => attempt.status === 'sent') && found
+  })
+  t.same(
+    sent.map((attempt) => [attempt.channel, attempt.recipient]),
+    [
+      ['sms', adaPhone],
+      ['voice', adaPhone],
+    ],
+  )
+})
+
+t.test('status callbacks mark delivery, and only Twilio’s signature is believed', async (t) => {
+  const sms = twilio.received.find((r) => r.kind === 'message')!
+  const report = { MessageSid: sms.sid, MessageStatus: 'delivered', AccountSid: twilio.accountSid }
+  t.equal((await fromTwilio('/api/v1/twilio/status', report, 'forged')).statusCode, 403)
+  t.equal(
+    (
+      await fromTwilio(
+        '/api/v1/twilio/status',
+        { ...report, MessageStatus: 'delivered' },
+        twilio.sign(`${callbackBase}/api/v1/twilio/status`, { ...report, MessageStatus: 'failed' }),
+      )
+    ).statusCode,
+    403,
+    'a signature over other fields',
+  )
+  t.equal((await fromTwilio('/api/v1/twilio/status', report)).statusCode, 204)
+  t.equal((await attempts(firstAlert)).find((attempt) => attempt.channel === 'sms')?.status, 'delivered')
+
+  const callSid = twilio.received.find((r) => r.kind === 'call')!.sid
+  t.equal((await fromTwilio('/api/v1/twilio/status', { CallSid: callSid, CallStatus: 'no-answer' })).statusCode, 204)
+  t.match(
+    (await attempts(firstAlert)).find((attempt) => attempt.channel === 'voice'),
+    { status: 'failed', error: 'twilio: no-answer' },
+  )
+})
+
+t.test('the call asks for 1; a reply "ack <code>" from her verified number acknowledges', async (t) => {
+  const voice = twilio.received.find((r) => r.kind === 'call')!
+  const path = new URL(voice.url!).pathname
+  const twiml = await fromTwilio(path, { CallSid: voice.sid, AccountSid: twilio.accountSid })
+  t.equal(twiml.statusCode, 200)
+  t.match(twiml.headers['content-type'], /text\/xml/)
+  t.match(
+    twiml.body,
+    new RegExp(
+      `<Gather numDigits="1" action="${callbackBase}${path}/keypress" method="POST" timeout="10"><Say>This is an alert of priority P 1: Payments failing. Service: payments. Press 1 to acknowledge.</Say></Gather>`,
+    ),
+  )
+
+  const code = /ack (\d{6})/.exec(twilio.received.find((r) => r.kind === 'message')!.body!)![1]!
+  const stranger = await fromTwilio('/api/v1/twilio/sms', { From: '+4917000000000', Body: `ack ${code}` })
+  t.match(stranger.body, /No page of yours has that code/, 'another number cannot acknowledge for her')
+  const help = await fromTwilio('/api/v1/twilio/sms', { From: adaPhone, Body: 'hello' })
+  t.match(help.body, /reply "ack" and the code/)
+  const acked = await fromTwilio('/api/v1/twilio/sms', { From: adaPhone, Body: ` ACK ${code} ` })
+  t.equal(acked.statusCode, 200)
+  t.match(acked.body, /<Response><Message>Acknowledged: Payments failing<\/Message><\/Response>/)
+  const alert = (await call(viewer!, 'GET', `${base}/alerts/${firstAlert}`)).json()
+  t.match(alert, { status: 'acknowledged', acknowledgedBy: ada!.userId })
+  t.match((await fromTwilio('/api/v1/twilio/sms', { From: adaPhone, Body: `ack ${code}` })).body, /No page of yours/, 'the code is spent')
+})
+
+t.test('pressing 1 on the call acknowledges; another key does not', async (t) => {
+  const alertId = await ingest('Ledger drift')
+  const sent = await until('the call', async () => {
+    const found = await db
+      .selectFrom('divinux.notificationAttempts')
+      .select('outboxMessageId')
+      .where('alertId', '=', alertId)
+      .where('channel', '=', 'voice')
+      .executeTakeFirst()
+    return found?.outboxMessageId ?? undefined
+  })
+  const keypress = `/api/v1/twilio/voice/${sent}/keypress`
+  t.match((await fromTwilio(keypress, { Digits: '2' })).body, /That key does nothing/)
+  t.equal((await call(viewer!, 'GET', `${base}/alerts/${alertId}`)).json().status, 'open')
+  t.match((await fromTwilio(keypress, { Digits: '1' })).body, /The alert is acknowledged/)
+  t.equal((await call(viewer!, 'GET', `${base}/alerts/${alertId}`)).json().status, 'acknowledged')
+  t.match((await fromTwilio(keypress, { Digits: '1' })).body, /already acknowledged/)
+  const timeline = (await call(viewer!, 'GET', `${base}/alerts/${alertId}/events`)).json().data
+  t.match(
+    timeline.find((event: { type: string }) => event.type === 'acknowledged'),
+    { actorUserId: ada!.userId, data: { via: 'voice' } },
+  )
+})
