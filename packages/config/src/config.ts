@@ -129,4 +129,14 @@ export interface ServiceConfig {
   ai?: AiConfig
   /** Unset: e-mails held in the outbox, the default sender and retries. */
   notifier?: NotifierConfig
+  /** Unset: public targets only, Slack's own API. */
+  outbound?: OutboundConfig
+}
+
+/** Requests to addresses users give (chat webhooks, outbound webhooks) and to Slack's Web API. */
+export interface OutboundConfig {
+  /** ALLOW_PRIVATE_TARGETS: loopback, private and link-local targets are allowed (tests, on-premises). */
+  allowPrivateTargets: boolean
+  /** SLACK_API_URL: a Slack-compatible Web API instead of https://slack.com/api/ (tests, gateways). */
+  slackApiUrl?: string
 }

@@ -93,6 +93,7 @@ export function serviceConfigFor(env: Environment, auth: AuthConfig): ServiceCon
     logLevel: env.LOG_LEVEL,
     ai: aiConfigFor(env),
     notifier: notifierConfigFor(env),
+    outbound: { allowPrivateTargets: env.ALLOW_PRIVATE_TARGETS, slackApiUrl: env.SLACK_API_URL?.replace(/\/*$/, '/') },
   }
 }
 

@@ -44,6 +44,8 @@ export const EnvironmentSchema = Type.Object({
   TWILIO_AUTH_TOKEN: Type.Optional(Type.String({ minLength: 16 })),
   TWILIO_FROM: Type.Optional(Type.String({ pattern: '^\\+[1-9][0-9]{6,14}$' })),
   TWILIO_API_URL: Type.Optional(Type.String({ pattern: '^https?://' })),
+  ALLOW_PRIVATE_TARGETS: Type.Boolean({ default: false }),
+  SLACK_API_URL: Type.Optional(Type.String({ pattern: '^https?://' })),
   NOTIFY_RETRY_LIMIT: Type.Integer({ default: 5, minimum: 0, maximum: 20 }),
   NOTIFY_RETRY_DELAY_SECONDS: Type.Integer({ default: 60, minimum: 1 }),
   LOG_LEVEL: Type.Union(

@@ -309,6 +309,20 @@ export interface DivinuxCalendarFeeds {
   userId: string;
 }
 
+export interface DivinuxChatIntegrations {
+  botToken: string | null;
+  channel: string | null;
+  createdAt: Generated<Timestamp>;
+  createdBy: string | null;
+  enabled: Generated<boolean>;
+  id: Generated<string>;
+  kind: string;
+  name: string;
+  organizationId: string;
+  updatedAt: Generated<Timestamp>;
+  webhookUrl: string | null;
+}
+
 export interface DivinuxContactMethods {
   address: string;
   codeAttempts: Generated<number>;
@@ -554,6 +568,7 @@ export interface DB {
   "divinux.analyses": DivinuxAnalyses;
   "divinux.analysisEvents": DivinuxAnalysisEvents;
   "divinux.calendarFeeds": DivinuxCalendarFeeds;
+  "divinux.chatIntegrations": DivinuxChatIntegrations;
   "divinux.contactMethods": DivinuxContactMethods;
   "divinux.deployEvents": DivinuxDeployEvents;
   "divinux.escalationPolicies": DivinuxEscalationPolicies;

@@ -62,6 +62,11 @@ export function toErrorBody(error: FastifyError & PostgresError, request: Fastif
     return body(409, OWN_RULES.has(error.message) ? error.message : 'the change breaks a rule of the stored data', 'CONFLICT')
 
   const statusCode = error.statusCode && error.statusCode >= 400 ? error.statusCode : 500
+  // Our own UpstreamError words what another service answered (a chat test, say): shown.
+  if (statusCode === 502 && error.code === 'UPSTREAM_FAILED') {
+    request.log.warn({ err: error }, 'an upstream service refused')
+    return body(502, error.message, 'UPSTREAM_FAILED')
+  }
   if (statusCode >= 500) {
     request.log.error({ err: error }, 'request failed')
     return body(statusCode, 'the server could not complete the request', statusCode === 502 ? 'UPSTREAM_FAILED' : 'INTERNAL_ERROR')

@@ -3,6 +3,14 @@ export { claimsOf, hs256WithKey, signRs256, tamperedToken, unsignedToken } from 
 export { startTestIssuer, type TestIssuer } from './issuer.js'
 export { freePort } from './ports.js'
 export { startSmtpServer, type ReceivedMail, type RecipientReply, type SmtpTestServer } from './smtp-server.js'
+export {
+  startSlackServer,
+  startWebhookReceiver,
+  type ReceivedRequest,
+  type SlackPost,
+  type SlackTestServer,
+  type WebhookReceiver,
+} from './chat-servers.js'
 export { startTwilioServer, type TwilioRefusal, type TwilioRequest, type TwilioTestServer } from './twilio-server.js'
 export {
   chatCompletion,

@@ -1,5 +1,10 @@
 import type { FastifyPluginAsync } from 'fastify'
+import type { OutboundConfig } from '@svc/config'
 import type { Notifier } from '@svc/notifier'
+import { createChatDelivery } from './chat/delivery.js'
+import { chatIntegrationRoutes } from './chat/routes.js'
+import { createChatSender } from './chat/send.js'
+import { createOutboundClient } from './outbound/http.js'
 import type { IngestLimits } from './ingestion/limits.js'
 import { ackLinkRoutes } from './escalation/ack-link-routes.js'
 import type { PhoneReader, PreferencesReader } from './escalation/channels.js'
@@ -29,6 +34,8 @@ export interface AlertingOptions {
   notifier: Notifier
   /** Where links in pages point: the product API's public base URL. */
   productUrl: string
+  /** Requests to users' targets (chat webhooks) and Slack's Web API. */
+  outbound: OutboundConfig
 }
 
 /**
@@ -36,7 +43,24 @@ export interface AlertingOptions {
  * configurations, ingestion, alerts, command rooms, deploy events, on-call teams, schedules, escalation policies, silences and the escalations that page people.
  */
 export const alertingSurface: FastifyPluginAsync<AlertingOptions> = async (app, options) => {
+  const outbound = createOutboundClient({ allowPrivateTargets: options.outbound.allowPrivateTargets })
+  const chatSender = createChatSender({ outbound, slackApiUrl: options.outbound.slackApiUrl })
+  const chat = createChatDelivery({
+    database: app.database,
+    jobs: app.jobs,
+    sender: chatSender,
+    latestAnalysis: options.latestAnalysis,
+    productUrl: options.productUrl,
+    log: app.log.child({ component: 'chat' }),
+  })
+  app.addHook('onReady', () => chat.start())
+  app.addHook('onClose', async () => {
+    await chat.stop()
+    await outbound.close()
+  })
   const escalator = createEscalator({
+    queueChat: (db, attemptId) => chat.queue(db, attemptId),
+    chatQueued: () => chat.wake(),
     database: app.database,
     jobs: app.jobs,
     notifier: options.notifier,
@@ -63,6 +87,7 @@ export const alertingSurface: FastifyPluginAsync<AlertingOptions> = async (app, 
   const twilio = options.notifier.config.twilio
   if (twilio) await app.register(twilioRoutes, { twilio, phones: options.phones })
   await app.register(silenceRoutes, { silenceEnded: () => escalator.wakeSilences() })
+  await app.register(chatIntegrationRoutes, { outbound: options.outbound, sender: chatSender, productUrl: options.productUrl })
 }
 
 export type { PagingPreferences, PhoneReader, PreferencesReader } from './escalation/channels.js'

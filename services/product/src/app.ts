@@ -43,6 +43,7 @@ export function buildApp(config: ServiceConfig, shared?: Resources): Promise<Fas
           preferences: notificationPreferencesOf,
           phones: { verifiedPhonesOf, hasVerifiedPhone },
           notifier,
+          outbound: config.outbound ?? { allowPrivateTargets: false },
           productUrl: config.productLinkBase ?? config.publicUrls?.product ?? 'http://localhost:3003',
         })
         await app.register(insightsSurface, { ai: config.ai })

@@ -33,6 +33,8 @@ export interface EscalatorDeps extends PagingDeps {
   database: Database
   jobs: JobQueue
   log: FastifyBaseLogger
+  /** Lets the chat worker look at once, after a step that queued chat messages commits. */
+  chatQueued: () => void
 }
 
 export interface Escalator {
@@ -195,7 +197,10 @@ export function createEscalator(deps: EscalatorDeps): Escalator {
       await sendStep(jobs, trx, { alertId: job.alertId, ...next }, nextAt)
       return true
     })
-    if (paged) deps.notifier.wake()
+    if (paged) {
+      deps.notifier.wake()
+      deps.chatQueued()
+    }
   }
 
   /**

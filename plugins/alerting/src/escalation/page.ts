@@ -14,6 +14,8 @@ export const ACK_LINK_HOURS = 24
 
 export interface PagingDeps {
   notifier: Notifier
+  /** Sends a chat attempt's delivery job in the caller's transaction. */
+  queueChat: (db: Executor, attemptId: string) => Promise<void>
   preferences: PreferencesReader
   phones: PhoneReader
   /** Where links in messages point: the product API's public base URL. */
@@ -90,7 +92,7 @@ function pageEmail(alert: AlertRow, organizationId: string, position: StepPositi
 
 /**
  * Pages the people a step's targets name now: users themselves, whoever is on call in a
- * schedule, a team's responders; each person once per step, through the channels their
+ * schedule, a team's responders (and posts to its chat integrations); each person once per step, through the channels their
  * preferences give this priority. Every attempt is recorded, the ones that cannot happen too
  * (nobody on call, quiet hours, no provider), all in the caller's transaction.
  */
@@ -117,7 +119,20 @@ export async function pageStep(
     organizationId,
     targets.filter((t) => t.type === 'team').map((t) => t.id),
   )
-  for (const target of targets) {
+  for (const target of targets.filter((t) => t.type === 'chat')) {
+    const attemptId = await insertAttempt(db, {
+      ...attempt,
+      userId: null,
+      targetType: 'chat',
+      targetId: target.id,
+      channel: 'chat',
+      recipient: null,
+      status: 'queued',
+      error: null,
+    })
+    if (attemptId) await deps.queueChat(db, attemptId)
+  }
+  for (const target of targets.filter((t) => t.type !== 'chat')) {
     const found =
       target.type === 'user'
         ? [target.id]

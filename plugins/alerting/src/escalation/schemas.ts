@@ -5,7 +5,7 @@ const Name = Type.String({ minLength: 1, maxLength: 100, pattern: '\\S' })
 
 export const MAX_STEPS = 20
 export const MAX_REPEATS = 5
-export const targetTypes = ['user', 'schedule', 'team'] as const
+export const targetTypes = ['user', 'schedule', 'team', 'chat'] as const
 export type TargetType = (typeof targetTypes)[number]
 
 export const PolicyParams = Type.Object({ orgId: Type.String(), policyId: Type.String() })
@@ -13,7 +13,8 @@ export const PolicyParams = Type.Object({ orgId: Type.String(), policyId: Type.S
 export const Target = Type.Object(
   {
     type: Type.Enum(targetTypes, {
-      description: 'user: that person; schedule: whoever is on call in it then; team: its members with the team role responder',
+      description:
+        'user: that person; schedule: whoever is on call in it then; team: its members with the team role responder; chat: a chat integration',
     }),
     id: Type.String({ format: 'uuid' }),
   },

@@ -1,24 +1,27 @@
 import { recordAudit, type AuditContext } from '@svc/audit'
 import type { Executor } from '@svc/db'
 import { invalidField } from '@svc/http'
+import { chatIntegrationsAmong } from '../queries/chat-integrations.js'
 import { policiesTargeting, updatePolicy } from '../queries/escalation-policies.js'
 import { activeMembersAmong } from '../queries/people.js'
 import { schedulesAmong } from '../queries/schedules.js'
 import { teamsAmong } from '../queries/teams.js'
 import type { Step, Target, TargetType } from './schemas.js'
 
-/** Every target must name a user (an active member), schedule or team of the organization: 400 naming it otherwise. */
+/** Every target must name a user (an active member), schedule, team or chat integration of the organization: 400 naming it otherwise. */
 export async function checkTargets(db: Executor, organizationId: string, steps: Step[]): Promise<void> {
   const ids = (type: TargetType) => [...new Set(steps.flatMap((step) => step.targets.filter((t) => t.type === type).map((t) => t.id)))]
   const known: Record<TargetType, Set<string>> = {
     user: await activeMembersAmong(db, organizationId, ids('user')),
     schedule: await schedulesAmong(db, organizationId, ids('schedule')),
     team: await teamsAmong(db, organizationId, ids('team')),
+    chat: await chatIntegrationsAmong(db, organizationId, ids('chat')),
   }
   const what: Record<TargetType, string> = {
     user: 'is not an active member of the organization',
     schedule: 'is not a schedule of the organization',
     team: 'is not a team of the organization',
+    chat: 'is not a chat integration of the organization',
   }
   steps.forEach((step, index) =>
     step.targets.forEach((target, position) => {
@@ -35,7 +38,7 @@ export function policyProblems(steps: Step[]): string[] {
 }
 
 /**
- * Takes a deleted user, schedule or team out of every policy of the organization, one audit
+ * Takes a deleted user, schedule, team or chat integration out of every policy of the organization, one audit
  * entry per policy changed, in the caller's transaction. A step left without targets stays (its
  * delay still counts) and the policy says so on read.
  */

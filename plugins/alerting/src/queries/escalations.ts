@@ -224,3 +224,23 @@ export async function ackLinksWithSmsCode(db: Executor, smsCode: string) {
     .where('l.expiresAt', '>', sql<Date>`now()`)
     .execute()
 }
+
+/** A chat or webhook attempt still to be made, with its alert. */
+export async function queuedAttempt(db: Executor, attemptId: string) {
+  return db
+    .selectFrom('divinux.notificationAttempts as n')
+    .innerJoin('divinux.alerts as a', 'a.id', 'n.alertId')
+    .select(['n.id', 'n.organizationId', 'n.alertId', 'n.targetType', 'n.targetId', 'n.round', 'n.step', 'a.status as alertStatus'])
+    .where('n.id', '=', attemptId)
+    .where('n.status', '=', 'queued')
+    .executeTakeFirst()
+}
+
+/** Records how an attempt the service makes itself (chat, webhook) went; `queued` keeps it for the job's next retry. */
+export async function settleAttempt(db: Executor, attemptId: string, status: 'queued' | 'sent' | 'failed', error: string | null) {
+  await db
+    .updateTable('divinux.notificationAttempts')
+    .set({ status, error, updatedAt: sql<Date>`now()` })
+    .where('id', '=', attemptId)
+    .execute()
+}

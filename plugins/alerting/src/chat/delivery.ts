@@ -1,0 +1,105 @@
+import type { FastifyBaseLogger } from 'fastify'
+import type { Database, Executor } from '@svc/db'
+import { ensureQueue, inTransaction, type JobQueue } from '@svc/jobs'
+import type { LatestAnalysisReader } from '../alerts/command-room.js'
+import { findAlert, type AlertRow } from '../queries/alerts.js'
+import { findChatIntegration } from '../queries/chat-integrations.js'
+import { queuedAttempt, settleAttempt } from '../queries/escalations.js'
+import type { ChatAlert } from './messages.js'
+import { ChatFailure, type ChatSender } from './send.js'
+
+/** One job per chat message of an escalation step: `{ attemptId }`. */
+export const CHAT_QUEUE = 'alerting.chat-delivery'
+const RETRY_LIMIT = 4
+
+interface ChatJob {
+  attemptId: string
+}
+
+export interface ChatDeliveryDeps {
+  database: Database
+  jobs: JobQueue
+  sender: ChatSender
+  latestAnalysis: LatestAnalysisReader
+  productUrl: string
+  log: FastifyBaseLogger
+}
+
+export type ChatDelivery = ReturnType<typeof createChatDelivery>
+
+/** The message about an alert, with its analysis once that is done. */
+export async function chatAlertOf(
+  db: Executor,
+  deps: Pick<ChatDeliveryDeps, 'latestAnalysis' | 'productUrl'>,
+  organizationId: string,
+  alert: AlertRow,
+  reason?: string,
+): Promise<ChatAlert> {
+  const analysis = await deps.latestAnalysis(db, organizationId, { sourceProduct: 'alerting', incidentId: alert.id })
+  return {
+    priority: alert.priority,
+    title: alert.title,
+    service: alert.service,
+    source: alert.source,
+    status: alert.status,
+    alertUrl: `${deps.productUrl}/api/v1/organizations/${organizationId}/alerts/${alert.id}`,
+    ...(analysis?.status === 'completed' && analysis.summary
+      ? { analysis: { summary: analysis.summary, rootCause: analysis.rootCause } }
+      : {}),
+    ...(reason ? { reason } : {}),
+  }
+}
+
+/**
+ * Chat messages of escalation steps, each a pg-boss job sent in the step's transaction and
+ * retried with backoff when the chat service may recover (5xx, 429, no connection); the
+ * attempt records the outcome and the last error.
+ */
+export function createChatDelivery(deps: ChatDeliveryDeps) {
+  const { database, jobs, sender, log } = deps
+  let worker: string | undefined
+
+  async function deliver(job: ChatJob, attempt: { retryCount: number }): Promise<void> {
+    const { db } = database
+    const queued = await queuedAttempt(db, job.attemptId)
+    if (!queued) return
+    const integration = await findChatIntegration(db, queued.organizationId, queued.targetId)
+    if (!integration || !integration.enabled) {
+      await settleAttempt(db, queued.id, 'failed', integration ? 'the chat integration is disabled' : 'the chat integration was deleted')
+      return
+    }
+    const alert = await findAlert(db, queued.organizationId, queued.alertId)
+    if (!alert) return
+    const reason = `Escalation step ${queued.step + 1}${queued.round > 0 ? `, round ${queued.round + 1}` : ''}`
+    try {
+      await sender.send(integration, await chatAlertOf(db, deps, queued.organizationId, alert, reason))
+      await settleAttempt(db, queued.id, 'sent', null)
+    } catch (error) {
+      const failure = error instanceof ChatFailure ? error : new ChatFailure((error as Error).message, false)
+      const retrying = !failure.permanent && attempt.retryCount < RETRY_LIMIT
+      await settleAttempt(db, queued.id, retrying ? 'queued' : 'failed', failure.message)
+      log.warn({ attemptId: queued.id, retrying, err: failure }, 'chat message not delivered')
+      if (retrying) throw failure
+    }
+  }
+
+  return {
+    /** Sends the attempt's job in the caller's transaction. */
+    async queue(db: Executor, attemptId: string): Promise<void> {
+      await jobs.send(CHAT_QUEUE, { attemptId } satisfies ChatJob, { db: inTransaction(db), singletonKey: attemptId })
+    },
+    wake() {
+      if (worker) jobs.notifyWorker(worker)
+    },
+    async start() {
+      await ensureQueue(jobs, CHAT_QUEUE, { retryLimit: RETRY_LIMIT, retryDelay: 5, retryBackoff: true, expireInSeconds: 60 })
+      worker = await jobs.work<ChatJob>(CHAT_QUEUE, { includeMetadata: true, pollingIntervalSeconds: 0.5 }, async ([job]) => {
+        if (job) await deliver(job.data, job)
+      })
+    },
+    async stop() {
+      await jobs.offWork(CHAT_QUEUE)
+      worker = undefined
+    },
+  }
+}

@@ -1,0 +1,73 @@
+import { sql } from 'kysely'
+import { paged, type Executor, type Page } from '@svc/db'
+
+const columns = ['id', 'name', 'kind', 'webhookUrl', 'botToken', 'channel', 'enabled', 'createdBy', 'createdAt', 'updatedAt'] as const
+
+function integrationsOf(db: Executor, organizationId: string) {
+  return db.selectFrom('divinux.chatIntegrations').where('organizationId', '=', organizationId)
+}
+
+export async function listChatIntegrations(db: Executor, organizationId: string, page: Page) {
+  return paged(
+    integrationsOf(db, organizationId),
+    (rows) =>
+      rows
+        .select(columns)
+        .orderBy(sql`lower(name)`)
+        .orderBy('id'),
+    page,
+  )
+}
+
+export async function findChatIntegration(db: Executor, organizationId: string, id: string, forUpdate = false) {
+  const query = integrationsOf(db, organizationId).select(columns).where('id', '=', id)
+  return forUpdate ? query.forUpdate().executeTakeFirst() : query.executeTakeFirst()
+}
+
+export type ChatIntegrationRow = NonNullable<Awaited<ReturnType<typeof findChatIntegration>>>
+
+export async function chatIntegrationsAmong(db: Executor, organizationId: string, ids: string[]): Promise<Set<string>> {
+  if (ids.length === 0) return new Set()
+  const rows = await integrationsOf(db, organizationId).select('id').where('id', 'in', ids).execute()
+  return new Set(rows.map((row) => row.id))
+}
+
+export async function chatNameTaken(db: Executor, organizationId: string, name: string, exceptId?: string) {
+  let query = integrationsOf(db, organizationId)
+    .select('id')
+    .where(sql`lower(name)`, '=', name.toLowerCase())
+  if (exceptId) query = query.where('id', '<>', exceptId)
+  return (await query.executeTakeFirst()) !== undefined
+}
+
+export interface ChatIntegrationValues {
+  name: string
+  kind: string
+  webhookUrl: string | null
+  botToken: string | null
+  channel: string | null
+  enabled: boolean
+}
+
+export async function insertChatIntegration(db: Executor, values: ChatIntegrationValues & { organizationId: string; createdBy: string }) {
+  return db.insertInto('divinux.chatIntegrations').values(values).returning(columns).executeTakeFirstOrThrow()
+}
+
+export async function updateChatIntegration(db: Executor, organizationId: string, id: string, change: Partial<ChatIntegrationValues>) {
+  return db
+    .updateTable('divinux.chatIntegrations')
+    .set({ ...change, updatedAt: sql<Date>`now()` })
+    .where('organizationId', '=', organizationId)
+    .where('id', '=', id)
+    .returning(columns)
+    .executeTakeFirst()
+}
+
+export async function deleteChatIntegration(db: Executor, organizationId: string, id: string) {
+  return db
+    .deleteFrom('divinux.chatIntegrations')
+    .where('organizationId', '=', organizationId)
+    .where('id', '=', id)
+    .returning(columns)
+    .executeTakeFirst()
+}
