@@ -24,6 +24,7 @@ import * as silences from './migrations/0022_silences.js'
 import * as calendarFeeds from './migrations/0023_calendar_feeds.js'
 import * as contactMethods from './migrations/0024_contact_methods.js'
 import * as chatIntegrations from './migrations/0025_chat_integrations.js'
+import * as outboundWebhooks from './migrations/0026_outbound_webhooks.js'
 
 /**
  * Every migration, in order, listed by hand rather than found by scanning a folder, so a
@@ -55,4 +56,5 @@ export const migrations: Record<string, Migration> = {
   '0023_calendar_feeds': calendarFeeds,
   '0024_contact_methods': contactMethods,
   '0025_chat_integrations': chatIntegrations,
+  '0026_outbound_webhooks': outboundWebhooks,
 }

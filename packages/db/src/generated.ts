@@ -235,6 +235,7 @@ export interface DivinuxAlertEvents {
   alertId: string;
   createdAt: Generated<Timestamp>;
   data: Generated<Json>;
+  dispatchedAt: Timestamp | null;
   id: Generated<string>;
   lastOccurredAt: Timestamp | null;
   occurrences: Generated<number>;
@@ -391,6 +392,36 @@ export interface DivinuxNotificationPreferences {
   preferences: Json;
   updatedAt: Generated<Timestamp>;
   userId: string;
+}
+
+export interface DivinuxOutboundWebhookDeliveries {
+  alertId: string | null;
+  attemptId: string | null;
+  attempts: Generated<number>;
+  createdAt: Generated<Timestamp>;
+  deliveredAt: Timestamp | null;
+  error: string | null;
+  event: string;
+  id: Generated<string>;
+  organizationId: string;
+  payload: string;
+  responseStatus: number | null;
+  status: Generated<string>;
+  updatedAt: Generated<Timestamp>;
+  webhookId: string;
+}
+
+export interface DivinuxOutboundWebhooks {
+  createdAt: Generated<Timestamp>;
+  createdBy: string | null;
+  enabled: Generated<boolean>;
+  events: string[];
+  id: Generated<string>;
+  name: string;
+  organizationId: string;
+  secret: string;
+  updatedAt: Generated<Timestamp>;
+  url: string;
 }
 
 export interface DivinuxRcaActionItems {
@@ -574,6 +605,8 @@ export interface DB {
   "divinux.escalationPolicies": DivinuxEscalationPolicies;
   "divinux.notificationAttempts": DivinuxNotificationAttempts;
   "divinux.notificationPreferences": DivinuxNotificationPreferences;
+  "divinux.outboundWebhookDeliveries": DivinuxOutboundWebhookDeliveries;
+  "divinux.outboundWebhooks": DivinuxOutboundWebhooks;
   "divinux.rcaActionItems": DivinuxRcaActionItems;
   "divinux.rcaIncidentLinks": DivinuxRcaIncidentLinks;
   "divinux.rcas": DivinuxRcas;

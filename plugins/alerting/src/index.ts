@@ -5,6 +5,9 @@ import { createChatDelivery } from './chat/delivery.js'
 import { chatIntegrationRoutes } from './chat/routes.js'
 import { createChatSender } from './chat/send.js'
 import { createOutboundClient } from './outbound/http.js'
+import { alertPayload, createWebhookDelivery } from './webhooks-out/delivery.js'
+import { createEventDispatcher } from './webhooks-out/dispatcher.js'
+import { outboundWebhookRoutes } from './webhooks-out/routes.js'
 import type { IngestLimits } from './ingestion/limits.js'
 import { ackLinkRoutes } from './escalation/ack-link-routes.js'
 import type { PhoneReader, PreferencesReader } from './escalation/channels.js'
@@ -58,9 +61,42 @@ export const alertingSurface: FastifyPluginAsync<AlertingOptions> = async (app, 
     await chat.stop()
     await outbound.close()
   })
+  const webhooks = createWebhookDelivery({
+    database: app.database,
+    jobs: app.jobs,
+    outbound,
+    log: app.log.child({ component: 'outbound-webhooks' }),
+  })
+  const dispatcher = createEventDispatcher({
+    database: app.database,
+    deliveries: webhooks,
+    log: app.log.child({ component: 'event-dispatcher' }),
+  })
+  app.addHook('onReady', async () => {
+    await webhooks.start()
+    dispatcher.start()
+  })
+  app.addHook('onClose', async () => {
+    await dispatcher.stop()
+    await webhooks.stop()
+  })
   const escalator = createEscalator({
     queueChat: (db, attemptId) => chat.queue(db, attemptId),
-    chatQueued: () => chat.wake(),
+    queueWebhook: async (db, page) => {
+      const extra = { escalation: { round: page.position.round, step: page.position.step, policy: page.position.policyName } }
+      await webhooks.queue(db, {
+        webhookId: page.webhookId,
+        organizationId: page.organizationId,
+        event: 'alert.escalated',
+        alertId: page.alert.id,
+        attemptId: page.attemptId,
+        payload: alertPayload('alert.escalated', page.organizationId, page.alert, extra),
+      })
+    },
+    chatQueued: () => {
+      chat.wake()
+      webhooks.wake()
+    },
     database: app.database,
     jobs: app.jobs,
     notifier: options.notifier,
@@ -73,7 +109,13 @@ export const alertingSurface: FastifyPluginAsync<AlertingOptions> = async (app, 
   app.addHook('onClose', () => escalator.stop())
 
   await app.register(webhookConfigRoutes)
-  await app.register(ingestionRoutes, { ingestLimits: options.ingestLimits, alertsCreated: () => escalator.wake() })
+  await app.register(ingestionRoutes, {
+    ingestLimits: options.ingestLimits,
+    alertsCreated: () => {
+      escalator.wake()
+      dispatcher.wake()
+    },
+  })
   await app.register(alertRoutes)
   await app.register(commandRoomRoutes, { latestAnalysis: options.latestAnalysis })
   await app.register(deployEventRoutes)
@@ -87,6 +129,7 @@ export const alertingSurface: FastifyPluginAsync<AlertingOptions> = async (app, 
   const twilio = options.notifier.config.twilio
   if (twilio) await app.register(twilioRoutes, { twilio, phones: options.phones })
   await app.register(silenceRoutes, { silenceEnded: () => escalator.wakeSilences() })
+  await app.register(outboundWebhookRoutes, { outbound: options.outbound })
   await app.register(chatIntegrationRoutes, { outbound: options.outbound, sender: chatSender, productUrl: options.productUrl })
 }
 

@@ -1,6 +1,7 @@
 import type { FastifyBaseLogger } from 'fastify'
 import type { Database, Executor } from '@svc/db'
 import { ensureQueue, inTransaction, type JobQueue } from '@svc/jobs'
+import { createPoller } from '../poller.js'
 import { findAlert, recordAlertEvent } from '../queries/alerts.js'
 import { findPolicy } from '../queries/escalation-policies.js'
 import { claimPendingEscalations, claimStep, heldBySilence, setEscalation } from '../queries/escalations.js'
@@ -33,7 +34,7 @@ export interface EscalatorDeps extends PagingDeps {
   database: Database
   jobs: JobQueue
   log: FastifyBaseLogger
-  /** Lets the chat worker look at once, after a step that queued chat messages commits. */
+  /** Lets the chat and webhook workers look at once, after a step that queued messages commits. */
   chatQueued: () => void
 }
 
@@ -100,10 +101,6 @@ export function createEscalator(deps: EscalatorDeps): Escalator {
     await sendStep(jobs, trx, { alertId, round: 0, step: 0 }, now)
   }
   let stepWorker: string | undefined
-  let timer: NodeJS.Timeout | undefined
-  let running: Promise<void> | undefined
-  let again = false
-  let stopped = true
 
   /** Starts up to BATCH pending escalations; answers how many it took. */
   async function startPending(): Promise<number> {
@@ -232,45 +229,22 @@ export function createEscalator(deps: EscalatorDeps): Escalator {
     if (released > 0 && stepWorker) jobs.notifyWorker(stepWorker)
   }
 
-  async function tick(): Promise<void> {
-    try {
-      let started = 0
-      do {
-        again = false
-        const taken = await startPending()
-        started += taken
-        if (taken === BATCH) again = true
-      } while (again && !stopped)
-      if (started > 0 && stepWorker) jobs.notifyWorker(stepWorker)
-    } catch (error) {
-      log.error({ err: error }, 'starting escalations failed; trying again at the next poll')
-    }
-  }
-
-  function schedule(delay: number): void {
-    if (stopped) return
-    timer = setTimeout(() => {
-      running = tick().finally(() => {
-        running = undefined
-        schedule(POLL_MS)
-      })
-    }, delay)
-    timer.unref()
-  }
+  const starter = createPoller({
+    intervalMs: POLL_MS,
+    log,
+    what: 'starting escalations',
+    async round() {
+      const taken = await startPending()
+      if (taken > 0 && stepWorker) jobs.notifyWorker(stepWorker)
+      return { more: taken === BATCH }
+    },
+  })
 
   return {
     wakeSilences() {
       if (silenceWorker) jobs.notifyWorker(silenceWorker)
     },
-    wake() {
-      if (stopped) return
-      if (running) {
-        again = true
-        return
-      }
-      clearTimeout(timer)
-      schedule(0)
-    },
+    wake: () => starter.wake(),
     async start() {
       await ensureQueue(jobs, STEP_QUEUE, { retryLimit: 5, retryDelay: 5, retryBackoff: true, expireInSeconds: 5 * 60 })
       stepWorker = await jobs.work<StepJob>(STEP_QUEUE, { pollingIntervalSeconds: POLLING_INTERVAL_SECONDS }, async ([job]) => {
@@ -284,13 +258,10 @@ export function createEscalator(deps: EscalatorDeps): Escalator {
           if (job) await releaseSilence(job.data)
         },
       )
-      stopped = false
-      schedule(0)
+      starter.start()
     },
     async stop() {
-      stopped = true
-      clearTimeout(timer)
-      await running
+      await starter.stop()
       await jobs.offWork(STEP_QUEUE)
       await jobs.offWork(SILENCE_END_QUEUE)
       stepWorker = undefined

@@ -16,6 +16,11 @@ export interface PagingDeps {
   notifier: Notifier
   /** Sends a chat attempt's delivery job in the caller's transaction. */
   queueChat: (db: Executor, attemptId: string) => Promise<void>
+  /** Writes a webhook attempt's delivery (event alert.escalated) and sends its job, in the caller's transaction. */
+  queueWebhook: (
+    db: Executor,
+    page: { organizationId: string; webhookId: string; attemptId: string; alert: AlertRow; position: StepPosition },
+  ) => Promise<void>
   preferences: PreferencesReader
   phones: PhoneReader
   /** Where links in messages point: the product API's public base URL. */
@@ -132,7 +137,20 @@ export async function pageStep(
     })
     if (attemptId) await deps.queueChat(db, attemptId)
   }
-  for (const target of targets.filter((t) => t.type !== 'chat')) {
+  for (const target of targets.filter((t) => t.type === 'webhook')) {
+    const attemptId = await insertAttempt(db, {
+      ...attempt,
+      userId: null,
+      targetType: 'webhook',
+      targetId: target.id,
+      channel: 'webhook',
+      recipient: null,
+      status: 'queued',
+      error: null,
+    })
+    if (attemptId) await deps.queueWebhook(db, { organizationId, webhookId: target.id, attemptId, alert, position })
+  }
+  for (const target of targets.filter((t) => t.type !== 'chat' && t.type !== 'webhook')) {
     const found =
       target.type === 'user'
         ? [target.id]

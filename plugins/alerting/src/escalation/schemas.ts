@@ -5,7 +5,7 @@ const Name = Type.String({ minLength: 1, maxLength: 100, pattern: '\\S' })
 
 export const MAX_STEPS = 20
 export const MAX_REPEATS = 5
-export const targetTypes = ['user', 'schedule', 'team', 'chat'] as const
+export const targetTypes = ['user', 'schedule', 'team', 'chat', 'webhook'] as const
 export type TargetType = (typeof targetTypes)[number]
 
 export const PolicyParams = Type.Object({ orgId: Type.String(), policyId: Type.String() })
@@ -14,7 +14,7 @@ export const Target = Type.Object(
   {
     type: Type.Enum(targetTypes, {
       description:
-        'user: that person; schedule: whoever is on call in it then; team: its members with the team role responder; chat: a chat integration',
+        'user: that person; schedule: whoever is on call in it then; team: its members with the team role responder; chat: a chat integration; webhook: an outbound webhook (event alert.escalated)',
     }),
     id: Type.String({ format: 'uuid' }),
   },

@@ -3,6 +3,7 @@ import type { Executor } from '@svc/db'
 import { invalidField } from '@svc/http'
 import { chatIntegrationsAmong } from '../queries/chat-integrations.js'
 import { policiesTargeting, updatePolicy } from '../queries/escalation-policies.js'
+import { outboundWebhooksAmong } from '../queries/outbound-webhooks.js'
 import { activeMembersAmong } from '../queries/people.js'
 import { schedulesAmong } from '../queries/schedules.js'
 import { teamsAmong } from '../queries/teams.js'
@@ -16,12 +17,14 @@ export async function checkTargets(db: Executor, organizationId: string, steps: 
     schedule: await schedulesAmong(db, organizationId, ids('schedule')),
     team: await teamsAmong(db, organizationId, ids('team')),
     chat: await chatIntegrationsAmong(db, organizationId, ids('chat')),
+    webhook: await outboundWebhooksAmong(db, organizationId, ids('webhook')),
   }
   const what: Record<TargetType, string> = {
     user: 'is not an active member of the organization',
     schedule: 'is not a schedule of the organization',
     team: 'is not a team of the organization',
     chat: 'is not a chat integration of the organization',
+    webhook: 'is not an outbound webhook of the organization',
   }
   steps.forEach((step, index) =>
     step.targets.forEach((target, position) => {

@@ -1,0 +1,69 @@
+import type { FastifyBaseLogger } from 'fastify'
+import type { Database } from '@svc/db'
+import { createPoller } from '../poller.js'
+import { findAlert } from '../queries/alerts.js'
+import { claimUndispatchedEvents, markDispatched, subscribedWebhooks } from '../queries/outbound-webhooks.js'
+import { alertPayload, type OutboundEvent, type WebhookDelivery } from './delivery.js'
+
+const POLL_MS = 1_000
+const BATCH = 100
+const EVENTS: Record<string, OutboundEvent> = { created: 'alert.created', acknowledged: 'alert.acknowledged', resolved: 'alert.resolved' }
+
+/**
+ * Dispatches alert lifecycle events to the outbound webhooks subscribed to them. The events are
+ * the alert timeline's own rows (written in the statement or transaction of their change), claimed
+ * `for update skip locked` and marked dispatched in the transaction that writes their deliveries:
+ * nothing is lost between a change and its webhooks, and no event is sent twice.
+ */
+export function createEventDispatcher({
+  database,
+  deliveries,
+  log,
+}: {
+  database: Database
+  deliveries: WebhookDelivery
+  log: FastifyBaseLogger
+}) {
+  async function dispatchBatch(): Promise<{ claimed: number; queued: number }> {
+    return database.db.transaction().execute(async (trx) => {
+      const events = await claimUndispatchedEvents(trx, BATCH)
+      let queued = 0
+      for (const event of events) {
+        const type = EVENTS[event.type]
+        if (!type) continue
+        const webhooks = await subscribedWebhooks(trx, event.organizationId, type)
+        if (webhooks.length === 0) continue
+        const alert = await findAlert(trx, event.organizationId, event.alertId)
+        if (!alert) continue
+        const payload = alertPayload(type, event.organizationId, alert, { actorUserId: event.actorUserId })
+        for (const webhook of webhooks) {
+          await deliveries.queue(trx, {
+            webhookId: webhook.id,
+            organizationId: event.organizationId,
+            event: type,
+            alertId: alert.id,
+            attemptId: null,
+            payload,
+          })
+          queued += 1
+        }
+      }
+      await markDispatched(
+        trx,
+        events.map((event) => event.id),
+      )
+      return { claimed: events.length, queued }
+    })
+  }
+
+  return createPoller({
+    intervalMs: POLL_MS,
+    log,
+    what: 'dispatching alert events',
+    async round() {
+      const batch = await dispatchBatch()
+      if (batch.queued > 0) deliveries.wake()
+      return { more: batch.claimed === BATCH }
+    },
+  })
+}
