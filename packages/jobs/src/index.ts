@@ -8,4 +8,6 @@ export {
   type JobQueue,
   type JobQueueOptions,
   type QueuePolicy,
+  workEach,
+  type WorkEachOptions,
 } from './queue.js'

@@ -61,6 +61,46 @@ export async function ensureQueue(boss: PgBoss, name: string, policy: QueuePolic
   await boss.updateQueue(name, { ...policy, name })
 }
 
+export interface WorkEachOptions {
+  /** Jobs fetched, and handled concurrently, at a time. */
+  batchSize: number
+  pollingIntervalSeconds: number
+}
+
+/**
+ * Works a queue a batch at a time, each job handled concurrently and failed on its own when its
+ * handler throws (pg-boss retries it after its backoff); the others complete. Written for
+ * delivery queues that must keep up with a burst: pg-boss 10's worker handles one batch per
+ * polling interval unless notified (src/worker.js waits `interval - duration` even after a full
+ * fetch), so a full batch notifies it and the backlog drains without waiting.
+ */
+export async function workEach<T extends object>(
+  boss: PgBoss,
+  name: string,
+  options: WorkEachOptions,
+  handle: (job: PgBoss.JobWithMetadata<T>) => Promise<void>,
+): Promise<string> {
+  // The worker may fetch before `work` answers its id.
+  const started: { worker?: string } = {}
+  started.worker = await boss.work<T>(
+    name,
+    { batchSize: options.batchSize, pollingIntervalSeconds: options.pollingIntervalSeconds, includeMetadata: true },
+    async (jobs) => {
+      await Promise.all(
+        jobs.map(async (job) => {
+          try {
+            await handle(job)
+          } catch (error) {
+            await boss.fail(name, job.id, { message: (error as Error).message })
+          }
+        }),
+      )
+      if (jobs.length === options.batchSize && started.worker) boss.notifyWorker(started.worker)
+    },
+  )
+  return started.worker
+}
+
 /** pg-boss's connection option: statements run on the caller's transaction. */
 export function inTransaction(executor: Executor) {
   return {

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os'
 import path from 'node:path'
 import t from 'tap'
 import { migrateToLatest, openDatabase, type DatabaseOptions } from '@svc/db'
-import { createJobQueue, stopJobQueue, type JobQueue } from '@svc/jobs'
+import { createJobQueue, stopJobQueue, workEach, type JobQueue } from '@svc/jobs'
 import { createTestDatabase } from '@svc/testkit'
 
 const QUEUE = 'greetings'
@@ -74,4 +74,25 @@ t.test('two workers on one queue share the jobs without doing any twice', async 
   await workUntil(jobs, seen, names.length, 2)
   await new Promise((resolve) => setTimeout(resolve, 1_000))
   t.same([...seen].sort(), [...names].sort())
+})
+
+t.test('workEach handles a batch concurrently and retries only the job whose handler threw', async (t) => {
+  const { database, jobs } = await startQueue(await durableDatabase())
+  t.teardown(async () => {
+    await stopJobQueue(jobs)
+    await database.close()
+  })
+  await jobs.createQueue('each', { name: 'each', retryLimit: 1, retryDelay: 0 })
+  for (const name of ['ada', 'bo', 'cy', 'dee', 'eve']) await jobs.send('each', { name })
+  const tries: string[] = []
+  const done = new Promise<void>(
+    (resolve) =>
+      void workEach<{ name: string }>(jobs, 'each', { batchSize: 2, pollingIntervalSeconds: 0.5 }, async (job) => {
+        tries.push(`${job.data.name}#${job.retryCount}`)
+        if (job.data.name === 'bo' && job.retryCount === 0) throw new Error('bo fails once')
+        if (tries.length === 6) resolve()
+      }),
+  )
+  await done
+  t.same(tries.sort(), ['ada#0', 'bo#0', 'bo#1', 'cy#0', 'dee#0', 'eve#0'], 'bo again, nobody else twice')
 })

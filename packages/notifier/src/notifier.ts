@@ -1,7 +1,7 @@
 import type { FastifyBaseLogger } from 'fastify'
 import type { NotifierConfig } from '@svc/config'
 import type { Database, Executor } from '@svc/db'
-import { ensureQueue, inTransaction, type JobQueue } from '@svc/jobs'
+import { ensureQueue, inTransaction, workEach, type JobQueue } from '@svc/jobs'
 import { DeliveryError, type Channel, type MessageProvider, type OutboundEmail, type OutboundMessageRequest } from './message.js'
 import { insertOutboxRow, markSent, markUndelivered, startAttempt } from './outbox.js'
 import { smtpProvider } from './smtp.js'
@@ -49,6 +49,8 @@ export interface Notifier {
 }
 
 const POLLING_INTERVAL_SECONDS = 1
+/** Messages sent at once by a replica: a paging burst must not wait in line behind one slow SMTP server. */
+const BATCH_SIZE = 20
 /** Why a channel's messages are held: its provider's settings are missing. */
 export const NO_PROVIDER: Record<Channel, string> = {
   email: 'no e-mail provider is configured (set SMTP_URL): held in the outbox',
@@ -161,12 +163,11 @@ export function createNotifier({ jobs, database, config, log }: NotifierDependen
         retryBackoff: true,
         expireInSeconds: 5 * 60,
       })
-      worker = await jobs.work<DeliverJob>(
+      worker = await workEach<DeliverJob>(
+        jobs,
         DELIVER_QUEUE,
-        { includeMetadata: true, pollingIntervalSeconds: POLLING_INTERVAL_SECONDS },
-        async ([job]) => {
-          if (job) await deliver(job.data, job)
-        },
+        { batchSize: BATCH_SIZE, pollingIntervalSeconds: POLLING_INTERVAL_SECONDS },
+        (job) => deliver(job.data, job),
       )
     },
     async stop() {

@@ -22,6 +22,8 @@ export interface ReceivedRequest {
   headers: IncomingHttpHeaders
   raw: string
   body: unknown
+  /** When it arrived (Date.now()). */
+  at: number
 }
 
 export interface WebhookReceiver {
@@ -47,7 +49,7 @@ export async function startWebhookReceiver(
     } catch {
       // Not JSON: kept as text.
     }
-    received.push({ path, headers: request.headers, raw, body })
+    received.push({ path, headers: request.headers, raw, body, at: Date.now() })
     const reply = answer(path, received.filter((entry) => entry.path === path).length)
     response.writeHead(reply.status, { 'content-type': 'text/plain' }).end(reply.body ?? '')
   })

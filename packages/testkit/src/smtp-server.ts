@@ -11,6 +11,8 @@ export interface ReceivedMail {
   subject: string
   text: string
   html: string
+  /** When the message was accepted (Date.now()). */
+  at: number
 }
 
 /** A reply to RCPT TO: a code and text, e.g. `{ code: 451, message: 'try later' }`, or undefined to accept. */
@@ -52,6 +54,7 @@ export async function startSmtpServer(t: TestContext, replyTo: RecipientReply = 
             subject: mail.subject ?? '',
             text: mail.text ?? '',
             html: typeof mail.html === 'string' ? mail.html : '',
+            at: Date.now(),
           })
           callback()
         })

@@ -1,6 +1,6 @@
 import type { FastifyBaseLogger } from 'fastify'
 import type { Database, Executor } from '@svc/db'
-import { ensureQueue, inTransaction, type JobQueue } from '@svc/jobs'
+import { ensureQueue, inTransaction, workEach, type JobQueue } from '@svc/jobs'
 import type { LatestAnalysisReader } from '../alerts/command-room.js'
 import { findAlert, type AlertRow } from '../queries/alerts.js'
 import { findChatIntegration } from '../queries/chat-integrations.js'
@@ -93,9 +93,7 @@ export function createChatDelivery(deps: ChatDeliveryDeps) {
     },
     async start() {
       await ensureQueue(jobs, CHAT_QUEUE, { retryLimit: RETRY_LIMIT, retryDelay: 5, retryBackoff: true, expireInSeconds: 60 })
-      worker = await jobs.work<ChatJob>(CHAT_QUEUE, { includeMetadata: true, pollingIntervalSeconds: 0.5 }, async ([job]) => {
-        if (job) await deliver(job.data, job)
-      })
+      worker = await workEach<ChatJob>(jobs, CHAT_QUEUE, { batchSize: 20, pollingIntervalSeconds: 0.5 }, (job) => deliver(job.data, job))
     },
     async stop() {
       await jobs.offWork(CHAT_QUEUE)

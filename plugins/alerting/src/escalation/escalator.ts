@@ -1,6 +1,6 @@
 import type { FastifyBaseLogger } from 'fastify'
 import type { Database, Executor } from '@svc/db'
-import { ensureQueue, inTransaction, type JobQueue } from '@svc/jobs'
+import { ensureQueue, inTransaction, workEach, type JobQueue } from '@svc/jobs'
 import { createPoller } from '../poller.js'
 import { findAlert, recordAlertEvent } from '../queries/alerts.js'
 import { findPolicy } from '../queries/escalation-policies.js'
@@ -247,9 +247,9 @@ export function createEscalator(deps: EscalatorDeps): Escalator {
     wake: () => starter.wake(),
     async start() {
       await ensureQueue(jobs, STEP_QUEUE, { retryLimit: 5, retryDelay: 5, retryBackoff: true, expireInSeconds: 5 * 60 })
-      stepWorker = await jobs.work<StepJob>(STEP_QUEUE, { pollingIntervalSeconds: POLLING_INTERVAL_SECONDS }, async ([job]) => {
-        if (job) await runStep(job.data)
-      })
+      stepWorker = await workEach<StepJob>(jobs, STEP_QUEUE, { batchSize: 10, pollingIntervalSeconds: POLLING_INTERVAL_SECONDS }, (job) =>
+        runStep(job.data),
+      )
       await ensureQueue(jobs, SILENCE_END_QUEUE, { retryLimit: 5, retryDelay: 5, retryBackoff: true, expireInSeconds: 5 * 60 })
       silenceWorker = await jobs.work<SilenceEndJob>(
         SILENCE_END_QUEUE,

@@ -1,7 +1,7 @@
 import type { FastifyBaseLogger } from 'fastify'
 import { Webhook } from 'standardwebhooks'
 import type { Database, Executor } from '@svc/db'
-import { ensureQueue, inTransaction, type JobQueue } from '@svc/jobs'
+import { ensureQueue, inTransaction, workEach, type JobQueue } from '@svc/jobs'
 import { alertBody } from '../alerts/schemas.js'
 import type { OutboundClient } from '../outbound/http.js'
 import { TargetRefused } from '../outbound/http.js'
@@ -104,9 +104,9 @@ export function createWebhookDelivery({
     },
     async start() {
       await ensureQueue(jobs, WEBHOOK_QUEUE, { retryLimit: RETRY_LIMIT, retryDelay: 10, retryBackoff: true, expireInSeconds: 60 })
-      worker = await jobs.work<WebhookJob>(WEBHOOK_QUEUE, { includeMetadata: true, pollingIntervalSeconds: 0.5 }, async ([job]) => {
-        if (job) await deliver(job.data, job)
-      })
+      worker = await workEach<WebhookJob>(jobs, WEBHOOK_QUEUE, { batchSize: 20, pollingIntervalSeconds: 0.5 }, (job) =>
+        deliver(job.data, job),
+      )
     },
     async stop() {
       await jobs.offWork(WEBHOOK_QUEUE)
