@@ -6,4 +6,5 @@ export {
   type EventName,
   type EventPayloads,
   type IncidentReference,
+  type MemberRemoved,
 } from './payloads.js'

@@ -32,8 +32,15 @@ export function alertGetsAnalysis(alert: Pick<AlertCreated, 'priority' | 'autoAn
   return alert.autoAnalysis || ANALYZED_PRIORITIES.has(alert.priority)
 }
 
+/** A person left an organization (removed by an admin, or deprovisioned over SCIM). */
+export interface MemberRemoved {
+  organizationId: string
+  userId: string
+}
+
 export interface EventPayloads {
   'alert.created': AlertCreated
+  'member.removed': MemberRemoved
 }
 
 export type EventName = keyof EventPayloads

@@ -1,10 +1,13 @@
 import type { FastifyPluginAsync } from 'fastify'
 import type { OutboundConfig } from '@svc/config'
+import { subscribe, type MemberRemoved } from '@svc/events'
+import { workEach } from '@svc/jobs'
 import type { Notifier } from '@svc/notifier'
 import { createChatDelivery } from './chat/delivery.js'
 import { chatIntegrationRoutes } from './chat/routes.js'
 import { createChatSender } from './chat/send.js'
 import { createOutboundClient } from './outbound/http.js'
+import { MEMBER_REMOVED_QUEUE, forgetMember } from './people/forget-member.js'
 import { alertPayload, createWebhookDelivery } from './webhooks-out/delivery.js'
 import { createEventDispatcher } from './webhooks-out/dispatcher.js'
 import { outboundWebhookRoutes } from './webhooks-out/routes.js'
@@ -106,6 +109,13 @@ export const alertingSurface: FastifyPluginAsync<AlertingOptions> = async (app, 
     log: app.log.child({ component: 'escalator' }),
   })
   app.addHook('onReady', () => escalator.start())
+  app.addHook('onReady', async () => {
+    await subscribe(app.jobs, 'member.removed', MEMBER_REMOVED_QUEUE, { retryLimit: 5, retryDelay: 5, retryBackoff: true })
+    await workEach<MemberRemoved>(app.jobs, MEMBER_REMOVED_QUEUE, { batchSize: 5, pollingIntervalSeconds: 1 }, (job) =>
+      forgetMember(app.database, job.data),
+    )
+  })
+  app.addHook('onClose', () => app.jobs.offWork(MEMBER_REMOVED_QUEUE))
   app.addHook('onClose', () => escalator.stop())
 
   await app.register(webhookConfigRoutes)

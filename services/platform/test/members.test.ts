@@ -1,4 +1,6 @@
+import { sql } from 'kysely'
 import t from 'tap'
+import { subscribe } from '@svc/events'
 import { buildApp } from '@svc/platform'
 import { startTestService, type SignedIn } from '@svc/testkit'
 
@@ -197,10 +199,19 @@ t.test('product roles: options, read, replace', async (t) => {
   t.same(cleared.json(), { productRoles: {} })
 })
 
-t.test('removing a member takes their product roles with them', async (t) => {
-  const newcomerMember = (await call(owner, 'GET', '/members?search=newcomer')).json().data[0].id
+t.test('removing a member takes their product roles with them and announces member.removed', async (t) => {
+  // The product API's alerting surface subscribes its own queue; a stand-in queue here.
+  await subscribe(app.jobs, 'member.removed', 'test.member-removed')
+  const newcomer = (await call(owner, 'GET', '/members?search=newcomer')).json().data[0]
+  const newcomerMember = newcomer.id
   t.equal((await call(plain, 'DELETE', `/members/${newcomerMember}`)).statusCode, 403)
   t.equal((await call(admin, 'DELETE', `/members/${newcomerMember}`)).statusCode, 204)
+  const announced = await sql<{ data: object }>`select data from pgboss.job where name = 'test.member-removed'`.execute(db)
+  t.same(
+    announced.rows.map((row) => row.data),
+    [{ organizationId: orgId, userId: newcomer.userId }],
+    'in the removal’s transaction, once',
+  )
   t.notOk(await roleOf(newcomerMember))
   t.same(await db.selectFrom('core.orgProductRoles').select('id').where('memberId', '=', newcomerMember).execute(), [])
   t.equal((await call(admin, 'DELETE', `/members/${newcomerMember}`)).statusCode, 404)

@@ -1,4 +1,5 @@
 import type { FastifyRequest } from 'fastify'
+import { publish } from '@svc/events'
 import { auditContextOf, recordAudit } from '@svc/audit'
 import { type Membership, membershipOf, type OrganizationRole } from '@svc/auth'
 import type { Executor } from '@svc/db'
@@ -94,6 +95,8 @@ export async function removeMember(trx: Executor, request: FastifyRequest, actor
   const organizationId = membershipOf(request).organizationId
   await assertNotLastOwner(trx, organizationId, target, 'leave')
   await deleteMember(trx, organizationId, target.id)
+  // In the same transaction: the surfaces that keep people (on-call rotations, teams, policies) forget them.
+  await publish(request.server.jobs, trx, 'member.removed', { organizationId, userId: target.userId })
   await recordAudit(trx, auditContextOf(request), {
     organizationId,
     product: 'platform',

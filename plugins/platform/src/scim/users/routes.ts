@@ -3,6 +3,7 @@ import type { FastifyRequest } from 'fastify'
 import { Type } from 'typebox'
 import { isUuid } from '@svc/auth'
 import type { Executor } from '@svc/db'
+import { publish } from '@svc/events'
 import { lockOrganization } from '@svc/members'
 import {
   accountForScimUser,
@@ -228,6 +229,7 @@ export const scimUserRoutes: FastifyPluginAsyncTypebox = async (app) => {
         const current = await lockedUser(trx, request, request.params.id)
         await assertOwnerMayLeave(trx, organizationId, current, 'deprovisioned')
         await deleteScimUser(trx, organizationId, current.id)
+        await publish(request.server.jobs, trx, 'member.removed', { organizationId, userId: current.userId })
         await auditScimChange(trx, request, {
           entityType: 'scim_user',
           entityId: current.id,
