@@ -73,12 +73,9 @@ async function removeFromOrganization(userId: string) {
 t.test('someone re-added before the event is handled keeps their place', async (t) => {
   await publish(app.jobs, db, 'member.removed', { organizationId: orgId, userId: bo!.userId })
   await until('the event to be handled', async () => {
-    const { rows } = await db.executeQuery<{ n: number }>(
-      // Raw: pg-boss's own table.
-      {
-        sql: `select count(*)::int as n from pgboss.job where name = 'alerting.member-removed' and state in ('created', 'retry', 'active')`,
-        parameters: [],
-      } as never,
+    const { rows } = await sql<{ n: number }>`
+      select count(*)::int as n from pgboss.job where name = 'alerting.member-removed' and state in ('created', 'retry', 'active')`.execute(
+      db,
     )
     return rows[0]?.n === 0
   })
