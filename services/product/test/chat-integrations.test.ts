@@ -192,3 +192,65 @@ t.test('a deleted integration leaves the policies that named it', async (t) => {
     [ids['Slack incidents'], ids['Slack bot']],
   )
 })
+
+t.test('changes are checked like creations; a disabled integration fails its attempts with the reason', async (t) => {
+  const slackId = ids['Slack incidents']!
+  const botId = ids['Slack bot']!
+  const cases: Array<[string, object, number, RegExp]> = [
+    [botId, { webhookUrl: `${receiver.url}/x` }, 400, /webhookUrl is not used by slack_bot/],
+    [slackId, { botToken: slack.botToken }, 400, /botToken is not used by slack/],
+    [slackId, { channel: 'C1' }, 400, /channel is not used by slack/],
+    [slackId, { webhookUrl: 'gopher://example.com/x' }, 400, /webhookUrl must be an http or https URL/],
+    [slackId, { name: 'teams OPS' }, 409, /exists/],
+  ]
+  for (const [id, payload, status, message] of cases) {
+    const response = await call(manager!, 'PATCH', `${base}/chat-integrations/${id}`, payload)
+    t.equal(response.statusCode, status)
+    t.match(response.json().message, message)
+  }
+  const refusedCreations: Array<[object, RegExp]> = [
+    [{ name: 'X', kind: 'slack_bot', botToken: slack.botToken }, /channel is required/],
+    [{ name: 'X', kind: 'slack_bot', botToken: slack.botToken, channel: 'C1', webhookUrl: `${receiver.url}/x` }, /webhookUrl is not used/],
+    [{ name: 'X', kind: 'discord', webhookUrl: `${receiver.url}/x`, channel: 'C1' }, /channel is not used by discord/],
+  ]
+  for (const [payload, message] of refusedCreations)
+    t.match((await call(manager!, 'POST', `${base}/chat-integrations`, payload)).json().message, message)
+  t.equal((await call(viewer!, 'GET', `${base}/chat-integrations/not-a-uuid`)).statusCode, 404)
+
+  const renamed = await call(manager!, 'PATCH', `${base}/chat-integrations/${slackId}`, {
+    name: 'Slack war room',
+    webhookUrl: `${receiver.url}/services/T000/B000/secret-slack-2`,
+    enabled: false,
+  })
+  t.match(renamed.json(), { name: 'Slack war room', enabled: false })
+  const audit = await db
+    .selectFrom('core.auditLogs')
+    .select('changes')
+    .where('entityId', '=', slackId)
+    .where('action', '=', 'chat_integration.updated')
+    .executeTakeFirstOrThrow()
+  t.match(audit.changes, { after: { name: 'Slack war room', enabled: false, credential: 'replaced' } })
+  t.notMatch(JSON.stringify(audit.changes), /secret-slack/)
+
+  const policy = await call(manager!, 'POST', `${base}/escalation-policies`, {
+    name: 'Disabled chat',
+    steps: [{ delayMinutes: 5, targets: [{ type: 'chat', id: slackId }] }],
+  })
+  const config = (
+    await call(manager!, 'POST', `${base}/webhooks`, { name: 'To a disabled chat', escalationPolicyId: policy.json().id })
+  ).json()
+  const alertId = (
+    await app.inject({
+      method: 'POST',
+      url: config.ingestPath,
+      headers: { 'content-type': 'application/json' },
+      payload: JSON.stringify({ title: 'Nobody listens' }),
+    })
+  ).json().alertId
+  const failed = await until('the attempt to fail', async () => {
+    const data = (await call(viewer!, 'GET', `${base}/alerts/${alertId}/notifications`)).json().data
+    return data[0]?.status === 'failed' && data[0]
+  })
+  t.equal(failed.error, 'the chat integration is disabled')
+  await call(manager!, 'PATCH', `${base}/chat-integrations/${slackId}`, { enabled: true })
+})

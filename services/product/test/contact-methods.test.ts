@@ -143,3 +143,33 @@ t.test('five wrong codes void the code; a new one waits 30 seconds', async (t) =
   t.equal((await call(bo, 'DELETE', `${methods}/${id}`)).statusCode, 204)
   t.equal((await call(bo, 'DELETE', `${methods}/${id}`)).statusCode, 404)
 })
+
+t.test('codes expire; a verified method needs none; a new code comes after the wait', async (t) => {
+  const db = app.database.db
+  const added = await call(ada, 'POST', methods, { type: 'email', address: 'ada.late@contacts.example' })
+  const id = added.json().id
+  const mail = await until('the code e-mail', () => smtp.received.find((m) => m.envelopeTo.includes('ada.late@contacts.example')))
+  await db
+    .updateTable('divinux.contactMethods')
+    .set({ codeExpiresAt: new Date(Date.now() - 1000) })
+    .where('id', '=', id)
+    .execute()
+  t.match((await call(ada, 'POST', `${methods}/${id}/verify`, { code: codeIn(mail.text) })).json().message, /the code has expired/)
+  // As if the 30 seconds had passed.
+  await db
+    .updateTable('divinux.contactMethods')
+    .set({ codeSentAt: new Date(Date.now() - 60_000) })
+    .where('id', '=', id)
+    .execute()
+  const resent = await call(ada, 'POST', `${methods}/${id}/resend-code`)
+  t.equal(resent.statusCode, 200)
+  t.match(resent.json(), { verified: false, codeDelivery: { status: 'pending' } })
+  const second = await until('the second code', () => smtp.received.filter((m) => m.envelopeTo.includes('ada.late@contacts.example'))[1])
+  const verified = await call(ada, 'POST', `${methods}/${id}/verify`, { code: codeIn(second.text) })
+  t.equal(verified.json().verified, true)
+  t.equal((await call(ada, 'POST', `${methods}/${id}/verify`, { code: '123456' })).json().verified, true, 'verifying again changes nothing')
+  t.equal((await call(ada, 'POST', `${methods}/${id}/resend-code`)).statusCode, 409)
+  const push = (await call(bo, 'GET', methods)).json().data.find((method: { type: string }) => method.type === 'push')
+  t.equal((await call(bo, 'POST', `${methods}/${push.id}/resend-code`)).statusCode, 400)
+  t.equal((await call(bo, 'POST', `${methods}/not-a-uuid/verify`, { code: '123456' })).statusCode, 404)
+})

@@ -172,3 +172,28 @@ t.test('pressing 1 on the call acknowledges; another key does not', async (t) =>
     { actorUserId: ada!.userId, data: { via: 'voice' } },
   )
 })
+
+t.test('a completed call is delivered; a verification call only speaks; unknown calls are 404', async (t) => {
+  const callSid = twilio.received.find((r) => r.kind === 'call')!.sid
+  t.equal((await fromTwilio('/api/v1/twilio/status', { CallSid: callSid, CallStatus: 'completed' })).statusCode, 204)
+  t.equal(
+    (await fromTwilio('/api/v1/twilio/status', { MessageSid: 'SMunknown', MessageStatus: 'queued' })).statusCode,
+    204,
+    'other states change nothing',
+  )
+  const added = await call(viewer!, 'POST', '/api/v1/users/me/contact-methods', { type: 'voice', address: '+4915199999999' })
+  t.equal(added.statusCode, 201)
+  const verification = await until('the verification message', () =>
+    db
+      .selectFrom('core.outbox')
+      .select('id')
+      .where('kind', '=', 'contact.verification')
+      .where('recipient', '=', '+4915199999999')
+      .executeTakeFirst(),
+  )
+  const twiml = await fromTwilio(`/api/v1/twilio/voice/${verification.id}`, {})
+  t.match(twiml.body, /^<\?xml version="1.0" encoding="UTF-8"\?><Response><Say>Your verification code is \d(, \d){5}\. Again: /)
+  t.notMatch(twiml.body, /Gather/)
+  t.equal((await fromTwilio('/api/v1/twilio/voice/00000000-0000-4000-8000-000000000000', {})).statusCode, 404)
+  t.equal((await fromTwilio('/api/v1/twilio/voice/00000000-0000-4000-8000-000000000000/keypress', { Digits: '1' })).statusCode, 404)
+})

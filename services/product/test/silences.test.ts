@@ -192,3 +192,23 @@ t.test('an escalating alert that a new silence matches pages no more at its next
   })
   t.equal(held.data.length, before, 'nothing more was sent')
 })
+
+t.test('silences change what they match and their comment; bad changes and unknown ids are refused', async (t) => {
+  const silence = await created(manager!, `${base}/silences`, {
+    comment: 'Patch night',
+    matchers: { priorities: ['P5'] },
+    endsAt: inMinutes(120),
+  })
+  const changed = await call(manager!, 'PATCH', `${base}/silences/${silence.id}`, {
+    comment: ' Patch night, part 2 ',
+    matchers: { services: ['batch'] },
+  })
+  t.match(changed.json(), { comment: 'Patch night, part 2', matchers: { services: ['batch'] } })
+  const backwards = await call(manager!, 'PATCH', `${base}/silences/${silence.id}`, { startsAt: inMinutes(200) })
+  t.equal(backwards.statusCode, 400)
+  t.match(backwards.json().message, /startsAt must leave endsAt after startsAt/)
+  t.equal((await call(viewer!, 'GET', `${base}/silences/not-a-uuid`)).statusCode, 404)
+  t.equal((await call(manager!, 'DELETE', `${base}/silences/${silence.id}`)).statusCode, 204)
+  t.equal((await call(manager!, 'DELETE', `${base}/silences/${silence.id}`)).statusCode, 404)
+  t.ok((await call(viewer!, 'GET', `${base}/silences?state=expired`)).json().meta.total >= 1)
+})
