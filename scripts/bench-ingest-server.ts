@@ -19,7 +19,7 @@ const issuer = await startTestIssuer({ teardown: (fn) => teardowns.push(fn) })
 const config = testConfig(issuer, {
   databaseUrl: database.url,
   logLevel: 'warn',
-  rateLimit: { max: 1_000_000_000, timeWindow: '1 minute' },
+  rateLimit: { max: 1_000_000_000, timeWindow: '1 minute', ingestPerConfig: 1_000_000_000 },
 })
 const resources = await openResources(config)
 const product = await buildApp(config, resources)

@@ -44,6 +44,15 @@ const pendingEscalation = (alerts: RawBuilder<unknown>) => sql`
   where fired.created and (config.escalation_policy_id is not null or config.routing_rules <> '[]'::jsonb)`
 
 /**
+ * The timeline row of a new alert waits for the event dispatcher (webhooks-out/dispatcher.ts)
+ * only when its organization has an enabled outbound webhook: otherwise it is written as
+ * dispatched, so the hot path leaves the dispatcher nothing to claim and update.
+ */
+const nothingToDispatch = (organization: RawBuilder<unknown>) => sql`
+  case when exists (select 1 from divinux.outbound_webhooks hook where hook.organization_id = ${organization} and hook.enabled)
+    then null else now() end`
+
+/**
  * A firing event: a new alert (in the group of the first alert with its group key inside the
  * window), or one more occurrence of the unresolved alert with its fingerprint; the partial
  * unique index decides, so concurrent deliveries cannot both create. Undefined when the config
@@ -76,10 +85,11 @@ export async function fireAlert(db: Executor, check: ConfigCheck, firing: Firing
       returning id, xmax = 0 as created
     ),
     timeline as (
-      insert into divinux.alert_events (organization_id, alert_id, type, data, last_occurred_at)
+      insert into divinux.alert_events (organization_id, alert_id, type, data, last_occurred_at, dispatched_at)
       select ${organizationId}, upserted.id, case when upserted.created then 'created' else 'occurred' end,
         ${JSON.stringify({ source: firing.source, title: event.title, labels: event.labels })}::jsonb,
-        case when upserted.created then null else now() end
+        case when upserted.created then null else now() end,
+        ${nothingToDispatch(sql`${organizationId}::uuid`)}
       from upserted
       ${countRepeats}
     ),
@@ -146,10 +156,11 @@ export async function fireAlerts(
       from valid join upserted on upserted.organization_id = valid.organization_id and upserted.fingerprint = valid.fingerprint
     ),
     timeline as (
-      insert into divinux.alert_events (organization_id, alert_id, type, data, last_occurred_at)
+      insert into divinux.alert_events (organization_id, alert_id, type, data, last_occurred_at, dispatched_at)
       select organization_id, id, case when created then 'created' else 'occurred' end,
         jsonb_build_object('source', source, 'title', title, 'labels', labels),
-        case when created then null else now() end
+        case when created then null else now() end,
+        ${nothingToDispatch(sql`answered.organization_id`)}
       from answered order by ord
       ${countRepeats}
     ),
