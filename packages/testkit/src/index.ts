@@ -22,3 +22,4 @@ export {
 } from './openai-server.js'
 export { startTestService, testConfig, type BuildApp, type SignedIn, type TestService, type TestServiceOptions } from './service.js'
 export type { TestContext } from './teardown.js'
+export { until } from './until.js'

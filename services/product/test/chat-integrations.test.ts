@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto'
 import { sql } from 'kysely'
 import t from 'tap'
-import { startSlackServer, startTestService, startWebhookReceiver } from '@svc/testkit'
+import { startSlackServer, startTestService, startWebhookReceiver, until } from '@svc/testkit'
 import { buildApp } from '../src/app.js'
 import { alertingOrganization } from './organization-setup.js'
 
@@ -20,16 +20,6 @@ const base = `/api/v1/organizations/${orgId}`
 type Who = { headers: { authorization: string } }
 const call = (who: Who, method: 'GET' | 'POST' | 'PATCH' | 'DELETE', url: string, payload?: object) =>
   app.inject({ method, url, headers: who.headers, ...(payload ? { payload } : {}) })
-
-async function until<T>(what: string, probe: () => T | undefined | false | Promise<T | undefined | false>, timeoutMs = 15_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs
-  for (;;) {
-    const found = await probe()
-    if (found) return found
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`)
-    await new Promise((resolve) => setTimeout(resolve, 50))
-  }
-}
 
 const ids: Record<string, string> = {}
 

@@ -1,6 +1,6 @@
 import t from 'tap'
 import { DEFAULT_NOTIFIER_CONFIG } from '@svc/config'
-import { startSmtpServer, startTestService, startTwilioServer } from '@svc/testkit'
+import { startSmtpServer, startTestService, startTwilioServer, until } from '@svc/testkit'
 import { buildApp } from '../src/app.js'
 
 const smtp = await startSmtpServer(t)
@@ -31,15 +31,6 @@ type Who = { headers: { authorization: string } }
 const call = (who: Who, method: 'GET' | 'POST' | 'DELETE', url: string, payload?: object) =>
   app.inject({ method, url, headers: who.headers, ...(payload ? { payload } : {}) })
 
-async function until<T>(what: string, probe: () => T | undefined | false | Promise<T | undefined | false>, timeoutMs = 15_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs
-  for (;;) {
-    const found = await probe()
-    if (found) return found
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`)
-    await new Promise((resolve) => setTimeout(resolve, 50))
-  }
-}
 const codeIn = (text: string) => /(\d{6})/.exec(text)?.[1] ?? /(\d(?:, \d){5})/.exec(text)?.[1]?.replaceAll(', ', '')
 
 t.test('an e-mail address is verified by the code mailed to it; wrong codes are counted', async (t) => {

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto'
 import { sql } from 'kysely'
 import t from 'tap'
 import { DEFAULT_NOTIFIER_CONFIG } from '@svc/config'
-import { startSmtpServer, startTestService } from '@svc/testkit'
+import { startSmtpServer, startTestService, until } from '@svc/testkit'
 import { buildApp } from '../src/app.js'
 import { alertingOrganization } from './organization-setup.js'
 
@@ -33,16 +33,6 @@ async function created(who: Who, url: string, payload: object): Promise<{ id: st
   const response = await call(who, 'POST', url, payload)
   if (response.statusCode !== 201) throw new Error(`${url}: ${response.statusCode} ${response.body}`)
   return response.json()
-}
-
-const until = async <T>(what: string, probe: () => Promise<T | undefined | false>, timeoutMs = 15_000): Promise<T> => {
-  const deadline = Date.now() + timeoutMs
-  for (;;) {
-    const found = await probe()
-    if (found) return found
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`)
-    await new Promise((resolve) => setTimeout(resolve, 50))
-  }
 }
 
 type Attempt = {

@@ -1,7 +1,7 @@
 import { sql } from 'kysely'
 import t from 'tap'
 import { publish } from '@svc/events'
-import { startTestService } from '@svc/testkit'
+import { startTestService, until } from '@svc/testkit'
 import { buildApp } from '../src/app.js'
 import { alertingOrganization } from './organization-setup.js'
 
@@ -23,15 +23,6 @@ async function created(url: string, payload: object): Promise<{ id: string }> {
   const response = await call(manager!, 'POST', url, payload)
   if (response.statusCode !== 201) throw new Error(`${url}: ${response.body}`)
   return response.json()
-}
-async function until<T>(what: string, probe: () => Promise<T | undefined | false>, timeoutMs = 15_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs
-  for (;;) {
-    const found = await probe()
-    if (found) return found
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`)
-    await new Promise((resolve) => setTimeout(resolve, 50))
-  }
 }
 
 const schedule = await created(`${base}/schedules`, {

@@ -1,6 +1,6 @@
 import t from 'tap'
 import { DEFAULT_NOTIFIER_CONFIG } from '@svc/config'
-import { startTestService, startTwilioServer } from '@svc/testkit'
+import { startTestService, startTwilioServer, until } from '@svc/testkit'
 import { buildApp } from '../src/app.js'
 import { alertingOrganization } from './organization-setup.js'
 
@@ -24,16 +24,6 @@ const adaPhone = '+4915112345678'
 type Who = { headers: { authorization: string } }
 const call = (who: Who, method: 'GET' | 'POST' | 'PATCH', url: string, payload?: object) =>
   app.inject({ method, url, headers: who.headers, ...(payload ? { payload } : {}) })
-
-async function until<T>(what: string, probe: () => T | undefined | false | Promise<T | undefined | false>, timeoutMs = 15_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs
-  for (;;) {
-    const found = await probe()
-    if (found) return found
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`)
-    await new Promise((resolve) => setTimeout(resolve, 50))
-  }
-}
 
 /** A callback as Twilio sends it: form-encoded, signed over the public URL and the fields. */
 const fromTwilio = (path: string, params: Record<string, string>, signature = twilio.sign(`${callbackBase}${path}`, params)) =>

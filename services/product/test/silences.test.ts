@@ -1,6 +1,6 @@
 import { sql } from 'kysely'
 import t from 'tap'
-import { startTestService } from '@svc/testkit'
+import { startTestService, until } from '@svc/testkit'
 import { buildApp } from '../src/app.js'
 import { alertingOrganization } from './organization-setup.js'
 
@@ -18,16 +18,6 @@ async function created(who: Who, url: string, payload: object): Promise<{ id: st
   const response = await call(who, 'POST', url, payload)
   if (response.statusCode !== 201) throw new Error(`${url}: ${response.statusCode} ${response.body}`)
   return response.json()
-}
-
-async function until<T>(what: string, probe: () => Promise<T | undefined | false>, timeoutMs = 15_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs
-  for (;;) {
-    const found = await probe()
-    if (found) return found
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`)
-    await new Promise((resolve) => setTimeout(resolve, 50))
-  }
 }
 
 type Notifications = { escalation: { state: string; note: string | null } | null; data: Array<{ step: number; channel: string }> }
