@@ -231,12 +231,13 @@ export const chatIntegrationRoutes: FastifyPluginAsyncTypebox<ChatRouteOptions> 
       const { organizationId } = membershipOf(request)
       const { webhookUrl, botToken, channel, enabled } = request.body
       const name = request.body.name?.trim()
+      // DNS is not resolved while the row is locked.
+      if (webhookUrl) await checkUrl(webhookUrl)
       const updated = await db.transaction().execute(async (trx) => {
         const before = await integrationOf(trx, organizationId, request.params.integrationId, true)
         if (before.kind === 'slack_bot' && webhookUrl) throw invalidField('webhookUrl', 'is not used by slack_bot')
         if (before.kind !== 'slack_bot' && (botToken || channel))
           throw invalidField(botToken ? 'botToken' : 'channel', `is not used by ${before.kind}`)
-        if (webhookUrl) await checkUrl(webhookUrl)
         if (name && (await chatNameTaken(trx, organizationId, name, before.id)))
           throw new ConflictError(`a chat integration named ${name} exists`)
         const after = await updateChatIntegration(trx, organizationId, before.id, {

@@ -68,10 +68,17 @@ export function createEscalator(deps: EscalatorDeps): Escalator {
   const { db } = database
   let silenceWorker: string | undefined
 
-  /** The silence in force that matches the alert (the one ending last), if any. */
-  async function silenceOf(trx: Executor, organizationId: string, alert: MatchedAlert, now: Date) {
-    const silences = await silencesInForce(trx, organizationId, now)
-    return silences.find((silence) => matchesAlert(silence.matchers as Matchers, alert))
+  /**
+   * The silence in force that matches an alert (the one ending last), if any; each
+   * organization's silences are read once per transaction, however many alerts it handles.
+   */
+  function silenceLookup(trx: Executor, now: Date) {
+    const inForce = new Map<string, ReturnType<typeof silencesInForce>>()
+    return async (organizationId: string, alert: MatchedAlert) => {
+      let silences = inForce.get(organizationId)
+      if (!silences) inForce.set(organizationId, (silences = silencesInForce(trx, organizationId, now)))
+      return (await silences).find((silence) => matchesAlert(silence.matchers as Matchers, alert))
+    }
   }
 
   /** Holds the escalation under the silence: stored and shown, paging no one until it ends. */
@@ -106,6 +113,8 @@ export function createEscalator(deps: EscalatorDeps): Escalator {
   async function startPending(): Promise<number> {
     return db.transaction().execute(async (trx) => {
       const pending = await claimPendingEscalations(trx, BATCH)
+      const now = new Date()
+      const silenceOf = silenceLookup(trx, now)
       for (const row of pending) {
         if (row.status !== 'open') {
           await setEscalation(trx, row.alertId, { state: row.status === 'resolved' ? 'resolved' : 'acknowledged', nextAt: null })
@@ -122,9 +131,8 @@ export function createEscalator(deps: EscalatorDeps): Escalator {
           await recordAlertEvent(trx, row.organizationId, row.alertId, 'escalation_ended', { reason: note })
           continue
         }
-        const now = new Date()
         const alert = { priority: row.priority, service: row.service, labels: row.labels as Record<string, string> }
-        const held = await silenceOf(trx, row.organizationId, alert, now)
+        const held = await silenceOf(row.organizationId, alert)
         if (held) {
           await silence(trx, row.organizationId, row.alertId, held, route.policyId)
           continue
@@ -169,7 +177,7 @@ export function createEscalator(deps: EscalatorDeps): Escalator {
         return false
       }
       const now = new Date()
-      const held = await silenceOf(trx, organizationId, { ...alert, labels: alert.labels as Record<string, string> }, now)
+      const held = await silenceLookup(trx, now)(organizationId, { ...alert, labels: alert.labels as Record<string, string> })
       if (held) {
         await silence(trx, organizationId, job.alertId, held)
         return false
@@ -211,13 +219,14 @@ export function createEscalator(deps: EscalatorDeps): Escalator {
       const now = new Date()
       if (silenceRow && silenceRow.endsAt > now) return 0
       let started = 0
+      const silenceOf = silenceLookup(trx, now)
       for (const row of await heldBySilence(trx, silenceId)) {
         if (row.status !== 'open') {
           await setEscalation(trx, row.alertId, { state: row.status === 'resolved' ? 'resolved' : 'acknowledged', nextAt: null })
           continue
         }
         const alert = { priority: row.priority, service: row.service, labels: row.labels as Record<string, string> }
-        const next = await silenceOf(trx, row.organizationId, alert, now)
+        const next = await silenceOf(row.organizationId, alert)
         if (next) await silence(trx, row.organizationId, row.alertId, next)
         else {
           await begin(trx, row.alertId, undefined, now)

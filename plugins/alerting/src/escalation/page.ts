@@ -1,4 +1,4 @@
-import { createHash, randomBytes, randomInt } from 'node:crypto'
+import { randomBytes, randomInt } from 'node:crypto'
 import type { Executor } from '@svc/db'
 import type { Notifier } from '@svc/notifier'
 import type { AlertRow } from '../queries/alerts.js'
@@ -7,6 +7,7 @@ import { activeMembersAmong, emailsOf } from '../queries/people.js'
 import { teamResponders } from '../queries/teams.js'
 import { onCallUsers } from '../schedules/on-call.js'
 import { channelsFor, type PhoneReader, type PreferencesReader } from './channels.js'
+import { hashSecret } from '../webhooks/secrets.js'
 import type { Target } from './schemas.js'
 
 /** How long an acknowledgement link works. */
@@ -39,10 +40,8 @@ const NO_PUSH = 'no push provider is configured: web push needs VAPID keys (not 
 const noPhone = (channel: 'sms' | 'voice') =>
   `no verified phone number for ${channel === 'sms' ? 'SMS' : 'voice'}: add one at /api/v1/users/me/contact-methods`
 
-/** A new single-use acknowledgement link; only the token's SHA-256 is stored. */
-export function ackTokenHash(token: string): string {
-  return createHash('sha256').update(token).digest('hex')
-}
+/** An acknowledgement link's token as stored: only its SHA-256. */
+export const ackTokenHash = hashSecret
 
 interface AckLink {
   url: string

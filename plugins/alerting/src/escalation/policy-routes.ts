@@ -95,7 +95,7 @@ export const escalationPolicyRoutes: FastifyPluginAsyncTypebox = async (app) => 
         tags,
         summary: 'Create an escalation policy (alerting manager)',
         description:
-          'Steps page their targets in order; each waits its delay for an acknowledgement before the next. Targets must be users (active members), schedules or teams of the organization.',
+          'Steps page their targets in order; each waits its delay for an acknowledgement before the next. Targets must be users (active members), schedules, teams, chat integrations or outbound webhooks of the organization.',
         params: OrgParams,
         body: CreatePolicy,
         response: { 201: Policy },

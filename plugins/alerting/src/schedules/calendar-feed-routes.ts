@@ -1,9 +1,10 @@
-import { createHash, randomBytes } from 'node:crypto'
+import { randomBytes } from 'node:crypto'
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import ical from 'ical-generator'
 import { Type } from 'typebox'
 import { NotFoundError, Timestamp } from '@svc/http'
 import { deleteFeed, feedOwner, findFeed, putFeedToken } from '../queries/calendar-feeds.js'
+import { hashSecret } from '../webhooks/secrets.js'
 import { userShifts } from './on-call.js'
 
 /** The feed covers a week back (shifts just done stay visible) and 60 days ahead. */
@@ -12,7 +13,7 @@ const FEED_DAYS_AHEAD = 60
 const DAY = 86_400_000
 const FEED_PATH = '/api/v1/users/me/on-call.ics'
 
-const tokenHash = (token: string) => createHash('sha256').update(token).digest('hex')
+const tokenHash = hashSecret
 
 const Feed = Type.Object(
   { active: Type.Boolean(), createdAt: Type.Union([Timestamp, Type.Null()]), rotatedAt: Type.Union([Timestamp, Type.Null()]) },

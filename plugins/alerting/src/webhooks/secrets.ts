@@ -5,8 +5,13 @@ const API_KEY_PREFIX = 'whk_'
 const SIGNING_SECRET_PREFIX = 'whsec_'
 const DISPLAYED_CHARACTERS = 12
 
+/** How the alerting surface stores a credential it only needs to recognise (API keys, link and feed tokens): SHA-256, hex. */
+export function hashSecret(secret: string): string {
+  return createHash('sha256').update(secret).digest('hex')
+}
+
 export function hashApiKey(apiKey: string): string {
-  return createHash('sha256').update(apiKey).digest('hex')
+  return hashSecret(apiKey)
 }
 
 /** A new ingest API key: the plaintext (answered once), the prefix kept for display, the stored hash. */
