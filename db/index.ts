@@ -25,6 +25,7 @@ import * as calendarFeeds from './migrations/0023_calendar_feeds.js'
 import * as contactMethods from './migrations/0024_contact_methods.js'
 import * as chatIntegrations from './migrations/0025_chat_integrations.js'
 import * as outboundWebhooks from './migrations/0026_outbound_webhooks.js'
+import * as workflows from './migrations/0027_workflows.js'
 
 /**
  * Every migration, in order, listed by hand rather than found by scanning a folder, so a
@@ -57,4 +58,5 @@ export const migrations: Record<string, Migration> = {
   '0024_contact_methods': contactMethods,
   '0025_chat_integrations': chatIntegrations,
   '0026_outbound_webhooks': outboundWebhooks,
+  '0027_workflows': workflows,
 }

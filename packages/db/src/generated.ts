@@ -246,6 +246,7 @@ export interface DivinuxAlertEvents {
 export interface DivinuxAlerts {
   acknowledgedAt: Timestamp | null;
   acknowledgedBy: string | null;
+  commandRoomOpenedAt: Timestamp | null;
   configId: string | null;
   createdAt: Generated<Timestamp>;
   description: string | null;
@@ -577,6 +578,37 @@ export interface DivinuxWebhookDeliveries {
   result: Json;
 }
 
+export interface DivinuxWorkflowRuns {
+  actions: Generated<Json>;
+  alertId: string | null;
+  conditions: Json | null;
+  createdAt: Generated<Timestamp>;
+  definition: Json | null;
+  deployEventId: string | null;
+  eventKey: string;
+  finishedAt: Timestamp | null;
+  id: Generated<string>;
+  occurredAt: Timestamp;
+  organizationId: string;
+  status: Generated<string>;
+  trigger: string;
+  workflowId: string;
+}
+
+export interface DivinuxWorkflows {
+  actions: Json;
+  conditions: Generated<Json>;
+  createdAt: Generated<Timestamp>;
+  createdBy: string | null;
+  description: string | null;
+  enabled: Generated<boolean>;
+  id: Generated<string>;
+  name: string;
+  organizationId: string;
+  trigger: string;
+  updatedAt: Generated<Timestamp>;
+}
+
 export interface DB {
   "core.auditLogs": CoreAuditLogs;
   "core.organizationMembers": CoreOrganizationMembers;
@@ -619,4 +651,6 @@ export interface DB {
   "divinux.usageEvents": DivinuxUsageEvents;
   "divinux.webhookConfigs": DivinuxWebhookConfigs;
   "divinux.webhookDeliveries": DivinuxWebhookDeliveries;
+  "divinux.workflowRuns": DivinuxWorkflowRuns;
+  "divinux.workflows": DivinuxWorkflows;
 }

@@ -3,6 +3,7 @@ export {
   alertGetsAnalysis,
   type AlertCreated,
   type AlertPriority,
+  type DeployRecorded,
   type EventName,
   type EventPayloads,
   type IncidentReference,

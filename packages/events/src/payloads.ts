@@ -38,8 +38,16 @@ export interface MemberRemoved {
   userId: string
 }
 
+/** A deploy pipeline reported a deploy (not a redelivery of one already recorded). */
+export interface DeployRecorded {
+  organizationId: string
+  deployEventId: string
+  service: string
+}
+
 export interface EventPayloads {
   'alert.created': AlertCreated
+  'deploy.recorded': DeployRecorded
   'member.removed': MemberRemoved
 }
 

@@ -26,12 +26,16 @@ import { scheduleRoutes } from './schedules/routes.js'
 import { silenceRoutes } from './silences/routes.js'
 import { teamRoutes } from './teams/routes.js'
 import { ingestionRoutes } from './ingestion/routes.js'
+import { createWorkflowRunner, type AnalysisStarter } from './workflows/runner.js'
+import { workflowRoutes } from './workflows/routes.js'
 import { webhookConfigRoutes } from './webhooks/routes.js'
 
 export interface AlertingOptions {
   ingestLimits: IngestLimits
   /** The insights surface's read of an alert's latest analysis, for command rooms. */
   latestAnalysis: LatestAnalysisReader
+  /** The insights surface's request for an analysis, for workflows' start_analysis action. */
+  startAnalysis: AnalysisStarter
   /** The product-users surface's read of notification preferences, for paging. */
   preferences: PreferencesReader
   /** The product-users surface's read of verified phone numbers, for SMS and voice pages and replies. */
@@ -46,7 +50,7 @@ export interface AlertingOptions {
 
 /**
  * The alerting surface of the product API, registered as its own encapsulated plugin: webhook
- * configurations, ingestion, alerts, command rooms, deploy events, on-call teams, schedules, escalation policies, silences and the escalations that page people.
+ * configurations, ingestion, alerts, command rooms, deploy events, on-call teams, schedules, escalation policies, silences, the escalations that page people, and workflows.
  */
 export const alertingSurface: FastifyPluginAsync<AlertingOptions> = async (app, options) => {
   const outbound = createOutboundClient({ allowPrivateTargets: options.outbound.allowPrivateTargets })
@@ -69,19 +73,6 @@ export const alertingSurface: FastifyPluginAsync<AlertingOptions> = async (app, 
     jobs: app.jobs,
     outbound,
     log: app.log.child({ component: 'outbound-webhooks' }),
-  })
-  const dispatcher = createEventDispatcher({
-    database: app.database,
-    deliveries: webhooks,
-    log: app.log.child({ component: 'event-dispatcher' }),
-  })
-  app.addHook('onReady', async () => {
-    await webhooks.start()
-    dispatcher.start()
-  })
-  app.addHook('onClose', async () => {
-    await dispatcher.stop()
-    await webhooks.stop()
   })
   const escalator = createEscalator({
     queueChat: (db, attemptId) => chat.queue(db, attemptId),
@@ -109,6 +100,33 @@ export const alertingSurface: FastifyPluginAsync<AlertingOptions> = async (app, 
     log: app.log.child({ component: 'escalator' }),
   })
   app.addHook('onReady', () => escalator.start())
+  const workflows = createWorkflowRunner({
+    database: app.database,
+    jobs: app.jobs,
+    log: app.log.child({ component: 'workflows' }),
+    sender: chatSender,
+    latestAnalysis: options.latestAnalysis,
+    productUrl: options.productUrl,
+    webhooks,
+    escalator,
+    startAnalysis: options.startAnalysis,
+  })
+  const dispatcher = createEventDispatcher({
+    database: app.database,
+    deliveries: webhooks,
+    workflows,
+    log: app.log.child({ component: 'event-dispatcher' }),
+  })
+  app.addHook('onReady', async () => {
+    await webhooks.start()
+    await workflows.start()
+    dispatcher.start()
+  })
+  app.addHook('onClose', async () => {
+    await dispatcher.stop()
+    await workflows.stop()
+    await webhooks.stop()
+  })
   app.addHook('onReady', async () => {
     await subscribe(app.jobs, 'member.removed', MEMBER_REMOVED_QUEUE, { retryLimit: 5, retryDelay: 5, retryBackoff: true })
     await workEach<MemberRemoved>(app.jobs, MEMBER_REMOVED_QUEUE, { batchSize: 5, pollingIntervalSeconds: 1 }, (job) =>
@@ -140,9 +158,11 @@ export const alertingSurface: FastifyPluginAsync<AlertingOptions> = async (app, 
   if (twilio) await app.register(twilioRoutes, { twilio, phones: options.phones })
   await app.register(silenceRoutes, { silenceEnded: () => escalator.wakeSilences() })
   await app.register(outboundWebhookRoutes, { outbound: options.outbound })
+  await app.register(workflowRoutes)
   await app.register(chatIntegrationRoutes, { outbound: options.outbound, sender: chatSender, productUrl: options.productUrl })
 }
 
+export type { AnalysisStart, AnalysisStarter } from './workflows/runner.js'
 export type { PagingPreferences, PhoneReader, PreferencesReader } from './escalation/channels.js'
 export {
   alertIncident,

@@ -2,7 +2,8 @@ import type { FastifyPluginAsync } from 'fastify'
 import { createAnalyzer } from '@svc/ai'
 import { DEFAULT_AI_CONFIG, type AiConfig } from '@svc/config'
 import { alertGetsAnalysis, subscribe, type AlertCreated } from '@svc/events'
-import { ensureQueue } from '@svc/jobs'
+import type { Database } from '@svc/db'
+import { ensureQueue, type JobQueue } from '@svc/jobs'
 import { requestAnalysis } from './analyses/request.js'
 import { insightRoutes } from './analyses/routes.js'
 import { ALERT_CREATED_QUEUE, ANALYZE_QUEUE, aiJobPolicy, type AnalyzeJob } from './analyses/queue.js'
@@ -79,3 +80,19 @@ export const insightsSurface: FastifyPluginAsync<InsightsOptions> = async (app, 
 }
 
 export { latestAnalysisOf } from './reads.js'
+
+/**
+ * How another surface asks for an analysis of one of its alerts (alerting's workflows): as the
+ * automatic analysis of the incident, so one already made or running is not made again, within
+ * the organization's budget. The analysis worker picks the job up at its next poll.
+ */
+export function alertAnalysisStarter(database: Database, jobs: JobQueue, ai: AiConfig = DEFAULT_AI_CONFIG) {
+  return ({ organizationId, alertId }: { organizationId: string; alertId: string }) =>
+    requestAnalysis(
+      database,
+      jobs,
+      ai,
+      { organizationId, sourceProduct: 'alerting', incidentId: alertId },
+      { trigger: 'automatic', requestedBy: null },
+    )
+}

@@ -2,7 +2,7 @@ import type { FastifyInstance } from 'fastify'
 import { DEFAULT_INGEST_RATE_LIMIT, DEFAULT_NOTIFIER_CONFIG, type ServiceConfig } from '@svc/config'
 import { createNotifier } from '@svc/notifier'
 import { alertingSurface } from '@svc/plugin-alerting'
-import { insightsSurface, latestAnalysisOf } from '@svc/plugin-insights'
+import { alertAnalysisStarter, insightsSurface, latestAnalysisOf } from '@svc/plugin-insights'
 import {
   contactMethodRoutes,
   hasVerifiedPhone,
@@ -40,6 +40,7 @@ export function buildApp(config: ServiceConfig, shared?: Resources): Promise<Fas
         await app.register(alertingSurface, {
           ingestLimits: { perConfig: config.rateLimit.ingestPerConfig ?? DEFAULT_INGEST_RATE_LIMIT, perAddress: config.rateLimit.max },
           latestAnalysis: latestAnalysisOf,
+          startAnalysis: alertAnalysisStarter(app.database, app.jobs, config.ai),
           preferences: notificationPreferencesOf,
           phones: { verifiedPhonesOf, hasVerifiedPhone },
           notifier,

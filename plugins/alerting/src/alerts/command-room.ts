@@ -9,7 +9,8 @@ import type { IncidentReference } from '@svc/events'
 import { findAlert, listAlertEvents } from '../queries/alerts.js'
 import { Alert, AlertEvent, AlertParams, alertBody, eventBody } from './schemas.js'
 
-const COMMAND_ROOM_PRIORITIES = new Set(['P1', 'P2'])
+/** Priorities whose alerts always have a command room; a workflow may open one for others. */
+export const COMMAND_ROOM_PRIORITIES: ReadonlySet<string> = new Set(['P1', 'P2'])
 /** The first entries of the timeline a command room shows; repeats are one entry, so this is most of them. */
 const COMMAND_ROOM_TIMELINE = 100
 
@@ -51,7 +52,8 @@ export type LatestAnalysisReader = (
 
 /**
  * A P1 or P2 alert opens a command room: the alert, its timeline, what was deployed to its
- * service just before it fired, and its analysis. Lower priorities have none (404).
+ * service just before it fired, and its analysis. Lower priorities have none (404) unless a
+ * workflow opened one (workflows/runner.ts).
  */
 export const commandRoomRoutes: FastifyPluginAsyncTypebox<{ latestAnalysis: LatestAnalysisReader }> = async (app, { latestAnalysis }) => {
   const db = app.database.db
@@ -72,7 +74,8 @@ export const commandRoomRoutes: FastifyPluginAsyncTypebox<{ latestAnalysis: Late
     async (request) => {
       const { organizationId } = membershipOf(request)
       const alert = isUuid(request.params.alertId) ? await findAlert(db, organizationId, request.params.alertId) : undefined
-      if (!alert || !COMMAND_ROOM_PRIORITIES.has(alert.priority)) throw new NotFoundError('command room (P1 and P2 alerts have one)')
+      if (!alert || !(COMMAND_ROOM_PRIORITIES.has(alert.priority) || alert.commandRoomOpenedAt))
+        throw new NotFoundError('command room (P1 and P2 alerts have one, and alerts a workflow opened one for)')
       const { windowMinutes } = request.query
       const [timeline, deploys, analysis] = await Promise.all([
         listAlertEvents(db, organizationId, alert.id, { offset: 0, limit: COMMAND_ROOM_TIMELINE }),

@@ -43,7 +43,8 @@ export const AlertEvent = Type.Object(
   {
     id: Type.String({ format: 'uuid' }),
     type: Type.Enum(alertEventTypes, {
-      description: 'escalated: a step paged people; escalation_ended: it paged its last step or had no policy; silenced: a silence held it',
+      description:
+        'escalated: a step paged people; escalation_ended: it paged its last step or had no policy; silenced: a silence held it; priority_changed and command_room_opened: a workflow did it',
     }),
     actorUserId: NullableId,
     data: Type.Record(Type.String(), Type.Unknown()),

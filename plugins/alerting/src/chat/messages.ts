@@ -12,32 +12,90 @@ export interface ChatAlert {
   reason?: string
 }
 
-const COLORS: Record<string, number> = { P1: 0xd92d20, P2: 0xf79009, P3: 0xfdb022, P4: 0x2e90fa, P5: 0x98a2b3 }
+/** What a chat message about a deploy shows (a `deploy.recorded` workflow posts it). */
+export interface ChatDeploy {
+  deploy: { service: string; environment: string | null; version: string | null; status: string; commitSha: string | null }
+  /** The deploy's own page (the pipeline's run), else the deploy event in the API. */
+  url: string
+  reason?: string
+}
 
-const headline = (alert: ChatAlert) => `[${alert.priority}] ${alert.title}`
-const facts = (alert: ChatAlert) => `Service: ${alert.service ?? 'not given'} · Source: ${alert.source} · Status: ${alert.status}`
+export type ChatMessage = ChatAlert | ChatDeploy
+
+/** The parts every chat's shape is made of. */
+interface Card {
+  headline: string
+  title: string
+  facts: Array<{ name: string; value: string }>
+  url: string
+  linkTitle: string
+  color: number
+  analysis?: { summary: string; rootCause: string | null }
+  reason?: string
+}
+
+const COLORS: Record<string, number> = { P1: 0xd92d20, P2: 0xf79009, P3: 0xfdb022, P4: 0x2e90fa, P5: 0x98a2b3 }
+const DEPLOY_COLORS: Record<string, number> = { success: 0x12b76a, failure: 0xd92d20, error: 0xd92d20 }
+const GREY = 0x98a2b3
+
+function cardOf(message: ChatMessage): Card {
+  const reason = message.reason ? { reason: message.reason } : {}
+  if ('deploy' in message) {
+    const { deploy } = message
+    const what = `${deploy.service}${deploy.version ? ` ${deploy.version}` : ''}`
+    return {
+      headline: `[deploy] ${what} to ${deploy.environment ?? 'an unnamed environment'}: ${deploy.status}`,
+      title: `Deploy of ${what}`,
+      facts: [
+        { name: 'Environment', value: deploy.environment ?? 'not given' },
+        { name: 'Status', value: deploy.status },
+        { name: 'Commit', value: deploy.commitSha?.slice(0, 12) ?? 'not given' },
+      ],
+      url: message.url,
+      linkTitle: 'Open the deploy',
+      color: DEPLOY_COLORS[deploy.status] ?? GREY,
+      ...reason,
+    }
+  }
+  return {
+    headline: `[${message.priority}] ${message.title}`,
+    title: message.title,
+    facts: [
+      { name: 'Service', value: message.service ?? 'not given' },
+      { name: 'Source', value: message.source },
+      { name: 'Status', value: message.status },
+    ],
+    url: message.alertUrl,
+    linkTitle: 'Open the alert',
+    color: COLORS[message.priority] ?? GREY,
+    ...(message.analysis ? { analysis: message.analysis } : {}),
+    ...reason,
+  }
+}
+
+const factLine = (card: Card) => card.facts.map(({ name, value }) => `${name}: ${value}`).join(' · ')
 
 /** Slack: incoming webhooks and chat.postMessage take the same text and Block Kit blocks. */
-export function slackMessage(alert: ChatAlert) {
-  const blocks: object[] = [
-    { type: 'section', text: { type: 'mrkdwn', text: `*<${alert.alertUrl}|${headline(alert)}>*\n${facts(alert)}` } },
-  ]
-  if (alert.analysis) {
-    const rootCause = alert.analysis.rootCause ? `\n*Root cause:* ${alert.analysis.rootCause}` : ''
-    blocks.push({ type: 'section', text: { type: 'mrkdwn', text: `*Analysis:* ${alert.analysis.summary}${rootCause}` } })
+export function slackMessage(message: ChatMessage) {
+  const card = cardOf(message)
+  const blocks: object[] = [{ type: 'section', text: { type: 'mrkdwn', text: `*<${card.url}|${card.headline}>*\n${factLine(card)}` } }]
+  if (card.analysis) {
+    const rootCause = card.analysis.rootCause ? `\n*Root cause:* ${card.analysis.rootCause}` : ''
+    blocks.push({ type: 'section', text: { type: 'mrkdwn', text: `*Analysis:* ${card.analysis.summary}${rootCause}` } })
   }
-  if (alert.reason) blocks.push({ type: 'context', elements: [{ type: 'mrkdwn', text: alert.reason }] })
-  return { text: `${headline(alert)} (${facts(alert)})`, blocks }
+  if (card.reason) blocks.push({ type: 'context', elements: [{ type: 'mrkdwn', text: card.reason }] })
+  return { text: `${card.headline} (${factLine(card)})`, blocks }
 }
 
 /** Microsoft Teams: an Adaptive Card, the form Teams' incoming webhooks (Workflows) post. */
-export function teamsMessage(alert: ChatAlert) {
+export function teamsMessage(message: ChatMessage) {
+  const card = cardOf(message)
   const body: object[] = [
-    { type: 'TextBlock', size: 'Large', weight: 'Bolder', wrap: true, text: headline(alert) },
-    { type: 'TextBlock', wrap: true, isSubtle: true, text: facts(alert) },
+    { type: 'TextBlock', size: 'Large', weight: 'Bolder', wrap: true, text: card.headline },
+    { type: 'TextBlock', wrap: true, isSubtle: true, text: factLine(card) },
   ]
-  if (alert.analysis) body.push({ type: 'TextBlock', wrap: true, text: `Analysis: ${alert.analysis.summary}` })
-  if (alert.reason) body.push({ type: 'TextBlock', wrap: true, isSubtle: true, size: 'Small', text: alert.reason })
+  if (card.analysis) body.push({ type: 'TextBlock', wrap: true, text: `Analysis: ${card.analysis.summary}` })
+  if (card.reason) body.push({ type: 'TextBlock', wrap: true, isSubtle: true, size: 'Small', text: card.reason })
   return {
     type: 'message',
     attachments: [
@@ -48,30 +106,27 @@ export function teamsMessage(alert: ChatAlert) {
           type: 'AdaptiveCard',
           version: '1.4',
           body,
-          actions: [{ type: 'Action.OpenUrl', title: 'Open the alert', url: alert.alertUrl }],
+          actions: [{ type: 'Action.OpenUrl', title: card.linkTitle, url: card.url }],
         },
       },
     ],
   }
 }
 
-/** Discord: an embed coloured by priority. */
-export function discordMessage(alert: ChatAlert) {
-  const fields = [
-    { name: 'Service', value: alert.service ?? 'not given', inline: true },
-    { name: 'Source', value: alert.source, inline: true },
-    { name: 'Status', value: alert.status, inline: true },
-  ]
-  if (alert.analysis) fields.push({ name: 'Analysis', value: alert.analysis.summary.slice(0, 1024), inline: false })
+/** Discord: an embed coloured by priority (or a deploy's outcome). */
+export function discordMessage(message: ChatMessage) {
+  const card = cardOf(message)
+  const fields = card.facts.map((fact) => ({ ...fact, inline: true }))
+  if (card.analysis) fields.push({ name: 'Analysis', value: card.analysis.summary.slice(0, 1024), inline: false })
   return {
-    content: headline(alert),
+    content: card.headline,
     embeds: [
       {
-        title: alert.title.slice(0, 256),
-        url: alert.alertUrl,
-        color: COLORS[alert.priority] ?? 0x98a2b3,
+        title: card.title.slice(0, 256),
+        url: card.url,
+        color: card.color,
         fields,
-        ...(alert.reason ? { footer: { text: alert.reason } } : {}),
+        ...(card.reason ? { footer: { text: card.reason } } : {}),
       },
     ],
     allowed_mentions: { parse: [] },

@@ -1,7 +1,7 @@
 import { ErrorCode, LogLevel, WebClient, type WebAPIPlatformError } from '@slack/web-api'
 import type { ChatIntegrationRow } from '../queries/chat-integrations.js'
 import { TargetRefused, type OutboundClient } from '../outbound/http.js'
-import { discordMessage, slackMessage, teamsMessage, type ChatAlert } from './messages.js'
+import { discordMessage, slackMessage, teamsMessage, type ChatMessage } from './messages.js'
 
 /** A message that did not reach the chat; `permanent` when trying again cannot help. */
 export class ChatFailure extends Error {
@@ -20,7 +20,7 @@ export type ChatSender = ReturnType<typeof createChatSender>
  * non-public targets unless allowed), Slack's Web API through its SDK (`@slack/web-api`).
  */
 export function createChatSender({ outbound, slackApiUrl }: { outbound: OutboundClient; slackApiUrl?: string | undefined }) {
-  async function postToSlackApi(integration: ChatIntegrationRow, alert: ChatAlert) {
+  async function postToSlackApi(integration: ChatIntegrationRow, message: ChatMessage) {
     // One attempt per job: retries are pg-boss's, with its backoff.
     const client = new WebClient(integration.botToken ?? '', {
       ...(slackApiUrl ? { slackApiUrl } : {}),
@@ -29,7 +29,7 @@ export function createChatSender({ outbound, slackApiUrl }: { outbound: Outbound
       timeout: 10_000,
     })
     try {
-      await client.chat.postMessage({ channel: integration.channel ?? '', ...slackMessage(alert) })
+      await client.chat.postMessage({ channel: integration.channel ?? '', ...slackMessage(message) })
     } catch (error) {
       const failure = error as { code?: string; message: string }
       if (failure.code === ErrorCode.PlatformError) {
@@ -41,10 +41,14 @@ export function createChatSender({ outbound, slackApiUrl }: { outbound: Outbound
   }
 
   return {
-    async send(integration: ChatIntegrationRow, alert: ChatAlert): Promise<void> {
-      if (integration.kind === 'slack_bot') return postToSlackApi(integration, alert)
+    async send(integration: ChatIntegrationRow, message: ChatMessage): Promise<void> {
+      if (integration.kind === 'slack_bot') return postToSlackApi(integration, message)
       const payload =
-        integration.kind === 'slack' ? slackMessage(alert) : integration.kind === 'teams' ? teamsMessage(alert) : discordMessage(alert)
+        integration.kind === 'slack'
+          ? slackMessage(message)
+          : integration.kind === 'teams'
+            ? teamsMessage(message)
+            : discordMessage(message)
       let answer
       try {
         answer = await outbound.postJson(integration.webhookUrl ?? '', JSON.stringify(payload))

@@ -2,6 +2,7 @@ import type { FastifyInstance } from 'fastify'
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import { Type } from 'typebox'
 import { isUuid } from '@svc/auth'
+import { publish } from '@svc/events'
 import { NotFoundError } from '@svc/http'
 import { deliveryIdOf } from '../ingestion/delivery-id.js'
 import { SIGNATURE_HEADER, verifySignature } from '../ingestion/signature.js'
@@ -36,7 +37,18 @@ export function registerDeployIngestRoute(app: FastifyInstance): void {
       const config = isUuid(orgId) ? await findDeployIngestConfig(db, orgId, hashApiKey(apiKey)) : undefined
       if (!config) throw new NotFoundError('webhook')
       verifySignature(request.headers[SIGNATURE_HEADER], config.signingSecret, request.rawBody ?? Buffer.alloc(0))
-      const { row, repeated } = await insertDeployEvent(db, orgId, config.id, readDeploy(request.body), deliveryIdOf(request) ?? null)
+      const deploy = readDeploy(request.body)
+      const { row, repeated } = await db.transaction().execute(async (trx) => {
+        const recorded = await insertDeployEvent(trx, orgId, config.id, deploy, deliveryIdOf(request) ?? null)
+        // Announced with the row, so workflows on deploy.recorded see every deploy exactly once.
+        if (!recorded.repeated)
+          await publish(app.jobs, trx, 'deploy.recorded', {
+            organizationId: orgId,
+            deployEventId: recorded.row.id,
+            service: recorded.row.service,
+          })
+        return recorded
+      })
       return reply.code(repeated ? 200 : 201).send(deployBody(row))
     },
   )

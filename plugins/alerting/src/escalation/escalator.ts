@@ -2,9 +2,9 @@ import type { FastifyBaseLogger } from 'fastify'
 import type { Database, Executor } from '@svc/db'
 import { ensureQueue, inTransaction, workEach, type JobQueue } from '@svc/jobs'
 import { createPoller } from '../poller.js'
-import { findAlert, recordAlertEvent } from '../queries/alerts.js'
+import { findAlert, recordAlertEvent, type AlertRow } from '../queries/alerts.js'
 import { findPolicy } from '../queries/escalation-policies.js'
-import { claimPendingEscalations, claimStep, heldBySilence, setEscalation } from '../queries/escalations.js'
+import { claimPendingEscalations, claimStep, heldBySilence, lockOrCreateEscalation, setEscalation } from '../queries/escalations.js'
 import { silenceEnd, silencesInForce } from '../queries/silences.js'
 import { pageStep, type PagingDeps } from './page.js'
 import { matchesAlert, routeAlert, type MatchedAlert, type Matchers, type RoutingRule } from './routing.js'
@@ -39,6 +39,13 @@ export interface EscalatorDeps extends PagingDeps {
 }
 
 export interface Escalator {
+  /**
+   * Starts escalating an open alert with a policy, in the caller's transaction, unless it is
+   * escalating (or silenced) already; a silence in force holds it instead. Call `wakeSteps`
+   * after the transaction commits.
+   */
+  escalateWith(trx: Executor, alert: AlertRow & { organizationId: string }, policyId: string): Promise<{ started: boolean; detail: string }>
+  wakeSteps(): void
   /** Look for new escalations now rather than at the next poll; call after an ingest that created alerts. */
   wake(): void
   /** Let go of a silence's alerts now rather than at the next poll; call after ending a silence commits. */
@@ -249,7 +256,25 @@ export function createEscalator(deps: EscalatorDeps): Escalator {
     },
   })
 
+  const ESCALATING = new Set(['pending', 'active', 'silenced'])
+
   return {
+    async escalateWith(trx, alert, policyId) {
+      if (alert.status !== 'open') return { started: false, detail: `the alert is ${alert.status}` }
+      const current = await lockOrCreateEscalation(trx, alert)
+      if (ESCALATING.has(current.state)) return { started: false, detail: `the alert's escalation is ${current.state} already` }
+      const now = new Date()
+      const held = await silenceLookup(trx, now)(alert.organizationId, { ...alert, labels: alert.labels as Record<string, string> })
+      if (held) {
+        await silence(trx, alert.organizationId, alert.id, held, policyId)
+        return { started: false, detail: `a silence holds the alert until ${held.endsAt.toISOString()}` }
+      }
+      await begin(trx, alert.id, policyId, now)
+      return { started: true, detail: 'escalation started from its first step' }
+    },
+    wakeSteps() {
+      if (stepWorker) jobs.notifyWorker(stepWorker)
+    },
     wakeSilences() {
       if (silenceWorker) jobs.notifyWorker(silenceWorker)
     },

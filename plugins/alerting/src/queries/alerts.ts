@@ -2,7 +2,17 @@ import { sql } from 'kysely'
 import { type Executor, type Json, type Page, paged } from '@svc/db'
 
 /** What an alert's timeline records (the table's check constraint holds it to this list). */
-export const alertEventTypes = ['created', 'occurred', 'acknowledged', 'resolved', 'escalated', 'escalation_ended', 'silenced'] as const
+export const alertEventTypes = [
+  'created',
+  'occurred',
+  'acknowledged',
+  'resolved',
+  'escalated',
+  'escalation_ended',
+  'silenced',
+  'priority_changed',
+  'command_room_opened',
+] as const
 export type AlertEventType = (typeof alertEventTypes)[number]
 
 const alertColumns = [
@@ -27,6 +37,7 @@ const alertColumns = [
   'a.resolvedBy',
   'a.createdAt',
   'a.updatedAt',
+  'a.commandRoomOpenedAt',
 ] as const
 
 export type AlertRow = NonNullable<Awaited<ReturnType<typeof findAlert>>>
@@ -152,4 +163,36 @@ export async function findIngestConfig(db: Executor, apiKeyHash: string) {
     .where('apiKeyHash', '=', apiKeyHash)
     .where('enabled', '=', true)
     .executeTakeFirst()
+}
+
+/** Changes an alert's priority; answers the one it had, or undefined when it already had this one. */
+export async function setAlertPriority(db: Executor, organizationId: string, alertId: string, priority: string) {
+  const before = await db
+    .selectFrom('divinux.alerts')
+    .select('priority')
+    .where('organizationId', '=', organizationId)
+    .where('id', '=', alertId)
+    .forUpdate()
+    .executeTakeFirst()
+  if (!before || before.priority === priority) return undefined
+  await db
+    .updateTable('divinux.alerts')
+    .set({ priority, updatedAt: sql<Date>`now()` })
+    .where('organizationId', '=', organizationId)
+    .where('id', '=', alertId)
+    .execute()
+  return before.priority
+}
+
+/** Opens an alert's command room whatever its priority; false when it was open already. */
+export async function openCommandRoom(db: Executor, organizationId: string, alertId: string): Promise<boolean> {
+  const opened = await db
+    .updateTable('divinux.alerts')
+    .set({ commandRoomOpenedAt: sql<Date>`now()` })
+    .where('organizationId', '=', organizationId)
+    .where('id', '=', alertId)
+    .where('commandRoomOpenedAt', 'is', null)
+    .returning('id')
+    .executeTakeFirst()
+  return opened !== undefined
 }

@@ -66,6 +66,15 @@ export async function listDeployEvents(db: Executor, organizationId: string, fil
   return paged(query, (rows) => rows.select(deployColumns).orderBy('deployedAt', 'desc').orderBy('id', 'desc'), page)
 }
 
+export async function findDeployEvent(db: Executor, organizationId: string, deployEventId: string) {
+  return db
+    .selectFrom('divinux.deployEvents')
+    .select(deployColumns)
+    .where('organizationId', '=', organizationId)
+    .where('id', '=', deployEventId)
+    .executeTakeFirst()
+}
+
 /** The deploys of a service in the window before a moment: what the command room shows. */
 export async function deploysBefore(db: Executor, organizationId: string, service: string, before: Date, windowMinutes: number) {
   return db

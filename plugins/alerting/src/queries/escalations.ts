@@ -244,3 +244,13 @@ export async function settleAttempt(db: Executor, attemptId: string, status: 'qu
     .where('id', '=', attemptId)
     .execute()
 }
+
+/** The escalation row of an alert, locked; written (not started) when the alert has none. */
+export async function lockOrCreateEscalation(db: Executor, alert: { id: string; organizationId: string; configId: string | null }) {
+  await db
+    .insertInto('divinux.alertEscalations')
+    .values({ alertId: alert.id, organizationId: alert.organizationId, configId: alert.configId, state: 'unrouted' })
+    .onConflict((oc) => oc.column('alertId').doNothing())
+    .execute()
+  return db.selectFrom('divinux.alertEscalations').select(['state']).where('alertId', '=', alert.id).forUpdate().executeTakeFirstOrThrow()
+}

@@ -45,11 +45,12 @@ const pendingEscalation = (alerts: RawBuilder<unknown>) => sql`
 
 /**
  * The timeline row of a new alert waits for the event dispatcher (webhooks-out/dispatcher.ts)
- * only when its organization has an enabled outbound webhook: otherwise it is written as
- * dispatched, so the hot path leaves the dispatcher nothing to claim and update.
+ * only when its organization has an enabled outbound webhook or `alert.created` workflow:
+ * otherwise it is written as dispatched, so the hot path leaves the dispatcher nothing to claim and update.
  */
 const nothingToDispatch = (organization: RawBuilder<unknown>) => sql`
   case when exists (select 1 from divinux.outbound_webhooks hook where hook.organization_id = ${organization} and hook.enabled)
+      or exists (select 1 from divinux.workflows flow where flow.organization_id = ${organization} and flow.enabled and flow.trigger = 'alert.created')
     then null else now() end`
 
 /**

@@ -3,6 +3,8 @@ import { Webhook } from 'standardwebhooks'
 import type { Database, Executor } from '@svc/db'
 import { ensureQueue, inTransaction, workEach, type JobQueue } from '@svc/jobs'
 import { alertBody } from '../alerts/schemas.js'
+import { deployBody } from '../deploys/schemas.js'
+import type { DeployEventRow } from '../queries/deploy-events.js'
 import { TargetRefused, type OutboundClient } from '../outbound/http.js'
 import type { AlertRow } from '../queries/alerts.js'
 import { settleAttempt } from '../queries/escalations.js'
@@ -15,6 +17,8 @@ const RETRY_LIMIT = 5
 
 export const outboundEvents = ['alert.created', 'alert.acknowledged', 'alert.resolved', 'alert.escalated'] as const
 export type OutboundEvent = (typeof outboundEvents)[number]
+/** What a delivery carries: a subscribed event, or a deploy a workflow sends on. */
+export type DeliveredEvent = OutboundEvent | 'deploy.recorded'
 
 interface WebhookJob {
   deliveryId: string
@@ -23,6 +27,15 @@ interface WebhookJob {
 /** The body of every delivery: Standard Webhooks' `{ type, timestamp, data }`. */
 export function alertPayload(event: OutboundEvent, organizationId: string, alert: AlertRow, extra: Record<string, unknown> = {}): string {
   return JSON.stringify({ type: event, timestamp: new Date().toISOString(), data: { organizationId, alert: alertBody(alert), ...extra } })
+}
+
+/** The body of a deploy a `deploy.recorded` workflow sends to a webhook. */
+export function deployPayload(organizationId: string, deploy: DeployEventRow, extra: Record<string, unknown> = {}): string {
+  return JSON.stringify({
+    type: 'deploy.recorded',
+    timestamp: new Date().toISOString(),
+    data: { organizationId, deploy: deployBody(deploy), ...extra },
+  })
 }
 
 export type WebhookDelivery = ReturnType<typeof createWebhookDelivery>
@@ -88,7 +101,7 @@ export function createWebhookDelivery({
       delivery: {
         webhookId: string
         organizationId: string
-        event: OutboundEvent
+        event: DeliveredEvent
         alertId: string | null
         attemptId: string | null
         payload: string

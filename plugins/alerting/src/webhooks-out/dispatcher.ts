@@ -3,34 +3,49 @@ import type { Database } from '@svc/db'
 import { createPoller } from '../poller.js'
 import { findAlert } from '../queries/alerts.js'
 import { claimUndispatchedEvents, markDispatched, subscribedWebhooks } from '../queries/outbound-webhooks.js'
+import type { WorkflowRunner } from '../workflows/runner.js'
 import { alertPayload, type OutboundEvent, type WebhookDelivery } from './delivery.js'
 
 const POLL_MS = 1_000
 const BATCH = 100
-const EVENTS: Record<string, OutboundEvent> = { created: 'alert.created', acknowledged: 'alert.acknowledged', resolved: 'alert.resolved' }
+const EVENTS: Record<string, OutboundEvent & `alert.${'created' | 'acknowledged' | 'resolved'}`> = {
+  created: 'alert.created',
+  acknowledged: 'alert.acknowledged',
+  resolved: 'alert.resolved',
+}
 
 /**
- * Dispatches alert lifecycle events to the outbound webhooks subscribed to them. The events are
- * the alert timeline's own rows (written in the statement or transaction of their change), claimed
- * `for update skip locked` and marked dispatched in the transaction that writes their deliveries:
- * nothing is lost between a change and its webhooks, and no event is sent twice.
+ * Dispatches alert lifecycle events to the outbound webhooks subscribed to them and to the
+ * workflows they trigger (workflows/runner.ts). The events are the alert timeline's own rows
+ * (written in the statement or transaction of their change), claimed `for update skip locked`
+ * and marked dispatched in the transaction that writes their deliveries and runs: nothing is
+ * lost between a change and its webhooks or workflows, and no event is sent twice.
  */
 export function createEventDispatcher({
   database,
   deliveries,
+  workflows,
   log,
 }: {
   database: Database
   deliveries: WebhookDelivery
+  workflows: Pick<WorkflowRunner, 'queueRuns' | 'wake'>
   log: FastifyBaseLogger
 }) {
-  async function dispatchBatch(): Promise<{ claimed: number; queued: number }> {
+  async function dispatchBatch(): Promise<{ claimed: number; queued: number; runs: number }> {
     return database.db.transaction().execute(async (trx) => {
       const events = await claimUndispatchedEvents(trx, BATCH)
       let queued = 0
+      let runs = 0
       for (const event of events) {
         const type = EVENTS[event.type]
         if (!type) continue
+        runs += await workflows.queueRuns(trx, event.organizationId, {
+          trigger: type,
+          eventKey: `alert-event:${event.id}`,
+          alertId: event.alertId,
+          occurredAt: event.createdAt,
+        })
         const webhooks = await subscribedWebhooks(trx, event.organizationId, type)
         if (webhooks.length === 0) continue
         const alert = await findAlert(trx, event.organizationId, event.alertId)
@@ -52,7 +67,7 @@ export function createEventDispatcher({
         trx,
         events.map((event) => event.id),
       )
-      return { claimed: events.length, queued }
+      return { claimed: events.length, queued, runs }
     })
   }
 
@@ -63,6 +78,7 @@ export function createEventDispatcher({
     async round() {
       const batch = await dispatchBatch()
       if (batch.queued > 0) deliveries.wake()
+      if (batch.runs > 0) workflows.wake()
       return { more: batch.claimed === BATCH }
     },
   })

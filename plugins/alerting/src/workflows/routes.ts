@@ -1,0 +1,301 @@
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
+import { Type } from 'typebox'
+import { auditContextOf, recordAudit } from '@svc/audit'
+import { isUuid, membershipOf } from '@svc/auth'
+import { pageOf, type Executor } from '@svc/db'
+import { ConflictError, ListResponse, NotFoundError } from '@svc/http'
+import {
+  deleteWorkflow,
+  findWorkflow,
+  insertWorkflow,
+  listRuns,
+  listWorkflows,
+  updateWorkflow,
+  workflowNameTaken,
+  type RunRow,
+  type WorkflowRow,
+} from '../queries/workflows.js'
+import {
+  CreateWorkflow,
+  RunQuery,
+  UpdateWorkflow,
+  Workflow,
+  WorkflowParams,
+  WorkflowQuery,
+  WorkflowRun,
+  type Action,
+  type ActionOutcome,
+  type Condition,
+  type ConditionOutcome,
+  type Trigger,
+} from './schemas.js'
+import { checkWorkflow, problemsOf, referencesOf } from './validate.js'
+
+const tags = ['workflows']
+const OrgParams = Type.Object({ orgId: Type.String() })
+
+// Written only from validated request bodies.
+const definitionOf = (row: WorkflowRow) => ({
+  trigger: row.trigger as Trigger,
+  conditions: row.conditions as unknown as Condition[],
+  actions: row.actions as unknown as Action[],
+})
+
+/** Workflows as answered, each with what its actions could not do as things stand. */
+async function workflowBodies(db: Executor, organizationId: string, rows: WorkflowRow[]) {
+  const references = await referencesOf(
+    db,
+    organizationId,
+    rows.map((row) => definitionOf(row).actions),
+  )
+  return rows.map((row) => ({
+    id: row.id,
+    name: row.name,
+    description: row.description,
+    ...definitionOf(row),
+    enabled: row.enabled,
+    problems: problemsOf(definitionOf(row).actions, references),
+    createdBy: row.createdBy,
+    createdAt: row.createdAt.toISOString(),
+    updatedAt: row.updatedAt.toISOString(),
+  }))
+}
+
+const workflowBody = async (db: Executor, organizationId: string, row: WorkflowRow) => (await workflowBodies(db, organizationId, [row]))[0]!
+
+const runBody = (row: RunRow) => ({
+  id: row.id,
+  workflowId: row.workflowId,
+  trigger: row.trigger as Trigger,
+  alertId: row.alertId,
+  deployEventId: row.deployEventId,
+  status: row.status as 'queued' | 'running' | 'succeeded' | 'failed' | 'not_matched',
+  conditions: (row.conditions ?? []) as unknown as ConditionOutcome[],
+  actions: row.actions as unknown as ActionOutcome[],
+  occurredAt: row.occurredAt.toISOString(),
+  createdAt: row.createdAt.toISOString(),
+  finishedAt: row.finishedAt?.toISOString() ?? null,
+})
+
+const audited = (row: WorkflowRow) => ({ name: row.name, enabled: row.enabled, ...definitionOf(row) })
+
+/**
+ * Workflow automation (issue 14): on `alert.created`, `alert.acknowledged`, `alert.resolved` or
+ * `deploy.recorded`, when every condition holds, ordered actions; every run is recorded with
+ * the outcome of each condition and action (workflows/runner.ts runs them). Reading needs
+ * alerting viewer, changing alerting manager; changes are audited.
+ */
+export const workflowRoutes: FastifyPluginAsyncTypebox = async (app) => {
+  const db = app.database.db
+  const viewer = app.requireProductRole('alerting', 'viewer')
+  const manager = app.requireProductRole('alerting', 'manager')
+  const workflowOf = async (executor: Executor, organizationId: string, workflowId: string, forUpdate = false) => {
+    const row = isUuid(workflowId) ? await findWorkflow(executor, organizationId, workflowId, forUpdate) : undefined
+    if (!row) throw new NotFoundError('workflow')
+    return row
+  }
+  const entry = (organizationId: string, workflowId: string) => ({
+    organizationId,
+    product: 'alerting' as const,
+    entityType: 'workflow',
+    entityId: workflowId,
+  })
+  const nameFree = async (executor: Executor, organizationId: string, name: string, exceptId?: string) => {
+    if (await workflowNameTaken(executor, organizationId, name, exceptId)) throw new ConflictError(`a workflow named "${name}" exists`)
+  }
+
+  app.get(
+    '/api/v1/organizations/:orgId/workflows',
+    {
+      schema: {
+        tags,
+        summary: 'List workflows by name (alerting viewer)',
+        params: OrgParams,
+        querystring: WorkflowQuery,
+        response: { 200: ListResponse(Workflow) },
+      },
+      onRequest: viewer,
+    },
+    async (request) => {
+      const { page, limit, trigger } = request.query
+      const { organizationId } = membershipOf(request)
+      const { rows, total } = await listWorkflows(db, organizationId, trigger, pageOf({ page, limit }))
+      return { data: await workflowBodies(db, organizationId, rows), meta: { page, limit, total } }
+    },
+  )
+
+  app.get(
+    '/api/v1/organizations/:orgId/workflows/:workflowId',
+    { schema: { tags, summary: 'A workflow (alerting viewer)', params: WorkflowParams, response: { 200: Workflow } }, onRequest: viewer },
+    async (request) => {
+      const { organizationId } = membershipOf(request)
+      return workflowBody(db, organizationId, await workflowOf(db, organizationId, request.params.workflowId))
+    },
+  )
+
+  app.post(
+    '/api/v1/organizations/:orgId/workflows',
+    {
+      schema: {
+        tags,
+        summary: 'Create a workflow (alerting manager)',
+        description:
+          'Conditions about alerts (priority, source, labels, deploy_recent) and actions on alerts (set_priority, start_analysis, escalate, open_command_room) are refused on deploy.recorded, and environment and deploy_status on alert triggers; every chat integration, outbound webhook and escalation policy named must be the organization’s. 400 names the field.',
+        params: OrgParams,
+        body: CreateWorkflow,
+        response: { 201: Workflow },
+      },
+      onRequest: manager,
+    },
+    async (request, reply) => {
+      const { organizationId } = membershipOf(request)
+      const { body } = request
+      const values = {
+        name: body.name.trim(),
+        description: body.description ?? null,
+        trigger: body.trigger,
+        conditions: body.conditions ?? [],
+        actions: body.actions,
+        enabled: body.enabled ?? true,
+      }
+      await checkWorkflow(db, organizationId, values)
+      const created = await db.transaction().execute(async (trx) => {
+        await nameFree(trx, organizationId, values.name)
+        const workflow = await insertWorkflow(trx, { ...values, organizationId, createdBy: request.user.userId })
+        await recordAudit(trx, auditContextOf(request), {
+          ...entry(organizationId, workflow.id),
+          action: 'workflow.created',
+          after: audited(workflow),
+        })
+        return workflow
+      })
+      return reply.code(201).send(await workflowBody(db, organizationId, created))
+    },
+  )
+
+  app.patch(
+    '/api/v1/organizations/:orgId/workflows/:workflowId',
+    {
+      schema: {
+        tags,
+        summary: 'Change a workflow (alerting manager)',
+        description: 'The workflow as changed is checked as a whole, as on creation. Runs already queued follow the workflow as it was.',
+        params: WorkflowParams,
+        body: UpdateWorkflow,
+        response: { 200: Workflow },
+      },
+      onRequest: manager,
+    },
+    async (request) => {
+      const { organizationId } = membershipOf(request)
+      const { body } = request
+      const updated = await db.transaction().execute(async (trx) => {
+        const before = await workflowOf(trx, organizationId, request.params.workflowId, true)
+        const name = body.name?.trim()
+        if (name) await nameFree(trx, organizationId, name, before.id)
+        const current = definitionOf(before)
+        await checkWorkflow(trx, organizationId, {
+          trigger: body.trigger ?? current.trigger,
+          conditions: body.conditions ?? current.conditions,
+          actions: body.actions ?? current.actions,
+        })
+        const after = await updateWorkflow(trx, organizationId, before.id, {
+          ...(name ? { name } : {}),
+          ...(body.description !== undefined ? { description: body.description } : {}),
+          ...(body.trigger ? { trigger: body.trigger } : {}),
+          ...(body.conditions ? { conditions: body.conditions } : {}),
+          ...(body.actions ? { actions: body.actions } : {}),
+          ...(body.enabled !== undefined ? { enabled: body.enabled } : {}),
+        })
+        await recordAudit(trx, auditContextOf(request), {
+          ...entry(organizationId, before.id),
+          action: 'workflow.updated',
+          before: audited(before),
+          after: audited(after),
+        })
+        return after
+      })
+      return workflowBody(db, organizationId, updated)
+    },
+  )
+
+  for (const enabled of [true, false]) {
+    app.post(
+      `/api/v1/organizations/:orgId/workflows/:workflowId/${enabled ? 'enable' : 'disable'}`,
+      {
+        schema: {
+          tags,
+          summary: enabled
+            ? 'Enable a workflow: events from now on run it (alerting manager)'
+            : 'Disable a workflow: events from now on do not run it; queued runs still run (alerting manager)',
+          params: WorkflowParams,
+          response: { 200: Workflow },
+        },
+        onRequest: manager,
+      },
+      async (request) => {
+        const { organizationId } = membershipOf(request)
+        const updated = await db.transaction().execute(async (trx) => {
+          const before = await workflowOf(trx, organizationId, request.params.workflowId, true)
+          if (before.enabled === enabled) return before
+          const after = await updateWorkflow(trx, organizationId, before.id, { enabled })
+          await recordAudit(trx, auditContextOf(request), {
+            ...entry(organizationId, before.id),
+            action: enabled ? 'workflow.enabled' : 'workflow.disabled',
+            before: { enabled: before.enabled },
+            after: { enabled },
+          })
+          return after
+        })
+        return workflowBody(db, organizationId, updated)
+      },
+    )
+  }
+
+  app.delete(
+    '/api/v1/organizations/:orgId/workflows/:workflowId',
+    {
+      schema: {
+        tags,
+        summary: 'Delete a workflow and its runs (alerting manager)',
+        params: WorkflowParams,
+        response: { 204: Type.Null() },
+      },
+      onRequest: manager,
+    },
+    async (request, reply) => {
+      const { organizationId } = membershipOf(request)
+      await db.transaction().execute(async (trx) => {
+        const before = await workflowOf(trx, organizationId, request.params.workflowId, true)
+        await deleteWorkflow(trx, organizationId, before.id)
+        await recordAudit(trx, auditContextOf(request), {
+          ...entry(organizationId, before.id),
+          action: 'workflow.deleted',
+          before: audited(before),
+        })
+      })
+      return reply.code(204).send(null)
+    },
+  )
+
+  app.get(
+    '/api/v1/organizations/:orgId/workflows/:workflowId/runs',
+    {
+      schema: {
+        tags,
+        summary: 'A workflow’s runs, latest first: each condition’s outcome and each action’s (alerting viewer)',
+        params: WorkflowParams,
+        querystring: RunQuery,
+        response: { 200: ListResponse(WorkflowRun) },
+      },
+      onRequest: viewer,
+    },
+    async (request) => {
+      const { page, limit, status } = request.query
+      const { organizationId } = membershipOf(request)
+      const workflow = await workflowOf(db, organizationId, request.params.workflowId)
+      const { rows, total } = await listRuns(db, organizationId, workflow.id, status, pageOf({ page, limit }))
+      return { data: rows.map(runBody), meta: { page, limit, total } }
+    },
+  )
+}

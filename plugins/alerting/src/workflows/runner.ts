@@ -1,0 +1,329 @@
+import type { FastifyBaseLogger } from 'fastify'
+import type { Database, Executor } from '@svc/db'
+import { subscribe, type DeployRecorded } from '@svc/events'
+import { ensureQueue, inTransaction, workEach, type JobQueue } from '@svc/jobs'
+import { COMMAND_ROOM_PRIORITIES, type LatestAnalysisReader } from '../alerts/command-room.js'
+import { chatAlertOf } from '../chat/delivery.js'
+import type { ChatDeploy } from '../chat/messages.js'
+import { ChatFailure, type ChatSender } from '../chat/send.js'
+import type { Escalator } from '../escalation/escalator.js'
+import { findAlert, openCommandRoom, recordAlertEvent, setAlertPriority, type AlertRow } from '../queries/alerts.js'
+import { findChatIntegration } from '../queries/chat-integrations.js'
+import { findDeployEvent } from '../queries/deploy-events.js'
+import { findPolicy } from '../queries/escalation-policies.js'
+import { findOutboundWebhook } from '../queries/outbound-webhooks.js'
+import {
+  enabledWorkflows,
+  findWorkflow,
+  finishRun,
+  insertRuns,
+  recordActionOutcomes,
+  startRun,
+  takeRun,
+  type RunRow,
+} from '../queries/workflows.js'
+import { alertPayload, deployPayload, type OutboundEvent, type WebhookDelivery } from '../webhooks-out/delivery.js'
+import { evaluateConditions, type Subject } from './conditions.js'
+import type { Action, ActionOutcome, Condition, Trigger } from './schemas.js'
+
+/** One job per run: `{ runId }`. */
+export const WORKFLOW_QUEUE = 'alerting.workflow-run'
+/** Alerting's copy of `deploy.recorded` events, which queue the runs of deploy workflows. */
+export const DEPLOY_RECORDED_QUEUE = 'alerting.deploy-recorded'
+/** Retries of a run whose chat post may succeed later (5xx, 429, no connection), with backoff. */
+const RETRY_LIMIT = 4
+
+interface RunJob {
+  runId: string
+}
+
+/** What the insights surface answers when a workflow asks for an analysis (the product service wires it in). */
+export type AnalysisStart =
+  | { outcome: 'requested'; analysis: { id: string } }
+  | { outcome: 'already_active'; analysisId: string | null }
+  | { outcome: 'already_analyzed' }
+  | { outcome: 'budget_exceeded'; limit: string }
+export type AnalysisStarter = (incident: { organizationId: string; alertId: string }) => Promise<AnalysisStart>
+
+export interface WorkflowRunnerDeps {
+  database: Database
+  jobs: JobQueue
+  log: FastifyBaseLogger
+  sender: ChatSender
+  latestAnalysis: LatestAnalysisReader
+  productUrl: string
+  webhooks: WebhookDelivery
+  escalator: Pick<Escalator, 'escalateWith' | 'wakeSteps'>
+  startAnalysis: AnalysisStarter
+}
+
+/** The workflow as its run follows it, kept on the run so later edits do not change what it did. */
+interface Definition {
+  name: string
+  conditions: Condition[]
+  actions: Action[]
+}
+
+interface RunContext {
+  run: RunRow
+  definition: Definition
+  subject: Subject
+}
+
+export type WorkflowRunner = ReturnType<typeof createWorkflowRunner>
+
+const succeeded = (detail: string): ActionOutcome => ({ type: '', status: 'succeeded', detail })
+const skipped = (detail: string): ActionOutcome => ({ type: '', status: 'skipped', detail })
+const failed = (detail: string): ActionOutcome => ({ type: '', status: 'failed', detail })
+
+/** A chat post that may succeed on a later try of the run. */
+class RetryLater extends Error {}
+
+/**
+ * Runs workflows (docs/decisions/0014-on-call.md, "Workflows"). A triggering event queues one
+ * run per enabled workflow of its trigger, in the transaction that claims the event; each run
+ * is a pg-boss job that evaluates the conditions once, then runs the actions in order, each
+ * outcome recorded as it completes. A retried run resumes at the first action without an
+ * outcome, so no action that touched the database runs twice.
+ */
+export function createWorkflowRunner(deps: WorkflowRunnerDeps) {
+  const { database, jobs, log } = deps
+  const { db } = database
+  let worker: string | undefined
+  let deployWorker: string | undefined
+
+  async function subjectOf(executor: Executor, run: RunRow): Promise<Subject | undefined> {
+    if (run.alertId) {
+      const alert = await findAlert(executor, run.organizationId, run.alertId)
+      return alert && { kind: 'alert', alert }
+    }
+    if (run.deployEventId) {
+      const deploy = await findDeployEvent(executor, run.organizationId, run.deployEventId)
+      return deploy && { kind: 'deploy', deploy }
+    }
+    return undefined
+  }
+
+  /** Evaluates the run's conditions (once); answers what is left to do, or undefined when nothing is. */
+  async function begin(runId: string): Promise<RunContext | undefined> {
+    return db.transaction().execute(async (trx) => {
+      const run = await takeRun(trx, runId)
+      if (!run || (run.status !== 'queued' && run.status !== 'running')) return undefined
+      const subject = await subjectOf(trx, run)
+      if (run.status === 'running') return subject && { run, definition: run.definition as unknown as Definition, subject }
+      const workflow = await findWorkflow(trx, run.organizationId, run.workflowId)
+      if (!workflow) return undefined
+      const definition: Definition = {
+        name: workflow.name,
+        conditions: workflow.conditions as unknown as Condition[],
+        actions: workflow.actions as unknown as Action[],
+      }
+      const conditions = subject
+        ? await evaluateConditions(trx, run.organizationId, definition.conditions, subject, run.occurredAt)
+        : [{ type: 'subject', matched: false, detail: 'the alert or deploy no longer exists' }]
+      const matched = conditions.every((condition) => condition.matched)
+      await startRun(trx, run.id, { definition, conditions, matched })
+      return matched && subject ? { run, definition, subject } : undefined
+    })
+  }
+
+  /**
+   * Appends an action's outcome, with the run locked, unless another try of the run recorded
+   * this action first; `outcome` runs only then, in the same transaction.
+   */
+  async function record(runId: string, index: number, outcome: (trx: Executor) => Promise<ActionOutcome>): Promise<void> {
+    await db.transaction().execute(async (trx) => {
+      const run = await takeRun(trx, runId)
+      const outcomes = (run?.actions ?? []) as unknown as ActionOutcome[]
+      if (!run || outcomes.length !== index) return
+      await recordActionOutcomes(trx, runId, [...outcomes, await outcome(trx)])
+    })
+  }
+
+  async function notifyChat(context: RunContext, chatIntegrationId: string, retryCount: number): Promise<ActionOutcome> {
+    const { run, subject, definition } = context
+    const integration = await findChatIntegration(db, run.organizationId, chatIntegrationId)
+    if (!integration) return failed('the chat integration was deleted')
+    if (!integration.enabled) return failed(`the chat integration "${integration.name}" is disabled`)
+    const reason = `Workflow "${definition.name}"`
+    const message =
+      subject.kind === 'alert'
+        ? // The alert as it is now: an earlier action may have changed its priority.
+          await chatAlertOf(
+            db,
+            deps,
+            run.organizationId,
+            (await findAlert(db, run.organizationId, subject.alert.id)) ?? subject.alert,
+            reason,
+          )
+        : ({
+            deploy: subject.deploy,
+            url: subject.deploy.url ?? `${deps.productUrl}/api/v1/organizations/${run.organizationId}/deploy-events`,
+            reason,
+          } satisfies ChatDeploy)
+    try {
+      await deps.sender.send(integration, message)
+      return succeeded(`posted to "${integration.name}"`)
+    } catch (error) {
+      const failure = error instanceof ChatFailure ? error : new ChatFailure((error as Error).message, false)
+      if (!failure.permanent && retryCount < RETRY_LIMIT) throw new RetryLater(failure.message)
+      return failed(failure.message)
+    }
+  }
+
+  async function startAnalysis(context: RunContext, alert: AlertRow): Promise<ActionOutcome> {
+    const answer = await deps.startAnalysis({ organizationId: context.run.organizationId, alertId: alert.id })
+    switch (answer.outcome) {
+      case 'requested':
+        return succeeded(`analysis ${answer.analysis.id} requested`)
+      case 'already_active':
+        return skipped('an analysis of the alert is running already')
+      case 'already_analyzed':
+        return skipped('the alert was analyzed automatically already')
+      case 'budget_exceeded':
+        return failed(`the organization's ${answer.limit} limit for analyses is reached`)
+    }
+  }
+
+  /** The actions that change the database, in the transaction that records their outcome. */
+  async function actInTransaction(trx: Executor, context: RunContext, action: Action): Promise<ActionOutcome> {
+    const { run, subject, definition } = context
+    const organizationId = run.organizationId
+    const workflow = { id: run.workflowId, name: definition.name, runId: run.id }
+    const by = { workflowId: run.workflowId, workflowName: definition.name, runId: run.id }
+    if (action.type === 'call_webhook') {
+      const webhook = await findOutboundWebhook(trx, organizationId, action.outboundWebhookId)
+      if (!webhook) return failed('the outbound webhook was deleted')
+      if (!webhook.enabled) return failed(`the outbound webhook "${webhook.name}" is disabled`)
+      const trigger = run.trigger as Trigger
+      const deliveryId = await deps.webhooks.queue(trx, {
+        webhookId: webhook.id,
+        organizationId,
+        event: trigger,
+        alertId: subject.kind === 'alert' ? subject.alert.id : null,
+        attemptId: null,
+        payload:
+          subject.kind === 'alert'
+            ? alertPayload(trigger as OutboundEvent, organizationId, subject.alert, { workflow })
+            : deployPayload(organizationId, subject.deploy, { workflow }),
+      })
+      return succeeded(`delivery ${deliveryId} to "${webhook.name}" queued (its delivery log has the outcome)`)
+    }
+    if (subject.kind !== 'alert') return failed(`${action.type} acts on an alert: not possible on deploy.recorded`)
+    const { alert } = subject
+    switch (action.type) {
+      case 'set_priority': {
+        const before = await setAlertPriority(trx, organizationId, alert.id, action.priority)
+        if (!before) return skipped(`the alert is ${action.priority} already`)
+        await recordAlertEvent(trx, organizationId, alert.id, 'priority_changed', { from: before, to: action.priority, ...by })
+        return succeeded(`priority changed from ${before} to ${action.priority}`)
+      }
+      case 'open_command_room': {
+        const current = await findAlert(trx, organizationId, alert.id)
+        if (current && COMMAND_ROOM_PRIORITIES.has(current.priority))
+          return skipped(`the alert is ${current.priority}: it has its command room`)
+        if (!(await openCommandRoom(trx, organizationId, alert.id))) return skipped('the command room was open already')
+        await recordAlertEvent(trx, organizationId, alert.id, 'command_room_opened', by)
+        return succeeded('command room opened')
+      }
+      case 'escalate': {
+        const policy = await findPolicy(trx, organizationId, action.escalationPolicyId)
+        if (!policy) return failed('the escalation policy was deleted')
+        // The alert as it is now: an earlier action or a person may have changed it since the event.
+        const current = await findAlert(trx, organizationId, alert.id)
+        if (!current) return failed('the alert no longer exists')
+        const started = await deps.escalator.escalateWith(trx, { ...current, organizationId }, policy.id)
+        return started.started ? succeeded(`escalating with "${policy.name}"`) : skipped(started.detail)
+      }
+      default:
+        return failed(`${action.type} cannot run here`)
+    }
+  }
+
+  async function runAction(context: RunContext, index: number, action: Action, retryCount: number): Promise<void> {
+    const typed = (outcome: ActionOutcome): ActionOutcome => ({ ...outcome, type: action.type })
+    if (action.type === 'notify_chat' || action.type === 'start_analysis') {
+      // Calls outside the database: never inside a transaction (the embedded database has one connection).
+      const outcome =
+        action.type === 'notify_chat'
+          ? await notifyChat(context, action.chatIntegrationId, retryCount)
+          : context.subject.kind === 'alert'
+            ? await startAnalysis(context, context.subject.alert)
+            : failed('start_analysis acts on an alert: not possible on deploy.recorded')
+      return record(context.run.id, index, async () => typed(outcome))
+    }
+    return record(context.run.id, index, async (trx) => typed(await actInTransaction(trx, context, action)))
+  }
+
+  async function run(job: RunJob, attempt: { retryCount: number }): Promise<void> {
+    const context = await begin(job.runId)
+    if (!context) return
+    const { actions } = context.definition
+    const done = (context.run.actions as unknown as ActionOutcome[]).length
+    try {
+      for (let index = done; index < actions.length; index++) await runAction(context, index, actions[index]!, attempt.retryCount)
+    } catch (error) {
+      if (error instanceof RetryLater) log.warn({ runId: job.runId, failure: error.message }, 'workflow action will be tried again')
+      throw error
+    } finally {
+      deps.webhooks.wake()
+      deps.escalator.wakeSteps()
+    }
+    const outcomes = ((await takeRun(db, job.runId))?.actions ?? []) as unknown as ActionOutcome[]
+    await finishRun(db, job.runId, outcomes.some((outcome) => outcome.status === 'failed') ? 'failed' : 'succeeded')
+  }
+
+  /** Queues the runs of an event's workflows, in the caller's transaction; answers how many. */
+  async function queueRuns(
+    trx: Executor,
+    organizationId: string,
+    event: { trigger: Trigger; eventKey: string; alertId?: string; deployEventId?: string; occurredAt: Date },
+  ): Promise<number> {
+    const workflows = await enabledWorkflows(trx, organizationId, event.trigger)
+    const runIds = await insertRuns(
+      trx,
+      organizationId,
+      workflows.map((workflow) => workflow.id),
+      event,
+    )
+    for (const runId of runIds) await jobs.send(WORKFLOW_QUEUE, { runId } satisfies RunJob, { db: inTransaction(trx), singletonKey: runId })
+    return runIds.length
+  }
+
+  return {
+    queueRuns,
+    wake() {
+      if (worker) jobs.notifyWorker(worker)
+    },
+    async start() {
+      await ensureQueue(jobs, WORKFLOW_QUEUE, { retryLimit: RETRY_LIMIT, retryDelay: 10, retryBackoff: true, expireInSeconds: 5 * 60 })
+      worker = await workEach<RunJob>(jobs, WORKFLOW_QUEUE, { batchSize: 10, pollingIntervalSeconds: 0.5 }, (job) => run(job.data, job))
+      await subscribe(jobs, 'deploy.recorded', DEPLOY_RECORDED_QUEUE, { retryLimit: 5, retryDelay: 5, retryBackoff: true })
+      deployWorker = await workEach<DeployRecorded>(
+        jobs,
+        DEPLOY_RECORDED_QUEUE,
+        { batchSize: 10, pollingIntervalSeconds: 1 },
+        async (job) => {
+          const { organizationId, deployEventId } = job.data
+          const queued = await db.transaction().execute(async (trx) => {
+            const deploy = await findDeployEvent(trx, organizationId, deployEventId)
+            if (!deploy) return 0
+            return queueRuns(trx, organizationId, {
+              trigger: 'deploy.recorded',
+              eventKey: `deploy:${deploy.id}`,
+              deployEventId: deploy.id,
+              occurredAt: deploy.deployedAt,
+            })
+          })
+          if (queued > 0 && worker) jobs.notifyWorker(worker)
+        },
+      )
+    },
+    async stop() {
+      await jobs.offWork(WORKFLOW_QUEUE)
+      if (deployWorker) await jobs.offWork(DEPLOY_RECORDED_QUEUE)
+      worker = undefined
+      deployWorker = undefined
+    },
+  }
+}

@@ -1,0 +1,196 @@
+import { Type, type Static } from 'typebox'
+import { Timestamp } from '@svc/http'
+import { priorities } from '../priorities.js'
+
+export const triggers = ['alert.created', 'alert.acknowledged', 'alert.resolved', 'deploy.recorded'] as const
+export type Trigger = (typeof triggers)[number]
+export const runStatuses = ['queued', 'running', 'succeeded', 'failed', 'not_matched'] as const
+
+export const WorkflowParams = Type.Object({ orgId: Type.String(), workflowId: Type.String() })
+
+const Values = (description: string) =>
+  Type.Array(Type.String({ minLength: 1, maxLength: 200 }), { minItems: 1, maxItems: 50, uniqueItems: true, description })
+
+/** What must hold for a run to act; every condition of a workflow must hold. */
+export const Condition = Type.Union(
+  [
+    Type.Object(
+      { type: Type.Literal('priority'), in: Type.Array(Type.Enum(priorities), { minItems: 1, uniqueItems: true }) },
+      { additionalProperties: false, description: 'The alert’s priority is one of these (alert triggers)' },
+    ),
+    Type.Object(
+      { type: Type.Literal('service'), in: Values('Services') },
+      { additionalProperties: false, description: 'The alert’s or deploy’s service is one of these' },
+    ),
+    Type.Object(
+      { type: Type.Literal('source'), in: Values('Sources, e.g. prometheus, datadog, generic') },
+      { additionalProperties: false, description: 'The alert came from one of these sources (alert triggers)' },
+    ),
+    Type.Object(
+      {
+        type: Type.Literal('labels'),
+        match: Type.Record(Type.String({ minLength: 1, maxLength: 100 }), Type.String({ maxLength: 500 }), { minProperties: 1 }),
+      },
+      { additionalProperties: false, description: 'Every label given has exactly this value (alert triggers)' },
+    ),
+    Type.Object(
+      {
+        type: Type.Literal('deploy_recent'),
+        withinMinutes: Type.Integer({ minimum: 1, maximum: 1_440 }),
+        service: Type.Optional(Type.String({ minLength: 1, maxLength: 200, description: 'Default: the alert’s service' })),
+      },
+      { additionalProperties: false, description: 'A deploy of the service was recorded in the minutes before the event (alert triggers)' },
+    ),
+    Type.Object(
+      { type: Type.Literal('environment'), in: Values('Environments, e.g. production') },
+      { additionalProperties: false, description: 'The deploy’s environment is one of these (deploy.recorded)' },
+    ),
+    Type.Object(
+      {
+        type: Type.Literal('deploy_status'),
+        in: Type.Array(Type.Enum(['queued', 'pending', 'in_progress', 'success', 'failure', 'error', 'inactive']), {
+          minItems: 1,
+          uniqueItems: true,
+        }),
+      },
+      { additionalProperties: false, description: 'The deploy’s status is one of these (deploy.recorded)' },
+    ),
+  ],
+  { title: 'WorkflowCondition' },
+)
+export type Condition = Static<typeof Condition>
+
+const Id = (description: string) => Type.String({ format: 'uuid', description })
+
+/** What a run does, in order. */
+export const Action = Type.Union(
+  [
+    Type.Object(
+      { type: Type.Literal('notify_chat'), chatIntegrationId: Id('A chat integration of the organization') },
+      { additionalProperties: false, description: 'Post the alert or deploy to a chat integration' },
+    ),
+    Type.Object(
+      { type: Type.Literal('call_webhook'), outboundWebhookId: Id('An outbound webhook of the organization') },
+      {
+        additionalProperties: false,
+        description: 'Send the event to an outbound webhook (signed and retried like its own events, whatever events it subscribes to)',
+      },
+    ),
+    Type.Object(
+      { type: Type.Literal('set_priority'), priority: Type.Enum(priorities) },
+      { additionalProperties: false, description: 'Change the alert’s priority (alert triggers)' },
+    ),
+    Type.Object(
+      { type: Type.Literal('start_analysis') },
+      { additionalProperties: false, description: 'Ask for an analysis of the alert, within the usage budget (alert triggers)' },
+    ),
+    Type.Object(
+      { type: Type.Literal('escalate'), escalationPolicyId: Id('An escalation policy of the organization') },
+      {
+        additionalProperties: false,
+        description: 'Start escalating the open alert with this policy, unless it is escalating already (alert triggers)',
+      },
+    ),
+    Type.Object(
+      { type: Type.Literal('open_command_room') },
+      { additionalProperties: false, description: 'Open the alert’s command room, whatever its priority (alert triggers)' },
+    ),
+  ],
+  { title: 'WorkflowAction' },
+)
+export type Action = Static<typeof Action>
+
+const Name = Type.String({ minLength: 1, maxLength: 100, pattern: '\\S' })
+const Description = Type.Union([Type.String({ maxLength: 1_000 }), Type.Null()])
+const Conditions = Type.Array(Condition, { maxItems: 20, description: 'Every one must hold; none: every event of the trigger' })
+const Actions = Type.Array(Action, { minItems: 1, maxItems: 10, description: 'Run in order; one failing does not stop the rest' })
+
+export const CreateWorkflow = Type.Object(
+  {
+    name: Name,
+    description: Type.Optional(Description),
+    trigger: Type.Enum(triggers),
+    conditions: Type.Optional(Conditions),
+    actions: Actions,
+    enabled: Type.Optional(Type.Boolean({ default: true })),
+  },
+  { additionalProperties: false },
+)
+
+export const UpdateWorkflow = Type.Object(
+  {
+    name: Type.Optional(Name),
+    description: Type.Optional(Description),
+    trigger: Type.Optional(Type.Enum(triggers)),
+    conditions: Type.Optional(Conditions),
+    actions: Type.Optional(Actions),
+    enabled: Type.Optional(Type.Boolean()),
+  },
+  { additionalProperties: false, minProperties: 1 },
+)
+
+export const Workflow = Type.Object(
+  {
+    id: Type.String({ format: 'uuid' }),
+    name: Type.String(),
+    description: Description,
+    trigger: Type.Enum(triggers),
+    conditions: Type.Array(Condition),
+    actions: Type.Array(Action),
+    enabled: Type.Boolean(),
+    problems: Type.Array(Type.String(), {
+      description: 'What a run could not do as things stand, e.g. an action whose chat integration was deleted',
+    }),
+    createdBy: Type.Union([Type.String({ format: 'uuid' }), Type.Null()]),
+    createdAt: Timestamp,
+    updatedAt: Timestamp,
+  },
+  { title: 'Workflow' },
+)
+
+export const ConditionOutcome = Type.Object(
+  { type: Type.String(), matched: Type.Boolean(), detail: Type.String() },
+  { title: 'WorkflowConditionOutcome' },
+)
+export type ConditionOutcome = Static<typeof ConditionOutcome>
+
+export const ActionOutcome = Type.Object(
+  {
+    type: Type.String(),
+    status: Type.Enum(['succeeded', 'skipped', 'failed']),
+    detail: Type.String({ description: 'What it did, or why it did nothing' }),
+  },
+  { title: 'WorkflowActionOutcome' },
+)
+export type ActionOutcome = Static<typeof ActionOutcome>
+
+export const WorkflowRun = Type.Object(
+  {
+    id: Type.String({ format: 'uuid' }),
+    workflowId: Type.String({ format: 'uuid' }),
+    trigger: Type.Enum(triggers),
+    alertId: Type.Union([Type.String({ format: 'uuid' }), Type.Null()]),
+    deployEventId: Type.Union([Type.String({ format: 'uuid' }), Type.Null()]),
+    status: Type.Enum(runStatuses, {
+      description: 'not_matched: a condition did not hold, nothing ran; failed: at least one action failed',
+    }),
+    conditions: Type.Array(ConditionOutcome, { description: 'Each condition and whether it held (empty until evaluated)' }),
+    actions: Type.Array(ActionOutcome, { description: 'Each action run so far, in order' }),
+    occurredAt: Timestamp,
+    createdAt: Timestamp,
+    finishedAt: Type.Union([Timestamp, Type.Null()]),
+  },
+  { title: 'WorkflowRun' },
+)
+
+export const WorkflowQuery = Type.Object({
+  page: Type.Integer({ minimum: 1, default: 1 }),
+  limit: Type.Integer({ minimum: 1, maximum: 100, default: 20 }),
+  trigger: Type.Optional(Type.Enum(triggers)),
+})
+
+export const RunQuery = Type.Object({
+  page: Type.Integer({ minimum: 1, default: 1 }),
+  limit: Type.Integer({ minimum: 1, maximum: 100, default: 20 }),
+  status: Type.Optional(Type.Enum(runStatuses)),
+})
