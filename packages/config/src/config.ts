@@ -75,6 +75,21 @@ export interface NotifierConfig {
   retryDelaySeconds: number
   /** SMS and voice through Twilio's REST API; undefined: those messages are held in the outbox. */
   twilio?: TwilioConfig
+  /** Web push (RFC 8030) with VAPID (RFC 8292); undefined: push messages are held in the outbox. */
+  webPush?: WebPushConfig
+}
+
+/** VAPID_PUBLIC_KEY, VAPID_PRIVATE_KEY, VAPID_SUBJECT (generate the keys with `npx web-push generate-vapid-keys`). */
+export interface WebPushConfig {
+  /** The application server key browsers subscribe with (URL-safe base64, 65 bytes decoded). */
+  publicKey: string
+  privateKey: string
+  /** Who push services contact about this sender: a `mailto:` or `https:` URL. */
+  subject: string
+  /** Push services on loopback, private or link-local addresses are allowed (ALLOW_PRIVATE_TARGETS). */
+  allowPrivateTargets: boolean
+  /** Certificate authorities (PEM) trusted for push services besides the system's: tests, private gateways. */
+  extraCa?: string[]
 }
 
 /** TWILIO_ACCOUNT_SID, TWILIO_AUTH_TOKEN, TWILIO_FROM, TWILIO_API_URL. */

@@ -5,6 +5,7 @@ export {
   type AiConfig,
   type NotifierConfig,
   type TwilioConfig,
+  type WebPushConfig,
   type OutboundConfig,
   type AuthConfig,
   type CookieConfig,

@@ -102,6 +102,10 @@ export function notifierConfigFor(env: Environment): NotifierConfig {
   if (twilio.some(Boolean) && !twilio.every(Boolean)) {
     throw new ConfigurationError('TWILIO_ACCOUNT_SID, TWILIO_AUTH_TOKEN and TWILIO_FROM go together: set all three or none')
   }
+  const vapid = [env.VAPID_PUBLIC_KEY, env.VAPID_PRIVATE_KEY, env.VAPID_SUBJECT]
+  if (vapid.some(Boolean) && !vapid.every(Boolean)) {
+    throw new ConfigurationError('VAPID_PUBLIC_KEY, VAPID_PRIVATE_KEY and VAPID_SUBJECT go together: set all three or none')
+  }
   return {
     smtpUrl: env.SMTP_URL,
     from: env.SMTP_FROM,
@@ -116,6 +120,16 @@ export function notifierConfigFor(env: Environment): NotifierConfig {
             from: env.TWILIO_FROM,
             apiUrl: env.TWILIO_API_URL?.replace(/\/+$/, ''),
             callbackBase: env.PUBLIC_PRODUCT_URL?.replace(/\/+$/, '') ?? `http://localhost:${env.PRODUCT_PORT}`,
+          },
+        }
+      : {}),
+    ...(env.VAPID_PUBLIC_KEY && env.VAPID_PRIVATE_KEY && env.VAPID_SUBJECT
+      ? {
+          webPush: {
+            publicKey: env.VAPID_PUBLIC_KEY,
+            privateKey: env.VAPID_PRIVATE_KEY,
+            subject: env.VAPID_SUBJECT,
+            allowPrivateTargets: env.ALLOW_PRIVATE_TARGETS,
           },
         }
       : {}),

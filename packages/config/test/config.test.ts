@@ -106,6 +106,28 @@ t.test('Twilio is configured by its three settings together, calling back to the
   t.throws(() => readEnvironment({ TWILIO_FROM: '0151 1234' }), { name: 'ConfigurationError', message: /TWILIO_FROM/ })
 })
 
+t.test('web push takes VAPID keys and a subject, all three or none', async (t) => {
+  const keys = {
+    VAPID_PUBLIC_KEY: 'BDVt_vUaE9X8rhflA032NKeST4hQO_heX1y3jevSlbX5JvInn-8WgSPnhIbmIMVmGtx0odVWOvgNncpS1FtSLV4',
+    VAPID_PRIVATE_KEY: 'xgvCOGAp6HXUiWcnnAgIIHEMNLwgYaEUnvO-1yTcwbs',
+    VAPID_SUBJECT: 'mailto:oncall@example.com',
+  }
+  t.same(notifierConfigFor(readEnvironment({ ...keys, ALLOW_PRIVATE_TARGETS: 'true' })).webPush, {
+    publicKey: keys.VAPID_PUBLIC_KEY,
+    privateKey: keys.VAPID_PRIVATE_KEY,
+    subject: keys.VAPID_SUBJECT,
+    allowPrivateTargets: true,
+  })
+  t.throws(() => notifierConfigFor(readEnvironment({ VAPID_SUBJECT: keys.VAPID_SUBJECT })), {
+    name: 'ConfigurationError',
+    message: /VAPID_PUBLIC_KEY, VAPID_PRIVATE_KEY and VAPID_SUBJECT go together/,
+  })
+  t.throws(() => readEnvironment({ ...keys, VAPID_SUBJECT: 'oncall@example.com' }), {
+    name: 'ConfigurationError',
+    message: /VAPID_SUBJECT/,
+  })
+})
+
 t.test('the defaults services use without an environment are the table’s own', async (t) => {
   const env = readEnvironment({})
   // An unset setting may be an absent key or an undefined one: compare what is set.

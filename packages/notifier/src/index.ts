@@ -14,3 +14,4 @@ export { DELIVER_QUEUE, NO_PROVIDER, createNotifier, type Notifier, type Notifie
 export { latestOutboxRows, outboxMessage, recordDeliveryReport } from './outbox.js'
 export { TWILIO_STATUS_PATH, TWILIO_VOICE_PATH, twilioProviders } from './twilio.js'
 export { smtpProvider } from './smtp.js'
+export { pushRecipient, webPushProvider, type WebPushSubscription } from './web-push.js'

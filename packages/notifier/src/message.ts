@@ -1,4 +1,4 @@
-/** The channels an outbox row may name (ARCHITECTURE.md); e-mail (SMTP), SMS and voice (Twilio) have providers. */
+/** The channels an outbox row may name (ARCHITECTURE.md); e-mail (SMTP), SMS and voice (Twilio) and push (web push) have providers. */
 export const channels = ['email', 'sms', 'voice', 'push', 'chat', 'webhook'] as const
 export type Channel = (typeof channels)[number]
 

@@ -6,6 +6,7 @@ import { DeliveryError, type Channel, type MessageProvider, type OutboundEmail, 
 import { insertOutboxRow, markSent, markUndelivered, startAttempt } from './outbox.js'
 import { smtpProvider } from './smtp.js'
 import { twilioProviders } from './twilio.js'
+import { webPushProvider } from './web-push.js'
 import { outboxDeliveries } from '@svc/metrics'
 
 /** One job per outbox message: `{ messageId }`. */
@@ -56,7 +57,7 @@ export const NO_PROVIDER: Record<Channel, string> = {
   email: 'no e-mail provider is configured (set SMTP_URL): held in the outbox',
   sms: 'no SMS provider is configured (set TWILIO_ACCOUNT_SID, TWILIO_AUTH_TOKEN, TWILIO_FROM): held in the outbox',
   voice: 'no voice provider is configured (set TWILIO_ACCOUNT_SID, TWILIO_AUTH_TOKEN, TWILIO_FROM): held in the outbox',
-  push: 'no push provider is configured: held in the outbox',
+  push: 'no push provider is configured (set VAPID_PUBLIC_KEY, VAPID_PRIVATE_KEY, VAPID_SUBJECT): held in the outbox',
   chat: 'chat messages are not sent through the outbox: held',
   webhook: 'webhooks are not sent through the outbox: held',
 }
@@ -72,6 +73,7 @@ function providersOf(config: NotifierConfig): Partial<Record<Channel, MessagePro
     }
   }
   if (config.twilio) Object.assign(providers, twilioProviders(config.twilio))
+  if (config.webPush) providers.push = webPushProvider(config.webPush)
   return providers
 }
 
@@ -147,7 +149,15 @@ export function createNotifier({ jobs, database, config, log }: NotifierDependen
         await jobs.send(DELIVER_QUEUE, { messageId } satisfies DeliverJob, { db: inTransaction(executor), singletonKey: messageId })
       } else {
         log.info(
-          { messageId, channel: message.channel, kind: message.kind, to: message.to, subject: message.subject, text: message.text },
+          {
+            messageId,
+            channel: message.channel,
+            kind: message.kind,
+            // A push recipient is the subscriptions' keys: not for logs.
+            to: message.channel === 'push' ? '(web-push subscriptions)' : message.to,
+            subject: message.subject,
+            text: message.text,
+          },
           `${message.channel} message held in the outbox: no provider is configured`,
         )
       }

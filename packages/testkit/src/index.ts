@@ -23,3 +23,4 @@ export {
 export { startTestService, testConfig, type BuildApp, type SignedIn, type TestService, type TestServiceOptions } from './service.js'
 export type { TestContext } from './teardown.js'
 export { until } from './until.js'
+export { startPushService, type PushTestService, type ReceivedPush } from './push-service.js'

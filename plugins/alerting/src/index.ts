@@ -13,7 +13,7 @@ import { createEventDispatcher } from './webhooks-out/dispatcher.js'
 import { outboundWebhookRoutes } from './webhooks-out/routes.js'
 import type { IngestLimits } from './ingestion/limits.js'
 import { ackLinkRoutes } from './escalation/ack-link-routes.js'
-import type { PhoneReader, PreferencesReader } from './escalation/channels.js'
+import type { PhoneReader, PreferencesReader, PushReader } from './escalation/channels.js'
 import { twilioRoutes } from './escalation/twilio-routes.js'
 import { createEscalator } from './escalation/escalator.js'
 import { notificationRoutes } from './escalation/notification-routes.js'
@@ -40,6 +40,8 @@ export interface AlertingOptions {
   preferences: PreferencesReader
   /** The product-users surface's read of verified phone numbers, for SMS and voice pages and replies. */
   phones: PhoneReader
+  /** The product-users surface's read of web-push subscriptions, for push pages. */
+  pushSubscriptions: PushReader
   /** The service's outbound messages (e-mail today). */
   notifier: Notifier
   /** Where links in pages point: the product API's public base URL. */
@@ -96,6 +98,7 @@ export const alertingSurface: FastifyPluginAsync<AlertingOptions> = async (app, 
     notifier: options.notifier,
     preferences: options.preferences,
     phones: options.phones,
+    pushSubscriptions: options.pushSubscriptions,
     productUrl: options.productUrl,
     log: app.log.child({ component: 'escalator' }),
   })
@@ -163,7 +166,7 @@ export const alertingSurface: FastifyPluginAsync<AlertingOptions> = async (app, 
 }
 
 export type { AnalysisStart, AnalysisStarter } from './workflows/runner.js'
-export type { PagingPreferences, PhoneReader, PreferencesReader } from './escalation/channels.js'
+export type { PagingPreferences, PhoneReader, PreferencesReader, PushReader } from './escalation/channels.js'
 export {
   alertIncident,
   alertSummaries,

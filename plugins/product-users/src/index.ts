@@ -1,5 +1,5 @@
 export { inviteRoutes, type InviteOptions } from './invite.js'
 export { productUserRoutes } from './routes.js'
 export { contactMethodRoutes } from './contact-methods/routes.js'
-export { hasVerifiedPhone, notificationPreferencesOf, verifiedPhonesOf } from './reads.js'
+export { hasVerifiedPhone, notificationPreferencesOf, pushSubscriptionsOf, verifiedPhonesOf } from './reads.js'
 export type { NotificationPreferences } from './preferences.js'

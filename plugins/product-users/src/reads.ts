@@ -1,4 +1,5 @@
 import type { Executor } from '@svc/db'
+import type { WebPushSubscription } from '@svc/notifier'
 import { defaultPreferences, type NotificationPreferences } from './preferences.js'
 
 /**
@@ -31,6 +32,26 @@ export async function verifiedPhonesOf(db: Executor, userIds: string[], channel:
     .orderBy('createdAt')
     .execute()
   for (const row of rows) found.set(row.userId, [...(found.get(row.userId) ?? []), row.address])
+  return found
+}
+
+/** Each given user's web-push subscriptions (every device they subscribed), oldest first. */
+export async function pushSubscriptionsOf(db: Executor, userIds: string[]): Promise<Map<string, WebPushSubscription[]>> {
+  const found = new Map<string, WebPushSubscription[]>()
+  if (userIds.length === 0) return found
+  const rows = await db
+    .selectFrom('divinux.contactMethods')
+    .select(['userId', 'address', 'pushKeys'])
+    .where('userId', 'in', userIds)
+    .where('type', '=', 'push')
+    .where('verifiedAt', 'is not', null)
+    .orderBy('createdAt')
+    .execute()
+  for (const row of rows) {
+    // Written only from a validated subscription's keys.
+    const subscription = { endpoint: row.address, keys: row.pushKeys as unknown as WebPushSubscription['keys'] }
+    found.set(row.userId, [...(found.get(row.userId) ?? []), subscription])
+  }
   return found
 }
 

@@ -8,6 +8,7 @@ import {
   hasVerifiedPhone,
   inviteRoutes,
   notificationPreferencesOf,
+  pushSubscriptionsOf,
   productUserRoutes,
   verifiedPhonesOf,
 } from '@svc/plugin-product-users'
@@ -43,6 +44,7 @@ export function buildApp(config: ServiceConfig, shared?: Resources): Promise<Fas
           startAnalysis: alertAnalysisStarter(app.database, app.jobs, config.ai),
           preferences: notificationPreferencesOf,
           phones: { verifiedPhonesOf, hasVerifiedPhone },
+          pushSubscriptions: pushSubscriptionsOf,
           notifier,
           outbound: config.outbound ?? { allowPrivateTargets: false },
           productUrl: config.productLinkBase ?? config.publicUrls?.product ?? 'http://localhost:3003',
@@ -51,7 +53,7 @@ export function buildApp(config: ServiceConfig, shared?: Resources): Promise<Fas
         await app.register(profileRoutes)
         await app.register(productUserRoutes)
         await app.register(inviteRoutes, { notifier })
-        await app.register(contactMethodRoutes, { notifier })
+        await app.register(contactMethodRoutes, { notifier, outbound: config.outbound ?? { allowPrivateTargets: false } })
       },
     },
     shared,

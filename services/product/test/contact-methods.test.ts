@@ -94,6 +94,10 @@ t.test('bad contact methods are refused naming the field; push subscriptions nee
     [{ type: 'email', address: 'not-an-address' }, /body\/address must be an e-mail address/],
     [{ type: 'voice' }, /body\/address is required for voice/],
     [{ type: 'push', address: 'x@y.z' }, /body\/subscription is required for push/],
+    [
+      { type: 'push', subscription: { endpoint: 'https://127.0.0.1:8443/push/1', keys: { p256dh: 'BNc', auth: 'tBH' } } },
+      /body\/subscription\/endpoint the target resolves to 127.0.0.1, a non-public address/,
+    ],
     [{ type: 'fax', address: '+4915112345678' }, /type/],
   ]
   for (const [payload, message] of cases) {
@@ -103,10 +107,11 @@ t.test('bad contact methods are refused naming the field; push subscriptions nee
   }
   const push = await call(bo, 'POST', methods, {
     type: 'push',
-    subscription: { endpoint: 'https://push.example/send/abc', keys: { p256dh: 'BNc…', auth: 'tBH…' } },
+    // A public address given as such: no name to resolve in a test without DNS.
+    subscription: { endpoint: 'https://142.250.185.10/fcm/send/abc', keys: { p256dh: 'BNc…', auth: 'tBH…' } },
   })
   t.equal(push.statusCode, 201)
-  t.match(push.json(), { type: 'push', address: 'https://push.example/send/abc', verified: true })
+  t.match(push.json(), { type: 'push', address: 'https://142.250.185.10/fcm/send/abc', verified: true })
   t.same(
     (await call(bo, 'GET', methods)).json().data.map((method: { type: string }) => method.type),
     ['push'],

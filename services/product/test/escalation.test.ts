@@ -204,9 +204,9 @@ t.test('a new alert pages whoever is on call by e-mail with a link; the next ste
     first.data.map((attempt) => [attempt.email, attempt.channel, attempt.status, attempt.step, attempt.round, attempt.error]),
     [
       ['ada@paging.example', 'email', 'sent', 0, 0, null],
-      ['ada@paging.example', 'push', 'failed', 0, 0, 'no push provider is configured: web push needs VAPID keys (not built yet)'],
+      ['ada@paging.example', 'push', 'failed', 0, 0, 'no web-push subscription: subscribe a browser at /api/v1/users/me/contact-methods'],
     ],
-    'her default channels for P3: e-mail, and push (no provider yet, recorded as failed)',
+    'her default channels for P3: e-mail, and push (no browser subscribed, recorded as failed)',
   )
   const mail = smtp.received.find((received) => received.envelopeTo.includes('ada@paging.example'))
   t.ok(mail, 'the SMTP server received the page')

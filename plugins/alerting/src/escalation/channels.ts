@@ -1,5 +1,6 @@
 import { DateTime } from 'luxon'
 import type { Executor } from '@svc/db'
+import type { WebPushSubscription } from '@svc/notifier'
 
 export type PagingChannel = 'email' | 'sms' | 'voice' | 'push'
 
@@ -52,3 +53,6 @@ export interface PhoneReader {
   /** Whether the number is one of the user's verified SMS numbers. */
   hasVerifiedPhone(db: Executor, userId: string, phone: string): Promise<boolean>
 }
+
+/** The product-users surface's read of web-push subscriptions (every device a person subscribed), wired in by the service. */
+export type PushReader = (db: Executor, userIds: string[]) => Promise<Map<string, WebPushSubscription[]>>

@@ -1,12 +1,12 @@
 import { randomBytes, randomInt } from 'node:crypto'
 import type { Executor } from '@svc/db'
-import type { Notifier } from '@svc/notifier'
+import { pushRecipient, type Notifier } from '@svc/notifier'
 import type { AlertRow } from '../queries/alerts.js'
 import { insertAckLink, insertAttempt, linkAttemptMessage } from '../queries/escalations.js'
 import { activeMembersAmong, emailsOf } from '../queries/people.js'
 import { teamResponders } from '../queries/teams.js'
 import { onCallUsers } from '../schedules/on-call.js'
-import { channelsFor, type PhoneReader, type PreferencesReader } from './channels.js'
+import { channelsFor, type PhoneReader, type PreferencesReader, type PushReader } from './channels.js'
 import { hashSecret } from '../webhooks/secrets.js'
 import type { Target } from './schemas.js'
 
@@ -24,6 +24,7 @@ export interface PagingDeps {
   ) => Promise<void>
   preferences: PreferencesReader
   phones: PhoneReader
+  pushSubscriptions: PushReader
   /** Where links in messages point: the product API's public base URL. */
   productUrl: string
 }
@@ -34,9 +35,7 @@ export interface StepPosition {
   policyName: string
 }
 
-// Web push is not part of this service yet: an attempt on it fails with this reason instead of
-// vanishing, and the person's other channels and the next step still run.
-const NO_PUSH = 'no push provider is configured: web push needs VAPID keys (not built yet)'
+const NO_SUBSCRIPTION = 'no web-push subscription: subscribe a browser at /api/v1/users/me/contact-methods'
 const noPhone = (channel: 'sms' | 'voice') =>
   `no verified phone number for ${channel === 'sms' ? 'SMS' : 'voice'}: add one at /api/v1/users/me/contact-methods`
 
@@ -74,6 +73,23 @@ function pageSms(alert: AlertRow, ack: AckLink) {
 function pageVoice(alert: AlertRow) {
   const priority = alert.priority.split('').join(' ')
   return `This is an alert of priority ${priority}: ${alert.title}.${alert.service ? ` Service: ${alert.service}.` : ''}`
+}
+
+/**
+ * A push page: what the web application's service worker shows (`showNotification(title,
+ * {body, tag, requireInteraction, data, actions})`); its `acknowledge` action POSTs `data.ackUrl`.
+ * The tag makes a later page of the same alert replace the earlier one on the device.
+ */
+function pagePush(alert: AlertRow, organizationId: string, position: StepPosition, links: { alert: string; ack: string }) {
+  const where = `${alert.service ?? 'no service'} · ${position.policyName}, step ${position.step + 1}`
+  return JSON.stringify({
+    title: `[${alert.priority}] ${alert.title}`.slice(0, 200),
+    body: where.slice(0, 300),
+    tag: `alert-${alert.id}`,
+    requireInteraction: true,
+    data: { alertId: alert.id, organizationId, priority: alert.priority, url: links.alert, ackUrl: links.ack },
+    actions: [{ action: 'acknowledge', title: 'Acknowledge' }],
+  })
 }
 
 function pageEmail(alert: AlertRow, organizationId: string, position: StepPosition, links: { alert: string; ack: string }) {
@@ -180,6 +196,7 @@ export async function pageStep(
     sms: await deps.phones.verifiedPhonesOf(db, [...active], 'sms'),
     voice: await deps.phones.verifiedPhonesOf(db, [...active], 'voice'),
   }
+  const pushes = await deps.pushSubscriptions(db, [...active])
   const paged: string[] = []
   for (const [userId, target] of people) {
     const via = { ...attempt, userId, targetType: target.type, targetId: target.id }
@@ -204,7 +221,23 @@ export async function pageStep(
     const links = { alert: `${deps.productUrl}/api/v1/organizations/${organizationId}/alerts/${alert.id}`, ack: ack.url }
     for (const channel of channels) {
       if (channel === 'push') {
-        await insertAttempt(db, { ...via, channel, recipient: null, status: 'failed', error: NO_PUSH })
+        const subscriptions = pushes.get(userId) ?? []
+        if (subscriptions.length === 0) {
+          await insertAttempt(db, { ...via, channel, recipient: null, status: 'failed', error: NO_SUBSCRIPTION })
+          continue
+        }
+        const devices = subscriptions.map((subscription) => new URL(subscription.endpoint).host).join(', ')
+        const attemptId = await insertAttempt(db, { ...via, channel, recipient: devices, status: 'queued', error: null })
+        if (!attemptId) continue
+        const queued = await deps.notifier.queueMessage(db, {
+          organizationId,
+          kind: 'alert.page',
+          channel,
+          to: pushRecipient(subscriptions),
+          subject: `[${alert.priority}] ${alert.title}`,
+          text: pagePush(alert, organizationId, position, links),
+        })
+        await linkAttemptMessage(db, attemptId, { messageId: queued.messageId, held: queued.reason ?? null })
         continue
       }
       // A person's first verified number is paged (contact methods); an unverified one never is.

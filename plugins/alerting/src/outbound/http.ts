@@ -1,53 +1,7 @@
-import { lookup, type LookupAddress, type LookupOptions } from 'node:dns'
-import { isIP } from 'node:net'
-import ipaddr from 'ipaddr.js'
+import { checkTarget, guardedLookup, type OutboundPolicy } from '@svc/outbound'
 import { Agent, request } from 'undici'
 
-/** What an outbound request to a user's address needs to know. */
-export interface OutboundPolicy {
-  /** Loopback, private and link-local targets are allowed (ALLOW_PRIVATE_TARGETS: tests, on-premises). */
-  allowPrivateTargets: boolean
-}
-
-/** A target refused because of where it points; the message says why, for a 400 or a failed attempt. */
-export class TargetRefused extends Error {
-  override name = 'TargetRefused'
-}
-
-/** Only ordinary public unicast addresses; everything ipaddr.js names otherwise (private, loopback, link-local, …) is refused. */
-function isPublic(address: string): boolean {
-  return ipaddr.process(address).range() === 'unicast'
-}
-
-function checkedAddress(address: string, policy: OutboundPolicy): void {
-  if (!policy.allowPrivateTargets && !isPublic(address)) {
-    throw new TargetRefused(`the target resolves to ${address}, a non-public address (set ALLOW_PRIVATE_TARGETS=true to allow it)`)
-  }
-}
-
-/** Parses and checks a target URL: http(s), and every address its host resolves to is public. */
-export async function checkTarget(url: string, policy: OutboundPolicy): Promise<URL> {
-  let parsed: URL
-  try {
-    parsed = new URL(url)
-  } catch {
-    throw new TargetRefused('must be an absolute URL')
-  }
-  if (parsed.protocol !== 'https:' && parsed.protocol !== 'http:') throw new TargetRefused('must be an http or https URL')
-  if (parsed.username || parsed.password) throw new TargetRefused('must not carry credentials')
-  const host = parsed.hostname.replace(/^\[|\]$/g, '')
-  const addresses = isIP(host)
-    ? [host]
-    : await new Promise<string[]>((resolve, reject) =>
-        lookup(host, { all: true }, (error, found) =>
-          error
-            ? reject(new TargetRefused(`its host does not resolve: ${error.code ?? error.message}`))
-            : resolve(found.map((entry) => entry.address)),
-        ),
-      )
-  for (const address of addresses) checkedAddress(address, policy)
-  return parsed
-}
+export { checkTarget, TargetRefused, type OutboundPolicy } from '@svc/outbound'
 
 /**
  * Connections whose addresses are checked when they are made, not only when the target was
@@ -56,25 +10,7 @@ export async function checkTarget(url: string, policy: OutboundPolicy): Promise<
  */
 function guardedAgent(policy: OutboundPolicy): Agent {
   return new Agent({
-    connect: {
-      lookup(
-        hostname: string,
-        options: LookupOptions,
-        callback: (error: Error | null, address: string | LookupAddress[], family?: number) => void,
-      ) {
-        lookup(hostname, { ...options, all: true }, (error, found) => {
-          if (error) return callback(error, [])
-          try {
-            for (const entry of found) checkedAddress(entry.address, policy)
-          } catch (refusal) {
-            return callback(refusal as Error, [])
-          }
-          if (options.all) return callback(null, found)
-          const [first] = found
-          return callback(null, first?.address ?? '', first?.family)
-        })
-      },
-    },
+    connect: { lookup: guardedLookup(policy) },
     headersTimeout: 10_000,
     bodyTimeout: 10_000,
     connectTimeout: 5_000,

@@ -5,6 +5,7 @@ import { isUuid } from '@svc/auth'
 import type { Executor } from '@svc/db'
 import { BadRequestError, ConflictError, NotFoundError, TooManyRequestsError, invalidField } from '@svc/http'
 import type { Notifier } from '@svc/notifier'
+import { checkTarget, type OutboundPolicy } from '@svc/outbound'
 import {
   countWrongCode,
   deleteContactMethod,
@@ -66,7 +67,10 @@ function codeMessage(type: Exclude<ContactType, 'push'>, code: string) {
  * subscriptions, which the browser proves. Codes expire after ten minutes and five wrong tries;
  * only their SHA-256 is stored.
  */
-export const contactMethodRoutes: FastifyPluginAsyncTypebox<{ notifier: Notifier }> = async (app, { notifier }) => {
+export const contactMethodRoutes: FastifyPluginAsyncTypebox<{ notifier: Notifier; outbound: OutboundPolicy }> = async (
+  app,
+  { notifier, outbound },
+) => {
   const db = app.database.db
   const methodOf = async (executor: Executor, userId: string, id: string, forUpdate = false) => {
     const row = isUuid(id) ? await findContactMethod(executor, userId, id, forUpdate) : undefined
@@ -95,6 +99,23 @@ export const contactMethodRoutes: FastifyPluginAsyncTypebox<{ notifier: Notifier
     async (request) => ({ data: (await listContactMethods(db, request.user.userId)).map(body) }),
   )
 
+  app.get(
+    '/api/v1/users/me/contact-methods/push-key',
+    {
+      schema: {
+        tags,
+        summary: 'The key browsers subscribe to web push with (its `applicationServerKey`)',
+        description: 'Null when this installation has no VAPID keys (push pages are then held, with the reason on each attempt).',
+        response: {
+          200: Type.Object({
+            publicKey: Type.Union([Type.String(), Type.Null()], { description: 'URL-safe base64, for PushManager.subscribe()' }),
+          }),
+        },
+      },
+    },
+    async () => ({ publicKey: notifier.config.webPush?.publicKey ?? null }),
+  )
+
   app.post(
     '/api/v1/users/me/contact-methods',
     {
@@ -116,6 +137,12 @@ export const contactMethodRoutes: FastifyPluginAsyncTypebox<{ notifier: Notifier
       if (type === 'email' && !EMAIL.test(address ?? '')) throw invalidField('address', 'must be an e-mail address')
       if ((type === 'sms' || type === 'voice') && !new RegExp(E164).test(address ?? '')) {
         throw invalidField('address', 'must be an E.164 number such as +4915112345678')
+      }
+      // The endpoint is where the service will send requests: a push service on the public internet.
+      if (subscription) {
+        await checkTarget(subscription.endpoint, outbound).catch((error: Error) => {
+          throw invalidField('subscription/endpoint', error.message)
+        })
       }
       const result = await db.transaction().execute(async (trx) => {
         const row = await insertContactMethod(trx, {

@@ -1,0 +1,1 @@
+export { checkTarget, guardedLookup, TargetRefused, type OutboundPolicy } from './guard.js'
