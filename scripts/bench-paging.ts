@@ -21,10 +21,20 @@ const context = { teardown: (fn: () => unknown) => teardowns.push(fn) }
 const smtp = await startSmtpServer(context)
 const chat = await startWebhookReceiver(context)
 
-const server = spawn(process.execPath, ['--conditions=@svc/source', '--import', 'tsx', 'scripts/bench-paging-server.ts'], {
-  stdio: ['ignore', 'pipe', 'inherit'],
-  env: { ...process.env, BENCH_SMTP_URL: smtp.url, BENCH_CHAT_URL: `${chat.url}/services/T0/B0/bench` },
-})
+const server = spawn(
+  process.execPath,
+  [
+    '--conditions=@svc/source',
+    '--import',
+    'tsx',
+    ...(process.env.BENCH_PROFILE ? ['--cpu-prof', '--cpu-prof-dir', process.env.BENCH_PROFILE] : []),
+    'scripts/bench-paging-server.ts',
+  ],
+  {
+    stdio: ['ignore', 'pipe', 'inherit'],
+    env: { ...process.env, BENCH_SMTP_URL: smtp.url, BENCH_CHAT_URL: `${chat.url}/services/T0/B0/bench` },
+  },
+)
 const lines = createInterface({ input: server.stdout })[Symbol.asyncIterator]()
 const first = await lines.next()
 if (first.done) throw new Error('the bench server stopped')

@@ -6,7 +6,7 @@ import { findAlert, recordAlertEvent, type AlertRow } from '../queries/alerts.js
 import { findPolicy } from '../queries/escalation-policies.js'
 import { claimPendingEscalations, claimStep, heldBySilence, lockOrCreateEscalation, setEscalation } from '../queries/escalations.js'
 import { silenceEnd, silencesInForce } from '../queries/silences.js'
-import { pageStep, type PagingDeps } from './page.js'
+import { pageStep, pagingReads, type PagingDeps } from './page.js'
 import { matchesAlert, routeAlert, type MatchedAlert, type Matchers, type RoutingRule } from './routing.js'
 import type { Step } from './schemas.js'
 
@@ -40,12 +40,13 @@ export interface EscalatorDeps extends PagingDeps {
 
 export interface Escalator {
   /**
-   * Starts escalating an open alert with a policy, in the caller's transaction, unless it is
-   * escalating (or silenced) already; a silence in force holds it instead. Call `wakeSteps`
-   * after the transaction commits.
+   * Starts escalating an open alert with a policy and pages its first step, in the caller's
+   * transaction, unless it is escalating (or silenced) already; a silence in force holds it
+   * instead.
    */
   escalateWith(trx: Executor, alert: AlertRow & { organizationId: string }, policyId: string): Promise<{ started: boolean; detail: string }>
-  wakeSteps(): void
+  /** Lets the messages an `escalateWith` queued go out now; call after its transaction commits. */
+  afterCommit(): void
   /** Look for new escalations now rather than at the next poll; call after an ingest that created alerts. */
   wake(): void
   /** Let go of a silence's alerts now rather than at the next poll; call after ending a silence commits. */
@@ -64,8 +65,9 @@ const sendStep = (jobs: JobQueue, db: Executor, job: StepJob, startAfter: Date) 
 
 /**
  * Runs escalations (docs/decisions/0014-on-call.md). A new alert of a config that escalates is
- * written with a `pending` escalation in its own statement; this worker routes it to a policy and
- * sends its first step's job. Each step's job takes its turn by compare-and-set on the
+ * written with a `pending` escalation in its own statement; this worker claims pending ones in
+ * batches, routes each to a policy and pages its first step at once, in the claiming
+ * transaction. Each later step is a job that takes its turn by compare-and-set on the
  * escalation's position, pages the step's targets, and sends the next step's job, all in one
  * transaction: a step runs once whatever retries and replicas do, and an acknowledgement or
  * resolution committed first leaves it nothing to take.
@@ -76,17 +78,29 @@ export function createEscalator(deps: EscalatorDeps): Escalator {
   let silenceWorker: string | undefined
 
   /**
-   * The silence in force that matches an alert (the one ending last), if any; each
-   * organization's silences are read once per transaction, however many alerts it handles.
+   * What one transaction reads once however many escalations it handles: each organization's
+   * silences in force, each policy, and the people a step pages (page.ts, `pagingReads`).
    */
-  function silenceLookup(trx: Executor, now: Date) {
-    const inForce = new Map<string, ReturnType<typeof silencesInForce>>()
-    return async (organizationId: string, alert: MatchedAlert) => {
-      let silences = inForce.get(organizationId)
-      if (!silences) inForce.set(organizationId, (silences = silencesInForce(trx, organizationId, now)))
-      return (await silences).find((silence) => matchesAlert(silence.matchers as Matchers, alert))
+  function transactionView(trx: Executor, now: Date) {
+    const silences = new Map<string, ReturnType<typeof silencesInForce>>()
+    const policies = new Map<string, ReturnType<typeof findPolicy>>()
+    return {
+      now,
+      reads: pagingReads(trx, deps),
+      /** The silence in force that matches an alert (the one ending last), if any. */
+      async silenceOf(organizationId: string, alert: MatchedAlert) {
+        let inForce = silences.get(organizationId)
+        if (!inForce) silences.set(organizationId, (inForce = silencesInForce(trx, organizationId, now)))
+        return (await inForce).find((silence) => matchesAlert(silence.matchers as Matchers, alert))
+      },
+      policy(organizationId: string, policyId: string) {
+        let policy = policies.get(policyId)
+        if (!policy) policies.set(policyId, (policy = findPolicy(trx, organizationId, policyId)))
+        return policy
+      },
     }
   }
+  type View = ReturnType<typeof transactionView>
 
   /** Holds the escalation under the silence: stored and shown, paging no one until it ends. */
   async function silence(
@@ -101,8 +115,71 @@ export function createEscalator(deps: EscalatorDeps): Escalator {
     await recordAlertEvent(trx, organizationId, alertId, 'silenced', { silenceId: held.id, endsAt: held.endsAt.toISOString() })
   }
 
-  /** Starts an escalation from its first step, in the caller's transaction. */
-  async function begin(trx: Executor, alertId: string, policyId: string | undefined, now: Date) {
+  /** The escalation's next position after `job`, or undefined when every step and repeat has run. */
+  function nextPosition(job: StepJob, steps: Step[], repeat: number): Omit<StepJob, 'alertId'> | undefined {
+    if (job.step + 1 < steps.length) return { round: job.round, step: job.step + 1 }
+    return job.round < repeat ? { round: job.round + 1, step: 0 } : undefined
+  }
+
+  /**
+   * Runs the step at `job`'s position, whose turn the caller holds (the escalation row locked),
+   * in the caller's transaction: pages its targets and sends the next step's job. Answers
+   * whether it queued messages.
+   */
+  async function runStepIn(trx: Executor, view: View, job: StepJob, organizationId: string, policyId: string | null): Promise<boolean> {
+    const end = async (reason: string) => {
+      await setEscalation(trx, job.alertId, { state: 'exhausted', nextAt: null, note: reason })
+      await recordAlertEvent(trx, organizationId, job.alertId, 'escalation_ended', { reason })
+    }
+    // No lock on the alert: an acknowledgement takes the alert's row and then the escalation's,
+    // which this transaction holds; waiting on the alert here could deadlock with it.
+    const alert = await findAlert(trx, organizationId, job.alertId)
+    if (!alert || alert.status !== 'open') {
+      await setEscalation(trx, job.alertId, { state: alert?.status === 'resolved' ? 'resolved' : 'acknowledged', nextAt: null })
+      return false
+    }
+    const policy = policyId ? await view.policy(organizationId, policyId) : undefined
+    if (!policy) {
+      await end('its escalation policy was deleted')
+      return false
+    }
+    const steps = policy.steps as unknown as Step[]
+    const step = steps[job.step]
+    if (!step) {
+      await end('the escalation policy has no more steps')
+      return false
+    }
+    const held = await view.silenceOf(organizationId, { ...alert, labels: alert.labels as Record<string, string> })
+    if (held) {
+      await silence(trx, organizationId, job.alertId, held)
+      return false
+    }
+    const position = { round: job.round, step: job.step, policyName: policy.name }
+    const users = await pageStep(trx, deps, view.reads, alert, organizationId, position, step.targets, view.now)
+    await recordAlertEvent(trx, organizationId, job.alertId, 'escalated', {
+      policyId: policy.id,
+      round: job.round,
+      step: job.step,
+      targets: step.targets,
+      paged: users,
+    })
+    const next = nextPosition(job, steps, policy.repeatCount)
+    if (!next) {
+      await setEscalation(trx, job.alertId, { state: 'exhausted', nextAt: null, note: 'every step ran and nobody acknowledged' })
+      await recordAlertEvent(trx, organizationId, job.alertId, 'escalation_ended', { reason: 'every step ran and nobody acknowledged' })
+      return true
+    }
+    const nextAt = new Date(view.now.getTime() + step.delayMinutes * 60_000)
+    await setEscalation(trx, job.alertId, { state: 'active', ...next, nextAt })
+    await sendStep(jobs, trx, { alertId: job.alertId, ...next }, nextAt)
+    return true
+  }
+
+  /**
+   * Starts an escalation and runs its first step at once, in the caller's transaction (the
+   * escalation row locked by it): no job round trip between an alert and its first page.
+   */
+  async function begin(trx: Executor, view: View, organizationId: string, alertId: string, policyId: string | null): Promise<boolean> {
     await setEscalation(trx, alertId, {
       state: 'active',
       ...(policyId ? { policyId } : {}),
@@ -110,18 +187,22 @@ export function createEscalator(deps: EscalatorDeps): Escalator {
       note: null,
       round: 0,
       step: 0,
-      nextAt: now,
+      nextAt: view.now,
     })
-    await sendStep(jobs, trx, { alertId, round: 0, step: 0 }, now)
+    return runStepIn(trx, view, { alertId, round: 0, step: 0 }, organizationId, policyId)
   }
-  let stepWorker: string | undefined
+  /** Lets the deliveries a committed step queued go out now rather than at their next poll. */
+  function queued() {
+    deps.notifier.wake()
+    deps.chatQueued()
+  }
 
   /** Starts up to BATCH pending escalations; answers how many it took. */
   async function startPending(): Promise<number> {
-    return db.transaction().execute(async (trx) => {
+    const { taken, paged } = await db.transaction().execute(async (trx) => {
       const pending = await claimPendingEscalations(trx, BATCH)
-      const now = new Date()
-      const silenceOf = silenceLookup(trx, now)
+      const view = transactionView(trx, new Date())
+      let paged = false
       for (const row of pending) {
         if (row.status !== 'open') {
           await setEscalation(trx, row.alertId, { state: row.status === 'resolved' ? 'resolved' : 'acknowledged', nextAt: null })
@@ -139,80 +220,26 @@ export function createEscalator(deps: EscalatorDeps): Escalator {
           continue
         }
         const alert = { priority: row.priority, service: row.service, labels: row.labels as Record<string, string> }
-        const held = await silenceOf(row.organizationId, alert)
+        const held = await view.silenceOf(row.organizationId, alert)
         if (held) {
           await silence(trx, row.organizationId, row.alertId, held, route.policyId)
           continue
         }
-        await begin(trx, row.alertId, route.policyId, now)
+        if (await begin(trx, view, row.organizationId, row.alertId, route.policyId)) paged = true
       }
-      return pending.length
+      return { taken: pending.length, paged }
     })
-  }
-
-  /** The escalation's next position after `job`, or undefined when every step and repeat has run. */
-  function nextPosition(job: StepJob, steps: Step[], repeat: number): Omit<StepJob, 'alertId'> | undefined {
-    if (job.step + 1 < steps.length) return { round: job.round, step: job.step + 1 }
-    return job.round < repeat ? { round: job.round + 1, step: 0 } : undefined
+    if (paged) queued()
+    return taken
   }
 
   async function runStep(job: StepJob): Promise<void> {
     const paged = await db.transaction().execute(async (trx) => {
       const claimed = await claimStep(trx, job)
       if (!claimed) return false
-      const { organizationId } = claimed
-      const end = async (reason: string) => {
-        await setEscalation(trx, job.alertId, { state: 'exhausted', nextAt: null, note: reason })
-        await recordAlertEvent(trx, organizationId, job.alertId, 'escalation_ended', { reason })
-      }
-      // No lock on the alert: an acknowledgement takes the alert's row and then the escalation's,
-      // which this transaction holds; waiting on the alert here could deadlock with it.
-      const alert = await findAlert(trx, organizationId, job.alertId)
-      if (!alert || alert.status !== 'open') {
-        await setEscalation(trx, job.alertId, { state: alert?.status === 'resolved' ? 'resolved' : 'acknowledged', nextAt: null })
-        return false
-      }
-      const policy = claimed.policyId ? await findPolicy(trx, organizationId, claimed.policyId) : undefined
-      if (!policy) {
-        await end('its escalation policy was deleted')
-        return false
-      }
-      const steps = policy.steps as unknown as Step[]
-      const step = steps[job.step]
-      if (!step) {
-        await end('the escalation policy has no more steps')
-        return false
-      }
-      const now = new Date()
-      const held = await silenceLookup(trx, now)(organizationId, { ...alert, labels: alert.labels as Record<string, string> })
-      if (held) {
-        await silence(trx, organizationId, job.alertId, held)
-        return false
-      }
-      const position = { round: job.round, step: job.step, policyName: policy.name }
-      const users = await pageStep(trx, deps, alert, organizationId, position, step.targets, now)
-      await recordAlertEvent(trx, organizationId, job.alertId, 'escalated', {
-        policyId: policy.id,
-        round: job.round,
-        step: job.step,
-        targets: step.targets,
-        paged: users,
-      })
-      const next = nextPosition(job, steps, policy.repeatCount)
-      if (!next) {
-        await setEscalation(trx, job.alertId, { state: 'exhausted', nextAt: null, note: 'every step ran and nobody acknowledged' })
-        await recordAlertEvent(trx, organizationId, job.alertId, 'escalation_ended', { reason: 'every step ran and nobody acknowledged' })
-        return true
-      }
-      const nextAt = new Date(now.getTime() + step.delayMinutes * 60_000)
-      await setEscalation(trx, job.alertId, { state: 'active', ...next, nextAt })
-      await sendStep(jobs, trx, { alertId: job.alertId, ...next }, nextAt)
-      return true
+      return runStepIn(trx, transactionView(trx, new Date()), job, claimed.organizationId, claimed.policyId)
     })
-    if (paged) {
-      deps.notifier.wake()
-      deps.chatQueued()
-    }
+    if (paged) queued()
   }
 
   /**
@@ -221,28 +248,24 @@ export function createEscalator(deps: EscalatorDeps): Escalator {
    * silence that was extended instead still holds them; its later job lets go.
    */
   async function releaseSilence({ silenceId }: SilenceEndJob): Promise<void> {
-    const released = await db.transaction().execute(async (trx) => {
+    const paged = await db.transaction().execute(async (trx) => {
       const silenceRow = await silenceEnd(trx, silenceId)
-      const now = new Date()
-      if (silenceRow && silenceRow.endsAt > now) return 0
-      let started = 0
-      const silenceOf = silenceLookup(trx, now)
+      const view = transactionView(trx, new Date())
+      if (silenceRow && silenceRow.endsAt > view.now) return false
+      let paged = false
       for (const row of await heldBySilence(trx, silenceId)) {
         if (row.status !== 'open') {
           await setEscalation(trx, row.alertId, { state: row.status === 'resolved' ? 'resolved' : 'acknowledged', nextAt: null })
           continue
         }
         const alert = { priority: row.priority, service: row.service, labels: row.labels as Record<string, string> }
-        const next = await silenceOf(row.organizationId, alert)
+        const next = await view.silenceOf(row.organizationId, alert)
         if (next) await silence(trx, row.organizationId, row.alertId, next)
-        else {
-          await begin(trx, row.alertId, undefined, now)
-          started += 1
-        }
+        else if (await begin(trx, view, row.organizationId, row.alertId, row.policyId)) paged = true
       }
-      return started
+      return paged
     })
-    if (released > 0 && stepWorker) jobs.notifyWorker(stepWorker)
+    if (paged) queued()
   }
 
   const starter = createPoller({
@@ -251,7 +274,6 @@ export function createEscalator(deps: EscalatorDeps): Escalator {
     what: 'starting escalations',
     async round() {
       const taken = await startPending()
-      if (taken > 0 && stepWorker) jobs.notifyWorker(stepWorker)
       return { more: taken === BATCH }
     },
   })
@@ -263,25 +285,23 @@ export function createEscalator(deps: EscalatorDeps): Escalator {
       if (alert.status !== 'open') return { started: false, detail: `the alert is ${alert.status}` }
       const current = await lockOrCreateEscalation(trx, alert)
       if (ESCALATING.has(current.state)) return { started: false, detail: `the alert's escalation is ${current.state} already` }
-      const now = new Date()
-      const held = await silenceLookup(trx, now)(alert.organizationId, { ...alert, labels: alert.labels as Record<string, string> })
+      const view = transactionView(trx, new Date())
+      const held = await view.silenceOf(alert.organizationId, { ...alert, labels: alert.labels as Record<string, string> })
       if (held) {
         await silence(trx, alert.organizationId, alert.id, held, policyId)
         return { started: false, detail: `a silence holds the alert until ${held.endsAt.toISOString()}` }
       }
-      await begin(trx, alert.id, policyId, now)
-      return { started: true, detail: 'escalation started from its first step' }
+      await begin(trx, view, alert.organizationId, alert.id, policyId)
+      return { started: true, detail: 'escalation started: its first step paged' }
     },
-    wakeSteps() {
-      if (stepWorker) jobs.notifyWorker(stepWorker)
-    },
+    afterCommit: queued,
     wakeSilences() {
       if (silenceWorker) jobs.notifyWorker(silenceWorker)
     },
     wake: () => starter.wake(),
     async start() {
       await ensureQueue(jobs, STEP_QUEUE, { retryLimit: 5, retryDelay: 5, retryBackoff: true, expireInSeconds: 5 * 60 })
-      stepWorker = await workEach<StepJob>(jobs, STEP_QUEUE, { batchSize: 10, pollingIntervalSeconds: POLLING_INTERVAL_SECONDS }, (job) =>
+      await workEach<StepJob>(jobs, STEP_QUEUE, { batchSize: 10, pollingIntervalSeconds: POLLING_INTERVAL_SECONDS }, (job) =>
         runStep(job.data),
       )
       await ensureQueue(jobs, SILENCE_END_QUEUE, { retryLimit: 5, retryDelay: 5, retryBackoff: true, expireInSeconds: 5 * 60 })
@@ -298,7 +318,6 @@ export function createEscalator(deps: EscalatorDeps): Escalator {
       await starter.stop()
       await jobs.offWork(STEP_QUEUE)
       await jobs.offWork(SILENCE_END_QUEUE)
-      stepWorker = undefined
       silenceWorker = undefined
     },
   }

@@ -111,14 +111,46 @@ function pageEmail(alert: AlertRow, organizationId: string, position: StepPositi
 }
 
 /**
+ * What a step reads about people, remembered for one transaction: a burst of alerts paging the
+ * same on-call person (the common case) reads her preferences, addresses and numbers once per
+ * batch, not once per alert. Nothing a step writes changes these reads.
+ */
+export function pagingReads(db: Executor, deps: Pick<PagingDeps, 'preferences' | 'phones' | 'pushSubscriptions'>) {
+  const remembered = new Map<string, Promise<unknown>>()
+  const once = <T>(key: string, read: () => Promise<T>): Promise<T> => {
+    let found = remembered.get(key) as Promise<T> | undefined
+    if (!found) remembered.set(key, (found = read()))
+    return found
+  }
+  const keyOf = (ids: string[]) => [...ids].sort().join(',')
+  return {
+    onCall: (organizationId: string, scheduleIds: string[], at: Date) =>
+      once(`on-call:${organizationId}:${keyOf(scheduleIds)}:${at.getTime()}`, () => onCallUsers(db, organizationId, scheduleIds, at)),
+    responders: (organizationId: string, teamIds: string[]) =>
+      once(`responders:${organizationId}:${keyOf(teamIds)}`, () => teamResponders(db, organizationId, teamIds)),
+    active: (organizationId: string, userIds: string[]) =>
+      once(`active:${organizationId}:${keyOf(userIds)}`, () => activeMembersAmong(db, organizationId, userIds)),
+    preferences: (userIds: string[]) => once(`preferences:${keyOf(userIds)}`, () => deps.preferences(db, userIds)),
+    emails: (userIds: string[]) => once(`emails:${keyOf(userIds)}`, () => emailsOf(db, userIds)),
+    phones: (userIds: string[], channel: 'sms' | 'voice') =>
+      once(`phones:${channel}:${keyOf(userIds)}`, () => deps.phones.verifiedPhonesOf(db, userIds, channel)),
+    pushes: (userIds: string[]) => once(`pushes:${keyOf(userIds)}`, () => deps.pushSubscriptions(db, userIds)),
+  }
+}
+
+export type PagingReads = ReturnType<typeof pagingReads>
+
+/**
  * Pages the people a step's targets name now: users themselves, whoever is on call in a
- * schedule, a team's responders (and posts to its chat integrations); each person once per step, through the channels their
- * preferences give this priority. Every attempt is recorded, the ones that cannot happen too
- * (nobody on call, quiet hours, no provider), all in the caller's transaction.
+ * schedule, a team's responders (and posts to its chat integrations); each person once per
+ * step, through the channels their preferences give this priority. Every attempt is recorded,
+ * the ones that cannot happen too (nobody on call, quiet hours, no provider), all in the
+ * caller's transaction; `reads` are that transaction's.
  */
 export async function pageStep(
   db: Executor,
   deps: PagingDeps,
+  reads: PagingReads,
   alert: AlertRow,
   organizationId: string,
   position: StepPosition,
@@ -128,14 +160,12 @@ export async function pageStep(
   const attempt = { organizationId, alertId: alert.id, round: position.round, step: position.step }
   const people = new Map<string, Target>()
   const reached = (userId: string, target: Target) => void (people.has(userId) || people.set(userId, target))
-  const onCall = await onCallUsers(
-    db,
+  const onCall = await reads.onCall(
     organizationId,
     targets.filter((t) => t.type === 'schedule').map((t) => t.id),
     now,
   )
-  const responders = await teamResponders(
-    db,
+  const responders = await reads.responders(
     organizationId,
     targets.filter((t) => t.type === 'team').map((t) => t.id),
   )
@@ -189,14 +219,11 @@ export async function pageStep(
   }
 
   // A member suspended since the policy was written is not paged, and says so.
-  const active = await activeMembersAmong(db, organizationId, [...people.keys()])
-  const preferences = await deps.preferences(db, [...active])
-  const emails = await emailsOf(db, [...active])
-  const phones = {
-    sms: await deps.phones.verifiedPhonesOf(db, [...active], 'sms'),
-    voice: await deps.phones.verifiedPhonesOf(db, [...active], 'voice'),
-  }
-  const pushes = await deps.pushSubscriptions(db, [...active])
+  const active = await reads.active(organizationId, [...people.keys()])
+  const preferences = await reads.preferences([...active])
+  const emails = await reads.emails([...active])
+  const phones = { sms: await reads.phones([...active], 'sms'), voice: await reads.phones([...active], 'voice') }
+  const pushes = await reads.pushes([...active])
   const paged: string[] = []
   for (const [userId, target] of people) {
     const via = { ...attempt, userId, targetType: target.type, targetId: target.id }

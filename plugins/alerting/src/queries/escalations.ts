@@ -196,7 +196,7 @@ export async function heldBySilence(db: Executor, silenceId: string) {
   return db
     .selectFrom('divinux.alertEscalations as e')
     .innerJoin('divinux.alerts as a', 'a.id', 'e.alertId')
-    .select(['e.alertId', 'e.organizationId', 'a.status', 'a.priority', 'a.service', 'a.labels'])
+    .select(['e.alertId', 'e.organizationId', 'e.policyId', 'a.status', 'a.priority', 'a.service', 'a.labels'])
     .where('e.state', '=', 'silenced')
     .where('e.silenceId', '=', silenceId)
     .forUpdate('e')

@@ -53,7 +53,7 @@ export interface WorkflowRunnerDeps {
   latestAnalysis: LatestAnalysisReader
   productUrl: string
   webhooks: WebhookDelivery
-  escalator: Pick<Escalator, 'escalateWith' | 'wakeSteps'>
+  escalator: Pick<Escalator, 'escalateWith' | 'afterCommit'>
   startAnalysis: AnalysisStarter
 }
 
@@ -267,7 +267,7 @@ export function createWorkflowRunner(deps: WorkflowRunnerDeps) {
       throw error
     } finally {
       deps.webhooks.wake()
-      deps.escalator.wakeSteps()
+      deps.escalator.afterCommit()
     }
     const outcomes = ((await takeRun(db, job.runId))?.actions ?? []) as unknown as ActionOutcome[]
     await finishRun(db, job.runId, outcomes.some((outcome) => outcome.status === 'failed') ? 'failed' : 'succeeded')
