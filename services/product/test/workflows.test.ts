@@ -8,7 +8,11 @@ import { alertingOrganization } from './organization-setup.js'
 
 // The chat answers 503 to the first post to /busy: the run tries again later and resumes there.
 const receiver = await startWebhookReceiver(t, (path, attempt) =>
-  path.startsWith('/busy') && attempt === 1 ? { status: 503, body: 'busy' } : { status: 200, body: 'ok' },
+  path.startsWith('/busy') && attempt === 1
+    ? { status: 503, body: 'busy' }
+    : path.startsWith('/gone')
+      ? { status: 404, body: 'no such webhook' }
+      : { status: 200, body: 'ok' },
 )
 const service = await startTestService(t, buildApp, {
   config: { outbound: { allowPrivateTargets: true }, productLinkBase: 'https://product.example' },
@@ -372,6 +376,115 @@ t.test('a workflow whose target was deleted says so on read, and its run records
       { type: 'set_priority', status: 'succeeded' },
     ],
   })
+})
+
+t.test('actions that cannot do anything now say why, and the others still run', async (t) => {
+  const off = await created(`${base}/chat-integrations`, { name: 'Off room', kind: 'teams', webhookUrl: `${receiver.url}/off` })
+  await call(manager!, 'PATCH', `${base}/chat-integrations/${off.id}`, { enabled: false })
+  const gone = await created(`${base}/chat-integrations`, { name: 'Gone room', kind: 'discord', webhookUrl: `${receiver.url}/gone` })
+  const quiet = await created(`${base}/outbound-webhooks`, { name: 'Quiet', url: `${receiver.url}/quiet`, events: ['alert.created'] })
+  await call(manager!, 'PATCH', `${base}/outbound-webhooks/${quiet.id}`, { enabled: false })
+  const doomedPolicy = await created(`${base}/escalation-policies`, {
+    name: 'Doomed policy',
+    steps: [{ delayMinutes: 5, targets: [{ type: 'user', id: ada!.userId }] }],
+  })
+  const doomedHook = await created(`${base}/outbound-webhooks`, {
+    name: 'Doomed hook',
+    url: `${receiver.url}/doomed-hook`,
+    events: ['alert.created'],
+  })
+  const flow = await created(`${base}/workflows`, {
+    name: 'Edges',
+    trigger: 'alert.created',
+    conditions: [{ type: 'service', in: ['edges'] }],
+    actions: [
+      { type: 'notify_chat', chatIntegrationId: off.id },
+      { type: 'notify_chat', chatIntegrationId: gone.id },
+      { type: 'call_webhook', outboundWebhookId: quiet.id },
+      { type: 'call_webhook', outboundWebhookId: doomedHook.id },
+      { type: 'escalate', escalationPolicyId: doomedPolicy.id },
+      { type: 'set_priority', priority: 'P4' },
+      { type: 'open_command_room' },
+      { type: 'open_command_room' },
+      { type: 'start_analysis' },
+      { type: 'start_analysis' },
+    ],
+  })
+  t.equal((await call(manager!, 'DELETE', `${base}/outbound-webhooks/${doomedHook.id}`)).statusCode, 204)
+  t.equal((await call(manager!, 'DELETE', `${base}/escalation-policies/${doomedPolicy.id}`)).statusCode, 204)
+  t.same(
+    (await call(viewer!, 'GET', `${base}/workflows/${flow.id}`)).json().problems.map((problem: string) => problem.split(' ')[0]),
+    ['actions/3/outboundWebhookId', 'actions/4/escalationPolicyId'],
+  )
+  const alertId = await ingest({ title: 'Edge cases', service: 'edges', priority: 'P4' })
+  const run = await finishedRun(flow.id, alertId)
+  t.equal(run.status, 'failed')
+  t.match(run.actions, [
+    { type: 'notify_chat', status: 'failed', detail: 'the chat integration "Off room" is disabled' },
+    { type: 'notify_chat', status: 'failed', detail: /^discord answered 404/ },
+    { type: 'call_webhook', status: 'failed', detail: 'the outbound webhook "Quiet" is disabled' },
+    { type: 'call_webhook', status: 'failed', detail: 'the outbound webhook was deleted' },
+    { type: 'escalate', status: 'failed', detail: 'the escalation policy was deleted' },
+    { type: 'set_priority', status: 'skipped', detail: 'the alert is P4 already' },
+    { type: 'open_command_room', status: 'succeeded' },
+    { type: 'open_command_room', status: 'skipped', detail: 'the command room was open already' },
+    { type: 'start_analysis', status: 'succeeded' },
+    { type: 'start_analysis', status: 'skipped', detail: /already/ },
+  ])
+})
+
+t.test('escalate starts a policy only for an open alert that is not escalating already', async (t) => {
+  const flow = await created(`${base}/workflows`, {
+    name: 'Escalate on acknowledgement',
+    trigger: 'alert.acknowledged',
+    conditions: [{ type: 'labels', match: { escalate: 'yes' } }],
+    actions: [{ type: 'escalate', escalationPolicyId: policy.id }],
+  })
+  const twoSteps = await created(`${base}/escalation-policies`, {
+    name: 'Two steps',
+    steps: [
+      { delayMinutes: 5, targets: [{ type: 'user', id: ada!.userId }] },
+      { delayMinutes: 5, targets: [{ type: 'user', id: manager!.userId }] },
+    ],
+  })
+  const twice = await created(`${base}/workflows`, {
+    name: 'Escalate twice',
+    trigger: 'alert.created',
+    conditions: [{ type: 'labels', match: { escalate: 'twice' } }],
+    actions: [
+      { type: 'escalate', escalationPolicyId: twoSteps.id },
+      { type: 'escalate', escalationPolicyId: twoSteps.id },
+    ],
+  })
+  const acknowledged = await ingest({ title: 'Acknowledged early', labels: { escalate: 'yes' } })
+  t.equal((await call(ada!, 'POST', `${base}/alerts/${acknowledged}/acknowledge`)).statusCode, 200)
+  t.match(await finishedRun(flow.id, acknowledged), {
+    status: 'succeeded',
+    actions: [{ type: 'escalate', status: 'skipped', detail: 'the alert is acknowledged' }],
+  })
+  const open = await ingest({ title: 'Escalate me twice', labels: { escalate: 'twice' } })
+  t.match(await finishedRun(twice.id, open), {
+    actions: [
+      { status: 'succeeded', detail: 'escalating with "Two steps"' },
+      { status: 'skipped', detail: "the alert's escalation is active already" },
+    ],
+  })
+})
+
+t.test('workflows are listed by trigger and changed in part', async (t) => {
+  const deploys = (await call(viewer!, 'GET', `${base}/workflows?trigger=deploy.recorded`)).json()
+  t.match(deploys, { meta: { total: 1 }, data: [{ name: 'Production deploys' }] })
+  const flow = deploys.data[0].id as string
+  const changed = await call(manager!, 'PATCH', `${base}/workflows/${flow}`, {
+    description: null,
+    conditions: [{ type: 'service', in: ['api'] }],
+    actions: [{ type: 'notify_chat', chatIntegrationId: chat.id }],
+    enabled: false,
+  })
+  t.equal(changed.statusCode, 200)
+  t.match(changed.json(), { description: null, enabled: false, conditions: [{ type: 'service' }], actions: { length: 1 } })
+  t.equal((await call(manager!, 'PATCH', `${base}/workflows/${flow}`, { name: 'checkout TRIAGE' })).statusCode, 409)
+  t.equal((await call(manager!, 'PATCH', `${base}/workflows/${randomUUID()}`, { enabled: true })).statusCode, 404)
 })
 
 t.test('workflows are changed, enabled and deleted with an audit entry each', async (t) => {

@@ -1,5 +1,5 @@
 import { Type, type Static } from 'typebox'
-import { Timestamp } from '@svc/http'
+import { NullableString, Timestamp } from '@svc/http'
 import { priorities } from '../priorities.js'
 
 export const triggers = ['alert.created', 'alert.acknowledged', 'alert.resolved', 'deploy.recorded'] as const
@@ -101,7 +101,7 @@ export const Action = Type.Union(
 export type Action = Static<typeof Action>
 
 const Name = Type.String({ minLength: 1, maxLength: 100, pattern: '\\S' })
-const Description = Type.Union([Type.String({ maxLength: 1_000 }), Type.Null()])
+const Description = NullableString({ maxLength: 1_000 })
 const Conditions = Type.Array(Condition, { maxItems: 20, description: 'Every one must hold; none: every event of the trigger' })
 const Actions = Type.Array(Action, { minItems: 1, maxItems: 10, description: 'Run in order; one failing does not stop the rest' })
 
