@@ -3,7 +3,7 @@ import type { NotifierConfig } from '@svc/config'
 import type { Database, Executor } from '@svc/db'
 import { ensureQueue, inTransaction, workEach, type JobQueue } from '@svc/jobs'
 import { DeliveryError, type Channel, type MessageProvider, type OutboundEmail, type OutboundMessageRequest } from './message.js'
-import { insertOutboxRow, markSent, markUndelivered, startAttempt } from './outbox.js'
+import { insertOutboxRow, insertOutboxRows, markSent, markUndelivered, startAttempt } from './outbox.js'
 import { smtpProvider } from './smtp.js'
 import { twilioProviders } from './twilio.js'
 import { webPushProvider } from './web-push.js'
@@ -42,6 +42,13 @@ export interface Notifier {
     executor: Executor,
     message: OutboundMessageRequest,
   ): Promise<{ messageId: string; status: 'pending' | 'held'; reason?: string }>
+  /**
+   * `queueMessage` for many messages in two statements (their outbox rows, then their jobs), each
+   * with the id its caller chose, so rows written in the same transaction can name them first.
+   */
+  queueMessages(executor: Executor, messages: Array<OutboundMessageRequest & { id: string }>): Promise<void>
+  /** Why a message on this channel would be held (no provider is configured), or undefined. */
+  heldReason(channel: Channel): string | undefined
   /** Lets the worker look now rather than at its next poll; call after the transaction commits. */
   wake(): void
   /** Creates the delivery queue and starts this replica's worker. */
@@ -162,6 +169,40 @@ export function createNotifier({ jobs, database, config, log }: NotifierDependen
         )
       }
       return { messageId, status, ...(reason ? { reason } : {}) }
+    },
+    async queueMessages(executor, messages) {
+      if (messages.length === 0) return
+      const rows = messages.map((message) => {
+        const reason = providers[message.channel] ? undefined : NO_PROVIDER[message.channel]
+        return {
+          id: message.id,
+          organizationId: message.organizationId,
+          channel: message.channel,
+          kind: message.kind,
+          recipient: message.to,
+          subject: message.subject ?? null,
+          bodyText: message.text,
+          bodyHtml: message.html ?? null,
+          status: reason ? ('held' as const) : ('pending' as const),
+          lastError: reason ?? null,
+        }
+      })
+      await insertOutboxRows(executor, rows)
+      const pending = rows.filter((row) => row.status === 'pending')
+      if (pending.length > 0) {
+        await jobs.insert(
+          pending.map((row) => ({ name: DELIVER_QUEUE, data: { messageId: row.id } satisfies DeliverJob, singletonKey: row.id })),
+          { db: inTransaction(executor) },
+        )
+      }
+      for (const row of rows.filter((held) => held.status === 'held'))
+        log.info(
+          { messageId: row.id, channel: row.channel, kind: row.kind },
+          `${row.channel} message held in the outbox: no provider is configured`,
+        )
+    },
+    heldReason(channel) {
+      return providers[channel] ? undefined : NO_PROVIDER[channel]
     },
     wake() {
       if (worker) jobs.notifyWorker(worker)

@@ -15,6 +15,11 @@ export interface NewOutboxRow {
   lastError: string | null
 }
 
+/** Many rows in one statement, each with the id its caller chose. */
+export async function insertOutboxRows(db: Executor, rows: Array<NewOutboxRow & { id: string }>): Promise<void> {
+  if (rows.length > 0) await db.insertInto('core.outbox').values(rows).execute()
+}
+
 export async function insertOutboxRow(db: Executor, row: NewOutboxRow): Promise<string> {
   const { id } = await db.insertInto('core.outbox').values(row).returning('id').executeTakeFirstOrThrow()
   return id

@@ -77,7 +77,6 @@ export const alertingSurface: FastifyPluginAsync<AlertingOptions> = async (app, 
     log: app.log.child({ component: 'outbound-webhooks' }),
   })
   const escalator = createEscalator({
-    queueChat: (db, attemptId) => chat.queue(db, attemptId),
     queueWebhook: async (db, page) => {
       const extra = { escalation: { round: page.position.round, step: page.position.step, policy: page.position.policyName } }
       await webhooks.queue(db, {

@@ -1,6 +1,6 @@
 import type { FastifyBaseLogger } from 'fastify'
 import type { Database, Executor } from '@svc/db'
-import { ensureQueue, inTransaction, workEach, type JobQueue } from '@svc/jobs'
+import { ensureQueue, workEach, type JobQueue } from '@svc/jobs'
 import type { LatestAnalysisReader } from '../alerts/command-room.js'
 import { findAlert, type AlertRow } from '../queries/alerts.js'
 import { findChatIntegration } from '../queries/chat-integrations.js'
@@ -12,7 +12,7 @@ import { ChatFailure, type ChatSender } from './send.js'
 export const CHAT_QUEUE = 'alerting.chat-delivery'
 const RETRY_LIMIT = 4
 
-interface ChatJob {
+export interface ChatJob {
   attemptId: string
 }
 
@@ -85,9 +85,6 @@ export function createChatDelivery(deps: ChatDeliveryDeps) {
 
   return {
     /** Sends the attempt's job in the caller's transaction. */
-    async queue(db: Executor, attemptId: string): Promise<void> {
-      await jobs.send(CHAT_QUEUE, { attemptId } satisfies ChatJob, { db: inTransaction(db), singletonKey: attemptId })
-    },
     wake() {
       if (worker) jobs.notifyWorker(worker)
     },

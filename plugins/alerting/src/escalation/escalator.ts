@@ -2,11 +2,12 @@ import type { FastifyBaseLogger } from 'fastify'
 import type { Database, Executor } from '@svc/db'
 import { ensureQueue, inTransaction, workEach, type JobQueue } from '@svc/jobs'
 import { createPoller } from '../poller.js'
-import { findAlert, recordAlertEvent, type AlertRow } from '../queries/alerts.js'
+import { alertsByIds, findAlert, recordAlertEvent, type AlertRow } from '../queries/alerts.js'
 import { findPolicy } from '../queries/escalation-policies.js'
 import { claimPendingEscalations, claimStep, heldBySilence, lockOrCreateEscalation, setEscalation } from '../queries/escalations.js'
 import { silenceEnd, silencesInForce } from '../queries/silences.js'
 import { pageStep, pagingReads, type PagingDeps } from './page.js'
+import { createStepWrites } from './step-writes.js'
 import { matchesAlert, routeAlert, type MatchedAlert, type Matchers, type RoutingRule } from './routing.js'
 import type { Step } from './schemas.js'
 
@@ -60,9 +61,6 @@ const POLL_MS = 1_000
 const BATCH = 50
 const POLLING_INTERVAL_SECONDS = 0.5
 
-const sendStep = (jobs: JobQueue, db: Executor, job: StepJob, startAfter: Date) =>
-  jobs.send(STEP_QUEUE, job, { db: inTransaction(db), startAfter, singletonKey: `${job.alertId}:${job.round}:${job.step}` })
-
 /**
  * Runs escalations (docs/decisions/0014-on-call.md). A new alert of a config that escalates is
  * written with a `pending` escalation in its own statement; this worker claims pending ones in
@@ -84,9 +82,19 @@ export function createEscalator(deps: EscalatorDeps): Escalator {
   function transactionView(trx: Executor, now: Date) {
     const silences = new Map<string, ReturnType<typeof silencesInForce>>()
     const policies = new Map<string, ReturnType<typeof findPolicy>>()
+    const alerts = new Map<string, AlertRow & { organizationId: string }>()
     return {
       now,
       reads: pagingReads(trx, deps),
+      writes: createStepWrites({ notifier: deps.notifier, jobs }),
+      /** Reads these alerts in one statement for the steps about to run. */
+      async prefetchAlerts(alertIds: string[]) {
+        for (const alert of await alertsByIds(trx, alertIds)) alerts.set(alert.id, alert)
+      },
+      async alert(organizationId: string, alertId: string) {
+        const known = alerts.get(alertId)
+        return known && known.organizationId === organizationId ? known : findAlert(trx, organizationId, alertId)
+      },
       /** The silence in force that matches an alert (the one ending last), if any. */
       async silenceOf(organizationId: string, alert: MatchedAlert) {
         let inForce = silences.get(organizationId)
@@ -126,16 +134,25 @@ export function createEscalator(deps: EscalatorDeps): Escalator {
    * in the caller's transaction: pages its targets and sends the next step's job. Answers
    * whether it queued messages.
    */
-  async function runStepIn(trx: Executor, view: View, job: StepJob, organizationId: string, policyId: string | null): Promise<boolean> {
+  async function runStepIn(
+    trx: Executor,
+    view: View,
+    job: StepJob,
+    organizationId: string,
+    policyId: string | null,
+    starting = false,
+  ): Promise<boolean> {
+    // A first step run as its escalation starts writes the start with its outcome, in one update.
+    const start = starting ? { policyId, silenceId: null, note: null, round: job.round, step: job.step } : {}
     const end = async (reason: string) => {
-      await setEscalation(trx, job.alertId, { state: 'exhausted', nextAt: null, note: reason })
-      await recordAlertEvent(trx, organizationId, job.alertId, 'escalation_ended', { reason })
+      await setEscalation(trx, job.alertId, { ...start, state: 'exhausted', nextAt: null, note: reason })
+      view.writes.event(organizationId, job.alertId, 'escalation_ended', { reason })
     }
     // No lock on the alert: an acknowledgement takes the alert's row and then the escalation's,
     // which this transaction holds; waiting on the alert here could deadlock with it.
-    const alert = await findAlert(trx, organizationId, job.alertId)
+    const alert = await view.alert(organizationId, job.alertId)
     if (!alert || alert.status !== 'open') {
-      await setEscalation(trx, job.alertId, { state: alert?.status === 'resolved' ? 'resolved' : 'acknowledged', nextAt: null })
+      await setEscalation(trx, job.alertId, { ...start, state: alert?.status === 'resolved' ? 'resolved' : 'acknowledged', nextAt: null })
       return false
     }
     const policy = policyId ? await view.policy(organizationId, policyId) : undefined
@@ -151,12 +168,12 @@ export function createEscalator(deps: EscalatorDeps): Escalator {
     }
     const held = await view.silenceOf(organizationId, { ...alert, labels: alert.labels as Record<string, string> })
     if (held) {
-      await silence(trx, organizationId, job.alertId, held)
+      await silence(trx, organizationId, job.alertId, held, policy.id)
       return false
     }
     const position = { round: job.round, step: job.step, policyName: policy.name }
-    const users = await pageStep(trx, deps, view.reads, alert, organizationId, position, step.targets, view.now)
-    await recordAlertEvent(trx, organizationId, job.alertId, 'escalated', {
+    const users = await pageStep(trx, deps, view.reads, view.writes, alert, organizationId, position, step.targets, view.now)
+    view.writes.event(organizationId, job.alertId, 'escalated', {
       policyId: policy.id,
       round: job.round,
       step: job.step,
@@ -165,13 +182,13 @@ export function createEscalator(deps: EscalatorDeps): Escalator {
     })
     const next = nextPosition(job, steps, policy.repeatCount)
     if (!next) {
-      await setEscalation(trx, job.alertId, { state: 'exhausted', nextAt: null, note: 'every step ran and nobody acknowledged' })
-      await recordAlertEvent(trx, organizationId, job.alertId, 'escalation_ended', { reason: 'every step ran and nobody acknowledged' })
+      await end('every step ran and nobody acknowledged')
       return true
     }
     const nextAt = new Date(view.now.getTime() + step.delayMinutes * 60_000)
-    await setEscalation(trx, job.alertId, { state: 'active', ...next, nextAt })
-    await sendStep(jobs, trx, { alertId: job.alertId, ...next }, nextAt)
+    await setEscalation(trx, job.alertId, { ...start, state: 'active', ...next, nextAt })
+    const nextJob = { alertId: job.alertId, ...next }
+    view.writes.job({ name: STEP_QUEUE, data: nextJob, startAfter: nextAt, singletonKey: `${job.alertId}:${next.round}:${next.step}` })
     return true
   }
 
@@ -180,17 +197,9 @@ export function createEscalator(deps: EscalatorDeps): Escalator {
    * escalation row locked by it): no job round trip between an alert and its first page.
    */
   async function begin(trx: Executor, view: View, organizationId: string, alertId: string, policyId: string | null): Promise<boolean> {
-    await setEscalation(trx, alertId, {
-      state: 'active',
-      ...(policyId ? { policyId } : {}),
-      silenceId: null,
-      note: null,
-      round: 0,
-      step: 0,
-      nextAt: view.now,
-    })
-    return runStepIn(trx, view, { alertId, round: 0, step: 0 }, organizationId, policyId)
+    return runStepIn(trx, view, { alertId, round: 0, step: 0 }, organizationId, policyId, true)
   }
+
   /** Lets the deliveries a committed step queued go out now rather than at their next poll. */
   function queued() {
     deps.notifier.wake()
@@ -202,6 +211,7 @@ export function createEscalator(deps: EscalatorDeps): Escalator {
     const { taken, paged } = await db.transaction().execute(async (trx) => {
       const pending = await claimPendingEscalations(trx, BATCH)
       const view = transactionView(trx, new Date())
+      await view.prefetchAlerts(pending.filter((row) => row.status === 'open').map((row) => row.alertId))
       let paged = false
       for (const row of pending) {
         if (row.status !== 'open') {
@@ -227,6 +237,7 @@ export function createEscalator(deps: EscalatorDeps): Escalator {
         }
         if (await begin(trx, view, row.organizationId, row.alertId, route.policyId)) paged = true
       }
+      await view.writes.flush(trx)
       return { taken: pending.length, paged }
     })
     if (paged) queued()
@@ -237,7 +248,10 @@ export function createEscalator(deps: EscalatorDeps): Escalator {
     const paged = await db.transaction().execute(async (trx) => {
       const claimed = await claimStep(trx, job)
       if (!claimed) return false
-      return runStepIn(trx, transactionView(trx, new Date()), job, claimed.organizationId, claimed.policyId)
+      const view = transactionView(trx, new Date())
+      const paged = await runStepIn(trx, view, job, claimed.organizationId, claimed.policyId)
+      await view.writes.flush(trx)
+      return paged
     })
     if (paged) queued()
   }
@@ -263,6 +277,7 @@ export function createEscalator(deps: EscalatorDeps): Escalator {
         if (next) await silence(trx, row.organizationId, row.alertId, next)
         else if (await begin(trx, view, row.organizationId, row.alertId, row.policyId)) paged = true
       }
+      await view.writes.flush(trx)
       return paged
     })
     if (paged) queued()
@@ -292,6 +307,7 @@ export function createEscalator(deps: EscalatorDeps): Escalator {
         return { started: false, detail: `a silence holds the alert until ${held.endsAt.toISOString()}` }
       }
       await begin(trx, view, alert.organizationId, alert.id, policyId)
+      await view.writes.flush(trx)
       return { started: true, detail: 'escalation started: its first step paged' }
     },
     afterCommit: queued,

@@ -2,21 +2,21 @@ import { randomBytes, randomInt } from 'node:crypto'
 import type { Executor } from '@svc/db'
 import { pushRecipient, type Notifier } from '@svc/notifier'
 import type { AlertRow } from '../queries/alerts.js'
-import { insertAckLink, insertAttempt, linkAttemptMessage } from '../queries/escalations.js'
+import { CHAT_QUEUE } from '../chat/delivery.js'
+import { insertAttempt } from '../queries/escalations.js'
 import { activeMembersAmong, emailsOf } from '../queries/people.js'
 import { teamResponders } from '../queries/teams.js'
 import { onCallUsers } from '../schedules/on-call.js'
 import { channelsFor, type PhoneReader, type PreferencesReader, type PushReader } from './channels.js'
 import { hashSecret } from '../webhooks/secrets.js'
 import type { Target } from './schemas.js'
+import type { StepWrites } from './step-writes.js'
 
 /** How long an acknowledgement link works. */
 export const ACK_LINK_HOURS = 24
 
 export interface PagingDeps {
   notifier: Notifier
-  /** Sends a chat attempt's delivery job in the caller's transaction. */
-  queueChat: (db: Executor, attemptId: string) => Promise<void>
   /** Writes a webhook attempt's delivery (event alert.escalated) and sends its job, in the caller's transaction. */
   queueWebhook: (
     db: Executor,
@@ -39,6 +39,13 @@ const NO_SUBSCRIPTION = 'no web-push subscription: subscribe a browser at /api/v
 const noPhone = (channel: 'sms' | 'voice') =>
   `no verified phone number for ${channel === 'sms' ? 'SMS' : 'voice'}: add one at /api/v1/users/me/contact-methods`
 
+/** An attempt's status while its message is on its way, or failed when no provider can carry it. */
+const carried = (queued: { messageId: string; held: string | undefined }) => ({
+  outboxMessageId: queued.messageId,
+  status: queued.held ? ('failed' as const) : ('queued' as const),
+  error: queued.held ?? null,
+})
+
 /** An acknowledgement link's token as stored: only its SHA-256. */
 export const ackTokenHash = hashSecret
 
@@ -48,18 +55,11 @@ interface AckLink {
   smsCode: string
 }
 
-async function newAckLink(
-  db: Executor,
-  deps: PagingDeps,
-  alert: AlertRow,
-  organizationId: string,
-  userId: string,
-  now: Date,
-): Promise<AckLink> {
+function newAckLink(writes: StepWrites, deps: PagingDeps, alert: AlertRow, organizationId: string, userId: string, now: Date): AckLink {
   const token = randomBytes(32).toString('base64url')
   const smsCode = String(randomInt(0, 1_000_000)).padStart(6, '0')
   const expiresAt = new Date(now.getTime() + ACK_LINK_HOURS * 3_600_000)
-  await insertAckLink(db, { tokenHash: ackTokenHash(token), organizationId, alertId: alert.id, userId, expiresAt, smsCode })
+  writes.ackLink({ tokenHash: ackTokenHash(token), organizationId, alertId: alert.id, userId, expiresAt, smsCode })
   return { url: `${deps.productUrl}/api/v1/alerts/ack/${token}`, smsCode }
 }
 
@@ -144,13 +144,14 @@ export type PagingReads = ReturnType<typeof pagingReads>
  * Pages the people a step's targets name now: users themselves, whoever is on call in a
  * schedule, a team's responders (and posts to its chat integrations); each person once per
  * step, through the channels their preferences give this priority. Every attempt is recorded,
- * the ones that cannot happen too (nobody on call, quiet hours, no provider), all in the
- * caller's transaction; `reads` are that transaction's.
+ * the ones that cannot happen too (nobody on call, quiet hours, no provider), through `writes`
+ * (written when the caller's transaction flushes them); `reads` are that transaction's.
  */
 export async function pageStep(
   db: Executor,
   deps: PagingDeps,
   reads: PagingReads,
+  writes: StepWrites,
   alert: AlertRow,
   organizationId: string,
   position: StepPosition,
@@ -170,7 +171,7 @@ export async function pageStep(
     targets.filter((t) => t.type === 'team').map((t) => t.id),
   )
   for (const target of targets.filter((t) => t.type === 'chat')) {
-    const attemptId = await insertAttempt(db, {
+    const attemptId = writes.attempt({
       ...attempt,
       userId: null,
       targetType: 'chat',
@@ -180,8 +181,9 @@ export async function pageStep(
       status: 'queued',
       error: null,
     })
-    if (attemptId) await deps.queueChat(db, attemptId)
+    writes.job({ name: CHAT_QUEUE, data: { attemptId }, singletonKey: attemptId })
   }
+  // Written at once: the delivery row names its attempt.
   for (const target of targets.filter((t) => t.type === 'webhook')) {
     const attemptId = await insertAttempt(db, {
       ...attempt,
@@ -204,7 +206,7 @@ export async function pageStep(
           : responders.filter((member) => member.teamId === target.id).map((member) => member.userId)
     if (found.length === 0) {
       const error = target.type === 'schedule' ? 'nobody is on call in this schedule now' : 'the team has no responders'
-      await insertAttempt(db, {
+      writes.attempt({
         ...attempt,
         userId: null,
         targetType: target.type,
@@ -229,7 +231,7 @@ export async function pageStep(
     const via = { ...attempt, userId, targetType: target.type, targetId: target.id }
     const chosen = active.has(userId) ? preferences.get(userId) : undefined
     if (!chosen) {
-      await insertAttempt(db, {
+      writes.attempt({
         ...via,
         channel: 'none',
         recipient: null,
@@ -240,23 +242,21 @@ export async function pageStep(
     }
     const { channels, reason } = channelsFor(chosen, alert.priority, now)
     if (channels.length === 0) {
-      await insertAttempt(db, { ...via, channel: 'none', recipient: null, status: 'failed', error: reason ?? null })
+      writes.attempt({ ...via, channel: 'none', recipient: null, status: 'failed', error: reason ?? null })
       continue
     }
     paged.push(userId)
-    const ack = await newAckLink(db, deps, alert, organizationId, userId, now)
+    const ack = newAckLink(writes, deps, alert, organizationId, userId, now)
     const links = { alert: `${deps.productUrl}/api/v1/organizations/${organizationId}/alerts/${alert.id}`, ack: ack.url }
     for (const channel of channels) {
       if (channel === 'push') {
         const subscriptions = pushes.get(userId) ?? []
         if (subscriptions.length === 0) {
-          await insertAttempt(db, { ...via, channel, recipient: null, status: 'failed', error: NO_SUBSCRIPTION })
+          writes.attempt({ ...via, channel, recipient: null, status: 'failed', error: NO_SUBSCRIPTION })
           continue
         }
         const devices = subscriptions.map((subscription) => new URL(subscription.endpoint).host).join(', ')
-        const attemptId = await insertAttempt(db, { ...via, channel, recipient: devices, status: 'queued', error: null })
-        if (!attemptId) continue
-        const queued = await deps.notifier.queueMessage(db, {
+        const queued = writes.message({
           organizationId,
           kind: 'alert.page',
           channel,
@@ -264,24 +264,21 @@ export async function pageStep(
           subject: `[${alert.priority}] ${alert.title}`,
           text: pagePush(alert, organizationId, position, links),
         })
-        await linkAttemptMessage(db, attemptId, { messageId: queued.messageId, held: queued.reason ?? null })
+        writes.attempt({ ...via, channel, recipient: devices, ...carried(queued) })
         continue
       }
       // A person's first verified number is paged (contact methods); an unverified one never is.
       const phone = channel === 'email' ? undefined : (phones[channel].get(userId) ?? [])[0]
       if (channel !== 'email' && !phone) {
-        await insertAttempt(db, { ...via, channel, recipient: null, status: 'failed', error: noPhone(channel) })
+        writes.attempt({ ...via, channel, recipient: null, status: 'failed', error: noPhone(channel) })
         continue
       }
       const to = phone ?? chosen.channels.email.address ?? emails.get(userId) ?? ''
-      const attemptId = await insertAttempt(db, { ...via, channel, recipient: to, status: 'queued', error: null })
-      if (!attemptId) continue
       const message =
         channel === 'email'
           ? { ...pageEmail(alert, organizationId, position, links), channel, to }
           : { organizationId, kind: 'alert.page', channel, to, text: channel === 'sms' ? pageSms(alert, ack) : pageVoice(alert) }
-      const queued = await deps.notifier.queueMessage(db, message)
-      await linkAttemptMessage(db, attemptId, { messageId: queued.messageId, held: queued.reason ?? null })
+      writes.attempt({ ...via, channel, recipient: to, ...carried(writes.message(message)) })
     }
   }
   return paged

@@ -51,6 +51,16 @@ export async function findAlert(db: Executor, organizationId: string, alertId: s
     .executeTakeFirst()
 }
 
+/** Alerts by id, whatever their organization, with it: for a worker holding rows that name them. */
+export async function alertsByIds(db: Executor, alertIds: string[]) {
+  if (alertIds.length === 0) return []
+  return db
+    .selectFrom('divinux.alerts as a')
+    .select([...alertColumns, 'a.organizationId'])
+    .where('a.id', 'in', alertIds)
+    .execute()
+}
+
 export interface AlertFilter {
   status?: string
   priority?: string

@@ -1,5 +1,5 @@
 import { sql } from 'kysely'
-import type { Executor } from '@svc/db'
+import { jsonb, type Executor, type Json } from '@svc/db'
 
 export type EscalationState = 'pending' | 'active' | 'silenced' | 'unrouted' | 'acknowledged' | 'resolved' | 'exhausted'
 
@@ -92,6 +92,43 @@ export interface NewAttempt {
   recipient: string | null
   status: 'queued' | 'failed'
   error: string | null
+  /** The outbox message that carries it, when one does. */
+  outboxMessageId?: string
+}
+
+export interface NewAckLink {
+  tokenHash: string
+  organizationId: string
+  alertId: string
+  userId: string
+  expiresAt: Date
+  smsCode: string
+}
+
+/** Many attempts in one statement, ids chosen by the caller; one tried before at its step is left out. */
+export async function insertAttempts(db: Executor, attempts: Array<NewAttempt & { id: string }>): Promise<void> {
+  if (attempts.length > 0)
+    await db
+      .insertInto('divinux.notificationAttempts')
+      .values(attempts)
+      .onConflict((oc) => oc.doNothing())
+      .execute()
+}
+
+export async function insertAckLinks(db: Executor, links: NewAckLink[]): Promise<void> {
+  if (links.length > 0) await db.insertInto('divinux.alertAckLinks').values(links).execute()
+}
+
+/** Timeline entries of many alerts in one statement, in the order given. */
+export async function insertAlertEvents(
+  db: Executor,
+  events: Array<{ organizationId: string; alertId: string; type: string; data: Json }>,
+): Promise<void> {
+  if (events.length > 0)
+    await db
+      .insertInto('divinux.alertEvents')
+      .values(events.map((event) => ({ ...event, data: jsonb(event.data) })))
+      .execute()
 }
 
 /** Records an attempt; undefined when this person (or target) was already tried on this channel at this step. */
