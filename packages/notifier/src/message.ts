@@ -31,6 +31,8 @@ export interface OutboundMessage {
 export interface MessageProvider {
   /** Recorded on the outbox row, e.g. `smtp`, `twilio`. */
   readonly name: string
+  /** Lets go of pooled connections when the service stops. */
+  close?(): void
   /** Resolves with the provider's id for the message; rejects with a DeliveryError. */
   send(message: OutboundMessage): Promise<{ messageId: string }>
 }
@@ -56,6 +58,8 @@ export interface EmailEnvelope {
 export interface EmailProvider {
   /** Recorded on the outbox row, e.g. `smtp`. */
   readonly name: string
+  /** Lets go of pooled connections when the service stops. */
+  close?(): void
   /** Resolves with the provider's id for the message; rejects with a DeliveryError. */
   send(email: EmailEnvelope): Promise<{ messageId: string }>
 }

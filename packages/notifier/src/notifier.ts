@@ -77,6 +77,7 @@ function providersOf(config: NotifierConfig): Partial<Record<Channel, MessagePro
     providers.email = {
       name: smtp.name,
       send: ({ to, subject, text, html }) => smtp.send({ to, subject, text, ...(html ? { html } : {}) }),
+      close: () => smtp.close?.(),
     }
   }
   if (config.twilio) Object.assign(providers, twilioProviders(config.twilio))
@@ -224,6 +225,7 @@ export function createNotifier({ jobs, database, config, log }: NotifierDependen
     async stop() {
       await jobs.offWork(DELIVER_QUEUE)
       worker = undefined
+      for (const provider of Object.values(providers)) provider.close?.()
     },
   }
 }

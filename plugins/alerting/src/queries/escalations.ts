@@ -124,11 +124,14 @@ export async function insertAlertEvents(
   db: Executor,
   events: Array<{ organizationId: string; alertId: string; type: string; data: Json }>,
 ): Promise<void> {
-  if (events.length > 0)
-    await db
-      .insertInto('divinux.alertEvents')
-      .values(events.map((event) => ({ ...event, data: jsonb(event.data) })))
-      .execute()
+  if (events.length === 0) return
+  // One statement's rows may read the same clock: a microsecond apart each, the timeline keeps their order.
+  const rows = events.map((event, index) => ({
+    ...event,
+    data: jsonb(event.data),
+    createdAt: sql<Date>`clock_timestamp() + make_interval(secs => ${index / 1_000_000})`,
+  }))
+  await db.insertInto('divinux.alertEvents').values(rows).execute()
 }
 
 /** Records an attempt; undefined when this person (or target) was already tried on this channel at this step. */
