@@ -2,7 +2,7 @@ import type { FastifyBaseLogger } from 'fastify'
 import type { Database, Executor } from '@svc/db'
 import { ensureQueue, workEach, type JobQueue } from '@svc/jobs'
 import type { LatestAnalysisReader } from '../alerts/command-room.js'
-import { findAlert, type AlertRow } from '../queries/alerts.js'
+import type { AlertRow } from '../queries/alerts.js'
 import { findChatIntegration } from '../queries/chat-integrations.js'
 import { queuedAttempt, settleAttempt } from '../queries/escalations.js'
 import type { ChatAlert } from './messages.js'
@@ -61,24 +61,24 @@ export function createChatDelivery(deps: ChatDeliveryDeps) {
 
   async function deliver(job: ChatJob, attempt: { retryCount: number }): Promise<void> {
     const { db } = database
+    // The attempt with its alert: one read.
     const queued = await queuedAttempt(db, job.attemptId)
     if (!queued) return
+    const { attemptId } = queued
     const integration = await findChatIntegration(db, queued.organizationId, queued.targetId)
     if (!integration || !integration.enabled) {
-      await settleAttempt(db, queued.id, 'failed', integration ? 'the chat integration is disabled' : 'the chat integration was deleted')
+      await settleAttempt(db, attemptId, 'failed', integration ? 'the chat integration is disabled' : 'the chat integration was deleted')
       return
     }
-    const alert = await findAlert(db, queued.organizationId, queued.alertId)
-    if (!alert) return
     const reason = `Escalation step ${queued.step + 1}${queued.round > 0 ? `, round ${queued.round + 1}` : ''}`
     try {
-      await sender.send(integration, await chatAlertOf(db, deps, queued.organizationId, alert, reason))
-      await settleAttempt(db, queued.id, 'sent', null)
+      await sender.send(integration, await chatAlertOf(db, deps, queued.organizationId, queued, reason))
+      await settleAttempt(db, attemptId, 'sent', null)
     } catch (error) {
       const failure = error instanceof ChatFailure ? error : new ChatFailure((error as Error).message, false)
       const retrying = !failure.permanent && attempt.retryCount < RETRY_LIMIT
-      await settleAttempt(db, queued.id, retrying ? 'queued' : 'failed', failure.message)
-      log.warn({ attemptId: queued.id, retrying, err: failure }, 'chat message not delivered')
+      await settleAttempt(db, attemptId, retrying ? 'queued' : 'failed', failure.message)
+      log.warn({ attemptId, retrying, err: failure }, 'chat message not delivered')
       if (retrying) throw failure
     }
   }

@@ -15,7 +15,8 @@ export const alertEventTypes = [
 ] as const
 export type AlertEventType = (typeof alertEventTypes)[number]
 
-const alertColumns = [
+/** An alert as the surface reads it (aliased `a`). */
+export const alertColumns = [
   'a.id',
   'a.configId',
   'a.source',

@@ -1,5 +1,6 @@
 import { sql } from 'kysely'
 import { jsonb, type Executor, type Json } from '@svc/db'
+import { alertColumns } from './alerts.js'
 
 export type EscalationState = 'pending' | 'active' | 'silenced' | 'unrouted' | 'acknowledged' | 'resolved' | 'exhausted'
 
@@ -266,11 +267,12 @@ export async function ackLinksWithSmsCode(db: Executor, smsCode: string) {
 }
 
 /** A chat or webhook attempt still to be made, with its alert. */
+/** A queued attempt the service makes itself (a chat post) with its alert, in one read; undefined once settled. */
 export async function queuedAttempt(db: Executor, attemptId: string) {
   return db
     .selectFrom('divinux.notificationAttempts as n')
     .innerJoin('divinux.alerts as a', 'a.id', 'n.alertId')
-    .select(['n.id', 'n.organizationId', 'n.alertId', 'n.targetType', 'n.targetId', 'n.round', 'n.step', 'a.status as alertStatus'])
+    .select([...alertColumns, 'n.id as attemptId', 'n.organizationId', 'n.targetId', 'n.round', 'n.step'])
     .where('n.id', '=', attemptId)
     .where('n.status', '=', 'queued')
     .executeTakeFirst()

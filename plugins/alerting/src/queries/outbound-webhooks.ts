@@ -129,6 +129,18 @@ export async function listDeliveries(db: Executor, organizationId: string, webho
   )
 }
 
+/** Whether any alert lifecycle event waits for dispatch: one cheap read before a transaction that claims. */
+export async function anyUndispatchedEvent(db: Executor): Promise<boolean> {
+  const row = await db
+    .selectFrom('divinux.alertEvents')
+    .select('id')
+    .where('dispatchedAt', 'is', null)
+    .where('type', 'in', ['created', 'acknowledged', 'resolved'])
+    .limit(1)
+    .executeTakeFirst()
+  return row !== undefined
+}
+
 /** Alert lifecycle events not dispatched yet, oldest first; locked and skipped by other replicas. */
 export async function claimUndispatchedEvents(db: Executor, limit: number) {
   return db

@@ -2,7 +2,7 @@ import type { FastifyBaseLogger } from 'fastify'
 import type { Database } from '@svc/db'
 import { createPoller } from '../poller.js'
 import { findAlert } from '../queries/alerts.js'
-import { claimUndispatchedEvents, markDispatched, subscribedWebhooks } from '../queries/outbound-webhooks.js'
+import { anyUndispatchedEvent, claimUndispatchedEvents, markDispatched, subscribedWebhooks } from '../queries/outbound-webhooks.js'
 import type { WorkflowRunner } from '../workflows/runner.js'
 import { alertPayload, type OutboundEvent, type WebhookDelivery } from './delivery.js'
 
@@ -76,6 +76,8 @@ export function createEventDispatcher({
     log,
     what: 'dispatching alert events',
     async round() {
+      // Ingestion wakes this for every new alert; most organizations have nothing to dispatch.
+      if (!(await anyUndispatchedEvent(database.db))) return { more: false }
       const batch = await dispatchBatch()
       if (batch.queued > 0) deliveries.wake()
       if (batch.runs > 0) workflows.wake()
