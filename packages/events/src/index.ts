@@ -3,6 +3,7 @@ export {
   alertGetsAnalysis,
   type AlertCreated,
   type AlertPriority,
+  type AnalysisCompleted,
   type DeployRecorded,
   type EventName,
   type EventPayloads,

@@ -45,8 +45,16 @@ export interface DeployRecorded {
   service: string
 }
 
+/** An analysis finished with its findings (not a failed one). */
+export interface AnalysisCompleted {
+  organizationId: string
+  analysisId: string
+  incident: IncidentReference
+}
+
 export interface EventPayloads {
   'alert.created': AlertCreated
+  'analysis.completed': AnalysisCompleted
   'deploy.recorded': DeployRecorded
   'member.removed': MemberRemoved
 }

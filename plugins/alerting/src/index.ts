@@ -1,8 +1,9 @@
 import type { FastifyPluginAsync } from 'fastify'
 import type { OutboundConfig } from '@svc/config'
-import { subscribe, type MemberRemoved } from '@svc/events'
+import { subscribe, type AnalysisCompleted, type MemberRemoved } from '@svc/events'
 import { workEach } from '@svc/jobs'
 import type { Notifier } from '@svc/notifier'
+import { ANALYSIS_COMPLETED_QUEUE, postCompletedAnalysis } from './chat/analysis-follow-up.js'
 import { createChatDelivery } from './chat/delivery.js'
 import { chatIntegrationRoutes } from './chat/routes.js'
 import { createChatSender } from './chat/send.js'
@@ -136,6 +137,20 @@ export const alertingSurface: FastifyPluginAsync<AlertingOptions> = async (app, 
     )
   })
   app.addHook('onClose', () => app.jobs.offWork(MEMBER_REMOVED_QUEUE))
+  app.addHook('onReady', async () => {
+    await subscribe(app.jobs, 'analysis.completed', ANALYSIS_COMPLETED_QUEUE, { retryLimit: 3, retryDelay: 5, retryBackoff: true })
+    const followUp = {
+      database: app.database,
+      sender: chatSender,
+      latestAnalysis: options.latestAnalysis,
+      productUrl: options.productUrl,
+      log: app.log.child({ component: 'chat' }),
+    }
+    await workEach<AnalysisCompleted>(app.jobs, ANALYSIS_COMPLETED_QUEUE, { batchSize: 5, pollingIntervalSeconds: 1 }, (job) =>
+      postCompletedAnalysis(followUp, job.data),
+    )
+  })
+  app.addHook('onClose', () => app.jobs.offWork(ANALYSIS_COMPLETED_QUEUE))
   app.addHook('onClose', () => escalator.stop())
 
   await app.register(webhookConfigRoutes)

@@ -53,7 +53,7 @@ export const insightsSurface: FastifyPluginAsync<InsightsOptions> = async (app, 
       ANALYZE_QUEUE,
       { includeMetadata: true, pollingIntervalSeconds: POLLING_INTERVAL_SECONDS },
       async ([job]) => {
-        if (job) await processAnalysisJob({ database, analyzer, ai, log }, job.data, job)
+        if (job) await processAnalysisJob({ database, jobs, analyzer, ai, log }, job.data, job)
       },
     )
     draftWorker = await jobs.work<DraftJob>(

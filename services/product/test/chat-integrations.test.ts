@@ -173,6 +173,38 @@ t.test('a chat message shows the analysis once it is done', async (t) => {
   t.match(blocks[1]!.text!.text, /^\*Analysis:\* /)
 })
 
+t.test('a chat paged before the analysis was done gets it when it completes', async (t) => {
+  const policy = await call(manager!, 'POST', `${base}/escalation-policies`, {
+    name: 'Teams first',
+    steps: [{ delayMinutes: 5, targets: [{ type: 'chat', id: ids['Teams ops'] }] }],
+  })
+  const config = (await call(manager!, 'POST', `${base}/webhooks`, { name: 'Payments', escalationPolicyId: policy.json().id })).json()
+  const before = receiver.received.length
+  const ingested = await app.inject({
+    method: 'POST',
+    url: config.ingestPath,
+    headers: { 'content-type': 'application/json' },
+    payload: JSON.stringify({ title: 'Payments timing out', service: 'payments', priority: 'P3' }),
+  })
+  const alertId = ingested.json().alertId
+  const paged = await until('the page', () => receiver.received.slice(before).find((entry) => entry.path.includes('secret-teams')))
+  t.notMatch(JSON.stringify(paged.body), /Analysis: /, 'a P3 alert is not analysed unless asked')
+  // Someone asks for an analysis after the page went out.
+  const requested = await app.inject({
+    method: 'POST',
+    url: `${base}/insights`,
+    headers: person('owner').headers,
+    payload: { incidentId: alertId, sourceProduct: 'alerting' },
+  })
+  t.equal(requested.statusCode, 202, requested.body)
+  const followUp = await until('the analysis posted to the paged chat', () =>
+    receiver.received
+      .slice(before)
+      .find((entry) => entry.path.includes('secret-teams') && JSON.stringify(entry.body).includes('Analysis done')),
+  )
+  t.match(JSON.stringify(followUp.body), /\[P3\] Payments timing out.*Analysis: /)
+})
+
 t.test('a deleted integration leaves the policies that named it', async (t) => {
   t.equal((await call(manager!, 'DELETE', `${base}/chat-integrations/${ids['Discord gone']}`)).statusCode, 204)
   const policies = (await call(viewer!, 'GET', `${base}/escalation-policies?q=chat`)).json().data

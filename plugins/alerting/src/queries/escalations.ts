@@ -296,3 +296,17 @@ export async function lockOrCreateEscalation(db: Executor, alert: { id: string; 
     .execute()
   return db.selectFrom('divinux.alertEscalations').select(['state']).where('alertId', '=', alert.id).forUpdate().executeTakeFirstOrThrow()
 }
+
+/** The chat integrations a page about the alert reached. */
+export async function chatsPagedAbout(db: Executor, organizationId: string, alertId: string): Promise<string[]> {
+  const rows = await db
+    .selectFrom('divinux.notificationAttempts')
+    .select('targetId')
+    .distinct()
+    .where('organizationId', '=', organizationId)
+    .where('alertId', '=', alertId)
+    .where('channel', '=', 'chat')
+    .where('status', '=', 'sent')
+    .execute()
+  return rows.map((row) => row.targetId)
+}

@@ -2,6 +2,8 @@ import type { FastifyBaseLogger } from 'fastify'
 import { AnalyzerError, type IncidentAnalysis, type IncidentAnalyzer } from '@svc/ai'
 import type { AiConfig } from '@svc/config'
 import type { Database, Json } from '@svc/db'
+import { publish, type IncidentReference } from '@svc/events'
+import type { JobQueue } from '@svc/jobs'
 import {
   claimAnalysis,
   completeAnalysis,
@@ -19,6 +21,8 @@ import { analysesFinished } from '@svc/metrics'
 
 export interface AnalysisWorkerDependencies {
   database: Database
+  /** Announces a completed analysis (`analysis.completed`) in its transaction. */
+  jobs: JobQueue
   analyzer: IncidentAnalyzer
   ai: AiConfig
   log: FastifyBaseLogger
@@ -88,6 +92,12 @@ export async function processAnalysisJob(deps: AnalysisWorkerDependencies, job: 
       feature: 'analysis',
       referenceId: analysis.id,
       usage: result.usage,
+    })
+    // Alerting posts it to the chats that were paged about the incident.
+    await publish(deps.jobs, trx, 'analysis.completed', {
+      organizationId: job.organizationId,
+      analysisId: analysis.id,
+      incident: { sourceProduct: analysis.sourceProduct as IncidentReference['sourceProduct'], incidentId: analysis.incidentId },
     })
     return true
   })
