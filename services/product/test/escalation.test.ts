@@ -255,7 +255,17 @@ t.test('the link acknowledges once, as the person paged; the escalation stops an
     payload: '',
   })
   t.equal(acknowledged.statusCode, 200)
-  t.same(acknowledged.json(), { alertId: firstAlertId, status: 'acknowledged', acknowledgedBy: ada!.userId })
+  t.match(acknowledged.headers['content-type'], /text\/html/, 'the page’s button gets a page back')
+  t.match(acknowledged.body, /<h1>Acknowledged<\/h1>/)
+  t.match((await call(viewer!, 'GET', `${base}/alerts/${firstAlertId}`)).json(), { status: 'acknowledged', acknowledgedBy: ada!.userId })
+  const again = await app.inject({
+    method: 'POST',
+    url: link,
+    headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    payload: '',
+  })
+  t.equal(again.statusCode, 410)
+  t.match(again.body, /<h1>Not acknowledged<\/h1><p>this acknowledgement link was used or has expired/)
   t.equal((await app.inject({ method: 'POST', url: link })).statusCode, 410, 'single use')
   t.match((await app.inject({ method: 'GET', url: link })).body, /used or has expired/)
   t.equal((await app.inject({ method: 'POST', url: '/api/v1/alerts/ack/' + 'x'.repeat(43) })).statusCode, 404)

@@ -1,3 +1,4 @@
+import type { FastifyReply, FastifyRequest } from 'fastify'
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { Type } from 'typebox'
 import { ConflictError, GoneError, NotFoundError, publicCors } from '@svc/http'
@@ -18,6 +19,20 @@ const Acknowledged = Type.Object(
 
 const escapeHtml = (text: string) =>
   text.replace(/[&<>"']/g, (character) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[character] as string)
+
+function htmlPage(reply: FastifyReply, status: number, title: string, body: string) {
+  return reply
+    .code(status)
+    .type('text/html; charset=utf-8')
+    .header('cache-control', 'no-store')
+    .header('referrer-policy', 'no-referrer')
+    .send(
+      `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>${title}</title></head><body><h1>${title}</h1>${body}</body></html>`,
+    )
+}
+
+/** The page's own form posts form-encoded: a person at a browser, who should get a page, not JSON. */
+const fromThePage = (request: FastifyRequest) => (request.headers['content-type'] ?? '').startsWith('application/x-www-form-urlencoded')
 
 /**
  * The acknowledgement link every page carries (`/api/v1/alerts/ack/:token`, public: the token is
@@ -54,13 +69,7 @@ export const ackLinkRoutes: FastifyPluginAsyncTypebox = async (app) => {
         : link.status !== 'open'
           ? `<p>The alert is ${escapeHtml(link.status)}.</p>`
           : `<form method="post"><button type="submit">Acknowledge</button></form>`
-      return reply
-        .type('text/html; charset=utf-8')
-        .header('cache-control', 'no-store')
-        .header('referrer-policy', 'no-referrer')
-        .send(
-          `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>${title}</title></head><body><h1>${title}</h1>${body}</body></html>`,
-        )
+      return htmlPage(reply, 200, title, body)
     },
   )
 
@@ -72,30 +81,40 @@ export const ackLinkRoutes: FastifyPluginAsyncTypebox = async (app) => {
         tags: ['alerts'],
         summary: 'Acknowledge the alert a link was sent for (public; single use, expires)',
         description:
-          '404: no such link, or its person is no longer an active member; 410: used or expired; 409: the alert is already acknowledged or resolved.',
+          '404: no such link, or its person is no longer an active member; 410: used or expired; 409: the alert is already acknowledged or resolved. The link page’s own form (a form-encoded post) gets an HTML page with the same status instead of JSON.',
         params: TokenParams,
         response: { 200: Acknowledged },
       },
     },
-    async (request) => {
+    async (request, reply) => {
       const tokenHash = ackTokenHash(request.params.token)
-      return db.transaction().execute(async (trx) => {
-        const spent = await useAckLink(trx, tokenHash)
-        if (!spent) {
-          if (await findAckLink(trx, tokenHash)) throw new GoneError('this acknowledgement link was used or has expired')
-          throw new NotFoundError('acknowledgement link')
-        }
-        const { organizationId, alertId, userId } = spent
-        if (!(await activeMembersAmong(trx, organizationId, [userId])).has(userId)) throw new NotFoundError('acknowledgement link')
-        const moved = await moveAlert(trx, organizationId, alertId, ['open'], 'acknowledged', userId)
-        if (!moved) {
-          const alert = await findAlert(trx, organizationId, alertId)
-          throw new ConflictError(`the alert is ${alert?.status ?? 'gone'}: it cannot be acknowledged`)
-        }
-        await recordAlertEvent(trx, organizationId, alertId, 'acknowledged', { via: 'link' }, userId)
-        await endEscalation(trx, organizationId, alertId, 'acknowledged')
-        return { alertId, status: 'acknowledged' as const, acknowledgedBy: userId }
-      })
+      const acknowledge = () =>
+        db.transaction().execute(async (trx) => {
+          const spent = await useAckLink(trx, tokenHash)
+          if (!spent) {
+            if (await findAckLink(trx, tokenHash)) throw new GoneError('this acknowledgement link was used or has expired')
+            throw new NotFoundError('acknowledgement link')
+          }
+          const { organizationId, alertId, userId } = spent
+          if (!(await activeMembersAmong(trx, organizationId, [userId])).has(userId)) throw new NotFoundError('acknowledgement link')
+          const moved = await moveAlert(trx, organizationId, alertId, ['open'], 'acknowledged', userId)
+          if (!moved) {
+            const alert = await findAlert(trx, organizationId, alertId)
+            throw new ConflictError(`the alert is ${alert?.status ?? 'gone'}: it cannot be acknowledged`)
+          }
+          await recordAlertEvent(trx, organizationId, alertId, 'acknowledged', { via: 'link' }, userId)
+          await endEscalation(trx, organizationId, alertId, 'acknowledged')
+          return { alertId, status: 'acknowledged' as const, acknowledgedBy: userId }
+        })
+      if (!fromThePage(request)) return acknowledge()
+      try {
+        await acknowledge()
+        return htmlPage(reply, 200, 'Acknowledged', '<p>The alert is acknowledged: its escalation has stopped.</p>')
+      } catch (error) {
+        const status = (error as { statusCode?: number }).statusCode
+        if (status === undefined || status >= 500) throw error
+        return htmlPage(reply, status, 'Not acknowledged', `<p>${escapeHtml((error as Error).message)}</p>`)
+      }
     },
   )
 }
