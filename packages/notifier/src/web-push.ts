@@ -1,7 +1,7 @@
 import { Agent } from 'node:https'
 import { rootCertificates } from 'node:tls'
 import type { WebPushConfig } from '@svc/config'
-import { TargetRefused, guardedLookup } from '@svc/outbound'
+import { TargetRefused, checkTarget, guardedLookup } from '@svc/outbound'
 import webpush, { WebPushError, type PushSubscription } from 'web-push'
 import { DeliveryError, type MessageProvider, type OutboundMessage } from './message.js'
 
@@ -45,9 +45,10 @@ function deliveryError(error: unknown, endpoint: string): DeliveryError {
  * whatever a browser, or someone posing as one, gave us).
  */
 export function webPushProvider(config: WebPushConfig): MessageProvider {
+  const policy = { allowPrivateTargets: config.allowPrivateTargets }
   const agent = new Agent({
     keepAlive: true,
-    lookup: guardedLookup({ allowPrivateTargets: config.allowPrivateTargets }),
+    lookup: guardedLookup(policy),
     ...(config.extraCa ? { ca: [...rootCertificates, ...config.extraCa] } : {}),
   })
   const options = {
@@ -59,11 +60,16 @@ export function webPushProvider(config: WebPushConfig): MessageProvider {
   }
   return {
     name: 'web-push',
+    close: () => agent.destroy(),
     async send(message: OutboundMessage) {
       const subscriptions = parseRecipient(message.to)
       // Every device at once; the page counts as sent when any of them took it.
       const results = await Promise.allSettled(
-        subscriptions.map((subscription) => webpush.sendNotification(subscription as PushSubscription, message.text, options)),
+        subscriptions.map(async (subscription) => {
+          // An address given as such is never looked up, so the agent's lookup cannot check it: checked here.
+          await checkTarget(subscription.endpoint, policy)
+          return webpush.sendNotification(subscription as PushSubscription, message.text, options)
+        }),
       )
       const accepted = results.flatMap((result) => (result.status === 'fulfilled' ? [result.value] : []))
       if (accepted.length > 0) return { messageId: accepted.map((sent) => String(sent.headers.location ?? sent.statusCode)).join(' ') }
