@@ -3,7 +3,7 @@ import type { NotifierConfig } from '@svc/config'
 import type { Database, Executor } from '@svc/db'
 import { ensureQueue, inTransaction, workEach, type JobQueue } from '@svc/jobs'
 import { DeliveryError, type Channel, type MessageProvider, type OutboundEmail, type OutboundMessageRequest } from './message.js'
-import { insertOutboxRow, insertOutboxRows, markSent, markUndelivered, startAttempt } from './outbox.js'
+import { insertOutboxRow, insertOutboxRows, markSent, markUndelivered, startAttempt, type NewOutboxRow } from './outbox.js'
 import { smtpProvider } from './smtp.js'
 import { twilioProviders } from './twilio.js'
 import { webPushProvider } from './web-push.js'
@@ -124,6 +124,38 @@ export function createNotifier({ jobs, database, config, log }: NotifierDependen
     }
   }
 
+  /** A message's outbox row: pending when a provider can carry it, else held with the reason. */
+  function outboxRowOf(message: OutboundMessageRequest): NewOutboxRow {
+    const reason = providers[message.channel] ? undefined : NO_PROVIDER[message.channel]
+    return {
+      organizationId: message.organizationId,
+      channel: message.channel,
+      kind: message.kind,
+      recipient: message.to,
+      subject: message.subject ?? null,
+      bodyText: message.text,
+      bodyHtml: message.html ?? null,
+      status: reason ? 'held' : 'pending',
+      lastError: reason ?? null,
+    }
+  }
+
+  /** A held message is logged whole, so that without a provider (a laptop) its content can still be read. */
+  function logHeld(messageId: string, message: OutboundMessageRequest): void {
+    log.info(
+      {
+        messageId,
+        channel: message.channel,
+        kind: message.kind,
+        // A push recipient is the subscriptions' keys: not for logs.
+        to: message.channel === 'push' ? '(web-push subscriptions)' : message.to,
+        subject: message.subject,
+        text: message.text,
+      },
+      `${message.channel} message held in the outbox: no provider is configured`,
+    )
+  }
+
   return {
     config,
     async queueEmail(executor, email) {
@@ -140,54 +172,16 @@ export function createNotifier({ jobs, database, config, log }: NotifierDependen
       return { messageId: queued.messageId, status: queued.status }
     },
     async queueMessage(executor, message) {
-      const status = providers[message.channel] ? 'pending' : 'held'
-      const reason = status === 'held' ? NO_PROVIDER[message.channel] : undefined
-      const messageId = await insertOutboxRow(executor, {
-        organizationId: message.organizationId,
-        channel: message.channel,
-        kind: message.kind,
-        recipient: message.to,
-        subject: message.subject ?? null,
-        bodyText: message.text,
-        bodyHtml: message.html ?? null,
-        status,
-        lastError: reason ?? null,
-      })
-      if (status === 'pending') {
+      const row = outboxRowOf(message)
+      const messageId = await insertOutboxRow(executor, row)
+      if (row.status === 'pending') {
         await jobs.send(DELIVER_QUEUE, { messageId } satisfies DeliverJob, { db: inTransaction(executor), singletonKey: messageId })
-      } else {
-        log.info(
-          {
-            messageId,
-            channel: message.channel,
-            kind: message.kind,
-            // A push recipient is the subscriptions' keys: not for logs.
-            to: message.channel === 'push' ? '(web-push subscriptions)' : message.to,
-            subject: message.subject,
-            text: message.text,
-          },
-          `${message.channel} message held in the outbox: no provider is configured`,
-        )
-      }
-      return { messageId, status, ...(reason ? { reason } : {}) }
+      } else logHeld(messageId, message)
+      return { messageId, status: row.status, ...(row.lastError ? { reason: row.lastError } : {}) }
     },
     async queueMessages(executor, messages) {
       if (messages.length === 0) return
-      const rows = messages.map((message) => {
-        const reason = providers[message.channel] ? undefined : NO_PROVIDER[message.channel]
-        return {
-          id: message.id,
-          organizationId: message.organizationId,
-          channel: message.channel,
-          kind: message.kind,
-          recipient: message.to,
-          subject: message.subject ?? null,
-          bodyText: message.text,
-          bodyHtml: message.html ?? null,
-          status: reason ? ('held' as const) : ('pending' as const),
-          lastError: reason ?? null,
-        }
-      })
+      const rows = messages.map((message) => ({ ...outboxRowOf(message), id: message.id }))
       await insertOutboxRows(executor, rows)
       const pending = rows.filter((row) => row.status === 'pending')
       if (pending.length > 0) {
@@ -196,11 +190,7 @@ export function createNotifier({ jobs, database, config, log }: NotifierDependen
           { db: inTransaction(executor) },
         )
       }
-      for (const row of rows.filter((held) => held.status === 'held'))
-        log.info(
-          { messageId: row.id, channel: row.channel, kind: row.kind },
-          `${row.channel} message held in the outbox: no provider is configured`,
-        )
+      for (const message of messages) if (!providers[message.channel]) logHeld(message.id, message)
     },
     heldReason(channel) {
       return providers[channel] ? undefined : NO_PROVIDER[channel]

@@ -62,7 +62,7 @@ export const commandRoomRoutes: FastifyPluginAsyncTypebox<{ latestAnalysis: Late
     {
       schema: {
         tags: ['alerts'],
-        summary: 'The command room of a P1/P2 alert (alerting viewer)',
+        summary: 'The command room of a P1/P2 alert, or of one a workflow opened it for (alerting viewer)',
         params: AlertParams,
         querystring: Type.Object({
           windowMinutes: Type.Integer({ minimum: 1, maximum: 10_080, default: 120, description: 'How far back to look for deploys' }),

@@ -181,10 +181,15 @@ export async function recordActionOutcomes(db: Executor, runId: string, outcomes
     .execute()
 }
 
-export async function finishRun(db: Executor, runId: string, status: 'succeeded' | 'failed' | 'not_matched') {
+/** Ends a run whose actions all ran: failed when any of them failed, else succeeded. */
+export async function finishRun(db: Executor, runId: string) {
   await db
     .updateTable('divinux.workflowRuns')
-    .set({ status, finishedAt: sql<Date>`now()` })
+    .set({
+      status: sql<string>`case when actions @> '[{"status": "failed"}]'::jsonb then 'failed' else 'succeeded' end`,
+      finishedAt: sql<Date>`now()`,
+    })
     .where('id', '=', runId)
+    .where('status', '=', 'running')
     .execute()
 }

@@ -269,8 +269,7 @@ export function createWorkflowRunner(deps: WorkflowRunnerDeps) {
       deps.webhooks.wake()
       deps.escalator.afterCommit()
     }
-    const outcomes = ((await takeRun(db, job.runId))?.actions ?? []) as unknown as ActionOutcome[]
-    await finishRun(db, job.runId, outcomes.some((outcome) => outcome.status === 'failed') ? 'failed' : 'succeeded')
+    await finishRun(db, job.runId)
   }
 
   /** Queues the runs of an event's workflows, in the caller's transaction; answers how many. */
