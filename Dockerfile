@@ -26,6 +26,7 @@ COPY packages/profile/package.json packages/profile/
 COPY packages/runtime/package.json packages/runtime/
 COPY packages/testkit/package.json packages/testkit/
 COPY plugins/alerting/package.json plugins/alerting/
+COPY plugins/statuspages/package.json plugins/statuspages/
 COPY plugins/insights/package.json plugins/insights/
 COPY plugins/platform/package.json plugins/platform/
 COPY plugins/product-users/package.json plugins/product-users/

@@ -26,6 +26,7 @@ import * as contactMethods from './migrations/0024_contact_methods.js'
 import * as chatIntegrations from './migrations/0025_chat_integrations.js'
 import * as outboundWebhooks from './migrations/0026_outbound_webhooks.js'
 import * as workflows from './migrations/0027_workflows.js'
+import * as statusPages from './migrations/0028_status_pages.js'
 
 /**
  * Every migration, in order, listed by hand rather than found by scanning a folder, so a
@@ -59,4 +60,5 @@ export const migrations: Record<string, Migration> = {
   '0025_chat_integrations': chatIntegrations,
   '0026_outbound_webhooks': outboundWebhooks,
   '0027_workflows': workflows,
+  '0028_status_pages': statusPages,
 }

@@ -41,6 +41,17 @@ const owners: Record<string, string[]> = {
     'tenantBudgets',
   ],
   'product-users': ['notificationPreferences', 'contactMethods'],
+  statuspages: [
+    'statusPages',
+    'statusComponentGroups',
+    'statusComponents',
+    'statusComponentChanges',
+    'statusIncidents',
+    'statusIncidentComponents',
+    'statusIncidentUpdates',
+    'statusSubscribers',
+    'statusNotifications',
+  ],
 }
 
 const snake = (name: string) => name.replace(/[A-Z]/g, (letter) => `_${letter.toLowerCase()}`)

@@ -511,6 +511,118 @@ export interface DivinuxSilences {
   updatedAt: Generated<Timestamp>;
 }
 
+export interface DivinuxStatusComponentChanges {
+  changedAt: Generated<Timestamp>;
+  componentId: string;
+  id: Generated<number>;
+  status: string;
+}
+
+export interface DivinuxStatusComponentGroups {
+  createdAt: Generated<Timestamp>;
+  description: string | null;
+  id: Generated<string>;
+  name: string;
+  organizationId: string;
+  pageId: string;
+  position: Generated<number>;
+  updatedAt: Generated<Timestamp>;
+}
+
+export interface DivinuxStatusComponents {
+  alertServices: Generated<string[]>;
+  createdAt: Generated<Timestamp>;
+  description: string | null;
+  groupId: string | null;
+  id: Generated<string>;
+  name: string;
+  organizationId: string;
+  pageId: string;
+  position: Generated<number>;
+  showUptime: Generated<boolean>;
+  status: Generated<string>;
+  updatedAt: Generated<Timestamp>;
+}
+
+export interface DivinuxStatusIncidentComponents {
+  componentId: string;
+  incidentId: string;
+  status: string;
+}
+
+export interface DivinuxStatusIncidents {
+  alertId: string | null;
+  autoComplete: Generated<boolean>;
+  autoStart: Generated<boolean>;
+  createdAt: Generated<Timestamp>;
+  createdBy: string | null;
+  id: Generated<string>;
+  impact: string;
+  kind: string;
+  monitoringAt: Timestamp | null;
+  name: string;
+  organizationId: string;
+  pageId: string;
+  published: Generated<boolean>;
+  resolvedAt: Timestamp | null;
+  scheduledFor: Timestamp | null;
+  scheduledUntil: Timestamp | null;
+  startedAt: Generated<Timestamp>;
+  status: string;
+  updatedAt: Generated<Timestamp>;
+  workflowId: string | null;
+}
+
+export interface DivinuxStatusIncidentUpdates {
+  affectedComponents: Generated<Json>;
+  body: string;
+  createdAt: Generated<Timestamp>;
+  createdBy: string | null;
+  displayAt: Generated<Timestamp>;
+  id: Generated<string>;
+  incidentId: string;
+  status: string;
+  updatedAt: Generated<Timestamp>;
+}
+
+export interface DivinuxStatusNotifications {
+  createdAt: Generated<Timestamp>;
+  messageId: string;
+  subscriberId: string;
+  updateId: string;
+}
+
+export interface DivinuxStatusPages {
+  allowSubscribers: Generated<boolean>;
+  createdAt: Generated<Timestamp>;
+  createdBy: string | null;
+  customDomain: string | null;
+  id: Generated<string>;
+  name: string;
+  organizationId: string;
+  published: Generated<boolean>;
+  revision: Generated<number>;
+  slug: string;
+  supportUrl: string | null;
+  timeZone: Generated<string>;
+  updatedAt: Generated<Timestamp>;
+}
+
+export interface DivinuxStatusSubscribers {
+  componentIds: Generated<string[]>;
+  confirmedAt: Timestamp | null;
+  confirmTokenHash: string | null;
+  createdAt: Generated<Timestamp>;
+  email: string | null;
+  id: Generated<string>;
+  kind: string;
+  organizationId: string;
+  pageId: string;
+  secret: string | null;
+  unsubscribeToken: string;
+  url: string | null;
+}
+
 export interface DivinuxTeamMembers {
   createdAt: Generated<Timestamp>;
   organizationId: string;
@@ -645,6 +757,15 @@ export interface DB {
   "divinux.scheduleOverrides": DivinuxScheduleOverrides;
   "divinux.schedules": DivinuxSchedules;
   "divinux.silences": DivinuxSilences;
+  "divinux.statusComponentChanges": DivinuxStatusComponentChanges;
+  "divinux.statusComponentGroups": DivinuxStatusComponentGroups;
+  "divinux.statusComponents": DivinuxStatusComponents;
+  "divinux.statusIncidentComponents": DivinuxStatusIncidentComponents;
+  "divinux.statusIncidents": DivinuxStatusIncidents;
+  "divinux.statusIncidentUpdates": DivinuxStatusIncidentUpdates;
+  "divinux.statusNotifications": DivinuxStatusNotifications;
+  "divinux.statusPages": DivinuxStatusPages;
+  "divinux.statusSubscribers": DivinuxStatusSubscribers;
   "divinux.teamMembers": DivinuxTeamMembers;
   "divinux.teams": DivinuxTeams;
   "divinux.tenantBudgets": DivinuxTenantBudgets;

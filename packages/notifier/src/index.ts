@@ -15,3 +15,4 @@ export { latestOutboxRows, outboxMessage, recordDeliveryReport } from './outbox.
 export { TWILIO_STATUS_PATH, TWILIO_VOICE_PATH, twilioProviders } from './twilio.js'
 export { smtpProvider } from './smtp.js'
 export { pushRecipient, webPushProvider, type WebPushSubscription } from './web-push.js'
+export { webhookProvider, type WebhookProviderOptions, type WebhookTarget } from './webhook.js'

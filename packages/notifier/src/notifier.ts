@@ -7,6 +7,7 @@ import { insertOutboxRow, insertOutboxRows, markSent, markUndelivered, startAtte
 import { smtpProvider } from './smtp.js'
 import { twilioProviders } from './twilio.js'
 import { webPushProvider } from './web-push.js'
+import { webhookProvider, type WebhookProviderOptions } from './webhook.js'
 import { outboxDeliveries } from '@svc/metrics'
 
 /** One job per outbox message: `{ messageId }`. */
@@ -27,6 +28,8 @@ export interface NotifierDependencies {
   database: Database
   config: NotifierConfig
   log: FastifyBaseLogger
+  /** Webhook messages (status page subscribers): how a recipient's URL and secret are found. */
+  webhooks?: WebhookProviderOptions
 }
 
 export interface Notifier {
@@ -66,11 +69,11 @@ export const NO_PROVIDER: Record<Channel, string> = {
   voice: 'no voice provider is configured (set TWILIO_ACCOUNT_SID, TWILIO_AUTH_TOKEN, TWILIO_FROM): held in the outbox',
   push: 'no push provider is configured (set VAPID_PUBLIC_KEY, VAPID_PRIVATE_KEY, VAPID_SUBJECT): held in the outbox',
   chat: 'chat messages are not sent through the outbox: held',
-  webhook: 'webhooks are not sent through the outbox: held',
+  webhook: 'no webhook targets are known to this service: held in the outbox',
 }
 
 /** The providers the configuration makes available, by channel. */
-function providersOf(config: NotifierConfig): Partial<Record<Channel, MessageProvider>> {
+function providersOf(config: NotifierConfig, webhooks?: WebhookProviderOptions): Partial<Record<Channel, MessageProvider>> {
   const providers: Partial<Record<Channel, MessageProvider>> = {}
   if (config.smtpUrl) {
     const smtp = smtpProvider(config.smtpUrl, config.from)
@@ -82,12 +85,13 @@ function providersOf(config: NotifierConfig): Partial<Record<Channel, MessagePro
   }
   if (config.twilio) Object.assign(providers, twilioProviders(config.twilio))
   if (config.webPush) providers.push = webPushProvider(config.webPush)
+  if (webhooks) providers.webhook = webhookProvider(webhooks)
   return providers
 }
 
 /** The one way the services send messages (ARCHITECTURE.md, "Between surfaces"): outbox first, then a job. */
-export function createNotifier({ jobs, database, config, log }: NotifierDependencies): Notifier {
-  const providers = providersOf(config)
+export function createNotifier({ jobs, database, config, log, webhooks }: NotifierDependencies): Notifier {
+  const providers = providersOf(config, webhooks)
   let worker: string | undefined
 
   async function deliver(job: DeliverJob, attempt: Attempt): Promise<void> {

@@ -12,6 +12,7 @@ import {
   productUserRoutes,
   verifiedPhonesOf,
 } from '@svc/plugin-product-users'
+import { statusPagesSurface, subscriberWebhookTargets } from '@svc/plugin-statuspages'
 import { profileRoutes } from '@svc/profile'
 import { buildServiceApp, type Resources } from '@svc/runtime'
 
@@ -35,7 +36,9 @@ export function buildApp(config: ServiceConfig, shared?: Resources): Promise<Fas
           database: app.database,
           config: config.notifier ?? DEFAULT_NOTIFIER_CONFIG,
           log: app.log.child({ component: 'notifier' }),
+          webhooks: { resolve: subscriberWebhookTargets(app.database.db), policy: config.outbound ?? { allowPrivateTargets: false } },
         })
+        const productUrl = config.productLinkBase ?? config.publicUrls?.product ?? 'http://localhost:3003'
         app.addHook('onReady', () => notifier.start())
         app.addHook('onClose', () => notifier.stop())
         await app.register(alertingSurface, {
@@ -47,8 +50,9 @@ export function buildApp(config: ServiceConfig, shared?: Resources): Promise<Fas
           pushSubscriptions: pushSubscriptionsOf,
           notifier,
           outbound: config.outbound ?? { allowPrivateTargets: false },
-          productUrl: config.productLinkBase ?? config.publicUrls?.product ?? 'http://localhost:3003',
+          productUrl,
         })
+        await app.register(statusPagesSurface, { notifier, productUrl, outbound: config.outbound ?? { allowPrivateTargets: false } })
         await app.register(insightsSurface, { ai: config.ai })
         await app.register(profileRoutes)
         await app.register(productUserRoutes)

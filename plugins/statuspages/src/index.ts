@@ -1,0 +1,63 @@
+import type { FastifyPluginAsync } from 'fastify'
+import type { OutboundConfig } from '@svc/config'
+import type { Notifier } from '@svc/notifier'
+import { componentRoutes } from './components/routes.js'
+import { incidentRoutes } from './incidents/routes.js'
+import { createMaintenanceScheduler } from './maintenances/scheduler.js'
+import { maintenanceRoutes } from './maintenances/routes.js'
+import { pageRoutes } from './pages/routes.js'
+import { createPublicCache } from './public/cache.js'
+import { publicRoutes } from './public/routes.js'
+import { createSubscriberNotifications } from './subscribers/notifications.js'
+import { subscriberRoutes } from './subscribers/routes.js'
+
+export interface StatusPagesOptions {
+  /** The service's outbound messages: subscriber e-mail and webhooks. */
+  notifier: Notifier
+  /** The product API's public base URL: public pages and links in messages. */
+  productUrl: string
+  /** Subscriber webhook targets follow the rule of every user-given address. */
+  outbound: OutboundConfig
+}
+
+/**
+ * The status page surface of the product API (issue 15), its own encapsulated plugin: pages,
+ * components, incidents, scheduled maintenance and subscribers under
+ * `/api/v1/statuspages/organizations/:orgId/...`, and the public pages (Statuspage API v2 JSON,
+ * HTML, feeds, badge) under `/api/v1/statuspages/public/:slug/` and at custom domains.
+ */
+export const statusPagesSurface: FastifyPluginAsync<StatusPagesOptions> = async (app, options) => {
+  const cache = createPublicCache(app.database.db)
+  const changed = (pageId: string) => cache.forget(pageId)
+  const notifications = createSubscriberNotifications({
+    database: app.database,
+    jobs: app.jobs,
+    notifier: options.notifier,
+    productUrl: options.productUrl,
+    log: app.log.child({ component: 'statuspage-notifications' }),
+  })
+  const scheduler = createMaintenanceScheduler({
+    database: app.database,
+    jobs: app.jobs,
+    notifications,
+    changed,
+    log: app.log.child({ component: 'maintenance-scheduler' }),
+  })
+  app.addHook('onReady', async () => {
+    await notifications.start()
+    await scheduler.start()
+  })
+  app.addHook('onClose', async () => {
+    await scheduler.stop()
+    await notifications.stop()
+  })
+
+  await app.register(pageRoutes, { productUrl: options.productUrl, changed })
+  await app.register(componentRoutes, { changed })
+  await app.register(incidentRoutes, { notifications, changed })
+  await app.register(maintenanceRoutes, { notifications, scheduler, changed })
+  await app.register(subscriberRoutes, { notifier: options.notifier, outbound: options.outbound, productUrl: options.productUrl })
+  await app.register(publicRoutes, { cache, notifier: options.notifier, outbound: options.outbound })
+}
+
+export { searchStatusIncidents, statusIncidentSummaries, statusPagesOf, subscriberWebhookTargets } from './reads.js'

@@ -1,0 +1,200 @@
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
+import { Type } from 'typebox'
+import { auditContextOf, recordAudit } from '@svc/audit'
+import { membershipOf } from '@svc/auth'
+import { pageOf, type Executor } from '@svc/db'
+import { ConflictError, ListResponse, NullableString, PaginationQuery, invalidField } from '@svc/http'
+import { deletePage, insertPage, listPages, takenBy, updatePage, type PageFields, type PageRow } from '../queries/pages.js'
+import { MANAGED_BASE, OrgParams, PageParams, StatusPage, pageBody, tags } from '../schemas.js'
+import { auditEntry, pageOfRequest } from './access.js'
+import { publicUrlOf } from './public-url.js'
+
+const Name = Type.String({ minLength: 1, maxLength: 100, pattern: '\\S' })
+const Slug = Type.String({
+  minLength: 1,
+  maxLength: 63,
+  pattern: '^[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?$',
+  description: 'Lower-case letters, digits and hyphens; the public page is /api/v1/statuspages/public/<slug>/',
+})
+const Domain = Type.Unsafe<string | null>({
+  type: ['string', 'null'],
+  maxLength: 253,
+  pattern: '^(?=.{1,253}$)(?:[a-zA-Z0-9](?:[a-zA-Z0-9-]{0,61}[a-zA-Z0-9])?\\.)+[a-zA-Z]{2,63}$',
+  description: 'A host name (status.example.com) pointed at the product API; its Host header chooses the page',
+})
+const TimeZone = Type.String({ minLength: 1, maxLength: 64, description: 'An IANA time zone, e.g. Europe/Berlin' })
+const SupportUrl = NullableString({ maxLength: 2000, description: 'An http(s) URL shown on the public page' })
+
+const fieldsSchema = {
+  name: Name,
+  slug: Slug,
+  timeZone: Type.Optional(TimeZone),
+  customDomain: Type.Optional(Domain),
+  published: Type.Optional(Type.Boolean()),
+  allowSubscribers: Type.Optional(Type.Boolean()),
+  supportUrl: Type.Optional(SupportUrl),
+}
+
+const knownTimeZones = new Set(Intl.supportedValuesOf('timeZone'))
+
+function checkFields(fields: Partial<PageFields>): void {
+  if (fields.timeZone !== undefined && fields.timeZone !== 'UTC' && !knownTimeZones.has(fields.timeZone))
+    throw invalidField('timeZone', 'must be an IANA time zone')
+  if (fields.supportUrl && !/^https?:\/\/[^\s]+$/.test(fields.supportUrl)) throw invalidField('supportUrl', 'must be an http or https URL')
+}
+
+const audited = (row: PageRow) => ({
+  name: row.name,
+  slug: row.slug,
+  customDomain: row.customDomain,
+  published: row.published,
+  allowSubscribers: row.allowSubscribers,
+})
+
+/**
+ * Status pages (issue 15): reading needs statuspages viewer, changing statuspages manager.
+ * Slugs and custom domains are unique across organizations (they choose the public page).
+ */
+export const pageRoutes: FastifyPluginAsyncTypebox<{ productUrl: string; changed: (pageId: string) => void }> = async (app, options) => {
+  const db = app.database.db
+  const viewer = app.requireProductRole('statuspages', 'viewer')
+  const manager = app.requireProductRole('statuspages', 'manager')
+  const body = (row: PageRow) => pageBody(row, publicUrlOf(options.productUrl, row))
+  const refuseTaken = async (executor: Executor, fields: { slug?: string; customDomain?: string | null }, exceptPageId?: string) => {
+    const taken = await takenBy(executor, fields, exceptPageId)
+    if (taken.slug) throw new ConflictError(`slug: ${fields.slug} is taken by another status page`)
+    if (taken.customDomain) throw new ConflictError(`customDomain: ${fields.customDomain} is taken by another status page`)
+  }
+
+  app.get(
+    `${MANAGED_BASE}/pages`,
+    {
+      schema: {
+        tags,
+        summary: 'List status pages (statuspages viewer)',
+        params: OrgParams,
+        querystring: PaginationQuery,
+        response: { 200: ListResponse(StatusPage) },
+      },
+      onRequest: viewer,
+    },
+    async (request) => {
+      const { page, limit } = request.query
+      const { rows, total } = await listPages(db, membershipOf(request).organizationId, pageOf({ page, limit }))
+      return { data: rows.map(body), meta: { page, limit, total } }
+    },
+  )
+
+  app.get(
+    `${MANAGED_BASE}/pages/:pageId`,
+    {
+      schema: { tags, summary: 'A status page (statuspages viewer)', params: PageParams, response: { 200: StatusPage } },
+      onRequest: viewer,
+    },
+    async (request) => body(await pageOfRequest(db, request)),
+  )
+
+  app.post(
+    `${MANAGED_BASE}/pages`,
+    {
+      schema: {
+        tags,
+        summary: 'Create a status page (statuspages manager); unpublished unless `published` says so',
+        params: OrgParams,
+        body: Type.Object(fieldsSchema, { additionalProperties: false }),
+        response: { 201: StatusPage },
+      },
+      onRequest: manager,
+    },
+    async (request, reply) => {
+      const { organizationId } = membershipOf(request)
+      const fields: PageFields = {
+        name: request.body.name.trim(),
+        slug: request.body.slug,
+        timeZone: request.body.timeZone ?? 'UTC',
+        customDomain: request.body.customDomain?.toLowerCase() ?? null,
+        published: request.body.published ?? false,
+        allowSubscribers: request.body.allowSubscribers ?? true,
+        supportUrl: request.body.supportUrl ?? null,
+      }
+      checkFields(fields)
+      await refuseTaken(db, fields)
+      const created = await db.transaction().execute(async (trx) => {
+        const row = await insertPage(trx, organizationId, fields, request.user.userId)
+        await recordAudit(trx, auditContextOf(request), {
+          ...auditEntry(organizationId, 'status_page', row.id),
+          action: 'status_page.created',
+          after: audited(row),
+        })
+        return row
+      })
+      return reply.code(201).send(body(created))
+    },
+  )
+
+  app.patch(
+    `${MANAGED_BASE}/pages/:pageId`,
+    {
+      schema: {
+        tags,
+        summary: 'Change a status page (statuspages manager)',
+        params: PageParams,
+        body: Type.Object(
+          { ...fieldsSchema, name: Type.Optional(Name), slug: Type.Optional(Slug) },
+          { additionalProperties: false, minProperties: 1 },
+        ),
+        response: { 200: StatusPage },
+      },
+      onRequest: manager,
+    },
+    async (request) => {
+      const { organizationId } = membershipOf(request)
+      const fields: Partial<PageFields> = { ...request.body }
+      if (fields.name !== undefined) fields.name = fields.name.trim()
+      if (fields.customDomain) fields.customDomain = fields.customDomain.toLowerCase()
+      checkFields(fields)
+      const updated = await db.transaction().execute(async (trx) => {
+        const before = await pageOfRequest(trx, request, true)
+        await refuseTaken(trx, { slug: fields.slug, customDomain: fields.customDomain }, before.id)
+        const row = await updatePage(trx, organizationId, before.id, fields)
+        await recordAudit(trx, auditContextOf(request), {
+          ...auditEntry(organizationId, 'status_page', row.id),
+          action: 'status_page.updated',
+          before: audited(before),
+          after: audited(row),
+        })
+        return row
+      })
+      options.changed(updated.id)
+      return body(updated)
+    },
+  )
+
+  app.delete(
+    `${MANAGED_BASE}/pages/:pageId`,
+    {
+      schema: {
+        tags,
+        summary: 'Delete a status page with everything on it (statuspages manager)',
+        params: PageParams,
+        response: { 204: Type.Null() },
+      },
+      onRequest: manager,
+    },
+    async (request, reply) => {
+      const { organizationId } = membershipOf(request)
+      const page = await db.transaction().execute(async (trx) => {
+        const row = await pageOfRequest(trx, request, true)
+        await deletePage(trx, organizationId, row.id)
+        await recordAudit(trx, auditContextOf(request), {
+          ...auditEntry(organizationId, 'status_page', row.id),
+          action: 'status_page.deleted',
+          before: audited(row),
+        })
+        return row
+      })
+      options.changed(page.id)
+      return reply.code(204).send(null)
+    },
+  )
+}

@@ -1,0 +1,107 @@
+import { createHash } from 'node:crypto'
+import type { Executor } from '@svc/db'
+
+/** How long a replica trusts what it read of a page without asking the database again. */
+export const FRESH_FOR_MS = 1_000
+
+export interface PublicPage {
+  id: string
+  organizationId: string
+  name: string
+  slug: string
+  timeZone: string
+  customDomain: string | null
+  allowSubscribers: boolean
+  supportUrl: string | null
+  revision: number
+  updatedAt: Date
+}
+
+export interface RenderedDocument {
+  body: string
+  etag: string
+  contentType: string
+}
+
+interface Known<T> {
+  value: T
+  checkedAt: number
+}
+
+/**
+ * The public documents of published pages, rendered once per page revision and kept in memory.
+ * Every change to a page grows its revision in the database (queries/pages.ts `touchPage`); a
+ * replica asks for the revision at most once a second per page, so a change made on another
+ * replica shows within a second, and one made on this replica at once (`forget`).
+ * Time-dependent documents (uptime) add their own period to the key.
+ */
+export function createPublicCache(db: Executor, now: () => number = Date.now) {
+  const pages = new Map<string, Known<PublicPage | null>>()
+  const documents = new Map<string, RenderedDocument>()
+
+  const columns = [
+    'id',
+    'organizationId',
+    'name',
+    'slug',
+    'timeZone',
+    'customDomain',
+    'allowSubscribers',
+    'supportUrl',
+    'revision',
+    'updatedAt',
+  ] as const
+
+  async function lookup(key: string, by: 'slug' | 'customDomain', value: string): Promise<PublicPage | null> {
+    const known = pages.get(key)
+    if (known && now() - known.checkedAt < FRESH_FOR_MS) return known.value
+    const row = await db
+      .selectFrom('divinux.statusPages')
+      .select(columns)
+      .where(by, '=', value)
+      .where('published', '=', true)
+      .executeTakeFirst()
+    const page = row ? { ...row, revision: Number(row.revision) } : null
+    if (known?.value && (!page || known.value.revision !== page.revision)) dropDocuments(known.value.id)
+    pages.set(key, { value: page, checkedAt: now() })
+    return page
+  }
+
+  function dropDocuments(pageId: string): void {
+    for (const key of documents.keys()) if (key.startsWith(`${pageId}:`)) documents.delete(key)
+  }
+
+  return {
+    /** The published page with this slug, or null. */
+    bySlug: (slug: string) => lookup(`slug:${slug}`, 'slug', slug),
+    /** The published page at this custom domain, or null. */
+    byDomain: (host: string) => lookup(`host:${host}`, 'customDomain', host),
+    /** A document of the page at its revision, rendered by `render` when not cached yet. */
+    async document(
+      page: PublicPage,
+      name: string,
+      render: () => Promise<{ body: string; contentType: string }>,
+    ): Promise<RenderedDocument> {
+      const key = `${page.id}:${page.revision}:${name}`
+      const cached = documents.get(key)
+      if (cached) return cached
+      // A document of an earlier period (`uptime@<minute>`) or revision is not asked for again.
+      const base = name.split('@')[0]
+      for (const other of documents.keys()) {
+        const [pageId, , otherName = ''] = other.split(':')
+        if (pageId === page.id && otherName.split('@')[0] === base) documents.delete(other)
+      }
+      const rendered = await render()
+      const document = { ...rendered, etag: `"${createHash('sha1').update(rendered.body).digest('base64url')}"` }
+      documents.set(key, document)
+      return document
+    },
+    /** A page changed here: this replica reads it again at its next request. */
+    forget(pageId: string): void {
+      for (const [key, known] of pages) if (!known.value || known.value.id === pageId) pages.delete(key)
+      dropDocuments(pageId)
+    },
+  }
+}
+
+export type PublicCache = ReturnType<typeof createPublicCache>

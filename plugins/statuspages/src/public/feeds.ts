@@ -1,0 +1,45 @@
+import escapeHtml from 'escape-html'
+import { Feed } from 'feed'
+import type { Executor } from '@svc/db'
+import { progressWords, type IncidentStatus, type MaintenanceStatus } from '../model.js'
+import { publicRecords } from '../queries/public.js'
+import type { PublicPage } from './cache.js'
+import { HISTORY_LIMIT } from './documents.js'
+
+/**
+ * The page's history as a feed (the `feed` package writes Atom 1.0 and RSS 2.0): the newest
+ * incidents and maintenances, each entry holding its updates, newest first.
+ */
+export async function renderFeed(db: Executor, page: PublicPage, root: string, format: 'atom' | 'rss'): Promise<string> {
+  const [incidents, maintenances] = await Promise.all([
+    publicRecords(db, page.id, 'incident', { which: 'recent', limit: HISTORY_LIMIT }),
+    publicRecords(db, page.id, 'maintenance', { which: 'recent', limit: HISTORY_LIMIT }),
+  ])
+  const records = [...incidents, ...maintenances].sort((a, b) => b.updatedAt.getTime() - a.updatedAt.getTime()).slice(0, HISTORY_LIMIT)
+  const feed = new Feed({
+    id: root,
+    title: `${page.name} status history`,
+    link: root,
+    updated: records[0]?.updatedAt ?? page.updatedAt,
+    generator: 'incident-platform',
+    copyright: page.name,
+    feedLinks: { atom: `${root}history.atom`, rss: `${root}history.rss` },
+  })
+  for (const record of records) {
+    const content = record.updates
+      .map(
+        (update) =>
+          `<p><small>${update.displayAt.toISOString()}</small><br><strong>${progressWords[update.status as IncidentStatus | MaintenanceStatus] ?? update.status}</strong> - ${escapeHtml(update.body)}</p>`,
+      )
+      .join('')
+    feed.addItem({
+      id: `${root}#${record.kind}-${record.id}`,
+      title: record.name,
+      link: `${root}#${record.kind}-${record.id}`,
+      date: record.updatedAt,
+      published: record.createdAt,
+      content,
+    })
+  }
+  return format === 'atom' ? feed.atom1() : feed.rss2()
+}

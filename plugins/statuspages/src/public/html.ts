@@ -1,0 +1,165 @@
+import escapeHtml from 'escape-html'
+import type { Executor } from '@svc/db'
+import { progressWords, statusWords, type ComponentStatus, type IncidentStatus, type MaintenanceStatus } from '../model.js'
+import { publicComponents, publicRecords, type PublicRecord } from '../queries/public.js'
+import type { PublicPage } from './cache.js'
+import { HISTORY_LIMIT, componentUptimes } from './documents.js'
+import type { UptimeDay } from './uptime.js'
+import { v2Status } from './v2.js'
+
+const colors: Record<ComponentStatus, string> = {
+  operational: '#2e8540',
+  under_maintenance: '#3558a8',
+  degraded_performance: '#c9a100',
+  partial_outage: '#d9700a',
+  major_outage: '#c0262d',
+}
+const indicatorColors = {
+  none: colors.operational,
+  minor: colors.degraded_performance,
+  major: colors.partial_outage,
+  critical: colors.major_outage,
+}
+
+const STYLE = `
+body{font-family:system-ui,-apple-system,"Segoe UI",Roboto,sans-serif;margin:0;background:#f6f7f9;color:#1d2330}
+main{max-width:860px;margin:0 auto;padding:24px 16px 48px}
+h1{font-size:1.6rem;margin:0 0 16px}h2{font-size:1.15rem;margin:32px 0 12px}
+.banner{color:#fff;border-radius:6px;padding:16px 20px;font-size:1.15rem;font-weight:600}
+.card{background:#fff;border:1px solid #dde1e7;border-radius:6px;padding:12px 16px;margin:8px 0}
+.component{display:flex;justify-content:space-between;align-items:baseline;gap:12px}
+.status{font-size:.9rem;font-weight:600}
+.bars{display:flex;gap:2px;margin:8px 0 2px;height:28px}
+.bars span{flex:1;border-radius:2px;background:#d5d9e0}
+.legend{display:flex;justify-content:space-between;font-size:.75rem;color:#5d6675}
+.group>.name{font-weight:600}.group .card{margin-left:12px}
+.update{margin:8px 0 0;font-size:.95rem}.update time,.meta{color:#5d6675;font-size:.8rem}
+form{display:flex;gap:8px;flex-wrap:wrap}input[type=email]{flex:1;min-width:200px;padding:8px;border:1px solid #c3c9d2;border-radius:4px}
+button{padding:8px 14px;border:0;border-radius:4px;background:#1d2330;color:#fff}
+footer{margin-top:40px;font-size:.8rem;color:#5d6675}a{color:#3558a8}`
+
+export interface HtmlLinks {
+  /** The page's public root, ending in `/`. */
+  root: string
+}
+
+const e = (text: string | null | undefined) => escapeHtml(text ?? '')
+
+const formats = new Map<string, Intl.DateTimeFormat>()
+
+/** A date and time in the page's time zone, for people: "24 Nov 2026, 09:30 CET". */
+function when(date: Date, timeZone: string): string {
+  let format = formats.get(timeZone)
+  if (!format) {
+    format = new Intl.DateTimeFormat('en-GB', {
+      day: 'numeric',
+      month: 'short',
+      year: 'numeric',
+      hour: '2-digit',
+      minute: '2-digit',
+      timeZone,
+      timeZoneName: 'short',
+    })
+    formats.set(timeZone, format)
+  }
+  return format.format(date)
+}
+
+function bar(day: UptimeDay): string {
+  const color =
+    day.uptime === null
+      ? '#d5d9e0'
+      : day.majorOutageSeconds > 0
+        ? colors.major_outage
+        : day.partialOutageSeconds > 0
+          ? colors.partial_outage
+          : day.degradedSeconds > 0
+            ? colors.degraded_performance
+            : colors.operational
+  const words = day.uptime === null ? 'no data' : `${day.uptime}% uptime`
+  return `<span style="background:${color}" title="${day.date}: ${words}"></span>`
+}
+
+function recordHtml(record: PublicRecord, timeZone: string): string {
+  const updates = record.updates
+    .map(
+      (update) =>
+        `<p class="update"><strong>${e(progressWords[update.status as IncidentStatus | MaintenanceStatus] ?? update.status)}</strong> – ${e(update.body)}<br><time datetime="${update.displayAt.toISOString()}">${e(when(update.displayAt, timeZone))}</time></p>`,
+    )
+    .join('')
+  const window =
+    record.kind === 'maintenance' && record.scheduledFor && record.scheduledUntil
+      ? `<div class="meta">Scheduled ${e(when(record.scheduledFor, timeZone))} – ${e(when(record.scheduledUntil, timeZone))}</div>`
+      : ''
+  return `<article class="card" id="${record.kind}-${record.id}"><strong>${e(record.name)}</strong>${window}${updates}</article>`
+}
+
+/**
+ * The public page, rendered on the server as plain HTML and CSS (no script: it works with
+ * JavaScript off): overall status, components with their 90-day uptime bars, unresolved
+ * incidents, maintenance in progress and upcoming, the subscription form, and incident history.
+ */
+export async function renderHtml(db: Executor, page: PublicPage, links: HtmlLinks, now: Date): Promise<string> {
+  const [content, unresolved, current, history] = await Promise.all([
+    publicComponents(db, page.id),
+    publicRecords(db, page.id, 'incident', { which: 'unresolved' }),
+    publicRecords(db, page.id, 'maintenance', { which: 'current' }),
+    publicRecords(db, page.id, 'incident', { which: 'recent', limit: HISTORY_LIMIT }),
+  ])
+  const status = v2Status(content, unresolved)
+  const uptimes = await componentUptimes(
+    db,
+    page.id,
+    content.components.filter((component) => component.showUptime),
+    now,
+  )
+  const componentHtml = (component: (typeof content.components)[number]) => {
+    const uptime = uptimes.get(component.id)
+    const bars = uptime
+      ? `<div class="bars" aria-label="Uptime over the last 90 days">${uptime.days.map(bar).join('')}</div><div class="legend"><span>90 days ago</span><span>${uptime.uptimePercentage ?? '–'}% uptime</span><span>Today</span></div>`
+      : ''
+    const description = component.description ? `<div class="meta">${e(component.description)}</div>` : ''
+    return `<div class="card"><div class="component"><span class="name">${e(component.name)}</span><span class="status" style="color:${colors[component.status as ComponentStatus]}">${statusWords[component.status as ComponentStatus]}</span></div>${description}${bars}</div>`
+  }
+  const grouped = content.groups
+    .map((group) => {
+      const members = content.components.filter((component) => component.groupId === group.id)
+      return {
+        position: group.position,
+        html: `<section class="group"><div class="name">${e(group.name)}</div>${members.map(componentHtml).join('')}</section>`,
+      }
+    })
+    .concat(
+      content.components
+        .filter((component) => !component.groupId)
+        .map((component) => ({ position: component.position, html: componentHtml(component) })),
+    )
+    .sort((a, b) => a.position - b.position)
+    .map((item) => item.html)
+    .join('')
+  const active = current.filter((record) => record.status !== 'scheduled')
+  const upcoming = current.filter((record) => record.status === 'scheduled')
+  const past = history.filter((record) => record.status === 'resolved')
+  const section = (title: string, records: PublicRecord[]) =>
+    records.length > 0 ? `<h2>${title}</h2>${records.map((record) => recordHtml(record, page.timeZone)).join('')}` : ''
+  const subscribe = page.allowSubscribers
+    ? `<h2>Subscribe to updates</h2><form method="post" action="${e(links.root)}subscribers"><input type="email" name="email" required placeholder="you@example.com" aria-label="E-mail address"><button type="submit">Subscribe</button></form>`
+    : ''
+  const support = page.supportUrl ? ` · <a href="${e(page.supportUrl)}">Support</a>` : ''
+  return `<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1">
+<title>${e(page.name)} Status</title>
+<link rel="alternate" type="application/atom+xml" title="${e(page.name)} status history" href="${e(links.root)}history.atom">
+<link rel="alternate" type="application/rss+xml" title="${e(page.name)} status history" href="${e(links.root)}history.rss">
+<style>${STYLE}</style></head>
+<body><main>
+<h1>${e(page.name)}</h1>
+<div class="banner" style="background:${indicatorColors[status.indicator]}" data-indicator="${status.indicator}">${e(status.description)}</div>
+${section('Active incidents', unresolved)}${section('Maintenance in progress', active)}
+<h2>Components</h2>${grouped || '<p class="meta">No components yet.</p>'}
+${section('Upcoming maintenance', upcoming)}${subscribe}
+<h2>Incident history</h2>${past.length > 0 ? past.map((record) => recordHtml(record, page.timeZone)).join('') : '<p class="meta">No incidents reported.</p>'}
+<footer>Times in ${e(page.timeZone)} · <a href="${e(links.root)}history.atom">Atom</a> · <a href="${e(links.root)}history.rss">RSS</a> · <a href="${e(links.root)}api/v2/summary.json">API</a>${support}</footer>
+</main></body></html>
+`
+}

@@ -1,0 +1,323 @@
+import formbody from '@fastify/formbody'
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
+import type { FastifyReply, FastifyRequest } from 'fastify'
+import { Type } from 'typebox'
+import escapeHtml from 'escape-html'
+import type { OutboundConfig } from '@svc/config'
+import { NotFoundError, publicCors } from '@svc/http'
+import type { Notifier } from '@svc/notifier'
+import { publicComponents, publicRecords } from '../queries/public.js'
+import { confirmSubscriber, unsubscribe } from '../queries/subscribers.js'
+import { subscribe, tokenHash } from '../subscribers/subscribe.js'
+import { renderBadge } from './badge.js'
+import type { PublicCache, PublicPage } from './cache.js'
+import { jsonDocuments, renderJson, type JsonDocument } from './documents.js'
+import { renderFeed } from './feeds.js'
+import { renderHtml } from './html.js'
+import { v2Status } from './v2.js'
+
+export const PUBLIC_BASE = '/api/v1/statuspages/public/:slug'
+/** Browsers and proxies keep a public document this long, then revalidate it with its ETag. */
+export const PUBLIC_MAX_AGE_SECONDS = 30
+const tags = ['statuspages-public']
+
+export interface PublicRouteOptions {
+  cache: PublicCache
+  notifier: Notifier
+  outbound: OutboundConfig
+}
+
+interface Located {
+  page: PublicPage
+  /** The page's public root as this request reached it, ending in `/`. */
+  root: string
+}
+
+const SlugParams = Type.Object({ slug: Type.String({ maxLength: 63 }) })
+const Token = Type.Object({ token: Type.String({ minLength: 10, maxLength: 100 }) })
+const SubscribeBody = Type.Union([
+  Type.Object(
+    {
+      email: Type.String({ format: 'email', maxLength: 320 }),
+      componentIds: Type.Optional(Type.Array(Type.String(), { maxItems: 100, uniqueItems: true })),
+    },
+    { additionalProperties: false },
+  ),
+  Type.Object(
+    {
+      url: Type.String({ minLength: 10, maxLength: 2000 }),
+      componentIds: Type.Optional(Type.Array(Type.String(), { maxItems: 100, uniqueItems: true })),
+    },
+    { additionalProperties: false },
+  ),
+])
+const Subscribed = Type.Object({
+  id: Type.String({ format: 'uuid' }),
+  kind: Type.Enum(['email', 'webhook'] as const),
+  confirmed: Type.Boolean({ description: 'false: a confirmation link was e-mailed; nothing is sent before it is followed' }),
+  secret: Type.Optional(Type.String({ description: 'Webhook subscribers: the Standard Webhooks signing secret, shown once' })),
+  unsubscribeUrl: Type.Optional(Type.String()),
+})
+
+/** A person's browser gets a page (the form on the status page posts form-encoded), not JSON. */
+function htmlAnswer(reply: FastifyReply, status: number, html: string) {
+  return reply.code(status).type('text/html; charset=utf-8').header('cache-control', 'no-store').send(html)
+}
+
+const minute = (now: Date) => now.toISOString().slice(0, 16)
+
+function message(title: string, words: string): string {
+  return `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1"><title>${escapeHtml(title)}</title></head><body style="font-family:system-ui,sans-serif;max-width:560px;margin:48px auto;padding:0 16px"><h1 style="font-size:1.4rem">${escapeHtml(title)}</h1><p>${words}</p></body></html>`
+}
+
+/**
+ * The public status pages (issue 15), without credentials: at `/api/v1/statuspages/public/<slug>/`
+ * and at the root of a page's custom domain (the Host header chooses the page). Every document is
+ * rendered once per page revision (public/cache.ts), answered with `Cache-Control`, an `ETag` (304
+ * for `If-None-Match`) and `Access-Control-Allow-Origin: *`. Unpublished pages are 404. The
+ * service's per-address limit applies.
+ */
+export const publicRoutes: FastifyPluginAsyncTypebox<PublicRouteOptions> = async (app, options) => {
+  const db = app.database.db
+  const { cache } = options
+  await app.register(formbody)
+
+  const bySlug = async (request: FastifyRequest): Promise<Located> => {
+    const { slug } = request.params as { slug: string }
+    const page = await cache.bySlug(slug)
+    if (!page) throw new NotFoundError('status page')
+    return { page, root: `${app.publicBaseUrl(request)}/api/v1/statuspages/public/${page.slug}/` }
+  }
+  const byHost = async (request: FastifyRequest): Promise<Located> => {
+    const host = request.hostname.toLowerCase()
+    const page = await cache.byDomain(host)
+    if (!page) throw new NotFoundError('status page')
+    return { page, root: `${request.protocol}://${request.host}/` }
+  }
+
+  async function send(
+    request: FastifyRequest,
+    reply: FastifyReply,
+    located: Located,
+    name: string,
+    render: () => Promise<{ body: string; contentType: string }>,
+  ) {
+    const document = await cache.document(located.page, `${name}|${located.root}`, render)
+    reply
+      .header('cache-control', `public, max-age=${PUBLIC_MAX_AGE_SECONDS}`)
+      .header('etag', document.etag)
+      .header('vary', 'Accept-Encoding')
+    if (request.headers['if-none-match'] === document.etag) return reply.code(304).send()
+    return reply.type(document.contentType).send(document.body)
+  }
+
+  const json = (document: JsonDocument) => async (request: FastifyRequest, reply: FastifyReply, located: Located) => {
+    const now = new Date()
+    const name = document === 'uptime' ? `${document}@${minute(now)}` : document
+    return send(request, reply, located, name, async () => ({
+      body: JSON.stringify(await renderJson(db, located.page, document, located.root, now)),
+      contentType: 'application/json; charset=utf-8',
+    }))
+  }
+
+  const documents: Array<{
+    path: string
+    summary: string
+    handle: (request: FastifyRequest, reply: FastifyReply, located: Located) => Promise<unknown>
+  }> = [
+    ...jsonDocuments.map((document) => ({
+      path: `/api/v2/${document}.json`,
+      summary: `Statuspage API v2: ${document}.json`,
+      handle: json(document),
+    })),
+    {
+      path: '/',
+      summary: 'The status page (HTML, no script needed)',
+      handle: (request, reply, located) => {
+        const now = new Date()
+        return send(request, reply, located, `html@${minute(now)}`, async () => ({
+          body: await renderHtml(db, located.page, { root: located.root }, now),
+          contentType: 'text/html; charset=utf-8',
+        }))
+      },
+    },
+    {
+      path: '/history.atom',
+      summary: 'Incident history as an Atom feed',
+      handle: (request, reply, located) =>
+        send(request, reply, located, 'atom', async () => ({
+          body: await renderFeed(db, located.page, located.root, 'atom'),
+          contentType: 'application/atom+xml; charset=utf-8',
+        })),
+    },
+    {
+      path: '/history.rss',
+      summary: 'Incident history as an RSS feed',
+      handle: (request, reply, located) =>
+        send(request, reply, located, 'rss', async () => ({
+          body: await renderFeed(db, located.page, located.root, 'rss'),
+          contentType: 'application/rss+xml; charset=utf-8',
+        })),
+    },
+    {
+      path: '/badge.svg',
+      summary: 'The page’s status as an SVG badge',
+      handle: (request, reply, located) =>
+        send(request, reply, located, 'badge', async () => {
+          const [content, unresolved] = await Promise.all([
+            publicComponents(db, located.page.id),
+            publicRecords(db, located.page.id, 'incident', { which: 'unresolved' }),
+          ])
+          return { body: renderBadge(located.page.name, v2Status(content, unresolved)), contentType: 'image/svg+xml; charset=utf-8' }
+        }),
+    },
+  ]
+
+  for (const document of documents) {
+    const config = { public: true, cors: publicCors }
+    app.get(
+      `${PUBLIC_BASE}${document.path}`,
+      { schema: { tags, summary: document.summary, params: SlugParams }, config },
+      async (request, reply) => document.handle(request, reply, await bySlug(request)),
+    )
+    app.get(
+      document.path,
+      { schema: { tags, summary: `${document.summary}, at a page’s custom domain`, hide: true }, config },
+      async (request, reply) => document.handle(request, reply, await byHost(request)),
+    )
+  }
+  // The page without its trailing slash: the links on it are relative to its root.
+  app.get(
+    PUBLIC_BASE,
+    { schema: { tags, summary: 'The status page (redirects to its root)', params: SlugParams }, config: { public: true } },
+    async (request, reply) => {
+      const located = await bySlug(request)
+      return reply.redirect(located.root, 301)
+    },
+  )
+
+  const context = (located: Located) => ({
+    notifier: options.notifier,
+    outbound: options.outbound,
+    confirmUrl: (token: string) => `${located.root}subscribers/confirm?token=${token}`,
+  })
+  const wantsHtml = (request: FastifyRequest) => request.headers['content-type']?.startsWith('application/x-www-form-urlencoded') ?? false
+
+  for (const [base, locate] of [
+    [PUBLIC_BASE, bySlug],
+    ['', byHost],
+  ] as const) {
+    const hide = base === ''
+    app.post(
+      `${base}/subscribers`,
+      {
+        schema: {
+          tags,
+          summary: 'Subscribe by e-mail (a confirmation link is sent) or webhook (confirmed at once)',
+          ...(hide ? { hide } : { params: SlugParams }),
+          body: SubscribeBody,
+          response: { 201: Subscribed, 202: Subscribed },
+        },
+        config: { public: true, cors: publicCors },
+      },
+      async (request, reply) => {
+        const located = await locate(request)
+        const result = await db.transaction().execute((trx) => subscribe(trx, context(located), located.page, request.body))
+        if (result.kind === 'email') options.notifier.wake()
+        if (wantsHtml(request))
+          return htmlAnswer(
+            reply,
+            202,
+            message(
+              'Almost there',
+              `We sent a confirmation link to your address. Follow it to receive ${escapeHtml(located.page.name)} status updates.`,
+            ),
+          )
+        return reply
+          .code(result.kind === 'email' ? 202 : 201)
+          .send(result.kind === 'email' ? { id: result.id, kind: result.kind, confirmed: false } : result)
+      },
+    )
+
+    app.get(
+      `${base}/subscribers/confirm`,
+      {
+        schema: {
+          tags,
+          summary: 'Confirm an e-mail subscription (the link in the confirmation message)',
+          ...(hide ? { hide } : { params: SlugParams }),
+          querystring: Token,
+        },
+        config: { public: true },
+      },
+      async (request, reply) => {
+        const located = await locate(request)
+        const confirmed = await confirmSubscriber(db, tokenHash(request.query.token))
+        const ok = confirmed?.pageId === located.page.id
+        return reply
+          .code(ok ? 200 : 404)
+          .type('text/html; charset=utf-8')
+          .send(
+            ok
+              ? message(
+                  'Subscribed',
+                  `You will receive ${escapeHtml(located.page.name)} status updates. Every message carries a link to unsubscribe.`,
+                )
+              : message('Link not valid', 'This confirmation link is not valid any more. Subscribe again to get a new one.'),
+          )
+      },
+    )
+
+    // A link in a message must not unsubscribe by being fetched (mail scanners fetch links):
+    // GET shows a button, POST unsubscribes (RFC 8058's one-click POST works too).
+    app.get(
+      `${base}/subscribers/unsubscribe`,
+      {
+        schema: {
+          tags,
+          summary: 'The unsubscribe page (a button that POSTs)',
+          ...(hide ? { hide } : { params: SlugParams }),
+          querystring: Token,
+        },
+        config: { public: true },
+      },
+      async (request, reply) => {
+        const located = await locate(request)
+        const action = `${located.root}subscribers/unsubscribe?token=${encodeURIComponent(request.query.token)}`
+        return reply
+          .type('text/html; charset=utf-8')
+          .send(
+            message(
+              `Unsubscribe from ${located.page.name}`,
+              `<form method="post" action="${escapeHtml(action)}"><button type="submit">Unsubscribe</button></form>`,
+            ),
+          )
+      },
+    )
+    app.post(
+      `${base}/subscribers/unsubscribe`,
+      {
+        schema: {
+          tags,
+          summary: 'Unsubscribe (e-mail or webhook) with the token of any message',
+          ...(hide ? { hide } : { params: SlugParams }),
+          querystring: Token,
+        },
+        config: { public: true, cors: publicCors },
+      },
+      async (request, reply) => {
+        const located = await locate(request)
+        const removed = await db.transaction().execute(async (trx) => {
+          const row = await unsubscribe(trx, request.query.token)
+          // Another page's token (through this page's address) removes nothing.
+          if (row && row.pageId !== located.page.id) throw new NotFoundError('subscription')
+          return row
+        })
+        if (!removed) throw new NotFoundError('subscription')
+        return reply
+          .type('text/html; charset=utf-8')
+          .send(message('Unsubscribed', `You will not receive ${escapeHtml(located.page.name)} status updates any more.`))
+      },
+    )
+  }
+}

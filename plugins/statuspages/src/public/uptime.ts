@@ -1,0 +1,73 @@
+import type { ComponentStatus } from '../model.js'
+
+/** A partial outage counts as this share of downtime (Statuspage weighs it the same way); a major outage counts fully. */
+export const PARTIAL_OUTAGE_WEIGHT = 0.3
+export const UPTIME_DAYS = 90
+const DAY_MS = 86_400_000
+
+export interface StatusChange {
+  status: ComponentStatus
+  changedAt: Date
+}
+
+export interface UptimeDay {
+  /** The UTC day, YYYY-MM-DD. */
+  date: string
+  /** 0–100 with three decimals; null for a day the component did not exist or spent wholly in maintenance. */
+  uptime: number | null
+  majorOutageSeconds: number
+  partialOutageSeconds: number
+  degradedSeconds: number
+  maintenanceSeconds: number
+}
+
+export interface Uptime {
+  uptimePercentage: number | null
+  days: UptimeDay[]
+}
+
+const percent = (share: number) => Math.round(share * 100_000) / 1000
+
+/**
+ * A component's uptime over the last `UPTIME_DAYS` UTC days (today included, up to `now`), from
+ * its status changes in order (the first may be older than the window: it is the status the
+ * window starts in). Time under maintenance is left out of the measure; degraded performance
+ * counts as up.
+ */
+export function uptimeOf(changes: StatusChange[], now: Date, days = UPTIME_DAYS): Uptime {
+  const today = Math.floor(now.getTime() / DAY_MS) * DAY_MS
+  const windowStart = today - (days - 1) * DAY_MS
+  const segments = changes.map((change, index) => ({
+    status: change.status,
+    from: change.changedAt.getTime(),
+    to: changes[index + 1]?.changedAt.getTime() ?? now.getTime(),
+  }))
+  const totals = { measured: 0, down: 0 }
+  const result: UptimeDay[] = []
+  for (let day = windowStart; day <= today; day += DAY_MS) {
+    const seconds: Record<ComponentStatus, number> = {
+      operational: 0,
+      degraded_performance: 0,
+      partial_outage: 0,
+      major_outage: 0,
+      under_maintenance: 0,
+    }
+    for (const segment of segments) {
+      const overlap = Math.min(segment.to, day + DAY_MS, now.getTime()) - Math.max(segment.from, day)
+      if (overlap > 0) seconds[segment.status] += overlap / 1000
+    }
+    const measured = seconds.operational + seconds.degraded_performance + seconds.partial_outage + seconds.major_outage
+    const down = seconds.major_outage + PARTIAL_OUTAGE_WEIGHT * seconds.partial_outage
+    totals.measured += measured
+    totals.down += down
+    result.push({
+      date: new Date(day).toISOString().slice(0, 10),
+      uptime: measured > 0 ? percent(1 - down / measured) : null,
+      majorOutageSeconds: Math.round(seconds.major_outage),
+      partialOutageSeconds: Math.round(seconds.partial_outage),
+      degradedSeconds: Math.round(seconds.degraded_performance),
+      maintenanceSeconds: Math.round(seconds.under_maintenance),
+    })
+  }
+  return { uptimePercentage: totals.measured > 0 ? percent(1 - totals.down / totals.measured) : null, days: result }
+}

@@ -1,0 +1,213 @@
+import { sql } from 'kysely'
+import type { Executor } from '@svc/db'
+import type { ComponentStatus } from '../model.js'
+
+const componentColumns = [
+  'id',
+  'pageId',
+  'groupId',
+  'name',
+  'description',
+  'position',
+  'status',
+  'showUptime',
+  'alertServices',
+  'createdAt',
+  'updatedAt',
+] as const
+const groupColumns = ['id', 'pageId', 'name', 'description', 'position', 'createdAt', 'updatedAt'] as const
+
+export interface ComponentFields {
+  name: string
+  description: string | null
+  groupId: string | null
+  position: number
+  showUptime: boolean
+  alertServices: string[]
+}
+
+/** A page's components in display order. */
+export async function listComponents(db: Executor, organizationId: string, pageId: string) {
+  return db
+    .selectFrom('divinux.statusComponents')
+    .select(componentColumns)
+    .where('organizationId', '=', organizationId)
+    .where('pageId', '=', pageId)
+    .orderBy('position')
+    .orderBy('createdAt')
+    .orderBy('id')
+    .execute()
+}
+
+export type ComponentRow = Awaited<ReturnType<typeof listComponents>>[number]
+
+export async function findComponent(db: Executor, organizationId: string, pageId: string, componentId: string) {
+  return db
+    .selectFrom('divinux.statusComponents')
+    .select(componentColumns)
+    .where('organizationId', '=', organizationId)
+    .where('pageId', '=', pageId)
+    .where('id', '=', componentId)
+    .executeTakeFirst()
+}
+
+/** Of `ids`, those that are components of the page. */
+export async function componentsOfPage(db: Executor, pageId: string, ids: string[]) {
+  if (ids.length === 0) return []
+  return db
+    .selectFrom('divinux.statusComponents')
+    .select(['id', 'name', 'status'])
+    .where('pageId', '=', pageId)
+    .where('id', 'in', ids)
+    .execute()
+}
+
+export async function insertComponent(
+  db: Executor,
+  organizationId: string,
+  pageId: string,
+  fields: ComponentFields,
+  status: ComponentStatus,
+) {
+  const row = await db
+    .insertInto('divinux.statusComponents')
+    .values({ organizationId, pageId, ...fields, status })
+    .returning(componentColumns)
+    .executeTakeFirstOrThrow()
+  await db.insertInto('divinux.statusComponentChanges').values({ componentId: row.id, status, changedAt: row.createdAt }).execute()
+  return row
+}
+
+export async function updateComponent(db: Executor, componentId: string, fields: Partial<ComponentFields>) {
+  return db
+    .updateTable('divinux.statusComponents')
+    .set({ ...fields, updatedAt: sql<Date>`now()` })
+    .where('id', '=', componentId)
+    .returning(componentColumns)
+    .executeTakeFirstOrThrow()
+}
+
+export async function deleteComponent(db: Executor, componentId: string): Promise<void> {
+  await db.deleteFrom('divinux.statusComponents').where('id', '=', componentId).execute()
+}
+
+/**
+ * Sets components' statuses, recording each change with its time; a component already in its
+ * status is left alone. Answers the changes made, as Statuspage's `affected_components` name them.
+ */
+export async function setComponentStatuses(db: Executor, pageId: string, statuses: Map<string, ComponentStatus>) {
+  if (statuses.size === 0) return []
+  const current = await db
+    .selectFrom('divinux.statusComponents')
+    .select(['id', 'name', 'status'])
+    .where('pageId', '=', pageId)
+    .where('id', 'in', [...statuses.keys()])
+    .forUpdate()
+    .execute()
+  const changes = current
+    .filter((row) => statuses.get(row.id) !== row.status)
+    .map((row) => ({ code: row.id, name: row.name, oldStatus: row.status as ComponentStatus, newStatus: statuses.get(row.id)! }))
+  for (const change of changes) {
+    await db
+      .updateTable('divinux.statusComponents')
+      .set({ status: change.newStatus, updatedAt: sql<Date>`now()` })
+      .where('id', '=', change.code)
+      .execute()
+  }
+  if (changes.length > 0) {
+    await db
+      .insertInto('divinux.statusComponentChanges')
+      .values(changes.map((change) => ({ componentId: change.code, status: change.newStatus })))
+      .execute()
+  }
+  return changes
+}
+
+export type ComponentChange = Awaited<ReturnType<typeof setComponentStatuses>>[number]
+
+/** The statuses published open incidents and active maintenances hold each of `componentIds` at. */
+export async function heldStatuses(db: Executor, componentIds: string[]) {
+  const held = new Map<string, ComponentStatus[]>()
+  if (componentIds.length === 0) return held
+  const rows = await db
+    .selectFrom('divinux.statusIncidentComponents as c')
+    .innerJoin('divinux.statusIncidents as i', 'i.id', 'c.incidentId')
+    .select(['c.componentId', 'c.status', 'i.kind', 'i.status as incidentStatus'])
+    .where('c.componentId', 'in', componentIds)
+    .where((eb) =>
+      eb.or([
+        eb.and([eb('i.kind', '=', 'incident'), eb('i.status', '<>', 'resolved'), eb('i.published', '=', true)]),
+        eb.and([eb('i.kind', '=', 'maintenance'), eb('i.status', 'in', ['in_progress', 'verifying'])]),
+      ]),
+    )
+    .execute()
+  for (const row of rows) {
+    const status = (row.kind === 'maintenance' ? 'under_maintenance' : row.status) as ComponentStatus
+    held.set(row.componentId, [...(held.get(row.componentId) ?? []), status])
+  }
+  return held
+}
+
+export async function listGroups(db: Executor, organizationId: string, pageId: string) {
+  return db
+    .selectFrom('divinux.statusComponentGroups')
+    .select(groupColumns)
+    .where('organizationId', '=', organizationId)
+    .where('pageId', '=', pageId)
+    .orderBy('position')
+    .orderBy('createdAt')
+    .orderBy('id')
+    .execute()
+}
+
+export type GroupRow = Awaited<ReturnType<typeof listGroups>>[number]
+
+export async function findGroup(db: Executor, organizationId: string, pageId: string, groupId: string) {
+  return db
+    .selectFrom('divinux.statusComponentGroups')
+    .select(groupColumns)
+    .where('organizationId', '=', organizationId)
+    .where('pageId', '=', pageId)
+    .where('id', '=', groupId)
+    .executeTakeFirst()
+}
+
+export async function insertGroup(
+  db: Executor,
+  organizationId: string,
+  pageId: string,
+  fields: { name: string; description: string | null; position: number },
+) {
+  return db
+    .insertInto('divinux.statusComponentGroups')
+    .values({ organizationId, pageId, ...fields })
+    .returning(groupColumns)
+    .executeTakeFirstOrThrow()
+}
+
+export async function updateGroup(
+  db: Executor,
+  groupId: string,
+  fields: { name?: string; description?: string | null; position?: number },
+) {
+  return db
+    .updateTable('divinux.statusComponentGroups')
+    .set({ ...fields, updatedAt: sql<Date>`now()` })
+    .where('id', '=', groupId)
+    .returning(groupColumns)
+    .executeTakeFirstOrThrow()
+}
+
+export async function deleteGroup(db: Executor, groupId: string): Promise<void> {
+  await db.deleteFrom('divinux.statusComponentGroups').where('id', '=', groupId).execute()
+}
+
+/** The next position at the end of a page's components or groups. */
+export async function nextPosition(db: Executor, table: 'divinux.statusComponents' | 'divinux.statusComponentGroups', pageId: string) {
+  const row = await db
+    .selectFrom(table)
+    .select(sql<number>`coalesce(max(position) + 1, 0)::int`.as('next'))
+    .where('pageId', '=', pageId)
+    .executeTakeFirstOrThrow()
+  return row.next
+}

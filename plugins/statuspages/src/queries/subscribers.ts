@@ -1,0 +1,142 @@
+import type { Executor, Page } from '@svc/db'
+import { paged } from '@svc/db'
+
+const subscriberColumns = ['id', 'pageId', 'kind', 'email', 'url', 'componentIds', 'confirmedAt', 'createdAt'] as const
+
+export interface NewSubscriber {
+  organizationId: string
+  pageId: string
+  kind: 'email' | 'webhook'
+  email?: string | null
+  url?: string | null
+  secret?: string | null
+  componentIds: string[]
+  confirmTokenHash: string | null
+  unsubscribeToken: string
+  confirmedAt: Date | null
+}
+
+export async function listSubscribers(db: Executor, organizationId: string, pageId: string, page: Page) {
+  return paged(
+    db.selectFrom('divinux.statusSubscribers').where('organizationId', '=', organizationId).where('pageId', '=', pageId),
+    (rows) => rows.select(subscriberColumns).orderBy('createdAt').orderBy('id'),
+    page,
+  )
+}
+
+export type SubscriberRow = Awaited<ReturnType<typeof listSubscribers>>['rows'][number]
+
+export async function findSubscriber(db: Executor, organizationId: string, pageId: string, id: string) {
+  return db
+    .selectFrom('divinux.statusSubscribers')
+    .select(subscriberColumns)
+    .where('organizationId', '=', organizationId)
+    .where('pageId', '=', pageId)
+    .where('id', '=', id)
+    .executeTakeFirst()
+}
+
+/** The page's e-mail subscriber with this address (any letter case), or its webhook subscriber with this URL. */
+export async function existingSubscriber(db: Executor, pageId: string, target: { email: string } | { url: string }) {
+  let query = db
+    .selectFrom('divinux.statusSubscribers')
+    .select([...subscriberColumns, 'unsubscribeToken'])
+    .where('pageId', '=', pageId)
+  query =
+    'email' in target
+      ? query.where('kind', '=', 'email').where((eb) => eb(eb.fn('lower', ['email']), '=', target.email.toLowerCase()))
+      : query.where('kind', '=', 'webhook').where('url', '=', target.url)
+  return query.forUpdate().executeTakeFirst()
+}
+
+export async function insertSubscriber(db: Executor, subscriber: NewSubscriber) {
+  return db.insertInto('divinux.statusSubscribers').values(subscriber).returning(subscriberColumns).executeTakeFirstOrThrow()
+}
+
+/** A new confirmation token for an unconfirmed e-mail subscriber (the earlier one stops working). */
+export async function renewConfirmation(db: Executor, id: string, confirmTokenHash: string): Promise<void> {
+  await db
+    .updateTable('divinux.statusSubscribers')
+    .set({ confirmTokenHash })
+    .where('id', '=', id)
+    .where('confirmedAt', 'is', null)
+    .execute()
+}
+
+/** Confirms the subscriber holding this confirmation token; answers it, or undefined for an unknown token. */
+export async function confirmSubscriber(db: Executor, confirmTokenHash: string) {
+  return db
+    .updateTable('divinux.statusSubscribers')
+    .set({ confirmedAt: new Date(), confirmTokenHash: null })
+    .where('confirmTokenHash', '=', confirmTokenHash)
+    .returning(['id', 'pageId', 'organizationId', 'email'])
+    .executeTakeFirst()
+}
+
+export async function deleteSubscriber(db: Executor, id: string): Promise<void> {
+  await db.deleteFrom('divinux.statusSubscribers').where('id', '=', id).execute()
+}
+
+/** Removes the subscriber holding this unsubscribe token; answers it, or undefined for an unknown token. */
+export async function unsubscribe(db: Executor, unsubscribeToken: string) {
+  return db
+    .deleteFrom('divinux.statusSubscribers')
+    .where('unsubscribeToken', '=', unsubscribeToken)
+    .returning(['id', 'pageId', 'organizationId', 'kind'])
+    .executeTakeFirst()
+}
+
+/**
+ * Claims the confirmed subscribers of a page an update has not been sent to yet, those following
+ * one of `componentIds` or every component, and subscribed before the update was posted (a late
+ * job does not tell newcomers old news): each is recorded with its message's id, so a job that
+ * runs twice sends nothing twice.
+ */
+export async function claimRecipients(
+  db: Executor,
+  update: { id: string; createdAt: Date },
+  pageId: string,
+  componentIds: string[],
+  newMessageId: () => string,
+) {
+  const updateId = update.id
+  const candidates = await db
+    .selectFrom('divinux.statusSubscribers as s')
+    .select(['s.id', 's.kind', 's.email', 's.unsubscribeToken', 's.componentIds'])
+    .where('s.pageId', '=', pageId)
+    .where('s.confirmedAt', 'is not', null)
+    .where('s.createdAt', '<=', update.createdAt)
+    .where(({ not, exists, selectFrom }) =>
+      not(
+        exists(
+          selectFrom('divinux.statusNotifications as n')
+            .select('n.updateId')
+            .where('n.updateId', '=', updateId)
+            .whereRef('n.subscriberId', '=', 's.id'),
+        ),
+      ),
+    )
+    .execute()
+  const recipients = candidates
+    .filter((subscriber) => subscriber.componentIds.length === 0 || subscriber.componentIds.some((id) => componentIds.includes(id)))
+    .map((subscriber) => ({ ...subscriber, messageId: newMessageId() }))
+  if (recipients.length === 0) return []
+  const claimed = await db
+    .insertInto('divinux.statusNotifications')
+    .values(recipients.map((recipient) => ({ updateId, subscriberId: recipient.id, messageId: recipient.messageId })))
+    .onConflict((oc) => oc.columns(['updateId', 'subscriberId']).doNothing())
+    .returning('subscriberId')
+    .execute()
+  const mine = new Set(claimed.map((row) => row.subscriberId))
+  return recipients.filter((recipient) => mine.has(recipient.id))
+}
+
+/** A webhook subscriber's URL and secret, for the notifier's webhook provider. */
+export async function webhookTargetOf(db: Executor, subscriberId: string) {
+  return db
+    .selectFrom('divinux.statusSubscribers')
+    .select(['url', 'secret'])
+    .where('id', '=', subscriberId)
+    .where('kind', '=', 'webhook')
+    .executeTakeFirst()
+}

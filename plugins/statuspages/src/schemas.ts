@@ -1,0 +1,239 @@
+import { Type } from 'typebox'
+import { NullableString, Timestamp } from '@svc/http'
+import { componentStatuses, incidentImpacts, incidentStatuses, maintenanceStatuses, type ComponentStatus } from './model.js'
+import type { ComponentRow, GroupRow } from './queries/components.js'
+import type { IncidentRow, UpdateRow } from './queries/incidents.js'
+import type { PageRow } from './queries/pages.js'
+
+/** Where the managed routes live (spec: the status page surface's prefix). */
+export const MANAGED_BASE = '/api/v1/statuspages/organizations/:orgId'
+export const tags = ['statuspages']
+
+export const OrgParams = Type.Object({ orgId: Type.String() })
+export const PageParams = Type.Object({ orgId: Type.String(), pageId: Type.String() })
+export const ComponentParams = Type.Object({ orgId: Type.String(), pageId: Type.String(), componentId: Type.String() })
+export const GroupParams = Type.Object({ orgId: Type.String(), pageId: Type.String(), groupId: Type.String() })
+export const IncidentParams = Type.Object({ orgId: Type.String(), pageId: Type.String(), incidentId: Type.String() })
+export const MaintenanceParams = Type.Object({ orgId: Type.String(), pageId: Type.String(), maintenanceId: Type.String() })
+
+export const ComponentStatusSchema = Type.Enum(componentStatuses)
+export const IncidentStatusSchema = Type.Enum(incidentStatuses)
+export const ImpactSchema = Type.Enum(incidentImpacts)
+export const MaintenanceStatusSchema = Type.Enum(maintenanceStatuses)
+const Uuid = Type.String({ format: 'uuid' })
+const NullableUuid = Type.Union([Uuid, Type.Null()])
+
+export const StatusPage = Type.Object(
+  {
+    id: Uuid,
+    name: Type.String(),
+    slug: Type.String(),
+    timeZone: Type.String(),
+    customDomain: Type.Union([Type.String(), Type.Null()]),
+    published: Type.Boolean(),
+    allowSubscribers: Type.Boolean(),
+    supportUrl: Type.Union([Type.String(), Type.Null()]),
+    publicUrl: Type.String({ description: 'Where the public page is read (its custom domain when it has one)' }),
+    createdAt: Timestamp,
+    updatedAt: Timestamp,
+  },
+  { title: 'StatusPage' },
+)
+
+export const Component = Type.Object(
+  {
+    id: Uuid,
+    pageId: Uuid,
+    groupId: NullableUuid,
+    name: Type.String(),
+    description: Type.Union([Type.String(), Type.Null()]),
+    position: Type.Integer(),
+    status: ComponentStatusSchema,
+    showUptime: Type.Boolean(),
+    alertServices: Type.Array(Type.String(), { description: 'Alert services whose workflows may update this component' }),
+    createdAt: Timestamp,
+    updatedAt: Timestamp,
+  },
+  { title: 'StatusComponent' },
+)
+
+export const ComponentGroup = Type.Object(
+  {
+    id: Uuid,
+    pageId: Uuid,
+    name: Type.String(),
+    description: Type.Union([Type.String(), Type.Null()]),
+    position: Type.Integer(),
+    createdAt: Timestamp,
+    updatedAt: Timestamp,
+  },
+  { title: 'StatusComponentGroup' },
+)
+
+export const AffectedComponent = Type.Object({
+  code: Uuid,
+  name: Type.String(),
+  oldStatus: ComponentStatusSchema,
+  newStatus: ComponentStatusSchema,
+})
+
+export const IncidentUpdate = Type.Object(
+  {
+    id: Uuid,
+    status: Type.String(),
+    body: Type.String(),
+    displayAt: Timestamp,
+    affectedComponents: Type.Array(AffectedComponent),
+    createdAt: Timestamp,
+  },
+  { title: 'StatusIncidentUpdate' },
+)
+
+const IncidentComponent = Type.Object({ componentId: Uuid, status: ComponentStatusSchema })
+
+const recordProperties = {
+  id: Uuid,
+  pageId: Uuid,
+  name: Type.String(),
+  published: Type.Boolean({ description: 'A draft (false) is not on the public page and notifies nobody' }),
+  startedAt: Timestamp,
+  resolvedAt: Type.Union([Timestamp, Type.Null()]),
+  createdAt: Timestamp,
+  updatedAt: Timestamp,
+  components: Type.Array(IncidentComponent),
+  updates: Type.Array(IncidentUpdate, { description: 'Newest first' }),
+}
+
+export const Incident = Type.Object(
+  {
+    ...recordProperties,
+    status: IncidentStatusSchema,
+    impact: ImpactSchema,
+    alertId: NullableUuid,
+    monitoringAt: Type.Union([Timestamp, Type.Null()]),
+  },
+  { title: 'StatusIncident' },
+)
+
+export const Maintenance = Type.Object(
+  {
+    ...recordProperties,
+    status: MaintenanceStatusSchema,
+    scheduledFor: Timestamp,
+    scheduledUntil: Timestamp,
+    autoStart: Type.Boolean(),
+    autoComplete: Type.Boolean(),
+  },
+  { title: 'StatusMaintenance' },
+)
+
+/** A component id with the status an incident gives it. */
+export const ComponentStatusInput = Type.Array(
+  Type.Object({ componentId: Type.String(), status: ComponentStatusSchema }, { additionalProperties: false }),
+  {
+    maxItems: 100,
+  },
+)
+
+export const OptionalText = (maxLength: number) => Type.Optional(NullableString({ maxLength }))
+
+const iso = (date: Date) => date.toISOString()
+const isoOrNull = (date: Date | null) => (date ? date.toISOString() : null)
+
+export function pageBody(row: PageRow, publicUrl: string) {
+  return {
+    id: row.id,
+    name: row.name,
+    slug: row.slug,
+    timeZone: row.timeZone,
+    customDomain: row.customDomain,
+    published: row.published,
+    allowSubscribers: row.allowSubscribers,
+    supportUrl: row.supportUrl,
+    publicUrl,
+    createdAt: iso(row.createdAt),
+    updatedAt: iso(row.updatedAt),
+  }
+}
+
+export function componentBody(row: ComponentRow) {
+  return {
+    id: row.id,
+    pageId: row.pageId,
+    groupId: row.groupId,
+    name: row.name,
+    description: row.description,
+    position: row.position,
+    status: row.status as ComponentStatus,
+    showUptime: row.showUptime,
+    alertServices: row.alertServices,
+    createdAt: iso(row.createdAt),
+    updatedAt: iso(row.updatedAt),
+  }
+}
+
+export function groupBody(row: GroupRow) {
+  return {
+    id: row.id,
+    pageId: row.pageId,
+    name: row.name,
+    description: row.description,
+    position: row.position,
+    createdAt: iso(row.createdAt),
+    updatedAt: iso(row.updatedAt),
+  }
+}
+
+export interface AffectedComponentRecord {
+  code: string
+  name: string
+  oldStatus: ComponentStatus
+  newStatus: ComponentStatus
+}
+
+export function updateBody(row: UpdateRow) {
+  return {
+    id: row.id,
+    status: row.status,
+    body: row.body,
+    displayAt: iso(row.displayAt),
+    affectedComponents: row.affectedComponents as unknown as AffectedComponentRecord[],
+    createdAt: iso(row.createdAt),
+  }
+}
+
+function recordBody(row: IncidentRow, components: Array<{ componentId: string; status: string }>, updates: UpdateRow[]) {
+  return {
+    id: row.id,
+    pageId: row.pageId,
+    name: row.name,
+    published: row.published,
+    startedAt: iso(row.startedAt),
+    resolvedAt: isoOrNull(row.resolvedAt),
+    createdAt: iso(row.createdAt),
+    updatedAt: iso(row.updatedAt),
+    components: components.map((component) => ({ componentId: component.componentId, status: component.status as ComponentStatus })),
+    updates: updates.map(updateBody),
+  }
+}
+
+export function incidentBody(row: IncidentRow, components: Array<{ componentId: string; status: string }>, updates: UpdateRow[]) {
+  return {
+    ...recordBody(row, components, updates),
+    status: row.status as (typeof incidentStatuses)[number],
+    impact: row.impact as (typeof incidentImpacts)[number],
+    alertId: row.alertId,
+    monitoringAt: isoOrNull(row.monitoringAt),
+  }
+}
+
+export function maintenanceBody(row: IncidentRow, components: Array<{ componentId: string; status: string }>, updates: UpdateRow[]) {
+  return {
+    ...recordBody(row, components, updates),
+    status: row.status as (typeof maintenanceStatuses)[number],
+    scheduledFor: iso(row.scheduledFor ?? row.startedAt),
+    scheduledUntil: iso(row.scheduledUntil ?? row.startedAt),
+    autoStart: row.autoStart,
+    autoComplete: row.autoComplete,
+  }
+}

@@ -1,0 +1,227 @@
+import { randomUUID } from 'node:crypto'
+import type { FastifyBaseLogger } from 'fastify'
+import type { Database, Executor } from '@svc/db'
+import { ensureQueue, inTransaction, workEach, type JobQueue } from '@svc/jobs'
+import type { Notifier, OutboundMessageRequest } from '@svc/notifier'
+import {
+  progressWords,
+  statusWords,
+  type ComponentStatus,
+  type IncidentImpact,
+  type IncidentStatus,
+  type MaintenanceStatus,
+} from '../model.js'
+import { publicUrlOf } from '../pages/public-url.js'
+import { incidentComponents } from '../queries/incidents.js'
+import { publicComponents } from '../queries/public.js'
+import { claimRecipients } from '../queries/subscribers.js'
+import { overallStatus } from '../model.js'
+import type { AffectedComponentRecord } from '../schemas.js'
+
+export const NOTIFY_QUEUE = 'statuspages.notify'
+/** How a webhook subscriber is named in the outbox; the notifier asks this surface for its URL and secret. */
+export const SUBSCRIBER_RECIPIENT = 'status-subscriber:'
+
+interface NotifyJob {
+  updateId: string
+}
+
+export interface SubscriberNotificationsOptions {
+  database: Database
+  jobs: JobQueue
+  notifier: Notifier
+  productUrl: string
+  log: FastifyBaseLogger
+}
+
+/** What subscribers are told an update is, in webhook event types. */
+function eventOf(kind: string, status: string, first: boolean): string {
+  if (kind === 'incident') return status === 'resolved' ? 'incident.resolved' : first ? 'incident.created' : 'incident.updated'
+  if (first && status === 'scheduled') return 'maintenance.scheduled'
+  return (
+    { in_progress: 'maintenance.started', completed: 'maintenance.completed', cancelled: 'maintenance.cancelled' }[status] ??
+    'maintenance.updated'
+  )
+}
+
+async function updateToSend(db: Executor, updateId: string) {
+  return db
+    .selectFrom('divinux.statusIncidentUpdates as u')
+    .innerJoin('divinux.statusIncidents as i', 'i.id', 'u.incidentId')
+    .innerJoin('divinux.statusPages as p', 'p.id', 'i.pageId')
+    .select([
+      'u.id',
+      'u.status',
+      'u.body',
+      'u.displayAt',
+      'u.affectedComponents',
+      'u.createdAt',
+      'i.id as incidentId',
+      'i.kind',
+      'i.name',
+      'i.status as incidentStatus',
+      'i.impact',
+      'i.published',
+      'i.startedAt',
+      'i.resolvedAt',
+      'i.scheduledFor',
+      'i.scheduledUntil',
+      'p.id as pageId',
+      'p.organizationId',
+      'p.name as pageName',
+      'p.slug',
+      'p.customDomain',
+      'p.published as pagePublished',
+      (eb) =>
+        eb
+          .selectFrom('divinux.statusIncidentUpdates as earlier')
+          .select((inner) => inner.fn.countAll<number>().as('n'))
+          .whereRef('earlier.incidentId', '=', 'u.incidentId')
+          .whereRef('earlier.createdAt', '<', 'u.createdAt')
+          .as('earlierUpdates'),
+    ])
+    .where('u.id', '=', updateId)
+    .executeTakeFirst()
+}
+
+/**
+ * Subscriber notifications (issue 15): every published update of a published page's incident or
+ * maintenance is sent to the page's confirmed subscribers (those following every component or one
+ * the record names), e-mail through the outbox and webhooks through the outbox's webhook provider
+ * (signed per Standard Webhooks). Queued in the transaction of the update, sent by a job that
+ * records each recipient, so nothing is sent twice.
+ */
+export function createSubscriberNotifications(options: SubscriberNotificationsOptions) {
+  const { database, jobs, notifier, log } = options
+  const productUrl = options.productUrl.replace(/\/$/, '')
+
+  async function notify(updateId: string): Promise<void> {
+    const sent = await database.db.transaction().execute(async (trx) => {
+      const update = await updateToSend(trx, updateId)
+      if (!update || !update.published || !update.pagePublished) return 0
+      const named = (await incidentComponents(trx, [update.incidentId])).map((row) => row.componentId)
+      const recipients = await claimRecipients(trx, update, update.pageId, named, randomUUID)
+      if (recipients.length === 0) return 0
+      const content = await publicComponents(trx, update.pageId)
+      const unresolved = await trx
+        .selectFrom('divinux.statusIncidents')
+        .select('impact')
+        .where('pageId', '=', update.pageId)
+        .where('kind', '=', 'incident')
+        .where('published', '=', true)
+        .where('status', '<>', 'resolved')
+        .execute()
+      const pageStatus = overallStatus(
+        content.components.map((component) => component.status as ComponentStatus),
+        unresolved.map((row) => row.impact as IncidentImpact),
+      )
+      const pageUrl = publicUrlOf(productUrl, update)
+      const event = eventOf(update.kind, update.status, Number(update.earlierUpdates) === 0)
+      const affected = update.affectedComponents as unknown as AffectedComponentRecord[]
+      const components = content.components.filter((component) => named.includes(component.id))
+      const words = progressWords[update.status as IncidentStatus | MaintenanceStatus] ?? update.status
+      const unsubscribeUrl = (token: string) =>
+        `${productUrl}/api/v1/statuspages/public/${update.slug}/subscribers/unsubscribe?token=${token}`
+      const text = (token: string) =>
+        [
+          update.name,
+          `${words}: ${update.body}`,
+          '',
+          ...(components.length > 0
+            ? [
+                `Components: ${components.map((component) => `${component.name} (${statusWords[component.status as ComponentStatus]})`).join(', ')}`,
+              ]
+            : []),
+          ...(update.scheduledFor && update.scheduledUntil
+            ? [`Window: ${update.scheduledFor.toISOString()} to ${update.scheduledUntil.toISOString()}`]
+            : []),
+          `Status page: ${pageUrl}`,
+          '',
+          `You are subscribed to updates of ${update.pageName}. Unsubscribe: ${unsubscribeUrl(token)}`,
+        ].join('\n')
+      const payload = (token: string) =>
+        JSON.stringify({
+          type: event,
+          timestamp: new Date().toISOString(),
+          data: {
+            page: {
+              id: update.pageId,
+              name: update.pageName,
+              url: pageUrl,
+              status_indicator: pageStatus.indicator,
+              status_description: pageStatus.description,
+            },
+            [update.kind === 'maintenance' ? 'scheduled_maintenance' : 'incident']: {
+              id: update.incidentId,
+              name: update.name,
+              status: update.incidentStatus,
+              impact: update.impact,
+              started_at: update.startedAt.toISOString(),
+              resolved_at: update.resolvedAt?.toISOString() ?? null,
+              ...(update.kind === 'maintenance'
+                ? {
+                    scheduled_for: update.scheduledFor?.toISOString() ?? null,
+                    scheduled_until: update.scheduledUntil?.toISOString() ?? null,
+                  }
+                : {}),
+              shortlink: `${pageUrl}#${update.kind}-${update.incidentId}`,
+              components: components.map((component) => ({ id: component.id, name: component.name, status: component.status })),
+            },
+            incident_update: {
+              id: update.id,
+              status: update.status,
+              body: update.body,
+              display_at: update.displayAt.toISOString(),
+              affected_components: affected.map((change) => ({
+                code: change.code,
+                name: change.name,
+                old_status: change.oldStatus,
+                new_status: change.newStatus,
+              })),
+            },
+            meta: { unsubscribe: unsubscribeUrl(token) },
+          },
+        })
+      const messages = recipients.map((recipient): OutboundMessageRequest & { id: string } =>
+        recipient.kind === 'email'
+          ? {
+              id: recipient.messageId,
+              organizationId: update.organizationId,
+              channel: 'email',
+              kind: `statuspage.${event}`,
+              to: recipient.email ?? '',
+              subject: `[${update.pageName}] ${update.name}: ${words}`,
+              text: text(recipient.unsubscribeToken),
+            }
+          : {
+              id: recipient.messageId,
+              organizationId: update.organizationId,
+              channel: 'webhook',
+              kind: `statuspage.${event}`,
+              to: `${SUBSCRIBER_RECIPIENT}${recipient.id}`,
+              text: payload(recipient.unsubscribeToken),
+            },
+      )
+      await notifier.queueMessages(trx, messages)
+      return messages.length
+    })
+    if (sent > 0) {
+      notifier.wake()
+      log.info({ updateId, sent }, 'status page subscribers notified')
+    }
+  }
+
+  return {
+    /** Queues the update's notifications in the caller's transaction (sent once it commits). */
+    async queue(db: Executor, updateId: string): Promise<void> {
+      await jobs.send(NOTIFY_QUEUE, { updateId } satisfies NotifyJob, { db: inTransaction(db), singletonKey: updateId })
+    },
+    async start(): Promise<void> {
+      await ensureQueue(jobs, NOTIFY_QUEUE, { retryLimit: 5, retryDelay: 5, retryBackoff: true })
+      await workEach<NotifyJob>(jobs, NOTIFY_QUEUE, { batchSize: 5, pollingIntervalSeconds: 1 }, (job) => notify(job.data.updateId))
+    },
+    stop: () => jobs.offWork(NOTIFY_QUEUE),
+  }
+}
+
+export type SubscriberNotifications = ReturnType<typeof createSubscriberNotifications>

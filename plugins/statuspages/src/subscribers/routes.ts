@@ -1,0 +1,154 @@
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
+import { Type } from 'typebox'
+import { auditContextOf, recordAudit } from '@svc/audit'
+import { isUuid, membershipOf } from '@svc/auth'
+import type { OutboundConfig } from '@svc/config'
+import { pageOf } from '@svc/db'
+import { ListResponse, NotFoundError, PaginationQuery, Timestamp } from '@svc/http'
+import type { Notifier } from '@svc/notifier'
+import { deleteSubscriber, findSubscriber, listSubscribers, type SubscriberRow } from '../queries/subscribers.js'
+import { auditEntry, pageOfRequest } from '../pages/access.js'
+import { publicUrlOf } from '../pages/public-url.js'
+import { MANAGED_BASE, PageParams, tags } from '../schemas.js'
+import { subscribe } from './subscribe.js'
+
+const Subscriber = Type.Object(
+  {
+    id: Type.String({ format: 'uuid' }),
+    kind: Type.Enum(['email', 'webhook'] as const),
+    email: Type.Union([Type.String(), Type.Null()]),
+    url: Type.Union([Type.String(), Type.Null()]),
+    componentIds: Type.Array(Type.String({ format: 'uuid' }), { description: 'Empty: every component' }),
+    confirmed: Type.Boolean(),
+    confirmedAt: Type.Union([Timestamp, Type.Null()]),
+    createdAt: Timestamp,
+  },
+  { title: 'StatusSubscriber' },
+)
+const SubscriberParams = Type.Object({ orgId: Type.String(), pageId: Type.String(), subscriberId: Type.String() })
+
+const body = (row: SubscriberRow) => ({
+  id: row.id,
+  kind: row.kind as 'email' | 'webhook',
+  email: row.email,
+  url: row.url,
+  componentIds: row.componentIds,
+  confirmed: row.confirmedAt !== null,
+  confirmedAt: row.confirmedAt?.toISOString() ?? null,
+  createdAt: row.createdAt.toISOString(),
+})
+
+/**
+ * A page's subscribers as its managers see them (issue 15): listed (statuspages viewer), added on
+ * someone's behalf (statuspages manager; e-mail still needs the person's confirmation) and removed
+ * (statuspages manager). Secrets and tokens are never answered here.
+ */
+export const subscriberRoutes: FastifyPluginAsyncTypebox<{ notifier: Notifier; outbound: OutboundConfig; productUrl: string }> = async (
+  app,
+  options,
+) => {
+  const db = app.database.db
+  const viewer = app.requireProductRole('statuspages', 'viewer')
+  const manager = app.requireProductRole('statuspages', 'manager')
+
+  app.get(
+    `${MANAGED_BASE}/pages/:pageId/subscribers`,
+    {
+      schema: {
+        tags,
+        summary: 'A page’s subscribers (statuspages viewer)',
+        params: PageParams,
+        querystring: PaginationQuery,
+        response: { 200: ListResponse(Subscriber) },
+      },
+      onRequest: viewer,
+    },
+    async (request) => {
+      const page = await pageOfRequest(db, request)
+      const { page: number, limit } = request.query
+      const { rows, total } = await listSubscribers(db, page.organizationId, page.id, pageOf({ page: number, limit }))
+      return { data: rows.map(body), meta: { page: number, limit, total } }
+    },
+  )
+
+  app.post(
+    `${MANAGED_BASE}/pages/:pageId/subscribers`,
+    {
+      schema: {
+        tags,
+        summary: 'Add a subscriber (statuspages manager): an e-mail one confirms by the link sent to it',
+        params: PageParams,
+        body: Type.Union([
+          Type.Object(
+            {
+              email: Type.String({ format: 'email', maxLength: 320 }),
+              componentIds: Type.Optional(Type.Array(Type.String(), { maxItems: 100, uniqueItems: true })),
+            },
+            { additionalProperties: false },
+          ),
+          Type.Object(
+            {
+              url: Type.String({ minLength: 10, maxLength: 2000 }),
+              componentIds: Type.Optional(Type.Array(Type.String(), { maxItems: 100, uniqueItems: true })),
+            },
+            { additionalProperties: false },
+          ),
+        ]),
+        response: {
+          201: Type.Object({
+            ...Subscriber.properties,
+            secret: Type.Optional(Type.String({ description: 'Webhook subscribers: shown once' })),
+          }),
+        },
+      },
+      onRequest: manager,
+    },
+    async (request, reply) => {
+      const { organizationId } = membershipOf(request)
+      const created = await db.transaction().execute(async (trx) => {
+        const page = await pageOfRequest(trx, request, true)
+        const root = publicUrlOf(options.productUrl, { slug: page.slug, customDomain: null })
+        const result = await subscribe(
+          trx,
+          { ...options, confirmUrl: (token) => `${root}subscribers/confirm?token=${token}` },
+          page,
+          request.body,
+        )
+        const row = await findSubscriber(trx, organizationId, page.id, result.id)
+        await recordAudit(trx, auditContextOf(request), {
+          ...auditEntry(organizationId, 'status_subscriber', result.id),
+          action: 'status_subscriber.created',
+          after: { kind: result.kind },
+        })
+        return { ...body(row!), ...(result.kind === 'webhook' ? { secret: result.secret } : {}) }
+      })
+      options.notifier.wake()
+      return reply.code(201).send(created)
+    },
+  )
+
+  app.delete(
+    `${MANAGED_BASE}/pages/:pageId/subscribers/:subscriberId`,
+    {
+      schema: { tags, summary: 'Remove a subscriber (statuspages manager)', params: SubscriberParams, response: { 204: Type.Null() } },
+      onRequest: manager,
+    },
+    async (request, reply) => {
+      const { organizationId } = membershipOf(request)
+      await db.transaction().execute(async (trx) => {
+        const page = await pageOfRequest(trx, request, true)
+        const row = isUuid(request.params.subscriberId)
+          ? await findSubscriber(trx, organizationId, page.id, request.params.subscriberId)
+          : undefined
+        if (!row) throw new NotFoundError('subscriber')
+        await deleteSubscriber(trx, row.id)
+        await recordAudit(trx, auditContextOf(request), {
+          ...auditEntry(organizationId, 'status_subscriber', row.id),
+          action: 'status_subscriber.deleted',
+          before: { kind: row.kind },
+        })
+      })
+      return reply.code(204).send(null)
+    },
+  )
+}

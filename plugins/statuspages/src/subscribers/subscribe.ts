@@ -1,0 +1,99 @@
+import { createHash, randomBytes } from 'node:crypto'
+import type { OutboundConfig } from '@svc/config'
+import type { Executor } from '@svc/db'
+import { ConflictError, invalidField } from '@svc/http'
+import type { Notifier } from '@svc/notifier'
+import { TargetRefused, checkTarget } from '@svc/outbound'
+import { isUuid } from '@svc/auth'
+import { componentsOfPage } from '../queries/components.js'
+import { existingSubscriber, insertSubscriber, renewConfirmation } from '../queries/subscribers.js'
+
+export const tokenHash = (token: string) => createHash('sha256').update(token).digest('hex')
+const newToken = () => randomBytes(24).toString('base64url')
+
+export interface SubscribingPage {
+  id: string
+  organizationId: string
+  name: string
+  allowSubscribers: boolean
+}
+
+export type Subscription = { email: string; componentIds?: string[] } | { url: string; componentIds?: string[] }
+
+export interface SubscribeContext {
+  notifier: Notifier
+  outbound: OutboundConfig
+  /** The link a confirmation token is appended to (`…/subscribers/confirm?token=`). */
+  confirmUrl: (token: string) => string
+}
+
+/**
+ * Adds a subscriber to a page. E-mail is double opt-in: a confirmation link is sent and nothing
+ * else until it is followed; asking again re-sends it, and an address already confirmed is told
+ * nothing new (the answer is the same either way, so it does not reveal who subscribed). A
+ * webhook subscriber is confirmed at once and gets its signing secret, shown once.
+ */
+export async function subscribe(db: Executor, context: SubscribeContext, page: SubscribingPage, subscription: Subscription) {
+  const field = 'email' in subscription ? 'email' : 'url'
+  if (!page.allowSubscribers) throw invalidField(field, 'this status page does not take subscribers')
+  const componentIds = subscription.componentIds ?? []
+  const known = new Set((await componentsOfPage(db, page.id, componentIds.filter(isUuid))).map((row) => row.id))
+  const unknown = componentIds.findIndex((id) => !known.has(id))
+  if (unknown >= 0) throw invalidField(`componentIds/${unknown}`, 'is not a component of this status page')
+
+  if ('email' in subscription) {
+    const email = subscription.email.trim()
+    const token = newToken()
+    const existing = await existingSubscriber(db, page.id, { email })
+    if (existing?.confirmedAt) return { kind: 'email' as const, id: existing.id, confirmed: true }
+    if (existing) await renewConfirmation(db, existing.id, tokenHash(token))
+    const row =
+      existing ??
+      (await insertSubscriber(db, {
+        organizationId: page.organizationId,
+        pageId: page.id,
+        kind: 'email',
+        email,
+        componentIds,
+        confirmTokenHash: tokenHash(token),
+        unsubscribeToken: newToken(),
+        confirmedAt: null,
+      }))
+    await context.notifier.queueEmail(db, {
+      organizationId: page.organizationId,
+      kind: 'statuspage.subscription_confirmation',
+      to: email,
+      subject: `Confirm your subscription to ${page.name} status updates`,
+      text: [
+        `Someone (we hope you) asked to receive status updates of ${page.name} at this address.`,
+        '',
+        `Confirm the subscription: ${context.confirmUrl(token)}`,
+        '',
+        'If it was not you, ignore this message: nothing will be sent without the confirmation.',
+      ].join('\n'),
+    })
+    return { kind: 'email' as const, id: row.id, confirmed: false }
+  }
+
+  try {
+    await checkTarget(subscription.url, context.outbound)
+  } catch (error) {
+    if (error instanceof TargetRefused) throw invalidField('url', error.message)
+    throw error
+  }
+  if (await existingSubscriber(db, page.id, { url: subscription.url }))
+    throw new ConflictError('url: this URL is subscribed to the page already')
+  const secret = `whsec_${randomBytes(24).toString('base64')}`
+  const row = await insertSubscriber(db, {
+    organizationId: page.organizationId,
+    pageId: page.id,
+    kind: 'webhook',
+    url: subscription.url,
+    secret,
+    componentIds,
+    confirmTokenHash: null,
+    unsubscribeToken: newToken(),
+    confirmedAt: new Date(),
+  })
+  return { kind: 'webhook' as const, id: row.id, confirmed: true, secret }
+}

@@ -1,0 +1,403 @@
+import { sql } from 'kysely'
+import { Webhook } from 'standardwebhooks'
+import t from 'tap'
+import { DEFAULT_NOTIFIER_CONFIG } from '@svc/config'
+import { startSmtpServer, startTestService, startWebhookReceiver, until } from '@svc/testkit'
+import { buildApp } from '../src/app.js'
+import { alertingOrganization } from './organization-setup.js'
+
+const smtp = await startSmtpServer(t)
+const receiver = await startWebhookReceiver(t, () => ({ status: 204 }))
+const service = await startTestService(t, buildApp, {
+  config: {
+    outbound: { allowPrivateTargets: true },
+    notifier: { ...DEFAULT_NOTIFIER_CONFIG, smtpUrl: smtp.url, from: 'Status <status@example.com>', retryDelaySeconds: 1 },
+  },
+})
+const { app } = service
+const db = app.database.db
+const { orgId, otherOrgId, person } = await alertingOrganization(service, 'pages', {
+  manager: { statuspages: 'manager' },
+  responder: { statuspages: 'responder' },
+  viewer: { statuspages: 'viewer' },
+})
+const [manager, responder, viewer, stranger] = ['manager', 'responder', 'viewer', 'stranger'].map(person)
+type Who = { headers: { authorization: string } }
+const base = `/api/v1/statuspages/organizations/${orgId}`
+const call = (who: Who, method: 'GET' | 'POST' | 'PATCH' | 'DELETE', url: string, payload?: object) =>
+  app.inject({ method, url, headers: who.headers, ...(payload ? { payload } : {}) })
+const publicGet = (url: string, headers: Record<string, string> = {}) => app.inject({ method: 'GET', url, headers })
+
+const page = (
+  await call(manager!, 'POST', `${base}/pages`, { name: 'Acme', slug: 'acme', published: true, timeZone: 'Europe/Berlin' })
+).json()
+const pageBase = `${base}/pages/${page.id}`
+const publicBase = '/api/v1/statuspages/public/acme'
+const group = (await call(manager!, 'POST', `${pageBase}/component-groups`, { name: 'Core' })).json()
+const api = (await call(manager!, 'POST', `${pageBase}/components`, { name: 'API', groupId: group.id, alertServices: ['api'] })).json()
+const web = (await call(manager!, 'POST', `${pageBase}/components`, { name: 'Website' })).json()
+const statusOf = async (component: { id: string }) => (await call(viewer!, 'GET', `${pageBase}/components/${component.id}`)).json().status
+
+t.test('pages: slugs and domains are unique, bad fields are named, roles and organizations are kept apart', async (t) => {
+  t.equal(page.slug, 'acme')
+  t.match(page.publicUrl, /\/api\/v1\/statuspages\/public\/acme\/$/)
+  const refused: Array<[object, number, RegExp]> = [
+    [{ name: 'Other', slug: 'acme' }, 409, /slug/],
+    [{ name: 'Other', slug: 'Upper' }, 400, /slug/],
+    [{ name: 'Other', slug: 'tz', timeZone: 'Mars/Olympus' }, 400, /timeZone/],
+    [{ name: 'Other', slug: 'bad-domain', customDomain: 'not a domain' }, 400, /customDomain/],
+  ]
+  for (const [payload, status, message] of refused) {
+    const response = await call(manager!, 'POST', `${base}/pages`, payload)
+    t.equal(response.statusCode, status, JSON.stringify(payload))
+    t.match(response.json().message, message)
+  }
+  const second = (
+    await call(manager!, 'POST', `${base}/pages`, { name: 'Second', slug: 'second', customDomain: 'Status.Acme.test' })
+  ).json()
+  t.equal(second.customDomain, 'status.acme.test')
+  t.equal(second.publicUrl, 'https://status.acme.test/')
+  const taken = await call(manager!, 'PATCH', `${pageBase}`, { customDomain: 'status.acme.test' })
+  t.equal(taken.statusCode, 409)
+  t.match(taken.json().message, /customDomain/)
+  t.equal((await call(viewer!, 'POST', `${base}/pages`, { name: 'X', slug: 'x' })).statusCode, 403)
+  t.equal((await call(responder!, 'PATCH', pageBase, { name: 'X' })).statusCode, 403)
+  t.equal((await call(stranger!, 'GET', `/api/v1/statuspages/organizations/${otherOrgId}/pages/${page.id}`)).statusCode, 404)
+  t.equal((await call(stranger!, 'GET', `${pageBase}`)).statusCode, 404)
+  const listed = (await call(viewer!, 'GET', `${base}/pages`)).json()
+  t.same(
+    listed.data.map((row: { slug: string }) => row.slug),
+    ['acme', 'second'],
+  )
+  t.equal((await call(manager!, 'DELETE', `${base}/pages/${second.id}`)).statusCode, 204)
+  t.equal((await call(viewer!, 'GET', `${base}/pages/${second.id}`)).statusCode, 404)
+})
+
+t.test('components: ordered, grouped in groups of the same page, each status change recorded', async (t) => {
+  t.equal(api.position, 0)
+  t.equal(web.position, 1)
+  t.equal(api.groupId, group.id)
+  const badGroup = await call(manager!, 'POST', `${pageBase}/components`, { name: 'X', groupId: '00000000-0000-4000-8000-000000000000' })
+  t.equal(badGroup.statusCode, 400)
+  t.match(badGroup.json().message, /groupId/)
+  const changed = await call(manager!, 'PATCH', `${pageBase}/components/${web.id}`, { status: 'degraded_performance' })
+  t.equal(changed.json().status, 'degraded_performance')
+  await call(manager!, 'PATCH', `${pageBase}/components/${web.id}`, { status: 'operational' })
+  const history = await db
+    .selectFrom('divinux.statusComponentChanges')
+    .select('status')
+    .where('componentId', '=', web.id)
+    .orderBy('id')
+    .execute()
+  t.same(
+    history.map((row) => row.status),
+    ['operational', 'degraded_performance', 'operational'],
+  )
+  const listed = (await call(viewer!, 'GET', `${pageBase}/components`)).json()
+  t.same(
+    listed.data.map((row: { name: string }) => row.name),
+    ['API', 'Website'],
+  )
+})
+
+let incidentId = ''
+
+t.test('incidents move their components, and resolving returns them unless another incident holds them', async (t) => {
+  const unknown = await call(manager!, 'POST', `${pageBase}/incidents`, {
+    name: 'Errors',
+    body: 'Looking',
+    components: [
+      { componentId: api.id, status: 'major_outage' },
+      { componentId: '00000000-0000-4000-8000-000000000000', status: 'major_outage' },
+    ],
+  })
+  t.equal(unknown.statusCode, 400)
+  t.match(unknown.json().message, /components\/1\/componentId/)
+  t.equal((await call(responder!, 'POST', `${pageBase}/incidents`, { name: 'X', body: 'y' })).statusCode, 403, 'opening needs manager')
+
+  const opened = await call(manager!, 'POST', `${pageBase}/incidents`, {
+    name: 'Elevated API errors',
+    body: 'We are investigating elevated error rates.',
+    impact: 'major',
+    components: [{ componentId: api.id, status: 'major_outage' }],
+  })
+  t.equal(opened.statusCode, 201)
+  incidentId = opened.json().id
+  t.equal(opened.json().status, 'investigating')
+  t.same(opened.json().updates[0].affectedComponents, [{ code: api.id, name: 'API', oldStatus: 'operational', newStatus: 'major_outage' }])
+  t.equal(await statusOf(api), 'major_outage')
+
+  const other = (
+    await call(manager!, 'POST', `${pageBase}/incidents`, {
+      name: 'Slow API',
+      body: 'Slow',
+      impact: 'minor',
+      components: [{ componentId: api.id, status: 'degraded_performance' }],
+    })
+  ).json()
+  t.equal(await statusOf(api), 'major_outage', 'the worst holder wins')
+
+  const update = await call(responder!, 'POST', `${pageBase}/incidents/${incidentId}/updates`, {
+    body: 'Fixed; all good.',
+    status: 'resolved',
+  })
+  t.equal(update.statusCode, 201)
+  t.equal(await statusOf(api), 'degraded_performance', 'still held by the other incident')
+  const back = await call(responder!, 'POST', `${pageBase}/incidents/${incidentId}/updates`, { body: 'Again', status: 'investigating' })
+  t.equal(back.statusCode, 400)
+  t.match(back.json().message, /status/)
+
+  await call(responder!, 'POST', `${pageBase}/incidents/${other.id}/updates`, { body: 'Recovered', status: 'resolved' })
+  t.equal(await statusOf(api), 'operational')
+  const read = (await call(viewer!, 'GET', `${pageBase}/incidents/${incidentId}`)).json()
+  t.equal(read.status, 'resolved')
+  t.ok(read.resolvedAt)
+  t.equal(read.updates.length, 2)
+  t.equal(
+    (await call(stranger!, 'GET', `/api/v1/statuspages/organizations/${otherOrgId}/pages/${page.id}/incidents/${incidentId}`)).statusCode,
+    404,
+  )
+})
+
+t.test('a draft incident changes nothing public until it is published', async (t) => {
+  const draft = (
+    await call(manager!, 'POST', `${pageBase}/incidents`, {
+      name: 'Draft',
+      body: 'Maybe',
+      impact: 'critical',
+      published: false,
+      components: [{ componentId: web.id, status: 'partial_outage' }],
+    })
+  ).json()
+  t.equal(await statusOf(web), 'operational')
+  t.equal((await publicGet(`${publicBase}/api/v2/incidents/unresolved.json`)).json().incidents.length, 0)
+  await call(manager!, 'PATCH', `${pageBase}/incidents/${draft.id}`, { published: true })
+  t.equal(await statusOf(web), 'partial_outage')
+  t.equal((await publicGet(`${publicBase}/api/v2/incidents/unresolved.json`)).json().incidents.length, 1)
+  t.equal((await call(manager!, 'DELETE', `${pageBase}/incidents/${draft.id}`)).statusCode, 204)
+  t.equal(await statusOf(web), 'operational')
+})
+
+t.test('maintenance windows start and complete on their own; bad windows and moves are refused', async (t) => {
+  const backwards = await call(manager!, 'POST', `${pageBase}/maintenances`, {
+    name: 'DB upgrade',
+    scheduledFor: '2030-01-01T10:00:00Z',
+    scheduledUntil: '2030-01-01T09:00:00Z',
+  })
+  t.equal(backwards.statusCode, 400)
+  t.match(backwards.json().message, /scheduledUntil/)
+  const soon = new Date(Date.now() + 60_000)
+  const maintenance = (
+    await call(manager!, 'POST', `${pageBase}/maintenances`, {
+      name: 'Database upgrade',
+      scheduledFor: soon.toISOString(),
+      scheduledUntil: new Date(soon.getTime() + 3_600_000).toISOString(),
+      componentIds: [web.id],
+    })
+  ).json()
+  t.equal(maintenance.status, 'scheduled')
+  t.equal((await publicGet(`${publicBase}/api/v2/scheduled-maintenances/upcoming.json`)).json().scheduled_maintenances.length, 1)
+
+  await sql`update pgboss.job set start_after = now() where name = 'statuspages.maintenance' and data->>'to' = 'in_progress'`.execute(db)
+  await until('the maintenance to start', async () => (await statusOf(web)) === 'under_maintenance')
+  const active = (await publicGet(`${publicBase}/api/v2/scheduled-maintenances/active.json`)).json()
+  t.equal(active.scheduled_maintenances[0].status, 'in_progress')
+  t.equal(
+    active.scheduled_maintenances[0].incident_updates[0].body,
+    'Scheduled maintenance is currently in progress. We will provide updates as necessary.',
+  )
+
+  const backward = await call(responder!, 'POST', `${pageBase}/maintenances/${maintenance.id}/updates`, { body: 'x', status: 'scheduled' })
+  t.equal(backward.statusCode, 400)
+  t.match(backward.json().message, /status/)
+
+  await sql`update pgboss.job set start_after = now() where name = 'statuspages.maintenance' and data->>'to' = 'completed'`.execute(db)
+  await until('the maintenance to complete', async () => (await statusOf(web)) === 'operational')
+  const done = (await call(viewer!, 'GET', `${pageBase}/maintenances/${maintenance.id}`)).json()
+  t.equal(done.status, 'completed')
+  t.equal((await call(manager!, 'PATCH', `${pageBase}/maintenances/${maintenance.id}`, { name: 'Later' })).statusCode, 400)
+})
+
+t.test('public documents speak Statuspage API v2, are cached with ETags and readable from any origin', async (t) => {
+  await call(manager!, 'POST', `${pageBase}/incidents`, {
+    name: 'Website slow',
+    body: 'Pages load slowly.',
+    impact: 'minor',
+    components: [{ componentId: web.id, status: 'degraded_performance' }],
+  })
+  const summary = await publicGet(`${publicBase}/api/v2/summary.json`, { origin: 'https://elsewhere.example' })
+  t.equal(summary.statusCode, 200)
+  t.equal(summary.headers['access-control-allow-origin'], '*')
+  t.notOk(summary.headers['access-control-allow-credentials'])
+  t.match(summary.headers['cache-control'], /public, max-age=\d+/)
+  const body = summary.json()
+  t.match(body.page, { id: page.id, name: 'Acme', time_zone: 'Europe/Berlin' })
+  t.same(body.status, { indicator: 'minor', description: 'Minor Service Outage' })
+  t.match(body.components[0], { id: group.id, name: 'Core', group: true, components: [api.id], status: 'operational' })
+  t.match(body.components[1], { id: api.id, group_id: group.id, group: false, status: 'operational', only_show_if_degraded: false })
+  t.match(body.components[2], { id: web.id, status: 'degraded_performance' })
+  t.match(body.incidents[0], { name: 'Website slow', status: 'investigating', impact: 'minor', page_id: page.id })
+  t.match(body.incidents[0].incident_updates[0], {
+    body: 'Pages load slowly.',
+    affected_components: [{ code: web.id, name: 'Website', old_status: 'operational', new_status: 'degraded_performance' }],
+  })
+
+  const again = await publicGet(`${publicBase}/api/v2/summary.json`, { 'if-none-match': String(summary.headers.etag) })
+  t.equal(again.statusCode, 304)
+  await call(manager!, 'PATCH', `${pageBase}/components/${api.id}`, { name: 'Public API' })
+  const changed = await publicGet(`${publicBase}/api/v2/summary.json`, { 'if-none-match': String(summary.headers.etag) })
+  t.equal(changed.statusCode, 200, 'a change shows at once on this replica')
+  t.equal(changed.json().components[1].name, 'Public API')
+
+  for (const document of [
+    'status',
+    'components',
+    'incidents',
+    'incidents/unresolved',
+    'scheduled-maintenances',
+    'scheduled-maintenances/upcoming',
+    'scheduled-maintenances/active',
+  ]) {
+    const response = await publicGet(`${publicBase}/api/v2/${document}.json`)
+    t.equal(response.statusCode, 200, document)
+    t.ok(response.json().page, document)
+  }
+  t.equal((await publicGet(`${publicBase}/api/v2/incidents.json`)).json().incidents.length, 3)
+  t.equal((await publicGet(`${publicBase}/api/v2/scheduled-maintenances.json`)).json().scheduled_maintenances[0].status, 'completed')
+  t.equal((await publicGet('/api/v1/statuspages/public/nope/api/v2/summary.json')).statusCode, 404)
+})
+
+t.test('uptime counts outages by their weight and leaves maintenance out', async (t) => {
+  const uptime = (await publicGet(`${publicBase}/api/v2/uptime.json`)).json()
+  t.equal(uptime.partial_outage_weight, 0.3)
+  const website = uptime.components.find((component: { id: string }) => component.id === web.id)
+  t.equal(website.days.length, 90)
+  const today = website.days[89]
+  t.ok(today.maintenance_seconds > 0 || today.partial_outage_seconds >= 0)
+  t.equal(website.days[0].uptime, null, 'no data before the component existed')
+  t.ok(website.uptime_percentage <= 100)
+})
+
+t.test('the page is served at its custom domain by the Host header; unpublished pages are 404', async (t) => {
+  await call(manager!, 'PATCH', pageBase, { customDomain: 'status.acme.example' })
+  const byHost = await app.inject({ method: 'GET', url: '/api/v2/status.json', headers: { host: 'status.acme.example' } })
+  t.equal(byHost.statusCode, 200)
+  t.equal(byHost.json().page.url, 'http://status.acme.example/')
+  t.equal((await app.inject({ method: 'GET', url: '/api/v2/status.json', headers: { host: 'unknown.example' } })).statusCode, 404)
+  const html = await app.inject({ method: 'GET', url: '/', headers: { host: 'status.acme.example' } })
+  t.equal(html.statusCode, 200)
+  t.match(html.headers['content-type'], /text\/html/)
+  await call(manager!, 'PATCH', pageBase, { published: false })
+  t.equal((await publicGet(`${publicBase}/api/v2/summary.json`)).statusCode, 404)
+  t.equal((await app.inject({ method: 'GET', url: '/', headers: { host: 'status.acme.example' } })).statusCode, 404)
+  await call(manager!, 'PATCH', pageBase, { published: true, customDomain: null })
+})
+
+t.test('HTML, feeds and badge', async (t) => {
+  const html = await publicGet(`${publicBase}/`)
+  t.equal(html.statusCode, 200)
+  t.match(html.body, /<title>Acme Status<\/title>/)
+  t.match(html.body, /Minor Service Outage/)
+  t.match(html.body, /Website slow/)
+  t.match(html.body, /Public API/)
+  t.match(html.body, /class="bars"/)
+  t.notMatch(html.body, /<script/i)
+  t.equal((await publicGet(publicBase)).statusCode, 301)
+  const atom = await publicGet(`${publicBase}/history.atom`)
+  t.match(atom.headers['content-type'], /application\/atom\+xml/)
+  t.match(atom.body, /<feed xmlns="http:\/\/www.w3.org\/2005\/Atom">/)
+  t.match(atom.body, /Elevated API errors/)
+  const rss = await publicGet(`${publicBase}/history.rss`)
+  t.match(rss.body, /<rss version="2.0"/)
+  t.match(rss.body, /Website slow/)
+  const badge = await publicGet(`${publicBase}/badge.svg`)
+  t.match(badge.headers['content-type'], /image\/svg\+xml/)
+  t.match(badge.body, /<svg[^>]*>/)
+  t.match(badge.body, /minor service outage/)
+})
+
+t.test('subscribers: e-mail is double opt-in, webhooks are signed, either can unsubscribe', async (t) => {
+  const subscribed = await app.inject({ method: 'POST', url: `${publicBase}/subscribers`, payload: { email: 'fan@example.com' } })
+  t.equal(subscribed.statusCode, 202)
+  t.equal(subscribed.json().confirmed, false)
+  const confirmation = await until('the confirmation e-mail', () =>
+    smtp.received.find((mail) => mail.envelopeTo.includes('fan@example.com')),
+  )
+  const link = /https?:\/\/\S+\/subscribers\/confirm\?token=[\w-]+/.exec(confirmation.text)?.[0]
+  t.ok(link, 'the message holds a confirmation link')
+
+  const hook = await app.inject({
+    method: 'POST',
+    url: `${publicBase}/subscribers`,
+    payload: { url: `${receiver.url}/status`, componentIds: [web.id] },
+  })
+  t.equal(hook.statusCode, 201)
+  const secret = hook.json().secret as string
+  t.match(secret, /^whsec_/)
+  const unknown = await app.inject({
+    method: 'POST',
+    url: `${publicBase}/subscribers`,
+    payload: { email: 'x@example.com', componentIds: [page.id] },
+  })
+  t.equal(unknown.statusCode, 400)
+  t.match(unknown.json().message, /componentIds\/0/)
+
+  // Before the link is followed nothing but the confirmation goes to the address.
+  const first = (
+    await call(manager!, 'POST', `${pageBase}/incidents`, {
+      name: 'Web down',
+      body: 'Down',
+      impact: 'critical',
+      components: [{ componentId: web.id, status: 'major_outage' }],
+    })
+  ).json()
+  const delivery = await until('the webhook notification', () => receiver.received.find((entry) => entry.path === '/status'))
+  const event = new Webhook(secret).verify(delivery.raw, {
+    'webhook-id': String(delivery.headers['webhook-id']),
+    'webhook-timestamp': String(delivery.headers['webhook-timestamp']),
+    'webhook-signature': String(delivery.headers['webhook-signature']),
+  }) as { type: string; data: { incident: { id: string }; page: { status_indicator: string }; meta: { unsubscribe: string } } }
+  t.equal(event.type, 'incident.created')
+  t.equal(event.data.incident.id, first.id)
+  t.equal(event.data.page.status_indicator, 'critical')
+  t.equal(smtp.received.filter((mail) => mail.envelopeTo.includes('fan@example.com')).length, 1)
+
+  const confirmed = await app.inject({ method: 'GET', url: new URL(link!).pathname + new URL(link!).search })
+  t.equal(confirmed.statusCode, 200)
+  t.match(confirmed.body, /Subscribed/)
+  await call(responder!, 'POST', `${pageBase}/incidents/${first.id}/updates`, { body: 'Back up', status: 'resolved' })
+  const update = await until('the update e-mail', () =>
+    smtp.received.find((mail) => mail.envelopeTo.includes('fan@example.com') && /Web down/.test(mail.subject)),
+  )
+  t.match(update.subject, /\[Acme\] Web down: Resolved/)
+  const unsubscribeLink = /https?:\/\/\S+\/subscribers\/unsubscribe\?token=[\w-]+/.exec(update.text)?.[0]
+  t.ok(unsubscribeLink)
+  const { pathname, search } = new URL(unsubscribeLink!)
+  t.match((await app.inject({ method: 'GET', url: pathname + search })).body, /<form method="post"/)
+  t.equal((await app.inject({ method: 'POST', url: pathname + search })).statusCode, 200)
+  t.equal((await app.inject({ method: 'POST', url: pathname + search })).statusCode, 404, 'a token works once')
+  const listed = (await call(viewer!, 'GET', `${pageBase}/subscribers`)).json()
+  t.same(
+    listed.data.map((row: { kind: string }) => row.kind),
+    ['webhook'],
+  )
+  t.notOk(JSON.stringify(listed).includes('whsec_'), 'secrets are never listed')
+
+  await call(manager!, 'PATCH', pageBase, { allowSubscribers: false })
+  const closed = await app.inject({ method: 'POST', url: `${publicBase}/subscribers`, payload: { email: 'late@example.com' } })
+  t.equal(closed.statusCode, 400)
+  t.match(closed.json().message, /email/)
+  await call(manager!, 'PATCH', pageBase, { allowSubscribers: true })
+})
+
+t.test('the subscription form works without JavaScript', async (t) => {
+  const answer = await app.inject({
+    method: 'POST',
+    url: `${publicBase}/subscribers`,
+    headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    payload: 'email=form%40example.com',
+  })
+  t.equal(answer.statusCode, 202)
+  t.match(answer.headers['content-type'], /text\/html/)
+  t.match(answer.body, /confirmation link/)
+})
