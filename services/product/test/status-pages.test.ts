@@ -302,6 +302,7 @@ t.test('HTML, feeds and badge', async (t) => {
   t.match(html.body, /Public API/)
   t.match(html.body, /class="bars"/)
   t.notMatch(html.body, /<script/i)
+  t.match(html.headers['content-security-policy'], /default-src 'none'; style-src 'sha256-[\w+/=]+'/, 'no script may run, only its own style sheet')
   t.equal((await publicGet(publicBase)).statusCode, 301)
   const atom = await publicGet(`${publicBase}/history.atom`)
   t.match(atom.headers['content-type'], /application\/atom\+xml/)

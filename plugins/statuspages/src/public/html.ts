@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto'
 import escapeHtml from 'escape-html'
 import type { Executor } from '@svc/db'
 import { progressWords, statusWords, type ComponentStatus, type IncidentStatus, type MaintenanceStatus } from '../model.js'
@@ -21,6 +22,13 @@ const indicatorColors = {
   critical: colors.major_outage,
 }
 
+// Colours are classes, not style attributes, so the page's CSP allows this one style sheet by its
+// hash and nothing else inline (no script at all). They come last: they win over `.bars span`.
+const colorRules = [
+  ...Object.entries(colors).map(([status, color]) => `.bars .d-${status}{background:${color}}.t-${status}{color:${color}}`),
+  ...Object.entries(indicatorColors).map(([indicator, color]) => `.i-${indicator}{background:${color}}`),
+].join('')
+
 const STYLE = `
 body{font-family:system-ui,-apple-system,"Segoe UI",Roboto,sans-serif;margin:0;background:#f6f7f9;color:#1d2330}
 main{max-width:860px;margin:0 auto;padding:24px 16px 48px}
@@ -36,7 +44,11 @@ h1{font-size:1.6rem;margin:0 0 16px}h2{font-size:1.15rem;margin:32px 0 12px}
 .update{margin:8px 0 0;font-size:.95rem}.update time,.meta{color:#5d6675;font-size:.8rem}
 form{display:flex;gap:8px;flex-wrap:wrap}input[type=email]{flex:1;min-width:200px;padding:8px;border:1px solid #c3c9d2;border-radius:4px}
 button{padding:8px 14px;border:0;border-radius:4px;background:#1d2330;color:#fff}
-footer{margin-top:40px;font-size:.8rem;color:#5d6675}a{color:#3558a8}`
+footer{margin-top:40px;font-size:.8rem;color:#5d6675}a{color:#3558a8}
+${colorRules}`
+
+/** The page's Content-Security-Policy: its own style sheet (by hash), forms to itself, no script, no framing. */
+export const HTML_CSP = `default-src 'none'; style-src 'sha256-${createHash('sha256').update(STYLE).digest('base64')}'; img-src 'self' data:; form-action 'self'; base-uri 'none'; frame-ancestors 'none'`
 
 export interface HtmlLinks {
   /** The page's public root, ending in `/`. */
@@ -66,18 +78,18 @@ function when(date: Date, timeZone: string): string {
 }
 
 function bar(day: UptimeDay): string {
-  const color =
+  const worst: ComponentStatus | null =
     day.uptime === null
-      ? '#d5d9e0'
+      ? null
       : day.majorOutageSeconds > 0
-        ? colors.major_outage
+        ? 'major_outage'
         : day.partialOutageSeconds > 0
-          ? colors.partial_outage
+          ? 'partial_outage'
           : day.degradedSeconds > 0
-            ? colors.degraded_performance
-            : colors.operational
+            ? 'degraded_performance'
+            : 'operational'
   const words = day.uptime === null ? 'no data' : `${day.uptime}% uptime`
-  return `<span style="background:${color}" title="${day.date}: ${words}"></span>`
+  return `<span${worst ? ` class="d-${worst}"` : ''} title="${day.date}: ${words}"></span>`
 }
 
 function recordHtml(record: PublicRecord, timeZone: string): string {
@@ -119,7 +131,7 @@ export async function renderHtml(db: Executor, page: PublicPage, links: HtmlLink
       ? `<div class="bars" aria-label="Uptime over the last 90 days">${uptime.days.map(bar).join('')}</div><div class="legend"><span>90 days ago</span><span>${uptime.uptimePercentage ?? '–'}% uptime</span><span>Today</span></div>`
       : ''
     const description = component.description ? `<div class="meta">${e(component.description)}</div>` : ''
-    return `<div class="card"><div class="component"><span class="name">${e(component.name)}</span><span class="status" style="color:${colors[component.status as ComponentStatus]}">${statusWords[component.status as ComponentStatus]}</span></div>${description}${bars}</div>`
+    return `<div class="card"><div class="component"><span class="name">${e(component.name)}</span><span class="status t-${component.status}">${statusWords[component.status as ComponentStatus]}</span></div>${description}${bars}</div>`
   }
   const grouped = content.groups
     .map((group) => {
@@ -154,7 +166,7 @@ export async function renderHtml(db: Executor, page: PublicPage, links: HtmlLink
 <style>${STYLE}</style></head>
 <body><main>
 <h1>${e(page.name)}</h1>
-<div class="banner" style="background:${indicatorColors[status.indicator]}" data-indicator="${status.indicator}">${e(status.description)}</div>
+<div class="banner i-${status.indicator}" data-indicator="${status.indicator}">${e(status.description)}</div>
 ${section('Active incidents', unresolved)}${section('Maintenance in progress', active)}
 <h2>Components</h2>${grouped || '<p class="meta">No components yet.</p>'}
 ${section('Upcoming maintenance', upcoming)}${subscribe}

@@ -13,7 +13,7 @@ import { renderBadge } from './badge.js'
 import type { PublicCache, PublicPage } from './cache.js'
 import { jsonDocuments, renderJson, type JsonDocument } from './documents.js'
 import { renderFeed } from './feeds.js'
-import { renderHtml } from './html.js'
+import { HTML_CSP, renderHtml } from './html.js'
 import { v2Status } from './v2.js'
 
 export const PUBLIC_BASE = '/api/v1/statuspages/public/:slug'
@@ -67,7 +67,7 @@ function htmlAnswer(reply: FastifyReply, status: number, html: string) {
 const minute = (now: Date) => now.toISOString().slice(0, 16)
 
 function message(title: string, words: string): string {
-  return `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1"><title>${escapeHtml(title)}</title></head><body style="font-family:system-ui,sans-serif;max-width:560px;margin:48px auto;padding:0 16px"><h1 style="font-size:1.4rem">${escapeHtml(title)}</h1><p>${words}</p></body></html>`
+  return `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1"><title>${escapeHtml(title)}</title></head><body><h1 style="font-size:1.4rem">${escapeHtml(title)}</h1><p>${words}</p></body></html>`
 }
 
 /**
@@ -135,6 +135,7 @@ export const publicRoutes: FastifyPluginAsyncTypebox<PublicRouteOptions> = async
       summary: 'The status page (HTML, no script needed)',
       handle: (request, reply, located) => {
         const now = new Date()
+        reply.header('content-security-policy', HTML_CSP)
         return send(request, reply, located, `html@${minute(now)}`, async () => ({
           body: await renderHtml(db, located.page, { root: located.root }, now),
           contentType: 'text/html; charset=utf-8',

@@ -1,0 +1,75 @@
+import { execFile } from 'node:child_process'
+import { access, mkdir, mkdtemp, readFile, rm } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
+import path from 'node:path'
+import { promisify } from 'node:util'
+import t from 'tap'
+import { startTestService } from '@svc/testkit'
+import { buildApp } from '../src/app.js'
+import { alertingOrganization } from './organization-setup.js'
+
+// The public page in a real browser: Debian's Chromium (installed by .ci/run), headless. The page
+// has no script and its Content-Security-Policy allows none, so what Chromium shows is what a
+// browser with JavaScript off shows. Without Chromium here, the test says so and skips.
+const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium'
+const present = await access(CHROMIUM).then(
+  () => true,
+  () => false,
+)
+if (!present) {
+  t.skip(`${CHROMIUM} is not installed (apt-get install -y chromium): the browser check of the status page is skipped`)
+} else {
+  const service = await startTestService(t, buildApp)
+  const { app } = service
+  const address = await app.listen({ port: 0, host: '127.0.0.1' })
+  const { orgId, person } = await alertingOrganization(service, 'browser', { manager: { statuspages: 'manager' } })
+  const manager = person('manager')
+  const base = `/api/v1/statuspages/organizations/${orgId}`
+  const call = (url: string, payload: object) => app.inject({ method: 'POST', url, headers: manager.headers, payload })
+  const page = (await call(`${base}/pages`, { name: 'Browser Co', slug: 'browser-co', published: true })).json()
+  const api = (await call(`${base}/pages/${page.id}/components`, { name: 'Checkout API' })).json()
+  await call(`${base}/pages/${page.id}/components`, { name: 'Dashboard' })
+  await call(`${base}/pages/${page.id}/incidents`, {
+    name: 'Checkout failures',
+    body: 'Some payments fail; we are on it.',
+    impact: 'major',
+    components: [{ componentId: api.id, status: 'partial_outage' }],
+  })
+
+  const browse = promisify(execFile)
+  const profile = await mkdtemp(path.join(tmpdir(), 'chromium-'))
+  t.teardown(() => rm(profile, { recursive: true, force: true }))
+  // Flags from the machine notes: no background networking (this machine's network is closed).
+  const flags = [
+    '--headless',
+    '--no-sandbox',
+    '--disable-gpu',
+    '--disable-quic',
+    '--no-first-run',
+    '--disable-background-networking',
+    '--disable-component-update',
+    '--disable-sync',
+    `--user-data-dir=${profile}`,
+    '--window-size=1100,1400',
+  ]
+  const url = `${address}/api/v1/statuspages/public/browser-co/`
+
+  t.test('the public page renders in Chromium with JavaScript off', async (t) => {
+    const { stdout: dom } = await browse(CHROMIUM, [...flags, '--dump-dom', url], { timeout: 60_000, maxBuffer: 10_000_000 })
+    t.match(dom, /Browser Co/)
+    t.match(dom, /Partial System Outage/)
+    t.match(dom, /Checkout failures/)
+    t.match(dom, /Some payments fail; we are on it\./)
+    t.match(dom, /Checkout API/)
+    t.match(dom, /class="bars"/, 'the 90-day uptime bars are there')
+
+    const screenshots = path.resolve(import.meta.dirname, '../../../.tap/screenshots')
+    await mkdir(screenshots, { recursive: true })
+    const file = path.join(screenshots, 'status-page.png')
+    await rm(file, { force: true })
+    await browse(CHROMIUM, [...flags, `--screenshot=${file}`, url], { timeout: 60_000 })
+    const png = await readFile(file)
+    t.same([...png.subarray(1, 4)], [0x50, 0x4e, 0x47], `a PNG screenshot is saved at ${path.relative(process.cwd(), file)}`)
+    t.ok(png.length > 10_000, 'the screenshot has content')
+  })
+}
