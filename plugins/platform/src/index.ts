@@ -9,18 +9,26 @@ import { subscriptionRoutes } from './organizations/subscription-routes.js'
 import { SCIM_BASE_PATH } from '@svc/auth'
 import { scimGroupBindingRoutes } from './scim-groups/routes.js'
 import { scimSurface } from './scim/index.js'
+import { statusPageListRoutes, type StatusPageLister } from './organizations/status-page-routes.js'
 export { scimRouterError } from './scim/index.js'
+export type { StatusPageLister } from './organizations/status-page-routes.js'
 import { scimTokenRoutes } from './scim-tokens/routes.js'
 import { ssoRoutes } from './sso/routes.js'
 
 /** The platform surface: identity, organizations and members, audit log, platform roles, SCIM tokens and the SCIM server, SSO/SAML. */
-export const platformSurface: FastifyPluginAsync = async (app) => {
+export interface PlatformOptions {
+  /** The status page surface's read of an organization's pages. */
+  statusPages: StatusPageLister
+}
+
+export const platformSurface: FastifyPluginAsync<PlatformOptions> = async (app, options) => {
   await app.register(profileRoutes)
   await app.register(usersRoutes)
   await app.register(organizationRoutes)
   await app.register(memberRoutes)
   await app.register(subscriptionRoutes)
   await app.register(auditLogRoutes)
+  await app.register(statusPageListRoutes, { statusPages: options.statusPages })
   await app.register(platformRoleRoutes)
   await app.register(scimTokenRoutes)
   await app.register(scimGroupBindingRoutes)

@@ -1,6 +1,7 @@
 import type { FastifyInstance } from 'fastify'
 import type { ServiceConfig } from '@svc/config'
 import { platformSurface, scimRouterError } from '@svc/plugin-platform'
+import { statusPagesOf } from '@svc/plugin-statuspages'
 import { buildServiceApp, type Resources } from '@svc/runtime'
 
 /** The platform API (port 3004): identity, organizations, billing, SSO/SCIM, audit, reports. */
@@ -13,7 +14,10 @@ export function buildApp(config: ServiceConfig, shared?: Resources): Promise<Fas
       description: 'Identity, organizations, members and roles, billing, SSO/SCIM provisioning, audit logs and reports.',
       probes: true,
       async surfaces(app) {
-        await app.register(platformSurface)
+        const productUrl = config.publicUrls?.product ?? 'http://localhost:3003'
+        await app.register(platformSurface, {
+          statusPages: (db, organizationId, page) => statusPagesOf(db, organizationId, page, productUrl),
+        })
       },
       lenientPaths: true,
       routerError: scimRouterError,

@@ -3,6 +3,7 @@ import { Webhook } from 'standardwebhooks'
 import t from 'tap'
 import { DEFAULT_NOTIFIER_CONFIG } from '@svc/config'
 import { startSmtpServer, startTestService, startWebhookReceiver, until } from '@svc/testkit'
+import { buildApp as buildPlatform } from '@svc/platform'
 import { buildApp } from '../src/app.js'
 import { alertingOrganization } from './organization-setup.js'
 
@@ -302,7 +303,11 @@ t.test('HTML, feeds and badge', async (t) => {
   t.match(html.body, /Public API/)
   t.match(html.body, /class="bars"/)
   t.notMatch(html.body, /<script/i)
-  t.match(html.headers['content-security-policy'], /default-src 'none'; style-src 'sha256-[\w+/=]+'/, 'no script may run, only its own style sheet')
+  t.match(
+    html.headers['content-security-policy'],
+    /default-src 'none'; style-src 'sha256-[\w+/=]+'/,
+    'no script may run, only its own style sheet',
+  )
   t.equal((await publicGet(publicBase)).statusCode, 301)
   const atom = await publicGet(`${publicBase}/history.atom`)
   t.match(atom.headers['content-type'], /application\/atom\+xml/)
@@ -401,4 +406,17 @@ t.test('the subscription form works without JavaScript', async (t) => {
   t.equal(answer.statusCode, 202)
   t.match(answer.headers['content-type'], /text\/html/)
   t.match(answer.body, /confirmation link/)
+})
+
+t.test("the platform lists the organization's status pages through this surface's read", async (t) => {
+  const platform = await buildPlatform(service.config, service.resources)
+  t.teardown(() => platform.close())
+  const listed = await platform.inject({ method: 'GET', url: `/api/v1/organizations/${orgId}/status-pages`, headers: viewer!.headers })
+  t.equal(listed.statusCode, 200)
+  t.match(listed.json(), { data: [{ id: page.id, slug: 'acme', published: true }], meta: { total: 1 } })
+  t.equal(
+    (await platform.inject({ method: 'GET', url: `/api/v1/organizations/${otherOrgId}/status-pages`, headers: viewer!.headers }))
+      .statusCode,
+    404,
+  )
 })
