@@ -60,4 +60,11 @@ export const statusPagesSurface: FastifyPluginAsync<StatusPagesOptions> = async 
   await app.register(publicRoutes, { cache, notifier: options.notifier, outbound: options.outbound })
 }
 
-export { searchStatusIncidents, statusIncidentSummaries, statusPagesOf, subscriberWebhookTargets } from './reads.js'
+export {
+  searchStatusIncidents,
+  statusIncident,
+  statusIncidentSummaries,
+  statusIncidentTimeline,
+  statusPagesOf,
+  subscriberWebhookTargets,
+} from './reads.js'

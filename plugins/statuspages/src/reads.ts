@@ -76,3 +76,61 @@ export function subscriberWebhookTargets(db: Executor) {
     return row?.url && row.secret ? { url: row.url, secret: row.secret } : undefined
   }
 }
+
+/** A status page incident as an incident reference's context (insights' analyses and RCA drafts). */
+export async function statusIncident(db: Executor, organizationId: string, incidentId: string) {
+  const incident = await db
+    .selectFrom('divinux.statusIncidents as i')
+    .innerJoin('divinux.statusPages as p', 'p.id', 'i.pageId')
+    .select(['i.id', 'i.name', 'i.status', 'i.impact', 'i.startedAt', 'i.resolvedAt', 'p.name as pageName'])
+    .where('i.organizationId', '=', organizationId)
+    .where('i.kind', '=', 'incident')
+    .where('i.id', '=', incidentId)
+    .executeTakeFirst()
+  if (!incident) return undefined
+  const [first, components] = await Promise.all([
+    db
+      .selectFrom('divinux.statusIncidentUpdates')
+      .select(['body'])
+      .where('incidentId', '=', incidentId)
+      .orderBy('createdAt')
+      .limit(1)
+      .executeTakeFirst(),
+    db
+      .selectFrom('divinux.statusIncidentComponents as c')
+      .innerJoin('divinux.statusComponents as s', 's.id', 'c.componentId')
+      .select(['s.name', 's.alertServices', 'c.status'])
+      .where('c.incidentId', '=', incidentId)
+      .execute(),
+  ])
+  return {
+    ...incident,
+    description: first?.body ?? null,
+    components: components.map((component) => ({ name: component.name, status: component.status })),
+    /** The first alert service linked to an affected component: the service deploys are looked up for. */
+    service: components.flatMap((component) => component.alertServices)[0] ?? null,
+    updates: Number(
+      (
+        await db
+          .selectFrom('divinux.statusIncidentUpdates')
+          .select((eb) => eb.fn.countAll<number>().as('n'))
+          .where('incidentId', '=', incidentId)
+          .executeTakeFirstOrThrow()
+      ).n,
+    ),
+  }
+}
+
+/** A status page incident's updates, oldest first, as its timeline. */
+export async function statusIncidentTimeline(db: Executor, organizationId: string, incidentId: string, limit: number) {
+  return db
+    .selectFrom('divinux.statusIncidentUpdates as u')
+    .innerJoin('divinux.statusIncidents as i', 'i.id', 'u.incidentId')
+    .select(['u.status', 'u.body', 'u.displayAt'])
+    .where('i.organizationId', '=', organizationId)
+    .where('u.incidentId', '=', incidentId)
+    .orderBy('u.displayAt')
+    .orderBy('u.createdAt')
+    .limit(limit)
+    .execute()
+}

@@ -420,3 +420,25 @@ t.test("the platform lists the organization's status pages through this surface'
     404,
   )
 })
+
+t.test('status page incidents are incident references: RCA search finds them and RCAs link them', async (t) => {
+  const owner = person('owner')
+  const found = await call(owner, 'GET', `/api/v1/organizations/${orgId}/rcas/search-incidents?q=elevated%20api&sourceProduct=statuspages`)
+  t.equal(found.statusCode, 200)
+  t.match(found.json().data, [{ sourceProduct: 'statuspages', incidentId, title: 'Elevated API errors', priority: 'major', status: 'resolved' }])
+  const everywhere = (await call(owner, 'GET', `/api/v1/organizations/${orgId}/rcas/search-incidents?limit=2&page=2`)).json()
+  t.ok(everywhere.meta.total >= 4, 'alerts and status page incidents are counted together')
+  t.equal(everywhere.data.length, 2)
+  const viewersSearch = (await call(viewer!, 'GET', `/api/v1/organizations/${orgId}/rcas/search-incidents?q=elevated`)).json()
+  t.equal(viewersSearch.data.length, 1, 'a statuspages viewer finds status page incidents')
+
+  const rca = (await call(owner, 'POST', `/api/v1/organizations/${orgId}/rcas`, { title: 'API errors' })).json()
+  const link = await call(owner, 'POST', `/api/v1/organizations/${orgId}/rcas/${rca.id}/incidents`, { sourceProduct: 'statuspages', incidentId })
+  t.equal(link.statusCode, 201)
+  t.match(link.json(), { sourceProduct: 'statuspages', incidentId, incident: { title: 'Elevated API errors', priority: 'major', status: 'resolved' } })
+  const missing = await call(owner, 'POST', `/api/v1/organizations/${orgId}/rcas/${rca.id}/incidents`, {
+    sourceProduct: 'statuspages',
+    incidentId: '00000000-0000-4000-8000-000000000000',
+  })
+  t.equal(missing.statusCode, 404)
+})

@@ -1,6 +1,7 @@
 import type { DeployEvidence, IncidentContext, SimilarIncident, TimelineEntry } from '@svc/ai'
 import type { Executor } from '@svc/db'
 import { alertIncident, alertTimeline, deploysBetween, similarResolvedAlerts } from '@svc/plugin-alerting'
+import { statusIncident, statusIncidentTimeline } from '@svc/plugin-statuspages'
 import type { IncidentKey } from './analyses.js'
 
 // The evidence an analysis gathers from the surfaces, through their read modules (alerting's
@@ -14,7 +15,23 @@ export const DEPLOY_WINDOW_MINUTES = 240
 
 /** The incident as the analyzers see it; undefined when its surface has no such incident in the organization. */
 export async function incidentContext(db: Executor, key: IncidentKey): Promise<IncidentContext | undefined> {
-  // Alerts are the only incidents until the synthetics and status-page surfaces land.
+  if (key.sourceProduct === 'statuspages') {
+    const incident = await statusIncident(db, key.organizationId, key.incidentId)
+    if (!incident) return undefined
+    return {
+      sourceProduct: 'statuspages',
+      incidentId: incident.id,
+      title: incident.name,
+      description: incident.description,
+      service: incident.service,
+      priority: incident.impact,
+      status: incident.status,
+      startedAt: incident.startedAt,
+      occurrences: incident.updates,
+      labels: { page: incident.pageName, components: incident.components },
+    }
+  }
+  // Synthetics check runs join when that surface lands.
   if (key.sourceProduct !== 'alerting') return undefined
   const alert = await alertIncident(db, key.organizationId, key.incidentId)
   if (!alert) return undefined
@@ -94,6 +111,10 @@ async function latestRootCauses(db: Executor, organizationId: string, alertIds: 
 }
 
 export async function incidentTimeline(db: Executor, organizationId: string, incident: IncidentContext): Promise<TimelineEntry[]> {
+  if (incident.sourceProduct === 'statuspages') {
+    const updates = await statusIncidentTimeline(db, organizationId, incident.incidentId, 200)
+    return updates.map((update) => ({ type: update.status, at: update.displayAt.toISOString(), detail: update.body }))
+  }
   const rows = await alertTimeline(db, organizationId, incident.incidentId, 200)
   return rows.map((row) => ({
     type: row.type,

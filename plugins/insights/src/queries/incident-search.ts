@@ -1,5 +1,6 @@
 import type { Executor, Page } from '@svc/db'
 import { searchAlerts } from '@svc/plugin-alerting'
+import { searchStatusIncidents } from '@svc/plugin-statuspages'
 
 export interface IncidentSearch {
   q?: string
@@ -9,7 +10,7 @@ export interface IncidentSearch {
 }
 
 export interface FoundIncident {
-  sourceProduct: 'alerting'
+  sourceProduct: 'alerting' | 'statuspages'
   incidentId: string
   title: string
   priority: string
@@ -20,9 +21,10 @@ export interface FoundIncident {
 }
 
 /**
- * Incidents matching words (every word, in the title or description, any letter case) in a time
- * range, newest first, of the surfaces in `readable` only, each through its read module. Alerts are
- * the only incidents so far; a surface that lands adds its own branch here, answering the same shape.
+ * Incidents matching words (every word, any letter case: an alert's title or description, a
+ * status page incident's name or updates) in a time range, newest first, of the surfaces in
+ * `readable` only, each through its read module. Paging across surfaces takes the first
+ * `offset + limit` of each (newest first), merges them and cuts the page out of the merge.
  */
 export async function searchIncidents(
   db: Executor,
@@ -31,11 +33,14 @@ export async function searchIncidents(
   readable: ReadonlySet<string>,
   page: Page,
 ) {
-  if ((search.sourceProduct && search.sourceProduct !== 'alerting') || !readable.has('alerting'))
-    return { rows: [] as FoundIncident[], total: 0 }
-  const { rows, total } = await searchAlerts(db, organizationId, search, page)
-  return {
-    rows: rows.map((row): FoundIncident => ({
+  const wanted = (product: string) => readable.has(product) && (!search.sourceProduct || search.sourceProduct === product)
+  const head: Page = { offset: 0, limit: page.offset + page.limit }
+  const [alerts, statusIncidents] = await Promise.all([
+    wanted('alerting') ? searchAlerts(db, organizationId, search, head) : { rows: [], total: 0 },
+    wanted('statuspages') ? searchStatusIncidents(db, organizationId, search, head) : { rows: [], total: 0 },
+  ])
+  const found = [
+    ...alerts.rows.map((row): FoundIncident => ({
       sourceProduct: 'alerting',
       incidentId: row.id,
       title: row.title,
@@ -45,6 +50,16 @@ export async function searchIncidents(
       startedAt: row.firstSeenAt.toISOString(),
       resolvedAt: row.resolvedAt?.toISOString() ?? null,
     })),
-    total,
-  }
+    ...statusIncidents.rows.map((row): FoundIncident => ({
+      sourceProduct: 'statuspages',
+      incidentId: row.id,
+      title: row.name,
+      priority: row.impact,
+      status: row.status,
+      service: null,
+      startedAt: row.startedAt.toISOString(),
+      resolvedAt: row.resolvedAt?.toISOString() ?? null,
+    })),
+  ].sort((a, b) => b.startedAt.localeCompare(a.startedAt) || b.incidentId.localeCompare(a.incidentId))
+  return { rows: found.slice(page.offset, page.offset + page.limit), total: alerts.total + statusIncidents.total }
 }

@@ -1,6 +1,7 @@
 import { sql } from 'kysely'
 import { containing, type Executor, type Page, paged } from '@svc/db'
 import { alertSummaries } from '@svc/plugin-alerting'
+import { statusIncidentSummaries } from '@svc/plugin-statuspages'
 
 const rcaColumns = [
   'id',
@@ -114,7 +115,7 @@ export async function deleteRca(db: Executor, organizationId: string, rcaId: str
 
 const linkColumns = ['l.id', 'l.sourceProduct', 'l.incidentId', 'l.linkedBy', 'l.createdAt'] as const
 
-/** Links with what is known of their incidents (alerts, through alerting's read module; other surfaces join as they land). */
+/** Links with what is known of their incidents, through each surface's read module (alerts, status page incidents). */
 export async function listLinks(db: Executor, organizationId: string, rcaId: string) {
   const links = await db
     .selectFrom('divinux.rcaIncidentLinks as l')
@@ -129,7 +130,24 @@ export async function listLinks(db: Executor, organizationId: string, rcaId: str
     organizationId,
     links.filter((link) => link.sourceProduct === 'alerting').map((link) => link.incidentId),
   )
+  const statusIncidents = await statusIncidentSummaries(
+    db,
+    organizationId,
+    links.filter((link) => link.sourceProduct === 'statuspages').map((link) => link.incidentId),
+  )
   return links.map((link) => {
+    const statusIncident = link.sourceProduct === 'statuspages' ? statusIncidents.get(link.incidentId) : undefined
+    if (statusIncident) {
+      return {
+        ...link,
+        title: statusIncident.name,
+        priority: statusIncident.impact,
+        status: statusIncident.status,
+        service: null,
+        firstSeenAt: statusIncident.startedAt,
+        resolvedAt: statusIncident.resolvedAt,
+      }
+    }
     const alert = link.sourceProduct === 'alerting' ? alerts.get(link.incidentId) : undefined
     return {
       ...link,

@@ -30,7 +30,7 @@ const SearchQuery = Type.Object({
   to: Type.Optional(Type.String({ format: 'date-time', description: 'Began before' })),
 })
 
-/** Incidents of every surface, to link to an RCA: alerts now; synthetics failures and status-page incidents when they land. */
+/** Incidents of every surface, to link to an RCA: alerts and status page incidents (synthetics failures join when that surface lands). */
 export const incidentSearchRoutes: FastifyPluginAsyncTypebox = async (app) => {
   const db = app.database.db
   app.get(
