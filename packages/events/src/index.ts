@@ -9,4 +9,5 @@ export {
   type EventPayloads,
   type IncidentReference,
   type MemberRemoved,
+  type StatusPageUpdateRequested,
 } from './payloads.js'

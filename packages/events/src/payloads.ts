@@ -52,11 +52,29 @@ export interface AnalysisCompleted {
   incident: IncidentReference
 }
 
+/**
+ * A workflow asked the status pages to follow an alert (its `update_status_page` action): the
+ * pages whose components are linked to the alert's service open, update or resolve an incident
+ * for it, a draft unless `publish`.
+ */
+export interface StatusPageUpdateRequested {
+  organizationId: string
+  alertId: string
+  /** The workflow run that asked, for the incident's record. */
+  workflowId: string
+  workflowName: string
+  trigger: 'alert.created' | 'alert.acknowledged' | 'alert.resolved'
+  alert: { title: string; service: string; priority: AlertPriority }
+  componentStatus: 'degraded_performance' | 'partial_outage' | 'major_outage'
+  publish: boolean
+}
+
 export interface EventPayloads {
   'alert.created': AlertCreated
   'analysis.completed': AnalysisCompleted
   'deploy.recorded': DeployRecorded
   'member.removed': MemberRemoved
+  'statuspage.update_requested': StatusPageUpdateRequested
 }
 
 export type EventName = keyof EventPayloads

@@ -2,6 +2,7 @@ import type { FastifyPluginAsync } from 'fastify'
 import type { OutboundConfig } from '@svc/config'
 import type { Notifier } from '@svc/notifier'
 import { componentRoutes } from './components/routes.js'
+import { ALERT_FOLLOW_QUEUE, startFollowingAlerts } from './incidents/alert-follow.js'
 import { incidentRoutes } from './incidents/routes.js'
 import { createMaintenanceScheduler } from './maintenances/scheduler.js'
 import { maintenanceRoutes } from './maintenances/routes.js'
@@ -46,8 +47,16 @@ export const statusPagesSurface: FastifyPluginAsync<StatusPagesOptions> = async 
   app.addHook('onReady', async () => {
     await notifications.start()
     await scheduler.start()
+    await startFollowingAlerts({
+      database: app.database,
+      jobs: app.jobs,
+      notifications,
+      changed,
+      log: app.log.child({ component: 'statuspage-alerts' }),
+    })
   })
   app.addHook('onClose', async () => {
+    await app.jobs.offWork(ALERT_FOLLOW_QUEUE)
     await scheduler.stop()
     await notifications.stop()
   })

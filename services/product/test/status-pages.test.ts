@@ -425,7 +425,9 @@ t.test('status page incidents are incident references: RCA search finds them and
   const owner = person('owner')
   const found = await call(owner, 'GET', `/api/v1/organizations/${orgId}/rcas/search-incidents?q=elevated%20api&sourceProduct=statuspages`)
   t.equal(found.statusCode, 200)
-  t.match(found.json().data, [{ sourceProduct: 'statuspages', incidentId, title: 'Elevated API errors', priority: 'major', status: 'resolved' }])
+  t.match(found.json().data, [
+    { sourceProduct: 'statuspages', incidentId, title: 'Elevated API errors', priority: 'major', status: 'resolved' },
+  ])
   const everywhere = (await call(owner, 'GET', `/api/v1/organizations/${orgId}/rcas/search-incidents?limit=2&page=2`)).json()
   t.ok(everywhere.meta.total >= 4, 'alerts and status page incidents are counted together')
   t.equal(everywhere.data.length, 2)
@@ -433,12 +435,77 @@ t.test('status page incidents are incident references: RCA search finds them and
   t.equal(viewersSearch.data.length, 1, 'a statuspages viewer finds status page incidents')
 
   const rca = (await call(owner, 'POST', `/api/v1/organizations/${orgId}/rcas`, { title: 'API errors' })).json()
-  const link = await call(owner, 'POST', `/api/v1/organizations/${orgId}/rcas/${rca.id}/incidents`, { sourceProduct: 'statuspages', incidentId })
+  const link = await call(owner, 'POST', `/api/v1/organizations/${orgId}/rcas/${rca.id}/incidents`, {
+    sourceProduct: 'statuspages',
+    incidentId,
+  })
   t.equal(link.statusCode, 201)
-  t.match(link.json(), { sourceProduct: 'statuspages', incidentId, incident: { title: 'Elevated API errors', priority: 'major', status: 'resolved' } })
+  t.match(link.json(), {
+    sourceProduct: 'statuspages',
+    incidentId,
+    incident: { title: 'Elevated API errors', priority: 'major', status: 'resolved' },
+  })
   const missing = await call(owner, 'POST', `/api/v1/organizations/${orgId}/rcas/${rca.id}/incidents`, {
     sourceProduct: 'statuspages',
     incidentId: '00000000-0000-4000-8000-000000000000',
   })
   t.equal(missing.statusCode, 404)
+})
+
+t.test('a workflow keeps a draft incident on the pages linked to an alert’s service, and resolves it with the alert', async (t) => {
+  const owner = person('owner')
+  const alerting = `/api/v1/organizations/${orgId}`
+  const config = (await call(owner, 'POST', `${alerting}/webhooks`, { name: 'Monitoring' })).json()
+  for (const trigger of ['alert.created', 'alert.acknowledged', 'alert.resolved']) {
+    const created = await call(owner, 'POST', `${alerting}/workflows`, {
+      name: `Status page on ${trigger}`,
+      trigger,
+      actions: [{ type: 'update_status_page', componentStatus: 'partial_outage' }],
+    })
+    t.equal(created.statusCode, 201, trigger)
+  }
+  const refused = await call(owner, 'POST', `${alerting}/workflows`, {
+    name: 'On deploys',
+    trigger: 'deploy.recorded',
+    actions: [{ type: 'update_status_page' }],
+  })
+  t.equal(refused.statusCode, 400)
+  t.match(refused.json().message, /actions\/0\/type/)
+
+  const ingested = await app.inject({
+    method: 'POST',
+    url: config.ingestPath,
+    headers: { 'content-type': 'application/json' },
+    payload: { title: 'API latency high', service: 'api', priority: 'P2' },
+  })
+  const alertId = ingested.json().alertId as string
+  const followed = async () =>
+    (await db
+      .selectFrom('divinux.statusIncidents')
+      .select(['id', 'status', 'published', 'impact'])
+      .where('alertId', '=', alertId)
+      .executeTakeFirst()) ?? undefined
+  const draft = await until('the draft incident', followed)
+  t.match(draft, { status: 'investigating', published: false, impact: 'major' })
+  t.equal(await statusOf(api), 'operational', 'a draft moves no component')
+  const read = (await call(viewer!, 'GET', `${pageBase}/incidents/${draft.id}`)).json()
+  t.same(read.components, [{ componentId: api.id, status: 'partial_outage' }])
+  const unresolved = (await publicGet(`${publicBase}/api/v2/incidents/unresolved.json`)).json().incidents as Array<{ id: string }>
+  t.notOk(
+    unresolved.some((incident) => incident.id === draft.id),
+    'nothing public without a person',
+  )
+
+  await call(owner, 'POST', `${alerting}/alerts/${alertId}/acknowledge`)
+  await until('the incident to be identified', async () => (await followed())?.status === 'identified')
+  await call(manager!, 'PATCH', `${pageBase}/incidents/${draft.id}`, { published: true })
+  t.equal(await statusOf(api), 'partial_outage', 'published by a person, it moves its components')
+  await call(owner, 'POST', `${alerting}/alerts/${alertId}/resolve`)
+  await until('the incident to resolve with the alert', async () => (await followed())?.status === 'resolved')
+  t.equal(await statusOf(api), 'operational')
+  const runs = await db.selectFrom('divinux.workflowRuns').select(['status']).execute()
+  t.ok(
+    runs.every((run) => run.status === 'succeeded' || run.status === 'skipped'),
+    JSON.stringify(runs),
+  )
 })

@@ -1,6 +1,6 @@
 import type { FastifyBaseLogger } from 'fastify'
 import type { Database, Executor } from '@svc/db'
-import { subscribe, type DeployRecorded } from '@svc/events'
+import { publish, subscribe, type AlertPriority, type DeployRecorded } from '@svc/events'
 import { ensureQueue, inTransaction, workEach, type JobQueue } from '@svc/jobs'
 import { COMMAND_ROOM_PRIORITIES, type LatestAnalysisReader } from '../alerts/command-room.js'
 import { chatAlertOf } from '../chat/delivery.js'
@@ -234,6 +234,21 @@ export function createWorkflowRunner(deps: WorkflowRunnerDeps) {
         if (!current) return failed('the alert no longer exists')
         const started = await deps.escalator.escalateWith(trx, { ...current, organizationId }, policy.id)
         return started.started ? succeeded(`escalating with "${policy.name}"`) : skipped(started.detail)
+      }
+      case 'update_status_page': {
+        const current = (await findAlert(trx, organizationId, alert.id)) ?? alert
+        if (!current.service) return skipped('the alert names no service: no status page component is linked to it')
+        await publish(deps.jobs, trx, 'statuspage.update_requested', {
+          organizationId,
+          alertId: alert.id,
+          workflowId: run.workflowId,
+          workflowName: definition.name,
+          trigger: run.trigger as 'alert.created' | 'alert.acknowledged' | 'alert.resolved',
+          alert: { title: current.title, service: current.service, priority: current.priority as AlertPriority },
+          componentStatus: action.componentStatus ?? 'major_outage',
+          publish: action.publish ?? false,
+        })
+        return succeeded(`the status pages were asked to follow the alert (components linked to "${current.service}")`)
       }
       default:
         return failed(`${action.type} cannot run here`)

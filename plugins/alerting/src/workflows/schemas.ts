@@ -95,6 +95,22 @@ export const Action = Type.Union(
       { type: Type.Literal('open_command_room') },
       { additionalProperties: false, description: 'Open the alert’s command room, whatever its priority (alert triggers)' },
     ),
+    Type.Object(
+      {
+        type: Type.Literal('update_status_page'),
+        componentStatus: Type.Optional(
+          Type.Enum(['degraded_performance', 'partial_outage', 'major_outage'] as const, {
+            description: 'The status the linked components get; unset: major_outage',
+          }),
+        ),
+        publish: Type.Optional(Type.Boolean({ description: 'Unset or false: a draft incident a person reviews and publishes' })),
+      },
+      {
+        additionalProperties: false,
+        description:
+          'Open or update an incident on the status pages whose components are linked to the alert’s service; resolve it on alert.resolved (alert triggers)',
+      },
+    ),
   ],
   { title: 'WorkflowAction' },
 )

@@ -7,7 +7,13 @@ import type { Action, Condition, Trigger } from './schemas.js'
 
 const ALERT_ONLY_CONDITIONS = new Set<Condition['type']>(['priority', 'source', 'labels', 'deploy_recent'])
 const DEPLOY_ONLY_CONDITIONS = new Set<Condition['type']>(['environment', 'deploy_status'])
-const ALERT_ONLY_ACTIONS = new Set<Action['type']>(['set_priority', 'start_analysis', 'escalate', 'open_command_room'])
+const ALERT_ONLY_ACTIONS = new Set<Action['type']>([
+  'set_priority',
+  'start_analysis',
+  'escalate',
+  'open_command_room',
+  'update_status_page',
+])
 
 interface References {
   chat: Set<string>

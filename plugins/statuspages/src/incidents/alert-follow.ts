@@ -1,0 +1,120 @@
+import type { FastifyBaseLogger } from 'fastify'
+import { sql } from 'kysely'
+import type { Database, Executor } from '@svc/db'
+import { subscribe, type StatusPageUpdateRequested } from '@svc/events'
+import { workEach, type JobQueue } from '@svc/jobs'
+import type { IncidentImpact } from '../model.js'
+import { incidentById } from '../queries/incidents.js'
+import type { SubscriberNotifications } from '../subscribers/notifications.js'
+import { openRecord, recordUpdate } from './records.js'
+
+export const ALERT_FOLLOW_QUEUE = 'statuspages.alert-follow'
+
+/** An alert's priority as the impact of the incident that follows it. */
+const impactOf: Record<StatusPageUpdateRequested['alert']['priority'], IncidentImpact> = {
+  P1: 'critical',
+  P2: 'major',
+  P3: 'minor',
+  P4: 'none',
+  P5: 'none',
+}
+
+/** What the public reads at each step of an incident that follows an alert (a person may reword it before publishing). */
+export const followWords = {
+  opened: (title: string) => `We are investigating an issue: ${title}.`,
+  identified: 'The issue has been identified and a fix is being worked on.',
+  resolved: 'This incident has been resolved.',
+}
+
+/** Components of the organization linked to an alert service, with their pages. */
+async function linkedComponents(db: Executor, organizationId: string, service: string) {
+  return db
+    .selectFrom('divinux.statusComponents')
+    .select(['id', 'pageId'])
+    .where('organizationId', '=', organizationId)
+    .where('alertServices', '@>', sql<string[]>`array[${service}]::text[]`)
+    .execute()
+}
+
+async function openIncidentFor(db: Executor, pageId: string, alertId: string) {
+  const row = await db
+    .selectFrom('divinux.statusIncidents')
+    .select('id')
+    .where('pageId', '=', pageId)
+    .where('alertId', '=', alertId)
+    .where('resolvedAt', 'is', null)
+    .executeTakeFirst()
+  return row && incidentById(db, row.id, true)
+}
+
+/**
+ * The status pages' side of the workflow action `update_status_page` (an event from alerting,
+ * which never writes these tables): on each page with components linked to the alert's service,
+ * the alert's incident is opened (a draft unless the workflow publishes it), moved to
+ * `identified` when the alert is acknowledged, and resolved with it. Each step looks at the
+ * incident's state first, so an event delivered twice does nothing twice.
+ */
+export async function followAlert(
+  db: Executor,
+  notifications: SubscriberNotifications,
+  event: StatusPageUpdateRequested,
+): Promise<string[]> {
+  const components = await linkedComponents(db, event.organizationId, event.alert.service)
+  const pages = [...new Set(components.map((component) => component.pageId))]
+  const changed: string[] = []
+  for (const pageId of pages) {
+    await db.selectFrom('divinux.statusPages').select('id').where('id', '=', pageId).forUpdate().executeTakeFirst()
+    const existing = await openIncidentFor(db, pageId, event.alertId)
+    const statuses = new Map(
+      components.filter((component) => component.pageId === pageId).map((component) => [component.id, event.componentStatus]),
+    )
+    const common = { createdBy: null, notify: true }
+    if (event.trigger === 'alert.resolved') {
+      if (!existing) continue
+      await recordUpdate(db, notifications, existing, { ...common, status: 'resolved', body: followWords.resolved, statuses: new Map() })
+    } else if (!existing) {
+      await openRecord(
+        db,
+        notifications,
+        {
+          organizationId: event.organizationId,
+          pageId,
+          kind: 'incident',
+          name: event.alert.title.slice(0, 200),
+          status: 'investigating',
+          impact: impactOf[event.alert.priority],
+          published: event.publish,
+          alertId: event.alertId,
+          workflowId: event.workflowId,
+          createdBy: null,
+        },
+        { ...common, status: 'investigating', body: followWords.opened(event.alert.title), statuses },
+      )
+    } else if (event.trigger === 'alert.acknowledged' && existing.status === 'investigating') {
+      await recordUpdate(db, notifications, existing, {
+        ...common,
+        status: 'identified',
+        body: followWords.identified,
+        statuses: new Map(),
+      })
+    } else continue
+    changed.push(pageId)
+  }
+  return changed
+}
+
+export async function startFollowingAlerts(deps: {
+  database: Database
+  jobs: JobQueue
+  notifications: SubscriberNotifications
+  changed: (pageId: string) => void
+  log: FastifyBaseLogger
+}): Promise<void> {
+  await subscribe(deps.jobs, 'statuspage.update_requested', ALERT_FOLLOW_QUEUE, { retryLimit: 5, retryDelay: 5, retryBackoff: true })
+  await workEach<StatusPageUpdateRequested>(deps.jobs, ALERT_FOLLOW_QUEUE, { batchSize: 5, pollingIntervalSeconds: 1 }, async (job) => {
+    const changed = await deps.database.db.transaction().execute((trx) => followAlert(trx, deps.notifications, job.data))
+    for (const pageId of changed) deps.changed(pageId)
+    if (changed.length > 0)
+      deps.log.info({ alertId: job.data.alertId, trigger: job.data.trigger, pages: changed.length }, 'status pages follow the alert')
+  })
+}
