@@ -66,7 +66,7 @@ export const statusPagesSurface: FastifyPluginAsync<StatusPagesOptions> = async 
   await app.register(incidentRoutes, { notifications, changed })
   await app.register(maintenanceRoutes, { notifications, scheduler, changed })
   await app.register(subscriberRoutes, { notifier: options.notifier, outbound: options.outbound, productUrl: options.productUrl })
-  await app.register(publicRoutes, { cache, notifier: options.notifier, outbound: options.outbound })
+  await app.register(publicRoutes, { cache, notifier: options.notifier, outbound: options.outbound, productUrl: options.productUrl })
 }
 
 export {

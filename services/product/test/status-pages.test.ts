@@ -283,7 +283,7 @@ t.test('the page is served at its custom domain by the Host header; unpublished 
   await call(manager!, 'PATCH', pageBase, { customDomain: 'status.acme.example' })
   const byHost = await app.inject({ method: 'GET', url: '/api/v2/status.json', headers: { host: 'status.acme.example' } })
   t.equal(byHost.statusCode, 200)
-  t.equal(byHost.json().page.url, 'http://status.acme.example/')
+  t.equal(byHost.json().page.url, 'https://status.acme.example/')
   t.equal((await app.inject({ method: 'GET', url: '/api/v2/status.json', headers: { host: 'unknown.example' } })).statusCode, 404)
   const html = await app.inject({ method: 'GET', url: '/', headers: { host: 'status.acme.example' } })
   t.equal(html.statusCode, 200)

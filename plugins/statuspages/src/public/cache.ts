@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto'
+import { gzipSync } from 'node:zlib'
 import type { Executor } from '@svc/db'
 
 /** How long a replica trusts what it read of a page without asking the database again. */
@@ -18,8 +19,12 @@ export interface PublicPage {
 }
 
 export interface RenderedDocument {
-  body: string
+  /** The bytes as sent (encoded once, not on every request). */
+  body: Buffer
+  /** The same bytes gzipped once, for clients that accept it (most do: browsers, HTTP libraries). */
+  gzipped: Buffer
   etag: string
+  gzipEtag: string
   contentType: string
 }
 
@@ -92,7 +97,15 @@ export function createPublicCache(db: Executor, now: () => number = Date.now) {
         if (pageId === page.id && otherName.split('@')[0] === base) documents.delete(other)
       }
       const rendered = await render()
-      const document = { ...rendered, etag: `"${createHash('sha1').update(rendered.body).digest('base64url')}"` }
+      const body = Buffer.from(rendered.body)
+      const hash = createHash('sha1').update(body).digest('base64url')
+      const document = {
+        body,
+        gzipped: gzipSync(body),
+        contentType: rendered.contentType,
+        etag: `"${hash}"`,
+        gzipEtag: `"${hash}-gzip"`,
+      }
       documents.set(key, document)
       return document
     },

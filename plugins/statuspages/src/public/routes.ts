@@ -6,6 +6,7 @@ import escapeHtml from 'escape-html'
 import type { OutboundConfig } from '@svc/config'
 import { NotFoundError, publicCors } from '@svc/http'
 import type { Notifier } from '@svc/notifier'
+import { publicUrlOf } from '../pages/public-url.js'
 import { publicComponents, publicRecords } from '../queries/public.js'
 import { confirmSubscriber, unsubscribe } from '../queries/subscribers.js'
 import { subscribe, tokenHash } from '../subscribers/subscribe.js'
@@ -20,11 +21,18 @@ export const PUBLIC_BASE = '/api/v1/statuspages/public/:slug'
 /** Browsers and proxies keep a public document this long, then revalidate it with its ETag. */
 export const PUBLIC_MAX_AGE_SECONDS = 30
 const tags = ['statuspages-public']
+const CACHING = { 'cache-control': `public, max-age=${PUBLIC_MAX_AGE_SECONDS}`, vary: 'Accept-Encoding' }
 
 export interface PublicRouteOptions {
   cache: PublicCache
   notifier: Notifier
   outbound: OutboundConfig
+  /**
+   * The product API's public URL. Links in documents are built from it (or from the page's
+   * custom domain), never from a request's Host header: a cached document must not carry (or be
+   * multiplied by) whatever host a client sent.
+   */
+  productUrl: string
 }
 
 interface Located {
@@ -64,6 +72,23 @@ function htmlAnswer(reply: FastifyReply, status: number, html: string) {
   return reply.code(status).type('text/html; charset=utf-8').header('cache-control', 'no-store').send(html)
 }
 
+/** Whether an Accept-Encoding header takes gzip (and does not refuse it with q=0). */
+export function acceptsGzip(header: string | undefined): boolean {
+  if (!header) return false
+  return header.split(',').some((part) => {
+    const [coding = '', ...parameters] = part.trim().toLowerCase().split(';')
+    if (coding !== 'gzip' && coding !== '*') return false
+    const q = parameters.map((parameter) => parameter.trim()).find((parameter) => parameter.startsWith('q='))
+    return q === undefined || Number(q.slice(2)) > 0
+  })
+}
+
+/** Whether If-None-Match names this ETag (weak comparison, as RFC 9110 13.1.2 asks for GET). */
+function matches(header: string | undefined, etag: string): boolean {
+  if (!header) return false
+  return header === '*' || header.split(',').some((tag) => tag.trim().replace(/^W\//, '') === etag)
+}
+
 const minute = (now: Date) => now.toISOString().slice(0, 16)
 
 function message(title: string, words: string): string {
@@ -86,13 +111,13 @@ export const publicRoutes: FastifyPluginAsyncTypebox<PublicRouteOptions> = async
     const { slug } = request.params as { slug: string }
     const page = await cache.bySlug(slug)
     if (!page) throw new NotFoundError('status page')
-    return { page, root: `${app.publicBaseUrl(request)}/api/v1/statuspages/public/${page.slug}/` }
+    return { page, root: publicUrlOf(options.productUrl, { slug: page.slug, customDomain: null }) }
   }
   const byHost = async (request: FastifyRequest): Promise<Located> => {
     const host = request.hostname.toLowerCase()
     const page = await cache.byDomain(host)
     if (!page) throw new NotFoundError('status page')
-    return { page, root: `${request.protocol}://${request.host}/` }
+    return { page, root: publicUrlOf(options.productUrl, page) }
   }
 
   async function send(
@@ -103,12 +128,14 @@ export const publicRoutes: FastifyPluginAsyncTypebox<PublicRouteOptions> = async
     render: () => Promise<{ body: string; contentType: string }>,
   ) {
     const document = await cache.document(located.page, `${name}|${located.root}`, render)
-    reply
-      .header('cache-control', `public, max-age=${PUBLIC_MAX_AGE_SECONDS}`)
-      .header('etag', document.etag)
-      .header('vary', 'Accept-Encoding')
-    if (request.headers['if-none-match'] === document.etag) return reply.code(304).send()
-    return reply.type(document.contentType).send(document.body)
+    // Each representation has its own strong ETag (RFC 9110 8.8.3): the gzipped bytes differ.
+    const gzip = acceptsGzip(request.headers['accept-encoding'])
+    const etag = gzip ? document.gzipEtag : document.etag
+    if (matches(request.headers['if-none-match'], etag)) return reply.headers({ ...CACHING, etag }).code(304).send()
+    // The gzipped bytes were made once with the document; nothing is compressed per request.
+    return gzip
+      ? reply.headers({ ...CACHING, etag, 'content-type': document.contentType, 'content-encoding': 'gzip' }).send(document.gzipped)
+      : reply.headers({ ...CACHING, etag, 'content-type': document.contentType }).send(document.body)
   }
 
   const json = (document: JsonDocument) => async (request: FastifyRequest, reply: FastifyReply, located: Located) => {
