@@ -131,7 +131,11 @@ export const publicRoutes: FastifyPluginAsyncTypebox<PublicRouteOptions> = async
     // Each representation has its own strong ETag (RFC 9110 8.8.3): the gzipped bytes differ.
     const gzip = acceptsGzip(request.headers['accept-encoding'])
     const etag = gzip ? document.gzipEtag : document.etag
-    if (matches(request.headers['if-none-match'], etag)) return reply.headers({ ...CACHING, etag }).code(304).send()
+    if (matches(request.headers['if-none-match'], etag))
+      return reply
+        .headers({ ...CACHING, etag })
+        .code(304)
+        .send()
     // The gzipped bytes were made once with the document; nothing is compressed per request.
     return gzip
       ? reply.headers({ ...CACHING, etag, 'content-type': document.contentType, 'content-encoding': 'gzip' }).send(document.gzipped)
