@@ -14,7 +14,7 @@ export function buildApp(config: ServiceConfig, shared?: Resources): Promise<Fas
       description: 'Identity, organizations, members and roles, billing, SSO/SCIM provisioning, audit logs and reports.',
       probes: true,
       async surfaces(app) {
-        const productUrl = config.publicUrls?.product ?? 'http://localhost:3003'
+        const productUrl = config.productLinkBase ?? config.publicUrls?.product ?? 'http://localhost:3003'
         await app.register(platformSurface, {
           statusPages: (db, organizationId, page) => statusPagesOf(db, organizationId, page, productUrl),
         })
