@@ -177,11 +177,16 @@ t.test('maintenance: moved, its components changed, cancelled; every step valida
       scheduledFor: new Date(later).toISOString(),
       scheduledUntil: new Date(later + 60_000).toISOString(),
       published: false,
+      componentIds: [db1.id],
     })
   ).json()
   t.equal(draft.published, false)
+  await call(responder!, 'POST', `${pageBase}/maintenances/${draft.id}/updates`, { body: 'Quietly started.', status: 'in_progress' })
+  t.equal(await statusOf(db1.id), 'operational', 'a draft maintenance holds nothing public')
   t.equal((await call(manager!, 'PATCH', `${pageBase}/maintenances/${draft.id}`, { published: true })).json().published, true)
+  t.equal(await statusOf(db1.id), 'under_maintenance', 'published, it does')
   t.equal((await call(manager!, 'DELETE', `${pageBase}/maintenances/${draft.id}`)).statusCode, 204)
+  t.equal(await statusOf(db1.id), 'operational', 'deleted, its components return')
   t.equal((await call(viewer!, 'GET', `${pageBase}/maintenances/${draft.id}`)).statusCode, 404)
 })
 

@@ -1,7 +1,7 @@
 import formbody from '@fastify/formbody'
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import type { FastifyReply, FastifyRequest } from 'fastify'
-import { Type } from 'typebox'
+import { Type, type TSchema } from 'typebox'
 import escapeHtml from 'escape-html'
 import type { OutboundConfig } from '@svc/config'
 import { NotFoundError, publicCors } from '@svc/http'
@@ -15,6 +15,7 @@ import type { PublicCache, PublicPage } from './cache.js'
 import { jsonDocuments, renderJson, type JsonDocument } from './documents.js'
 import { renderFeed } from './feeds.js'
 import { HTML_CSP, renderHtml } from './html.js'
+import { v2DocumentSchemas } from './v2-schemas.js'
 import { v2Status } from './v2.js'
 
 export const PUBLIC_BASE = '/api/v1/statuspages/public/:slug'
@@ -154,16 +155,20 @@ export const publicRoutes: FastifyPluginAsyncTypebox<PublicRouteOptions> = async
   const documents: Array<{
     path: string
     summary: string
+    /** What a 200 answers, for the API reference. */
+    response: { produces: string; schema: TSchema }
     handle: (request: FastifyRequest, reply: FastifyReply, located: Located) => Promise<unknown>
   }> = [
     ...jsonDocuments.map((document) => ({
       path: `/api/v2/${document}.json`,
       summary: `Statuspage API v2: ${document}.json`,
+      response: { produces: 'application/json', schema: v2DocumentSchemas[document]! },
       handle: json(document),
     })),
     {
       path: '/',
       summary: 'The status page (HTML, no script needed)',
+      response: { produces: 'text/html', schema: Type.String({ description: 'An HTML page' }) },
       handle: (request, reply, located) => {
         const now = new Date()
         reply.header('content-security-policy', HTML_CSP)
@@ -176,6 +181,7 @@ export const publicRoutes: FastifyPluginAsyncTypebox<PublicRouteOptions> = async
     {
       path: '/history.atom',
       summary: 'Incident history as an Atom feed',
+      response: { produces: 'application/atom+xml', schema: Type.String({ description: 'Atom 1.0' }) },
       handle: (request, reply, located) =>
         send(request, reply, located, 'atom', async () => ({
           body: await renderFeed(db, located.page, located.root, 'atom'),
@@ -185,6 +191,7 @@ export const publicRoutes: FastifyPluginAsyncTypebox<PublicRouteOptions> = async
     {
       path: '/history.rss',
       summary: 'Incident history as an RSS feed',
+      response: { produces: 'application/rss+xml', schema: Type.String({ description: 'RSS 2.0' }) },
       handle: (request, reply, located) =>
         send(request, reply, located, 'rss', async () => ({
           body: await renderFeed(db, located.page, located.root, 'rss'),
@@ -194,6 +201,7 @@ export const publicRoutes: FastifyPluginAsyncTypebox<PublicRouteOptions> = async
     {
       path: '/badge.svg',
       summary: 'The page’s status as an SVG badge',
+      response: { produces: 'image/svg+xml', schema: Type.String({ description: 'An SVG image' }) },
       handle: (request, reply, located) =>
         send(request, reply, located, 'badge', async () => {
           const [content, unresolved] = await Promise.all([
@@ -209,7 +217,16 @@ export const publicRoutes: FastifyPluginAsyncTypebox<PublicRouteOptions> = async
     const config = { public: true, cors: publicCors }
     app.get(
       `${PUBLIC_BASE}${document.path}`,
-      { schema: { tags, summary: document.summary, params: SlugParams }, config },
+      {
+        schema: {
+          tags,
+          summary: document.summary,
+          params: SlugParams,
+          produces: [document.response.produces],
+          response: { 200: document.response.schema, 304: Type.Null({ description: 'Not modified (If-None-Match)' }) },
+        },
+        config,
+      },
       async (request, reply) => document.handle(request, reply, await bySlug(request)),
     )
     app.get(

@@ -137,7 +137,7 @@ export async function heldStatuses(db: Executor, componentIds: string[]) {
     .where((eb) =>
       eb.or([
         eb.and([eb('i.kind', '=', 'incident'), eb('i.status', '<>', 'resolved'), eb('i.published', '=', true)]),
-        eb.and([eb('i.kind', '=', 'maintenance'), eb('i.status', 'in', ['in_progress', 'verifying'])]),
+        eb.and([eb('i.kind', '=', 'maintenance'), eb('i.status', 'in', ['in_progress', 'verifying']), eb('i.published', '=', true)]),
       ]),
     )
     .execute()
