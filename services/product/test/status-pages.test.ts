@@ -509,3 +509,17 @@ t.test('a workflow keeps a draft incident on the pages linked to an alert’s se
     JSON.stringify(runs),
   )
 })
+
+t.test('an analysis of a status page incident reads its updates as the timeline', async (t) => {
+  const owner = person('owner')
+  const requested = await call(owner, 'POST', `/api/v1/organizations/${orgId}/insights`, { incidentId, sourceProduct: 'statuspages' })
+  t.equal(requested.statusCode, 202)
+  const analysisId = requested.json().id as string
+  const done = await until('the analysis', async () => {
+    const body = (await call(owner, 'GET', `/api/v1/organizations/${orgId}/insights/${analysisId}`)).json()
+    return body.status === 'completed' || body.status === 'failed' ? body : undefined
+  })
+  t.equal(done.status, 'completed')
+  const evidence = await db.selectFrom('divinux.analyses').select(['evidence']).where('id', '=', analysisId).executeTakeFirstOrThrow()
+  t.match(JSON.stringify(evidence.evidence), /We are investigating elevated error rates\./)
+})
