@@ -27,6 +27,7 @@ import * as chatIntegrations from './migrations/0025_chat_integrations.js'
 import * as outboundWebhooks from './migrations/0026_outbound_webhooks.js'
 import * as workflows from './migrations/0027_workflows.js'
 import * as statusPages from './migrations/0028_status_pages.js'
+import * as statusSubscriberConfirmations from './migrations/0029_status_subscriber_confirmations.js'
 
 /**
  * Every migration, in order, listed by hand rather than found by scanning a folder, so a
@@ -61,4 +62,5 @@ export const migrations: Record<string, Migration> = {
   '0026_outbound_webhooks': outboundWebhooks,
   '0027_workflows': workflows,
   '0028_status_pages': statusPages,
+  '0029_status_subscriber_confirmations': statusSubscriberConfirmations,
 }

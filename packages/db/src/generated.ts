@@ -610,6 +610,7 @@ export interface DivinuxStatusPages {
 
 export interface DivinuxStatusSubscribers {
   componentIds: Generated<string[]>;
+  confirmationSentAt: Timestamp | null;
   confirmedAt: Timestamp | null;
   confirmTokenHash: string | null;
   createdAt: Generated<Timestamp>;

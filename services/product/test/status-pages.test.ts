@@ -523,3 +523,21 @@ t.test('an analysis of a status page incident reads its updates as the timeline'
   const evidence = await db.selectFrom('divinux.analyses').select(['evidence']).where('id', '=', analysisId).executeTakeFirstOrThrow()
   t.match(JSON.stringify(evidence.evidence), /We are investigating elevated error rates\./)
 })
+
+t.test('a confirmation link is sent again to an unconfirmed address at most every ten minutes', async (t) => {
+  const mails = () => smtp.received.filter((mail) => mail.envelopeTo.includes('again@example.com')).length
+  const subscribe = () => app.inject({ method: 'POST', url: `${publicBase}/subscribers`, payload: { email: 'again@example.com' } })
+  t.equal((await subscribe()).statusCode, 202)
+  await until('the first confirmation', () => mails() === 1)
+  t.equal((await subscribe()).statusCode, 202, 'the same answer')
+  t.equal((await subscribe()).statusCode, 202)
+  await db
+    .updateTable('divinux.statusSubscribers')
+    .set({ confirmationSentAt: new Date(Date.now() - 11 * 60_000) })
+    .where('email', '=', 'again@example.com')
+    .execute()
+  t.equal((await subscribe()).statusCode, 202)
+  await until('the second confirmation', () => mails() === 2)
+  await new Promise((resolve) => setTimeout(resolve, 1500))
+  t.equal(mails(), 2, 'two links in all')
+})

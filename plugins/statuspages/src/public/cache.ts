@@ -4,6 +4,11 @@ import type { Executor } from '@svc/db'
 
 /** How long a replica trusts what it read of a page without asking the database again. */
 export const FRESH_FOR_MS = 1_000
+/**
+ * How many slugs and hosts with no published page are remembered: any client can ask for any
+ * slug or send any Host header, so what is remembered of them is bounded (oldest dropped first).
+ */
+export const MISSES_KEPT = 1_000
 
 export interface PublicPage {
   id: string
@@ -41,7 +46,8 @@ interface Known<T> {
  * Time-dependent documents (uptime) add their own period to the key.
  */
 export function createPublicCache(db: Executor, now: () => number = Date.now) {
-  const pages = new Map<string, Known<PublicPage | null>>()
+  const pages = new Map<string, Known<PublicPage>>()
+  const misses = new Map<string, number>()
   const documents = new Map<string, RenderedDocument>()
 
   const columns = [
@@ -60,6 +66,8 @@ export function createPublicCache(db: Executor, now: () => number = Date.now) {
   async function lookup(key: string, by: 'slug' | 'customDomain', value: string): Promise<PublicPage | null> {
     const known = pages.get(key)
     if (known && now() - known.checkedAt < FRESH_FOR_MS) return known.value
+    const missedAt = misses.get(key)
+    if (missedAt !== undefined && now() - missedAt < FRESH_FOR_MS) return null
     const row = await db
       .selectFrom('divinux.statusPages')
       .select(columns)
@@ -67,8 +75,16 @@ export function createPublicCache(db: Executor, now: () => number = Date.now) {
       .where('published', '=', true)
       .executeTakeFirst()
     const page = row ? { ...row, revision: Number(row.revision) } : null
-    if (known?.value && (!page || known.value.revision !== page.revision)) dropDocuments(known.value.id)
-    pages.set(key, { value: page, checkedAt: now() })
+    if (known && (!page || known.value.revision !== page.revision)) dropDocuments(known.value.id)
+    if (page) {
+      pages.set(key, { value: page, checkedAt: now() })
+      misses.delete(key)
+    } else {
+      pages.delete(key)
+      misses.delete(key)
+      misses.set(key, now())
+      if (misses.size > MISSES_KEPT) misses.delete(misses.keys().next().value!)
+    }
     return page
   }
 
@@ -111,8 +127,14 @@ export function createPublicCache(db: Executor, now: () => number = Date.now) {
     },
     /** A page changed here: this replica reads it again at its next request. */
     forget(pageId: string): void {
-      for (const [key, known] of pages) if (!known.value || known.value.id === pageId) pages.delete(key)
+      for (const [key, known] of pages) if (known.value.id === pageId) pages.delete(key)
+      // A slug or domain just given to this page may be remembered as a miss.
+      misses.clear()
       dropDocuments(pageId)
+    },
+    /** How many slugs and hosts are remembered (for tests of the bound). */
+    get remembered() {
+      return pages.size + misses.size
     },
   }
 }

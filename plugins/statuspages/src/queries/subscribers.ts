@@ -14,6 +14,7 @@ export interface NewSubscriber {
   confirmTokenHash: string | null
   unsubscribeToken: string
   confirmedAt: Date | null
+  confirmationSentAt?: Date | null
 }
 
 export async function listSubscribers(db: Executor, organizationId: string, pageId: string, page: Page) {
@@ -40,7 +41,7 @@ export async function findSubscriber(db: Executor, organizationId: string, pageI
 export async function existingSubscriber(db: Executor, pageId: string, target: { email: string } | { url: string }) {
   let query = db
     .selectFrom('divinux.statusSubscribers')
-    .select([...subscriberColumns, 'unsubscribeToken'])
+    .select([...subscriberColumns, 'unsubscribeToken', 'confirmationSentAt'])
     .where('pageId', '=', pageId)
   query =
     'email' in target

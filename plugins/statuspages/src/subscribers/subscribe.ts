@@ -8,6 +8,9 @@ import { isUuid } from '@svc/auth'
 import { componentsOfPage } from '../queries/components.js'
 import { existingSubscriber, insertSubscriber, renewConfirmation } from '../queries/subscribers.js'
 
+/** A confirmation link is sent again to the same unconfirmed address at most this often. */
+export const CONFIRMATION_RESEND_MS = 10 * 60_000
+
 export const tokenHash = (token: string) => createHash('sha256').update(token).digest('hex')
 const newToken = () => randomBytes(24).toString('base64url')
 
@@ -29,8 +32,9 @@ export interface SubscribeContext {
 
 /**
  * Adds a subscriber to a page. E-mail is double opt-in: a confirmation link is sent and nothing
- * else until it is followed; asking again re-sends it, and an address already confirmed is told
- * nothing new (the answer is the same either way, so it does not reveal who subscribed). A
+ * else until it is followed; asking again re-sends it (at most every ten minutes), and an address
+ * already confirmed is told nothing new (the answer is the same either way, so it does not reveal
+ * who subscribed). A
  * webhook subscriber is confirmed at once and gets its signing secret, shown once.
  */
 export async function subscribe(db: Executor, context: SubscribeContext, page: SubscribingPage, subscription: Subscription) {
@@ -46,6 +50,9 @@ export async function subscribe(db: Executor, context: SubscribeContext, page: S
     const token = newToken()
     const existing = await existingSubscriber(db, page.id, { email })
     if (existing?.confirmedAt) return { kind: 'email' as const, id: existing.id, confirmed: true }
+    // Anyone can type an address into the public form: asking again within the window sends nothing.
+    if (existing?.confirmationSentAt && Date.now() - existing.confirmationSentAt.getTime() < CONFIRMATION_RESEND_MS)
+      return { kind: 'email' as const, id: existing.id, confirmed: false }
     if (existing) await renewConfirmation(db, existing.id, tokenHash(token))
     const row =
       existing ??
@@ -58,6 +65,7 @@ export async function subscribe(db: Executor, context: SubscribeContext, page: S
         confirmTokenHash: tokenHash(token),
         unsubscribeToken: newToken(),
         confirmedAt: null,
+        confirmationSentAt: new Date(),
       }))
     await context.notifier.queueEmail(db, {
       organizationId: page.organizationId,

@@ -1,0 +1,71 @@
+import { sql } from 'kysely'
+import t from 'tap'
+import { migrateToLatest, openDatabase } from '@svc/db'
+import { createTestDatabase } from '@svc/testkit'
+import { FRESH_FOR_MS, MISSES_KEPT, createPublicCache } from '../src/public/cache.js'
+
+// The cache of public documents against a real database (PGlite, or PostgreSQL in that pass).
+const database = await openDatabase({ databaseUrl: await createTestDatabase(t) })
+t.teardown(() => database.close())
+await migrateToLatest(database.db)
+const db = database.db
+const organization = await db
+  .insertInto('core.organizations')
+  .values({ name: 'Cache', slug: 'cache' })
+  .returning('id')
+  .executeTakeFirstOrThrow()
+const page = await db
+  .insertInto('divinux.statusPages')
+  .values({ organizationId: organization.id, name: 'Cache', slug: 'cached', customDomain: 'status.cache.example', published: true })
+  .returning('id')
+  .executeTakeFirstOrThrow()
+
+let clock = 1_000_000
+const cache = createPublicCache(db, () => clock)
+let renders = 0
+const render = async () => {
+  renders += 1
+  return { body: `{"render":${renders}}`, contentType: 'application/json' }
+}
+
+t.test('a document is rendered once per page revision; another replica’s change shows within a second', async (t) => {
+  const found = await cache.bySlug('cached')
+  t.equal(found?.id, page.id)
+  t.same(await cache.byDomain('status.cache.example'), found)
+  const first = await cache.document(found!, 'summary', render)
+  t.equal(first.body.toString(), '{"render":1}')
+  t.ok(first.gzipped.length > 0)
+  t.equal(first.gzipEtag, `${first.etag.slice(0, -1)}-gzip"`)
+  t.equal(await cache.document((await cache.bySlug('cached'))!, 'summary', render), first, 'served from memory')
+
+  // Another replica changes the page: this one notices once its second is up.
+  await sql`update divinux.status_pages set revision = revision + 1 where id = ${page.id}`.execute(db)
+  t.equal((await cache.document((await cache.bySlug('cached'))!, 'summary', render)).body.toString(), '{"render":1}')
+  clock += FRESH_FOR_MS
+  const fresh = await cache.document((await cache.bySlug('cached'))!, 'summary', render)
+  t.equal(fresh.body.toString(), '{"render":2}')
+  t.not(fresh.etag, first.etag)
+
+  // A document of a time period replaces the one of the period before.
+  await cache.document((await cache.bySlug('cached'))!, 'uptime@10:00', render)
+  await cache.document((await cache.bySlug('cached'))!, 'uptime@10:01', render)
+  t.equal(renders, 4)
+})
+
+t.test('unpublishing is noticed, and a change made here is seen at once', async (t) => {
+  await db.updateTable('divinux.statusPages').set({ published: false }).where('id', '=', page.id).execute()
+  t.ok(await cache.bySlug('cached'), 'still trusted within its second')
+  cache.forget(page.id)
+  t.equal(await cache.bySlug('cached'), null)
+  await db.updateTable('divinux.statusPages').set({ published: true }).where('id', '=', page.id).execute()
+  t.equal(await cache.bySlug('cached'), null, 'a miss is remembered for its second too')
+  clock += FRESH_FOR_MS
+  t.ok(await cache.bySlug('cached'))
+})
+
+t.test('slugs and hosts with no page are remembered up to a bound', async (t) => {
+  let found = 0
+  for (let index = 0; index < MISSES_KEPT + 200; index++) if (await cache.byDomain(`made-up-${index}.example`)) found += 1
+  t.equal(found, 0)
+  t.ok(cache.remembered <= MISSES_KEPT + 2, `${cache.remembered} remembered`)
+})
