@@ -246,3 +246,34 @@ t.test('public documents: a gzipped copy with its own ETag, links never from the
     'others are not',
   )
 })
+
+t.test('an update reaches a page’s many subscribers in batches, each once', async (t) => {
+  const crowd = (await call(manager!, 'POST', `${base}/pages`, { name: 'Crowd', slug: 'crowd', published: true })).json()
+  await sql`insert into divinux.status_subscribers (page_id, organization_id, kind, email, unsubscribe_token, confirmed_at, created_at)
+    select ${crowd.id}::uuid, ${orgId}::uuid, 'email', 'fan' || n || '@crowd.example', 'token-crowd-' || n, now(), now() - interval '1 minute'
+    from generate_series(1, 1100) as n`.execute(db)
+  const incident = (
+    await call(manager!, 'POST', `${base}/pages/${crowd.id}/incidents`, { name: 'Everything is slow', body: 'Looking.' })
+  ).json()
+  const updateId = incident.updates[0].id as string
+  const count = async () =>
+    Number(
+      (
+        await db
+          .selectFrom('divinux.statusNotifications')
+          .select((eb) => eb.fn.countAll<number>().as('n'))
+          .where('updateId', '=', updateId)
+          .executeTakeFirstOrThrow()
+      ).n,
+    )
+  await until('every subscriber to be notified', async () => (await count()) === 1100, 30_000)
+  const outbox = await db
+    .selectFrom('core.outbox')
+    .select((eb) => eb.fn.count<number>('recipient').distinct().as('n'))
+    .where('kind', '=', 'statuspage.incident.created')
+    .where('recipient', 'like', '%@crowd.example')
+    .executeTakeFirstOrThrow()
+  t.equal(Number(outbox.n), 1100, 'one message per subscriber')
+  const rows = await db.selectFrom('core.outbox').select('id').where('recipient', 'like', '%@crowd.example').execute()
+  t.equal(rows.length, 1100, 'and no more')
+})

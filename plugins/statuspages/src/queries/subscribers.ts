@@ -1,3 +1,4 @@
+import { sql } from 'kysely'
 import type { Executor, Page } from '@svc/db'
 import { paged } from '@svc/db'
 
@@ -88,10 +89,10 @@ export async function unsubscribe(db: Executor, unsubscribeToken: string) {
 }
 
 /**
- * Claims the confirmed subscribers of a page an update has not been sent to yet, those following
- * one of `componentIds` or every component, and subscribed before the update was posted (a late
- * job does not tell newcomers old news): each is recorded with its message's id, so a job that
- * runs twice sends nothing twice.
+ * Claims up to `limit` confirmed subscribers of a page an update has not been sent to yet, those
+ * following one of `componentIds` or every component, and subscribed before the update was posted
+ * (a late job does not tell newcomers old news): each is recorded with its message's id, so a job
+ * that runs twice sends nothing twice.
  */
 export async function claimRecipients(
   db: Executor,
@@ -99,8 +100,10 @@ export async function claimRecipients(
   pageId: string,
   componentIds: string[],
   newMessageId: () => string,
+  limit: number,
 ) {
   const updateId = update.id
+  const following = sql<boolean>`(cardinality(s.component_ids) = 0 or s.component_ids && ${sql.val(componentIds)}::uuid[])`
   const candidates = await db
     .selectFrom('divinux.statusSubscribers as s')
     .select(['s.id', 's.kind', 's.email', 's.unsubscribeToken', 's.componentIds'])
@@ -117,10 +120,11 @@ export async function claimRecipients(
         ),
       ),
     )
+    .where(following)
+    .orderBy('s.id')
+    .limit(limit)
     .execute()
-  const recipients = candidates
-    .filter((subscriber) => subscriber.componentIds.length === 0 || subscriber.componentIds.some((id) => componentIds.includes(id)))
-    .map((subscriber) => ({ ...subscriber, messageId: newMessageId() }))
+  const recipients = candidates.map((subscriber) => ({ ...subscriber, messageId: newMessageId() }))
   if (recipients.length === 0) return []
   const claimed = await db
     .insertInto('divinux.statusNotifications')

@@ -19,6 +19,8 @@ import { overallStatus } from '../model.js'
 import type { AffectedComponentRecord } from '../schemas.js'
 
 export const NOTIFY_QUEUE = 'statuspages.notify'
+/** Recipients claimed, and their outbox messages written, per transaction. */
+export const RECIPIENTS_PER_BATCH = 500
 /** How a webhook subscriber is named in the outbox; the notifier asks this surface for its URL and secret. */
 export const SUBSCRIBER_RECIPIENT = 'status-subscriber:'
 
@@ -95,12 +97,13 @@ export function createSubscriberNotifications(options: SubscriberNotificationsOp
   const { database, jobs, notifier, log } = options
   const productUrl = options.productUrl.replace(/\/$/, '')
 
-  async function notify(updateId: string): Promise<void> {
-    const sent = await database.db.transaction().execute(async (trx) => {
+  /** One batch of an update's recipients, in a transaction of its own; answers how many were sent to. */
+  async function notifyBatch(updateId: string): Promise<number> {
+    return database.db.transaction().execute(async (trx) => {
       const update = await updateToSend(trx, updateId)
       if (!update || !update.published || !update.pagePublished) return 0
       const named = (await incidentComponents(trx, [update.incidentId])).map((row) => row.componentId)
-      const recipients = await claimRecipients(trx, update, update.pageId, named, randomUUID)
+      const recipients = await claimRecipients(trx, update, update.pageId, named, randomUUID, RECIPIENTS_PER_BATCH)
       if (recipients.length === 0) return 0
       const content = await publicComponents(trx, update.pageId)
       const unresolved = await trx
@@ -205,10 +208,21 @@ export function createSubscriberNotifications(options: SubscriberNotificationsOp
       await notifier.queueMessages(trx, messages)
       return messages.length
     })
-    if (sent > 0) {
-      notifier.wake()
-      log.info({ updateId, sent }, 'status page subscribers notified')
+  }
+
+  /**
+   * Every recipient of an update, in batches: a page with many subscribers is not written in
+   * one long transaction, and a batch that committed is not sent again when the job is retried.
+   */
+  async function notify(updateId: string): Promise<void> {
+    let sent = 0
+    for (;;) {
+      const batch = await notifyBatch(updateId)
+      sent += batch
+      if (batch > 0) notifier.wake()
+      if (batch < RECIPIENTS_PER_BATCH) break
     }
+    if (sent > 0) log.info({ updateId, sent }, 'status page subscribers notified')
   }
 
   return {
