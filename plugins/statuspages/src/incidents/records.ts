@@ -4,6 +4,7 @@ import { invalidField } from '@svc/http'
 import type { ComponentStatus } from '../model.js'
 import { componentsOfPage } from '../queries/components.js'
 import {
+  deleteIncident,
   incidentComponents,
   insertIncident,
   insertUpdate,
@@ -93,6 +94,14 @@ export async function setPublished(db: Executor, notifications: SubscriberNotifi
     if (latest) await notifications.queue(db, latest.id)
   }
   return row
+}
+
+/** Deletes an incident or maintenance; the components it held settle again. */
+export async function removeRecord(db: Executor, row: IncidentRow): Promise<void> {
+  const named = (await incidentComponents(db, [row.id])).map((component) => component.componentId)
+  await deleteIncident(db, row.id)
+  await settleComponents(db, row.pageId, named)
+  await touchPage(db, row.pageId)
 }
 
 /** Each record's components and updates, for answering them. */

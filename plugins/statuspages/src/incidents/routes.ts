@@ -4,7 +4,7 @@ import { auditContextOf, recordAudit } from '@svc/audit'
 import { isUuid, membershipOf } from '@svc/auth'
 import { pageOf, type Executor } from '@svc/db'
 import { ListResponse, NotFoundError, PaginationQuery, Timestamp, invalidField } from '@svc/http'
-import { deleteIncident, findIncident, incidentComponents, listIncidents, updateIncident, type IncidentRow } from '../queries/incidents.js'
+import { findIncident, listIncidents, updateIncident, type IncidentRow } from '../queries/incidents.js'
 import { touchPage } from '../queries/pages.js'
 import { auditEntry, pageOfRequest } from '../pages/access.js'
 import {
@@ -21,8 +21,7 @@ import {
   updateBody,
 } from '../schemas.js'
 import type { SubscriberNotifications } from '../subscribers/notifications.js'
-import { settleComponents } from './effects.js'
-import { checkComponents, openRecord, recordDetails, recordUpdate, setPublished } from './records.js'
+import { checkComponents, openRecord, recordDetails, recordUpdate, removeRecord, setPublished } from './records.js'
 
 const Name = Type.String({ minLength: 1, maxLength: 200, pattern: '\\S' })
 const Body = Type.String({ minLength: 1, maxLength: 10_000, pattern: '\\S', description: 'What the public reads' })
@@ -214,10 +213,7 @@ export const incidentRoutes: FastifyPluginAsyncTypebox<{
       const pageId = await db.transaction().execute(async (trx) => {
         const page = await pageOfRequest(trx, request, true)
         const row = await incidentOf(trx, organizationId, page.id, request.params.incidentId, true)
-        const named = (await incidentComponents(trx, [row.id])).map((component) => component.componentId)
-        await deleteIncident(trx, row.id)
-        await settleComponents(trx, page.id, named)
-        await touchPage(trx, page.id)
+        await removeRecord(trx, row)
         await recordAudit(trx, auditContextOf(request), {
           ...auditEntry(organizationId, 'status_incident', row.id),
           action: 'status_incident.deleted',

@@ -6,7 +6,6 @@ import { pageOf, type Executor } from '@svc/db'
 import { ListResponse, NotFoundError, PaginationQuery, Timestamp, invalidField } from '@svc/http'
 import { maintenanceMayMove, type ComponentStatus, type MaintenanceStatus } from '../model.js'
 import {
-  deleteIncident,
   findIncident,
   incidentComponents,
   listIncidents,
@@ -30,7 +29,7 @@ import {
 } from '../schemas.js'
 import type { SubscriberNotifications } from '../subscribers/notifications.js'
 import { settleComponents } from '../incidents/effects.js'
-import { checkComponents, openRecord, recordDetails, recordUpdate, setPublished } from '../incidents/records.js'
+import { checkComponents, openRecord, recordDetails, recordUpdate, removeRecord, setPublished } from '../incidents/records.js'
 import type { MaintenanceScheduler } from './scheduler.js'
 
 const Name = Type.String({ minLength: 1, maxLength: 200, pattern: '\\S' })
@@ -289,10 +288,7 @@ export const maintenanceRoutes: FastifyPluginAsyncTypebox<{
       const pageId = await db.transaction().execute(async (trx) => {
         const page = await pageOfRequest(trx, request, true)
         const row = await maintenanceOf(trx, organizationId, page.id, request.params.maintenanceId, true)
-        const named = (await incidentComponents(trx, [row.id])).map((component) => component.componentId)
-        await deleteIncident(trx, row.id)
-        await settleComponents(trx, page.id, named)
-        await touchPage(trx, page.id)
+        await removeRecord(trx, row)
         await recordAudit(trx, auditContextOf(request), {
           ...auditEntry(organizationId, 'status_maintenance', row.id),
           action: 'status_maintenance.deleted',

@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto'
 import { gzipSync } from 'node:zlib'
 import type { Executor } from '@svc/db'
+import { publishedPageBy } from '../queries/pages.js'
 
 /** How long a replica trusts what it read of a page without asking the database again. */
 export const FRESH_FOR_MS = 1_000
@@ -50,30 +51,12 @@ export function createPublicCache(db: Executor, now: () => number = Date.now) {
   const misses = new Map<string, number>()
   const documents = new Map<string, RenderedDocument>()
 
-  const columns = [
-    'id',
-    'organizationId',
-    'name',
-    'slug',
-    'timeZone',
-    'customDomain',
-    'allowSubscribers',
-    'supportUrl',
-    'revision',
-    'updatedAt',
-  ] as const
-
   async function lookup(key: string, by: 'slug' | 'customDomain', value: string): Promise<PublicPage | null> {
     const known = pages.get(key)
     if (known && now() - known.checkedAt < FRESH_FOR_MS) return known.value
     const missedAt = misses.get(key)
     if (missedAt !== undefined && now() - missedAt < FRESH_FOR_MS) return null
-    const row = await db
-      .selectFrom('divinux.statusPages')
-      .select(columns)
-      .where(by, '=', value)
-      .where('published', '=', true)
-      .executeTakeFirst()
+    const row = await publishedPageBy(db, by, value)
     const page = row ? { ...row, revision: Number(row.revision) } : null
     if (known && (!page || known.value.revision !== page.revision)) dropDocuments(known.value.id)
     if (page) {

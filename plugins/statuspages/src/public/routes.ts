@@ -9,7 +9,7 @@ import type { Notifier } from '@svc/notifier'
 import { publicUrlOf } from '../pages/public-url.js'
 import { publicComponents, publicRecords } from '../queries/public.js'
 import { confirmSubscriber, unsubscribe } from '../queries/subscribers.js'
-import { subscribe, tokenHash } from '../subscribers/subscribe.js'
+import { SubscribeBody, subscribe, tokenHash } from '../subscribers/subscribe.js'
 import { renderBadge } from './badge.js'
 import type { PublicCache, PublicPage } from './cache.js'
 import { jsonDocuments, renderJson, type JsonDocument } from './documents.js'
@@ -44,22 +44,6 @@ interface Located {
 
 const SlugParams = Type.Object({ slug: Type.String({ maxLength: 63 }) })
 const Token = Type.Object({ token: Type.String({ minLength: 10, maxLength: 100 }) })
-const SubscribeBody = Type.Union([
-  Type.Object(
-    {
-      email: Type.String({ format: 'email', maxLength: 320 }),
-      componentIds: Type.Optional(Type.Array(Type.String(), { maxItems: 100, uniqueItems: true })),
-    },
-    { additionalProperties: false },
-  ),
-  Type.Object(
-    {
-      url: Type.String({ minLength: 10, maxLength: 2000 }),
-      componentIds: Type.Optional(Type.Array(Type.String(), { maxItems: 100, uniqueItems: true })),
-    },
-    { additionalProperties: false },
-  ),
-])
 const Subscribed = Type.Object({
   id: Type.String({ format: 'uuid' }),
   kind: Type.Enum(['email', 'webhook'] as const),

@@ -6,7 +6,8 @@ import type { ComponentChange } from './components.js'
 
 export type IncidentKind = 'incident' | 'maintenance'
 
-const incidentColumns = [
+/** The columns of an incident or maintenance row as routes and documents read it. */
+export const incidentColumns = [
   'id',
   'pageId',
   'kind',

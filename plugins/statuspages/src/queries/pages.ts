@@ -96,3 +96,13 @@ export async function touchPage(db: Executor, pageId: string): Promise<void> {
     .where('id', '=', pageId)
     .execute()
 }
+
+/** The published page with this slug or custom domain, as the public documents read it. */
+export async function publishedPageBy(db: Executor, by: 'slug' | 'customDomain', value: string) {
+  return db
+    .selectFrom('divinux.statusPages')
+    .select(['id', 'organizationId', 'name', 'slug', 'timeZone', 'customDomain', 'allowSubscribers', 'supportUrl', 'revision', 'updatedAt'])
+    .where(by, '=', value)
+    .where('published', '=', true)
+    .executeTakeFirst()
+}

@@ -1,21 +1,5 @@
 import type { Executor } from '@svc/db'
-import { incidentComponents, listUpdates, type IncidentKind } from './incidents.js'
-
-const incidentColumns = [
-  'id',
-  'pageId',
-  'kind',
-  'name',
-  'status',
-  'impact',
-  'scheduledFor',
-  'scheduledUntil',
-  'startedAt',
-  'monitoringAt',
-  'resolvedAt',
-  'createdAt',
-  'updatedAt',
-] as const
+import { incidentColumns, incidentComponents, listUpdates, type IncidentKind } from './incidents.js'
 
 /** A page's components and groups, for its public documents. */
 export async function publicComponents(db: Executor, pageId: string) {

@@ -10,7 +10,7 @@ import { deleteSubscriber, findSubscriber, listSubscribers, type SubscriberRow }
 import { auditEntry, pageOfRequest } from '../pages/access.js'
 import { publicUrlOf } from '../pages/public-url.js'
 import { MANAGED_BASE, PageParams, tags } from '../schemas.js'
-import { subscribe } from './subscribe.js'
+import { SubscribeBody, subscribe } from './subscribe.js'
 
 const Subscriber = Type.Object(
   {
@@ -78,22 +78,7 @@ export const subscriberRoutes: FastifyPluginAsyncTypebox<{ notifier: Notifier; o
         tags,
         summary: 'Add a subscriber (statuspages manager): an e-mail one confirms by the link sent to it',
         params: PageParams,
-        body: Type.Union([
-          Type.Object(
-            {
-              email: Type.String({ format: 'email', maxLength: 320 }),
-              componentIds: Type.Optional(Type.Array(Type.String(), { maxItems: 100, uniqueItems: true })),
-            },
-            { additionalProperties: false },
-          ),
-          Type.Object(
-            {
-              url: Type.String({ minLength: 10, maxLength: 2000 }),
-              componentIds: Type.Optional(Type.Array(Type.String(), { maxItems: 100, uniqueItems: true })),
-            },
-            { additionalProperties: false },
-          ),
-        ]),
+        body: SubscribeBody,
         response: {
           201: Type.Object({
             ...Subscriber.properties,

@@ -1,4 +1,5 @@
 import { createHash, randomBytes } from 'node:crypto'
+import { Type, type Static } from 'typebox'
 import type { OutboundConfig } from '@svc/config'
 import type { Executor } from '@svc/db'
 import { ConflictError, invalidField } from '@svc/http'
@@ -21,7 +22,16 @@ export interface SubscribingPage {
   allowSubscribers: boolean
 }
 
-export type Subscription = { email: string; componentIds?: string[] } | { url: string; componentIds?: string[] }
+const ComponentIds = Type.Optional(
+  Type.Array(Type.String(), { maxItems: 100, uniqueItems: true, description: 'Only these components; unset: every one' }),
+)
+
+/** A subscription as asked for, publicly or by a manager: an e-mail address or a webhook URL. */
+export const SubscribeBody = Type.Union([
+  Type.Object({ email: Type.String({ format: 'email', maxLength: 320 }), componentIds: ComponentIds }, { additionalProperties: false }),
+  Type.Object({ url: Type.String({ minLength: 10, maxLength: 2000 }), componentIds: ComponentIds }, { additionalProperties: false }),
+])
+export type Subscription = Static<typeof SubscribeBody>
 
 export interface SubscribeContext {
   notifier: Notifier
