@@ -35,12 +35,12 @@ export interface RecordChange {
  */
 export async function checkComponents(
   db: Executor,
-  pageId: string,
+  page: { id: string; organizationId: string },
   input: Array<{ componentId: string; status: ComponentStatus }>,
   field = 'components',
 ) {
   const ids = input.map((entry) => entry.componentId)
-  const known = new Set((await componentsOfPage(db, pageId, ids.filter(isUuid))).map((row) => row.id))
+  const known = new Set((await componentsOfPage(db, page, ids.filter(isUuid))).map((row) => row.id))
   const unknown = ids.findIndex((id) => !known.has(id))
   if (unknown >= 0) throw invalidField(`${field}/${unknown}/componentId`, 'is not a component of this status page')
   return new Map(input.map((entry) => [entry.componentId, entry.status]))

@@ -130,7 +130,7 @@ export const incidentRoutes: FastifyPluginAsyncTypebox<{
       } = request.body
       const created = await db.transaction().execute(async (trx) => {
         const page = await pageOfRequest(trx, request, true)
-        const statuses = await checkComponents(trx, page.id, components)
+        const statuses = await checkComponents(trx, page, components)
         const { row } = await openRecord(
           trx,
           notifications,
@@ -273,7 +273,7 @@ export const incidentRoutes: FastifyPluginAsyncTypebox<{
         const status = request.body.status ?? incident.status
         if (incident.status === 'resolved' && status !== 'resolved')
           throw invalidField('status', `a resolved incident cannot move back to ${status}`)
-        const statuses = await checkComponents(trx, page.id, request.body.components ?? [])
+        const statuses = await checkComponents(trx, page, request.body.components ?? [])
         const { row, update } = await recordUpdate(trx, notifications, incident, {
           status,
           body: request.body.body,

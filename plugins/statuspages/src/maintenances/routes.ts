@@ -163,7 +163,7 @@ export const maintenanceRoutes: FastifyPluginAsyncTypebox<{
       checkWindow(scheduledFor, scheduledUntil)
       const created = await db.transaction().execute(async (trx) => {
         const page = await pageOfRequest(trx, request, true)
-        const statuses = await checkComponents(trx, page.id, underMaintenance(componentIds), 'componentIds')
+        const statuses = await checkComponents(trx, page, underMaintenance(componentIds), 'componentIds')
         const { row } = await openRecord(
           trx,
           notifications,
@@ -239,7 +239,7 @@ export const maintenanceRoutes: FastifyPluginAsyncTypebox<{
         checkWindow(scheduledFor, scheduledUntil)
         const previous = (await incidentComponents(trx, [before.id])).map((component) => component.componentId)
         if (componentIds) {
-          const statuses = await checkComponents(trx, page.id, underMaintenance(componentIds), 'componentIds')
+          const statuses = await checkComponents(trx, page, underMaintenance(componentIds), 'componentIds')
           await removeIncidentComponents(trx, before.id)
           await putIncidentComponents(trx, before.id, statuses)
         }

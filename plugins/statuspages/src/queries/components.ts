@@ -51,13 +51,14 @@ export async function findComponent(db: Executor, organizationId: string, pageId
     .executeTakeFirst()
 }
 
-/** Of `ids`, those that are components of the page. */
-export async function componentsOfPage(db: Executor, pageId: string, ids: string[]) {
+/** Of `ids`, those that are components of the page (of its organization, in the query itself). */
+export async function componentsOfPage(db: Executor, page: { id: string; organizationId: string }, ids: string[]) {
   if (ids.length === 0) return []
   return db
     .selectFrom('divinux.statusComponents')
     .select(['id', 'name', 'status'])
-    .where('pageId', '=', pageId)
+    .where('organizationId', '=', page.organizationId)
+    .where('pageId', '=', page.id)
     .where('id', 'in', ids)
     .execute()
 }

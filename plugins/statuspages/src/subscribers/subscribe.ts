@@ -51,7 +51,7 @@ export async function subscribe(db: Executor, context: SubscribeContext, page: S
   const field = 'email' in subscription ? 'email' : 'url'
   if (!page.allowSubscribers) throw invalidField(field, 'this status page does not take subscribers')
   const componentIds = subscription.componentIds ?? []
-  const known = new Set((await componentsOfPage(db, page.id, componentIds.filter(isUuid))).map((row) => row.id))
+  const known = new Set((await componentsOfPage(db, page, componentIds.filter(isUuid))).map((row) => row.id))
   const unknown = componentIds.findIndex((id) => !known.has(id))
   if (unknown >= 0) throw invalidField(`componentIds/${unknown}`, 'is not a component of this status page')
 
