@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto'
 import { sql } from 'kysely'
 import t from 'tap'
 import { startTestService, startWebhookReceiver, until } from '@svc/testkit'
@@ -276,4 +277,30 @@ t.test('an update reaches a page’s many subscribers in batches, each once', as
   t.equal(Number(outbox.n), 1100, 'one message per subscriber')
   const rows = await db.selectFrom('core.outbox').select('id').where('recipient', 'like', '%@crowd.example').execute()
   t.equal(rows.length, 1100, 'and no more')
+})
+
+t.test('a confirmation token works only through its own page', async (t) => {
+  await call(manager!, 'POST', `${base}/pages`, { name: 'Second', slug: 'second-ops', published: true })
+  const row = await db
+    .selectFrom('divinux.statusSubscribers')
+    .select(['id'])
+    .where('email', '=', 'ops@example.com')
+    .executeTakeFirstOrThrow()
+  await db
+    .updateTable('divinux.statusSubscribers')
+    .set({ confirmTokenHash: createHash('sha256').update('known-token-123').digest('hex') })
+    .where('id', '=', row.id)
+    .execute()
+  const elsewhere = await app.inject({ url: '/api/v1/statuspages/public/second-ops/subscribers/confirm?token=known-token-123' })
+  t.equal(elsewhere.statusCode, 404)
+  t.equal(
+    (await db.selectFrom('divinux.statusSubscribers').select('confirmedAt').where('id', '=', row.id).executeTakeFirstOrThrow()).confirmedAt,
+    null,
+    'nothing confirmed',
+  )
+  const own = await app.inject({ url: '/api/v1/statuspages/public/ops/subscribers/confirm?token=known-token-123' })
+  t.equal(own.statusCode, 200)
+  t.ok(
+    (await db.selectFrom('divinux.statusSubscribers').select('confirmedAt').where('id', '=', row.id).executeTakeFirstOrThrow()).confirmedAt,
+  )
 })

@@ -43,6 +43,7 @@ interface Located {
 }
 
 const SlugParams = Type.Object({ slug: Type.String({ maxLength: 63 }) })
+const HtmlPage = Type.String({ description: 'An HTML page' })
 const Token = Type.Object({ token: Type.String({ minLength: 10, maxLength: 100 }) })
 const Subscribed = Type.Object({
   id: Type.String({ format: 'uuid' }),
@@ -222,7 +223,15 @@ export const publicRoutes: FastifyPluginAsyncTypebox<PublicRouteOptions> = async
   // The page without its trailing slash: the links on it are relative to its root.
   app.get(
     PUBLIC_BASE,
-    { schema: { tags, summary: 'The status page (redirects to its root)', params: SlugParams }, config: { public: true } },
+    {
+      schema: {
+        tags,
+        summary: 'The status page (redirects to its root)',
+        params: SlugParams,
+        response: { 301: Type.Null({ description: 'Location: the page’s root' }) },
+      },
+      config: { public: true },
+    },
     async (request, reply) => {
       const located = await bySlug(request)
       return reply.redirect(located.root, 301)
@@ -280,13 +289,15 @@ export const publicRoutes: FastifyPluginAsyncTypebox<PublicRouteOptions> = async
           summary: 'Confirm an e-mail subscription (the link in the confirmation message)',
           ...(hide ? { hide } : { params: SlugParams }),
           querystring: Token,
+          produces: ['text/html'],
+          response: { 200: HtmlPage, 404: HtmlPage },
         },
         config: { public: true },
       },
       async (request, reply) => {
         const located = await locate(request)
-        const confirmed = await confirmSubscriber(db, tokenHash(request.query.token))
-        const ok = confirmed?.pageId === located.page.id
+        // Another page's token (through this page's address) confirms nothing.
+        const ok = (await confirmSubscriber(db, located.page.id, tokenHash(request.query.token))) !== undefined
         return reply
           .code(ok ? 200 : 404)
           .type('text/html; charset=utf-8')
@@ -311,6 +322,8 @@ export const publicRoutes: FastifyPluginAsyncTypebox<PublicRouteOptions> = async
           summary: 'The unsubscribe page (a button that POSTs)',
           ...(hide ? { hide } : { params: SlugParams }),
           querystring: Token,
+          produces: ['text/html'],
+          response: { 200: HtmlPage },
         },
         config: { public: true },
       },
@@ -335,6 +348,8 @@ export const publicRoutes: FastifyPluginAsyncTypebox<PublicRouteOptions> = async
           summary: 'Unsubscribe (e-mail or webhook) with the token of any message',
           ...(hide ? { hide } : { params: SlugParams }),
           querystring: Token,
+          produces: ['text/html'],
+          response: { 200: HtmlPage },
         },
         config: { public: true, cors: publicCors },
       },

@@ -65,11 +65,12 @@ export async function renewConfirmation(db: Executor, id: string, confirmTokenHa
     .execute()
 }
 
-/** Confirms the subscriber holding this confirmation token; answers it, or undefined for an unknown token. */
-export async function confirmSubscriber(db: Executor, confirmTokenHash: string) {
+/** Confirms the page's subscriber holding this confirmation token; answers it, or undefined for an unknown token. */
+export async function confirmSubscriber(db: Executor, pageId: string, confirmTokenHash: string) {
   return db
     .updateTable('divinux.statusSubscribers')
     .set({ confirmedAt: new Date(), confirmTokenHash: null })
+    .where('pageId', '=', pageId)
     .where('confirmTokenHash', '=', confirmTokenHash)
     .returning(['id', 'pageId', 'organizationId', 'email'])
     .executeTakeFirst()
