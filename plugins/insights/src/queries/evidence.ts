@@ -4,8 +4,8 @@ import { alertIncident, alertTimeline, deploysBetween, similarResolvedAlerts } f
 import { statusIncident, statusIncidentTimeline } from '@svc/plugin-statuspages'
 import type { IncidentKey } from './analyses.js'
 
-// The evidence an analysis gathers from the surfaces, through their read modules (alerting's
-// reads.ts): insights never touches another surface's tables, and the incident reference
+// The evidence an analysis gathers from the surfaces, through their read modules (alerting's and
+// the status pages' reads.ts): insights never touches another surface's tables, and the incident reference
 // (surface, id) is all it keeps of an incident.
 
 /** Below this trigram similarity a past title is not "alike" (pg_trgm's own default threshold). */

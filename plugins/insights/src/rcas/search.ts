@@ -24,7 +24,13 @@ const FoundIncident = Type.Object(
 
 const SearchQuery = Type.Object({
   ...PaginationQuery.properties,
-  q: Type.Optional(Type.String({ minLength: 1, maxLength: 200, description: 'Words in the title or description' })),
+  q: Type.Optional(
+    Type.String({
+      minLength: 1,
+      maxLength: 200,
+      description: 'Words in an alert’s title or description, or a status page incident’s name or updates',
+    }),
+  ),
   sourceProduct: Type.Optional(Type.Enum(sourceProducts, { description: 'Only this surface' })),
   from: Type.Optional(Type.String({ format: 'date-time', description: 'Began at or after' })),
   to: Type.Optional(Type.String({ format: 'date-time', description: 'Began before' })),
@@ -39,7 +45,7 @@ export const incidentSearchRoutes: FastifyPluginAsyncTypebox = async (app) => {
       schema: {
         tags,
         summary:
-          'Search incidents across surfaces by text and time (organization member; only the surfaces the caller may read, alerting viewer for alerts)',
+          'Search incidents across surfaces by text and time (organization member; only the surfaces the caller may read: alerting viewer for alerts, statuspages viewer for status page incidents)',
         params: OrgParams,
         querystring: SearchQuery,
         response: { 200: ListResponse(FoundIncident) },
