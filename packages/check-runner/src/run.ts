@@ -1,0 +1,61 @@
+import type { OutboundPolicy } from '@svc/outbound'
+import type { AttemptResult, ResultStatus, RunnableCheck } from './definitions.js'
+import { runDns } from './dns.js'
+import { runHttp } from './http.js'
+import type { Observation } from './observation.js'
+import { runTcp } from './tcp.js'
+import { runTls } from './tls.js'
+
+function observe(check: RunnableCheck, policy: OutboundPolicy): Promise<Observation> {
+  switch (check.kind) {
+    case 'http':
+      return runHttp(check.request, check.timeoutMs, policy)
+    case 'tcp':
+      return runTcp(check.request, check.timeoutMs, policy)
+    case 'dns':
+      return runDns(check.request, check.timeoutMs, policy)
+    case 'tls':
+      return runTls(check.request, check.timeoutMs, policy)
+  }
+}
+
+/** Failing when anything failed; degraded when it passed slower than the degraded threshold. */
+export function judge(observation: Observation, degradedMs: number | null): ResultStatus {
+  if (observation.error !== undefined || observation.assertions.some((outcome) => !outcome.passed)) return 'failing'
+  if (degradedMs !== null && observation.timings.total > degradedMs) return 'degraded'
+  return 'passing'
+}
+
+/** One attempt, judged. */
+export async function attempt(check: RunnableCheck, policy: OutboundPolicy): Promise<AttemptResult> {
+  const startedAt = new Date().toISOString()
+  const observation = await observe(check, policy)
+  const timings = Object.fromEntries(
+    Object.entries(observation.timings)
+      .filter(([, value]) => value !== undefined)
+      .map(([key, value]) => [key, Math.round((value as number) * 100) / 100]),
+  )
+  return {
+    status: judge(observation, check.degradedMs),
+    startedAt,
+    timings: timings as AttemptResult['timings'],
+    ...(observation.statusCode !== undefined ? { statusCode: observation.statusCode } : {}),
+    assertions: observation.assertions,
+    ...(observation.error !== undefined ? { error: observation.error.slice(0, 2000) } : {}),
+    ...(observation.details ? { details: observation.details } : {}),
+  }
+}
+
+/**
+ * A run: attempts until one does not fail, at most `retries + 1` (a failure counts only when
+ * every retry failed too). The run's status is its last attempt's.
+ */
+export async function runCheck(check: RunnableCheck, policy: OutboundPolicy): Promise<{ status: ResultStatus; attempts: AttemptResult[] }> {
+  const attempts: AttemptResult[] = []
+  for (let index = 0; index <= check.retries; index++) {
+    const result = await attempt(check, policy)
+    attempts.push(result)
+    if (result.status !== 'failing') break
+  }
+  return { status: attempts.at(-1)!.status, attempts }
+}
