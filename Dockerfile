@@ -28,11 +28,13 @@ COPY packages/runtime/package.json packages/runtime/
 COPY packages/testkit/package.json packages/testkit/
 COPY plugins/alerting/package.json plugins/alerting/
 COPY plugins/statuspages/package.json plugins/statuspages/
+COPY plugins/synthetics/package.json plugins/synthetics/
 COPY plugins/insights/package.json plugins/insights/
 COPY plugins/platform/package.json plugins/platform/
 COPY plugins/product-users/package.json plugins/product-users/
 COPY services/platform/package.json services/platform/
 COPY services/product/package.json services/product/
+COPY services/relay/package.json services/relay/
 RUN pnpm install --frozen-lockfile
 COPY . .
 # Compiles every package and deploys each service with production dependencies only.

@@ -10,7 +10,7 @@ cd "$(dirname "$0")/.."
 pnpm build
 rm -rf "$out"
 mkdir -p "$out"
-for service in platform product; do
+for service in platform product relay; do
   # --legacy: workspace packages are copied as published (their `files`: dist only), without
   # turning on injected workspace packages for development.
   pnpm --filter "@svc/$service" deploy --prod --legacy "$out/$service" >/dev/null

@@ -5,8 +5,10 @@ set -eu
 here=$(dirname "$0")
 case "${1:-}" in
   platform | product) exec node "$here/$1/dist/server.js" ;;
+  # A synthetics relay (private location): RELAY_URL and RELAY_KEY from the environment.
+  relay) exec node "$here/relay/dist/main.js" ;;
   *)
-    echo "usage: <image> platform|product" >&2
+    echo "usage: <image> platform|product|relay" >&2
     exit 64
     ;;
 esac

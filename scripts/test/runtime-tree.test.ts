@@ -34,8 +34,8 @@ async function* filesUnder(folder: string): AsyncGenerator<string> {
 const DEV_TOOLS = ['typescript', 'eslint', 'tap', 'autocannon', 'newman', 'tsx', 'prettier', 'kysely-codegen', '@svc+testkit']
 
 t.test('the tree holds compiled services and production dependencies only', async (t) => {
-  t.same((await readdir(tree)).sort(), ['healthcheck.mjs', 'platform', 'product', 'service-entrypoint.sh'])
-  for (const service of ['platform', 'product']) {
+  t.same((await readdir(tree)).sort(), ['healthcheck.mjs', 'platform', 'product', 'relay', 'service-entrypoint.sh'])
+  for (const service of ['platform', 'product', 'relay']) {
     const store = await readdir(path.join(tree, service, 'node_modules', '.pnpm'))
     for (const tool of DEV_TOOLS) {
       t.notOk(
@@ -43,7 +43,8 @@ t.test('the tree holds compiled services and production dependencies only', asyn
         `${service}: no ${tool}`,
       )
     }
-    t.ok((await stat(path.join(tree, service, 'dist', 'server.js'))).isFile(), `${service}: dist/server.js`)
+    const main = service === 'relay' ? 'main.js' : 'server.js'
+    t.ok((await stat(path.join(tree, service, 'dist', main))).isFile(), `${service}: dist/${main}`)
   }
   // Our own packages ship dist only: no TypeScript sources, no tests.
   const ours: string[] = []

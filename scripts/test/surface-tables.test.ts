@@ -52,6 +52,7 @@ const owners: Record<string, string[]> = {
     'statusSubscribers',
     'statusNotifications',
   ],
+  synthetics: ['syntheticChecks', 'syntheticSecrets', 'syntheticRelays', 'syntheticRuns', 'syntheticRollups'],
 }
 
 const snake = (name: string) => name.replace(/[A-Z]/g, (letter) => `_${letter.toLowerCase()}`)

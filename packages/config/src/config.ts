@@ -146,7 +146,23 @@ export interface ServiceConfig {
   notifier?: NotifierConfig
   /** Unset: public targets only, Slack's own API. */
   outbound?: OutboundConfig
+  /** Unset: DEFAULT_SYNTHETICS_CONFIG (region `local`, 30 days of raw results, no secrets key). */
+  synthetics?: SyntheticsConfig
 }
+
+/** Synthetic checks (issue 16). */
+export interface SyntheticsConfig {
+  /** SYNTHETICS_REGION: the region this service runs checks in itself. */
+  region: string
+  /** SYNTHETICS_RETENTION_DAYS: raw results are kept this long; roll-ups stay. */
+  retentionDays: number
+  /** SYNTHETICS_CONCURRENCY: checks this replica runs at once. */
+  concurrency: number
+  /** SYNTHETICS_SECRETS_KEY: 32 bytes, base64; seals check secrets. Unset: secrets cannot be stored. */
+  secretsKey?: string
+}
+
+export const DEFAULT_SYNTHETICS_CONFIG: SyntheticsConfig = { region: 'local', retentionDays: 30, concurrency: 50 }
 
 /** Requests to addresses users give (chat webhooks, outbound webhooks) and to Slack's Web API. */
 export interface OutboundConfig {

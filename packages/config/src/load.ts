@@ -1,7 +1,7 @@
 import { envSchema } from 'env-schema'
 import { EnvironmentSchema, type Environment } from './schema.js'
 import { isIP } from 'node:net'
-import type { AiConfig, AuthConfig, NotifierConfig, ServiceConfig, TrustProxy } from './config.js'
+import type { AiConfig, AuthConfig, NotifierConfig, ServiceConfig, SyntheticsConfig, TrustProxy } from './config.js'
 
 export class ConfigurationError extends Error {
   override name = 'ConfigurationError'
@@ -94,6 +94,16 @@ export function serviceConfigFor(env: Environment, auth: AuthConfig): ServiceCon
     ai: aiConfigFor(env),
     notifier: notifierConfigFor(env),
     outbound: { allowPrivateTargets: env.ALLOW_PRIVATE_TARGETS, slackApiUrl: env.SLACK_API_URL?.replace(/\/*$/, '/') },
+    synthetics: syntheticsConfigFor(env),
+  }
+}
+
+export function syntheticsConfigFor(env: Environment): SyntheticsConfig {
+  return {
+    region: env.SYNTHETICS_REGION,
+    retentionDays: env.SYNTHETICS_RETENTION_DAYS,
+    concurrency: env.SYNTHETICS_CONCURRENCY,
+    secretsKey: env.SYNTHETICS_SECRETS_KEY,
   }
 }
 

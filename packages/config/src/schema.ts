@@ -51,6 +51,10 @@ export const EnvironmentSchema = Type.Object({
   SLACK_API_URL: Type.Optional(Type.String({ pattern: '^https?://' })),
   NOTIFY_RETRY_LIMIT: Type.Integer({ default: 5, minimum: 0, maximum: 20 }),
   NOTIFY_RETRY_DELAY_SECONDS: Type.Integer({ default: 60, minimum: 1 }),
+  SYNTHETICS_REGION: Type.String({ default: 'local', pattern: '^[a-z0-9](?:[a-z0-9-]{0,38}[a-z0-9])?$' }),
+  SYNTHETICS_RETENTION_DAYS: Type.Integer({ default: 30, minimum: 1, maximum: 3650 }),
+  SYNTHETICS_CONCURRENCY: Type.Integer({ default: 50, minimum: 1, maximum: 1000 }),
+  SYNTHETICS_SECRETS_KEY: Type.Optional(Type.String({ pattern: '^[A-Za-z0-9+/]{43}=$' })),
   LOG_LEVEL: Type.Union(
     ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'].map((level) => Type.Literal(level)),
     { default: 'info' },

@@ -531,6 +531,7 @@ export interface DivinuxStatusComponentGroups {
 
 export interface DivinuxStatusComponents {
   alertServices: Generated<string[]>;
+  checkStatuses: Generated<Json>;
   createdAt: Generated<Timestamp>;
   description: string | null;
   groupId: string | null;
@@ -622,6 +623,92 @@ export interface DivinuxStatusSubscribers {
   secret: string | null;
   unsubscribeToken: string;
   url: string | null;
+}
+
+export interface DivinuxSyntheticChecks {
+  alertAfterFailures: Generated<number>;
+  alertPriority: Generated<string>;
+  alertQuorum: Generated<string>;
+  createdAt: Generated<Timestamp>;
+  createdBy: string | null;
+  degradedMs: number | null;
+  escalationPolicyId: string | null;
+  frequencySeconds: number;
+  heartbeatTokenHash: string | null;
+  id: Generated<string>;
+  kind: string;
+  lastPingAt: Timestamp | null;
+  name: string;
+  nextDueAt: Timestamp | null;
+  organizationId: string;
+  paused: Generated<boolean>;
+  regions: string[];
+  request: Generated<Json>;
+  retries: Generated<number>;
+  state: Generated<string>;
+  stateChangedAt: Generated<Timestamp>;
+  statusComponentIds: Generated<string[]>;
+  timeoutMs: number;
+  updatedAt: Generated<Timestamp>;
+}
+
+export interface DivinuxSyntheticRelays {
+  createdAt: Generated<Timestamp>;
+  createdBy: string | null;
+  heartbeatSeconds: Generated<number>;
+  id: Generated<string>;
+  keyHash: string;
+  lastHeartbeatAt: Timestamp | null;
+  name: string;
+  organizationId: string;
+  regions: string[];
+  updatedAt: Generated<Timestamp>;
+  version: string | null;
+}
+
+export interface DivinuxSyntheticRollups {
+  avgMs: number | null;
+  bucketStart: Timestamp;
+  checkId: string;
+  degraded: number;
+  failures: number;
+  interval: string;
+  organizationId: string;
+  p50Ms: number | null;
+  p95Ms: number | null;
+  p99Ms: number | null;
+  region: string;
+  runs: number;
+}
+
+export interface DivinuxSyntheticRuns {
+  attempts: Json | null;
+  checkId: string;
+  createdAt: Generated<Timestamp>;
+  dueAt: Timestamp;
+  error: string | null;
+  finishedAt: Timestamp | null;
+  id: Generated<string>;
+  leasedUntil: Timestamp | null;
+  organizationId: string;
+  region: string;
+  relayId: string | null;
+  resultId: string | null;
+  startedAt: Timestamp | null;
+  state: Generated<string>;
+  status: string | null;
+  statusCode: number | null;
+  totalMs: number | null;
+}
+
+export interface DivinuxSyntheticSecrets {
+  createdAt: Generated<Timestamp>;
+  createdBy: string | null;
+  id: Generated<string>;
+  name: string;
+  organizationId: string;
+  sealed: Buffer;
+  updatedAt: Generated<Timestamp>;
 }
 
 export interface DivinuxTeamMembers {
@@ -767,6 +854,11 @@ export interface DB {
   "divinux.statusNotifications": DivinuxStatusNotifications;
   "divinux.statusPages": DivinuxStatusPages;
   "divinux.statusSubscribers": DivinuxStatusSubscribers;
+  "divinux.syntheticChecks": DivinuxSyntheticChecks;
+  "divinux.syntheticRelays": DivinuxSyntheticRelays;
+  "divinux.syntheticRollups": DivinuxSyntheticRollups;
+  "divinux.syntheticRuns": DivinuxSyntheticRuns;
+  "divinux.syntheticSecrets": DivinuxSyntheticSecrets;
   "divinux.teamMembers": DivinuxTeamMembers;
   "divinux.teams": DivinuxTeams;
   "divinux.tenantBudgets": DivinuxTenantBudgets;

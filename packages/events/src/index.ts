@@ -4,6 +4,8 @@ export {
   type AlertCreated,
   type AlertPriority,
   type AnalysisCompleted,
+  type CheckState,
+  type CheckStateChanged,
   type DeployRecorded,
   type EventName,
   type EventPayloads,

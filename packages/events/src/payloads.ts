@@ -69,9 +69,38 @@ export interface StatusPageUpdateRequested {
   publish: boolean
 }
 
+/** A synthetic check's state as its alert rule judges it (issue 16). */
+export type CheckState = 'unknown' | 'passing' | 'degraded' | 'failing'
+
+/**
+ * A synthetic check changed state. `check.failed` when it became failing, `check.recovered` when
+ * it stopped failing, `check.state_changed` on every change (status page components follow it).
+ */
+export interface CheckStateChanged {
+  organizationId: string
+  checkId: string
+  name: string
+  kind: string
+  /** What it checks, for people: a URL, host:port or DNS name. */
+  target: string
+  state: CheckState
+  previous: CheckState
+  /** The regions failing when it was judged. */
+  failingRegions: string[]
+  /** The check's alert rule: the alert's priority and the escalation policy it pages with (none: unrouted). */
+  priority: AlertPriority
+  escalationPolicyId: string | null
+  statusComponentIds: string[]
+  /** When it was judged (ISO 8601): a consumer applies only the latest of a check's events. */
+  at: string
+}
+
 export interface EventPayloads {
   'alert.created': AlertCreated
   'analysis.completed': AnalysisCompleted
+  'check.failed': CheckStateChanged
+  'check.recovered': CheckStateChanged
+  'check.state_changed': CheckStateChanged
   'deploy.recorded': DeployRecorded
   'member.removed': MemberRemoved
   'statuspage.update_requested': StatusPageUpdateRequested

@@ -1,10 +1,11 @@
 import type { FastifyPluginAsync } from 'fastify'
 import type { OutboundConfig } from '@svc/config'
-import { subscribe, type AnalysisCompleted, type MemberRemoved } from '@svc/events'
+import { subscribe, type AnalysisCompleted, type CheckStateChanged, type MemberRemoved } from '@svc/events'
 import { workEach } from '@svc/jobs'
 import type { Notifier } from '@svc/notifier'
 import { ANALYSIS_COMPLETED_QUEUE, postCompletedAnalysis } from './chat/analysis-follow-up.js'
 import { createChatDelivery } from './chat/delivery.js'
+import { CHECK_FAILED_QUEUE, CHECK_RECOVERED_QUEUE, onCheckFailed, onCheckRecovered } from './checks/check-alerts.js'
 import { chatIntegrationRoutes } from './chat/routes.js'
 import { createChatSender } from './chat/send.js'
 import { createOutboundClient } from './outbound/http.js'
@@ -151,6 +152,23 @@ export const alertingSurface: FastifyPluginAsync<AlertingOptions> = async (app, 
     )
   })
   app.addHook('onClose', () => app.jobs.offWork(ANALYSIS_COMPLETED_QUEUE))
+  app.addHook('onReady', async () => {
+    await subscribe(app.jobs, 'check.failed', CHECK_FAILED_QUEUE, { retryLimit: 5, retryDelay: 2, retryBackoff: true })
+    await subscribe(app.jobs, 'check.recovered', CHECK_RECOVERED_QUEUE, { retryLimit: 5, retryDelay: 2, retryBackoff: true })
+    await workEach<CheckStateChanged>(app.jobs, CHECK_FAILED_QUEUE, { batchSize: 20, pollingIntervalSeconds: 1 }, async (job) => {
+      if (await onCheckFailed(app.database, app.jobs, job.data)) {
+        escalator.wake()
+        dispatcher.wake()
+      }
+    })
+    await workEach<CheckStateChanged>(app.jobs, CHECK_RECOVERED_QUEUE, { batchSize: 20, pollingIntervalSeconds: 1 }, (job) =>
+      onCheckRecovered(app.database, job.data),
+    )
+  })
+  app.addHook('onClose', async () => {
+    await app.jobs.offWork(CHECK_FAILED_QUEUE)
+    await app.jobs.offWork(CHECK_RECOVERED_QUEUE)
+  })
   app.addHook('onClose', () => escalator.stop())
 
   await app.register(webhookConfigRoutes)
@@ -186,6 +204,7 @@ export {
   alertSummaries,
   alertTimeline,
   deploysBetween,
+  escalationPolicyExists,
   searchAlerts,
   similarResolvedAlerts,
   type AlertSummary,

@@ -97,3 +97,14 @@ export async function searchAlerts(db: Executor, organizationId: string, search:
     page,
   )
 }
+
+/** Whether the organization has an escalation policy with this id (synthetics' alert rules). */
+export async function escalationPolicyExists(db: Executor, organizationId: string, policyId: string): Promise<boolean> {
+  const row = await db
+    .selectFrom('divinux.escalationPolicies')
+    .select('id')
+    .where('organizationId', '=', organizationId)
+    .where('id', '=', policyId)
+    .executeTakeFirst()
+  return row !== undefined
+}

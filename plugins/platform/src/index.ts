@@ -9,9 +9,11 @@ import { subscriptionRoutes } from './organizations/subscription-routes.js'
 import { SCIM_BASE_PATH } from '@svc/auth'
 import { scimGroupBindingRoutes } from './scim-groups/routes.js'
 import { scimSurface } from './scim/index.js'
+import { checkListRoutes, type CheckLister } from './organizations/check-routes.js'
 import { statusPageListRoutes, type StatusPageLister } from './organizations/status-page-routes.js'
 export { scimRouterError } from './scim/index.js'
 export type { StatusPageLister } from './organizations/status-page-routes.js'
+export type { CheckLister } from './organizations/check-routes.js'
 import { scimTokenRoutes } from './scim-tokens/routes.js'
 import { ssoRoutes } from './sso/routes.js'
 
@@ -19,6 +21,8 @@ import { ssoRoutes } from './sso/routes.js'
 export interface PlatformOptions {
   /** The status page surface's read of an organization's pages. */
   statusPages: StatusPageLister
+  /** The synthetics surface's read of an organization's checks. */
+  checks: CheckLister
 }
 
 export const platformSurface: FastifyPluginAsync<PlatformOptions> = async (app, options) => {
@@ -29,6 +33,7 @@ export const platformSurface: FastifyPluginAsync<PlatformOptions> = async (app, 
   await app.register(subscriptionRoutes)
   await app.register(auditLogRoutes)
   await app.register(statusPageListRoutes, { statusPages: options.statusPages })
+  await app.register(checkListRoutes, { checks: options.checks })
   await app.register(platformRoleRoutes)
   await app.register(scimTokenRoutes)
   await app.register(scimGroupBindingRoutes)

@@ -1,6 +1,7 @@
 import type { FastifyPluginAsync } from 'fastify'
 import type { OutboundConfig } from '@svc/config'
 import type { Notifier } from '@svc/notifier'
+import { CHECK_FOLLOW_QUEUE, startFollowingChecks } from './components/follow-checks.js'
 import { componentRoutes } from './components/routes.js'
 import { ALERT_FOLLOW_QUEUE, startFollowingAlerts } from './incidents/alert-follow.js'
 import { incidentRoutes } from './incidents/routes.js'
@@ -54,9 +55,11 @@ export const statusPagesSurface: FastifyPluginAsync<StatusPagesOptions> = async 
       changed,
       log: app.log.child({ component: 'statuspage-alerts' }),
     })
+    await startFollowingChecks({ database: app.database, jobs: app.jobs, changed, log: app.log.child({ component: 'statuspage-checks' }) })
   })
   app.addHook('onClose', async () => {
     await app.jobs.offWork(ALERT_FOLLOW_QUEUE)
+    await app.jobs.offWork(CHECK_FOLLOW_QUEUE)
     await scheduler.stop()
     await notifications.stop()
   })
@@ -70,6 +73,8 @@ export const statusPagesSurface: FastifyPluginAsync<StatusPagesOptions> = async 
 }
 
 export {
+  maintenanceWindowsOf,
+  unknownStatusComponents,
   searchStatusIncidents,
   statusIncident,
   statusIncidentSummaries,

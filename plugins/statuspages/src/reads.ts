@@ -134,3 +134,59 @@ export async function statusIncidentTimeline(db: Executor, organizationId: strin
     .limit(limit)
     .execute()
 }
+
+/** The ids among `componentIds` that are not components of the organization's pages (synthetics links). */
+export async function unknownStatusComponents(db: Executor, organizationId: string, componentIds: string[]): Promise<string[]> {
+  if (componentIds.length === 0) return []
+  const found = await db
+    .selectFrom('divinux.statusComponents')
+    .select('id')
+    .where('organizationId', '=', organizationId)
+    .where('id', 'in', componentIds)
+    .execute()
+  const known = new Set(found.map((row) => row.id))
+  return componentIds.filter((id) => !known.has(id))
+}
+
+/**
+ * The maintenance windows touching [from, to) of any of the components: from when each started
+ * (or was scheduled to) until it completed (or was scheduled to end); cancelled ones are left out.
+ * Synthetics leaves them out of a check's SLA.
+ */
+export async function maintenanceWindowsOf(db: Executor, organizationId: string, componentIds: string[], from: Date, to: Date) {
+  if (componentIds.length === 0) return []
+  const rows = await db
+    .selectFrom('divinux.statusIncidents as maintenance')
+    .select([
+      'maintenance.scheduledFor',
+      'maintenance.scheduledUntil',
+      'maintenance.startedAt',
+      'maintenance.resolvedAt',
+      'maintenance.status',
+    ])
+    .where('maintenance.organizationId', '=', organizationId)
+    .where('maintenance.kind', '=', 'maintenance')
+    .where('maintenance.status', '!=', 'cancelled')
+    .where((where) =>
+      where.exists(
+        where
+          .selectFrom('divinux.statusIncidentComponents as affected')
+          .select('affected.componentId')
+          .whereRef('affected.incidentId', '=', 'maintenance.id')
+          .where('affected.componentId', 'in', componentIds),
+      ),
+    )
+    .execute()
+  return rows
+    .map((row) => {
+      const started =
+        row.status === 'scheduled'
+          ? row.scheduledFor!
+          : row.scheduledFor && row.scheduledFor < row.startedAt
+            ? row.scheduledFor
+            : row.startedAt
+      const ended = row.resolvedAt ?? row.scheduledUntil!
+      return { from: started, to: ended }
+    })
+    .filter((window) => window.from < to && window.to > from)
+}

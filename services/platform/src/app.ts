@@ -2,6 +2,7 @@ import type { FastifyInstance } from 'fastify'
 import type { ServiceConfig } from '@svc/config'
 import { platformSurface, scimRouterError } from '@svc/plugin-platform'
 import { statusPagesOf } from '@svc/plugin-statuspages'
+import { checksOf } from '@svc/plugin-synthetics'
 import { buildServiceApp, type Resources } from '@svc/runtime'
 
 /** The platform API (port 3004): identity, organizations, billing, SSO/SCIM, audit, reports. */
@@ -17,6 +18,7 @@ export function buildApp(config: ServiceConfig, shared?: Resources): Promise<Fas
         const productUrl = config.productLinkBase ?? config.publicUrls?.product ?? 'http://localhost:3003'
         await app.register(platformSurface, {
           statusPages: (db, organizationId, page) => statusPagesOf(db, organizationId, page, productUrl),
+          checks: checksOf,
         })
       },
       lenientPaths: true,

@@ -9,7 +9,7 @@ import { startTestService } from '@svc/testkit'
 // The platform surface plus one SCIM-authenticated route that reports who the token is, so
 // the SCIM token rule is tested the way SCIM routes will use it.
 async function surfaces(app: FastifyInstance): Promise<void> {
-  await app.register(platformSurface, { statusPages: async () => ({ rows: [], total: 0 }) })
+  await app.register(platformSurface, { statusPages: async () => ({ rows: [], total: 0 }), checks: async () => ({ rows: [], total: 0 }) })
   app.get('/api/v1/scim/v2/Me', { config: { scim: true } }, async (request) => request.scim)
 }
 const build = (config: ServiceConfig, shared?: Resources) =>

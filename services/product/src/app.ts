@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify'
 import { DEFAULT_INGEST_RATE_LIMIT, DEFAULT_NOTIFIER_CONFIG, type ServiceConfig } from '@svc/config'
 import { createNotifier } from '@svc/notifier'
-import { alertingSurface } from '@svc/plugin-alerting'
+import { alertingSurface, escalationPolicyExists } from '@svc/plugin-alerting'
 import { alertAnalysisStarter, insightsSurface, latestAnalysisOf } from '@svc/plugin-insights'
 import {
   contactMethodRoutes,
@@ -12,7 +12,8 @@ import {
   productUserRoutes,
   verifiedPhonesOf,
 } from '@svc/plugin-product-users'
-import { statusPagesSurface, subscriberWebhookTargets } from '@svc/plugin-statuspages'
+import { maintenanceWindowsOf, statusPagesSurface, subscriberWebhookTargets, unknownStatusComponents } from '@svc/plugin-statuspages'
+import { syntheticsSurface } from '@svc/plugin-synthetics'
 import { profileRoutes } from '@svc/profile'
 import { buildServiceApp, type Resources } from '@svc/runtime'
 
@@ -53,6 +54,14 @@ export function buildApp(config: ServiceConfig, shared?: Resources): Promise<Fas
           productUrl,
         })
         await app.register(statusPagesSurface, { notifier, productUrl, outbound: config.outbound ?? { allowPrivateTargets: false } })
+        await app.register(syntheticsSurface, {
+          config: config.synthetics,
+          outbound: config.outbound ?? { allowPrivateTargets: false },
+          productUrl,
+          unknownComponents: unknownStatusComponents,
+          policyExists: escalationPolicyExists,
+          maintenanceWindows: maintenanceWindowsOf,
+        })
         await app.register(insightsSurface, { ai: config.ai })
         await app.register(profileRoutes)
         await app.register(productUserRoutes)

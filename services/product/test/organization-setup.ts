@@ -1,7 +1,7 @@
 import type { TestService, SignedIn } from '@svc/testkit'
 
 type ProductRole = 'viewer' | 'responder' | 'manager' | 'admin'
-type Product = 'alerting' | 'insights' | 'statuspages'
+type Product = 'alerting' | 'insights' | 'statuspages' | 'synthetics'
 /** An alerting role, or roles per product. */
 type Roles = ProductRole | null | Partial<Record<Product, ProductRole>>
 

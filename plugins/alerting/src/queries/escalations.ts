@@ -9,17 +9,21 @@ export type EscalationState = 'pending' | 'active' | 'silenced' | 'unrouted' | '
  * needs; locked and skipped by other replicas until the caller's transaction ends.
  */
 export async function claimPendingEscalations(db: Executor, limit: number) {
-  return db
-    .selectFrom('divinux.alertEscalations as e')
-    .innerJoin('divinux.alerts as a', 'a.id', 'e.alertId')
-    .leftJoin('divinux.webhookConfigs as c', 'c.id', 'e.configId')
-    .select(['e.alertId', 'e.organizationId', 'a.status', 'a.priority', 'a.service', 'a.labels', 'c.escalationPolicyId', 'c.routingRules'])
-    .where('e.state', '=', 'pending')
-    .orderBy('e.createdAt')
-    .limit(limit)
-    .forUpdate('e')
-    .skipLocked()
-    .execute()
+  return (
+    db
+      .selectFrom('divinux.alertEscalations as e')
+      .innerJoin('divinux.alerts as a', 'a.id', 'e.alertId')
+      .leftJoin('divinux.webhookConfigs as c', 'c.id', 'e.configId')
+      // An alert of no config (a synthetic check's) carries its policy on its pending row.
+      .select(['e.alertId', 'e.organizationId', 'a.status', 'a.priority', 'a.service', 'a.labels', 'c.routingRules'])
+      .select(sql<string | null>`coalesce(c.escalation_policy_id, e.policy_id)`.as('escalationPolicyId'))
+      .where('e.state', '=', 'pending')
+      .orderBy('e.createdAt')
+      .limit(limit)
+      .forUpdate('e')
+      .skipLocked()
+      .execute()
+  )
 }
 
 export async function setEscalation(

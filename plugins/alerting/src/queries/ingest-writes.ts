@@ -26,7 +26,7 @@ const configStillValid = (check: ConfigCheck) => sql`
  * A repeat of an alert is counted on its one `occurred` row (the partial unique index
  * `alert_events_one_occurrence_row`), with the latest repeat's labels and time.
  */
-const countRepeats = sql`
+export const countRepeats = sql`
   on conflict (alert_id) where type = 'occurred'
   do update set occurrences = divinux.alert_events.occurrences + 1, last_occurred_at = excluded.last_occurred_at, data = excluded.data`
 
@@ -48,7 +48,7 @@ const pendingEscalation = (alerts: RawBuilder<unknown>) => sql`
  * only when its organization has an enabled outbound webhook or `alert.created` workflow:
  * otherwise it is written as dispatched, so the hot path leaves the dispatcher nothing to claim and update.
  */
-const nothingToDispatch = (organization: RawBuilder<unknown>) => sql`
+export const nothingToDispatch = (organization: RawBuilder<unknown>) => sql`
   case when exists (select 1 from divinux.outbound_webhooks hook where hook.organization_id = ${organization} and hook.enabled)
       or exists (select 1 from divinux.workflows flow where flow.organization_id = ${organization} and flow.enabled and flow.trigger = 'alert.created')
     then null else now() end`

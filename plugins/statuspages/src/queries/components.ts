@@ -146,6 +146,13 @@ export async function heldStatuses(db: Executor, componentIds: string[]) {
     const status = (row.kind === 'maintenance' ? 'under_maintenance' : row.status) as ComponentStatus
     held.set(row.componentId, [...(held.get(row.componentId) ?? []), status])
   }
+  // Checks the components follow hold them too (components/follow-checks.ts writes their verdicts).
+  const followed = await db.selectFrom('divinux.statusComponents').select(['id', 'checkStatuses']).where('id', 'in', componentIds).execute()
+  for (const row of followed) {
+    const verdicts = Object.values(row.checkStatuses as Record<string, { status: ComponentStatus | null }>)
+    const statuses = verdicts.flatMap((verdict) => (verdict.status ? [verdict.status] : []))
+    if (statuses.length > 0) held.set(row.id, [...(held.get(row.id) ?? []), ...statuses])
+  }
   return held
 }
 

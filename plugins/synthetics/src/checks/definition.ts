@@ -1,0 +1,152 @@
+import { Value } from 'typebox/value'
+import type { TSchema } from 'typebox'
+import {
+  DnsRequest,
+  HeartbeatRequest,
+  HttpRequest,
+  SOURCES_OF_KIND,
+  TcpRequest,
+  TlsRequest,
+  assertionProblem,
+  type Assertion,
+  type CheckKind,
+} from '@svc/check-runner'
+import type { Executor, Json } from '@svc/db'
+import { invalidField } from '@svc/http'
+import { checkTarget, TargetRefused, type OutboundPolicy } from '@svc/outbound'
+import type { CheckFields } from '../queries/checks.js'
+import { relayRegions } from '../queries/relays.js'
+import { secretNames } from '../secrets/resolve.js'
+import { sealedSecrets } from '../queries/secrets.js'
+
+const requestSchemas: Record<CheckKind, TSchema> = {
+  http: HttpRequest,
+  tcp: TcpRequest,
+  dns: DnsRequest,
+  tls: TlsRequest,
+  heartbeat: HeartbeatRequest,
+}
+
+/** What a check's definition needs to be checked against, beyond its own fields. */
+export interface DefinitionContext {
+  db: Executor
+  organizationId: string
+  serviceRegion: string
+  policy: OutboundPolicy
+  /** The ids among `ids` that are not status page components of the organization. */
+  unknownComponents: (db: Executor, organizationId: string, ids: string[]) => Promise<string[]>
+  /** Whether an escalation policy of the organization has this id. */
+  policyExists: (db: Executor, organizationId: string, policyId: string) => Promise<boolean>
+}
+
+/** The request, valid for its kind, or a 400 naming the first wrong field (`request/url`, `request/port`). */
+function requestOfKind(kind: CheckKind, request: unknown): Json {
+  const schema = requestSchemas[kind]
+  const [first] = Value.Errors(schema, request)
+  if (first) {
+    const path = first.instancePath ? `request${first.instancePath}` : 'request'
+    throw invalidField(path, `${first.message} (for a ${kind} check)`)
+  }
+  return request as Json
+}
+
+function checkAssertions(kind: Exclude<CheckKind, 'heartbeat'>, assertions: readonly Assertion[] | undefined): void {
+  for (const [index, assertion] of (assertions ?? []).entries()) {
+    if (!SOURCES_OF_KIND[kind].has(assertion.source))
+      throw invalidField(`request/assertions/${index}/source`, `a ${kind} check cannot assert on ${assertion.source}`)
+    const problem = assertionProblem(assertion)
+    if (problem) {
+      const [field, ...words] = problem.split(': ')
+      throw invalidField(`request/assertions/${index}/${field}`, words.join(': '))
+    }
+  }
+}
+
+/**
+ * A target must not point into the service's own network unless allowed (the outbound rule);
+ * a name that does not resolve yet is accepted (the check will say so when it runs).
+ */
+async function checkHost(field: string, url: string, policy: OutboundPolicy): Promise<void> {
+  try {
+    await checkTarget(url, policy)
+  } catch (error) {
+    if (error instanceof TargetRefused && !error.message.startsWith('its host does not resolve')) throw invalidField(field, error.message)
+  }
+}
+
+const hostUrl = (host: string) => `http://${host.includes(':') && !host.startsWith('[') ? `[${host}]` : host}/`
+
+async function checkRequest(kind: CheckKind, request: Json, context: DefinitionContext): Promise<void> {
+  switch (kind) {
+    case 'http': {
+      const http = request as unknown as HttpRequest
+      const url = http.url.replace(/\{\{secret:[A-Za-z0-9_]+\}\}/g, 'secret')
+      let parsed: URL
+      try {
+        parsed = new URL(url)
+      } catch {
+        throw invalidField('request/url', 'must be an absolute http or https URL')
+      }
+      if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') throw invalidField('request/url', 'must be an http or https URL')
+      await checkHost('request/url', url, context.policy)
+      checkAssertions('http', http.assertions)
+      const names = [...secretNames(http)]
+      const known = new Set((await sealedSecrets(context.db, context.organizationId, names)).map((row) => row.name))
+      const missing = names.find((name) => !known.has(name))
+      if (missing) throw invalidField('request', `refers to the secret ${missing}, which does not exist`)
+      return
+    }
+    case 'tcp':
+    case 'tls': {
+      const target = request as unknown as TcpRequest | TlsRequest
+      await checkHost('request/host', hostUrl(target.host), context.policy)
+      if (kind === 'tcp') checkAssertions('tcp', (target as TcpRequest).assertions)
+      return
+    }
+    case 'dns': {
+      const dns = request as unknown as DnsRequest
+      if (dns.nameserver) {
+        const host =
+          /^\[([^\]]+)\]/.exec(dns.nameserver)?.[1] ??
+          (dns.nameserver.split(':').length === 2 ? dns.nameserver.split(':')[0]! : dns.nameserver)
+        await checkHost('request/nameserver', hostUrl(host), context.policy)
+      }
+      checkAssertions('dns', dns.assertions)
+      return
+    }
+    case 'heartbeat':
+      return
+  }
+}
+
+/** Each region must have a runner: this service's own, or a relay of the organization. */
+async function checkRegions(regions: readonly string[], context: DefinitionContext): Promise<void> {
+  const relays = await relayRegions(context.db, context.organizationId)
+  const index = regions.findIndex((region) => region !== context.serviceRegion && !relays.has(region))
+  if (index >= 0)
+    throw invalidField(
+      `regions/${index}`,
+      `no runner serves ${regions[index]}: use ${context.serviceRegion} or a region one of your relays runs`,
+    )
+}
+
+/** Validates a whole definition (create) or the changed part of one merged with the rest (update). */
+export async function checkDefinition(fields: CheckFields, context: DefinitionContext): Promise<CheckFields> {
+  const kind = fields.kind as CheckKind
+  const request = requestOfKind(kind, fields.request)
+  await checkRequest(kind, request, context)
+  if (fields.timeoutMs >= fields.frequencySeconds * 1000) throw invalidField('timeoutMs', 'must be shorter than the frequency')
+  if (fields.degradedMs !== null && fields.degradedMs >= fields.timeoutMs) throw invalidField('degradedMs', 'must be below timeoutMs')
+  // A heartbeat is judged by the service itself: it has one region, the service's own.
+  const regions = kind === 'heartbeat' ? [context.serviceRegion] : fields.regions
+  await checkRegions(regions, context)
+  if (fields.escalationPolicyId && !(await context.policyExists(context.db, context.organizationId, fields.escalationPolicyId)))
+    throw invalidField('alertRule/escalationPolicyId', 'no escalation policy of this organization has this id')
+  const unknown = await context.unknownComponents(context.db, context.organizationId, fields.statusComponentIds)
+  if (unknown.length > 0)
+    throw invalidField(
+      `statusComponentIds/${fields.statusComponentIds.indexOf(unknown[0]!)}`,
+      'no status page component of this organization has this id',
+    )
+  return { ...fields, request, regions }
+}

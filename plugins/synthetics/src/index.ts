@@ -1,0 +1,62 @@
+import type { FastifyPluginAsync } from 'fastify'
+import { DEFAULT_SYNTHETICS_CONFIG, type SyntheticsConfig } from '@svc/config'
+import type { OutboundPolicy } from '@svc/outbound'
+import type { DefinitionContext } from './checks/definition.js'
+import { checkRoutes } from './checks/routes.js'
+import { heartbeatRoutes } from './heartbeats/routes.js'
+import { relayApi } from './relays/api.js'
+import { relayRoutes } from './relays/routes.js'
+import { resultRoutes, type ResultRouteOptions } from './results/routes.js'
+import { createScheduler } from './scheduling/scheduler.js'
+import { secretRoutes } from './secrets/routes.js'
+import { secretSealer } from './secrets/seal.js'
+
+export interface SyntheticsOptions {
+  config?: SyntheticsConfig
+  /** Check targets follow the rule of every user-given address. */
+  outbound: OutboundPolicy
+  /** The product API's public base URL: heartbeat URLs. */
+  productUrl: string
+  /** Reads of other surfaces, wired in by the service: status page components and windows, escalation policies. */
+  unknownComponents: DefinitionContext['unknownComponents']
+  policyExists: DefinitionContext['policyExists']
+  maintenanceWindows: ResultRouteOptions['maintenanceWindows']
+}
+
+/**
+ * The synthetics surface of the product API (issue 16), its own encapsulated plugin: checks,
+ * secrets, relays and results under `/api/v1/synthetics/organizations/:orgId/...`, the relays'
+ * own API under `/api/v1/synthetics/relay/`, and heartbeat push URLs.
+ */
+export const syntheticsSurface: FastifyPluginAsync<SyntheticsOptions> = async (app, options) => {
+  const config = options.config ?? DEFAULT_SYNTHETICS_CONFIG
+  const sealer = secretSealer(config.secretsKey)
+  const scheduler = createScheduler({
+    database: app.database,
+    jobs: app.jobs,
+    config,
+    policy: options.outbound,
+    sealer,
+    log: app.log.child({ component: 'synthetics' }),
+  })
+  app.addHook('onReady', () => scheduler.start())
+  app.addHook('onClose', () => scheduler.stop())
+
+  await app.register(checkRoutes, {
+    scheduler,
+    sealer,
+    serviceRegion: config.region,
+    policy: options.outbound,
+    productUrl: options.productUrl,
+    unknownComponents: options.unknownComponents,
+    policyExists: options.policyExists,
+  })
+  await app.register(resultRoutes, { retentionDays: config.retentionDays, maintenanceWindows: options.maintenanceWindows })
+  await app.register(secretRoutes, { sealer })
+  await app.register(relayRoutes, { serviceRegion: config.region })
+  await app.register(relayApi, { scheduler, sealer })
+  await app.register(heartbeatRoutes, { jobs: app.jobs, serviceRegion: config.region })
+}
+
+export { checksOf, recentCheckResults } from './reads.js'
+export { DUE_QUEUE, MAINTENANCE_QUEUE, ROLLUP_QUEUE, RUN_QUEUE } from './scheduling/scheduler.js'

@@ -1,0 +1,133 @@
+import { sql } from 'kysely'
+import type { Executor, Json, Page } from '@svc/db'
+import { jsonb, paged } from '@svc/db'
+import { textArray, uuidArray } from './arrays.js'
+
+export const checkColumns = [
+  'id',
+  'organizationId',
+  'name',
+  'kind',
+  'request',
+  'frequencySeconds',
+  'timeoutMs',
+  'degradedMs',
+  'regions',
+  'retries',
+  'alertAfterFailures',
+  'alertQuorum',
+  'alertPriority',
+  'escalationPolicyId',
+  'statusComponentIds',
+  'paused',
+  'state',
+  'stateChangedAt',
+  'nextDueAt',
+  'lastPingAt',
+  'createdAt',
+  'updatedAt',
+] as const
+
+export type CheckRow = Awaited<ReturnType<typeof findCheck>> & object
+
+/** What a person sets on a check. */
+export interface CheckFields {
+  name: string
+  kind: string
+  request: Json
+  frequencySeconds: number
+  timeoutMs: number
+  degradedMs: number | null
+  regions: string[]
+  retries: number
+  alertAfterFailures: number
+  alertQuorum: string
+  alertPriority: string
+  escalationPolicyId: string | null
+  statusComponentIds: string[]
+  paused: boolean
+}
+
+export async function listChecks(db: Executor, organizationId: string, page: Page) {
+  return paged(
+    db.selectFrom('divinux.syntheticChecks').where('organizationId', '=', organizationId),
+    (rows) => rows.select(checkColumns).orderBy('createdAt').orderBy('id'),
+    page,
+  )
+}
+
+export async function findCheck(db: Executor, organizationId: string, checkId: string, forUpdate = false) {
+  let query = db
+    .selectFrom('divinux.syntheticChecks')
+    .select(checkColumns)
+    .where('organizationId', '=', organizationId)
+    .where('id', '=', checkId)
+  if (forUpdate) query = query.forUpdate()
+  return query.executeTakeFirst()
+}
+
+/** A check by id alone: jobs and relays, which carry the id they were given. */
+export async function checkById(db: Executor, checkId: string, forUpdate = false) {
+  let query = db.selectFrom('divinux.syntheticChecks').select(checkColumns).where('id', '=', checkId)
+  if (forUpdate) query = query.forUpdate()
+  return query.executeTakeFirst()
+}
+
+const writable = (fields: Partial<CheckFields>) => ({
+  ...fields,
+  ...(fields.request !== undefined ? { request: jsonb(fields.request) } : {}),
+  ...(fields.regions !== undefined ? { regions: textArray(fields.regions) } : {}),
+  ...(fields.statusComponentIds !== undefined ? { statusComponentIds: uuidArray(fields.statusComponentIds) } : {}),
+})
+
+export async function insertCheck(
+  db: Executor,
+  organizationId: string,
+  fields: CheckFields,
+  extra: { nextDueAt: Date | null; heartbeatTokenHash: string | null; createdBy: string },
+) {
+  return db
+    .insertInto('divinux.syntheticChecks')
+    .values({ organizationId, ...writable(fields), ...extra } as never)
+    .returning(checkColumns)
+    .executeTakeFirstOrThrow()
+}
+
+export async function updateCheck(
+  db: Executor,
+  organizationId: string,
+  checkId: string,
+  fields: Partial<CheckFields> & { nextDueAt?: Date | null },
+) {
+  return db
+    .updateTable('divinux.syntheticChecks')
+    .set({ ...writable(fields), updatedAt: sql<Date>`now()` } as never)
+    .where('organizationId', '=', organizationId)
+    .where('id', '=', checkId)
+    .returning(checkColumns)
+    .executeTakeFirstOrThrow()
+}
+
+export async function deleteCheck(db: Executor, organizationId: string, checkId: string) {
+  await db.deleteFrom('divinux.syntheticChecks').where('organizationId', '=', organizationId).where('id', '=', checkId).execute()
+}
+
+export async function checkByHeartbeatToken(db: Executor, tokenHash: string) {
+  return db.selectFrom('divinux.syntheticChecks').select(checkColumns).where('heartbeatTokenHash', '=', tokenHash).executeTakeFirst()
+}
+
+export async function recordPing(db: Executor, checkId: string) {
+  await db
+    .updateTable('divinux.syntheticChecks')
+    .set({ lastPingAt: sql<Date>`now()` })
+    .where('id', '=', checkId)
+    .execute()
+}
+
+export async function setCheckState(db: Executor, checkId: string, state: string) {
+  await db
+    .updateTable('divinux.syntheticChecks')
+    .set({ state, stateChangedAt: sql<Date>`now()` })
+    .where('id', '=', checkId)
+    .execute()
+}

@@ -1,0 +1,326 @@
+import { sql } from 'kysely'
+import type { Executor, Page } from '@svc/db'
+import { jsonb, paged } from '@svc/db'
+import type { AttemptResult, ResultStatus } from '@svc/check-runner'
+import { relayHealthy } from './relays.js'
+
+/** A due time that was taken: the check it advanced and the runs it created, one per region. */
+export interface Advanced {
+  checkId: string
+  organizationId: string
+  kind: string
+  dueAt: Date
+  nextDueAt: Date
+  runs: Array<{ id: string; region: string }>
+}
+
+/**
+ * Takes due times: each check whose `next_due_at` is still the job's due time moves on by its
+ * frequency (compare-and-set: a stale or repeated job takes nothing) and gets one run per region.
+ * One statement for a batch of due jobs.
+ */
+export async function advanceDueChecks(db: Executor, due: Array<{ checkId: string; dueAt: string }>): Promise<Advanced[]> {
+  if (due.length === 0) return []
+  const ids = due.map((job) => job.checkId)
+  const times = due.map((job) => job.dueAt)
+  const result = await sql<{
+    checkId: string
+    organizationId: string
+    kind: string
+    dueAt: Date
+    nextDueAt: Date
+    runs: Array<{ id: string; region: string }>
+  }>`
+    with due as (
+      select * from unnest(array[${sql.join(ids)}]::uuid[], array[${sql.join(times)}]::timestamptz[]) as due(check_id, due_at)
+    ),
+    advanced as (
+      update divinux.synthetic_checks c
+      set next_due_at = due.due_at + make_interval(secs => c.frequency_seconds)
+      from due
+      where c.id = due.check_id and c.next_due_at = due.due_at and not c.paused
+      returning c.id, c.organization_id, c.kind, c.regions, due.due_at, c.next_due_at
+    ),
+    runs as (
+      insert into divinux.synthetic_runs (check_id, organization_id, region, due_at)
+      select advanced.id, advanced.organization_id, region, advanced.due_at from advanced, unnest(advanced.regions) as region
+      on conflict (check_id, region, due_at) do nothing
+      returning id, check_id, region
+    )
+    select advanced.id as "checkId", advanced.organization_id as "organizationId", advanced.kind, advanced.due_at as "dueAt",
+      advanced.next_due_at as "nextDueAt",
+      coalesce((select json_agg(json_build_object('id', runs.id, 'region', runs.region)) from runs where runs.check_id = advanced.id), '[]'::json) as runs
+    from advanced`.execute(db)
+  return result.rows.map((row) => ({ ...row, dueAt: new Date(row.dueAt), nextDueAt: new Date(row.nextDueAt) }))
+}
+
+/** Takes a queued run for this replica's own region (answers undefined when another took it or it is gone). */
+export async function leaseLocalRun(db: Executor, runId: string, leaseSeconds: number) {
+  return db
+    .updateTable('divinux.syntheticRuns')
+    .set({ state: 'leased', leasedUntil: sql<Date>`now() + make_interval(secs => ${leaseSeconds})`, startedAt: sql<Date>`now()` })
+    .where('id', '=', runId)
+    .where((where) =>
+      where.or([where('state', '=', 'queued'), where.and([where('state', '=', 'leased'), where('leasedUntil', '<', sql<Date>`now()`)])]),
+    )
+    .returning(['id', 'checkId', 'organizationId', 'region', 'dueAt'])
+    .executeTakeFirst()
+}
+
+/**
+ * Leases up to `limit` due runs of a relay's regions: queued ones, those whose lease ran out, and
+ * those leased by a relay that stopped heartbeating. Runs older than two periods are left for
+ * the maintenance job to mark missed: a relay coming back does not replay an hour of them.
+ */
+export async function leaseRelayRuns(db: Executor, relay: { id: string; organizationId: string; regions: string[] }, limit: number) {
+  if (relay.regions.length === 0) return []
+  const result = await sql<{ id: string; checkId: string; region: string; dueAt: Date }>`
+    with candidates as (
+      select run.id from divinux.synthetic_runs run
+      join divinux.synthetic_checks c on c.id = run.check_id
+      left join divinux.synthetic_relays relay on relay.id = run.relay_id
+      where run.organization_id = ${relay.organizationId}
+        and run.region = any(array[${sql.join(relay.regions)}]::text[])
+        and run.due_at <= now() and run.due_at > now() - make_interval(secs => c.frequency_seconds * 2)
+        and (run.state = 'queued' or (run.state = 'leased' and (run.leased_until < now() or (run.relay_id is not null and not ${relayHealthy}))))
+      order by run.due_at
+      limit ${limit}
+      for update of run skip locked
+    )
+    update divinux.synthetic_runs run
+    set state = 'leased', relay_id = ${relay.id}, started_at = now(),
+        leased_until = now() + make_interval(secs => (select (c.timeout_ms * (c.retries + 1)) / 1000.0 + 30 from divinux.synthetic_checks c where c.id = run.check_id))
+    from candidates where run.id = candidates.id
+    returning run.id, run.check_id as "checkId", run.region, run.due_at as "dueAt"`.execute(db)
+  return result.rows
+}
+
+/** The runs a relay holds now, by id; to tell results for runs it leased from the rest. */
+export async function runsLeasedBy(db: Executor, relayId: string, runIds: readonly string[]) {
+  if (runIds.length === 0) return []
+  return db
+    .selectFrom('divinux.syntheticRuns')
+    .select(['id', 'checkId', 'state', 'relayId', 'resultId'])
+    .where('id', 'in', runIds)
+    .where('relayId', '=', relayId)
+    .forUpdate()
+    .execute()
+}
+
+/** A run's result: done, with every attempt and the last one's outcome in columns. */
+export async function completeRun(
+  db: Executor,
+  runId: string,
+  result: { status: ResultStatus; attempts: AttemptResult[]; resultId?: string },
+): Promise<{ checkId: string; region: string } | undefined> {
+  const last = result.attempts.at(-1)
+  return db
+    .updateTable('divinux.syntheticRuns')
+    .set({
+      state: 'done',
+      status: result.status,
+      attempts: jsonb(result.attempts),
+      totalMs: last?.timings.total ?? null,
+      statusCode: last?.statusCode ?? null,
+      error: last?.error ?? null,
+      resultId: result.resultId ?? null,
+      leasedUntil: null,
+      finishedAt: sql<Date>`now()`,
+    })
+    .where('id', '=', runId)
+    .where('state', 'in', ['queued', 'leased'])
+    .returning(['checkId', 'region'])
+    .executeTakeFirst()
+}
+
+/** A run recorded as done at once: heartbeat evaluations and pings. */
+export async function insertDoneRun(
+  db: Executor,
+  run: { checkId: string; organizationId: string; region: string; dueAt: Date; status: ResultStatus; attempts: AttemptResult[] },
+) {
+  const last = run.attempts.at(-1)
+  await db
+    .insertInto('divinux.syntheticRuns')
+    .values({
+      checkId: run.checkId,
+      organizationId: run.organizationId,
+      region: run.region,
+      dueAt: run.dueAt,
+      state: 'done',
+      status: run.status,
+      attempts: jsonb(run.attempts),
+      totalMs: last?.timings.total ?? null,
+      error: last?.error ?? null,
+      startedAt: sql<Date>`now()`,
+      finishedAt: sql<Date>`now()`,
+    })
+    .onConflict((conflict) => conflict.columns(['checkId', 'region', 'dueAt']).doNothing())
+    .execute()
+}
+
+/** The latest `depth` results of each region of a check, newest first. */
+export async function recentStatuses(db: Executor, checkId: string, regions: readonly string[], depth: number) {
+  if (regions.length === 0) return new Map<string, ResultStatus[]>()
+  const result = await sql<{ region: string; statuses: ResultStatus[]; lastRunAt: Date }>`
+    select region, array_agg(status order by due_at desc) as statuses, max(finished_at) as "lastRunAt"
+    from (
+      select region, status, due_at, finished_at, row_number() over (partition by region order by due_at desc) as n
+      from divinux.synthetic_runs
+      where check_id = ${checkId} and state = 'done' and region = any(array[${sql.join(regions)}]::text[])
+    ) latest
+    where n <= ${depth}
+    group by region`.execute(db)
+  return new Map(result.rows.map((row) => [row.region, row.statuses]))
+}
+
+/** Each region's latest result of the given checks. */
+export async function latestByRegion(db: Executor, checkIds: readonly string[]) {
+  if (checkIds.length === 0) return []
+  const result = await sql<{ checkId: string; region: string; status: ResultStatus; finishedAt: Date }>`
+    select distinct on (check_id, region) check_id as "checkId", region, status, finished_at as "finishedAt"
+    from divinux.synthetic_runs
+    where check_id = any(array[${sql.join(checkIds)}]::uuid[]) and state = 'done'
+    order by check_id, region, due_at desc`.execute(db)
+  return result.rows
+}
+
+export interface ResultFilter {
+  from?: Date
+  to?: Date
+  region?: string
+  status?: ResultStatus
+}
+
+export async function listResults(db: Executor, organizationId: string, checkId: string, filter: ResultFilter, page: Page) {
+  let base = db
+    .selectFrom('divinux.syntheticRuns')
+    .where('organizationId', '=', organizationId)
+    .where('checkId', '=', checkId)
+    .where('state', '=', 'done')
+  if (filter.from) base = base.where('dueAt', '>=', filter.from)
+  if (filter.to) base = base.where('dueAt', '<', filter.to)
+  if (filter.region) base = base.where('region', '=', filter.region)
+  if (filter.status) base = base.where('status', '=', filter.status)
+  return paged(
+    base,
+    (rows) =>
+      rows
+        .select(['id', 'region', 'dueAt', 'status', 'attempts', 'totalMs', 'statusCode', 'error', 'relayId', 'startedAt', 'finishedAt'])
+        .orderBy('dueAt', 'desc')
+        .orderBy('id'),
+    page,
+  )
+}
+
+/** Marks runs nobody took within two periods as missed; answers how many. */
+export async function markMissedRuns(db: Executor): Promise<number> {
+  const result = await sql`
+    update divinux.synthetic_runs run set state = 'missed', leased_until = null
+    from divinux.synthetic_checks c
+    where c.id = run.check_id and run.state in ('queued', 'leased')
+      and run.due_at < now() - make_interval(secs => greatest(c.frequency_seconds * 2, 120))
+      and (run.state = 'queued' or run.leased_until < now())`.execute(db)
+  return Number(result.numAffectedRows ?? 0)
+}
+
+/** Removes up to `batch` raw runs created before `before`; answers how many. */
+export async function deleteOldRuns(db: Executor, before: Date, batch: number): Promise<number> {
+  const result = await sql`
+    delete from divinux.synthetic_runs where id in (
+      select id from divinux.synthetic_runs where created_at < ${before} order by created_at limit ${batch}
+    )`.execute(db)
+  return Number(result.numAffectedRows ?? 0)
+}
+
+/**
+ * Aggregates the raw runs of [from, to) into buckets of `interval`, replacing what was there:
+ * runs, failures, degraded, mean and p50/p95/p99 of the total time, per check and region.
+ */
+export async function rollUp(db: Executor, interval: 'hour' | 'day', from: Date, to: Date): Promise<number> {
+  const result = await sql`
+    insert into divinux.synthetic_rollups (check_id, organization_id, region, interval, bucket_start, runs, failures, degraded, avg_ms, p50_ms, p95_ms, p99_ms)
+    select check_id, organization_id, region, ${interval}, date_trunc(${interval}, due_at, 'UTC'), count(*)::int,
+      count(*) filter (where status = 'failing')::int, count(*) filter (where status = 'degraded')::int,
+      avg(total_ms), percentile_cont(0.5) within group (order by total_ms), percentile_cont(0.95) within group (order by total_ms),
+      percentile_cont(0.99) within group (order by total_ms)
+    from divinux.synthetic_runs
+    where state = 'done' and due_at >= ${from} and due_at < ${to}
+    group by check_id, organization_id, region, date_trunc(${interval}, due_at, 'UTC')
+    on conflict (check_id, region, interval, bucket_start) do update set
+      runs = excluded.runs, failures = excluded.failures, degraded = excluded.degraded, avg_ms = excluded.avg_ms,
+      p50_ms = excluded.p50_ms, p95_ms = excluded.p95_ms, p99_ms = excluded.p99_ms`.execute(db)
+  return Number(result.numAffectedRows ?? 0)
+}
+
+export interface StatsRow {
+  bucket: Date
+  region: string | null
+  runs: number
+  failures: number
+  degraded: number
+  avgMs: number | null
+  p50Ms: number | null
+  p95Ms: number | null
+  p99Ms: number | null
+}
+
+/** Buckets computed from the raw runs (exact percentiles). */
+export async function statsFromRuns(db: Executor, checkId: string, interval: 'hour' | 'day', from: Date, to: Date, byRegion: boolean) {
+  const region = byRegion ? sql`region` : sql`null::text`
+  const result = await sql<StatsRow>`
+    select date_trunc(${interval}, due_at, 'UTC') as bucket, ${region} as region, count(*)::int as runs,
+      count(*) filter (where status = 'failing')::int as failures, count(*) filter (where status = 'degraded')::int as degraded,
+      avg(total_ms) as "avgMs", percentile_cont(0.5) within group (order by total_ms) as "p50Ms",
+      percentile_cont(0.95) within group (order by total_ms) as "p95Ms", percentile_cont(0.99) within group (order by total_ms) as "p99Ms"
+    from divinux.synthetic_runs
+    where check_id = ${checkId} and state = 'done' and due_at >= ${from} and due_at < ${to}
+    group by 1, 2 order by 1, 2`.execute(db)
+  return result.rows
+}
+
+/**
+ * Buckets from the roll-ups: counts add up exactly; the mean is weighted by runs; percentiles of
+ * several buckets are the run-weighted mean of theirs (an approximation, said in the API).
+ */
+export async function statsFromRollups(db: Executor, checkId: string, interval: 'hour' | 'day', from: Date, to: Date, byRegion: boolean) {
+  const region = byRegion ? sql`region` : sql`null::text`
+  const weighted = (column: string) =>
+    sql`sum(${sql.ref(column)} * runs) / nullif(sum(runs) filter (where ${sql.ref(column)} is not null), 0)`
+  const result = await sql<StatsRow>`
+    select date_trunc(${interval}, bucket_start, 'UTC') as bucket, ${region} as region, sum(runs)::int as runs,
+      sum(failures)::int as failures, sum(degraded)::int as degraded, ${weighted('avg_ms')} as "avgMs", ${weighted('p50_ms')} as "p50Ms",
+      ${weighted('p95_ms')} as "p95Ms", ${weighted('p99_ms')} as "p99Ms"
+    from divinux.synthetic_rollups
+    where check_id = ${checkId} and interval = ${interval === 'day' ? 'day' : 'hour'} and bucket_start >= ${from} and bucket_start < ${to}
+    group by 1, 2 order by 1, 2`.execute(db)
+  return result.rows
+}
+
+/** Runs and failures of a check in [from, to) outside the given windows, from the raw runs. */
+export async function availabilityFromRuns(db: Executor, checkId: string, from: Date, to: Date, windows: Array<{ from: Date; to: Date }>) {
+  const outside = sql.join([sql``, ...windows.map((window) => sql`and not (due_at >= ${window.from} and due_at < ${window.to})`)], sql` `)
+  const result = await sql<{ runs: number; failures: number }>`
+    select count(*)::int as runs, count(*) filter (where status = 'failing')::int as failures
+    from divinux.synthetic_runs
+    where check_id = ${checkId} and state = 'done' and due_at >= ${from} and due_at < ${to} ${outside}`.execute(db)
+  return result.rows[0] ?? { runs: 0, failures: 0 }
+}
+
+/** The same from the hourly roll-ups, leaving out every hour a window touches. */
+export async function availabilityFromRollups(
+  db: Executor,
+  checkId: string,
+  from: Date,
+  to: Date,
+  windows: Array<{ from: Date; to: Date }>,
+) {
+  const outside = sql.join(
+    [sql``, ...windows.map((window) => sql`and not (bucket_start < ${window.to} and bucket_start + interval '1 hour' > ${window.from})`)],
+    sql` `,
+  )
+  const result = await sql<{ runs: number; failures: number }>`
+    select coalesce(sum(runs), 0)::int as runs, coalesce(sum(failures), 0)::int as failures
+    from divinux.synthetic_rollups
+    where check_id = ${checkId} and interval = 'hour' and bucket_start >= ${from} and bucket_start < ${to} ${outside}`.execute(db)
+  return result.rows[0] ?? { runs: 0, failures: 0 }
+}

@@ -1,0 +1,104 @@
+import type { ResultStatus } from '@svc/check-runner'
+import type { Executor } from '@svc/db'
+import { publish, type AlertPriority, type CheckState } from '@svc/events'
+import type { JobQueue } from '@svc/jobs'
+import { checkById, setCheckState, type CheckRow } from '../queries/checks.js'
+import { relayRegions } from '../queries/relays.js'
+import { recentStatuses } from '../queries/runs.js'
+
+export type Quorum = 'any' | 'majority' | 'all'
+export type RegionStatus = ResultStatus | 'unknown'
+
+export interface AlertRule {
+  /** Consecutive failing runs before a region counts as failing. */
+  failures: number
+  quorum: Quorum
+}
+
+/**
+ * A region's status: `unknown` when nothing runs its checks (no healthy relay) or it has no
+ * result yet, never passing; failing when its last `failures` runs all failed; otherwise its
+ * latest result, where a failing one short of the count shows as degraded.
+ */
+export function regionStatus(latest: readonly ResultStatus[], rule: AlertRule, runnable: boolean): RegionStatus {
+  const [newest] = latest
+  if (!runnable || newest === undefined) return 'unknown'
+  if (latest.length >= rule.failures && latest.slice(0, rule.failures).every((status) => status === 'failing')) return 'failing'
+  return newest === 'failing' ? 'degraded' : newest
+}
+
+/**
+ * The check's state from its regions: failing when the quorum of its regions fails (any one, more
+ * than half, or all of them); unknown when no region has a known status; degraded when any region
+ * is degraded or failing short of the quorum; passing otherwise.
+ */
+export function checkState(regions: readonly RegionStatus[], quorum: Quorum): CheckState {
+  const failing = regions.filter((status) => status === 'failing').length
+  const needed = quorum === 'any' ? 1 : quorum === 'all' ? regions.length : Math.floor(regions.length / 2) + 1
+  if (regions.length > 0 && failing >= needed) return 'failing'
+  if (regions.every((status) => status === 'unknown')) return 'unknown'
+  if (regions.some((status) => status === 'degraded' || status === 'failing')) return 'degraded'
+  return 'passing'
+}
+
+/** What a check looks at, for people: its URL, host:port or name. */
+export function targetOf(check: Pick<CheckRow, 'kind' | 'request'>): string {
+  const request = check.request as Record<string, unknown>
+  switch (check.kind) {
+    case 'http':
+      return String(request.url)
+    case 'dns':
+      return `${String(request.name)} ${String(request.recordType)}`
+    case 'heartbeat':
+      return 'heartbeat'
+    default:
+      return `${String(request.host)}:${String(request.port ?? 443)}`
+  }
+}
+
+/** Which of a check's regions have a runner now: this service's own, or a healthy relay's. */
+export async function runnableRegions(db: Executor, check: Pick<CheckRow, 'organizationId' | 'regions'>, serviceRegion: string) {
+  const own = check.regions.every((region) => region === serviceRegion)
+  const relays = own ? new Map<string, boolean>() : await relayRegions(db, check.organizationId)
+  return (region: string) => region === serviceRegion || relays.get(region) === true
+}
+
+/**
+ * Judges a check again after a result, in the caller's transaction (the check row locked, so
+ * replicas recording results of one check take turns), and publishes what its change means:
+ * `check.failed` on becoming failing, `check.recovered` on leaving it, and
+ * `check.state_changed` on any change.
+ */
+export async function judgeCheck(trx: Executor, jobs: JobQueue, checkId: string, serviceRegion: string): Promise<CheckState | undefined> {
+  const check = await checkById(trx, checkId, true)
+  if (!check) return undefined
+  const rule = { failures: check.alertAfterFailures, quorum: check.alertQuorum as Quorum }
+  const latest = await recentStatuses(trx, check.id, check.regions, rule.failures)
+  const runnable = await runnableRegions(trx, check, serviceRegion)
+  const statuses = check.regions.map((region) => ({ region, status: regionStatus(latest.get(region) ?? [], rule, runnable(region)) }))
+  const state = checkState(
+    statuses.map((entry) => entry.status),
+    rule.quorum,
+  )
+  const previous = check.state as CheckState
+  if (state === previous) return state
+  await setCheckState(trx, check.id, state)
+  const payload = {
+    organizationId: check.organizationId,
+    checkId: check.id,
+    name: check.name,
+    kind: check.kind,
+    target: targetOf(check),
+    state,
+    previous,
+    failingRegions: statuses.filter((entry) => entry.status === 'failing').map((entry) => entry.region),
+    priority: check.alertPriority as AlertPriority,
+    escalationPolicyId: check.escalationPolicyId,
+    statusComponentIds: check.statusComponentIds,
+    at: new Date().toISOString(),
+  }
+  if (state === 'failing') await publish(jobs, trx, 'check.failed', payload)
+  else if (previous === 'failing') await publish(jobs, trx, 'check.recovered', payload)
+  await publish(jobs, trx, 'check.state_changed', payload)
+  return state
+}

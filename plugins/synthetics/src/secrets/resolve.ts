@@ -1,0 +1,46 @@
+import { SECRET_REFERENCE, type HttpRequest, type RunnableCheck } from '@svc/check-runner'
+import type { Executor } from '@svc/db'
+import type { CheckRow } from '../queries/checks.js'
+import { sealedSecrets } from '../queries/secrets.js'
+import type { SecretSealer } from './seal.js'
+
+/** The names of the secrets an HTTP request refers to, in its URL, header values and body. */
+export function secretNames(request: Pick<HttpRequest, 'url' | 'headers' | 'body'>): Set<string> {
+  const texts = [request.url, ...Object.values(request.headers ?? {}), request.body ?? '']
+  return new Set(texts.flatMap((text) => [...text.matchAll(SECRET_REFERENCE)].map((match) => match[1]!)))
+}
+
+/** A reference to a secret that no longer exists fails the run with this message. */
+export class UnknownSecret extends Error {}
+
+/**
+ * The check as a runner needs it, its secret references replaced by their values: done where
+ * the check runs (this service, or just before a relay is handed its run), never stored.
+ */
+export async function runnableCheck(db: Executor, sealer: SecretSealer, check: CheckRow): Promise<RunnableCheck> {
+  const common = { timeoutMs: check.timeoutMs, degradedMs: check.degradedMs, retries: check.retries }
+  if (check.kind !== 'http') return { kind: check.kind, request: check.request, ...common } as RunnableCheck
+  const request = check.request as unknown as HttpRequest
+  const names = secretNames(request)
+  if (names.size === 0) return { kind: 'http', request, ...common }
+  const sealed = await sealedSecrets(db, check.organizationId, [...names])
+  const values = new Map(sealed.map((row) => [row.name, sealer.open(check.organizationId, row.name, row.sealed)]))
+  const fill = (text: string) =>
+    text.replace(SECRET_REFERENCE, (_match, name: string) => {
+      const value = values.get(name)
+      if (value === undefined) throw new UnknownSecret(`the secret ${name} does not exist`)
+      return value
+    })
+  return {
+    kind: 'http',
+    request: {
+      ...request,
+      url: fill(request.url),
+      ...(request.headers
+        ? { headers: Object.fromEntries(Object.entries(request.headers).map(([key, value]) => [key, fill(value)])) }
+        : {}),
+      ...(request.body !== undefined ? { body: fill(request.body) } : {}),
+    },
+    ...common,
+  }
+}

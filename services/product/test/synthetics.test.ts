@@ -1,0 +1,411 @@
+import { createServer as createHttpServer } from 'node:http'
+import { createServer, type AddressInfo } from 'node:net'
+import { randomBytes } from 'node:crypto'
+import { sql } from 'kysely'
+import t from 'tap'
+import { startTestService, until } from '@svc/testkit'
+import { buildApp as buildPlatform } from '@svc/platform'
+import { buildApp } from '../src/app.js'
+import { alertingOrganization } from './organization-setup.js'
+
+// Checks run by the service itself, against loopback targets; their state opens and resolves
+// alerts and moves status page components. Relays have their own test (synthetics-relay.test.ts).
+
+const service = await startTestService(t, buildApp, {
+  config: {
+    outbound: { allowPrivateTargets: true },
+    synthetics: { region: 'local', retentionDays: 30, concurrency: 10, secretsKey: randomBytes(32).toString('base64') },
+  },
+})
+const { app } = service
+const db = app.database.db
+const { orgId, otherOrgId, person } = await alertingOrganization(service, 'synth', {
+  manager: { synthetics: 'manager', alerting: 'manager', statuspages: 'manager' },
+  viewer: { synthetics: 'viewer' },
+})
+const [owner, manager, viewer, stranger] = ['owner', 'manager', 'viewer', 'stranger'].map(person)
+type Who = { headers: { authorization: string } }
+const base = `/api/v1/synthetics/organizations/${orgId}`
+const call = (who: Who, method: 'GET' | 'POST' | 'PATCH' | 'PUT' | 'DELETE', url: string, payload?: object) =>
+  app.inject({ method, url, headers: who.headers, ...(payload ? { payload } : {}) })
+
+// The target: an HTTP server whose answer the tests change.
+let answer = { status: 200, body: '{"status":"ok"}' }
+const seen: Array<{ authorization?: string }> = []
+const targetServer = createHttpServer((request, response) => {
+  seen.push({ authorization: request.headers.authorization })
+  response.writeHead(answer.status, { 'content-type': 'application/json' })
+  response.end(answer.body)
+})
+await new Promise<void>((resolve) => targetServer.listen(0, '127.0.0.1', resolve))
+t.teardown(() => new Promise((done) => targetServer.close(done)))
+const target = `http://127.0.0.1:${(targetServer.address() as AddressInfo).port}`
+
+/** Lets every queued due job of the check be taken now (what time would do). */
+const dueNow = () =>
+  sql`update pgboss.job set start_after = now() where name = 'synthetics.due' and state in ('created', 'retry')`.execute(db)
+const resultsOf = async (checkId: string) => (await call(viewer!, 'GET', `${base}/checks/${checkId}/results?limit=100`)).json()
+const stateOf = async (checkId: string) => (await call(viewer!, 'GET', `${base}/checks/${checkId}`)).json().state as string
+
+t.test('an HTTP check runs at once, then on its schedule; its results carry timings and assertions', async (t) => {
+  const created = await call(manager!, 'POST', `${base}/checks`, {
+    name: 'API health',
+    kind: 'http',
+    frequencySeconds: 60,
+    request: { url: `${target}/health`, assertions: [{ source: 'jsonPath', property: '$.status', comparison: 'equals', target: 'ok' }] },
+  })
+  t.equal(created.statusCode, 201, created.body)
+  const check = created.json()
+  t.match(check, {
+    kind: 'http',
+    regions: ['local'],
+    timeoutMs: 10_000,
+    retries: 0,
+    alertRule: { failures: 1, quorum: 'any', priority: 'P2' },
+    state: 'unknown',
+  })
+  await until('result 1', async () => (await resultsOf(check.id)).meta.total === 1)
+  const [first] = (await resultsOf(check.id)).data
+  t.match(first, {
+    region: 'local',
+    status: 'passing',
+    statusCode: 200,
+    attempts: [{ status: 'passing', assertions: [{ passed: true, actual: 'ok' }] }],
+  })
+  t.ok(first.attempts[0].timings.total >= first.attempts[0].timings.firstByte)
+  await until('the check to be passing', async () => (await stateOf(check.id)) === 'passing')
+  const shown = (await call(viewer!, 'GET', `${base}/checks/${check.id}`)).json()
+  t.match(shown.regionStates, [{ region: 'local', status: 'passing' }])
+
+  await dueNow()
+  await until('result 2', async () => (await resultsOf(check.id)).meta.total === 2)
+  const rows = await db.selectFrom('divinux.syntheticRuns').select(['dueAt']).where('checkId', '=', check.id).orderBy('dueAt').execute()
+  t.equal(rows[1]!.dueAt.getTime() - rows[0]!.dueAt.getTime(), 60_000, 'the next run is due one period after the last')
+
+  const test = await call(manager!, 'POST', `${base}/checks/${check.id}/run`)
+  t.match(test.json(), { status: 'passing', region: 'local', attempts: [{ statusCode: 200 }] })
+  t.equal((await resultsOf(check.id)).meta.total, 2, 'a test run is not stored')
+
+  const paused = await call(manager!, 'POST', `${base}/checks/${check.id}/pause`)
+  t.match(paused.json(), { paused: true, nextDueAt: null })
+  await dueNow()
+  await new Promise((resolve) => setTimeout(resolve, 1500))
+  t.equal((await resultsOf(check.id)).meta.total, 2, 'a paused check does not run')
+  t.equal((await call(manager!, 'DELETE', `${base}/checks/${check.id}`)).statusCode, 204)
+  t.equal((await call(viewer!, 'GET', `${base}/checks/${check.id}`)).statusCode, 404)
+})
+
+t.test('a failing check opens an alert that escalates with its policy; recovery resolves it and its component follows', async (t) => {
+  const policy = (
+    await app.inject({
+      method: 'POST',
+      url: `/api/v1/organizations/${orgId}/escalation-policies`,
+      headers: manager!.headers,
+      payload: { name: 'Checks', steps: [{ delayMinutes: 5, targets: [{ type: 'user', id: owner!.userId }] }] },
+    })
+  ).json()
+  const pages = `/api/v1/statuspages/organizations/${orgId}`
+  const page = (await call(manager!, 'POST', `${pages}/pages`, { name: 'Status', slug: 'synth-status', published: true })).json()
+  const component = (await call(manager!, 'POST', `${pages}/pages/${page.id}/components`, { name: 'API' })).json()
+  const componentStatus = async () =>
+    (await db.selectFrom('divinux.statusComponents').select('status').where('id', '=', component.id).executeTakeFirstOrThrow()).status
+
+  answer = { status: 500, body: '{"status":"down"}' }
+  const check = (
+    await call(manager!, 'POST', `${base}/checks`, {
+      name: 'Checkout',
+      kind: 'http',
+      frequencySeconds: 30,
+      timeoutMs: 2000,
+      request: { url: `${target}/checkout` },
+      alertRule: { failures: 2, priority: 'P3', escalationPolicyId: policy.id },
+      statusComponentIds: [component.id],
+    })
+  ).json()
+  await until('result 1', async () => (await resultsOf(check.id)).meta.total === 1)
+  await until('the check to be degraded', async () => (await stateOf(check.id)) === 'degraded')
+  t.equal(
+    await db.selectFrom('divinux.alerts').select('id').where('fingerprint', '=', `check:${check.id}`).executeTakeFirst(),
+    undefined,
+    'one failure of two is not an alert',
+  )
+
+  await dueNow()
+  await until('the check to be failing', async () => (await stateOf(check.id)) === 'failing')
+  const alert = await until('the alert to open', () =>
+    db.selectFrom('divinux.alerts').selectAll().where('fingerprint', '=', `check:${check.id}`).executeTakeFirst(),
+  )
+  t.match(alert, {
+    source: 'synthetics',
+    status: 'open',
+    priority: 'P3',
+    service: 'Checkout',
+    labels: { checkId: check.id, regions: 'local' },
+  })
+  const escalation = await until('the escalation to start', () =>
+    db
+      .selectFrom('divinux.alertEscalations')
+      .selectAll()
+      .where('alertId', '=', alert.id)
+      .where('state', 'not in', ['pending', 'unrouted'])
+      .executeTakeFirst(),
+  )
+  t.equal(escalation.policyId, policy.id, 'it pages with the check’s escalation policy')
+  const paged = await db.selectFrom('divinux.notificationAttempts').select(['userId']).where('alertId', '=', alert.id).execute()
+  t.ok(
+    paged.some((attempt) => attempt.userId === owner!.userId),
+    'its first step paged the policy’s target',
+  )
+  await until('the component to be major_outage', async () => (await componentStatus()) === 'major_outage')
+
+  await dueNow()
+  await until('result 3', async () => (await resultsOf(check.id)).meta.total === 3)
+  t.equal(
+    (await db.selectFrom('divinux.alerts').select('occurrences').where('id', '=', alert.id).executeTakeFirstOrThrow()).occurrences,
+    1,
+    'still failing: no new event, no new alert',
+  )
+
+  answer = { status: 200, body: '{"status":"ok"}' }
+  await dueNow()
+  await until('the check to be passing', async () => (await stateOf(check.id)) === 'passing')
+  await until(
+    'the alert to be resolved',
+    async () =>
+      (await db.selectFrom('divinux.alerts').select('status').where('id', '=', alert.id).executeTakeFirstOrThrow()).status === 'resolved',
+  )
+  await until('the component to be operational', async () => (await componentStatus()) === 'operational')
+
+  // Due times were brought forward by the test: they lie in the next minutes, so the range reaches past now.
+  const range = `from=${new Date(Date.now() - 3_600_000).toISOString()}&to=${new Date(Date.now() + 3_600_000).toISOString()}`
+  const stats = (await call(viewer!, 'GET', `${base}/checks/${check.id}/stats?interval=hour&${range}`)).json()
+  t.match(stats, { source: 'results', interval: 'hour', data: [{ region: null, runs: 4, failures: 3 }] })
+  t.equal(stats.data[0].availability, 25)
+  const byRegion = (await call(viewer!, 'GET', `${base}/checks/${check.id}/stats?interval=day&groupBy=region&${range}`)).json()
+  t.match(byRegion.data, [{ region: 'local', runs: 4 }])
+  const failing = (await call(viewer!, 'GET', `${base}/checks/${check.id}/results?status=failing&region=local`)).json()
+  t.equal(failing.meta.total, 3)
+
+  // A maintenance window over the failures leaves them out of the SLA.
+  const first = await db.selectFrom('divinux.syntheticRuns').select(['dueAt']).where('checkId', '=', check.id).orderBy('dueAt').execute()
+  const sla = (await call(viewer!, 'GET', `${base}/checks/${check.id}/sla?${range}`)).json()
+  t.match(sla, { runs: 4, failures: 3, availability: 25, excludedWindows: [] })
+  await db
+    .insertInto('divinux.statusIncidents')
+    .values({
+      pageId: page.id,
+      organizationId: orgId,
+      kind: 'maintenance',
+      name: 'Upgrade',
+      status: 'completed',
+      impact: 'maintenance',
+      scheduledFor: new Date(first[0]!.dueAt.getTime() - 1000),
+      scheduledUntil: new Date(first[2]!.dueAt.getTime() + 1000),
+      startedAt: new Date(first[0]!.dueAt.getTime() - 1000),
+      resolvedAt: new Date(first[2]!.dueAt.getTime() + 1000),
+    })
+    .returning('id')
+    .executeTakeFirstOrThrow()
+    .then(({ id }) =>
+      db
+        .insertInto('divinux.statusIncidentComponents')
+        .values({ incidentId: id, componentId: component.id, status: 'under_maintenance' })
+        .execute(),
+    )
+  const excluded = (await call(viewer!, 'GET', `${base}/checks/${check.id}/sla?${range}`)).json()
+  t.match(excluded, { runs: 1, failures: 0, availability: 100 })
+  t.equal(excluded.excludedWindows.length, 1)
+})
+
+t.test('secrets are sealed, never returned, and filled into requests where the check runs', async (t) => {
+  const put = await call(manager!, 'PUT', `${base}/secrets/API_TOKEN`, { value: 's3cr3t-value' })
+  t.equal(put.statusCode, 201)
+  t.equal((await call(manager!, 'PUT', `${base}/secrets/API_TOKEN`, { value: 's3cr3t-value-2' })).statusCode, 200, 'replaced')
+  const listed = await call(manager!, 'GET', `${base}/secrets`)
+  t.match(listed.json(), { data: [{ name: 'API_TOKEN' }] })
+  t.notMatch(listed.body, /s3cr3t/)
+  const stored = await db.selectFrom('divinux.syntheticSecrets').select('sealed').executeTakeFirstOrThrow()
+  t.notOk(stored.sealed.toString('latin1').includes('s3cr3t'), 'sealed at rest')
+  t.equal((await call(viewer!, 'GET', `${base}/secrets`)).statusCode, 403, 'names are for managers')
+
+  const unknown = await call(manager!, 'POST', `${base}/checks`, {
+    name: 'Private API',
+    kind: 'http',
+    frequencySeconds: 60,
+    request: { url: target, headers: { authorization: 'Bearer {{secret:NOPE}}' } },
+  })
+  t.equal(unknown.statusCode, 400)
+  t.match(unknown.json().message, /secret NOPE/)
+  const check = (
+    await call(manager!, 'POST', `${base}/checks`, {
+      name: 'Private API',
+      kind: 'http',
+      frequencySeconds: 60,
+      paused: true,
+      request: { url: target, headers: { authorization: 'Bearer {{secret:API_TOKEN}}' } },
+    })
+  ).json()
+  t.equal(check.request.headers.authorization, 'Bearer {{secret:API_TOKEN}}', 'the check shows the reference, not the value')
+  seen.length = 0
+  const ran = (await call(manager!, 'POST', `${base}/checks/${check.id}/run`)).json()
+  t.equal(ran.status, 'passing', JSON.stringify(ran))
+  t.same(seen, [{ authorization: 'Bearer s3cr3t-value-2' }])
+  t.equal((await call(manager!, 'DELETE', `${base}/secrets/API_TOKEN`)).statusCode, 204)
+  t.equal((await call(manager!, 'DELETE', `${base}/secrets/API_TOKEN`)).statusCode, 404)
+  const broken = (await call(manager!, 'POST', `${base}/checks/${check.id}/run`)).json()
+  t.match(broken, { status: 'failing', attempts: [{ error: 'the secret API_TOKEN does not exist' }] })
+})
+
+t.test('a heartbeat check fails when its pings stop and recovers on the next ping', async (t) => {
+  const created = await call(manager!, 'POST', `${base}/checks`, {
+    name: 'Nightly backup',
+    kind: 'heartbeat',
+    frequencySeconds: 3600,
+    request: { graceSeconds: 300 },
+  })
+  t.equal(created.statusCode, 201, created.body)
+  const check = created.json()
+  t.match(check.heartbeatUrl, /\/api\/v1\/synthetics\/heartbeats\/hb_/)
+  t.same(check.regions, ['local'])
+  const path = new URL(check.heartbeatUrl).pathname
+  t.equal((await app.inject({ method: 'GET', url: path })).statusCode, 200)
+  t.equal((await app.inject({ method: 'POST', url: path })).statusCode, 200)
+  t.equal((await app.inject({ method: 'GET', url: '/api/v1/synthetics/heartbeats/hb_not-a-real-token' })).statusCode, 404)
+  t.ok((await call(viewer!, 'GET', `${base}/checks/${check.id}`)).json().lastPingAt)
+  t.equal((await call(viewer!, 'GET', `${base}/checks/${check.id}`)).json().heartbeatUrl, undefined, 'the URL is shown once')
+
+  // The last ping was a day ago, and the check's due time is now: it fails.
+  const now = new Date().toISOString()
+  await sql`update divinux.synthetic_checks set last_ping_at = now() - interval '1 day', next_due_at = ${now} where id = ${check.id}`.execute(
+    db,
+  )
+  await sql`update pgboss.job set data = jsonb_set(data, '{dueAt}', to_jsonb(${now}::text)), start_after = now()
+    where name = 'synthetics.due' and state in ('created', 'retry') and data->>'checkId' = ${check.id}`.execute(db)
+  await until('the check to be failing', async () => (await stateOf(check.id)) === 'failing')
+  t.match((await resultsOf(check.id)).data[0], { status: 'failing', error: /no ping since/ })
+  await until('the alert to open', () =>
+    db
+      .selectFrom('divinux.alerts')
+      .select('id')
+      .where('fingerprint', '=', `check:${check.id}`)
+      .where('status', '=', 'open')
+      .executeTakeFirst(),
+  )
+  t.equal((await app.inject({ method: 'GET', url: path })).statusCode, 200)
+  t.equal(await stateOf(check.id), 'passing', 'a ping recovers it at once')
+  await until('the alert to be resolved', () =>
+    db
+      .selectFrom('divinux.alerts')
+      .select('id')
+      .where('fingerprint', '=', `check:${check.id}`)
+      .where('status', '=', 'resolved')
+      .executeTakeFirst(),
+  )
+})
+
+t.test('TCP, DNS and TLS checks are accepted with their own fields; bad input names the field and changes nothing', async (t) => {
+  const port = await new Promise<number>((resolve) => {
+    const server = createServer((socket) => socket.end())
+    server.listen(0, '127.0.0.1', () => resolve((server.address() as AddressInfo).port))
+    t.teardown(() => new Promise((done) => server.close(done)))
+  })
+  const tcp = await call(manager!, 'POST', `${base}/checks`, {
+    name: 'DB port',
+    kind: 'tcp',
+    frequencySeconds: 60,
+    paused: true,
+    request: { host: '127.0.0.1', port },
+  })
+  t.equal(tcp.statusCode, 201, tcp.body)
+  t.equal((await call(manager!, 'POST', `${base}/checks/${tcp.json().id}/run`)).json().status, 'passing')
+  const dns = await call(manager!, 'POST', `${base}/checks`, {
+    name: 'DNS',
+    kind: 'dns',
+    frequencySeconds: 300,
+    paused: true,
+    request: { name: 'example.test', recordType: 'A', expectedValues: ['192.0.2.1'] },
+  })
+  t.equal(dns.statusCode, 201, dns.body)
+  const tls = await call(manager!, 'POST', `${base}/checks`, {
+    name: 'Cert',
+    kind: 'tls',
+    frequencySeconds: 3600,
+    paused: true,
+    request: { host: 'localhost', daysBeforeExpiry: 30 },
+  })
+  t.equal(tls.statusCode, 201, tls.body)
+
+  const before = await db
+    .selectFrom('divinux.syntheticChecks')
+    .select(sql<number>`count(*)::int`.as('n'))
+    .executeTakeFirstOrThrow()
+  const refused = async (payload: object, status: number, message: RegExp) => {
+    const response = await call(manager!, 'POST', `${base}/checks`, { name: 'Bad', frequencySeconds: 60, paused: true, ...payload })
+    t.equal(response.statusCode, status, `${JSON.stringify(payload)}: ${response.body}`)
+    t.match(response.json().message, message)
+  }
+  await refused({ kind: 'http', request: { url: 'not a url' } }, 400, /request\/url/)
+  await refused({ kind: 'http', request: { url: 'ftp://example.com/file' } }, 400, /request\/url.*http or https/)
+  await refused({ kind: 'dns', request: { name: 'example.com', recordType: 'PTR' } }, 400, /request/)
+  await refused({ kind: 'http', frequencySeconds: 10, request: { url: target } }, 400, /frequencySeconds/)
+  await refused({ kind: 'http', frequencySeconds: 100_000, request: { url: target } }, 400, /frequencySeconds/)
+  await refused(
+    {
+      kind: 'tcp',
+      request: { host: '127.0.0.1', port, assertions: [{ source: 'header', property: 'x', comparison: 'equals', target: '1' }] },
+    },
+    400,
+    /request\/assertions\/0\/source a tcp check cannot assert on header/,
+  )
+  await refused(
+    { kind: 'http', request: { url: target, assertions: [{ source: 'jsonPath', comparison: 'equals', target: '1' }] } },
+    400,
+    /request\/assertions\/0\/property/,
+  )
+  await refused({ kind: 'http', request: { url: target }, regions: ['mars-1'] }, 400, /regions\/0 no runner serves mars-1/)
+  await refused({ kind: 'http', request: { url: target }, timeoutMs: 5000, degradedMs: 6000 }, 400, /degradedMs/)
+  await refused({ kind: 'tcp', request: { url: target } }, 400, /request/)
+  await refused(
+    { kind: 'http', request: { url: target }, alertRule: { escalationPolicyId: '00000000-0000-4000-8000-000000000000' } },
+    400,
+    /alertRule\/escalationPolicyId/,
+  )
+  await refused(
+    { kind: 'http', request: { url: target }, statusComponentIds: ['00000000-0000-4000-8000-000000000000'] },
+    400,
+    /statusComponentIds\/0/,
+  )
+  const after = await db
+    .selectFrom('divinux.syntheticChecks')
+    .select(sql<number>`count(*)::int`.as('n'))
+    .executeTakeFirstOrThrow()
+  t.equal(after.n, before.n, 'nothing was created')
+
+  const id = tcp.json().id
+  t.equal(
+    (await call(stranger!, 'GET', `/api/v1/synthetics/organizations/${otherOrgId}/checks/${id}`)).statusCode,
+    404,
+    'another organization’s check',
+  )
+  t.equal((await call(stranger!, 'GET', `${base}/checks/${id}`)).statusCode, 404, 'an organization one is not in')
+  t.equal((await call(viewer!, 'POST', `${base}/checks/${id}/run`)).statusCode, 403, 'viewers read only')
+  t.equal((await call(manager!, 'PATCH', `${base}/checks/${id}`, { request: { host: '127.0.0.1', port: 0 } })).statusCode, 400)
+  const renamed = await call(manager!, 'PATCH', `${base}/checks/${id}`, { name: 'Database port', retries: 2, alertRule: { quorum: 'all' } })
+  t.match(renamed.json(), { name: 'Database port', retries: 2, alertRule: { quorum: 'all', failures: 1 }, request: { port } })
+})
+
+t.test('the platform lists the organization’s checks through the synthetics surface', async (t) => {
+  const platform = await buildPlatform(service.config, service.resources)
+  t.teardown(() => platform.close())
+  const listed = await platform.inject({ method: 'GET', url: `/api/v1/organizations/${orgId}/checks?limit=100`, headers: viewer!.headers })
+  t.equal(listed.statusCode, 200, listed.body)
+  t.ok(listed.json().meta.total >= 4)
+  t.match(
+    listed.json().data.find((check: { name: string }) => check.name === 'Nightly backup'),
+    { kind: 'heartbeat', state: 'passing' },
+  )
+  t.equal(
+    (await platform.inject({ method: 'GET', url: `/api/v1/organizations/${orgId}/checks`, headers: stranger!.headers })).statusCode,
+    404,
+  )
+})
