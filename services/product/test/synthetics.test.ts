@@ -215,6 +215,24 @@ t.test('a failing check opens an alert that escalates with its policy; recovery 
   const excluded = (await call(viewer!, 'GET', `${base}/checks/${check.id}/sla?${range}`)).json()
   t.match(excluded, { runs: 1, failures: 0, availability: 100 })
   t.equal(excluded.excludedWindows.length, 1)
+
+  // An analysis of the check's alert reads the check's results as part of its timeline.
+  const requested = await app.inject({
+    method: 'POST',
+    url: `/api/v1/organizations/${orgId}/insights`,
+    headers: owner!.headers,
+    payload: { incidentId: alert.id, sourceProduct: 'alerting' },
+  })
+  t.equal(requested.statusCode, 202, requested.body)
+  const analysisId = requested.json().id as string
+  await until('the analysis', async () => {
+    const body = (
+      await app.inject({ method: 'GET', url: `/api/v1/organizations/${orgId}/insights/${analysisId}`, headers: owner!.headers })
+    ).json()
+    return body.status === 'completed' || body.status === 'failed' ? body : undefined
+  })
+  const evidence = await db.selectFrom('divinux.analyses').select(['evidence']).where('id', '=', analysisId).executeTakeFirstOrThrow()
+  t.match(JSON.stringify(evidence.evidence), /check_failing.*region local, HTTP 500/)
 })
 
 t.test('secrets are sealed, never returned, and filled into requests where the check runs', async (t) => {

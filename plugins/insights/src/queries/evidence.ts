@@ -2,16 +2,19 @@ import type { DeployEvidence, IncidentContext, SimilarIncident, TimelineEntry } 
 import type { Executor } from '@svc/db'
 import { alertIncident, alertTimeline, deploysBetween, similarResolvedAlerts } from '@svc/plugin-alerting'
 import { statusIncident, statusIncidentTimeline } from '@svc/plugin-statuspages'
+import { recentCheckResults } from '@svc/plugin-synthetics'
 import type { IncidentKey } from './analyses.js'
 
 // The evidence an analysis gathers from the surfaces, through their read modules (alerting's and
-// the status pages' reads.ts): insights never touches another surface's tables, and the incident reference
+// the status pages' and synthetics' reads.ts): insights never touches another surface's tables, and the incident reference
 // (surface, id) is all it keeps of an incident.
 
 /** Below this trigram similarity a past title is not "alike" (pg_trgm's own default threshold). */
 const SIMILARITY_THRESHOLD = 0.3
 const SIMILAR_LOOKBACK_DAYS = 180
 export const DEPLOY_WINDOW_MINUTES = 240
+/** A check's alert brings this many of its latest results into the timeline. */
+const CHECK_RESULTS = 20
 
 /** The incident as the analyzers see it; undefined when its surface has no such incident in the organization. */
 export async function incidentContext(db: Executor, key: IncidentKey): Promise<IncidentContext | undefined> {
@@ -31,7 +34,6 @@ export async function incidentContext(db: Executor, key: IncidentKey): Promise<I
       labels: { page: incident.pageName, components: incident.components },
     }
   }
-  // Synthetics check runs join when that surface lands.
   if (key.sourceProduct !== 'alerting') return undefined
   const alert = await alertIncident(db, key.organizationId, key.incidentId)
   if (!alert) return undefined
@@ -116,9 +118,26 @@ export async function incidentTimeline(db: Executor, organizationId: string, inc
     return updates.map((update) => ({ type: update.status, at: update.displayAt.toISOString(), detail: update.body }))
   }
   const rows = await alertTimeline(db, organizationId, incident.incidentId, 200)
-  return rows.map((row) => ({
+  const entries: TimelineEntry[] = rows.map((row) => ({
     type: row.type,
     at: row.createdAt.toISOString(),
     detail: (row.data as { title?: string } | null)?.title ?? null,
   }))
+  // A synthetic check's alert: the check's latest results are evidence too (what failed, where, how).
+  const checkId = incident.labels.checkId
+  if (typeof checkId !== 'string') return entries
+  const results = await recentCheckResults(db, organizationId, checkId, CHECK_RESULTS)
+  const checks: TimelineEntry[] = results.map((result) => ({
+    type: `check_${result.status ?? 'unknown'}`,
+    at: result.dueAt.toISOString(),
+    detail: [
+      `region ${result.region}`,
+      result.statusCode !== null ? `HTTP ${result.statusCode}` : null,
+      result.totalMs !== null ? `${Math.round(result.totalMs)} ms` : null,
+      result.error,
+    ]
+      .filter(Boolean)
+      .join(', '),
+  }))
+  return [...entries, ...checks].sort((a, b) => a.at.localeCompare(b.at))
 }

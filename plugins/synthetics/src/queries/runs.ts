@@ -239,13 +239,13 @@ export async function deleteOldRuns(db: Executor, before: Date, batch: number): 
 export async function rollUp(db: Executor, interval: 'hour' | 'day', from: Date, to: Date): Promise<number> {
   const result = await sql`
     insert into divinux.synthetic_rollups (check_id, organization_id, region, interval, bucket_start, runs, failures, degraded, avg_ms, p50_ms, p95_ms, p99_ms)
-    select check_id, organization_id, region, ${interval}, date_trunc(${interval}, due_at, 'UTC'), count(*)::int,
+    select check_id, organization_id, region, ${interval}, date_trunc(${interval}::text, due_at, 'UTC'), count(*)::int,
       count(*) filter (where status = 'failing')::int, count(*) filter (where status = 'degraded')::int,
       avg(total_ms), percentile_cont(0.5) within group (order by total_ms), percentile_cont(0.95) within group (order by total_ms),
       percentile_cont(0.99) within group (order by total_ms)
     from divinux.synthetic_runs
     where state = 'done' and due_at >= ${from} and due_at < ${to}
-    group by check_id, organization_id, region, date_trunc(${interval}, due_at, 'UTC')
+    group by 1, 2, 3, 5
     on conflict (check_id, region, interval, bucket_start) do update set
       runs = excluded.runs, failures = excluded.failures, degraded = excluded.degraded, avg_ms = excluded.avg_ms,
       p50_ms = excluded.p50_ms, p95_ms = excluded.p95_ms, p99_ms = excluded.p99_ms`.execute(db)
@@ -268,7 +268,7 @@ export interface StatsRow {
 export async function statsFromRuns(db: Executor, checkId: string, interval: 'hour' | 'day', from: Date, to: Date, byRegion: boolean) {
   const region = byRegion ? sql`region` : sql`null::text`
   const result = await sql<StatsRow>`
-    select date_trunc(${interval}, due_at, 'UTC') as bucket, ${region} as region, count(*)::int as runs,
+    select date_trunc(${interval}::text, due_at, 'UTC') as bucket, ${region} as region, count(*)::int as runs,
       count(*) filter (where status = 'failing')::int as failures, count(*) filter (where status = 'degraded')::int as degraded,
       avg(total_ms) as "avgMs", percentile_cont(0.5) within group (order by total_ms) as "p50Ms",
       percentile_cont(0.95) within group (order by total_ms) as "p95Ms", percentile_cont(0.99) within group (order by total_ms) as "p99Ms"
@@ -287,7 +287,7 @@ export async function statsFromRollups(db: Executor, checkId: string, interval: 
   const weighted = (column: string) =>
     sql`sum(${sql.ref(column)} * runs) / nullif(sum(runs) filter (where ${sql.ref(column)} is not null), 0)`
   const result = await sql<StatsRow>`
-    select date_trunc(${interval}, bucket_start, 'UTC') as bucket, ${region} as region, sum(runs)::int as runs,
+    select date_trunc(${interval}::text, bucket_start, 'UTC') as bucket, ${region} as region, sum(runs)::int as runs,
       sum(failures)::int as failures, sum(degraded)::int as degraded, ${weighted('avg_ms')} as "avgMs", ${weighted('p50_ms')} as "p50Ms",
       ${weighted('p95_ms')} as "p95Ms", ${weighted('p99_ms')} as "p99Ms"
     from divinux.synthetic_rollups

@@ -7,7 +7,7 @@ import { ensureQueue, inTransaction, workEach, type JobQueue } from '@svc/jobs'
 import type { OutboundPolicy } from '@svc/outbound'
 import { checkById, type CheckRow } from '../queries/checks.js'
 import { advanceDueChecks, completeRun, deleteOldRuns, leaseLocalRun, markMissedRuns, rollUp, type Advanced } from '../queries/runs.js'
-import { checksLosingRunners, stuckChecks } from '../queries/schedule.js'
+import { checksLosingRunners, takeStuckChecks } from '../queries/schedule.js'
 import { runnableCheck } from '../secrets/resolve.js'
 import type { SecretSealer } from '../secrets/seal.js'
 import { judgeCheck } from './state.js'
@@ -141,9 +141,10 @@ export function createScheduler(options: SchedulerOptions) {
 
   async function maintain(): Promise<void> {
     const missed = await markMissedRuns(db)
-    const stuck = await stuckChecks(db)
-    await db.transaction().execute(async (trx) => {
-      for (const check of stuck) await schedule(trx, check.id, check.nextDueAt)
+    const stuck = await db.transaction().execute(async (trx) => {
+      const taken = await takeStuckChecks(trx, new Date())
+      for (const check of taken) await schedule(trx, check.id, check.nextDueAt)
+      return taken
     })
     for (const checkId of await checksLosingRunners(db, config.region))
       await db.transaction().execute((trx) => judgeCheck(trx, jobs, checkId, config.region))

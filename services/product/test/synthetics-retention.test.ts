@@ -1,0 +1,126 @@
+import { sql } from 'kysely'
+import t from 'tap'
+import { MAINTENANCE_QUEUE, ROLLUP_QUEUE } from '@svc/plugin-synthetics'
+import { startTestService, until } from '@svc/testkit'
+import { buildApp } from '../src/app.js'
+import { alertingOrganization } from './organization-setup.js'
+
+// The scheduled upkeep of results: roll-ups per hour and day, raw results removed after
+// SYNTHETICS_RETENTION_DAYS in batches, runs nobody took marked missed, broken schedules requeued.
+
+const service = await startTestService(t, buildApp, {
+  config: { outbound: { allowPrivateTargets: true }, synthetics: { region: 'local', retentionDays: 2, concurrency: 5 } },
+})
+const { app } = service
+const db = app.database.db
+const { orgId, person } = await alertingOrganization(service, 'upkeep', { viewer: { synthetics: 'viewer' } })
+const viewer = person('viewer')
+const base = `/api/v1/synthetics/organizations/${orgId}`
+
+const check = await db
+  .insertInto('divinux.syntheticChecks')
+  .values({
+    organizationId: orgId,
+    name: 'History',
+    kind: 'tcp',
+    request: sql`'{"host":"127.0.0.1","port":1}'::jsonb`,
+    frequencySeconds: 60,
+    timeoutMs: 1000,
+    regions: sql`array['local', 'eu']::text[]`,
+    paused: true,
+  } as never)
+  .returning('id')
+  .executeTakeFirstOrThrow()
+
+const hour = 3_600_000
+const thisHour = Math.floor(Date.now() / hour) * hour
+
+/** Runs of the check, `count` per hour in the hour starting `hoursAgo` hours before this one, every tenth failing. */
+async function runsIn(hoursAgo: number, count: number, region = 'local') {
+  const start = thisHour - hoursAgo * hour
+  await db
+    .insertInto('divinux.syntheticRuns')
+    .values(
+      Array.from({ length: count }, (_, index) => {
+        const at = new Date(start + index * (hour / count))
+        return {
+          checkId: check.id,
+          organizationId: orgId,
+          region,
+          dueAt: at,
+          createdAt: at,
+          state: 'done',
+          status: index % 10 === 0 ? 'failing' : 'passing',
+          totalMs: index + 1,
+          finishedAt: at,
+        }
+      }),
+    )
+    .execute()
+}
+
+t.test('the hourly job rolls the last two hours up per region with percentiles; long ranges read the roll-ups', async (t) => {
+  await runsIn(1, 100)
+  await runsIn(2, 50)
+  await runsIn(1, 10, 'eu')
+  await app.jobs.send(ROLLUP_QUEUE, {})
+  const rollups = await until('the roll-ups', async () => {
+    const rows = await db
+      .selectFrom('divinux.syntheticRollups')
+      .selectAll()
+      .where('interval', '=', 'hour')
+      .orderBy('bucketStart')
+      .orderBy('region')
+      .execute()
+    return rows.length === 3 ? rows : undefined
+  })
+  t.match(rollups[2], { region: 'local', runs: 100, failures: 10, degraded: 0, avgMs: 50.5, p50Ms: 50.5 })
+  t.equal(Math.round(rollups[2]!.p99Ms!), 99)
+  t.match(rollups[0], { region: 'local', runs: 50, failures: 5 })
+
+  const from = new Date(thisHour - 30 * 86_400_000).toISOString()
+  const stats = (
+    await app.inject({ method: 'GET', url: `${base}/checks/${check.id}/stats?interval=hour&from=${from}`, headers: viewer.headers })
+  ).json()
+  t.equal(stats.source, 'rollups', 'a 30-day range reads the roll-ups')
+  t.match(stats.data.at(-1), { runs: 110, failures: 11, availability: 90 })
+})
+
+t.test('the maintenance job removes raw results past retention in batches; the roll-ups stay', async (t) => {
+  await runsIn(24 * 3, 20)
+  const before = await db
+    .selectFrom('divinux.syntheticRuns')
+    .select(sql<number>`count(*)::int`.as('n'))
+    .executeTakeFirstOrThrow()
+  await app.jobs.send(MAINTENANCE_QUEUE, {})
+  await until('the old runs to go', async () => {
+    const after = await db
+      .selectFrom('divinux.syntheticRuns')
+      .select(sql<number>`count(*)::int`.as('n'))
+      .executeTakeFirstOrThrow()
+    return after.n === before.n - 20
+  })
+  t.equal((await db.selectFrom('divinux.syntheticRollups').select('checkId').execute()).length, 3, 'roll-ups are kept')
+})
+
+t.test('runs nobody took are marked missed; a check whose due job is lost is requeued', async (t) => {
+  const waiting = await db
+    .insertInto('divinux.syntheticRuns')
+    .values({ checkId: check.id, organizationId: orgId, region: 'eu', dueAt: new Date(Date.now() - 10 * 60_000) })
+    .returning('id')
+    .executeTakeFirstOrThrow()
+  await sql`update divinux.synthetic_checks set paused = false, next_due_at = now() - interval '5 minutes' where id = ${check.id}`.execute(
+    db,
+  )
+  await app.jobs.send(MAINTENANCE_QUEUE, {})
+  await until(
+    'the run to be missed',
+    async () =>
+      (await db.selectFrom('divinux.syntheticRuns').select('state').where('id', '=', waiting.id).executeTakeFirstOrThrow()).state ===
+      'missed',
+  )
+  await until('the check to run again', async () => {
+    const row = await db.selectFrom('divinux.syntheticChecks').select('nextDueAt').where('id', '=', check.id).executeTakeFirstOrThrow()
+    return row.nextDueAt!.getTime() > Date.now() - 60_000
+  })
+})
