@@ -7,13 +7,15 @@ import { buildApp as buildPlatform } from '@svc/platform'
 import { buildApp as buildProduct } from '@svc/product'
 import { exitOnConfigurationError, openResources, serve } from '@svc/runtime'
 import { DEV_CLIENT_ID, devIssuer, openDevIdentityProvider } from './embedded-identity.js'
+import { embeddedSecretsKey } from './embedded-secrets-key.js'
 
 const env = exitOnConfigurationError(() => readEnvironment())
 const useDevIdentityProvider = !env.AUTH_ISSUER
 const auth = exitOnConfigurationError(() =>
   useDevIdentityProvider ? authConfigFor(env, devIssuer(env), [DEV_CLIENT_ID]) : authConfigFromEnvironment(env),
 )
-const config = serviceConfigFor(env, auth)
+const base = serviceConfigFor(env, auth)
+const config = { ...base, synthetics: { ...base.synthetics!, secretsKey: await embeddedSecretsKey(env) } }
 
 const resources = await openResources(config)
 const apps = [

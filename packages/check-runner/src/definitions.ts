@@ -97,6 +97,9 @@ export const TlsRequest = Type.Object(
 )
 export type TlsRequest = Static<typeof TlsRequest>
 
+/** How late a heartbeat's ping may be when its check does not say. */
+export const DEFAULT_GRACE_SECONDS = 60
+
 export const HeartbeatRequest = Type.Object(
   {
     graceSeconds: Type.Optional(Type.Integer({ minimum: 0, maximum: 86_400, description: 'How late a ping may be; default 60' })),

@@ -7,14 +7,19 @@ import { alertingOrganization } from './organization-setup.js'
 
 // The scheduled upkeep of results: roll-ups per hour and day, raw results removed after
 // SYNTHETICS_RETENTION_DAYS in batches, runs nobody took marked missed, broken schedules requeued.
+// This service keeps the production rule for targets: no private addresses.
 
 const service = await startTestService(t, buildApp, {
-  config: { outbound: { allowPrivateTargets: true }, synthetics: { region: 'local', retentionDays: 2, concurrency: 5 } },
+  config: { outbound: { allowPrivateTargets: false }, synthetics: { region: 'local', retentionDays: 2, concurrency: 5 } },
 })
 const { app } = service
 const db = app.database.db
-const { orgId, person } = await alertingOrganization(service, 'upkeep', { viewer: { synthetics: 'viewer' } })
+const { orgId, person } = await alertingOrganization(service, 'upkeep', {
+  viewer: { synthetics: 'viewer' },
+  manager: { synthetics: 'manager' },
+})
 const viewer = person('viewer')
+const manager = person('manager')
 const base = `/api/v1/synthetics/organizations/${orgId}`
 
 const check = await db
@@ -103,7 +108,7 @@ t.test('the maintenance job removes raw results past retention in batches; the r
   t.equal((await db.selectFrom('divinux.syntheticRollups').select('checkId').execute()).length, 3, 'roll-ups are kept')
 })
 
-t.test('runs nobody took are marked missed; a check whose due job is lost is requeued', async (t) => {
+t.test('runs nobody took are marked missed; a check whose due job is lost is requeued', async () => {
   const waiting = await db
     .insertInto('divinux.syntheticRuns')
     .values({ checkId: check.id, organizationId: orgId, region: 'eu', dueAt: new Date(Date.now() - 10 * 60_000) })
@@ -123,4 +128,28 @@ t.test('runs nobody took are marked missed; a check whose due job is lost is req
     const row = await db.selectFrom('divinux.syntheticChecks').select('nextDueAt').where('id', '=', check.id).executeTakeFirstOrThrow()
     return row.nextDueAt!.getTime() > Date.now() - 60_000
   })
+})
+
+t.test('targets on loopback, private and link-local addresses are refused when ALLOW_PRIVATE_TARGETS is off', async (t) => {
+  const cases: Array<[object, RegExp]> = [
+    [{ kind: 'http', request: { url: 'http://127.0.0.1:8080/health' } }, /request\/url .*non-public address/],
+    [{ kind: 'http', request: { url: 'http://localhost/' } }, /request\/url .*non-public address/],
+    [{ kind: 'tcp', request: { host: '10.0.0.5', port: 5432 } }, /request\/host .*non-public address/],
+    [{ kind: 'tls', request: { host: '169.254.169.254' } }, /request\/host .*non-public address/],
+    [
+      { kind: 'dns', request: { name: 'example.com', recordType: 'A', nameserver: '192.168.1.1:53' } },
+      /request\/nameserver .*non-public address/,
+    ],
+    [{ kind: 'http', request: { url: 'http://[::1]/' } }, /request\/url .*non-public address/],
+  ]
+  for (const [payload, message] of cases) {
+    const response = await app.inject({
+      method: 'POST',
+      url: `${base}/checks`,
+      headers: manager.headers,
+      payload: { name: 'Inside', frequencySeconds: 60, ...payload },
+    })
+    t.equal(response.statusCode, 400, JSON.stringify(payload))
+    t.match(response.json().message, message)
+  }
 })

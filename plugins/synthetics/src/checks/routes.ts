@@ -3,7 +3,14 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { Type, type Static } from 'typebox'
 import { auditContextOf, recordAudit } from '@svc/audit'
 import { membershipOf } from '@svc/auth'
-import { AttemptResult, runCheck, type CheckKind, type RunnableCheck } from '@svc/check-runner'
+import {
+  AttemptResult,
+  DEFAULT_GRACE_SECONDS,
+  runCheck,
+  type CheckKind,
+  type HeartbeatRequest,
+  type RunnableCheck,
+} from '@svc/check-runner'
 import { pageOf, type Executor, type Json } from '@svc/db'
 import { BadRequestError, ListResponse, PaginationQuery } from '@svc/http'
 import type { OutboundPolicy } from '@svc/outbound'
@@ -27,10 +34,11 @@ export interface CheckRouteOptions {
 
 const DEFAULT_TIMEOUT_MS = 10_000
 /** A heartbeat's first due time leaves it one period and its grace to send its first ping. */
-const firstDueAt = (fields: CheckFields) =>
-  fields.kind === 'heartbeat'
-    ? new Date(Date.now() + (fields.frequencySeconds + (((fields.request as Record<string, number>).graceSeconds ?? 60) as number)) * 1000)
-    : new Date()
+function firstDueAt(fields: CheckFields): Date {
+  if (fields.kind !== 'heartbeat') return new Date()
+  const grace = (fields.request as HeartbeatRequest).graceSeconds ?? DEFAULT_GRACE_SECONDS
+  return new Date(Date.now() + (fields.frequencySeconds + grace) * 1000)
+}
 
 const audited = (row: CheckRow) => ({
   name: row.name,

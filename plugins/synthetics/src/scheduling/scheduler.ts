@@ -1,6 +1,6 @@
 import type { FastifyBaseLogger } from 'fastify'
 import type PgBoss from 'pg-boss'
-import { runCheck, type AttemptResult, type HeartbeatRequest, type ResultStatus } from '@svc/check-runner'
+import { DEFAULT_GRACE_SECONDS, runCheck, type AttemptResult, type HeartbeatRequest, type ResultStatus } from '@svc/check-runner'
 import type { SyntheticsConfig } from '@svc/config'
 import type { Database, Executor } from '@svc/db'
 import { ensureQueue, inTransaction, workEach, type JobQueue } from '@svc/jobs'
@@ -50,7 +50,7 @@ export function failedRun(error: string): { status: ResultStatus; attempts: Atte
 
 /** A heartbeat check is passing at its due time when a ping came within its period and grace. */
 export function heartbeatResult(check: Pick<CheckRow, 'request' | 'frequencySeconds' | 'lastPingAt'>, dueAt: Date) {
-  const grace = (check.request as HeartbeatRequest).graceSeconds ?? 60
+  const grace = (check.request as HeartbeatRequest).graceSeconds ?? DEFAULT_GRACE_SECONDS
   const since = dueAt.getTime() - (check.frequencySeconds + grace) * 1000
   const pinged = check.lastPingAt !== null && check.lastPingAt.getTime() > since
   const error = pinged ? undefined : check.lastPingAt ? `no ping since ${check.lastPingAt.toISOString()}` : 'no ping yet'
