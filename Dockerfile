@@ -23,6 +23,7 @@ COPY packages/metrics/package.json packages/metrics/
 COPY packages/notifier/package.json packages/notifier/
 COPY packages/outbound/package.json packages/outbound/
 COPY packages/check-runner/package.json packages/check-runner/
+COPY packages/billing/package.json packages/billing/
 COPY packages/profile/package.json packages/profile/
 COPY packages/runtime/package.json packages/runtime/
 COPY packages/testkit/package.json packages/testkit/

@@ -146,8 +146,23 @@ export interface ServiceConfig {
   notifier?: NotifierConfig
   /** Unset: public targets only, Slack's own API. */
   outbound?: OutboundConfig
+  /** Unset (no STRIPE_SECRET_KEY): billing is off and every organization has every product. */
+  billing?: BillingConfig
   /** Unset: DEFAULT_SYNTHETICS_CONFIG (region `local`, 30 days of raw results, no secrets key). */
   synthetics?: SyntheticsConfig
+}
+
+/** Billing through Stripe (issue 17). */
+export interface BillingConfig {
+  /** STRIPE_SECRET_KEY */
+  secretKey: string
+  /** STRIPE_WEBHOOK_SECRET: verifies `POST /api/v1/billing/webhook`; unset, the webhook answers 503. */
+  webhookSecret?: string
+  /** STRIPE_API_URL: a Stripe-compatible server instead of https://api.stripe.com (tests). */
+  apiUrl?: string
+  /** BILLING_SUCCESS_URL, BILLING_CANCEL_URL: where checkout returns to. */
+  successUrl: string
+  cancelUrl: string
 }
 
 /** Synthetic checks (issue 16). */

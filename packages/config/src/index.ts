@@ -5,6 +5,7 @@ export {
   DEFAULT_SYNTHETICS_CONFIG,
   type SyntheticsConfig,
   type AiConfig,
+  type BillingConfig,
   type NotifierConfig,
   type TwilioConfig,
   type WebPushConfig,
@@ -20,6 +21,7 @@ export { EnvironmentSchema, type Environment } from './schema.js'
 export {
   ConfigurationError,
   aiConfigFor,
+  billingConfigFor,
   notifierConfigFor,
   authConfigFor,
   authConfigFromEnvironment,

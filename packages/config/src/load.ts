@@ -1,7 +1,7 @@
 import { envSchema } from 'env-schema'
 import { EnvironmentSchema, type Environment } from './schema.js'
 import { isIP } from 'node:net'
-import type { AiConfig, AuthConfig, NotifierConfig, ServiceConfig, SyntheticsConfig, TrustProxy } from './config.js'
+import type { AiConfig, AuthConfig, BillingConfig, NotifierConfig, ServiceConfig, SyntheticsConfig, TrustProxy } from './config.js'
 
 export class ConfigurationError extends Error {
   override name = 'ConfigurationError'
@@ -95,6 +95,19 @@ export function serviceConfigFor(env: Environment, auth: AuthConfig): ServiceCon
     notifier: notifierConfigFor(env),
     outbound: { allowPrivateTargets: env.ALLOW_PRIVATE_TARGETS, slackApiUrl: env.SLACK_API_URL?.replace(/\/*$/, '/') },
     synthetics: syntheticsConfigFor(env),
+    ...(env.STRIPE_SECRET_KEY ? { billing: billingConfigFor(env, env.STRIPE_SECRET_KEY) } : {}),
+  }
+}
+
+/** Checkout returns to the web application (APP_URL) unless told otherwise. */
+export function billingConfigFor(env: Environment, secretKey: string): BillingConfig {
+  const app = env.APP_URL?.replace(/\/+$/, '') ?? `http://localhost:${env.PLATFORM_PORT}`
+  return {
+    secretKey,
+    webhookSecret: env.STRIPE_WEBHOOK_SECRET,
+    apiUrl: env.STRIPE_API_URL,
+    successUrl: env.BILLING_SUCCESS_URL ?? `${app}/billing/success`,
+    cancelUrl: env.BILLING_CANCEL_URL ?? `${app}/billing/cancel`,
   }
 }
 

@@ -43,6 +43,21 @@ export interface CoreAuditLogs {
   userAgent: string | null;
 }
 
+export interface CoreBillingCustomers {
+  createdAt: Generated<Timestamp>;
+  id: Generated<string>;
+  organizationId: string | null;
+  stripeCustomerId: string;
+  userId: string | null;
+}
+
+export interface CoreBillingEvents {
+  createdAt: Timestamp;
+  eventId: string;
+  processedAt: Generated<Timestamp>;
+  type: string;
+}
+
 export interface CoreOrganizationMembers {
   createdAt: Generated<Timestamp>;
   externalId: string | null;
@@ -83,6 +98,7 @@ export interface CoreOrgProductSubscriptions {
   organizationId: string;
   plan: string;
   product: string;
+  providerUpdatedAt: Timestamp | null;
   status: string;
   stripeCustomerId: string | null;
   stripeSubscriptionId: string | null;
@@ -158,6 +174,8 @@ export interface CoreSubscriptions {
   id: Generated<string>;
   organizationId: string | null;
   plan: string;
+  product: string | null;
+  providerUpdatedAt: Timestamp | null;
   status: string;
   stripeCustomerId: string | null;
   stripeSubscriptionId: string | null;
@@ -811,6 +829,8 @@ export interface DivinuxWorkflows {
 
 export interface DB {
   "core.auditLogs": CoreAuditLogs;
+  "core.billingCustomers": CoreBillingCustomers;
+  "core.billingEvents": CoreBillingEvents;
   "core.organizationMembers": CoreOrganizationMembers;
   "core.organizations": CoreOrganizations;
   "core.orgProductRoles": CoreOrgProductRoles;

@@ -67,6 +67,8 @@ export function toErrorBody(error: FastifyError & PostgresError, request: Fastif
     request.log.warn({ err: error }, 'an upstream service refused')
     return body(502, error.message, 'UPSTREAM_FAILED')
   }
+  // Our own BillingDisabledError: a 503 that says billing is off on this platform.
+  if (statusCode === 503 && error.code === 'BILLING_DISABLED') return body(503, error.message, 'BILLING_DISABLED')
   if (statusCode >= 500) {
     request.log.error({ err: error }, 'request failed')
     return body(statusCode, 'the server could not complete the request', statusCode === 502 ? 'UPSTREAM_FAILED' : 'INTERNAL_ERROR')

@@ -24,3 +24,4 @@ export { startTestService, testConfig, type BuildApp, type SignedIn, type TestSe
 export type { TestContext } from './teardown.js'
 export { until } from './until.js'
 export { startPushService, type PushTestService, type ReceivedPush } from './push-service.js'
+export { startStripeServer, type StripeCall, type StripeTestServer } from './stripe-server.js'

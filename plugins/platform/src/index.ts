@@ -1,4 +1,5 @@
 import type { FastifyPluginAsync } from 'fastify'
+import type { BillingConfig } from '@svc/config'
 import { platformRoleRoutes } from './admin/platform-role-routes.js'
 import { auditLogRoutes } from './audit/routes.js'
 import { profileRoutes } from '@svc/profile'
@@ -9,6 +10,8 @@ import { subscriptionRoutes } from './organizations/subscription-routes.js'
 import { SCIM_BASE_PATH } from '@svc/auth'
 import { scimGroupBindingRoutes } from './scim-groups/routes.js'
 import { scimSurface } from './scim/index.js'
+import { billingOf } from '@svc/billing'
+import { billingRoutes } from './billing/routes.js'
 import { checkListRoutes, type CheckLister } from './organizations/check-routes.js'
 import { statusPageListRoutes, type StatusPageLister } from './organizations/status-page-routes.js'
 export { scimRouterError } from './scim/index.js'
@@ -23,6 +26,8 @@ export interface PlatformOptions {
   statusPages: StatusPageLister
   /** The synthetics surface's read of an organization's checks. */
   checks: CheckLister
+  /** STRIPE_* settings; unset, billing is off. */
+  billing?: BillingConfig
 }
 
 export const platformSurface: FastifyPluginAsync<PlatformOptions> = async (app, options) => {
@@ -34,6 +39,7 @@ export const platformSurface: FastifyPluginAsync<PlatformOptions> = async (app, 
   await app.register(auditLogRoutes)
   await app.register(statusPageListRoutes, { statusPages: options.statusPages })
   await app.register(checkListRoutes, { checks: options.checks })
+  await app.register(billingRoutes, { billing: billingOf(options.billing) })
   await app.register(platformRoleRoutes)
   await app.register(scimTokenRoutes)
   await app.register(scimGroupBindingRoutes)

@@ -19,6 +19,7 @@ export function buildApp(config: ServiceConfig, shared?: Resources): Promise<Fas
         await app.register(platformSurface, {
           statusPages: (db, organizationId, page) => statusPagesOf(db, organizationId, page, productUrl),
           checks: checksOf,
+          billing: config.billing,
         })
       },
       lenientPaths: true,

@@ -10,10 +10,12 @@ import {
   notificationPreferencesOf,
   pushSubscriptionsOf,
   productUserRoutes,
+  subscriptionRoutes,
   verifiedPhonesOf,
 } from '@svc/plugin-product-users'
 import { maintenanceWindowsOf, statusPagesSurface, subscriberWebhookTargets, unknownStatusComponents } from '@svc/plugin-statuspages'
 import { syntheticsSurface } from '@svc/plugin-synthetics'
+import { billingOf } from '@svc/billing'
 import { profileRoutes } from '@svc/profile'
 import { buildServiceApp, type Resources } from '@svc/runtime'
 
@@ -65,6 +67,7 @@ export function buildApp(config: ServiceConfig, shared?: Resources): Promise<Fas
         await app.register(insightsSurface, { ai: config.ai })
         await app.register(profileRoutes)
         await app.register(productUserRoutes)
+        await app.register(subscriptionRoutes, { billing: billingOf(config.billing) })
         await app.register(inviteRoutes, { notifier })
         await app.register(contactMethodRoutes, { notifier, outbound: config.outbound ?? { allowPrivateTargets: false } })
       },

@@ -1,0 +1,8 @@
+export * from './catalog.js'
+export { stripeClient } from './client.js'
+export { customerFor, payerOfCustomer, type Payer } from './customers.js'
+export { CatalogMissing, createCheckout, createPortal } from './sessions.js'
+export { ensureCatalog, listCatalog, priceFor, type ListedProduct } from './setup.js'
+export { SubscriptionEntry, UserSubscription, userSubscription } from './subscription-status.js'
+export type { default as Stripe } from 'stripe'
+export { CheckoutBody, CheckoutUrl, billingOf, requireBilling, soldPlan, viaStripe, type Billing } from './http.js'
