@@ -16,7 +16,9 @@ export async function up(db: Kysely<any>): Promise<void> {
     .addCheckConstraint('billing_customers_one_owner_check', sql`(organization_id is null) <> (user_id is null)`)
     .execute()
   await sql`create unique index billing_customers_stripe_idx on core.billing_customers (stripe_customer_id)`.execute(db)
-  await sql`create unique index billing_customers_org_idx on core.billing_customers (organization_id) where organization_id is not null`.execute(db)
+  await sql`create unique index billing_customers_org_idx on core.billing_customers (organization_id) where organization_id is not null`.execute(
+    db,
+  )
   await sql`create unique index billing_customers_user_idx on core.billing_customers (user_id) where user_id is not null`.execute(db)
 
   // Every Stripe event applied, by id, written in the transaction of its effect: a redelivered
