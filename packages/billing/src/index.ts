@@ -6,3 +6,4 @@ export { ensureCatalog, listCatalog, priceFor, type ListedProduct } from './setu
 export { SubscriptionEntry, UserSubscription, userSubscription } from './subscription-status.js'
 export type { default as Stripe } from 'stripe'
 export { CheckoutBody, CheckoutUrl, billingOf, requireBilling, soldPlan, viaStripe, type Billing } from './http.js'
+export { HANDLED_EVENTS, applyEvent, saveSubscription, stateOf, type Applied, type SubscriptionState } from './webhook.js'

@@ -1,5 +1,6 @@
 import type { FastifyPluginAsync } from 'fastify'
 import type { BillingConfig } from '@svc/config'
+import type { Notifier } from '@svc/notifier'
 import { platformRoleRoutes } from './admin/platform-role-routes.js'
 import { auditLogRoutes } from './audit/routes.js'
 import { profileRoutes } from '@svc/profile'
@@ -12,6 +13,7 @@ import { scimGroupBindingRoutes } from './scim-groups/routes.js'
 import { scimSurface } from './scim/index.js'
 import { billingOf } from '@svc/billing'
 import { billingRoutes } from './billing/routes.js'
+import { billingWebhookRoutes } from './billing/webhook-routes.js'
 import { checkListRoutes, type CheckLister } from './organizations/check-routes.js'
 import { statusPageListRoutes, type StatusPageLister } from './organizations/status-page-routes.js'
 export { scimRouterError } from './scim/index.js'
@@ -28,6 +30,10 @@ export interface PlatformOptions {
   checks: CheckLister
   /** STRIPE_* settings; unset, billing is off. */
   billing?: BillingConfig
+  /** Outbound e-mail (payment failures to owners), queued in the outbox. */
+  notifier: Notifier
+  /** The web application's address (APP_URL), linked from e-mails. */
+  appUrl?: string
 }
 
 export const platformSurface: FastifyPluginAsync<PlatformOptions> = async (app, options) => {
@@ -39,7 +45,9 @@ export const platformSurface: FastifyPluginAsync<PlatformOptions> = async (app, 
   await app.register(auditLogRoutes)
   await app.register(statusPageListRoutes, { statusPages: options.statusPages })
   await app.register(checkListRoutes, { checks: options.checks })
-  await app.register(billingRoutes, { billing: billingOf(options.billing) })
+  const billing = billingOf(options.billing)
+  await app.register(billingRoutes, { billing })
+  await app.register(billingWebhookRoutes, { billing, notifier: options.notifier, appUrl: options.appUrl })
   await app.register(platformRoleRoutes)
   await app.register(scimTokenRoutes)
   await app.register(scimGroupBindingRoutes)

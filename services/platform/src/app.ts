@@ -1,5 +1,6 @@
 import type { FastifyInstance } from 'fastify'
-import type { ServiceConfig } from '@svc/config'
+import { DEFAULT_NOTIFIER_CONFIG, type ServiceConfig } from '@svc/config'
+import { createNotifier } from '@svc/notifier'
 import { platformSurface, scimRouterError } from '@svc/plugin-platform'
 import { statusPagesOf } from '@svc/plugin-statuspages'
 import { checksOf } from '@svc/plugin-synthetics'
@@ -16,7 +17,17 @@ export function buildApp(config: ServiceConfig, shared?: Resources): Promise<Fas
       probes: true,
       async surfaces(app) {
         const productUrl = config.productLinkBase ?? config.publicUrls?.product ?? 'http://localhost:3003'
+        // Queues only: the product API's notifier worker delivers what is queued here (it holds
+        // every channel's provider, status page webhooks included), on the shared database.
+        const notifier = createNotifier({
+          jobs: app.jobs,
+          database: app.database,
+          config: config.notifier ?? DEFAULT_NOTIFIER_CONFIG,
+          log: app.log.child({ component: 'notifier' }),
+        })
         await app.register(platformSurface, {
+          notifier,
+          appUrl: config.notifier?.appUrl,
           statusPages: (db, organizationId, page) => statusPagesOf(db, organizationId, page, productUrl),
           checks: checksOf,
           billing: config.billing,

@@ -1,5 +1,7 @@
 import { createHash } from 'node:crypto'
 import t from 'tap'
+import { DEFAULT_NOTIFIER_CONFIG } from '@svc/config'
+import { createNotifier } from '@svc/notifier'
 import type { FastifyInstance } from 'fastify'
 import type { ServiceConfig } from '@svc/config'
 import { platformSurface } from '@svc/plugin-platform'
@@ -9,7 +11,11 @@ import { startTestService } from '@svc/testkit'
 // The platform surface plus one SCIM-authenticated route that reports who the token is, so
 // the SCIM token rule is tested the way SCIM routes will use it.
 async function surfaces(app: FastifyInstance): Promise<void> {
-  await app.register(platformSurface, { statusPages: async () => ({ rows: [], total: 0 }), checks: async () => ({ rows: [], total: 0 }) })
+  await app.register(platformSurface, {
+    statusPages: async () => ({ rows: [], total: 0 }),
+    checks: async () => ({ rows: [], total: 0 }),
+    notifier: createNotifier({ jobs: app.jobs, database: app.database, config: DEFAULT_NOTIFIER_CONFIG, log: app.log }),
+  })
   app.get('/api/v1/scim/v2/Me', { config: { scim: true } }, async (request) => request.scim)
 }
 const build = (config: ServiceConfig, shared?: Resources) =>
