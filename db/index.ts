@@ -30,6 +30,7 @@ import * as statusPages from './migrations/0028_status_pages.js'
 import * as statusSubscriberConfirmations from './migrations/0029_status_subscriber_confirmations.js'
 import * as synthetics from './migrations/0030_synthetics.js'
 import * as billing from './migrations/0031_billing.js'
+import * as billingExemption from './migrations/0032_billing_exemption.js'
 
 /**
  * Every migration, in order, listed by hand rather than found by scanning a folder, so a
@@ -67,4 +68,5 @@ export const migrations: Record<string, Migration> = {
   '0029_status_subscriber_confirmations': statusSubscriberConfirmations,
   '0030_synthetics': synthetics,
   '0031_billing': billing,
+  '0032_billing_exemption': billingExemption,
 }

@@ -2,7 +2,8 @@ import type { FastifyInstance, FastifyRequest, onRequestAsyncHookHandler } from 
 import { platformRoles, type Account } from './identity.js'
 import type { Kysely } from 'kysely'
 import type { DB } from '@svc/db'
-import { ForbiddenError, NotFoundError } from '@svc/http'
+import { ForbiddenError, NotFoundError, PlanRequiredError } from '@svc/http'
+import { entitledTo } from './entitlements.js'
 import { productRoleAtLeast, type OrganizationRole, type Product, type ProductRole } from './roles.js'
 import { findMembership, findProductRole, heldProductRoles, type HeldProductRoles, type Membership } from './membership.js'
 import { isUuid } from './uuid.js'
@@ -52,7 +53,14 @@ function organizationIdOf(request: FastifyRequest): string | undefined {
  * them on any route under `/organizations/:orgId`, whether or not it declares a stronger one.
  * Answers the member rule for the gates.
  */
-export function registerAccessRules(app: FastifyInstance, db: Kysely<DB>): onRequestAsyncHookHandler {
+/** Requests that change records: what a lapsed plan refuses. */
+const WRITES = new Set(['POST', 'PUT', 'PATCH', 'DELETE'])
+
+/**
+ * `enforcePlans`: billing is on, so a product role rule also refuses writes to a product the
+ * organization's plan does not hold (402 PLAN_REQUIRED), reads stay open and nothing is deleted.
+ */
+export function registerAccessRules(app: FastifyInstance, db: Kysely<DB>, enforcePlans = false): onRequestAsyncHookHandler {
   app.decorateRequest('membership', null)
 
   async function loadMembership(request: FastifyRequest): Promise<Membership> {
@@ -95,6 +103,8 @@ export function registerAccessRules(app: FastifyInstance, db: Kysely<DB>): onReq
   app.decorate('requireProductRole', function requireProductRole(product: Product, minimum: ProductRole): onRequestAsyncHookHandler {
     return async function productRoleRule(request) {
       const membership = await loadMembership(request)
+      if (enforcePlans && WRITES.has(request.method) && !(await entitledTo(db, membership.organizationId, product)))
+        throw new PlanRequiredError(`the organization's plan does not include ${product}: it is read-only until a plan is active`)
       if (membership.role === 'owner') return
       if (hasPlatformRole(request)) return
       const held = await findProductRole(db, membership.organizationId, membership.memberId, product)

@@ -28,3 +28,4 @@ export { findMembership, type HeldProductRoles, type Membership } from './member
 export { accountOf, hasPlatformRole, mayReadProduct, membershipOf } from './access-rules.js'
 export { isUuid } from './uuid.js'
 export { ID_TOKEN_COOKIE, REFRESH_TOKEN_COOKIE } from './token-extraction.js'
+export { entitledTo } from './entitlements.js'

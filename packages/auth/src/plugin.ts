@@ -67,6 +67,8 @@ export interface AuthPluginOptions {
   signingKeys?: SigningKeyResolver
   /** Shared likewise, so a user changed through one service is seen at once by the other. */
   sessions?: SessionCache
+  /** Billing is on: product writes need the organization's plan (402 PLAN_REQUIRED). */
+  enforcePlans?: boolean
 }
 
 const IMPERSONATION_HEADER = 'x-impersonate-user-id'
@@ -179,7 +181,7 @@ async function authPlugin(app: FastifyInstance, options: AuthPluginOptions): Pro
     if (!principal) throw new UnauthorizedError('a valid SCIM token is required')
     request.scim = principal
   }
-  orderGates(app, { scim: scimRule, jwt: jwtRule, member: registerAccessRules(app, options.db), isPublic })
+  orderGates(app, { scim: scimRule, jwt: jwtRule, member: registerAccessRules(app, options.db, options.enforcePlans ?? false), isPublic })
 }
 
 export default fp(authPlugin, { name: 'auth', fastify: '5.x', dependencies: ['http-conventions'] })

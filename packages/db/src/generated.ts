@@ -73,6 +73,7 @@ export interface CoreOrganizationMembers {
 }
 
 export interface CoreOrganizations {
+  billingExempt: Generated<boolean>;
   createdAt: Generated<Timestamp>;
   id: Generated<string>;
   name: string;

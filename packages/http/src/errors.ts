@@ -10,6 +10,7 @@ export const ConflictError = createError('CONFLICT', '%s', 409)
 export const GoneError = createError('GONE', '%s', 410)
 export const TooManyRequestsError = createError('RATE_LIMITED', '%s', 429)
 export const BudgetExceededError = createError('BUDGET_EXCEEDED', '%s', 402)
+export const PlanRequiredError = createError('PLAN_REQUIRED', '%s', 402)
 export const UpstreamError = createError('UPSTREAM_FAILED', '%s', 502)
 export const BillingDisabledError = createError('BILLING_DISABLED', '%s', 503)
 

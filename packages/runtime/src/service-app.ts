@@ -132,6 +132,7 @@ export async function buildServiceApp(config: ServiceConfig, definition: Service
     signingKeys: resources.signingKeys,
     sessions: resources.sessions,
     publicPrefixes: [API_REFERENCE_PREFIX],
+    enforcePlans: config.billing !== undefined,
   })
   await app.register(apiReferencePlugin)
   await app.register(cookieRoutes)

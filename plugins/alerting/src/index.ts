@@ -50,6 +50,8 @@ export interface AlertingOptions {
   productUrl: string
   /** Requests to users' targets (chat webhooks) and Slack's Web API. */
   outbound: OutboundConfig
+  /** Billing is on: ingestion needs the organization's plan (with 7 days of grace). */
+  enforcePlans?: boolean
 }
 
 /**
@@ -174,6 +176,7 @@ export const alertingSurface: FastifyPluginAsync<AlertingOptions> = async (app, 
   await app.register(webhookConfigRoutes)
   await app.register(ingestionRoutes, {
     ingestLimits: options.ingestLimits,
+    enforcePlans: options.enforcePlans,
     alertsCreated: () => {
       escalator.wake()
       dispatcher.wake()

@@ -39,7 +39,7 @@ export interface PlatformOptions {
 export const platformSurface: FastifyPluginAsync<PlatformOptions> = async (app, options) => {
   await app.register(profileRoutes)
   await app.register(usersRoutes)
-  await app.register(organizationRoutes)
+  await app.register(organizationRoutes, { billingEnabled: options.billing !== undefined })
   await app.register(memberRoutes)
   await app.register(subscriptionRoutes)
   await app.register(auditLogRoutes)

@@ -147,3 +147,28 @@ t.test('without STRIPE_SECRET_KEY billing says it is off and every other route a
     t.equal(response.json().code, 'BILLING_DISABLED')
   }
 })
+
+t.test('an organization created while billing is on needs a plan; one created without billing has every product', async (t) => {
+  const created = await call(owner, 'POST', '/api/v1/organizations', { name: 'New Since Billing' })
+  t.equal(created.statusCode, 201, created.body)
+  const row = await db
+    .selectFrom('core.organizations')
+    .select('billingExempt')
+    .where('id', '=', created.json().id)
+    .executeTakeFirstOrThrow()
+  t.equal(row.billingExempt, false)
+  const plain = await startTestService(t, buildApp)
+  const someone = await plain.signIn('selfhosted@example.com')
+  const own = await plain.app.inject({
+    method: 'POST',
+    url: '/api/v1/organizations',
+    headers: someone.headers,
+    payload: { name: 'Self Hosted' },
+  })
+  const exempt = await plain.app.database.db
+    .selectFrom('core.organizations')
+    .select('billingExempt')
+    .where('id', '=', own.json().id)
+    .executeTakeFirstOrThrow()
+  t.equal(exempt.billingExempt, true)
+})

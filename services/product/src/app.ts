@@ -54,6 +54,7 @@ export function buildApp(config: ServiceConfig, shared?: Resources): Promise<Fas
           notifier,
           outbound: config.outbound ?? { allowPrivateTargets: false },
           productUrl,
+          enforcePlans: config.billing !== undefined,
         })
         await app.register(statusPagesSurface, { notifier, productUrl, outbound: config.outbound ?? { allowPrivateTargets: false } })
         await app.register(syntheticsSurface, {

@@ -1,7 +1,8 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { Type } from 'typebox'
-import { BadRequestError, NotFoundError } from '@svc/http'
+import { BadRequestError, NotFoundError, PlanRequiredError } from '@svc/http'
 import { registerDeployIngestRoute } from '../deploys/ingest-route.js'
+import { INGEST_GRACE_DAYS, createIngestPlanCheck } from './plan-check.js'
 import { createConfigCache } from './config-cache.js'
 import { IngestResult, ingestDelivery } from './delivery.js'
 import { deliveryIdOf } from './delivery-id.js'
@@ -37,10 +38,13 @@ export interface IngestionOptions {
   ingestLimits: IngestLimits
   /** Called when a delivery created alerts: their escalations start now rather than at the next poll. */
   alertsCreated: () => void
+  /** Billing is on: ingestion needs the organization's alerting plan, or its 7 days of grace. */
+  enforcePlans?: boolean
 }
 
-export const ingestionRoutes: FastifyPluginAsyncTypebox<IngestionOptions> = async (app, { ingestLimits, alertsCreated }) => {
+export const ingestionRoutes: FastifyPluginAsyncTypebox<IngestionOptions> = async (app, { ingestLimits, alertsCreated, enforcePlans }) => {
   const db = app.database.db
+  const planHolds = createIngestPlanCheck(db, enforcePlans ?? false)
   const configs = createConfigCache(db)
   const batcher = createFireBatcher(app.database)
   app.decorateRequest('rawBody', null)
@@ -88,6 +92,8 @@ export const ingestionRoutes: FastifyPluginAsyncTypebox<IngestionOptions> = asyn
         if (!found) throw new NotFoundError('webhook')
         verifySignature(signature, found.config.signingSecret, rawBody)
       }
+      if (!(await planHolds(found.config.organizationId)))
+        throw new PlanRequiredError(`the organization's alerting plan lapsed more than ${INGEST_GRACE_DAYS} days ago: ingestion is paused until a plan is active`)
       const events = readEvents(found.config.format as WebhookFormat, request.body)
       if (events.length > 100) throw new BadRequestError('a delivery carries at most 100 events')
       const deliveryId = deliveryIdOf(request)

@@ -21,7 +21,11 @@ import { pageOf } from '@svc/db'
 const tags = ['organizations']
 
 /** Organizations (spec: "Platform API: organizations, members, roles, subscription"). */
-export const organizationRoutes: FastifyPluginAsyncTypebox = async (app) => {
+/**
+ * `billingEnabled`: an organization created now needs a plan for the products it writes to
+ * (issue 17); without billing, organizations have every product (self-hosted use).
+ */
+export const organizationRoutes: FastifyPluginAsyncTypebox<{ billingEnabled: boolean }> = async (app, options) => {
   const db = app.database.db
 
   app.get(
@@ -60,7 +64,7 @@ export const organizationRoutes: FastifyPluginAsyncTypebox = async (app) => {
           if (requested) throw new ConflictError(`the slug ${requested} is taken`)
           slug = withSuffix(slug)
         }
-        const organization = await insertOrganization(trx, { name, slug })
+        const organization = await insertOrganization(trx, { name, slug, billingExempt: !options.billingEnabled })
         const memberId = await insertMember(trx, organization.id, request.user.userId, 'owner')
         const context = auditContextOf(request)
         await recordAudit(trx, context, {

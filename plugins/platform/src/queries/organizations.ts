@@ -32,7 +32,7 @@ export async function slugTaken(db: Executor, slug: string, exceptOrganizationId
   return (await query.executeTakeFirst()) !== undefined
 }
 
-export async function insertOrganization(db: Executor, values: { name: string; slug: string }) {
+export async function insertOrganization(db: Executor, values: { name: string; slug: string; billingExempt: boolean }) {
   return db.insertInto('core.organizations').values(values).returning(columns).executeTakeFirstOrThrow()
 }
 
