@@ -93,7 +93,9 @@ export const ingestionRoutes: FastifyPluginAsyncTypebox<IngestionOptions> = asyn
         verifySignature(signature, found.config.signingSecret, rawBody)
       }
       if (!(await planHolds(found.config.organizationId)))
-        throw new PlanRequiredError(`the organization's alerting plan lapsed more than ${INGEST_GRACE_DAYS} days ago: ingestion is paused until a plan is active`)
+        throw new PlanRequiredError(
+          `the organization's alerting plan lapsed more than ${INGEST_GRACE_DAYS} days ago: ingestion is paused until a plan is active`,
+        )
       const events = readEvents(found.config.format as WebhookFormat, request.body)
       if (events.length > 100) throw new BadRequestError('a delivery carries at most 100 events')
       const deliveryId = deliveryIdOf(request)
