@@ -66,3 +66,9 @@ t.test('a wrong key is refused by the server and the SDK says so', async (t) => 
   const stripe = stripeClient({ secretKey: 'sk_test_wrong', apiUrl: server.url })
   await t.rejects(ensureCatalog(stripe), { message: 'Invalid API Key provided' } as Error)
 })
+
+t.test('the client talks to Stripe itself unless STRIPE_API_URL names another server', async (t) => {
+  t.ok(stripeClient({ secretKey: 'sk_test_x' }))
+  t.ok(stripeClient({ secretKey: 'sk_test_x', apiUrl: 'https://stripe.internal.example' }))
+  t.ok(stripeClient({ secretKey: 'sk_test_x', apiUrl: 'http://stripe.internal.example:8080' }))
+})

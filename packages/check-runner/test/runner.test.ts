@@ -240,3 +240,54 @@ t.test('assertions that can never be compared are refused when saved', async (t)
   t.equal(assertionProblem({ source: 'statusCode', property: 'x', comparison: 'isEmpty' }), 'property: a statusCode assertion takes none')
   t.equal(assertionProblem({ source: 'body', comparison: 'isEmpty' }), undefined)
 })
+
+t.test('DNS: AAAA and CNAME answers, a nameserver given with or without a port, and a timeout', async (t) => {
+  const nameserver = await startDns(t.teardown, {
+    'v6.example.test': [{ type: 'AAAA', data: '2001:db8::1' }],
+    'www.example.test': [{ type: 'CNAME', data: 'edge.example.net' }],
+  })
+  const aaaa = await runCheck(
+    { kind: 'dns', ...base, request: { name: 'v6.example.test', recordType: 'AAAA', nameserver, expectedValues: ['2001:db8::1'] } },
+    allowed,
+  )
+  t.equal(aaaa.status, 'passing', aaaa.attempts[0]!.error ?? '')
+  const cname = await runCheck(
+    {
+      kind: 'dns',
+      ...base,
+      request: {
+        name: 'www.example.test',
+        recordType: 'CNAME',
+        nameserver: `[127.0.0.1]:${nameserver.split(':')[1]}`,
+        expectedValues: ['edge.example.net.'],
+      },
+    },
+    allowed,
+  )
+  t.equal(cname.status, 'passing', cname.attempts[0]!.error ?? '')
+  // Port 53 on loopback answers nothing here: the resolver gives up at the timeout.
+  const silent = await runCheck(
+    { kind: 'dns', ...base, timeoutMs: 300, request: { name: 'x.example.test', recordType: 'A', nameserver: '127.0.0.1' } },
+    allowed,
+  )
+  t.equal(silent.status, 'failing')
+  t.match(silent.attempts[0]!.error, /timed out|ECONNREFUSED|A x\.example\.test/)
+})
+
+t.test('TLS: an expired certificate fails; the SNI name can be given; a closed port fails', async (t) => {
+  const expired = await startTls(t.teardown, new Date(Date.now() - 86_400_000 / 2))
+  const run = await runCheck(
+    { kind: 'tls', ...base, request: { host: '127.0.0.1', port: expired, servername: 'localhost', allowUntrusted: true } },
+    allowed,
+  )
+  t.equal(run.status, 'failing')
+  t.match(run.attempts[0]!.error, /expired|expires in/)
+  const closed = await runCheck({ kind: 'tls', ...base, request: { host: '127.0.0.1', port: 1, allowUntrusted: true } }, allowed)
+  t.match(closed.attempts[0]!.error, /ECONNREFUSED/)
+})
+
+t.test('a host that does not resolve fails the attempt with the lookup error', async (t) => {
+  const run = await runCheck({ kind: 'tcp', ...base, request: { host: 'no-such-host.invalid', port: 80 } }, allowed)
+  t.equal(run.status, 'failing')
+  t.match(run.attempts[0]!.error, /DNS lookup of no-such-host\.invalid failed/)
+})

@@ -188,3 +188,69 @@ t.test('a personal subscription is kept as the person’s own', async (t) => {
     subscriptions: [{ source: 'personal', product: 'synthetics', plan: 'business', status: 'active' }],
   })
 })
+
+t.test('a subscription without our metadata is matched by its price and its customer; one not ours changes nothing', async (t) => {
+  await db.insertInto('core.billingCustomers').values({ organizationId: organization.id, stripeCustomerId: 'cus_portal_made' }).execute()
+  const bare = {
+    ...subscription('active', { id: 'sub_from_portal', customer: 'cus_portal_made', metadata: {} }),
+    items: { object: 'list', data: [{ id: 'si_2', price: { id: 'price_y', lookup_key: 'statuspages_business_monthly' } }] },
+    current_period_end: base + 3600,
+  }
+  t.equal((await deliver(event('customer.subscription.created', bare, 70))).statusCode, 200)
+  const row = await db
+    .selectFrom('core.orgProductSubscriptions')
+    .selectAll()
+    .where('stripeSubscriptionId', '=', 'sub_from_portal')
+    .executeTakeFirstOrThrow()
+  t.match(row, { product: 'statuspages', plan: 'business', status: 'active' })
+  t.equal(row.currentPeriodEnd?.getTime(), (base + 3600) * 1000)
+
+  const foreign = {
+    ...bare,
+    id: 'sub_foreign',
+    customer: 'cus_unknown',
+    items: { object: 'list', data: [{ id: 'si_3', price: { id: 'p', lookup_key: 'someone_elses' } }] },
+  }
+  t.equal((await deliver(event('customer.subscription.created', foreign, 71))).statusCode, 200)
+  const strangers = { ...bare, id: 'sub_stranger', customer: 'cus_unknown' }
+  t.equal((await deliver(event('customer.subscription.created', strangers, 72))).statusCode, 200)
+  t.equal(
+    (
+      await db
+        .selectFrom('core.orgProductSubscriptions')
+        .select('id')
+        .where('stripeSubscriptionId', 'in', ['sub_foreign', 'sub_stranger'])
+        .execute()
+    ).length,
+    0,
+  )
+  t.equal(
+    (await deliver(event('invoice.payment_failed', { id: 'in_x', object: 'invoice', customer: 'cus_unknown' }, 73))).statusCode,
+    200,
+    'an invoice of no subscription',
+  )
+  t.equal(
+    (
+      await deliver(
+        event('checkout.session.completed', { id: 'cs_x', object: 'checkout.session', mode: 'payment', subscription: null }, 74),
+      )
+    ).statusCode,
+    200,
+  )
+})
+
+t.test('without a webhook secret the webhook answers 503', async (t) => {
+  const other = await startTestService(t, buildApp, {
+    config: {
+      billing: { secretKey: stripe.secretKey, apiUrl: stripe.url, successUrl: 'https://a.example/', cancelUrl: 'https://a.example/' },
+    },
+  })
+  const response = await other.app.inject({
+    method: 'POST',
+    url: '/api/v1/billing/webhook',
+    headers: { 'content-type': 'application/json' },
+    payload: '{}',
+  })
+  t.equal(response.statusCode, 503)
+  t.equal(response.json().code, 'BILLING_DISABLED')
+})

@@ -153,3 +153,36 @@ t.test('targets on loopback, private and link-local addresses are refused when A
     t.match(response.json().message, message)
   }
 })
+
+t.test('ranges are checked, results filter by time, and relays are renamed and moved to other regions', async (t) => {
+  const get = (url: string) => app.inject({ method: 'GET', url, headers: viewer.headers })
+  const now = new Date().toISOString()
+  t.equal((await get(`${base}/checks/${check.id}/stats?from=${now}&to=${now}`)).statusCode, 400)
+  t.equal((await get(`${base}/checks/${check.id}/sla?from=${now}&to=${now}`)).statusCode, 400)
+  t.equal((await get(`${base}/checks/${check.id}/results?from=${now}&to=${now}`)).statusCode, 400)
+  const from = new Date(thisHour - 2 * hour).toISOString()
+  const to = new Date(thisHour - hour).toISOString()
+  const window = (await get(`${base}/checks/${check.id}/results?from=${from}&to=${to}&limit=100`)).json()
+  t.equal(window.meta.total, 50, 'the hour two hours ago')
+  const daily = (await get(`${base}/checks/${check.id}/stats?interval=day`)).json()
+  t.equal(daily.source, 'rollups', 'a day interval over 30 days reads the roll-ups')
+  const sla = (await get(`${base}/checks/${check.id}/sla?from=${new Date(thisHour - 10 * 86_400_000).toISOString()}`)).json()
+  t.ok(sla.runs > 0, 'older than retention: from the hourly roll-ups, the rest from the raw runs')
+
+  const relay = (
+    await app.inject({ method: 'POST', url: `${base}/relays`, headers: manager.headers, payload: { name: 'Lab', regions: ['lab'] } })
+  ).json()
+  const renamed = await app.inject({
+    method: 'PATCH',
+    url: `${base}/relays/${relay.id}`,
+    headers: manager.headers,
+    payload: { name: ' Lab 2 ', regions: ['lab', 'lab-2'] },
+  })
+  t.match(renamed.json(), { name: 'Lab 2', regions: ['lab', 'lab-2'], healthy: false })
+  t.equal(
+    (await app.inject({ method: 'PATCH', url: `${base}/relays/${relay.id}`, headers: manager.headers, payload: { regions: ['local'] } }))
+      .statusCode,
+    400,
+  )
+  t.equal((await app.inject({ method: 'GET', url: `${base}/relays/not-a-uuid`, headers: viewer.headers })).statusCode, 404)
+})
