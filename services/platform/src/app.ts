@@ -1,5 +1,7 @@
 import type { FastifyInstance } from 'fastify'
 import { DEFAULT_NOTIFIER_CONFIG, type ServiceConfig } from '@svc/config'
+// `app.database` and `app.jobs` as @svc/http declares them, for this package compiled on its own.
+import type {} from '@svc/http'
 import { createNotifier } from '@svc/notifier'
 import { platformSurface, scimRouterError } from '@svc/plugin-platform'
 import { statusPagesOf } from '@svc/plugin-statuspages'
