@@ -1,8 +1,7 @@
 import { lookup, type LookupAddress } from 'node:dns'
 import { connect as netConnect, isIP, type Socket } from 'node:net'
 import { connect as tlsConnect, type ConnectionOptions, type TLSSocket } from 'node:tls'
-import type { OutboundPolicy } from '@svc/outbound'
-import ipaddr from 'ipaddr.js'
+import { checkAddress, type OutboundPolicy } from '@svc/outbound'
 
 /** Milliseconds since the attempt began at which each phase ended. */
 export interface PhaseClock {
@@ -14,9 +13,14 @@ export interface PhaseClock {
 
 export const elapsed = (clock: PhaseClock) => performance.now() - clock.start
 
+/** The outbound rule's refusal of an address, as a value (undefined: allowed). */
 function refused(address: string, policy: OutboundPolicy): Error | undefined {
-  if (policy.allowPrivateTargets || ipaddr.process(address).range() === 'unicast') return undefined
-  return new Error(`the target resolves to ${address}, a non-public address (set ALLOW_PRIVATE_TARGETS=true to allow it)`)
+  try {
+    checkAddress(address, policy)
+    return undefined
+  } catch (error) {
+    return error as Error
+  }
 }
 
 /** Resolves a host (timed) to the address to connect to, refusing non-public ones under the policy. */

@@ -17,12 +17,18 @@ export class TargetRefused extends Error {
   override name = 'TargetRefused'
 }
 
+/** A target whose host name does not resolve (now): a kind of refusal callers may choose to accept. */
+export class TargetUnresolved extends TargetRefused {
+  override name = 'TargetUnresolved'
+}
+
 /** Only ordinary public unicast addresses; everything ipaddr.js names otherwise (private, loopback, link-local, …) is refused. */
 function isPublic(address: string): boolean {
   return ipaddr.process(address).range() === 'unicast'
 }
 
-function checkedAddress(address: string, policy: OutboundPolicy): void {
+/** Refuses (TargetRefused) an address the policy does not allow: for callers that resolve names themselves. */
+export function checkAddress(address: string, policy: OutboundPolicy): void {
   if (!policy.allowPrivateTargets && !isPublic(address)) {
     throw new TargetRefused(`the target resolves to ${address}, a non-public address (set ALLOW_PRIVATE_TARGETS=true to allow it)`)
   }
@@ -44,11 +50,11 @@ export async function checkTarget(url: string, policy: OutboundPolicy): Promise<
     : await new Promise<string[]>((resolve, reject) =>
         lookup(host, { all: true }, (error, found) =>
           error
-            ? reject(new TargetRefused(`its host does not resolve: ${error.code ?? error.message}`))
+            ? reject(new TargetUnresolved(`its host does not resolve: ${error.code ?? error.message}`))
             : resolve(found.map((entry) => entry.address)),
         ),
       )
-  for (const address of addresses) checkedAddress(address, policy)
+  for (const address of addresses) checkAddress(address, policy)
   return parsed
 }
 
@@ -65,7 +71,7 @@ export function guardedLookup(policy: OutboundPolicy) {
     lookup(hostname, { ...options, all: true }, (error, found) => {
       if (error) return callback(error, [])
       try {
-        for (const entry of found) checkedAddress(entry.address, policy)
+        for (const entry of found) checkAddress(entry.address, policy)
       } catch (refusal) {
         return callback(refusal as NodeJS.ErrnoException, [])
       }

@@ -1,1 +1,1 @@
-export { checkTarget, guardedLookup, TargetRefused, type OutboundPolicy } from './guard.js'
+export { checkAddress, checkTarget, guardedLookup, TargetRefused, TargetUnresolved, type OutboundPolicy } from './guard.js'

@@ -29,10 +29,11 @@ export const auditEntry = (organizationId: string, entityType: string, entityId:
  * healthy runner serves (a relay that stopped reporting), whatever its last result was.
  */
 export async function regionStatesOf(db: Executor, organizationId: string, checks: readonly CheckRow[], serviceRegion: string) {
-  const latest = await latestByRegion(
+  const rows = await latestByRegion(
     db,
     checks.map((check) => check.id),
   )
+  const latest = new Map(rows.map((row) => [`${row.checkId}/${row.region}`, row]))
   const relays = checks.some((check) => check.regions.some((region) => region !== serviceRegion))
     ? await relayRegions(db, organizationId)
     : new Map<string, boolean>()
@@ -41,7 +42,7 @@ export async function regionStatesOf(db: Executor, organizationId: string, check
     byCheck.set(
       check.id,
       check.regions.map((region) => {
-        const found = latest.find((row) => row.checkId === check.id && row.region === region)
+        const found = latest.get(`${check.id}/${region}`)
         const runnable = region === serviceRegion || relays.get(region) === true
         return { region, status: runnable && found ? found.status : 'unknown', lastRunAt: found?.finishedAt ?? null }
       }),

@@ -13,7 +13,7 @@ import {
 } from '@svc/check-runner'
 import type { Executor, Json } from '@svc/db'
 import { invalidField } from '@svc/http'
-import { checkTarget, TargetRefused, type OutboundPolicy } from '@svc/outbound'
+import { checkTarget, TargetRefused, TargetUnresolved, type OutboundPolicy } from '@svc/outbound'
 import type { CheckFields } from '../queries/checks.js'
 import { relayRegions } from '../queries/relays.js'
 import { secretNames } from '../secrets/resolve.js'
@@ -70,7 +70,7 @@ async function checkHost(field: string, url: string, policy: OutboundPolicy): Pr
   try {
     await checkTarget(url, policy)
   } catch (error) {
-    if (error instanceof TargetRefused && !error.message.startsWith('its host does not resolve')) throw invalidField(field, error.message)
+    if (error instanceof TargetRefused && !(error instanceof TargetUnresolved)) throw invalidField(field, error.message)
   }
 }
 
