@@ -204,6 +204,8 @@ export type { AnalysisStart, AnalysisStarter } from './workflows/runner.js'
 export type { PagingPreferences, PhoneReader, PreferencesReader, PushReader } from './escalation/channels.js'
 export {
   alertIncident,
+  alertReportBetween,
+  type AlertResponseStats,
   alertSummaries,
   alertTimeline,
   deploysBetween,

@@ -108,3 +108,60 @@ export async function escalationPolicyExists(db: Executor, organizationId: strin
     .executeTakeFirst()
   return row !== undefined
 }
+
+/** How many alerts, how fast they were acknowledged and resolved: means over those that were. */
+export interface AlertResponseStats {
+  alerts: number
+  acknowledged: number
+  resolved: number
+  /** Mean time to acknowledge, seconds; null when none was acknowledged. */
+  mttaSeconds: number | null
+  /** Mean time to resolve, seconds; null when none was resolved. */
+  mttrSeconds: number | null
+}
+
+const responseStats = sql<AlertResponseStats>`json_build_object(
+  'alerts', count(*)::int,
+  'acknowledged', count(acknowledged_at)::int,
+  'resolved', count(resolved_at)::int,
+  'mttaSeconds', round(avg(extract(epoch from acknowledged_at - created_at))::numeric, 1)::float8,
+  'mttrSeconds', round(avg(extract(epoch from resolved_at - created_at))::numeric, 1)::float8)`
+
+/**
+ * The alerts opened in [from, to), for the platform's incidents report: totals, by priority, by
+ * service and by UTC day, computed in the database over all of them, and the first `rowLimit`
+ * alerts themselves (oldest first).
+ */
+export async function alertReportBetween(db: Executor, organizationId: string, from: Date, to: Date, rowLimit: number) {
+  const opened = sql`organization_id = ${organizationId} and created_at >= ${from} and created_at < ${to}`
+  const [totals, byPriority, byService, perDay, rows] = await Promise.all([
+    sql<{ stats: AlertResponseStats }>`select ${responseStats} as stats from divinux.alerts where ${opened}`.execute(db),
+    sql<{ key: string; stats: AlertResponseStats }>`
+      select priority as key, ${responseStats} as stats from divinux.alerts where ${opened} group by priority order by priority`.execute(
+      db,
+    ),
+    sql<{ key: string | null; stats: AlertResponseStats }>`
+      select service as key, ${responseStats} as stats from divinux.alerts where ${opened}
+      group by service order by count(*) desc, service nulls last`.execute(db),
+    sql<{ day: string; alerts: number }>`
+      select to_char(date_trunc('day', created_at at time zone 'UTC'), 'YYYY-MM-DD') as day, count(*)::int as alerts
+      from divinux.alerts where ${opened} group by 1 order by 1`.execute(db),
+    db
+      .selectFrom('divinux.alerts')
+      .select(['id', 'title', 'priority', 'service', 'source', 'status', 'createdAt', 'acknowledgedAt', 'resolvedAt'])
+      .where('organizationId', '=', organizationId)
+      .where('createdAt', '>=', from)
+      .where('createdAt', '<', to)
+      .orderBy('createdAt')
+      .orderBy('id')
+      .limit(rowLimit)
+      .execute(),
+  ])
+  return {
+    totals: totals.rows[0]!.stats,
+    byPriority: byPriority.rows.map((row) => ({ priority: row.key, ...row.stats })),
+    byService: byService.rows.map((row) => ({ service: row.key, ...row.stats })),
+    perDay: perDay.rows,
+    rows,
+  }
+}

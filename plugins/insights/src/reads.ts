@@ -1,3 +1,4 @@
+import { sql } from 'kysely'
 import type { Executor } from '@svc/db'
 import type { IncidentReference } from '@svc/events'
 
@@ -15,4 +16,25 @@ export async function latestAnalysisOf(db: Executor, organizationId: string, inc
     .orderBy('createdAt', 'desc')
     .limit(1)
     .executeTakeFirst()
+}
+
+/**
+ * The organization's AI consumption in [from, to), for the platform's AI usage report: totals,
+ * by feature and model, and by UTC day, from the spend ledger (`ai_usage`).
+ */
+export async function aiUsageBetween(db: Executor, organizationId: string, from: Date, to: Date) {
+  const recorded = sql`organization_id = ${organizationId} and created_at >= ${from} and created_at < ${to}`
+  const sums = sql`count(*)::int as requests, coalesce(sum(prompt_tokens), 0)::int8::float8 as prompt_tokens,
+    coalesce(sum(completion_tokens), 0)::int8::float8 as completion_tokens, coalesce(sum(cost_usd), 0)::float8 as cost_usd`
+  type Sums = { requests: number; promptTokens: number; completionTokens: number; costUsd: number }
+  const [totals, byModel, perDay] = await Promise.all([
+    sql<Sums>`select ${sums} from divinux.ai_usage where ${recorded}`.execute(db),
+    sql<Sums & { feature: string; provider: string; model: string }>`
+      select feature, provider, model, ${sums} from divinux.ai_usage where ${recorded}
+      group by feature, provider, model order by cost_usd desc, feature, provider, model`.execute(db),
+    sql<Sums & { day: string }>`
+      select to_char(date_trunc('day', created_at at time zone 'UTC'), 'YYYY-MM-DD') as day, ${sums}
+      from divinux.ai_usage where ${recorded} group by 1 order by 1`.execute(db),
+  ])
+  return { totals: totals.rows[0]!, byModel: byModel.rows, perDay: perDay.rows }
 }

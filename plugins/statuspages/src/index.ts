@@ -73,6 +73,7 @@ export const statusPagesSurface: FastifyPluginAsync<StatusPagesOptions> = async 
 }
 
 export {
+  componentUptimeBetween,
   maintenanceWindowsOf,
   unknownStatusComponents,
   searchStatusIncidents,

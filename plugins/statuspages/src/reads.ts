@@ -2,7 +2,9 @@
 import type { Executor, Page } from '@svc/db'
 import { containing, paged } from '@svc/db'
 import type { WebhookTarget } from '@svc/notifier'
+import type { ComponentStatus } from './model.js'
 import { publicUrlOf } from './pages/public-url.js'
+import { uptimeBetween, PARTIAL_OUTAGE_WEIGHT } from './public/uptime.js'
 import { webhookTargetOf } from './queries/subscribers.js'
 import { SUBSCRIBER_RECIPIENT } from './subscribers/notifications.js'
 
@@ -189,4 +191,66 @@ export async function maintenanceWindowsOf(db: Executor, organizationId: string,
       return { from: started, to: ended }
     })
     .filter((window) => window.from < to && window.to > from)
+}
+
+/**
+ * Every component's uptime over [from, to), for the platform's uptime report: the status page
+ * arithmetic (maintenance left out, a partial outage weighted PARTIAL_OUTAGE_WEIGHT) by UTC day.
+ */
+export async function componentUptimeBetween(db: Executor, organizationId: string, from: Date, to: Date) {
+  const [components, before, during] = await Promise.all([
+    db
+      .selectFrom('divinux.statusComponents as component')
+      .innerJoin('divinux.statusPages as page', 'page.id', 'component.pageId')
+      .select(['component.id', 'component.name', 'page.name as pageName', 'component.createdAt'])
+      .where('component.organizationId', '=', organizationId)
+      .where('component.createdAt', '<', to)
+      .orderBy('page.name')
+      .orderBy('component.position')
+      .orderBy('component.id')
+      .execute(),
+    db
+      .selectFrom('divinux.statusComponentChanges as change')
+      .innerJoin('divinux.statusComponents as component', 'component.id', 'change.componentId')
+      .distinctOn('change.componentId')
+      .select(['change.componentId', 'change.status', 'change.changedAt'])
+      .where('component.organizationId', '=', organizationId)
+      .where('change.changedAt', '<', from)
+      .orderBy('change.componentId')
+      .orderBy('change.changedAt', 'desc')
+      .orderBy('change.id', 'desc')
+      .execute(),
+    db
+      .selectFrom('divinux.statusComponentChanges as change')
+      .innerJoin('divinux.statusComponents as component', 'component.id', 'change.componentId')
+      .select(['change.componentId', 'change.status', 'change.changedAt'])
+      .where('component.organizationId', '=', organizationId)
+      .where('change.changedAt', '>=', from)
+      .where('change.changedAt', '<', to)
+      .orderBy('change.changedAt')
+      .orderBy('change.id')
+      .execute(),
+  ])
+  const history = [...before, ...during]
+  return {
+    partialOutageWeight: PARTIAL_OUTAGE_WEIGHT,
+    components: components.map((component) => {
+      const changes = history
+        .filter((change) => change.componentId === component.id)
+        .map((change) => ({ status: change.status as ComponentStatus, changedAt: change.changedAt }))
+      const uptime = uptimeBetween(changes, from, to)
+      const sum = (field: 'majorOutageSeconds' | 'partialOutageSeconds' | 'maintenanceSeconds') =>
+        uptime.days.reduce((total, day) => total + day[field], 0)
+      return {
+        id: component.id,
+        name: component.name,
+        pageName: component.pageName,
+        uptimePercentage: uptime.uptimePercentage,
+        majorOutageSeconds: sum('majorOutageSeconds'),
+        partialOutageSeconds: sum('partialOutageSeconds'),
+        maintenanceSeconds: sum('maintenanceSeconds'),
+        days: uptime.days,
+      }
+    }),
+  }
 }

@@ -1,6 +1,7 @@
 import type { Executor, Page } from '@svc/db'
 import { paged } from '@svc/db'
 import { checkColumns } from './queries/checks.js'
+import { availabilityOf, type AvailabilityOptions } from './results/availability.js'
 
 // What other surfaces read of this one's tables (ARCHITECTURE.md, "Between surfaces").
 
@@ -38,4 +39,25 @@ export async function recentCheckResults(db: Executor, organizationId: string, c
     .orderBy('dueAt', 'desc')
     .limit(limit)
     .execute()
+}
+
+/**
+ * Every check's availability over [from, to), for the platform's uptime report: the same
+ * arithmetic as a check's `sla` (maintenance windows of linked components left out).
+ */
+export async function checkAvailabilityBetween(db: Executor, organizationId: string, from: Date, to: Date, options: AvailabilityOptions) {
+  const checks = await db
+    .selectFrom('divinux.syntheticChecks')
+    .select(['id', 'organizationId', 'name', 'kind', 'statusComponentIds', 'state'])
+    .where('organizationId', '=', organizationId)
+    .where('createdAt', '<', to)
+    .orderBy('name')
+    .orderBy('id')
+    .execute()
+  const rows = []
+  for (const check of checks) {
+    const { runs, failures, availability } = await availabilityOf(db, check, from, to, options)
+    rows.push({ id: check.id, name: check.name, kind: check.kind, state: check.state, runs, failures, availability })
+  }
+  return rows
 }

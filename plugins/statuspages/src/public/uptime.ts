@@ -36,15 +36,25 @@ const percent = (share: number) => Math.round(share * 100_000) / 1000
  */
 export function uptimeOf(changes: StatusChange[], now: Date, days = UPTIME_DAYS): Uptime {
   const today = Math.floor(now.getTime() / DAY_MS) * DAY_MS
-  const windowStart = today - (days - 1) * DAY_MS
+  return uptimeOver(changes, today - (days - 1) * DAY_MS, now.getTime(), today)
+}
+
+/** The same over any period [from, to), by UTC day, for reports: the first and last days are partial. */
+export function uptimeBetween(changes: StatusChange[], from: Date, to: Date): Uptime {
+  const firstDay = Math.floor(from.getTime() / DAY_MS) * DAY_MS
+  const lastDay = Math.floor((to.getTime() - 1) / DAY_MS) * DAY_MS
+  return uptimeOver(changes, firstDay, to.getTime(), lastDay, from.getTime())
+}
+
+function uptimeOver(changes: StatusChange[], firstDay: number, end: number, lastDay: number, start = firstDay): Uptime {
   const segments = changes.map((change, index) => ({
     status: change.status,
     from: change.changedAt.getTime(),
-    to: changes[index + 1]?.changedAt.getTime() ?? now.getTime(),
+    to: changes[index + 1]?.changedAt.getTime() ?? end,
   }))
   const totals = { measured: 0, down: 0 }
   const result: UptimeDay[] = []
-  for (let day = windowStart; day <= today; day += DAY_MS) {
+  for (let day = firstDay; day <= lastDay; day += DAY_MS) {
     const seconds: Record<ComponentStatus, number> = {
       operational: 0,
       degraded_performance: 0,
@@ -53,7 +63,7 @@ export function uptimeOf(changes: StatusChange[], now: Date, days = UPTIME_DAYS)
       under_maintenance: 0,
     }
     for (const segment of segments) {
-      const overlap = Math.min(segment.to, day + DAY_MS, now.getTime()) - Math.max(segment.from, day)
+      const overlap = Math.min(segment.to, day + DAY_MS, end) - Math.max(segment.from, day, start)
       if (overlap > 0) seconds[segment.status] += overlap / 1000
     }
     const measured = seconds.operational + seconds.degraded_performance + seconds.partial_outage + seconds.major_outage

@@ -2,30 +2,14 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { Type } from 'typebox'
 import { membershipOf } from '@svc/auth'
 import type { AttemptResult } from '@svc/check-runner'
-import { pageOf, type Executor } from '@svc/db'
+import { pageOf } from '@svc/db'
 import { ListResponse, Timestamp, invalidField } from '@svc/http'
-import {
-  availabilityFromRollups,
-  availabilityFromRuns,
-  listResults,
-  statsFromRollups,
-  statsFromRuns,
-  type StatsRow,
-} from '../queries/runs.js'
+import { listResults, statsFromRollups, statsFromRuns, type StatsRow } from '../queries/runs.js'
 import { CheckParams, MANAGED_BASE, Region, ResultStatusSchema, RunResult, tags } from '../schemas.js'
 import { checkOfRequest } from '../checks/access.js'
+import { availabilityOf, percentUp as percent, type AvailabilityOptions } from './availability.js'
 
-export interface ResultRouteOptions {
-  retentionDays: number
-  /** The maintenance windows of status page components in [from, to) (the status pages' read). */
-  maintenanceWindows: (
-    db: Executor,
-    organizationId: string,
-    componentIds: string[],
-    from: Date,
-    to: Date,
-  ) => Promise<Array<{ from: Date; to: Date }>>
-}
+export type ResultRouteOptions = AvailabilityOptions
 
 const DAY_MS = 86_400_000
 /** Ranges up to this long are computed from the raw runs (exact percentiles); longer ones from roll-ups. */
@@ -57,7 +41,6 @@ const Bucket = Type.Object({
 })
 
 const rounded = (value: number | null) => (value === null ? null : Math.round(Number(value) * 100) / 100)
-const percent = (runs: number, failures: number) => (runs === 0 ? null : Math.round(((runs - failures) / runs) * 100_000) / 1000)
 
 const bucketBody = (row: StatsRow) => ({
   start: new Date(row.bucket).toISOString(),
@@ -184,16 +167,7 @@ export const resultRoutes: FastifyPluginAsyncTypebox<ResultRouteOptions> = async
     async (request) => {
       const check = await checkOfRequest(db, request)
       const { from, to } = rangeOf(request.query, 30)
-      const windows = check.statusComponentIds.length
-        ? await options.maintenanceWindows(db, check.organizationId, check.statusComponentIds, from, to)
-        : []
-      // Raw results where they are kept, hourly roll-ups before that.
-      const cutoff = new Date(Math.max(from.getTime(), Date.now() - options.retentionDays * DAY_MS))
-      const hourCutoff = new Date(Math.floor(cutoff.getTime() / 3_600_000) * 3_600_000)
-      const recent = await availabilityFromRuns(db, check.id, hourCutoff > from ? hourCutoff : from, to, windows)
-      const older = hourCutoff > from ? await availabilityFromRollups(db, check.id, from, hourCutoff, windows) : { runs: 0, failures: 0 }
-      const runs = recent.runs + older.runs
-      const failures = recent.failures + older.failures
+      const { runs, failures, windows } = await availabilityOf(db, check, from, to, options)
       return {
         from: from.toISOString(),
         to: to.toISOString(),
