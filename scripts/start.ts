@@ -7,7 +7,7 @@ import { buildApp as buildPlatform } from '@svc/platform'
 import { buildApp as buildProduct } from '@svc/product'
 import { exitOnConfigurationError, openResources, serve } from '@svc/runtime'
 import { DEV_CLIENT_ID, devIssuer, openDevIdentityProvider } from './embedded-identity.js'
-import { embeddedSecretsKey } from './embedded-secrets-key.js'
+import { embeddedReportsSigningKey, embeddedSecretsKey } from './embedded-secrets-key.js'
 
 const env = exitOnConfigurationError(() => readEnvironment())
 const useDevIdentityProvider = !env.AUTH_ISSUER
@@ -15,7 +15,11 @@ const auth = exitOnConfigurationError(() =>
   useDevIdentityProvider ? authConfigFor(env, devIssuer(env), [DEV_CLIENT_ID]) : authConfigFromEnvironment(env),
 )
 const base = serviceConfigFor(env, auth)
-const config = { ...base, synthetics: { ...base.synthetics!, secretsKey: await embeddedSecretsKey(env) } }
+const config = {
+  ...base,
+  synthetics: { ...base.synthetics!, secretsKey: await embeddedSecretsKey(env) },
+  reportsSigningKey: await embeddedReportsSigningKey(env),
+}
 
 const resources = await openResources(config)
 const apps = [

@@ -150,6 +150,8 @@ export interface ServiceConfig {
   billing?: BillingConfig
   /** Unset: DEFAULT_SYNTHETICS_CONFIG (region `local`, 30 days of raw results, no secrets key). */
   synthetics?: SyntheticsConfig
+  /** REPORTS_SIGNING_KEY: signs report download links (HMAC-SHA256); every platform replica shares it. Unset: downloads answer 503. */
+  reportsSigningKey?: string
 }
 
 /** Billing through Stripe (issue 17). */

@@ -67,8 +67,9 @@ export function toErrorBody(error: FastifyError & PostgresError, request: Fastif
     request.log.warn({ err: error }, 'an upstream service refused')
     return body(502, error.message, 'UPSTREAM_FAILED')
   }
-  // Our own BillingDisabledError: a 503 that says billing is off on this platform.
-  if (statusCode === 503 && error.code === 'BILLING_DISABLED') return body(503, error.message, 'BILLING_DISABLED')
+  // Our own 503s that say a feature is off on this platform (billing, report downloads).
+  if (statusCode === 503 && (error.code === 'BILLING_DISABLED' || error.code === 'REPORTS_DISABLED'))
+    return body(503, error.message, error.code)
   if (statusCode >= 500) {
     request.log.error({ err: error }, 'request failed')
     return body(statusCode, 'the server could not complete the request', statusCode === 502 ? 'UPSTREAM_FAILED' : 'INTERNAL_ERROR')

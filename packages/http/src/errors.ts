@@ -13,6 +13,7 @@ export const BudgetExceededError = createError('BUDGET_EXCEEDED', '%s', 402)
 export const PlanRequiredError = createError('PLAN_REQUIRED', '%s', 402)
 export const UpstreamError = createError('UPSTREAM_FAILED', '%s', 502)
 export const BillingDisabledError = createError('BILLING_DISABLED', '%s', 503)
+export const ReportsDisabledError = createError('REPORTS_DISABLED', '%s', 503)
 
 /** A 400 VALIDATION_FAILED for a rule the schema cannot express, shaped like a schema failure. */
 export function invalidField(field: string, message: string, context: 'body' | 'querystring' | 'params' = 'body') {
