@@ -31,6 +31,7 @@ import * as statusSubscriberConfirmations from './migrations/0029_status_subscri
 import * as synthetics from './migrations/0030_synthetics.js'
 import * as billing from './migrations/0031_billing.js'
 import * as billingExemption from './migrations/0032_billing_exemption.js'
+import * as reports from './migrations/0033_reports.js'
 
 /**
  * Every migration, in order, listed by hand rather than found by scanning a folder, so a
@@ -69,4 +70,5 @@ export const migrations: Record<string, Migration> = {
   '0030_synthetics': synthetics,
   '0031_billing': billing,
   '0032_billing_exemption': billingExemption,
+  '0033_reports': reports,
 }

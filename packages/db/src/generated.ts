@@ -125,6 +125,29 @@ export interface CoreOutbox {
   updatedAt: Generated<Timestamp>;
 }
 
+export interface CoreReportFiles {
+  content: Buffer;
+  reportId: string;
+}
+
+export interface CoreReports {
+  completedAt: Timestamp | null;
+  contentType: string | null;
+  createdAt: Generated<Timestamp>;
+  error: string | null;
+  fileName: string | null;
+  format: string;
+  id: Generated<string>;
+  organizationId: string;
+  periodFrom: Timestamp;
+  periodTo: Timestamp;
+  requestedBy: string | null;
+  sizeBytes: number | null;
+  startedAt: Timestamp | null;
+  status: Generated<string>;
+  type: string;
+}
+
 export interface CoreScimGroupMembers {
   createdAt: Generated<Timestamp>;
   display: string | null;
@@ -837,6 +860,8 @@ export interface DB {
   "core.orgProductRoles": CoreOrgProductRoles;
   "core.orgProductSubscriptions": CoreOrgProductSubscriptions;
   "core.outbox": CoreOutbox;
+  "core.reportFiles": CoreReportFiles;
+  "core.reports": CoreReports;
   "core.scimGroupMembers": CoreScimGroupMembers;
   "core.scimGroups": CoreScimGroups;
   "core.scimTokens": CoreScimTokens;

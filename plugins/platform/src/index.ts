@@ -19,10 +19,16 @@ import { statusPageListRoutes, type StatusPageLister } from './organizations/sta
 export { scimRouterError } from './scim/index.js'
 export type { StatusPageLister } from './organizations/status-page-routes.js'
 export type { CheckLister } from './organizations/check-routes.js'
+import { createReportGenerator } from './reports/generator.js'
+import { reportFileRoutes } from './reports/file-routes.js'
+import { reportRoutes } from './reports/routes.js'
+import type { ReportSources } from './reports/sources.js'
+export type { ReportSources } from './reports/sources.js'
+export { REPORT_QUEUE } from './reports/generator.js'
 import { scimTokenRoutes } from './scim-tokens/routes.js'
 import { ssoRoutes } from './sso/routes.js'
 
-/** The platform surface: identity, organizations and members, audit log, platform roles, SCIM tokens and the SCIM server, SSO/SAML. */
+/** The platform surface: identity, organizations and members, audit log and reports, billing, platform roles, SCIM tokens and the SCIM server, SSO/SAML. */
 export interface PlatformOptions {
   /** The status page surface's read of an organization's pages. */
   statusPages: StatusPageLister
@@ -34,6 +40,10 @@ export interface PlatformOptions {
   notifier: Notifier
   /** The web application's address (APP_URL), linked from e-mails. */
   appUrl?: string
+  /** What reports read of the product surfaces, through their read modules. */
+  reportSources: ReportSources
+  /** REPORTS_SIGNING_KEY: signs report download links; unset, downloads answer 503 REPORTS_DISABLED. */
+  reportsSigningKey?: string
 }
 
 export const platformSurface: FastifyPluginAsync<PlatformOptions> = async (app, options) => {
@@ -48,6 +58,15 @@ export const platformSurface: FastifyPluginAsync<PlatformOptions> = async (app, 
   const billing = billingOf(options.billing)
   await app.register(billingRoutes, { billing })
   await app.register(billingWebhookRoutes, { billing, notifier: options.notifier, appUrl: options.appUrl })
+  const reports = createReportGenerator({
+    database: app.database,
+    jobs: app.jobs,
+    sources: options.reportSources,
+    log: app.log.child({ component: 'reports' }),
+  })
+  app.addHook('onReady', () => reports.start())
+  await app.register(reportRoutes, { generator: reports, signingKey: options.reportsSigningKey })
+  await app.register(reportFileRoutes, { signingKey: options.reportsSigningKey })
   await app.register(platformRoleRoutes)
   await app.register(scimTokenRoutes)
   await app.register(scimGroupBindingRoutes)

@@ -1,11 +1,13 @@
 import type { FastifyInstance } from 'fastify'
-import { DEFAULT_NOTIFIER_CONFIG, type ServiceConfig } from '@svc/config'
+import { DEFAULT_NOTIFIER_CONFIG, DEFAULT_SYNTHETICS_CONFIG, type ServiceConfig } from '@svc/config'
 // `app.database` and `app.jobs` as @svc/http declares them, for this package compiled on its own.
 import type {} from '@svc/http'
 import { createNotifier } from '@svc/notifier'
-import { platformSurface, scimRouterError } from '@svc/plugin-platform'
-import { statusPagesOf } from '@svc/plugin-statuspages'
-import { checksOf } from '@svc/plugin-synthetics'
+import { alertReportBetween } from '@svc/plugin-alerting'
+import { aiUsageBetween } from '@svc/plugin-insights'
+import { platformSurface, scimRouterError, type ReportSources } from '@svc/plugin-platform'
+import { componentUptimeBetween, maintenanceWindowsOf, statusPagesOf } from '@svc/plugin-statuspages'
+import { checkAvailabilityBetween, checksOf } from '@svc/plugin-synthetics'
 import { buildServiceApp, type Resources } from '@svc/runtime'
 
 /** The platform API (port 3004): identity, organizations, billing, SSO/SCIM, audit, reports. */
@@ -27,12 +29,22 @@ export function buildApp(config: ServiceConfig, shared?: Resources): Promise<Fas
           config: config.notifier ?? DEFAULT_NOTIFIER_CONFIG,
           log: app.log.child({ component: 'notifier' }),
         })
+        const retentionDays = (config.synthetics ?? DEFAULT_SYNTHETICS_CONFIG).retentionDays
+        const reportSources: ReportSources = {
+          alerts: alertReportBetween,
+          componentUptime: componentUptimeBetween,
+          checkAvailability: (db, organizationId, from, to) =>
+            checkAvailabilityBetween(db, organizationId, from, to, { retentionDays, maintenanceWindows: maintenanceWindowsOf }),
+          aiUsage: aiUsageBetween,
+        }
         await app.register(platformSurface, {
           notifier,
           appUrl: config.notifier?.appUrl,
           statusPages: (db, organizationId, page) => statusPagesOf(db, organizationId, page, productUrl),
           checks: checksOf,
           billing: config.billing,
+          reportSources,
+          reportsSigningKey: config.reportsSigningKey,
         })
       },
       lenientPaths: true,

@@ -14,6 +14,15 @@ async function surfaces(app: FastifyInstance): Promise<void> {
   await app.register(platformSurface, {
     statusPages: async () => ({ rows: [], total: 0 }),
     checks: async () => ({ rows: [], total: 0 }),
+    reportSources: {
+      alerts: async () => {
+        const none = { alerts: 0, acknowledged: 0, resolved: 0, mttaSeconds: null, mttrSeconds: null }
+        return { totals: none, byPriority: [], byService: [], perDay: [], rows: [] }
+      },
+      componentUptime: async () => ({ partialOutageWeight: 0.3, components: [] }),
+      checkAvailability: async () => [],
+      aiUsage: async () => ({ totals: { requests: 0, promptTokens: 0, completionTokens: 0, costUsd: 0 }, byModel: [], perDay: [] }),
+    },
     notifier: createNotifier({ jobs: app.jobs, database: app.database, config: DEFAULT_NOTIFIER_CONFIG, log: app.log }),
   })
   app.get('/api/v1/scim/v2/Me', { config: { scim: true } }, async (request) => request.scim)

@@ -1,0 +1,113 @@
+import { sql } from 'kysely'
+import { paged, type Executor, type Page } from '@svc/db'
+import type { ReportFormat, ReportType } from '../reports/model.js'
+
+const reportColumns = [
+  'id',
+  'organizationId',
+  'type',
+  'format',
+  'periodFrom',
+  'periodTo',
+  'status',
+  'error',
+  'requestedBy',
+  'fileName',
+  'contentType',
+  'sizeBytes',
+  'createdAt',
+  'startedAt',
+  'completedAt',
+] as const
+
+export async function insertReport(
+  db: Executor,
+  report: { organizationId: string; type: ReportType; format: ReportFormat; from: Date; to: Date; requestedBy: string },
+) {
+  return db
+    .insertInto('core.reports')
+    .values({
+      organizationId: report.organizationId,
+      type: report.type,
+      format: report.format,
+      periodFrom: report.from,
+      periodTo: report.to,
+      requestedBy: report.requestedBy,
+    })
+    .returning(reportColumns)
+    .executeTakeFirstOrThrow()
+}
+
+export async function listReports(db: Executor, organizationId: string, filter: { status?: string; type?: string }, page: Page) {
+  let query = db.selectFrom('core.reports').where('organizationId', '=', organizationId)
+  if (filter.status) query = query.where('status', '=', filter.status)
+  if (filter.type) query = query.where('type', '=', filter.type)
+  return paged(query, (rows) => rows.select(reportColumns).orderBy('createdAt', 'desc').orderBy('id', 'desc'), page)
+}
+
+export async function reportOf(db: Executor, organizationId: string, reportId: string) {
+  return db
+    .selectFrom('core.reports')
+    .select(reportColumns)
+    .where('organizationId', '=', organizationId)
+    .where('id', '=', reportId)
+    .executeTakeFirst()
+}
+
+/**
+ * Takes a report to write: a queued one, or a running one whose job came back (its worker
+ * stopped part way; pg-boss handed the job out again). A ready or failed report is left alone,
+ * so a job delivered twice writes one file.
+ */
+export async function claimReport(db: Executor, reportId: string) {
+  return db
+    .updateTable('core.reports as report')
+    .from('core.organizations as organization')
+    .set({ status: 'running', startedAt: sql`now()`, error: null })
+    .whereRef('organization.id', '=', 'report.organizationId')
+    .where('report.id', '=', reportId)
+    .where('report.status', 'in', ['queued', 'running'])
+    .returning([
+      'report.id',
+      'report.organizationId',
+      'organization.name as organizationName',
+      'report.type',
+      'report.format',
+      'report.periodFrom',
+      'report.periodTo',
+    ])
+    .executeTakeFirst()
+}
+
+export async function storeReportFile(db: Executor, reportId: string, file: { name: string; contentType: string; content: Buffer }) {
+  await db
+    .insertInto('core.reportFiles')
+    .values({ reportId, content: file.content })
+    .onConflict((conflict) => conflict.column('reportId').doUpdateSet({ content: file.content }))
+    .execute()
+  await db
+    .updateTable('core.reports')
+    .set({ status: 'ready', fileName: file.name, contentType: file.contentType, sizeBytes: file.content.length, completedAt: sql`now()` })
+    .where('id', '=', reportId)
+    .execute()
+}
+
+export async function failReport(db: Executor, reportId: string, error: string) {
+  await db
+    .updateTable('core.reports')
+    .set({ status: 'failed', error, completedAt: sql`now()` })
+    .where('id', '=', reportId)
+    .where('status', 'in', ['queued', 'running'])
+    .execute()
+}
+
+/** A ready report's file, by id alone: the signed link is what authorises it. */
+export async function reportFile(db: Executor, reportId: string) {
+  return db
+    .selectFrom('core.reports as report')
+    .innerJoin('core.reportFiles as file', 'file.reportId', 'report.id')
+    .select(['report.fileName', 'report.contentType', 'file.content'])
+    .where('report.id', '=', reportId)
+    .where('report.status', '=', 'ready')
+    .executeTakeFirst()
+}

@@ -1,0 +1,94 @@
+import type { FastifyBaseLogger } from 'fastify'
+import type { Database, Executor } from '@svc/db'
+import { ensureQueue, inTransaction, type JobQueue } from '@svc/jobs'
+import { claimReport, failReport, storeReportFile } from '../queries/reports.js'
+import { aiUsageReport } from './content/ai-usage.js'
+import { auditLogReport } from './content/audit-log.js'
+import { incidentsReport } from './content/incidents.js'
+import { uptimeReport } from './content/uptime.js'
+import { renderCsv } from './csv.js'
+import type { ReportContent, ReportFormat, ReportType } from './model.js'
+import { renderPdf } from './pdf.js'
+import type { ReportSources } from './sources.js'
+
+export const REPORT_QUEUE = 'reports.generate'
+
+interface ReportJob {
+  reportId: string
+}
+
+function contentOf(
+  db: Executor,
+  sources: ReportSources,
+  type: ReportType,
+  organizationId: string,
+  from: Date,
+  to: Date,
+): Promise<ReportContent> {
+  switch (type) {
+    case 'audit-log':
+      return auditLogReport(db, organizationId, from, to)
+    case 'incidents':
+      return incidentsReport(db, organizationId, from, to, sources.alerts)
+    case 'uptime':
+      return uptimeReport(db, organizationId, from, to, sources)
+    case 'ai-usage':
+      return aiUsageReport(db, organizationId, from, to, sources.aiUsage)
+  }
+}
+
+const fileNameOf = (type: string, from: Date, to: Date, format: string) =>
+  `${type}-${from.toISOString().slice(0, 10)}-${new Date(to.getTime() - 1).toISOString().slice(0, 10)}.${format}`
+
+/**
+ * Writes reports in the background: `generate` queues a job in the transaction that records the
+ * report; a worker on any platform replica reads the period, renders the file and stores it with
+ * the report in one transaction. A report that cannot be written is marked failed with the reason,
+ * not retried: the same data would fail the same way.
+ */
+export function createReportGenerator(deps: { database: Database; jobs: JobQueue; sources: ReportSources; log: FastifyBaseLogger }) {
+  const { database, jobs, sources, log } = deps
+  const db = database.db
+
+  async function generate(reportId: string, now = new Date()): Promise<void> {
+    const report = await claimReport(db, reportId)
+    if (!report) return
+    try {
+      const content = await contentOf(db, sources, report.type as ReportType, report.organizationId, report.periodFrom, report.periodTo)
+      const format = report.format as ReportFormat
+      const file =
+        format === 'pdf'
+          ? { contentType: 'application/pdf', content: await renderPdf(content, report.organizationName, now) }
+          : { contentType: 'text/csv; charset=utf-8', content: renderCsv(content) }
+      await db
+        .transaction()
+        .execute((trx) =>
+          storeReportFile(trx, report.id, { ...file, name: fileNameOf(report.type, report.periodFrom, report.periodTo, format) }),
+        )
+      log.info({ reportId, type: report.type, format, bytes: file.content.length }, 'report ready')
+    } catch (error) {
+      log.error({ err: error, reportId }, 'report failed')
+      await failReport(db, reportId, (error as Error).message)
+    }
+  }
+
+  return {
+    generate,
+    /** Queues the report's job with the executor (a transaction) that inserted it. */
+    async enqueue(executor: Executor, reportId: string): Promise<void> {
+      await jobs.send(REPORT_QUEUE, { reportId } satisfies ReportJob, { db: inTransaction(executor), singletonKey: reportId })
+    },
+    async start(): Promise<void> {
+      // Expiry past the slowest report: a job whose worker died comes back after it.
+      await ensureQueue(jobs, REPORT_QUEUE, { retryLimit: 3, retryDelay: 10, expireInSeconds: 900 })
+      await jobs.work<ReportJob>(REPORT_QUEUE, { pollingIntervalSeconds: 1 }, async ([job]) => {
+        if (job) await generate(job.data.reportId)
+      })
+    },
+    async stop(): Promise<void> {
+      await jobs.offWork(REPORT_QUEUE)
+    },
+  }
+}
+
+export type ReportGenerator = ReturnType<typeof createReportGenerator>

@@ -1,0 +1,91 @@
+import type { Executor } from '@svc/db'
+
+// What reports read of the product surfaces, wired in by the platform service from each
+// surface's read module (ARCHITECTURE.md, "Between surfaces"): the platform never queries
+// their tables itself.
+
+export interface ResponseStats {
+  alerts: number
+  acknowledged: number
+  resolved: number
+  mttaSeconds: number | null
+  mttrSeconds: number | null
+}
+
+/** Alerting: the alerts opened in [from, to), aggregated over all of them, and the first `rowLimit`. */
+export type AlertReader = (
+  db: Executor,
+  organizationId: string,
+  from: Date,
+  to: Date,
+  rowLimit: number,
+) => Promise<{
+  totals: ResponseStats
+  byPriority: Array<ResponseStats & { priority: string }>
+  byService: Array<ResponseStats & { service: string | null }>
+  perDay: Array<{ day: string; alerts: number }>
+  rows: Array<{
+    id: string
+    title: string
+    priority: string
+    service: string | null
+    source: string
+    status: string
+    createdAt: Date
+    acknowledgedAt: Date | null
+    resolvedAt: Date | null
+  }>
+}>
+
+/** Status pages: each component's uptime over [from, to), by UTC day. */
+export type ComponentUptimeReader = (
+  db: Executor,
+  organizationId: string,
+  from: Date,
+  to: Date,
+) => Promise<{
+  partialOutageWeight: number
+  components: Array<{
+    name: string
+    pageName: string
+    uptimePercentage: number | null
+    majorOutageSeconds: number
+    partialOutageSeconds: number
+    maintenanceSeconds: number
+    days: Array<{ date: string; majorOutageSeconds: number; partialOutageSeconds: number }>
+  }>
+}>
+
+/** Synthetics: each check's availability over [from, to). */
+export type CheckAvailabilityReader = (
+  db: Executor,
+  organizationId: string,
+  from: Date,
+  to: Date,
+) => Promise<Array<{ name: string; kind: string; state: string; runs: number; failures: number; availability: number | null }>>
+
+/** Insights: AI consumption over [from, to). */
+export type AiUsageReader = (
+  db: Executor,
+  organizationId: string,
+  from: Date,
+  to: Date,
+) => Promise<{
+  totals: AiSpend
+  byModel: Array<AiSpend & { feature: string; provider: string; model: string }>
+  perDay: Array<AiSpend & { day: string }>
+}>
+
+export interface AiSpend {
+  requests: number
+  promptTokens: number
+  completionTokens: number
+  costUsd: number
+}
+
+export interface ReportSources {
+  alerts: AlertReader
+  componentUptime: ComponentUptimeReader
+  checkAvailability: CheckAvailabilityReader
+  aiUsage: AiUsageReader
+}

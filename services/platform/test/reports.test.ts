@@ -1,0 +1,447 @@
+import { execFile } from 'node:child_process'
+import { createHmac } from 'node:crypto'
+import { access, mkdtemp, writeFile } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
+import path from 'node:path'
+import { promisify } from 'node:util'
+import t from 'tap'
+import { auditContextOf, recordAudit } from '@svc/audit'
+import { buildApp } from '@svc/platform'
+import { startTestService, until, type SignedIn } from '@svc/testkit'
+
+// Reports end to end: asked for over HTTP, written by the pg-boss job from the product surfaces'
+// read modules, downloaded through a signed link over real HTTP, the PDF read back with
+// poppler's pdftotext. Without pdftotext here the PDF text checks say so and skip (CI fails).
+
+const signingKey = 'reports-test-signing-key-0123456789abcdef'
+const service = await startTestService(t, buildApp, { config: { reportsSigningKey: signingKey } })
+const { app } = service
+const db = app.database.db
+const address = await app.listen({ port: 0, host: '127.0.0.1' })
+const PDFTOTEXT = '/usr/bin/pdftotext'
+const hasPdftotext = await access(PDFTOTEXT).then(
+  () => true,
+  () => false,
+)
+
+const owner = await service.signIn('owner@reports.example')
+const member = await service.signIn('member@reports.example')
+const stranger = await service.signIn('stranger@elsewhere.example')
+const create = async (who: SignedIn, name: string, slug: string) =>
+  (await app.inject({ method: 'POST', url: '/api/v1/organizations', headers: who.headers, payload: { name, slug } })).json<{ id: string }>()
+    .id
+const orgId = await create(owner, 'Reports Co', 'reports-co')
+const otherOrgId = await create(stranger, 'Elsewhere', 'elsewhere')
+await db.insertInto('core.organizationMembers').values({ organizationId: orgId, userId: member.userId, role: 'member' }).execute()
+
+// The period: seven whole UTC days ending three days ago (inside synthetics' raw retention).
+const DAY = 86_400_000
+const HOUR = 3_600_000
+const from = new Date(Math.floor(Date.now() / DAY) * DAY - 10 * DAY)
+const to = new Date(from.getTime() + 7 * DAY)
+const at = (ms: number) => new Date(from.getTime() + ms)
+
+// Alerting: three alerts in the period (two acknowledged and resolved), one before it, one of another organization.
+const alert = (
+  organizationId: string,
+  title: string,
+  priority: string,
+  service: string,
+  createdAt: Date,
+  ackSeconds?: number,
+  resolveSeconds?: number,
+) => ({
+  organizationId,
+  title,
+  priority,
+  service,
+  source: 'webhook',
+  fingerprint: title,
+  status: resolveSeconds ? 'resolved' : 'open',
+  createdAt,
+  acknowledgedAt: ackSeconds ? new Date(createdAt.getTime() + ackSeconds * 1000) : null,
+  resolvedAt: resolveSeconds ? new Date(createdAt.getTime() + resolveSeconds * 1000) : null,
+})
+await db
+  .insertInto('divinux.alerts')
+  .values([
+    alert(orgId, 'Checkout latency', 'P1', 'api', at(HOUR), 60, 600),
+    alert(orgId, 'Database failover', 'P1', 'api', at(2 * DAY), 180, 1800),
+    alert(orgId, 'Stale cache', 'P2', 'web', at(3 * DAY)),
+    alert(orgId, 'Before the period', 'P1', 'api', at(-HOUR), 10, 20),
+    alert(otherOrgId, 'Someone else’s outage', 'P1', 'secret-service', at(HOUR), 5, 5),
+  ])
+  .execute()
+
+// Insights: two model requests in the period, one after it.
+await db
+  .insertInto('divinux.aiUsage')
+  .values([
+    {
+      organizationId: orgId,
+      feature: 'analysis',
+      provider: 'openai',
+      model: 'gpt-test',
+      promptTokens: 100,
+      completionTokens: 50,
+      costUsd: '0.0125',
+      referenceId: '00000000-0000-4000-8000-0000000000a1',
+      createdAt: at(DAY),
+    },
+    {
+      organizationId: orgId,
+      feature: 'rca_draft',
+      provider: 'openai',
+      model: 'gpt-test',
+      promptTokens: 200,
+      completionTokens: 100,
+      costUsd: '0.025',
+      referenceId: '00000000-0000-4000-8000-0000000000b1',
+      createdAt: at(4 * DAY),
+    },
+    {
+      organizationId: orgId,
+      feature: 'analysis',
+      provider: 'openai',
+      model: 'gpt-test',
+      promptTokens: 9000,
+      completionTokens: 9000,
+      costUsd: '9',
+      referenceId: '00000000-0000-4000-8000-0000000000a2',
+      createdAt: at(8 * DAY),
+    },
+  ])
+  .execute()
+
+// Status pages: one component, one hour of major outage, two of partial outage, three of maintenance.
+const page = await db
+  .insertInto('divinux.statusPages')
+  .values({ organizationId: orgId, name: 'Public', slug: 'reports-public' })
+  .returning('id')
+  .executeTakeFirstOrThrow()
+const component = await db
+  .insertInto('divinux.statusComponents')
+  .values({ organizationId: orgId, pageId: page.id, name: 'API', createdAt: at(-5 * DAY) })
+  .returning('id')
+  .executeTakeFirstOrThrow()
+const changes: Array<[number, string]> = [
+  [-5 * DAY, 'operational'],
+  [DAY, 'major_outage'],
+  [DAY + HOUR, 'operational'],
+  [2 * DAY, 'partial_outage'],
+  [2 * DAY + 2 * HOUR, 'operational'],
+  [3 * DAY, 'under_maintenance'],
+  [3 * DAY + 3 * HOUR, 'operational'],
+]
+await db
+  .insertInto('divinux.statusComponentChanges')
+  .values(changes.map(([offset, status]) => ({ componentId: component.id, status, changedAt: at(offset) })))
+  .execute()
+
+// Synthetics: a check with ten runs in the period, two failing.
+const check = await db
+  .insertInto('divinux.syntheticChecks')
+  .values({
+    organizationId: orgId,
+    name: 'Homepage',
+    kind: 'http',
+    frequencySeconds: 60,
+    regions: ['local'],
+    timeoutMs: 5000,
+    createdAt: at(-DAY),
+  })
+  .returning('id')
+  .executeTakeFirstOrThrow()
+await db
+  .insertInto('divinux.syntheticRuns')
+  .values(
+    Array.from({ length: 10 }, (_, index) => ({
+      organizationId: orgId,
+      checkId: check.id,
+      region: 'local',
+      dueAt: at(index * HOUR),
+      state: 'done',
+      status: index < 2 ? 'failing' : 'passing',
+    })),
+  )
+  .execute()
+
+// An audit entry whose text a spreadsheet would run as a formula.
+await recordAudit(db, auditContextOf({ headers: {}, id: 'seed', ip: '127.0.0.1', user: { userId: owner.userId } }), {
+  organizationId: orgId,
+  product: 'platform',
+  entityType: 'organization',
+  entityId: orgId,
+  action: '=HYPERLINK("http://evil.example","click")',
+})
+
+const base = `/api/v1/organizations/${orgId}/reports`
+const generate = (who: SignedIn, payload: object, organizationId = orgId) =>
+  app.inject({ method: 'POST', url: `/api/v1/organizations/${organizationId}/reports/generate`, headers: who.headers, payload })
+const period = { from: from.toISOString(), to: to.toISOString() }
+
+interface ReportBody {
+  id: string
+  type: string
+  format: string
+  status: string
+  fileName: string | null
+  contentType: string | null
+  sizeBytes: number | null
+  error: string | null
+}
+const readyReport = (id: string) =>
+  until(`report ${id} ready`, async () => {
+    const list = (await app.inject({ method: 'GET', url: `${base}?limit=100`, headers: member.headers })).json<{ data: ReportBody[] }>()
+    const report = list.data.find((row) => row.id === id)
+    return report && report.status !== 'queued' && report.status !== 'running' && report
+  })
+
+async function download(id: string, who: SignedIn = member) {
+  const answer = await fetch(`${address}${base}/${id}/download`, { headers: who.headers })
+  t.equal(answer.status, 200, 'the signed link is handed out')
+  const { url, expiresAt } = (await answer.json()) as { url: string; expiresAt: string }
+  const file = await fetch(url)
+  return { url, expiresAt, file }
+}
+
+async function pdfText(content: ArrayBuffer): Promise<string> {
+  const directory = await mkdtemp(path.join(tmpdir(), 'report-'))
+  const file = path.join(directory, 'report.pdf')
+  await writeFile(file, Buffer.from(content))
+  const { stdout } = await promisify(execFile)(PDFTOTEXT, ['-layout', file, '-'])
+  return stdout
+}
+
+t.test('bad input is refused with the field named and stores nothing', async (t) => {
+  const cases: Array<[object, string]> = [
+    [{ type: 'incidents', format: 'csv', from: period.to, to: period.from }, 'from'],
+    [{ type: 'incidents', format: 'csv', from: period.from, to: new Date(from.getTime() + 367 * DAY).toISOString() }, 'to'],
+    [{ type: 'payroll', format: 'csv', ...period }, 'type'],
+    [{ type: 'incidents', format: 'xlsx', ...period }, 'format'],
+    [{ type: 'incidents', format: 'csv', from: 'last tuesday', to: period.to }, 'from'],
+    [{ type: 'incidents', format: 'csv', ...period, extra: true }, 'extra'],
+  ]
+  for (const [payload, field] of cases) {
+    const answer = await generate(member, payload)
+    t.equal(answer.statusCode, 400, JSON.stringify(payload))
+    t.match(answer.body, field)
+  }
+  const list = (await app.inject({ method: 'GET', url: base, headers: member.headers })).json<{ meta: { total: number } }>()
+  t.equal(list.meta.total, 0, 'no report was recorded')
+})
+
+t.test('an incidents report in CSV: alerts of the period with their response times', async (t) => {
+  const answer = await generate(member, { type: 'incidents', format: 'csv', ...period })
+  t.equal(answer.statusCode, 202)
+  const queued = answer.json<ReportBody>()
+  t.match(queued, { type: 'incidents', format: 'csv', status: 'queued', fileName: null })
+  const report = await readyReport(queued.id)
+  t.match(report, { status: 'ready', contentType: 'text/csv; charset=utf-8', error: null })
+  t.match(report.fileName, /^incidents-\d{4}-\d{2}-\d{2}-\d{4}-\d{2}-\d{2}\.csv$/)
+
+  const { url, expiresAt, file } = await download(report.id)
+  t.ok(url.startsWith(`${address}/api/v1/reports/${report.id}/file?`), 'the link is served by the platform')
+  const lifetime = new Date(expiresAt).getTime() - Date.now()
+  t.ok(lifetime > 14 * 60_000 && lifetime <= 15 * 60_000, 'the link works for 15 minutes')
+  t.equal(file.status, 200)
+  t.equal(file.headers.get('content-type'), 'text/csv; charset=utf-8')
+  t.equal(file.headers.get('content-disposition'), `attachment; filename="${report.fileName}"`)
+  t.equal(file.headers.get('cache-control'), 'private, no-store')
+  const text = (await file.text()).replace(/^\uFEFF/, '')
+  const lines = text.trimEnd().split('\r\n')
+  t.equal(
+    lines[0],
+    'id,opened_at,title,priority,service,source,status,acknowledged_at,resolved_at,seconds_to_acknowledge,seconds_to_resolve',
+  )
+  t.equal(lines.length, 4, 'three alerts of the period, nothing before it or of another organization')
+  t.match(lines[1], /,Checkout latency,P1,api,webhook,resolved,.*,60,600$/)
+  t.match(lines[3], /,Stale cache,P2,web,webhook,open,,,,$/)
+  t.notMatch(text, /secret-service|Before the period/)
+  t.equal(file.headers.get('content-length'), String(report.sizeBytes))
+})
+
+t.test('an incidents report in PDF: summary, MTTA and MTTR, by priority and service, a chart', async (t) => {
+  const queued = (await generate(owner, { type: 'incidents', format: 'pdf', ...period })).json<ReportBody>()
+  const report = await readyReport(queued.id)
+  t.match(report, { status: 'ready', contentType: 'application/pdf' })
+  const { file } = await download(report.id)
+  t.equal(file.headers.get('content-type'), 'application/pdf')
+  const content = await file.arrayBuffer()
+  t.equal(Buffer.from(content).subarray(0, 5).toString(), '%PDF-', 'a PDF file')
+  if (!hasPdftotext) {
+    if (process.env.CI === 'true') t.fail('pdftotext is not installed: .ci/run installs poppler-utils, and CI does not skip the PDF checks')
+    else t.comment('pdftotext is not installed (apt-get install -y poppler-utils): the PDF text checks are skipped')
+    return
+  }
+  const text = await pdfText(content)
+  t.match(text, 'Incidents report')
+  t.match(text, 'Reports Co')
+  t.match(text, /Alerts opened:\s+3/)
+  t.match(text, /Mean time to acknowledge \(MTTA\):\s+2\.0 min/)
+  t.match(text, /Mean time to resolve \(MTTR\):\s+20\.0 min/)
+  t.match(text, 'Alerts opened per day')
+  t.match(text, /Peak: 1 alerts/)
+  t.match(text, /P1\s+2\s+2\s+2\s+2\.0 min\s+20\.0 min/, 'by priority')
+  t.match(text, /web\s+1\s+0\s+0\s+n\/a\s+n\/a/, 'by service')
+  t.notMatch(text, 'secret-service')
+})
+
+t.test('an uptime report: components by the status page arithmetic, checks by their runs', async (t) => {
+  const csv = await readyReport((await generate(member, { type: 'uptime', format: 'csv', ...period })).json<ReportBody>().id)
+  const text = await (await download(csv.id)).file.text()
+  const lines = text
+    .replace(/^\uFEFF/, '')
+    .trimEnd()
+    .split('\r\n')
+  t.equal(lines[0], 'kind,page,name,uptime_percent,major_outage_minutes,partial_outage_minutes,maintenance_minutes,runs,failures')
+  // Measured: 7 days less 3 h of maintenance; down: 1 h + 0.3 × 2 h. 1 − 5,760 / 594,000 = 99.030 %.
+  t.equal(lines[1], 'status_component,Public,API,99.03,60,120,180,,')
+  t.equal(lines[2], 'check:http,,Homepage,80,,,,10,2')
+
+  const pdf = await readyReport((await generate(member, { type: 'uptime', format: 'pdf', ...period })).json<ReportBody>().id)
+  const content = await (await download(pdf.id)).file.arrayBuffer()
+  if (!hasPdftotext) return
+  const pdfReport = await pdfText(content)
+  t.match(pdfReport, 'Uptime report')
+  t.match(pdfReport, /Lowest component uptime:\s+99\.030 % \(Public \/ API\)/)
+  t.match(pdfReport, /Check availability, all runs:\s+80\.000 %/)
+  t.match(pdfReport, 'Component downtime per day')
+  t.match(pdfReport, /counts a partial outage as 0\.3 of downtime/)
+})
+
+t.test('an AI usage report: requests, tokens and cost of the period', async (t) => {
+  const csv = await readyReport((await generate(member, { type: 'ai-usage', format: 'csv', ...period })).json<ReportBody>().id)
+  const lines = (await (await download(csv.id)).file.text())
+    .replace(/^\uFEFF/, '')
+    .trimEnd()
+    .split('\r\n')
+  t.same(lines, [
+    'day,requests,prompt_tokens,completion_tokens,cost_usd',
+    `${at(DAY).toISOString().slice(0, 10)},1,100,50,0.0125`,
+    `${at(4 * DAY)
+      .toISOString()
+      .slice(0, 10)},1,200,100,0.025`,
+  ])
+  const pdf = await readyReport((await generate(member, { type: 'ai-usage', format: 'pdf', ...period })).json<ReportBody>().id)
+  const content = await (await download(pdf.id)).file.arrayBuffer()
+  if (!hasPdftotext) return
+  const text = await pdfText(content)
+  t.match(text, /Model requests:\s+2/)
+  t.match(text, /Cost:\s+\$0\.0375/)
+  t.match(text, /analysis\s+openai\s+gpt-test\s+1\s+100\s+50\s+\$0\.0125/)
+})
+
+t.test('an audit log export: entries of the period, formulas neutralised, the reports themselves audited', async (t) => {
+  const now = { from: new Date(Date.now() - DAY).toISOString(), to: new Date(Date.now() + HOUR).toISOString() }
+  const csv = await readyReport((await generate(owner, { type: 'audit-log', format: 'csv', ...now })).json<ReportBody>().id)
+  const text = (await (await download(csv.id, owner)).file.text()).replace(/^\uFEFF/, '')
+  t.match(
+    text.split('\r\n')[0],
+    /^time,actor_type,actor_user_id,actor_email,impersonated_by,scim_token_id,product,entity_type,entity_id,action,changes,ip,request_id$/,
+  )
+  t.match(text, `"'=HYPERLINK(""http://evil.example"",""click"")"`, 'a formula starts with an apostrophe')
+  t.match(text, 'owner@reports.example')
+  t.match(text, ',report,', 'earlier reports were audited')
+
+  const pdf = await readyReport((await generate(owner, { type: 'audit-log', format: 'pdf', ...now })).json<ReportBody>().id)
+  const content = await (await download(pdf.id, owner)).file.arrayBuffer()
+  if (hasPdftotext) {
+    const pdfReport = await pdfText(content)
+    t.match(pdfReport, 'Audit log report')
+    t.match(pdfReport, 'Entries by product and action')
+    t.match(pdfReport, /platform: generated/)
+  }
+
+  const audit = (
+    await app.inject({
+      method: 'GET',
+      url: `/api/v1/organizations/${orgId}/audit-logs?entityType=report&limit=100`,
+      headers: owner.headers,
+    })
+  ).json<{ data: Array<{ action: string; entityId: string; actor: { userId: string } }> }>()
+  const about = (id: string) => audit.data.filter((entry) => entry.entityId === id)
+  t.match(
+    about(csv.id)
+      .map((entry) => [entry.action, entry.actor.userId])
+      .sort(),
+    [
+      ['downloaded', owner.userId],
+      ['generated', owner.userId],
+    ],
+  )
+  t.ok(
+    audit.data.some((entry) => entry.action === 'downloaded' && entry.actor.userId === member.userId),
+    'who downloaded is recorded',
+  )
+})
+
+t.test('a link that was altered, has expired or names another report is 403', async (t) => {
+  const report = await readyReport((await generate(member, { type: 'incidents', format: 'csv', ...period })).json<ReportBody>().id)
+  const other = await readyReport((await generate(member, { type: 'uptime', format: 'csv', ...period })).json<ReportBody>().id)
+  const { url } = await download(report.id)
+  const link = new URL(url)
+  const signature = link.searchParams.get('signature')!
+  const expires = Number(link.searchParams.get('expires'))
+  const fileUrl = (id: string, query: Record<string, string>) => `${address}/api/v1/reports/${id}/file?${new URLSearchParams(query)}`
+  const flipped = (signature[0] === 'A' ? 'B' : 'A') + signature.slice(1)
+  const past = Math.floor(Date.now() / 1000) - 1
+  const signedPast = createHmac('sha256', signingKey).update(`${report.id}.${past}`).digest('base64url')
+  const cases: Array<[string, string]> = [
+    [fileUrl(report.id, { expires: String(expires), signature: flipped }), 'a changed signature'],
+    [fileUrl(report.id, { expires: String(expires + 3600), signature }), 'a later expiry'],
+    [fileUrl(report.id, { expires: String(expires), signature: signature.slice(0, -2) }), 'a shortened signature'],
+    [fileUrl(other.id, { expires: String(expires), signature }), 'another report'],
+    [fileUrl(report.id, { expires: String(past), signature: signedPast }), 'an expired link, correctly signed'],
+  ]
+  for (const [tampered, what] of cases) {
+    const answer = await fetch(tampered)
+    t.equal(answer.status, 403, what)
+    t.match(await answer.json(), { statusCode: 403, code: 'FORBIDDEN', message: 'The download link is invalid or has expired' })
+  }
+  t.equal((await fetch(fileUrl(report.id, { expires: String(expires) }))).status, 400, 'no signature')
+  t.equal((await fetch(url)).status, 200, 'the link itself still works')
+})
+
+t.test('another organization’s reports are 404; a report not ready is 409', async (t) => {
+  const report = (await generate(member, { type: 'incidents', format: 'csv', ...period })).json<ReportBody>()
+  t.equal((await generate(stranger, { type: 'incidents', format: 'csv', ...period })).statusCode, 404, 'an outsider cannot generate')
+  t.equal((await app.inject({ method: 'GET', url: base, headers: stranger.headers })).statusCode, 404, 'nor list')
+  const foreign = await app.inject({
+    method: 'GET',
+    url: `/api/v1/organizations/${otherOrgId}/reports/${report.id}/download`,
+    headers: stranger.headers,
+  })
+  t.equal(foreign.statusCode, 404, 'nor reach it through their own organization')
+  const strangers = (
+    await app.inject({ method: 'GET', url: `/api/v1/organizations/${otherOrgId}/reports`, headers: stranger.headers })
+  ).json()
+  t.equal(strangers.meta.total, 0, 'their own organization lists none of ours')
+
+  const pending = await db
+    .insertInto('core.reports')
+    .values({ organizationId: orgId, type: 'uptime', format: 'pdf', periodFrom: from, periodTo: to, requestedBy: member.userId })
+    .returning('id')
+    .executeTakeFirstOrThrow()
+  const early = await app.inject({ method: 'GET', url: `${base}/${pending.id}/download`, headers: member.headers })
+  t.equal(early.statusCode, 409)
+  t.match(early.json(), { code: 'CONFLICT', message: 'The report is queued, not ready' })
+  t.equal(
+    (await app.inject({ method: 'GET', url: `${base}/00000000-0000-4000-8000-000000000000/download`, headers: member.headers })).statusCode,
+    404,
+  )
+  const expires = Math.floor(Date.now() / 1000) + 60
+  const signature = createHmac('sha256', signingKey).update(`${pending.id}.${expires}`).digest('base64url')
+  const noFile = await fetch(`${address}/api/v1/reports/${pending.id}/file?expires=${expires}&signature=${signature}`)
+  t.equal(noFile.status, 404, 'a correctly signed link to a report with no file yet')
+
+  const queued = (await app.inject({ method: 'GET', url: `${base}?status=queued&type=uptime`, headers: member.headers })).json<{
+    data: ReportBody[]
+  }>()
+  t.ok(
+    queued.data.some((row) => row.id === pending.id),
+    'listed by status and type',
+  )
+  t.ok(queued.data.every((row) => row.status === 'queued' && row.type === 'uptime'))
+  await readyReport(report.id)
+})
