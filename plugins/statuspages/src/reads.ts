@@ -5,6 +5,7 @@ import type { WebhookTarget } from '@svc/notifier'
 import type { ComponentStatus } from './model.js'
 import { publicUrlOf } from './pages/public-url.js'
 import { uptimeBetween, PARTIAL_OUTAGE_WEIGHT } from './public/uptime.js'
+import { componentHistory } from './queries/public.js'
 import { webhookTargetOf } from './queries/subscribers.js'
 import { SUBSCRIBER_RECIPIENT } from './subscribers/notifications.js'
 
@@ -198,7 +199,7 @@ export async function maintenanceWindowsOf(db: Executor, organizationId: string,
  * arithmetic (maintenance left out, a partial outage weighted PARTIAL_OUTAGE_WEIGHT) by UTC day.
  */
 export async function componentUptimeBetween(db: Executor, organizationId: string, from: Date, to: Date) {
-  const [components, before, during] = await Promise.all([
+  const [components, history] = await Promise.all([
     db
       .selectFrom('divinux.statusComponents as component')
       .innerJoin('divinux.statusPages as page', 'page.id', 'component.pageId')
@@ -209,29 +210,8 @@ export async function componentUptimeBetween(db: Executor, organizationId: strin
       .orderBy('component.position')
       .orderBy('component.id')
       .execute(),
-    db
-      .selectFrom('divinux.statusComponentChanges as change')
-      .innerJoin('divinux.statusComponents as component', 'component.id', 'change.componentId')
-      .distinctOn('change.componentId')
-      .select(['change.componentId', 'change.status', 'change.changedAt'])
-      .where('component.organizationId', '=', organizationId)
-      .where('change.changedAt', '<', from)
-      .orderBy('change.componentId')
-      .orderBy('change.changedAt', 'desc')
-      .orderBy('change.id', 'desc')
-      .execute(),
-    db
-      .selectFrom('divinux.statusComponentChanges as change')
-      .innerJoin('divinux.statusComponents as component', 'component.id', 'change.componentId')
-      .select(['change.componentId', 'change.status', 'change.changedAt'])
-      .where('component.organizationId', '=', organizationId)
-      .where('change.changedAt', '>=', from)
-      .where('change.changedAt', '<', to)
-      .orderBy('change.changedAt')
-      .orderBy('change.id')
-      .execute(),
+    componentHistory(db, { organizationId }, from, to),
   ])
-  const history = [...before, ...during]
   return {
     partialOutageWeight: PARTIAL_OUTAGE_WEIGHT,
     components: components.map((component) => {

@@ -25,7 +25,7 @@ export type JsonDocument = (typeof jsonDocuments)[number]
 /** Each component's uptime over the last 90 days, for uptime.json and the HTML page's bars. */
 export async function componentUptimes(db: Executor, pageId: string, components: Array<{ id: string; createdAt: Date }>, now: Date) {
   const since = new Date(Math.floor(now.getTime() / 86_400_000) * 86_400_000 - (UPTIME_DAYS - 1) * 86_400_000)
-  const history = await componentHistory(db, pageId, since)
+  const history = await componentHistory(db, { pageId }, since)
   return new Map(
     components.map((component) => [
       component.id,

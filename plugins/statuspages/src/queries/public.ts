@@ -62,16 +62,23 @@ export async function publicRecords(db: Executor, pageId: string, kind: Incident
 
 export type PublicRecord = Awaited<ReturnType<typeof publicRecords>>[number]
 
-/** Status changes of the page's components since `since`, and each one's status just before it, for uptime. */
-export async function componentHistory(db: Executor, pageId: string, since: Date) {
+/** Whose components: one page's (its public uptime) or a whole organization's (the uptime report). */
+export type ComponentScope = { pageId: string } | { organizationId: string }
+
+/**
+ * Status changes of the scope's components in [from, to) (to: now when left out), and each
+ * one's status just before `from`, for uptime.
+ */
+export async function componentHistory(db: Executor, scope: ComponentScope, from: Date, to?: Date) {
+  const [column, id] = 'pageId' in scope ? (['s.pageId', scope.pageId] as const) : (['s.organizationId', scope.organizationId] as const)
   const [before, during] = await Promise.all([
     db
       .selectFrom('divinux.statusComponentChanges as c')
       .innerJoin('divinux.statusComponents as s', 's.id', 'c.componentId')
       .distinctOn('c.componentId')
       .select(['c.componentId', 'c.status', 'c.changedAt'])
-      .where('s.pageId', '=', pageId)
-      .where('c.changedAt', '<', since)
+      .where(column, '=', id)
+      .where('c.changedAt', '<', from)
       .orderBy('c.componentId')
       .orderBy('c.changedAt', 'desc')
       .orderBy('c.id', 'desc')
@@ -80,8 +87,9 @@ export async function componentHistory(db: Executor, pageId: string, since: Date
       .selectFrom('divinux.statusComponentChanges as c')
       .innerJoin('divinux.statusComponents as s', 's.id', 'c.componentId')
       .select(['c.componentId', 'c.status', 'c.changedAt'])
-      .where('s.pageId', '=', pageId)
-      .where('c.changedAt', '>=', since)
+      .where(column, '=', id)
+      .where('c.changedAt', '>=', from)
+      .$if(to !== undefined, (query) => query.where('c.changedAt', '<', to!))
       .orderBy('c.changedAt')
       .orderBy('c.id')
       .execute(),
