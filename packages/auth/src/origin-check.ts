@@ -1,4 +1,4 @@
-import type { FastifyRequest, onRequestAsyncHookHandler } from 'fastify'
+import type { FastifyRequest, onRequestHookHandler } from 'fastify'
 import { ForbiddenError } from '@svc/http'
 import { ID_TOKEN_COOKIE, REFRESH_TOKEN_COOKIE } from './token-extraction.js'
 
@@ -15,16 +15,17 @@ function carriesAuthCookies(request: FastifyRequest): boolean {
  * allowed origin when the browser names one. Requests without `Origin` (API clients,
  * server-to-server calls) are not browsers acting on a user's behalf and pass.
  */
-export function rejectForeignOrigins(allowedOrigins: string[]): onRequestAsyncHookHandler {
+export function rejectForeignOrigins(allowedOrigins: string[]): onRequestHookHandler {
   const allowed = new Set(allowedOrigins.map((origin) => origin.replace(/\/+$/, '').toLowerCase()))
-  return async function originCheck(request) {
-    if (SAFE_METHODS.has(request.method)) return
+  // A callback hook, not an async one: every request passes through it, most of them at the
+  // first line, and an async hook would cost each a promise.
+  return function originCheck(request, _reply, done) {
     const origin = request.headers.origin
-    if (origin === undefined) return
+    if (SAFE_METHODS.has(request.method) || origin === undefined) return done()
     const cookieBound = carriesAuthCookies(request) || request.routeOptions.url === '/auth/set-cookie'
-    if (!cookieBound) return
-    if (!allowed.has(origin.toLowerCase())) {
-      throw new ForbiddenError(`origin ${origin} may not make cookie-authenticated changes`)
+    if (cookieBound && !allowed.has(origin.toLowerCase())) {
+      return done(new ForbiddenError(`origin ${origin} may not make cookie-authenticated changes`))
     }
+    done()
   }
 }

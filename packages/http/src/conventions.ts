@@ -28,8 +28,10 @@ async function httpConventions(app: FastifyInstance, options: HttpConventionsOpt
   app.addSchema(ErrorResponse)
   await app.register(sensible)
   registerSecurityHeaders(app, {
-    // The reference at /docs sets its own policy for its static files (apiReference, staticCSP).
-    contentSecurityPolicy: { directives: { defaultSrc: ["'none'"], frameAncestors: ["'none'"] } },
+    // An API answer loads nothing and is framed by no one (OWASP REST Security Cheat Sheet):
+    // helmet's default directives are for HTML pages and would add 270 bytes to every answer.
+    // The reference at /docs and the status page HTML set their own policies.
+    contentSecurityPolicy: { useDefaults: false, directives: { defaultSrc: ["'none'"], frameAncestors: ["'none'"] } },
     crossOriginResourcePolicy: { policy: 'same-site' },
     // Headers for browsers long gone (IE8 downloads, Flash, legacy XSS auditors) and for
     // HTML pages: an API answering JSON gains nothing from them but bytes on every response.
