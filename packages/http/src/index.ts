@@ -5,7 +5,7 @@ import './context-config.js'
 import './service-decorations.js'
 
 export { API_REFERENCE_PREFIX, apiReferencePlugin, default as httpConventions, type HttpConventionsOptions } from './conventions.js'
-export { publicCors, type CorsSettings } from './cors.js'
+export { PUBLIC_CORS_HEADERS, publicCors, type CorsSettings } from './cors.js'
 export { healthRoutes, type HealthOptions } from './health.js'
 export type { RouteLimit, SharedCounters } from './rate-limits.js'
 export { redactedUrl, registerErrorHandling, toErrorBody } from './error-handler.js'

@@ -69,3 +69,19 @@ t.test('slugs and hosts with no page are remembered up to a bound', async (t) =>
   t.equal(found, 0)
   t.ok(cache.remembered <= MISSES_KEPT + 2, `${cache.remembered} remembered`)
 })
+
+t.test('what is remembered is answered without the database, and nothing else', async (t) => {
+  const fresh = createPublicCache(db, () => clock)
+  t.equal(fresh.rememberedSlug('cached'), undefined, 'never asked: the database must be')
+  const found = await fresh.bySlug('cached')
+  t.equal(fresh.rememberedSlug('cached'), found)
+  t.equal(fresh.renderedOf(found!, 'summary'), undefined, 'not rendered yet')
+  const rendered = await fresh.document(found!, 'summary', render)
+  t.equal(fresh.renderedOf(found!, 'summary'), rendered)
+
+  t.equal(await fresh.byDomain('nowhere.example'), null)
+  t.equal(fresh.rememberedDomain('nowhere.example'), null, 'a miss is remembered as a miss')
+  clock += FRESH_FOR_MS
+  t.equal(fresh.rememberedSlug('cached'), undefined, 'after its second, the database is asked again')
+  t.equal(fresh.rememberedDomain('nowhere.example'), undefined)
+})

@@ -231,6 +231,10 @@ t.test('public documents speak Statuspage API v2, are cached with ETags and read
   t.equal(summary.headers['access-control-allow-origin'], '*')
   t.notOk(summary.headers['access-control-allow-credentials'])
   t.match(summary.headers['cache-control'], /public, max-age=\d+/)
+  // A page that does not exist says so to any origin too, so a widget can tell it from a network error.
+  const missing = await publicGet('/api/v1/statuspages/public/no-such-page/api/v2/summary.json', { origin: 'https://elsewhere.example' })
+  t.equal(missing.statusCode, 404)
+  t.equal(missing.headers['access-control-allow-origin'], '*')
   const body = summary.json()
   t.match(body.page, { id: page.id, name: 'Acme', time_zone: 'Europe/Berlin' })
   t.same(body.status, { indicator: 'minor', description: 'Minor Service Outage' })

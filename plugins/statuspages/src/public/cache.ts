@@ -51,11 +51,19 @@ export function createPublicCache(db: Executor, now: () => number = Date.now) {
   const misses = new Map<string, number>()
   const documents = new Map<string, RenderedDocument>()
 
-  async function lookup(key: string, by: 'slug' | 'customDomain', value: string): Promise<PublicPage | null> {
+  /** What this replica may answer from memory: the page, null for a remembered miss, undefined to ask. */
+  function remembered(key: string): PublicPage | null | undefined {
     const known = pages.get(key)
     if (known && now() - known.checkedAt < FRESH_FOR_MS) return known.value
     const missedAt = misses.get(key)
     if (missedAt !== undefined && now() - missedAt < FRESH_FOR_MS) return null
+    return undefined
+  }
+
+  async function lookup(key: string, by: 'slug' | 'customDomain', value: string): Promise<PublicPage | null> {
+    const answer = remembered(key)
+    if (answer !== undefined) return answer
+    const known = pages.get(key)
     const row = await publishedPageBy(db, by, value)
     const page = row ? { ...row, revision: Number(row.revision) } : null
     if (known && (!page || known.value.revision !== page.revision)) dropDocuments(known.value.id)
@@ -80,6 +88,14 @@ export function createPublicCache(db: Executor, now: () => number = Date.now) {
     bySlug: (slug: string) => lookup(`slug:${slug}`, 'slug', slug),
     /** The published page at this custom domain, or null. */
     byDomain: (host: string) => lookup(`host:${host}`, 'customDomain', host),
+    /**
+     * What `bySlug` and `byDomain` would answer without the database, or undefined when they
+     * must ask it: the answer to most requests, given without waiting on a promise.
+     */
+    rememberedSlug: (slug: string) => remembered(`slug:${slug}`),
+    rememberedDomain: (host: string) => remembered(`host:${host}`),
+    /** The document when it is rendered already at the page's revision. */
+    renderedOf: (page: PublicPage, name: string): RenderedDocument | undefined => documents.get(`${page.id}:${page.revision}:${name}`),
     /** A document of the page at its revision, rendered by `render` when not cached yet. */
     async document(
       page: PublicPage,

@@ -4,15 +4,15 @@ import type { FastifyReply, FastifyRequest } from 'fastify'
 import { Type, type TSchema } from 'typebox'
 import escapeHtml from 'escape-html'
 import type { OutboundConfig } from '@svc/config'
-import { NotFoundError, publicCors } from '@svc/http'
+import { NotFoundError, PUBLIC_CORS_HEADERS } from '@svc/http'
 import type { Notifier } from '@svc/notifier'
 import { publicUrlOf } from '../pages/public-url.js'
 import { publicComponents, publicRecords } from '../queries/public.js'
 import { confirmSubscriber, unsubscribe } from '../queries/subscribers.js'
 import { SubscribeBody, subscribe, tokenHash } from '../subscribers/subscribe.js'
 import { renderBadge } from './badge.js'
-import type { PublicCache, PublicPage } from './cache.js'
-import { jsonDocuments, renderJson, type JsonDocument } from './documents.js'
+import type { PublicCache, PublicPage, RenderedDocument } from './cache.js'
+import { jsonDocuments, renderJson } from './documents.js'
 import { renderFeed } from './feeds.js'
 import { HTML_CSP, renderHtml } from './html.js'
 import { v2DocumentSchemas } from './v2-schemas.js'
@@ -22,6 +22,8 @@ export const PUBLIC_BASE = '/api/v1/statuspages/public/:slug'
 /** Browsers and proxies keep a public document this long, then revalidate it with its ETag. */
 export const PUBLIC_MAX_AGE_SECONDS = 30
 const tags = ['statuspages-public']
+/** Every route here: no credentials, and the CORS headers of the surface's own hook (below). */
+const PUBLIC = { public: true, cors: false } as const
 const CACHING = { 'cache-control': `public, max-age=${PUBLIC_MAX_AGE_SECONDS}`, vary: 'Accept-Encoding' }
 
 export interface PublicRouteOptions {
@@ -92,114 +94,124 @@ export const publicRoutes: FastifyPluginAsyncTypebox<PublicRouteOptions> = async
   const db = app.database.db
   const { cache } = options
   await app.register(formbody)
+  // Any page may read these routes, without credentials (what `publicCors` answers, fixed).
+  app.addHook('onRequest', (_request, reply, done) => {
+    reply.headers(PUBLIC_CORS_HEADERS)
+    done()
+  })
 
-  const bySlug = async (request: FastifyRequest): Promise<Located> => {
-    const { slug } = request.params as { slug: string }
-    const page = await cache.bySlug(slug)
+  const bySlugNow = (page: PublicPage): Located => ({
+    page,
+    root: publicUrlOf(options.productUrl, { slug: page.slug, customDomain: null }),
+  })
+  const byHostNow = (page: PublicPage): Located => ({ page, root: publicUrlOf(options.productUrl, page) })
+  const slugOf = (request: FastifyRequest) => (request.params as { slug: string }).slug
+  const hostOf = (request: FastifyRequest) => request.hostname.toLowerCase()
+  const found = (page: PublicPage | null): PublicPage => {
     if (!page) throw new NotFoundError('status page')
-    return { page, root: publicUrlOf(options.productUrl, { slug: page.slug, customDomain: null }) }
+    return page
   }
-  const byHost = async (request: FastifyRequest): Promise<Located> => {
-    const host = request.hostname.toLowerCase()
-    const page = await cache.byDomain(host)
-    if (!page) throw new NotFoundError('status page')
-    return { page, root: publicUrlOf(options.productUrl, page) }
-  }
+  const bySlug = async (request: FastifyRequest): Promise<Located> => bySlugNow(found(await cache.bySlug(slugOf(request))))
+  const byHost = async (request: FastifyRequest): Promise<Located> => byHostNow(found(await cache.byDomain(hostOf(request))))
 
-  async function send(
-    request: FastifyRequest,
-    reply: FastifyReply,
-    located: Located,
-    name: string,
-    render: () => Promise<{ body: string; contentType: string }>,
-  ) {
-    const document = await cache.document(located.page, `${name}|${located.root}`, render)
+  function sendRendered(request: FastifyRequest, reply: FastifyReply, document: RenderedDocument): FastifyReply {
     // Each representation has its own strong ETag (RFC 9110 8.8.3): the gzipped bytes differ.
     const gzip = acceptsGzip(request.headers['accept-encoding'])
     const etag = gzip ? document.gzipEtag : document.etag
-    if (matches(request.headers['if-none-match'], etag))
-      return reply
-        .headers({ ...CACHING, etag })
-        .code(304)
-        .send()
+    reply.headers(CACHING).header('etag', etag)
+    if (matches(request.headers['if-none-match'], etag)) return reply.code(304).send()
+    reply.header('content-type', document.contentType)
     // The gzipped bytes were made once with the document; nothing is compressed per request.
-    return gzip
-      ? reply.headers({ ...CACHING, etag, 'content-type': document.contentType, 'content-encoding': 'gzip' }).send(document.gzipped)
-      : reply.headers({ ...CACHING, etag, 'content-type': document.contentType }).send(document.body)
+    return gzip ? reply.header('content-encoding', 'gzip').send(document.gzipped) : reply.send(document.body)
   }
 
-  const json = (document: JsonDocument) => async (request: FastifyRequest, reply: FastifyReply, located: Located) => {
+  /**
+   * Answers a document of the located page: from memory when it is rendered at the page's
+   * revision (most requests: no promise is waited on), else rendered and kept first.
+   */
+  function answer(
+    request: FastifyRequest,
+    reply: FastifyReply,
+    located: Located,
+    document: PublicDocument,
+  ): Promise<FastifyReply> | undefined {
     const now = new Date()
-    const name = document === 'uptime' ? `${document}@${minute(now)}` : document
-    return send(request, reply, located, name, async () => ({
-      body: JSON.stringify(await renderJson(db, located.page, document, located.root, now)),
-      contentType: 'application/json; charset=utf-8',
-    }))
+    const name = `${document.name(now)}|${located.root}`
+    if (document.headers) reply.headers(document.headers)
+    const rendered = cache.renderedOf(located.page, name)
+    if (rendered) {
+      sendRendered(request, reply, rendered)
+      return undefined
+    }
+    return cache
+      .document(located.page, name, async () => ({ body: await document.render(located, now), contentType: document.contentType }))
+      .then((fresh) => sendRendered(request, reply, fresh))
   }
 
-  const documents: Array<{
+  interface PublicDocument {
     path: string
     summary: string
     /** What a 200 answers, for the API reference. */
     response: { produces: string; schema: TSchema }
-    handle: (request: FastifyRequest, reply: FastifyReply, located: Located) => Promise<unknown>
-  }> = [
-    ...jsonDocuments.map((document) => ({
+    contentType: string
+    /** Its name in the cache: a document that depends on the time adds its period. */
+    name(now: Date): string
+    render(located: Located, now: Date): Promise<string>
+    /** Headers of its own (the HTML page's policy). */
+    headers?: Record<string, string>
+  }
+
+  const documents: PublicDocument[] = [
+    ...jsonDocuments.map((document): PublicDocument => ({
       path: `/api/v2/${document}.json`,
       summary: `Statuspage API v2: ${document}.json`,
       response: { produces: 'application/json', schema: v2DocumentSchemas[document]! },
-      handle: json(document),
+      contentType: 'application/json; charset=utf-8',
+      name: document === 'uptime' ? (now) => `${document}@${minute(now)}` : () => document,
+      render: async (located, now) => JSON.stringify(await renderJson(db, located.page, document, located.root, now)),
     })),
     {
       path: '/',
       summary: 'The status page (HTML, no script needed)',
       response: { produces: 'text/html', schema: Type.String({ description: 'An HTML page' }) },
-      handle: (request, reply, located) => {
-        const now = new Date()
-        reply.header('content-security-policy', HTML_CSP)
-        return send(request, reply, located, `html@${minute(now)}`, async () => ({
-          body: await renderHtml(db, located.page, { root: located.root }, now),
-          contentType: 'text/html; charset=utf-8',
-        }))
-      },
+      contentType: 'text/html; charset=utf-8',
+      name: (now) => `html@${minute(now)}`,
+      render: (located, now) => renderHtml(db, located.page, { root: located.root }, now),
+      headers: { 'content-security-policy': HTML_CSP },
     },
     {
       path: '/history.atom',
       summary: 'Incident history as an Atom feed',
       response: { produces: 'application/atom+xml', schema: Type.String({ description: 'Atom 1.0' }) },
-      handle: (request, reply, located) =>
-        send(request, reply, located, 'atom', async () => ({
-          body: await renderFeed(db, located.page, located.root, 'atom'),
-          contentType: 'application/atom+xml; charset=utf-8',
-        })),
+      contentType: 'application/atom+xml; charset=utf-8',
+      name: () => 'atom',
+      render: (located) => renderFeed(db, located.page, located.root, 'atom'),
     },
     {
       path: '/history.rss',
       summary: 'Incident history as an RSS feed',
       response: { produces: 'application/rss+xml', schema: Type.String({ description: 'RSS 2.0' }) },
-      handle: (request, reply, located) =>
-        send(request, reply, located, 'rss', async () => ({
-          body: await renderFeed(db, located.page, located.root, 'rss'),
-          contentType: 'application/rss+xml; charset=utf-8',
-        })),
+      contentType: 'application/rss+xml; charset=utf-8',
+      name: () => 'rss',
+      render: (located) => renderFeed(db, located.page, located.root, 'rss'),
     },
     {
       path: '/badge.svg',
       summary: 'The page’s status as an SVG badge',
       response: { produces: 'image/svg+xml', schema: Type.String({ description: 'An SVG image' }) },
-      handle: (request, reply, located) =>
-        send(request, reply, located, 'badge', async () => {
-          const [content, unresolved] = await Promise.all([
-            publicComponents(db, located.page.id),
-            publicRecords(db, located.page.id, 'incident', { which: 'unresolved' }),
-          ])
-          return { body: renderBadge(located.page.name, v2Status(content, unresolved)), contentType: 'image/svg+xml; charset=utf-8' }
-        }),
+      contentType: 'image/svg+xml; charset=utf-8',
+      name: () => 'badge',
+      render: async (located) => {
+        const [content, unresolved] = await Promise.all([
+          publicComponents(db, located.page.id),
+          publicRecords(db, located.page.id, 'incident', { which: 'unresolved' }),
+        ])
+        return renderBadge(located.page.name, v2Status(content, unresolved))
+      },
     },
   ]
 
   for (const document of documents) {
-    const config = { public: true, cors: publicCors }
     app.get(
       `${PUBLIC_BASE}${document.path}`,
       {
@@ -210,14 +222,22 @@ export const publicRoutes: FastifyPluginAsyncTypebox<PublicRouteOptions> = async
           produces: [document.response.produces],
           response: { 200: document.response.schema, 304: Type.Null({ description: 'Not modified (If-None-Match)' }) },
         },
-        config,
+        config: PUBLIC,
       },
-      async (request, reply) => document.handle(request, reply, await bySlug(request)),
+      (request, reply) => {
+        const page = cache.rememberedSlug(slugOf(request))
+        if (page === undefined) return bySlug(request).then((located) => answer(request, reply, located, document) ?? reply)
+        return answer(request, reply, bySlugNow(found(page)), document)
+      },
     )
     app.get(
       document.path,
-      { schema: { tags, summary: `${document.summary}, at a page’s custom domain`, hide: true }, config },
-      async (request, reply) => document.handle(request, reply, await byHost(request)),
+      { schema: { tags, summary: `${document.summary}, at a page’s custom domain`, hide: true }, config: PUBLIC },
+      (request, reply) => {
+        const page = cache.rememberedDomain(hostOf(request))
+        if (page === undefined) return byHost(request).then((located) => answer(request, reply, located, document) ?? reply)
+        return answer(request, reply, byHostNow(found(page)), document)
+      },
     )
   }
   // The page without its trailing slash: the links on it are relative to its root.
@@ -230,7 +250,7 @@ export const publicRoutes: FastifyPluginAsyncTypebox<PublicRouteOptions> = async
         params: SlugParams,
         response: { 301: Type.Null({ description: 'Location: the page’s root' }) },
       },
-      config: { public: true },
+      config: PUBLIC,
     },
     async (request, reply) => {
       const located = await bySlug(request)
@@ -260,7 +280,7 @@ export const publicRoutes: FastifyPluginAsyncTypebox<PublicRouteOptions> = async
           body: SubscribeBody,
           response: { 201: Subscribed, 202: Subscribed },
         },
-        config: { public: true, cors: publicCors },
+        config: PUBLIC,
       },
       async (request, reply) => {
         const located = await locate(request)
@@ -292,7 +312,7 @@ export const publicRoutes: FastifyPluginAsyncTypebox<PublicRouteOptions> = async
           produces: ['text/html'],
           response: { 200: HtmlPage, 404: HtmlPage },
         },
-        config: { public: true },
+        config: PUBLIC,
       },
       async (request, reply) => {
         const located = await locate(request)
@@ -325,7 +345,7 @@ export const publicRoutes: FastifyPluginAsyncTypebox<PublicRouteOptions> = async
           produces: ['text/html'],
           response: { 200: HtmlPage },
         },
-        config: { public: true },
+        config: PUBLIC,
       },
       async (request, reply) => {
         const located = await locate(request)
@@ -351,7 +371,7 @@ export const publicRoutes: FastifyPluginAsyncTypebox<PublicRouteOptions> = async
           produces: ['text/html'],
           response: { 200: HtmlPage },
         },
-        config: { public: true, cors: publicCors },
+        config: PUBLIC,
       },
       async (request, reply) => {
         const located = await locate(request)
