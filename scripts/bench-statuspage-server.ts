@@ -1,8 +1,9 @@
 // The servers `pnpm bench:statuspage` measures, in a process of their own: a bare Fastify that
-// answers a hello-world and one that answers a fixed string as large as the summary, and the
+// answers a hello-world and the page's summary exactly as the product API sends it, and the
 // product API on a fresh PostgreSQL database holding a published page with 50 components (in 5
 // groups), 1,000 past incidents (two updates each) and two open ones. Prints one JSON line when
 // ready; on SIGTERM drops the database.
+import { get } from 'node:http'
 import Fastify from 'fastify'
 import { sql } from 'kysely'
 import { buildApp } from '@svc/product'
@@ -72,15 +73,46 @@ for (const [index, componentId] of components.slice(0, 2).entries()) {
   })
 }
 const summaryUrl = `${productAddress}/api/v1/statuspages/public/bench/api/v2/summary.json`
-const summary = await (await fetch(summaryUrl)).text()
 
+/** The page's answer as sent, bytes and headers, for one Accept-Encoding. */
+function captured(acceptEncoding?: string): Promise<{ headers: Record<string, string>; body: Buffer }> {
+  return new Promise((resolve, reject) => {
+    get(summaryUrl, { headers: acceptEncoding ? { 'accept-encoding': acceptEncoding } : {} }, (response) => {
+      const chunks: Buffer[] = []
+      response.on('data', (chunk: Buffer) => chunks.push(chunk))
+      response.on('end', () => {
+        // What Node writes itself on every answer is left to the bare server's Node.
+        const headers = Object.fromEntries(
+          Object.entries(response.headers).filter(
+            (entry): entry is [string, string] =>
+              typeof entry[1] === 'string' && !['date', 'connection', 'keep-alive', 'content-length'].includes(entry[0]),
+          ),
+        )
+        resolve({ headers, body: Buffer.concat(chunks) })
+      })
+    }).once('error', reject)
+  })
+}
+const [identity, gzipped] = await Promise.all([captured(), captured('gzip, deflate, br')])
+
+// The baselines: a hello-world, and the same answer (every header and byte the page sends, for
+// either encoding) from a bare Fastify, which is what serving the document costs at best.
 const bare = Fastify()
 bare.get('/hello', async () => ({ hello: 'world' }))
-bare.get('/summary.json', async (_request, reply) => reply.type('application/json; charset=utf-8').send(summary))
+bare.get('/summary.json', async (request, reply) => {
+  const answer = request.headers['accept-encoding']?.includes('gzip') ? gzipped : identity
+  return reply.headers(answer.headers).send(answer.body)
+})
 const bareAddress = await bare.listen({ port: 0, host: '127.0.0.1' })
 
 console.log(
-  JSON.stringify({ hello: `${bareAddress}/hello`, bareSummary: `${bareAddress}/summary.json`, summary: summaryUrl, bytes: summary.length }),
+  JSON.stringify({
+    hello: `${bareAddress}/hello`,
+    bareSummary: `${bareAddress}/summary.json`,
+    summary: summaryUrl,
+    bytes: identity.body.length,
+    gzipBytes: gzipped.body.length,
+  }),
 )
 
 process.once('SIGTERM', async () => {
