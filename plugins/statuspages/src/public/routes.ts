@@ -100,19 +100,32 @@ export const publicRoutes: FastifyPluginAsyncTypebox<PublicRouteOptions> = async
     done()
   })
 
-  const bySlugNow = (page: PublicPage): Located => ({
-    page,
-    root: publicUrlOf(options.productUrl, { slug: page.slug, customDomain: null }),
-  })
-  const byHostNow = (page: PublicPage): Located => ({ page, root: publicUrlOf(options.productUrl, page) })
-  const slugOf = (request: FastifyRequest) => (request.params as { slug: string }).slug
-  const hostOf = (request: FastifyRequest) => request.hostname.toLowerCase()
   const found = (page: PublicPage | null): PublicPage => {
     if (!page) throw new NotFoundError('status page')
     return page
   }
-  const bySlug = async (request: FastifyRequest): Promise<Located> => bySlugNow(found(await cache.bySlug(slugOf(request))))
-  const byHost = async (request: FastifyRequest): Promise<Located> => byHostNow(found(await cache.byDomain(hostOf(request))))
+  /** How a request names its page: by the slug in its path, or by its Host (a custom domain). */
+  interface Locator {
+    /** What the cache answers without the database (`undefined`: it must ask). */
+    remembered(request: FastifyRequest): PublicPage | null | undefined
+    lookup(request: FastifyRequest): Promise<PublicPage | null>
+    at(page: PublicPage): Located
+  }
+  const slugOf = (request: FastifyRequest) => (request.params as { slug: string }).slug
+  const hostOf = (request: FastifyRequest) => request.hostname.toLowerCase()
+  const bySlugLocator: Locator = {
+    remembered: (request) => cache.rememberedSlug(slugOf(request)),
+    lookup: (request) => cache.bySlug(slugOf(request)),
+    at: (page) => ({ page, root: publicUrlOf(options.productUrl, { slug: page.slug, customDomain: null }) }),
+  }
+  const byHostLocator: Locator = {
+    remembered: (request) => cache.rememberedDomain(hostOf(request)),
+    lookup: (request) => cache.byDomain(hostOf(request)),
+    at: (page) => ({ page, root: publicUrlOf(options.productUrl, page) }),
+  }
+  const locate = (locator: Locator) => async (request: FastifyRequest) => locator.at(found(await locator.lookup(request)))
+  const bySlug = locate(bySlugLocator)
+  const byHost = locate(byHostLocator)
 
   function sendRendered(request: FastifyRequest, reply: FastifyReply, document: RenderedDocument): FastifyReply {
     // Each representation has its own strong ETag (RFC 9110 8.8.3): the gzipped bytes differ.
@@ -146,6 +159,13 @@ export const publicRoutes: FastifyPluginAsyncTypebox<PublicRouteOptions> = async
     return cache
       .document(located.page, name, async () => ({ body: await document.render(located, now), contentType: document.contentType }))
       .then((fresh) => sendRendered(request, reply, fresh))
+  }
+
+  /** Answers from memory when the page is remembered (no promise), else after asking the database. */
+  const documentHandler = (locator: Locator, document: PublicDocument) => (request: FastifyRequest, reply: FastifyReply) => {
+    const page = locator.remembered(request)
+    if (page === undefined) return locate(locator)(request).then((located) => answer(request, reply, located, document) ?? reply)
+    return answer(request, reply, locator.at(found(page)), document)
   }
 
   interface PublicDocument {
@@ -224,20 +244,12 @@ export const publicRoutes: FastifyPluginAsyncTypebox<PublicRouteOptions> = async
         },
         config: PUBLIC,
       },
-      (request, reply) => {
-        const page = cache.rememberedSlug(slugOf(request))
-        if (page === undefined) return bySlug(request).then((located) => answer(request, reply, located, document) ?? reply)
-        return answer(request, reply, bySlugNow(found(page)), document)
-      },
+      documentHandler(bySlugLocator, document),
     )
     app.get(
       document.path,
       { schema: { tags, summary: `${document.summary}, at a page’s custom domain`, hide: true }, config: PUBLIC },
-      (request, reply) => {
-        const page = cache.rememberedDomain(hostOf(request))
-        if (page === undefined) return byHost(request).then((located) => answer(request, reply, located, document) ?? reply)
-        return answer(request, reply, byHostNow(found(page)), document)
-      },
+      documentHandler(byHostLocator, document),
     )
   }
   // The page without its trailing slash: the links on it are relative to its root.
