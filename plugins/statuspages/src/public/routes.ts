@@ -164,7 +164,8 @@ export const publicRoutes: FastifyPluginAsyncTypebox<PublicRouteOptions> = async
   /** Answers from memory when the page is remembered (no promise), else after asking the database. */
   const documentHandler = (locator: Locator, document: PublicDocument) => (request: FastifyRequest, reply: FastifyReply) => {
     const page = locator.remembered(request)
-    if (page === undefined) return locate(locator)(request).then((located) => answer(request, reply, located, document) ?? reply)
+    if (page === undefined)
+      return locator.lookup(request).then((fresh) => answer(request, reply, locator.at(found(fresh)), document) ?? reply)
     return answer(request, reply, locator.at(found(page)), document)
   }
 
