@@ -97,6 +97,9 @@ t.test('the maintenance job removes raw results past retention in batches; the r
     .selectFrom('divinux.syntheticRuns')
     .select(sql<number>`count(*)::int`.as('n'))
     .executeTakeFirstOrThrow()
+  // Counted rather than fixed: shortly after midnight UTC the hours rolled up above are
+  // yesterday's, and the roll-up job adds that day's roll-up too.
+  const rollupsBefore = await db.selectFrom('divinux.syntheticRollups').selectAll().orderBy(['region', 'interval', 'bucketStart']).execute()
   await app.jobs.send(MAINTENANCE_QUEUE, {})
   await until('the old runs to go', async () => {
     const after = await db
@@ -105,7 +108,12 @@ t.test('the maintenance job removes raw results past retention in batches; the r
       .executeTakeFirstOrThrow()
     return after.n === before.n - 20
   })
-  t.equal((await db.selectFrom('divinux.syntheticRollups').select('checkId').execute()).length, 3, 'roll-ups are kept')
+  t.ok(rollupsBefore.length >= 3)
+  t.same(
+    await db.selectFrom('divinux.syntheticRollups').selectAll().orderBy(['region', 'interval', 'bucketStart']).execute(),
+    rollupsBefore,
+    'roll-ups are kept',
+  )
 })
 
 t.test('runs nobody took are marked missed; a check whose due job is lost is requeued', async () => {
