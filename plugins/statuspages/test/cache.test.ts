@@ -1,3 +1,4 @@
+import { gunzipSync } from 'node:zlib'
 import { sql } from 'kysely'
 import t from 'tap'
 import { migrateToLatest, openDatabase } from '@svc/db'
@@ -25,7 +26,7 @@ const cache = createPublicCache(db, () => clock)
 let renders = 0
 const render = async () => {
   renders += 1
-  return { body: `{"render":${renders}}`, contentType: 'application/json' }
+  return { body: `{"render":${renders}}`, contentType: 'application/json', headers: { 'cache-control': 'public, max-age=30' } }
 }
 
 t.test('a document is rendered once per page revision; another replica’s change shows within a second', async (t) => {
@@ -33,23 +34,36 @@ t.test('a document is rendered once per page revision; another replica’s chang
   t.equal(found?.id, page.id)
   t.same(await cache.byDomain('status.cache.example'), found)
   const first = await cache.document(found!, 'summary', render)
-  t.equal(first.body.toString(), '{"render":1}')
-  t.ok(first.gzipped.length > 0)
-  t.equal(first.gzipEtag, `${first.etag.slice(0, -1)}-gzip"`)
+  t.equal(first.identity.bytes.toString(), '{"render":1}')
+  t.equal(gunzipSync(first.gzip.bytes).toString(), '{"render":1}')
+  t.equal(first.gzip.etag, `${first.identity.etag.slice(0, -1)}-gzip"`)
+  t.same(first.gzip.headers, {
+    'cache-control': 'public, max-age=30',
+    etag: first.gzip.etag,
+    'content-type': 'application/json',
+    'content-encoding': 'gzip',
+  })
+  t.same(first.identity.notModified, { 'cache-control': 'public, max-age=30', etag: first.identity.etag }, 'a 304 carries no type')
   t.equal(await cache.document((await cache.bySlug('cached'))!, 'summary', render), first, 'served from memory')
 
   // Another replica changes the page: this one notices once its second is up.
   await sql`update divinux.status_pages set revision = revision + 1 where id = ${page.id}`.execute(db)
-  t.equal((await cache.document((await cache.bySlug('cached'))!, 'summary', render)).body.toString(), '{"render":1}')
+  t.equal((await cache.document((await cache.bySlug('cached'))!, 'summary', render)).identity.bytes.toString(), '{"render":1}')
   clock += FRESH_FOR_MS
   const fresh = await cache.document((await cache.bySlug('cached'))!, 'summary', render)
-  t.equal(fresh.body.toString(), '{"render":2}')
-  t.not(fresh.etag, first.etag)
+  t.equal(fresh.identity.bytes.toString(), '{"render":2}')
+  t.not(fresh.identity.etag, first.identity.etag)
+  // A request that read the page before the change renders what it saw, and keeps none of it.
+  const stale = await cache.document(found!, 'badge', render)
+  t.equal(stale.identity.bytes.toString(), '{"render":3}')
+  const current = (await cache.bySlug('cached'))!
+  t.equal(cache.renderedOf(current, 'summary'), fresh, 'the newer revision is kept')
+  t.equal(cache.renderedOf(found!, 'badge'), undefined)
 
   // A document of a time period replaces the one of the period before.
   await cache.document((await cache.bySlug('cached'))!, 'uptime@10:00', render)
   await cache.document((await cache.bySlug('cached'))!, 'uptime@10:01', render)
-  t.equal(renders, 4)
+  t.equal(renders, 5)
 })
 
 t.test('unpublishing is noticed, and a change made here is seen at once', async (t) => {

@@ -24,14 +24,39 @@ export interface PublicPage {
   updatedAt: Date
 }
 
-export interface RenderedDocument {
+/** One encoding of a rendered document, with every header its answers carry. */
+export interface Representation {
   /** The bytes as sent (encoded once, not on every request). */
-  body: Buffer
-  /** The same bytes gzipped once, for clients that accept it (most do: browsers, HTTP libraries). */
-  gzipped: Buffer
+  bytes: Buffer
+  /** A strong ETag of its own (RFC 9110 8.8.3): the gzipped bytes differ from the plain ones. */
   etag: string
-  gzipEtag: string
+  /** The headers of a 200 with these bytes, merged once so a request sets them in one call. */
+  headers: Readonly<Record<string, string>>
+  /** The headers of a 304 for them (no content type or encoding: no bytes are sent). */
+  notModified: Readonly<Record<string, string>>
+}
+
+export interface RenderedDocument {
+  identity: Representation
+  /** Gzipped once, for clients that accept it (most do: browsers, HTTP libraries). */
+  gzip: Representation
+}
+
+/** What a document's renderer gives: its text, its type, and headers of its own (caching, policy). */
+export interface RenderedText {
+  body: string
   contentType: string
+  headers?: Readonly<Record<string, string>>
+}
+
+function representation(bytes: Buffer, etag: string, headers: Record<string, string>, contentType: string, encoding?: string) {
+  const notModified = Object.freeze({ ...headers, etag })
+  return {
+    bytes,
+    etag,
+    notModified,
+    headers: Object.freeze({ ...notModified, 'content-type': contentType, ...(encoding ? { 'content-encoding': encoding } : {}) }),
+  }
 }
 
 interface Known<T> {
@@ -49,7 +74,8 @@ interface Known<T> {
 export function createPublicCache(db: Executor, now: () => number = Date.now) {
   const pages = new Map<string, Known<PublicPage>>()
   const misses = new Map<string, number>()
-  const documents = new Map<string, RenderedDocument>()
+  // By page id: the documents rendered at one revision of the page, by name.
+  const documents = new Map<string, { revision: number; byName: Map<string, RenderedDocument> }>()
 
   /** What this replica may answer from memory: the page, null for a remembered miss, undefined to ask. */
   function remembered(key: string): PublicPage | null | undefined {
@@ -79,8 +105,13 @@ export function createPublicCache(db: Executor, now: () => number = Date.now) {
     return page
   }
 
+  function renderedOf(page: PublicPage, name: string): RenderedDocument | undefined {
+    const rendered = documents.get(page.id)
+    return rendered?.revision === page.revision ? rendered.byName.get(name) : undefined
+  }
+
   function dropDocuments(pageId: string): void {
-    for (const key of documents.keys()) if (key.startsWith(`${pageId}:`)) documents.delete(key)
+    documents.delete(pageId)
   }
 
   return {
@@ -95,33 +126,30 @@ export function createPublicCache(db: Executor, now: () => number = Date.now) {
     rememberedSlug: (slug: string) => remembered(`slug:${slug}`),
     rememberedDomain: (host: string) => remembered(`host:${host}`),
     /** The document when it is rendered already at the page's revision. */
-    renderedOf: (page: PublicPage, name: string): RenderedDocument | undefined => documents.get(`${page.id}:${page.revision}:${name}`),
+    renderedOf,
     /** A document of the page at its revision, rendered by `render` when not cached yet. */
-    async document(
-      page: PublicPage,
-      name: string,
-      render: () => Promise<{ body: string; contentType: string }>,
-    ): Promise<RenderedDocument> {
-      const key = `${page.id}:${page.revision}:${name}`
-      const cached = documents.get(key)
+    async document(page: PublicPage, name: string, render: () => Promise<RenderedText>): Promise<RenderedDocument> {
+      const cached = renderedOf(page, name)
       if (cached) return cached
-      // A document of an earlier period (`uptime@<minute>`) or revision is not asked for again.
-      const base = name.split('@')[0]
-      for (const other of documents.keys()) {
-        const [pageId, , otherName = ''] = other.split(':')
-        if (pageId === page.id && otherName.split('@')[0] === base) documents.delete(other)
-      }
-      const rendered = await render()
-      const body = Buffer.from(rendered.body)
+      const text = await render()
+      const body = Buffer.from(text.body)
       const hash = createHash('sha1').update(body).digest('base64url')
+      const headers = { ...text.headers }
       const document = {
-        body,
-        gzipped: gzipSync(body),
-        contentType: rendered.contentType,
-        etag: `"${hash}"`,
-        gzipEtag: `"${hash}-gzip"`,
+        identity: representation(body, `"${hash}"`, headers, text.contentType),
+        gzip: representation(gzipSync(body), `"${hash}-gzip"`, headers, text.contentType, 'gzip'),
       }
-      documents.set(key, document)
+      let rendered = documents.get(page.id)
+      // A request that read the page before a change answers what it rendered, but keeps nothing.
+      if (rendered && rendered.revision > page.revision) return document
+      if (rendered?.revision !== page.revision) {
+        rendered = { revision: page.revision, byName: new Map() }
+        documents.set(page.id, rendered)
+      }
+      // A document of an earlier period (`uptime@<minute>`) is not asked for again.
+      const [base, period] = name.split('@')
+      if (period !== undefined) for (const other of rendered.byName.keys()) if (other.split('@')[0] === base) rendered.byName.delete(other)
+      rendered.byName.set(name, document)
       return document
     },
     /** A page changed here: this replica reads it again at its next request. */

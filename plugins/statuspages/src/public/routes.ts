@@ -71,6 +71,22 @@ export function acceptsGzip(header: string | undefined): boolean {
   })
 }
 
+/**
+ * `acceptsGzip` of the last Accept-Encoding seen: clients send the same few values (a browser,
+ * an HTTP library), so most requests compare one string instead of parsing the header again.
+ */
+function gzipWantedBy(): (header: string | undefined) => boolean {
+  let last: string | undefined
+  let wanted = false
+  return (header) => {
+    if (header !== last) {
+      last = header
+      wanted = acceptsGzip(header)
+    }
+    return wanted
+  }
+}
+
 /** Whether If-None-Match names this ETag (weak comparison, as RFC 9110 13.1.2 asks for GET). */
 function matches(header: string | undefined, etag: string): boolean {
   if (!header) return false
@@ -106,6 +122,8 @@ export const publicRoutes: FastifyPluginAsyncTypebox<PublicRouteOptions> = async
   }
   /** How a request names its page: by the slug in its path, or by its Host (a custom domain). */
   interface Locator {
+    /** Part of a document's name in the cache: its links start from the page's root as this locator reaches it. */
+    kind: 'slug' | 'host'
     /** What the cache answers without the database (`undefined`: it must ask). */
     remembered(request: FastifyRequest): PublicPage | null | undefined
     lookup(request: FastifyRequest): Promise<PublicPage | null>
@@ -114,11 +132,13 @@ export const publicRoutes: FastifyPluginAsyncTypebox<PublicRouteOptions> = async
   const slugOf = (request: FastifyRequest) => (request.params as { slug: string }).slug
   const hostOf = (request: FastifyRequest) => request.hostname.toLowerCase()
   const bySlugLocator: Locator = {
+    kind: 'slug',
     remembered: (request) => cache.rememberedSlug(slugOf(request)),
     lookup: (request) => cache.bySlug(slugOf(request)),
     at: (page) => ({ page, root: publicUrlOf(options.productUrl, { slug: page.slug, customDomain: null }) }),
   }
   const byHostLocator: Locator = {
+    kind: 'host',
     remembered: (request) => cache.rememberedDomain(hostOf(request)),
     lookup: (request) => cache.byDomain(hostOf(request)),
     at: (page) => ({ page, root: publicUrlOf(options.productUrl, page) }),
@@ -127,46 +147,41 @@ export const publicRoutes: FastifyPluginAsyncTypebox<PublicRouteOptions> = async
   const bySlug = locate(bySlugLocator)
   const byHost = locate(byHostLocator)
 
+  const gzipWanted = gzipWantedBy()
   function sendRendered(request: FastifyRequest, reply: FastifyReply, document: RenderedDocument): FastifyReply {
-    // Each representation has its own strong ETag (RFC 9110 8.8.3): the gzipped bytes differ.
-    const gzip = acceptsGzip(request.headers['accept-encoding'])
-    const etag = gzip ? document.gzipEtag : document.etag
-    reply.headers(CACHING).header('etag', etag)
-    if (matches(request.headers['if-none-match'], etag)) return reply.code(304).send()
-    reply.header('content-type', document.contentType)
     // The gzipped bytes were made once with the document; nothing is compressed per request.
-    return gzip ? reply.header('content-encoding', 'gzip').send(document.gzipped) : reply.send(document.body)
+    const representation = gzipWanted(request.headers['accept-encoding']) ? document.gzip : document.identity
+    if (matches(request.headers['if-none-match'], representation.etag)) return reply.headers(representation.notModified).code(304).send()
+    return reply.headers(representation.headers).send(representation.bytes)
   }
 
   /**
-   * Answers a document of the located page: from memory when it is rendered at the page's
-   * revision (most requests: no promise is waited on), else rendered and kept first.
+   * The handler of one document at one locator: answers from memory when the page is remembered
+   * and the document rendered at its revision (most requests: no promise is waited on), else
+   * asks the database, renders the document and keeps it first.
    */
-  function answer(
-    request: FastifyRequest,
-    reply: FastifyReply,
-    located: Located,
-    document: PublicDocument,
-  ): Promise<FastifyReply> | undefined {
-    const now = new Date()
-    const name = `${document.name(now)}|${located.root}`
-    if (document.headers) reply.headers(document.headers)
-    const rendered = cache.renderedOf(located.page, name)
-    if (rendered) {
-      sendRendered(request, reply, rendered)
-      return undefined
+  function documentHandler(locator: Locator, document: PublicDocument) {
+    const name = `${document.name}|${locator.kind}`
+    const { period } = document
+    const headers = { ...CACHING, ...document.headers }
+    const answer = (request: FastifyRequest, reply: FastifyReply, page: PublicPage): Promise<FastifyReply> | undefined => {
+      const now = new Date()
+      const key = period ? `${name}@${period(now)}` : name
+      const rendered = cache.renderedOf(page, key)
+      if (rendered) {
+        sendRendered(request, reply, rendered)
+        return undefined
+      }
+      const located = locator.at(page)
+      return cache
+        .document(page, key, async () => ({ body: await document.render(located, now), contentType: document.contentType, headers }))
+        .then((fresh) => sendRendered(request, reply, fresh))
     }
-    return cache
-      .document(located.page, name, async () => ({ body: await document.render(located, now), contentType: document.contentType }))
-      .then((fresh) => sendRendered(request, reply, fresh))
-  }
-
-  /** Answers from memory when the page is remembered (no promise), else after asking the database. */
-  const documentHandler = (locator: Locator, document: PublicDocument) => (request: FastifyRequest, reply: FastifyReply) => {
-    const page = locator.remembered(request)
-    if (page === undefined)
-      return locator.lookup(request).then((fresh) => answer(request, reply, locator.at(found(fresh)), document) ?? reply)
-    return answer(request, reply, locator.at(found(page)), document)
+    return (request: FastifyRequest, reply: FastifyReply) => {
+      const page = locator.remembered(request)
+      if (page === undefined) return locator.lookup(request).then((fresh) => answer(request, reply, found(fresh)) ?? reply)
+      return answer(request, reply, found(page))
+    }
   }
 
   interface PublicDocument {
@@ -175,8 +190,10 @@ export const publicRoutes: FastifyPluginAsyncTypebox<PublicRouteOptions> = async
     /** What a 200 answers, for the API reference. */
     response: { produces: string; schema: TSchema }
     contentType: string
-    /** Its name in the cache: a document that depends on the time adds its period. */
-    name(now: Date): string
+    /** Its name in the cache. */
+    name: string
+    /** A document that depends on the time: the period it is rendered for, added to its name. */
+    period?: (now: Date) => string
     render(located: Located, now: Date): Promise<string>
     /** Headers of its own (the HTML page's policy). */
     headers?: Record<string, string>
@@ -188,7 +205,8 @@ export const publicRoutes: FastifyPluginAsyncTypebox<PublicRouteOptions> = async
       summary: `Statuspage API v2: ${document}.json`,
       response: { produces: 'application/json', schema: v2DocumentSchemas[document]! },
       contentType: 'application/json; charset=utf-8',
-      name: document === 'uptime' ? (now) => `${document}@${minute(now)}` : () => document,
+      name: document,
+      ...(document === 'uptime' ? { period: minute } : {}),
       render: async (located, now) => JSON.stringify(await renderJson(db, located.page, document, located.root, now)),
     })),
     {
@@ -196,7 +214,8 @@ export const publicRoutes: FastifyPluginAsyncTypebox<PublicRouteOptions> = async
       summary: 'The status page (HTML, no script needed)',
       response: { produces: 'text/html', schema: Type.String({ description: 'An HTML page' }) },
       contentType: 'text/html; charset=utf-8',
-      name: (now) => `html@${minute(now)}`,
+      name: 'html',
+      period: minute,
       render: (located, now) => renderHtml(db, located.page, { root: located.root }, now),
       headers: { 'content-security-policy': HTML_CSP },
     },
@@ -205,7 +224,7 @@ export const publicRoutes: FastifyPluginAsyncTypebox<PublicRouteOptions> = async
       summary: 'Incident history as an Atom feed',
       response: { produces: 'application/atom+xml', schema: Type.String({ description: 'Atom 1.0' }) },
       contentType: 'application/atom+xml; charset=utf-8',
-      name: () => 'atom',
+      name: 'atom',
       render: (located) => renderFeed(db, located.page, located.root, 'atom'),
     },
     {
@@ -213,7 +232,7 @@ export const publicRoutes: FastifyPluginAsyncTypebox<PublicRouteOptions> = async
       summary: 'Incident history as an RSS feed',
       response: { produces: 'application/rss+xml', schema: Type.String({ description: 'RSS 2.0' }) },
       contentType: 'application/rss+xml; charset=utf-8',
-      name: () => 'rss',
+      name: 'rss',
       render: (located) => renderFeed(db, located.page, located.root, 'rss'),
     },
     {
@@ -221,7 +240,7 @@ export const publicRoutes: FastifyPluginAsyncTypebox<PublicRouteOptions> = async
       summary: 'The page’s status as an SVG badge',
       response: { produces: 'image/svg+xml', schema: Type.String({ description: 'An SVG image' }) },
       contentType: 'image/svg+xml; charset=utf-8',
-      name: () => 'badge',
+      name: 'badge',
       render: async (located) => {
         const [content, unresolved] = await Promise.all([
           publicComponents(db, located.page.id),
