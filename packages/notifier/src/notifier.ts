@@ -30,6 +30,8 @@ export interface NotifierDependencies {
   log: FastifyBaseLogger
   /** Webhook messages (status page subscribers): how a recipient's URL and secret are found. */
   webhooks?: WebhookProviderOptions
+  /** Removes web-push subscriptions whose push service answered that they are gone (404, 410). */
+  removePushSubscriptions?: (endpoints: string[]) => Promise<unknown>
 }
 
 export interface Notifier {
@@ -73,7 +75,10 @@ export const NO_PROVIDER: Record<Channel, string> = {
 }
 
 /** The providers the configuration makes available, by channel. */
-function providersOf(config: NotifierConfig, webhooks?: WebhookProviderOptions): Partial<Record<Channel, MessageProvider>> {
+function providersOf(
+  config: NotifierConfig,
+  { webhooks, removePushSubscriptions, log }: Pick<NotifierDependencies, 'webhooks' | 'removePushSubscriptions' | 'log'>,
+): Partial<Record<Channel, MessageProvider>> {
   const providers: Partial<Record<Channel, MessageProvider>> = {}
   if (config.smtpUrl) {
     const smtp = smtpProvider(config.smtpUrl, config.from)
@@ -84,14 +89,23 @@ function providersOf(config: NotifierConfig, webhooks?: WebhookProviderOptions):
     }
   }
   if (config.twilio) Object.assign(providers, twilioProviders(config.twilio))
-  if (config.webPush) providers.push = webPushProvider(config.webPush)
+  if (config.webPush) {
+    // A failed removal costs one more refused push later: logged, never a failed page.
+    const withdrawn = async (endpoints: string[]) => {
+      await removePushSubscriptions?.(endpoints).then(
+        () => log.info({ subscriptions: endpoints.length }, 'withdrawn push subscriptions removed'),
+        (error: unknown) => log.warn({ err: error }, 'withdrawn push subscriptions were not removed'),
+      )
+    }
+    providers.push = webPushProvider(config.webPush, withdrawn)
+  }
   if (webhooks) providers.webhook = webhookProvider(webhooks)
   return providers
 }
 
 /** The one way the services send messages (ARCHITECTURE.md, "Between surfaces"): outbox first, then a job. */
-export function createNotifier({ jobs, database, config, log, webhooks }: NotifierDependencies): Notifier {
-  const providers = providersOf(config, webhooks)
+export function createNotifier({ jobs, database, config, log, webhooks, removePushSubscriptions }: NotifierDependencies): Notifier {
+  const providers = providersOf(config, { webhooks, removePushSubscriptions, log })
   let worker: string | undefined
 
   async function deliver(job: DeliverJob, attempt: Attempt): Promise<void> {

@@ -25,11 +25,14 @@ function parseRecipient(recipient: string): WebPushSubscription[] {
   return Array.isArray(parsed) ? parsed : [parsed]
 }
 
+/** 404 and 410 (RFC 8030 7.3): the subscription expired or the person unsubscribed; it never comes back. */
+const withdrawn = (error: unknown) => error instanceof WebPushError && (error.statusCode === 404 || error.statusCode === 410)
+
 function deliveryError(error: unknown, endpoint: string): DeliveryError {
   const host = new URL(endpoint).host
   if (error instanceof WebPushError) {
-    // 404 and 410: the subscription expired or the person unsubscribed; other 4xx but 429 will not pass either.
-    const gone = error.statusCode === 404 || error.statusCode === 410
+    // Other 4xx but 429 will not pass either.
+    const gone = withdrawn(error)
     const permanent = gone || (error.statusCode >= 400 && error.statusCode < 500 && error.statusCode !== 429)
     const why = gone ? 'the subscription has expired or was withdrawn' : error.body.slice(0, 200) || error.message
     return new DeliveryError(`web push to ${host} answered ${error.statusCode}: ${why}`, permanent, { cause: error })
@@ -42,9 +45,10 @@ function deliveryError(error: unknown, endpoint: string): DeliveryError {
  * Web push through the `web-push` package: the payload encrypted for each subscription
  * (RFC 8291) and signed with our VAPID key (RFC 8292), sent with high urgency. The connection
  * refuses non-public push services unless ALLOW_PRIVATE_TARGETS (a subscription's endpoint is
- * whatever a browser, or someone posing as one, gave us).
+ * whatever a browser, or someone posing as one, gave us). The endpoints the push service says
+ * are gone are handed to `onWithdrawn` (their owner removes them), so no later page tries them.
  */
-export function webPushProvider(config: WebPushConfig): MessageProvider {
+export function webPushProvider(config: WebPushConfig, onWithdrawn?: (endpoints: string[]) => Promise<void>): MessageProvider {
   const policy = { allowPrivateTargets: config.allowPrivateTargets }
   const agent = new Agent({
     keepAlive: true,
@@ -71,6 +75,11 @@ export function webPushProvider(config: WebPushConfig): MessageProvider {
           return webpush.sendNotification(subscription as PushSubscription, message.text, options)
         }),
       )
+      const gone = subscriptions.filter((subscription, index) => {
+        const result = results[index]!
+        return result.status === 'rejected' && withdrawn(result.reason)
+      })
+      if (gone.length > 0) await onWithdrawn?.(gone.map((subscription) => subscription.endpoint))
       const accepted = results.flatMap((result) => (result.status === 'fulfilled' ? [result.value] : []))
       if (accepted.length > 0) return { messageId: accepted.map((sent) => String(sent.headers.location ?? sent.statusCode)).join(' ') }
       const failures = results.map((result, index) =>

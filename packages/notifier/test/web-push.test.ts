@@ -10,7 +10,10 @@ const vapid = {
   subject: 'mailto:oncall@example.com',
 }
 const pushService = await startPushService(t)
-const provider = webPushProvider({ ...vapid, allowPrivateTargets: true, extraCa: [pushService.ca] })
+const withdrawn: string[][] = []
+const provider = webPushProvider({ ...vapid, allowPrivateTargets: true, extraCa: [pushService.ca] }, async (endpoints) => {
+  withdrawn.push(endpoints)
+})
 const message = (to: string) => ({ id: 'message-1', to, subject: 'Page', text: '{"title":"[P1] Down"}' })
 
 /** A port nothing listens on: connections to it are refused. */
@@ -29,6 +32,7 @@ t.test('a push reaches the subscription, and counts as sent when one of several 
   const sent = await provider.send(message(pushRecipient([gone, alive])))
   t.match(sent.messageId, /^https:\/\/127\.0\.0\.1:\d+\/message\//)
   t.equal(pushService.received.at(-1)?.payload, '{"title":"[P1] Down"}')
+  t.same(withdrawn.splice(0), [[gone.endpoint]], 'the gone device is reported, the living one is not')
 })
 
 t.test('why a push failed, and whether trying again can help', async (t) => {
@@ -41,6 +45,7 @@ t.test('why a push failed, and whether trying again can help', async (t) => {
   const nowhere = { ...pushService.subscribe(), endpoint: `https://127.0.0.1:${await closedPort()}/push/x` }
   await t.rejects(provider.send(message(pushRecipient([nowhere]))), { message: /ECONNREFUSED/, permanent: false })
   await t.rejects(provider.send(message(pushRecipient([]))), { message: /names no subscription/, permanent: true })
+  t.same(withdrawn.splice(0), [[gone.endpoint]], 'a refused connection says nothing of the subscription')
 
   const guarded = webPushProvider({ ...vapid, allowPrivateTargets: false, extraCa: [pushService.ca] })
   const error = await guarded.send(message(pushRecipient([pushService.subscribe()]))).catch((failure: unknown) => failure)

@@ -1,6 +1,7 @@
 export { inviteRoutes, type InviteOptions } from './invite.js'
 export { productUserRoutes } from './routes.js'
 export { contactMethodRoutes } from './contact-methods/routes.js'
+export { removePushSubscriptions } from './contact-methods/queries.js'
 export { hasVerifiedPhone, notificationPreferencesOf, pushSubscriptionsOf, verifiedPhonesOf } from './reads.js'
 export type { NotificationPreferences } from './preferences.js'
 export { subscriptionRoutes } from './subscription-routes.js'

@@ -10,6 +10,7 @@ import {
   notificationPreferencesOf,
   pushSubscriptionsOf,
   productUserRoutes,
+  removePushSubscriptions,
   subscriptionRoutes,
   verifiedPhonesOf,
 } from '@svc/plugin-product-users'
@@ -40,6 +41,7 @@ export function buildApp(config: ServiceConfig, shared?: Resources): Promise<Fas
           config: config.notifier ?? DEFAULT_NOTIFIER_CONFIG,
           log: app.log.child({ component: 'notifier' }),
           webhooks: { resolve: subscriberWebhookTargets(app.database.db), policy: config.outbound ?? { allowPrivateTargets: false } },
+          removePushSubscriptions: (endpoints) => removePushSubscriptions(app.database.db, endpoints),
         })
         const productUrl = config.productLinkBase ?? config.publicUrls?.product ?? 'http://localhost:3003'
         app.addHook('onReady', () => notifier.start())

@@ -66,3 +66,17 @@ export async function markVerified(db: Executor, id: string) {
 export async function deleteContactMethod(db: Executor, userId: string, id: string) {
   return db.deleteFrom('divinux.contactMethods').where('userId', '=', userId).where('id', '=', id).returning('id').executeTakeFirst()
 }
+
+/**
+ * Removes the push subscriptions at these endpoints, whoever subscribed them: the push service
+ * answered that they are gone (expired, or the browser unsubscribed), so no page can reach them.
+ */
+export async function removePushSubscriptions(db: Executor, endpoints: string[]): Promise<number> {
+  if (endpoints.length === 0) return 0
+  const removed = await db
+    .deleteFrom('divinux.contactMethods')
+    .where('type', '=', 'push')
+    .where('address', 'in', endpoints)
+    .executeTakeFirst()
+  return Number(removed.numDeletedRows)
+}
