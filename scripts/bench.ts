@@ -3,9 +3,10 @@
 import { spawn } from 'node:child_process'
 import { createInterface } from 'node:readline'
 import autocannon from 'autocannon'
+import { median, pairedRatio, percent, roundRatios } from './bench-stats.js'
 
 const DURATION_SECONDS = Number(process.env.BENCH_DURATION ?? 5)
-const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3)
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 5)
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 50)
 const TARGET_RATIO = 0.5
 
@@ -34,8 +35,6 @@ async function load(url: string, headers: Record<string, string>, duration: numb
   return { requestsPerSecond: result.requests.average, p99: result.latency.p99 }
 }
 
-const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)] ?? 0
-
 function summary(samples: Sample[]): Sample {
   return { requestsPerSecond: median(samples.map((sample) => sample.requestsPerSecond)), p99: median(samples.map((sample) => sample.p99)) }
 }
@@ -55,15 +54,16 @@ try {
   }
   const bare = summary(samples.bare)
   const authenticated = summary(samples.authenticated)
-  const ratio = authenticated.requestsPerSecond / bare.requestsPerSecond
+  const ratio = pairedRatio(samples.authenticated, samples.bare)
   console.log(
-    `\n${CONNECTIONS} connections, ${ROUNDS} alternating rounds of ${DURATION_SECONDS} s per route (medians), Node ${process.version}\n`,
+    `\n${CONNECTIONS} connections, ${ROUNDS} alternating rounds of ${DURATION_SECONDS} s per route (medians; the ratio is each round's, then their median), Node ${process.version}\n`,
   )
   console.log('| route | requests/s | p99 latency (ms) |')
   console.log('|---|---:|---:|')
   console.log(`| bare Fastify GET /hello | ${bare.requestsPerSecond.toFixed(0)} | ${bare.p99} |`)
   console.log(`| GET /api/v1/users/me (Bearer) | ${authenticated.requestsPerSecond.toFixed(0)} | ${authenticated.p99} |`)
-  console.log(`\nratio: ${(ratio * 100).toFixed(1)}% of the bare baseline (target ${TARGET_RATIO * 100}%)`)
+  console.log(`\nratio: ${percent(ratio)} of the bare baseline (target ${percent(TARGET_RATIO)})`)
+  console.log(`  by round: ${roundRatios(samples.authenticated, samples.bare).map(percent).join(', ')}`)
   process.exitCode = ratio >= TARGET_RATIO ? 0 : 1
 } finally {
   server.kill('SIGTERM')
