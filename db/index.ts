@@ -32,6 +32,7 @@ import * as synthetics from './migrations/0030_synthetics.js'
 import * as billing from './migrations/0031_billing.js'
 import * as billingExemption from './migrations/0032_billing_exemption.js'
 import * as reports from './migrations/0033_reports.js'
+import * as statusNotificationLog from './migrations/0034_status_notification_log.js'
 
 /**
  * Every migration, in order, listed by hand rather than found by scanning a folder, so a
@@ -71,4 +72,5 @@ export const migrations: Record<string, Migration> = {
   '0031_billing': billing,
   '0032_billing_exemption': billingExemption,
   '0033_reports': reports,
+  '0034_status_notification_log': statusNotificationLog,
 }

@@ -38,6 +38,45 @@ export async function findSubscriber(db: Executor, organizationId: string, pageI
     .executeTakeFirst()
 }
 
+/**
+ * A subscriber's notifications, newest first, each with its delivery as the outbox (core.outbox,
+ * the notifier's table) last recorded it: pending while it is retried, sent, delivered, or
+ * failed with the reason.
+ */
+export async function listSubscriberNotifications(db: Executor, organizationId: string, pageId: string, subscriberId: string, page: Page) {
+  return paged(
+    db
+      .selectFrom('divinux.statusNotifications as n')
+      .innerJoin('divinux.statusSubscribers as s', 's.id', 'n.subscriberId')
+      .innerJoin('divinux.statusIncidentUpdates as u', 'u.id', 'n.updateId')
+      .innerJoin('divinux.statusIncidents as i', 'i.id', 'u.incidentId')
+      .leftJoin('core.outbox as o', 'o.id', 'n.messageId')
+      .where('s.organizationId', '=', organizationId)
+      .where('s.pageId', '=', pageId)
+      .where('n.subscriberId', '=', subscriberId),
+    (rows) =>
+      rows
+        .select([
+          'n.messageId',
+          'n.updateId',
+          'n.createdAt',
+          'i.id as incidentId',
+          'i.kind',
+          'i.name',
+          'u.status as updateStatus',
+          'o.kind as messageKind',
+          'o.status',
+          'o.attempts',
+          'o.lastError',
+          'o.sentAt',
+          'o.updatedAt',
+        ])
+        .orderBy('n.createdAt', 'desc')
+        .orderBy('n.updateId'),
+    page,
+  )
+}
+
 /** The page's e-mail subscriber with this address (any letter case), or its webhook subscriber with this URL. */
 export async function existingSubscriber(db: Executor, pageId: string, target: { email: string } | { url: string }) {
   let query = db
