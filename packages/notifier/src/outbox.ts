@@ -37,9 +37,19 @@ export async function startAttempt(db: Executor, messageId: string) {
 }
 
 export async function markSent(db: Executor, messageId: string, provider: string, providerMessageId: string): Promise<void> {
+  // The provider's report on this very message can be written first (Twilio calls back as soon as
+  // it knows, naming our message in its callback URL): what it said stands.
+  const reported = sql<boolean>`status in ('delivered', 'failed') and provider_message_id is not distinct from ${providerMessageId}`
   await db
     .updateTable('core.outbox')
-    .set({ status: 'sent', provider, providerMessageId, lastError: null, sentAt: sql<Date>`now()`, updatedAt: sql<Date>`now()` })
+    .set({
+      status: sql<OutboxStatus>`case when ${reported} then status else 'sent' end`,
+      lastError: sql<string | null>`case when ${reported} then last_error end`,
+      provider,
+      providerMessageId,
+      sentAt: sql<Date>`coalesce(sent_at, now())`,
+      updatedAt: sql<Date>`now()`,
+    })
     .where('id', '=', messageId)
     .execute()
 }
@@ -85,23 +95,39 @@ export async function latestOutboxRows(db: Executor, filter: { status?: OutboxSt
 
 /**
  * What a provider reported later about a message it took (Twilio's status callbacks): delivered,
- * or failed with its reason. Answers the message's id, or undefined when no message has that
- * provider id. A report never moves a message back from `delivered`.
+ * or failed with its reason. Answers the message's id, or undefined when no message matches. A
+ * report never moves a message back from `delivered`.
+ *
+ * With `messageId` (the callback URL named our message) the report is kept even when it arrives
+ * before the send was recorded, and brings the provider's id with it; a report on another of the
+ * provider's messages (an earlier attempt's) is ignored. Without it, the message is found by the
+ * provider's id, as for callbacks registered before their URLs named the message.
  */
 export async function recordDeliveryReport(
   db: Executor,
   provider: string,
   providerMessageId: string,
   report: { status: 'delivered' | 'failed'; reason: string | null },
+  messageId?: string,
 ): Promise<string | undefined> {
-  const row = await db
+  let query = db
     .updateTable('core.outbox')
-    .set({ status: report.status, lastError: report.reason, updatedAt: sql<Date>`now()` })
-    .where('provider', '=', provider)
-    .where('providerMessageId', '=', providerMessageId)
+    .set({
+      status: report.status,
+      lastError: report.reason,
+      provider,
+      providerMessageId,
+      sentAt: sql<Date>`coalesce(sent_at, now())`,
+      updatedAt: sql<Date>`now()`,
+    })
     .where('status', 'in', ['sent', 'pending', 'failed'])
-    .returning('id')
-    .executeTakeFirst()
+  query =
+    messageId === undefined
+      ? query.where('provider', '=', provider).where('providerMessageId', '=', providerMessageId)
+      : query
+          .where('id', '=', messageId)
+          .where((eb) => eb.or([eb('providerMessageId', 'is', null), eb('providerMessageId', '=', providerMessageId)]))
+  const row = await query.returning('id').executeTakeFirst()
   return row?.id
 }
 

@@ -3,7 +3,10 @@ import twilio from 'twilio'
 import type RequestClient from 'twilio/lib/base/RequestClient.js'
 import { DeliveryError, type MessageProvider, type OutboundMessage } from './message.js'
 
-/** Where Twilio reports what became of a message or call (see the alerting surface's Twilio routes). */
+/**
+ * Where Twilio reports what became of a message or call (see the alerting surface's Twilio
+ * routes): the outbox message's id follows, so a report that beats our record of the send is kept.
+ */
 export const TWILIO_STATUS_PATH = '/api/v1/twilio/status'
 /** Where a call fetches what to say: the outbox message's id follows. */
 export const TWILIO_VOICE_PATH = '/api/v1/twilio/voice'
@@ -39,13 +42,18 @@ function deliveryError(error: unknown): DeliveryError {
 /** SMS (`messages.create`) and voice (`calls.create`, the call fetching its words from us) through Twilio's REST API with its SDK. */
 export function twilioProviders(config: TwilioConfig): { sms: MessageProvider; voice: MessageProvider } {
   const client = twilio(config.accountSid, config.authToken, config.apiUrl ? { httpClient: new GatewayClient(config.apiUrl) } : {})
-  const statusCallback = `${config.callbackBase}${TWILIO_STATUS_PATH}`
+  const statusCallback = (message: OutboundMessage) => `${config.callbackBase}${TWILIO_STATUS_PATH}/${message.id}`
   return {
     sms: {
       name: 'twilio',
       async send(message: OutboundMessage) {
         try {
-          const sent = await client.messages.create({ to: message.to, from: config.from, body: message.text, statusCallback })
+          const sent = await client.messages.create({
+            to: message.to,
+            from: config.from,
+            body: message.text,
+            statusCallback: statusCallback(message),
+          })
           return { messageId: sent.sid }
         } catch (error) {
           throw deliveryError(error)
@@ -60,7 +68,7 @@ export function twilioProviders(config: TwilioConfig): { sms: MessageProvider; v
             to: message.to,
             from: config.from,
             url: `${config.callbackBase}${TWILIO_VOICE_PATH}/${message.id}`,
-            statusCallback,
+            statusCallback: statusCallback(message),
             statusCallbackEvent: ['completed'],
           })
           return { messageId: call.sid }

@@ -46,7 +46,12 @@ async function formOf(request: IncomingMessage): Promise<Record<string, string>>
  * Messages.json and Calls.json, form-encoded, HTTP Basic with the account SID and auth token,
  * JSON answers and error bodies), so the real `twilio` SDK is driven over a real socket.
  */
-export async function startTwilioServer(t: TestContext, refuse: TwilioRefusal = () => undefined): Promise<TwilioTestServer> {
+export async function startTwilioServer(
+  t: TestContext,
+  refuse: TwilioRefusal = () => undefined,
+  /** Runs after a message or call is accepted and before the answer: a status callback that beats it, for one. */
+  beforeAnswer: (accepted: TwilioRequest) => Promise<void> = async () => {},
+): Promise<TwilioTestServer> {
   const accountSid = `AC${randomBytes(16).toString('hex')}`
   const authToken = randomBytes(16).toString('hex')
   const from = '+15005550006'
@@ -67,7 +72,7 @@ export async function startTwilioServer(t: TestContext, refuse: TwilioRefusal = 
       if (refusal) return reply(response, refusal.status, { code: refusal.code, message: refusal.message, status: refusal.status })
       const kind = match[2] === 'Messages' ? 'message' : 'call'
       const sid = `${kind === 'message' ? 'SM' : 'CA'}${randomBytes(16).toString('hex')}`
-      received.push({
+      const accepted: TwilioRequest = {
         sid,
         kind,
         to,
@@ -75,7 +80,9 @@ export async function startTwilioServer(t: TestContext, refuse: TwilioRefusal = 
         ...(form.Body !== undefined ? { body: form.Body } : {}),
         ...(form.Url !== undefined ? { url: form.Url } : {}),
         ...(form.StatusCallback !== undefined ? { statusCallback: form.StatusCallback } : {}),
-      })
+      }
+      received.push(accepted)
+      await beforeAnswer(accepted)
       reply(response, 201, { sid, account_sid: accountSid, to, from: form.From, status: 'queued', body: form.Body ?? null })
     })()
   })

@@ -1,11 +1,23 @@
 import t from 'tap'
 import { DEFAULT_NOTIFIER_CONFIG } from '@svc/config'
-import { startTestService, startTwilioServer, until } from '@svc/testkit'
+import { startTestService, startTwilioServer, until, type TwilioRequest } from '@svc/testkit'
 import { buildApp } from '../src/app.js'
 import { alertingOrganization } from './organization-setup.js'
 
-const twilio = await startTwilioServer(t)
 const callbackBase = 'https://product.example'
+/** Set by a test: Twilio reports this final state of a message or call before it answers our request. */
+let reportFirst: ((accepted: TwilioRequest) => Record<string, string> | undefined) | undefined
+/** The outbox messages reported on that way, with the time the report was written. */
+const reportedFirst = new Map<string, Date>()
+const twilio = await startTwilioServer(t, undefined, async (accepted) => {
+  const report = reportFirst?.(accepted)
+  if (!report || !accepted.statusCallback) return
+  const path = new URL(accepted.statusCallback).pathname
+  await fromTwilio(path, report)
+  const messageId = path.split('/').at(-1)!
+  const row = await db.selectFrom('core.outbox').select('updatedAt').where('id', '=', messageId).executeTakeFirstOrThrow()
+  reportedFirst.set(messageId, row.updatedAt)
+})
 const service = await startTestService(t, buildApp, {
   config: {
     notifier: {
@@ -71,7 +83,7 @@ t.test('a P1 page goes out as an SMS and a call through Twilio’s REST API', as
   const sms = await until('the SMS', () => twilio.received.find((r) => r.kind === 'message' && r.body?.includes('Payments failing')))
   t.equal(sms.to, adaPhone)
   t.match(sms.body, /^\[P1\] Payments failing \(payments\)\. Reply "ack \d{6}" to acknowledge, or open http/)
-  t.equal(sms.statusCallback, `${callbackBase}/api/v1/twilio/status`)
+  t.match(sms.statusCallback, new RegExp(`^${callbackBase}/api/v1/twilio/status/[0-9a-f-]{36}$`), 'the callback names our message')
   const voice = await until('the call', () => twilio.received.find((r) => r.kind === 'call'))
   t.equal(voice.to, adaPhone)
   const sent = await until('both attempts sent', async () => {
@@ -89,27 +101,86 @@ t.test('a P1 page goes out as an SMS and a call through Twilio’s REST API', as
 
 t.test('status callbacks mark delivery, and only Twilio’s signature is believed', async (t) => {
   const sms = twilio.received.find((r) => r.kind === 'message')!
+  const callback = new URL(sms.statusCallback!).pathname
   const report = { MessageSid: sms.sid, MessageStatus: 'delivered', AccountSid: twilio.accountSid }
-  t.equal((await fromTwilio('/api/v1/twilio/status', report, 'forged')).statusCode, 403)
+  t.equal((await fromTwilio(callback, report, 'forged')).statusCode, 403)
   t.equal(
     (
       await fromTwilio(
-        '/api/v1/twilio/status',
+        callback,
         { ...report, MessageStatus: 'delivered' },
-        twilio.sign(`${callbackBase}/api/v1/twilio/status`, { ...report, MessageStatus: 'failed' }),
+        twilio.sign(`${callbackBase}${callback}`, { ...report, MessageStatus: 'failed' }),
       )
     ).statusCode,
     403,
     'a signature over other fields',
   )
-  t.equal((await fromTwilio('/api/v1/twilio/status', report)).statusCode, 204)
+  t.equal(
+    (await fromTwilio(callback, report, twilio.sign(`${callbackBase}/api/v1/twilio/status`, report))).statusCode,
+    403,
+    'a signature over another URL',
+  )
+  t.equal((await fromTwilio(callback, { ...report, MessageSid: 'SMother' })).statusCode, 204)
+  t.equal(
+    (await attempts(firstAlert)).find((attempt) => attempt.channel === 'sms')?.status,
+    'sent',
+    'a report on another SID changes nothing',
+  )
+  t.equal((await fromTwilio(callback, report)).statusCode, 204)
   t.equal((await attempts(firstAlert)).find((attempt) => attempt.channel === 'sms')?.status, 'delivered')
 
+  // A callback registered before callbacks named the message: found by Twilio's id.
   const callSid = twilio.received.find((r) => r.kind === 'call')!.sid
   t.equal((await fromTwilio('/api/v1/twilio/status', { CallSid: callSid, CallStatus: 'no-answer' })).statusCode, 204)
   t.match(
     (await attempts(firstAlert)).find((attempt) => attempt.channel === 'voice'),
     { status: 'failed', error: 'twilio: no-answer' },
+  )
+})
+
+t.test('a report that arrives before the send is recorded stands', async (t) => {
+  reportFirst = (accepted): Record<string, string> =>
+    accepted.kind === 'message'
+      ? { MessageSid: accepted.sid, MessageStatus: 'undelivered', ErrorCode: '30003', ErrorMessage: 'Unreachable destination handset' }
+      : { CallSid: accepted.sid, CallStatus: 'completed' }
+  t.teardown(() => {
+    reportFirst = undefined
+  })
+  const alertId = await ingest('Queue backlog')
+  // Settled: both were reported on, and the notifier recorded each send after its report.
+  const rows = await until('both sends recorded after their reports', async () => {
+    const found = await db
+      .selectFrom('core.outbox')
+      .innerJoin('divinux.notificationAttempts as n', 'n.outboxMessageId', 'core.outbox.id')
+      .select(['core.outbox.id', 'core.outbox.updatedAt', 'core.outbox.providerMessageId', 'core.outbox.sentAt'])
+      .where('n.alertId', '=', alertId)
+      .execute()
+    const recorded = (row: (typeof found)[number]) => reportedFirst.has(row.id) && row.updatedAt > reportedFirst.get(row.id)!
+    return found.length === 2 && found.every(recorded) && found
+  })
+  const settled = await attempts(alertId)
+  t.match(
+    settled.find((attempt) => attempt.channel === 'sms'),
+    {
+      status: 'failed',
+      error: 'twilio: undelivered (Twilio error 30003: Unreachable destination handset)',
+    },
+  )
+  t.match(
+    settled.find((attempt) => attempt.channel === 'voice'),
+    { status: 'delivered' },
+  )
+  t.same(
+    rows.map((row) => row.providerMessageId).sort(),
+    twilio.received
+      .slice(-2)
+      .map((request) => request.sid)
+      .sort(),
+    'each keeps Twilio’s id',
+  )
+  t.ok(
+    rows.every((row) => row.sentAt),
+    'and the time it was sent',
   )
 })
 

@@ -60,30 +60,41 @@ export const twilioRoutes: FastifyPluginAsyncTypebox<TwilioRouteOptions> = async
   }
   const route = { config: { public: true }, preHandler: verified }
 
-  app.post(
-    TWILIO_STATUS_PATH,
-    {
-      ...route,
-      schema: {
-        tags: ['twilio'],
-        summary: 'Twilio status callback: a message or call was delivered or failed (signed by Twilio)',
-        body: Form,
-        response: { 204: Type.Null() },
-      },
+  const statusReport = {
+    ...route,
+    schema: {
+      tags: ['twilio'],
+      summary: 'Twilio status callback: a message or call was delivered or failed (signed by Twilio)',
+      body: Form,
+      response: { 204: Type.Null() },
     },
+  }
+  /** Records a final state Twilio reports; earlier states (queued, sent, ringing) change nothing. */
+  const recordReport = async (form: Record<string, string>, messageId?: string) => {
+    const { MessageSid, MessageStatus, CallSid, CallStatus, ErrorCode, ErrorMessage } = form
+    const sid = MessageSid ?? CallSid
+    const status = MessageStatus ?? CallStatus ?? ''
+    if (!sid || !(DELIVERED.has(status) || FAILED.has(status))) return
+    const reason = FAILED.has(status)
+      ? `twilio: ${status}${ErrorCode ? ` (Twilio error ${ErrorCode}${ErrorMessage ? `: ${ErrorMessage}` : ''})` : ''}`
+      : null
+    await recordDeliveryReport(db, 'twilio', sid, { status: DELIVERED.has(status) ? 'delivered' : 'failed', reason }, messageId)
+  }
+
+  // The callback of every message and call names its outbox message.
+  app.post(
+    `${TWILIO_STATUS_PATH}/:messageId`,
+    { ...statusReport, schema: { ...statusReport.schema, params: MessageParams } },
     async (request, reply) => {
-      const { MessageSid, MessageStatus, CallSid, CallStatus, ErrorCode, ErrorMessage } = request.body
-      const sid = MessageSid ?? CallSid
-      const status = MessageStatus ?? CallStatus ?? ''
-      if (sid && (DELIVERED.has(status) || FAILED.has(status))) {
-        const reason = FAILED.has(status)
-          ? `twilio: ${status}${ErrorCode ? ` (Twilio error ${ErrorCode}${ErrorMessage ? `: ${ErrorMessage}` : ''})` : ''}`
-          : null
-        await recordDeliveryReport(db, 'twilio', sid, { status: DELIVERED.has(status) ? 'delivered' : 'failed', reason })
-      }
+      await recordReport(request.body, request.params.messageId)
       return reply.code(204).send(null)
     },
   )
+  // Messages and calls placed before callbacks named the message are found by Twilio's id.
+  app.post(TWILIO_STATUS_PATH, statusReport, async (request, reply) => {
+    await recordReport(request.body)
+    return reply.code(204).send(null)
+  })
 
   app.post(
     `${TWILIO_VOICE_PATH}/:messageId`,
