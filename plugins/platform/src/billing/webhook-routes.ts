@@ -1,23 +1,12 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { Type } from 'typebox'
 import { applyEvent, requireBilling, viaStripe, type Billing, type Stripe } from '@svc/billing'
-import type { Executor } from '@svc/db'
 import { BadRequestError, BillingDisabledError } from '@svc/http'
 import type { Notifier } from '@svc/notifier'
+import { ownersOf } from '../queries/organizations.js'
 
 /** Stripe's own default: a signature older than five minutes is a replay. */
 const TOLERANCE_SECONDS = 300
-
-async function ownersOf(db: Executor, organizationId: string) {
-  return db
-    .selectFrom('core.organizationMembers as member')
-    .innerJoin('core.users as user', 'user.id', 'member.userId')
-    .innerJoin('core.organizations as organization', 'organization.id', 'member.organizationId')
-    .select(['user.email', 'organization.name'])
-    .where('member.organizationId', '=', organizationId)
-    .where('member.role', '=', 'owner')
-    .execute()
-}
 
 /**
  * `POST /api/v1/billing/webhook` (public; Stripe's signature is the credential). Verified on the

@@ -49,3 +49,15 @@ export async function updateOrganization(db: Executor, organizationId: string, c
 export async function deleteOrganization(db: Executor, organizationId: string): Promise<void> {
   await db.deleteFrom('core.organizations').where('id', '=', organizationId).execute()
 }
+
+/** The organization's owners' addresses, with its name (who hears about its billing). */
+export async function ownersOf(db: Executor, organizationId: string) {
+  return db
+    .selectFrom('core.organizationMembers as member')
+    .innerJoin('core.users as user', 'user.id', 'member.userId')
+    .innerJoin('core.organizations as organization', 'organization.id', 'member.organizationId')
+    .select(['user.email', 'organization.name'])
+    .where('member.organizationId', '=', organizationId)
+    .where('member.role', '=', 'owner')
+    .execute()
+}
