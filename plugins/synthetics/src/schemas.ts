@@ -98,7 +98,9 @@ export const Check = Type.Object(
     regionStates: Type.Array(RegionState),
     nextDueAt: Type.Union([Timestamp, Type.Null()]),
     lastPingAt: Type.Union([Timestamp, Type.Null()]),
-    heartbeatUrl: Type.Optional(Type.String({ description: 'Heartbeat checks, when created: the URL to ping, shown once' })),
+    heartbeatUrl: Type.Optional(
+      Type.String({ description: 'Heartbeat checks, when created or their URL replaced: the URL to ping, shown once' }),
+    ),
     createdAt: Timestamp,
     updatedAt: Timestamp,
   },

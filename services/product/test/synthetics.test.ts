@@ -321,6 +321,58 @@ t.test('a heartbeat check fails when its pings stop and recovers on the next pin
   )
 })
 
+t.test('a heartbeat’s push URL can be replaced: the new one works, the old one is 404, history stays', async (t) => {
+  const created = await call(manager!, 'POST', `${base}/checks`, {
+    name: 'Hourly export',
+    kind: 'heartbeat',
+    frequencySeconds: 3600,
+    request: {},
+  })
+  t.equal(created.statusCode, 201, created.body)
+  const check = created.json()
+  const before = new URL(check.heartbeatUrl).pathname
+  t.equal((await app.inject({ method: 'POST', url: before })).statusCode, 200)
+  const lastPingAt = (await call(viewer!, 'GET', `${base}/checks/${check.id}`)).json().lastPingAt
+  t.ok(lastPingAt)
+
+  t.equal((await call(viewer!, 'POST', `${base}/checks/${check.id}/heartbeat-url`)).statusCode, 403, 'viewers cannot')
+  t.equal(
+    (await call(stranger!, 'POST', `/api/v1/synthetics/organizations/${otherOrgId}/checks/${check.id}/heartbeat-url`)).statusCode,
+    404,
+    'another organization cannot',
+  )
+  const replaced = await call(manager!, 'POST', `${base}/checks/${check.id}/heartbeat-url`)
+  t.equal(replaced.statusCode, 200)
+  t.match(replaced.json(), { id: check.id, name: 'Hourly export', lastPingAt, heartbeatUrl: /\/api\/v1\/synthetics\/heartbeats\/hb_/ })
+  const after = new URL(replaced.json().heartbeatUrl).pathname
+  t.not(after, before)
+  t.equal((await app.inject({ method: 'POST', url: before })).statusCode, 404, 'the old URL stops working')
+  t.equal((await app.inject({ method: 'POST', url: after })).statusCode, 200)
+  t.equal((await call(viewer!, 'GET', `${base}/checks/${check.id}`)).json().heartbeatUrl, undefined, 'the new URL is shown once too')
+  const audit = await db
+    .selectFrom('core.auditLogs')
+    .select('action')
+    .where('entityId', '=', check.id)
+    .where('action', '=', 'check.heartbeat_url_replaced')
+    .execute()
+  t.equal(audit.length, 1, 'the replacement is audited')
+
+  const http = (
+    await call(manager!, 'POST', `${base}/checks`, {
+      name: 'Not a heartbeat',
+      kind: 'tcp',
+      frequencySeconds: 60,
+      request: { host: '127.0.0.1', port: 1 },
+      paused: true,
+    })
+  ).json()
+  const refused = await call(manager!, 'POST', `${base}/checks/${http.id}/heartbeat-url`)
+  t.equal(refused.statusCode, 400)
+  t.match(refused.json().message, /^kind: /)
+  t.equal((await call(manager!, 'DELETE', `${base}/checks/${check.id}`)).statusCode, 204)
+  t.equal((await call(manager!, 'DELETE', `${base}/checks/${http.id}`)).statusCode, 204)
+})
+
 t.test('TCP, DNS and TLS checks are accepted with their own fields; bad input names the field and changes nothing', async (t) => {
   const port = await new Promise<number>((resolve) => {
     const server = createServer((socket) => socket.end())

@@ -14,7 +14,15 @@ import {
 import { pageOf, type Executor, type Json } from '@svc/db'
 import { BadRequestError, ListResponse, PaginationQuery } from '@svc/http'
 import type { OutboundPolicy } from '@svc/outbound'
-import { deleteCheck, insertCheck, listChecks, updateCheck, type CheckFields, type CheckRow } from '../queries/checks.js'
+import {
+  deleteCheck,
+  insertCheck,
+  listChecks,
+  replaceHeartbeatToken,
+  updateCheck,
+  type CheckFields,
+  type CheckRow,
+} from '../queries/checks.js'
 import { Check, CheckParams, MANAGED_BASE, OrgParams, ResultStatusSchema, checkBody, checkFieldsSchema, tags } from '../schemas.js'
 import { failedRun, type Scheduler } from '../scheduling/scheduler.js'
 import { runnableCheck } from '../secrets/resolve.js'
@@ -48,6 +56,8 @@ const audited = (row: CheckRow) => ({
   paused: row.paused,
 })
 const hashToken = (token: string) => createHash('sha256').update(token).digest('hex')
+/** A heartbeat's push token: the credential in its URL, kept only as its hash. */
+const newHeartbeatToken = () => `hb_${randomBytes(24).toString('base64url')}`
 
 const CreateBody = Type.Object(checkFieldsSchema, { additionalProperties: false })
 const UpdateBody = Type.Object(
@@ -118,6 +128,7 @@ export const checkRoutes: FastifyPluginAsyncTypebox<CheckRouteOptions> = async (
     unknownComponents: options.unknownComponents,
     policyExists: options.policyExists,
   })
+  const heartbeatUrlOf = (token: string) => `${options.productUrl}/api/v1/synthetics/heartbeats/${token}`
   const withStates = async (organizationId: string, rows: CheckRow[]) => {
     const states = await regionStatesOf(db, organizationId, rows, serviceRegion)
     return rows.map((row) => checkBody(row, states(row.id)))
@@ -192,7 +203,7 @@ export const checkRoutes: FastifyPluginAsyncTypebox<CheckRouteOptions> = async (
         serviceRegion,
       )
       const valid = await checkDefinition(fields, context(db, organizationId))
-      const token = valid.kind === 'heartbeat' ? `hb_${randomBytes(24).toString('base64url')}` : undefined
+      const token = valid.kind === 'heartbeat' ? newHeartbeatToken() : undefined
       const created = await db.transaction().execute(async (trx) => {
         const nextDueAt = valid.paused ? null : firstDueAt(valid)
         const row = await insertCheck(trx, organizationId, valid, {
@@ -209,8 +220,37 @@ export const checkRoutes: FastifyPluginAsyncTypebox<CheckRouteOptions> = async (
         return row
       })
       const [body] = await withStates(organizationId, [created])
-      const heartbeatUrl = token ? `${options.productUrl}/api/v1/synthetics/heartbeats/${token}` : undefined
-      return reply.code(201).send({ ...body!, ...(heartbeatUrl ? { heartbeatUrl } : {}) })
+      return reply.code(201).send({ ...body!, ...(token ? { heartbeatUrl: heartbeatUrlOf(token) } : {}) })
+    },
+  )
+
+  // A push URL that leaked (a log, a shared crontab) is replaced without losing the check's history.
+  app.post(
+    `${MANAGED_BASE}/checks/:checkId/heartbeat-url`,
+    {
+      schema: {
+        tags,
+        summary: 'Replace a heartbeat check’s push URL (synthetics manager); the new one is shown once, the old one stops working',
+        params: CheckParams,
+        response: { 200: Check },
+      },
+      onRequest: manager,
+    },
+    async (request) => {
+      const { organizationId } = membershipOf(request)
+      const token = newHeartbeatToken()
+      const updated = await db.transaction().execute(async (trx) => {
+        const check = await checkOfRequest(trx, request, true)
+        if ((check.kind as CheckKind) !== 'heartbeat') throw new BadRequestError('kind: only a heartbeat check has a push URL')
+        const row = await replaceHeartbeatToken(trx, organizationId, check.id, hashToken(token))
+        await recordAudit(trx, auditContextOf(request), {
+          ...auditEntry(organizationId, 'check', row.id),
+          action: 'check.heartbeat_url_replaced',
+        })
+        return row
+      })
+      const [body] = await withStates(organizationId, [updated])
+      return { ...body!, heartbeatUrl: heartbeatUrlOf(token) }
     },
   )
 

@@ -108,6 +108,18 @@ export async function updateCheck(
     .executeTakeFirstOrThrow()
 }
 
+/** A heartbeat check's new push token (its hash); the old one stops working with this write. */
+export async function replaceHeartbeatToken(db: Executor, organizationId: string, checkId: string, heartbeatTokenHash: string) {
+  return db
+    .updateTable('divinux.syntheticChecks')
+    .set({ heartbeatTokenHash, updatedAt: sql<Date>`now()` })
+    .where('organizationId', '=', organizationId)
+    .where('id', '=', checkId)
+    .where('kind', '=', 'heartbeat')
+    .returning(checkColumns)
+    .executeTakeFirstOrThrow()
+}
+
 export async function deleteCheck(db: Executor, organizationId: string, checkId: string) {
   await db.deleteFrom('divinux.syntheticChecks').where('organizationId', '=', organizationId).where('id', '=', checkId).execute()
 }
