@@ -1,3 +1,4 @@
+import { sql } from 'kysely'
 import t from 'tap'
 import type { FastifyInstance } from 'fastify'
 import { DEFAULT_NOTIFIER_CONFIG, type ServiceConfig } from '@svc/config'
@@ -10,9 +11,17 @@ import { startTestService, until } from '@svc/testkit'
 // set: the platform surface with readers that fail on purpose, and without REPORTS_SIGNING_KEY.
 
 const none = { alerts: 0, acknowledged: 0, resolved: 0, mttaSeconds: null, mttrSeconds: null }
+/** While set, the uptime reader waits for it: a report held part way through its writing. */
+let uptimeHeld: { reached: () => void; release: Promise<void> } | undefined
 const reportSources: ReportSources = {
   alerts: async () => ({ totals: none, byPriority: [], byService: [], perDay: [], rows: [] }),
-  componentUptime: async () => ({ partialOutageWeight: 0.3, components: [] }),
+  componentUptime: async () => {
+    if (uptimeHeld) {
+      uptimeHeld.reached()
+      await uptimeHeld.release
+    }
+    return { partialOutageWeight: 0.3, components: [] }
+  },
   checkAvailability: async () => [],
   aiUsage: async () => {
     throw new Error('the usage ledger could not be read')
@@ -95,4 +104,39 @@ t.test('without REPORTS_SIGNING_KEY, links are refused with 503 REPORTS_DISABLED
   const file = await app.inject({ method: 'GET', url: `/api/v1/reports/${id}/file?expires=9999999999&signature=abc` })
   t.equal(file.statusCode, 503)
   t.match(file.json(), { code: 'REPORTS_DISABLED' })
+})
+
+t.test('a report deleted while it is written keeps no file and is not failed', async (t) => {
+  let reached = () => {}
+  let release = () => {}
+  const writing = new Promise<void>((resolve) => (reached = resolve))
+  uptimeHeld = { reached: () => reached(), release: new Promise<void>((resolve) => (release = resolve)) }
+  t.teardown(() => {
+    uptimeHeld = undefined
+    release()
+  })
+  const answer = await app.inject({
+    method: 'POST',
+    url: `${base}/generate`,
+    headers: owner.headers,
+    payload: { type: 'uptime', format: 'pdf', ...period },
+  })
+  const { id } = answer.json<{ id: string }>()
+  await writing
+  t.equal((await reportRow(id)).status, 'running')
+  t.equal((await app.inject({ method: 'DELETE', url: `${base}/${id}`, headers: owner.headers })).statusCode, 204)
+  release()
+  // The job ends once its pg-boss job is complete; by then the file would have been stored.
+  await until('the job to finish', async () => {
+    const { rows } = await sql<{
+      state: string
+    }>`select state from pgboss.job where name = ${REPORT_QUEUE} and data->>'reportId' = ${id}`.execute(db)
+    return rows[0]?.state === 'completed'
+  })
+  t.equal(await db.selectFrom('core.reports').select('id').where('id', '=', id).executeTakeFirst(), undefined, 'the report stays deleted')
+  t.equal(
+    await db.selectFrom('core.reportFiles').select('reportId').where('reportId', '=', id).executeTakeFirst(),
+    undefined,
+    'no file is kept',
+  )
 })

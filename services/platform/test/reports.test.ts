@@ -445,3 +445,38 @@ t.test('another organization’s reports are 404; a report not ready is 409', as
   t.ok(queued.data.every((row) => row.status === 'queued' && row.type === 'uptime'))
   await readyReport(report.id)
 })
+
+t.test('an admin or the owner deletes a report: its file and links go with it, and the deletion is audited', async (t) => {
+  const report = (await generate(member, { type: 'incidents', format: 'csv', ...period })).json<ReportBody>()
+  await readyReport(report.id)
+  const { url } = await download(report.id)
+  const remove = (who: SignedIn, organizationId = orgId) =>
+    app.inject({ method: 'DELETE', url: `/api/v1/organizations/${organizationId}/reports/${report.id}`, headers: who.headers })
+  t.equal((await remove(member)).statusCode, 403, 'a member cannot, even the one who asked for it')
+  t.equal((await remove(stranger)).statusCode, 404, 'an outsider cannot')
+  t.equal((await remove(stranger, otherOrgId)).statusCode, 404, 'nor through their own organization')
+  t.equal((await fetch(url)).status, 200, 'refused deletions changed nothing')
+
+  t.equal((await remove(owner)).statusCode, 204)
+  t.equal((await remove(owner)).statusCode, 404, 'it is gone')
+  const listed = (await app.inject({ method: 'GET', url: `${base}?limit=100`, headers: member.headers })).json<{ data: ReportBody[] }>()
+  t.notOk(
+    listed.data.some((row) => row.id === report.id),
+    'no longer listed',
+  )
+  t.equal((await app.inject({ method: 'GET', url: `${base}/${report.id}/download`, headers: member.headers })).statusCode, 404)
+  t.equal((await fetch(url)).status, 404, 'a link handed out before stops working')
+  t.equal(await db.selectFrom('core.reportFiles').select('reportId').where('reportId', '=', report.id).executeTakeFirst(), undefined)
+  const audit = await db
+    .selectFrom('core.auditLogs')
+    .select(['action', 'actorUserId', 'changes'])
+    .where('entityId', '=', report.id)
+    .where('action', '=', 'deleted')
+    .executeTakeFirstOrThrow()
+  t.match(audit, { actorUserId: owner.userId, changes: { before: { type: 'incidents', format: 'csv', status: 'ready' } } })
+  t.equal(
+    (await app.inject({ method: 'DELETE', url: `${base}/not-a-report`, headers: owner.headers })).statusCode,
+    400,
+    'a malformed id is a bad request',
+  )
+})

@@ -79,17 +79,35 @@ export async function claimReport(db: Executor, reportId: string) {
     .executeTakeFirst()
 }
 
-export async function storeReportFile(db: Executor, reportId: string, file: { name: string; contentType: string; content: Buffer }) {
+/** Stores a running report's file; answers false when the report was deleted while it was written. */
+export async function storeReportFile(
+  db: Executor,
+  reportId: string,
+  file: { name: string; contentType: string; content: Buffer },
+): Promise<boolean> {
+  const stored = await db
+    .updateTable('core.reports')
+    .set({ status: 'ready', fileName: file.name, contentType: file.contentType, sizeBytes: file.content.length, completedAt: sql`now()` })
+    .where('id', '=', reportId)
+    .returning('id')
+    .executeTakeFirst()
+  if (!stored) return false
   await db
     .insertInto('core.reportFiles')
     .values({ reportId, content: file.content })
     .onConflict((conflict) => conflict.column('reportId').doUpdateSet({ content: file.content }))
     .execute()
-  await db
-    .updateTable('core.reports')
-    .set({ status: 'ready', fileName: file.name, contentType: file.contentType, sizeBytes: file.content.length, completedAt: sql`now()` })
+  return true
+}
+
+/** Deletes the organization's report with its file; answers what it was, or undefined when there is none. */
+export async function deleteReport(db: Executor, organizationId: string, reportId: string) {
+  return db
+    .deleteFrom('core.reports')
+    .where('organizationId', '=', organizationId)
     .where('id', '=', reportId)
-    .execute()
+    .returning(['id', 'type', 'format', 'status', 'periodFrom', 'periodTo'])
+    .executeTakeFirst()
 }
 
 export async function failReport(db: Executor, reportId: string, error: string) {

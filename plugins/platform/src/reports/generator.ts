@@ -60,12 +60,13 @@ export function createReportGenerator(deps: { database: Database; jobs: JobQueue
         format === 'pdf'
           ? { contentType: 'application/pdf', content: await renderPdf(content, report.organizationName, now) }
           : { contentType: 'text/csv; charset=utf-8', content: renderCsv(content) }
-      await db
+      const stored = await db
         .transaction()
         .execute((trx) =>
           storeReportFile(trx, report.id, { ...file, name: fileNameOf(report.type, report.periodFrom, report.periodTo, format) }),
         )
-      log.info({ reportId, type: report.type, format, bytes: file.content.length }, 'report ready')
+      if (stored) log.info({ reportId, type: report.type, format, bytes: file.content.length }, 'report ready')
+      else log.info({ reportId }, 'report deleted while it was written; its file is dropped')
     } catch (error) {
       log.error({ err: error, reportId }, 'report failed')
       await failReport(db, reportId, (error as Error).message)
