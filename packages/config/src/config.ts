@@ -152,6 +152,8 @@ export interface ServiceConfig {
   synthetics?: SyntheticsConfig
   /** REPORTS_SIGNING_KEY: signs report download links (HMAC-SHA256); every platform replica shares it. Unset: downloads answer 503. */
   reportsSigningKey?: string
+  /** REPORTS_RETENTION_DAYS: reports older than this are deleted with their files. Unset: kept until deleted. */
+  reportsRetentionDays?: number
 }
 
 /** Billing through Stripe (issue 17). */

@@ -96,6 +96,7 @@ export function serviceConfigFor(env: Environment, auth: AuthConfig): ServiceCon
     outbound: { allowPrivateTargets: env.ALLOW_PRIVATE_TARGETS, slackApiUrl: env.SLACK_API_URL?.replace(/\/*$/, '/') },
     synthetics: syntheticsConfigFor(env),
     reportsSigningKey: env.REPORTS_SIGNING_KEY,
+    ...(env.REPORTS_RETENTION_DAYS ? { reportsRetentionDays: env.REPORTS_RETENTION_DAYS } : {}),
     ...(env.STRIPE_SECRET_KEY ? { billing: billingConfigFor(env, env.STRIPE_SECRET_KEY) } : {}),
   }
 }

@@ -150,6 +150,14 @@ t.test('a bad value stops with one line naming it', async (t) => {
   t.notMatch(error?.message ?? '', /\n/, 'one line')
 })
 
+t.test('reports are kept until deleted unless REPORTS_RETENTION_DAYS says how long', async (t) => {
+  const auth = authConfigFor(readEnvironment({}), 'https://idp.example.com', ['web'])
+  t.equal(serviceConfigFor(readEnvironment({}), auth).reportsRetentionDays, undefined)
+  t.equal(serviceConfigFor(readEnvironment({ REPORTS_RETENTION_DAYS: '365' }), auth).reportsRetentionDays, 365)
+  for (const bad of ['0', '3651', 'a year'])
+    t.throws(() => readEnvironment({ REPORTS_RETENTION_DAYS: bad }), { name: 'ConfigurationError', message: /REPORTS_RETENTION_DAYS/ }, bad)
+})
+
 t.test('TRUST_PROXY takes true, false, a hop count, or addresses and CIDRs', async (t) => {
   t.equal(trustProxyOf('true'), true)
   t.equal(trustProxyOf('FALSE'), false)

@@ -20,11 +20,13 @@ export { scimRouterError } from './scim/index.js'
 export type { StatusPageLister } from './organizations/status-page-routes.js'
 export type { CheckLister } from './organizations/check-routes.js'
 import { createReportGenerator } from './reports/generator.js'
+import { createReportRetention } from './reports/retention.js'
 import { reportFileRoutes } from './reports/file-routes.js'
 import { reportRoutes } from './reports/routes.js'
 import type { ReportSources } from './reports/sources.js'
 export type { ReportSources } from './reports/sources.js'
 export { REPORT_QUEUE } from './reports/generator.js'
+export { REPORT_RETENTION_QUEUE } from './reports/retention.js'
 import { scimTokenRoutes } from './scim-tokens/routes.js'
 import { ssoRoutes } from './sso/routes.js'
 
@@ -44,6 +46,8 @@ export interface PlatformOptions {
   reportSources: ReportSources
   /** REPORTS_SIGNING_KEY: signs report download links; unset, downloads answer 503 REPORTS_DISABLED. */
   reportsSigningKey?: string
+  /** Reports older than this many days are deleted; unset: kept until a person deletes them. */
+  reportsRetentionDays?: number
 }
 
 export const platformSurface: FastifyPluginAsync<PlatformOptions> = async (app, options) => {
@@ -65,6 +69,13 @@ export const platformSurface: FastifyPluginAsync<PlatformOptions> = async (app, 
     log: app.log.child({ component: 'reports' }),
   })
   app.addHook('onReady', () => reports.start())
+  const retention = createReportRetention({
+    database: app.database,
+    jobs: app.jobs,
+    retentionDays: options.reportsRetentionDays,
+    log: app.log.child({ component: 'reports' }),
+  })
+  app.addHook('onReady', () => retention.start())
   await app.register(reportRoutes, { generator: reports, signingKey: options.reportsSigningKey })
   await app.register(reportFileRoutes, { signingKey: options.reportsSigningKey })
   await app.register(platformRoleRoutes)

@@ -45,6 +45,7 @@ export function buildApp(config: ServiceConfig, shared?: Resources): Promise<Fas
           billing: config.billing,
           reportSources,
           reportsSigningKey: config.reportsSigningKey,
+          reportsRetentionDays: config.reportsRetentionDays,
         })
       },
       lenientPaths: true,

@@ -100,14 +100,32 @@ export async function storeReportFile(
   return true
 }
 
+const deletedColumns = ['id', 'organizationId', 'type', 'format', 'status', 'periodFrom', 'periodTo'] as const
+
 /** Deletes the organization's report with its file; answers what it was, or undefined when there is none. */
 export async function deleteReport(db: Executor, organizationId: string, reportId: string) {
   return db
     .deleteFrom('core.reports')
     .where('organizationId', '=', organizationId)
     .where('id', '=', reportId)
-    .returning(['id', 'type', 'format', 'status', 'periodFrom', 'periodTo'])
+    .returning(deletedColumns)
     .executeTakeFirst()
+}
+
+export type DeletedReport = NonNullable<Awaited<ReturnType<typeof deleteReport>>>
+
+/**
+ * Deletes up to `limit` reports, of any organization, asked for before `before`, with their files;
+ * answers what they were. Rows another replica is deleting are skipped, not waited for.
+ */
+export async function deleteReportsCreatedBefore(db: Executor, before: Date, limit: number): Promise<DeletedReport[]> {
+  return db
+    .deleteFrom('core.reports')
+    .where('id', 'in', (eb) =>
+      eb.selectFrom('core.reports').select('id').where('createdAt', '<', before).orderBy('createdAt').limit(limit).forUpdate().skipLocked(),
+    )
+    .returning(deletedColumns)
+    .execute()
 }
 
 export async function failReport(db: Executor, reportId: string, error: string) {

@@ -60,3 +60,22 @@ export function duration(seconds: number | null): string {
 }
 
 export const percentText = (value: number | null) => (value === null ? 'n/a' : `${value.toFixed(3)} %`)
+
+/** What the audit log keeps of a deleted report (`deleted` by a person, `expired` by retention). */
+export const deletedReportAudit = (
+  report: { id: string; organizationId: string; type: string; format: string; status: string; periodFrom: Date; periodTo: Date },
+  action: 'deleted' | 'expired',
+) => ({
+  organizationId: report.organizationId,
+  product: 'platform' as const,
+  entityType: 'report',
+  entityId: report.id,
+  action,
+  before: {
+    type: report.type,
+    format: report.format,
+    status: report.status,
+    from: report.periodFrom.toISOString(),
+    to: report.periodTo.toISOString(),
+  },
+})

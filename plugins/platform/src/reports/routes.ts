@@ -7,7 +7,7 @@ import { ConflictError, ListResponse, NotFoundError, PaginationQuery, Timestamp,
 import { deleteReport, insertReport, listReports, reportOf } from '../queries/reports.js'
 import { OrgParams } from '../organizations/schemas.js'
 import type { ReportGenerator } from './generator.js'
-import { MAX_PERIOD_DAYS, reportFormats, reportStatuses, reportTypes } from './model.js'
+import { MAX_PERIOD_DAYS, deletedReportAudit, reportFormats, reportStatuses, reportTypes } from './model.js'
 import { signDownload } from './signing.js'
 import { reportSigningDisabled } from './file-routes.js'
 
@@ -192,20 +192,7 @@ export const reportRoutes: FastifyPluginAsyncTypebox<{ generator: ReportGenerato
       await db.transaction().execute(async (trx) => {
         const deleted = await deleteReport(trx, organizationId, request.params.reportId)
         if (!deleted) throw new NotFoundError('Report')
-        await recordAudit(trx, auditContextOf(request), {
-          organizationId,
-          product: 'platform',
-          entityType: 'report',
-          entityId: deleted.id,
-          action: 'deleted',
-          before: {
-            type: deleted.type,
-            format: deleted.format,
-            status: deleted.status,
-            from: deleted.periodFrom.toISOString(),
-            to: deleted.periodTo.toISOString(),
-          },
-        })
+        await recordAudit(trx, auditContextOf(request), deletedReportAudit(deleted, 'deleted'))
       })
       return reply.code(204).send(null)
     },
