@@ -62,20 +62,13 @@ export const platformSurface: FastifyPluginAsync<PlatformOptions> = async (app, 
   const billing = billingOf(options.billing)
   await app.register(billingRoutes, { billing })
   await app.register(billingWebhookRoutes, { billing, notifier: options.notifier, appUrl: options.appUrl })
-  const reports = createReportGenerator({
-    database: app.database,
-    jobs: app.jobs,
-    sources: options.reportSources,
-    log: app.log.child({ component: 'reports' }),
+  const reportJobs = { database: app.database, jobs: app.jobs, log: app.log.child({ component: 'reports' }) }
+  const reports = createReportGenerator({ ...reportJobs, sources: options.reportSources })
+  const retention = createReportRetention({ ...reportJobs, retentionDays: options.reportsRetentionDays })
+  app.addHook('onReady', async () => {
+    await reports.start()
+    await retention.start()
   })
-  app.addHook('onReady', () => reports.start())
-  const retention = createReportRetention({
-    database: app.database,
-    jobs: app.jobs,
-    retentionDays: options.reportsRetentionDays,
-    log: app.log.child({ component: 'reports' }),
-  })
-  app.addHook('onReady', () => retention.start())
   await app.register(reportRoutes, { generator: reports, signingKey: options.reportsSigningKey })
   await app.register(reportFileRoutes, { signingKey: options.reportsSigningKey })
   await app.register(platformRoleRoutes)
