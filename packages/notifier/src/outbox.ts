@@ -100,7 +100,7 @@ export async function latestOutboxRows(db: Executor, filter: { status?: OutboxSt
  *
  * With `messageId` (the callback URL named our message) the report is kept even when it arrives
  * before the send was recorded, and brings the provider's id with it; a report on another of the
- * provider's messages (an earlier attempt's) is ignored. Without it, the message is found by the
+ * provider's messages (an earlier attempt's), or on a message another provider carried, is ignored. Without it, the message is found by the
  * provider's id, as for callbacks registered before their URLs named the message.
  */
 export async function recordDeliveryReport(
@@ -126,6 +126,7 @@ export async function recordDeliveryReport(
       ? query.where('provider', '=', provider).where('providerMessageId', '=', providerMessageId)
       : query
           .where('id', '=', messageId)
+          .where((eb) => eb.or([eb('provider', 'is', null), eb('provider', '=', provider)]))
           .where((eb) => eb.or([eb('providerMessageId', 'is', null), eb('providerMessageId', '=', providerMessageId)]))
   const row = await query.returning('id').executeTakeFirst()
   return row?.id

@@ -129,6 +129,30 @@ t.test('status callbacks mark delivery, and only Twilio’s signature is believe
   t.equal((await fromTwilio(callback, report)).statusCode, 204)
   t.equal((await attempts(firstAlert)).find((attempt) => attempt.channel === 'sms')?.status, 'delivered')
 
+  const mail = await db
+    .insertInto('core.outbox')
+    .values({
+      channel: 'email',
+      kind: 'test',
+      recipient: 'ada@phones.example',
+      bodyText: 'hi',
+      status: 'sent',
+      provider: 'smtp',
+      providerMessageId: '<1@mail>',
+    })
+    .returning('id')
+    .executeTakeFirstOrThrow()
+  t.equal((await fromTwilio(`/api/v1/twilio/status/${mail.id}`, report)).statusCode, 204)
+  t.match(
+    await db
+      .selectFrom('core.outbox')
+      .select(['status', 'provider', 'providerMessageId'])
+      .where('id', '=', mail.id)
+      .executeTakeFirstOrThrow(),
+    { status: 'sent', provider: 'smtp', providerMessageId: '<1@mail>' },
+    'a report naming a message another provider carried changes nothing',
+  )
+
   // A callback registered before callbacks named the message: found by Twilio's id.
   const callSid = twilio.received.find((r) => r.kind === 'call')!.sid
   t.equal((await fromTwilio('/api/v1/twilio/status', { CallSid: callSid, CallStatus: 'no-answer' })).statusCode, 204)

@@ -36,7 +36,6 @@ export function createReportRetention(deps: { database: Database; jobs: JobQueue
   }
 
   return {
-    removeExpired,
     async start(): Promise<void> {
       await ensureQueue(jobs, REPORT_RETENTION_QUEUE, { retryLimit: 1, expireInSeconds: 900 })
       if (!retentionDays) {
