@@ -56,7 +56,9 @@ export async function markSent(db: Executor, messageId: string, provider: string
 
 /**
  * Records why an attempt did not deliver: `pending` leaves the message for the job's next retry,
- * `failed` ends it, `held` keeps it for a developer when no provider can carry it.
+ * `failed` ends it, `held` keeps it for a developer when no provider can carry it. A message the
+ * provider reported on during the attempt (it took the message though our call failed) keeps
+ * that report, and is not sent again.
  */
 export async function markUndelivered(
   db: Executor,
@@ -67,6 +69,7 @@ export async function markUndelivered(
     .updateTable('core.outbox')
     .set({ status: outcome.status, provider: outcome.provider, lastError: outcome.reason, updatedAt: sql<Date>`now()` })
     .where('id', '=', messageId)
+    .where('status', '=', 'pending')
     .execute()
 }
 

@@ -49,8 +49,12 @@ async function formOf(request: IncomingMessage): Promise<Record<string, string>>
 export async function startTwilioServer(
   t: TestContext,
   refuse: TwilioRefusal = () => undefined,
-  /** Runs after a message or call is accepted and before the answer: a status callback that beats it, for one. */
-  beforeAnswer: (accepted: TwilioRequest) => Promise<void> = async () => {},
+  /**
+   * Runs after a message or call is accepted and before the answer: a status callback that beats
+   * it, for one. A refusal it answers is sent instead of the 201, as when Twilio took the message
+   * but the API call failed on the way back.
+   */
+  beforeAnswer: (accepted: TwilioRequest) => Promise<ReturnType<TwilioRefusal>> = async () => undefined,
 ): Promise<TwilioTestServer> {
   const accountSid = `AC${randomBytes(16).toString('hex')}`
   const authToken = randomBytes(16).toString('hex')
@@ -82,7 +86,8 @@ export async function startTwilioServer(
         ...(form.StatusCallback !== undefined ? { statusCallback: form.StatusCallback } : {}),
       }
       received.push(accepted)
-      await beforeAnswer(accepted)
+      const lost = await beforeAnswer(accepted)
+      if (lost) return reply(response, lost.status, { code: lost.code, message: lost.message, status: lost.status })
       reply(response, 201, { sid, account_sid: accountSid, to, from: form.From, status: 'queued', body: form.Body ?? null })
     })()
   })

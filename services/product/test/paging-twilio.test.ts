@@ -1,12 +1,16 @@
+import { sql } from 'kysely'
 import t from 'tap'
 import { DEFAULT_NOTIFIER_CONFIG } from '@svc/config'
-import { startTestService, startTwilioServer, until, type TwilioRequest } from '@svc/testkit'
+import { DELIVER_QUEUE } from '@svc/notifier'
+import { startTestService, startTwilioServer, until, type TwilioRefusal, type TwilioRequest } from '@svc/testkit'
 import { buildApp } from '../src/app.js'
 import { alertingOrganization } from './organization-setup.js'
 
 const callbackBase = 'https://product.example'
 /** Set by a test: Twilio reports this final state of a message or call before it answers our request. */
 let reportFirst: ((accepted: TwilioRequest) => Record<string, string> | undefined) | undefined
+/** Set by a test: the answer to our request is lost after Twilio took the message. */
+let answerLost: ReturnType<TwilioRefusal>
 /** The outbox messages reported on that way, with the time the report was written. */
 const reportedFirst = new Map<string, Date>()
 const twilio = await startTwilioServer(t, undefined, async (accepted) => {
@@ -17,6 +21,7 @@ const twilio = await startTwilioServer(t, undefined, async (accepted) => {
   const messageId = path.split('/').at(-1)!
   const row = await db.selectFrom('core.outbox').select('updatedAt').where('id', '=', messageId).executeTakeFirstOrThrow()
   reportedFirst.set(messageId, row.updatedAt)
+  return accepted.kind === 'message' ? answerLost : undefined
 })
 const service = await startTestService(t, buildApp, {
   config: {
@@ -206,6 +211,36 @@ t.test('a report that arrives before the send is recorded stands', async (t) => 
     rows.every((row) => row.sentAt),
     'and the time it was sent',
   )
+})
+
+t.test('an SMS Twilio took and reported delivered is not sent again when our call failed on the way back', async (t) => {
+  reportFirst = (accepted): Record<string, string> | undefined =>
+    accepted.kind === 'message' ? { MessageSid: accepted.sid, MessageStatus: 'delivered' } : undefined
+  answerLost = { status: 503, code: 20503, message: 'Service unavailable' }
+  t.teardown(() => {
+    reportFirst = undefined
+    answerLost = undefined
+  })
+  const alertId = await ingest('Disk filling')
+  const sms = await until('the SMS reported delivered', async () => {
+    const found = (await attempts(alertId)).find((attempt) => attempt.channel === 'sms')
+    return found?.status === 'delivered' && found
+  })
+  t.match(sms, { status: 'delivered' })
+  // The delivery job is retried (our call failed) and ends when it finds the message settled.
+  const messageId = await db
+    .selectFrom('divinux.notificationAttempts')
+    .select('outboxMessageId')
+    .where('alertId', '=', alertId)
+    .where('channel', '=', 'sms')
+    .executeTakeFirstOrThrow()
+  await until('the delivery job to end after its retry', async () => {
+    const { rows } = await sql<{ state: string; retryCount: number }>`select state, retry_count as "retryCount" from pgboss.job
+      where name = ${DELIVER_QUEUE} and data->>'messageId' = ${messageId.outboxMessageId}`.execute(db)
+    return rows[0]?.state === 'completed' && rows[0].retryCount >= 1
+  })
+  t.equal(twilio.received.filter((request) => request.kind === 'message' && request.body?.includes('Disk filling')).length, 1, 'sent once')
+  t.equal((await attempts(alertId)).find((attempt) => attempt.channel === 'sms')?.status, 'delivered', 'the report stands')
 })
 
 t.test('the call asks for 1; a reply "ack <code>" from her verified number acknowledges', async (t) => {
