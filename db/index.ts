@@ -33,6 +33,7 @@ import * as billing from './migrations/0031_billing.js'
 import * as billingExemption from './migrations/0032_billing_exemption.js'
 import * as reports from './migrations/0033_reports.js'
 import * as statusNotificationLog from './migrations/0034_status_notification_log.js'
+import * as jsonKeysAsReceived from './migrations/0035_json_keys_as_received.js'
 
 /**
  * Every migration, in order, listed by hand rather than found by scanning a folder, so a
@@ -73,4 +74,5 @@ export const migrations: Record<string, Migration> = {
   '0032_billing_exemption': billingExemption,
   '0033_reports': reports,
   '0034_status_notification_log': statusNotificationLog,
+  '0035_json_keys_as_received': jsonKeysAsReceived,
 }

@@ -57,6 +57,13 @@ function pinger(db: Kysely<DB>) {
   }
 }
 
+/**
+ * Only identifiers are renamed (decision 0004): the keys inside jsonb values (alert labels,
+ * custom details, SCIM attributes, workflow conditions, check headers) are our users' data and
+ * come back exactly as they were stored, so `kube_namespace` stays `kube_namespace`.
+ */
+const camelCase = new CamelCasePlugin({ maintainNestedObjectKeys: true })
+
 // int8 as a JS number on both engines (PGlite's default); counts and sizes stay far below 2^53.
 const INT8_OID = 20
 const pgTypes = {
@@ -74,7 +81,7 @@ function openPostgres(connectionString: string, max: number, onPoolError: (error
   // An idle connection dropped by the server is replaced on the next checkout; without a
   // listener, pg would raise it as an uncaught error and end the process.
   pool.on('error', onPoolError)
-  const db = new Kysely<DB>({ dialect: new PostgresDialect({ pool }), plugins: [new CamelCasePlugin()] })
+  const db = new Kysely<DB>({ dialect: new PostgresDialect({ pool }), plugins: [camelCase] })
   return {
     db,
     pool,
@@ -99,7 +106,7 @@ async function openPGlite(dataDir: string | undefined): Promise<Database> {
     pglite = await PGlite.create({ extensions })
   }
   const pool = new PGlitePool(pglite)
-  const db = new Kysely<DB>({ dialect: new PostgresDialect({ pool }), plugins: [new CamelCasePlugin()] })
+  const db = new Kysely<DB>({ dialect: new PostgresDialect({ pool }), plugins: [camelCase] })
   return {
     db,
     pool,

@@ -83,7 +83,11 @@ t.test('through the OpenAI SDK: tool calls fetch the deploys, the answer names t
     finishedAt: minutesAgo(8),
   })
   await deploy(pager, { service: 'checkout', version: '2.3.9', status: 'success', finishedAt: minutesAgo(90) })
-  const { alertId } = await ingest(pager, { title: 'Checkout errors above 5%', service: 'checkout' })
+  const { alertId } = await ingest(pager, {
+    title: 'Checkout errors above 5%',
+    service: 'checkout',
+    labels: { kube_namespace: 'shop', __meta_x: 'pod-7' },
+  })
   const [analysis] = await settledAnalyses(alertId)
   t.match(analysis, {
     status: 'completed',
@@ -102,6 +106,8 @@ t.test('through the OpenAI SDK: tool calls fetch the deploys, the answer names t
   t.equal(asked.length, 2, 'one round of tool calls, then the answer')
   t.equal(asked[0]!.authorization, 'Bearer sk-loopback')
   t.equal(asked[0]!.body.model, 'incident-model')
+  const incident = JSON.parse(asked[0]!.body.messages[1]!.content!.split('\n')[2]!) as { labels: Record<string, string> }
+  t.match(incident.labels, { kube_namespace: 'shop', __meta_x: 'pod-7' }, 'the model reads the labels as they were sent')
 
   const ledger = await db.selectFrom('divinux.aiUsage').selectAll().where('referenceId', '=', analysis!.id).execute()
   t.match(ledger, [{ feature: 'analysis', provider: 'openai', promptTokens: 200, completionTokens: 40 }])
