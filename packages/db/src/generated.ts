@@ -211,6 +211,7 @@ export interface CoreUsers {
   createdAt: Generated<Timestamp>;
   displayName: string | null;
   email: string;
+  emailVerified: Generated<boolean>;
   familyName: string | null;
   givenName: string | null;
   id: Generated<string>;

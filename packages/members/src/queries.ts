@@ -80,13 +80,15 @@ export async function countOwners(db: Executor, organizationId: string): Promise
 
 /**
  * The platform user with this e-mail (case-insensitively; one who has signed in preferred),
- * or a new pending user that the first sign-in with the address will claim.
+ * or a new pending user that the first verified sign-in with the address will claim. An
+ * account whose address its identity provider has not verified is never matched (decision 0012).
  */
 export async function userForEmail(db: Executor, email: string): Promise<string> {
   const existing = await db
     .selectFrom('core.users')
     .select('id')
     .where(sql`lower(email)`, '=', email.toLowerCase())
+    .where((where) => where.or([where('emailVerified', '=', true), where('idpSubject', 'is', null)]))
     .orderBy(sql`idp_subject is null`)
     .orderBy('createdAt')
     .executeTakeFirst()

@@ -48,6 +48,60 @@ t.test('an unverified address signs in but claims no pending membership; a verif
   )
 })
 
+t.test('an account whose address is unverified is never linked: adding a member and SCIM make pending memberships', async (t) => {
+  // The attacker signs in once with the victim's address, unverified.
+  const attacker = issuer.idp.mintIdToken({ email: 'dave@acme-corp.example', sub: 'dave-subject', emailVerified: false })
+  const attackerId = (await me(attacker)).userId
+  const added = await app.inject({
+    method: 'POST',
+    url: `/api/v1/organizations/${organization.id}/members`,
+    headers: owner.headers,
+    payload: { email: 'dave@acme-corp.example', role: 'admin' },
+  })
+  t.equal(added.statusCode, 201)
+  t.not(added.json().userId, attackerId, 'the membership waits on an account of its own')
+  t.equal(added.json().pending, true)
+
+  const token = await createScimToken(app, organization.id, owner.headers)
+  const provisioned = await app.inject({
+    method: 'POST',
+    url: `${SCIM}/Users`,
+    headers: { authorization: `Bearer ${token}`, 'content-type': 'application/scim+json' },
+    payload: { schemas: ['urn:ietf:params:scim:schemas:core:2.0:User'], userName: 'dave.scim@acme-corp.example', active: true },
+  })
+  t.equal(provisioned.statusCode, 201)
+  const scimAccount = await db
+    .selectFrom('core.organizationMembers')
+    .select('userId')
+    .where('id', '=', provisioned.json().id)
+    .executeTakeFirstOrThrow()
+  const scimAttacker = issuer.idp.mintIdToken({ email: 'dave.scim@acme-corp.example', sub: 'attacker-2', emailVerified: false })
+  t.not(scimAccount.userId, (await me(scimAttacker)).userId)
+
+  t.same(await organizationsOf(attacker), [], 'the attacker got nothing')
+  t.same(await organizationsOf(scimAttacker), [])
+  const scimRead = await app.inject({
+    method: 'GET',
+    url: `/api/v1/organizations/${organization.id}/scim-tokens`,
+    headers: bearer(attacker),
+  })
+  t.equal(scimRead.statusCode, 404, 'nor can it read the organization’s SCIM tokens')
+
+  // The same subject, once its provider has verified the address, claims what waited for it.
+  t.same(
+    (await organizationsOf(issuer.idp.mintIdToken({ email: 'dave@acme-corp.example', sub: 'dave-subject' }))).map((o) => o.id),
+    [organization.id],
+    'a verified sign-in claims the membership',
+  )
+  const members = (
+    await app.inject({ method: 'GET', url: `/api/v1/organizations/${organization.id}/members?limit=100`, headers: owner.headers })
+  ).json().data as Array<{ email: string; pending: boolean; userId: string }>
+  t.match(
+    members.find((member) => member.email === 'dave@acme-corp.example'),
+    { pending: false, userId: attackerId },
+  )
+})
+
 t.test('a known subject keeps its address unless the new one is verified', async (t) => {
   const first = issuer.idp.mintIdToken({ email: 'mover@linking.example', sub: 'mover-subject' })
   const userId = (await me(first)).userId

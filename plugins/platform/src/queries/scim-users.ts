@@ -63,8 +63,8 @@ export async function userNameTaken(db: Executor, organizationId: string, userNa
 }
 
 /**
- * The platform user a new SCIM User is linked to: the one with this e-mail who is not yet a
- * member of the organization (one who has signed in preferred), or else a new pending user that
+ * The platform user a new SCIM User is linked to: the one with this verified e-mail who is not
+ * yet a member of the organization (one who has signed in preferred), or else a new pending user that
  * the first sign-in with the address claims. E-mails need not be unique among SCIM Users, so two
  * of them sharing an address are two memberships, of two accounts.
  */
@@ -73,6 +73,8 @@ export async function accountForScimUser(db: Executor, organizationId: string, e
     .selectFrom('core.users as u')
     .select('u.id')
     .where(sql`lower(u.email)`, '=', email.toLowerCase())
+    // An address its identity provider has not verified links to nothing (decision 0012).
+    .where((where) => where.or([where('u.emailVerified', '=', true), where('u.idpSubject', 'is', null)]))
     .where(({ not, exists, selectFrom }) =>
       not(
         exists(
