@@ -35,6 +35,7 @@ import * as reports from './migrations/0033_reports.js'
 import * as statusNotificationLog from './migrations/0034_status_notification_log.js'
 import * as jsonKeysAsReceived from './migrations/0035_json_keys_as_received.js'
 import * as verifiedAddresses from './migrations/0036_verified_addresses.js'
+import * as phoneCodeLimits from './migrations/0037_phone_code_limits.js'
 
 /**
  * Every migration, in order, listed by hand rather than found by scanning a folder, so a
@@ -77,4 +78,5 @@ export const migrations: Record<string, Migration> = {
   '0034_status_notification_log': statusNotificationLog,
   '0035_json_keys_as_received': jsonKeysAsReceived,
   '0036_verified_addresses': verifiedAddresses,
+  '0037_phone_code_limits': phoneCodeLimits,
 }

@@ -154,7 +154,26 @@ export interface ServiceConfig {
   reportsSigningKey?: string
   /** REPORTS_RETENTION_DAYS: reports older than this are deleted with their files. Unset: kept until deleted. */
   reportsRetentionDays?: number
+  /** Unset: DEFAULT_PHONE_VERIFICATION_CONFIG. */
+  phoneVerification?: PhoneVerificationConfig
 }
+
+/**
+ * What a person may cost us in verification codes to phone numbers (SMS and voice), so nobody
+ * can pump premium traffic through our Twilio account (docs/decisions/0012, "Phone numbers").
+ */
+export interface PhoneVerificationConfig {
+  /** PHONE_CODES_PER_HOUR: codes sent to phone numbers per person in any hour. */
+  codesPerHour: number
+  /** PHONE_CODES_TOTAL: codes sent to phone numbers per person, ever. */
+  codesTotal: number
+  /** PHONE_CODE_ATTEMPTS: wrong codes tried on one number, over all its codes; then no more codes go to it. */
+  attemptsPerMethod: number
+  /** PHONE_COUNTRIES: the countries (ISO 3166-1 alpha-2) numbers may be in; unset: any. */
+  countries?: string[]
+}
+
+export const DEFAULT_PHONE_VERIFICATION_CONFIG: PhoneVerificationConfig = { codesPerHour: 5, codesTotal: 30, attemptsPerMethod: 15 }
 
 /** Billing through Stripe (issue 17). */
 export interface BillingConfig {

@@ -3,6 +3,8 @@ export {
   DEFAULT_INGEST_RATE_LIMIT,
   DEFAULT_NOTIFIER_CONFIG,
   DEFAULT_SYNTHETICS_CONFIG,
+  DEFAULT_PHONE_VERIFICATION_CONFIG,
+  type PhoneVerificationConfig,
   type SyntheticsConfig,
   type AiConfig,
   type BillingConfig,

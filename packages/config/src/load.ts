@@ -95,6 +95,12 @@ export function serviceConfigFor(env: Environment, auth: AuthConfig): ServiceCon
     notifier: notifierConfigFor(env),
     outbound: { allowPrivateTargets: env.ALLOW_PRIVATE_TARGETS, slackApiUrl: env.SLACK_API_URL?.replace(/\/*$/, '/') },
     synthetics: syntheticsConfigFor(env),
+    phoneVerification: {
+      codesPerHour: env.PHONE_CODES_PER_HOUR,
+      codesTotal: env.PHONE_CODES_TOTAL,
+      attemptsPerMethod: env.PHONE_CODE_ATTEMPTS,
+      ...(env.PHONE_COUNTRIES ? { countries: splitList(env.PHONE_COUNTRIES).map((country) => country.toUpperCase()) } : {}),
+    },
     reportsSigningKey: env.REPORTS_SIGNING_KEY,
     ...(env.REPORTS_RETENTION_DAYS ? { reportsRetentionDays: env.REPORTS_RETENTION_DAYS } : {}),
     ...(env.STRIPE_SECRET_KEY ? { billing: billingConfigFor(env, env.STRIPE_SECRET_KEY) } : {}),

@@ -381,6 +381,7 @@ export interface DivinuxContactMethods {
   type: string;
   userId: string;
   verifiedAt: Timestamp | null;
+  wrongCodes: Generated<number>;
 }
 
 export interface DivinuxDeployEvents {
@@ -466,6 +467,13 @@ export interface DivinuxOutboundWebhooks {
   secret: string;
   updatedAt: Generated<Timestamp>;
   url: string;
+}
+
+export interface DivinuxPhoneCodeSends {
+  channel: string;
+  id: Generated<string>;
+  sentAt: Generated<Timestamp>;
+  userId: string;
 }
 
 export interface DivinuxRcaActionItems {
@@ -886,6 +894,7 @@ export interface DB {
   "divinux.notificationPreferences": DivinuxNotificationPreferences;
   "divinux.outboundWebhookDeliveries": DivinuxOutboundWebhookDeliveries;
   "divinux.outboundWebhooks": DivinuxOutboundWebhooks;
+  "divinux.phoneCodeSends": DivinuxPhoneCodeSends;
   "divinux.rcaActionItems": DivinuxRcaActionItems;
   "divinux.rcaIncidentLinks": DivinuxRcaIncidentLinks;
   "divinux.rcas": DivinuxRcas;

@@ -158,19 +158,14 @@ export function createNotifier({ jobs, database, config, log, webhooks, removePu
     }
   }
 
-  /** A held message is logged whole, so that without a provider (a laptop) its content can still be read. */
+  /**
+   * A held message is logged by id and kind only: its body may hold a verification code or an
+   * acknowledgement link, which are credentials. Its content is read with `pnpm outbox`.
+   */
   function logHeld(messageId: string, message: OutboundMessageRequest): void {
     log.info(
-      {
-        messageId,
-        channel: message.channel,
-        kind: message.kind,
-        // A push recipient is the subscriptions' keys: not for logs.
-        to: message.channel === 'push' ? '(web-push subscriptions)' : message.to,
-        subject: message.subject,
-        text: message.text,
-      },
-      `${message.channel} message held in the outbox: no provider is configured`,
+      { messageId, channel: message.channel, kind: message.kind },
+      `${message.channel} message held in the outbox: no provider is configured (read it with pnpm outbox)`,
     )
   }
 

@@ -1,5 +1,5 @@
 import type { FastifyInstance } from 'fastify'
-import { DEFAULT_INGEST_RATE_LIMIT, DEFAULT_NOTIFIER_CONFIG, type ServiceConfig } from '@svc/config'
+import { DEFAULT_INGEST_RATE_LIMIT, DEFAULT_NOTIFIER_CONFIG, DEFAULT_PHONE_VERIFICATION_CONFIG, type ServiceConfig } from '@svc/config'
 import { createNotifier } from '@svc/notifier'
 import { alertingSurface, escalationPolicyExists } from '@svc/plugin-alerting'
 import { alertAnalysisStarter, insightsSurface, latestAnalysisOf } from '@svc/plugin-insights'
@@ -72,7 +72,11 @@ export function buildApp(config: ServiceConfig, shared?: Resources): Promise<Fas
         await app.register(productUserRoutes)
         await app.register(subscriptionRoutes, { billing: billingOf(config.billing) })
         await app.register(inviteRoutes, { notifier })
-        await app.register(contactMethodRoutes, { notifier, outbound: config.outbound ?? { allowPrivateTargets: false } })
+        await app.register(contactMethodRoutes, {
+          notifier,
+          outbound: config.outbound ?? { allowPrivateTargets: false },
+          phoneVerification: config.phoneVerification ?? DEFAULT_PHONE_VERIFICATION_CONFIG,
+        })
       },
     },
     shared,

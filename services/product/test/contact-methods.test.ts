@@ -169,3 +169,89 @@ t.test('codes expire; a verified method needs none; a new code comes after the w
   t.equal((await call(bo, 'POST', `${methods}/${push.id}/resend-code`)).statusCode, 400)
   t.equal((await call(bo, 'POST', `${methods}/not-a-uuid/verify`, { code: '123456' })).statusCode, 404)
 })
+
+t.test('premium-rate, shared-cost and invalid numbers are refused before any code is sent', async (t) => {
+  const pumper = await service.signIn('pumper@contacts.example')
+  const cases: Array<[string, RegExp]> = [
+    ['+449098765432', /body\/address is a premium-rate number/],
+    ['+19005551234', /body\/address is a premium-rate number/],
+    ['+34901123456', /body\/address is a shared-cost number/],
+    ['+4912345678', /body\/address is not a valid phone number/],
+  ]
+  for (const [address, message] of cases) {
+    for (const type of ['sms', 'voice']) {
+      const response = await call(pumper, 'POST', methods, { type, address })
+      t.equal(response.statusCode, 400, `${type} ${address}`)
+      t.match(response.json().message, message)
+    }
+  }
+  t.same((await call(pumper, 'GET', methods)).json().data, [], 'nothing stored')
+  t.notOk(
+    twilio.received.some((request) => cases.some(([address]) => request.to === address)),
+    'and Twilio was never asked',
+  )
+})
+
+t.test('codes to phone numbers are capped per person an hour and in total; removing a number does not reset them', async (t) => {
+  const db = app.database.db
+  const pumper = await service.signIn('hourly@contacts.example')
+  const numbers = ['+4915120000001', '+4915120000002', '+4915120000003', '+4915120000004', '+4915120000005', '+4915120000006']
+  const added = []
+  for (const address of numbers.slice(0, 5)) {
+    const response = await call(pumper, 'POST', methods, { type: 'sms', address })
+    t.equal(response.statusCode, 201, address)
+    added.push(response.json().id as string)
+  }
+  const sixth = await call(pumper, 'POST', methods, { type: 'voice', address: numbers[5] })
+  t.equal(sixth.statusCode, 429)
+  t.match(sixth.json().message, /at most 5 codes to phone numbers an hour/)
+  t.ok(Number(sixth.headers['retry-after']) > 3000, 'back when the hour’s first code is an hour old')
+  t.equal((await call(pumper, 'DELETE', `${methods}/${added[0]}`)).statusCode, 204)
+  t.equal((await call(pumper, 'POST', methods, { type: 'sms', address: numbers[0] })).statusCode, 429, 'removing one frees nothing')
+  t.equal((await call(pumper, 'GET', methods)).json().data.length, 4, 'the refused ones were not stored')
+  t.equal(
+    (await call(pumper, 'POST', methods, { type: 'email', address: 'hourly.mail@contacts.example' })).statusCode,
+    201,
+    'e-mail is not capped so',
+  )
+
+  // An hour later the hourly cap lets codes through again, until the lifetime cap.
+  const { userId } = pumper
+  await db
+    .updateTable('divinux.phoneCodeSends')
+    .set({ sentAt: new Date(Date.now() - 2 * 3_600_000) })
+    .where('userId', '=', userId)
+    .execute()
+  await db
+    .insertInto('divinux.phoneCodeSends')
+    .values(Array.from({ length: 24 }, () => ({ userId, channel: 'sms', sentAt: new Date(Date.now() - 3 * 3_600_000) })))
+    .execute()
+  t.equal((await call(pumper, 'POST', methods, { type: 'sms', address: numbers[5] })).statusCode, 201, 'the 30th code')
+  const past = await call(pumper, 'POST', methods, { type: 'voice', address: numbers[5] })
+  t.equal(past.statusCode, 429)
+  t.match(past.json().message, /you have been sent 30 codes to phone numbers, the most/)
+})
+
+t.test('wrong codes on one number are capped over all its codes', async (t) => {
+  const db = app.database.db
+  const guesser = await service.signIn('guesser@contacts.example')
+  const added = await call(guesser, 'POST', methods, { type: 'sms', address: '+4915130000001' })
+  const id = added.json().id as string
+  const sms = await until('the SMS', () => twilio.received.find((r) => r.kind === 'message' && r.to === '+4915130000001'))
+  const wrong = codeIn(sms.body!) === '111111' ? '222222' : '111111'
+  for (let round = 0; round < 3; round += 1) {
+    for (let attempt = 0; attempt < 5; attempt += 1) await call(guesser, 'POST', `${methods}/${id}/verify`, { code: wrong })
+    // As if the 30 seconds between codes had passed.
+    await db
+      .updateTable('divinux.contactMethods')
+      .set({ codeSentAt: new Date(Date.now() - 60_000) })
+      .where('id', '=', id)
+      .execute()
+    const resent = await call(guesser, 'POST', `${methods}/${id}/resend-code`)
+    if (round < 2) t.equal(resent.statusCode, 200, `code ${round + 2}`)
+    else {
+      t.equal(resent.statusCode, 429, 'after 15 wrong codes no code goes to the number')
+      t.match(resent.json().message, /15 wrong codes were tried on this number/)
+    }
+  }
+})

@@ -11,6 +11,7 @@ const columns = [
   'codeExpiresAt',
   'codeAttempts',
   'codeHash',
+  'wrongCodes',
   'createdAt',
 ] as const
 
@@ -49,9 +50,38 @@ export async function setCode(db: Executor, id: string, codeHash: string, expire
 export async function countWrongCode(db: Executor, id: string, spent: boolean) {
   await db
     .updateTable('divinux.contactMethods')
-    .set({ codeAttempts: sql<number>`code_attempts + 1`, ...(spent ? { codeHash: null, codeExpiresAt: null } : {}) })
+    .set({
+      codeAttempts: sql<number>`code_attempts + 1`,
+      wrongCodes: sql<number>`wrong_codes + 1`,
+      ...(spent ? { codeHash: null, codeExpiresAt: null } : {}),
+    })
     .where('id', '=', id)
     .execute()
+}
+
+/**
+ * Serializes one person's code sends to phone numbers until the caller's transaction ends, so two
+ * requests at once cannot both pass the caps.
+ */
+export async function lockPhoneCodes(db: Executor, userId: string): Promise<void> {
+  await sql`select pg_advisory_xact_lock(hashtextextended(${`phone-codes:${userId}`}, 0))`.execute(db)
+}
+
+/** How many codes went to this person's phone numbers in the last hour and ever, and when the hour's first went. */
+export async function phoneCodesSent(db: Executor, userId: string) {
+  return db
+    .selectFrom('divinux.phoneCodeSends')
+    .select((eb) => [
+      eb.fn.countAll<number>().as('total'),
+      sql<number>`count(*) filter (where sent_at > now() - interval '1 hour')::int`.as('lastHour'),
+      sql<Date | null>`min(sent_at) filter (where sent_at > now() - interval '1 hour')`.as('firstInHour'),
+    ])
+    .where('userId', '=', userId)
+    .executeTakeFirstOrThrow()
+}
+
+export async function recordPhoneCodeSend(db: Executor, userId: string, channel: string): Promise<void> {
+  await db.insertInto('divinux.phoneCodeSends').values({ userId, channel }).execute()
 }
 
 export async function markVerified(db: Executor, id: string) {

@@ -1,18 +1,24 @@
 import { createHash, randomInt } from 'node:crypto'
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
+import type { FastifyReply } from 'fastify'
 import { Type } from 'typebox'
 import { isUuid } from '@svc/auth'
 import type { Executor } from '@svc/db'
 import { BadRequestError, ConflictError, NotFoundError, TooManyRequestsError, invalidField } from '@svc/http'
 import type { Notifier } from '@svc/notifier'
+import type { PhoneVerificationConfig } from '@svc/config'
 import { checkTarget, type OutboundPolicy } from '@svc/outbound'
+import { phoneNumberRefusal } from './phone-numbers.js'
 import {
   countWrongCode,
   deleteContactMethod,
   findContactMethod,
   insertContactMethod,
   listContactMethods,
+  lockPhoneCodes,
   markVerified,
+  phoneCodesSent,
+  recordPhoneCodeSend,
   setCode,
   type ContactMethodRow,
 } from './queries.js'
@@ -65,12 +71,14 @@ function codeMessage(type: Exclude<ContactType, 'push'>, code: string) {
  * The signed-in user's contact methods (issue 14): e-mail addresses and phone numbers for SMS and
  * voice, each proven by a six-digit code sent to it before it is paged, and web-push
  * subscriptions, which the browser proves. Codes expire after ten minutes and five wrong tries;
- * only their SHA-256 is stored.
+ * only their SHA-256 is stored. Codes to phone numbers cost money, so they are capped per person
+ * and per number, and never sent to premium-rate or shared-cost numbers (decision 0012).
  */
-export const contactMethodRoutes: FastifyPluginAsyncTypebox<{ notifier: Notifier; outbound: OutboundPolicy }> = async (
-  app,
-  { notifier, outbound },
-) => {
+export const contactMethodRoutes: FastifyPluginAsyncTypebox<{
+  notifier: Notifier
+  outbound: OutboundPolicy
+  phoneVerification: PhoneVerificationConfig
+}> = async (app, { notifier, outbound, phoneVerification }) => {
   const db = app.database.db
   const methodOf = async (executor: Executor, userId: string, id: string, forUpdate = false) => {
     const row = isUuid(id) ? await findContactMethod(executor, userId, id, forUpdate) : undefined
@@ -78,8 +86,32 @@ export const contactMethodRoutes: FastifyPluginAsyncTypebox<{ notifier: Notifier
     return row
   }
 
+  /**
+   * Refuses a code to a phone number past the caps (429, nothing sent): the number's wrong codes,
+   * then the person's codes ever, then in the last hour (with when to come back). Counts the send.
+   */
+  async function spendPhoneCode(executor: Executor, reply: FastifyReply, userId: string, row: ContactMethodRow): Promise<void> {
+    if (row.wrongCodes >= phoneVerification.attemptsPerMethod)
+      throw new TooManyRequestsError(
+        `${phoneVerification.attemptsPerMethod} wrong codes were tried on this number: no more codes are sent to it`,
+      )
+    await lockPhoneCodes(executor, userId)
+    const sent = await phoneCodesSent(executor, userId)
+    if (sent.total >= phoneVerification.codesTotal)
+      throw new TooManyRequestsError(`you have been sent ${sent.total} codes to phone numbers, the most this installation sends one person`)
+    if (sent.lastHour >= phoneVerification.codesPerHour) {
+      const wait = Math.max(1, Math.ceil(((sent.firstInHour?.getTime() ?? Date.now()) + 3_600_000 - Date.now()) / 1000))
+      reply.header('retry-after', String(wait))
+      throw new TooManyRequestsError(
+        `at most ${phoneVerification.codesPerHour} codes to phone numbers an hour: try again in ${wait} seconds`,
+      )
+    }
+    await recordPhoneCodeSend(executor, userId, row.type)
+  }
+
   /** A fresh code for the method, sent in the caller's transaction through the outbox. */
-  async function sendCode(executor: Executor, row: ContactMethodRow) {
+  async function sendCode(executor: Executor, reply: FastifyReply, userId: string, row: ContactMethodRow) {
+    if (row.type === 'sms' || row.type === 'voice') await spendPhoneCode(executor, reply, userId, row)
     const code = String(randomInt(0, 1_000_000)).padStart(6, '0')
     await setCode(executor, row.id, codeHash(row.id, code), new Date(Date.now() + CODE_MINUTES * 60_000))
     const type = row.type as Exclude<ContactType, 'push'>
@@ -138,6 +170,8 @@ export const contactMethodRoutes: FastifyPluginAsyncTypebox<{ notifier: Notifier
       if ((type === 'sms' || type === 'voice') && !new RegExp(E164).test(address ?? '')) {
         throw invalidField('address', 'must be an E.164 number such as +4915112345678')
       }
+      const refusal = type === 'sms' || type === 'voice' ? phoneNumberRefusal(address!, phoneVerification.countries) : undefined
+      if (refusal) throw invalidField('address', refusal)
       // The endpoint is where the service will send requests: a push service on the public internet.
       if (subscription) {
         await checkTarget(subscription.endpoint, outbound).catch((error: Error) => {
@@ -154,7 +188,7 @@ export const contactMethodRoutes: FastifyPluginAsyncTypebox<{ notifier: Notifier
           verifiedAt: type === 'push' ? new Date() : null,
         })
         if (!row) throw new ConflictError(`you have this ${type} contact method already`)
-        const codeDelivery = type === 'push' ? undefined : await sendCode(trx, row)
+        const codeDelivery = type === 'push' ? undefined : await sendCode(trx, reply, request.user.userId, row)
         const fresh = await methodOf(trx, request.user.userId, row.id)
         return { row: fresh, codeDelivery }
       })
@@ -214,7 +248,7 @@ export const contactMethodRoutes: FastifyPluginAsyncTypebox<{ notifier: Notifier
           reply.header('retry-after', String(wait))
           throw new TooManyRequestsError(`a code was sent moments ago: try again in ${wait} seconds`)
         }
-        const codeDelivery = await sendCode(trx, row)
+        const codeDelivery = await sendCode(trx, reply, request.user.userId, row)
         return { row: await methodOf(trx, request.user.userId, row.id), codeDelivery }
       })
       notifier.wake()
