@@ -111,6 +111,11 @@ export async function buildServiceApp(config: ServiceConfig, definition: Service
   }).withTypeProvider<TypeBoxTypeProvider>()
 
   if (!shared) app.addHook('onClose', async () => resources.close())
+  if (config.trustProxy === true) {
+    app.log.warn(
+      "TRUST_PROXY=true believes every X-Forwarded-For entry, so any client can choose its address (rate limits, audit IPs): set the number of proxy hops or the proxies' addresses instead",
+    )
+  }
   const configuredUrl =
     definition.name === 'platform' ? config.publicUrls?.platform : definition.name === 'product' ? config.publicUrls?.product : undefined
   app.decorate('publicBaseUrl', (request: FastifyRequest) => configuredUrl ?? `${request.protocol}://${request.host}`)

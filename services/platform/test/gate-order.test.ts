@@ -79,6 +79,16 @@ t.test('with a hop count, the client address is the one the trusted proxy saw, n
   t.equal(other.statusCode, 200, 'another client behind the same proxy has its own count')
 })
 
+t.test('TRUST_PROXY=true lets a client choose its address, so a service started with it warns', async (t) => {
+  const lines: string[] = []
+  const trusting = await startTestService(t, buildApp, {
+    config: { trustProxy: true, logLevel: 'warn', logDestination: { write: (line: string) => void lines.push(line) } },
+  })
+  const seen = await trusting.app.inject({ method: 'GET', url: '/api/v1/openapi.json', headers: { 'x-forwarded-for': '6.6.6.6' } })
+  t.equal(seen.statusCode, 200)
+  t.match(lines.join(''), /TRUST_PROXY=true believes every X-Forwarded-For entry/)
+})
+
 t.test('the audit log records the request id the service generated, never the caller’s', async (t) => {
   const response = await app.inject({
     method: 'POST',

@@ -11,7 +11,9 @@ import { alertingOrganization } from './organization-setup.js'
 const lines: string[] = []
 const logDestination = { write: (line: string) => void lines.push(line) }
 const smtp = await startSmtpServer(t)
-const platform = await startTestService(t, buildPlatform, { config: { logLevel: 'trace', logDestination } })
+const platform = await startTestService(t, buildPlatform, {
+  config: { logLevel: 'trace', logDestination, reportsSigningKey: 'a report signing key of at least 32 characters' },
+})
 const product = await startTestService(t, buildProduct, {
   issuer: platform.issuer,
   config: {
@@ -108,6 +110,55 @@ t.test('a full request cycle', async (t) => {
   }
   t.equal(message.status, 'sent')
   secrets['e-mail body'] = message.bodyText
+
+  // A verification code to a number while no Twilio is configured: the message is held.
+  const sms = await product.app.inject({
+    method: 'POST',
+    url: '/api/v1/users/me/contact-methods',
+    headers: person('owner').headers,
+    payload: { type: 'sms', address: '+4915112345678' },
+  })
+  t.match(sms.json(), { codeDelivery: { status: 'held' } })
+  const held = await product.app.database.db
+    .selectFrom('core.outbox')
+    .select('bodyText')
+    .where('kind', '=', 'contact.verification')
+    .where('recipient', '=', '+4915112345678')
+    .executeTakeFirstOrThrow()
+  secrets['held SMS body'] = held.bodyText
+
+  // A heartbeat pinged with its push token in the path.
+  const heartbeat = await product.app.inject({
+    method: 'POST',
+    url: `/api/v1/synthetics/organizations/${orgId}/checks`,
+    headers: person('owner').headers,
+    payload: { name: 'Backup', kind: 'heartbeat', frequencySeconds: 3600, request: { graceSeconds: 300 } },
+  })
+  const pushPath = new URL(heartbeat.json().heartbeatUrl as string).pathname
+  secrets['heartbeat push token'] = pushPath.split('/').at(-1)!
+  t.equal((await product.app.inject({ method: 'POST', url: pushPath })).statusCode, 200)
+
+  // A report link: its signature is a credential for 15 minutes.
+  const report = await platform.app.inject({
+    method: 'POST',
+    url: `/api/v1/organizations/${org.id}/reports/generate`,
+    headers: owner.headers,
+    payload: { type: 'audit-log', format: 'csv', from: new Date(Date.now() - 86_400_000).toISOString(), to: new Date().toISOString() },
+  })
+  t.equal(report.statusCode, 202, report.body)
+  let link
+  for (;;) {
+    link = await platform.app.inject({
+      method: 'GET',
+      url: `/api/v1/organizations/${org.id}/reports/${report.json().id}/download`,
+      headers: owner.headers,
+    })
+    if (link.statusCode === 200) break
+    await new Promise((resolve) => setTimeout(resolve, 100))
+  }
+  const file = new URL(link.json().url as string)
+  secrets['report link signature'] = file.searchParams.get('signature')!
+  t.equal((await platform.app.inject({ method: 'GET', url: `${file.pathname}${file.search}` })).statusCode, 200)
 })
 
 t.test('no credential or message body is in the logs', async (t) => {
