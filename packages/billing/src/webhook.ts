@@ -38,13 +38,24 @@ export interface Applied {
 
 const idOf = (value: string | { id: string } | null | undefined) => (typeof value === 'string' ? value : (value?.id ?? null))
 
-/** The product and plan of a subscription: its metadata (set at checkout), else its price's lookup key. */
+const PLANS = ['team', 'business', 'enterprise'] as const
+
+/** A product and plan named by a metadata object (ours, on a price or a subscription). */
+function choiceIn(metadata: Stripe.Metadata | null | undefined): { product: ProductKey; plan: Plan } | undefined {
+  const product = PRODUCT_KEYS.find((key) => key === metadata?.product)
+  const plan = PLANS.find((name) => name === metadata?.plan)
+  return product && plan ? { product, plan } : undefined
+}
+
+/**
+ * The product and plan of a subscription: what its current price is (its lookup key, else the
+ * price's metadata), and only for a price of neither (an enterprise deal's custom price) the
+ * subscription's metadata. The metadata is written at checkout and Stripe leaves it as it was
+ * when the customer changes plan in the billing portal; the price is what they now pay for.
+ */
 function choiceOf(subscription: Stripe.Subscription): { product: ProductKey; plan: Plan } | undefined {
-  const metadata = subscription.metadata ?? {}
-  const product = PRODUCT_KEYS.find((key) => key === metadata.product)
-  const plan = (['team', 'business', 'enterprise'] as const).find((name) => name === metadata.plan)
-  if (product && plan) return { product, plan }
-  return priceOf(subscription.items?.data?.[0]?.price?.lookup_key)
+  const price = subscription.items?.data?.[0]?.price
+  return priceOf(price?.lookup_key) ?? choiceIn(price?.metadata) ?? choiceIn(subscription.metadata)
 }
 
 /** The subscription as we keep it, or undefined when it is not one of our products. */

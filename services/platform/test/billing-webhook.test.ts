@@ -180,6 +180,7 @@ t.test('a personal subscription is kept as the person’s own', async (t) => {
     id: 'sub_personal',
     customer: 'cus_solo',
     metadata: { userId: person.userId, product: 'synthetics', plan: 'business' },
+    items: { object: 'list', data: [{ id: 'si_p', price: { id: 'price_p', lookup_key: 'synthetics_business_monthly' } }] },
   })
   t.equal((await deliver(event('customer.subscription.created', personal, 5))).statusCode, 200)
   const status = await app.inject({ method: 'GET', url: '/api/v1/users/me/subscription', headers: person.headers })
@@ -253,4 +254,26 @@ t.test('without a webhook secret the webhook answers 503', async (t) => {
   })
   t.equal(response.statusCode, 503)
   t.equal(response.json().code, 'BILLING_DISABLED')
+})
+
+t.test('a plan changed in the billing portal follows the new price, though the metadata still names the old plan', async (t) => {
+  const upgraded = (lookup: string) =>
+    subscription('active', {
+      id: 'sub_portal_upgrade',
+      customer: 'cus_upgrade',
+      items: { object: 'list', data: [{ id: 'si_u', price: { id: `price_${lookup}`, lookup_key: lookup } }] },
+    })
+  t.equal((await deliver(event('customer.subscription.created', upgraded('alerting_team_monthly'), 200))).statusCode, 200)
+  const planOf = async () =>
+    (
+      await db
+        .selectFrom('core.orgProductSubscriptions')
+        .select(['product', 'plan'])
+        .where('stripeSubscriptionId', '=', 'sub_portal_upgrade')
+        .executeTakeFirstOrThrow()
+    ).plan
+  t.equal(await planOf(), 'team')
+  // The portal swaps the item's price; Stripe leaves the subscription's metadata (plan: team) alone.
+  t.equal((await deliver(event('customer.subscription.updated', upgraded('alerting_business_monthly'), 201))).statusCode, 200)
+  t.equal(await planOf(), 'business')
 })
