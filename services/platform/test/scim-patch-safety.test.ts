@@ -149,6 +149,18 @@ t.test('Entra: the enterprise extension, with manager as a plain string on its U
   const object = await patchRaw('Users', userId, `{"op":"Replace","path":"${ENTERPRISE}:manager","value":{"value":"other-boss"}}`)
   t.equal(object.statusCode, 204)
   t.same((await read('Users', userId))[ENTERPRISE].manager, { value: 'other-boss' }, 'the object shape too')
+  // Some Entra tenants send the manager as a one-element list with a null $ref.
+  const listed = await patchRaw(
+    'Users',
+    userId,
+    `{"op":"Replace","path":"${ENTERPRISE}:manager","value":[{"$ref":null,"value":"list-boss"}]}`,
+  )
+  t.equal(listed.statusCode, 204, listed.body)
+  t.same((await read('Users', userId))[ENTERPRISE].manager, { value: 'list-boss' }, 'the single manager of the list')
+  const two = await patchRaw('Users', userId, `{"op":"Replace","path":"${ENTERPRISE}:manager","value":[{"value":"a"},{"value":"b"}]}`)
+  t.equal(two.statusCode, 400, 'two managers are still not one')
+  t.equal(two.json().scimType, 'invalidValue')
+  t.same((await read('Users', userId))[ENTERPRISE].manager, { value: 'list-boss' }, 'and change nothing')
   const schemas = (await app.inject({ method: 'GET', url: `${SCIM}/Schemas/${ENTERPRISE}`, headers: scim })).json()
   t.same(schemas.attributes.map((attribute: { name: string }) => attribute.name).sort(), [
     'costCenter',

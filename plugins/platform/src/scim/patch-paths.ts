@@ -166,17 +166,21 @@ function checkComplexItem(attribute: AttributeDefinition, item: unknown, where: 
 /**
  * A value for a resolved path: scalars for simple attributes and sub-attributes, objects of
  * known sub-attributes for complex ones (a list of them for a multi-valued one). Nothing else
- * reaches scim-patch, so no key of a value names anything the schemas do not.
+ * reaches scim-patch, so no key of a value names anything the schemas do not. Answers the value
+ * to apply: a one-element list for a single-valued complex attribute is its element (some
+ * Microsoft Entra tenants send the enterprise manager as `[{"$ref":null,"value":"…"}]`).
  */
-export function checkValue(target: ResolvedPath, value: Json | undefined, where: string): void {
-  if (value === undefined) return
+export function checkValue(target: ResolvedPath, value: Json | undefined, where: string): Json | undefined {
+  if (value === undefined) return value
   const { attribute, sub, filtered } = target
   if (sub || attribute.type !== 'complex') {
     const definition = sub ?? attribute
     const items = definition.multiValued && !sub && Array.isArray(value) ? value : [value]
     if (!items.every(isScalar)) refuse(`${where}: ${definition.name} takes a single value, not an object or a list`, 'invalidValue')
-    return
+    return value
   }
+  if (!attribute.multiValued && Array.isArray(value) && value.length === 1) return checkValue(target, value[0], where)
   const items = attribute.multiValued && !filtered && Array.isArray(value) ? value : [value]
   for (const item of items) checkComplexItem(attribute, item, where)
+  return value
 }

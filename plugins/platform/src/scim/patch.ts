@@ -23,8 +23,8 @@ function isReadOnly(target: ResolvedPath): boolean {
 
 function operation(op: Op, target: ResolvedPath, value: Json | undefined, where: string): ScimPatchOperation {
   if (isReadOnly(target)) throw new ScimError(400, `${where}: ${target.path} is read-only`, 'mutability')
-  checkValue(target, value, where)
-  return { op, path: target.path, ...(value !== undefined ? { value } : {}) } as ScimPatchOperation
+  const applied = checkValue(target, value, where)
+  return { op, path: target.path, ...(applied !== undefined ? { value: applied } : {}) } as ScimPatchOperation
 }
 
 /**

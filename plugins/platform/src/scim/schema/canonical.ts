@@ -30,6 +30,10 @@ function canonicalValue(definition: AttributeDefinition, value: Json): Json | un
 
 function canonicalSingle(definition: AttributeDefinition, value: Json): Json | undefined {
   if (value === null) return undefined
+  // Some Microsoft Entra tenants send a single-valued complex attribute (the enterprise manager)
+  // as a one-element list, `[{"$ref":null,"value":"…"}]`: that element is the value.
+  if (!definition.multiValued && definition.type === 'complex' && Array.isArray(value) && value.length === 1)
+    return canonicalSingle(definition, value[0]!)
   if (definition.type === 'complex') {
     // A bare string for a complex attribute with a value (a group member, a manager) is its value.
     const hasValue = definition.subAttributes?.some((sub) => sub.name === 'value')
