@@ -12,7 +12,7 @@ import {
 import { Timestamp } from '@svc/http'
 import type { CheckRow } from './queries/checks.js'
 import type { RelayRow } from './queries/relays.js'
-import type { RegionStatus } from './scheduling/state.js'
+import type { CheckJudgement } from './checks/access.js'
 
 /** Where the managed routes live (spec: the synthetics surface's prefix). */
 export const MANAGED_BASE = '/api/v1/synthetics/organizations/:orgId'
@@ -107,11 +107,7 @@ export const Check = Type.Object(
   { title: 'SyntheticCheck' },
 )
 
-export function checkBody(
-  row: CheckRow,
-  regionStates: Array<{ region: string; status: RegionStatus; lastRunAt: Date | null }>,
-  heartbeatUrl?: string,
-) {
+export function checkBody(row: CheckRow, judged: CheckJudgement, heartbeatUrl?: string) {
   return {
     id: row.id,
     name: row.name,
@@ -130,9 +126,9 @@ export function checkBody(
     },
     statusComponentIds: row.statusComponentIds,
     paused: row.paused,
-    state: row.state as 'unknown',
+    state: judged.state,
     stateChangedAt: row.stateChangedAt.toISOString(),
-    regionStates: regionStates.map((entry) => ({ ...entry, lastRunAt: entry.lastRunAt?.toISOString() ?? null })),
+    regionStates: judged.regions.map((entry) => ({ ...entry, lastRunAt: entry.lastRunAt?.toISOString() ?? null })),
     nextDueAt: row.nextDueAt?.toISOString() ?? null,
     lastPingAt: row.lastPingAt?.toISOString() ?? null,
     ...(heartbeatUrl ? { heartbeatUrl } : {}),

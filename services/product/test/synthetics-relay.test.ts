@@ -111,8 +111,16 @@ t.test('a check of a relay region is refused until a relay serves it; the relay 
   await until('the relay to be unhealthy', async () => (await call('GET', `${base}/relays/${relay.id}`)).json().healthy === false, 10_000)
   const shown = (await call('GET', `${base}/checks/${check.id}`)).json()
   t.match(shown.regionStates, [{ region: 'office', status: 'unknown' }], 'its region shows unknown, not its last passing result')
+  t.equal(shown.state, 'unknown', 'and the check’s state agrees with it in the same answer, before any maintenance run')
+  const listed = (await call('GET', `${base}/checks?limit=100`)).json().data.find((one: { id: string }) => one.id === check.id)
+  t.match(listed, { state: 'unknown', regionStates: [{ status: 'unknown' }] }, 'the list too')
   await app.jobs.send(MAINTENANCE_QUEUE, {})
-  await until('the check to be judged unknown', async () => (await call('GET', `${base}/checks/${check.id}`)).json().state === 'unknown')
+  await until('the stored state to follow', async () =>
+    (await db.selectFrom('divinux.syntheticChecks').select('state').where('id', '=', check.id).executeTakeFirstOrThrow()).state ===
+    'unknown'
+      ? true
+      : undefined,
+  )
 
   // Another relay of the region takes the run the dead one held.
   const backup = (await call('POST', `${base}/relays`, { name: 'Office 2', regions: ['office'], heartbeatSeconds: 1 })).json()

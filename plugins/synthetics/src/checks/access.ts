@@ -4,8 +4,8 @@ import type { Executor } from '@svc/db'
 import { NotFoundError } from '@svc/http'
 import { findCheck, type CheckRow } from '../queries/checks.js'
 import { relayRegions } from '../queries/relays.js'
-import { latestByRegion } from '../queries/runs.js'
-import type { RegionStatus } from '../scheduling/state.js'
+import { recentResultsOf } from '../queries/runs.js'
+import { checkState, regionStatus, type Quorum, type RegionStatus } from '../scheduling/state.js'
 
 /** The check of `:checkId` in the caller's organization; another organization's check is not found. */
 export async function checkOfRequest(executor: Executor, request: FastifyRequest, forUpdate = false): Promise<CheckRow> {
@@ -24,29 +24,40 @@ export const auditEntry = (organizationId: string, entityType: string, entityId:
   entityId,
 })
 
+/** A check as the API shows it: each region's status, and the state they make. */
+export interface CheckJudgement {
+  state: ReturnType<typeof checkState>
+  regions: Array<{ region: string; status: RegionStatus; lastRunAt: Date | null }>
+}
+
 /**
- * Each region's latest result of the checks, as the API shows them: `unknown` for a region no
- * healthy runner serves (a relay that stopped reporting), whatever its last result was.
+ * The checks judged as they stand at this read, by the rule the maintenance job and each result
+ * apply (state.ts): a region no healthy runner serves (a relay that stopped reporting) is
+ * `unknown`, whatever its last result, and the check's state is made of these regions, so one
+ * answer never shows a passing check over an unknown region (decision 0016). The stored state,
+ * and the events its changes publish, follow at the next result or maintenance run.
  */
-export async function regionStatesOf(db: Executor, organizationId: string, checks: readonly CheckRow[], serviceRegion: string) {
-  const rows = await latestByRegion(
+export async function judgementsOf(db: Executor, organizationId: string, checks: readonly CheckRow[], serviceRegion: string) {
+  const depth = Math.max(1, ...checks.map((check) => check.alertAfterFailures))
+  const rows = await recentResultsOf(
     db,
     checks.map((check) => check.id),
+    depth,
   )
-  const latest = new Map(rows.map((row) => [`${row.checkId}/${row.region}`, row]))
+  const recent = new Map(rows.map((row) => [`${row.checkId}/${row.region}`, row]))
   const relays = checks.some((check) => check.regions.some((region) => region !== serviceRegion))
     ? await relayRegions(db, organizationId)
     : new Map<string, boolean>()
-  const byCheck = new Map<string, Array<{ region: string; status: RegionStatus; lastRunAt: Date | null }>>()
+  const byCheck = new Map<string, CheckJudgement>()
   for (const check of checks) {
-    byCheck.set(
-      check.id,
-      check.regions.map((region) => {
-        const found = latest.get(`${check.id}/${region}`)
-        const runnable = region === serviceRegion || relays.get(region) === true
-        return { region, status: runnable && found ? found.status : 'unknown', lastRunAt: found?.finishedAt ?? null }
-      }),
-    )
+    const rule = { failures: check.alertAfterFailures, quorum: check.alertQuorum as Quorum }
+    const regions = check.regions.map((region) => {
+      const found = recent.get(`${check.id}/${region}`)
+      const runnable = region === serviceRegion || relays.get(region) === true
+      const status = regionStatus((found?.statuses ?? []).slice(0, rule.failures), rule, runnable)
+      return { region, status, lastRunAt: found?.lastRunAt ?? null }
+    })
+    byCheck.set(check.id, { state: checkState(regions.map((entry) => entry.status), rule.quorum), regions })
   }
-  return (checkId: string) => byCheck.get(checkId) ?? []
+  return (checkId: string): CheckJudgement => byCheck.get(checkId) ?? { state: 'unknown', regions: [] }
 }

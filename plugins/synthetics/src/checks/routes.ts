@@ -27,7 +27,7 @@ import { Check, CheckParams, MANAGED_BASE, OrgParams, ResultStatusSchema, checkB
 import { failedRun, type Scheduler } from '../scheduling/scheduler.js'
 import { runnableCheck } from '../secrets/resolve.js'
 import type { SecretSealer } from '../secrets/seal.js'
-import { auditEntry, checkOfRequest, regionStatesOf } from './access.js'
+import { auditEntry, checkOfRequest, judgementsOf } from './access.js'
 import { checkDefinition, type DefinitionContext } from './definition.js'
 
 export interface CheckRouteOptions {
@@ -130,8 +130,8 @@ export const checkRoutes: FastifyPluginAsyncTypebox<CheckRouteOptions> = async (
   })
   const heartbeatUrlOf = (token: string) => `${options.productUrl}/api/v1/synthetics/heartbeats/${token}`
   const withStates = async (organizationId: string, rows: CheckRow[]) => {
-    const states = await regionStatesOf(db, organizationId, rows, serviceRegion)
-    return rows.map((row) => checkBody(row, states(row.id)))
+    const judged = await judgementsOf(db, organizationId, rows, serviceRegion)
+    return rows.map((row) => checkBody(row, judged(row.id)))
   }
 
   app.get(

@@ -173,14 +173,22 @@ export async function recentStatuses(db: Executor, checkId: string, regions: rea
   return new Map(result.rows.map((row) => [row.region, row.statuses]))
 }
 
-/** Each region's latest result of the given checks. */
-export async function latestByRegion(db: Executor, checkIds: readonly string[]) {
+/**
+ * The newest `depth` results of each region of the given checks, newest first, with when the
+ * newest finished: what a check's judgement reads, for many checks in one query.
+ */
+export async function recentResultsOf(db: Executor, checkIds: readonly string[], depth: number) {
   if (checkIds.length === 0) return []
-  const result = await sql<{ checkId: string; region: string; status: ResultStatus; finishedAt: Date }>`
-    select distinct on (check_id, region) check_id as "checkId", region, status, finished_at as "finishedAt"
-    from divinux.synthetic_runs
-    where check_id = any(array[${sql.join(checkIds)}]::uuid[]) and state = 'done'
-    order by check_id, region, due_at desc`.execute(db)
+  const result = await sql<{ checkId: string; region: string; statuses: ResultStatus[]; lastRunAt: Date }>`
+    select check_id as "checkId", region, array_agg(status order by due_at desc) as statuses, max(finished_at) as "lastRunAt"
+    from (
+      select check_id, region, status, due_at, finished_at,
+        row_number() over (partition by check_id, region order by due_at desc) as n
+      from divinux.synthetic_runs
+      where check_id = any(array[${sql.join(checkIds)}]::uuid[]) and state = 'done'
+    ) latest
+    where n <= ${depth}
+    group by check_id, region`.execute(db)
   return result.rows
 }
 
