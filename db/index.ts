@@ -36,6 +36,7 @@ import * as statusNotificationLog from './migrations/0034_status_notification_lo
 import * as jsonKeysAsReceived from './migrations/0035_json_keys_as_received.js'
 import * as verifiedAddresses from './migrations/0036_verified_addresses.js'
 import * as phoneCodeLimits from './migrations/0037_phone_code_limits.js'
+import * as reportSections from './migrations/0038_report_sections.js'
 
 /**
  * Every migration, in order, listed by hand rather than found by scanning a folder, so a
@@ -79,4 +80,5 @@ export const migrations: Record<string, Migration> = {
   '0035_json_keys_as_received': jsonKeysAsReceived,
   '0036_verified_addresses': verifiedAddresses,
   '0037_phone_code_limits': phoneCodeLimits,
+  '0038_report_sections': reportSections,
 }

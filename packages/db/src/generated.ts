@@ -142,6 +142,7 @@ export interface CoreReports {
   periodFrom: Timestamp;
   periodTo: Timestamp;
   requestedBy: string | null;
+  sections: Generated<string[]>;
   sizeBytes: number | null;
   startedAt: Timestamp | null;
   status: Generated<string>;

@@ -32,7 +32,17 @@ const create = async (who: SignedIn, name: string, slug: string) =>
     .id
 const orgId = await create(owner, 'Reports Co', 'reports-co')
 const otherOrgId = await create(stranger, 'Elsewhere', 'elsewhere')
-await db.insertInto('core.organizationMembers').values({ organizationId: orgId, userId: member.userId, role: 'member' }).execute()
+/** A member of the organization with these product roles (none: a member who reads no product). */
+async function memberWith(who: SignedIn, products: string[]) {
+  const { id } = await db
+    .insertInto('core.organizationMembers')
+    .values({ organizationId: orgId, userId: who.userId, role: 'member' })
+    .returning('id')
+    .executeTakeFirstOrThrow()
+  for (const product of products)
+    await db.insertInto('core.orgProductRoles').values({ organizationId: orgId, memberId: id, product, role: 'viewer' }).execute()
+}
+await memberWith(member, ['alerting', 'statuspages', 'synthetics'])
 
 // The period: seven whole UTC days ending three days ago (inside synthetics' raw retention).
 const DAY = 86_400_000
@@ -181,6 +191,7 @@ const generate = (who: SignedIn, payload: object, organizationId = orgId) =>
 const period = { from: from.toISOString(), to: to.toISOString() }
 
 interface ReportBody {
+  sections: string[]
   id: string
   type: string
   format: string
@@ -479,4 +490,69 @@ t.test('an admin or the owner deletes a report: its file and links go with it, a
     400,
     'a malformed id is a bad request',
   )
+})
+
+t.test('a report follows the reading rule of the surface its records come from', async (t) => {
+  const plain = await service.signIn('plain@reports.example')
+  const pagesOnly = await service.signIn('pages@reports.example')
+  await memberWith(plain, [])
+  await memberWith(pagesOnly, ['statuspages'])
+
+  for (const type of ['incidents', 'uptime']) {
+    const refused = await generate(plain, { type, format: 'csv', ...period })
+    t.equal(refused.statusCode, 403, `${type} needs a role of its surface`)
+    t.match(refused.json().message, type === 'incidents' ? /the alerting role viewer/ : /statuspages role viewer or the synthetics/)
+  }
+  for (const type of ['audit-log', 'ai-usage']) t.equal((await generate(plain, { type, format: 'csv', ...period })).statusCode, 202, type)
+
+  const half = await readyReport((await generate(pagesOnly, { type: 'uptime', format: 'csv', ...period })).json<ReportBody>().id)
+  t.match(half, { status: 'ready', sections: ['statuspages'] })
+  const { file } = await download(half.id, pagesOnly)
+  t.notMatch(await file.text(), /check:/, 'no synthetic check is in it')
+  const pdf = await readyReport((await generate(pagesOnly, { type: 'uptime', format: 'pdf', ...period })).json<ReportBody>().id)
+  t.match(await pdfText(await (await download(pdf.id, pagesOnly)).file.arrayBuffer()), /Synthetic checks are left out/, 'and it says so')
+
+  const full = await readyReport((await generate(member, { type: 'uptime', format: 'csv', ...period })).json<ReportBody>().id)
+  t.same(full.sections, ['statuspages', 'synthetics'])
+  const incidents = await readyReport((await generate(member, { type: 'incidents', format: 'csv', ...period })).json<ReportBody>().id)
+  for (const [who, id, what] of [
+    [pagesOnly, full.id, 'a whole uptime report'],
+    [plain, incidents.id, 'an incidents report'],
+  ] as const) {
+    const link = await app.inject({ method: 'GET', url: `${base}/${id}/download`, headers: who.headers })
+    t.equal(link.statusCode, 403, `someone who may not read all of ${what} gets no link to it`)
+  }
+})
+
+t.test('reports are fair: five of an organization wait at once, more are 429, another organization is not held up', async (t) => {
+  const waiting = await db
+    .insertInto('core.reports')
+    .values(
+      Array.from({ length: 5 }, () => ({
+        organizationId: orgId,
+        type: 'audit-log',
+        format: 'csv',
+        periodFrom: from,
+        periodTo: to,
+        requestedBy: member.userId,
+      })),
+    )
+    .returning('id')
+    .execute()
+  t.teardown(() =>
+    db
+      .deleteFrom('core.reports')
+      .where(
+        'id',
+        'in',
+        waiting.map((row) => row.id),
+      )
+      .execute(),
+  )
+  const sixth = await generate(member, { type: 'audit-log', format: 'csv', ...period })
+  t.equal(sixth.statusCode, 429)
+  t.match(sixth.json(), { code: 'RATE_LIMITED', message: /5 of the organization's reports are waiting/ })
+  t.ok(Number(sixth.headers['retry-after']) > 0)
+  const elsewhere = await generate(stranger, { type: 'audit-log', format: 'csv', ...period }, otherOrgId)
+  t.equal(elsewhere.statusCode, 202, 'another organization’s report is taken')
 })

@@ -12,6 +12,7 @@ const reportColumns = [
   'status',
   'error',
   'requestedBy',
+  'sections',
   'fileName',
   'contentType',
   'sizeBytes',
@@ -22,7 +23,15 @@ const reportColumns = [
 
 export async function insertReport(
   db: Executor,
-  report: { organizationId: string; type: ReportType; format: ReportFormat; from: Date; to: Date; requestedBy: string },
+  report: {
+    organizationId: string
+    type: ReportType
+    format: ReportFormat
+    from: Date
+    to: Date
+    requestedBy: string
+    sections: string[]
+  },
 ) {
   return db
     .insertInto('core.reports')
@@ -33,9 +42,25 @@ export async function insertReport(
       periodFrom: report.from,
       periodTo: report.to,
       requestedBy: report.requestedBy,
+      sections: report.sections,
     })
     .returning(reportColumns)
     .executeTakeFirstOrThrow()
+}
+
+/**
+ * How many of the organization's reports wait or are being written, with the organization's
+ * report requests serialized until the caller's transaction ends, so the cap holds under races.
+ */
+export async function lockPendingReports(db: Executor, organizationId: string): Promise<number> {
+  await sql`select pg_advisory_xact_lock(hashtextextended(${`reports:${organizationId}`}, 0))`.execute(db)
+  const { pending } = await db
+    .selectFrom('core.reports')
+    .select((eb) => eb.fn.countAll<number>().as('pending'))
+    .where('organizationId', '=', organizationId)
+    .where('status', 'in', ['queued', 'running'])
+    .executeTakeFirstOrThrow()
+  return pending
 }
 
 export async function listReports(db: Executor, organizationId: string, filter: { status?: string; type?: string }, page: Page) {
@@ -75,6 +100,7 @@ export async function claimReport(db: Executor, reportId: string) {
       'report.format',
       'report.periodFrom',
       'report.periodTo',
+      'report.sections',
     ])
     .executeTakeFirst()
 }

@@ -24,6 +24,7 @@ function contentOf(
   organizationId: string,
   from: Date,
   to: Date,
+  sections: readonly string[],
 ): Promise<ReportContent> {
   switch (type) {
     case 'audit-log':
@@ -31,7 +32,7 @@ function contentOf(
     case 'incidents':
       return incidentsReport(db, organizationId, from, to, sources.alerts)
     case 'uptime':
-      return uptimeReport(db, organizationId, from, to, sources)
+      return uptimeReport(db, organizationId, from, to, sources, sections)
     case 'ai-usage':
       return aiUsageReport(db, organizationId, from, to, sources.aiUsage)
   }
@@ -54,7 +55,15 @@ export function createReportGenerator(deps: { database: Database; jobs: JobQueue
     const report = await claimReport(db, reportId)
     if (!report) return
     try {
-      const content = await contentOf(db, sources, report.type as ReportType, report.organizationId, report.periodFrom, report.periodTo)
+      const content = await contentOf(
+        db,
+        sources,
+        report.type as ReportType,
+        report.organizationId,
+        report.periodFrom,
+        report.periodTo,
+        report.sections,
+      )
       const format = report.format as ReportFormat
       const file =
         format === 'pdf'

@@ -9,6 +9,11 @@ export type ReportStatus = (typeof reportStatuses)[number]
 
 /** The longest period one report covers. */
 export const MAX_PERIOD_DAYS = 366
+/**
+ * Reports of one organization waiting or being written at once; past it, 429. One organization
+ * queuing a hundred reports then delays another's by at most this many in the shared queue.
+ */
+export const MAX_PENDING_REPORTS = 5
 /** Rows a report lists at most (its totals always count everything); past this it says so. */
 export const MAX_ROWS = 100_000
 

@@ -3,11 +3,12 @@ import { Type } from 'typebox'
 import { auditContextOf, recordAudit } from '@svc/audit'
 import { membershipOf } from '@svc/auth'
 import { pageOf } from '@svc/db'
-import { ConflictError, ListResponse, NotFoundError, PaginationQuery, Timestamp, invalidField } from '@svc/http'
-import { deleteReport, insertReport, listReports, reportOf } from '../queries/reports.js'
+import { ConflictError, ListResponse, NotFoundError, PaginationQuery, Timestamp, TooManyRequestsError, invalidField } from '@svc/http'
+import { deleteReport, insertReport, listReports, lockPendingReports, reportOf } from '../queries/reports.js'
 import { OrgParams } from '../organizations/schemas.js'
 import type { ReportGenerator } from './generator.js'
-import { MAX_PERIOD_DAYS, deletedReportAudit, reportFormats, reportStatuses, reportTypes } from './model.js'
+import { MAX_PENDING_REPORTS, MAX_PERIOD_DAYS, deletedReportAudit, reportFormats, reportStatuses, reportTypes } from './model.js'
+import { checkMayReadSections, sectionsFor } from './reading-rule.js'
 import { signDownload } from './signing.js'
 import { reportSigningDisabled } from './file-routes.js'
 
@@ -23,6 +24,10 @@ const Report = Type.Object(
     status: Type.Enum(reportStatuses),
     error: Type.Union([Type.String(), Type.Null()], { description: 'Why a failed report failed' }),
     requestedBy: Type.Union([Type.String({ format: 'uuid' }), Type.Null()]),
+    sections: Type.Array(Type.String(), {
+      description:
+        'The products whose records the report holds, those its requester could read; asking for its file needs the viewer role in each',
+    }),
     fileName: Type.Union([Type.String(), Type.Null()]),
     contentType: Type.Union([Type.String(), Type.Null()]),
     sizeBytes: Type.Union([Type.Integer(), Type.Null()]),
@@ -57,6 +62,7 @@ const reportBody = (row: NonNullable<Awaited<ReturnType<typeof reportOf>>>) => (
   status: row.status as (typeof reportStatuses)[number],
   error: row.error,
   requestedBy: row.requestedBy,
+  sections: row.sections,
   fileName: row.fileName,
   contentType: row.contentType,
   sizeBytes: row.sizeBytes,
@@ -94,7 +100,14 @@ export const reportRoutes: FastifyPluginAsyncTypebox<{ generator: ReportGenerato
       if (from >= to) throw invalidField('from', 'must be before `to`')
       if (to.getTime() - from.getTime() > MAX_PERIOD_DAYS * 86_400_000)
         throw invalidField('to', `must be at most ${MAX_PERIOD_DAYS} days after \`from\``)
+      const sections = await sectionsFor(request, request.body.type)
       const report = await db.transaction().execute(async (trx) => {
+        if ((await lockPendingReports(trx, organizationId)) >= MAX_PENDING_REPORTS) {
+          reply.header('retry-after', '30')
+          throw new TooManyRequestsError(
+            `${MAX_PENDING_REPORTS} of the organization's reports are waiting or being written: ask again when one is ready`,
+          )
+        }
         const created = await insertReport(trx, {
           organizationId,
           type: request.body.type,
@@ -102,6 +115,7 @@ export const reportRoutes: FastifyPluginAsyncTypebox<{ generator: ReportGenerato
           from,
           to,
           requestedBy: request.user.userId,
+          sections,
         })
         await generator.enqueue(trx, created.id)
         await recordAudit(trx, auditContextOf(request), {
@@ -154,6 +168,7 @@ export const reportRoutes: FastifyPluginAsyncTypebox<{ generator: ReportGenerato
       const { organizationId } = membershipOf(request)
       const report = await reportOf(db, organizationId, request.params.reportId)
       if (!report) throw new NotFoundError('Report')
+      await checkMayReadSections(request, report.sections)
       if (report.status !== 'ready') throw new ConflictError(`The report is ${report.status}, not ready`)
       if (!signingKey) throw reportSigningDisabled()
       const { expires, signature } = signDownload(signingKey, report.id)

@@ -2,12 +2,16 @@ import type { Executor } from '@svc/db'
 import { dailySeries, percentText, type ReportContent } from '../model.js'
 import type { CheckAvailabilityReader, ComponentUptimeReader } from '../sources.js'
 
+const LEFT_OUT = (section: string, product: string) =>
+  `${section} are left out: whoever asked for this report has no ${product} role to read them with.`
+
 const minutes = (seconds: number) => Math.round(seconds / 6) / 10
 
 /**
  * Uptime of the period: each status page component (the public page's arithmetic: maintenance left
  * out, a partial outage weighted) and each synthetic check (runs not failing, the linked
- * components' maintenance left out, as its SLA).
+ * components' maintenance left out, as its SLA). Only the `sections` its requester may read are
+ * read at all; a section left out is empty and a note says why (reading-rule.ts).
  */
 export async function uptimeReport(
   db: Executor,
@@ -15,10 +19,13 @@ export async function uptimeReport(
   from: Date,
   to: Date,
   readers: { componentUptime: ComponentUptimeReader; checkAvailability: CheckAvailabilityReader },
+  sections: readonly string[],
 ): Promise<ReportContent> {
+  const withPages = sections.includes('statuspages')
+  const withChecks = sections.includes('synthetics')
   const [{ components, partialOutageWeight }, checks] = await Promise.all([
-    readers.componentUptime(db, organizationId, from, to),
-    readers.checkAvailability(db, organizationId, from, to),
+    withPages ? readers.componentUptime(db, organizationId, from, to) : { components: [], partialOutageWeight: 0 },
+    withChecks ? readers.checkAvailability(db, organizationId, from, to) : [],
   ])
   const downtime = new Map<string, number>()
   for (const component of components)
@@ -113,9 +120,17 @@ export async function uptimeReport(
       ],
     },
     notes: [
-      `Component uptime leaves maintenance out and counts a partial outage as ${partialOutageWeight} of downtime, as the public status page does.`,
-      ...(components.length === 0 ? ['No status page components existed in this period: the components section is empty.'] : []),
-      ...(checks.length === 0 ? ['No synthetic checks existed in this period: the checks section is empty.'] : []),
+      ...(withPages
+        ? [
+            `Component uptime leaves maintenance out and counts a partial outage as ${partialOutageWeight} of downtime, as the public status page does.`,
+            ...(components.length === 0 ? ['No status page components existed in this period: the components section is empty.'] : []),
+          ]
+        : [LEFT_OUT('Status page components', 'statuspages')]),
+      ...(withChecks
+        ? checks.length === 0
+          ? ['No synthetic checks existed in this period: the checks section is empty.']
+          : []
+        : [LEFT_OUT('Synthetic checks', 'synthetics')]),
     ],
   }
 }
