@@ -37,6 +37,7 @@ import * as jsonKeysAsReceived from './migrations/0035_json_keys_as_received.js'
 import * as verifiedAddresses from './migrations/0036_verified_addresses.js'
 import * as phoneCodeLimits from './migrations/0037_phone_code_limits.js'
 import * as reportSections from './migrations/0038_report_sections.js'
+import * as organizationCreators from './migrations/0039_organization_creators.js'
 
 /**
  * Every migration, in order, listed by hand rather than found by scanning a folder, so a
@@ -81,4 +82,5 @@ export const migrations: Record<string, Migration> = {
   '0036_verified_addresses': verifiedAddresses,
   '0037_phone_code_limits': phoneCodeLimits,
   '0038_report_sections': reportSections,
+  '0039_organization_creators': organizationCreators,
 }

@@ -53,6 +53,11 @@ export interface AiConfig {
   pricePerMillionTokens: { input: number; output: number }
   /** The monthly caps of an organization that set none of its own (AI_DEFAULT_MONTHLY_TOKENS, AI_DEFAULT_MONTHLY_COST_USD). */
   defaultMonthlyLimits: { tokens: number; costUsd: number }
+  /**
+   * AI_MONTHLY_CEILING_USD: what the whole installation may spend on models in a calendar month
+   * (UTC), all organizations together; no call is made past it. Unset: only each organization's limits.
+   */
+  monthlyCeilingUsd?: number
 }
 
 export const DEFAULT_AI_CONFIG: AiConfig = {
@@ -154,6 +159,8 @@ export interface ServiceConfig {
   reportsSigningKey?: string
   /** REPORTS_RETENTION_DAYS: reports older than this are deleted with their files. Unset: kept until deleted. */
   reportsRetentionDays?: number
+  /** ORGANIZATIONS_PER_USER: organizations one person may have created (platform admins excepted); unset: 10. */
+  organizationsPerUser?: number
   /** Unset: DEFAULT_PHONE_VERIFICATION_CONFIG. */
   phoneVerification?: PhoneVerificationConfig
 }

@@ -95,6 +95,7 @@ export function serviceConfigFor(env: Environment, auth: AuthConfig): ServiceCon
     notifier: notifierConfigFor(env),
     outbound: { allowPrivateTargets: env.ALLOW_PRIVATE_TARGETS, slackApiUrl: env.SLACK_API_URL?.replace(/\/*$/, '/') },
     synthetics: syntheticsConfigFor(env),
+    organizationsPerUser: env.ORGANIZATIONS_PER_USER,
     phoneVerification: {
       codesPerHour: env.PHONE_CODES_PER_HOUR,
       codesTotal: env.PHONE_CODES_TOTAL,
@@ -182,6 +183,7 @@ export function aiConfigFor(env: Environment): AiConfig {
     retryDelaySeconds: env.AI_RETRY_DELAY_SECONDS,
     pricePerMillionTokens: { input: env.AI_INPUT_PRICE_PER_MTOK, output: env.AI_OUTPUT_PRICE_PER_MTOK },
     defaultMonthlyLimits: { tokens: env.AI_DEFAULT_MONTHLY_TOKENS, costUsd: env.AI_DEFAULT_MONTHLY_COST_USD },
+    ...(env.AI_MONTHLY_CEILING_USD !== undefined ? { monthlyCeilingUsd: env.AI_MONTHLY_CEILING_USD } : {}),
   }
 }
 

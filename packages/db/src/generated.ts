@@ -75,6 +75,7 @@ export interface CoreOrganizationMembers {
 export interface CoreOrganizations {
   billingExempt: Generated<boolean>;
   createdAt: Generated<Timestamp>;
+  createdBy: string | null;
   id: Generated<string>;
   name: string;
   slug: string;

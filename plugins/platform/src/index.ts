@@ -48,12 +48,19 @@ export interface PlatformOptions {
   reportsSigningKey?: string
   /** Reports older than this many days are deleted; unset: kept until a person deletes them. */
   reportsRetentionDays?: number
+  /** ORGANIZATIONS_PER_USER: organizations one person may have created; unset: DEFAULT_ORGANIZATIONS_PER_USER. */
+  organizationsPerUser?: number
 }
+
+export const DEFAULT_ORGANIZATIONS_PER_USER = 10
 
 export const platformSurface: FastifyPluginAsync<PlatformOptions> = async (app, options) => {
   await app.register(profileRoutes)
   await app.register(usersRoutes)
-  await app.register(organizationRoutes, { billingEnabled: options.billing !== undefined })
+  await app.register(organizationRoutes, {
+    billingEnabled: options.billing !== undefined,
+    organizationsPerUser: options.organizationsPerUser ?? DEFAULT_ORGANIZATIONS_PER_USER,
+  })
   await app.register(memberRoutes)
   await app.register(subscriptionRoutes)
   await app.register(auditLogRoutes)

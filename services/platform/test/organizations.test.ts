@@ -221,3 +221,33 @@ t.test('every organization, member, role, subscription and audit route is in the
     )
   }
 })
+
+t.test('one person creates at most ORGANIZATIONS_PER_USER organizations; a platform admin is not held to it', async (t) => {
+  const limited = await startTestService(t, buildApp, { config: { organizationsPerUser: 2 } })
+  const maker = await limited.signIn('maker@limits.example')
+  const make = (who: { headers: Record<string, string> }, slug: string) =>
+    limited.app.inject({ method: 'POST', url: '/api/v1/organizations', headers: who.headers, payload: { name: slug, slug } })
+  t.equal((await make(maker, 'maker-one')).statusCode, 201)
+  const second = await make(maker, 'maker-two')
+  t.equal(second.statusCode, 201)
+  const third = await make(maker, 'maker-three')
+  t.equal(third.statusCode, 403)
+  t.match(third.json(), { code: 'FORBIDDEN', message: /you have created 2 organizations, the most one person may/ })
+  t.equal(
+    await limited.app.database.db.selectFrom('core.organizations').select('id').where('slug', '=', 'maker-three').executeTakeFirst(),
+    undefined,
+    'nothing was created',
+  )
+  // Deleting one frees its place.
+  const removed = await limited.app.inject({
+    method: 'DELETE',
+    url: `/api/v1/organizations/${second.json().id}`,
+    headers: maker.headers,
+    payload: { confirm: 'maker-two' },
+  })
+  t.equal(removed.statusCode, 204, removed.body)
+  t.equal((await make(maker, 'maker-three')).statusCode, 201)
+
+  const platformAdmin = await limited.signIn('root@limits.example', ['PlatformAdmins'])
+  for (const slug of ['root-one', 'root-two', 'root-three']) t.equal((await make(platformAdmin, slug)).statusCode, 201, slug)
+})

@@ -20,7 +20,7 @@ const model = await startOpenAiServer(t, () => ({
   body: chatCompletion({ content: ANSWER }, { prompt_tokens: 300, completion_tokens: 100 }),
 }))
 /** A service whose analyses go to the loopback model, with these default caps. */
-const serviceWithCaps = (tokens: number) =>
+const serviceWithCaps = (tokens: number, monthlyCeilingUsd?: number) =>
   startTestService(t, buildApp, {
     config: {
       ai: {
@@ -29,6 +29,7 @@ const serviceWithCaps = (tokens: number) =>
         retryDelaySeconds: 1,
         pricePerMillionTokens: { input: 2, output: 8 },
         defaultMonthlyLimits: { tokens, costUsd: 20 },
+        ...(monthlyCeilingUsd !== undefined ? { monthlyCeilingUsd } : {}),
       },
     },
   })
@@ -133,6 +134,37 @@ t.test('an organization that set no limit is held to the default caps', async (t
     await capped.app.inject({ method: 'GET', url: `/api/v1/organizations/${setup.orgId}/usage`, headers: setup.person('owner').headers })
   ).json()
   t.match(usage, { limits: { monthlyTokens: null }, effectiveLimits: { monthlyTokens: 500 } })
+})
+
+t.test('no combination of organizations passes the installation’s monthly ceiling', async (t) => {
+  const ceiled = await serviceWithCaps(2_000_000, 1)
+  const first = await alertingOrganization(ceiled, 'ceiling-first', {})
+  const second = await alertingOrganization(ceiled, 'ceiling-second', {})
+  // The first organization spent the whole ceiling this month, well within its own limits.
+  await ceiled.app.database.db
+    .insertInto('divinux.aiUsage')
+    .values({
+      organizationId: first.orgId,
+      feature: 'analysis',
+      referenceId: first.orgId,
+      provider: 'openai',
+      model: 'incident-model',
+      promptTokens: 100_000,
+      completionTokens: 100_000,
+      costUsd: '1',
+    })
+    .execute()
+  const helpers = insightsHelpers(ceiled, second.orgId, second.person('owner'))
+  const before = model.requests.length
+  await helpers.ingest(await helpers.createConfig({ name: 'Second', autoAnalysis: true }), { title: 'After the ceiling' })
+  await helpers.queueDrained(30_000)
+  const [analysis] = await ceiled.app.database.db
+    .selectFrom('divinux.analyses')
+    .select(['status', 'error'])
+    .where('organizationId', '=', second.orgId)
+    .execute()
+  t.match(analysis, { status: 'failed', error: /installation's monthly AI ceiling \(\$1, all organizations together\)/ })
+  t.equal(model.requests.length, before, 'no call was made')
 })
 
 t.test("one organization's flood queues behind another's first analysis", async (t) => {

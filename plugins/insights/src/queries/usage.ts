@@ -100,6 +100,20 @@ export async function usageIn(db: Executor, organizationId: string, period: Peri
   }
 }
 
+/**
+ * What every organization together spent on models in the period, with calls under way, for the
+ * installation's ceiling; reservations of all organizations are serialized until the caller's
+ * transaction ends, so the ceiling holds when many organizations call at once.
+ */
+export async function lockInstallationSpend(db: Executor, period: Period): Promise<number> {
+  await sql`select pg_advisory_xact_lock(hashtextextended('ai-installation-ceiling', 0))`.execute(db)
+  const row = await sql<{ spent: string }>`
+    select
+      (select coalesce(sum(cost_usd), 0) from divinux.ai_usage where created_at >= ${period.start} and created_at < ${period.end})
+      + (select coalesce(sum(cost_usd), 0) from divinux.ai_reservations where expires_at > now()) as spent`.execute(db)
+  return Number(row.rows[0]?.spent ?? 0)
+}
+
 export async function recordAiUsage(
   db: Executor,
   usage: {

@@ -1,7 +1,7 @@
 import { AnalyzerError, type SpendGuard } from '@svc/ai'
 import type { AiConfig } from '@svc/config'
 import type { Database } from '@svc/db'
-import { insertReservation, lockBudget, periodOf, settleReservation, usageIn } from '../queries/usage.js'
+import { insertReservation, lockBudget, lockInstallationSpend, periodOf, settleReservation, usageIn } from '../queries/usage.js'
 import { costOf, effectiveLimits } from './budget.js'
 
 /** A reservation outlives a call only while its job may still be running (the AI job expiry). */
@@ -13,6 +13,7 @@ const RESERVATION_TTL_SECONDS = 15 * 60
  * the ledger and every reservation of calls under way, leave room for it; otherwise the call is
  * refused and never made. After the call the reservation is brought down to what it cost, and
  * the job's ledger entry ends it. So a burst of analyses cannot spend past a limit together.
+ * The installation's ceiling, when set, is checked the same way over every organization's spend.
  */
 export function createSpendGuard(database: Database, ai: AiConfig, job: { organizationId: string; referenceId: string }): SpendGuard {
   const { organizationId, referenceId } = job
@@ -33,6 +34,16 @@ export function createSpendGuard(database: Database, ai: AiConfig, job: { organi
         if (limits.monthlyCostLimitUsd !== null && usage.costUsd + usage.reservedCostUsd + costUsd > Number(limits.monthlyCostLimitUsd)) {
           throw new AnalyzerError(
             `the organization's monthly AI cost limit ($${limits.monthlyCostLimitUsd}) leaves no room for this model call`,
+            false,
+          )
+        }
+        // No combination of organizations passes the installation's ceiling (AI_MONTHLY_CEILING_USD).
+        if (
+          ai.monthlyCeilingUsd !== undefined &&
+          (await lockInstallationSpend(trx, periodOf(new Date()))) + costUsd > ai.monthlyCeilingUsd
+        ) {
+          throw new AnalyzerError(
+            `this installation's monthly AI ceiling ($${ai.monthlyCeilingUsd}, all organizations together) leaves no room for this model call`,
             false,
           )
         }

@@ -2,14 +2,15 @@ import { Type } from 'typebox'
 import type { Static } from 'typebox'
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { auditContextOf, recordAudit } from '@svc/audit'
-import { membershipOf } from '@svc/auth'
-import { ConflictError, ListResponse, NotFoundError, PaginationQuery, invalidField } from '@svc/http'
+import { hasPlatformRole, membershipOf } from '@svc/auth'
+import { ConflictError, ForbiddenError, ListResponse, NotFoundError, PaginationQuery, invalidField } from '@svc/http'
 import { insertMember } from '@svc/members'
 import {
   deleteOrganization,
   findOrganization,
   insertOrganization,
   listOrganizationsOfUser,
+  lockOrganizationsCreatedBy,
   slugTaken,
   updateOrganization,
 } from '../queries/organizations.js'
@@ -25,7 +26,10 @@ const tags = ['organizations']
  * `billingEnabled`: an organization created now needs a plan for the products it writes to
  * (issue 17); without billing, organizations have every product (self-hosted use).
  */
-export const organizationRoutes: FastifyPluginAsyncTypebox<{ billingEnabled: boolean }> = async (app, options) => {
+export const organizationRoutes: FastifyPluginAsyncTypebox<{ billingEnabled: boolean; organizationsPerUser: number }> = async (
+  app,
+  options,
+) => {
   const db = app.database.db
 
   app.get(
@@ -59,12 +63,24 @@ export const organizationRoutes: FastifyPluginAsyncTypebox<{ billingEnabled: boo
     async (request, reply) => {
       const { name, slug: requested } = request.body
       const created = await db.transaction().execute(async (trx) => {
+        // Each organization brings its own AI allowance, so how many one person makes is bounded
+        // (decision 0012, "Organizations and AI spend"); platform admins set organizations up for others.
+        const made = await lockOrganizationsCreatedBy(trx, request.user.userId)
+        if (made >= options.organizationsPerUser && !request.user.isPlatformAdmin && !hasPlatformRole(request))
+          throw new ForbiddenError(
+            `you have created ${made} organizations, the most one person may (ORGANIZATIONS_PER_USER); delete one or ask a platform admin`,
+          )
         let slug = requested ?? slugFromName(name)
         if (await slugTaken(trx, slug)) {
           if (requested) throw new ConflictError(`the slug ${requested} is taken`)
           slug = withSuffix(slug)
         }
-        const organization = await insertOrganization(trx, { name, slug, billingExempt: !options.billingEnabled })
+        const organization = await insertOrganization(trx, {
+          name,
+          slug,
+          billingExempt: !options.billingEnabled,
+          createdBy: request.user.userId,
+        })
         const memberId = await insertMember(trx, organization.id, request.user.userId, 'owner')
         const context = auditContextOf(request)
         await recordAudit(trx, context, {

@@ -32,8 +32,22 @@ export async function slugTaken(db: Executor, slug: string, exceptOrganizationId
   return (await query.executeTakeFirst()) !== undefined
 }
 
-export async function insertOrganization(db: Executor, values: { name: string; slug: string; billingExempt: boolean }) {
+export async function insertOrganization(db: Executor, values: { name: string; slug: string; billingExempt: boolean; createdBy: string }) {
   return db.insertInto('core.organizations').values(values).returning(columns).executeTakeFirstOrThrow()
+}
+
+/**
+ * How many organizations this person created that still exist, with their creations serialized
+ * until the caller's transaction ends, so two requests at once cannot both pass the limit.
+ */
+export async function lockOrganizationsCreatedBy(db: Executor, userId: string): Promise<number> {
+  await sql`select pg_advisory_xact_lock(hashtextextended(${`organizations-created-by:${userId}`}, 0))`.execute(db)
+  const { created } = await db
+    .selectFrom('core.organizations')
+    .select((eb) => eb.fn.countAll<number>().as('created'))
+    .where('createdBy', '=', userId)
+    .executeTakeFirstOrThrow()
+  return created
 }
 
 export async function updateOrganization(db: Executor, organizationId: string, changes: { name?: string; slug?: string }) {

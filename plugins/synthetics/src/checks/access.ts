@@ -57,7 +57,13 @@ export async function judgementsOf(db: Executor, organizationId: string, checks:
       const status = regionStatus((found?.statuses ?? []).slice(0, rule.failures), rule, runnable)
       return { region, status, lastRunAt: found?.lastRunAt ?? null }
     })
-    byCheck.set(check.id, { state: checkState(regions.map((entry) => entry.status), rule.quorum), regions })
+    byCheck.set(check.id, {
+      state: checkState(
+        regions.map((entry) => entry.status),
+        rule.quorum,
+      ),
+      regions,
+    })
   }
   return (checkId: string): CheckJudgement => byCheck.get(checkId) ?? { state: 'unknown', regions: [] }
 }
