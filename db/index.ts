@@ -38,6 +38,7 @@ import * as verifiedAddresses from './migrations/0036_verified_addresses.js'
 import * as phoneCodeLimits from './migrations/0037_phone_code_limits.js'
 import * as reportSections from './migrations/0038_report_sections.js'
 import * as organizationCreators from './migrations/0039_organization_creators.js'
+import * as customDomainVerification from './migrations/0040_custom_domain_verification.js'
 
 /**
  * Every migration, in order, listed by hand rather than found by scanning a folder, so a
@@ -83,4 +84,5 @@ export const migrations: Record<string, Migration> = {
   '0037_phone_code_limits': phoneCodeLimits,
   '0038_report_sections': reportSections,
   '0039_organization_creators': organizationCreators,
+  '0040_custom_domain_verification': customDomainVerification,
 }

@@ -159,6 +159,8 @@ export interface ServiceConfig {
   reportsSigningKey?: string
   /** REPORTS_RETENTION_DAYS: reports older than this are deleted with their files. Unset: kept until deleted. */
   reportsRetentionDays?: number
+  /** DNS_SERVERS: resolvers (`ip` or `ip:port`) for custom domain verification; unset: the system's. */
+  dnsServers?: string[]
   /** ORGANIZATIONS_PER_USER: organizations one person may have created (platform admins excepted); unset: 10. */
   organizationsPerUser?: number
   /** Unset: DEFAULT_PHONE_VERIFICATION_CONFIG. */

@@ -96,6 +96,7 @@ export function serviceConfigFor(env: Environment, auth: AuthConfig): ServiceCon
     outbound: { allowPrivateTargets: env.ALLOW_PRIVATE_TARGETS, slackApiUrl: env.SLACK_API_URL?.replace(/\/*$/, '/') },
     synthetics: syntheticsConfigFor(env),
     organizationsPerUser: env.ORGANIZATIONS_PER_USER,
+    ...(env.DNS_SERVERS ? { dnsServers: splitList(env.DNS_SERVERS) } : {}),
     phoneVerification: {
       codesPerHour: env.PHONE_CODES_PER_HOUR,
       codesTotal: env.PHONE_CODES_TOTAL,

@@ -36,6 +36,7 @@ export const EnvironmentSchema = Type.Object({
   AI_DEFAULT_MONTHLY_TOKENS: Type.Integer({ default: 2_000_000, minimum: 0 }),
   AI_DEFAULT_MONTHLY_COST_USD: Type.Number({ default: 20, minimum: 0 }),
   AI_MONTHLY_CEILING_USD: Type.Optional(Type.Number({ minimum: 0 })),
+  DNS_SERVERS: Type.Optional(Type.String({ minLength: 1 })),
   ORGANIZATIONS_PER_USER: Type.Integer({ default: 10, minimum: 1 }),
   SMTP_URL: Type.Optional(Type.String({ pattern: '^smtps?://' })),
   SMTP_FROM: Type.String({ default: 'Incident Platform <no-reply@localhost>', minLength: 3 }),

@@ -651,6 +651,11 @@ export interface DivinuxStatusPages {
   createdAt: Generated<Timestamp>;
   createdBy: string | null;
   customDomain: string | null;
+  customDomainCheckedAt: Timestamp | null;
+  customDomainClaimedAt: Timestamp | null;
+  customDomainFailingSince: Timestamp | null;
+  customDomainToken: string | null;
+  customDomainVerifiedAt: Timestamp | null;
   id: Generated<string>;
   name: string;
   organizationId: string;

@@ -7,6 +7,7 @@ import { ALERT_FOLLOW_QUEUE, startFollowingAlerts } from './incidents/alert-foll
 import { incidentRoutes } from './incidents/routes.js'
 import { createMaintenanceScheduler } from './maintenances/scheduler.js'
 import { maintenanceRoutes } from './maintenances/routes.js'
+import { createDomainChecker, createDomainMaintenance } from './pages/custom-domains.js'
 import { pageRoutes } from './pages/routes.js'
 import { createPublicCache } from './public/cache.js'
 import { publicRoutes } from './public/routes.js'
@@ -20,6 +21,8 @@ export interface StatusPagesOptions {
   productUrl: string
   /** Subscriber webhook targets follow the rule of every user-given address. */
   outbound: OutboundConfig
+  /** DNS_SERVERS: the resolvers custom domains are verified with; unset: the system's. */
+  dnsServers?: string[]
 }
 
 /**
@@ -45,8 +48,17 @@ export const statusPagesSurface: FastifyPluginAsync<StatusPagesOptions> = async 
     changed,
     log: app.log.child({ component: 'maintenance-scheduler' }),
   })
+  const checkDomain = createDomainChecker(options.dnsServers)
+  const domains = createDomainMaintenance({
+    database: app.database,
+    jobs: app.jobs,
+    check: checkDomain,
+    changed,
+    log: app.log.child({ component: 'custom-domains' }),
+  })
   app.addHook('onReady', async () => {
     await notifications.start()
+    await domains.start()
     await scheduler.start()
     await startFollowingAlerts({
       database: app.database,
@@ -61,10 +73,11 @@ export const statusPagesSurface: FastifyPluginAsync<StatusPagesOptions> = async 
     await app.jobs.offWork(ALERT_FOLLOW_QUEUE)
     await app.jobs.offWork(CHECK_FOLLOW_QUEUE)
     await scheduler.stop()
+    await domains.stop()
     await notifications.stop()
   })
 
-  await app.register(pageRoutes, { productUrl: options.productUrl, changed })
+  await app.register(pageRoutes, { productUrl: options.productUrl, changed, checkDomain })
   await app.register(componentRoutes, { changed })
   await app.register(incidentRoutes, { notifications, changed })
   await app.register(maintenanceRoutes, { notifications, scheduler, changed })

@@ -14,10 +14,20 @@ export async function statusPagesOf(db: Executor, organizationId: string, page: 
   const { rows, total } = await paged(
     db.selectFrom('divinux.statusPages').where('organizationId', '=', organizationId),
     (query) =>
-      query.select(['id', 'name', 'slug', 'customDomain', 'published', 'createdAt', 'updatedAt']).orderBy('createdAt').orderBy('id'),
+      query
+        .select(['id', 'name', 'slug', 'customDomain', 'customDomainVerifiedAt', 'published', 'createdAt', 'updatedAt'])
+        .orderBy('createdAt')
+        .orderBy('id'),
     page,
   )
-  return { rows: rows.map((row) => ({ ...row, publicUrl: publicUrlOf(productUrl, row) })), total }
+  // The public address is the custom domain only once it is verified (decision 0015, "Custom domains").
+  return {
+    rows: rows.map(({ customDomainVerifiedAt, ...row }) => ({
+      ...row,
+      publicUrl: publicUrlOf(productUrl, { slug: row.slug, customDomain: customDomainVerifiedAt ? row.customDomain : null }),
+    })),
+    total,
+  }
 }
 
 const summaryColumns = ['id', 'name', 'status', 'impact', 'pageId', 'startedAt', 'resolvedAt'] as const

@@ -3,6 +3,7 @@ import { NullableString, Timestamp } from '@svc/http'
 import { componentStatuses, incidentImpacts, incidentStatuses, maintenanceStatuses, type ComponentStatus } from './model.js'
 import type { ComponentRow, GroupRow } from './queries/components.js'
 import type { IncidentRow, UpdateRow } from './queries/incidents.js'
+import { verificationOf } from './pages/custom-domains.js'
 import type { PageRow } from './queries/pages.js'
 
 /** Where the managed routes live (spec: the status page surface's prefix). */
@@ -29,11 +30,32 @@ export const StatusPage = Type.Object(
     name: Type.String(),
     slug: Type.String(),
     timeZone: Type.String(),
-    customDomain: Type.Union([Type.String(), Type.Null()]),
+    customDomain: Type.Union([Type.String(), Type.Null()], {
+      description: 'The host name claimed for the page; served there only once verified (customDomainVerification)',
+    }),
+    customDomainVerification: Type.Union([
+      Type.Object(
+        {
+          status: Type.Union([Type.Literal('pending'), Type.Literal('verified'), Type.Literal('failing')], {
+            description:
+              'pending: not yet proven; verified: served at the domain; failing: the record went missing, served until the grace ends',
+          }),
+          recordType: Type.Literal('TXT'),
+          recordName: Type.String({ description: 'Where to publish the record' }),
+          recordValue: Type.String({ description: 'What the record must hold' }),
+          claimedAt: Type.Union([Timestamp, Type.Null()]),
+          verifiedAt: Type.Union([Timestamp, Type.Null()]),
+          checkedAt: Type.Union([Timestamp, Type.Null()]),
+          expiresAt: Type.Union([Timestamp, Type.Null()], { description: 'When a pending claim ends unless verified' }),
+        },
+        { title: 'CustomDomainVerification' },
+      ),
+      Type.Null(),
+    ]),
     published: Type.Boolean(),
     allowSubscribers: Type.Boolean(),
     supportUrl: Type.Union([Type.String(), Type.Null()]),
-    publicUrl: Type.String({ description: 'Where the public page is read (its custom domain when it has one)' }),
+    publicUrl: Type.String({ description: 'Where the public page is read (its custom domain once verified)' }),
     createdAt: Timestamp,
     updatedAt: Timestamp,
   },
@@ -147,6 +169,7 @@ export function pageBody(row: PageRow, publicUrl: string) {
     slug: row.slug,
     timeZone: row.timeZone,
     customDomain: row.customDomain,
+    customDomainVerification: verificationOf(row),
     published: row.published,
     allowSubscribers: row.allowSubscribers,
     supportUrl: row.supportUrl,

@@ -58,7 +58,12 @@ export function buildApp(config: ServiceConfig, shared?: Resources): Promise<Fas
           productUrl,
           enforcePlans: config.billing !== undefined,
         })
-        await app.register(statusPagesSurface, { notifier, productUrl, outbound: config.outbound ?? { allowPrivateTargets: false } })
+        await app.register(statusPagesSurface, {
+          notifier,
+          productUrl,
+          outbound: config.outbound ?? { allowPrivateTargets: false },
+          ...(config.dnsServers ? { dnsServers: config.dnsServers } : {}),
+        })
         await app.register(syntheticsSurface, {
           config: config.synthetics,
           outbound: config.outbound ?? { allowPrivateTargets: false },

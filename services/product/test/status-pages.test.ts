@@ -2,15 +2,17 @@ import { sql } from 'kysely'
 import { Webhook } from 'standardwebhooks'
 import t from 'tap'
 import { DEFAULT_NOTIFIER_CONFIG } from '@svc/config'
-import { startSmtpServer, startTestService, startWebhookReceiver, until } from '@svc/testkit'
+import { startDnsServer, startSmtpServer, startTestService, startWebhookReceiver, until } from '@svc/testkit'
 import { buildApp as buildPlatform } from '@svc/platform'
 import { buildApp } from '../src/app.js'
 import { alertingOrganization } from './organization-setup.js'
 
 const smtp = await startSmtpServer(t)
 const receiver = await startWebhookReceiver(t, () => ({ status: 204 }))
+const dns = await startDnsServer(t)
 const service = await startTestService(t, buildApp, {
   config: {
+    dnsServers: [dns.address],
     outbound: { allowPrivateTargets: true },
     notifier: { ...DEFAULT_NOTIFIER_CONFIG, smtpUrl: smtp.url, from: 'Status <status@example.com>', retryDelaySeconds: 1 },
   },
@@ -57,9 +59,12 @@ t.test('pages: slugs and domains are unique, bad fields are named, roles and org
     await call(manager!, 'POST', `${base}/pages`, { name: 'Second', slug: 'second', customDomain: 'Status.Acme.test' })
   ).json()
   t.equal(second.customDomain, 'status.acme.test')
-  t.equal(second.publicUrl, 'https://status.acme.test/')
+  t.match(second.publicUrl, /\/public\/second\/$/, 'an unverified domain is not the public address')
+  t.match(second.customDomainVerification, { status: 'pending', recordName: '_statuspage-verification.status.acme.test' })
+  dns.txt.set('_statuspage-verification.status.acme.test', [second.customDomainVerification.recordValue])
+  t.equal((await call(manager!, 'POST', `${base}/pages/${second.id}/custom-domain/verify`)).statusCode, 200)
   const taken = await call(manager!, 'PATCH', `${pageBase}`, { customDomain: 'status.acme.test' })
-  t.equal(taken.statusCode, 409)
+  t.equal(taken.statusCode, 409, 'a verified domain is taken')
   t.match(taken.json().message, /customDomain/)
   t.equal((await call(viewer!, 'POST', `${base}/pages`, { name: 'X', slug: 'x' })).statusCode, 403)
   t.equal((await call(responder!, 'PATCH', pageBase, { name: 'X' })).statusCode, 403)
@@ -284,7 +289,9 @@ t.test('uptime counts outages by their weight and leaves maintenance out', async
 })
 
 t.test('the page is served at its custom domain by the Host header; unpublished pages are 404', async (t) => {
-  await call(manager!, 'PATCH', pageBase, { customDomain: 'status.acme.example' })
+  const claimed = (await call(manager!, 'PATCH', pageBase, { customDomain: 'status.acme.example' })).json()
+  dns.txt.set(claimed.customDomainVerification.recordName, [claimed.customDomainVerification.recordValue])
+  t.equal((await call(manager!, 'POST', `${pageBase}/custom-domain/verify`)).statusCode, 200)
   const byHost = await app.inject({ method: 'GET', url: '/api/v2/status.json', headers: { host: 'status.acme.example' } })
   t.equal(byHost.statusCode, 200)
   t.equal(byHost.json().page.url, 'https://status.acme.example/')

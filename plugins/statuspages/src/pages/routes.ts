@@ -3,10 +3,20 @@ import { Type } from 'typebox'
 import { auditContextOf, recordAudit } from '@svc/audit'
 import { membershipOf } from '@svc/auth'
 import { pageOf, type Executor } from '@svc/db'
-import { ConflictError, ListResponse, NullableString, PaginationQuery, invalidField } from '@svc/http'
-import { deletePage, insertPage, listPages, takenBy, updatePage, type PageFields, type PageRow } from '../queries/pages.js'
+import { BadRequestError, ConflictError, ListResponse, NullableString, PaginationQuery, invalidField } from '@svc/http'
+import {
+  deletePage,
+  insertPage,
+  listPages,
+  markDomainVerified,
+  takenBy,
+  updatePage,
+  type PageFields,
+  type PageRow,
+} from '../queries/pages.js'
 import { MANAGED_BASE, OrgParams, PageParams, StatusPage, pageBody, tags } from '../schemas.js'
 import { auditEntry, pageOfRequest } from './access.js'
+import { recordNameOf, type DomainChecker } from './custom-domains.js'
 import { publicUrlOf } from './public-url.js'
 
 const Name = Type.String({ minLength: 1, maxLength: 100, pattern: '\\S' })
@@ -20,7 +30,8 @@ const Domain = Type.Unsafe<string | null>({
   type: ['string', 'null'],
   maxLength: 253,
   pattern: '^(?=.{1,253}$)(?:[a-zA-Z0-9](?:[a-zA-Z0-9-]{0,61}[a-zA-Z0-9])?\\.)+[a-zA-Z]{2,63}$',
-  description: 'A host name (status.example.com) pointed at the product API; its Host header chooses the page',
+  description:
+    'A host name (status.example.com) pointed at the product API; its Host header chooses the page once the domain is verified (POST …/custom-domain/verify)',
 })
 const TimeZone = Type.String({ minLength: 1, maxLength: 64, description: 'An IANA time zone, e.g. Europe/Berlin' })
 const SupportUrl = NullableString({ maxLength: 2000, description: 'An http(s) URL shown on the public page' })
@@ -53,13 +64,19 @@ const audited = (row: PageRow) => ({
 
 /**
  * Status pages (issue 15): reading needs statuspages viewer, changing statuspages manager.
- * Slugs and custom domains are unique across organizations (they choose the public page).
+ * Slugs and verified custom domains are unique across organizations (they choose the public
+ * page); a claimed domain is served only once verified (decision 0015, "Custom domains").
  */
-export const pageRoutes: FastifyPluginAsyncTypebox<{ productUrl: string; changed: (pageId: string) => void }> = async (app, options) => {
+export const pageRoutes: FastifyPluginAsyncTypebox<{
+  productUrl: string
+  changed: (pageId: string) => void
+  checkDomain: DomainChecker
+}> = async (app, options) => {
   const db = app.database.db
   const viewer = app.requireProductRole('statuspages', 'viewer')
   const manager = app.requireProductRole('statuspages', 'manager')
-  const body = (row: PageRow) => pageBody(row, publicUrlOf(options.productUrl, row))
+  const body = (row: PageRow) =>
+    pageBody(row, publicUrlOf(options.productUrl, { slug: row.slug, customDomain: row.customDomainVerifiedAt ? row.customDomain : null }))
   const refuseTaken = async (executor: Executor, fields: { slug?: string; customDomain?: string | null }, exceptPageId?: string) => {
     const taken = await takenBy(executor, fields, exceptPageId)
     if (taken.slug) throw new ConflictError(`slug: ${fields.slug} is taken by another status page`)
@@ -156,7 +173,8 @@ export const pageRoutes: FastifyPluginAsyncTypebox<{ productUrl: string; changed
       const updated = await db.transaction().execute(async (trx) => {
         const before = await pageOfRequest(trx, request, true)
         await refuseTaken(trx, { slug: fields.slug, customDomain: fields.customDomain }, before.id)
-        const row = await updatePage(trx, organizationId, before.id, fields)
+        const claimsDomain = fields.customDomain !== undefined && fields.customDomain !== before.customDomain
+        const row = await updatePage(trx, organizationId, before.id, fields, claimsDomain)
         await recordAudit(trx, auditContextOf(request), {
           ...auditEntry(organizationId, 'status_page', row.id),
           action: 'status_page.updated',
@@ -167,6 +185,46 @@ export const pageRoutes: FastifyPluginAsyncTypebox<{ productUrl: string; changed
       })
       options.changed(updated.id)
       return body(updated)
+    },
+  )
+
+  app.post(
+    `${MANAGED_BASE}/pages/:pageId/custom-domain/verify`,
+    {
+      schema: {
+        tags,
+        summary: 'Verify the page’s custom domain by its DNS TXT record (statuspages manager)',
+        description:
+          'Looks for the TXT record named in `customDomainVerification` (`_statuspage-verification.<domain>`) holding its value. Found: the page is served at the domain from now on. 409 when the record is not there yet (the answer says what was found) or another page holds the domain verified; 400 when the page has no custom domain.',
+        params: PageParams,
+        response: { 200: StatusPage },
+      },
+      onRequest: manager,
+    },
+    async (request) => {
+      const { organizationId } = membershipOf(request)
+      const page = await pageOfRequest(db, request)
+      const { customDomain: domain, customDomainToken: token } = page
+      if (!domain || !token) throw new BadRequestError('the page has no custom domain to verify')
+      const result = await options.checkDomain(domain, token)
+      if (!result.found) throw new ConflictError(`${domain} is not verified: ${result.reason}`)
+      const verified = await db.transaction().execute(async (trx) => {
+        const current = await pageOfRequest(trx, request, true)
+        // The domain may have changed while DNS was asked: the record proved the claim it was read for.
+        if (current.customDomain !== domain || current.customDomainToken !== token)
+          throw new ConflictError('the custom domain changed while it was being verified: verify again')
+        if ((await takenBy(trx, { customDomain: domain }, page.id)).customDomain)
+          throw new ConflictError(`customDomain: ${domain} is verified by another status page`)
+        const row = await markDomainVerified(trx, organizationId, page.id)
+        await recordAudit(trx, auditContextOf(request), {
+          ...auditEntry(organizationId, 'status_page', row.id),
+          action: 'status_page.domain_verified',
+          after: { customDomain: domain, record: recordNameOf(domain) },
+        })
+        return row
+      })
+      options.changed(verified.id)
+      return body(verified)
     },
   )
 

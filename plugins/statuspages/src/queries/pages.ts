@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto'
 import { sql } from 'kysely'
 import type { Executor, Page } from '@svc/db'
 import { paged } from '@svc/db'
@@ -9,6 +10,11 @@ const pageColumns = [
   'slug',
   'timeZone',
   'customDomain',
+  'customDomainToken',
+  'customDomainClaimedAt',
+  'customDomainVerifiedAt',
+  'customDomainCheckedAt',
+  'customDomainFailingSince',
   'published',
   'allowSubscribers',
   'supportUrl',
@@ -44,18 +50,40 @@ export async function findPage(db: Executor, organizationId: string, pageId: str
 
 export type PageRow = NonNullable<Awaited<ReturnType<typeof findPage>>>
 
+/**
+ * What a claim of a custom domain writes: the token its TXT record must hold, unverified; no
+ * domain clears the claim. Decision 0015, "Custom domains".
+ */
+export function domainClaim(customDomain: string | null) {
+  return {
+    customDomain,
+    customDomainToken: customDomain ? randomBytes(18).toString('base64url') : null,
+    customDomainClaimedAt: customDomain ? sql<Date>`now()` : null,
+    customDomainVerifiedAt: null,
+    customDomainCheckedAt: null,
+    customDomainFailingSince: null,
+  }
+}
+
 export async function insertPage(db: Executor, organizationId: string, fields: PageFields, createdBy: string) {
   return db
     .insertInto('divinux.statusPages')
-    .values({ organizationId, ...fields, createdBy })
+    .values({ organizationId, ...fields, ...domainClaim(fields.customDomain), createdBy })
     .returning(pageColumns)
     .executeTakeFirstOrThrow()
 }
 
-export async function updatePage(db: Executor, organizationId: string, pageId: string, fields: Partial<PageFields>) {
+/** Changes a page; a new custom domain (`claimsDomain`) starts a new, unverified claim. */
+export async function updatePage(db: Executor, organizationId: string, pageId: string, fields: Partial<PageFields>, claimsDomain = false) {
+  const { customDomain, ...rest } = fields
   return db
     .updateTable('divinux.statusPages')
-    .set({ ...fields, revision: sql<number>`revision + 1`, updatedAt: sql<Date>`now()` })
+    .set({
+      ...rest,
+      ...(claimsDomain && customDomain !== undefined ? domainClaim(customDomain) : {}),
+      revision: sql<number>`revision + 1`,
+      updatedAt: sql<Date>`now()`,
+    })
     .where('organizationId', '=', organizationId)
     .where('id', '=', pageId)
     .returning(pageColumns)
@@ -66,22 +94,26 @@ export async function deletePage(db: Executor, organizationId: string, pageId: s
   await db.deleteFrom('divinux.statusPages').where('organizationId', '=', organizationId).where('id', '=', pageId).execute()
 }
 
-/** Which of a slug and a custom domain another page has taken already. */
+/** Which of a slug and a custom domain another page has taken already (a domain: verified there). */
 export async function takenBy(db: Executor, fields: { slug?: string; customDomain?: string | null }, exceptPageId?: string) {
   const rows = await db
     .selectFrom('divinux.statusPages')
-    .select(['slug', 'customDomain'])
+    .select(['slug', 'customDomain', 'customDomainVerifiedAt'])
     .where((eb) =>
       eb.or([
         ...(fields.slug ? [eb('slug', '=', fields.slug)] : []),
-        ...(fields.customDomain ? [eb('customDomain', '=', fields.customDomain)] : []),
+        ...(fields.customDomain
+          ? [eb.and([eb('customDomain', '=', fields.customDomain), eb('customDomainVerifiedAt', 'is not', null)])]
+          : []),
       ]),
     )
     .$if(exceptPageId !== undefined, (query) => query.where('id', '<>', exceptPageId ?? ''))
     .execute()
   return {
     slug: rows.some((row) => fields.slug !== undefined && row.slug === fields.slug),
-    customDomain: rows.some((row) => fields.customDomain != null && row.customDomain === fields.customDomain),
+    customDomain: rows.some(
+      (row) => fields.customDomain != null && row.customDomain === fields.customDomain && row.customDomainVerifiedAt !== null,
+    ),
   }
 }
 
@@ -97,12 +129,84 @@ export async function touchPage(db: Executor, pageId: string): Promise<void> {
     .execute()
 }
 
-/** The published page with this slug or custom domain, as the public documents read it. */
+/** A page's custom domain as links may name it: only once verified. */
+const verifiedDomain = sql<string | null>`case when custom_domain_verified_at is not null then custom_domain end`
+
+/**
+ * The published page with this slug or custom domain, as the public documents read it. A custom
+ * domain answers only once its owner proved control of it (decision 0015, "Custom domains").
+ */
 export async function publishedPageBy(db: Executor, by: 'slug' | 'customDomain', value: string) {
   return db
     .selectFrom('divinux.statusPages')
-    .select(['id', 'organizationId', 'name', 'slug', 'timeZone', 'customDomain', 'allowSubscribers', 'supportUrl', 'revision', 'updatedAt'])
+    .select(['id', 'organizationId', 'name', 'slug', 'timeZone', 'allowSubscribers', 'supportUrl', 'revision', 'updatedAt'])
+    .select(verifiedDomain.as('customDomain'))
     .where(by, '=', value)
+    .$if(by === 'customDomain', (query) => query.where('customDomainVerifiedAt', 'is not', null))
     .where('published', '=', true)
     .executeTakeFirst()
+}
+
+/** Marks the page's claim verified; a page of another organization holding it verified is a unique violation (409). */
+export async function markDomainVerified(db: Executor, organizationId: string, pageId: string) {
+  return db
+    .updateTable('divinux.statusPages')
+    .set({
+      customDomainVerifiedAt: sql<Date>`coalesce(custom_domain_verified_at, now())`,
+      customDomainCheckedAt: sql<Date>`now()`,
+      customDomainFailingSince: null,
+      revision: sql<number>`revision + 1`,
+      updatedAt: sql<Date>`now()`,
+    })
+    .where('organizationId', '=', organizationId)
+    .where('id', '=', pageId)
+    .returning(pageColumns)
+    .executeTakeFirstOrThrow()
+}
+
+/** Verified domains not checked since `before`, oldest check first. */
+export async function domainsToRecheck(db: Executor, before: Date, limit: number) {
+  return db
+    .selectFrom('divinux.statusPages')
+    .select(['id', 'customDomain', 'customDomainToken', 'customDomainFailingSince'])
+    .where('customDomainVerifiedAt', 'is not', null)
+    .where('customDomainCheckedAt', '<', before)
+    .orderBy('customDomainCheckedAt')
+    .limit(limit)
+    .execute()
+}
+
+/**
+ * Records a periodic check of a verified domain: found, it is fine again; missing, it is failing
+ * since the first miss, and a domain failing since before `revokeBefore` is no longer verified.
+ * Answers whether the page stopped being served at its domain.
+ */
+export async function recordDomainCheck(db: Executor, pageId: string, found: boolean, revokeBefore: Date): Promise<boolean> {
+  const row = await db
+    .updateTable('divinux.statusPages')
+    .set(
+      found
+        ? { customDomainCheckedAt: sql<Date>`now()`, customDomainFailingSince: null }
+        : {
+            customDomainCheckedAt: sql<Date>`now()`,
+            customDomainFailingSince: sql<Date>`coalesce(custom_domain_failing_since, now())`,
+            customDomainVerifiedAt: sql<Date | null>`case when coalesce(custom_domain_failing_since, now()) < ${revokeBefore} then null else custom_domain_verified_at end`,
+          },
+    )
+    .where('id', '=', pageId)
+    .returning(['customDomainVerifiedAt'])
+    .executeTakeFirst()
+  return !found && row?.customDomainVerifiedAt === null
+}
+
+/** Claims never verified and older than `before` end: the domain is free of them. */
+export async function expireDomainClaims(db: Executor, before: Date) {
+  return db
+    .updateTable('divinux.statusPages')
+    .set({ ...domainClaim(null), updatedAt: sql<Date>`now()` })
+    .where('customDomain', 'is not', null)
+    .where('customDomainVerifiedAt', 'is', null)
+    .where('customDomainClaimedAt', '<', before)
+    .returning(['id', 'organizationId'])
+    .execute()
 }

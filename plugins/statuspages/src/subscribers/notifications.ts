@@ -1,3 +1,4 @@
+import { sql } from 'kysely'
 import { randomUUID } from 'node:crypto'
 import type { FastifyBaseLogger } from 'fastify'
 import type { Database, Executor } from '@svc/db'
@@ -72,7 +73,8 @@ async function updateToSend(db: Executor, updateId: string) {
       'p.organizationId',
       'p.name as pageName',
       'p.slug',
-      'p.customDomain',
+      // Links name the custom domain only once it is verified (decision 0015, "Custom domains").
+      sql<string | null>`case when p.custom_domain_verified_at is not null then p.custom_domain end`.as('customDomain'),
       'p.published as pagePublished',
       (eb) =>
         eb
