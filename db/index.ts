@@ -39,6 +39,7 @@ import * as phoneCodeLimits from './migrations/0037_phone_code_limits.js'
 import * as reportSections from './migrations/0038_report_sections.js'
 import * as organizationCreators from './migrations/0039_organization_creators.js'
 import * as customDomainVerification from './migrations/0040_custom_domain_verification.js'
+import * as outboxOrderAndSubscriberOrigin from './migrations/0041_outbox_order_and_subscriber_origin.js'
 
 /**
  * Every migration, in order, listed by hand rather than found by scanning a folder, so a
@@ -85,4 +86,5 @@ export const migrations: Record<string, Migration> = {
   '0038_report_sections': reportSections,
   '0039_organization_creators': organizationCreators,
   '0040_custom_domain_verification': customDomainVerification,
+  '0041_outbox_order_and_subscriber_origin': outboxOrderAndSubscriberOrigin,
 }

@@ -673,6 +673,7 @@ export interface DivinuxStatusSubscribers {
   confirmedAt: Timestamp | null;
   confirmTokenHash: string | null;
   createdAt: Generated<Timestamp>;
+  createdFrom: string | null;
   email: string | null;
   id: Generated<string>;
   kind: string;

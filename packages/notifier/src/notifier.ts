@@ -3,7 +3,15 @@ import type { NotifierConfig } from '@svc/config'
 import type { Database, Executor } from '@svc/db'
 import { ensureQueue, inTransaction, workEach, type JobQueue } from '@svc/jobs'
 import { DeliveryError, type Channel, type MessageProvider, type OutboundEmail, type OutboundMessageRequest } from './message.js'
-import { insertOutboxRow, insertOutboxRows, markSent, markUndelivered, startAttempt, type NewOutboxRow } from './outbox.js'
+import {
+  earlierPendingTo,
+  insertOutboxRow,
+  insertOutboxRows,
+  markSent,
+  markUndelivered,
+  startAttempt,
+  type NewOutboxRow,
+} from './outbox.js'
 import { smtpProvider } from './smtp.js'
 import { twilioProviders } from './twilio.js'
 import { webPushProvider } from './web-push.js'
@@ -12,6 +20,17 @@ import { outboxDeliveries } from '@svc/metrics'
 
 /** One job per outbox message: `{ messageId }`. */
 export const DELIVER_QUEUE = 'notifier.deliver'
+/**
+ * Webhook messages (status page subscribers) have a queue and a worker of their own: a slow or
+ * failing receiver holds its worker up to the request timeout, and must never delay e-mail,
+ * SMS, voice or push (decision 0011, "Webhooks apart").
+ */
+export const DELIVER_WEBHOOK_QUEUE = 'notifier.deliver.webhook'
+const queueOf = (channel: Channel) => (channel === 'webhook' ? DELIVER_WEBHOOK_QUEUE : DELIVER_QUEUE)
+
+/** How long a webhook message waits in its worker for an earlier one to the same receiver to settle. */
+const ORDER_WAIT_MS = 10_000
+const ORDER_POLL_MS = 100
 
 interface DeliverJob {
   messageId: string
@@ -107,9 +126,25 @@ function providersOf(
 export function createNotifier({ jobs, database, config, log, webhooks, removePushSubscriptions }: NotifierDependencies): Notifier {
   const providers = providersOf(config, { webhooks, removePushSubscriptions, log })
   let worker: string | undefined
+  let webhookWorker: string | undefined
 
-  async function deliver(job: DeliverJob, attempt: Attempt): Promise<void> {
+  /**
+   * A webhook receiver gets its messages in the order they were written: a message waits while
+   * an earlier one to the same receiver is pending (briefly here, then by the job's retry), except
+   * on its last try, when a delivery out of order beats none.
+   */
+  async function awaitTurn(messageId: string, attempt: Attempt): Promise<void> {
+    if (attempt.retryCount >= attempt.retryLimit) return
+    const deadline = Date.now() + ORDER_WAIT_MS
+    while (await earlierPendingTo(database.db, messageId)) {
+      if (Date.now() > deadline) throw new Error('an earlier message to this receiver is still pending')
+      await new Promise((resolve) => setTimeout(resolve, ORDER_POLL_MS))
+    }
+  }
+
+  async function deliver(job: DeliverJob, attempt: Attempt, ordered = false): Promise<void> {
     const { db } = database
+    if (ordered) await awaitTurn(job.messageId, attempt)
     const message = await startAttempt(db, job.messageId)
     // Settled already: the job was delivered twice.
     if (!message) return
@@ -188,7 +223,10 @@ export function createNotifier({ jobs, database, config, log, webhooks, removePu
       const row = outboxRowOf(message)
       const messageId = await insertOutboxRow(executor, row)
       if (row.status === 'pending') {
-        await jobs.send(DELIVER_QUEUE, { messageId } satisfies DeliverJob, { db: inTransaction(executor), singletonKey: messageId })
+        await jobs.send(queueOf(message.channel), { messageId } satisfies DeliverJob, {
+          db: inTransaction(executor),
+          singletonKey: messageId,
+        })
       } else logHeld(messageId, message)
       return { messageId, status: row.status, ...(row.lastError ? { reason: row.lastError } : {}) }
     },
@@ -199,7 +237,7 @@ export function createNotifier({ jobs, database, config, log, webhooks, removePu
       const pending = rows.filter((row) => row.status === 'pending')
       if (pending.length > 0) {
         await jobs.insert(
-          pending.map((row) => ({ name: DELIVER_QUEUE, data: { messageId: row.id } satisfies DeliverJob, singletonKey: row.id })),
+          pending.map((row) => ({ name: queueOf(row.channel), data: { messageId: row.id } satisfies DeliverJob, singletonKey: row.id })),
           { db: inTransaction(executor) },
         )
       }
@@ -210,24 +248,26 @@ export function createNotifier({ jobs, database, config, log, webhooks, removePu
     },
     wake() {
       if (worker) jobs.notifyWorker(worker)
+      if (webhookWorker) jobs.notifyWorker(webhookWorker)
     },
     async start() {
-      await ensureQueue(jobs, DELIVER_QUEUE, {
+      const policy = {
         retryLimit: config.retryLimit,
         retryDelay: config.retryDelaySeconds,
         retryBackoff: true,
         expireInSeconds: 5 * 60,
-      })
-      worker = await workEach<DeliverJob>(
-        jobs,
-        DELIVER_QUEUE,
-        { batchSize: BATCH_SIZE, pollingIntervalSeconds: POLLING_INTERVAL_SECONDS },
-        (job) => deliver(job.data, job),
-      )
+      }
+      await ensureQueue(jobs, DELIVER_QUEUE, policy)
+      await ensureQueue(jobs, DELIVER_WEBHOOK_QUEUE, policy)
+      const batches = { batchSize: BATCH_SIZE, pollingIntervalSeconds: POLLING_INTERVAL_SECONDS }
+      worker = await workEach<DeliverJob>(jobs, DELIVER_QUEUE, batches, (job) => deliver(job.data, job))
+      webhookWorker = await workEach<DeliverJob>(jobs, DELIVER_WEBHOOK_QUEUE, batches, (job) => deliver(job.data, job, true))
     },
     async stop() {
       await jobs.offWork(DELIVER_QUEUE)
+      await jobs.offWork(DELIVER_WEBHOOK_QUEUE)
       worker = undefined
+      webhookWorker = undefined
       for (const provider of Object.values(providers)) provider.close?.()
     },
   }

@@ -36,6 +36,20 @@ export async function startAttempt(db: Executor, messageId: string) {
     .executeTakeFirst()
 }
 
+/**
+ * Whether an earlier message to the same recipient on the channel is still pending: a webhook
+ * recipient gets its messages in the order they were written (decision 0011, "Order").
+ */
+export async function earlierPendingTo(db: Executor, messageId: string): Promise<boolean> {
+  const row = await sql<{ waiting: boolean }>`
+    select exists (
+      select 1 from core.outbox earlier, core.outbox this
+      where this.id = ${messageId} and earlier.recipient = this.recipient and earlier.channel = this.channel
+        and earlier.status = 'pending' and (earlier.created_at, earlier.id) < (this.created_at, this.id)
+    ) as waiting`.execute(db)
+  return row.rows[0]?.waiting ?? false
+}
+
 export async function markSent(db: Executor, messageId: string, provider: string, providerMessageId: string): Promise<void> {
   // The provider's report on this very message can be written first (Twilio calls back as soon as
   // it knows, naming our message in its callback URL): what it said stands.

@@ -1,4 +1,5 @@
-import net from 'node:net'
+import { createServer } from 'node:http'
+import net, { type AddressInfo } from 'node:net'
 import t from 'tap'
 import Fastify from 'fastify'
 import { sql } from 'kysely'
@@ -6,7 +7,7 @@ import { DEFAULT_NOTIFIER_CONFIG, type NotifierConfig } from '@svc/config'
 import { migrateToLatest, openDatabase } from '@svc/db'
 import { createJobQueue, stopJobQueue } from '@svc/jobs'
 import { createNotifier, DELIVER_QUEUE, latestOutboxRows, type OutboundEmail } from '@svc/notifier'
-import { createTestDatabase, startSmtpServer, type RecipientReply, type TestContext } from '@svc/testkit'
+import { createTestDatabase, startSmtpServer, startWebhookReceiver, type RecipientReply, type TestContext } from '@svc/testkit'
 
 const database = await openDatabase({ databaseUrl: await createTestDatabase(t) })
 t.teardown(() => database.close())
@@ -159,4 +160,55 @@ t.test('without SMTP_URL an e-mail is held in the outbox, readable, and no job i
     attempts: 0,
   })
   t.match(latest?.lastError, /SMTP_URL/)
+})
+
+t.test('webhook messages go out in order per receiver, on a queue of their own that never delays e-mail', async (t) => {
+  // A receiver that answers its first request 503, and 40 receivers (two batches) that take two seconds each.
+  const ordered = await startWebhookReceiver(t, (_path, attempt) => (attempt === 1 ? { status: 503, body: 'busy' } : { status: 204 }))
+  const finished: string[] = []
+  const slow = createServer((request, response) => {
+    setTimeout(() => {
+      finished.push(request.url ?? '')
+      response.writeHead(204).end()
+    }, 2_000)
+  })
+  await new Promise<void>((resolve) => slow.listen(0, '127.0.0.1', resolve))
+  t.teardown(() => new Promise((done) => slow.close(done)))
+  const slowUrl = `http://127.0.0.1:${(slow.address() as AddressInfo).port}`
+  const secret = `whsec_${Buffer.from('a-secret-of-twenty-four!').toString('base64')}`
+  const smtp = await startSmtpServer(t)
+  const notifier = createNotifier({
+    jobs,
+    database,
+    log,
+    config: { ...DEFAULT_NOTIFIER_CONFIG, smtpUrl: smtp.url, retryDelaySeconds: 1 },
+    webhooks: {
+      resolve: async (recipient) =>
+        recipient === 'hook:ordered' ? { url: `${ordered.url}/ordered`, secret } : { url: `${slowUrl}/${recipient}`, secret },
+      policy: { allowPrivateTargets: true },
+    },
+  })
+  await notifier.start()
+  t.teardown(() => notifier.stop())
+  const send = async (to: string, text: string, channel: 'webhook' | 'email' = 'webhook') => {
+    const queued = await db
+      .transaction()
+      .execute((trx) => notifier.queueMessage(trx, { organizationId: null, channel, kind: 'test.order', to, subject: 'Order', text }))
+    notifier.wake()
+    return queued.messageId
+  }
+
+  const created = await send('hook:ordered', '{"type":"incident.created"}')
+  const resolved = await send('hook:ordered', '{"type":"incident.resolved"}')
+  await Promise.all([settled(created), settled(resolved)])
+  t.same(
+    ordered.received.map((request) => (request.body as { type: string }).type),
+    ['incident.created', 'incident.created', 'incident.resolved'],
+    'the second waited for the first, retried after a 503, before it went',
+  )
+
+  for (let index = 0; index < 40; index++) await send(`slow-${index}`, '{"type":"incident.updated"}')
+  const mail = await send('reader@example.com', 'Status: all good', 'email')
+  t.match(await settled(mail), { status: 'sent' })
+  t.equal(finished.length, 0, 'the e-mail went before any slow webhook receiver had answered')
 })

@@ -549,6 +549,83 @@ t.test('a confirmation link is sent again to an unconfirmed address at most ever
     .execute()
   t.equal((await subscribe()).statusCode, 202)
   await until('the second confirmation', () => mails() === 2)
+  // The window starts again from the second link: asking at once sends nothing more.
+  t.equal((await subscribe()).statusCode, 202)
+  t.equal((await subscribe()).statusCode, 202)
   await new Promise((resolve) => setTimeout(resolve, 1500))
-  t.equal(mails(), 2, 'two links in all')
+  t.equal(mails(), 2, 'two links in all: the limit holds in every window, not only the first')
+})
+
+t.test('the public form is capped: confirmations waiting per page, anonymous webhooks per address and per page', async (t) => {
+  const capped = (await call(manager!, 'POST', `${base}/pages`, { name: 'Capped', slug: 'capped', published: true })).json()
+  const cappedBase = '/api/v1/statuspages/public/capped'
+  const subscribe = (payload: object, ip = '203.0.113.7') =>
+    app.inject({ method: 'POST', url: `${cappedBase}/subscribers`, payload, remoteAddress: ip })
+  // 200 addresses typed in today, none confirmed.
+  await db
+    .insertInto('divinux.statusSubscribers')
+    .values(
+      Array.from({ length: 200 }, (_, index) => ({
+        organizationId: orgId,
+        pageId: capped.id,
+        kind: 'email',
+        email: `typed-${index}@example.com`,
+        componentIds: [],
+        confirmTokenHash: `hash-${index}`,
+        unsubscribeToken: `unsubscribe-${index}`,
+        confirmationSentAt: new Date(),
+      })),
+    )
+    .execute()
+  const flooded = await subscribe({ email: 'one-more@example.com' })
+  t.equal(flooded.statusCode, 429)
+  t.match(flooded.json().message, /too many subscriptions waiting for their confirmation/)
+
+  const hooks = []
+  for (let index = 0; index < 5; index++) hooks.push(await subscribe({ url: `${receiver.url}/anon-${index}` }))
+  t.same(
+    hooks.map((hook) => hook.statusCode),
+    [201, 201, 201, 201, 201],
+  )
+  const sixth = await subscribe({ url: `${receiver.url}/anon-6` })
+  t.equal(sixth.statusCode, 429, 'a sixth from the same address in a day')
+  t.match(sixth.json().message, /at most 5 webhook subscriptions a day from one address/)
+  t.equal((await subscribe({ url: `${receiver.url}/anon-7` }, '198.51.100.20')).statusCode, 201, 'another address may')
+  const managed = await call(manager!, 'POST', `${base}/pages/${capped.id}/subscribers`, { url: `${receiver.url}/managed-hook` })
+  t.equal(managed.statusCode, 201, 'a manager is not held to the public caps')
+  const stored = await db
+    .selectFrom('divinux.statusSubscribers')
+    .select(['url', 'createdFrom'])
+    .where('pageId', '=', capped.id)
+    .where('kind', '=', 'webhook')
+    .execute()
+  t.equal(stored.length, 7, 'the refused ones were not stored')
+  t.equal(stored.find((row) => row.url === `${receiver.url}/managed-hook`)?.createdFrom, null)
+
+  // The page's cap: 100 anonymous webhooks from anywhere.
+  await db
+    .updateTable('divinux.statusSubscribers')
+    .set({ createdAt: new Date(Date.now() - 2 * 86_400_000) })
+    .where('pageId', '=', capped.id)
+    .execute()
+  await db
+    .insertInto('divinux.statusSubscribers')
+    .values(
+      Array.from({ length: 94 }, (_, index) => ({
+        organizationId: orgId,
+        pageId: capped.id,
+        kind: 'webhook',
+        url: `https://hooks.example/${index}`,
+        secret: 'whsec_x',
+        componentIds: [],
+        confirmTokenHash: null,
+        unsubscribeToken: `hook-unsubscribe-${index}`,
+        confirmedAt: new Date(),
+        createdFrom: `192.0.2.${index}`,
+      })),
+    )
+    .execute()
+  const full = await subscribe({ url: `${receiver.url}/anon-full` }, '198.51.100.99')
+  t.equal(full.statusCode, 429)
+  t.match(full.json().message, /takes no more webhook subscribers from its public form/)
 })

@@ -316,7 +316,9 @@ export const publicRoutes: FastifyPluginAsyncTypebox<PublicRouteOptions> = async
       },
       async (request, reply) => {
         const located = await locate(request)
-        const result = await db.transaction().execute((trx) => subscribe(trx, context(located), located.page, request.body))
+        const result = await db
+          .transaction()
+          .execute((trx) => subscribe(trx, { ...context(located), publicFrom: request.ip }, located.page, request.body))
         if (result.kind === 'email') options.notifier.wake()
         if (wantsHtml(request))
           return htmlAnswer(

@@ -16,6 +16,8 @@ export interface NewSubscriber {
   unsubscribeToken: string
   confirmedAt: Date | null
   confirmationSentAt?: Date | null
+  /** The client address of a public subscription; unset for one a manager added. */
+  createdFrom?: string | null
 }
 
 export async function listSubscribers(db: Executor, organizationId: string, pageId: string, page: Page) {
@@ -94,11 +96,14 @@ export async function insertSubscriber(db: Executor, subscriber: NewSubscriber) 
   return db.insertInto('divinux.statusSubscribers').values(subscriber).returning(subscriberColumns).executeTakeFirstOrThrow()
 }
 
-/** A new confirmation token for an unconfirmed e-mail subscriber (the earlier one stops working). */
+/**
+ * A new confirmation token for an unconfirmed e-mail subscriber (the earlier one stops working),
+ * sent now: the resend window starts again from this send.
+ */
 export async function renewConfirmation(db: Executor, id: string, confirmTokenHash: string): Promise<void> {
   await db
     .updateTable('divinux.statusSubscribers')
-    .set({ confirmTokenHash })
+    .set({ confirmTokenHash, confirmationSentAt: sql<Date>`now()` })
     .where('id', '=', id)
     .where('confirmedAt', 'is', null)
     .execute()
@@ -184,4 +189,26 @@ export async function webhookTargetOf(db: Executor, subscriberId: string) {
     .where('id', '=', subscriberId)
     .where('kind', '=', 'webhook')
     .executeTakeFirst()
+}
+
+/** Serializes a page's new subscriptions until the caller's transaction ends, so its caps hold under races. */
+export async function lockPageSubscriptions(db: Executor, pageId: string): Promise<void> {
+  await sql`select pg_advisory_xact_lock(hashtextextended(${`subscriptions:${pageId}`}, 0))`.execute(db)
+}
+
+/**
+ * What the public subscription caps count: the page's unconfirmed e-mail subscribers sent a link
+ * in the last day, the page's webhook subscribers that came from the public form, and those this
+ * client address added (to any page) in the last day.
+ */
+export async function publicSubscriptionCounts(db: Executor, pageId: string, address: string) {
+  const row = await sql<{ pendingConfirmations: number; publicWebhooks: number; webhooksPerAddress: number }>`
+    select
+      (select count(*) from divinux.status_subscribers where page_id = ${pageId} and kind = 'email' and confirmed_at is null
+        and confirmation_sent_at > now() - interval '1 day')::int as "pendingConfirmations",
+      (select count(*) from divinux.status_subscribers where page_id = ${pageId} and kind = 'webhook' and created_from is not null)::int
+        as "publicWebhooks",
+      (select count(*) from divinux.status_subscribers where kind = 'webhook' and created_from = ${address}::inet
+        and created_at > now() - interval '1 day')::int as "webhooksPerAddress"`.execute(db)
+  return row.rows[0] ?? { pendingConfirmations: 0, publicWebhooks: 0, webhooksPerAddress: 0 }
 }

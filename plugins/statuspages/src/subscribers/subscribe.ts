@@ -2,15 +2,28 @@ import { createHash, randomBytes } from 'node:crypto'
 import { Type, type Static } from 'typebox'
 import type { OutboundConfig } from '@svc/config'
 import type { Executor } from '@svc/db'
-import { ConflictError, invalidField } from '@svc/http'
+import { ConflictError, TooManyRequestsError, invalidField } from '@svc/http'
 import type { Notifier } from '@svc/notifier'
 import { TargetRefused, checkTarget } from '@svc/outbound'
 import { isUuid } from '@svc/auth'
 import { componentsOfPage } from '../queries/components.js'
-import { existingSubscriber, insertSubscriber, renewConfirmation } from '../queries/subscribers.js'
+import {
+  existingSubscriber,
+  insertSubscriber,
+  lockPageSubscriptions,
+  publicSubscriptionCounts,
+  renewConfirmation,
+} from '../queries/subscribers.js'
 
 /** A confirmation link is sent again to the same unconfirmed address at most this often. */
 export const CONFIRMATION_RESEND_MS = 10 * 60_000
+
+/**
+ * The caps on what anyone may do through a page's public form (decision 0015, "Subscribers"): e-mail
+ * confirmations waiting on one page (each is an e-mail we send to an address someone typed), and
+ * webhook subscribers, which are confirmed at once: per page, and per client address a day.
+ */
+export const PUBLIC_LIMITS = { pendingConfirmationsPerPage: 200, webhooksPerPage: 100, webhooksPerAddressPerDay: 5 }
 
 export const tokenHash = (token: string) => createHash('sha256').update(token).digest('hex')
 const newToken = () => randomBytes(24).toString('base64url')
@@ -38,14 +51,19 @@ export interface SubscribeContext {
   outbound: OutboundConfig
   /** The link a confirmation token is appended to (`…/subscribers/confirm?token=`). */
   confirmUrl: (token: string) => string
+  /** The client address of an anonymous subscription (the public form); unset for a manager. */
+  publicFrom?: string
 }
+
+const refuse = (message: string) => new TooManyRequestsError(message)
 
 /**
  * Adds a subscriber to a page. E-mail is double opt-in: a confirmation link is sent and nothing
  * else until it is followed; asking again re-sends it (at most every ten minutes), and an address
  * already confirmed is told nothing new (the answer is the same either way, so it does not reveal
  * who subscribed). A
- * webhook subscriber is confirmed at once and gets its signing secret, shown once.
+ * webhook subscriber is confirmed at once and gets its signing secret, shown once. Through the
+ * public form both are capped (PUBLIC_LIMITS; 429 past them, nothing stored or sent).
  */
 export async function subscribe(db: Executor, context: SubscribeContext, page: SubscribingPage, subscription: Subscription) {
   const field = 'email' in subscription ? 'email' : 'url'
@@ -55,6 +73,13 @@ export async function subscribe(db: Executor, context: SubscribeContext, page: S
   const unknown = componentIds.findIndex((id) => !known.has(id))
   if (unknown >= 0) throw invalidField(`componentIds/${unknown}`, 'is not a component of this status page')
 
+  const { publicFrom } = context
+  let counts: Awaited<ReturnType<typeof publicSubscriptionCounts>> | undefined
+  if (publicFrom) {
+    await lockPageSubscriptions(db, page.id)
+    counts = await publicSubscriptionCounts(db, page.id, publicFrom)
+  }
+
   if ('email' in subscription) {
     const email = subscription.email.trim()
     const token = newToken()
@@ -63,6 +88,8 @@ export async function subscribe(db: Executor, context: SubscribeContext, page: S
     // Anyone can type an address into the public form: asking again within the window sends nothing.
     if (existing?.confirmationSentAt && Date.now() - existing.confirmationSentAt.getTime() < CONFIRMATION_RESEND_MS)
       return { kind: 'email' as const, id: existing.id, confirmed: false }
+    if (counts && counts.pendingConfirmations >= PUBLIC_LIMITS.pendingConfirmationsPerPage)
+      throw refuse('this page has too many subscriptions waiting for their confirmation: try again tomorrow')
     if (existing) await renewConfirmation(db, existing.id, tokenHash(token))
     const row =
       existing ??
@@ -101,6 +128,10 @@ export async function subscribe(db: Executor, context: SubscribeContext, page: S
   }
   if (await existingSubscriber(db, page.id, { url: subscription.url }))
     throw new ConflictError('url: this URL is subscribed to the page already')
+  if (counts && counts.webhooksPerAddress >= PUBLIC_LIMITS.webhooksPerAddressPerDay)
+    throw refuse(`at most ${PUBLIC_LIMITS.webhooksPerAddressPerDay} webhook subscriptions a day from one address: try again tomorrow`)
+  if (counts && counts.publicWebhooks >= PUBLIC_LIMITS.webhooksPerPage)
+    throw refuse('this page takes no more webhook subscribers from its public form: ask its owner to add yours')
   const secret = `whsec_${randomBytes(24).toString('base64')}`
   const row = await insertSubscriber(db, {
     organizationId: page.organizationId,
@@ -112,6 +143,7 @@ export async function subscribe(db: Executor, context: SubscribeContext, page: S
     confirmTokenHash: null,
     unsubscribeToken: newToken(),
     confirmedAt: new Date(),
+    createdFrom: publicFrom ?? null,
   })
   return { kind: 'webhook' as const, id: row.id, confirmed: true, secret }
 }
