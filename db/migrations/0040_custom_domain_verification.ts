@@ -19,7 +19,9 @@ export async function up(db: Kysely<any>): Promise<void> {
   await sql`drop index divinux.status_pages_custom_domain_idx`.execute(db)
   await sql`create unique index status_pages_verified_domain_idx on divinux.status_pages (custom_domain)
     where custom_domain_verified_at is not null`.execute(db)
-  await sql`create index status_pages_claimed_domain_idx on divinux.status_pages (custom_domain) where custom_domain is not null`.execute(db)
+  await sql`create index status_pages_claimed_domain_idx on divinux.status_pages (custom_domain) where custom_domain is not null`.execute(
+    db,
+  )
 }
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
@@ -27,7 +29,9 @@ export async function down(db: Kysely<any>): Promise<void> {
   await sql`drop index divinux.status_pages_claimed_domain_idx`.execute(db)
   await sql`drop index divinux.status_pages_verified_domain_idx`.execute(db)
   await sql`update divinux.status_pages set custom_domain = null where custom_domain_verified_at is null`.execute(db)
-  await sql`create unique index status_pages_custom_domain_idx on divinux.status_pages (custom_domain) where custom_domain is not null`.execute(db)
+  await sql`create unique index status_pages_custom_domain_idx on divinux.status_pages (custom_domain) where custom_domain is not null`.execute(
+    db,
+  )
   await sql`alter table divinux.status_pages
     drop column custom_domain_token, drop column custom_domain_claimed_at, drop column custom_domain_verified_at,
     drop column custom_domain_checked_at, drop column custom_domain_failing_since`.execute(db)
