@@ -17,7 +17,15 @@ const organization = await db
   .executeTakeFirstOrThrow()
 const page = await db
   .insertInto('divinux.statusPages')
-  .values({ organizationId: organization.id, name: 'Cache', slug: 'cached', customDomain: 'status.cache.example', published: true })
+  // Its custom domain is verified: only then does the Host header find it (decision 0015, "Custom domains").
+  .values({
+    organizationId: organization.id,
+    name: 'Cache',
+    slug: 'cached',
+    customDomain: 'status.cache.example',
+    customDomainVerifiedAt: new Date(),
+    published: true,
+  })
   .returning('id')
   .executeTakeFirstOrThrow()
 
