@@ -14,7 +14,10 @@ export interface DatabaseOptions {
   dataDir?: string
   /** Connections per process on PostgreSQL. */
   poolSize?: number
-  /** An idle connection the server dropped (it is replaced on the next checkout): for the log. */
+  /**
+   * A connection the server dropped, idle in the pool or checked out (a failover, a restart,
+   * `pg_terminate_backend`): for the log. The pool replaces it; the work that held it fails.
+   */
   onPoolError?: (error: Error) => void
 }
 
@@ -78,9 +81,19 @@ export async function openDatabase(options: DatabaseOptions): Promise<Database> 
 
 function openPostgres(connectionString: string, max: number, onPoolError: (error: Error) => void = () => {}): Database {
   const pool = new pg.Pool({ connectionString, max, types: pgTypes, connectionTimeoutMillis: 5_000 })
-  // An idle connection dropped by the server is replaced on the next checkout; without a
-  // listener, pg would raise it as an uncaught error and end the process.
-  pool.on('error', onPoolError)
+  // A connection the server drops emits 'error': the pool listens while it is idle, nobody while
+  // it is checked out (between the statements of a transaction, say). Without a listener of our
+  // own on every client, pg raises it as an uncaught error and the process ends; with it, the
+  // work holding the connection fails on its next statement and the pool discards it.
+  // An idle client's error reaches both listeners (the pool re-emits it): reported once.
+  const reported = new WeakSet<Error>()
+  const report = (error: Error) => {
+    if (reported.has(error)) return
+    reported.add(error)
+    onPoolError(error)
+  }
+  pool.on('error', report)
+  pool.on('connect', (client) => client.on('error', report))
   const db = new Kysely<DB>({ dialect: new PostgresDialect({ pool }), plugins: [camelCase] })
   return {
     db,

@@ -24,6 +24,23 @@ const frameworkCodes = new Map([
 /** The messages our constraint triggers raise as check violations (db/migrations). */
 const OWN_RULES = new Set(['an organization must keep at least one owner'])
 
+// SQLSTATE class 08 (connection exception), and the server shutting down or starting up (57P01-03).
+const UNAVAILABLE_STATES = /^(08...|57P0[123])$/
+// What node-postgres and the socket say when the connection is gone or cannot be made.
+const UNAVAILABLE_MESSAGES =
+  /Connection terminated|connection error and is not queryable|timeout exceeded when trying to connect|is not currently accepting connections/
+const UNAVAILABLE_ERRNO = new Set(['ECONNREFUSED', 'ECONNRESET', 'EPIPE', 'ETIMEDOUT', 'EHOSTUNREACH'])
+
+/**
+ * The database cannot be reached right now (a failover, a restart, a cut connection): the request
+ * may be tried again, so it is a 503 with Retry-After, not a 500 (decision 0013, "Database blips").
+ */
+export function isDatabaseUnavailable(error: { code?: string; message?: string }): boolean {
+  return (
+    UNAVAILABLE_STATES.test(error.code ?? '') || UNAVAILABLE_ERRNO.has(error.code ?? '') || UNAVAILABLE_MESSAGES.test(error.message ?? '')
+  )
+}
+
 function body(statusCode: number, message: string, code: string): ErrorBody {
   return { statusCode, error: STATUS_CODES[statusCode] ?? 'Error', message, code }
 }
@@ -60,6 +77,11 @@ export function toErrorBody(error: FastifyError & PostgresError, request: Fastif
   // constraint triggers raise our own words, which are.
   if (error.code === '23514')
     return body(409, OWN_RULES.has(error.message) ? error.message : 'the change breaks a rule of the stored data', 'CONFLICT')
+
+  if (isDatabaseUnavailable(error)) {
+    request.log.warn({ err: error }, 'the database is unavailable')
+    return body(503, 'the database is unavailable for a moment: try again', 'DATABASE_UNAVAILABLE')
+  }
 
   const statusCode = error.statusCode && error.statusCode >= 400 ? error.statusCode : 500
   // Our own UpstreamError words what another service answered (a chat test, say): shown.
@@ -103,6 +125,7 @@ export function redactedUrl(url: string): string {
 export function registerErrorHandling(app: FastifyInstance): void {
   app.setErrorHandler((error: FastifyError & PostgresError, request: FastifyRequest, reply: FastifyReply) => {
     const payload = toErrorBody(error, request)
+    if (payload.code === 'DATABASE_UNAVAILABLE') reply.header('retry-after', '2')
     return reply.code(payload.statusCode).send(payload)
   })
   app.setNotFoundHandler((request, reply) =>

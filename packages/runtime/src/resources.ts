@@ -40,7 +40,7 @@ export async function openResources(config: ServiceConfig, options: ResourceOpti
     databaseUrl: config.databaseUrl,
     poolSize: config.databasePoolMax,
     dataDir: options.inMemory ? undefined : config.dataDir,
-    onPoolError: (error) => log.warn({ err: error }, 'an idle database connection was lost; the pool replaces it'),
+    onPoolError: (error) => log.warn({ err: error }, 'a database connection was lost; the pool replaces it'),
   })
   try {
     await migrateToLatest(database.db)

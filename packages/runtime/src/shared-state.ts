@@ -16,6 +16,12 @@ export interface SharedState {
   close(): Promise<void>
 }
 
+/**
+ * Connects to Redis without waiting for it: Redis is optional at run time (with it away, rate
+ * limits let requests through uncounted and invalidations stay on this replica), so it is optional
+ * at start too. A Redis that is not there yet is logged once and connected to when it appears;
+ * ioredis keeps trying, and the subscription is made as soon as the subscriber connects.
+ */
 export async function connectSharedState(url: string, nameSpace: string, log: Logger): Promise<SharedState> {
   // No offline queue: while Redis is unreachable a command fails at once (the rate limit then
   // lets the request through) instead of holding the request until Redis is back.
@@ -25,19 +31,23 @@ export async function connectSharedState(url: string, nameSpace: string, log: Lo
     ['commands', redis],
     ['subscriber', subscriber],
   ] as const) {
-    client.on('error', (error: Error) => log.warn({ err: error, redis: role }, 'Redis connection error; reconnecting'))
+    // One line when the connection goes (or is not there at start), one when it is back: not one per retry.
+    let reachable = true
+    client.on('error', (error: Error) => {
+      if (reachable)
+        log.warn({ err: error, redis: role }, 'Redis is unreachable: requests are not counted across replicas until it is back')
+      reachable = false
+    })
+    client.on('ready', () => {
+      if (!reachable) log.info({ redis: role }, 'Redis is reachable again')
+      reachable = true
+    })
   }
   const channel = `${nameSpace}sessions:forget`
   const handlers: Array<(userId: string) => void> = []
-  try {
-    await redis.connect()
-    await subscriber.connect()
-    await subscriber.subscribe(channel)
-  } catch (error) {
-    redis.disconnect()
-    subscriber.disconnect()
-    throw new Error(`REDIS_URL: cannot reach Redis (${(error as Error).message})`, { cause: error })
-  }
+  // A first connection that fails is retried by ioredis; the queued subscription goes out then.
+  await Promise.allSettled([redis.connect(), subscriber.connect()])
+  subscriber.subscribe(channel).catch((error: Error) => log.warn({ err: error }, 'could not subscribe to session invalidations'))
   subscriber.on('message', (from: string, userId: string) => {
     if (from === channel) for (const handler of handlers) handler(userId)
   })

@@ -1,9 +1,11 @@
+import { spawn } from 'node:child_process'
 import { randomBytes } from 'node:crypto'
 import net from 'node:net'
+import pino from 'pino'
 import t from 'tap'
 import { buildApp } from '@svc/platform'
 import { openResources } from '@svc/runtime'
-import { createTestDatabase, startTestIssuer, testConfig, testServerUrl } from '@svc/testkit'
+import { createTestDatabase, freePort, startTestIssuer, testConfig, testServerUrl, until } from '@svc/testkit'
 
 // Two replicas of the platform API on one PostgreSQL database and one Redis (REDIS_URL): what
 // one counts or invalidates, the other sees. Replicas are a PostgreSQL deployment (PGlite is
@@ -79,4 +81,37 @@ t.test('a profile change on one replica is seen at once by the other (session in
     if (seen === null) await new Promise((resolve) => setTimeout(resolve, 50))
   }
   t.equal(seen, 'Ada on replica one')
+})
+
+t.test('a Redis that is not there at start: the service starts, counts nothing, and shares its counters once Redis appears', async (t) => {
+  const port = await freePort()
+  const lines: string[] = []
+  const late = testConfig(issuer, {
+    databaseUrl: config.databaseUrl,
+    redisUrl: `redis://127.0.0.1:${port}`,
+    rateLimit: { max: 2, timeWindow: '1 minute' },
+  })
+  const resources = await openResources(late, {
+    inMemory: true,
+    redisNamespace: `test-late-${randomBytes(6).toString('hex')}:`,
+    log: pino({ level: 'info' }, { write: (line: string) => void lines.push(line) }),
+  })
+  t.teardown(() => resources.close())
+  const app = await buildApp(late, resources)
+  t.teardown(() => app.close())
+  await app.ready()
+  t.match(lines.join(''), /Redis is unreachable/, 'it says so once')
+  const statuses = async (n: number) => {
+    const seen: number[] = []
+    for (let i = 0; i < n; i++) seen.push((await app.inject({ method: 'GET', url: '/api/v1/users/me' })).statusCode)
+    return seen
+  }
+  t.same(await statuses(4), [401, 401, 401, 401], 'without Redis, requests go through uncounted')
+
+  const redis = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], {
+    stdio: 'ignore',
+  })
+  t.teardown(() => void redis.kill())
+  await until('the service to reach Redis', () => (resources.shared?.redis.status === 'ready' ? true : undefined), 20_000)
+  t.same(await statuses(3), [401, 401, 429], 'the limit holds again, counted in Redis')
 })
