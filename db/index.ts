@@ -40,6 +40,7 @@ import * as reportSections from './migrations/0038_report_sections.js'
 import * as organizationCreators from './migrations/0039_organization_creators.js'
 import * as customDomainVerification from './migrations/0040_custom_domain_verification.js'
 import * as outboxOrderAndSubscriberOrigin from './migrations/0041_outbox_order_and_subscriber_origin.js'
+import * as runnerHeartbeats from './migrations/0042_runner_heartbeats.js'
 
 /**
  * Every migration, in order, listed by hand rather than found by scanning a folder, so a
@@ -87,4 +88,5 @@ export const migrations: Record<string, Migration> = {
   '0039_organization_creators': organizationCreators,
   '0040_custom_domain_verification': customDomainVerification,
   '0041_outbox_order_and_subscriber_origin': outboxOrderAndSubscriberOrigin,
+  '0042_runner_heartbeats': runnerHeartbeats,
 }

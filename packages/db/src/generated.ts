@@ -112,6 +112,7 @@ export interface CoreOutbox {
   bodyHtml: string | null;
   bodyText: string;
   channel: string;
+  claimedUntil: Timestamp | null;
   createdAt: Generated<Timestamp>;
   id: Generated<string>;
   kind: string;
@@ -138,6 +139,7 @@ export interface CoreReports {
   error: string | null;
   fileName: string | null;
   format: string;
+  heartbeatAt: Timestamp | null;
   id: Generated<string>;
   organizationId: string;
   periodFrom: Timestamp;
@@ -740,6 +742,13 @@ export interface DivinuxSyntheticRollups {
   runs: number;
 }
 
+export interface DivinuxSyntheticRunners {
+  heartbeatAt: Generated<Timestamp>;
+  id: string;
+  region: string;
+  startedAt: Generated<Timestamp>;
+}
+
 export interface DivinuxSyntheticRuns {
   attempts: Json | null;
   checkId: string;
@@ -753,6 +762,7 @@ export interface DivinuxSyntheticRuns {
   region: string;
   relayId: string | null;
   resultId: string | null;
+  runnerId: string | null;
   startedAt: Timestamp | null;
   state: Generated<string>;
   status: string | null;
@@ -921,6 +931,7 @@ export interface DB {
   "divinux.syntheticChecks": DivinuxSyntheticChecks;
   "divinux.syntheticRelays": DivinuxSyntheticRelays;
   "divinux.syntheticRollups": DivinuxSyntheticRollups;
+  "divinux.syntheticRunners": DivinuxSyntheticRunners;
   "divinux.syntheticRuns": DivinuxSyntheticRuns;
   "divinux.syntheticSecrets": DivinuxSyntheticSecrets;
   "divinux.teamMembers": DivinuxTeamMembers;

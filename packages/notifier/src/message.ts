@@ -49,6 +49,8 @@ export interface OutboundEmail {
 
 /** What a provider needs to carry one e-mail. */
 export interface EmailEnvelope {
+  /** The outbox message's id: its Message-ID is made from it, so a repeat is recognisable. */
+  id?: string
   to: string
   subject: string
   text: string

@@ -5,10 +5,12 @@ import { ensureQueue, inTransaction, workEach, type JobQueue } from '@svc/jobs'
 import { DeliveryError, type Channel, type MessageProvider, type OutboundEmail, type OutboundMessageRequest } from './message.js'
 import {
   earlierPendingTo,
+  extendClaim,
   insertOutboxRow,
   insertOutboxRows,
   markSent,
   markUndelivered,
+  releaseLapsedClaims,
   startAttempt,
   type NewOutboxRow,
 } from './outbox.js'
@@ -27,6 +29,15 @@ export const DELIVER_QUEUE = 'notifier.deliver'
  */
 export const DELIVER_WEBHOOK_QUEUE = 'notifier.deliver.webhook'
 const queueOf = (channel: Channel) => (channel === 'webhook' ? DELIVER_WEBHOOK_QUEUE : DELIVER_QUEUE)
+
+/**
+ * A message being sent is claimed this long, renewed every CLAIM_RENEW_MS while its provider
+ * works; a claim that runs out means the sender died, and the sweep (every SWEEP_MS) sends the
+ * message again: a page whose sender was killed waits about 20 seconds, not the job's expiry.
+ */
+const CLAIM_SECONDS = 15
+const CLAIM_RENEW_MS = 5_000
+const SWEEP_MS = 5_000
 
 /** How long a webhook message waits in its worker for an earlier one to the same receiver to settle. */
 const ORDER_WAIT_MS = 10_000
@@ -103,7 +114,7 @@ function providersOf(
     const smtp = smtpProvider(config.smtpUrl, config.from)
     providers.email = {
       name: smtp.name,
-      send: ({ to, subject, text, html }) => smtp.send({ to, subject, text, ...(html ? { html } : {}) }),
+      send: ({ id, to, subject, text, html }) => smtp.send({ id, to, subject, text, ...(html ? { html } : {}) }),
       close: () => smtp.close?.(),
     }
   }
@@ -127,6 +138,7 @@ export function createNotifier({ jobs, database, config, log, webhooks, removePu
   const providers = providersOf(config, { webhooks, removePushSubscriptions, log })
   let worker: string | undefined
   let webhookWorker: string | undefined
+  let sweeping: NodeJS.Timeout | undefined
 
   /**
    * A webhook receiver gets its messages in the order they were written: a message waits while
@@ -145,7 +157,7 @@ export function createNotifier({ jobs, database, config, log, webhooks, removePu
   async function deliver(job: DeliverJob, attempt: Attempt, ordered = false): Promise<void> {
     const { db } = database
     if (ordered) await awaitTurn(job.messageId, attempt)
-    const message = await startAttempt(db, job.messageId)
+    const message = await startAttempt(db, job.messageId, CLAIM_SECONDS)
     // Settled already: the job was delivered twice.
     if (!message) return
     const provider = providers[message.channel as Channel]
@@ -154,6 +166,11 @@ export function createNotifier({ jobs, database, config, log, webhooks, removePu
       outboxDeliveries.inc({ channel: message.channel, outcome: 'held' })
       return
     }
+    const claim = setInterval(() => {
+      extendClaim(db, message.id, CLAIM_SECONDS).catch((error: Error) =>
+        log.warn({ err: error, messageId: message.id }, 'claim not renewed'),
+      )
+    }, CLAIM_RENEW_MS)
     try {
       const sent = await provider.send({
         id: message.id,
@@ -174,7 +191,22 @@ export function createNotifier({ jobs, database, config, log, webhooks, removePu
       log.warn({ messageId: message.id, attempt: message.attempts, retrying, err: failure }, 'message not delivered')
       // Throwing hands the job back to pg-boss, which retries it after its backoff.
       if (retrying) throw failure
+    } finally {
+      clearInterval(claim)
     }
+  }
+
+  /** Messages whose sender died while sending (their claim ran out) get a job again. */
+  async function sweep(): Promise<void> {
+    await database.db.transaction().execute(async (trx) => {
+      const lapsed = await releaseLapsedClaims(trx)
+      if (lapsed.length === 0) return
+      await jobs.insert(
+        lapsed.map((row) => ({ name: queueOf(row.channel as Channel), data: { messageId: row.id } satisfies DeliverJob })),
+        { db: inTransaction(trx) },
+      )
+      log.warn({ messages: lapsed.length }, 'messages whose sender stopped while sending are sent again')
+    })
   }
 
   /** A message's outbox row: pending when a provider can carry it, else held with the reason. */
@@ -262,8 +294,13 @@ export function createNotifier({ jobs, database, config, log, webhooks, removePu
       const batches = { batchSize: BATCH_SIZE, pollingIntervalSeconds: POLLING_INTERVAL_SECONDS }
       worker = await workEach<DeliverJob>(jobs, DELIVER_QUEUE, batches, (job) => deliver(job.data, job))
       webhookWorker = await workEach<DeliverJob>(jobs, DELIVER_WEBHOOK_QUEUE, batches, (job) => deliver(job.data, job, true))
+      sweeping = setInterval(() => {
+        sweep().catch((error: Error) => log.warn({ err: error }, 'outbox sweep failed'))
+      }, SWEEP_MS)
+      sweeping.unref()
     },
     async stop() {
+      clearInterval(sweeping)
       await jobs.offWork(DELIVER_QUEUE)
       await jobs.offWork(DELIVER_WEBHOOK_QUEUE)
       worker = undefined

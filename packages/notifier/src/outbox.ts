@@ -25,15 +25,47 @@ export async function insertOutboxRow(db: Executor, row: NewOutboxRow): Promise<
   return id
 }
 
-/** Counts one more attempt at a pending message and answers it; undefined once it is settled. */
-export async function startAttempt(db: Executor, messageId: string) {
+/**
+ * Claims a pending message for `claimSeconds` and counts one more attempt at it; undefined once it
+ * is settled, or while another sender holds a live claim on it (a job delivered twice).
+ */
+export async function startAttempt(db: Executor, messageId: string, claimSeconds: number) {
   return db
     .updateTable('core.outbox')
-    .set({ attempts: sql<number>`attempts + 1`, updatedAt: sql<Date>`now()` })
+    .set({
+      attempts: sql<number>`attempts + 1`,
+      claimedUntil: sql<Date>`now() + make_interval(secs => ${claimSeconds})`,
+      updatedAt: sql<Date>`now()`,
+    })
     .where('id', '=', messageId)
     .where('status', '=', 'pending')
+    .where((where) => where.or([where('claimedUntil', 'is', null), where('claimedUntil', '<', sql<Date>`now()`)]))
     .returning(['id', 'channel', 'recipient', 'subject', 'bodyText', 'bodyHtml', 'attempts'])
     .executeTakeFirst()
+}
+
+/** The sender of a message is still at it: its claim runs on. */
+export async function extendClaim(db: Executor, messageId: string, claimSeconds: number): Promise<void> {
+  await db
+    .updateTable('core.outbox')
+    .set({ claimedUntil: sql<Date>`now() + make_interval(secs => ${claimSeconds})` })
+    .where('id', '=', messageId)
+    .where('status', '=', 'pending')
+    .execute()
+}
+
+/**
+ * Pending messages whose claim ran out (their sender died while sending): released, and answered
+ * so each gets a job again. Each is taken once, whichever replica sweeps first.
+ */
+export async function releaseLapsedClaims(db: Executor) {
+  return db
+    .updateTable('core.outbox')
+    .set({ claimedUntil: null })
+    .where('status', '=', 'pending')
+    .where('claimedUntil', '<', sql<Date>`now()`)
+    .returning(['id', 'channel'])
+    .execute()
 }
 
 /**
@@ -62,6 +94,7 @@ export async function markSent(db: Executor, messageId: string, provider: string
       provider,
       providerMessageId,
       sentAt: sql<Date>`coalesce(sent_at, now())`,
+      claimedUntil: null,
       updatedAt: sql<Date>`now()`,
     })
     .where('id', '=', messageId)
@@ -81,7 +114,7 @@ export async function markUndelivered(
 ): Promise<void> {
   await db
     .updateTable('core.outbox')
-    .set({ status: outcome.status, provider: outcome.provider, lastError: outcome.reason, updatedAt: sql<Date>`now()` })
+    .set({ status: outcome.status, provider: outcome.provider, lastError: outcome.reason, claimedUntil: null, updatedAt: sql<Date>`now()` })
     .where('id', '=', messageId)
     .where('status', '=', 'pending')
     .execute()

@@ -19,12 +19,16 @@ export function smtpProvider(url: string, from: string): EmailProvider {
     { url, pool: true, maxConnections: 5, maxMessages: 500, connectionTimeout: 10_000, greetingTimeout: 10_000, socketTimeout: 30_000 },
     { from },
   )
+  // A message sent twice (its sender died after the server took it, before the outbox said so)
+  // carries the same Message-ID both times, so receiving servers and clients can drop the repeat.
+  const domain = /@([^>\s]+)>?\s*$/.exec(from)?.[1] ?? 'incident-platform.invalid'
   return {
     name: 'smtp',
     close: () => transport.close(),
     async send(email: EmailEnvelope) {
       try {
         const info = await transport.sendMail({
+          ...(email.id ? { messageId: `<${email.id}@${domain}>` } : {}),
           to: email.to,
           subject: email.subject,
           text: email.text,

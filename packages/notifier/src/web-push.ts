@@ -72,7 +72,12 @@ export function webPushProvider(config: WebPushConfig, onWithdrawn?: (endpoints:
         subscriptions.map(async (subscription) => {
           // An address given as such is never looked up, so the agent's lookup cannot check it: checked here.
           await checkTarget(subscription.endpoint, policy)
-          return webpush.sendNotification(subscription as PushSubscription, message.text, options)
+          // The Topic (RFC 8030 §5.4) is the outbox id: a push service replaces an undelivered
+          // message of the same topic, so a page sent twice reaches a device once.
+          return webpush.sendNotification(subscription as PushSubscription, message.text, {
+            ...options,
+            topic: message.id.replaceAll('-', ''),
+          })
         }),
       )
       const gone = subscriptions.filter((subscription, index) => {

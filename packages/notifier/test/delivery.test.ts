@@ -212,3 +212,53 @@ t.test('webhook messages go out in order per receiver, on a queue of their own t
   t.match(await settled(mail), { status: 'sent' })
   t.equal(finished.length, 0, 'the e-mail went before any slow webhook receiver had answered')
 })
+
+t.test(
+  'a message whose sender died while sending (its claim ran out) is sent again within seconds, with the same Message-ID',
+  async (t) => {
+    const { notifier, smtp } = await notifierFor(t)
+    const id = '5f3c1e0a-0000-4000-8000-00000000dead'
+    // Claimed by a sender that was killed part way: the row stayed pending, its claim ran out, no job is left.
+    await db
+      .insertInto('core.outbox')
+      .values({
+        id,
+        organizationId: null,
+        channel: 'email',
+        kind: 'test.orphan',
+        recipient: 'orphan@example.com',
+        subject: 'Paged',
+        bodyText: 'You are paged.',
+        status: 'pending',
+        attempts: 1,
+        claimedUntil: new Date(Date.now() - 1_000),
+      })
+      .execute()
+    t.ok(notifier)
+    const row = await settled(id)
+    t.match(row, { status: 'sent', attempts: 2, claimedUntil: null })
+    const mail = smtp.received.find((received) => received.envelopeTo.includes('orphan@example.com'))!
+    t.equal(mail.messageId, `<${id}@example.com>`, 'the Message-ID is made from the outbox id, so a repeat is recognisable')
+  },
+)
+
+t.test('a job delivered twice while its message is claimed does nothing', async (t) => {
+  const { notifier } = await notifierFor(t)
+  const queued = await db.transaction().execute((trx) => notifier.queueEmail(trx, email('claimed@example.com')))
+  // Another sender holds the claim right now.
+  await db
+    .updateTable('core.outbox')
+    .set({ claimedUntil: new Date(Date.now() + 60_000) })
+    .where('id', '=', queued.messageId)
+    .execute()
+  notifier.wake()
+  await new Promise((resolve) => setTimeout(resolve, 1_500))
+  const row = await db.selectFrom('core.outbox').select(['status', 'attempts']).where('id', '=', queued.messageId).executeTakeFirstOrThrow()
+  t.match(row, { status: 'pending', attempts: 0 }, 'not attempted while the claim holds')
+  await db
+    .updateTable('core.outbox')
+    .set({ claimedUntil: new Date(Date.now() - 1_000) })
+    .where('id', '=', queued.messageId)
+    .execute()
+  t.match(await settled(queued.messageId), { status: 'sent' }, 'sent once the claim ran out')
+})

@@ -11,6 +11,8 @@ export interface ReceivedMail {
   subject: string
   text: string
   html: string
+  /** The Message-ID header, angle brackets included. */
+  messageId: string
   /** When the message was accepted (Date.now()). */
   at: number
 }
@@ -54,6 +56,7 @@ export async function startSmtpServer(t: TestContext, replyTo: RecipientReply = 
             subject: mail.subject ?? '',
             text: mail.text ?? '',
             html: typeof mail.html === 'string' ? mail.html : '',
+            messageId: mail.messageId ?? '',
             at: Date.now(),
           })
           callback()

@@ -556,3 +556,41 @@ t.test('reports are fair: five of an organization wait at once, more are 429, an
   const elsewhere = await generate(stranger, { type: 'audit-log', format: 'csv', ...period }, otherOrgId)
   t.equal(elsewhere.statusCode, 202, 'another organization’s report is taken')
 })
+
+t.test('a report whose writer died (no heartbeat for a minute) is written again by the next sweep', async (t) => {
+  const abandoned = await db
+    .insertInto('core.reports')
+    .values({
+      organizationId: orgId,
+      type: 'audit-log',
+      format: 'csv',
+      periodFrom: from,
+      periodTo: to,
+      requestedBy: member.userId,
+      status: 'running',
+      startedAt: new Date(Date.now() - 120_000),
+      heartbeatAt: new Date(Date.now() - 120_000),
+    })
+    .returning('id')
+    .executeTakeFirstOrThrow()
+  const alive = await db
+    .insertInto('core.reports')
+    .values({
+      organizationId: orgId,
+      type: 'audit-log',
+      format: 'csv',
+      periodFrom: from,
+      periodTo: to,
+      requestedBy: member.userId,
+      status: 'running',
+      startedAt: new Date(),
+      heartbeatAt: new Date(),
+    })
+    .returning('id')
+    .executeTakeFirstOrThrow()
+  t.teardown(() => db.deleteFrom('core.reports').where('id', '=', alive.id).execute())
+  await app.jobs.send('reports.sweep', {})
+  t.match(await readyReport(abandoned.id), { status: 'ready' }, 'written by this replica after the sweep')
+  const untouched = await db.selectFrom('core.reports').select('status').where('id', '=', alive.id).executeTakeFirstOrThrow()
+  t.equal(untouched.status, 'running', 'a report whose writer beats is left to it')
+})

@@ -479,3 +479,49 @@ t.test('the platform lists the organization’s checks through the synthetics su
     404,
   )
 })
+
+t.test('a run leased by a runner that stopped beating (its replica died) is run again within seconds, once', async (t) => {
+  const created = await call(manager!, 'POST', `${base}/checks`, {
+    name: 'Orphaned',
+    kind: 'http',
+    frequencySeconds: 3600,
+    request: { url: `${target}/orphaned` },
+  })
+  t.equal(created.statusCode, 201)
+  const check = created.json()
+  await until('the first run', async () => (await resultsOf(check.id)).meta.total === 1)
+  // A replica that died while it ran this check: its runner's last beat is a minute old.
+  const deadRunner = '00000000-0000-4000-8000-00000000dead'
+  await db
+    .insertInto('divinux.syntheticRunners')
+    .values({ id: deadRunner, region: 'local', heartbeatAt: new Date(Date.now() - 60_000) })
+    .execute()
+  const orphan = await db
+    .insertInto('divinux.syntheticRuns')
+    .values({
+      checkId: check.id,
+      organizationId: orgId,
+      region: 'local',
+      dueAt: new Date(Date.now() - 5_000),
+      state: 'leased',
+      runnerId: deadRunner,
+      startedAt: new Date(Date.now() - 5_000),
+      leasedUntil: new Date(Date.now() + 235_000),
+    })
+    .returning('id')
+    .executeTakeFirstOrThrow()
+  const done = await until(
+    'the orphaned run to be run again',
+    async () => {
+      const row = await db
+        .selectFrom('divinux.syntheticRuns')
+        .select(['state', 'status'])
+        .where('id', '=', orphan.id)
+        .executeTakeFirstOrThrow()
+      return row.state === 'done' ? row : undefined
+    },
+    30_000,
+  )
+  t.match(done, { state: 'done', status: 'passing' })
+  t.equal((await resultsOf(check.id)).meta.total, 2, 'recorded once')
+})

@@ -80,18 +80,26 @@ export async function reportOf(db: Executor, organizationId: string, reportId: s
 }
 
 /**
- * Takes a report to write: a queued one, or a running one whose job came back (its worker
- * stopped part way; pg-boss handed the job out again). A ready or failed report is left alone,
- * so a job delivered twice writes one file.
+ * Takes a report to write: a queued one, or a running one whose writer stopped beating
+ * `staleSeconds` ago (its replica died; the job came back). A ready or failed report, and one a
+ * live writer is on, are left alone, so a job delivered twice writes one file.
  */
-export async function claimReport(db: Executor, reportId: string) {
+export async function claimReport(db: Executor, reportId: string, staleSeconds: number) {
   return db
     .updateTable('core.reports as report')
     .from('core.organizations as organization')
-    .set({ status: 'running', startedAt: sql`now()`, error: null })
+    .set({ status: 'running', startedAt: sql`now()`, heartbeatAt: sql`now()`, error: null })
     .whereRef('organization.id', '=', 'report.organizationId')
     .where('report.id', '=', reportId)
-    .where('report.status', 'in', ['queued', 'running'])
+    .where((where) =>
+      where.or([
+        where('report.status', '=', 'queued'),
+        where.and([
+          where('report.status', '=', 'running'),
+          where(sql`coalesce(report.heartbeat_at, report.started_at)`, '<', sql<Date>`now() - make_interval(secs => ${staleSeconds})`),
+        ]),
+      ]),
+    )
     .returning([
       'report.id',
       'report.organizationId',
@@ -103,6 +111,28 @@ export async function claimReport(db: Executor, reportId: string) {
       'report.sections',
     ])
     .executeTakeFirst()
+}
+
+/** The writer of a running report is alive. */
+export async function beatReport(db: Executor, reportId: string): Promise<void> {
+  await db
+    .updateTable('core.reports')
+    .set({ heartbeatAt: sql<Date>`now()` })
+    .where('id', '=', reportId)
+    .where('status', '=', 'running')
+    .execute()
+}
+
+/** Running reports whose writer stopped beating `staleSeconds` ago go back to the queue; answers their ids. */
+export async function requeueAbandonedReports(db: Executor, staleSeconds: number): Promise<string[]> {
+  const rows = await db
+    .updateTable('core.reports')
+    .set({ status: 'queued' })
+    .where('status', '=', 'running')
+    .where(sql`coalesce(heartbeat_at, started_at)`, '<', sql<Date>`now() - make_interval(secs => ${staleSeconds})`)
+    .returning('id')
+    .execute()
+  return rows.map((row) => row.id)
 }
 
 /** Stores a running report's file; answers false when the report was deleted while it was written. */

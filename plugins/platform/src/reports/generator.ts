@@ -1,7 +1,7 @@
 import type { FastifyBaseLogger } from 'fastify'
 import type { Database, Executor } from '@svc/db'
 import { ensureQueue, inTransaction, type JobQueue } from '@svc/jobs'
-import { claimReport, failReport, storeReportFile } from '../queries/reports.js'
+import { beatReport, claimReport, failReport, requeueAbandonedReports, storeReportFile } from '../queries/reports.js'
 import { aiUsageReport } from './content/ai-usage.js'
 import { auditLogReport } from './content/audit-log.js'
 import { incidentsReport } from './content/incidents.js'
@@ -12,6 +12,15 @@ import { renderPdf } from './pdf.js'
 import type { ReportSources } from './sources.js'
 
 export const REPORT_QUEUE = 'reports.generate'
+/** Every minute, reports whose writer died are queued again. */
+export const REPORT_SWEEP_QUEUE = 'reports.sweep'
+/**
+ * A writer beats this often while it writes; one silent for STALE_SECONDS died (its replica was
+ * killed), and its report is written again within the next sweep: a minute or two, not the job's
+ * 15-minute expiry (decision 0018, "A writer that dies").
+ */
+const BEAT_MS = 10_000
+const STALE_SECONDS = 45
 
 interface ReportJob {
   reportId: string
@@ -52,8 +61,11 @@ export function createReportGenerator(deps: { database: Database; jobs: JobQueue
   const db = database.db
 
   async function generate(reportId: string, now = new Date()): Promise<void> {
-    const report = await claimReport(db, reportId)
+    const report = await claimReport(db, reportId, STALE_SECONDS)
     if (!report) return
+    const beating = setInterval(() => {
+      beatReport(db, reportId).catch((error: Error) => log.warn({ err: error, reportId }, 'report heartbeat failed'))
+    }, BEAT_MS)
     try {
       const content = await contentOf(
         db,
@@ -79,24 +91,42 @@ export function createReportGenerator(deps: { database: Database; jobs: JobQueue
     } catch (error) {
       log.error({ err: error, reportId }, 'report failed')
       await failReport(db, reportId, (error as Error).message)
+    } finally {
+      clearInterval(beating)
     }
+  }
+
+  /** Queues again the reports whose writer died. */
+  async function sweep(): Promise<void> {
+    await db.transaction().execute(async (trx) => {
+      const abandoned = await requeueAbandonedReports(trx, STALE_SECONDS)
+      for (const reportId of abandoned) await enqueue(trx, reportId)
+      if (abandoned.length > 0) log.warn({ reports: abandoned }, 'reports whose writer stopped are queued again')
+    })
+  }
+
+  async function enqueue(executor: Executor, reportId: string): Promise<void> {
+    await jobs.send(REPORT_QUEUE, { reportId } satisfies ReportJob, { db: inTransaction(executor), singletonKey: reportId })
   }
 
   return {
     generate,
+    sweep,
     /** Queues the report's job with the executor (a transaction) that inserted it. */
-    async enqueue(executor: Executor, reportId: string): Promise<void> {
-      await jobs.send(REPORT_QUEUE, { reportId } satisfies ReportJob, { db: inTransaction(executor), singletonKey: reportId })
-    },
+    enqueue,
     async start(): Promise<void> {
       // Expiry past the slowest report: a job whose worker died comes back after it.
       await ensureQueue(jobs, REPORT_QUEUE, { retryLimit: 3, retryDelay: 10, expireInSeconds: 900 })
       await jobs.work<ReportJob>(REPORT_QUEUE, { pollingIntervalSeconds: 1 }, async ([job]) => {
         if (job) await generate(job.data.reportId)
       })
+      await ensureQueue(jobs, REPORT_SWEEP_QUEUE, { retryLimit: 0, expireInSeconds: 60 })
+      await jobs.work(REPORT_SWEEP_QUEUE, { pollingIntervalSeconds: 2 }, () => sweep())
+      await jobs.schedule(REPORT_SWEEP_QUEUE, '* * * * *')
     },
     async stop(): Promise<void> {
       await jobs.offWork(REPORT_QUEUE)
+      await jobs.offWork(REPORT_SWEEP_QUEUE)
     },
   }
 }

@@ -55,10 +55,15 @@ export async function advanceDueChecks(db: Executor, due: Array<{ checkId: strin
 }
 
 /** Takes a queued run for this replica's own region (answers undefined when another took it or it is gone). */
-export async function leaseLocalRun(db: Executor, runId: string, leaseSeconds: number) {
+export async function leaseLocalRun(db: Executor, runId: string, leaseSeconds: number, runnerId: string) {
   return db
     .updateTable('divinux.syntheticRuns')
-    .set({ state: 'leased', leasedUntil: sql<Date>`now() + make_interval(secs => ${leaseSeconds})`, startedAt: sql<Date>`now()` })
+    .set({
+      state: 'leased',
+      runnerId,
+      leasedUntil: sql<Date>`now() + make_interval(secs => ${leaseSeconds})`,
+      startedAt: sql<Date>`now()`,
+    })
     .where('id', '=', runId)
     .where((where) =>
       where.or([where('state', '=', 'queued'), where.and([where('state', '=', 'leased'), where('leasedUntil', '<', sql<Date>`now()`)])]),

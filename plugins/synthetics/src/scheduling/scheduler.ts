@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto'
 import type { FastifyBaseLogger } from 'fastify'
 import type PgBoss from 'pg-boss'
 import { DEFAULT_GRACE_SECONDS, runCheck, type AttemptResult, type HeartbeatRequest, type ResultStatus } from '@svc/check-runner'
@@ -7,6 +8,7 @@ import { ensureQueue, inTransaction, workEach, type JobQueue } from '@svc/jobs'
 import type { OutboundPolicy } from '@svc/outbound'
 import { checkById, type CheckRow } from '../queries/checks.js'
 import { advanceDueChecks, completeRun, deleteOldRuns, leaseLocalRun, markMissedRuns, rollUp, type Advanced } from '../queries/runs.js'
+import { beat, removeGoneRunners, requeueOrphanedRuns } from '../queries/runners.js'
 import { checksLosingRunners, takeStuckChecks } from '../queries/schedule.js'
 import { runnableCheck } from '../secrets/resolve.js'
 import type { SecretSealer } from '../secrets/seal.js'
@@ -30,6 +32,13 @@ interface RunJob {
 /** A run's job may take the longest run there is: a 30 s timeout tried 6 times, and margin. */
 const RUN_EXPIRY_SECONDS = 240
 const RETENTION_BATCH = 5_000
+/**
+ * Each replica's runner beats this often, and sweeps for runs leased by a runner that stopped
+ * beating STALE_SECONDS ago: a run held by a replica that died runs again within half a minute,
+ * not after its 240 s lease (decision 0016, "Runners that die").
+ */
+const BEAT_MS = 5_000
+const STALE_SECONDS = 20
 
 export interface SchedulerOptions {
   database: Database
@@ -76,6 +85,8 @@ export function heartbeatResult(check: Pick<CheckRow, 'request' | 'frequencySeco
 export function createScheduler(options: SchedulerOptions) {
   const { database, jobs, config, policy, sealer, log } = options
   const db = database.db
+  const runnerId = randomUUID()
+  let beating: NodeJS.Timeout | undefined
 
   /** Queues a check's next due job in the caller's transaction. */
   async function schedule(trx: Executor, checkId: string, dueAt: Date): Promise<void> {
@@ -126,7 +137,7 @@ export function createScheduler(options: SchedulerOptions) {
 
   /** Runs one queued run of this service's region, then records it. */
   async function runLocal(job: RunJob): Promise<void> {
-    const run = await leaseLocalRun(db, job.runId, RUN_EXPIRY_SECONDS)
+    const run = await leaseLocalRun(db, job.runId, RUN_EXPIRY_SECONDS, runnerId)
     if (!run) return
     const check = await checkById(db, run.checkId)
     if (!check) return
@@ -139,7 +150,23 @@ export function createScheduler(options: SchedulerOptions) {
     await db.transaction().execute((trx) => record(trx, run.id, result))
   }
 
+  /** This runner is alive; runs of runners that are not are queued to run again. */
+  async function beatAndSweep(): Promise<void> {
+    await beat(db, runnerId, config.region)
+    const orphaned = await db.transaction().execute(async (trx) => {
+      const ids = await requeueOrphanedRuns(trx, STALE_SECONDS)
+      if (ids.length > 0)
+        await jobs.insert(
+          ids.map((runId) => ({ name: RUN_QUEUE, data: { runId }, retryLimit: 2, retryDelay: 5, expireInSeconds: RUN_EXPIRY_SECONDS })),
+          { db: inTransaction(trx) },
+        )
+      return ids
+    })
+    if (orphaned.length > 0) log.warn({ runs: orphaned.length }, 'runs held by a runner that stopped are queued again')
+  }
+
   async function maintain(): Promise<void> {
+    await removeGoneRunners(db)
     const missed = await markMissedRuns(db)
     const stuck = await db.transaction().execute(async (trx) => {
       const taken = await takeStuckChecks(trx, new Date())
@@ -186,9 +213,17 @@ export function createScheduler(options: SchedulerOptions) {
       await jobs.work(ROLLUP_QUEUE, { pollingIntervalSeconds: 2 }, () => rollUpRecent())
       await jobs.schedule(MAINTENANCE_QUEUE, '* * * * *')
       await jobs.schedule(ROLLUP_QUEUE, '5 * * * *')
+      await beatAndSweep()
+      beating = setInterval(() => {
+        beatAndSweep().catch((error: Error) => log.warn({ err: error }, 'synthetics runner heartbeat failed'))
+      }, BEAT_MS)
+      beating.unref()
       log.debug({ region: config.region }, 'synthetics scheduler started')
     },
     async stop(): Promise<void> {
+      clearInterval(beating)
+      // The runner's row stays: a run still under way when the process ends is taken again once
+      // the row is stale, and one that finished is done; a day later the row goes.
       for (const queue of [DUE_QUEUE, RUN_QUEUE, MAINTENANCE_QUEUE, ROLLUP_QUEUE]) await jobs.offWork(queue)
     },
   }
