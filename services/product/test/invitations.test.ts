@@ -146,6 +146,22 @@ t.test('an account that exists joins at once, and an address already a member is
   t.same(await counts(), before, 'nothing written, no e-mail queued')
 })
 
+t.test(
+  'an account that signed in with the address unverified is not the one invited: the membership waits for a verified sign-in',
+  async (t) => {
+    const impostor = service.issuer.idp.mintIdToken({ email: 'eve@team.example', sub: 'impostor', emailVerified: false })
+    const impostorId = (
+      await app.inject({ method: 'GET', url: '/api/v1/users/me', headers: { authorization: `Bearer ${impostor}` } })
+    ).json().userId as string
+    const response = await invite(owner!, { email: 'eve@team.example', role: 'admin' })
+    t.equal(response.statusCode, 201)
+    t.match(response.json(), { pending: true })
+    t.not(response.json().userId, impostorId, 'the invitation did not go to the account that only typed the address')
+    const theirs = await db.selectFrom('core.organizationMembers').select('id').where('userId', '=', impostorId).execute()
+    t.same(theirs, [], 'it holds no membership')
+  },
+)
+
 t.test('a product admin invites members with roles in the products they administer, and nothing more', async (t) => {
   const allowed = await invite(alertingAdmin!, { email: 'linus@team.example', productRoles: { alerting: 'admin' } })
   t.equal(allowed.statusCode, 201)
