@@ -3,7 +3,7 @@ import type { Executor, Page } from '@svc/db'
 import { containing, paged } from '@svc/db'
 import type { WebhookTarget } from '@svc/notifier'
 import type { ComponentStatus } from './model.js'
-import { publicUrlOf } from './pages/public-url.js'
+import { publicUrlOfRow } from './pages/public-url.js'
 import { uptimeBetween, PARTIAL_OUTAGE_WEIGHT } from './public/uptime.js'
 import { componentHistory } from './queries/public.js'
 import { webhookTargetOf } from './queries/subscribers.js'
@@ -20,11 +20,10 @@ export async function statusPagesOf(db: Executor, organizationId: string, page: 
         .orderBy('id'),
     page,
   )
-  // The public address is the custom domain only once it is verified (decision 0015, "Custom domains").
   return {
     rows: rows.map(({ customDomainVerifiedAt, ...row }) => ({
       ...row,
-      publicUrl: publicUrlOf(productUrl, { slug: row.slug, customDomain: customDomainVerifiedAt ? row.customDomain : null }),
+      publicUrl: publicUrlOfRow(productUrl, { ...row, customDomainVerifiedAt }),
     })),
     total,
   }

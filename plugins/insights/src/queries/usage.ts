@@ -1,5 +1,5 @@
 import { sql } from 'kysely'
-import { type Executor, type Json, type Page, paged } from '@svc/db'
+import { lockUntilCommit, type Executor, type Json, type Page, paged } from '@svc/db'
 
 /** A budget period: the calendar month (UTC) that holds `at`. */
 export interface Period {
@@ -35,7 +35,7 @@ export async function findBudget(db: Executor, organizationId: string) {
  * (the default caps apply without one), hence a transaction-scoped advisory lock.
  */
 export async function lockBudget(db: Executor, organizationId: string) {
-  await sql`select pg_advisory_xact_lock(hashtextextended(${`ai-budget:${organizationId}`}, 0))`.execute(db)
+  await lockUntilCommit(db, `ai-budget:${organizationId}`)
   return findBudget(db, organizationId)
 }
 
@@ -106,7 +106,7 @@ export async function usageIn(db: Executor, organizationId: string, period: Peri
  * transaction ends, so the ceiling holds when many organizations call at once.
  */
 export async function lockInstallationSpend(db: Executor, period: Period): Promise<number> {
-  await sql`select pg_advisory_xact_lock(hashtextextended('ai-installation-ceiling', 0))`.execute(db)
+  await lockUntilCommit(db, 'ai-installation-ceiling')
   const row = await sql<{ spent: string }>`
     select
       (select coalesce(sum(cost_usd), 0) from divinux.ai_usage where created_at >= ${period.start} and created_at < ${period.end})

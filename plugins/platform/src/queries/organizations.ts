@@ -1,5 +1,5 @@
 import { sql } from 'kysely'
-import { type Executor, type Page, paged } from '@svc/db'
+import { lockUntilCommit, type Executor, type Page, paged } from '@svc/db'
 
 const organizationColumns = ['o.id', 'o.name', 'o.slug', 'o.createdAt', 'o.updatedAt'] as const
 const columns = ['id', 'name', 'slug', 'createdAt', 'updatedAt'] as const
@@ -41,7 +41,7 @@ export async function insertOrganization(db: Executor, values: { name: string; s
  * until the caller's transaction ends, so two requests at once cannot both pass the limit.
  */
 export async function lockOrganizationsCreatedBy(db: Executor, userId: string): Promise<number> {
-  await sql`select pg_advisory_xact_lock(hashtextextended(${`organizations-created-by:${userId}`}, 0))`.execute(db)
+  await lockUntilCommit(db, `organizations-created-by:${userId}`)
   const { created } = await db
     .selectFrom('core.organizations')
     .select((eb) => eb.fn.countAll<number>().as('created'))

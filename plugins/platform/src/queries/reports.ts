@@ -1,5 +1,5 @@
 import { sql } from 'kysely'
-import { paged, type Executor, type Page } from '@svc/db'
+import { lockUntilCommit, paged, type Executor, type Page } from '@svc/db'
 import type { ReportFormat, ReportType } from '../reports/model.js'
 
 const reportColumns = [
@@ -53,7 +53,7 @@ export async function insertReport(
  * report requests serialized until the caller's transaction ends, so the cap holds under races.
  */
 export async function lockPendingReports(db: Executor, organizationId: string): Promise<number> {
-  await sql`select pg_advisory_xact_lock(hashtextextended(${`reports:${organizationId}`}, 0))`.execute(db)
+  await lockUntilCommit(db, `reports:${organizationId}`)
   const { pending } = await db
     .selectFrom('core.reports')
     .select((eb) => eb.fn.countAll<number>().as('pending'))

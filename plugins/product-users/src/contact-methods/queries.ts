@@ -1,5 +1,5 @@
 import { sql } from 'kysely'
-import { jsonb, type Executor } from '@svc/db'
+import { jsonb, lockUntilCommit, type Executor } from '@svc/db'
 
 const columns = [
   'id',
@@ -64,7 +64,7 @@ export async function countWrongCode(db: Executor, id: string, spent: boolean) {
  * requests at once cannot both pass the caps.
  */
 export async function lockPhoneCodes(db: Executor, userId: string): Promise<void> {
-  await sql`select pg_advisory_xact_lock(hashtextextended(${`phone-codes:${userId}`}, 0))`.execute(db)
+  await lockUntilCommit(db, `phone-codes:${userId}`)
 }
 
 /** How many codes went to this person's phone numbers in the last hour and ever, and when the hour's first went. */

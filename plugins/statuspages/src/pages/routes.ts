@@ -17,7 +17,7 @@ import {
 import { MANAGED_BASE, OrgParams, PageParams, StatusPage, pageBody, tags } from '../schemas.js'
 import { auditEntry, pageOfRequest } from './access.js'
 import { recordNameOf, type DomainChecker } from './custom-domains.js'
-import { publicUrlOf } from './public-url.js'
+import { publicUrlOfRow } from './public-url.js'
 
 const Name = Type.String({ minLength: 1, maxLength: 100, pattern: '\\S' })
 const Slug = Type.String({
@@ -75,8 +75,7 @@ export const pageRoutes: FastifyPluginAsyncTypebox<{
   const db = app.database.db
   const viewer = app.requireProductRole('statuspages', 'viewer')
   const manager = app.requireProductRole('statuspages', 'manager')
-  const body = (row: PageRow) =>
-    pageBody(row, publicUrlOf(options.productUrl, { slug: row.slug, customDomain: row.customDomainVerifiedAt ? row.customDomain : null }))
+  const body = (row: PageRow) => pageBody(row, publicUrlOfRow(options.productUrl, row))
   const refuseTaken = async (executor: Executor, fields: { slug?: string; customDomain?: string | null }, exceptPageId?: string) => {
     const taken = await takenBy(executor, fields, exceptPageId)
     if (taken.slug) throw new ConflictError(`slug: ${fields.slug} is taken by another status page`)

@@ -179,24 +179,33 @@ export async function domainsToRecheck(db: Executor, before: Date, limit: number
 /**
  * Records a periodic check of a verified domain: found, it is fine again; missing, it is failing
  * since the first miss, and a domain failing since before `revokeBefore` is no longer verified.
- * Answers whether the page stopped being served at its domain.
+ * A revoked domain is a pending claim again from now (its owner has a week to restore the record
+ * before the claim ends), and the page's revision moves, since its documents no longer link the
+ * domain. Answers whether the page stopped being served at its domain.
  */
 export async function recordDomainCheck(db: Executor, pageId: string, found: boolean, revokeBefore: Date): Promise<boolean> {
+  if (found) {
+    await db
+      .updateTable('divinux.statusPages')
+      .set({ customDomainCheckedAt: sql<Date>`now()`, customDomainFailingSince: null })
+      .where('id', '=', pageId)
+      .execute()
+    return false
+  }
+  const revoked = sql<boolean>`coalesce(custom_domain_failing_since, now()) < ${revokeBefore}`
   const row = await db
     .updateTable('divinux.statusPages')
-    .set(
-      found
-        ? { customDomainCheckedAt: sql<Date>`now()`, customDomainFailingSince: null }
-        : {
-            customDomainCheckedAt: sql<Date>`now()`,
-            customDomainFailingSince: sql<Date>`coalesce(custom_domain_failing_since, now())`,
-            customDomainVerifiedAt: sql<Date | null>`case when coalesce(custom_domain_failing_since, now()) < ${revokeBefore} then null else custom_domain_verified_at end`,
-          },
-    )
+    .set({
+      customDomainCheckedAt: sql<Date>`now()`,
+      customDomainFailingSince: sql<Date | null>`case when ${revoked} then null else coalesce(custom_domain_failing_since, now()) end`,
+      customDomainVerifiedAt: sql<Date | null>`case when ${revoked} then null else custom_domain_verified_at end`,
+      customDomainClaimedAt: sql<Date>`case when ${revoked} then now() else custom_domain_claimed_at end`,
+      revision: sql<number>`revision + case when ${revoked} then 1 else 0 end`,
+    })
     .where('id', '=', pageId)
     .returning(['customDomainVerifiedAt'])
     .executeTakeFirst()
-  return !found && row?.customDomainVerifiedAt === null
+  return row?.customDomainVerifiedAt === null
 }
 
 /** Claims never verified and older than `before` end: the domain is free of them. */

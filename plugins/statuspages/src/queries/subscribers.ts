@@ -1,6 +1,6 @@
 import { sql } from 'kysely'
 import type { Executor, Page } from '@svc/db'
-import { paged } from '@svc/db'
+import { lockUntilCommit, paged } from '@svc/db'
 
 const subscriberColumns = ['id', 'pageId', 'kind', 'email', 'url', 'componentIds', 'confirmedAt', 'createdAt'] as const
 
@@ -193,7 +193,7 @@ export async function webhookTargetOf(db: Executor, subscriberId: string) {
 
 /** Serializes a page's new subscriptions until the caller's transaction ends, so its caps hold under races. */
 export async function lockPageSubscriptions(db: Executor, pageId: string): Promise<void> {
-  await sql`select pg_advisory_xact_lock(hashtextextended(${`subscriptions:${pageId}`}, 0))`.execute(db)
+  await lockUntilCommit(db, `subscriptions:${pageId}`)
 }
 
 /**

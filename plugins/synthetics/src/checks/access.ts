@@ -39,11 +39,7 @@ export interface CheckJudgement {
  */
 export async function judgementsOf(db: Executor, organizationId: string, checks: readonly CheckRow[], serviceRegion: string) {
   const depth = Math.max(1, ...checks.map((check) => check.alertAfterFailures))
-  const rows = await recentResultsOf(
-    db,
-    checks.map((check) => check.id),
-    depth,
-  )
+  const rows = await recentResultsOf(db, checks, depth)
   const recent = new Map(rows.map((row) => [`${row.checkId}/${row.region}`, row]))
   const relays = checks.some((check) => check.regions.some((region) => region !== serviceRegion))
     ? await relayRegions(db, organizationId)

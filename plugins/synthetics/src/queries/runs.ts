@@ -163,38 +163,35 @@ export async function insertDoneRun(
     .execute()
 }
 
-/** The latest `depth` results of each region of a check, newest first. */
-export async function recentStatuses(db: Executor, checkId: string, regions: readonly string[], depth: number) {
-  if (regions.length === 0) return new Map<string, ResultStatus[]>()
-  const result = await sql<{ region: string; statuses: ResultStatus[]; lastRunAt: Date }>`
-    select region, array_agg(status order by due_at desc) as statuses, max(finished_at) as "lastRunAt"
-    from (
-      select region, status, due_at, finished_at, row_number() over (partition by region order by due_at desc) as n
-      from divinux.synthetic_runs
-      where check_id = ${checkId} and state = 'done' and region = any(array[${sql.join(regions)}]::text[])
-    ) latest
-    where n <= ${depth}
-    group by region`.execute(db)
-  return new Map(result.rows.map((row) => [row.region, row.statuses]))
-}
-
 /**
  * The newest `depth` results of each region of the given checks, newest first, with when the
- * newest finished: what a check's judgement reads, for many checks in one query.
+ * newest finished: what a check's judgement reads, after each result and at every API read. Each
+ * (check, region) walks the (check_id, region, due_at) index backwards and stops after `depth`
+ * done runs, however long the retention.
  */
-export async function recentResultsOf(db: Executor, checkIds: readonly string[], depth: number) {
-  if (checkIds.length === 0) return []
+export async function recentResultsOf(db: Executor, checks: ReadonlyArray<{ id: string; regions: readonly string[] }>, depth: number) {
+  const pairs = checks.flatMap((check) => check.regions.map((region) => ({ checkId: check.id, region })))
+  if (pairs.length === 0) return []
   const result = await sql<{ checkId: string; region: string; statuses: ResultStatus[]; lastRunAt: Date }>`
-    select check_id as "checkId", region, array_agg(status order by due_at desc) as statuses, max(finished_at) as "lastRunAt"
-    from (
-      select check_id, region, status, due_at, finished_at,
-        row_number() over (partition by check_id, region order by due_at desc) as n
-      from divinux.synthetic_runs
-      where check_id = any(array[${sql.join(checkIds)}]::uuid[]) and state = 'done'
+    select pair.check_id as "checkId", pair.region, latest.statuses, latest.last_run_at as "lastRunAt"
+    from unnest(array[${sql.join(pairs.map((pair) => pair.checkId))}]::uuid[], array[${sql.join(pairs.map((pair) => pair.region))}]::text[])
+      as pair(check_id, region)
+    cross join lateral (
+      select array_agg(status order by due_at desc) as statuses, max(finished_at) as last_run_at
+      from (
+        select status, due_at, finished_at from divinux.synthetic_runs run
+        where run.check_id = pair.check_id and run.region = pair.region and run.state = 'done'
+        order by run.due_at desc limit ${depth}
+      ) newest
     ) latest
-    where n <= ${depth}
-    group by check_id, region`.execute(db)
+    where latest.statuses is not null`.execute(db)
   return result.rows
+}
+
+/** The newest `depth` results of one check's regions, by region: what judging the check reads. */
+export async function recentStatuses(db: Executor, checkId: string, regions: readonly string[], depth: number) {
+  const rows = await recentResultsOf(db, [{ id: checkId, regions }], depth)
+  return new Map(rows.map((row) => [row.region, row.statuses]))
 }
 
 export interface ResultFilter {
