@@ -2,7 +2,8 @@ export { createTestDatabase, localPostgresReachable, testServerUrl } from './dat
 export { claimsOf, hs256WithKey, signRs256, tamperedToken, unsignedToken } from './forged-tokens.js'
 export { startTestIssuer, type TestIssuer } from './issuer.js'
 export { freePort } from './ports.js'
-export { startSmtpServer, type ReceivedMail, type RecipientReply, type SmtpTestServer } from './smtp-server.js'
+export { startSmtpServer, type ReceivedMail, type RecipientReply, type SmtpServerOptions, type SmtpTestServer } from './smtp-server.js'
+export { startReplicaProcess, type ReplicaOptions, type ReplicaProcess } from './replica-process.js'
 export {
   startSlackServer,
   startWebhookReceiver,

@@ -25,6 +25,17 @@ export interface SmtpTestServer {
   received: ReceivedMail[]
   /** RCPT TO attempts per address, accepted or not. */
   attempts: Map<string, number>
+  /** Messages whose DATA was read but never answered (`stall`): the sender still waits on them. */
+  stalled: ReceivedMail[]
+}
+
+export interface SmtpServerOptions {
+  /**
+   * Leaves the n-th message (1-based, over all connections) unanswered after its DATA: the
+   * sender has handed the message over and waits for the 250 that never comes, as it does when
+   * it is killed in the middle of a send.
+   */
+  stall?: (n: number) => boolean
 }
 
 /**
@@ -32,8 +43,14 @@ export interface SmtpTestServer {
  * this), so the real nodemailer transport is exercised over a real socket: accepted messages,
  * temporary (4xx) and permanent (5xx) refusals.
  */
-export async function startSmtpServer(t: TestContext, replyTo: RecipientReply = () => undefined): Promise<SmtpTestServer> {
+export async function startSmtpServer(
+  t: TestContext,
+  replyTo: RecipientReply = () => undefined,
+  options: SmtpServerOptions = {},
+): Promise<SmtpTestServer> {
   const received: ReceivedMail[] = []
+  const stalled: ReceivedMail[] = []
+  let messages = 0
   const attempts = new Map<string, number>()
   const server = new SMTPServer({
     authOptional: true,
@@ -47,9 +64,11 @@ export async function startSmtpServer(t: TestContext, replyTo: RecipientReply = 
       callback(Object.assign(new Error(reply.message), { responseCode: reply.code }))
     },
     onData(stream, session, callback) {
+      messages += 1
+      const stall = options.stall?.(messages) ?? false
       simpleParser(stream)
         .then((mail) => {
-          received.push({
+          ;(stall ? stalled : received).push({
             envelopeFrom: session.envelope.mailFrom ? session.envelope.mailFrom.address : '',
             envelopeTo: session.envelope.rcptTo.map((recipient) => recipient.address),
             from: { name: mail.from?.value[0]?.name ?? '', address: mail.from?.value[0]?.address ?? '' },
@@ -59,7 +78,7 @@ export async function startSmtpServer(t: TestContext, replyTo: RecipientReply = 
             messageId: mail.messageId ?? '',
             at: Date.now(),
           })
-          callback()
+          if (!stall) callback()
         })
         .catch((error: Error) => callback(error))
     },
@@ -67,5 +86,5 @@ export async function startSmtpServer(t: TestContext, replyTo: RecipientReply = 
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
   t.teardown(() => new Promise<void>((resolve) => server.close(() => resolve())))
   const { port } = server.server.address() as AddressInfo
-  return { url: `smtp://127.0.0.1:${port}`, received, attempts }
+  return { url: `smtp://127.0.0.1:${port}`, received, attempts, stalled }
 }

@@ -20,7 +20,7 @@ export const REPORT_SWEEP_QUEUE = 'reports.sweep'
  * 15-minute expiry (decision 0018, "A writer that dies").
  */
 const BEAT_MS = 10_000
-const STALE_SECONDS = 45
+const STALE_SECONDS = 30
 
 interface ReportJob {
   reportId: string
