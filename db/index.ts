@@ -41,6 +41,7 @@ import * as organizationCreators from './migrations/0039_organization_creators.j
 import * as customDomainVerification from './migrations/0040_custom_domain_verification.js'
 import * as outboxOrderAndSubscriberOrigin from './migrations/0041_outbox_order_and_subscriber_origin.js'
 import * as runnerHeartbeats from './migrations/0042_runner_heartbeats.js'
+import * as incidents from './migrations/0043_incidents.js'
 
 /**
  * Every migration, in order, listed by hand rather than found by scanning a folder, so a
@@ -89,4 +90,5 @@ export const migrations: Record<string, Migration> = {
   '0040_custom_domain_verification': customDomainVerification,
   '0041_outbox_order_and_subscriber_origin': outboxOrderAndSubscriberOrigin,
   '0042_runner_heartbeats': runnerHeartbeats,
+  '0043_incidents': incidents,
 }

@@ -28,6 +28,10 @@ const owners: Record<string, string[]> = {
     'outboundWebhookDeliveries',
     'workflows',
     'workflowRuns',
+    'incidents',
+    'incidentRoles',
+    'incidentAlerts',
+    'incidentTimeline',
   ],
   insights: [
     'analyses',

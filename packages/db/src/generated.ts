@@ -419,6 +419,57 @@ export interface DivinuxEscalationPolicies {
   updatedAt: Generated<Timestamp>;
 }
 
+export interface DivinuxIncidentAlerts {
+  alertId: string;
+  incidentId: string;
+  linkedAt: Generated<Timestamp>;
+  linkedBy: string | null;
+  matched: Generated<Json>;
+  organizationId: string;
+  rule: string;
+  score: Generated<number>;
+}
+
+export interface DivinuxIncidentRoles {
+  assignedAt: Generated<Timestamp>;
+  assignedBy: string | null;
+  incidentId: string;
+  organizationId: string;
+  role: string;
+  userId: string;
+}
+
+export interface DivinuxIncidents {
+  acknowledgedAt: Timestamp | null;
+  createdAt: Generated<Timestamp>;
+  declaredBy: string | null;
+  detectedAt: Generated<Timestamp>;
+  id: Generated<string>;
+  mitigatedAt: Timestamp | null;
+  number: number;
+  openedBy: string;
+  organizationId: string;
+  resolvedAt: Timestamp | null;
+  severity: string;
+  startedAt: Generated<Timestamp>;
+  status: Generated<string>;
+  summary: string | null;
+  title: string;
+  updatedAt: Generated<Timestamp>;
+}
+
+export interface DivinuxIncidentTimeline {
+  authorId: string | null;
+  body: string | null;
+  createdAt: Generated<Timestamp>;
+  data: Generated<Json>;
+  id: Generated<string>;
+  incidentId: string;
+  kind: string;
+  organizationId: string;
+  seq: Generated<number>;
+}
+
 export interface DivinuxNotificationAttempts {
   alertId: string;
   channel: string;
@@ -908,6 +959,10 @@ export interface DB {
   "divinux.contactMethods": DivinuxContactMethods;
   "divinux.deployEvents": DivinuxDeployEvents;
   "divinux.escalationPolicies": DivinuxEscalationPolicies;
+  "divinux.incidentAlerts": DivinuxIncidentAlerts;
+  "divinux.incidentRoles": DivinuxIncidentRoles;
+  "divinux.incidents": DivinuxIncidents;
+  "divinux.incidentTimeline": DivinuxIncidentTimeline;
   "divinux.notificationAttempts": DivinuxNotificationAttempts;
   "divinux.notificationPreferences": DivinuxNotificationPreferences;
   "divinux.outboundWebhookDeliveries": DivinuxOutboundWebhookDeliveries;

@@ -20,6 +20,7 @@ import { twilioRoutes } from './escalation/twilio-routes.js'
 import { createEscalator } from './escalation/escalator.js'
 import { notificationRoutes } from './escalation/notification-routes.js'
 import { escalationPolicyRoutes } from './escalation/policy-routes.js'
+import { incidentRoutes } from './incidents/routes.js'
 import { commandRoomRoutes, type LatestAnalysisReader } from './alerts/command-room.js'
 import { alertRoutes } from './alerts/routes.js'
 import { deployEventRoutes } from './deploys/routes.js'
@@ -184,6 +185,7 @@ export const alertingSurface: FastifyPluginAsync<AlertingOptions> = async (app, 
   })
   await app.register(alertRoutes)
   await app.register(commandRoomRoutes, { latestAnalysis: options.latestAnalysis })
+  await app.register(incidentRoutes)
   await app.register(deployEventRoutes)
   await app.register(teamRoutes)
   await app.register(scheduleRoutes)

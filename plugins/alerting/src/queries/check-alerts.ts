@@ -43,7 +43,7 @@ export async function fireCheckAlert(db: Executor, event: CheckStateChanged): Pr
       select ${event.organizationId}, upserted.id, case when upserted.created then 'created' else 'occurred' end,
         ${JSON.stringify({ source: 'synthetics', title, labels })}::jsonb,
         case when upserted.created then null else now() end,
-        ${nothingToDispatch(sql`${event.organizationId}::uuid`)}
+        ${nothingToDispatch(sql`${event.organizationId}::uuid`, sql`${event.priority}`)}
       from upserted
       ${countRepeats}
     ),

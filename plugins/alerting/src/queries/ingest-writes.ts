@@ -1,5 +1,6 @@
 import { sql, type RawBuilder } from 'kysely'
 import type { Database, Executor } from '@svc/db'
+import { OPENING_PRIORITIES } from '../incidents/model.js'
 import type { IngestedEvent } from '../ingestion/event.js'
 
 // The writes of one ingested event, each a single statement: the alert change and its timeline
@@ -45,11 +46,14 @@ const pendingEscalation = (alerts: RawBuilder<unknown>) => sql`
 
 /**
  * The timeline row of a new alert waits for the event dispatcher (webhooks-out/dispatcher.ts)
- * only when its organization has an enabled outbound webhook or `alert.created` workflow:
- * otherwise it is written as dispatched, so the hot path leaves the dispatcher nothing to claim and update.
+ * only when there is something to do with it: its priority opens an incident
+ * (incidents/open-for-alert.ts), or its organization has an enabled outbound webhook or
+ * `alert.created` workflow. Otherwise it is written as dispatched, so the hot path leaves the
+ * dispatcher nothing to claim and update.
  */
-export const nothingToDispatch = (organization: RawBuilder<unknown>) => sql`
-  case when exists (select 1 from divinux.outbound_webhooks hook where hook.organization_id = ${organization} and hook.enabled)
+export const nothingToDispatch = (organization: RawBuilder<unknown>, priority: RawBuilder<unknown>) => sql`
+  case when ${priority} in (${sql.join([...OPENING_PRIORITIES].map((opening) => sql.lit(opening)))})
+      or exists (select 1 from divinux.outbound_webhooks hook where hook.organization_id = ${organization} and hook.enabled)
       or exists (select 1 from divinux.workflows flow where flow.organization_id = ${organization} and flow.enabled and flow.trigger = 'alert.created')
     then null else now() end`
 
@@ -90,7 +94,7 @@ export async function fireAlert(db: Executor, check: ConfigCheck, firing: Firing
       select ${organizationId}, upserted.id, case when upserted.created then 'created' else 'occurred' end,
         ${JSON.stringify({ source: firing.source, title: event.title, labels: event.labels })}::jsonb,
         case when upserted.created then null else now() end,
-        ${nothingToDispatch(sql`${organizationId}::uuid`)}
+        ${nothingToDispatch(sql`${organizationId}::uuid`, sql`${firing.priority}`)}
       from upserted
       ${countRepeats}
     ),
@@ -153,7 +157,7 @@ export async function fireAlerts(
       returning id, organization_id, fingerprint, xmax = 0 as created
     ),
     answered as (
-      select valid.ord, valid.source, valid.title, valid.labels, valid.config_id, upserted.id, upserted.organization_id, upserted.created
+      select valid.ord, valid.source, valid.title, valid.labels, valid.priority, valid.config_id, upserted.id, upserted.organization_id, upserted.created
       from valid join upserted on upserted.organization_id = valid.organization_id and upserted.fingerprint = valid.fingerprint
     ),
     timeline as (
@@ -161,7 +165,7 @@ export async function fireAlerts(
       select organization_id, id, case when created then 'created' else 'occurred' end,
         jsonb_build_object('source', source, 'title', title, 'labels', labels),
         case when created then null else now() end,
-        ${nothingToDispatch(sql`answered.organization_id`)}
+        ${nothingToDispatch(sql`answered.organization_id`, sql`answered.priority`)}
       from answered order by ord
       ${countRepeats}
     ),

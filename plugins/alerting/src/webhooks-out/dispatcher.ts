@@ -1,6 +1,7 @@
 import type { FastifyBaseLogger } from 'fastify'
 import type { Database } from '@svc/db'
 import { createPoller } from '../poller.js'
+import { openIncidentForAlert } from '../incidents/open-for-alert.js'
 import { findAlert } from '../queries/alerts.js'
 import { anyUndispatchedEvent, claimUndispatchedEvents, markDispatched, subscribedWebhooks } from '../queries/outbound-webhooks.js'
 import type { WorkflowRunner } from '../workflows/runner.js'
@@ -16,7 +17,8 @@ const EVENTS: Record<string, OutboundEvent & `alert.${'created' | 'acknowledged'
 
 /**
  * Dispatches alert lifecycle events to the outbound webhooks subscribed to them and to the
- * workflows they trigger (workflows/runner.ts). The events are the alert timeline's own rows
+ * workflows they trigger (workflows/runner.ts), and opens the incident of a P1/P2 alert that is in
+ * none (incidents/open-for-alert.ts). The events are the alert timeline's own rows
  * (written in the statement or transaction of their change), claimed `for update skip locked`
  * and marked dispatched in the transaction that writes their deliveries and runs: nothing is
  * lost between a change and its webhooks or workflows, and no event is sent twice.
@@ -40,6 +42,7 @@ export function createEventDispatcher({
       for (const event of events) {
         const type = EVENTS[event.type]
         if (!type) continue
+        if (event.type === 'created') await openIncidentForAlert(trx, event.organizationId, event.alertId)
         runs += await workflows.queueRuns(trx, event.organizationId, {
           trigger: type,
           eventKey: `alert-event:${event.id}`,

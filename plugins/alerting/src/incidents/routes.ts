@@ -1,0 +1,483 @@
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
+import { Type } from 'typebox'
+import { auditContextOf, recordAudit } from '@svc/audit'
+import { isUuid, membershipOf } from '@svc/auth'
+import { pageOf, type Executor } from '@svc/db'
+import { ConflictError, ListResponse, NotFoundError, invalidField } from '@svc/http'
+import { activeMembersAmong } from '../queries/people.js'
+import { milestonesAfter, refusedTransition, responseTimes, type IncidentStatus } from './model.js'
+import {
+  addTimeline,
+  alertsWithIncident,
+  assignRole,
+  findIncident,
+  findIncidentAlert,
+  incidentRoles,
+  insertIncident,
+  linkAlerts,
+  listIncidentAlerts,
+  listIncidents,
+  listTimeline,
+  removeRole,
+  updateIncident,
+  type IncidentAlertRow,
+  type IncidentRoleRow,
+  type IncidentRow,
+  type NewTimelineRow,
+} from './queries.js'
+import {
+  DeclareIncident,
+  Incident,
+  IncidentAlert,
+  IncidentParams,
+  IncidentQuery,
+  IncidentRoleParams,
+  IncidentSummary,
+  LinkAlert,
+  NewTimelineEntry,
+  PutRole,
+  TimelineEntry,
+  TimelineQuery,
+  UpdateIncident,
+} from './schemas.js'
+
+const tags = ['incidents']
+const OrgParams = Type.Object({ orgId: Type.String() })
+const base = '/api/v1/organizations/:orgId/incidents'
+
+const iso = (date: Date | null) => date?.toISOString() ?? null
+
+function summaryBody(row: IncidentRow) {
+  return {
+    id: row.id,
+    number: row.number,
+    reference: `INC-${row.number}`,
+    title: row.title,
+    summary: row.summary,
+    // The table's check constraints hold these to the schemas' lists.
+    severity: row.severity as 'SEV1',
+    status: row.status as IncidentStatus,
+    openedBy: row.openedBy as 'person' | 'alert',
+    declaredBy: row.declaredBy,
+    alertCount: row.alertCount ?? 0,
+    startedAt: row.startedAt.toISOString(),
+    detectedAt: row.detectedAt.toISOString(),
+    acknowledgedAt: iso(row.acknowledgedAt),
+    mitigatedAt: iso(row.mitigatedAt),
+    resolvedAt: iso(row.resolvedAt),
+    ...responseTimes(row),
+    createdAt: row.createdAt.toISOString(),
+    updatedAt: row.updatedAt.toISOString(),
+  }
+}
+
+const roleBody = (row: IncidentRoleRow) => ({ ...row, assignedAt: row.assignedAt.toISOString() })
+
+const timelineBody = (row: { id: string; kind: string; body: string | null; data: unknown; authorId: string | null; createdAt: Date }) => ({
+  ...row,
+  kind: row.kind as 'note',
+  data: row.data as Record<string, unknown>,
+  createdAt: row.createdAt.toISOString(),
+})
+
+const linkBody = (row: IncidentAlertRow) => ({
+  ...row,
+  matched: row.matched as Record<string, unknown>,
+  linkedAt: row.linkedAt.toISOString(),
+})
+
+/**
+ * Incidents (decision 0019): declared by a person or opened by a P1/P2 alert, worked through a
+ * state machine, with roles, a human timeline beside the system's, and the alerts they group.
+ * Reading needs alerting viewer, working one alerting responder; every change writes its audit
+ * entry and its timeline entry in the same transaction.
+ */
+export const incidentRoutes: FastifyPluginAsyncTypebox = async (app) => {
+  const db = app.database.db
+  const viewer = app.requireProductRole('alerting', 'viewer')
+  const responder = app.requireProductRole('alerting', 'responder')
+
+  const incidentOf = async (executor: Executor, organizationId: string, incidentId: string, forUpdate = false) => {
+    const row = isUuid(incidentId) ? await findIncident(executor, organizationId, incidentId, forUpdate) : undefined
+    if (!row) throw new NotFoundError('incident')
+    return row
+  }
+  const fullBody = async (executor: Executor, organizationId: string, row: IncidentRow) => ({
+    ...summaryBody(row),
+    roles: (await incidentRoles(executor, organizationId, row.id)).map(roleBody),
+  })
+  const audit = (request: Parameters<typeof auditContextOf>[0], organizationId: string, incidentId: string) => ({
+    context: auditContextOf(request),
+    entry: { organizationId, product: 'alerting' as const, entityType: 'incident', entityId: incidentId },
+  })
+  /** Active members of the organization only: 400 naming the field otherwise. */
+  const checkMember = async (executor: Executor, organizationId: string, userId: string, field: string) => {
+    if (!(await activeMembersAmong(executor, organizationId, [userId])).has(userId)) {
+      throw invalidField(field, 'is not an active member of the organization')
+    }
+  }
+  /** Alerts of the organization in no incident: 400 naming the entry (409 when it is in another incident). */
+  const checkAlerts = async (executor: Executor, organizationId: string, alertIds: string[], field: (index: number) => string) => {
+    const found = new Map((await alertsWithIncident(executor, organizationId, alertIds)).map((alert) => [alert.id, alert]))
+    alertIds.forEach((alertId, index) => {
+      const alert = found.get(alertId)
+      if (!alert) throw invalidField(field(index), 'is not an alert of the organization')
+      if (alert.incidentId) throw new ConflictError(`alert ${alertId} is in incident ${alert.incidentId}`)
+    })
+  }
+
+  app.get(
+    base,
+    {
+      schema: {
+        tags,
+        summary: 'List incidents, newest first (alerting viewer)',
+        params: OrgParams,
+        querystring: IncidentQuery,
+        response: { 200: ListResponse(IncidentSummary) },
+      },
+      onRequest: viewer,
+    },
+    async (request) => {
+      const { page, limit, status } = request.query
+      const { rows, total } = await listIncidents(db, membershipOf(request).organizationId, status, pageOf({ page, limit }))
+      return { data: rows.map(summaryBody), meta: { page, limit, total } }
+    },
+  )
+
+  app.post(
+    base,
+    {
+      schema: {
+        tags,
+        summary: 'Declare an incident (alerting responder)',
+        description:
+          'Starts in triage with the declarer (or `commanderId`) as commander. `alertIds` must be alerts of the organization in no other incident (409 when one is).',
+        params: OrgParams,
+        body: DeclareIncident,
+        response: { 201: Incident },
+      },
+      onRequest: responder,
+    },
+    async (request, reply) => {
+      const { organizationId } = membershipOf(request)
+      const { title, summary = null, severity, alertIds = [], commanderId = request.user.userId } = request.body
+      const now = new Date()
+      const startedAt = request.body.startedAt ? new Date(request.body.startedAt) : now
+      if (startedAt > now) throw invalidField('startedAt', 'is in the future')
+      const body = await db.transaction().execute(async (trx) => {
+        await checkMember(trx, organizationId, commanderId, 'commanderId')
+        await checkAlerts(trx, organizationId, alertIds, (index) => `alertIds/${index}`)
+        const author = request.user.userId
+        const incidentId = await insertIncident(trx, {
+          organizationId,
+          title: title.trim(),
+          summary,
+          severity,
+          openedBy: 'person',
+          declaredBy: author,
+          startedAt,
+          detectedAt: now,
+        })
+        await assignRole(trx, organizationId, incidentId, 'commander', commanderId, author)
+        const linked = await linkAlerts(
+          trx,
+          organizationId,
+          incidentId,
+          alertIds.map((alertId) => ({ alertId, rule: 'declared', score: 1, matched: {}, linkedBy: author })),
+        )
+        const entry = (kind: string, data: Record<string, unknown>): NewTimelineRow => ({
+          organizationId,
+          incidentId,
+          kind,
+          body: null,
+          data,
+          authorId: author,
+        })
+        await addTimeline(trx, [
+          entry('declared', { title, severity }),
+          entry('role_assigned', { role: 'commander', userId: commanderId }),
+          ...linked.map((alertId) => entry('alert_linked', { alertId, rule: 'declared' })),
+        ])
+        const { context, entry: auditEntry } = audit(request, organizationId, incidentId)
+        await recordAudit(trx, context, {
+          ...auditEntry,
+          action: 'incident.declared',
+          after: { title, summary, severity, commanderId, alertIds: linked },
+        })
+        return fullBody(trx, organizationId, await incidentOf(trx, organizationId, incidentId))
+      })
+      return reply.code(201).send(body)
+    },
+  )
+
+  app.get(
+    `${base}/:incidentId`,
+    {
+      schema: { tags, summary: 'An incident with its roles (alerting viewer)', params: IncidentParams, response: { 200: Incident } },
+      onRequest: viewer,
+    },
+    async (request) => {
+      const { organizationId } = membershipOf(request)
+      return fullBody(db, organizationId, await incidentOf(db, organizationId, request.params.incidentId))
+    },
+  )
+
+  app.patch(
+    `${base}/:incidentId`,
+    {
+      schema: {
+        tags,
+        summary: 'Change an incident’s title, summary, severity or status (alerting responder)',
+        description:
+          'Status moves: any open status (triage, investigating, identified, monitoring) to another or to resolved; resolved only back to investigating (409 otherwise). Leaving triage sets acknowledgedAt, reaching monitoring or resolved sets mitigatedAt, resolving sets resolvedAt and reopening clears it.',
+        params: IncidentParams,
+        body: UpdateIncident,
+        response: { 200: Incident },
+      },
+      onRequest: responder,
+    },
+    async (request) => {
+      const { organizationId } = membershipOf(request)
+      const author = request.user.userId
+      return db.transaction().execute(async (trx) => {
+        const before = await incidentOf(trx, organizationId, request.params.incidentId, true)
+        const { status, severity, title, summary } = request.body
+        const change = {
+          ...(title !== undefined ? { title: title.trim() } : {}),
+          ...(summary !== undefined ? { summary } : {}),
+          ...(severity !== undefined ? { severity } : {}),
+        }
+        const timeline: NewTimelineRow[] = []
+        const entry = (kind: string, data: Record<string, unknown>): NewTimelineRow => ({
+          organizationId,
+          incidentId: before.id,
+          kind,
+          body: null,
+          data,
+          authorId: author,
+        })
+        let milestones = {}
+        if (status !== undefined && status !== before.status) {
+          const refused = refusedTransition(before.status as IncidentStatus, status)
+          if (refused) throw new ConflictError(refused)
+          milestones = { status, ...milestonesAfter(before, status, new Date()) }
+          timeline.push(entry('status_changed', { from: before.status, to: status }))
+        }
+        if (severity !== undefined && severity !== before.severity)
+          timeline.push(entry('severity_changed', { from: before.severity, to: severity }))
+        if ((title !== undefined && change.title !== before.title) || (summary !== undefined && summary !== before.summary))
+          timeline.push(
+            entry('updated', { ...(title !== undefined ? { title: change.title } : {}), ...(summary !== undefined ? { summary } : {}) }),
+          )
+        if (timeline.length === 0) return fullBody(trx, organizationId, before)
+        await updateIncident(trx, organizationId, before.id, { ...change, ...milestones })
+        await addTimeline(trx, timeline)
+        const after = await incidentOf(trx, organizationId, before.id)
+        const { context, entry: auditEntry } = audit(request, organizationId, before.id)
+        const fields = (row: IncidentRow) => ({ title: row.title, summary: row.summary, severity: row.severity, status: row.status })
+        await recordAudit(trx, context, { ...auditEntry, action: 'incident.updated', before: fields(before), after: fields(after) })
+        return fullBody(trx, organizationId, after)
+      })
+    },
+  )
+
+  app.put(
+    `${base}/:incidentId/roles/:role`,
+    {
+      schema: {
+        tags,
+        summary: 'Give a role of the incident to a person (alerting responder)',
+        description: 'commander, communications, scribe, or a role name of the organization’s own; replaces whoever held it.',
+        params: IncidentRoleParams,
+        body: PutRole,
+        response: { 200: Incident },
+      },
+      onRequest: responder,
+    },
+    async (request) => {
+      const { organizationId } = membershipOf(request)
+      const { role } = request.params
+      const { userId } = request.body
+      return db.transaction().execute(async (trx) => {
+        const incident = await incidentOf(trx, organizationId, request.params.incidentId, true)
+        await checkMember(trx, organizationId, userId, 'userId')
+        const previous = await assignRole(trx, organizationId, incident.id, role, userId, request.user.userId)
+        if (previous !== userId) {
+          await addTimeline(trx, [
+            {
+              organizationId,
+              incidentId: incident.id,
+              kind: 'role_assigned',
+              body: null,
+              data: { role, userId, previousUserId: previous ?? null },
+              authorId: request.user.userId,
+            },
+          ])
+          const { context, entry } = audit(request, organizationId, incident.id)
+          await recordAudit(trx, context, {
+            ...entry,
+            action: 'incident.role_assigned',
+            before: previous ? { role, userId: previous } : null,
+            after: { role, userId },
+          })
+        }
+        return fullBody(trx, organizationId, incident)
+      })
+    },
+  )
+
+  app.delete(
+    `${base}/:incidentId/roles/:role`,
+    {
+      schema: {
+        tags,
+        summary: 'Leave a role of the incident unheld (alerting responder)',
+        params: IncidentRoleParams,
+        response: { 204: Type.Null() },
+      },
+      onRequest: responder,
+    },
+    async (request, reply) => {
+      const { organizationId } = membershipOf(request)
+      const { role } = request.params
+      await db.transaction().execute(async (trx) => {
+        const incident = await incidentOf(trx, organizationId, request.params.incidentId, true)
+        const previous = await removeRole(trx, organizationId, incident.id, role)
+        if (!previous) throw new NotFoundError(`role ${role} of the incident`)
+        await addTimeline(trx, [
+          {
+            organizationId,
+            incidentId: incident.id,
+            kind: 'role_removed',
+            body: null,
+            data: { role, userId: previous },
+            authorId: request.user.userId,
+          },
+        ])
+        const { context, entry } = audit(request, organizationId, incident.id)
+        await recordAudit(trx, context, { ...entry, action: 'incident.role_removed', before: { role, userId: previous } })
+      })
+      return reply.code(204).send(null)
+    },
+  )
+
+  app.get(
+    `${base}/:incidentId/timeline`,
+    {
+      schema: {
+        tags,
+        summary: 'The incident’s timeline, newest first: people’s notes and status updates beside the changes (alerting viewer)',
+        params: IncidentParams,
+        querystring: TimelineQuery,
+        response: { 200: ListResponse(TimelineEntry) },
+      },
+      onRequest: viewer,
+    },
+    async (request) => {
+      const { organizationId } = membershipOf(request)
+      const { page, limit } = request.query
+      const incident = await incidentOf(db, organizationId, request.params.incidentId)
+      const { rows, total } = await listTimeline(db, organizationId, incident.id, pageOf({ page, limit }))
+      return { data: rows.map(timelineBody), meta: { page, limit, total } }
+    },
+  )
+
+  app.post(
+    `${base}/:incidentId/timeline`,
+    {
+      schema: {
+        tags,
+        summary: 'Add a note or a status update to the incident’s timeline (alerting responder)',
+        params: IncidentParams,
+        body: NewTimelineEntry,
+        response: { 201: TimelineEntry },
+      },
+      onRequest: responder,
+    },
+    async (request, reply) => {
+      const { organizationId } = membershipOf(request)
+      const { kind, body } = request.body
+      const written = await db.transaction().execute(async (trx) => {
+        const incident = await incidentOf(trx, organizationId, request.params.incidentId, true)
+        const [row] = await addTimeline(trx, [
+          { organizationId, incidentId: incident.id, kind, body, data: {}, authorId: request.user.userId },
+        ])
+        const { context, entry } = audit(request, organizationId, incident.id)
+        await recordAudit(trx, context, {
+          ...entry,
+          action: kind === 'note' ? 'incident.note_added' : 'incident.status_update_added',
+          after: { body },
+        })
+        await updateIncident(trx, organizationId, incident.id, {})
+        return row!
+      })
+      return reply.code(201).send(timelineBody(written))
+    },
+  )
+
+  app.get(
+    `${base}/:incidentId/alerts`,
+    {
+      schema: {
+        tags,
+        summary: 'The alerts in the incident, each with the rule, score and values that put it there (alerting viewer)',
+        params: IncidentParams,
+        querystring: TimelineQuery,
+        response: { 200: ListResponse(IncidentAlert) },
+      },
+      onRequest: viewer,
+    },
+    async (request) => {
+      const { organizationId } = membershipOf(request)
+      const { page, limit } = request.query
+      const incident = await incidentOf(db, organizationId, request.params.incidentId)
+      const { rows, total } = await listIncidentAlerts(db, organizationId, incident.id, pageOf({ page, limit }))
+      return { data: rows.map(linkBody), meta: { page, limit, total } }
+    },
+  )
+
+  app.post(
+    `${base}/:incidentId/alerts`,
+    {
+      schema: {
+        tags,
+        summary: 'Put an alert in the incident by hand (alerting responder)',
+        description: 'The alert must be of the organization (400) and in no other incident (409).',
+        params: IncidentParams,
+        body: LinkAlert,
+        response: { 201: IncidentAlert },
+      },
+      onRequest: responder,
+    },
+    async (request, reply) => {
+      const { organizationId } = membershipOf(request)
+      const { alertId } = request.body
+      const author = request.user.userId
+      await db.transaction().execute(async (trx) => {
+        const incident = await incidentOf(trx, organizationId, request.params.incidentId, true)
+        await checkAlerts(trx, organizationId, [alertId], () => 'alertId')
+        const linked = await linkAlerts(trx, organizationId, incident.id, [
+          { alertId, rule: 'manual', score: 1, matched: {}, linkedBy: author },
+        ])
+        if (linked.length === 0) throw new ConflictError(`alert ${alertId} is in another incident`)
+        await addTimeline(trx, [
+          {
+            organizationId,
+            incidentId: incident.id,
+            kind: 'alert_linked',
+            body: null,
+            data: { alertId, rule: 'manual' },
+            authorId: author,
+          },
+        ])
+        const { context, entry } = audit(request, organizationId, incident.id)
+        await recordAudit(trx, context, { ...entry, action: 'incident.alert_linked', after: { alertId, rule: 'manual' } })
+        await updateIncident(trx, organizationId, incident.id, {})
+      })
+      const link = await findIncidentAlert(db, organizationId, request.params.incidentId, alertId)
+      if (!link) throw new NotFoundError('incident')
+      return reply.code(201).send(linkBody(link))
+    },
+  )
+}

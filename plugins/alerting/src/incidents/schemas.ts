@@ -1,0 +1,141 @@
+import { Type, type Static } from 'typebox'
+import { NullableString, Timestamp } from '@svc/http'
+import { INCIDENT_STATUSES, ROLE_PATTERN, SEVERITIES } from './model.js'
+
+const Uuid = Type.String({ format: 'uuid' })
+const NullableUuid = Type.Union([Uuid, Type.Null()])
+const NullableTimestamp = Type.Union([Timestamp, Type.Null()])
+const Status = Type.Enum(INCIDENT_STATUSES, {
+  description:
+    'triage → investigating → identified → monitoring → resolved; any open status may move to another, a resolved one only back to investigating',
+})
+const Severity = Type.Enum(SEVERITIES, {
+  description: 'SEV1 (the worst) to SEV4; alerts map P1 → SEV1, P2 → SEV2, P3 → SEV3, P4/P5 → SEV4',
+})
+const Title = Type.String({ minLength: 1, maxLength: 200, pattern: '\\S' })
+const Summary = NullableString({ maxLength: 5000 })
+const RoleName = Type.String({
+  pattern: ROLE_PATTERN,
+  description: 'commander, communications, scribe, or a role name of the organization’s own (lower-case, up to 40 characters)',
+})
+
+export const IncidentParams = Type.Object({ orgId: Type.String(), incidentId: Type.String() })
+export const IncidentRoleParams = Type.Object({ orgId: Type.String(), incidentId: Type.String(), role: RoleName })
+
+export const IncidentRole = Type.Object(
+  { role: Type.String(), userId: Uuid, email: Type.String(), assignedBy: NullableUuid, assignedAt: Timestamp },
+  { title: 'IncidentRole' },
+)
+
+const incidentFields = {
+  id: Uuid,
+  number: Type.Integer({ description: 'The organization’s own sequence' }),
+  reference: Type.String({ description: 'INC-<number>' }),
+  title: Type.String(),
+  summary: Type.Union([Type.String(), Type.Null()]),
+  severity: Severity,
+  status: Status,
+  openedBy: Type.Union([Type.Literal('person'), Type.Literal('alert')], {
+    description: 'Declared by a person, or opened by a P1/P2 alert that was in no incident',
+  }),
+  declaredBy: NullableUuid,
+  alertCount: Type.Integer(),
+  startedAt: Timestamp,
+  detectedAt: Timestamp,
+  acknowledgedAt: NullableTimestamp,
+  mitigatedAt: NullableTimestamp,
+  resolvedAt: NullableTimestamp,
+  mttaSeconds: Type.Union([Type.Integer(), Type.Null()], { description: 'From detection to acknowledgement' }),
+  mttrSeconds: Type.Union([Type.Integer(), Type.Null()], { description: 'From detection to resolution' }),
+  createdAt: Timestamp,
+  updatedAt: Timestamp,
+}
+
+export const IncidentSummary = Type.Object(incidentFields, { title: 'IncidentSummary' })
+export const Incident = Type.Object({ ...incidentFields, roles: Type.Array(IncidentRole) }, { title: 'Incident' })
+
+export const DeclareIncident = Type.Object(
+  {
+    title: Title,
+    summary: Type.Optional(Summary),
+    severity: Severity,
+    startedAt: Type.Optional(Type.String({ format: 'date-time', description: 'When the impact began, if before now' })),
+    commanderId: Type.Optional(
+      Type.String({ format: 'uuid', description: 'An active member of the organization; the declarer when left out' }),
+    ),
+    alertIds: Type.Optional(
+      Type.Array(Type.String({ format: 'uuid' }), { maxItems: 100, uniqueItems: true, description: 'Alerts in no other incident' }),
+    ),
+  },
+  { additionalProperties: false },
+)
+export type DeclareIncident = Static<typeof DeclareIncident>
+
+export const UpdateIncident = Type.Object(
+  { title: Type.Optional(Title), summary: Type.Optional(Summary), severity: Type.Optional(Severity), status: Type.Optional(Status) },
+  { additionalProperties: false, minProperties: 1 },
+)
+export type UpdateIncident = Static<typeof UpdateIncident>
+
+export const IncidentQuery = Type.Object({
+  page: Type.Integer({ minimum: 1, default: 1 }),
+  limit: Type.Integer({ minimum: 1, maximum: 100, default: 20 }),
+  status: Type.Optional(Type.Union([Type.Literal('open'), Status], { description: '`open` for every status but resolved, or one status' })),
+})
+
+export const PutRole = Type.Object({ userId: Type.String({ format: 'uuid' }) }, { additionalProperties: false })
+
+export const TIMELINE_KINDS = [
+  'opened',
+  'declared',
+  'note',
+  'status_update',
+  'status_changed',
+  'severity_changed',
+  'updated',
+  'role_assigned',
+  'role_removed',
+  'alert_linked',
+] as const
+export const TimelineEntry = Type.Object(
+  {
+    id: Uuid,
+    kind: Type.Enum(TIMELINE_KINDS, {
+      description:
+        'note and status_update are written by people; the others record a change (its values in `data`), by its author or the system (authorId null)',
+    }),
+    body: Type.Union([Type.String(), Type.Null()]),
+    data: Type.Record(Type.String(), Type.Unknown()),
+    authorId: NullableUuid,
+    createdAt: Timestamp,
+  },
+  { title: 'IncidentTimelineEntry' },
+)
+export const NewTimelineEntry = Type.Object(
+  {
+    kind: Type.Union([Type.Literal('note'), Type.Literal('status_update')], { default: 'note' }),
+    body: Type.String({ minLength: 1, maxLength: 10_000, pattern: '\\S' }),
+  },
+  { additionalProperties: false },
+)
+export const TimelineQuery = Type.Object({
+  page: Type.Integer({ minimum: 1, default: 1 }),
+  limit: Type.Integer({ minimum: 1, maximum: 100, default: 50 }),
+})
+
+export const IncidentAlert = Type.Object(
+  {
+    alertId: Uuid,
+    title: Type.String(),
+    priority: Type.String(),
+    status: Type.String(),
+    service: Type.Union([Type.String(), Type.Null()]),
+    rule: Type.String({ description: 'Why the alert is in the incident: declared, manual, or priority (a P1/P2 alert opened it)' }),
+    score: Type.Number({ description: 'How strongly the rule matched, 0 to 1' }),
+    matched: Type.Record(Type.String(), Type.Unknown(), { description: 'The values the rule matched on' }),
+    linkedBy: NullableUuid,
+    linkedAt: Timestamp,
+  },
+  { title: 'IncidentAlert' },
+)
+export const LinkAlert = Type.Object({ alertId: Type.String({ format: 'uuid' }) }, { additionalProperties: false })
