@@ -42,6 +42,7 @@ import * as customDomainVerification from './migrations/0040_custom_domain_verif
 import * as outboxOrderAndSubscriberOrigin from './migrations/0041_outbox_order_and_subscriber_origin.js'
 import * as runnerHeartbeats from './migrations/0042_runner_heartbeats.js'
 import * as incidents from './migrations/0043_incidents.js'
+import * as incidentCorrelation from './migrations/0044_incident_correlation.js'
 
 /**
  * Every migration, in order, listed by hand rather than found by scanning a folder, so a
@@ -91,4 +92,5 @@ export const migrations: Record<string, Migration> = {
   '0041_outbox_order_and_subscriber_origin': outboxOrderAndSubscriberOrigin,
   '0042_runner_heartbeats': runnerHeartbeats,
   '0043_incidents': incidents,
+  '0044_incident_correlation': incidentCorrelation,
 }

@@ -1,8 +1,10 @@
 // The service `pnpm bench:paging` measures, in a process of its own: the product API on a fresh
 // PostgreSQL database with one organization, one user, a one-step escalation policy paging that
 // user by e-mail (SMTP_URL, the load process's SMTP server) and a Slack-format chat webhook (the
-// load process's receiver), and a signed webhook config escalating with it. Prints one JSON line
-// when ready; on SIGTERM drops the database.
+// load process's receiver), and a signed webhook config escalating with it. `pnpm bench:correlation`
+// also gives it a service dependency map (BENCH_DEPENDENCIES, JSON pairs [service, dependsOn]).
+// Prints one JSON line when ready (with the database, so the load process can read what was
+// grouped); on SIGTERM drops the database.
 import { DEFAULT_NOTIFIER_CONFIG } from '@svc/config'
 import { buildApp } from '@svc/product'
 import { openResources } from '@svc/runtime'
@@ -58,8 +60,17 @@ const policy = await api(`${base}/escalation-policies`, {
   ],
 })
 const webhook = await api(`${base}/webhooks`, { name: 'Bench', format: 'generic', signed: true, escalationPolicyId: policy.id })
+const dependencies = JSON.parse(process.env.BENCH_DEPENDENCIES ?? '[]') as Array<[string, string]>
+for (const [service, dependsOn] of dependencies) await api(`${base}/service-dependencies`, { service, dependsOn })
 
-console.log(JSON.stringify({ ingest: `${address}${webhook.ingestPath}`, secret: webhook.signingSecret }))
+console.log(
+  JSON.stringify({
+    ingest: `${address}${webhook.ingestPath}`,
+    secret: webhook.signingSecret,
+    databaseUrl: database.url,
+    organizationId: organization.id,
+  }),
+)
 
 process.once('SIGTERM', async () => {
   await product.close()

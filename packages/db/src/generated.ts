@@ -421,13 +421,22 @@ export interface DivinuxEscalationPolicies {
 
 export interface DivinuxIncidentAlerts {
   alertId: string;
+  fingerprint: string;
   incidentId: string;
   linkedAt: Generated<Timestamp>;
   linkedBy: string | null;
   matched: Generated<Json>;
+  open: Generated<boolean>;
   organizationId: string;
   rule: string;
   score: Generated<number>;
+  service: string | null;
+}
+
+export interface DivinuxIncidentExclusions {
+  fingerprint: string;
+  incidentId: string;
+  organizationId: string;
 }
 
 export interface DivinuxIncidentRoles {
@@ -439,12 +448,20 @@ export interface DivinuxIncidentRoles {
   userId: string;
 }
 
+export interface DivinuxIncidentRuleSets {
+  organizationId: string;
+  rules: Json;
+  updatedAt: Generated<Timestamp>;
+  updatedBy: string | null;
+}
+
 export interface DivinuxIncidents {
   acknowledgedAt: Timestamp | null;
   createdAt: Generated<Timestamp>;
   declaredBy: string | null;
   detectedAt: Generated<Timestamp>;
   id: Generated<string>;
+  mergedInto: string | null;
   mitigatedAt: Timestamp | null;
   number: number;
   openedBy: string;
@@ -603,6 +620,15 @@ export interface DivinuxSchedules {
   organizationId: string;
   timeZone: string;
   updatedAt: Generated<Timestamp>;
+}
+
+export interface DivinuxServiceDependencies {
+  createdAt: Generated<Timestamp>;
+  createdBy: string | null;
+  dependsOn: string;
+  id: Generated<string>;
+  organizationId: string;
+  service: string;
 }
 
 export interface DivinuxSilences {
@@ -960,7 +986,9 @@ export interface DB {
   "divinux.deployEvents": DivinuxDeployEvents;
   "divinux.escalationPolicies": DivinuxEscalationPolicies;
   "divinux.incidentAlerts": DivinuxIncidentAlerts;
+  "divinux.incidentExclusions": DivinuxIncidentExclusions;
   "divinux.incidentRoles": DivinuxIncidentRoles;
+  "divinux.incidentRuleSets": DivinuxIncidentRuleSets;
   "divinux.incidents": DivinuxIncidents;
   "divinux.incidentTimeline": DivinuxIncidentTimeline;
   "divinux.notificationAttempts": DivinuxNotificationAttempts;
@@ -973,6 +1001,7 @@ export interface DB {
   "divinux.rcas": DivinuxRcas;
   "divinux.scheduleOverrides": DivinuxScheduleOverrides;
   "divinux.schedules": DivinuxSchedules;
+  "divinux.serviceDependencies": DivinuxServiceDependencies;
   "divinux.silences": DivinuxSilences;
   "divinux.statusComponentChanges": DivinuxStatusComponentChanges;
   "divinux.statusComponentGroups": DivinuxStatusComponentGroups;

@@ -20,7 +20,10 @@ import { twilioRoutes } from './escalation/twilio-routes.js'
 import { createEscalator } from './escalation/escalator.js'
 import { notificationRoutes } from './escalation/notification-routes.js'
 import { escalationPolicyRoutes } from './escalation/policy-routes.js'
+import { correlationRoutes } from './correlation/routes.js'
 import { incidentRoutes } from './incidents/routes.js'
+import { regroupRoutes } from './incidents/regroup-routes.js'
+import { relatedRoutes } from './incidents/related-routes.js'
 import { commandRoomRoutes, type LatestAnalysisReader } from './alerts/command-room.js'
 import { alertRoutes } from './alerts/routes.js'
 import { deployEventRoutes } from './deploys/routes.js'
@@ -122,6 +125,7 @@ export const alertingSurface: FastifyPluginAsync<AlertingOptions> = async (app, 
     database: app.database,
     deliveries: webhooks,
     workflows,
+    correlated: () => escalator.wake(),
     log: app.log.child({ component: 'event-dispatcher' }),
   })
   app.addHook('onReady', async () => {
@@ -186,6 +190,9 @@ export const alertingSurface: FastifyPluginAsync<AlertingOptions> = async (app, 
   await app.register(alertRoutes)
   await app.register(commandRoomRoutes, { latestAnalysis: options.latestAnalysis })
   await app.register(incidentRoutes)
+  await app.register(regroupRoutes)
+  await app.register(relatedRoutes)
+  await app.register(correlationRoutes)
   await app.register(deployEventRoutes)
   await app.register(teamRoutes)
   await app.register(scheduleRoutes)

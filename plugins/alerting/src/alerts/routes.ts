@@ -3,7 +3,8 @@ import { isUuid, membershipOf } from '@svc/auth'
 import { ConflictError, ListResponse, NotFoundError, PaginationQuery } from '@svc/http'
 import { endEscalation } from '../queries/escalations.js'
 import { findAlert, listAlertEvents, listAlerts, moveAlert, recordAlertEvent } from '../queries/alerts.js'
-import { Alert, AlertEvent, AlertParams, AlertQuery, OrgParams, alertBody, eventBody } from './schemas.js'
+import { incidentOfAlert } from '../incidents/queries.js'
+import { Alert, AlertEvent, AlertParams, AlertQuery, AlertWithIncident, OrgParams, alertBody, eventBody } from './schemas.js'
 import { pageOf } from '@svc/db'
 
 const tags = ['alerts']
@@ -40,8 +41,31 @@ export const alertRoutes: FastifyPluginAsyncTypebox = async (app) => {
 
   app.get(
     '/api/v1/organizations/:orgId/alerts/:alertId',
-    { schema: { tags, summary: 'Get an alert (alerting viewer)', params: AlertParams, response: { 200: Alert } }, onRequest: viewer },
-    async (request) => alertBody(await alertOf(membershipOf(request).organizationId, request.params.alertId)),
+    {
+      schema: {
+        tags,
+        summary: 'Get an alert, with the incident it is in (alerting viewer)',
+        params: AlertParams,
+        response: { 200: AlertWithIncident },
+      },
+      onRequest: viewer,
+    },
+    async (request) => {
+      const { organizationId } = membershipOf(request)
+      const alert = await alertOf(organizationId, request.params.alertId)
+      const incident = await incidentOfAlert(db, organizationId, alert.id)
+      return {
+        ...alertBody(alert),
+        incident: incident
+          ? {
+              ...incident,
+              reference: `INC-${incident.number}`,
+              matched: incident.matched as Record<string, unknown>,
+              linkedAt: incident.linkedAt.toISOString(),
+            }
+          : null,
+      }
+    },
   )
 
   app.get(

@@ -95,3 +95,22 @@ export function eventBody(event: Awaited<ReturnType<typeof listAlertEvents>>['ro
     createdAt: event.createdAt.toISOString(),
   }
 }
+
+export const AlertIncident = Type.Object(
+  {
+    id: Type.String({ format: 'uuid' }),
+    reference: Type.String({ description: 'INC-<number>' }),
+    title: Type.String(),
+    status: Type.String(),
+    severity: Type.String(),
+    rule: Type.String({ description: 'Why the alert is in it: a correlation rule, declared, manual, split or priority' }),
+    score: Type.Number(),
+    matched: Type.Record(Type.String(), Type.Unknown(), { description: 'The values the rule matched on' }),
+    linkedAt: Timestamp,
+  },
+  { title: 'AlertIncident' },
+)
+export const AlertWithIncident = Type.Object(
+  { ...Alert.properties, incident: Type.Union([AlertIncident, Type.Null()], { description: 'The incident the alert is in, and why' }) },
+  { title: 'AlertWithIncident' },
+)

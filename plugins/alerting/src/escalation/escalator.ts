@@ -3,6 +3,7 @@ import type { Database, Executor } from '@svc/db'
 import { ensureQueue, inTransaction, workEach, type JobQueue } from '@svc/jobs'
 import { createPoller } from '../poller.js'
 import { alertsByIds, findAlert, recordAlertEvent, type AlertRow } from '../queries/alerts.js'
+import { pagingAlertOfIncident } from '../incidents/queries.js'
 import { findPolicy } from '../queries/escalation-policies.js'
 import { claimPendingEscalations, claimStep, heldBySilence, lockOrCreateEscalation, setEscalation } from '../queries/escalations.js'
 import { silenceEnd, silencesInForce } from '../queries/silences.js'
@@ -233,6 +234,15 @@ export function createEscalator(deps: EscalatorDeps): Escalator {
         const held = await view.silenceOf(row.organizationId, alert)
         if (held) {
           await silence(trx, row.organizationId, row.alertId, held, route.policyId)
+          continue
+        }
+        // An alert storm pages once per incident (decision 0019): an alert that joined an
+        // incident whose other alert is paging, or was paged, pages no one itself.
+        const paging = await pagingAlertOfIncident(trx, row.organizationId, row.alertId)
+        if (paging) {
+          const note = `grouped into INC-${paging.number}, paged through alert ${paging.alertId}`
+          await setEscalation(trx, row.alertId, { state: 'grouped', policyId: route.policyId, nextAt: null, note })
+          await recordAlertEvent(trx, row.organizationId, row.alertId, 'escalation_ended', { reason: note, incidentId: paging.incidentId })
           continue
         }
         if (await begin(trx, view, row.organizationId, row.alertId, route.policyId)) paged = true

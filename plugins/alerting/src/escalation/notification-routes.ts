@@ -4,10 +4,9 @@ import { isUuid, membershipOf } from '@svc/auth'
 import { NotFoundError, Timestamp } from '@svc/http'
 import { AlertParams } from '../alerts/schemas.js'
 import { findAlert } from '../queries/alerts.js'
-import { findEscalation, listAttempts, type AttemptRow } from '../queries/escalations.js'
+import { ESCALATION_STATES, findEscalation, listAttempts, type AttemptRow } from '../queries/escalations.js'
 
 const NullableString = Type.Union([Type.String(), Type.Null()])
-const escalationStates = ['pending', 'active', 'silenced', 'unrouted', 'acknowledged', 'resolved', 'exhausted'] as const
 const attemptStatuses = ['queued', 'sent', 'delivered', 'failed'] as const
 type AttemptStatus = (typeof attemptStatuses)[number]
 
@@ -40,7 +39,7 @@ const Notifications = Type.Object(
       [
         Type.Object({
           policyId: Type.Union([Type.String({ format: 'uuid' }), Type.Null()]),
-          state: Type.Enum(escalationStates),
+          state: Type.Enum(ESCALATION_STATES),
           round: Type.Integer(),
           step: Type.Integer({ description: 'The step that runs next (active) or ran last' }),
           nextAt: Type.Union([Timestamp, Type.Null()], { description: 'When the next step runs unless acknowledged' }),
@@ -104,7 +103,7 @@ export const notificationRoutes: FastifyPluginAsyncTypebox = async (app) => {
         escalation: escalation
           ? {
               policyId: escalation.policyId,
-              state: escalation.state as (typeof escalationStates)[number],
+              state: escalation.state as (typeof ESCALATION_STATES)[number],
               round: escalation.round,
               step: escalation.step,
               nextAt: escalation.nextAt?.toISOString() ?? null,

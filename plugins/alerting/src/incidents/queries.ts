@@ -19,24 +19,30 @@ const incidentColumns = [
   'i.acknowledgedAt',
   'i.mitigatedAt',
   'i.resolvedAt',
+  'i.mergedInto',
   'i.createdAt',
   'i.updatedAt',
 ] as const
 
-function incidentsOf(db: Executor, organizationId: string) {
-  return db
-    .selectFrom('divinux.incidents as i')
-    .where('i.organizationId', '=', organizationId)
-    .select([
-      ...incidentColumns,
-      (eb) =>
-        eb
-          .selectFrom('divinux.incidentAlerts as l')
-          .select(sql<number>`count(*)::int`.as('count'))
-          .whereRef('l.incidentId', '=', 'i.id')
-          .as('alertCount'),
-    ])
+/** The organization's incidents, aliased `i`, before any column is chosen. */
+function incidentTable(db: Executor, organizationId: string) {
+  return db.selectFrom('divinux.incidents as i').where('i.organizationId', '=', organizationId)
 }
+
+/** An incident's columns and how many alerts it has. */
+function withIncidentColumns(query: ReturnType<typeof incidentTable>) {
+  return query.select([
+    ...incidentColumns,
+    (eb) =>
+      eb
+        .selectFrom('divinux.incidentAlerts as l')
+        .select(sql<number>`count(*)::int`.as('count'))
+        .whereRef('l.incidentId', '=', 'i.id')
+        .as('alertCount'),
+  ])
+}
+
+const incidentsOf = (db: Executor, organizationId: string) => withIncidentColumns(incidentTable(db, organizationId))
 
 export type IncidentRow = NonNullable<Awaited<ReturnType<typeof findIncident>>>
 
@@ -47,29 +53,9 @@ export async function findIncident(db: Executor, organizationId: string, inciden
 
 /** Newest first; `open` is every status but resolved. */
 export async function listIncidents(db: Executor, organizationId: string, status: IncidentStatus | 'open' | undefined, page: Page) {
-  const base =
-    status === 'open'
-      ? db.selectFrom('divinux.incidents as i').where('i.organizationId', '=', organizationId).where('i.status', '<>', 'resolved')
-      : status
-        ? db.selectFrom('divinux.incidents as i').where('i.organizationId', '=', organizationId).where('i.status', '=', status)
-        : db.selectFrom('divinux.incidents as i').where('i.organizationId', '=', organizationId)
-  return paged(
-    base,
-    (rows) =>
-      rows
-        .select([
-          ...incidentColumns,
-          (eb) =>
-            eb
-              .selectFrom('divinux.incidentAlerts as l')
-              .select(sql<number>`count(*)::int`.as('count'))
-              .whereRef('l.incidentId', '=', 'i.id')
-              .as('alertCount'),
-        ])
-        .orderBy('i.createdAt', 'desc')
-        .orderBy('i.id', 'desc'),
-    page,
-  )
+  const all = incidentTable(db, organizationId)
+  const base = status === 'open' ? all.where('i.status', '<>', 'resolved') : status ? all.where('i.status', '=', status) : all
+  return paged(base, (rows) => withIncidentColumns(rows).orderBy('i.createdAt', 'desc').orderBy('i.id', 'desc'), page)
 }
 
 export interface NewIncident {
@@ -116,6 +102,7 @@ export async function updateIncident(trx: Executor, organizationId: string, inci
     .where('organizationId', '=', organizationId)
     .where('id', '=', incidentId)
     .execute()
+  if (change.status !== undefined) await syncLinksOpen(trx, organizationId, incidentId)
 }
 
 export async function incidentRoles(db: Executor, organizationId: string, incidentId: string) {
@@ -187,16 +174,33 @@ export interface AlertLink {
   linkedBy: string | null
 }
 
-/** Links alerts that are in no incident; answers the ids it linked (one already linked is left where it is). */
+/**
+ * Links alerts of the organization that are in no incident; answers the ids it linked (one
+ * already linked is left where it is). The link copies what correlation looks up by (the alert's
+ * service and fingerprint, whether the incident is open) and takes the time of the link itself,
+ * not of its transaction's start (a dispatcher batch is one transaction).
+ */
 export async function linkAlerts(trx: Executor, organizationId: string, incidentId: string, links: AlertLink[]): Promise<string[]> {
   if (links.length === 0) return []
-  const rows = await trx
-    .insertInto('divinux.incidentAlerts')
-    .values(links.map((link) => ({ ...link, matched: jsonb(link.matched), organizationId, incidentId })))
-    .onConflict((conflict) => conflict.column('alertId').doNothing())
-    .returning('alertId')
-    .execute()
-  return rows.map((row) => row.alertId)
+  const rows = await sql<{ alertId: string }>`
+    insert into divinux.incident_alerts (alert_id, incident_id, organization_id, rule, score, matched, linked_by, linked_at, service, fingerprint, open)
+    select a.id, i.id, a.organization_id, v.rule, v.score, v.matched, v.linked_by, clock_timestamp(), a.service, a.fingerprint, i.status <> 'resolved'
+    from jsonb_to_recordset(${JSON.stringify(links.map((link) => ({ alert_id: link.alertId, rule: link.rule, score: link.score, matched: link.matched, linked_by: link.linkedBy })))}::jsonb)
+      as v(alert_id uuid, rule text, score real, matched jsonb, linked_by uuid)
+    join divinux.alerts a on a.id = v.alert_id and a.organization_id = ${organizationId}
+    join divinux.incidents i on i.id = ${incidentId} and i.organization_id = ${organizationId}
+    on conflict (alert_id) do nothing
+    returning alert_id as "alertId"`.execute(trx)
+  return rows.rows.map((row) => row.alertId)
+}
+
+/** Keeps the links' `open` with their incident's status (correlation looks only at open ones). */
+async function syncLinksOpen(trx: Executor, organizationId: string, incidentId: string): Promise<void> {
+  await sql`
+    update divinux.incident_alerts l set open = i.status <> 'resolved'
+    from divinux.incidents i
+    where i.id = l.incident_id and l.incident_id = ${incidentId} and l.organization_id = ${organizationId}
+      and l.open is distinct from (i.status <> 'resolved')`.execute(trx)
 }
 
 const linkColumns = [
@@ -282,4 +286,133 @@ export async function listTimeline(db: Executor, organizationId: string, inciden
         .orderBy('e.seq', 'desc'),
     page,
   )
+}
+
+/**
+ * Another alert of the open incident this alert is in whose escalation pages, or paged (active,
+ * acknowledged or exhausted): this one need page no one.
+ */
+export async function pagingAlertOfIncident(db: Executor, organizationId: string, alertId: string) {
+  return db
+    .selectFrom('divinux.incidentAlerts as l')
+    .innerJoin('divinux.incidents as i', 'i.id', 'l.incidentId')
+    .innerJoin('divinux.incidentAlerts as other', 'other.incidentId', 'l.incidentId')
+    .innerJoin('divinux.alertEscalations as e', 'e.alertId', 'other.alertId')
+    .select(['i.id as incidentId', 'i.number', 'other.alertId'])
+    .where('l.organizationId', '=', organizationId)
+    .where('l.alertId', '=', alertId)
+    .where('i.status', '<>', 'resolved')
+    .where('other.alertId', '<>', alertId)
+    .where('e.state', 'in', ['active', 'acknowledged', 'exhausted'])
+    .limit(1)
+    .executeTakeFirst()
+}
+
+/** Moves links from one incident to another, adding `extra` to what each matched; answers the alert ids moved. */
+export async function moveLinks(
+  trx: Executor,
+  organizationId: string,
+  from: string,
+  to: string,
+  extra: Record<string, unknown>,
+  change: { alertIds?: string[]; rule?: string; linkedBy?: string } = {},
+): Promise<string[]> {
+  let query = trx
+    .updateTable('divinux.incidentAlerts')
+    .set({
+      incidentId: to,
+      matched: sql`matched || ${JSON.stringify(extra)}::jsonb`,
+      open: sql<boolean>`(select status <> 'resolved' from divinux.incidents where id = ${to})`,
+      ...(change.rule ? { rule: change.rule, score: 1, linkedBy: change.linkedBy ?? null, linkedAt: sql<Date>`now()` } : {}),
+    })
+    .where('organizationId', '=', organizationId)
+    .where('incidentId', '=', from)
+  if (change.alertIds) query = query.where('alertId', 'in', change.alertIds)
+  return (await query.returning('alertId').execute()).map((row) => row.alertId)
+}
+
+/** Which of the alerts are in the incident, with their fingerprints. */
+export async function linkedAlerts(db: Executor, organizationId: string, incidentId: string, alertIds: string[]) {
+  if (alertIds.length === 0) return []
+  return db
+    .selectFrom('divinux.incidentAlerts as l')
+    .innerJoin('divinux.alerts as a', 'a.id', 'l.alertId')
+    .select(['l.alertId', 'a.fingerprint'])
+    .where('l.organizationId', '=', organizationId)
+    .where('l.incidentId', '=', incidentId)
+    .where('l.alertId', 'in', alertIds)
+    .execute()
+}
+
+/** Correlation never puts an alert with these fingerprints back in the incident. */
+export async function excludeFingerprints(trx: Executor, organizationId: string, incidentId: string, fingerprints: string[]) {
+  if (fingerprints.length === 0) return
+  await trx
+    .insertInto('divinux.incidentExclusions')
+    .values([...new Set(fingerprints)].map((fingerprint) => ({ organizationId, incidentId, fingerprint })))
+    .onConflict((conflict) => conflict.doNothing())
+    .execute()
+}
+
+export async function markMerged(trx: Executor, organizationId: string, incidentId: string, into: string) {
+  await trx
+    .updateTable('divinux.incidents')
+    .set({
+      mergedInto: into,
+      status: 'resolved',
+      resolvedAt: sql<Date>`now()`,
+      mitigatedAt: sql<Date>`coalesce(mitigated_at, now())`,
+      acknowledgedAt: sql<Date>`coalesce(acknowledged_at, now())`,
+      updatedAt: sql<Date>`now()`,
+    })
+    .where('organizationId', '=', organizationId)
+    .where('id', '=', incidentId)
+    .execute()
+  await syncLinksOpen(trx, organizationId, incidentId)
+}
+
+/** Other incidents, open or resolved since `since`, not merged away: newest first, at most `limit`. */
+export async function nearbyIncidents(db: Executor, organizationId: string, incidentId: string, since: Date, limit: number) {
+  return incidentsOf(db, organizationId)
+    .where('i.id', '<>', incidentId)
+    .where('i.mergedInto', 'is', null)
+    .where((where) => where.or([where('i.status', '<>', 'resolved'), where('i.resolvedAt', '>', since)]))
+    .orderBy('i.createdAt', 'desc')
+    .limit(limit)
+    .execute()
+}
+
+/** The distinct services and label pairs of the alerts of each incident. */
+export async function incidentFacets(db: Executor, organizationId: string, incidentIds: string[]) {
+  if (incidentIds.length === 0) return { services: [], labels: [] }
+  const services = await db
+    .selectFrom('divinux.incidentAlerts as l')
+    .innerJoin('divinux.alerts as a', 'a.id', 'l.alertId')
+    .select(['l.incidentId', 'a.service'])
+    .distinct()
+    .where('l.organizationId', '=', organizationId)
+    .where('l.incidentId', 'in', incidentIds)
+    .where('a.service', 'is not', null)
+    .execute()
+  const labels = await sql<{ incidentId: string; key: string; value: string }>`
+    select distinct l.incident_id as "incidentId", kv.key, kv.value
+    from divinux.incident_alerts l join divinux.alerts a on a.id = l.alert_id
+    cross join lateral jsonb_each_text(a.labels) kv
+    where l.organization_id = ${organizationId} and l.incident_id in (${sql.join(incidentIds)})`.execute(db)
+  return { services: services as Array<{ incidentId: string; service: string }>, labels: labels.rows }
+}
+
+/** Deploys of these services in [from, to], newest first. */
+export async function deploysOf(db: Executor, organizationId: string, services: string[], from: Date, to: Date) {
+  if (services.length === 0) return []
+  return db
+    .selectFrom('divinux.deployEvents')
+    .select(['id', 'service', 'version', 'deployedAt'])
+    .where('organizationId', '=', organizationId)
+    .where('service', 'in', services)
+    .where('deployedAt', '>=', from)
+    .where('deployedAt', '<=', to)
+    .orderBy('deployedAt', 'desc')
+    .limit(100)
+    .execute()
 }

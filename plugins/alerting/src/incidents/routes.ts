@@ -1,18 +1,17 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { Type } from 'typebox'
-import { auditContextOf, recordAudit } from '@svc/audit'
-import { isUuid, membershipOf } from '@svc/auth'
+import { recordAudit } from '@svc/audit'
+import { membershipOf } from '@svc/auth'
 import { pageOf, type Executor } from '@svc/db'
 import { ConflictError, ListResponse, NotFoundError, invalidField } from '@svc/http'
 import { activeMembersAmong } from '../queries/people.js'
-import { milestonesAfter, refusedTransition, responseTimes, type IncidentStatus } from './model.js'
+import { fullIncidentBody, incidentAudit, incidentOrNotFound, summaryBody, timelineEntry } from './common.js'
+import { milestonesAfter, refusedTransition, type IncidentStatus } from './model.js'
 import {
   addTimeline,
   alertsWithIncident,
   assignRole,
-  findIncident,
   findIncidentAlert,
-  incidentRoles,
   insertIncident,
   linkAlerts,
   listIncidentAlerts,
@@ -21,7 +20,6 @@ import {
   removeRole,
   updateIncident,
   type IncidentAlertRow,
-  type IncidentRoleRow,
   type IncidentRow,
   type NewTimelineRow,
 } from './queries.js'
@@ -44,34 +42,6 @@ import {
 const tags = ['incidents']
 const OrgParams = Type.Object({ orgId: Type.String() })
 const base = '/api/v1/organizations/:orgId/incidents'
-
-const iso = (date: Date | null) => date?.toISOString() ?? null
-
-function summaryBody(row: IncidentRow) {
-  return {
-    id: row.id,
-    number: row.number,
-    reference: `INC-${row.number}`,
-    title: row.title,
-    summary: row.summary,
-    // The table's check constraints hold these to the schemas' lists.
-    severity: row.severity as 'SEV1',
-    status: row.status as IncidentStatus,
-    openedBy: row.openedBy as 'person' | 'alert',
-    declaredBy: row.declaredBy,
-    alertCount: row.alertCount ?? 0,
-    startedAt: row.startedAt.toISOString(),
-    detectedAt: row.detectedAt.toISOString(),
-    acknowledgedAt: iso(row.acknowledgedAt),
-    mitigatedAt: iso(row.mitigatedAt),
-    resolvedAt: iso(row.resolvedAt),
-    ...responseTimes(row),
-    createdAt: row.createdAt.toISOString(),
-    updatedAt: row.updatedAt.toISOString(),
-  }
-}
-
-const roleBody = (row: IncidentRoleRow) => ({ ...row, assignedAt: row.assignedAt.toISOString() })
 
 const timelineBody = (row: { id: string; kind: string; body: string | null; data: unknown; authorId: string | null; createdAt: Date }) => ({
   ...row,
@@ -97,19 +67,6 @@ export const incidentRoutes: FastifyPluginAsyncTypebox = async (app) => {
   const viewer = app.requireProductRole('alerting', 'viewer')
   const responder = app.requireProductRole('alerting', 'responder')
 
-  const incidentOf = async (executor: Executor, organizationId: string, incidentId: string, forUpdate = false) => {
-    const row = isUuid(incidentId) ? await findIncident(executor, organizationId, incidentId, forUpdate) : undefined
-    if (!row) throw new NotFoundError('incident')
-    return row
-  }
-  const fullBody = async (executor: Executor, organizationId: string, row: IncidentRow) => ({
-    ...summaryBody(row),
-    roles: (await incidentRoles(executor, organizationId, row.id)).map(roleBody),
-  })
-  const audit = (request: Parameters<typeof auditContextOf>[0], organizationId: string, incidentId: string) => ({
-    context: auditContextOf(request),
-    entry: { organizationId, product: 'alerting' as const, entityType: 'incident', entityId: incidentId },
-  })
   /** Active members of the organization only: 400 naming the field otherwise. */
   const checkMember = async (executor: Executor, organizationId: string, userId: string, field: string) => {
     if (!(await activeMembersAmong(executor, organizationId, [userId])).has(userId)) {
@@ -186,26 +143,19 @@ export const incidentRoutes: FastifyPluginAsyncTypebox = async (app) => {
           incidentId,
           alertIds.map((alertId) => ({ alertId, rule: 'declared', score: 1, matched: {}, linkedBy: author })),
         )
-        const entry = (kind: string, data: Record<string, unknown>): NewTimelineRow => ({
-          organizationId,
-          incidentId,
-          kind,
-          body: null,
-          data,
-          authorId: author,
-        })
+        const entry = (kind: string, data: Record<string, unknown>) => timelineEntry(organizationId, incidentId, author, kind, data)
         await addTimeline(trx, [
           entry('declared', { title, severity }),
           entry('role_assigned', { role: 'commander', userId: commanderId }),
           ...linked.map((alertId) => entry('alert_linked', { alertId, rule: 'declared' })),
         ])
-        const { context, entry: auditEntry } = audit(request, organizationId, incidentId)
+        const { context, entry: auditEntry } = incidentAudit(request, organizationId, incidentId)
         await recordAudit(trx, context, {
           ...auditEntry,
           action: 'incident.declared',
           after: { title, summary, severity, commanderId, alertIds: linked },
         })
-        return fullBody(trx, organizationId, await incidentOf(trx, organizationId, incidentId))
+        return fullIncidentBody(trx, organizationId, await incidentOrNotFound(trx, organizationId, incidentId))
       })
       return reply.code(201).send(body)
     },
@@ -219,7 +169,7 @@ export const incidentRoutes: FastifyPluginAsyncTypebox = async (app) => {
     },
     async (request) => {
       const { organizationId } = membershipOf(request)
-      return fullBody(db, organizationId, await incidentOf(db, organizationId, request.params.incidentId))
+      return fullIncidentBody(db, organizationId, await incidentOrNotFound(db, organizationId, request.params.incidentId))
     },
   )
 
@@ -241,7 +191,7 @@ export const incidentRoutes: FastifyPluginAsyncTypebox = async (app) => {
       const { organizationId } = membershipOf(request)
       const author = request.user.userId
       return db.transaction().execute(async (trx) => {
-        const before = await incidentOf(trx, organizationId, request.params.incidentId, true)
+        const before = await incidentOrNotFound(trx, organizationId, request.params.incidentId, true)
         const { status, severity, title, summary } = request.body
         const change = {
           ...(title !== undefined ? { title: title.trim() } : {}),
@@ -249,14 +199,7 @@ export const incidentRoutes: FastifyPluginAsyncTypebox = async (app) => {
           ...(severity !== undefined ? { severity } : {}),
         }
         const timeline: NewTimelineRow[] = []
-        const entry = (kind: string, data: Record<string, unknown>): NewTimelineRow => ({
-          organizationId,
-          incidentId: before.id,
-          kind,
-          body: null,
-          data,
-          authorId: author,
-        })
+        const entry = (kind: string, data: Record<string, unknown>) => timelineEntry(organizationId, before.id, author, kind, data)
         let milestones = {}
         if (status !== undefined && status !== before.status) {
           const refused = refusedTransition(before.status as IncidentStatus, status)
@@ -270,14 +213,14 @@ export const incidentRoutes: FastifyPluginAsyncTypebox = async (app) => {
           timeline.push(
             entry('updated', { ...(title !== undefined ? { title: change.title } : {}), ...(summary !== undefined ? { summary } : {}) }),
           )
-        if (timeline.length === 0) return fullBody(trx, organizationId, before)
+        if (timeline.length === 0) return fullIncidentBody(trx, organizationId, before)
         await updateIncident(trx, organizationId, before.id, { ...change, ...milestones })
         await addTimeline(trx, timeline)
-        const after = await incidentOf(trx, organizationId, before.id)
-        const { context, entry: auditEntry } = audit(request, organizationId, before.id)
+        const after = await incidentOrNotFound(trx, organizationId, before.id)
+        const { context, entry: auditEntry } = incidentAudit(request, organizationId, before.id)
         const fields = (row: IncidentRow) => ({ title: row.title, summary: row.summary, severity: row.severity, status: row.status })
         await recordAudit(trx, context, { ...auditEntry, action: 'incident.updated', before: fields(before), after: fields(after) })
-        return fullBody(trx, organizationId, after)
+        return fullIncidentBody(trx, organizationId, after)
       })
     },
   )
@@ -300,7 +243,7 @@ export const incidentRoutes: FastifyPluginAsyncTypebox = async (app) => {
       const { role } = request.params
       const { userId } = request.body
       return db.transaction().execute(async (trx) => {
-        const incident = await incidentOf(trx, organizationId, request.params.incidentId, true)
+        const incident = await incidentOrNotFound(trx, organizationId, request.params.incidentId, true)
         await checkMember(trx, organizationId, userId, 'userId')
         const previous = await assignRole(trx, organizationId, incident.id, role, userId, request.user.userId)
         if (previous !== userId) {
@@ -314,7 +257,7 @@ export const incidentRoutes: FastifyPluginAsyncTypebox = async (app) => {
               authorId: request.user.userId,
             },
           ])
-          const { context, entry } = audit(request, organizationId, incident.id)
+          const { context, entry } = incidentAudit(request, organizationId, incident.id)
           await recordAudit(trx, context, {
             ...entry,
             action: 'incident.role_assigned',
@@ -322,7 +265,7 @@ export const incidentRoutes: FastifyPluginAsyncTypebox = async (app) => {
             after: { role, userId },
           })
         }
-        return fullBody(trx, organizationId, incident)
+        return fullIncidentBody(trx, organizationId, incident)
       })
     },
   )
@@ -342,7 +285,7 @@ export const incidentRoutes: FastifyPluginAsyncTypebox = async (app) => {
       const { organizationId } = membershipOf(request)
       const { role } = request.params
       await db.transaction().execute(async (trx) => {
-        const incident = await incidentOf(trx, organizationId, request.params.incidentId, true)
+        const incident = await incidentOrNotFound(trx, organizationId, request.params.incidentId, true)
         const previous = await removeRole(trx, organizationId, incident.id, role)
         if (!previous) throw new NotFoundError(`role ${role} of the incident`)
         await addTimeline(trx, [
@@ -355,7 +298,7 @@ export const incidentRoutes: FastifyPluginAsyncTypebox = async (app) => {
             authorId: request.user.userId,
           },
         ])
-        const { context, entry } = audit(request, organizationId, incident.id)
+        const { context, entry } = incidentAudit(request, organizationId, incident.id)
         await recordAudit(trx, context, { ...entry, action: 'incident.role_removed', before: { role, userId: previous } })
       })
       return reply.code(204).send(null)
@@ -377,7 +320,7 @@ export const incidentRoutes: FastifyPluginAsyncTypebox = async (app) => {
     async (request) => {
       const { organizationId } = membershipOf(request)
       const { page, limit } = request.query
-      const incident = await incidentOf(db, organizationId, request.params.incidentId)
+      const incident = await incidentOrNotFound(db, organizationId, request.params.incidentId)
       const { rows, total } = await listTimeline(db, organizationId, incident.id, pageOf({ page, limit }))
       return { data: rows.map(timelineBody), meta: { page, limit, total } }
     },
@@ -399,11 +342,11 @@ export const incidentRoutes: FastifyPluginAsyncTypebox = async (app) => {
       const { organizationId } = membershipOf(request)
       const { kind, body } = request.body
       const written = await db.transaction().execute(async (trx) => {
-        const incident = await incidentOf(trx, organizationId, request.params.incidentId, true)
+        const incident = await incidentOrNotFound(trx, organizationId, request.params.incidentId, true)
         const [row] = await addTimeline(trx, [
           { organizationId, incidentId: incident.id, kind, body, data: {}, authorId: request.user.userId },
         ])
-        const { context, entry } = audit(request, organizationId, incident.id)
+        const { context, entry } = incidentAudit(request, organizationId, incident.id)
         await recordAudit(trx, context, {
           ...entry,
           action: kind === 'note' ? 'incident.note_added' : 'incident.status_update_added',
@@ -431,7 +374,7 @@ export const incidentRoutes: FastifyPluginAsyncTypebox = async (app) => {
     async (request) => {
       const { organizationId } = membershipOf(request)
       const { page, limit } = request.query
-      const incident = await incidentOf(db, organizationId, request.params.incidentId)
+      const incident = await incidentOrNotFound(db, organizationId, request.params.incidentId)
       const { rows, total } = await listIncidentAlerts(db, organizationId, incident.id, pageOf({ page, limit }))
       return { data: rows.map(linkBody), meta: { page, limit, total } }
     },
@@ -455,7 +398,7 @@ export const incidentRoutes: FastifyPluginAsyncTypebox = async (app) => {
       const { alertId } = request.body
       const author = request.user.userId
       await db.transaction().execute(async (trx) => {
-        const incident = await incidentOf(trx, organizationId, request.params.incidentId, true)
+        const incident = await incidentOrNotFound(trx, organizationId, request.params.incidentId, true)
         await checkAlerts(trx, organizationId, [alertId], () => 'alertId')
         const linked = await linkAlerts(trx, organizationId, incident.id, [
           { alertId, rule: 'manual', score: 1, matched: {}, linkedBy: author },
@@ -471,7 +414,7 @@ export const incidentRoutes: FastifyPluginAsyncTypebox = async (app) => {
             authorId: author,
           },
         ])
-        const { context, entry } = audit(request, organizationId, incident.id)
+        const { context, entry } = incidentAudit(request, organizationId, incident.id)
         await recordAudit(trx, context, { ...entry, action: 'incident.alert_linked', after: { alertId, rule: 'manual' } })
         await updateIncident(trx, organizationId, incident.id, {})
       })

@@ -39,6 +39,7 @@ const incidentFields = {
     description: 'Declared by a person, or opened by a P1/P2 alert that was in no incident',
   }),
   declaredBy: NullableUuid,
+  mergedInto: Type.Union([Uuid, Type.Null()], { description: 'The incident this one was merged into (it is then resolved)' }),
   alertCount: Type.Integer(),
   startedAt: Timestamp,
   detectedAt: Timestamp,
@@ -96,6 +97,10 @@ export const TIMELINE_KINDS = [
   'role_assigned',
   'role_removed',
   'alert_linked',
+  'merged',
+  'merged_into',
+  'split',
+  'split_from',
 ] as const
 export const TimelineEntry = Type.Object(
   {
@@ -139,3 +144,33 @@ export const IncidentAlert = Type.Object(
   { title: 'IncidentAlert' },
 )
 export const LinkAlert = Type.Object({ alertId: Type.String({ format: 'uuid' }) }, { additionalProperties: false })
+
+export const MergeIncident = Type.Object(
+  { incidentId: Type.String({ format: 'uuid', description: 'The incident merged into this one; it is resolved, its alerts move here' }) },
+  { additionalProperties: false },
+)
+export const SplitIncident = Type.Object(
+  {
+    alertIds: Type.Array(Type.String({ format: 'uuid' }), {
+      minItems: 1,
+      maxItems: 100,
+      uniqueItems: true,
+      description: 'Alerts of this incident',
+    }),
+    title: Title,
+    severity: Type.Optional(Severity),
+  },
+  { additionalProperties: false },
+)
+export const RelatedIncident = Type.Object(
+  {
+    incident: IncidentSummary,
+    reasons: Type.Array(
+      Type.Object({
+        kind: Type.Union([Type.Literal('service'), Type.Literal('dependency'), Type.Literal('deploy'), Type.Literal('label')]),
+        detail: Type.Record(Type.String(), Type.Unknown()),
+      }),
+    ),
+  },
+  { title: 'RelatedIncident' },
+)

@@ -1,5 +1,6 @@
 import { sql, type RawBuilder } from 'kysely'
 import type { Database, Executor } from '@svc/db'
+import { REOPEN_MINUTES } from '../correlation/rules.js'
 import { OPENING_PRIORITIES } from '../incidents/model.js'
 import type { IngestedEvent } from '../ingestion/event.js'
 
@@ -46,13 +47,17 @@ const pendingEscalation = (alerts: RawBuilder<unknown>) => sql`
 
 /**
  * The timeline row of a new alert waits for the event dispatcher (webhooks-out/dispatcher.ts)
- * only when there is something to do with it: its priority opens an incident
- * (incidents/open-for-alert.ts), or its organization has an enabled outbound webhook or
- * `alert.created` workflow. Otherwise it is written as dispatched, so the hot path leaves the
- * dispatcher nothing to claim and update.
+ * only when there is something to do with it: correlation may put it in an incident (its
+ * priority opens one, or its organization has an open incident or one resolved within the
+ * reopening window; correlation/correlate.ts), or its organization has an enabled outbound
+ * webhook or `alert.created` workflow. Otherwise it is written as dispatched, so the hot path
+ * leaves the dispatcher nothing to claim and update.
  */
 export const nothingToDispatch = (organization: RawBuilder<unknown>, priority: RawBuilder<unknown>) => sql`
   case when ${priority} in (${sql.join([...OPENING_PRIORITIES].map((opening) => sql.lit(opening)))})
+      or exists (select 1 from divinux.incidents open where open.organization_id = ${organization} and open.status <> 'resolved')
+      or exists (select 1 from divinux.incidents recent where recent.organization_id = ${organization} and recent.status = 'resolved'
+        and recent.resolved_at > now() - make_interval(mins => ${sql.lit(REOPEN_MINUTES)}))
       or exists (select 1 from divinux.outbound_webhooks hook where hook.organization_id = ${organization} and hook.enabled)
       or exists (select 1 from divinux.workflows flow where flow.organization_id = ${organization} and flow.enabled and flow.trigger = 'alert.created')
     then null else now() end`

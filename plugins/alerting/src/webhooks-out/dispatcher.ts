@@ -1,7 +1,8 @@
 import type { FastifyBaseLogger } from 'fastify'
 import type { Database } from '@svc/db'
 import { createPoller } from '../poller.js'
-import { openIncidentForAlert } from '../incidents/open-for-alert.js'
+import { correlateAlert } from '../correlation/correlate.js'
+import type { CorrelationRule } from '../correlation/rules.js'
 import { findAlert } from '../queries/alerts.js'
 import { anyUndispatchedEvent, claimUndispatchedEvents, markDispatched, subscribedWebhooks } from '../queries/outbound-webhooks.js'
 import type { WorkflowRunner } from '../workflows/runner.js'
@@ -17,8 +18,8 @@ const EVENTS: Record<string, OutboundEvent & `alert.${'created' | 'acknowledged'
 
 /**
  * Dispatches alert lifecycle events to the outbound webhooks subscribed to them and to the
- * workflows they trigger (workflows/runner.ts), and opens the incident of a P1/P2 alert that is in
- * none (incidents/open-for-alert.ts). The events are the alert timeline's own rows
+ * workflows they trigger (workflows/runner.ts), and puts each new alert in its incident
+ * (correlation/correlate.ts). The events are the alert timeline's own rows
  * (written in the statement or transaction of their change), claimed `for update skip locked`
  * and marked dispatched in the transaction that writes their deliveries and runs: nothing is
  * lost between a change and its webhooks or workflows, and no event is sent twice.
@@ -27,22 +28,30 @@ export function createEventDispatcher({
   database,
   deliveries,
   workflows,
+  correlated,
   log,
 }: {
   database: Database
   deliveries: WebhookDelivery
   workflows: Pick<WorkflowRunner, 'queueRuns' | 'wake'>
+  /** New alerts were correlated: the escalations waiting for it may start (escalation/escalator.ts). */
+  correlated: () => void
   log: FastifyBaseLogger
 }) {
-  async function dispatchBatch(): Promise<{ claimed: number; queued: number; runs: number }> {
+  async function dispatchBatch(): Promise<{ claimed: number; queued: number; runs: number; created: number }> {
     return database.db.transaction().execute(async (trx) => {
       const events = await claimUndispatchedEvents(trx, BATCH)
+      const ruleSets = new Map<string, CorrelationRule[]>()
       let queued = 0
       let runs = 0
+      let created = 0
       for (const event of events) {
         const type = EVENTS[event.type]
         if (!type) continue
-        if (event.type === 'created') await openIncidentForAlert(trx, event.organizationId, event.alertId)
+        if (event.type === 'created') {
+          await correlateAlert(trx, event.organizationId, event.alertId, ruleSets)
+          created += 1
+        }
         runs += await workflows.queueRuns(trx, event.organizationId, {
           trigger: type,
           eventKey: `alert-event:${event.id}`,
@@ -70,7 +79,7 @@ export function createEventDispatcher({
         trx,
         events.map((event) => event.id),
       )
-      return { claimed: events.length, queued, runs }
+      return { claimed: events.length, queued, runs, created }
     })
   }
 
@@ -84,6 +93,7 @@ export function createEventDispatcher({
       const batch = await dispatchBatch()
       if (batch.queued > 0) deliveries.wake()
       if (batch.runs > 0) workflows.wake()
+      if (batch.created > 0) correlated()
       return { more: batch.claimed === BATCH }
     },
   })

@@ -1,0 +1,67 @@
+import { auditContextOf } from '@svc/audit'
+import { isUuid } from '@svc/auth'
+import type { Executor } from '@svc/db'
+import { NotFoundError } from '@svc/http'
+import { responseTimes, type IncidentStatus } from './model.js'
+import { findIncident, incidentRoles, type IncidentRoleRow, type IncidentRow, type NewTimelineRow } from './queries.js'
+
+// What every incident route does the same way: find the incident of the caller's organization
+// (404 otherwise), answer it, and say who changed it.
+
+const iso = (date: Date | null) => date?.toISOString() ?? null
+
+export function summaryBody(row: IncidentRow) {
+  return {
+    id: row.id,
+    number: row.number,
+    reference: `INC-${row.number}`,
+    title: row.title,
+    summary: row.summary,
+    // The table's check constraints hold these to the schemas' lists.
+    severity: row.severity as 'SEV1',
+    status: row.status as IncidentStatus,
+    openedBy: row.openedBy as 'person' | 'alert',
+    declaredBy: row.declaredBy,
+    mergedInto: row.mergedInto,
+    alertCount: row.alertCount ?? 0,
+    startedAt: row.startedAt.toISOString(),
+    detectedAt: row.detectedAt.toISOString(),
+    acknowledgedAt: iso(row.acknowledgedAt),
+    mitigatedAt: iso(row.mitigatedAt),
+    resolvedAt: iso(row.resolvedAt),
+    ...responseTimes(row),
+    createdAt: row.createdAt.toISOString(),
+    updatedAt: row.updatedAt.toISOString(),
+  }
+}
+
+const roleBody = (row: IncidentRoleRow) => ({ ...row, assignedAt: row.assignedAt.toISOString() })
+
+export async function incidentOrNotFound(executor: Executor, organizationId: string, incidentId: string, forUpdate = false) {
+  const row = isUuid(incidentId) ? await findIncident(executor, organizationId, incidentId, forUpdate) : undefined
+  if (!row) throw new NotFoundError('incident')
+  return row
+}
+
+export async function fullIncidentBody(executor: Executor, organizationId: string, row: IncidentRow) {
+  return { ...summaryBody(row), roles: (await incidentRoles(executor, organizationId, row.id)).map(roleBody) }
+}
+
+export function incidentAudit(request: Parameters<typeof auditContextOf>[0], organizationId: string, incidentId: string) {
+  return {
+    context: auditContextOf(request),
+    entry: { organizationId, product: 'alerting' as const, entityType: 'incident', entityId: incidentId },
+  }
+}
+
+/** A timeline entry of the incident by `authorId` (null: the system). */
+export function timelineEntry(
+  organizationId: string,
+  incidentId: string,
+  authorId: string | null,
+  kind: string,
+  data: Record<string, unknown>,
+  body: string | null = null,
+): NewTimelineRow {
+  return { organizationId, incidentId, kind, body, data, authorId }
+}
