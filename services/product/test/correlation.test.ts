@@ -227,6 +227,35 @@ t.test('an alert storm pages once per incident: later alerts of it page no one',
   t.equal(smtp.received.filter((mail) => mail.envelopeTo.includes('ada@storm.example')).length - before, 1, 'one e-mail for nine alerts')
   const notifications = (await call(person('viewer'), 'GET', `/alerts/${storm[0]}/notifications`)).json()
   t.match(notifications.escalation, { state: 'grouped' }, 'a grouped alert says so')
+
+  // The incident works its alerts: acknowledging it acknowledges all nine, resolving it resolves them.
+  const incidentId = (await call(person('viewer'), 'GET', `/alerts/${first}`)).json().incident.id as string
+  const statuses = async () =>
+    (
+      await db
+        .selectFrom('divinux.alerts')
+        .select('status')
+        .where('id', 'in', [first, ...storm])
+        .execute()
+    ).map((row) => row.status)
+  const acknowledged = await call(person('ada'), 'PATCH', `/incidents/${incidentId}`, { status: 'investigating' })
+  t.equal(acknowledged.statusCode, 200)
+  t.same(new Set(await statuses()), new Set(['acknowledged']), 'every alert of the incident is acknowledged')
+  const events = await db
+    .selectFrom('divinux.alertEvents')
+    .select(['actorUserId', 'data'])
+    .where('alertId', '=', storm[3]!)
+    .where('type', '=', 'acknowledged')
+    .execute()
+  t.match(events, [{ actorUserId: person('ada').userId, data: { incidentId } }], 'each with its event, by who acknowledged the incident')
+  await call(person('ada'), 'PATCH', `/incidents/${incidentId}`, { status: 'resolved' })
+  t.same(new Set(await statuses()), new Set(['resolved']), 'and resolved with it')
+  const timeline = (await call(person('viewer'), 'GET', `/incidents/${incidentId}/timeline?limit=3`)).json()
+  t.match(timeline.data, [
+    { kind: 'alerts_resolved', data: { alertIds: Array } },
+    { kind: 'status_changed' },
+    { kind: 'alerts_acknowledged' },
+  ])
 })
 
 t.test('merge and split: audited on both incidents; a split alert does not rejoin; a resolved incident reopens', async (t) => {

@@ -18,6 +18,7 @@ import {
   listIncidents,
   listTimeline,
   removeRole,
+  settleIncidentAlerts,
   updateIncident,
   type IncidentAlertRow,
   type IncidentRow,
@@ -215,6 +216,13 @@ export const incidentRoutes: FastifyPluginAsyncTypebox = async (app) => {
           )
         if (timeline.length === 0) return fullIncidentBody(trx, organizationId, before)
         await updateIncident(trx, organizationId, before.id, { ...change, ...milestones })
+        // The incident works its alerts: acknowledging it (any move out of triage) acknowledges
+        // them and stops their paging; resolving it resolves them.
+        const settled = status === 'resolved' ? 'resolved' : status && status !== 'triage' ? 'acknowledged' : undefined
+        if (settled && status !== before.status) {
+          const alertIds = await settleIncidentAlerts(trx, organizationId, before.id, settled, author)
+          if (alertIds.length > 0) timeline.push(entry(settled === 'resolved' ? 'alerts_resolved' : 'alerts_acknowledged', { alertIds }))
+        }
         await addTimeline(trx, timeline)
         const after = await incidentOrNotFound(trx, organizationId, before.id)
         const { context, entry: auditEntry } = incidentAudit(request, organizationId, before.id)

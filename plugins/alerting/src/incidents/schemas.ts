@@ -97,6 +97,8 @@ export const TIMELINE_KINDS = [
   'role_assigned',
   'role_removed',
   'alert_linked',
+  'alerts_acknowledged',
+  'alerts_resolved',
   'merged',
   'merged_into',
   'split',
