@@ -22,6 +22,7 @@ import { notificationRoutes } from './escalation/notification-routes.js'
 import { escalationPolicyRoutes } from './escalation/policy-routes.js'
 import { correlationRoutes } from './correlation/routes.js'
 import { incidentRoutes } from './incidents/routes.js'
+import { incidentCommandRoomRoutes } from './incidents/command-room-routes.js'
 import { regroupRoutes } from './incidents/regroup-routes.js'
 import { relatedRoutes } from './incidents/related-routes.js'
 import { commandRoomRoutes, type LatestAnalysisReader } from './alerts/command-room.js'
@@ -191,6 +192,7 @@ export const alertingSurface: FastifyPluginAsync<AlertingOptions> = async (app, 
   await app.register(commandRoomRoutes, { latestAnalysis: options.latestAnalysis })
   await app.register(incidentRoutes)
   await app.register(regroupRoutes)
+  await app.register(incidentCommandRoomRoutes, { latestAnalysis: options.latestAnalysis })
   await app.register(relatedRoutes)
   await app.register(correlationRoutes)
   await app.register(deployEventRoutes)

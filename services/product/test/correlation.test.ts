@@ -189,6 +189,23 @@ t.test('labels and deploys: rules of the organization’s own', async (t) => {
     rule: 'deploy',
     matched: { deployId: deploy.id, service: 'api', version: 'v42', alertId: api },
   })
+
+  // The incident's command room: the incident, its alerts and why, its timeline, the deploy before it.
+  const room = await call(person('viewer'), 'GET', `/incidents/${deployIncident.id}/command-room`)
+  t.equal(room.statusCode, 200)
+  t.match(room.json(), {
+    incident: { id: deployIncident.id, alertCount: 2 },
+    alerts: [
+      { alertId: api, rule: 'priority' },
+      { alertId: web, rule: 'deploy' },
+    ],
+    timeline: [{ kind: 'alert_linked' }, { kind: 'opened' }],
+    deploys: [{ id: deploy.id, service: 'api', version: 'v42' }],
+    windowMinutes: 120,
+    analysis: null,
+  })
+  const narrow = await call(person('viewer'), 'GET', `/incidents/${deployIncident.id}/command-room?windowMinutes=0`)
+  t.equal(narrow.statusCode, 400, 'the window is at least a minute')
 })
 
 t.test('an alert storm pages once per incident: later alerts of it page no one', async (t) => {

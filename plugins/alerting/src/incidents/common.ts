@@ -3,7 +3,14 @@ import { isUuid } from '@svc/auth'
 import type { Executor } from '@svc/db'
 import { NotFoundError } from '@svc/http'
 import { responseTimes, type IncidentStatus } from './model.js'
-import { findIncident, incidentRoles, type IncidentRoleRow, type IncidentRow, type NewTimelineRow } from './queries.js'
+import {
+  findIncident,
+  incidentRoles,
+  type IncidentAlertRow,
+  type IncidentRoleRow,
+  type IncidentRow,
+  type NewTimelineRow,
+} from './queries.js'
 
 // What every incident route does the same way: find the incident of the caller's organization
 // (404 otherwise), answer it, and say who changed it.
@@ -65,3 +72,24 @@ export function timelineEntry(
 ): NewTimelineRow {
   return { organizationId, incidentId, kind, body, data, authorId }
 }
+
+export const timelineBody = (row: {
+  id: string
+  kind: string
+  body: string | null
+  data: unknown
+  authorId: string | null
+  createdAt: Date
+}) => ({
+  ...row,
+  kind: row.kind as 'note',
+  data: row.data as Record<string, unknown>,
+  createdAt: row.createdAt.toISOString(),
+})
+
+/** An alert's link to its incident, as the API answers it. */
+export const linkBody = (row: IncidentAlertRow) => ({
+  ...row,
+  matched: row.matched as Record<string, unknown>,
+  linkedAt: row.linkedAt.toISOString(),
+})

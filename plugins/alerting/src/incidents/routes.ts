@@ -5,7 +5,7 @@ import { membershipOf } from '@svc/auth'
 import { pageOf, type Executor } from '@svc/db'
 import { ConflictError, ListResponse, NotFoundError, invalidField } from '@svc/http'
 import { activeMembersAmong } from '../queries/people.js'
-import { fullIncidentBody, incidentAudit, incidentOrNotFound, summaryBody, timelineEntry } from './common.js'
+import { fullIncidentBody, incidentAudit, incidentOrNotFound, linkBody, summaryBody, timelineBody, timelineEntry } from './common.js'
 import { milestonesAfter, refusedTransition, type IncidentStatus } from './model.js'
 import {
   addTimeline,
@@ -20,7 +20,6 @@ import {
   removeRole,
   settleIncidentAlerts,
   updateIncident,
-  type IncidentAlertRow,
   type IncidentRow,
   type NewTimelineRow,
 } from './queries.js'
@@ -43,19 +42,6 @@ import {
 const tags = ['incidents']
 const OrgParams = Type.Object({ orgId: Type.String() })
 const base = '/api/v1/organizations/:orgId/incidents'
-
-const timelineBody = (row: { id: string; kind: string; body: string | null; data: unknown; authorId: string | null; createdAt: Date }) => ({
-  ...row,
-  kind: row.kind as 'note',
-  data: row.data as Record<string, unknown>,
-  createdAt: row.createdAt.toISOString(),
-})
-
-const linkBody = (row: IncidentAlertRow) => ({
-  ...row,
-  matched: row.matched as Record<string, unknown>,
-  linkedAt: row.linkedAt.toISOString(),
-})
 
 /**
  * Incidents (decision 0019): declared by a person or opened by a P1/P2 alert, worked through a

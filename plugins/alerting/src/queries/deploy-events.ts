@@ -88,6 +88,28 @@ export async function deploysBefore(db: Executor, organizationId: string, servic
     .execute()
 }
 
+/** Deploys of any of these services in the window before `before`, newest first, at most `limit`. */
+export async function deploysOfServicesBefore(
+  db: Executor,
+  organizationId: string,
+  services: string[],
+  before: Date,
+  windowMinutes: number,
+  limit: number,
+) {
+  if (services.length === 0) return []
+  return db
+    .selectFrom('divinux.deployEvents')
+    .select(deployColumns)
+    .where('organizationId', '=', organizationId)
+    .where('service', 'in', services)
+    .where('deployedAt', '<=', before)
+    .where('deployedAt', '>', sql<Date>`${before}::timestamptz - make_interval(mins => ${windowMinutes})`)
+    .orderBy('deployedAt', 'desc')
+    .limit(limit)
+    .execute()
+}
+
 /** The enabled config of an ingest key, if it belongs to this organization. */
 export async function findDeployIngestConfig(db: Executor, organizationId: string, apiKeyHash: string) {
   return db
