@@ -150,7 +150,7 @@ t.test('the default rules: same service, a dependency, a fingerprint; each link 
     'the incident lists its alerts with their rules',
   )
   const timeline = (await call(person('viewer'), 'GET', `/incidents/${opened.id}/timeline`)).json()
-  t.match(timeline.data[0], { kind: 'alert_linked', authorId: null, data: { alertId: dependency, rule: 'dependency' } })
+  t.match(timeline.data[0], { kind: 'alerts_linked', authorId: null, data: { alertIds: [dependency], rules: { dependency: 1 } } })
 })
 
 t.test('labels and deploys: rules of the organization’s own', async (t) => {
@@ -199,7 +199,7 @@ t.test('labels and deploys: rules of the organization’s own', async (t) => {
       { alertId: api, rule: 'priority' },
       { alertId: web, rule: 'deploy' },
     ],
-    timeline: [{ kind: 'alert_linked' }, { kind: 'opened' }],
+    timeline: [{ kind: 'alerts_linked', data: { alertIds: [web], rules: { deploy: 1 } } }, { kind: 'opened' }],
     deploys: [{ id: deploy.id, service: 'api', version: 'v42' }],
     windowMinutes: 120,
     analysis: null,

@@ -1,13 +1,81 @@
 import { recordAudit } from '@svc/audit'
 import { lockUntilCommit, type Executor } from '@svc/db'
 import { OPENING_PRIORITIES, severityOfPriority } from '../incidents/model.js'
-import { addTimeline, findIncident, insertIncident, linkAlerts, updateIncident } from '../incidents/queries.js'
-import { matchRule, newAlertOf, recentlyResolvedWith, ruleSetOf, type NewAlert } from './queries.js'
+import { addTimeline, findIncident, insertIncident, linkAlerts, updateIncident, type AlertLink } from '../incidents/queries.js'
+import { bestMatch, listDependencies, newAlertsOf, ruleSetOf, type Edge, type NewAlert, type NewAlertRow } from './queries.js'
 import { RULE_WEIGHTS, scoreOf, type CorrelationRule } from './rules.js'
 
 export type Correlation = { incidentId: string; action: 'joined' | 'reopened' | 'opened' }
 
 const system = { actor: { type: 'system' as const } }
+
+/**
+ * What one dispatcher transaction correlates: each organization is locked (to commit: two
+ * replicas never open two incidents for one storm), its rules and its new alerts read once; the
+ * alerts that join open incidents are linked, written on the incidents' timelines and audited
+ * together when the batch ends (`flush`), one timeline and one audit entry per incident rather
+ * than per alert of a storm. Alerts of one batch (at most a hundred, about a second) therefore
+ * match the links made before it and the incidents opened or reopened in it.
+ */
+export class CorrelationBatch {
+  private readonly rules = new Map<string, CorrelationRule[]>()
+  private readonly edges = new Map<string, Edge[]>()
+  private readonly alerts = new Map<string, NewAlertRow>()
+  private readonly joined = new Map<string, { organizationId: string; links: AlertLink[] }>()
+
+  /** Locks the organization and reads its rules (by weight) and the batch's new alerts of it. */
+  async prepare(trx: Executor, organizationId: string, alertIds: string[]): Promise<void> {
+    if (!this.rules.has(organizationId)) {
+      await lockUntilCommit(trx, `correlation:${organizationId}`)
+      const { rules } = await ruleSetOf(trx, organizationId)
+      this.edges.set(organizationId, await listDependencies(trx, organizationId))
+      this.rules.set(
+        organizationId,
+        [...rules].sort((a, b) => RULE_WEIGHTS[b.kind] - RULE_WEIGHTS[a.kind]),
+      )
+    }
+    for (const alert of await newAlertsOf(trx, organizationId, alertIds)) this.alerts.set(alert.id, alert)
+  }
+
+  rulesOf(organizationId: string): CorrelationRule[] {
+    return this.rules.get(organizationId) ?? []
+  }
+
+  edgesOf(organizationId: string): Edge[] {
+    return this.edges.get(organizationId) ?? []
+  }
+
+  alertOf(alertId: string): NewAlertRow | undefined {
+    return this.alerts.get(alertId)
+  }
+
+  noteJoined(organizationId: string, incidentId: string, link: AlertLink) {
+    const entry = this.joined.get(incidentId) ?? { organizationId, links: [] }
+    entry.links.push(link)
+    this.joined.set(incidentId, entry)
+  }
+
+  /** Links the alerts that joined, with one `alerts_linked` timeline entry and one `incident.alerts_correlated` audit entry per incident. */
+  async flush(trx: Executor): Promise<void> {
+    for (const [incidentId, { organizationId, links }] of this.joined) {
+      const alertIds = await linkAlerts(trx, organizationId, incidentId, links)
+      const placed = links.filter((link) => alertIds.includes(link.alertId))
+      if (placed.length === 0) continue
+      const rules: Record<string, number> = {}
+      for (const link of placed) rules[link.rule] = (rules[link.rule] ?? 0) + 1
+      await addTimeline(trx, [{ organizationId, incidentId, kind: 'alerts_linked', body: null, data: { alertIds, rules }, authorId: null }])
+      await recordAudit(trx, system, {
+        organizationId,
+        product: 'alerting',
+        entityType: 'incident',
+        entityId: incidentId,
+        action: 'incident.alerts_correlated',
+        after: { alerts: placed.map(({ alertId, rule, score }) => ({ alertId, rule, score })) },
+      })
+    }
+    this.joined.clear()
+  }
+}
 
 /**
  * Puts a new alert where it belongs (decision 0019, "Correlation"), in the event dispatcher's
@@ -18,36 +86,21 @@ const system = { actor: { type: 'system' as const } }
  * 2. otherwise the organization's rules, by weight, put it in the open incident of the best match;
  * 3. otherwise a P1 or P2 alert opens an incident of its own; a lower one stays in none.
  *
- * Correlation is serialised per organization (an advisory lock to commit), so two replicas
- * never open two incidents for two alerts of one storm.
+ * The batch must have been prepared for the alert's organization. A joining alert costs one
+ * statement of its own (the best match of all rules); its link is written with the batch's.
  */
-export async function correlateAlert(
-  trx: Executor,
-  organizationId: string,
-  alertId: string,
-  /** Rule sets already read in this transaction (a dispatcher batch), by organization. */
-  ruleSets = new Map<string, CorrelationRule[]>(),
-): Promise<Correlation | undefined> {
-  await lockUntilCommit(trx, `correlation:${organizationId}`)
-  const alert = await newAlertOf(trx, organizationId, alertId)
+export async function correlateAlert(batch: CorrelationBatch, trx: Executor, alertId: string): Promise<Correlation | undefined> {
+  const alert = batch.alertOf(alertId)
   if (!alert || alert.incidentId) return undefined
-
-  const resolved = await recentlyResolvedWith(trx, alert)
-  if (resolved) {
-    await reopen(trx, alert, resolved)
-    return { incidentId: resolved.incidentId, action: 'reopened' }
+  if (alert.reopens) {
+    await reopen(trx, alert, alert.reopens)
+    return { incidentId: alert.reopens.incidentId, action: 'reopened' }
   }
-  let byWeight = ruleSets.get(organizationId)
-  if (!byWeight) {
-    const { rules } = await ruleSetOf(trx, organizationId)
-    byWeight = [...rules].sort((a, b) => RULE_WEIGHTS[b.kind] - RULE_WEIGHTS[a.kind])
-    ruleSets.set(organizationId, byWeight)
-  }
-  for (const rule of byWeight) {
-    const match = await matchRule(trx, rule, alert)
-    if (!match) continue
-    const score = scoreOf(rule.kind, match.gapSeconds, windowOf(rule))
-    await join(trx, alert, match.incidentId, rule.kind, score, { ...match.matched, alertId: match.alertId })
+  const match = await bestMatch(trx, batch.rulesOf(alert.organizationId), batch.edgesOf(alert.organizationId), alert)
+  if (match) {
+    const score = scoreOf(match.rule.kind, match.gapSeconds, windowOf(match.rule))
+    const matched = { ...match.matched, alertId: match.alertId }
+    batch.noteJoined(alert.organizationId, match.incidentId, { alertId, rule: match.rule.kind, score, matched, linkedBy: null })
     return { incidentId: match.incidentId, action: 'joined' }
   }
   if (OPENING_PRIORITIES.has(alert.priority)) return { incidentId: await open(trx, alert), action: 'opened' }
@@ -58,36 +111,31 @@ const windowOf = (rule: CorrelationRule) => ('windowMinutes' in rule ? rule.wind
 
 type Alert = NewAlert & { priority: string; title: string }
 
-async function join(trx: Executor, alert: Alert, incidentId: string, rule: string, score: number, matched: Record<string, unknown>) {
-  await linkAlerts(trx, alert.organizationId, incidentId, [{ alertId: alert.id, rule, score, matched, linkedBy: null }])
-  await addTimeline(trx, [
-    {
-      organizationId: alert.organizationId,
-      incidentId,
-      kind: 'alert_linked',
-      body: null,
-      data: { alertId: alert.id, rule, score, matched },
-      authorId: null,
-    },
-  ])
-  await recordAudit(trx, system, {
-    organizationId: alert.organizationId,
-    product: 'alerting',
-    entityType: 'incident',
-    entityId: incidentId,
-    action: 'incident.alert_correlated',
-    after: { alertId: alert.id, rule, score, matched },
-  })
-}
-
 async function reopen(trx: Executor, alert: Alert, resolved: { incidentId: string; alertId: string }) {
   const incident = await findIncident(trx, alert.organizationId, resolved.incidentId, true)
   if (!incident) return
-  await updateIncident(trx, alert.organizationId, incident.id, { status: 'investigating', resolvedAt: null })
+  // Another alert of the same batch may have reopened it already: then this one only joins.
+  if (incident.status === 'resolved') await reopenIncident(trx, alert, incident.id)
+  const matched = { fingerprint: alert.fingerprint, alertId: resolved.alertId, reopened: true }
+  await linkAlerts(trx, alert.organizationId, incident.id, [{ alertId: alert.id, rule: 'fingerprint', score: 1, matched, linkedBy: null }])
   await addTimeline(trx, [
     {
       organizationId: alert.organizationId,
       incidentId: incident.id,
+      kind: 'alert_linked',
+      body: null,
+      data: { alertId: alert.id, rule: 'fingerprint', matched },
+      authorId: null,
+    },
+  ])
+}
+
+async function reopenIncident(trx: Executor, alert: Alert, incidentId: string) {
+  await updateIncident(trx, alert.organizationId, incidentId, { status: 'investigating', resolvedAt: null })
+  await addTimeline(trx, [
+    {
+      organizationId: alert.organizationId,
+      incidentId: incidentId,
       kind: 'status_changed',
       body: null,
       data: { from: 'resolved', to: 'investigating', reopenedBy: alert.id },
@@ -98,12 +146,11 @@ async function reopen(trx: Executor, alert: Alert, resolved: { incidentId: strin
     organizationId: alert.organizationId,
     product: 'alerting',
     entityType: 'incident',
-    entityId: incident.id,
+    entityId: incidentId,
     action: 'incident.reopened',
     before: { status: 'resolved' },
     after: { status: 'investigating', alertId: alert.id },
   })
-  await join(trx, alert, incident.id, 'fingerprint', 1, { fingerprint: alert.fingerprint, alertId: resolved.alertId, reopened: true })
 }
 
 async function open(trx: Executor, alert: Alert): Promise<string> {

@@ -97,6 +97,7 @@ export const TIMELINE_KINDS = [
   'role_assigned',
   'role_removed',
   'alert_linked',
+  'alerts_linked',
   'alerts_acknowledged',
   'alerts_resolved',
   'merged',

@@ -1,8 +1,7 @@
 import type { FastifyBaseLogger } from 'fastify'
 import type { Database } from '@svc/db'
 import { createPoller } from '../poller.js'
-import { correlateAlert } from '../correlation/correlate.js'
-import type { CorrelationRule } from '../correlation/rules.js'
+import { CorrelationBatch, correlateAlert } from '../correlation/correlate.js'
 import { findAlert } from '../queries/alerts.js'
 import { anyUndispatchedEvent, claimUndispatchedEvents, markDispatched, subscribedWebhooks } from '../queries/outbound-webhooks.js'
 import type { WorkflowRunner } from '../workflows/runner.js'
@@ -41,7 +40,12 @@ export function createEventDispatcher({
   async function dispatchBatch(): Promise<{ claimed: number; queued: number; runs: number; created: number }> {
     return database.db.transaction().execute(async (trx) => {
       const events = await claimUndispatchedEvents(trx, BATCH)
-      const ruleSets = new Map<string, CorrelationRule[]>()
+      const correlation = new CorrelationBatch()
+      const createdByOrganization = new Map<string, string[]>()
+      for (const event of events)
+        if (event.type === 'created')
+          createdByOrganization.set(event.organizationId, [...(createdByOrganization.get(event.organizationId) ?? []), event.alertId])
+      for (const [organizationId, alertIds] of createdByOrganization) await correlation.prepare(trx, organizationId, alertIds)
       let queued = 0
       let runs = 0
       let created = 0
@@ -49,7 +53,7 @@ export function createEventDispatcher({
         const type = EVENTS[event.type]
         if (!type) continue
         if (event.type === 'created') {
-          await correlateAlert(trx, event.organizationId, event.alertId, ruleSets)
+          await correlateAlert(correlation, trx, event.alertId)
           created += 1
         }
         runs += await workflows.queueRuns(trx, event.organizationId, {
@@ -75,6 +79,7 @@ export function createEventDispatcher({
           queued += 1
         }
       }
+      await correlation.flush(trx)
       await markDispatched(
         trx,
         events.map((event) => event.id),
