@@ -44,11 +44,17 @@ export async function up(db: Kysely<any>): Promise<void> {
     update divinux.incident_alerts l set service = a.service, fingerprint = a.fingerprint, open = i.status <> 'resolved'
     from divinux.alerts a, divinux.incidents i where a.id = l.alert_id and i.id = l.incident_id`.execute(db)
   await sql`alter table divinux.incident_alerts alter column fingerprint set not null`.execute(db)
-  await sql`create index incident_alerts_open_service_idx on divinux.incident_alerts (organization_id, service, linked_at desc) where open`.execute(db)
-  await sql`create index incident_alerts_open_recent_idx on divinux.incident_alerts (organization_id, linked_at desc) where open`.execute(db)
+  await sql`create index incident_alerts_open_service_idx on divinux.incident_alerts (organization_id, service, linked_at desc) where open`.execute(
+    db,
+  )
+  await sql`create index incident_alerts_open_recent_idx on divinux.incident_alerts (organization_id, linked_at desc) where open`.execute(
+    db,
+  )
   await sql`create index incident_alerts_fingerprint_idx on divinux.incident_alerts (organization_id, fingerprint)`.execute(db)
   await sql`alter table divinux.incidents add column merged_into uuid references divinux.incidents(id) on delete set null`.execute(db)
-  await sql`create index incidents_org_resolved_idx on divinux.incidents (organization_id, resolved_at) where status = 'resolved'`.execute(db)
+  await sql`create index incidents_org_resolved_idx on divinux.incidents (organization_id, resolved_at) where status = 'resolved'`.execute(
+    db,
+  )
   // An alert that joins an incident already paging pages no one: its escalation is `grouped`.
   await sql`alter table divinux.alert_escalations drop constraint alert_escalations_state_check`.execute(db)
   await sql`
