@@ -164,6 +164,15 @@ t.test('a chat message shows the analysis once it is done', async (t) => {
     const row = await db.selectFrom('divinux.analyses').select('status').where('incidentId', '=', alertId).executeTakeFirst()
     return row?.status === 'completed'
   })
+  // The first step pages once correlation has placed the alert; its job for the second step then waits.
+  await until('the first step to have paged', async () => {
+    const escalation = await db
+      .selectFrom('divinux.alertEscalations')
+      .select(['state', 'step'])
+      .where('alertId', '=', alertId)
+      .executeTakeFirst()
+    return escalation?.state === 'active' && escalation.step === 1
+  })
   const before = receiver.received.length
   await sql`update pgboss.job set start_after = now() where name = 'alerting.escalation-step' and state in ('created', 'retry')`.execute(db)
   const message = await until('the second step’s post', () =>
