@@ -32,6 +32,13 @@ const owners: Record<string, string[]> = {
     'incidentRoles',
     'incidentAlerts',
     'incidentTimeline',
+    'incidentRuleSets',
+    'serviceDependencies',
+    'incidentExclusions',
+    'incidentResponders',
+    'incidentChatChannels',
+    'slackMessages',
+    'slackUsers',
   ],
   insights: [
     'analyses',

@@ -71,3 +71,20 @@ export async function findProductRole(
 ): Promise<ProductRole | undefined> {
   return (await heldProductRoles(db, organizationId, memberId, product)).get(product)
 }
+
+/**
+ * The role a user holds in a product of an organization, for callers that are not the user's
+ * own request (a chat button pressed by them): owners hold every product as admin, suspended
+ * members and non-members hold nothing.
+ */
+export async function productRoleOfUser(
+  db: Kysely<DB>,
+  organizationId: string,
+  userId: string,
+  product: Product,
+): Promise<ProductRole | undefined> {
+  const membership = await findMembership(db, organizationId, userId)
+  if (!membership) return undefined
+  if (membership.role === 'owner') return 'admin'
+  return findProductRole(db, organizationId, membership.memberId, product)
+}

@@ -365,9 +365,11 @@ export interface DivinuxChatIntegrations {
   createdBy: string | null;
   enabled: Generated<boolean>;
   id: Generated<string>;
+  incidentChannels: Generated<boolean>;
   kind: string;
   name: string;
   organizationId: string;
+  signingSecret: string | null;
   updatedAt: Generated<Timestamp>;
   webhookUrl: string | null;
 }
@@ -433,10 +435,30 @@ export interface DivinuxIncidentAlerts {
   service: string | null;
 }
 
+export interface DivinuxIncidentChatChannels {
+  channelId: string;
+  createdAt: Generated<Timestamp>;
+  incidentId: string;
+  integrationId: string;
+  invited: Generated<string[]>;
+  name: string;
+  organizationId: string;
+  postedThrough: Generated<Timestamp>;
+}
+
 export interface DivinuxIncidentExclusions {
   fingerprint: string;
   incidentId: string;
   organizationId: string;
+}
+
+export interface DivinuxIncidentResponders {
+  addedAt: Generated<Timestamp>;
+  addedBy: string | null;
+  incidentId: string;
+  organizationId: string;
+  userId: string;
+  via: string;
 }
 
 export interface DivinuxIncidentRoles {
@@ -457,6 +479,8 @@ export interface DivinuxIncidentRuleSets {
 
 export interface DivinuxIncidents {
   acknowledgedAt: Timestamp | null;
+  chatSyncedAt: Timestamp | null;
+  chatSyncUntil: Timestamp | null;
   createdAt: Generated<Timestamp>;
   declaredBy: string | null;
   detectedAt: Generated<Timestamp>;
@@ -641,6 +665,24 @@ export interface DivinuxSilences {
   organizationId: string;
   startsAt: Timestamp;
   updatedAt: Generated<Timestamp>;
+}
+
+export interface DivinuxSlackMessages {
+  alertId: string | null;
+  channel: string;
+  createdAt: Generated<Timestamp>;
+  id: Generated<string>;
+  incidentId: string | null;
+  integrationId: string;
+  organizationId: string;
+  ts: string;
+}
+
+export interface DivinuxSlackUsers {
+  email: string | null;
+  fetchedAt: Generated<Timestamp>;
+  integrationId: string;
+  slackUserId: string;
 }
 
 export interface DivinuxStatusComponentChanges {
@@ -986,7 +1028,9 @@ export interface DB {
   "divinux.deployEvents": DivinuxDeployEvents;
   "divinux.escalationPolicies": DivinuxEscalationPolicies;
   "divinux.incidentAlerts": DivinuxIncidentAlerts;
+  "divinux.incidentChatChannels": DivinuxIncidentChatChannels;
   "divinux.incidentExclusions": DivinuxIncidentExclusions;
+  "divinux.incidentResponders": DivinuxIncidentResponders;
   "divinux.incidentRoles": DivinuxIncidentRoles;
   "divinux.incidentRuleSets": DivinuxIncidentRuleSets;
   "divinux.incidents": DivinuxIncidents;
@@ -1003,6 +1047,8 @@ export interface DB {
   "divinux.schedules": DivinuxSchedules;
   "divinux.serviceDependencies": DivinuxServiceDependencies;
   "divinux.silences": DivinuxSilences;
+  "divinux.slackMessages": DivinuxSlackMessages;
+  "divinux.slackUsers": DivinuxSlackUsers;
   "divinux.statusComponentChanges": DivinuxStatusComponentChanges;
   "divinux.statusComponentGroups": DivinuxStatusComponentGroups;
   "divinux.statusComponents": DivinuxStatusComponents;

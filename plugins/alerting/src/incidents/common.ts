@@ -1,10 +1,11 @@
-import { auditContextOf } from '@svc/audit'
+import { auditContextOf, type AuditContext } from '@svc/audit'
 import { isUuid } from '@svc/auth'
 import type { Executor } from '@svc/db'
 import { NotFoundError } from '@svc/http'
 import { responseTimes, type IncidentStatus } from './model.js'
 import {
   findIncident,
+  incidentResponders,
   incidentRoles,
   type IncidentAlertRow,
   type IncidentRoleRow,
@@ -51,14 +52,27 @@ export async function incidentOrNotFound(executor: Executor, organizationId: str
 }
 
 export async function fullIncidentBody(executor: Executor, organizationId: string, row: IncidentRow) {
-  return { ...summaryBody(row), roles: (await incidentRoles(executor, organizationId, row.id)).map(roleBody) }
+  // One after the other: the executor may be a transaction.
+  const roles = await incidentRoles(executor, organizationId, row.id)
+  const responders = await incidentResponders(executor, organizationId, row.id)
+  return {
+    ...summaryBody(row),
+    roles: roles.map(roleBody),
+    responders: responders.map((responder) => ({
+      ...responder,
+      via: responder.via as 'api' | 'chat',
+      addedAt: responder.addedAt.toISOString(),
+    })),
+  }
 }
 
 export function incidentAudit(request: Parameters<typeof auditContextOf>[0], organizationId: string, incidentId: string) {
-  return {
-    context: auditContextOf(request),
-    entry: { organizationId, product: 'alerting' as const, entityType: 'incident', entityId: incidentId },
-  }
+  return incidentAuditOf(auditContextOf(request), organizationId, incidentId)
+}
+
+/** The audit context and entry of a change to an incident, by whoever acted (a request, a chat user). */
+export function incidentAuditOf(context: AuditContext, organizationId: string, incidentId: string) {
+  return { context, entry: { organizationId, product: 'alerting' as const, entityType: 'incident', entityId: incidentId } }
 }
 
 /** A timeline entry of the incident by `authorId` (null: the system). */

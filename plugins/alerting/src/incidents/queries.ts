@@ -262,13 +262,53 @@ export interface NewTimelineRow {
   authorId: string | null
 }
 
+/**
+ * Writes timeline entries and marks their incidents changed (updated_at): every change of an
+ * incident writes one, and chat follows incidents whose updated_at moved past what it showed.
+ */
 export async function addTimeline(trx: Executor, entries: NewTimelineRow[]) {
   if (entries.length === 0) return []
-  return trx
+  const rows = await trx
     .insertInto('divinux.incidentTimeline')
     .values(entries.map((entry) => ({ ...entry, data: jsonb(entry.data) })))
     .returning(['id', 'kind', 'body', 'data', 'authorId', 'createdAt'])
     .execute()
+  await trx
+    .updateTable('divinux.incidents')
+    .set({ updatedAt: sql<Date>`now()` })
+    .where('id', 'in', [...new Set(entries.map((entry) => entry.incidentId))])
+    .where('organizationId', 'in', [...new Set(entries.map((entry) => entry.organizationId))])
+    .execute()
+  return rows
+}
+
+/** The people who joined the incident to work it, first first. */
+export async function incidentResponders(db: Executor, organizationId: string, incidentId: string) {
+  return db
+    .selectFrom('divinux.incidentResponders as r')
+    .innerJoin('core.users as u', 'u.id', 'r.userId')
+    .select(['r.userId', 'u.email', 'r.via', 'r.addedBy', 'r.addedAt'])
+    .where('r.organizationId', '=', organizationId)
+    .where('r.incidentId', '=', incidentId)
+    .orderBy('r.addedAt')
+    .orderBy('r.userId')
+    .execute()
+}
+
+export type IncidentResponderRow = Awaited<ReturnType<typeof incidentResponders>>[number]
+
+/** Adds a responder; answers false when they were one already. */
+export async function addResponder(
+  trx: Executor,
+  responder: { organizationId: string; incidentId: string; userId: string; via: 'api' | 'chat'; addedBy: string | null },
+): Promise<boolean> {
+  const added = await trx
+    .insertInto('divinux.incidentResponders')
+    .values(responder)
+    .onConflict((conflict) => conflict.columns(['incidentId', 'userId']).doNothing())
+    .returning('userId')
+    .executeTakeFirst()
+  return added !== undefined
 }
 
 /** Newest first. */

@@ -1,27 +1,24 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { Type } from 'typebox'
-import { recordAudit } from '@svc/audit'
+import type { FastifyRequest } from 'fastify'
+import { auditContextOf, recordAudit } from '@svc/audit'
 import { membershipOf } from '@svc/auth'
 import { pageOf, type Executor } from '@svc/db'
 import { ConflictError, ListResponse, NotFoundError, invalidField } from '@svc/http'
 import { activeMembersAmong } from '../queries/people.js'
-import { fullIncidentBody, incidentAudit, incidentOrNotFound, linkBody, summaryBody, timelineBody, timelineEntry } from './common.js'
-import { milestonesAfter, refusedTransition, type IncidentStatus } from './model.js'
+import { fullIncidentBody, incidentAudit, incidentOrNotFound, linkBody, summaryBody, timelineBody } from './common.js'
+import { addTimelineText, declareIncident, editIncident, joinIncident } from './operations.js'
 import {
   addTimeline,
   alertsWithIncident,
   assignRole,
   findIncidentAlert,
-  insertIncident,
   linkAlerts,
   listIncidentAlerts,
   listIncidents,
   listTimeline,
   removeRole,
-  settleIncidentAlerts,
   updateIncident,
-  type IncidentRow,
-  type NewTimelineRow,
 } from './queries.js'
 import {
   DeclareIncident,
@@ -40,6 +37,7 @@ import {
 } from './schemas.js'
 
 const tags = ['incidents']
+const actorOf = (request: FastifyRequest) => ({ userId: request.user.userId, audit: auditContextOf(request) })
 const OrgParams = Type.Object({ orgId: Type.String() })
 const base = '/api/v1/organizations/:orgId/incidents'
 
@@ -112,35 +110,14 @@ export const incidentRoutes: FastifyPluginAsyncTypebox = async (app) => {
       const body = await db.transaction().execute(async (trx) => {
         await checkMember(trx, organizationId, commanderId, 'commanderId')
         await checkAlerts(trx, organizationId, alertIds, (index) => `alertIds/${index}`)
-        const author = request.user.userId
-        const incidentId = await insertIncident(trx, {
-          organizationId,
-          title: title.trim(),
+        const incidentId = await declareIncident(trx, actorOf(request), organizationId, {
+          title,
           summary,
           severity,
-          openedBy: 'person',
-          declaredBy: author,
           startedAt,
           detectedAt: now,
-        })
-        await assignRole(trx, organizationId, incidentId, 'commander', commanderId, author)
-        const linked = await linkAlerts(
-          trx,
-          organizationId,
-          incidentId,
-          alertIds.map((alertId) => ({ alertId, rule: 'declared', score: 1, matched: {}, linkedBy: author })),
-        )
-        const entry = (kind: string, data: Record<string, unknown>) => timelineEntry(organizationId, incidentId, author, kind, data)
-        await addTimeline(trx, [
-          entry('declared', { title, severity }),
-          entry('role_assigned', { role: 'commander', userId: commanderId }),
-          ...linked.map((alertId) => entry('alert_linked', { alertId, rule: 'declared' })),
-        ])
-        const { context, entry: auditEntry } = incidentAudit(request, organizationId, incidentId)
-        await recordAudit(trx, context, {
-          ...auditEntry,
-          action: 'incident.declared',
-          after: { title, summary, severity, commanderId, alertIds: linked },
+          commanderId,
+          alertIds,
         })
         return fullIncidentBody(trx, organizationId, await incidentOrNotFound(trx, organizationId, incidentId))
       })
@@ -176,46 +153,15 @@ export const incidentRoutes: FastifyPluginAsyncTypebox = async (app) => {
     },
     async (request) => {
       const { organizationId } = membershipOf(request)
-      const author = request.user.userId
-      return db.transaction().execute(async (trx) => {
-        const before = await incidentOrNotFound(trx, organizationId, request.params.incidentId, true)
-        const { status, severity, title, summary } = request.body
-        const change = {
-          ...(title !== undefined ? { title: title.trim() } : {}),
-          ...(summary !== undefined ? { summary } : {}),
-          ...(severity !== undefined ? { severity } : {}),
-        }
-        const timeline: NewTimelineRow[] = []
-        const entry = (kind: string, data: Record<string, unknown>) => timelineEntry(organizationId, before.id, author, kind, data)
-        let milestones = {}
-        if (status !== undefined && status !== before.status) {
-          const refused = refusedTransition(before.status as IncidentStatus, status)
-          if (refused) throw new ConflictError(refused)
-          milestones = { status, ...milestonesAfter(before, status, new Date()) }
-          timeline.push(entry('status_changed', { from: before.status, to: status }))
-        }
-        if (severity !== undefined && severity !== before.severity)
-          timeline.push(entry('severity_changed', { from: before.severity, to: severity }))
-        if ((title !== undefined && change.title !== before.title) || (summary !== undefined && summary !== before.summary))
-          timeline.push(
-            entry('updated', { ...(title !== undefined ? { title: change.title } : {}), ...(summary !== undefined ? { summary } : {}) }),
-          )
-        if (timeline.length === 0) return fullIncidentBody(trx, organizationId, before)
-        await updateIncident(trx, organizationId, before.id, { ...change, ...milestones })
-        // The incident works its alerts: acknowledging it (any move out of triage) acknowledges
-        // them and stops their paging; resolving it resolves them.
-        const settled = status === 'resolved' ? 'resolved' : status && status !== 'triage' ? 'acknowledged' : undefined
-        if (settled && status !== before.status) {
-          const alertIds = await settleIncidentAlerts(trx, organizationId, before.id, settled, author)
-          if (alertIds.length > 0) timeline.push(entry(settled === 'resolved' ? 'alerts_resolved' : 'alerts_acknowledged', { alertIds }))
-        }
-        await addTimeline(trx, timeline)
-        const after = await incidentOrNotFound(trx, organizationId, before.id)
-        const { context, entry: auditEntry } = incidentAudit(request, organizationId, before.id)
-        const fields = (row: IncidentRow) => ({ title: row.title, summary: row.summary, severity: row.severity, status: row.status })
-        await recordAudit(trx, context, { ...auditEntry, action: 'incident.updated', before: fields(before), after: fields(after) })
-        return fullIncidentBody(trx, organizationId, after)
-      })
+      return db
+        .transaction()
+        .execute(async (trx) =>
+          fullIncidentBody(
+            trx,
+            organizationId,
+            await editIncident(trx, actorOf(request), organizationId, request.params.incidentId, request.body),
+          ),
+        )
     },
   )
 
@@ -335,21 +281,31 @@ export const incidentRoutes: FastifyPluginAsyncTypebox = async (app) => {
     async (request, reply) => {
       const { organizationId } = membershipOf(request)
       const { kind, body } = request.body
-      const written = await db.transaction().execute(async (trx) => {
-        const incident = await incidentOrNotFound(trx, organizationId, request.params.incidentId, true)
-        const [row] = await addTimeline(trx, [
-          { organizationId, incidentId: incident.id, kind, body, data: {}, authorId: request.user.userId },
-        ])
-        const { context, entry } = incidentAudit(request, organizationId, incident.id)
-        await recordAudit(trx, context, {
-          ...entry,
-          action: kind === 'note' ? 'incident.note_added' : 'incident.status_update_added',
-          after: { body },
-        })
-        await updateIncident(trx, organizationId, incident.id, {})
-        return row!
-      })
+      const written = await db
+        .transaction()
+        .execute((trx) => addTimelineText(trx, actorOf(request), organizationId, request.params.incidentId, kind, body))
       return reply.code(201).send(timelineBody(written))
+    },
+  )
+
+  app.post(
+    `${base}/:incidentId/join`,
+    {
+      schema: {
+        tags,
+        summary: 'Join the incident as a responder (alerting responder)',
+        description: 'Joining twice changes nothing. Slack’s “Join as responder” button does the same (via `chat`).',
+        params: IncidentParams,
+        response: { 200: Incident },
+      },
+      onRequest: responder,
+    },
+    async (request) => {
+      const { organizationId } = membershipOf(request)
+      return db.transaction().execute(async (trx) => {
+        await joinIncident(trx, actorOf(request), organizationId, request.params.incidentId, 'api')
+        return fullIncidentBody(trx, organizationId, await incidentOrNotFound(trx, organizationId, request.params.incidentId))
+      })
     },
   )
 

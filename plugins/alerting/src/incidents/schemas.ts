@@ -53,7 +53,21 @@ const incidentFields = {
 }
 
 export const IncidentSummary = Type.Object(incidentFields, { title: 'IncidentSummary' })
-export const Incident = Type.Object({ ...incidentFields, roles: Type.Array(IncidentRole) }, { title: 'Incident' })
+export const IncidentResponder = Type.Object(
+  {
+    userId: Uuid,
+    email: Type.String(),
+    via: Type.Union([Type.Literal('api'), Type.Literal('chat')], { description: 'chat: joined with Slack’s “Join as responder”' }),
+    addedBy: NullableUuid,
+    addedAt: Timestamp,
+  },
+  { title: 'IncidentResponder' },
+)
+
+export const Incident = Type.Object(
+  { ...incidentFields, roles: Type.Array(IncidentRole), responders: Type.Array(IncidentResponder) },
+  { title: 'Incident' },
+)
 
 export const DeclareIncident = Type.Object(
   {
@@ -96,6 +110,7 @@ export const TIMELINE_KINDS = [
   'updated',
   'role_assigned',
   'role_removed',
+  'responder_joined',
   'alert_linked',
   'alerts_linked',
   'alerts_acknowledged',

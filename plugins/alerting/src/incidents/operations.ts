@@ -1,0 +1,158 @@
+import { recordAudit, type AuditContext } from '@svc/audit'
+import type { Executor } from '@svc/db'
+import { ConflictError } from '@svc/http'
+import { incidentAuditOf, incidentOrNotFound, timelineEntry } from './common.js'
+import { milestonesAfter, refusedTransition, type IncidentStatus, type Severity } from './model.js'
+import {
+  addResponder,
+  addTimeline,
+  assignRole,
+  insertIncident,
+  linkAlerts,
+  settleIncidentAlerts,
+  updateIncident,
+  type IncidentRow,
+  type NewTimelineRow,
+} from './queries.js'
+
+// The changes people make to an incident, whether from the API or from chat: each writes its
+// timeline entries and its audit entry in the caller's transaction. Callers check their input
+// (members, alerts) first; what these refuse is what the incident's state refuses.
+
+/** Who acts: a person, and where their change came from for the audit log. */
+export interface Actor {
+  userId: string
+  audit: AuditContext
+}
+
+export interface Declaration {
+  title: string
+  summary: string | null
+  severity: Severity
+  startedAt: Date
+  detectedAt: Date
+  commanderId: string
+  alertIds: string[]
+}
+
+/** Declares an incident in triage with its commander and alerts; answers its id. */
+export async function declareIncident(trx: Executor, actor: Actor, organizationId: string, declared: Declaration): Promise<string> {
+  const { title, summary, severity, commanderId, alertIds } = declared
+  const incidentId = await insertIncident(trx, {
+    organizationId,
+    title: title.trim(),
+    summary,
+    severity,
+    openedBy: 'person',
+    declaredBy: actor.userId,
+    startedAt: declared.startedAt,
+    detectedAt: declared.detectedAt,
+  })
+  await assignRole(trx, organizationId, incidentId, 'commander', commanderId, actor.userId)
+  const linked = await linkAlerts(
+    trx,
+    organizationId,
+    incidentId,
+    alertIds.map((alertId) => ({ alertId, rule: 'declared', score: 1, matched: {}, linkedBy: actor.userId })),
+  )
+  const entry = (kind: string, data: Record<string, unknown>) => timelineEntry(organizationId, incidentId, actor.userId, kind, data)
+  await addTimeline(trx, [
+    entry('declared', { title, severity }),
+    entry('role_assigned', { role: 'commander', userId: commanderId }),
+    ...linked.map((alertId) => entry('alert_linked', { alertId, rule: 'declared' })),
+  ])
+  const { context, entry: auditEntry } = incidentAuditOf(actor.audit, organizationId, incidentId)
+  await recordAudit(trx, context, {
+    ...auditEntry,
+    action: 'incident.declared',
+    after: { title, summary, severity, commanderId, alertIds: linked },
+  })
+  return incidentId
+}
+
+export interface IncidentEdit {
+  title?: string
+  summary?: string | null
+  severity?: Severity
+  status?: IncidentStatus
+}
+
+/**
+ * Changes title, summary, severity or status (409 for a move the state machine refuses); the
+ * incident works its alerts: leaving triage acknowledges them and stops their paging, resolving
+ * resolves them. Answers the incident as it is after (unchanged when nothing changed).
+ */
+export async function editIncident(
+  trx: Executor,
+  actor: Actor,
+  organizationId: string,
+  incidentId: string,
+  edit: IncidentEdit,
+): Promise<IncidentRow> {
+  const before = await incidentOrNotFound(trx, organizationId, incidentId, true)
+  const { status, severity, title, summary } = edit
+  const change = {
+    ...(title !== undefined ? { title: title.trim() } : {}),
+    ...(summary !== undefined ? { summary } : {}),
+    ...(severity !== undefined ? { severity } : {}),
+  }
+  const timeline: NewTimelineRow[] = []
+  const entry = (kind: string, data: Record<string, unknown>) => timelineEntry(organizationId, before.id, actor.userId, kind, data)
+  let milestones = {}
+  if (status !== undefined && status !== before.status) {
+    const refused = refusedTransition(before.status as IncidentStatus, status)
+    if (refused) throw new ConflictError(refused)
+    milestones = { status, ...milestonesAfter(before, status, new Date()) }
+    timeline.push(entry('status_changed', { from: before.status, to: status }))
+  }
+  if (severity !== undefined && severity !== before.severity)
+    timeline.push(entry('severity_changed', { from: before.severity, to: severity }))
+  if ((title !== undefined && change.title !== before.title) || (summary !== undefined && summary !== before.summary))
+    timeline.push(
+      entry('updated', { ...(title !== undefined ? { title: change.title } : {}), ...(summary !== undefined ? { summary } : {}) }),
+    )
+  if (timeline.length === 0) return before
+  await updateIncident(trx, organizationId, before.id, { ...change, ...milestones })
+  const settled = status === 'resolved' ? 'resolved' : status && status !== 'triage' ? 'acknowledged' : undefined
+  if (settled && status !== before.status) {
+    const alertIds = await settleIncidentAlerts(trx, organizationId, before.id, settled, actor.userId)
+    if (alertIds.length > 0) timeline.push(entry(settled === 'resolved' ? 'alerts_resolved' : 'alerts_acknowledged', { alertIds }))
+  }
+  await addTimeline(trx, timeline)
+  const after = await incidentOrNotFound(trx, organizationId, before.id)
+  const { context, entry: auditEntry } = incidentAuditOf(actor.audit, organizationId, before.id)
+  const fields = (row: IncidentRow) => ({ title: row.title, summary: row.summary, severity: row.severity, status: row.status })
+  await recordAudit(trx, context, { ...auditEntry, action: 'incident.updated', before: fields(before), after: fields(after) })
+  return after
+}
+
+/** A note or a status update by a person, on the timeline; answers the entry. */
+export async function addTimelineText(
+  trx: Executor,
+  actor: Actor,
+  organizationId: string,
+  incidentId: string,
+  kind: 'note' | 'status_update',
+  body: string,
+) {
+  const incident = await incidentOrNotFound(trx, organizationId, incidentId, true)
+  const [row] = await addTimeline(trx, [{ organizationId, incidentId: incident.id, kind, body, data: {}, authorId: actor.userId }])
+  const { context, entry } = incidentAuditOf(actor.audit, organizationId, incident.id)
+  await recordAudit(trx, context, {
+    ...entry,
+    action: kind === 'note' ? 'incident.note_added' : 'incident.status_update_added',
+    after: { body },
+  })
+  return row!
+}
+
+/** The actor joins the incident's responders (once; answers false when they were one). */
+export async function joinIncident(trx: Executor, actor: Actor, organizationId: string, incidentId: string, via: 'api' | 'chat') {
+  const incident = await incidentOrNotFound(trx, organizationId, incidentId, true)
+  const joined = await addResponder(trx, { organizationId, incidentId: incident.id, userId: actor.userId, via, addedBy: actor.userId })
+  if (!joined) return false
+  await addTimeline(trx, [timelineEntry(organizationId, incident.id, actor.userId, 'responder_joined', { userId: actor.userId, via })])
+  const { context, entry } = incidentAuditOf(actor.audit, organizationId, incident.id)
+  await recordAudit(trx, context, { ...entry, action: 'incident.responder_joined', after: { userId: actor.userId, via } })
+  return true
+}
