@@ -5,10 +5,12 @@ export { freePort } from './ports.js'
 export { startSmtpServer, type ReceivedMail, type RecipientReply, type SmtpServerOptions, type SmtpTestServer } from './smtp-server.js'
 export { startReplicaProcess, type ReplicaOptions, type ReplicaProcess } from './replica-process.js'
 export {
+  slackSignature,
   startSlackServer,
   startWebhookReceiver,
   type ReceivedRequest,
   type SlackPost,
+  type SlackResponse,
   type SlackTestServer,
   type WebhookReceiver,
 } from './chat-servers.js'

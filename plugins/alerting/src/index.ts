@@ -7,6 +7,7 @@ import { ANALYSIS_COMPLETED_QUEUE, postCompletedAnalysis } from './chat/analysis
 import { createChatDelivery } from './chat/delivery.js'
 import { CHECK_FAILED_QUEUE, CHECK_RECOVERED_QUEUE, onCheckFailed, onCheckRecovered } from './checks/check-alerts.js'
 import { chatIntegrationRoutes } from './chat/routes.js'
+import { chatInteractivity } from './chat-interactivity/index.js'
 import { createChatSender } from './chat/send.js'
 import { createOutboundClient } from './outbound/http.js'
 import { MEMBER_REMOVED_QUEUE, forgetMember } from './people/forget-member.js'
@@ -209,6 +210,12 @@ export const alertingSurface: FastifyPluginAsync<AlertingOptions> = async (app, 
   await app.register(outboundWebhookRoutes, { outbound: options.outbound })
   await app.register(workflowRoutes)
   await app.register(chatIntegrationRoutes, { outbound: options.outbound, sender: chatSender, productUrl: options.productUrl })
+  await app.register(chatInteractivity, {
+    escalator,
+    latestAnalysis: options.latestAnalysis,
+    productUrl: options.productUrl,
+    slackApiUrl: options.outbound.slackApiUrl,
+  })
 }
 
 export type { AnalysisStart, AnalysisStarter } from './workflows/runner.js'

@@ -3,6 +3,9 @@ import type { Database, Executor } from '@svc/db'
 import { ensureQueue, workEach, type JobQueue } from '@svc/jobs'
 import type { LatestAnalysisReader } from '../alerts/command-room.js'
 import type { AlertRow } from '../queries/alerts.js'
+import { alertControls } from '../chat-interactivity/cards.js'
+import { recordSlackMessage } from '../chat-interactivity/queries.js'
+import { incidentOfAlert } from '../incidents/queries.js'
 import { findChatIntegration } from '../queries/chat-integrations.js'
 import { queuedAttempt, settleAttempt } from '../queries/escalations.js'
 import type { ChatAlert } from './messages.js'
@@ -72,7 +75,25 @@ export function createChatDelivery(deps: ChatDeliveryDeps) {
     }
     const reason = `Escalation step ${queued.step + 1}${queued.round > 0 ? `, round ${queued.round + 1}` : ''}`
     try {
-      await sender.send(integration, await chatAlertOf(db, deps, queued.organizationId, queued, reason))
+      // A Slack app that can hear its buttons (a signing secret is set) gets them on the page,
+      // and the message is kept so pressing one can rewrite it.
+      const interactive = integration.kind === 'slack_bot' && integration.signingSecret !== null
+      const controls = interactive
+        ? alertControls({
+            alertId: queued.id,
+            status: queued.status,
+            acknowledgedBy: null,
+            inIncident: (await incidentOfAlert(db, queued.organizationId, queued.id)) !== undefined,
+          })
+        : undefined
+      const posted = await sender.send(integration, await chatAlertOf(db, deps, queued.organizationId, queued, reason), controls)
+      if (posted && interactive)
+        await recordSlackMessage(db, {
+          organizationId: queued.organizationId,
+          integrationId: integration.id,
+          ...posted,
+          alertId: queued.id,
+        })
       await settleAttempt(db, attemptId, 'sent', null)
     } catch (error) {
       const failure = error instanceof ChatFailure ? error : new ChatFailure((error as Error).message, false)

@@ -16,6 +16,7 @@ import {
   updateChatIntegration,
   type ChatIntegrationRow,
 } from '../queries/chat-integrations.js'
+import { slackCommandPath, slackInteractivityPath } from '../chat-interactivity/paths.js'
 import type { ChatSender } from './send.js'
 
 const tags = ['chat']
@@ -34,6 +35,14 @@ const BotToken = Type.String({
   description: 'A Slack bot token (slack_bot); never answered',
 })
 const Channel = Type.String({ minLength: 1, maxLength: 100, description: 'The Slack channel id or name (slack_bot)' })
+const SigningSecret = Type.String({
+  pattern: '^[A-Za-z0-9]{16,128}$',
+  description:
+    'The Slack app’s signing secret (slack_bot): with it, pages and incidents carry buttons and `/incident` works; never answered',
+})
+const IncidentChannels = Type.Boolean({
+  description: 'slack_bot with a signing secret: every new incident gets a channel of its own (conversations.create), its people invited',
+})
 
 const ChatIntegration = Type.Object(
   {
@@ -42,6 +51,18 @@ const ChatIntegration = Type.Object(
     kind: Type.Enum(kinds, { description: 'slack, teams, discord: incoming webhooks; slack_bot: Slack’s Web API (chat.postMessage)' }),
     target: Type.String({ description: 'Where it posts, without its credential: the webhook’s host, or the Slack channel' }),
     enabled: Type.Boolean(),
+    interactive: Type.Boolean({ description: 'A signing secret is set: buttons and the slash command work' }),
+    incidentChannels: Type.Boolean(),
+    slack: Type.Union(
+      [
+        Type.Object({
+          interactivityUrl: Type.String({ description: 'Paste as the Slack app’s Interactivity Request URL' }),
+          commandUrl: Type.String({ description: 'Paste as the Request URL of the app’s `/incident` slash command' }),
+        }),
+        Type.Null(),
+      ],
+      { description: 'slack_bot: where the Slack app sends button presses and slash commands' },
+    ),
     createdBy: Type.Union([Type.String({ format: 'uuid' }), Type.Null()]),
     createdAt: Timestamp,
     updatedAt: Timestamp,
@@ -56,6 +77,8 @@ const CreateIntegration = Type.Object(
     webhookUrl: Type.Optional(WebhookUrl),
     botToken: Type.Optional(BotToken),
     channel: Type.Optional(Channel),
+    signingSecret: Type.Optional(SigningSecret),
+    incidentChannels: Type.Optional(IncidentChannels),
     enabled: Type.Optional(Type.Boolean()),
   },
   { additionalProperties: false },
@@ -66,6 +89,8 @@ const UpdateIntegration = Type.Object(
     webhookUrl: Type.Optional(WebhookUrl),
     botToken: Type.Optional(BotToken),
     channel: Type.Optional(Channel),
+    signingSecret: Type.Optional(Type.Union([SigningSecret, Type.Null()], { description: 'null turns buttons and the command off' })),
+    incidentChannels: Type.Optional(IncidentChannels),
     enabled: Type.Optional(Type.Boolean()),
   },
   { additionalProperties: false, minProperties: 1 },
@@ -80,12 +105,21 @@ function targetOf(row: ChatIntegrationRow): string {
   }
 }
 
-const body = (row: ChatIntegrationRow) => ({
+const bodyOf = (productUrl: string) => (row: ChatIntegrationRow) => ({
   id: row.id,
   name: row.name,
   kind: row.kind as (typeof kinds)[number],
   target: targetOf(row),
   enabled: row.enabled,
+  interactive: row.signingSecret !== null,
+  incidentChannels: row.incidentChannels,
+  slack:
+    row.kind === 'slack_bot'
+      ? {
+          interactivityUrl: `${productUrl}${slackInteractivityPath(row.id)}`,
+          commandUrl: `${productUrl}${slackCommandPath(row.id)}`,
+        }
+      : null,
   createdBy: row.createdBy,
   createdAt: row.createdAt.toISOString(),
   updatedAt: row.updatedAt.toISOString(),
@@ -98,6 +132,8 @@ const audited = (row: ChatIntegrationRow) => ({
   target: targetOf(row),
   enabled: row.enabled,
   webhookUrl: row.webhookUrl ? 'set' : null,
+  signingSecret: row.signingSecret ? 'set' : null,
+  incidentChannels: row.incidentChannels,
 })
 
 export interface ChatRouteOptions {
@@ -113,6 +149,7 @@ export interface ChatRouteOptions {
  */
 export const chatIntegrationRoutes: FastifyPluginAsyncTypebox<ChatRouteOptions> = async (app, { outbound, sender, productUrl }) => {
   const db = app.database.db
+  const body = bodyOf(productUrl)
   const viewer = app.requireProductRole('alerting', 'viewer')
   const manager = app.requireProductRole('alerting', 'manager')
   const integrationOf = async (executor: Executor, organizationId: string, id: string, forUpdate = false) => {
@@ -181,15 +218,25 @@ export const chatIntegrationRoutes: FastifyPluginAsyncTypebox<ChatRouteOptions> 
     },
     async (request, reply) => {
       const { organizationId } = membershipOf(request)
-      const { kind, webhookUrl, botToken, channel, enabled = true } = request.body
+      const { kind, webhookUrl, botToken, channel, signingSecret, incidentChannels = false, enabled = true } = request.body
       const name = request.body.name.trim()
       if (kind === 'slack_bot') {
         if (!botToken) throw invalidField('botToken', 'is required for slack_bot')
         if (!channel) throw invalidField('channel', 'is required for slack_bot')
         if (webhookUrl) throw invalidField('webhookUrl', 'is not used by slack_bot')
+        if (incidentChannels && !signingSecret) throw invalidField('incidentChannels', 'needs a signingSecret')
       } else {
         if (!webhookUrl) throw invalidField('webhookUrl', `is required for ${kind}`)
-        if (botToken || channel) throw invalidField(botToken ? 'botToken' : 'channel', `is not used by ${kind}`)
+        const slackOnly = botToken
+          ? 'botToken'
+          : channel
+            ? 'channel'
+            : signingSecret
+              ? 'signingSecret'
+              : incidentChannels
+                ? 'incidentChannels'
+                : undefined
+        if (slackOnly) throw invalidField(slackOnly, `is not used by ${kind}`)
         await checkUrl(webhookUrl)
       }
       const created = await db.transaction().execute(async (trx) => {
@@ -201,6 +248,8 @@ export const chatIntegrationRoutes: FastifyPluginAsyncTypebox<ChatRouteOptions> 
           webhookUrl: webhookUrl ?? null,
           botToken: botToken ?? null,
           channel: channel ?? null,
+          signingSecret: signingSecret ?? null,
+          incidentChannels,
           enabled,
           createdBy: request.user.userId,
         })
@@ -229,15 +278,27 @@ export const chatIntegrationRoutes: FastifyPluginAsyncTypebox<ChatRouteOptions> 
     },
     async (request) => {
       const { organizationId } = membershipOf(request)
-      const { webhookUrl, botToken, channel, enabled } = request.body
+      const { webhookUrl, botToken, channel, signingSecret, incidentChannels, enabled } = request.body
       const name = request.body.name?.trim()
       // DNS is not resolved while the row is locked.
       if (webhookUrl) await checkUrl(webhookUrl)
       const updated = await db.transaction().execute(async (trx) => {
         const before = await integrationOf(trx, organizationId, request.params.integrationId, true)
         if (before.kind === 'slack_bot' && webhookUrl) throw invalidField('webhookUrl', 'is not used by slack_bot')
-        if (before.kind !== 'slack_bot' && (botToken || channel))
-          throw invalidField(botToken ? 'botToken' : 'channel', `is not used by ${before.kind}`)
+        if (before.kind !== 'slack_bot') {
+          const slackOnly = botToken
+            ? 'botToken'
+            : channel
+              ? 'channel'
+              : signingSecret !== undefined
+                ? 'signingSecret'
+                : incidentChannels !== undefined
+                  ? 'incidentChannels'
+                  : undefined
+          if (slackOnly) throw invalidField(slackOnly, `is not used by ${before.kind}`)
+        }
+        const secretAfter = signingSecret === undefined ? before.signingSecret : signingSecret
+        if ((incidentChannels ?? before.incidentChannels) && !secretAfter) throw invalidField('incidentChannels', 'needs a signingSecret')
         if (name && (await chatNameTaken(trx, organizationId, name, before.id)))
           throw new ConflictError(`a chat integration named ${name} exists`)
         const after = await updateChatIntegration(trx, organizationId, before.id, {
@@ -245,6 +306,8 @@ export const chatIntegrationRoutes: FastifyPluginAsyncTypebox<ChatRouteOptions> 
           ...(webhookUrl ? { webhookUrl } : {}),
           ...(botToken ? { botToken } : {}),
           ...(channel ? { channel } : {}),
+          ...(signingSecret !== undefined ? { signingSecret } : {}),
+          ...(incidentChannels !== undefined ? { incidentChannels } : {}),
           ...(enabled !== undefined ? { enabled } : {}),
         })
         if (!after) throw new NotFoundError('chat integration')
@@ -252,7 +315,7 @@ export const chatIntegrationRoutes: FastifyPluginAsyncTypebox<ChatRouteOptions> 
           ...entry(organizationId, before.id),
           action: 'chat_integration.updated',
           before: audited(before),
-          after: { ...audited(after), ...(webhookUrl || botToken ? { credential: 'replaced' } : {}) },
+          after: { ...audited(after), ...(webhookUrl || botToken || signingSecret ? { credential: 'replaced' } : {}) },
         })
         return after
       })

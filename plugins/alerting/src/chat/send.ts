@@ -1,7 +1,8 @@
-import { ErrorCode, LogLevel, WebClient, type WebAPIPlatformError } from '@slack/web-api'
+import type { Block } from '@slack/web-api'
 import type { ChatIntegrationRow } from '../queries/chat-integrations.js'
 import { TargetRefused, type OutboundClient } from '../outbound/http.js'
 import { discordMessage, slackMessage, teamsMessage, type ChatMessage } from './messages.js'
+import { TRANSIENT_SLACK_ERRORS, slackClient, slackErrorOf } from './slack-client.js'
 
 /** A message that did not reach the chat; `permanent` when trying again cannot help. */
 export class ChatFailure extends Error {
@@ -20,29 +21,35 @@ export type ChatSender = ReturnType<typeof createChatSender>
  * non-public targets unless allowed), Slack's Web API through its SDK (`@slack/web-api`).
  */
 export function createChatSender({ outbound, slackApiUrl }: { outbound: OutboundClient; slackApiUrl?: string | undefined }) {
-  async function postToSlackApi(integration: ChatIntegrationRow, message: ChatMessage) {
-    // One attempt per job: retries are pg-boss's, with its backoff.
-    const client = new WebClient(integration.botToken ?? '', {
-      ...(slackApiUrl ? { slackApiUrl } : {}),
-      retryConfig: { retries: 0 },
-      logLevel: LogLevel.ERROR,
-      timeout: 10_000,
-    })
+  async function postToSlackApi(integration: ChatIntegrationRow, message: ChatMessage, blocks?: object[]) {
+    const client = slackClient(integration.botToken ?? '', slackApiUrl)
+    const body = slackMessage(message)
     try {
-      await client.chat.postMessage({ channel: integration.channel ?? '', ...slackMessage(message) })
+      const posted = await client.chat.postMessage({
+        channel: integration.channel ?? '',
+        ...body,
+        // Our blocks are Block Kit JSON built by messages.ts; the SDK's types are a union we do not restate.
+        blocks: [...body.blocks, ...(blocks ?? [])] as Block[],
+      })
+      return { channel: posted.channel ?? integration.channel ?? '', ts: posted.ts ?? '' }
     } catch (error) {
-      const failure = error as { code?: string; message: string }
-      if (failure.code === ErrorCode.PlatformError) {
-        const slack = (error as WebAPIPlatformError).data.error
-        throw new ChatFailure(`slack: ${slack}`, !['ratelimited', 'internal_error', 'fatal_error', 'service_unavailable'].includes(slack))
-      }
-      throw new ChatFailure(`slack: ${failure.message}`, false)
+      const slack = slackErrorOf(error)
+      if (slack) throw new ChatFailure(`slack: ${slack}`, !TRANSIENT_SLACK_ERRORS.has(slack))
+      throw new ChatFailure(`slack: ${(error as Error).message}`, false)
     }
   }
 
   return {
-    async send(integration: ChatIntegrationRow, message: ChatMessage): Promise<void> {
-      if (integration.kind === 'slack_bot') return postToSlackApi(integration, message)
+    /**
+     * Posts the message; through Slack's Web API with `blocks` added after its own (buttons), and
+     * answers where it landed so it can be rewritten later.
+     */
+    async send(
+      integration: ChatIntegrationRow,
+      message: ChatMessage,
+      blocks?: object[],
+    ): Promise<{ channel: string; ts: string } | undefined> {
+      if (integration.kind === 'slack_bot') return postToSlackApi(integration, message, blocks)
       const payload =
         integration.kind === 'slack'
           ? slackMessage(message)
@@ -55,7 +62,7 @@ export function createChatSender({ outbound, slackApiUrl }: { outbound: Outbound
       } catch (error) {
         throw new ChatFailure(`${integration.kind}: ${(error as Error).message}`, error instanceof TargetRefused)
       }
-      if (answer.status >= 200 && answer.status < 300) return
+      if (answer.status >= 200 && answer.status < 300) return undefined
       const permanent = answer.status < 500 && answer.status !== 429 && answer.status !== 408
       throw new ChatFailure(
         `${integration.kind} answered ${answer.status}${answer.body ? `: ${answer.body.slice(0, 200)}` : ''}`,

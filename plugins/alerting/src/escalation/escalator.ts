@@ -5,7 +5,14 @@ import { createPoller } from '../poller.js'
 import { alertsByIds, findAlert, recordAlertEvent, type AlertRow } from '../queries/alerts.js'
 import { pagingAlertOfIncident } from '../incidents/queries.js'
 import { findPolicy } from '../queries/escalation-policies.js'
-import { claimPendingEscalations, claimStep, heldBySilence, lockOrCreateEscalation, setEscalation } from '../queries/escalations.js'
+import {
+  claimPendingEscalations,
+  claimStep,
+  findEscalation,
+  heldBySilence,
+  lockOrCreateEscalation,
+  setEscalation,
+} from '../queries/escalations.js'
 import { silenceEnd, silencesInForce } from '../queries/silences.js'
 import { pageStep, pagingReads, type PagingDeps } from './page.js'
 import { createStepWrites } from './step-writes.js'
@@ -47,6 +54,11 @@ export interface Escalator {
    * instead.
    */
   escalateWith(trx: Executor, alert: AlertRow & { organizationId: string }, policyId: string): Promise<{ started: boolean; detail: string }>
+  /**
+   * Pages the alert's next step now rather than when its delay ends (a responder's "escalate"):
+   * answers what happened, or why nothing did (not escalating, acknowledged, no step left).
+   */
+  escalateNow(organizationId: string, alertId: string): Promise<{ escalated: boolean; detail: string }>
   /** Lets the messages an `escalateWith` queued go out now; call after its transaction commits. */
   afterCommit(): void
   /** Look for new escalations now rather than at the next poll; call after an ingest that created alerts. */
@@ -319,6 +331,20 @@ export function createEscalator(deps: EscalatorDeps): Escalator {
       await begin(trx, view, alert.organizationId, alert.id, policyId)
       await view.writes.flush(trx)
       return { started: true, detail: 'escalation started: its first step paged' }
+    },
+    async escalateNow(organizationId, alertId) {
+      const current = await findEscalation(db, organizationId, alertId)
+      if (!current) return { escalated: false, detail: 'the alert does not escalate' }
+      if (current.state !== 'active') return { escalated: false, detail: `the alert's escalation is ${current.state}` }
+      // The step at the escalation's position is the one its delay holds back; taking its turn
+      // now (compare-and-set) leaves the job waiting for it nothing to do.
+      const position = { alertId, round: current.round, step: current.step }
+      await runStep(position)
+      const after = await findEscalation(db, organizationId, alertId)
+      const moved = after !== undefined && (after.round !== current.round || after.step !== current.step || after.state !== 'active')
+      return moved
+        ? { escalated: true, detail: `step ${current.step + 1}${current.round > 0 ? ` of round ${current.round + 1}` : ''} paged now` }
+        : { escalated: false, detail: 'the escalation moved on meanwhile' }
     },
     afterCommit: queued,
     wakeSilences() {

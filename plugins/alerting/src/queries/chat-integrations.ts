@@ -1,7 +1,20 @@
 import { sql } from 'kysely'
 import { paged, type Executor, type Page } from '@svc/db'
 
-const columns = ['id', 'name', 'kind', 'webhookUrl', 'botToken', 'channel', 'enabled', 'createdBy', 'createdAt', 'updatedAt'] as const
+const columns = [
+  'id',
+  'name',
+  'kind',
+  'webhookUrl',
+  'botToken',
+  'channel',
+  'signingSecret',
+  'incidentChannels',
+  'enabled',
+  'createdBy',
+  'createdAt',
+  'updatedAt',
+] as const
 
 function integrationsOf(db: Executor, organizationId: string) {
   return db.selectFrom('divinux.chatIntegrations').where('organizationId', '=', organizationId)
@@ -46,6 +59,8 @@ export interface ChatIntegrationValues {
   webhookUrl: string | null
   botToken: string | null
   channel: string | null
+  signingSecret: string | null
+  incidentChannels: boolean
   enabled: boolean
 }
 
