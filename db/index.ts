@@ -44,6 +44,7 @@ import * as runnerHeartbeats from './migrations/0042_runner_heartbeats.js'
 import * as incidents from './migrations/0043_incidents.js'
 import * as incidentCorrelation from './migrations/0044_incident_correlation.js'
 import * as slackInteractivity from './migrations/0045_slack_interactivity.js'
+import * as repage from './migrations/0046_repage.js'
 
 /**
  * Every migration, in order, listed by hand rather than found by scanning a folder, so a
@@ -95,4 +96,5 @@ export const migrations: Record<string, Migration> = {
   '0043_incidents': incidents,
   '0044_incident_correlation': incidentCorrelation,
   '0045_slack_interactivity': slackInteractivity,
+  '0046_repage': repage,
 }

@@ -410,6 +410,7 @@ export interface DivinuxDeployEvents {
 }
 
 export interface DivinuxEscalationPolicies {
+  ackTimeoutMinutes: number | null;
   createdAt: Generated<Timestamp>;
   createdBy: string | null;
   description: string | null;
@@ -492,6 +493,7 @@ export interface DivinuxIncidents {
   organizationId: string;
   resolvedAt: Timestamp | null;
   severity: string;
+  snoozedUntil: Timestamp | null;
   startedAt: Generated<Timestamp>;
   status: Generated<string>;
   summary: string | null;

@@ -24,6 +24,7 @@ import { escalationPolicyRoutes } from './escalation/policy-routes.js'
 import { correlationRoutes } from './correlation/routes.js'
 import { incidentRoutes } from './incidents/routes.js'
 import { incidentCommandRoomRoutes } from './incidents/command-room-routes.js'
+import { incidentPagingRoutes } from './incidents/paging-routes.js'
 import { regroupRoutes } from './incidents/regroup-routes.js'
 import { relatedRoutes } from './incidents/related-routes.js'
 import { commandRoomRoutes, type LatestAnalysisReader } from './alerts/command-room.js'
@@ -193,6 +194,7 @@ export const alertingSurface: FastifyPluginAsync<AlertingOptions> = async (app, 
   await app.register(commandRoomRoutes, { latestAnalysis: options.latestAnalysis })
   await app.register(incidentRoutes)
   await app.register(regroupRoutes)
+  await app.register(incidentPagingRoutes)
   await app.register(incidentCommandRoomRoutes, { latestAnalysis: options.latestAnalysis })
   await app.register(relatedRoutes)
   await app.register(correlationRoutes)

@@ -2,10 +2,11 @@ import type { FastifyBaseLogger } from 'fastify'
 import type { Database, Executor } from '@svc/db'
 import { ensureQueue, inTransaction, workEach, type JobQueue } from '@svc/jobs'
 import { createPoller } from '../poller.js'
-import { alertsByIds, findAlert, recordAlertEvent, type AlertRow } from '../queries/alerts.js'
-import { pagingAlertOfIncident } from '../incidents/queries.js'
+import { alertsByIds, findAlert, recordAlertEvent, reopenAcknowledgedAlert, type AlertRow } from '../queries/alerts.js'
+import { addTimeline, pagingAlertOfIncident, repageContextOf, updateIncident } from '../incidents/queries.js'
 import { findPolicy } from '../queries/escalation-policies.js'
 import {
+  claimDueRepages,
   claimPendingEscalations,
   claimStep,
   findEscalation,
@@ -61,6 +62,8 @@ export interface Escalator {
   escalateNow(organizationId: string, alertId: string): Promise<{ escalated: boolean; detail: string }>
   /** Lets the messages an `escalateWith` queued go out now; call after its transaction commits. */
   afterCommit(): void
+  /** Look for acknowledged alerts due to page again now (a snooze was set to end at once). */
+  wakeRepages(): void
   /** Look for new escalations now rather than at the next poll; call after an ingest that created alerts. */
   wake(): void
   /** Let go of a silence's alerts now rather than at the next poll; call after ending a silence commits. */
@@ -69,6 +72,8 @@ export interface Escalator {
   stop(): Promise<void>
 }
 
+/** How often each replica looks for acknowledged alerts due to page again (timeouts are minutes long). */
+const REPAGE_POLL_MS = 5_000
 /** How often each replica looks for escalations written with new alerts (it is also woken at once by ingestion). */
 const POLL_MS = 1_000
 const BATCH = 50
@@ -266,6 +271,55 @@ export function createEscalator(deps: EscalatorDeps): Escalator {
     return taken
   }
 
+  /**
+   * Pages again the acknowledged alerts whose time came (decision 0019, "Paging again"): the
+   * policy's acknowledgement timeout, or the snooze of their incident. The alert is open again
+   * (event `reopened`), its open incident back in triage (timeline `repaged`), and its escalation
+   * starts over from the first step, unless another alert of the incident escalates already.
+   */
+  async function repageDue(): Promise<number> {
+    const { taken, paged } = await db.transaction().execute(async (trx) => {
+      const due = await claimDueRepages(trx, BATCH)
+      const view = transactionView(trx, new Date())
+      let paged = false
+      for (const row of due) {
+        if (row.status !== 'acknowledged' || !row.policyId) {
+          await setEscalation(trx, row.alertId, { state: row.status === 'resolved' ? 'resolved' : 'acknowledged', nextAt: null })
+          continue
+        }
+        const incident = await repageContextOf(trx, row.organizationId, row.alertId)
+        // A snooze moved the re-page time to its end, so a snoozed incident's alert re-pages when it ends.
+        const snoozed = incident?.snoozedUntil != null
+        const reason = snoozed ? 'the incident’s snooze ended' : 'its acknowledgement timed out'
+        await reopenAcknowledgedAlert(trx, row.organizationId, row.alertId)
+        await recordAlertEvent(trx, row.organizationId, row.alertId, 'reopened', { reason })
+        if (incident) {
+          await updateIncident(trx, row.organizationId, incident.id, { status: 'triage', ...(snoozed ? { snoozedUntil: null } : {}) })
+          await addTimeline(trx, [
+            {
+              organizationId: row.organizationId,
+              incidentId: incident.id,
+              kind: 'repaged',
+              body: null,
+              data: { alertId: row.alertId, reason },
+              authorId: null,
+            },
+          ])
+        }
+        if (incident?.escalatingAlertId) {
+          const note = `grouped into INC-${incident.number}, paged through alert ${incident.escalatingAlertId}`
+          await setEscalation(trx, row.alertId, { state: 'grouped', nextAt: null, note })
+          continue
+        }
+        if (await begin(trx, view, row.organizationId, row.alertId, row.policyId)) paged = true
+      }
+      await view.writes.flush(trx)
+      return { taken: due.length, paged }
+    })
+    if (paged) queued()
+    return taken
+  }
+
   async function runStep(job: StepJob): Promise<void> {
     const paged = await db.transaction().execute(async (trx) => {
       const claimed = await claimStep(trx, job)
@@ -315,6 +369,16 @@ export function createEscalator(deps: EscalatorDeps): Escalator {
     },
   })
 
+  const repager = createPoller({
+    intervalMs: REPAGE_POLL_MS,
+    log,
+    what: 'paging acknowledged alerts again',
+    async round() {
+      const taken = await repageDue()
+      return { more: taken === BATCH }
+    },
+  })
+
   const ESCALATING = new Set(['pending', 'active', 'silenced'])
 
   return {
@@ -351,6 +415,7 @@ export function createEscalator(deps: EscalatorDeps): Escalator {
       if (silenceWorker) jobs.notifyWorker(silenceWorker)
     },
     wake: () => starter.wake(),
+    wakeRepages: () => repager.wake(),
     async start() {
       await ensureQueue(jobs, STEP_QUEUE, { retryLimit: 5, retryDelay: 5, retryBackoff: true, expireInSeconds: 5 * 60 })
       await workEach<StepJob>(jobs, STEP_QUEUE, { batchSize: 10, pollingIntervalSeconds: POLLING_INTERVAL_SECONDS }, (job) =>
@@ -365,9 +430,11 @@ export function createEscalator(deps: EscalatorDeps): Escalator {
         },
       )
       starter.start()
+      repager.start()
     },
     async stop() {
       await starter.stop()
+      await repager.stop()
       await jobs.offWork(STEP_QUEUE)
       await jobs.offWork(SILENCE_END_QUEUE)
       silenceWorker = undefined

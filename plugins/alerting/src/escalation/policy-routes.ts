@@ -29,6 +29,7 @@ function policyFields(row: PolicyRow) {
     name: row.name,
     description: row.description,
     repeat: row.repeatCount,
+    ackTimeoutMinutes: row.ackTimeoutMinutes,
     createdBy: row.createdBy,
     createdAt: row.createdAt.toISOString(),
     updatedAt: row.updatedAt.toISOString(),
@@ -37,7 +38,13 @@ function policyFields(row: PolicyRow) {
 }
 
 const policyBody = (row: PolicyRow) => ({ ...policyFields(row), steps: stepsOf(row) })
-const policyState = (row: PolicyRow) => ({ name: row.name, description: row.description, repeat: row.repeatCount, steps: row.steps })
+const policyState = (row: PolicyRow) => ({
+  name: row.name,
+  description: row.description,
+  repeat: row.repeatCount,
+  ackTimeoutMinutes: row.ackTimeoutMinutes,
+  steps: row.steps,
+})
 
 /**
  * Escalation policies (issue 14): who is paged, in which order, and how long each step waits
@@ -104,7 +111,7 @@ export const escalationPolicyRoutes: FastifyPluginAsyncTypebox = async (app) => 
     },
     async (request, reply) => {
       const { organizationId } = membershipOf(request)
-      const { steps, repeat = 0, description = null } = request.body
+      const { steps, repeat = 0, description = null, ackTimeoutMinutes = null } = request.body
       const name = request.body.name.trim()
       const created = await db.transaction().execute(async (trx) => {
         await checkTargets(trx, organizationId, steps)
@@ -114,6 +121,7 @@ export const escalationPolicyRoutes: FastifyPluginAsyncTypebox = async (app) => 
           name,
           description,
           repeatCount: repeat,
+          ackTimeoutMinutes,
           steps: steps,
           createdBy: request.user.userId,
         })
@@ -143,11 +151,12 @@ export const escalationPolicyRoutes: FastifyPluginAsyncTypebox = async (app) => 
     },
     async (request) => {
       const { organizationId } = membershipOf(request)
-      const { steps, repeat, name, description } = request.body
+      const { steps, repeat, name, description, ackTimeoutMinutes } = request.body
       const change = {
         ...(name ? { name: name.trim() } : {}),
         ...(description !== undefined ? { description } : {}),
         ...(repeat !== undefined ? { repeatCount: repeat } : {}),
+        ...(ackTimeoutMinutes !== undefined ? { ackTimeoutMinutes } : {}),
         ...(steps ? { steps: steps } : {}),
       }
       return policyBody(

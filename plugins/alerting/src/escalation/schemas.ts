@@ -42,8 +42,19 @@ const Repeat = Type.Integer({
   description: `How many more times the steps run from the first after the last, unacknowledged (0 to ${MAX_REPEATS})`,
 })
 
+const AckTimeout = Type.Union([Type.Integer({ minimum: 1, maximum: 1440 }), Type.Null()], {
+  description:
+    'Minutes an acknowledged alert (or incident) may stay unresolved before it is open again and pages from the first step; null (the default): never',
+})
+
 export const CreatePolicy = Type.Object(
-  { name: Name, description: Type.Optional(NullableString({ maxLength: 1000 })), repeat: Type.Optional(Repeat), steps: Steps },
+  {
+    name: Name,
+    description: Type.Optional(NullableString({ maxLength: 1000 })),
+    repeat: Type.Optional(Repeat),
+    ackTimeoutMinutes: Type.Optional(AckTimeout),
+    steps: Steps,
+  },
   { additionalProperties: false },
 )
 export type CreatePolicy = Static<typeof CreatePolicy>
@@ -53,6 +64,7 @@ export const UpdatePolicy = Type.Object(
     name: Type.Optional(Name),
     description: Type.Optional(NullableString({ maxLength: 1000 })),
     repeat: Type.Optional(Repeat),
+    ackTimeoutMinutes: Type.Optional(AckTimeout),
     steps: Type.Optional(Steps),
   },
   { additionalProperties: false, minProperties: 1 },
@@ -63,6 +75,7 @@ const policyFields = {
   name: Type.String(),
   description: Type.Union([Type.String(), Type.Null()]),
   repeat: Type.Integer(),
+  ackTimeoutMinutes: Type.Union([Type.Integer(), Type.Null()]),
   createdBy: Type.Union([Type.String({ format: 'uuid' }), Type.Null()]),
   createdAt: Timestamp,
   updatedAt: Timestamp,

@@ -31,6 +31,7 @@ export function summaryBody(row: IncidentRow) {
     openedBy: row.openedBy as 'person' | 'alert',
     declaredBy: row.declaredBy,
     mergedInto: row.mergedInto,
+    snoozedUntil: iso(row.snoozedUntil),
     alertCount: row.alertCount ?? 0,
     startedAt: row.startedAt.toISOString(),
     detectedAt: row.detectedAt.toISOString(),

@@ -10,6 +10,7 @@ import {
   insertIncident,
   linkAlerts,
   settleIncidentAlerts,
+  snoozeIncidentAlerts,
   updateIncident,
   type IncidentRow,
   type NewTimelineRow,
@@ -112,7 +113,9 @@ export async function editIncident(
       entry('updated', { ...(title !== undefined ? { title: change.title } : {}), ...(summary !== undefined ? { summary } : {}) }),
     )
   if (timeline.length === 0) return before
-  await updateIncident(trx, organizationId, before.id, { ...change, ...milestones })
+  // A resolved incident has nothing to page again for.
+  const unsnoozed = status === 'resolved' && before.snoozedUntil ? { snoozedUntil: null } : {}
+  await updateIncident(trx, organizationId, before.id, { ...change, ...milestones, ...unsnoozed })
   const settled = status === 'resolved' ? 'resolved' : status && status !== 'triage' ? 'acknowledged' : undefined
   if (settled && status !== before.status) {
     const alertIds = await settleIncidentAlerts(trx, organizationId, before.id, settled, actor.userId)
@@ -144,6 +147,29 @@ export async function addTimelineText(
     after: { body },
   })
   return row!
+}
+
+/**
+ * Snoozes an acknowledged incident until `until`: its acknowledged alerts page again then (from
+ * their policy's first step) and it goes back to triage, as PagerDuty's snooze does. 409 for an
+ * incident in triage or resolved, or one none of whose alerts would page again.
+ */
+export async function snoozeIncident(trx: Executor, actor: Actor, organizationId: string, incidentId: string, until: Date) {
+  const incident = await incidentOrNotFound(trx, organizationId, incidentId, true)
+  const reference = `INC-${incident.number}`
+  if (incident.status === 'triage') throw new ConflictError(`${reference} is in triage: acknowledge it before snoozing it`)
+  if (incident.status === 'resolved') throw new ConflictError(`${reference} is resolved: there is nothing to snooze`)
+  const alerts = await snoozeIncidentAlerts(trx, organizationId, incident.id, until)
+  if (alerts === 0) throw new ConflictError(`none of the alerts of ${reference} pages anyone: snoozing it would re-page no one`)
+  await updateIncident(trx, organizationId, incident.id, { snoozedUntil: until })
+  await addTimeline(trx, [timelineEntry(organizationId, incident.id, actor.userId, 'snoozed', { until: until.toISOString(), alerts })])
+  const { context, entry } = incidentAuditOf(actor.audit, organizationId, incident.id)
+  await recordAudit(trx, context, {
+    ...entry,
+    action: 'incident.snoozed',
+    before: { snoozedUntil: incident.snoozedUntil?.toISOString() ?? null },
+    after: { snoozedUntil: until.toISOString() },
+  })
 }
 
 /** The actor joins the incident's responders (once; answers false when they were one). */

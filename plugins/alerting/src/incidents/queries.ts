@@ -1,5 +1,6 @@
 import { sql } from 'kysely'
 import { jsonb, lockUntilCommit, paged, type Executor, type Page } from '@svc/db'
+import { ackTimeoutFromNow } from '../queries/escalations.js'
 import type { IncidentStatus, Severity } from './model.js'
 
 // The incident tables are the alerting surface's (scripts/test/surface-tables.test.ts); every
@@ -20,6 +21,7 @@ const incidentColumns = [
   'i.mitigatedAt',
   'i.resolvedAt',
   'i.mergedInto',
+  'i.snoozedUntil',
   'i.createdAt',
   'i.updatedAt',
 ] as const
@@ -93,6 +95,7 @@ export interface IncidentChange {
   acknowledgedAt?: Date | null
   mitigatedAt?: Date | null
   resolvedAt?: Date | null
+  snoozedUntil?: Date | null
 }
 
 export async function updateIncident(trx: Executor, organizationId: string, incidentId: string, change: IncidentChange): Promise<void> {
@@ -251,6 +254,44 @@ export async function incidentOfAlert(db: Executor, organizationId: string, aler
     .where('l.organizationId', '=', organizationId)
     .where('l.alertId', '=', alertId)
     .executeTakeFirst()
+}
+
+/**
+ * What paging an alert again needs of its incident: the incident (if open) and whether another
+ * of its alerts is escalating now (then this one need page no one).
+ */
+export async function repageContextOf(db: Executor, organizationId: string, alertId: string) {
+  const incident = await db
+    .selectFrom('divinux.incidentAlerts as l')
+    .innerJoin('divinux.incidents as i', 'i.id', 'l.incidentId')
+    .select(['i.id', 'i.number', 'i.status', 'i.snoozedUntil'])
+    .where('l.organizationId', '=', organizationId)
+    .where('l.alertId', '=', alertId)
+    .where('i.status', '<>', 'resolved')
+    .executeTakeFirst()
+  if (!incident) return undefined
+  const escalating = await db
+    .selectFrom('divinux.incidentAlerts as l')
+    .innerJoin('divinux.alertEscalations as e', 'e.alertId', 'l.alertId')
+    .select('l.alertId')
+    .where('l.organizationId', '=', organizationId)
+    .where('l.incidentId', '=', incident.id)
+    .where('l.alertId', '<>', alertId)
+    .where('e.state', '=', 'active')
+    .limit(1)
+    .executeTakeFirst()
+  return { ...incident, escalatingAlertId: escalating?.alertId }
+}
+
+/** Pages the incident's acknowledged alerts again at `until` (their acknowledgement's re-page time); answers how many. */
+export async function snoozeIncidentAlerts(trx: Executor, organizationId: string, incidentId: string, until: Date): Promise<number> {
+  const snoozed = await sql<{ alertId: string }>`
+    update divinux.alert_escalations e set next_at = ${until}, updated_at = now()
+    from divinux.incident_alerts l
+    where l.alert_id = e.alert_id and l.incident_id = ${incidentId} and l.organization_id = ${organizationId}
+      and e.organization_id = ${organizationId} and e.state = 'acknowledged' and e.policy_id is not null
+    returning e.alert_id as "alertId"`.execute(trx)
+  return snoozed.rows.length
 }
 
 export interface NewTimelineRow {
@@ -489,9 +530,11 @@ export async function settleIncidentAlerts(
     trx,
   )
   // In the same transaction: a step that runs after this commits pages no one.
-  const ending = to === 'acknowledged' ? ['pending', 'active', 'silenced'] : ['pending', 'active', 'silenced', 'acknowledged', 'grouped']
+  const ending =
+    to === 'acknowledged' ? ['pending', 'active', 'silenced', 'exhausted'] : ['pending', 'active', 'silenced', 'acknowledged', 'grouped']
   await sql`
-    update divinux.alert_escalations set state = ${to}, next_at = null, updated_at = now()
+    update divinux.alert_escalations set state = ${to}, updated_at = now(),
+      next_at = ${to === 'acknowledged' ? ackTimeoutFromNow : null}
     where organization_id = ${organizationId} and alert_id = any(${ids}::uuid[]) and state in (${sql.join(ending)})`.execute(trx)
   return ids
 }

@@ -40,6 +40,7 @@ const incidentFields = {
   }),
   declaredBy: NullableUuid,
   mergedInto: Type.Union([Uuid, Type.Null()], { description: 'The incident this one was merged into (it is then resolved)' }),
+  snoozedUntil: Type.Union([Timestamp, Type.Null()], { description: 'Snoozed: its alerts page again then, and it is back in triage' }),
   alertCount: Type.Integer(),
   startedAt: Timestamp,
   detectedAt: Timestamp,
@@ -98,6 +99,14 @@ export const IncidentQuery = Type.Object({
   status: Type.Optional(Type.Union([Type.Literal('open'), Status], { description: '`open` for every status but resolved, or one status' })),
 })
 
+export const SnoozeIncident = Type.Object(
+  {
+    minutes: Type.Optional(Type.Integer({ minimum: 1, maximum: 10_080, description: 'From now; at most a week' })),
+    until: Type.Optional(Type.String({ format: 'date-time', description: 'A time in the coming week' })),
+  },
+  { additionalProperties: false, minProperties: 1, maxProperties: 1 },
+)
+
 export const PutRole = Type.Object({ userId: Type.String({ format: 'uuid' }) }, { additionalProperties: false })
 
 export const TIMELINE_KINDS = [
@@ -111,6 +120,8 @@ export const TIMELINE_KINDS = [
   'role_assigned',
   'role_removed',
   'responder_joined',
+  'snoozed',
+  'repaged',
   'alert_linked',
   'alerts_linked',
   'alerts_acknowledged',

@@ -12,6 +12,7 @@ export const alertEventTypes = [
   'silenced',
   'priority_changed',
   'command_room_opened',
+  'reopened',
 ] as const
 export type AlertEventType = (typeof alertEventTypes)[number]
 
@@ -102,6 +103,18 @@ export async function recordAlertEvent(
   actorUserId: string | null = null,
 ) {
   await db.insertInto('divinux.alertEvents').values({ organizationId, alertId, type, data, actorUserId }).execute()
+}
+
+/** An acknowledged alert open again (its acknowledgement timed out, its incident's snooze ended); compare-and-set. */
+export async function reopenAcknowledgedAlert(db: Executor, organizationId: string, alertId: string) {
+  return db
+    .updateTable('divinux.alerts')
+    .set({ status: 'open', acknowledgedAt: null, acknowledgedBy: null, updatedAt: sql<Date>`now()` })
+    .where('organizationId', '=', organizationId)
+    .where('id', '=', alertId)
+    .where('status', '=', 'acknowledged')
+    .returning('id')
+    .executeTakeFirst()
 }
 
 /** Moves the alert from one of `from` to `to`; answers it only when it was in one of them (compare-and-set). */

@@ -1,8 +1,28 @@
 import { sql } from 'kysely'
 import { containing, jsonb, paged, type Executor, type Page } from '@svc/db'
 
-const policyColumns = ['p.id', 'p.name', 'p.description', 'p.repeatCount', 'p.steps', 'p.createdBy', 'p.createdAt', 'p.updatedAt'] as const
-const returnedColumns = ['id', 'name', 'description', 'repeatCount', 'steps', 'createdBy', 'createdAt', 'updatedAt'] as const
+const policyColumns = [
+  'p.id',
+  'p.name',
+  'p.description',
+  'p.repeatCount',
+  'p.ackTimeoutMinutes',
+  'p.steps',
+  'p.createdBy',
+  'p.createdAt',
+  'p.updatedAt',
+] as const
+const returnedColumns = [
+  'id',
+  'name',
+  'description',
+  'repeatCount',
+  'ackTimeoutMinutes',
+  'steps',
+  'createdBy',
+  'createdAt',
+  'updatedAt',
+] as const
 
 function policiesOf(db: Executor, organizationId: string) {
   return db.selectFrom('divinux.escalationPolicies as p').where('p.organizationId', '=', organizationId)
@@ -56,7 +76,15 @@ export async function policyNameTaken(db: Executor, organizationId: string, name
 
 export async function insertPolicy(
   db: Executor,
-  policy: { organizationId: string; name: string; description: string | null; repeatCount: number; steps: unknown[]; createdBy: string },
+  policy: {
+    organizationId: string
+    name: string
+    description: string | null
+    repeatCount: number
+    ackTimeoutMinutes: number | null
+    steps: unknown[]
+    createdBy: string
+  },
 ): Promise<PolicyRow> {
   return db
     .insertInto('divinux.escalationPolicies')
@@ -69,7 +97,7 @@ export async function updatePolicy(
   db: Executor,
   organizationId: string,
   policyId: string,
-  change: { name?: string; description?: string | null; repeatCount?: number; steps?: unknown[] },
+  change: { name?: string; description?: string | null; repeatCount?: number; ackTimeoutMinutes?: number | null; steps?: unknown[] },
 ) {
   const { steps, ...rest } = change
   return db

@@ -46,6 +46,25 @@ export async function claimPendingEscalations(db: Executor, limit: number) {
   )
 }
 
+/**
+ * Acknowledged escalations whose time to page again has come (an acknowledgement timeout, an
+ * incident's snooze), oldest first, locked and skipped by other replicas until the caller's
+ * transaction ends.
+ */
+export async function claimDueRepages(db: Executor, limit: number) {
+  return db
+    .selectFrom('divinux.alertEscalations as e')
+    .innerJoin('divinux.alerts as a', 'a.id', 'e.alertId')
+    .select(['e.alertId', 'e.organizationId', 'e.policyId', 'a.status'])
+    .where('e.state', '=', 'acknowledged')
+    .where('e.nextAt', '<=', sql<Date>`now()`)
+    .orderBy('e.nextAt')
+    .limit(limit)
+    .forUpdate('e')
+    .skipLocked()
+    .execute()
+}
+
 export async function setEscalation(
   db: Executor,
   alertId: string,
@@ -83,13 +102,25 @@ export async function claimStep(db: Executor, position: { alertId: string; round
     .executeTakeFirst()
 }
 
-/** Ends an alert's escalation because it was acknowledged or resolved; a step that comes later pages no one. */
+/**
+ * When an escalation acknowledged now pages again: its policy's acknowledgement timeout from now,
+ * or never (null). For `alert_escalations` rows in an UPDATE.
+ */
+export const ackTimeoutFromNow = sql<Date | null>`(
+  select now() + make_interval(mins => p.ack_timeout_minutes)
+  from divinux.escalation_policies p where p.id = divinux.alert_escalations.policy_id)`
+
+/**
+ * Ends an alert's escalation because it was acknowledged or resolved; a step that comes later
+ * pages no one. An acknowledgement under a policy with a timeout pages again then (next_at).
+ */
 export async function endEscalation(db: Executor, organizationId: string, alertId: string, to: 'acknowledged' | 'resolved') {
   const from: EscalationState[] =
-    to === 'acknowledged' ? ['pending', 'active', 'silenced'] : ['pending', 'active', 'silenced', 'acknowledged']
+    // An escalation whose steps all ran is still acknowledged: its timeout pages again.
+    to === 'acknowledged' ? ['pending', 'active', 'silenced', 'exhausted'] : ['pending', 'active', 'silenced', 'acknowledged']
   await db
     .updateTable('divinux.alertEscalations')
-    .set({ state: to, nextAt: null, updatedAt: sql<Date>`now()` })
+    .set({ state: to, nextAt: to === 'acknowledged' ? ackTimeoutFromNow : null, updatedAt: sql<Date>`now()` })
     .where('organizationId', '=', organizationId)
     .where('alertId', '=', alertId)
     .where('state', 'in', from)
