@@ -194,7 +194,7 @@ export const alertingSurface: FastifyPluginAsync<AlertingOptions> = async (app, 
   await app.register(commandRoomRoutes, { latestAnalysis: options.latestAnalysis })
   await app.register(incidentRoutes)
   await app.register(regroupRoutes)
-  await app.register(incidentPagingRoutes)
+  await app.register(incidentPagingRoutes, { escalator })
   await app.register(incidentCommandRoomRoutes, { latestAnalysis: options.latestAnalysis })
   await app.register(relatedRoutes)
   await app.register(correlationRoutes)

@@ -60,6 +60,11 @@ export interface Escalator {
    * answers what happened, or why nothing did (not escalating, acknowledged, no step left).
    */
   escalateNow(organizationId: string, alertId: string): Promise<{ escalated: boolean; detail: string }>
+  /**
+   * Pages these targets about an open alert once, in the caller's transaction, with no policy
+   * and no later step (a responder request); `label` says why in the page.
+   */
+  pageTargets(trx: Executor, alert: AlertRow & { organizationId: string }, targets: Step['targets'], label: string): Promise<string[]>
   /** Lets the messages an `escalateWith` queued go out now; call after its transaction commits. */
   afterCommit(): void
   /** Look for acknowledged alerts due to page again now (a snooze was set to end at once). */
@@ -395,6 +400,17 @@ export function createEscalator(deps: EscalatorDeps): Escalator {
       await begin(trx, view, alert.organizationId, alert.id, policyId)
       await view.writes.flush(trx)
       return { started: true, detail: 'escalation started: its first step paged' }
+    },
+    async pageTargets(trx, alert, targets, label) {
+      await lockOrCreateEscalation(trx, alert)
+      const view = transactionView(trx, new Date())
+      const position = { round: 0, step: 0, policyName: label }
+      const users = await pageStep(trx, deps, view.reads, view.writes, alert, alert.organizationId, position, targets, view.now)
+      view.writes.event(alert.organizationId, alert.id, 'escalated', { round: 0, step: 0, targets, paged: users })
+      const note = 'paged its targets once, with no policy'
+      await setEscalation(trx, alert.id, { state: 'exhausted', policyId: null, round: 0, step: 0, nextAt: null, note })
+      await view.writes.flush(trx)
+      return users
     },
     async escalateNow(organizationId, alertId) {
       const current = await findEscalation(db, organizationId, alertId)

@@ -61,7 +61,7 @@ export async function fullIncidentBody(executor: Executor, organizationId: strin
     roles: roles.map(roleBody),
     responders: responders.map((responder) => ({
       ...responder,
-      via: responder.via as 'api' | 'chat',
+      via: responder.via as 'api' | 'chat' | 'request',
       addedAt: responder.addedAt.toISOString(),
     })),
   }

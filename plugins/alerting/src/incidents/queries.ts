@@ -277,6 +277,7 @@ export async function repageContextOf(db: Executor, organizationId: string, aler
     .where('l.organizationId', '=', organizationId)
     .where('l.incidentId', '=', incident.id)
     .where('l.alertId', '<>', alertId)
+    .where('l.rule', '<>', 'responder_request')
     .where('e.state', '=', 'active')
     .limit(1)
     .executeTakeFirst()
@@ -323,17 +324,25 @@ export async function addTimeline(trx: Executor, entries: NewTimelineRow[]) {
   return rows
 }
 
-/** The people who joined the incident to work it, first first. */
+/**
+ * The incident's responders, first first: those who joined (via `api` or `chat`) and those who
+ * acknowledged a responder request (via `request`), each once.
+ */
 export async function incidentResponders(db: Executor, organizationId: string, incidentId: string) {
-  return db
-    .selectFrom('divinux.incidentResponders as r')
-    .innerJoin('core.users as u', 'u.id', 'r.userId')
-    .select(['r.userId', 'u.email', 'r.via', 'r.addedBy', 'r.addedAt'])
-    .where('r.organizationId', '=', organizationId)
-    .where('r.incidentId', '=', incidentId)
-    .orderBy('r.addedAt')
-    .orderBy('r.userId')
-    .execute()
+  const rows = await sql<{ userId: string; email: string; via: string; addedBy: string | null; addedAt: Date }>`
+    select distinct on (user_id) user_id as "userId", email, via, added_by as "addedBy", added_at as "addedAt" from (
+      select r.user_id, u.email, r.via, r.added_by, r.added_at
+      from divinux.incident_responders r join core.users u on u.id = r.user_id
+      where r.organization_id = ${organizationId} and r.incident_id = ${incidentId}
+      union all
+      select a.acknowledged_by, u.email, 'request', l.linked_by, a.acknowledged_at
+      from divinux.incident_alerts l
+      join divinux.alerts a on a.id = l.alert_id
+      join core.users u on u.id = a.acknowledged_by
+      where l.organization_id = ${organizationId} and l.incident_id = ${incidentId} and l.rule = 'responder_request'
+    ) responders
+    order by user_id, added_at`.execute(db)
+  return rows.rows.sort((a, b) => a.addedAt.getTime() - b.addedAt.getTime() || a.userId.localeCompare(b.userId))
 }
 
 export type IncidentResponderRow = Awaited<ReturnType<typeof incidentResponders>>[number]
@@ -374,19 +383,23 @@ export async function listTimeline(db: Executor, organizationId: string, inciden
  * acknowledged or exhausted): this one need page no one.
  */
 export async function pagingAlertOfIncident(db: Executor, organizationId: string, alertId: string) {
-  return db
-    .selectFrom('divinux.incidentAlerts as l')
-    .innerJoin('divinux.incidents as i', 'i.id', 'l.incidentId')
-    .innerJoin('divinux.incidentAlerts as other', 'other.incidentId', 'l.incidentId')
-    .innerJoin('divinux.alertEscalations as e', 'e.alertId', 'other.alertId')
-    .select(['i.id as incidentId', 'i.number', 'other.alertId'])
-    .where('l.organizationId', '=', organizationId)
-    .where('l.alertId', '=', alertId)
-    .where('i.status', '<>', 'resolved')
-    .where('other.alertId', '<>', alertId)
-    .where('e.state', 'in', ['active', 'acknowledged', 'exhausted'])
-    .limit(1)
-    .executeTakeFirst()
+  return (
+    db
+      .selectFrom('divinux.incidentAlerts as l')
+      .innerJoin('divinux.incidents as i', 'i.id', 'l.incidentId')
+      .innerJoin('divinux.incidentAlerts as other', 'other.incidentId', 'l.incidentId')
+      .innerJoin('divinux.alertEscalations as e', 'e.alertId', 'other.alertId')
+      .select(['i.id as incidentId', 'i.number', 'other.alertId'])
+      .where('l.organizationId', '=', organizationId)
+      .where('l.alertId', '=', alertId)
+      .where('i.status', '<>', 'resolved')
+      .where('other.alertId', '<>', alertId)
+      // Responder requests page the people they ask, not the incident's on-call.
+      .where('other.rule', '<>', 'responder_request')
+      .where('e.state', 'in', ['active', 'acknowledged', 'exhausted'])
+      .limit(1)
+      .executeTakeFirst()
+  )
 }
 
 /** Moves links from one incident to another, adding `extra` to what each matched; answers the alert ids moved. */
@@ -521,6 +534,8 @@ export async function settleIncidentAlerts(
     from divinux.incident_alerts l
     where l.alert_id = a.id and l.incident_id = ${incidentId} and l.organization_id = ${organizationId}
       and a.organization_id = ${organizationId} and a.status in (${sql.join(from)})
+      -- A responder request is acknowledged by the person it asks, never by the incident.
+      and (${to} = 'resolved' or l.rule <> 'responder_request')
     returning a.id`.execute(trx)
   const ids = moved.rows.map((row) => row.id)
   if (ids.length === 0) return ids

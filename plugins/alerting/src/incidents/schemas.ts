@@ -58,7 +58,9 @@ export const IncidentResponder = Type.Object(
   {
     userId: Uuid,
     email: Type.String(),
-    via: Type.Union([Type.Literal('api'), Type.Literal('chat')], { description: 'chat: joined with Slack’s “Join as responder”' }),
+    via: Type.Union([Type.Literal('api'), Type.Literal('chat'), Type.Literal('request')], {
+      description: 'api or chat: joined (Slack’s “Join as responder”); request: acknowledged a responder request',
+    }),
     addedBy: NullableUuid,
     addedAt: Timestamp,
   },
@@ -122,6 +124,8 @@ export const TIMELINE_KINDS = [
   'responder_joined',
   'snoozed',
   'repaged',
+  'responders_requested',
+  'reassigned',
   'alert_linked',
   'alerts_linked',
   'alerts_acknowledged',
