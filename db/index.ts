@@ -45,6 +45,7 @@ import * as incidents from './migrations/0043_incidents.js'
 import * as incidentCorrelation from './migrations/0044_incident_correlation.js'
 import * as slackInteractivity from './migrations/0045_slack_interactivity.js'
 import * as repage from './migrations/0046_repage.js'
+import * as supportHours from './migrations/0047_support_hours.js'
 
 /**
  * Every migration, in order, listed by hand rather than found by scanning a folder, so a
@@ -97,4 +98,5 @@ export const migrations: Record<string, Migration> = {
   '0044_incident_correlation': incidentCorrelation,
   '0045_slack_interactivity': slackInteractivity,
   '0046_repage': repage,
+  '0047_support_hours': supportHours,
 }

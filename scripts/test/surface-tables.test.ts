@@ -39,6 +39,7 @@ const owners: Record<string, string[]> = {
     'incidentChatChannels',
     'slackMessages',
     'slackUsers',
+    'serviceSupportHours',
   ],
   insights: [
     'analyses',

@@ -657,6 +657,17 @@ export interface DivinuxServiceDependencies {
   service: string;
 }
 
+export interface DivinuxServiceSupportHours {
+  days: number[];
+  endTime: string;
+  organizationId: string;
+  service: string;
+  startTime: string;
+  timeZone: string;
+  updatedAt: Generated<Timestamp>;
+  updatedBy: string | null;
+}
+
 export interface DivinuxSilences {
   comment: string;
   createdAt: Generated<Timestamp>;
@@ -1048,6 +1059,7 @@ export interface DB {
   "divinux.scheduleOverrides": DivinuxScheduleOverrides;
   "divinux.schedules": DivinuxSchedules;
   "divinux.serviceDependencies": DivinuxServiceDependencies;
+  "divinux.serviceSupportHours": DivinuxServiceSupportHours;
   "divinux.silences": DivinuxSilences;
   "divinux.slackMessages": DivinuxSlackMessages;
   "divinux.slackUsers": DivinuxSlackUsers;

@@ -21,6 +21,7 @@ import { twilioRoutes } from './escalation/twilio-routes.js'
 import { createEscalator } from './escalation/escalator.js'
 import { notificationRoutes } from './escalation/notification-routes.js'
 import { escalationPolicyRoutes } from './escalation/policy-routes.js'
+import { supportHoursRoutes } from './escalation/support-hours-routes.js'
 import { correlationRoutes } from './correlation/routes.js'
 import { incidentRoutes } from './incidents/routes.js'
 import { incidentCommandRoomRoutes } from './incidents/command-room-routes.js'
@@ -203,6 +204,7 @@ export const alertingSurface: FastifyPluginAsync<AlertingOptions> = async (app, 
   await app.register(scheduleRoutes)
   await app.register(calendarFeedRoutes, { productUrl: options.productUrl })
   await app.register(escalationPolicyRoutes)
+  await app.register(supportHoursRoutes)
   await app.register(notificationRoutes)
   await app.register(ackLinkRoutes)
   // Without Twilio settings there is nothing to call back: the routes exist only with them.

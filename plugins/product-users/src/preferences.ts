@@ -7,6 +7,15 @@ export const priorities = ['P1', 'P2', 'P3', 'P4', 'P5'] as const
 const PhoneNumber = Type.Union([Type.String({ pattern: '^\\+[1-9][0-9]{6,14}$', description: 'E.164, e.g. +4915112345678' }), Type.Null()])
 const Clock = Type.String({ pattern: '^([01][0-9]|2[0-3]):[0-5][0-9]$', description: 'HH:MM, 24-hour' })
 const ChannelList = Type.Array(Type.Enum(channels), { uniqueItems: true })
+const Rule = Type.Object(
+  {
+    channel: Type.Enum(channels),
+    delayMinutes: Type.Integer({ minimum: 0, maximum: 60, description: 'After the page, while nobody has acknowledged' }),
+  },
+  { additionalProperties: false, title: 'NotificationRule' },
+)
+const RuleList = Type.Array(Rule, { minItems: 1, maxItems: 10 })
+export const urgencies = ['high', 'low'] as const
 
 export const NotificationPreferences = Type.Object(
   {
@@ -24,6 +33,19 @@ export const NotificationPreferences = Type.Object(
       {
         description: 'Which channels each alert priority reaches; a disabled channel receives nothing',
       },
+    ),
+    rules: Type.Union(
+      [
+        Type.Object(
+          { high: RuleList, low: RuleList },
+          {
+            description:
+              'Per urgency, each channel with its delay: e.g. push at 0, SMS at 2, voice at 5 minutes while the page is unacknowledged. High urgency: P1 and P2 alerts within their service’s support hours; low: the rest',
+          },
+        ),
+        Type.Null(),
+      ],
+      { description: 'Null (the default): `priorities` says which channels page at once' },
     ),
     quietHours: Type.Object({
       enabled: Type.Boolean(),
@@ -55,6 +77,7 @@ export const NotificationPreferencesPatch = Type.Object(
       ),
     ),
     priorities: Type.Optional(Type.Partial(NotificationPreferences.properties.priorities, { additionalProperties: false })),
+    rules: Type.Optional(NotificationPreferences.properties.rules),
     quietHours: Type.Optional(Type.Partial(NotificationPreferences.properties.quietHours, { additionalProperties: false })),
   },
   { additionalProperties: false, minProperties: 1 },
@@ -80,6 +103,7 @@ export function defaultPreferences(timeZone: string | null): NotificationPrefere
       P4: ['email'],
       P5: ['email'],
     },
+    rules: null,
     quietHours: { enabled: false, start: '22:00', end: '07:00', timeZone: timeZone ?? 'UTC', bypassPriorities: ['P1'] },
   }
 }
@@ -89,6 +113,7 @@ export function applyPatch(current: NotificationPreferences, patch: Notification
   const next = structuredClone(current)
   for (const channel of channels) Object.assign(next.channels[channel], patch.channels?.[channel] ?? {})
   Object.assign(next.priorities, patch.priorities ?? {})
+  if (patch.rules !== undefined) next.rules = patch.rules
   Object.assign(next.quietHours, patch.quietHours ?? {})
   return next
 }
@@ -98,6 +123,13 @@ export function brokenRule(preferences: NotificationPreferences, isTimeZone: (zo
   for (const channel of ['sms', 'voice'] as const) {
     if (preferences.channels[channel].enabled && !preferences.channels[channel].phoneNumber)
       return [`channels/${channel}/phoneNumber`, `is required while ${channel} is enabled`]
+  }
+  for (const urgency of urgencies) {
+    const seen = new Set<string>()
+    for (const [index, rule] of (preferences.rules?.[urgency] ?? []).entries()) {
+      if (seen.has(rule.channel)) return [`rules/${urgency}/${index}/channel`, `names ${rule.channel} twice`]
+      seen.add(rule.channel)
+    }
   }
   if (!isTimeZone(preferences.quietHours.timeZone)) return ['quietHours/timeZone', 'must be an IANA time zone such as Europe/Berlin']
   if (preferences.quietHours.start === preferences.quietHours.end) return ['quietHours/end', 'must differ from start']

@@ -16,7 +16,13 @@ export async function notificationPreferencesOf(db: Executor, userIds: string[])
     .where('u.id', 'in', userIds)
     .execute()
   // Stored preferences were validated as a whole NotificationPreferences when saved (routes.ts).
-  return new Map(rows.map((row) => [row.id, (row.preferences as NotificationPreferences | null) ?? defaultPreferences(row.timeZone)]))
+  // Preferences saved before rules existed have none: the priorities decide, as before.
+  return new Map(
+    rows.map((row) => {
+      const stored = row.preferences as NotificationPreferences | null
+      return [row.id, stored ? { ...stored, rules: stored.rules ?? null } : defaultPreferences(row.timeZone)]
+    }),
+  )
 }
 
 /** Each given user's verified numbers for SMS or voice, oldest first. */

@@ -28,7 +28,11 @@ export const productUserRoutes: FastifyPluginAsyncTypebox = async (app) => {
   // The defaults take the account's time zone, which the signed-in request already carries.
   const current = async (request: FastifyRequest) => {
     const stored = await storedPreferences(db, request.user.userId)
-    if (stored) return { ...(stored.preferences as NotificationPreferences), updatedAt: stored.updatedAt.toISOString() }
+    // Preferences saved before rules existed have none.
+    if (stored) {
+      const preferences = stored.preferences as NotificationPreferences
+      return { ...preferences, rules: preferences.rules ?? null, updatedAt: stored.updatedAt.toISOString() }
+    }
     return { ...defaultPreferences(accountOf(request).timeZone), updatedAt: null }
   }
 

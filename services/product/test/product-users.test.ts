@@ -43,6 +43,7 @@ t.test('notification preferences start from defaults in the user’s time zone',
       P4: ['email'],
       P5: ['email'],
     },
+    rules: null,
     quietHours: { enabled: false, start: '22:00', end: '07:00', timeZone: 'Europe/Berlin', bypassPriorities: ['P1'] },
     updatedAt: null,
   })

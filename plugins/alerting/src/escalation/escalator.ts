@@ -15,7 +15,7 @@ import {
   setEscalation,
 } from '../queries/escalations.js'
 import { silenceEnd, silencesInForce } from '../queries/silences.js'
-import { pageStep, pagingReads, type PagingDeps } from './page.js'
+import { NOTIFICATION_RULE_QUEUE, pagePeople, pageStep, pagingReads, type NotificationRuleJob, type PagingDeps } from './page.js'
 import { createStepWrites } from './step-writes.js'
 import { matchesAlert, routeAlert, type MatchedAlert, type Matchers, type RoutingRule } from './routing.js'
 import type { Step } from './schemas.js'
@@ -325,6 +325,24 @@ export function createEscalator(deps: EscalatorDeps): Escalator {
     return taken
   }
 
+  /**
+   * A channel of a person's notification rule whose delay passed: it pages only while the alert
+   * is open (nobody acknowledged or resolved it) and the person is still an active member.
+   */
+  async function runNotificationRule(job: NotificationRuleJob): Promise<void> {
+    const paged = await db.transaction().execute(async (trx) => {
+      const alert = await findAlert(trx, job.organizationId, job.alertId)
+      if (!alert || alert.status !== 'open') return false
+      const view = transactionView(trx, new Date())
+      if (!(await view.reads.active(job.organizationId, [job.userId])).has(job.userId)) return false
+      const person = { userId: job.userId, target: job.target, channels: [job.channel] }
+      await pagePeople(deps, view.reads, view.writes, alert, job.organizationId, job.position, [person], view.now)
+      await view.writes.flush(trx)
+      return true
+    })
+    if (paged) queued()
+  }
+
   async function runStep(job: StepJob): Promise<void> {
     const paged = await db.transaction().execute(async (trx) => {
       const claimed = await claimStep(trx, job)
@@ -437,6 +455,13 @@ export function createEscalator(deps: EscalatorDeps): Escalator {
       await workEach<StepJob>(jobs, STEP_QUEUE, { batchSize: 10, pollingIntervalSeconds: POLLING_INTERVAL_SECONDS }, (job) =>
         runStep(job.data),
       )
+      await ensureQueue(jobs, NOTIFICATION_RULE_QUEUE, { retryLimit: 5, retryDelay: 5, retryBackoff: true, expireInSeconds: 5 * 60 })
+      await workEach<NotificationRuleJob>(
+        jobs,
+        NOTIFICATION_RULE_QUEUE,
+        { batchSize: 10, pollingIntervalSeconds: POLLING_INTERVAL_SECONDS },
+        (job) => runNotificationRule(job.data),
+      )
       await ensureQueue(jobs, SILENCE_END_QUEUE, { retryLimit: 5, retryDelay: 5, retryBackoff: true, expireInSeconds: 5 * 60 })
       silenceWorker = await jobs.work<SilenceEndJob>(
         SILENCE_END_QUEUE,
@@ -452,6 +477,7 @@ export function createEscalator(deps: EscalatorDeps): Escalator {
       await starter.stop()
       await repager.stop()
       await jobs.offWork(STEP_QUEUE)
+      await jobs.offWork(NOTIFICATION_RULE_QUEUE)
       await jobs.offWork(SILENCE_END_QUEUE)
       silenceWorker = undefined
     },

@@ -5,9 +5,10 @@ import type { AlertRow } from '../queries/alerts.js'
 import { CHAT_QUEUE } from '../chat/delivery.js'
 import { insertAttempt } from '../queries/escalations.js'
 import { activeMembersAmong, emailsOf } from '../queries/people.js'
+import { supportHoursOf } from '../queries/support-hours.js'
 import { teamResponders } from '../queries/teams.js'
 import { onCallUsers } from '../schedules/on-call.js'
-import { channelsFor, type PhoneReader, type PreferencesReader, type PushReader } from './channels.js'
+import { planFor, urgencyOf, type PagingChannel, type PhoneReader, type PreferencesReader, type PushReader } from './channels.js'
 import { hashSecret } from '../webhooks/secrets.js'
 import type { Target } from './schemas.js'
 import type { StepWrites } from './step-writes.js'
@@ -135,6 +136,8 @@ export function pagingReads(db: Executor, deps: Pick<PagingDeps, 'preferences' |
     phones: (userIds: string[], channel: 'sms' | 'voice') =>
       once(`phones:${channel}:${keyOf(userIds)}`, () => deps.phones.verifiedPhonesOf(db, userIds, channel)),
     pushes: (userIds: string[]) => once(`pushes:${keyOf(userIds)}`, () => deps.pushSubscriptions(db, userIds)),
+    supportHours: (organizationId: string, service: string) =>
+      once(`support-hours:${organizationId}:${service}`, () => supportHoursOf(db, organizationId, service)),
   }
 }
 
@@ -223,10 +226,9 @@ export async function pageStep(
   // A member suspended since the policy was written is not paged, and says so.
   const active = await reads.active(organizationId, [...people.keys()])
   const preferences = await reads.preferences([...active])
-  const emails = await reads.emails([...active])
-  const phones = { sms: await reads.phones([...active], 'sms'), voice: await reads.phones([...active], 'voice') }
-  const pushes = await reads.pushes([...active])
+  const urgency = urgencyOf(alert.priority, alert.service ? await reads.supportHours(organizationId, alert.service) : undefined, now)
   const paged: string[] = []
+  const persons: Array<{ userId: string; target: Target; channels: PagingChannel[] }> = []
   for (const [userId, target] of people) {
     const via = { ...attempt, userId, targetType: target.type, targetId: target.id }
     const chosen = active.has(userId) ? preferences.get(userId) : undefined
@@ -240,12 +242,70 @@ export async function pageStep(
       })
       continue
     }
-    const { channels, reason } = channelsFor(chosen, alert.priority, now)
-    if (channels.length === 0) {
-      writes.attempt({ ...via, channel: 'none', recipient: null, status: 'failed', error: reason ?? null })
+    const plan = planFor(chosen, alert.priority, urgency, now)
+    if (plan.now.length === 0 && plan.later.length === 0) {
+      writes.attempt({ ...via, channel: 'none', recipient: null, status: 'failed', error: plan.reason ?? null })
       continue
     }
     paged.push(userId)
+    if (plan.now.length > 0) persons.push({ userId, target, channels: plan.now })
+    // A rule's later channels page only while the alert is unacknowledged (escalator.ts).
+    for (const { channel, delayMinutes } of plan.later) {
+      const job: NotificationRuleJob = {
+        organizationId,
+        alertId: alert.id,
+        userId,
+        target: { type: target.type, id: target.id },
+        channel,
+        position,
+      }
+      writes.job({
+        name: NOTIFICATION_RULE_QUEUE,
+        data: job,
+        startAfter: new Date(now.getTime() + delayMinutes * 60_000),
+        singletonKey: `${alert.id}:${position.round}:${position.step}:${userId}:${channel}`,
+      })
+    }
+  }
+  await pagePeople(deps, reads, writes, alert, organizationId, position, persons, now)
+  return paged
+}
+
+/** A channel of a person's notification rule, due after its delay: `{ …, channel }` on NOTIFICATION_RULE_QUEUE. */
+export const NOTIFICATION_RULE_QUEUE = 'alerting.notification-rule'
+
+export interface NotificationRuleJob {
+  organizationId: string
+  alertId: string
+  userId: string
+  target: Target
+  channel: PagingChannel
+  position: StepPosition
+}
+
+/**
+ * Sends each person a page on the given channels now: one acknowledgement link per person, one
+ * outbox message per channel, each recorded as an attempt (the ones that cannot go, with why).
+ */
+export async function pagePeople(
+  deps: PagingDeps,
+  reads: PagingReads,
+  writes: StepWrites,
+  alert: AlertRow,
+  organizationId: string,
+  position: StepPosition,
+  persons: Array<{ userId: string; target: Target; channels: PagingChannel[] }>,
+  now: Date,
+): Promise<void> {
+  if (persons.length === 0) return
+  const userIds = persons.map((person) => person.userId)
+  const preferences = await reads.preferences(userIds)
+  const emails = await reads.emails(userIds)
+  const phones = { sms: await reads.phones(userIds, 'sms'), voice: await reads.phones(userIds, 'voice') }
+  const pushes = await reads.pushes(userIds)
+  const attempt = { organizationId, alertId: alert.id, round: position.round, step: position.step }
+  for (const { userId, target, channels } of persons) {
+    const via = { ...attempt, userId, targetType: target.type, targetId: target.id }
     const ack = newAckLink(writes, deps, alert, organizationId, userId, now)
     const links = { alert: `${deps.productUrl}/api/v1/organizations/${organizationId}/alerts/${alert.id}`, ack: ack.url }
     for (const channel of channels) {
@@ -273,7 +333,7 @@ export async function pageStep(
         writes.attempt({ ...via, channel, recipient: null, status: 'failed', error: noPhone(channel) })
         continue
       }
-      const to = phone ?? chosen.channels.email.address ?? emails.get(userId) ?? ''
+      const to = phone ?? preferences.get(userId)?.channels.email.address ?? emails.get(userId) ?? ''
       const message =
         channel === 'email'
           ? { ...pageEmail(alert, organizationId, position, links), channel, to }
@@ -281,5 +341,4 @@ export async function pageStep(
       writes.attempt({ ...via, channel, recipient: to, ...carried(writes.message(message)) })
     }
   }
-  return paged
 }
