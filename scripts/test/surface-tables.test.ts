@@ -40,6 +40,7 @@ const owners: Record<string, string[]> = {
     'slackMessages',
     'slackUsers',
     'serviceSupportHours',
+    'incidentStatusLinks',
   ],
   insights: [
     'analyses',

@@ -501,6 +501,16 @@ export interface DivinuxIncidents {
   updatedAt: Generated<Timestamp>;
 }
 
+export interface DivinuxIncidentStatusLinks {
+  incidentId: string;
+  linkedAt: Generated<Timestamp>;
+  matched: Json;
+  organizationId: string;
+  rule: string;
+  score: number;
+  statusIncidentId: string;
+}
+
 export interface DivinuxIncidentTimeline {
   authorId: string | null;
   body: string | null;
@@ -740,6 +750,7 @@ export interface DivinuxStatusIncidentComponents {
 
 export interface DivinuxStatusIncidents {
   alertId: string | null;
+  alertingIncidentId: string | null;
   autoComplete: Generated<boolean>;
   autoStart: Generated<boolean>;
   createdAt: Generated<Timestamp>;
@@ -1047,6 +1058,7 @@ export interface DB {
   "divinux.incidentRoles": DivinuxIncidentRoles;
   "divinux.incidentRuleSets": DivinuxIncidentRuleSets;
   "divinux.incidents": DivinuxIncidents;
+  "divinux.incidentStatusLinks": DivinuxIncidentStatusLinks;
   "divinux.incidentTimeline": DivinuxIncidentTimeline;
   "divinux.notificationAttempts": DivinuxNotificationAttempts;
   "divinux.notificationPreferences": DivinuxNotificationPreferences;

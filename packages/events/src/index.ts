@@ -11,5 +11,7 @@ export {
   type EventPayloads,
   type IncidentReference,
   type MemberRemoved,
+  type StatusPageIncidentOpened,
+  type StatusPageIncidentUpdateRequested,
   type StatusPageUpdateRequested,
 } from './payloads.js'

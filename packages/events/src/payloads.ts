@@ -95,6 +95,39 @@ export interface CheckStateChanged {
   at: string
 }
 
+/**
+ * A status update of an incident of alerting, to publish on the status pages whose components
+ * follow its services (and on the status page incidents linked to it): the status pages surface
+ * opens its own incident there, or updates the one it opened.
+ */
+export interface StatusPageIncidentUpdateRequested {
+  organizationId: string
+  incidentId: string
+  /** The timeline entry that carries the update: a consumer records each once. */
+  updateId: string
+  name: string
+  severity: 'SEV1' | 'SEV2' | 'SEV3' | 'SEV4'
+  services: string[]
+  /** Status page incidents correlation linked to the incident, updated too. */
+  statusIncidentIds: string[]
+  status: 'investigating' | 'identified' | 'monitoring' | 'resolved'
+  body: string
+  /** Whether a status page incident opened for it is published at once (else a draft). */
+  publish: boolean
+  authorId: string
+}
+
+/** A person opened an incident on a status page: alerting may correlate it with one of its own. */
+export interface StatusPageIncidentOpened {
+  organizationId: string
+  statusIncidentId: string
+  pageId: string
+  name: string
+  /** The alert services its components follow. */
+  services: string[]
+  at: string
+}
+
 export interface EventPayloads {
   'alert.created': AlertCreated
   'analysis.completed': AnalysisCompleted
@@ -104,6 +137,8 @@ export interface EventPayloads {
   'deploy.recorded': DeployRecorded
   'member.removed': MemberRemoved
   'statuspage.update_requested': StatusPageUpdateRequested
+  'statuspage.incident_update_requested': StatusPageIncidentUpdateRequested
+  'statuspage.incident_opened': StatusPageIncidentOpened
 }
 
 export type EventName = keyof EventPayloads

@@ -23,6 +23,8 @@ import { notificationRoutes } from './escalation/notification-routes.js'
 import { escalationPolicyRoutes } from './escalation/policy-routes.js'
 import { supportHoursRoutes } from './escalation/support-hours-routes.js'
 import { correlationRoutes } from './correlation/routes.js'
+import { STATUS_INCIDENT_OPENED_QUEUE, startCorrelatingStatusIncidents } from './correlation/status-pages.js'
+import { incidentLinkRoutes, type RcaReader, type StatusIncidentsReader } from './incidents/links-routes.js'
 import { incidentRoutes } from './incidents/routes.js'
 import { incidentCommandRoomRoutes } from './incidents/command-room-routes.js'
 import { incidentPagingRoutes } from './incidents/paging-routes.js'
@@ -52,6 +54,10 @@ export interface AlertingOptions {
   phones: PhoneReader
   /** The product-users surface's read of web-push subscriptions, for push pages. */
   pushSubscriptions: PushReader
+  /** The status pages surface's read of the status page incidents about an incident, for its links. */
+  statusIncidents: StatusIncidentsReader
+  /** The insights surface's read of RCA documents linked to incidents and alerts, for an incident's links. */
+  rcas: RcaReader
   /** The service's outbound messages (e-mail today). */
   notifier: Notifier
   /** Where links in pages point: the product API's public base URL. */
@@ -149,6 +155,8 @@ export const alertingSurface: FastifyPluginAsync<AlertingOptions> = async (app, 
     )
   })
   app.addHook('onClose', () => app.jobs.offWork(MEMBER_REMOVED_QUEUE))
+  app.addHook('onReady', () => startCorrelatingStatusIncidents(app.database, app.jobs))
+  app.addHook('onClose', () => app.jobs.offWork(STATUS_INCIDENT_OPENED_QUEUE))
   app.addHook('onReady', async () => {
     await subscribe(app.jobs, 'analysis.completed', ANALYSIS_COMPLETED_QUEUE, { retryLimit: 3, retryDelay: 5, retryBackoff: true })
     const followUp = {
@@ -198,6 +206,7 @@ export const alertingSurface: FastifyPluginAsync<AlertingOptions> = async (app, 
   await app.register(incidentPagingRoutes, { escalator })
   await app.register(incidentCommandRoomRoutes, { latestAnalysis: options.latestAnalysis })
   await app.register(relatedRoutes)
+  await app.register(incidentLinkRoutes, { statusIncidents: options.statusIncidents, rcas: options.rcas })
   await app.register(correlationRoutes)
   await app.register(deployEventRoutes)
   await app.register(teamRoutes)

@@ -79,7 +79,7 @@ export const insightsSurface: FastifyPluginAsync<InsightsOptions> = async (app, 
   })
 }
 
-export { aiUsageBetween, latestAnalysisOf } from './reads.js'
+export { aiUsageBetween, latestAnalysisOf, rcasAbout } from './reads.js'
 
 /**
  * How another surface asks for an analysis of one of its alerts (alerting's workflows): as the

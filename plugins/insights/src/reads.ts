@@ -38,3 +38,20 @@ export async function aiUsageBetween(db: Executor, organizationId: string, from:
   ])
   return { totals: totals.rows[0]!, byModel: byModel.rows, perDay: perDay.rows }
 }
+
+/** RCA documents linked to any of these incidents of alerting (an incident's id, or its alerts'), newest first, at most 20. */
+export async function rcasAbout(db: Executor, organizationId: string, alertingIds: string[]) {
+  if (alertingIds.length === 0) return []
+  return db
+    .selectFrom('divinux.rcas as r')
+    .innerJoin('divinux.rcaIncidentLinks as l', 'l.rcaId', 'r.id')
+    .select(['r.id', 'r.title', 'r.status', 'r.rootCause', 'r.publishedAt', 'r.createdAt'])
+    .distinct()
+    .where('r.organizationId', '=', organizationId)
+    .where('l.organizationId', '=', organizationId)
+    .where('l.sourceProduct', '=', 'alerting')
+    .where('l.incidentId', 'in', alertingIds)
+    .orderBy('r.createdAt', 'desc')
+    .limit(20)
+    .execute()
+}

@@ -4,6 +4,7 @@ import type { Notifier } from '@svc/notifier'
 import { CHECK_FOLLOW_QUEUE, startFollowingChecks } from './components/follow-checks.js'
 import { componentRoutes } from './components/routes.js'
 import { ALERT_FOLLOW_QUEUE, startFollowingAlerts } from './incidents/alert-follow.js'
+import { INCIDENT_FOLLOW_QUEUE, startFollowingIncidents } from './incidents/incident-follow.js'
 import { incidentRoutes } from './incidents/routes.js'
 import { createMaintenanceScheduler } from './maintenances/scheduler.js'
 import { maintenanceRoutes } from './maintenances/routes.js'
@@ -67,10 +68,18 @@ export const statusPagesSurface: FastifyPluginAsync<StatusPagesOptions> = async 
       changed,
       log: app.log.child({ component: 'statuspage-alerts' }),
     })
+    await startFollowingIncidents({
+      database: app.database,
+      jobs: app.jobs,
+      notifications,
+      changed,
+      log: app.log.child({ component: 'statuspage-incidents' }),
+    })
     await startFollowingChecks({ database: app.database, jobs: app.jobs, changed, log: app.log.child({ component: 'statuspage-checks' }) })
   })
   app.addHook('onClose', async () => {
     await app.jobs.offWork(ALERT_FOLLOW_QUEUE)
+    await app.jobs.offWork(INCIDENT_FOLLOW_QUEUE)
     await app.jobs.offWork(CHECK_FOLLOW_QUEUE)
     await scheduler.stop()
     await domains.stop()
@@ -93,6 +102,7 @@ export {
   statusIncident,
   statusIncidentSummaries,
   statusIncidentTimeline,
+  statusIncidentsAbout,
   statusPagesOf,
   subscriberWebhookTargets,
 } from './reads.js'

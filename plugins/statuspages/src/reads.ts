@@ -243,3 +243,52 @@ export async function componentUptimeBetween(db: Executor, organizationId: strin
     }),
   }
 }
+
+/**
+ * The status page incidents that tell the public about an incident of alerting: opened for it
+ * (its published status updates), following one of its alerts (a workflow's update_status_page),
+ * or given by id (linked to it by correlation); newest first, at most 50.
+ */
+export async function statusIncidentsAbout(
+  db: Executor,
+  organizationId: string,
+  about: { incidentId: string; alertIds: string[]; statusIncidentIds: string[] },
+) {
+  const rows = await db
+    .selectFrom('divinux.statusIncidents as i')
+    .innerJoin('divinux.statusPages as p', 'p.id', 'i.pageId')
+    .select([
+      'i.id',
+      'i.pageId',
+      'p.name as pageName',
+      'i.name',
+      'i.status',
+      'i.impact',
+      'i.published',
+      'i.alertId',
+      'i.alertingIncidentId',
+      'i.startedAt',
+      'i.resolvedAt',
+    ])
+    .where('i.organizationId', '=', organizationId)
+    .where('i.kind', '=', 'incident')
+    .where((eb) =>
+      eb.or([
+        eb('i.alertingIncidentId', '=', about.incidentId),
+        ...(about.alertIds.length > 0 ? [eb('i.alertId', 'in', about.alertIds)] : []),
+        ...(about.statusIncidentIds.length > 0 ? [eb('i.id', 'in', about.statusIncidentIds)] : []),
+      ]),
+    )
+    .orderBy('i.startedAt', 'desc')
+    .limit(50)
+    .execute()
+  return rows.map(({ alertId, alertingIncidentId, ...row }) => ({
+    ...row,
+    via:
+      alertingIncidentId === about.incidentId
+        ? ('incident' as const)
+        : alertId && about.alertIds.includes(alertId)
+          ? ('alert' as const)
+          : ('correlation' as const),
+  }))
+}

@@ -2,7 +2,7 @@ import type { FastifyInstance } from 'fastify'
 import { DEFAULT_INGEST_RATE_LIMIT, DEFAULT_NOTIFIER_CONFIG, DEFAULT_PHONE_VERIFICATION_CONFIG, type ServiceConfig } from '@svc/config'
 import { createNotifier } from '@svc/notifier'
 import { alertingSurface, escalationPolicyExists } from '@svc/plugin-alerting'
-import { alertAnalysisStarter, insightsSurface, latestAnalysisOf } from '@svc/plugin-insights'
+import { alertAnalysisStarter, insightsSurface, latestAnalysisOf, rcasAbout } from '@svc/plugin-insights'
 import {
   contactMethodRoutes,
   hasVerifiedPhone,
@@ -14,7 +14,13 @@ import {
   subscriptionRoutes,
   verifiedPhonesOf,
 } from '@svc/plugin-product-users'
-import { maintenanceWindowsOf, statusPagesSurface, subscriberWebhookTargets, unknownStatusComponents } from '@svc/plugin-statuspages'
+import {
+  maintenanceWindowsOf,
+  statusIncidentsAbout,
+  statusPagesSurface,
+  subscriberWebhookTargets,
+  unknownStatusComponents,
+} from '@svc/plugin-statuspages'
 import { syntheticsSurface } from '@svc/plugin-synthetics'
 import { billingOf } from '@svc/billing'
 import { profileRoutes } from '@svc/profile'
@@ -49,6 +55,8 @@ export function buildApp(config: ServiceConfig, shared?: Resources): Promise<Fas
         await app.register(alertingSurface, {
           ingestLimits: { perConfig: config.rateLimit.ingestPerConfig ?? DEFAULT_INGEST_RATE_LIMIT, perAddress: config.rateLimit.max },
           latestAnalysis: latestAnalysisOf,
+          statusIncidents: statusIncidentsAbout,
+          rcas: rcasAbout,
           startAnalysis: alertAnalysisStarter(app.database, app.jobs, config.ai),
           preferences: notificationPreferencesOf,
           phones: { verifiedPhonesOf, hasVerifiedPhone },

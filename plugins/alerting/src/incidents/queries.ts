@@ -553,3 +553,41 @@ export async function settleIncidentAlerts(
     where organization_id = ${organizationId} and alert_id = any(${ids}::uuid[]) and state in (${sql.join(ending)})`.execute(trx)
   return ids
 }
+
+/** The incident's alerts from synthetic checks (labels carry the check), first first, at most 100. */
+export async function checkAlertsOf(db: Executor, organizationId: string, incidentId: string) {
+  return db
+    .selectFrom('divinux.incidentAlerts as l')
+    .innerJoin('divinux.alerts as a', 'a.id', 'l.alertId')
+    .select(['a.id as alertId', 'a.service', 'a.status', 'a.labels', 'a.firstSeenAt'])
+    .where('l.organizationId', '=', organizationId)
+    .where('l.incidentId', '=', incidentId)
+    .where('a.source', '=', 'synthetics')
+    .orderBy('l.linkedAt')
+    .limit(100)
+    .execute()
+}
+
+/** The ids of the incident's alerts (at most 1,000, first first). */
+export async function alertIdsOf(db: Executor, organizationId: string, incidentId: string): Promise<string[]> {
+  const rows = await db
+    .selectFrom('divinux.incidentAlerts')
+    .select('alertId')
+    .where('organizationId', '=', organizationId)
+    .where('incidentId', '=', incidentId)
+    .orderBy('linkedAt')
+    .limit(1000)
+    .execute()
+  return rows.map((row) => row.alertId)
+}
+
+/** Status page incidents correlation put in the incident, with why. */
+export async function statusLinksOf(db: Executor, organizationId: string, incidentId: string) {
+  return db
+    .selectFrom('divinux.incidentStatusLinks')
+    .select(['statusIncidentId', 'rule', 'score', 'matched', 'linkedAt'])
+    .where('organizationId', '=', organizationId)
+    .where('incidentId', '=', incidentId)
+    .orderBy('linkedAt')
+    .execute()
+}

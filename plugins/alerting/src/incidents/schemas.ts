@@ -126,6 +126,7 @@ export const TIMELINE_KINDS = [
   'repaged',
   'responders_requested',
   'reassigned',
+  'status_page_incident_linked',
   'alert_linked',
   'alerts_linked',
   'alerts_acknowledged',

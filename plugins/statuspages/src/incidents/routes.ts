@@ -1,6 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { Type } from 'typebox'
 import { auditContextOf, recordAudit } from '@svc/audit'
+import { publish } from '@svc/events'
 import { isUuid, membershipOf } from '@svc/auth'
 import { pageOf, type Executor } from '@svc/db'
 import { ListResponse, NotFoundError, PaginationQuery, Timestamp, invalidField } from '@svc/http'
@@ -21,6 +22,7 @@ import {
   updateBody,
 } from '../schemas.js'
 import type { SubscriberNotifications } from '../subscribers/notifications.js'
+import { servicesOfComponents } from './incident-follow.js'
 import { checkComponents, openRecord, recordDetails, recordUpdate, removeRecord, setPublished } from './records.js'
 
 const Name = Type.String({ minLength: 1, maxLength: 200, pattern: '\\S' })
@@ -153,6 +155,16 @@ export const incidentRoutes: FastifyPluginAsyncTypebox<{
           action: 'status_incident.created',
           after: audited(row),
         })
+        // Alerting may put it in one of its incidents (correlation by the services its components follow).
+        if (status !== 'resolved')
+          await publish(app.jobs, trx, 'statuspage.incident_opened', {
+            organizationId,
+            statusIncidentId: row.id,
+            pageId: page.id,
+            name: row.name,
+            services: await servicesOfComponents(trx, [...statuses.keys()]),
+            at: new Date().toISOString(),
+          })
         return answer(trx, row)
       })
       changed(created.pageId)

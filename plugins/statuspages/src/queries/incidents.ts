@@ -49,6 +49,8 @@ export interface NewIncident {
   impact: string
   published: boolean
   alertId?: string | null
+  /** The incident of alerting it tells the public about. */
+  alertingIncidentId?: string | null
   workflowId?: string | null
   scheduledFor?: Date | null
   scheduledUntil?: Date | null

@@ -1,0 +1,250 @@
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
+import { Type } from 'typebox'
+import { auditContextOf, recordAudit } from '@svc/audit'
+import { membershipOf } from '@svc/auth'
+import type { Executor } from '@svc/db'
+import { publish } from '@svc/events'
+import { Timestamp } from '@svc/http'
+import { DeployEvent, deployBody } from '../deploys/schemas.js'
+import { listDependencies } from '../correlation/queries.js'
+import { deploysOfServicesBefore } from '../queries/deploy-events.js'
+import { incidentAuditOf, incidentOrNotFound, timelineBody } from './common.js'
+import type { Severity } from './model.js'
+import { addTimeline, alertIdsOf, checkAlertsOf, incidentFacets, statusLinksOf, updateIncident } from './queries.js'
+import { IncidentParams, TimelineEntry } from './schemas.js'
+
+const tags = ['incidents']
+const base = '/api/v1/organizations/:orgId/incidents'
+const DEPLOY_WINDOW_MINUTES = 120
+const Uuid = Type.String({ format: 'uuid' })
+
+/** The status pages surface's read of the status page incidents about an incident (wired in by the service). */
+export type StatusIncidentsReader = (
+  db: Executor,
+  organizationId: string,
+  about: { incidentId: string; alertIds: string[]; statusIncidentIds: string[] },
+) => Promise<
+  Array<{
+    id: string
+    pageId: string
+    pageName: string
+    name: string
+    status: string
+    impact: string
+    published: boolean
+    startedAt: Date
+    resolvedAt: Date | null
+    via: 'incident' | 'alert' | 'correlation'
+  }>
+>
+
+/** The insights surface's read of the RCA documents linked to alerting incidents or alerts (wired in by the service). */
+export type RcaReader = (
+  db: Executor,
+  organizationId: string,
+  alertingIds: string[],
+) => Promise<Array<{ id: string; title: string; status: string; rootCause: string | null; publishedAt: Date | null; createdAt: Date }>>
+
+const iso = (date: Date | null) => date?.toISOString() ?? null
+
+const IncidentLinks = Type.Object(
+  {
+    checks: Type.Array(
+      Type.Object({
+        checkId: Type.String(),
+        name: Type.Union([Type.String(), Type.Null()]),
+        kind: Type.Union([Type.String(), Type.Null()]),
+        target: Type.Union([Type.String(), Type.Null()]),
+        alertId: Uuid,
+        alertStatus: Type.String(),
+        failingSince: Timestamp,
+      }),
+      { description: 'Synthetic checks whose failing alerts are in the incident' },
+    ),
+    statusPageIncidents: Type.Array(
+      Type.Object({
+        id: Uuid,
+        pageId: Uuid,
+        pageName: Type.String(),
+        name: Type.String(),
+        status: Type.String(),
+        impact: Type.String(),
+        published: Type.Boolean(),
+        startedAt: Timestamp,
+        resolvedAt: Type.Union([Timestamp, Type.Null()]),
+        via: Type.Union([Type.Literal('incident'), Type.Literal('alert'), Type.Literal('correlation')], {
+          description:
+            'incident: opened by its published status updates; alert: following one of its alerts; correlation: opened by a person, put in it by a rule',
+        }),
+        link: Type.Union([
+          Type.Object({ rule: Type.String(), score: Type.Number(), matched: Type.Record(Type.String(), Type.Unknown()) }),
+          Type.Null(),
+        ]),
+      }),
+    ),
+    deploys: Type.Array(DeployEvent, {
+      description: `Deploys of its services and the services they depend on in the ${DEPLOY_WINDOW_MINUTES} minutes before it started`,
+    }),
+    rcaDocuments: Type.Array(
+      Type.Object({
+        id: Uuid,
+        title: Type.String(),
+        status: Type.String(),
+        rootCause: Type.Union([Type.String(), Type.Null()]),
+        publishedAt: Type.Union([Timestamp, Type.Null()]),
+      }),
+      { description: 'Post-mortems linked to the incident or to one of its alerts' },
+    ),
+  },
+  { title: 'IncidentLinks' },
+)
+
+const PublishStatusUpdate = Type.Object(
+  {
+    status: Type.Union([Type.Literal('investigating'), Type.Literal('identified'), Type.Literal('monitoring'), Type.Literal('resolved')], {
+      description: 'The status page incident’s status after it',
+    }),
+    body: Type.String({ minLength: 1, maxLength: 5000, pattern: '\\S', description: 'What the public reads' }),
+    publish: Type.Optional(
+      Type.Boolean({
+        default: false,
+        description: 'A status page incident opened for it is published at once; false: a draft a person publishes',
+      }),
+    ),
+  },
+  { additionalProperties: false },
+)
+
+export interface LinkRouteOptions {
+  statusIncidents: StatusIncidentsReader
+  rcas: RcaReader
+}
+
+/**
+ * What an incident links to (decision 0019, "Links"), read from the surfaces that own it, and
+ * its status updates published to status pages through the status pages surface's own event
+ * (`statuspage.incident_update_requested`): alerting never writes their tables.
+ */
+export const incidentLinkRoutes: FastifyPluginAsyncTypebox<LinkRouteOptions> = async (app, { statusIncidents, rcas }) => {
+  const db = app.database.db
+
+  app.get(
+    `${base}/:incidentId/links`,
+    {
+      schema: {
+        tags,
+        summary: 'What the incident links to: failing checks, status page incidents, deploys before it, RCA documents (alerting viewer)',
+        description: 'Its alerts are `…/alerts`, its people `…/responder-requests` and `responders`.',
+        params: IncidentParams,
+        response: { 200: IncidentLinks },
+      },
+      onRequest: app.requireProductRole('alerting', 'viewer'),
+    },
+    async (request) => {
+      const { organizationId } = membershipOf(request)
+      const incident = await incidentOrNotFound(db, organizationId, request.params.incidentId)
+      const alertIds = await alertIdsOf(db, organizationId, incident.id)
+      const links = await statusLinksOf(db, organizationId, incident.id)
+      const facets = await incidentFacets(db, organizationId, [incident.id])
+      const services = new Set(facets.services.map((facet) => facet.service))
+      for (const edge of await listDependencies(db, organizationId)) if (services.has(edge.service)) services.add(edge.dependsOn)
+      const deploys = await deploysOfServicesBefore(db, organizationId, [...services], incident.startedAt, DEPLOY_WINDOW_MINUTES, 20)
+      const checks = await checkAlertsOf(db, organizationId, incident.id)
+      const onPages = await statusIncidents(db, organizationId, {
+        incidentId: incident.id,
+        alertIds,
+        statusIncidentIds: links.map((link) => link.statusIncidentId),
+      })
+      const documents = await rcas(db, organizationId, [incident.id, ...alertIds])
+      return {
+        checks: checks.map((check) => {
+          const labels = check.labels as Record<string, string | undefined>
+          return {
+            checkId: labels.checkId ?? '',
+            name: check.service,
+            kind: labels.kind ?? null,
+            target: labels.target ?? null,
+            alertId: check.alertId,
+            alertStatus: check.status,
+            failingSince: check.firstSeenAt.toISOString(),
+          }
+        }),
+        statusPageIncidents: onPages.map((row) => {
+          const link = links.find((candidate) => candidate.statusIncidentId === row.id)
+          return {
+            ...row,
+            startedAt: row.startedAt.toISOString(),
+            resolvedAt: iso(row.resolvedAt),
+            link: link ? { rule: link.rule, score: link.score, matched: link.matched as Record<string, unknown> } : null,
+          }
+        }),
+        deploys: deploys.map(deployBody),
+        rcaDocuments: documents.map((document) => ({
+          id: document.id,
+          title: document.title,
+          status: document.status,
+          rootCause: document.rootCause,
+          publishedAt: iso(document.publishedAt),
+        })),
+      }
+    },
+  )
+
+  app.post(
+    `${base}/:incidentId/status-updates`,
+    {
+      schema: {
+        tags,
+        summary: 'Post a status update to the incident’s timeline and publish it on status pages (alerting responder)',
+        description:
+          'The status pages surface updates each open status page incident about the incident (opened for it, or linked to it by correlation) and opens one, a draft unless `publish`, on each page with components following its services. The timeline entry is answered at once; the status pages follow within seconds (`…/links` shows them).',
+        params: IncidentParams,
+        body: PublishStatusUpdate,
+        response: { 201: TimelineEntry },
+      },
+      onRequest: app.requireProductRole('alerting', 'responder'),
+    },
+    async (request, reply) => {
+      const { organizationId } = membershipOf(request)
+      const { status, body, publish: publishNow = false } = request.body
+      const authorId = request.user.userId
+      const entry = await db.transaction().execute(async (trx) => {
+        const incident = await incidentOrNotFound(trx, organizationId, request.params.incidentId, true)
+        const facets = await incidentFacets(trx, organizationId, [incident.id])
+        const links = await statusLinksOf(trx, organizationId, incident.id)
+        const [row] = await addTimeline(trx, [
+          {
+            organizationId,
+            incidentId: incident.id,
+            kind: 'status_update',
+            body,
+            data: { statusPages: { status, publish: publishNow } },
+            authorId,
+          },
+        ])
+        await publish(app.jobs, trx, 'statuspage.incident_update_requested', {
+          organizationId,
+          incidentId: incident.id,
+          updateId: row!.id,
+          name: incident.title,
+          severity: incident.severity as Severity,
+          services: [...new Set(facets.services.map((facet) => facet.service))],
+          statusIncidentIds: links.map((link) => link.statusIncidentId),
+          status,
+          body,
+          publish: publishNow,
+          authorId,
+        })
+        const { context, entry: auditEntry } = incidentAuditOf(auditContextOf(request), organizationId, incident.id)
+        await recordAudit(trx, context, {
+          ...auditEntry,
+          action: 'incident.status_update_published',
+          after: { status, body, publish: publishNow },
+        })
+        await updateIncident(trx, organizationId, incident.id, {})
+        return row!
+      })
+      return reply.code(201).send(timelineBody(entry))
+    },
+  )
+}

@@ -1,0 +1,142 @@
+import type { FastifyBaseLogger } from 'fastify'
+import { sql } from 'kysely'
+import type { Database, Executor } from '@svc/db'
+import { subscribe, type StatusPageIncidentUpdateRequested } from '@svc/events'
+import { workEach, type JobQueue } from '@svc/jobs'
+import type { ComponentStatus, IncidentImpact } from '../model.js'
+import { incidentById } from '../queries/incidents.js'
+import type { SubscriberNotifications } from '../subscribers/notifications.js'
+import { openRecord, recordUpdate } from './records.js'
+
+export const INCIDENT_FOLLOW_QUEUE = 'statuspages.incident-follow'
+
+const impactOf: Record<StatusPageIncidentUpdateRequested['severity'], IncidentImpact> = {
+  SEV1: 'critical',
+  SEV2: 'major',
+  SEV3: 'minor',
+  SEV4: 'none',
+}
+const componentStatusOf: Record<StatusPageIncidentUpdateRequested['severity'], ComponentStatus> = {
+  SEV1: 'major_outage',
+  SEV2: 'partial_outage',
+  SEV3: 'degraded_performance',
+  SEV4: 'degraded_performance',
+}
+
+/** Components of the organization that follow any of these alert services, with their pages. */
+async function componentsFollowing(db: Executor, organizationId: string, services: string[]) {
+  if (services.length === 0) return []
+  return db
+    .selectFrom('divinux.statusComponents')
+    .select(['id', 'pageId'])
+    .where('organizationId', '=', organizationId)
+    .where('alertServices', '&&', sql<string[]>`${services}::text[]`)
+    .execute()
+}
+
+/** The status page incidents to update: the ones opened for the incident, and those linked to it, still open. */
+async function openIncidentsOf(db: Executor, event: StatusPageIncidentUpdateRequested) {
+  return db
+    .selectFrom('divinux.statusIncidents')
+    .select(['id', 'pageId'])
+    .where('organizationId', '=', event.organizationId)
+    .where('kind', '=', 'incident')
+    .where('resolvedAt', 'is', null)
+    .where((eb) =>
+      eb.or([
+        eb('alertingIncidentId', '=', event.incidentId),
+        ...(event.statusIncidentIds.length > 0 ? [eb('id', 'in', event.statusIncidentIds)] : []),
+      ]),
+    )
+    .execute()
+}
+
+/** Whether the incident's newest update already says this (the event was delivered before). */
+async function alreadySaid(db: Executor, statusIncidentId: string, status: string, body: string) {
+  const latest = await db
+    .selectFrom('divinux.statusIncidentUpdates')
+    .select(['status', 'body'])
+    .where('incidentId', '=', statusIncidentId)
+    .orderBy('createdAt', 'desc')
+    .limit(1)
+    .executeTakeFirst()
+  return latest?.status === status && latest.body === body
+}
+
+/**
+ * The status pages' side of an incident's published status update (an event from alerting, which
+ * never writes these tables): each status page incident opened for it, or linked to it, gets the
+ * update; each page with components following its services and no open one gets one opened (a
+ * draft unless the update says publish). Answers the pages changed.
+ */
+export async function followIncident(db: Executor, notifications: SubscriberNotifications, event: StatusPageIncidentUpdateRequested) {
+  const changed = new Set<string>()
+  const open = await openIncidentsOf(db, event)
+  const common = { createdBy: event.authorId, notify: true }
+  for (const known of open) {
+    const incident = await incidentById(db, known.id, true)
+    if (!incident || (await alreadySaid(db, incident.id, event.status, event.body))) continue
+    await recordUpdate(db, notifications, incident, { ...common, status: event.status, body: event.body, statuses: new Map() })
+    changed.add(incident.pageId)
+  }
+  if (event.status === 'resolved') return [...changed]
+  const components = await componentsFollowing(db, event.organizationId, event.services)
+  const covered = new Set(open.map((known) => known.pageId))
+  for (const pageId of new Set(components.map((component) => component.pageId))) {
+    if (covered.has(pageId)) continue
+    const statuses = new Map(
+      components
+        .filter((component) => component.pageId === pageId)
+        .map((component) => [component.id, componentStatusOf[event.severity]] as const),
+    )
+    await openRecord(
+      db,
+      notifications,
+      {
+        organizationId: event.organizationId,
+        pageId,
+        kind: 'incident',
+        name: event.name.slice(0, 200),
+        status: event.status,
+        impact: impactOf[event.severity],
+        published: event.publish,
+        alertingIncidentId: event.incidentId,
+        createdBy: event.authorId,
+      },
+      { ...common, status: event.status, body: event.body, statuses },
+    )
+    changed.add(pageId)
+  }
+  return [...changed]
+}
+
+export async function startFollowingIncidents(deps: {
+  database: Database
+  jobs: JobQueue
+  notifications: SubscriberNotifications
+  changed: (pageId: string) => void
+  log: FastifyBaseLogger
+}): Promise<void> {
+  await subscribe(deps.jobs, 'statuspage.incident_update_requested', INCIDENT_FOLLOW_QUEUE, {
+    retryLimit: 5,
+    retryDelay: 5,
+    retryBackoff: true,
+  })
+  await workEach<StatusPageIncidentUpdateRequested>(
+    deps.jobs,
+    INCIDENT_FOLLOW_QUEUE,
+    { batchSize: 5, pollingIntervalSeconds: 1 },
+    async (job) => {
+      const changed = await deps.database.db.transaction().execute((trx) => followIncident(trx, deps.notifications, job.data))
+      for (const pageId of changed) deps.changed(pageId)
+      if (changed.length > 0) deps.log.info({ incidentId: job.data.incidentId, pages: changed.length }, 'status pages follow the incident')
+    },
+  )
+}
+
+/** The alert services an incident's components follow, for `statuspage.incident_opened`. */
+export async function servicesOfComponents(db: Executor, componentIds: string[]): Promise<string[]> {
+  if (componentIds.length === 0) return []
+  const rows = await db.selectFrom('divinux.statusComponents').select('alertServices').where('id', 'in', componentIds).execute()
+  return [...new Set(rows.flatMap((row) => row.alertServices))]
+}
