@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto'
 import t from 'tap'
 import { DEFAULT_NOTIFIER_CONFIG } from '@svc/config'
 import { startSmtpServer, startTestService, until } from '@svc/testkit'
@@ -158,10 +159,7 @@ t.test('reassigning pages the new assignee, makes a person commander and puts th
 
   const toPolicy = await call(ada!, 'POST', `${url}/reassign`, { target: { type: 'escalation_policy', id: policy.id } })
   t.match(toPolicy.json(), { roles: [{ role: 'commander', userId: cy!.userId }] }, 'a policy leaves the commander as is')
-  t.equal(
-    (await call(ada!, 'POST', `${url}/reassign`, { target: { type: 'user', id: viewer!.userId.replace(/.$/, '0') } })).statusCode,
-    400,
-  )
+  t.equal((await call(ada!, 'POST', `${url}/reassign`, { target: { type: 'user', id: randomUUID() } })).statusCode, 400)
 
   await call(ada!, 'PATCH', url, { status: 'resolved' })
   t.equal((await call(ada!, 'POST', `${url}/reassign`, { target: { type: 'user', id: cy!.userId } })).statusCode, 409)
