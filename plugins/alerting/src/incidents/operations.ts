@@ -172,6 +172,29 @@ export async function snoozeIncident(trx: Executor, actor: Actor, organizationId
   })
 }
 
+/** Gives a role of the incident to a person (replacing whoever held it); a change is on the timeline and audited. */
+export async function assignIncidentRole(
+  trx: Executor,
+  actor: Actor,
+  organizationId: string,
+  incidentId: string,
+  role: string,
+  userId: string,
+) {
+  const previous = await assignRole(trx, organizationId, incidentId, role, userId, actor.userId)
+  if (previous === userId) return
+  await addTimeline(trx, [
+    timelineEntry(organizationId, incidentId, actor.userId, 'role_assigned', { role, userId, previousUserId: previous ?? null }),
+  ])
+  const { context, entry } = incidentAuditOf(actor.audit, organizationId, incidentId)
+  await recordAudit(trx, context, {
+    ...entry,
+    action: 'incident.role_assigned',
+    before: previous ? { role, userId: previous } : null,
+    after: { role, userId },
+  })
+}
+
 /** The actor joins the incident's responders (once; answers false when they were one). */
 export async function joinIncident(trx: Executor, actor: Actor, organizationId: string, incidentId: string, via: 'api' | 'chat') {
   const incident = await incidentOrNotFound(trx, organizationId, incidentId, true)

@@ -6,8 +6,8 @@ import { membershipOf } from '@svc/auth'
 import { ConflictError, ListResponse, Timestamp, invalidField } from '@svc/http'
 import type { Escalator } from '../escalation/escalator.js'
 import { fullIncidentBody, incidentAuditOf, incidentOrNotFound, timelineEntry } from './common.js'
-import { editIncident, snoozeIncident } from './operations.js'
-import { addTimeline, assignRole } from './queries.js'
+import { assignIncidentRole, editIncident, snoozeIncident } from './operations.js'
+import { addTimeline } from './queries.js'
 import { REQUEST_TARGET_TYPES, requestResponders, responderRequests } from './responder-requests.js'
 import { Incident, IncidentParams, SnoozeIncident } from './schemas.js'
 
@@ -179,27 +179,10 @@ export const incidentPagingRoutes: FastifyPluginAsyncTypebox<{
           { targets: [target], message: null, reason: 'reassigned' },
           () => 'target/id',
         )
-        const { context, entry } = incidentAuditOf(actor.audit, organizationId, incident.id)
-        if (target.type === 'user') {
-          const previous = await assignRole(trx, organizationId, incident.id, 'commander', target.id, actor.userId)
-          if (previous !== target.id) {
-            await addTimeline(trx, [
-              timelineEntry(organizationId, incident.id, actor.userId, 'role_assigned', {
-                role: 'commander',
-                userId: target.id,
-                previousUserId: previous ?? null,
-              }),
-            ])
-            await recordAudit(trx, context, {
-              ...entry,
-              action: 'incident.role_assigned',
-              before: previous ? { role: 'commander', userId: previous } : null,
-              after: { role: 'commander', userId: target.id },
-            })
-          }
-        }
+        if (target.type === 'user') await assignIncidentRole(trx, actor, organizationId, incident.id, 'commander', target.id)
         if (incident.status !== 'triage') await editIncident(trx, actor, organizationId, incident.id, { status: 'triage' })
         await addTimeline(trx, [timelineEntry(organizationId, incident.id, actor.userId, 'reassigned', { target })])
+        const { context, entry } = incidentAuditOf(actor.audit, organizationId, incident.id)
         await recordAudit(trx, context, { ...entry, action: 'incident.reassigned', after: { target } })
         return fullIncidentBody(trx, organizationId, await incidentOrNotFound(trx, organizationId, incident.id))
       })

@@ -7,11 +7,10 @@ import { pageOf, type Executor } from '@svc/db'
 import { ConflictError, ListResponse, NotFoundError, invalidField } from '@svc/http'
 import { activeMembersAmong } from '../queries/people.js'
 import { fullIncidentBody, incidentAudit, incidentOrNotFound, linkBody, summaryBody, timelineBody } from './common.js'
-import { addTimelineText, declareIncident, editIncident, joinIncident } from './operations.js'
+import { addTimelineText, assignIncidentRole, declareIncident, editIncident, joinIncident } from './operations.js'
 import {
   addTimeline,
   alertsWithIncident,
-  assignRole,
   findIncidentAlert,
   linkAlerts,
   listIncidentAlerts,
@@ -185,26 +184,7 @@ export const incidentRoutes: FastifyPluginAsyncTypebox = async (app) => {
       return db.transaction().execute(async (trx) => {
         const incident = await incidentOrNotFound(trx, organizationId, request.params.incidentId, true)
         await checkMember(trx, organizationId, userId, 'userId')
-        const previous = await assignRole(trx, organizationId, incident.id, role, userId, request.user.userId)
-        if (previous !== userId) {
-          await addTimeline(trx, [
-            {
-              organizationId,
-              incidentId: incident.id,
-              kind: 'role_assigned',
-              body: null,
-              data: { role, userId, previousUserId: previous ?? null },
-              authorId: request.user.userId,
-            },
-          ])
-          const { context, entry } = incidentAudit(request, organizationId, incident.id)
-          await recordAudit(trx, context, {
-            ...entry,
-            action: 'incident.role_assigned',
-            before: previous ? { role, userId: previous } : null,
-            after: { role, userId },
-          })
-        }
+        await assignIncidentRole(trx, actorOf(request), organizationId, incident.id, role, userId)
         return fullIncidentBody(trx, organizationId, incident)
       })
     },
