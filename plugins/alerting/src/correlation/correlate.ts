@@ -57,7 +57,9 @@ export class CorrelationBatch {
 
   /** Links the alerts that joined, with one `alerts_linked` timeline entry and one `incident.alerts_correlated` audit entry per incident. */
   async flush(trx: Executor): Promise<void> {
-    for (const [incidentId, { organizationId, links }] of this.joined) {
+    // In one order (by id) across replicas: each incident's row is locked as its timeline moves updated_at.
+    const joined = [...this.joined].sort(([a], [b]) => a.localeCompare(b))
+    for (const [incidentId, { organizationId, links }] of joined) {
       const alertIds = await linkAlerts(trx, organizationId, incidentId, links)
       const placed = links.filter((link) => alertIds.includes(link.alertId))
       if (placed.length === 0) continue
