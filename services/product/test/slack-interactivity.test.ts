@@ -72,6 +72,11 @@ const command = async (text: string, slackUserId: string, channel = 'C0123') => 
   return { status: answer.status, text: (JSON.parse(answer.body) as { text: string }).text }
 }
 
+/** The value the buttons of a message carry (what they act on). */
+const buttonValue = (post: SlackPost) =>
+  ((post.blocks ?? []) as Array<{ type: string; elements?: Array<{ value?: string }> }>).find((block) => block.type === 'actions')
+    ?.elements?.[0]?.value
+
 const buttonsOf = (post: SlackPost | undefined) =>
   ((post?.blocks ?? []) as Array<{ type: string; elements?: Array<{ action_id?: string }> }>)
     .filter((block) => block.type === 'actions')
@@ -281,4 +286,64 @@ t.test('a responder joins through the API too; joining twice changes nothing', a
   t.equal((await call(responder!, 'POST', `${base}/incidents/${id}/join`)).json().responders.length, 1)
   const timeline = (await call(responder!, 'GET', `${base}/incidents/${id}/timeline`)).json().data as Array<{ kind: string }>
   t.equal(timeline.filter((entry) => entry.kind === 'responder_joined').length, 1)
+})
+
+t.test('what Slack sends that is not ours to act on changes nothing', async (t) => {
+  const notJson = await slack.send(interactivityUrl, { payload: '{not json' })
+  t.equal(notJson.status, 400)
+  t.match(JSON.parse(notJson.body), { message: /payload is not JSON/ })
+  const viewSubmission = await slack.send(interactivityUrl, {
+    payload: JSON.stringify({ type: 'view_submission', user: { id: 'U_RESP' } }),
+  })
+  t.equal(viewSubmission.status, 200, 'other interaction types are acknowledged and ignored')
+  const card = slack.posts.find((post) => post.channel === 'C0123' && post.text.startsWith('[SEV2]'))!
+  const updatesBefore = slack.updates.length
+  const foreign = await slack.send(interactivityUrl, {
+    payload: JSON.stringify({
+      type: 'block_actions',
+      user: { id: 'U_RESP' },
+      channel: { id: 'C0123' },
+      message: { ts: '1.000001' },
+      response_url: slack.responseUrl(),
+      actions: [{ action_id: 'resolve', value: (card.blocks as Array<{ block_id?: string }>).find((block) => block.block_id)?.block_id }],
+    }),
+  })
+  t.equal(foreign.status, 200)
+  t.equal(slack.updates.length, updatesBefore, 'a button on a message we did not post does nothing')
+
+  const page = slack.posts.find((post) => post.text.includes('Queue backlog'))!
+  const join = await slack.send(interactivityUrl, {
+    payload: JSON.stringify({
+      type: 'block_actions',
+      user: { id: 'U_RESP' },
+      channel: { id: page.channel },
+      message: { ts: page.ts },
+      response_url: slack.responseUrl(),
+      actions: [{ action_id: 'join', value: buttonValue(page) }],
+    }),
+  })
+  t.equal(join.status, 200)
+  await until('the refusal', () => slack.responses.at(-1)?.body.text === 'The alert is in no incident to join.')
+
+  await call(manager!, 'PATCH', `${base}/chat-integrations/${integration.id}`, { enabled: false })
+  t.equal((await command('help', 'U_RESP')).text, 'This Slack integration is turned off.')
+  await call(manager!, 'PATCH', `${base}/chat-integrations/${integration.id}`, { enabled: true })
+})
+
+t.test('Slack keeps up when it refused for a while, and a taken channel name gets a suffix', async (t) => {
+  slack.channels.push({ id: 'C-TAKEN', name: 'inc-taken', invited: [] })
+  await call(manager!, 'PATCH', `${base}/chat-integrations/${integration.id}`, { botToken: 'xoxb-revoked-token' })
+  const declared = await command('declare taken', 'U_RESP')
+  const reference = /INC-(\d+)/.exec(declared.text)![0]
+  // With the token refused, nothing reaches Slack; the incident is tried again later.
+  await new Promise((resolve) => setTimeout(resolve, 2_000))
+  t.notOk(slack.channels.some((channel) => channel.name.startsWith(`${reference.toLowerCase()}-taken`)))
+  slack.channels.push({ id: 'C-CLASH', name: `${reference.toLowerCase()}-taken`, invited: [] })
+  await call(manager!, 'PATCH', `${base}/chat-integrations/${integration.id}`, { botToken: slack.botToken })
+  await app.database.db.updateTable('divinux.incidents').set({ chatSyncUntil: null }).execute()
+  const room = await until('the channel, under a name of its own', () =>
+    slack.channels.find((channel) => channel.name.startsWith(`${reference.toLowerCase()}-taken-`) && channel.invited.length > 0),
+  )
+  t.match(room.name, new RegExp(`^${reference.toLowerCase()}-taken-[0-9a-f]{8}$`))
+  t.ok(room.invited.includes('U_RESP'))
 })
