@@ -23,16 +23,7 @@ export async function listSupportHours(db: Executor, organizationId: string) {
     .execute()
 }
 
-export async function findSupportHours(db: Executor, organizationId: string, service: string) {
-  return db
-    .selectFrom('divinux.serviceSupportHours')
-    .select(columns)
-    .where('organizationId', '=', organizationId)
-    .where('service', '=', service)
-    .executeTakeFirst()
-}
-
-export type SupportHoursRow = NonNullable<Awaited<ReturnType<typeof findSupportHours>>>
+export type SupportHoursRow = Awaited<ReturnType<typeof listSupportHours>>[number]
 
 export async function putSupportHours(
   db: Executor,
