@@ -240,6 +240,7 @@ t.test('/incident declares and works an incident; its channel, card and timeline
     { userId: manager!.userId, email: 'manager@slackops.example', via: 'chat' },
   ])
   await until('the new responder invited to the channel', () => room.invited.includes('U_MGR'))
+  t.equal(await (await press(announced, 'escalate', 'U_RESP')).said(), `Nothing of ${reference} is waiting to escalate.`)
 
   t.equal((await command(`resolve ${reference}`, 'U_RESP', 'C0999')).text, `You resolved ${reference}.`)
   await until('the card without buttons once resolved', () =>
