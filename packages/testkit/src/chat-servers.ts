@@ -128,48 +128,47 @@ export async function startSlackServer(t: TestContext): Promise<SlackTestServer>
   }
   const url = await listen(t, async (request, response) => {
     const raw = await textOf(request)
-    const path = request.url ?? '/'
+    const path = String(request.url)
     if (path.startsWith('/respond/')) {
       responses.push({ id: path.slice('/respond/'.length), body: JSON.parse(raw) as SlackResponse['body'] })
       response.writeHead(200).end('ok')
       return
     }
-    if (request.method !== 'POST' || !path.startsWith('/api/')) return json(response, { ok: false, error: 'unknown_method' })
     if (request.headers.authorization !== `Bearer ${botToken}`) return json(response, { ok: false, error: 'invalid_auth' })
-    const form: Record<string, unknown> = (request.headers['content-type'] ?? '').includes('json')
-      ? (JSON.parse(raw) as Record<string, unknown>)
-      : Object.fromEntries(new URLSearchParams(raw))
+    // @slack/web-api posts forms; a field it leaves out reads as ''.
+    const params = new URLSearchParams(raw)
+    const field = (name: string) => params.get(name) || ''
     const method = path.slice('/api/'.length)
-    const channel = String(form.channel ?? '')
+    const channel = field('channel')
     if (channel === 'C-MISSING') return json(response, { ok: false, error: 'channel_not_found' })
-    const blocks = typeof form.blocks === 'string' ? (JSON.parse(form.blocks) as unknown) : form.blocks
+    const message = { token: botToken, channel, text: field('text'), blocks: JSON.parse(field('blocks') || 'null') as unknown }
     switch (method) {
       case 'chat.postMessage': {
         const ts = `${Math.floor(Date.now() / 1000)}.${String(++sequence).padStart(6, '0')}`
-        posts.push({ token: botToken, channel, text: String(form.text ?? ''), blocks, ts })
-        return json(response, { ok: true, channel, ts, message: { text: form.text } })
+        posts.push({ ...message, ts })
+        return json(response, { ok: true, channel, ts, message: { text: message.text } })
       }
       case 'chat.update': {
-        const ts = String(form.ts ?? '')
+        const ts = field('ts')
         if (!posts.some((post) => post.channel === channel && post.ts === ts))
           return json(response, { ok: false, error: 'message_not_found' })
-        updates.push({ token: botToken, channel, text: String(form.text ?? ''), blocks, ts })
+        updates.push({ ...message, ts })
         return json(response, { ok: true, channel, ts })
       }
       case 'users.info': {
         userInfoCalls += 1
-        const id = String(form.user ?? '')
+        const id = field('user')
         const email = users.get(id)
         if (!email) return json(response, { ok: false, error: 'user_not_found' })
         return json(response, { ok: true, user: { id, profile: { email } } })
       }
       case 'users.lookupByEmail': {
-        const found = [...users].find(([, email]) => email === String(form.email ?? ''))
+        const found = [...users].find(([, email]) => email === field('email'))
         if (!found) return json(response, { ok: false, error: 'users_not_found' })
         return json(response, { ok: true, user: { id: found[0], profile: { email: found[1] } } })
       }
       case 'conversations.create': {
-        const name = String(form.name ?? '')
+        const name = field('name')
         if (!/^[a-z0-9_-]{1,80}$/.test(name)) return json(response, { ok: false, error: 'invalid_name_specials' })
         if (channels.some((known) => known.name === name)) return json(response, { ok: false, error: 'name_taken' })
         const id = `C${String(channels.length + 1).padStart(8, '0')}`
@@ -177,13 +176,8 @@ export async function startSlackServer(t: TestContext): Promise<SlackTestServer>
         return json(response, { ok: true, channel: { id, name } })
       }
       case 'conversations.invite': {
-        const known = channels.find((candidate) => candidate.id === channel)
-        if (!known) return json(response, { ok: false, error: 'channel_not_found' })
-        known.invited.push(
-          ...String(form.users ?? '')
-            .split(',')
-            .filter(Boolean),
-        )
+        const known = channels.find((candidate) => candidate.id === channel)!
+        known.invited.push(...field('users').split(','))
         return json(response, { ok: true, channel: { id: known.id } })
       }
       default:
@@ -201,15 +195,14 @@ export async function startSlackServer(t: TestContext): Promise<SlackTestServer>
     userInfoCalls: () => userInfoCalls,
     addUser: (slackUserId, email) => void users.set(slackUserId, email),
     responseUrl: () => `${url}/respond/${randomBytes(6).toString('hex')}`,
-    async send(target, form, options = {}) {
-      const timestamp = options.timestamp ?? Math.floor(Date.now() / 1000)
+    async send(target, form, { timestamp = Math.floor(Date.now() / 1000), secret = signingSecret } = {}) {
       const body = new URLSearchParams(form).toString()
       const answer = await fetch(target, {
         method: 'POST',
         headers: {
           'content-type': 'application/x-www-form-urlencoded',
           'x-slack-request-timestamp': String(timestamp),
-          'x-slack-signature': slackSignature(options.secret ?? signingSecret, timestamp, body),
+          'x-slack-signature': slackSignature(secret, timestamp, body),
         },
         body,
       })

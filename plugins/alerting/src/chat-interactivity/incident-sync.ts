@@ -60,7 +60,7 @@ export function createIncidentChatSync(deps: IncidentChatDeps) {
 
   async function syncWith(integration: SlackIntegration, incidentId: string): Promise<void> {
     const organizationId = integration.organizationId
-    const client = slackClient(integration.botToken ?? '', deps.slackApiUrl)
+    const client = slackClient(integration.botToken, deps.slackApiUrl)
     const post = async (channel: string, message: { text: string; blocks?: object[] }) =>
       client.chat.postMessage({ channel, text: message.text, ...(message.blocks ? { blocks: message.blocks as never } : {}) })
     let room = await incidentChannel(db, integration.id, incidentId)
@@ -81,13 +81,14 @@ export function createIncidentChatSync(deps: IncidentChatDeps) {
         if (slackErrorOf(error) !== 'name_taken') throw error
         created = await client.conversations.create({ name: `${name.slice(0, 70)}-${incident.id.slice(0, 8)}` })
       }
-      const channelId = created.channel?.id ?? ''
+      // Slack answers ok with the channel it made; anything else threw.
+      const channelId = created.channel!.id!
       await insertIncidentChannel(db, {
         incidentId,
         integrationId: integration.id,
         organizationId,
         channelId,
-        name: created.channel?.name ?? name,
+        name: created.channel!.name!,
       })
       room = await incidentChannel(db, integration.id, incidentId)
     }
@@ -96,19 +97,13 @@ export function createIncidentChatSync(deps: IncidentChatDeps) {
 
     const fresh = new Set<string>()
     const postCard = async (channel: string) => {
+      // Slack answers ok with where the message landed (the channel's id, and its ts).
       const posted = await post(channel, card)
-      if (posted.ts) {
-        await recordSlackMessage(db, {
-          organizationId,
-          integrationId: integration.id,
-          channel: posted.channel ?? channel,
-          ts: posted.ts,
-          incidentId,
-        })
-        fresh.add(`${posted.channel ?? channel}:${posted.ts}`)
-      }
+      const at = { channel: posted.channel!, ts: posted.ts! }
+      await recordSlackMessage(db, { organizationId, integrationId: integration.id, ...at, incidentId })
+      fresh.add(`${at.channel}:${at.ts}`)
     }
-    if (!announced) await postCard(integration.channel ?? '')
+    if (!announced) await postCard(integration.channel)
 
     if (room) {
       if (!shown.some((message) => message.incidentId !== null && message.channel === room.channelId)) await postCard(room.channelId)

@@ -22,8 +22,9 @@ export function createSlackPeople(db: Kysely<DB>, slackApiUrl: string | undefine
     if (cached) return cached.email
     let email: string | null = null
     try {
-      const answer = await slackClient(integration.botToken ?? '', slackApiUrl).users.info({ user: slackUserId })
-      email = answer.user?.profile?.email ?? null
+      const answer = await slackClient(integration.botToken, slackApiUrl).users.info({ user: slackUserId })
+      // An ok answer carries the user and profile; the address only with the users:read.email scope.
+      email = answer.user!.profile!.email ?? null
     } catch (error) {
       // Slack knows no such user: remember that too; anything else is not an answer.
       if (slackErrorOf(error) !== 'user_not_found') throw error
@@ -48,10 +49,10 @@ export function createSlackPeople(db: Kysely<DB>, slackApiUrl: string | undefine
       const cached = await cachedSlackUserOf(db, integration.id, email)
       if (cached) return cached
       try {
-        const answer = await slackClient(integration.botToken ?? '', slackApiUrl).users.lookupByEmail({ email })
-        if (!answer.user?.id) return undefined
-        await cacheSlackEmail(db, integration.id, answer.user.id, email)
-        return answer.user.id
+        const answer = await slackClient(integration.botToken, slackApiUrl).users.lookupByEmail({ email })
+        const slackUserId = answer.user!.id!
+        await cacheSlackEmail(db, integration.id, slackUserId, email)
+        return slackUserId
       } catch (error) {
         if (slackErrorOf(error) === 'users_not_found') return undefined
         throw error

@@ -1,4 +1,4 @@
-import { sql } from 'kysely'
+import { sql, type NotNull } from 'kysely'
 import type { Executor } from '@svc/db'
 
 // The tables of Slack interactivity (migration 0045): messages we can rewrite, who a Slack user
@@ -19,12 +19,18 @@ const integrationColumns = [
 
 /** An integration by id, of any organization: the one a signed Slack request names in its URL. */
 export async function findSlackIntegration(db: Executor, integrationId: string) {
-  return db
-    .selectFrom('divinux.chatIntegrations')
-    .select(integrationColumns)
-    .where('id', '=', integrationId)
-    .where('kind', '=', 'slack_bot')
-    .executeTakeFirst()
+  return (
+    db
+      .selectFrom('divinux.chatIntegrations')
+      .select(integrationColumns)
+      .where('id', '=', integrationId)
+      .where('kind', '=', 'slack_bot')
+      // A Slack bot is written with both (chat/routes.ts).
+      .where('botToken', 'is not', null)
+      .where('channel', 'is not', null)
+      .$narrowType<{ botToken: NotNull; channel: NotNull }>()
+      .executeTakeFirst()
+  )
 }
 
 export type SlackIntegration = NonNullable<Awaited<ReturnType<typeof findSlackIntegration>>>
@@ -38,6 +44,9 @@ export async function interactiveIntegrations(db: Executor, organizationId: stri
     .where('kind', '=', 'slack_bot')
     .where('enabled', '=', true)
     .where('signingSecret', 'is not', null)
+    .where('botToken', 'is not', null)
+    .where('channel', 'is not', null)
+    .$narrowType<{ botToken: NotNull; channel: NotNull }>()
     .orderBy('createdAt')
     .execute()
 }

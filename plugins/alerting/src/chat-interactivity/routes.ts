@@ -1,6 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import type { FastifyBaseLogger, FastifyRequest } from 'fastify'
 import { Type } from 'typebox'
+import { Value } from 'typebox/value'
 import { auditContextOf } from '@svc/audit'
 import { isUuid } from '@svc/auth'
 import { ForbiddenError, NotFoundError, invalidField } from '@svc/http'
@@ -22,16 +23,18 @@ const Ephemeral = Type.Object({
   text: Type.String(),
 })
 
-/** What Slack posts when a button is pressed (the part we read). */
-interface BlockActions {
-  type: string
-  user?: { id?: string }
-  channel?: { id?: string }
-  message?: { ts?: string }
-  container?: { channel_id?: string; message_ts?: string }
-  response_url?: string
-  actions?: Array<{ action_id?: string; value?: string }>
-}
+/** What Slack posts when a button is pressed on a message (the part we read); other interactions are ignored. */
+const BlockActions = Type.Object({
+  type: Type.Literal('block_actions'),
+  user: Type.Object({ id: Type.String() }),
+  channel: Type.Object({ id: Type.String() }),
+  message: Type.Object({ ts: Type.String() }),
+  response_url: Type.String(),
+  actions: Type.Array(Type.Object({ action_id: Type.String(), value: Type.String() }), { minItems: 1 }),
+})
+
+/** What Slack posts when the slash command is run (the part we read). */
+const SlashCommand = Type.Object({ user_id: Type.String(), channel_id: Type.String(), text: Type.String() })
 
 export interface SlackRouteOptions extends RenderDeps {
   people: SlackPeople
@@ -57,8 +60,8 @@ export const slackInteractivityRoutes: FastifyPluginAsyncTypebox<SlackRouteOptio
 
   /** response_url is Slack's (hooks.slack.com), or the Slack-compatible server this service is pointed at. */
   const slackOrigins = new Set(['https://hooks.slack.com', ...(options.slackApiUrl ? [new URL(options.slackApiUrl).origin] : [])])
-  const respond = async (log: FastifyBaseLogger, responseUrl: string | undefined, text: string) => {
-    if (!responseUrl || !URL.canParse(responseUrl) || !slackOrigins.has(new URL(responseUrl).origin)) return
+  const respond = async (log: FastifyBaseLogger, responseUrl: string, text: string) => {
+    if (!URL.canParse(responseUrl) || !slackOrigins.has(new URL(responseUrl).origin)) return
     const answer = await fetch(responseUrl, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
@@ -91,7 +94,7 @@ export const slackInteractivityRoutes: FastifyPluginAsyncTypebox<SlackRouteOptio
         ? await renderAlert(db, options, integration.organizationId, subject.id)
         : await renderIncident(db, options, integration.organizationId, subject.id)
     if (!rendered) return
-    await slackClient(integration.botToken ?? '', options.slackApiUrl).chat.update({
+    await slackClient(integration.botToken, options.slackApiUrl).chat.update({
       channel,
       ts,
       text: rendered.text,
@@ -116,25 +119,23 @@ export const slackInteractivityRoutes: FastifyPluginAsyncTypebox<SlackRouteOptio
     },
     async (request, reply) => {
       const { integration, form } = await verified(request, request.params.integrationId, request.body)
-      let payload: BlockActions
+      let payload: unknown
       try {
-        payload = JSON.parse(form.get('payload') ?? '') as BlockActions
+        payload = JSON.parse(form.get('payload') ?? '')
       } catch {
         throw invalidField('payload', 'is not JSON')
       }
-      if (payload.type !== 'block_actions') return reply.code(200).send(null)
-      const channel = payload.channel?.id ?? payload.container?.channel_id ?? ''
-      const ts = payload.message?.ts ?? payload.container?.message_ts ?? ''
-      const pressed = payload.actions?.[0]
-      const subject = subjectOf(pressed?.value ?? '')
-      const action = BUTTON_ACTIONS.find((known) => known === pressed?.action_id)
-      if (!subject || !action || !(await isOurMessage(deps, integration.id, channel, ts))) return reply.code(200).send(null)
-      const answer = await act(request, integration, payload.user?.id ?? '', (actor) =>
+      if (!Value.Check(BlockActions, payload)) return reply.code(200).send(null)
+      const { channel, message, actions, user } = payload
+      const subject = subjectOf(actions[0]!.value)
+      const action = BUTTON_ACTIONS.find((known) => known === actions[0]!.action_id)
+      if (!subject || !action || !(await isOurMessage(deps, integration.id, channel.id, message.ts))) return reply.code(200).send(null)
+      const answer = await act(request, integration, user.id, (actor) =>
         pressButton(deps, integration.organizationId, actor, action, subject),
       )
       await respond(request.log, payload.response_url, answer.text)
       if (answer.acted)
-        await rewrite(integration, channel, ts, subject).catch((error: Error) =>
+        await rewrite(integration, channel.id, message.ts, subject).catch((error: Error) =>
           request.log.warn({ err: error }, 'slack message not rewritten'),
         )
       return reply.code(200).send(null)
@@ -157,8 +158,10 @@ export const slackInteractivityRoutes: FastifyPluginAsyncTypebox<SlackRouteOptio
     },
     async (request) => {
       const { integration, form } = await verified(request, request.params.integrationId, request.body)
-      const answer = await act(request, integration, form.get('user_id') ?? '', (actor) =>
-        runCommand(deps, integration, actor, form.get('channel_id') ?? '', form.get('text') ?? ''),
+      const fields = Object.fromEntries(form)
+      if (!Value.Check(SlashCommand, fields)) throw invalidField('text', 'is missing: this is not a slash command as Slack sends it')
+      const answer = await act(request, integration, fields.user_id, (actor) =>
+        runCommand(deps, integration, actor, fields.channel_id, fields.text),
       )
       return { response_type: 'ephemeral' as const, text: answer.text }
     },
