@@ -346,5 +346,14 @@ t.test('Slack keeps up when it refused for a while, and a taken channel name get
     slack.channels.find((channel) => channel.name.startsWith(`${reference.toLowerCase()}-taken-`) && channel.invited.length > 0),
   )
   t.match(room.name, new RegExp(`^${reference.toLowerCase()}-taken-[0-9a-f]{8}$`))
+  // Once shown, an incident is not behind again until it changes (PostgreSQL keeps microseconds).
+  await until('every incident shown as it is', async () => {
+    const behind = await app.database.db
+      .selectFrom('divinux.incidents')
+      .select('id')
+      .where((eb) => eb.or([eb('chatSyncedAt', 'is', null), eb('chatSyncedAt', '<', eb.ref('updatedAt'))]))
+      .execute()
+    return behind.length === 0
+  })
   t.ok(room.invited.includes('U_RESP'))
 })

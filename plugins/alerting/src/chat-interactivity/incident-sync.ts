@@ -2,7 +2,7 @@ import type { FastifyBaseLogger } from 'fastify'
 import type { Database, Executor } from '@svc/db'
 import { slackClient, slackErrorOf } from '../chat/slack-client.js'
 import { createPoller } from '../poller.js'
-import { timelineLine } from './cards.js'
+import { incidentCard, timelineLine } from './cards.js'
 import type { SlackPeople } from './people.js'
 import {
   claimIncidentsBehind,
@@ -64,9 +64,9 @@ export function createIncidentChatSync(deps: IncidentChatDeps) {
     const post = async (channel: string, message: { text: string; blocks?: object[] }) =>
       client.chat.postMessage({ channel, text: message.text, ...(message.blocks ? { blocks: message.blocks as never } : {}) })
     let room = await incidentChannel(db, integration.id, incidentId)
-    const current = await renderIncident(db, deps, organizationId, incidentId, room?.name)
-    if (!current) return
-    const { incident } = current
+    let card = await renderIncident(db, deps, organizationId, incidentId, room?.name)
+    if (!card) return
+    const { incident } = card
     const shown = await messagesAboutIncident(db, organizationId, integration.id, incidentId)
     const announced = shown.some((message) => message.incidentId !== null)
     if (incident.status === 'resolved' && !announced && !room) return
@@ -91,9 +91,10 @@ export function createIncidentChatSync(deps: IncidentChatDeps) {
         name: created.channel!.name!,
       })
       room = await incidentChannel(db, integration.id, incidentId)
+      // The card names the channel it just got.
+      const state = { ...card.state, channelName: room!.name }
+      card = { incident, state, ...incidentCard(state) }
     }
-    const card = room ? await renderIncident(db, deps, organizationId, incidentId, room.name) : current
-    if (!card) return
 
     const fresh = new Set<string>()
     const postCard = async (channel: string) => {
@@ -132,12 +133,12 @@ export function createIncidentChatSync(deps: IncidentChatDeps) {
     }
   }
 
-  async function syncIncident(executor: Executor, incident: { id: string; organizationId: string; updatedAt: Date }) {
+  async function syncIncident(executor: Executor, incident: { id: string; organizationId: string; seenAt: string }) {
     try {
       for (const integration of await interactiveIntegrations(executor, incident.organizationId)) {
         await syncWith(integration, incident.id)
       }
-      await markChatSynced(db, incident.id, incident.updatedAt)
+      await markChatSynced(db, incident.id, incident.seenAt)
     } catch (error) {
       deps.log.warn({ err: error, incidentId: incident.id }, 'slack not updated for the incident; trying again later')
       await retryChatSyncAfter(db, incident.id, RETRY_SECONDS)

@@ -213,32 +213,36 @@ export async function incidentPeople(db: Executor, organizationId: string, incid
 
 /**
  * Takes up to `limit` incidents whose chat is behind them for `leaseSeconds` (another replica
- * skips them meanwhile); answers each with the updated_at it will show.
+ * skips them meanwhile): one per organization per round, the organizations waiting longest first,
+ * so a storm of incidents in one organization does not hold back another's. The lease is taken by
+ * compare-and-set, so two replicas that pick the same incident take it once. Answers each with the
+ * updated_at it will show, as text: a Date keeps milliseconds, PostgreSQL microseconds, and the
+ * incident would stay behind.
  */
 export async function claimIncidentsBehind(db: Executor, limit: number, leaseSeconds: number) {
-  return db
-    .updateTable('divinux.incidents')
-    .set({ chatSyncUntil: sql<Date>`now() + make_interval(secs => ${leaseSeconds})` })
-    .where(
-      'id',
-      'in',
-      db
-        .selectFrom('divinux.incidents')
-        .select('id')
-        .where((eb) => eb.or([eb('chatSyncedAt', 'is', null), eb('chatSyncedAt', '<', eb.ref('updatedAt'))]))
-        .where((eb) => eb.or([eb('chatSyncUntil', 'is', null), eb('chatSyncUntil', '<', sql<Date>`now()`)]))
-        .orderBy('updatedAt')
-        .limit(limit)
-        .forUpdate()
-        .skipLocked(),
-    )
-    .returning(['id', 'organizationId', 'updatedAt'])
-    .execute()
+  const free = sql`(chat_sync_until is null or chat_sync_until < now())`
+  const claimed = await sql<{ id: string; organizationId: string; seenAt: string }>`
+    update divinux.incidents set chat_sync_until = now() + make_interval(secs => ${leaseSeconds})
+    where id in (
+      select id from (
+        select distinct on (organization_id) id, updated_at from divinux.incidents
+        where (chat_synced_at is null or chat_synced_at < updated_at) and ${free}
+        order by organization_id, updated_at
+      ) oldest_per_organization
+      order by updated_at
+      limit ${limit}
+    ) and ${free}
+    returning id, organization_id as "organizationId", updated_at::text as "seenAt"`.execute(db)
+  return claimed.rows
 }
 
 /** The incident's chat shows it as of `seen`; a change after that leaves it behind again. */
-export async function markChatSynced(db: Executor, incidentId: string, seen: Date): Promise<void> {
-  await db.updateTable('divinux.incidents').set({ chatSyncedAt: seen, chatSyncUntil: null }).where('id', '=', incidentId).execute()
+export async function markChatSynced(db: Executor, incidentId: string, seenAt: string): Promise<void> {
+  await db
+    .updateTable('divinux.incidents')
+    .set({ chatSyncedAt: sql<Date>`${seenAt}::timestamptz`, chatSyncUntil: null })
+    .where('id', '=', incidentId)
+    .execute()
 }
 
 /** Tries again after `seconds` (Slack refused or could not be reached). */

@@ -18,7 +18,7 @@ export async function renderIncident(db: Executor, deps: RenderDeps, organizatio
   if (!incident) return undefined
   const roles = await incidentRoles(db, organizationId, incident.id)
   const responders = await incidentResponders(db, organizationId, incident.id)
-  const card = incidentCard({
+  const state = {
     id: incident.id,
     reference: `INC-${incident.number}`,
     title: incident.title,
@@ -29,8 +29,8 @@ export async function renderIncident(db: Executor, deps: RenderDeps, organizatio
     alertCount: incident.alertCount ?? 0,
     url: `${deps.productUrl}/api/v1/organizations/${organizationId}/incidents/${incident.id}`,
     ...(channelName ? { channelName } : {}),
-  })
-  return { incident, ...card }
+  }
+  return { incident, state, ...incidentCard(state) }
 }
 
 /** The page message about an alert as it is now: the alert, its analysis, who acknowledged it, its buttons. */

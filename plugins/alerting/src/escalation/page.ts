@@ -226,7 +226,9 @@ export async function pageStep(
   // A member suspended since the policy was written is not paged, and says so.
   const active = await reads.active(organizationId, [...people.keys()])
   const preferences = await reads.preferences([...active])
-  const urgency = urgencyOf(alert.priority, alert.service ? await reads.supportHours(organizationId, alert.service) : undefined, now)
+  // Urgency matters only to people with notification rules: the support hours are read for them alone.
+  const urgency = async () =>
+    urgencyOf(alert.priority, alert.service ? await reads.supportHours(organizationId, alert.service) : undefined, now)
   const paged: string[] = []
   const persons: Array<{ userId: string; target: Target; channels: PagingChannel[] }> = []
   for (const [userId, target] of people) {
@@ -242,7 +244,7 @@ export async function pageStep(
       })
       continue
     }
-    const plan = planFor(chosen, alert.priority, urgency, now)
+    const plan = planFor(chosen, alert.priority, chosen.rules ? await urgency() : 'high', now)
     if (plan.now.length === 0 && plan.later.length === 0) {
       writes.attempt({ ...via, channel: 'none', recipient: null, status: 'failed', error: plan.reason ?? null })
       continue

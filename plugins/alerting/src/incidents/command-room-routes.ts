@@ -3,10 +3,8 @@ import { Type } from 'typebox'
 import { membershipOf } from '@svc/auth'
 import { DeployEvent, deployBody } from '../deploys/schemas.js'
 import type { LatestAnalysisReader } from '../alerts/command-room.js'
-import { listDependencies } from '../correlation/queries.js'
-import { deploysOfServicesBefore } from '../queries/deploy-events.js'
-import { fullIncidentBody, incidentOrNotFound, linkBody, timelineBody } from './common.js'
-import { incidentFacets, listIncidentAlerts, listTimeline } from './queries.js'
+import { deploysBeforeIncident, fullIncidentBody, incidentOrNotFound, linkBody, timelineBody } from './common.js'
+import { listIncidentAlerts, listTimeline } from './queries.js'
 import { Incident, IncidentAlert, IncidentParams, TimelineEntry } from './schemas.js'
 
 /** What the room shows of each list; the list routes page through the rest. */
@@ -66,19 +64,15 @@ export const incidentCommandRoomRoutes: FastifyPluginAsyncTypebox<{ latestAnalys
       const { windowMinutes } = request.query
       const row = await incidentOrNotFound(db, organizationId, request.params.incidentId)
       const first = { offset: 0, limit: ROOM_ENTRIES }
-      const [incident, alerts, timeline, facets, edges] = await Promise.all([
+      const [incident, alerts, timeline, deploys] = await Promise.all([
         fullIncidentBody(db, organizationId, row),
         listIncidentAlerts(db, organizationId, row.id, first),
         listTimeline(db, organizationId, row.id, first),
-        incidentFacets(db, organizationId, [row.id]),
-        listDependencies(db, organizationId),
+        deploysBeforeIncident(db, organizationId, row, windowMinutes, ROOM_DEPLOYS),
       ])
-      const services = new Set(facets.services.map((facet) => facet.service))
-      for (const edge of edges) if (services.has(edge.service)) services.add(edge.dependsOn)
-      const [deploys, analysis] = await Promise.all([
-        deploysOfServicesBefore(db, organizationId, [...services], row.startedAt, windowMinutes, ROOM_DEPLOYS),
-        alerts.rows[0] ? latestAnalysis(db, organizationId, { sourceProduct: 'alerting', incidentId: alerts.rows[0].alertId }) : undefined,
-      ])
+      const analysis = alerts.rows[0]
+        ? await latestAnalysis(db, organizationId, { sourceProduct: 'alerting', incidentId: alerts.rows[0].alertId })
+        : undefined
       return {
         incident,
         alerts: alerts.rows.map(linkBody),

@@ -2,9 +2,12 @@ import { auditContextOf, type AuditContext } from '@svc/audit'
 import { isUuid } from '@svc/auth'
 import type { Executor } from '@svc/db'
 import { NotFoundError } from '@svc/http'
+import { listDependencies } from '../correlation/queries.js'
+import { deploysOfServicesBefore } from '../queries/deploy-events.js'
 import { responseTimes, type IncidentStatus } from './model.js'
 import {
   findIncident,
+  incidentFacets,
   incidentResponders,
   incidentRoles,
   type IncidentAlertRow,
@@ -108,3 +111,17 @@ export const linkBody = (row: IncidentAlertRow) => ({
   matched: row.matched as Record<string, unknown>,
   linkedAt: row.linkedAt.toISOString(),
 })
+
+/** Deploys of the incident's services, and of the services they depend on, in the window before it started; newest first. */
+export async function deploysBeforeIncident(
+  db: Executor,
+  organizationId: string,
+  incident: { id: string; startedAt: Date },
+  windowMinutes: number,
+  limit: number,
+) {
+  const facets = await incidentFacets(db, organizationId, [incident.id])
+  const services = new Set(facets.services.map((facet) => facet.service))
+  for (const edge of await listDependencies(db, organizationId)) if (services.has(edge.service)) services.add(edge.dependsOn)
+  return deploysOfServicesBefore(db, organizationId, [...services], incident.startedAt, windowMinutes, limit)
+}

@@ -6,11 +6,9 @@ import type { Executor } from '@svc/db'
 import { publish } from '@svc/events'
 import { Timestamp } from '@svc/http'
 import { DeployEvent, deployBody } from '../deploys/schemas.js'
-import { listDependencies } from '../correlation/queries.js'
-import { deploysOfServicesBefore } from '../queries/deploy-events.js'
-import { incidentAuditOf, incidentOrNotFound, timelineBody } from './common.js'
+import { deploysBeforeIncident, incidentAuditOf, incidentOrNotFound, timelineBody } from './common.js'
 import type { Severity } from './model.js'
-import { addTimeline, alertIdsOf, checkAlertsOf, incidentFacets, statusLinksOf, updateIncident } from './queries.js'
+import { addTimeline, alertIdsOf, checkAlertsOf, incidentFacets, statusLinksOf } from './queries.js'
 import { IncidentParams, TimelineEntry } from './schemas.js'
 
 const tags = ['incidents']
@@ -145,10 +143,7 @@ export const incidentLinkRoutes: FastifyPluginAsyncTypebox<LinkRouteOptions> = a
       const incident = await incidentOrNotFound(db, organizationId, request.params.incidentId)
       const alertIds = await alertIdsOf(db, organizationId, incident.id)
       const links = await statusLinksOf(db, organizationId, incident.id)
-      const facets = await incidentFacets(db, organizationId, [incident.id])
-      const services = new Set(facets.services.map((facet) => facet.service))
-      for (const edge of await listDependencies(db, organizationId)) if (services.has(edge.service)) services.add(edge.dependsOn)
-      const deploys = await deploysOfServicesBefore(db, organizationId, [...services], incident.startedAt, DEPLOY_WINDOW_MINUTES, 20)
+      const deploys = await deploysBeforeIncident(db, organizationId, incident, DEPLOY_WINDOW_MINUTES, 20)
       const checks = await checkAlertsOf(db, organizationId, incident.id)
       const onPages = await statusIncidents(db, organizationId, {
         incidentId: incident.id,
@@ -241,7 +236,6 @@ export const incidentLinkRoutes: FastifyPluginAsyncTypebox<LinkRouteOptions> = a
           action: 'incident.status_update_published',
           after: { status, body, publish: publishNow },
         })
-        await updateIncident(trx, organizationId, incident.id, {})
         return row!
       })
       return reply.code(201).send(timelineBody(entry))

@@ -17,7 +17,6 @@ import {
   listIncidents,
   listTimeline,
   removeRole,
-  updateIncident,
 } from './queries.js'
 import {
   DeclareIncident,
@@ -346,7 +345,6 @@ export const incidentRoutes: FastifyPluginAsyncTypebox = async (app) => {
         ])
         const { context, entry } = incidentAudit(request, organizationId, incident.id)
         await recordAudit(trx, context, { ...entry, action: 'incident.alert_linked', after: { alertId, rule: 'manual' } })
-        await updateIncident(trx, organizationId, incident.id, {})
       })
       const link = await findIncidentAlert(db, organizationId, request.params.incidentId, alertId)
       if (!link) throw new NotFoundError('incident')

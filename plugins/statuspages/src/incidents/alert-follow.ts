@@ -1,9 +1,9 @@
 import type { FastifyBaseLogger } from 'fastify'
-import { sql } from 'kysely'
 import type { Database, Executor } from '@svc/db'
 import { subscribe, type StatusPageUpdateRequested } from '@svc/events'
 import { workEach, type JobQueue } from '@svc/jobs'
 import type { IncidentImpact } from '../model.js'
+import { componentsFollowingServices } from '../queries/components.js'
 import { incidentById } from '../queries/incidents.js'
 import type { SubscriberNotifications } from '../subscribers/notifications.js'
 import { openRecord, recordUpdate } from './records.js'
@@ -24,16 +24,6 @@ export const followWords = {
   opened: (title: string) => `We are investigating an issue: ${title}.`,
   identified: 'The issue has been identified and a fix is being worked on.',
   resolved: 'This incident has been resolved.',
-}
-
-/** Components of the organization linked to an alert service, with their pages. */
-async function linkedComponents(db: Executor, organizationId: string, service: string) {
-  return db
-    .selectFrom('divinux.statusComponents')
-    .select(['id', 'pageId'])
-    .where('organizationId', '=', organizationId)
-    .where('alertServices', '@>', sql<string[]>`array[${service}]::text[]`)
-    .execute()
 }
 
 async function openIncidentFor(db: Executor, pageId: string, alertId: string) {
@@ -59,7 +49,7 @@ export async function followAlert(
   notifications: SubscriberNotifications,
   event: StatusPageUpdateRequested,
 ): Promise<string[]> {
-  const components = await linkedComponents(db, event.organizationId, event.alert.service)
+  const components = await componentsFollowingServices(db, event.organizationId, [event.alert.service])
   const pages = [...new Set(components.map((component) => component.pageId))]
   const changed: string[] = []
   for (const pageId of pages) {

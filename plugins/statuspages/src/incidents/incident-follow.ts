@@ -1,9 +1,9 @@
 import type { FastifyBaseLogger } from 'fastify'
-import { sql } from 'kysely'
 import type { Database, Executor } from '@svc/db'
 import { subscribe, type StatusPageIncidentUpdateRequested } from '@svc/events'
 import { workEach, type JobQueue } from '@svc/jobs'
 import type { ComponentStatus, IncidentImpact } from '../model.js'
+import { componentsFollowingServices } from '../queries/components.js'
 import { incidentById } from '../queries/incidents.js'
 import type { SubscriberNotifications } from '../subscribers/notifications.js'
 import { openRecord, recordUpdate } from './records.js'
@@ -21,17 +21,6 @@ const componentStatusOf: Record<StatusPageIncidentUpdateRequested['severity'], C
   SEV2: 'partial_outage',
   SEV3: 'degraded_performance',
   SEV4: 'degraded_performance',
-}
-
-/** Components of the organization that follow any of these alert services, with their pages. */
-async function componentsFollowing(db: Executor, organizationId: string, services: string[]) {
-  if (services.length === 0) return []
-  return db
-    .selectFrom('divinux.statusComponents')
-    .select(['id', 'pageId'])
-    .where('organizationId', '=', organizationId)
-    .where('alertServices', '&&', sql<string[]>`${services}::text[]`)
-    .execute()
 }
 
 /** The status page incidents to update: the ones opened for the incident, and those linked to it, still open. */
@@ -80,7 +69,7 @@ export async function followIncident(db: Executor, notifications: SubscriberNoti
     changed.add(incident.pageId)
   }
   if (event.status === 'resolved') return [...changed]
-  const components = await componentsFollowing(db, event.organizationId, event.services)
+  const components = await componentsFollowingServices(db, event.organizationId, event.services)
   const covered = new Set(open.map((known) => known.pageId))
   for (const pageId of new Set(components.map((component) => component.pageId))) {
     if (covered.has(pageId)) continue

@@ -219,3 +219,14 @@ export async function nextPosition(db: Executor, table: 'divinux.statusComponent
     .executeTakeFirstOrThrow()
   return row.next
 }
+
+/** Components of the organization that follow any of these alert services, with their pages. */
+export async function componentsFollowingServices(db: Executor, organizationId: string, services: string[]) {
+  if (services.length === 0) return []
+  return db
+    .selectFrom('divinux.statusComponents')
+    .select(['id', 'pageId'])
+    .where('organizationId', '=', organizationId)
+    .where('alertServices', '&&', sql<string[]>`${services}::text[]`)
+    .execute()
+}
