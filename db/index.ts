@@ -47,6 +47,7 @@ import * as slackInteractivity from './migrations/0045_slack_interactivity.js'
 import * as repage from './migrations/0046_repage.js'
 import * as supportHours from './migrations/0047_support_hours.js'
 import * as incidentStatusPages from './migrations/0048_incident_status_pages.js'
+import * as agenticLoop from './migrations/0049_agentic_loop.js'
 
 /**
  * Every migration, in order, listed by hand rather than found by scanning a folder, so a
@@ -101,4 +102,5 @@ export const migrations: Record<string, Migration> = {
   '0046_repage': repage,
   '0047_support_hours': supportHours,
   '0048_incident_status_pages': incidentStatusPages,
+  '0049_agentic_loop': agenticLoop,
 }

@@ -10,3 +10,5 @@ export * from './types.js'
 export function createAnalyzer(openai: OpenAiOptions | undefined): IncidentAnalyzer {
   return openai ? createOpenAiAnalyzer(openai) : createOfflineAnalyzer()
 }
+export { clippedOutput, MAX_TOOL_OUTPUT, runAgent, type AgentBounds, type AgentRun, type AgentStep, type AgentTool } from './agent-loop.js'
+export { clip } from './openai.js'

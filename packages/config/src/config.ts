@@ -58,6 +58,23 @@ export interface AiConfig {
    * (UTC), all organizations together; no call is made past it. Unset: only each organization's limits.
    */
   monthlyCeilingUsd?: number
+  /** How far one investigation may go (AI_INVESTIGATION_*); unset: DEFAULT_INVESTIGATION_BOUNDS. */
+  investigation?: InvestigationBounds
+}
+
+/** The bounds of one investigation: model rounds, tokens over all of them, wall time; and how long a re-investigation waits for more change. */
+export interface InvestigationBounds {
+  maxSteps: number
+  maxTokens: number
+  timeoutMs: number
+  reinvestigateDebounceSeconds: number
+}
+
+export const DEFAULT_INVESTIGATION_BOUNDS: InvestigationBounds = {
+  maxSteps: 8,
+  maxTokens: 40_000,
+  timeoutMs: 120_000,
+  reinvestigateDebounceSeconds: 60,
 }
 
 export const DEFAULT_AI_CONFIG: AiConfig = {

@@ -1,5 +1,6 @@
 export {
   DEFAULT_AI_CONFIG,
+  DEFAULT_INVESTIGATION_BOUNDS,
   DEFAULT_INGEST_RATE_LIMIT,
   DEFAULT_NOTIFIER_CONFIG,
   DEFAULT_SYNTHETICS_CONFIG,
@@ -7,6 +8,7 @@ export {
   type PhoneVerificationConfig,
   type SyntheticsConfig,
   type AiConfig,
+  type InvestigationBounds,
   type BillingConfig,
   type NotifierConfig,
   type TwilioConfig,

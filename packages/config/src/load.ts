@@ -185,6 +185,12 @@ export function aiConfigFor(env: Environment): AiConfig {
     pricePerMillionTokens: { input: env.AI_INPUT_PRICE_PER_MTOK, output: env.AI_OUTPUT_PRICE_PER_MTOK },
     defaultMonthlyLimits: { tokens: env.AI_DEFAULT_MONTHLY_TOKENS, costUsd: env.AI_DEFAULT_MONTHLY_COST_USD },
     ...(env.AI_MONTHLY_CEILING_USD !== undefined ? { monthlyCeilingUsd: env.AI_MONTHLY_CEILING_USD } : {}),
+    investigation: {
+      maxSteps: env.AI_INVESTIGATION_MAX_STEPS,
+      maxTokens: env.AI_INVESTIGATION_MAX_TOKENS,
+      timeoutMs: env.AI_INVESTIGATION_TIMEOUT_MS,
+      reinvestigateDebounceSeconds: env.AI_REINVESTIGATE_DEBOUNCE_SECONDS,
+    },
   }
 }
 

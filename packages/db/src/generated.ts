@@ -228,6 +228,30 @@ export interface CoreUsers {
   updatedAt: Generated<Timestamp>;
 }
 
+export interface DivinuxAgentOutputs {
+  agent: string;
+  analysisId: string;
+  createdAt: Generated<Timestamp>;
+  id: Generated<string>;
+  incidentId: string;
+  inputs: Json;
+  organizationId: string;
+  output: Json;
+  publishedAt: Timestamp | null;
+  publishedBy: string | null;
+  sourceProduct: string;
+}
+
+export interface DivinuxAgentSettings {
+  comms: Generated<boolean>;
+  investigator: Generated<boolean>;
+  oncall: Generated<boolean>;
+  organizationId: string;
+  runbook: Generated<boolean>;
+  updatedAt: Generated<Timestamp>;
+  updatedBy: string | null;
+}
+
 export interface DivinuxAiReservations {
   costUsd: Numeric;
   createdAt: Generated<Timestamp>;
@@ -323,6 +347,7 @@ export interface DivinuxAnalyses {
   createdAt: Generated<Timestamp>;
   error: string | null;
   evidence: Json | null;
+  findings: Json | null;
   id: Generated<string>;
   incidentId: string;
   model: string | null;
@@ -336,6 +361,7 @@ export interface DivinuxAnalyses {
   sourceProduct: string;
   startedAt: Timestamp | null;
   status: Generated<string>;
+  subject: Generated<string>;
   summary: string | null;
   suspectedDeployId: string | null;
   trigger: string;
@@ -399,6 +425,7 @@ export interface DivinuxDeployEvents {
   environment: string | null;
   finishedAt: Timestamp | null;
   id: Generated<string>;
+  kind: Generated<string>;
   organizationId: string;
   repository: string | null;
   service: string;
@@ -633,6 +660,32 @@ export interface DivinuxRcas {
   timeline: string | null;
   title: string;
   updatedAt: Generated<Timestamp>;
+}
+
+export interface DivinuxRunbooks {
+  body: string;
+  createdAt: Generated<Timestamp>;
+  createdBy: string | null;
+  id: Generated<string>;
+  labels: Generated<Json>;
+  organizationId: string;
+  services: Generated<string[]>;
+  title: string;
+  updatedAt: Generated<Timestamp>;
+  updatedBy: string | null;
+  version: Generated<number>;
+}
+
+export interface DivinuxRunbookVersions {
+  body: string;
+  createdAt: Generated<Timestamp>;
+  createdBy: string | null;
+  labels: Json;
+  organizationId: string;
+  runbookId: string;
+  services: string[];
+  title: string;
+  version: number;
 }
 
 export interface DivinuxScheduleOverrides {
@@ -1038,6 +1091,8 @@ export interface DB {
   "core.ssoConfigs": CoreSsoConfigs;
   "core.subscriptions": CoreSubscriptions;
   "core.users": CoreUsers;
+  "divinux.agentOutputs": DivinuxAgentOutputs;
+  "divinux.agentSettings": DivinuxAgentSettings;
   "divinux.aiReservations": DivinuxAiReservations;
   "divinux.aiUsage": DivinuxAiUsage;
   "divinux.alertAckLinks": DivinuxAlertAckLinks;
@@ -1068,6 +1123,8 @@ export interface DB {
   "divinux.rcaActionItems": DivinuxRcaActionItems;
   "divinux.rcaIncidentLinks": DivinuxRcaIncidentLinks;
   "divinux.rcas": DivinuxRcas;
+  "divinux.runbooks": DivinuxRunbooks;
+  "divinux.runbookVersions": DivinuxRunbookVersions;
   "divinux.scheduleOverrides": DivinuxScheduleOverrides;
   "divinux.schedules": DivinuxSchedules;
   "divinux.serviceDependencies": DivinuxServiceDependencies;

@@ -231,6 +231,15 @@ export const alertingSurface: FastifyPluginAsync<AlertingOptions> = async (app, 
   })
 }
 
+export {
+  alertTimelines,
+  alertUnderInvestigation,
+  dependencyEdges,
+  deploysAround,
+  incidentUnderInvestigation,
+  pagingPoliciesOf,
+  similarResolvedIncidentsOf,
+} from './investigation-reads.js'
 export type { AnalysisStart, AnalysisStarter } from './workflows/runner.js'
 export type { PagingPreferences, PhoneReader, PreferencesReader, PushReader } from './escalation/channels.js'
 export {

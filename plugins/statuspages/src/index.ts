@@ -95,6 +95,7 @@ export const statusPagesSurface: FastifyPluginAsync<StatusPagesOptions> = async 
 }
 
 export {
+  componentHistoryAround,
   componentUptimeBetween,
   maintenanceWindowsOf,
   unknownStatusComponents,

@@ -1,5 +1,6 @@
 // What other surfaces and the platform read of status pages (ARCHITECTURE.md, "Between surfaces").
 import type { Executor, Page } from '@svc/db'
+import { sql } from 'kysely'
 import { containing, paged } from '@svc/db'
 import type { WebhookTarget } from '@svc/notifier'
 import type { ComponentStatus } from './model.js'
@@ -290,5 +291,40 @@ export async function statusIncidentsAbout(
         : alertId && about.alertIds.includes(alertId)
           ? ('alert' as const)
           : ('correlation' as const),
+  }))
+}
+
+/**
+ * The components that follow these services' alerts, with their status changes in [from, to]
+ * (oldest first): what the public saw while an incident unfolded (the investigator's tool).
+ */
+export async function componentHistoryAround(db: Executor, organizationId: string, services: string[], from: Date, to: Date) {
+  if (services.length === 0) return []
+  const components = await db
+    .selectFrom('divinux.statusComponents')
+    .select(['id', 'name', 'status', 'alertServices'])
+    .where('organizationId', '=', organizationId)
+    .where('alertServices', '&&', sql<string[]>`${services}::text[]`)
+    .orderBy('name')
+    .limit(50)
+    .execute()
+  if (components.length === 0) return []
+  const changes = await db
+    .selectFrom('divinux.statusComponentChanges')
+    .select(['componentId', 'status', 'changedAt'])
+    .where(
+      'componentId',
+      'in',
+      components.map((component) => component.id),
+    )
+    .where('changedAt', '>=', from)
+    .where('changedAt', '<=', to)
+    .orderBy('changedAt')
+    .orderBy('id')
+    .limit(500)
+    .execute()
+  return components.map((component) => ({
+    ...component,
+    changes: changes.filter((change) => change.componentId === component.id).map(({ status, changedAt }) => ({ status, changedAt })),
   }))
 }

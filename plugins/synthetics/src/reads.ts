@@ -1,3 +1,4 @@
+import { sql } from 'kysely'
 import type { Executor, Page } from '@svc/db'
 import { paged } from '@svc/db'
 import { checkColumns } from './queries/checks.js'
@@ -60,4 +61,32 @@ export async function checkAvailabilityBetween(db: Executor, organizationId: str
     rows.push({ id: check.id, name: check.name, kind: check.kind, state: check.state, runs, failures, availability })
   }
   return rows
+}
+
+/**
+ * The results of these checks in [from, to], per check and region: runs, failures, the median
+ * time and the commonest errors. Whether a check failed everywhere or in one region is what
+ * tells an outage from a network path (the investigator's tool).
+ */
+export async function checkResultsAround(db: Executor, organizationId: string, checkIds: string[], from: Date, to: Date) {
+  if (checkIds.length === 0) return []
+  const result = await sql<{
+    checkId: string
+    name: string
+    region: string
+    runs: number
+    failures: number
+    medianMs: number | null
+    errors: string[]
+  }>`
+    select r.check_id as "checkId", c.name, r.region, count(*)::int as runs,
+      count(*) filter (where r.status = 'failing')::int as failures,
+      percentile_cont(0.5) within group (order by r.total_ms)::float8 as "medianMs",
+      coalesce((array_agg(distinct r.error) filter (where r.error is not null))[1:3], '{}') as errors
+    from divinux.synthetic_runs r join divinux.synthetic_checks c on c.id = r.check_id
+    where r.organization_id = ${organizationId} and r.check_id in (${sql.join(checkIds)}) and r.state = 'done'
+      and r.due_at >= ${from} and r.due_at <= ${to}
+    group by r.check_id, c.name, r.region
+    order by c.name, r.region`.execute(db)
+  return result.rows
 }

@@ -11,10 +11,11 @@ import { alertingOrganization } from './organization-setup.js'
 
 const ANSWER = JSON.stringify({
   summary: 'Checkout is failing.',
-  rootCause: 'Unknown.',
+  suspectDeploys: [],
+  probableCause: { category: 'unknown', confidence: 0.2, statement: 'Unknown.', service: null },
+  evidence: [],
   recommendations: ['Look at the logs'],
   severity: 'high',
-  suspectedDeployId: null,
 })
 const model = await startOpenAiServer(t, () => ({
   body: chatCompletion({ content: ANSWER }, { prompt_tokens: 300, completion_tokens: 100 }),
@@ -106,13 +107,11 @@ t.test('the prompt carries the incident as clipped, delimited data, and max_toke
   await queueDrained(30_000)
   const content = model.requests[before]?.body.messages[1]?.content ?? ''
   const [, data = ''] = /<data>\n(.*)\n<\/data>$/s.exec(content) ?? []
-  const facts = JSON.parse(data) as { title: string; description: string; labels: Record<string, string> }
+  const facts = JSON.parse(data) as { title: string; description: string; alerts: Array<{ labels: Record<string, string> }> }
+  const sentLabels = facts.alerts[0]!.labels
   t.ok(facts.title.length <= 300, 'the title is clipped')
   t.ok(facts.description.length <= 2_000, 'the description is clipped')
-  t.ok(
-    Object.keys(facts.labels).length <= 30 && Object.values(facts.labels).every((value) => value.length <= 200),
-    'the labels are bounded',
-  )
+  t.ok(Object.keys(sentLabels).length <= 30 && Object.values(sentLabels).every((value) => value.length <= 200), 'the labels are bounded')
   t.equal(content.match(/<\/data>/g)?.length, 1, 'the data cannot close its own block')
 })
 

@@ -37,16 +37,23 @@ function answer(request: ChatRequest): ChatReply {
       body: { error: { message: 'Rate limit reached', code: 'rate_limit_exceeded' } },
     }
   if (title.startsWith('Slow')) return { delayMs: 3_000, body: chatCompletion({ content: '{}' }) }
-  const toolReply = request.body.messages.find((message) => message.role === 'tool')
-  if (!toolReply) return { body: chatCompletion({ toolCalls: ['get_recent_deploys', 'get_incident_timeline'] }) }
-  const deploys = JSON.parse(toolReply.content!) as Array<{ id: string; version: string }>
+  const toolReplies = request.body.messages.filter((message) => message.role === 'tool')
+  if (toolReplies.length === 0)
+    return { body: chatCompletion({ content: 'Deploys first, then the alerts.', toolCalls: ['get_deploys', 'get_alert_timelines'] }) }
+  const { deploys } = JSON.parse(toolReplies[0]!.content!) as { deploys: Array<{ id: string; version: string; service: string }> }
   const suspect = deploys.find((deploy) => deploy.version === '2.4.0')
   const reply = {
     summary: `${title}: checkout is failing`,
-    rootCause: `Deploy ${suspect?.version} broke checkout`,
+    suspectDeploys: [
+      ...(suspect
+        ? [{ deployId: suspect.id, service: 'made-up', version: null, score: 1.7, reasons: ['8 minutes before the onset'] }]
+        : []),
+      { deployId: '00000000-0000-4000-8000-000000000000', service: 'checkout', version: '9.9.9', score: 0.9, reasons: ['invented'] },
+    ],
+    probableCause: { category: 'deploy', confidence: 0.8, statement: `Deploy ${suspect?.version} broke checkout`, service: 'checkout' },
+    evidence: [{ claim: 'The deploy landed 8 minutes before the errors', resources: [{ type: 'deploy', id: suspect?.id ?? 'none' }] }],
     recommendations: ['Roll back', 'Add a canary'],
     severity: 'high',
-    suspectedDeployId: suspect?.id ?? null,
   }
   return { body: chatCompletion({ content: JSON.stringify(reply) }) }
 }
@@ -101,13 +108,40 @@ t.test('through the OpenAI SDK: tool calls fetch the deploys, the answer names t
     completionTokens: 40,
     attempts: 1,
   })
-  t.same(await eventTypes(analysis!.id), ['requested', 'processing', 'completed'])
+  t.match(analysis!.findings, {
+    suspectDeploys: [{ deployId: culprit.id, service: 'checkout', version: '2.4.0', score: 1 }],
+    probableCause: { category: 'deploy', confidence: 0.8 },
+  })
+  t.equal(
+    (analysis!.findings as { suspectDeploys: unknown[] }).suspectDeploys.length,
+    1,
+    'a deploy the tools never returned is dropped; what is known of a named one comes from the record',
+  )
+  t.same(await eventTypes(analysis!.id), ['requested', 'processing', 'step', 'step', 'step', 'completed'])
+  const events = (
+    await app.inject({ method: 'GET', url: `/api/v1/organizations/${orgId}/insights/${analysis!.id}/events`, headers: viewer!.headers })
+  ).json().data as Array<{ data: { tool: string | null; reasoning: string | null; output: unknown } }>
+  t.match(events[2]!.data, { tool: 'get_deploys', reasoning: 'Deploys first, then the alerts.', output: new RegExp(culprit.id) })
+  t.match(events[3]!.data, { tool: 'get_alert_timelines' })
+  t.match(events[4]!.data, { tool: null, output: { probableCause: { category: 'deploy' } } })
   const asked = model.requests.filter((request) => titleOf(request) === 'Checkout errors above 5%')
   t.equal(asked.length, 2, 'one round of tool calls, then the answer')
   t.equal(asked[0]!.authorization, 'Bearer sk-loopback')
   t.equal(asked[0]!.body.model, 'incident-model')
-  const incident = JSON.parse(asked[0]!.body.messages[1]!.content!.split('\n')[2]!) as { labels: Record<string, string> }
-  t.match(incident.labels, { kube_namespace: 'shop', __meta_x: 'pod-7' }, 'the model reads the labels as they were sent')
+  t.same(
+    asked[0]!.body.tools!.map((tool: { function: { name: string } }) => tool.function.name),
+    [
+      'get_service_dependencies',
+      'get_alert_timelines',
+      'get_deploys',
+      'get_config_changes',
+      'get_check_results',
+      'get_status_components',
+      'get_similar_incidents',
+    ],
+  )
+  const incident = JSON.parse(asked[0]!.body.messages[1]!.content!.split('\n')[2]!) as { alerts: Array<{ labels: Record<string, string> }> }
+  t.match(incident.alerts[0]!.labels, { kube_namespace: 'shop', __meta_x: 'pod-7' }, 'the model reads the labels as they were sent')
 
   const ledger = await db.selectFrom('divinux.aiUsage').selectAll().where('referenceId', '=', analysis!.id).execute()
   t.match(ledger, [{ feature: 'analysis', provider: 'openai', promptTokens: 200, completionTokens: 40 }])

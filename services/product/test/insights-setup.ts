@@ -51,7 +51,7 @@ export function insightsHelpers(service: TestService, orgId: string, owner: { he
       const rows = await db.selectFrom('divinux.analyses').selectAll().where('incidentId', '=', incidentId).orderBy('createdAt').execute()
       if (rows.length >= expected && rows.every((row) => row.status === 'completed' || row.status === 'failed')) return rows
       if (Date.now() > deadline)
-        throw new Error(`analyses of ${incidentId} did not settle: ${JSON.stringify(rows.map((row) => row.status))}`)
+        throw new Error(`analyses of ${incidentId} did not settle: ${JSON.stringify(rows.map((row) => [row.status, row.error]))}`)
       await new Promise((resolve) => setTimeout(resolve, 100))
     }
   }

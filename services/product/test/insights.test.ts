@@ -73,13 +73,20 @@ t.test('a P1 from Alertmanager gets an analysis that names the deploy before it;
   })
   t.match(analysis!.rootCause, /deploy 2\.4\.0 of checkout \(commit 9f8e7d6c5b4a\) to production/)
   t.match(analysis!.recommendations, /^- Roll back checkout to the version before 2\.4\.0/)
-  const evidence = analysis!.evidence as { deploys: Array<{ id: string }> }
+  const findings = analysis!.findings as {
+    suspectDeploys: Array<{ deployId: string; reasons: string[] }>
+    probableCause: { category: string; service: string }
+    evidence: Array<{ claim: string; resources: Array<{ type: string; id: string }> }>
+  }
   t.same(
-    evidence.deploys.map((deploy) => deploy.id).sort(),
-    [culprit.id, earlier.id]
-      .concat(evidence.deploys.length === 3 ? [evidence.deploys.find((d) => d.id !== culprit.id && d.id !== earlier.id)!.id] : [])
-      .sort(),
+    findings.suspectDeploys.map((suspect) => suspect.deployId),
+    [culprit.id],
+    'the deploy it replaced and the other service’s deploy are not suspects',
   )
+  t.match(findings.probableCause, { category: 'deploy', service: 'checkout' })
+  const ruledOut = findings.evidence.find((item) => item.claim.startsWith('Ruled out'))!
+  t.ok(ruledOut.resources.some((resource) => resource.id === earlier.id))
+  t.match(ruledOut.claim, /deploy 2\.3\.9 of checkout .*replaced by 2\.4\.0 before the onset/)
 
   const body = (await app.inject({ method: 'GET', url: `${insightsUrl}/${analysis!.id}`, headers: viewer!.headers })).json()
   t.match(body, {
@@ -93,7 +100,24 @@ t.test('a P1 from Alertmanager gets an analysis that names the deploy before it;
   const events = (await app.inject({ method: 'GET', url: `${insightsUrl}/${analysis!.id}/events`, headers: viewer!.headers })).json().data
   t.same(
     events.map((event: { type: string }) => event.type),
-    ['requested', 'processing', 'completed'],
+    ['requested', 'processing', ...Array(8).fill('step'), 'completed'],
+  )
+  const steps = events
+    .filter((event: { type: string }) => event.type === 'step')
+    .map((event: { data: { tool: string | null } }) => event.data.tool)
+  t.same(
+    steps,
+    [
+      'get_service_dependencies',
+      'get_alert_timelines',
+      'get_deploys',
+      'get_config_changes',
+      'get_check_results',
+      'get_status_components',
+      'get_similar_incidents',
+      null,
+    ],
+    'the offline planner calls every tool in its documented order, then answers',
   )
 
   const room = (
@@ -125,7 +149,8 @@ t.test('lower priorities are analyzed only when their config asks for it', async
   const low = await ingest(watched, { title: 'Queue depth above 1000', service: 'billing' })
   const [analysis] = await settledAnalyses(low.alertId)
   t.match(analysis, { status: 'completed', trigger: 'automatic', severity: 'low', suspectedDeployId: null })
-  t.match(analysis!.rootCause, /No deploy on billing preceded it/)
+  t.match(analysis!.findings, { probableCause: { category: 'capacity' }, suspectDeploys: [] })
+  t.match(analysis!.rootCause, /queue depth.*No deploy or configuration change on billing or to what it depends on points at it/)
 })
 
 t.test('a past resolved incident that looks alike is recalled with its root cause', async (t) => {
@@ -135,12 +160,9 @@ t.test('a past resolved incident that looks alike is recalled with its root caus
   const again = await ingest(prometheus, alertmanager('firing', 'PaymentsLatency', 'critical', 'payments'))
   t.not(again.alertId, first.alertId)
   const [analysis] = await settledAnalyses(again.alertId)
-  const evidence = analysis!.evidence as { similarIncidents: Array<{ incidentId: string; similarity: number; rootCause: string | null }> }
-  t.match(evidence.similarIncidents[0], { incidentId: first.alertId, similarity: 1 })
-  t.match(
-    analysis!.rootCause,
-    /resembles the resolved incident "PaymentsLatency on payments" \(similarity 1\.00\)\. Its root cause then: No deploy/,
-  )
+  const evidence = analysis!.evidence as { similar: Array<{ id: string; kind: string; similarity: number; rootCause: string | null }> }
+  t.match(evidence.similar[0], { id: first.alertId, kind: 'alert', similarity: 1 })
+  t.match(analysis!.rootCause, /resembles the resolved alert "PaymentsLatency on payments" \(similarity 1\.00\)\. Its root cause then: /)
 })
 
 t.test('a manual request is queued, one at a time per incident', async (t) => {

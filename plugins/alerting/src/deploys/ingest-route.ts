@@ -26,7 +26,7 @@ export function registerDeployIngestRoute(app: FastifyInstance): void {
         tags: ['deploy events'],
         summary: 'Ingest a deploy event (public, authenticated by a webhook config’s API key in the path)',
         description:
-          'A generic `{service, environment, version, commit, repository, url, status, startedAt, finishedAt}` or a GitHub `deployment_status` payload. Times more than 5 minutes in the future are 400. A delivery id (`x-delivery-id`, `webhook-id` or `x-github-delivery`) seen before answers 200 with the event it recorded, and records nothing.',
+          'A generic `{service, kind (deploy, config or rollback), environment, version, commit, repository, url, status, startedAt, finishedAt}` or a GitHub `deployment_status` payload. Times more than 5 minutes in the future are 400. A delivery id (`x-delivery-id`, `webhook-id` or `x-github-delivery`) seen before answers 200 with the event it recorded, and records nothing.',
         params: Type.Object({ orgId: Type.String(), apiKey: Type.String() }),
         body: Type.Object({}, { additionalProperties: true }),
         response: { 200: DeployEvent, 201: DeployEvent },

@@ -3,10 +3,14 @@ import { isObject, text, type JsonObject } from '../ingestion/event.js'
 
 export const deployStatuses = ['queued', 'pending', 'in_progress', 'success', 'failure', 'error', 'inactive'] as const
 export type DeployStatus = (typeof deployStatuses)[number]
+/** A release, a configuration change (flags, settings) without a release, or a return to an earlier version. */
+export const deployKinds = ['deploy', 'config', 'rollback'] as const
+export type DeployKind = (typeof deployKinds)[number]
 
 /** One deploy, from whichever pipeline sent it. */
 export interface DeployInput {
   source: 'generic' | 'github'
+  kind: DeployKind
   service: string
   environment: string | null
   version: string | null
@@ -30,6 +34,12 @@ function time(value: unknown, field: string): Date | null {
   return parsed
 }
 
+function kind(value: unknown): DeployKind {
+  const given = text(value)?.toLowerCase() ?? 'deploy'
+  if (!(deployKinds as readonly string[]).includes(given)) throw new BadRequestError(`kind must be one of ${deployKinds.join(', ')}`)
+  return given as DeployKind
+}
+
 function status(value: unknown): DeployStatus {
   const given = text(value)?.toLowerCase() ?? 'success'
   if (!(deployStatuses as readonly string[]).includes(given))
@@ -50,6 +60,7 @@ function readGitHub(body: JsonObject, deploymentStatus: JsonObject): DeployInput
   if (!service) throw new BadRequestError('a GitHub deployment_status needs repository.name or deployment.payload.service')
   return {
     source: 'github',
+    kind: kind(payload.kind),
     service,
     environment: text(deploymentStatus.environment) ?? text(deployment.environment) ?? null,
     version: text(payload.version) ?? text(deployment.ref) ?? null,
@@ -64,8 +75,8 @@ function readGitHub(body: JsonObject, deploymentStatus: JsonObject): DeployInput
 
 /**
  * A deploy event: GitHub's `deployment_status` payload, or the generic shape
- * `{service, environment, version, commit, repository, url, status, startedAt, finishedAt}`
- * (only `service` is required; `status` defaults to success).
+ * `{service, kind, environment, version, commit, repository, url, status, startedAt, finishedAt}`
+ * (only `service` is required; `kind` defaults to deploy, `status` to success).
  */
 export function readDeploy(body: unknown): DeployInput {
   if (!isObject(body)) throw new BadRequestError('the body must be a JSON object')
@@ -74,6 +85,7 @@ export function readDeploy(body: unknown): DeployInput {
   if (!service) throw new BadRequestError('a deploy event needs `service`')
   return {
     source: 'generic',
+    kind: kind(body.kind),
     service,
     environment: text(body.environment) ?? null,
     version: text(body.version) ?? null,

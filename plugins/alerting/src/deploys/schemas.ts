@@ -1,7 +1,7 @@
 import { Type } from 'typebox'
 import { PaginationQuery, Timestamp } from '@svc/http'
 import type { DeployEventRow } from '../queries/deploy-events.js'
-import { deployStatuses, type DeployStatus } from './read.js'
+import { deployKinds, deployStatuses, type DeployKind, type DeployStatus } from './read.js'
 
 const Nullable = <T extends ReturnType<typeof Type.String>>(schema: T) => Type.Union([schema, Type.Null()])
 
@@ -10,6 +10,7 @@ export const DeployEvent = Type.Object(
     id: Type.String({ format: 'uuid' }),
     configId: Nullable(Type.String({ format: 'uuid' })),
     source: Type.Enum(['generic', 'github'] as const),
+    kind: Type.Enum(deployKinds, { description: 'A release, a configuration change without one, or a rollback' }),
     service: Type.String(),
     environment: Nullable(Type.String()),
     version: Nullable(Type.String()),
@@ -39,6 +40,7 @@ export function deployBody(row: DeployEventRow) {
     ...row,
     // The table's check constraints hold these to the schema's lists.
     source: row.source as 'generic' | 'github',
+    kind: row.kind as DeployKind,
     status: row.status as DeployStatus,
     startedAt: row.startedAt?.toISOString() ?? null,
     finishedAt: row.finishedAt?.toISOString() ?? null,

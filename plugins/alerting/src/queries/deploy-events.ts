@@ -6,6 +6,7 @@ const deployColumns = [
   'id',
   'configId',
   'source',
+  'kind',
   'service',
   'environment',
   'version',

@@ -5,7 +5,7 @@ import { isUuid, membershipOf } from '@svc/auth'
 import { BudgetExceededError, ConflictError, ListResponse, NotFoundError } from '@svc/http'
 import { severities } from '@svc/ai'
 import { analysisStatistics, findAnalysis, listAnalyses, listAnalysisEvents } from '../queries/analyses.js'
-import { incidentContext } from '../queries/evidence.js'
+import { subjectOf } from '../investigation/subject.js'
 import { requestAnalysis } from './request.js'
 import { pageOf } from '@svc/db'
 import {
@@ -61,9 +61,9 @@ export const insightRoutes: FastifyPluginAsyncTypebox<{ ai: AiConfig; wakeWorker
     {
       schema: {
         tags,
-        summary: 'Request an analysis of an incident (insights responder)',
+        summary: 'Request an investigation of an alert or incident (insights responder)',
         description:
-          'One active analysis per incident: while one is pending or processing, another request is a 409. When the usage budget is spent: 402 BUDGET_EXCEEDED.',
+          'With `sourceProduct: alerting`, `incidentId` is an alert or an incident of alerting (INC-n: all its alerts and services are investigated). One active analysis per incident: while one is pending or processing, another request is a 409. When the usage budget is spent: 402 BUDGET_EXCEEDED.',
         params: OrgParams,
         body: InsightRequest,
         response: { 202: Insight },
@@ -73,7 +73,7 @@ export const insightRoutes: FastifyPluginAsyncTypebox<{ ai: AiConfig; wakeWorker
     async (request, reply) => {
       const { organizationId } = membershipOf(request)
       const key = { organizationId, sourceProduct: request.body.sourceProduct, incidentId: request.body.incidentId }
-      if (!(await incidentContext(db, key))) throw new NotFoundError('incident')
+      if (!(await subjectOf(db, key))) throw new NotFoundError('incident')
       const result = await requestAnalysis(app.database, app.jobs, options.ai, key, { trigger: 'manual', requestedBy: request.user.userId })
       if (result.outcome === 'budget_exceeded')
         throw new BudgetExceededError(`the organization's monthly AI ${result.limit} limit is reached`)

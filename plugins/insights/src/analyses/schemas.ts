@@ -2,10 +2,11 @@ import { Type } from 'typebox'
 import { PaginationQuery, Timestamp } from '@svc/http'
 import { severities } from '@svc/ai'
 import type { AnalysisRow, listAnalysisEvents } from '../queries/analyses.js'
+import { Findings } from '../investigation/findings.js'
 
 export const analysisStatuses = ['pending', 'processing', 'completed', 'failed'] as const
 export const sourceProducts = ['alerting', 'synthetics', 'statuspages'] as const
-const eventTypes = ['requested', 'processing', 'retry_scheduled', 'completed', 'failed'] as const
+const eventTypes = ['requested', 'processing', 'step', 'retry_scheduled', 'completed', 'failed'] as const
 
 export const OrgParams = Type.Object({ orgId: Type.String() })
 export const InsightParams = Type.Object({ orgId: Type.String(), insightId: Type.String() })
@@ -30,8 +31,14 @@ export const Insight = Type.Object(
     suspectedDeployId: Type.Union([Type.String({ format: 'uuid' }), Type.Null()], {
       description: 'The deploy the analysis holds responsible',
     }),
+    subject: Type.Enum(['alert', 'incident', 'status_incident'] as const, {
+      description: 'What was investigated: an alert, an incident of alerting, or a status page incident',
+    }),
+    findings: Type.Union([Findings, Type.Null()], {
+      description: 'The structured findings: suspect deploys, probable cause with category and confidence, evidence by resource id',
+    }),
     evidence: Type.Union([Type.Record(Type.String(), Type.Unknown()), Type.Null()], {
-      description: 'What the analysis used: deploys, similarIncidents, timeline',
+      description: 'What the tools returned: dependencies, alerts, deploys (scored), configChanges, checks, components, similar',
     }),
     provider: Type.Union([Type.Enum(['offline', 'openai'] as const), Type.Null()]),
     model: NullableString,
@@ -49,7 +56,9 @@ export const InsightEvent = Type.Object(
   {
     id: Type.String({ format: 'uuid' }),
     type: Type.Enum(eventTypes),
-    data: Type.Record(Type.String(), Type.Unknown()),
+    data: Type.Record(Type.String(), Type.Unknown(), {
+      description: 'For a step: {attempt, step, tool (null for the answer), input, output (JSON, cut at 6,000 characters), reasoning}',
+    }),
     createdAt: Timestamp,
   },
   { title: 'InsightEvent' },
@@ -104,6 +113,8 @@ export function insightBody(row: AnalysisRow) {
     recommendations: row.recommendations,
     severity: row.severity as (typeof severities)[number] | null,
     suspectedDeployId: row.suspectedDeployId,
+    subject: row.subject as 'alert' | 'incident' | 'status_incident',
+    findings: row.findings as Findings | null,
     evidence: row.evidence as Record<string, unknown> | null,
     provider: row.provider as 'offline' | 'openai' | null,
     model: row.model,

@@ -1,5 +1,5 @@
 import type { FastifyBaseLogger } from 'fastify'
-import { AnalyzerError, type IncidentAnalysis, type IncidentAnalyzer } from '@svc/ai'
+import { AnalyzerError, type IncidentAnalyzer } from '@svc/ai'
 import type { AiConfig } from '@svc/config'
 import type { Database, Json } from '@svc/db'
 import { publish, type IncidentReference } from '@svc/events'
@@ -12,7 +12,8 @@ import {
   type AnalysisRow,
   type IncidentKey,
 } from '../queries/analyses.js'
-import { deploysBeforeIncident, incidentContext, incidentTimeline, similarResolvedIncidents } from '../queries/evidence.js'
+import { investigate, proseOf, type Investigation } from '../investigation/investigate.js'
+import { subjectOf } from '../investigation/subject.js'
 import { releaseReservations } from '../queries/usage.js'
 import { recordSpend } from '../usage/budget.js'
 import { createSpendGuard } from '../usage/spend-guard.js'
@@ -34,9 +35,8 @@ export interface Attempt {
   retryLimit: number
 }
 
-function bulletList(items: string[]): string {
-  return items.map((item) => `- ${item}`).join('\n')
-}
+/** How much of a step's reasoning text an analysis event keeps. */
+const MAX_REASONING = 2_000
 
 /**
  * One attempt at an analysis job: pending → processing → completed, or back to pending for
@@ -50,9 +50,9 @@ export async function processAnalysisJob(deps: AnalysisWorkerDependencies, job: 
   const attemptNumber = attempt.retryCount + 1
   await recordAnalysisEvent(db, job.organizationId, analysis.id, 'processing', { attempt: attemptNumber })
 
-  let result: IncidentAnalysis
+  let result: Investigation
   try {
-    result = await analyze(deps, analysis)
+    result = await analyze(deps, analysis, attemptNumber)
   } catch (error) {
     const failure =
       error instanceof AnalyzerError ? error : new AnalyzerError(`the analysis failed: ${(error as Error).message}`, true, { cause: error })
@@ -67,13 +67,12 @@ export async function processAnalysisJob(deps: AnalysisWorkerDependencies, job: 
 
   const usage = { promptTokens: result.usage.promptTokens, completionTokens: result.usage.completionTokens }
   const completed = await db.transaction().execute(async (trx) => {
+    const { suspectDescription: _, ...prose } = proseOf(result)
     const completed = await completeAnalysis(trx, job.organizationId, analysis.id, {
-      summary: result.summary,
-      rootCause: result.rootCause,
-      recommendations: bulletList(result.recommendations),
-      severity: result.severity,
-      suspectedDeployId: result.suspectedDeployId,
-      evidence: result.evidence as unknown as Json,
+      ...prose,
+      findings: result.findings as unknown as Json,
+      subject: result.subject,
+      evidence: result.gathered as unknown as Json,
       provider: result.usage.provider,
       model: result.usage.model,
       ...usage,
@@ -83,8 +82,9 @@ export async function processAnalysisJob(deps: AnalysisWorkerDependencies, job: 
       attempt: attemptNumber,
       provider: result.usage.provider,
       model: result.usage.model,
-      severity: result.severity,
-      suspectedDeployId: result.suspectedDeployId,
+      severity: result.findings.severity,
+      suspectedDeployId: prose.suspectedDeployId,
+      category: result.findings.probableCause.category,
       ...usage,
     })
     await recordSpend(trx, deps.ai, {
@@ -104,25 +104,32 @@ export async function processAnalysisJob(deps: AnalysisWorkerDependencies, job: 
   if (completed) analysesFinished.inc({ outcome: 'completed' })
 }
 
-async function analyze(deps: AnalysisWorkerDependencies, analysis: AnalysisRow): Promise<IncidentAnalysis> {
+async function analyze(deps: AnalysisWorkerDependencies, analysis: AnalysisRow, attempt: number): Promise<Investigation> {
   const { db } = deps.database
   const key = {
     organizationId: analysis.organizationId,
     sourceProduct: analysis.sourceProduct,
     incidentId: analysis.incidentId,
   } as IncidentKey
-  const incident = await incidentContext(db, key)
-  if (!incident) throw new AnalyzerError('the incident no longer exists', false)
+  const subject = await subjectOf(db, key)
+  if (!subject) throw new AnalyzerError('the incident no longer exists', false)
   const guard = createSpendGuard(deps.database, deps.ai, { organizationId: analysis.organizationId, referenceId: analysis.id })
-  return deps.analyzer.analyzeIncident(
-    incident,
-    {
-      recentDeploys: () => deploysBeforeIncident(db, key.organizationId, incident),
-      similarIncidents: () => similarResolvedIncidents(db, key.organizationId, incident),
-      timeline: () => incidentTimeline(db, key.organizationId, incident),
-    },
+  let step = 0
+  return investigate(db, deps.ai, subject, analysis.organizationId, {
     guard,
-  )
+    // Each step is recorded as it happens, so an investigation that fails still shows how far it got.
+    onStep: async ({ tool, input, output, reasoning }) => {
+      step += 1
+      await recordAnalysisEvent(db, analysis.organizationId, analysis.id, 'step', {
+        attempt,
+        step,
+        tool,
+        input: input as Json,
+        output: output as Json,
+        reasoning: reasoning === null ? null : reasoning.slice(0, MAX_REASONING),
+      })
+    },
+  })
 }
 
 async function recordSetback(

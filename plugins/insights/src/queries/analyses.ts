@@ -15,6 +15,8 @@ const analysisColumns = [
   'severity',
   'suspectedDeployId',
   'evidence',
+  'findings',
+  'subject',
   'provider',
   'model',
   'promptTokens',
@@ -28,7 +30,7 @@ const analysisColumns = [
 ] as const
 
 export type AnalysisRow = NonNullable<Awaited<ReturnType<typeof findAnalysis>>>
-export type AnalysisEventType = 'requested' | 'processing' | 'retry_scheduled' | 'completed' | 'failed'
+export type AnalysisEventType = 'requested' | 'processing' | 'step' | 'retry_scheduled' | 'completed' | 'failed'
 const ACTIVE = ['pending', 'processing']
 
 export async function findAnalysis(db: Executor, organizationId: string, analysisId: string) {
@@ -141,6 +143,8 @@ export interface AnalysisOutcome {
   severity: string
   suspectedDeployId: string | null
   evidence: Json
+  findings: Json
+  subject: string
   provider: string
   model: string
   promptTokens: number

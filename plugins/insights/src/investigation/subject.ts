@@ -1,0 +1,109 @@
+import type { Executor } from '@svc/db'
+import { alertUnderInvestigation, incidentUnderInvestigation } from '@svc/plugin-alerting'
+import { statusIncident } from '@svc/plugin-statuspages'
+import type { IncidentKey } from '../queries/analyses.js'
+
+export interface SubjectAlert {
+  id: string
+  title: string
+  description: string | null
+  service: string | null
+  priority: string
+  status: string
+  source: string
+  labels: Record<string, unknown>
+  firstSeenAt: Date
+  occurrences: number
+}
+
+/**
+ * What an investigation is about, whatever surface it came from: an alert, an incident of
+ * alerting (its alerts, their services), or a status page incident. `onset` is when it began:
+ * deploys before it may have caused it, deploys after it cannot.
+ */
+export interface Subject {
+  kind: 'alert' | 'incident' | 'status_incident'
+  id: string
+  /** How people name it: `INC-12`, or the alert's title. */
+  reference: string
+  title: string
+  description: string | null
+  priority: string
+  status: string
+  onset: Date
+  occurrences: number
+  /** The services its alerts are about, in order of onset. */
+  services: string[]
+  alerts: SubjectAlert[]
+}
+
+const PRIORITY_OF_SEVERITY: Record<string, string> = { SEV1: 'P1', SEV2: 'P2', SEV3: 'P3', SEV4: 'P4' }
+const PRIORITY_OF_IMPACT: Record<string, string> = { critical: 'P1', major: 'P2', minor: 'P3', none: 'P4' }
+
+const servicesOf = (alerts: SubjectAlert[]) => [
+  ...new Set(alerts.map((alert) => alert.service).filter((service): service is string => service !== null)),
+]
+
+type AlertRow = NonNullable<Awaited<ReturnType<typeof incidentUnderInvestigation>>>['alerts'][number]
+
+function asSubjectAlert(row: AlertRow): SubjectAlert {
+  const { resolvedAt: _resolved, ...alert } = row
+  return { ...alert, labels: (row.labels ?? {}) as Record<string, unknown> }
+}
+
+/** The subject an analysis key names; undefined when its surface has no such thing in the organization. */
+export async function subjectOf(db: Executor, key: IncidentKey): Promise<Subject | undefined> {
+  if (key.sourceProduct === 'statuspages') {
+    const incident = await statusIncident(db, key.organizationId, key.incidentId)
+    if (!incident) return undefined
+    return {
+      kind: 'status_incident',
+      id: incident.id,
+      reference: incident.name,
+      title: incident.name,
+      description: incident.description,
+      priority: PRIORITY_OF_IMPACT[incident.impact] ?? 'P3',
+      status: incident.status,
+      onset: incident.startedAt,
+      occurrences: incident.updates,
+      services: incident.service ? [incident.service] : [],
+      alerts: [],
+    }
+  }
+  if (key.sourceProduct !== 'alerting') return undefined
+  const alert = await alertUnderInvestigation(db, key.organizationId, key.incidentId)
+  if (alert) {
+    const { incidentId: _incident, ...row } = alert
+    const only = asSubjectAlert(row)
+    return {
+      kind: 'alert',
+      id: alert.id,
+      reference: alert.title,
+      title: alert.title,
+      description: alert.description,
+      priority: alert.priority,
+      status: alert.status,
+      onset: alert.firstSeenAt,
+      occurrences: alert.occurrences,
+      services: servicesOf([only]),
+      alerts: [only],
+    }
+  }
+  const incident = await incidentUnderInvestigation(db, key.organizationId, key.incidentId)
+  if (!incident) return undefined
+  const alerts = incident.alerts.map(asSubjectAlert)
+  const firstAlert = alerts[0]?.firstSeenAt
+  return {
+    kind: 'incident',
+    id: incident.id,
+    reference: `INC-${incident.number}`,
+    title: incident.title,
+    description: incident.summary,
+    priority: PRIORITY_OF_SEVERITY[incident.severity] ?? 'P3',
+    status: incident.status,
+    onset: firstAlert && firstAlert < incident.startedAt ? firstAlert : incident.startedAt,
+    occurrences: alerts.reduce((sum, alert) => sum + alert.occurrences, 0),
+    services: servicesOf(alerts),
+    alerts,
+  }
+}
