@@ -62,19 +62,17 @@ export interface AiConfig {
   investigation?: InvestigationBounds
 }
 
-/** The bounds of one investigation: model rounds, tokens over all of them, wall time; and how long a re-investigation waits for more change. */
+/** The bounds of one investigation with a model: rounds, tokens over all of them, wall time. */
 export interface InvestigationBounds {
   maxSteps: number
   maxTokens: number
   timeoutMs: number
-  reinvestigateDebounceSeconds: number
 }
 
 export const DEFAULT_INVESTIGATION_BOUNDS: InvestigationBounds = {
   maxSteps: 8,
   maxTokens: 40_000,
   timeoutMs: 120_000,
-  reinvestigateDebounceSeconds: 60,
 }
 
 export const DEFAULT_AI_CONFIG: AiConfig = {

@@ -1,5 +1,11 @@
 import t from 'tap'
-import { dependenciesOf, scoreDeploys, SUSPECT_THRESHOLD, type DeployRecord } from '../src/investigation/deploy-scoring.js'
+import {
+  dependenciesOf,
+  scoreDeploys,
+  SUSPECT_THRESHOLD,
+  victimsOfDependencies,
+  type DeployRecord,
+} from '../src/investigation/deploy-scoring.js'
 import { plannedFindings } from '../src/investigation/planner.js'
 import type { Subject, SubjectAlert } from '../src/investigation/subject.js'
 import type { Gathered } from '../src/investigation/tools.js'
@@ -101,6 +107,25 @@ t.test('dependencies are followed transitively, the failing services left out', 
   ]
   t.same(dependenciesOf(['web'], edges).sort(), ['api', 'db', 'disk'])
   t.same(dependenciesOf(['web'], edges, 1), ['api'])
+})
+
+t.test('a deploy of a service that failed only after its dependency did is a victim, not a suspect', async (t) => {
+  const edges = [
+    { service: 'web', dependsOn: 'checkout' },
+    { service: 'checkout', dependsOn: 'orders-db' },
+  ]
+  const victims = victimsOfDependencies(
+    new Map([
+      ['orders-db', before(3)],
+      ['checkout', before(1)],
+      ['web', before(5)],
+    ]),
+    edges,
+  )
+  t.same([...victims], [['checkout', 'orders-db']], 'web failed before what it depends on: not a victim')
+  const [scored] = scoreDeploys([deploy('coincident', { minutesBefore: 15 })], { ...context, failedAfterDependency: victims })
+  t.ok(scored!.score < SUSPECT_THRESHOLD)
+  t.match(scored!.reasons.at(-1), 'orders-db, which it depends on, was failing before it')
 })
 
 t.test('a deploy above the threshold decides, with its evidence and what was ruled out', async (t) => {

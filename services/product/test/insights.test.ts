@@ -293,3 +293,48 @@ t.test('analyses are listed, filtered, counted, and private to their organizatio
   t.equal((await app.inject({ method: 'GET', url: insightsUrl, headers: bystander!.headers })).statusCode, 403, 'no insights role')
   t.equal((await app.inject({ method: 'GET', url: `${insightsUrl}?status=done`, headers: viewer!.headers })).statusCode, 400)
 })
+
+t.test('an incident is investigated as a whole: its alerts, their services and what they depend on', async (t) => {
+  const generic = await createConfig({ name: 'Incident sources', defaultPriority: 'P2' })
+  const dependency = await app.inject({
+    method: 'POST',
+    url: `/api/v1/organizations/${orgId}/service-dependencies`,
+    headers: owner!.headers,
+    payload: { service: 'inventory', dependsOn: 'inventory-db' },
+  })
+  t.equal(dependency.statusCode, 201)
+  const migration = await deploy(generic, { service: 'inventory-db', kind: 'config', environment: 'production', finishedAt: minutesAgo(6) })
+  await deploy(generic, { service: 'inventory', version: '5.0.0', environment: 'staging', finishedAt: minutesAgo(2) })
+  const { alertId } = await ingest(generic, { title: 'Inventory reservations failing', service: 'inventory', priority: 'P1' })
+  await settledAnalyses(alertId)
+  const link = await db.selectFrom('divinux.incidentAlerts').select('incidentId').where('alertId', '=', alertId).executeTakeFirstOrThrow()
+
+  const requested = await app.inject({
+    method: 'POST',
+    url: insightsUrl,
+    headers: responder!.headers,
+    payload: { incidentId: link.incidentId, sourceProduct: 'alerting' },
+  })
+  t.equal(requested.statusCode, 202)
+  t.match(requested.json(), { subject: 'incident', incidentId: link.incidentId, status: 'pending' })
+  const [investigation] = await settledAnalyses(link.incidentId)
+  t.match(investigation, { status: 'completed', subject: 'incident', suspectedDeployId: migration.id })
+  t.match(investigation!.findings, {
+    suspectDeploys: [
+      {
+        deployId: migration.id,
+        service: 'inventory-db',
+        reasons: [/6 minutes/, /a failing service depends on inventory-db/, /configuration change/],
+      },
+    ],
+    probableCause: { category: 'configuration', service: 'inventory-db' },
+  })
+  t.match(investigation!.summary, /^P1 incident INC-\d+ "Inventory reservations failing" on inventory began at/)
+  const gathered = investigation!.evidence as {
+    dependencies: { dependsOn: string[] }
+    deploys: Array<{ environment: string; score: number }>
+  }
+  t.same(gathered.dependencies.dependsOn, ['inventory-db'])
+  const staging = gathered.deploys.find((row) => row.environment === 'staging')
+  t.ok(staging && staging.score < 0.3, 'the staging release is weighed, and ruled out')
+})

@@ -32,7 +32,7 @@ export async function requestAnalysis(
   jobs: JobQueue,
   ai: AiConfig,
   key: IncidentKey,
-  request: { trigger: 'automatic' | 'manual'; requestedBy: string | null },
+  request: { trigger: 'automatic' | 'manual'; requestedBy: string | null; subject?: 'alert' | 'incident' | 'status_incident' },
 ): Promise<AnalysisRequest> {
   return database.db.transaction().execute(async (trx): Promise<AnalysisRequest> => {
     // An event delivered twice must not analyze its incident twice.
@@ -49,7 +49,8 @@ export async function requestAnalysis(
       }
       return { outcome: 'budget_exceeded', limit }
     }
-    const analysis = await insertAnalysis(trx, key, request.trigger, request.requestedBy)
+    const subject = request.subject ?? (key.sourceProduct === 'statuspages' ? 'status_incident' : 'alert')
+    const analysis = await insertAnalysis(trx, key, request.trigger, request.requestedBy, subject)
     if (!analysis) {
       const active = await findActiveAnalysis(trx, key)
       // The active one finished between the insert and this read: the caller may simply ask again.

@@ -73,8 +73,13 @@ export const insightRoutes: FastifyPluginAsyncTypebox<{ ai: AiConfig; wakeWorker
     async (request, reply) => {
       const { organizationId } = membershipOf(request)
       const key = { organizationId, sourceProduct: request.body.sourceProduct, incidentId: request.body.incidentId }
-      if (!(await subjectOf(db, key))) throw new NotFoundError('incident')
-      const result = await requestAnalysis(app.database, app.jobs, options.ai, key, { trigger: 'manual', requestedBy: request.user.userId })
+      const subject = await subjectOf(db, key)
+      if (!subject) throw new NotFoundError('incident')
+      const result = await requestAnalysis(app.database, app.jobs, options.ai, key, {
+        trigger: 'manual',
+        requestedBy: request.user.userId,
+        subject: subject.kind,
+      })
       if (result.outcome === 'budget_exceeded')
         throw new BudgetExceededError(`the organization's monthly AI ${result.limit} limit is reached`)
       if (result.outcome !== 'requested') {

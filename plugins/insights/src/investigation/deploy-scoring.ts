@@ -41,6 +41,8 @@ const NON_PRODUCTION = /^(stag|staging|stage|dev|develop|development|test|testin
 const SUPERSEDED_WEIGHT = 0.35
 const STATUS_WEIGHT: Record<string, number> = { failure: 0.6, error: 0.6, in_progress: 0.5, pending: 0.5, queued: 0.3, inactive: 0.3 }
 const KIND_WEIGHT: Record<string, number> = { deploy: 1, config: 1, rollback: 0.3 }
+/** A failing service whose own dependency failed before it is more likely a victim than a cause. */
+const VICTIM_WEIGHT = 0.3
 
 const round = (value: number) => Math.round(value * 1000) / 1000
 
@@ -55,7 +57,13 @@ function plural(value: number, unit: string) {
  */
 export function scoreDeploys(
   deploys: DeployRecord[],
-  context: { onset: Date; affected: string[]; dependencies: string[] },
+  context: {
+    onset: Date
+    affected: string[]
+    dependencies: string[]
+    /** Failing services whose failing dependency (the value) began failing no later than they did. */
+    failedAfterDependency?: Map<string, string>
+  },
 ): ScoredDeploy[] {
   const affected = new Set(context.affected)
   const dependencies = new Set(context.dependencies)
@@ -110,10 +118,35 @@ export function scoreDeploys(
     const kind = KIND_WEIGHT[deploy.kind] ?? 1
     if (deploy.kind === 'rollback') reasons.push('a rollback returns to a version that ran before')
     if (deploy.kind === 'config') reasons.push('a configuration change')
-    const score = round(time * RELATION_WEIGHT[relation] * environment * superseded * status * kind)
+    const upstream = context.failedAfterDependency?.get(deploy.service)
+    const victim = upstream ? VICTIM_WEIGHT : 1
+    if (upstream) reasons.push(`${upstream}, which it depends on, was failing before it`)
+    const score = round(time * RELATION_WEIGHT[relation] * environment * superseded * status * kind * victim)
     return { ...base, score, reasons }
   })
   return scored.sort((a, b) => b.score - a.score || a.minutesBeforeOnset - b.minutesBeforeOnset)
+}
+
+/**
+ * The failing services that began failing no earlier than a failing service they depend on
+ * (directly or through others): each with that dependency. The earliest failure along a
+ * dependency chain is where a cause is looked for first.
+ */
+export function victimsOfDependencies(
+  firstFailures: Map<string, Date>,
+  edges: Array<{ service: string; dependsOn: string }>,
+): Map<string, string> {
+  const victims = new Map<string, string>()
+  for (const [service, failedAt] of firstFailures) {
+    for (const dependency of dependenciesOf([service], edges)) {
+      const dependencyFailedAt = firstFailures.get(dependency)
+      if (dependencyFailedAt && dependencyFailedAt <= failedAt) {
+        victims.set(service, dependency)
+        break
+      }
+    }
+  }
+  return victims
 }
 
 /** What depends on the failing services, transitively (at most `depth` hops): the services whose deploys count as a dependency's. */

@@ -4,7 +4,7 @@ import { alertTimelines, dependencyEdges, deploysAround, similarResolvedAlerts, 
 import { componentHistoryAround } from '@svc/plugin-statuspages'
 import { checkResultsAround } from '@svc/plugin-synthetics'
 import { pastConclusions, rcasWithActionItems } from '../queries/precedents.js'
-import { dependenciesOf, scoreDeploys, type ScoredDeploy } from './deploy-scoring.js'
+import { dependenciesOf, scoreDeploys, victimsOfDependencies, type ScoredDeploy } from './deploy-scoring.js'
 import type { Subject } from './subject.js'
 
 // The investigator's tools (decision 0021, "The tools"): each a read owned by the surface whose
@@ -108,8 +108,9 @@ export function investigationTools(db: Executor, organizationId: string, subject
     return () => (answer ??= compute())
   }
 
+  let edges: Array<{ service: string; dependsOn: string }> = []
   const dependencies = once(async () => {
-    const edges = await dependencyEdges(db, organizationId)
+    edges = await dependencyEdges(db, organizationId)
     const affected = subject.services
     const dependsOn = dependenciesOf(affected, edges)
     const dependents = [...new Set(edges.filter((edge) => affected.includes(edge.dependsOn)).map((edge) => edge.service))]
@@ -156,7 +157,15 @@ export function investigationTools(db: Executor, organizationId: string, subject
       to: new Date(subject.onset.getTime() + AFTER_ONSET_MINUTES * 60_000),
       limit: 100,
     })
-    return scoreDeploys(rows, { onset: subject.onset, affected: subject.services, dependencies: dependsOn })
+    const firstFailures = new Map<string, Date>()
+    for (const alert of subject.alerts)
+      if (alert.service && !(firstFailures.get(alert.service)! <= alert.firstSeenAt)) firstFailures.set(alert.service, alert.firstSeenAt)
+    return scoreDeploys(rows, {
+      onset: subject.onset,
+      affected: subject.services,
+      dependencies: dependsOn,
+      failedAfterDependency: victimsOfDependencies(firstFailures, edges),
+    })
   }
 
   const tools: AgentTool[] = [

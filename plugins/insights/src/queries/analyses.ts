@@ -49,10 +49,16 @@ export interface IncidentKey {
 }
 
 /** A new pending analysis, or undefined when the incident already has an active one (the partial unique index decides). */
-export async function insertAnalysis(db: Executor, key: IncidentKey, trigger: 'automatic' | 'manual', requestedBy: string | null) {
+export async function insertAnalysis(
+  db: Executor,
+  key: IncidentKey,
+  trigger: 'automatic' | 'manual',
+  requestedBy: string | null,
+  subject: 'alert' | 'incident' | 'status_incident',
+) {
   return db
     .insertInto('divinux.analyses')
-    .values({ ...key, trigger, requestedBy })
+    .values({ ...key, trigger, requestedBy, subject })
     .onConflict((oc) => oc.columns(['organizationId', 'sourceProduct', 'incidentId']).where('status', 'in', ACTIVE).doNothing())
     .returning(analysisColumns)
     .executeTakeFirst()
