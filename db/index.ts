@@ -48,6 +48,7 @@ import * as repage from './migrations/0046_repage.js'
 import * as supportHours from './migrations/0047_support_hours.js'
 import * as incidentStatusPages from './migrations/0048_incident_status_pages.js'
 import * as agenticLoop from './migrations/0049_agentic_loop.js'
+import * as runbooksAndAgents from './migrations/0050_runbooks_and_agents.js'
 
 /**
  * Every migration, in order, listed by hand rather than found by scanning a folder, so a
@@ -103,4 +104,5 @@ export const migrations: Record<string, Migration> = {
   '0047_support_hours': supportHours,
   '0048_incident_status_pages': incidentStatusPages,
   '0049_agentic_loop': agenticLoop,
+  '0050_runbooks_and_agents': runbooksAndAgents,
 }

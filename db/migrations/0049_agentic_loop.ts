@@ -16,6 +16,12 @@ export async function up(db: Kysely<any>): Promise<void> {
       add column subject text not null default 'alert' check (subject in ('alert', 'incident', 'status_incident'))`.execute(db)
   await sql`update divinux.analyses set subject = 'status_incident' where source_product = 'statuspages'`.execute(db)
 
+  // An investigation asked for again because its incident changed (a service joined, a deploy was rolled back).
+  await sql`alter table divinux.analyses drop constraint analyses_trigger_check`.execute(db)
+  await sql`
+    alter table divinux.analyses add constraint analyses_trigger_check
+      check (trigger in ('automatic', 'manual', 'reinvestigation'))`.execute(db)
+
   // Every step of an investigation (a tool called, the answer) is an event of its analysis.
   await sql`alter table divinux.analysis_events drop constraint analysis_events_type_check`.execute(db)
   await sql`
@@ -30,6 +36,9 @@ export async function down(db: Kysely<any>): Promise<void> {
   await sql`
     alter table divinux.analysis_events add constraint analysis_events_type_check
       check (type in ('requested', 'processing', 'retry_scheduled', 'completed', 'failed'))`.execute(db)
+  await sql`delete from divinux.analyses where trigger = 'reinvestigation'`.execute(db)
+  await sql`alter table divinux.analyses drop constraint analyses_trigger_check`.execute(db)
+  await sql`alter table divinux.analyses add constraint analyses_trigger_check check (trigger in ('automatic', 'manual'))`.execute(db)
   await sql`alter table divinux.analyses drop column subject`.execute(db)
   await sql`alter table divinux.analyses drop column findings`.execute(db)
   await sql`alter table divinux.deploy_events drop column kind`.execute(db)

@@ -62,17 +62,19 @@ export interface AiConfig {
   investigation?: InvestigationBounds
 }
 
-/** The bounds of one investigation with a model: rounds, tokens over all of them, wall time. */
+/** The bounds of one investigation with a model (rounds, tokens over all of them, wall time), and how long a re-investigation waits for more change. */
 export interface InvestigationBounds {
   maxSteps: number
   maxTokens: number
   timeoutMs: number
+  reinvestigateDebounceSeconds: number
 }
 
 export const DEFAULT_INVESTIGATION_BOUNDS: InvestigationBounds = {
   maxSteps: 8,
   maxTokens: 40_000,
   timeoutMs: 120_000,
+  reinvestigateDebounceSeconds: 60,
 }
 
 export const DEFAULT_AI_CONFIG: AiConfig = {
@@ -80,6 +82,7 @@ export const DEFAULT_AI_CONFIG: AiConfig = {
   retryDelaySeconds: 30,
   pricePerMillionTokens: { input: 0.15, output: 0.6 },
   defaultMonthlyLimits: { tokens: 2_000_000, costUsd: 20 },
+  investigation: DEFAULT_INVESTIGATION_BOUNDS,
 }
 
 /** Outbound messages: the providers, the sender, and how deliveries are retried. */

@@ -189,6 +189,7 @@ export function aiConfigFor(env: Environment): AiConfig {
       maxSteps: env.AI_INVESTIGATION_MAX_STEPS,
       maxTokens: env.AI_INVESTIGATION_MAX_TOKENS,
       timeoutMs: env.AI_INVESTIGATION_TIMEOUT_MS,
+      reinvestigateDebounceSeconds: env.AI_REINVESTIGATE_DEBOUNCE_SECONDS,
     },
   }
 }

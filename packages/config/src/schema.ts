@@ -39,6 +39,7 @@ export const EnvironmentSchema = Type.Object({
   AI_INVESTIGATION_MAX_STEPS: Type.Integer({ default: 8, minimum: 1, maximum: 50 }),
   AI_INVESTIGATION_MAX_TOKENS: Type.Integer({ default: 40_000, minimum: 1_000 }),
   AI_INVESTIGATION_TIMEOUT_MS: Type.Integer({ default: 120_000, minimum: 1_000 }),
+  AI_REINVESTIGATE_DEBOUNCE_SECONDS: Type.Integer({ default: 60, minimum: 1 }),
   DNS_SERVERS: Type.Optional(Type.String({ minLength: 1 })),
   ORGANIZATIONS_PER_USER: Type.Integer({ default: 10, minimum: 1 }),
   SMTP_URL: Type.Optional(Type.String({ pattern: '^smtps?://' })),

@@ -228,6 +228,26 @@ export interface CoreUsers {
   updatedAt: Generated<Timestamp>;
 }
 
+export interface DivinuxAgentOutputs {
+  agent: string;
+  analysisId: string;
+  createdAt: Generated<Timestamp>;
+  id: Generated<string>;
+  inputs: Json;
+  organizationId: string;
+  output: Json;
+}
+
+export interface DivinuxAgentSettings {
+  comms: Generated<boolean>;
+  investigator: Generated<boolean>;
+  oncall: Generated<boolean>;
+  organizationId: string;
+  runbook: Generated<boolean>;
+  updatedAt: Generated<Timestamp>;
+  updatedBy: string | null;
+}
+
 export interface DivinuxAiReservations {
   costUsd: Numeric;
   createdAt: Generated<Timestamp>;
@@ -638,6 +658,32 @@ export interface DivinuxRcas {
   updatedAt: Generated<Timestamp>;
 }
 
+export interface DivinuxRunbooks {
+  body: string;
+  createdAt: Generated<Timestamp>;
+  createdBy: string | null;
+  id: Generated<string>;
+  labels: Generated<Json>;
+  organizationId: string;
+  services: Generated<string[]>;
+  title: string;
+  updatedAt: Generated<Timestamp>;
+  updatedBy: string | null;
+  version: Generated<number>;
+}
+
+export interface DivinuxRunbookVersions {
+  body: string;
+  createdAt: Generated<Timestamp>;
+  createdBy: string | null;
+  labels: Json;
+  organizationId: string;
+  runbookId: string;
+  services: string[];
+  title: string;
+  version: number;
+}
+
 export interface DivinuxScheduleOverrides {
   createdAt: Generated<Timestamp>;
   createdBy: string | null;
@@ -1041,6 +1087,8 @@ export interface DB {
   "core.ssoConfigs": CoreSsoConfigs;
   "core.subscriptions": CoreSubscriptions;
   "core.users": CoreUsers;
+  "divinux.agentOutputs": DivinuxAgentOutputs;
+  "divinux.agentSettings": DivinuxAgentSettings;
   "divinux.aiReservations": DivinuxAiReservations;
   "divinux.aiUsage": DivinuxAiUsage;
   "divinux.alertAckLinks": DivinuxAlertAckLinks;
@@ -1071,6 +1119,8 @@ export interface DB {
   "divinux.rcaActionItems": DivinuxRcaActionItems;
   "divinux.rcaIncidentLinks": DivinuxRcaIncidentLinks;
   "divinux.rcas": DivinuxRcas;
+  "divinux.runbooks": DivinuxRunbooks;
+  "divinux.runbookVersions": DivinuxRunbookVersions;
   "divinux.scheduleOverrides": DivinuxScheduleOverrides;
   "divinux.schedules": DivinuxSchedules;
   "divinux.serviceDependencies": DivinuxServiceDependencies;

@@ -9,6 +9,7 @@ export {
   type DeployRecorded,
   type EventName,
   type EventPayloads,
+  type IncidentChanged,
   type IncidentReference,
   type MemberRemoved,
   type StatusPageIncidentOpened,

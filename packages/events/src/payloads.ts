@@ -43,6 +43,16 @@ export interface DeployRecorded {
   organizationId: string
   deployEventId: string
   service: string
+  /** A release, a configuration change, or a rollback (absent in events recorded before kinds existed). */
+  kind?: 'deploy' | 'config' | 'rollback'
+}
+
+/** An incident of alerting changed in a way its investigation should see (services joined it). */
+export interface IncidentChanged {
+  organizationId: string
+  incidentId: string
+  reason: 'services_joined'
+  services: string[]
 }
 
 /** An analysis finished with its findings (not a failed one). */
@@ -135,6 +145,7 @@ export interface EventPayloads {
   'check.recovered': CheckStateChanged
   'check.state_changed': CheckStateChanged
   'deploy.recorded': DeployRecorded
+  'incident.changed': IncidentChanged
   'member.removed': MemberRemoved
   'statuspage.update_requested': StatusPageUpdateRequested
   'statuspage.incident_update_requested': StatusPageIncidentUpdateRequested

@@ -136,6 +136,7 @@ export const alertingSurface: FastifyPluginAsync<AlertingOptions> = async (app, 
     deliveries: webhooks,
     workflows,
     correlated: () => escalator.wake(),
+    jobs: app.jobs,
     log: app.log.child({ component: 'event-dispatcher' }),
   })
   app.addHook('onReady', async () => {

@@ -1,13 +1,21 @@
 import type { FastifyPluginAsync } from 'fastify'
 import { createAnalyzer } from '@svc/ai'
 import { DEFAULT_AI_CONFIG, type AiConfig } from '@svc/config'
-import { alertGetsAnalysis, subscribe, type AlertCreated } from '@svc/events'
+import { alertGetsAnalysis, subscribe, type AlertCreated, type DeployRecorded, type IncidentChanged } from '@svc/events'
 import type { Database } from '@svc/db'
 import { ensureQueue, type JobQueue } from '@svc/jobs'
+import { agentRoutes } from './agents/routes.js'
 import { requestAnalysis } from './analyses/request.js'
 import { insightRoutes } from './analyses/routes.js'
 import { ALERT_CREATED_QUEUE, ANALYZE_QUEUE, aiJobPolicy, type AnalyzeJob } from './analyses/queue.js'
 import { processAnalysisJob } from './analyses/worker.js'
+import {
+  DEPLOY_RECORDED_QUEUE,
+  INCIDENT_CHANGED_QUEUE,
+  REINVESTIGATE_QUEUE,
+  reinvestigation,
+  type ReinvestigateJob,
+} from './investigation/reinvestigation.js'
 import { actionItemRoutes } from './rcas/action-items.js'
 import { DRAFT_QUEUE, processDraftJob, type DraftJob } from './rcas/draft-worker.js'
 import { rcaExportRoutes } from './rcas/export.js'
@@ -16,6 +24,8 @@ import { rcaLinkRoutes } from './rcas/links.js'
 import { rcaRoutes } from './rcas/routes.js'
 import { incidentSearchRoutes } from './rcas/search.js'
 import { rcaStatsRoutes } from './rcas/stats.js'
+import { runbookRoutes } from './runbooks/routes.js'
+import { agentSwitches } from './queries/agents.js'
 import { usageRoutes } from './usage/routes.js'
 
 export interface InsightsOptions {
@@ -38,7 +48,16 @@ export const insightsSurface: FastifyPluginAsync<InsightsOptions> = async (app, 
 
   await app.register(insightRoutes, { ai, wakeWorker: () => analyzeWorker && jobs.notifyWorker(analyzeWorker) })
   await app.register(usageRoutes, { ai })
-  for (const routes of [rcaRoutes, rcaLinkRoutes, actionItemRoutes, incidentSearchRoutes, rcaStatsRoutes, rcaExportRoutes])
+  for (const routes of [
+    agentRoutes,
+    runbookRoutes,
+    rcaRoutes,
+    rcaLinkRoutes,
+    actionItemRoutes,
+    incidentSearchRoutes,
+    rcaStatsRoutes,
+    rcaExportRoutes,
+  ])
     await app.register(routes)
   await app.register(rcaGenerateRoutes, { ai, wakeWorker: () => draftWorker && jobs.notifyWorker(draftWorker) })
 
@@ -47,6 +66,9 @@ export const insightsSurface: FastifyPluginAsync<InsightsOptions> = async (app, 
     await ensureQueue(jobs, ANALYZE_QUEUE, aiJobPolicy(ai))
     await ensureQueue(jobs, DRAFT_QUEUE, aiJobPolicy(ai))
     await subscribe(jobs, 'alert.created', ALERT_CREATED_QUEUE, { retryLimit: 5, retryDelay: 5, retryBackoff: true })
+    await subscribe(jobs, 'incident.changed', INCIDENT_CHANGED_QUEUE, { retryLimit: 5, retryDelay: 5, retryBackoff: true })
+    await subscribe(jobs, 'deploy.recorded', DEPLOY_RECORDED_QUEUE, { retryLimit: 5, retryDelay: 5, retryBackoff: true })
+    await ensureQueue(jobs, REINVESTIGATE_QUEUE, { retryLimit: 5, retryDelay: 5, retryBackoff: true })
 
     const log = app.log.child({ surface: 'insights' })
     analyzeWorker = await jobs.work<AnalyzeJob>(
@@ -66,13 +88,27 @@ export const insightsSurface: FastifyPluginAsync<InsightsOptions> = async (app, 
     await jobs.work<AlertCreated>(ALERT_CREATED_QUEUE, { pollingIntervalSeconds: POLLING_INTERVAL_SECONDS }, async ([job]) => {
       const event = job?.data
       if (!event || !alertGetsAnalysis(event)) return
+      // An organization that turned the investigator off gets no automatic investigations.
+      if (!(await agentSwitches(database.db, event.organizationId)).investigator) return
       const key = { organizationId: event.organizationId, sourceProduct: 'alerting' as const, incidentId: event.alertId }
       // A redelivered event finds the incident's automatic analysis and asks for nothing more.
       const result = await requestAnalysis(database, jobs, ai, key, { trigger: 'automatic', requestedBy: null })
       if (result.outcome === 'requested' && analyzeWorker) jobs.notifyWorker(analyzeWorker)
     })
   })
+  app.addHook('onReady', async () => {
+    const changes = reinvestigation(database, jobs, ai)
+    const polling = { pollingIntervalSeconds: POLLING_INTERVAL_SECONDS }
+    await jobs.work<IncidentChanged>(INCIDENT_CHANGED_QUEUE, polling, async ([job]) => job && changes.onIncidentChanged(job.data))
+    await jobs.work<DeployRecorded>(DEPLOY_RECORDED_QUEUE, polling, async ([job]) => job && changes.onDeployRecorded(job.data))
+    await jobs.work<ReinvestigateJob>(REINVESTIGATE_QUEUE, polling, async ([job]) => {
+      if (!job) return
+      const result = await changes.reinvestigate(job.data)
+      if (result.outcome === 'requested' && analyzeWorker) jobs.notifyWorker(analyzeWorker)
+    })
+  })
   app.addHook('onClose', async () => {
+    for (const queue of [INCIDENT_CHANGED_QUEUE, DEPLOY_RECORDED_QUEUE, REINVESTIGATE_QUEUE]) await jobs.offWork(queue)
     await jobs.offWork(ANALYZE_QUEUE)
     await jobs.offWork(ALERT_CREATED_QUEUE)
     await jobs.offWork(DRAFT_QUEUE)

@@ -5,17 +5,35 @@ import type { IncidentReference } from '@svc/events'
 // What other surfaces may know of the insights surface's tables: the alerting surface shows an
 // alert's latest analysis in its command room. Reads only, scoped to one organization.
 
-/** The latest analysis of an incident, whatever its status; undefined before one is requested. */
+/**
+ * The latest analysis of an incident, whatever its status, with the on-call agent's two lines
+ * once it has them; undefined before one is requested.
+ */
 export async function latestAnalysisOf(db: Executor, organizationId: string, incident: IncidentReference) {
-  return db
-    .selectFrom('divinux.analyses')
-    .select(['id', 'status', 'summary', 'rootCause', 'recommendations', 'severity', 'suspectedDeployId', 'createdAt', 'completedAt'])
-    .where('organizationId', '=', organizationId)
-    .where('sourceProduct', '=', incident.sourceProduct)
-    .where('incidentId', '=', incident.incidentId)
-    .orderBy('createdAt', 'desc')
+  const analysis = await db
+    .selectFrom('divinux.analyses as a')
+    .leftJoin('divinux.agentOutputs as o', (join) => join.onRef('o.analysisId', '=', 'a.id').on('o.agent', '=', 'oncall'))
+    .select([
+      'a.id',
+      'a.status',
+      'a.summary',
+      'a.rootCause',
+      'a.recommendations',
+      'a.severity',
+      'a.suspectedDeployId',
+      'a.createdAt',
+      'a.completedAt',
+      'o.output as oncall',
+    ])
+    .where('a.organizationId', '=', organizationId)
+    .where('a.sourceProduct', '=', incident.sourceProduct)
+    .where('a.incidentId', '=', incident.incidentId)
+    .orderBy('a.createdAt', 'desc')
     .limit(1)
     .executeTakeFirst()
+  if (!analysis) return undefined
+  const { oncall, ...rest } = analysis
+  return { ...rest, oncall: (oncall as { lines?: string[] } | null)?.lines ?? null }
 }
 
 /**

@@ -211,7 +211,11 @@ t.test('a chat paged before the analysis was done gets it when it completes', as
       .slice(before)
       .find((entry) => entry.path.includes('secret-teams') && JSON.stringify(entry.body).includes('Analysis done')),
   )
-  t.match(JSON.stringify(followUp.body), /\[P3\] Payments timing out.*Analysis: /)
+  t.match(
+    JSON.stringify(followUp.body),
+    /\[P3\] Payments timing out.*Analysis: P3 .* failing since \d\d:\d\d UTC: Payments timing out\\n.* · no runbook matched/,
+    'the on-call agent’s two lines come first',
+  )
 })
 
 t.test('a deleted integration leaves the policies that named it', async (t) => {

@@ -48,7 +48,15 @@ export type LatestAnalysisReader = (
   db: Executor,
   organizationId: string,
   incident: IncidentReference,
-) => Promise<(Omit<Static<typeof RoomAnalysis>, 'createdAt' | 'completedAt'> & { createdAt: Date; completedAt: Date | null }) | undefined>
+) => Promise<
+  | (Omit<Static<typeof RoomAnalysis>, 'createdAt' | 'completedAt'> & {
+      createdAt: Date
+      completedAt: Date | null
+      /** The on-call agent's two lines (what is failing; the suspect change and the runbook), once it has run. */
+      oncall?: string[] | null
+    })
+  | undefined
+>
 
 /**
  * A P1 or P2 alert opens a command room: the alert, its timeline, what was deployed to its

@@ -47,7 +47,8 @@ export async function chatAlertOf(
     status: alert.status,
     alertUrl: `${deps.productUrl}/api/v1/organizations/${organizationId}/alerts/${alert.id}`,
     ...(analysis?.status === 'completed' && analysis.summary
-      ? { analysis: { summary: analysis.summary, rootCause: analysis.rootCause } }
+      ? // The on-call agent's two lines are what a responder reads first; the analysis' summary until they exist.
+        { analysis: { summary: analysis.oncall?.join('\n') ?? analysis.summary, rootCause: analysis.rootCause } }
       : {}),
     ...(reason ? { reason } : {}),
   }

@@ -1,8 +1,19 @@
 import { recordAudit } from '@svc/audit'
 import { lockUntilCommit, type Executor } from '@svc/db'
+import { publish } from '@svc/events'
+import type { JobQueue } from '@svc/jobs'
 import { OPENING_PRIORITIES, severityOfPriority } from '../incidents/model.js'
 import { addTimeline, findIncident, insertIncident, linkAlerts, updateIncident, type AlertLink } from '../incidents/queries.js'
-import { bestMatch, listDependencies, newAlertsOf, ruleSetOf, type Edge, type NewAlert, type NewAlertRow } from './queries.js'
+import {
+  bestMatch,
+  listDependencies,
+  newAlertsOf,
+  ruleSetOf,
+  servicesOnlyIn,
+  type Edge,
+  type NewAlert,
+  type NewAlertRow,
+} from './queries.js'
 import { RULE_WEIGHTS, scoreOf, type CorrelationRule } from './rules.js'
 
 export type Correlation = { incidentId: string; action: 'joined' | 'reopened' | 'opened' }
@@ -56,7 +67,7 @@ export class CorrelationBatch {
   }
 
   /** Links the alerts that joined, with one `alerts_linked` timeline entry and one `incident.alerts_correlated` audit entry per incident. */
-  async flush(trx: Executor): Promise<void> {
+  async flush(trx: Executor, jobs: JobQueue): Promise<void> {
     // In one order (by id) across replicas: each incident's row is locked as its timeline moves updated_at.
     const joined = [...this.joined].sort(([a], [b]) => a.localeCompare(b))
     for (const [incidentId, { organizationId, links }] of joined) {
@@ -74,6 +85,10 @@ export class CorrelationBatch {
         action: 'incident.alerts_correlated',
         after: { alerts: placed.map(({ alertId, rule, score }) => ({ alertId, rule, score })) },
       })
+      // Services only the alerts just placed bring: the incident's investigation should see them.
+      const services = await servicesOnlyIn(trx, organizationId, incidentId, alertIds)
+      if (services.length > 0)
+        await publish(jobs, trx, 'incident.changed', { organizationId, incidentId, reason: 'services_joined', services })
     }
     this.joined.clear()
   }

@@ -267,3 +267,15 @@ export async function countDependencies(db: Executor, organizationId: string): P
     .executeTakeFirstOrThrow()
   return row.count
 }
+
+/** The services of the incident's alerts that none but these alerts have: what they newly bring to it. */
+export async function servicesOnlyIn(db: Executor, organizationId: string, incidentId: string, alertIds: string[]): Promise<string[]> {
+  if (alertIds.length === 0) return []
+  const rows = await sql<{ service: string }>`
+    select service from divinux.incident_alerts
+    where organization_id = ${organizationId} and incident_id = ${incidentId} and service is not null
+    group by service
+    having bool_and(alert_id in (${sql.join(alertIds)}))
+    order by service`.execute(db)
+  return rows.rows.map((row) => row.service)
+}

@@ -9,7 +9,7 @@ import { SIGNATURE_HEADER, verifySignature } from '../ingestion/signature.js'
 import { findDeployIngestConfig, insertDeployEvent } from '../queries/deploy-events.js'
 import { hashApiKey } from '../webhooks/secrets.js'
 import { DeployEvent, deployBody } from './schemas.js'
-import { readDeploy } from './read.js'
+import { readDeploy, type DeployKind } from './read.js'
 
 /**
  * `POST /api/v1/organizations/:orgId/deploy-events/ingest/:apiKey`: a deploy pipeline reports a
@@ -46,6 +46,7 @@ export function registerDeployIngestRoute(app: FastifyInstance): void {
             organizationId: orgId,
             deployEventId: recorded.row.id,
             service: recorded.row.service,
+            kind: recorded.row.kind as DeployKind,
           })
         return recorded
       })

@@ -109,6 +109,13 @@ const PublishStatusUpdate = Type.Object(
         description: 'A status page incident opened for it is published at once; false: a draft a person publishes',
       }),
     ),
+    draftOf: Type.Optional(
+      Type.String({
+        format: 'uuid',
+        description:
+          'The investigation whose comms agent drafted this text (`…/insights/:id/agents`), kept on the timeline entry and in the audit log',
+      }),
+    ),
   },
   { additionalProperties: false },
 )
@@ -201,7 +208,7 @@ export const incidentLinkRoutes: FastifyPluginAsyncTypebox<LinkRouteOptions> = a
     },
     async (request, reply) => {
       const { organizationId } = membershipOf(request)
-      const { status, body, publish: publishNow = false } = request.body
+      const { status, body, publish: publishNow = false, draftOf } = request.body
       const authorId = request.user.userId
       const entry = await db.transaction().execute(async (trx) => {
         const incident = await incidentOrNotFound(trx, organizationId, request.params.incidentId, true)
@@ -213,7 +220,7 @@ export const incidentLinkRoutes: FastifyPluginAsyncTypebox<LinkRouteOptions> = a
             incidentId: incident.id,
             kind: 'status_update',
             body,
-            data: { statusPages: { status, publish: publishNow } },
+            data: { statusPages: { status, publish: publishNow }, ...(draftOf ? { draftOf } : {}) },
             authorId,
           },
         ])
@@ -234,7 +241,7 @@ export const incidentLinkRoutes: FastifyPluginAsyncTypebox<LinkRouteOptions> = a
         await recordAudit(trx, context, {
           ...auditEntry,
           action: 'incident.status_update_published',
-          after: { status, body, publish: publishNow },
+          after: { status, body, publish: publishNow, ...(draftOf ? { draftOf } : {}) },
         })
         return row!
       })

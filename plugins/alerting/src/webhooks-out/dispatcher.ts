@@ -1,5 +1,6 @@
 import type { FastifyBaseLogger } from 'fastify'
 import type { Database } from '@svc/db'
+import type { JobQueue } from '@svc/jobs'
 import { createPoller } from '../poller.js'
 import { CorrelationBatch, correlateAlert } from '../correlation/correlate.js'
 import { findAlert } from '../queries/alerts.js'
@@ -28,9 +29,12 @@ export function createEventDispatcher({
   deliveries,
   workflows,
   correlated,
+  jobs,
   log,
 }: {
   database: Database
+  /** Announces incidents that new services joined (`incident.changed`), in the dispatching transaction. */
+  jobs: JobQueue
   deliveries: WebhookDelivery
   workflows: Pick<WorkflowRunner, 'queueRuns' | 'wake'>
   /** New alerts were correlated: the escalations waiting for it may start (escalation/escalator.ts). */
@@ -79,7 +83,7 @@ export function createEventDispatcher({
           queued += 1
         }
       }
-      await correlation.flush(trx)
+      await correlation.flush(trx, jobs)
       await markDispatched(
         trx,
         events.map((event) => event.id),

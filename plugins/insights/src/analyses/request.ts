@@ -32,14 +32,19 @@ export async function requestAnalysis(
   jobs: JobQueue,
   ai: AiConfig,
   key: IncidentKey,
-  request: { trigger: 'automatic' | 'manual'; requestedBy: string | null; subject?: 'alert' | 'incident' | 'status_incident' },
+  request: {
+    trigger: 'automatic' | 'manual' | 'reinvestigation'
+    requestedBy: string | null
+    subject?: 'alert' | 'incident' | 'status_incident'
+  },
 ): Promise<AnalysisRequest> {
   return database.db.transaction().execute(async (trx): Promise<AnalysisRequest> => {
     // An event delivered twice must not analyze its incident twice.
     if (request.trigger === 'automatic' && (await hasAutomaticAnalysis(trx, key))) return { outcome: 'already_analyzed' }
     const limit = await limitReachedNow(trx, ai, key.organizationId)
     if (limit) {
-      if (request.trigger === 'automatic') {
+      // What no person asked for is recorded as skipped, for the usage page.
+      if (request.trigger !== 'manual') {
         await recordAnalysisSkipped(trx, key.organizationId, periodOf(new Date()), {
           reason: 'budget_exceeded',
           limit,

@@ -19,7 +19,9 @@ export const Insight = Type.Object(
     organizationId: Type.String({ format: 'uuid' }),
     sourceProduct: Type.Enum(sourceProducts),
     incidentId: Type.String({ format: 'uuid' }),
-    trigger: Type.Enum(['automatic', 'manual'] as const),
+    trigger: Type.Enum(['automatic', 'manual', 'reinvestigation'] as const, {
+      description: 'reinvestigation: asked for again because the incident changed (services joined, a suspect deploy rolled back)',
+    }),
     requestedBy: Type.Union([Type.String({ format: 'uuid' }), Type.Null()], {
       description: 'The user who asked for it; null when automatic',
     }),
@@ -105,7 +107,7 @@ export function insightBody(row: AnalysisRow) {
     organizationId: row.organizationId,
     sourceProduct: row.sourceProduct as (typeof sourceProducts)[number],
     incidentId: row.incidentId,
-    trigger: row.trigger as 'automatic' | 'manual',
+    trigger: row.trigger as 'automatic' | 'manual' | 'reinvestigation',
     requestedBy: row.requestedBy,
     status: row.status as (typeof analysisStatuses)[number],
     summary: row.summary,

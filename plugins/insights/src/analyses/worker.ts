@@ -14,6 +14,7 @@ import {
 } from '../queries/analyses.js'
 import { investigate, proseOf, type Investigation } from '../investigation/investigate.js'
 import { subjectOf } from '../investigation/subject.js'
+import { runAgents } from '../agents/run-agents.js'
 import { releaseReservations } from '../queries/usage.js'
 import { recordSpend } from '../usage/budget.js'
 import { createSpendGuard } from '../usage/spend-guard.js'
@@ -71,13 +72,14 @@ export async function processAnalysisJob(deps: AnalysisWorkerDependencies, job: 
     const completed = await completeAnalysis(trx, job.organizationId, analysis.id, {
       ...prose,
       findings: result.findings as unknown as Json,
-      subject: result.subject,
+      subject: result.subject.kind,
       evidence: result.gathered as unknown as Json,
       provider: result.usage.provider,
       model: result.usage.model,
       ...usage,
     })
     if (!completed) return false
+    await runAgents(trx, job.organizationId, analysis.id, result)
     await recordAnalysisEvent(trx, job.organizationId, analysis.id, 'completed', {
       attempt: attemptNumber,
       provider: result.usage.provider,

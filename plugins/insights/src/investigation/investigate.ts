@@ -7,7 +7,7 @@ import type { Subject } from './subject.js'
 import { investigationTools, type Gathered } from './tools.js'
 
 export interface Investigation {
-  subject: Subject['kind']
+  subject: Subject
   findings: Findings
   gathered: Gathered
   usage: TokenUsage
@@ -64,7 +64,7 @@ export async function investigate(
   if (!openai) {
     const findings = await runPlanner(subject, tools, gathered, run.onStep)
     return {
-      subject: subject.kind,
+      subject,
       findings,
       gathered,
       usage: { provider: 'offline', model: 'offline', promptTokens: 0, completionTokens: 0 },
@@ -89,7 +89,7 @@ export async function investigate(
       return { ...suspect, service: deploy.service, version: deploy.version, score: Math.min(1, Math.max(0, suspect.score)) }
     })
   const probableCause = { ...answer.probableCause, confidence: Math.min(1, Math.max(0, answer.probableCause.confidence)) }
-  return { subject: subject.kind, findings: { ...answer, suspectDeploys, probableCause }, gathered, usage }
+  return { subject, findings: { ...answer, suspectDeploys, probableCause }, gathered, usage }
 }
 
 /** The prose every analysis has had (summary, root cause, recommendations), from the findings. */

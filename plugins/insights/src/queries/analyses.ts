@@ -52,7 +52,7 @@ export interface IncidentKey {
 export async function insertAnalysis(
   db: Executor,
   key: IncidentKey,
-  trigger: 'automatic' | 'manual',
+  trigger: 'automatic' | 'manual' | 'reinvestigation',
   requestedBy: string | null,
   subject: 'alert' | 'incident' | 'status_incident',
 ) {
