@@ -25,6 +25,9 @@ interface Outcome {
   scenario: Scenario
   predictedDeploy: string | null
   truthDeploy: string | null
+  /** The runbook the runbook agent proposed first, and the one that fits the cause. */
+  proposedRunbook: string | null
+  truthRunbook: string | null
   category: string
   statement: string
   /** Pairs of the scenario's alerts: [truly together, grouped together]. */
@@ -117,6 +120,9 @@ async function evaluate(ai: AiConfig, label: string): Promise<Outcome[]> {
       for (const format of ['alertmanager', 'datadog', 'generic'] as const)
         configs.set(format, await call('POST', `${base}/webhooks`, { name: format, format, signed: true }))
       for (const [service, dependsOn] of scenario.dependencies) await call('POST', `${base}/service-dependencies`, { service, dependsOn })
+      const runbookIds = new Map<string, string>()
+      for (const { key, ...runbook } of scenario.runbooks)
+        runbookIds.set(key, (await call<{ id: string }>('POST', `${base}/runbooks`, runbook)).id)
 
       const deployIds = new Map<string, string>()
       const sendDeploy = async (deploy: ScenarioDeploy, onset: number) => {
@@ -185,6 +191,12 @@ async function evaluate(ai: AiConfig, label: string): Promise<Outcome[]> {
       }
       if (!insight.findings) throw new Error(`${scenario.name}: the investigation failed: ${insight.error}`)
 
+      const agents = await call<{ data: Array<{ agent: string; output: { matches?: Array<{ runbookId: string }> } }> }>(
+        'GET',
+        `${base}/insights/${requested.id}/agents`,
+      )
+      const runbookAgent = agents.data.find((output) => output.agent === 'runbook')
+
       const pairs: Outcome['pairs'] = []
       for (let a = 0; a < alertIds.length; a++)
         for (let b = a + 1; b < alertIds.length; b++) {
@@ -197,6 +209,8 @@ async function evaluate(ai: AiConfig, label: string): Promise<Outcome[]> {
         scenario,
         predictedDeploy: insight.findings.suspectDeploys[0]?.deployId ?? null,
         truthDeploy: scenario.expected.deploy ? deployIds.get(scenario.expected.deploy)! : null,
+        proposedRunbook: runbookAgent?.output.matches?.[0]?.runbookId ?? null,
+        truthRunbook: scenario.expected.runbook ? runbookIds.get(scenario.expected.runbook)! : null,
         category: insight.findings.probableCause.category,
         statement: insight.findings.probableCause.statement,
         pairs,
@@ -259,7 +273,12 @@ function report(label: string, outcomes: Outcome[], targets: boolean): boolean {
   console.log(
     `  grouping            precision ${fixed(groupPrecision)}  recall ${fixed(groupRecall)}  F1 ${fixed(groupF1)} over ${pairs.length} pairs`,
   )
-  console.log('  runbook matching    not measured: the runbook agent is not built yet')
+  const proposed = outcomes.filter((outcome) => outcome.proposedRunbook !== null)
+  const rightRunbook = proposed.filter((outcome) => outcome.proposedRunbook === outcome.truthRunbook).length
+  const withRunbook = outcomes.filter((outcome) => outcome.truthRunbook !== null).length
+  console.log(
+    `  runbook matching    precision ${fixed(ratio(rightRunbook, proposed.length))}  recall ${fixed(ratio(rightRunbook, withRunbook))}  (first match right in ${rightRunbook} of ${proposed.length} proposed; ${withRunbook} have a fitting runbook)`,
+  )
   const kinds = [...new Set(outcomes.map((outcome) => outcome.scenario.kind))]
   for (const kind of kinds) {
     const of = outcomes.filter((outcome) => outcome.scenario.kind === kind)

@@ -45,7 +45,9 @@ export interface Scenario {
   dependencies: Array<[service: string, dependsOn: string]>
   deploys: ScenarioDeploy[]
   alerts: ScenarioAlert[]
-  expected: { category: Category; deploy: string | null }
+  /** Runbooks the organization keeps: one for the service the cause lies in (when there is one), decoys for others. */
+  runbooks: Array<{ key: string; title: string; services: string[]; body: string }>
+  expected: { category: Category; deploy: string | null; runbook: string | null }
   decoys: string[]
 }
 
@@ -223,7 +225,12 @@ export function generateScenarios(seed = 2026, count = 64): Scenario[] {
   for (const [kind, share] of mix) for (let index = 0; index < Math.round(share * count); index++) plan.push(kind)
   while (plan.length < count) plan.push('deploy_regression')
 
-  return plan.slice(0, count).map((kind, index): Scenario => {
+  return plan.slice(0, count).map((kind, index) => withRunbooks(scenarioOf(kind, index)))
+
+  function scenarioOf(
+    kind: Scenario['kind'],
+    index: number,
+  ): Omit<Scenario, 'runbooks' | 'expected'> & { expected: Omit<Scenario['expected'], 'runbook'> } {
     const system = rng.pick(SYSTEMS)
     const dependencies: Scenario['dependencies'] = [
       [system.front, system.api],
@@ -379,5 +386,31 @@ export function generateScenarios(seed = 2026, count = 64): Scenario[] {
       expected: { category: 'unknown', deploy: null },
       decoys: [decoy.key],
     }
-  })
+  }
+}
+
+const RUNBOOK_BODY = (service: string) => `# ${service}
+
+1. Check ${service}'s dashboards: error rate, latency, saturation.
+2. Look at its recent deploys and configuration changes.
+3. Page the owning team if it is not already on the incident.
+`
+
+/** The runbooks of a scenario's organization: the cause's service, the front service's, a bystander's. */
+function withRunbooks(scenario: Omit<Scenario, 'runbooks' | 'expected'> & { expected: Omit<Scenario['expected'], 'runbook'> }): Scenario {
+  const front = scenario.dependencies[0]![0]
+  const store = scenario.dependencies[1]![1]
+  const culprit = scenario.deploys.find((deploy) => deploy.key === 'culprit')
+  const first = scenario.alerts[0]!.service
+  const cause =
+    culprit?.service ??
+    (scenario.kind === 'dependency_outage' || scenario.kind === 'coincident_deploy' ? store : scenario.kind === 'noise' ? null : first)
+  const alerted = new Set(scenario.alerts.map((alert) => alert.service))
+  const bystander = BYSTANDERS.find((service) => !alerted.has(service) && service !== cause)!
+  const runbooks: Scenario['runbooks'] = [
+    ...(cause ? [{ key: 'cause', title: `${cause} troubleshooting`, services: [cause], body: RUNBOOK_BODY(cause) }] : []),
+    ...(front !== cause ? [{ key: 'front', title: `${front} troubleshooting`, services: [front], body: RUNBOOK_BODY(front) }] : []),
+    { key: 'bystander', title: `${bystander} troubleshooting`, services: [bystander], body: RUNBOOK_BODY(bystander) },
+  ]
+  return { ...scenario, runbooks, expected: { ...scenario.expected, runbook: cause ? 'cause' : null } }
 }

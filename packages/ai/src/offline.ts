@@ -1,32 +1,7 @@
-import type {
-  DeployEvidence,
-  IncidentAnalysis,
-  IncidentAnalyzer,
-  IncidentContext,
-  EvidenceSource,
-  RcaDraft,
-  RcaDraftContext,
-  Severity,
-  SimilarIncident,
-} from './types.js'
+import type { DeployEvidence, IncidentAnalyzer, IncidentContext, RcaDraft, RcaDraftContext } from './types.js'
 
-/** Severity from priority, one level up for an incident that keeps recurring. */
-const SEVERITY_OF_PRIORITY = new Map<string, Severity>([
-  ['P1', 'critical'],
-  ['P2', 'high'],
-  ['P3', 'medium'],
-  ['P4', 'low'],
-  ['P5', 'low'],
-])
-const ESCALATING: Record<Severity, Severity> = { low: 'medium', medium: 'high', high: 'critical', critical: 'critical' }
-const RECURRING_OCCURRENCES = 10
 /** Below this, a past incident's title is too unlike to count as "the same problem". */
 const SIMILAR_ENOUGH = 0.3
-
-function severityOf(incident: IncidentContext): Severity {
-  const base = SEVERITY_OF_PRIORITY.get(incident.priority) ?? 'medium'
-  return incident.occurrences >= RECURRING_OCCURRENCES ? ESCALATING[base] : base
-}
 
 /** The deploy most likely at fault: of the incident's service, the latest before it; a failed one first. */
 function suspectOf(
@@ -52,62 +27,14 @@ function minutes(value: number): string {
 }
 
 /**
- * The built-in analyzer: no network, no model. It correlates the deploys that preceded the
- * incident, recalls resolved incidents that look alike, and derives severity by rule, so the
- * product explains an incident out of the box. Its reasoning is deliberately plain; the model
- * provider replaces it when OPENAI_API_KEY is set.
+ * The built-in RCA drafter: no network, no model. It writes a post-mortem draft from the record
+ * (the deploys before the incidents, their analyses, resolved incidents alike), so the product
+ * drafts one out of the box; the model provider replaces it when OPENAI_API_KEY is set.
+ * Investigations have their own offline planner (plugins/insights/src/investigation).
  */
 export function createOfflineAnalyzer(): IncidentAnalyzer {
   return {
     provider: 'offline',
-    async analyzeIncident(incident: IncidentContext, evidence: EvidenceSource): Promise<IncidentAnalysis> {
-      const [deploys, similarIncidents, timeline] = await Promise.all([
-        evidence.recentDeploys(),
-        evidence.similarIncidents(),
-        evidence.timeline(),
-      ])
-      const suspect = suspectOf(incident, deploys)
-      const precedent: SimilarIncident | undefined = similarIncidents.find((past) => past.similarity >= SIMILAR_ENOUGH)
-      const where = incident.service ? ` on ${incident.service}` : ''
-      const recurrence = incident.occurrences > 1 ? ` It has occurred ${incident.occurrences} times.` : ''
-
-      const causes: string[] = []
-      const recommendations: string[] = []
-      if (suspect) {
-        const failed = suspect.status === 'failure' || suspect.status === 'error' ? ', which failed,' : ''
-        causes.push(
-          `Likely caused by the ${describeDeploy(suspect)}${failed} finished ${minutes(suspect.minutesBeforeIncident)} before the incident began.`,
-        )
-        recommendations.push(
-          `Roll back ${suspect.service}${suspect.version ? ` to the version before ${suspect.version}` : ''}, or revert ${suspect.commitSha ? `commit ${suspect.commitSha.slice(0, 12)}` : 'the change'}, and watch whether the alert resolves.`,
-        )
-        recommendations.push(`Compare ${suspect.service}'s error rate and latency before and after the deploy.`)
-      }
-      if (precedent) {
-        const earlier = precedent.rootCause ? ` Its root cause then: ${precedent.rootCause}` : ''
-        causes.push(`It resembles the resolved incident "${precedent.title}" (similarity ${precedent.similarity.toFixed(2)}).${earlier}`)
-        recommendations.push(`Review how "${precedent.title}" was resolved and whether its fix still holds.`)
-      }
-      if (causes.length === 0) {
-        causes.push(
-          `No deploy${where} preceded it and no similar incident was resolved before: the cause is outside the recorded changes (a dependency, load or infrastructure).`,
-        )
-        recommendations.push(
-          `Check the health of ${incident.service ?? 'the affected service'}'s dependencies and recent infrastructure changes.`,
-        )
-      }
-      recommendations.push('Record what you find on the incident so the next analysis can use it.')
-
-      return {
-        summary: `${incident.priority} incident "${incident.title}"${where} began at ${incident.startedAt.toISOString()}.${recurrence}`,
-        rootCause: causes.join(' '),
-        recommendations,
-        severity: severityOf(incident),
-        suspectedDeployId: suspect?.id ?? null,
-        evidence: { deploys, similarIncidents, timeline },
-        usage: { provider: 'offline', model: 'offline', promptTokens: 0, completionTokens: 0 },
-      }
-    },
     async draftRca(context: RcaDraftContext): Promise<RcaDraft> {
       return draftOffline(context)
     },

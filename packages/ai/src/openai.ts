@@ -1,19 +1,10 @@
 import OpenAI from 'openai'
 import { Type, type Static, type TSchema } from 'typebox'
 import { Value } from 'typebox/value'
-import type {
-  ChatCompletion,
-  ChatCompletionCreateParamsNonStreaming,
-  ChatCompletionMessageParam,
-  ChatCompletionTool,
-} from 'openai/resources/chat/completions'
+import type { ChatCompletion, ChatCompletionCreateParamsNonStreaming } from 'openai/resources/chat/completions'
 import {
   AnalyzerError,
-  severities,
   unguarded,
-  type Evidence,
-  type EvidenceSource,
-  type IncidentAnalysis,
   type IncidentAnalyzer,
   type IncidentContext,
   type RcaDraft,
@@ -37,23 +28,6 @@ export interface OpenAiOptions {
 
 /** AI_MAX_OUTPUT_TOKENS' default: an analysis or draft answer fits well within it. */
 export const DEFAULT_MAX_OUTPUT_TOKENS = 1_200
-
-/** Tool calls are rounds of conversation; a model that keeps asking is stopped here. */
-const MAX_ROUNDS = 5
-
-/** The structured output: strict JSON schema, every property required (nullable where optional). */
-const AnalysisReply = Type.Object(
-  {
-    summary: Type.String({ description: 'Two or three sentences: what is happening and to what' }),
-    rootCause: Type.String({ description: 'The most likely cause, citing the evidence' }),
-    recommendations: Type.Array(Type.String(), { description: 'Concrete next steps, most useful first' }),
-    severity: Type.Enum(severities),
-    suspectedDeployId: Type.Union([Type.String(), Type.Null()], {
-      description: 'The id of the deploy held responsible, from get_recent_deploys, or null',
-    }),
-  },
-  { additionalProperties: false },
-)
 
 /** The structured output of an RCA draft: each section Markdown. */
 const DraftReply = Type.Object(
@@ -114,22 +88,6 @@ export function parseStructured<T extends TSchema>(schema: T, content: string | 
   }
   return reply
 }
-
-const tools: ChatCompletionTool[] = [
-  ['get_recent_deploys', 'Deploys in the hours before the incident began, newest first, with minutes before the incident'],
-  ['get_similar_incidents', 'Resolved past incidents whose titles look like this one, with the root cause found then'],
-  ['get_incident_timeline', 'The incident’s events in order (created, occurred again, acknowledged, resolved)'],
-].map(([name, description]) => ({
-  type: 'function',
-  function: { name: name as string, description, parameters: { type: 'object', properties: {}, additionalProperties: false } },
-}))
-
-const SYSTEM_PROMPT = [
-  'You are an incident analyst for an on-call team.',
-  'Use the tools to gather evidence before answering: deploys shortly before an incident are the most common cause.',
-  'Answer with the analysis as JSON matching the schema. Name a deploy only when the evidence supports it.',
-  UNTRUSTED_DATA_RULE,
-].join(' ')
 
 // What one incident may put in a prompt: a webhook can send megabytes, a prompt should not.
 const MAX_TITLE = 300
@@ -218,9 +176,9 @@ export function asAnalyzerError(error: unknown): AnalyzerError {
 }
 
 /**
- * The model provider: the OpenAI SDK against OPENAI_BASE_URL (any OpenAI-compatible server).
- * The model gathers evidence through tool calls, then answers in the structured-output schema;
- * the reply is validated, and a deploy it names must be one the tools returned.
+ * The model provider of RCA drafts: the OpenAI SDK against OPENAI_BASE_URL (any
+ * OpenAI-compatible server), answering in the structured-output schema; the reply is validated,
+ * and a deploy it names must be one of the record's. Investigations run through `runAgent`.
  */
 export function createOpenAiAnalyzer(options: OpenAiOptions): IncidentAnalyzer {
   const client = new OpenAI({
@@ -232,16 +190,6 @@ export function createOpenAiAnalyzer(options: OpenAiOptions): IncidentAnalyzer {
   const maxOutputTokens = options.maxOutputTokens ?? DEFAULT_MAX_OUTPUT_TOKENS
   return {
     provider: 'openai',
-    async analyzeIncident(incident: IncidentContext, source: EvidenceSource, guard: SpendGuard = unguarded): Promise<IncidentAnalysis> {
-      const conversation = new Conversation(client, options.model, maxOutputTokens, source, guard)
-      try {
-        return await conversation.analyze(incident)
-      } catch (error) {
-        const failure = asAnalyzerError(error)
-        failure.usage = { ...conversation.usage }
-        throw failure
-      }
-    },
     async draftRca(context: RcaDraftContext, guard: SpendGuard = unguarded): Promise<RcaDraft> {
       const usage: TokenUsage = { provider: 'openai', model: options.model, promptTokens: 0, completionTokens: 0 }
       try {
@@ -271,66 +219,5 @@ export function createOpenAiAnalyzer(options: OpenAiOptions): IncidentAnalyzer {
         throw failure
       }
     },
-  }
-}
-
-/** One analysis: rounds of tool calls until the model answers, counting tokens as it goes. */
-class Conversation {
-  readonly evidence: Evidence = { deploys: [], similarIncidents: [], timeline: [] }
-  readonly usage: TokenUsage
-  readonly #fetchers: Map<string, () => Promise<unknown>>
-
-  constructor(
-    private readonly client: OpenAI,
-    private readonly model: string,
-    private readonly maxOutputTokens: number,
-    source: EvidenceSource,
-    private readonly guard: SpendGuard,
-  ) {
-    this.usage = { provider: 'openai', model, promptTokens: 0, completionTokens: 0 }
-    // A Map: the tool name is the model's text, and `toString` must not be a tool.
-    this.#fetchers = new Map<string, () => Promise<unknown>>([
-      ['get_recent_deploys', async () => (this.evidence.deploys = await source.recentDeploys())],
-      ['get_similar_incidents', async () => (this.evidence.similarIncidents = await source.similarIncidents())],
-      ['get_incident_timeline', async () => (this.evidence.timeline = await source.timeline())],
-    ])
-  }
-
-  async analyze(incident: IncidentContext): Promise<IncidentAnalysis> {
-    const messages: ChatCompletionMessageParam[] = [
-      { role: 'system', content: SYSTEM_PROMPT },
-      { role: 'user', content: `Analyze this incident:\n${asData(incidentFacts(incident))}` },
-    ]
-    for (let round = 0; round < MAX_ROUNDS; round++) {
-      const completion = await guardedCompletion(this.client, this.guard, {
-        model: this.model,
-        messages,
-        tools,
-        max_tokens: this.maxOutputTokens,
-        response_format: {
-          type: 'json_schema',
-          json_schema: { name: 'incident_analysis', strict: true, schema: AnalysisReply as unknown as Record<string, unknown> },
-        },
-      })
-      this.usage.promptTokens += completion.usage?.prompt_tokens ?? 0
-      this.usage.completionTokens += completion.usage?.completion_tokens ?? 0
-      if (completion.model) this.usage.model = completion.model
-      const message = completion.choices?.[0]?.message
-      if (!message) throw new AnalyzerError('the model answered with no choices', true)
-
-      const calls = (message.tool_calls ?? []).filter((call) => call.type === 'function')
-      if (calls.length === 0) {
-        const reply = parseStructured(AnalysisReply, message.content)
-        const suspect = this.evidence.deploys.find((deploy) => deploy.id === reply.suspectedDeployId)
-        return { ...reply, suspectedDeployId: suspect?.id ?? null, evidence: this.evidence, usage: { ...this.usage } }
-      }
-      messages.push({ role: 'assistant', content: message.content ?? null, tool_calls: calls })
-      for (const call of calls) {
-        const fetch = this.#fetchers.get(call.function.name)
-        const result = fetch ? await fetch() : { error: `unknown tool ${call.function.name}` }
-        messages.push({ role: 'tool', tool_call_id: call.id, content: JSON.stringify(result) })
-      }
-    }
-    throw new AnalyzerError(`the model kept calling tools for ${MAX_ROUNDS} rounds without answering`, true)
   }
 }

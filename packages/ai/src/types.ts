@@ -42,23 +42,6 @@ export interface TimelineEntry {
   detail: string | null
 }
 
-/**
- * Where evidence comes from: the caller answers with its own queries, so this package never
- * touches the database. The OpenAI analyzer offers each as a tool the model may call.
- */
-export interface EvidenceSource {
-  recentDeploys(): Promise<DeployEvidence[]>
-  similarIncidents(): Promise<SimilarIncident[]>
-  timeline(): Promise<TimelineEntry[]>
-}
-
-/** The evidence an analysis actually used (what it fetched). */
-export interface Evidence {
-  deploys: DeployEvidence[]
-  similarIncidents: SimilarIncident[]
-  timeline: TimelineEntry[]
-}
-
 export const severities = ['critical', 'high', 'medium', 'low'] as const
 export type Severity = (typeof severities)[number]
 
@@ -67,18 +50,6 @@ export interface TokenUsage {
   model: string
   promptTokens: number
   completionTokens: number
-}
-
-/** The one shape both analyzers return. */
-export interface IncidentAnalysis {
-  summary: string
-  rootCause: string
-  recommendations: string[]
-  severity: Severity
-  /** The deploy the analysis holds responsible, one of `evidence.deploys`, or null. */
-  suspectedDeployId: string | null
-  evidence: Evidence
-  usage: TokenUsage
 }
 
 /** One incident an RCA explains, with what is known of it. */
@@ -132,7 +103,6 @@ export const unguarded: SpendGuard = {
 
 export interface IncidentAnalyzer {
   readonly provider: TokenUsage['provider']
-  analyzeIncident(incident: IncidentContext, evidence: EvidenceSource, guard?: SpendGuard): Promise<IncidentAnalysis>
   draftRca(context: RcaDraftContext, guard?: SpendGuard): Promise<RcaDraft>
 }
 
