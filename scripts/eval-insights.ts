@@ -8,6 +8,7 @@
 // deploy-attribution precision, recall and F1; accuracy on incidents with no deploy cause;
 // cause-category accuracy; grouping precision/recall/F1 of the scenario's alerts.
 // Targets for the offline planner: F1 ≥ 0.85, no-deploy accuracy ≥ 0.9, category accuracy ≥ 0.7.
+// EVAL_COUNT changes the size of the set; EVAL_VERBOSE=1 prints every scenario, not only the misses.
 import { createHmac } from 'node:crypto'
 import { DEFAULT_AI_CONFIG, type AiConfig } from '@svc/config'
 import { buildApp } from '@svc/product'

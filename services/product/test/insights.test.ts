@@ -338,3 +338,25 @@ t.test('an incident is investigated as a whole: its alerts, their services and w
   const staging = gathered.deploys.find((row) => row.environment === 'staging')
   t.ok(staging && staging.score < 0.3, 'the staging release is weighed, and ruled out')
 })
+
+t.test('the alert timelines tool tells which labels a repeat changed', async (t) => {
+  const generic = await createConfig({ name: 'Label moves', defaultPriority: 'P3' })
+  const fired = { title: 'Worker restarting', service: 'jobs', fingerprint: 'worker-restarting' }
+  const { alertId } = await ingest(generic, { ...fired, labels: { pod: 'jobs-1', zone: 'a', canary: 'yes' } })
+  t.equal((await ingest(generic, { ...fired, labels: { pod: 'jobs-7', zone: 'a', region: 'eu' } })).status, 'deduplicated')
+  const requested = await app.inject({
+    method: 'POST',
+    url: insightsUrl,
+    headers: responder!.headers,
+    payload: { incidentId: alertId, sourceProduct: 'alerting' },
+  })
+  t.equal(requested.statusCode, 202)
+  const [analysis] = await settledAnalyses(alertId)
+  const { alerts } = analysis!.evidence as { alerts: Array<{ occurrences: number; labelChanges: unknown[] }> }
+  t.match(alerts[0], { occurrences: 2 })
+  t.same(alerts[0]!.labelChanges, [
+    { key: 'pod', from: 'jobs-1', to: 'jobs-7' },
+    { key: 'canary', from: 'yes', to: null },
+    { key: 'region', from: null, to: 'eu' },
+  ])
+})

@@ -41,6 +41,8 @@ export interface AlertTimeline {
   occurrences: number
   status: string
   events: Array<{ type: string; at: string }>
+  /** Labels the latest repeat carried that differ from the first occurrence's (a pod, a version, a region that moved). */
+  labelChanges: Array<{ key: string; from: string | null; to: string | null }>
 }
 
 export interface SimilarPast {
@@ -100,6 +102,23 @@ function stringLabels(labels: Record<string, unknown>): Record<string, string> {
   )
 }
 
+type LabelSet = Record<string, unknown>
+const labelsIn = (data: unknown): LabelSet => ((data as { labels?: LabelSet } | null)?.labels ?? {}) as LabelSet
+const labelText = (value: unknown) => (value === undefined ? null : typeof value === 'string' ? value : JSON.stringify(value))
+
+/** What changed between the labels an alert was created with and those of its latest repeat (its one `occurred` row). */
+function labelChangesOf(events: Array<{ type: string; data: unknown }>): AlertTimeline['labelChanges'] {
+  const created = events.find((event) => event.type === 'created')
+  const repeated = events.find((event) => event.type === 'occurred')
+  if (!created || !repeated) return []
+  const before = labelsIn(created.data)
+  const after = labelsIn(repeated.data)
+  return [...new Set([...Object.keys(before), ...Object.keys(after)])]
+    .filter((key) => labelText(before[key]) !== labelText(after[key]))
+    .slice(0, 20)
+    .map((key) => ({ key, from: labelText(before[key]), to: labelText(after[key]) }))
+}
+
 /** The tools of one investigation of `subject` in the organization. */
 export function investigationTools(db: Executor, organizationId: string, subject: Subject): Toolbox {
   const gathered: Gathered = {}
@@ -108,9 +127,9 @@ export function investigationTools(db: Executor, organizationId: string, subject
     return () => (answer ??= compute())
   }
 
-  let edges: Array<{ service: string; dependsOn: string }> = []
+  const dependencyMap = once(() => dependencyEdges(db, organizationId))
   const dependencies = once(async () => {
-    edges = await dependencyEdges(db, organizationId)
+    const edges = await dependencyMap()
     const affected = subject.services
     const dependsOn = dependenciesOf(affected, edges)
     const dependents = [...new Set(edges.filter((edge) => affected.includes(edge.dependsOn)).map((edge) => edge.service))]
@@ -145,6 +164,7 @@ export function investigationTools(db: Executor, organizationId: string, subject
         .filter((event) => event.alertId === alert.id)
         .slice(0, 10)
         .map((event) => ({ type: event.type, at: event.createdAt.toISOString() })),
+      labelChanges: labelChangesOf(events.filter((event) => event.alertId === alert.id)),
     }))
     return gathered.alerts
   })
@@ -157,14 +177,15 @@ export function investigationTools(db: Executor, organizationId: string, subject
       to: new Date(subject.onset.getTime() + AFTER_ONSET_MINUTES * 60_000),
       limit: 100,
     })
+    // The alerts come in order of onset: the first of each service is when that service began failing.
     const firstFailures = new Map<string, Date>()
     for (const alert of subject.alerts)
-      if (alert.service && !(firstFailures.get(alert.service)! <= alert.firstSeenAt)) firstFailures.set(alert.service, alert.firstSeenAt)
+      if (alert.service && !firstFailures.has(alert.service)) firstFailures.set(alert.service, alert.firstSeenAt)
     return scoreDeploys(rows, {
       onset: subject.onset,
       affected: subject.services,
       dependencies: dependsOn,
-      failedAfterDependency: victimsOfDependencies(firstFailures, edges),
+      failedAfterDependency: victimsOfDependencies(firstFailures, await dependencyMap()),
     })
   }
 
