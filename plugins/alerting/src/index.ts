@@ -117,6 +117,7 @@ export const alertingSurface: FastifyPluginAsync<AlertingOptions> = async (app, 
     phones: options.phones,
     pushSubscriptions: options.pushSubscriptions,
     productUrl: options.productUrl,
+    latestAnalysis: options.latestAnalysis,
     log: app.log.child({ component: 'escalator' }),
   })
   app.addHook('onReady', () => escalator.start())

@@ -1,5 +1,6 @@
 import t from 'tap'
 import { DEFAULT_AI_CONFIG, DEFAULT_INVESTIGATION_BOUNDS } from '@svc/config'
+import { sql } from 'kysely'
 import { startTestService } from '@svc/testkit'
 import { buildApp } from '../src/app.js'
 import { insightsHelpers, minutesAgo } from './insights-setup.js'
@@ -217,6 +218,38 @@ t.test(
     t.equal((await reinvestigations(2)).length, 2, 'and no more than that')
   },
 )
+
+t.test('pages after the first step carry the on-call brief', async (t) => {
+  const policy = await call(owner!, 'POST', `${base}/escalation-policies`, {
+    name: 'Two steps',
+    steps: [
+      { delayMinutes: 5, targets: [{ type: 'user', id: owner!.userId }] },
+      { delayMinutes: 5, targets: [{ type: 'user', id: owner!.userId }] },
+    ],
+  })
+  const pager = await createConfig({ name: 'Ledger pager', defaultPriority: 'P1', escalationPolicyId: policy.json().id })
+  const { alertId } = await ingest(pager, { title: 'Ledger writes failing', service: 'ledger' })
+  await settledAnalyses(alertId)
+  const pages = () =>
+    db
+      .selectFrom('core.outbox')
+      .select(['bodyText', 'channel'])
+      .where('kind', '=', 'alert.page')
+      .where('bodyText', 'like', '%Ledger writes failing%')
+      .where('channel', '=', 'email')
+      .orderBy('createdAt')
+      .execute()
+  const deadline = Date.now() + 20_000
+  while ((await pages()).length < 1 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 100))
+  await sql`update pgboss.job set start_after = now() where name = 'alerting.escalation-step' and state in ('created', 'retry')`.execute(db)
+  while ((await pages()).length < 2 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 100))
+  const [first, second] = await pages()
+  t.notMatch(first!.bodyText, /failing since/, 'the first page went out at once')
+  t.match(
+    second!.bodyText,
+    /^\[P1\] Ledger writes failing\n\nP1 ledger failing since \d\d:\d\d UTC: Ledger writes failing\nNo suspect change · no runbook matched\n/,
+  )
+})
 
 t.test('agents are switched per organization; with the investigator off, alerts are not investigated automatically', async (t) => {
   t.same((await call(viewer!, 'GET', `${base}/insights/agents`)).json(), { investigator: true, runbook: true, comms: true, oncall: true })

@@ -2,6 +2,7 @@ import { randomBytes, randomInt } from 'node:crypto'
 import type { Executor } from '@svc/db'
 import { pushRecipient, type Notifier } from '@svc/notifier'
 import type { AlertRow } from '../queries/alerts.js'
+import type { LatestAnalysisReader } from '../alerts/command-room.js'
 import { CHAT_QUEUE } from '../chat/delivery.js'
 import { insertAttempt } from '../queries/escalations.js'
 import { activeMembersAmong, emailsOf } from '../queries/people.js'
@@ -28,6 +29,8 @@ export interface PagingDeps {
   pushSubscriptions: PushReader
   /** Where links in messages point: the product API's public base URL. */
   productUrl: string
+  /** The alert's latest analysis, for the on-call agent's brief in pages after the first step (insights). */
+  latestAnalysis?: LatestAnalysisReader
 }
 
 export interface StepPosition {
@@ -81,11 +84,17 @@ function pageVoice(alert: AlertRow) {
  * {body, tag, requireInteraction, data, actions})`); its `acknowledge` action POSTs `data.ackUrl`.
  * The tag makes a later page of the same alert replace the earlier one on the device.
  */
-function pagePush(alert: AlertRow, organizationId: string, position: StepPosition, links: { alert: string; ack: string }) {
+function pagePush(
+  alert: AlertRow,
+  organizationId: string,
+  position: StepPosition,
+  links: { alert: string; ack: string },
+  brief: string[] | null,
+) {
   const where = `${alert.service ?? 'no service'} · ${position.policyName}, step ${position.step + 1}`
   return JSON.stringify({
     title: `[${alert.priority}] ${alert.title}`.slice(0, 200),
-    body: where.slice(0, 300),
+    body: (brief ? `${brief[1]}\n${where}` : where).slice(0, 300),
     tag: `alert-${alert.id}`,
     requireInteraction: true,
     data: { alertId: alert.id, organizationId, priority: alert.priority, url: links.alert, ackUrl: links.ack },
@@ -93,11 +102,18 @@ function pagePush(alert: AlertRow, organizationId: string, position: StepPositio
   })
 }
 
-function pageEmail(alert: AlertRow, organizationId: string, position: StepPosition, links: { alert: string; ack: string }) {
+function pageEmail(
+  alert: AlertRow,
+  organizationId: string,
+  position: StepPosition,
+  links: { alert: string; ack: string },
+  brief: string[] | null,
+) {
   const subject = `[${alert.priority}] ${alert.title}`
   const text = [
     subject,
     '',
+    ...(brief ? [...brief, ''] : []),
     `Priority: ${alert.priority}`,
     `Service: ${alert.service ?? 'not given'}`,
     `Source: ${alert.source}`,
@@ -116,7 +132,7 @@ function pageEmail(alert: AlertRow, organizationId: string, position: StepPositi
  * same on-call person (the common case) reads her preferences, addresses and numbers once per
  * batch, not once per alert. Nothing a step writes changes these reads.
  */
-export function pagingReads(db: Executor, deps: Pick<PagingDeps, 'preferences' | 'phones' | 'pushSubscriptions'>) {
+export function pagingReads(db: Executor, deps: Pick<PagingDeps, 'preferences' | 'phones' | 'pushSubscriptions' | 'latestAnalysis'>) {
   const remembered = new Map<string, Promise<unknown>>()
   const once = <T>(key: string, read: () => Promise<T>): Promise<T> => {
     let found = remembered.get(key) as Promise<T> | undefined
@@ -136,6 +152,13 @@ export function pagingReads(db: Executor, deps: Pick<PagingDeps, 'preferences' |
     phones: (userIds: string[], channel: 'sms' | 'voice') =>
       once(`phones:${channel}:${keyOf(userIds)}`, () => deps.phones.verifiedPhonesOf(db, userIds, channel)),
     pushes: (userIds: string[]) => once(`pushes:${keyOf(userIds)}`, () => deps.pushSubscriptions(db, userIds)),
+    /** The on-call agent's two lines about the alert, once its analysis has them. */
+    brief: (organizationId: string, alertId: string) =>
+      once(`brief:${alertId}`, async () =>
+        deps.latestAnalysis
+          ? ((await deps.latestAnalysis(db, organizationId, { sourceProduct: 'alerting', incidentId: alertId }))?.oncall ?? null)
+          : null,
+      ),
     supportHours: (organizationId: string, service: string) =>
       once(`support-hours:${organizationId}:${service}`, () => supportHoursOf(db, organizationId, service)),
   }
@@ -305,6 +328,8 @@ export async function pagePeople(
   const emails = await reads.emails(userIds)
   const phones = { sms: await reads.phones(userIds, 'sms'), voice: await reads.phones(userIds, 'voice') }
   const pushes = await reads.pushes(userIds)
+  // The first step pages at once, before any investigation can be done; later pages carry its brief.
+  const brief = position.step > 0 || position.round > 0 ? await reads.brief(organizationId, alert.id) : null
   const attempt = { organizationId, alertId: alert.id, round: position.round, step: position.step }
   for (const { userId, target, channels } of persons) {
     const via = { ...attempt, userId, targetType: target.type, targetId: target.id }
@@ -324,7 +349,7 @@ export async function pagePeople(
           channel,
           to: pushRecipient(subscriptions),
           subject: `[${alert.priority}] ${alert.title}`,
-          text: pagePush(alert, organizationId, position, links),
+          text: pagePush(alert, organizationId, position, links, brief),
         })
         writes.attempt({ ...via, channel, recipient: devices, ...carried(queued) })
         continue
@@ -338,7 +363,7 @@ export async function pagePeople(
       const to = phone ?? preferences.get(userId)?.channels.email.address ?? emails.get(userId) ?? ''
       const message =
         channel === 'email'
-          ? { ...pageEmail(alert, organizationId, position, links), channel, to }
+          ? { ...pageEmail(alert, organizationId, position, links, brief), channel, to }
           : { organizationId, kind: 'alert.page', channel, to, text: channel === 'sms' ? pageSms(alert, ack) : pageVoice(alert) }
       writes.attempt({ ...via, channel, recipient: to, ...carried(writes.message(message)) })
     }
