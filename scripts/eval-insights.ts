@@ -8,7 +8,7 @@
 // deploy-attribution precision, recall and F1; accuracy on incidents with no deploy cause;
 // cause-category accuracy; grouping precision/recall/F1 of the scenario's alerts.
 // Targets for the offline planner: F1 ≥ 0.85, no-deploy accuracy ≥ 0.9, category accuracy ≥ 0.7.
-// EVAL_COUNT changes the size of the set; EVAL_VERBOSE=1 prints every scenario, not only the misses.
+// EVAL_PGLITE=1 runs it on the embedded database instead; EVAL_COUNT changes the size of the set; EVAL_VERBOSE=1 prints every scenario, not only the misses.
 import { createHmac } from 'node:crypto'
 import { DEFAULT_AI_CONFIG, type AiConfig } from '@svc/config'
 import { buildApp } from '@svc/product'
@@ -19,6 +19,7 @@ import { generateScenarios, type Scenario, type ScenarioAlert, type ScenarioDepl
 
 const SEED = Number(process.env.EVAL_SEED ?? 2026)
 const COUNT = Number(process.env.EVAL_COUNT ?? 64)
+const PGLITE = process.env.EVAL_PGLITE === '1'
 const CONCURRENCY = 4
 const TARGETS = { f1: 0.85, noDeployAccuracy: 0.9, categoryAccuracy: 0.7 }
 
@@ -81,16 +82,17 @@ function alertBody(alert: ScenarioAlert): object {
 
 async function evaluate(ai: AiConfig, label: string): Promise<Outcome[]> {
   const teardowns: Array<() => unknown> = []
-  const database = await createBenchDatabase('eval_insights')
+  // EVAL_PGLITE=1: the embedded database, in memory, instead of a PostgreSQL database of its own.
+  const database = PGLITE ? { url: undefined, drop: async () => {} } : await createBenchDatabase('eval_insights')
   try {
     const issuer = await startTestIssuer({ teardown: (fn) => teardowns.push(fn) })
     const config = testConfig(issuer, {
-      databaseUrl: database.url,
+      ...(database.url ? { databaseUrl: database.url } : {}),
       logLevel: 'warn',
       ai,
       rateLimit: { max: 1_000_000_000, timeWindow: '1 minute', ingestPerConfig: 1_000_000_000 },
     })
-    const resources = await openResources(config)
+    const resources = await openResources(config, { inMemory: PGLITE })
     teardowns.push(() => resources.close())
     const product = await buildApp(config, resources)
     teardowns.push(() => product.close())
@@ -265,7 +267,7 @@ function report(label: string, outcomes: Outcome[], targets: boolean): boolean {
   const groupRecall = ratio(together, pairs.filter(([truth]) => truth).length)
   const groupF1 = groupPrecision + groupRecall === 0 ? 0 : (2 * groupPrecision * groupRecall) / (groupPrecision + groupRecall)
 
-  console.log(`\n${label}: ${outcomes.length} scenarios (seed ${SEED})`)
+  console.log(`\n${label}: ${outcomes.length} scenarios (seed ${SEED}, ${PGLITE ? 'PGlite' : 'PostgreSQL'})`)
   console.log(
     `  deploy attribution  precision ${fixed(precision)}  recall ${fixed(recall)}  F1 ${fixed(f1)}  (tp ${tp}, fp ${fp}, fn ${fn})`,
   )
