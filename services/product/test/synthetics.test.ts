@@ -232,7 +232,7 @@ t.test('a failing check opens an alert that escalates with its policy; recovery 
     return body.status === 'completed' || body.status === 'failed' ? body : undefined
   })
   const evidence = await db.selectFrom('divinux.analyses').select(['evidence']).where('id', '=', analysisId).executeTakeFirstOrThrow()
-  t.match(JSON.stringify(evidence.evidence), /check_failing.*region local, HTTP 500/)
+  t.match(evidence.evidence, { checks: [{ region: 'local', errors: ['HTTP 500'] }] }, 'the check results per region are evidence')
 })
 
 t.test('secrets are sealed, never returned, and filled into requests where the check runs', async (t) => {

@@ -1,7 +1,7 @@
 import type { AgentTool } from '@svc/ai'
 import type { Executor } from '@svc/db'
 import { alertTimelines, dependencyEdges, deploysAround, similarResolvedAlerts, similarResolvedIncidentsOf } from '@svc/plugin-alerting'
-import { componentHistoryAround } from '@svc/plugin-statuspages'
+import { componentHistoryAround, statusIncidentTimeline } from '@svc/plugin-statuspages'
 import { checkResultsAround } from '@svc/plugin-synthetics'
 import { pastConclusions, rcasWithActionItems } from '../queries/precedents.js'
 import { dependenciesOf, scoreDeploys, victimsOfDependencies, type ScoredDeploy } from './deploy-scoring.js'
@@ -60,6 +60,8 @@ export interface SimilarPast {
 export interface Gathered {
   dependencies?: { affected: string[]; dependsOn: string[]; dependents: string[]; edges: Array<{ service: string; dependsOn: string }> }
   alerts?: AlertTimeline[]
+  /** A status page incident's updates, oldest first (its timeline). */
+  updates?: Array<{ status: string; at: string; body: string }>
   deploys?: ScoredDeploy[]
   configChanges?: ScoredDeploy[]
   checks?: CheckRegionResult[]
@@ -144,6 +146,11 @@ export function investigationTools(db: Executor, organizationId: string, subject
   })
 
   const timelines = once(async () => {
+    if (subject.kind === 'status_incident') {
+      const updates = await statusIncidentTimeline(db, organizationId, subject.id, 50)
+      gathered.updates = updates.map((update) => ({ status: update.status, at: update.displayAt.toISOString(), body: update.body }))
+      return { updates: gathered.updates }
+    }
     const events = await alertTimelines(
       db,
       organizationId,
@@ -198,7 +205,8 @@ export function investigationTools(db: Executor, organizationId: string, subject
     },
     {
       name: 'get_alert_timelines',
-      description: 'The alerts under investigation: title, service, labels, minutes after the onset, occurrences and their events',
+      description:
+        'The alerts under investigation: title, service, labels, minutes after the onset, occurrences, their events and label changes; for a status page incident, its updates',
       parameters: NO_INPUT,
       run: () => timelines(),
     },
