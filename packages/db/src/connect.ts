@@ -12,6 +12,11 @@ export interface DatabaseOptions {
   databaseUrl?: string
   /** Folder for the embedded database's files; `undefined` keeps it in memory (tests). */
   dataDir?: string
+  /**
+   * A PGlite data directory dump (`dumpDataDir`) an in-memory database starts from instead of
+   * an empty cluster: the tests' already-migrated snapshot. Ignored on PostgreSQL and on disk.
+   */
+  seed?: Blob
   /** Connections per process on PostgreSQL. */
   poolSize?: number
   /**
@@ -76,7 +81,7 @@ const pgTypes = {
 
 export async function openDatabase(options: DatabaseOptions): Promise<Database> {
   if (options.databaseUrl) return openPostgres(options.databaseUrl, options.poolSize ?? 10, options.onPoolError)
-  return openPGlite(options.dataDir)
+  return openPGlite(options.dataDir, options.seed)
 }
 
 function openPostgres(connectionString: string, max: number, onPoolError: (error: Error) => void = () => {}): Database {
@@ -107,7 +112,7 @@ function openPostgres(connectionString: string, max: number, onPoolError: (error
   }
 }
 
-async function openPGlite(dataDir: string | undefined): Promise<Database> {
+async function openPGlite(dataDir: string | undefined, seed: Blob | undefined): Promise<Database> {
   // The extensions the migrations create (pg_trgm: similar past incidents) ship with PGlite.
   const extensions = { pg_trgm }
   let pglite: PGlite
@@ -116,7 +121,7 @@ async function openPGlite(dataDir: string | undefined): Promise<Database> {
     await mkdir(folder, { recursive: true })
     pglite = await PGlite.create(folder, { extensions })
   } else {
-    pglite = await PGlite.create({ extensions })
+    pglite = await PGlite.create({ extensions, loadDataDir: seed })
   }
   const pool = new PGlitePool(pglite)
   const db = new Kysely<DB>({ dialect: new PostgresDialect({ pool }), plugins: [camelCase] })
@@ -132,4 +137,10 @@ async function openPGlite(dataDir: string | undefined): Promise<Database> {
       await pglite.close()
     }),
   }
+}
+
+/** The whole embedded database as one uncompressed tarball, for `seed`. */
+export async function dumpEmbedded(database: Database): Promise<Blob> {
+  if (!(database.pool instanceof PGlitePool)) throw new Error('only an embedded database can be dumped')
+  return database.pool.pglite.dumpDataDir('none')
 }

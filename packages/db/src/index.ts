@@ -1,4 +1,4 @@
-export { openDatabase, type Database, type DatabaseOptions } from './connect.js'
+export { dumpEmbedded, openDatabase, type Database, type DatabaseOptions } from './connect.js'
 export { migrateToLatest } from './migrate.js'
 export { PGlitePool, type SqlExecutor } from './pglite-pool.js'
 export type { Executor } from './executor.js'

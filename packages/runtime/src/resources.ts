@@ -27,6 +27,8 @@ export interface Resources {
 export interface ResourceOptions {
   /** Keep the embedded database in memory instead of under `dataDir` (tests). */
   inMemory?: boolean
+  /** With `inMemory`: a dump of an already-migrated embedded database to start from (tests). */
+  seed?: Blob
   /** Unset: a pino logger at the configured level, tagged `component: resources`. */
   log?: Logger
   /** Prefix of Redis keys and channels; tests use one of their own. */
@@ -40,6 +42,7 @@ export async function openResources(config: ServiceConfig, options: ResourceOpti
     databaseUrl: config.databaseUrl,
     poolSize: config.databasePoolMax,
     dataDir: options.inMemory ? undefined : config.dataDir,
+    seed: options.inMemory ? options.seed : undefined,
     onPoolError: (error) => log.warn({ err: error }, 'a database connection was lost; the pool replaces it'),
   })
   try {

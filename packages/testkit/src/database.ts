@@ -1,9 +1,9 @@
-import { createHash, randomBytes } from 'node:crypto'
+import { randomBytes } from 'node:crypto'
 import net from 'node:net'
 import { migrateToLatest, openDatabase } from '@svc/db'
 import { createJobQueue, stopJobQueue } from '@svc/jobs'
-import { migrations } from '@svc/migrations'
 import pg from 'pg'
+import { migrationSetHash } from './embedded-snapshot.js'
 import type { TestContext } from './teardown.js'
 
 const LOCAL_SERVER = 'postgres://postgres@127.0.0.1:5432/postgres'
@@ -43,9 +43,7 @@ export async function localPostgresReachable(): Promise<string | undefined> {
  * added migration gets a template of its own and an old one is never cloned by mistake.
  */
 function templateName(): string {
-  const hash = createHash('sha256')
-  for (const [name, migration] of Object.entries(migrations)) hash.update(name).update(String(migration.up))
-  return `test_template_${hash.digest('hex').slice(0, 16)}`
+  return `test_template_${migrationSetHash()}`
 }
 
 // Any fixed number: the advisory lock that lets one test process build the template while

@@ -2,6 +2,7 @@ import type { FastifyInstance } from 'fastify'
 import type { ServiceConfig } from '@svc/config'
 import { openResources, type Resources } from '@svc/runtime'
 import { createTestDatabase } from './database.js'
+import { embeddedSnapshot } from './embedded-snapshot.js'
 import { startTestIssuer, type TestIssuer } from './issuer.js'
 import type { TestContext } from './teardown.js'
 
@@ -57,7 +58,8 @@ export async function startTestService(t: TestContext, buildApp: BuildApp, optio
   const issuer = options.issuer ?? (await startTestIssuer(t))
   const databaseUrl = await createTestDatabase(t)
   const config = testConfig(issuer, { databaseUrl, ...options.config })
-  const resources = await openResources(config, { inMemory: true })
+  const seed = databaseUrl ? undefined : await embeddedSnapshot()
+  const resources = await openResources(config, { inMemory: true, seed })
   // Registered before the app is built, so a build that throws still releases the database.
   t.teardown(() => resources.close())
   const app = await buildApp(config, resources)
