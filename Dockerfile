@@ -10,6 +10,7 @@ RUN npm install --global pnpm@10.34.8
 COPY package.json pnpm-lock.yaml pnpm-workspace.yaml ./
 COPY db/package.json db/
 COPY packages/ai/package.json packages/ai/
+COPY packages/analytics/package.json packages/analytics/
 COPY packages/audit/package.json packages/audit/
 COPY packages/auth/package.json packages/auth/
 COPY packages/config/package.json packages/config/

@@ -183,7 +183,19 @@ export interface ServiceConfig {
   organizationsPerUser?: number
   /** Unset: DEFAULT_PHONE_VERIFICATION_CONFIG. */
   phoneVerification?: PhoneVerificationConfig
+  /** Unset: DEFAULT_RETENTION_CONFIG. */
+  retention?: RetentionConfig
 }
+
+/** How long each kind of growing data is kept, in days (docs/decisions/0022). */
+export interface RetentionConfig {
+  /** ANALYTICS_RETENTION_DAYS: raw analytics events, dropped by the month. */
+  analyticsEvents: number
+  /** ANALYTICS_SUMMARY_RETENTION_DAYS: the daily usage counts summaries read. */
+  analyticsSummaries: number
+}
+
+export const DEFAULT_RETENTION_CONFIG: RetentionConfig = { analyticsEvents: 180, analyticsSummaries: 730 }
 
 /**
  * What a person may cost us in verification codes to phone numbers (SMS and voice), so nobody

@@ -5,6 +5,8 @@ export {
   DEFAULT_NOTIFIER_CONFIG,
   DEFAULT_SYNTHETICS_CONFIG,
   DEFAULT_PHONE_VERIFICATION_CONFIG,
+  DEFAULT_RETENTION_CONFIG,
+  type RetentionConfig,
   type PhoneVerificationConfig,
   type SyntheticsConfig,
   type AiConfig,

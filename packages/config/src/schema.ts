@@ -73,6 +73,8 @@ export const EnvironmentSchema = Type.Object({
   SYNTHETICS_SECRETS_KEY: Type.Optional(Type.String({ pattern: '^[A-Za-z0-9+/]{43}=$' })),
   REPORTS_SIGNING_KEY: Type.Optional(Type.String({ minLength: 32, description: 'At least 32 characters' })),
   REPORTS_RETENTION_DAYS: Type.Optional(Type.Integer({ minimum: 1, maximum: 3650 })),
+  ANALYTICS_RETENTION_DAYS: Type.Integer({ default: 180, minimum: 1, maximum: 3650 }),
+  ANALYTICS_SUMMARY_RETENTION_DAYS: Type.Integer({ default: 730, minimum: 1, maximum: 3650 }),
   LOG_LEVEL: Type.Union(
     ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'].map((level) => Type.Literal(level)),
     { default: 'info' },

@@ -25,6 +25,33 @@ export type Numeric = ColumnType<string, number | string, number | string>;
 
 export type Timestamp = ColumnType<Date, Date | string, Date | string>;
 
+export interface CoreAnalyticsDaily {
+  day: Timestamp;
+  event: string;
+  events: number;
+  organizationId: string;
+}
+
+export interface CoreAnalyticsDailyUsers {
+  day: Timestamp;
+  event: string;
+  organizationId: string;
+  userKey: string;
+}
+
+export interface CoreAnalyticsEvents {
+  anonymousId: string | null;
+  context: Generated<Json>;
+  event: string;
+  messageId: string;
+  occurredAt: Timestamp;
+  organizationId: string;
+  properties: Generated<Json>;
+  receivedAt: Generated<Timestamp>;
+  source: string;
+  userId: string | null;
+}
+
 export interface CoreAuditLogs {
   action: string;
   actorOriginalUserId: string | null;
@@ -1071,6 +1098,9 @@ export interface DivinuxWorkflows {
 }
 
 export interface DB {
+  "core.analyticsDaily": CoreAnalyticsDaily;
+  "core.analyticsDailyUsers": CoreAnalyticsDailyUsers;
+  "core.analyticsEvents": CoreAnalyticsEvents;
   "core.auditLogs": CoreAuditLogs;
   "core.billingCustomers": CoreBillingCustomers;
   "core.billingEvents": CoreBillingEvents;

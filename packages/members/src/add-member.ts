@@ -1,3 +1,4 @@
+import { trackProductEvent } from '@svc/analytics'
 import { recordAudit, type AuditContext } from '@svc/audit'
 import type { OrganizationRole } from '@svc/auth'
 import type { Executor } from '@svc/db'
@@ -33,6 +34,12 @@ export async function addMember(trx: Executor, context: AuditContext, organizati
     entityId: memberId,
     action: origin,
     after: { userId, email: member.email, role: member.role, productRoles },
+  })
+  await trackProductEvent(trx, {
+    organizationId,
+    name: 'Member Added',
+    userId: context.actor.type === 'user' ? context.actor.userId : null,
+    properties: { memberId, role: member.role, via: origin === 'member.invited' ? 'product' : 'platform' },
   })
   return { memberId, userId }
 }

@@ -7,8 +7,9 @@ import Fastify, {
   type FastifyServerOptions,
 } from 'fastify'
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
+import { createAnalyticsMaintenance } from '@svc/analytics'
 import { authPlugin, cookieRoutes } from '@svc/auth'
-import type { ServiceConfig, TrustProxy } from '@svc/config'
+import { DEFAULT_RETENTION_CONFIG, type ServiceConfig, type TrustProxy } from '@svc/config'
 import { API_REFERENCE_PREFIX, apiReferencePlugin, healthRoutes, httpConventions, redactedUrl, toErrorBody } from '@svc/http'
 import { requestMetricsPlugin } from '@svc/metrics'
 import { openResources, type Resources } from './resources.js'
@@ -147,6 +148,15 @@ export async function buildServiceApp(config: ServiceConfig, definition: Service
       ? { checkDatabase: () => resources.database.ping(), checkJobQueue: () => resources.checkJobQueue() }
       : undefined,
   })
+  // Both services write analytics events (their own product events): whichever starts first
+  // makes sure the months they write into exist, and either runs the daily retention job.
+  const analytics = createAnalyticsMaintenance({
+    database: resources.database,
+    jobs: resources.jobs,
+    retention: config.retention ?? DEFAULT_RETENTION_CONFIG,
+    log: app.log.child({ component: 'analytics' }),
+  })
+  app.addHook('onReady', () => analytics.start())
   await definition.surfaces(app)
   return app
 }

@@ -1,7 +1,8 @@
 import type { FastifyPluginAsync } from 'fastify'
-import type { BillingConfig } from '@svc/config'
+import { DEFAULT_RETENTION_CONFIG, type BillingConfig } from '@svc/config'
 import type { Notifier } from '@svc/notifier'
 import { platformRoleRoutes } from './admin/platform-role-routes.js'
+import { analyticsRoutes } from './analytics/routes.js'
 import { auditLogRoutes } from './audit/routes.js'
 import { profileRoutes } from '@svc/profile'
 import { usersRoutes } from './identity/users-routes.js'
@@ -48,6 +49,8 @@ export interface PlatformOptions {
   reportsSigningKey?: string
   /** Reports older than this many days are deleted; unset: kept until a person deletes them. */
   reportsRetentionDays?: number
+  /** ANALYTICS_RETENTION_DAYS: events older than this are refused as they arrive. */
+  analyticsRetentionDays?: number
   /** ORGANIZATIONS_PER_USER: organizations one person may have created; unset: DEFAULT_ORGANIZATIONS_PER_USER. */
   organizationsPerUser?: number
 }
@@ -64,6 +67,7 @@ export const platformSurface: FastifyPluginAsync<PlatformOptions> = async (app, 
   await app.register(memberRoutes)
   await app.register(subscriptionRoutes)
   await app.register(auditLogRoutes)
+  await app.register(analyticsRoutes, { retentionDays: options.analyticsRetentionDays ?? DEFAULT_RETENTION_CONFIG.analyticsEvents })
   await app.register(statusPageListRoutes, { statusPages: options.statusPages })
   await app.register(checkListRoutes, { checks: options.checks })
   const billing = billingOf(options.billing)

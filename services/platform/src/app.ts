@@ -46,6 +46,7 @@ export function buildApp(config: ServiceConfig, shared?: Resources): Promise<Fas
           reportSources,
           reportsSigningKey: config.reportsSigningKey,
           reportsRetentionDays: config.reportsRetentionDays,
+          analyticsRetentionDays: config.retention?.analyticsEvents,
           organizationsPerUser: config.organizationsPerUser,
         })
       },

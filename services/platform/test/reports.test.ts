@@ -321,6 +321,43 @@ t.test('an uptime report: components by the status page arithmetic, checks by th
   t.match(pdfReport, /counts a partial outage as 0\.3 of downtime/)
 })
 
+t.test('a usage report: product events and active users of the period, from the analytics summaries', async (t) => {
+  const send = (who: SignedIn, batch: object[]) =>
+    app.inject({ method: 'POST', url: `/api/v1/organizations/${orgId}/analytics/batch`, headers: who.headers, payload: { batch } })
+  t.equal(
+    (
+      await send(owner, [
+        { event: 'Check Viewed', timestamp: at(DAY).toISOString() },
+        { event: 'Check Viewed', timestamp: at(2 * DAY).toISOString() },
+      ])
+    ).statusCode,
+    200,
+  )
+  t.equal(
+    (
+      await send(member, [
+        { event: 'Search Run', timestamp: at(2 * DAY).toISOString() },
+        { event: 'Search Run', timestamp: at(9 * DAY).toISOString() },
+      ])
+    ).statusCode,
+    200,
+  )
+  const csv = await readyReport((await generate(member, { type: 'usage', format: 'csv', ...period })).json<ReportBody>().id)
+  const lines = (await (await download(csv.id)).file.text())
+    .replace(/^\uFEFF/, '')
+    .trimEnd()
+    .split('\r\n')
+  const day = (ms: number) => at(ms).toISOString().slice(0, 10)
+  t.same(lines, ['day,event,events', `${day(DAY)},Check Viewed,1`, `${day(2 * DAY)},Check Viewed,1`, `${day(2 * DAY)},Search Run,1`])
+  const pdf = await readyReport((await generate(member, { type: 'usage', format: 'pdf', ...period })).json<ReportBody>().id)
+  const content = await (await download(pdf.id)).file.arrayBuffer()
+  if (!hasPdftotext) return
+  const text = await pdfText(content)
+  t.match(text, /Events:\s+3/)
+  t.match(text, /Active users:\s+2/)
+  t.match(text, /Check Viewed\s+2\s+1/)
+})
+
 t.test('an AI usage report: requests, tokens and cost of the period', async (t) => {
   const csv = await readyReport((await generate(member, { type: 'ai-usage', format: 'csv', ...period })).json<ReportBody>().id)
   const lines = (await (await download(csv.id)).file.text())

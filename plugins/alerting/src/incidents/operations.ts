@@ -1,3 +1,4 @@
+import { trackProductEvent } from '@svc/analytics'
 import { recordAudit, type AuditContext } from '@svc/audit'
 import type { Executor } from '@svc/db'
 import { ConflictError } from '@svc/http'
@@ -67,6 +68,12 @@ export async function declareIncident(trx: Executor, actor: Actor, organizationI
     ...auditEntry,
     action: 'incident.declared',
     after: { title, summary, severity, commanderId, alertIds: linked },
+  })
+  await trackProductEvent(trx, {
+    organizationId,
+    name: 'Incident Declared',
+    userId: actor.userId,
+    properties: { incidentId, severity, alerts: linked.length },
   })
   return incidentId
 }

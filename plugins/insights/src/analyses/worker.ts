@@ -1,3 +1,4 @@
+import { trackProductEvent } from '@svc/analytics'
 import type { FastifyBaseLogger } from 'fastify'
 import { AnalyzerError, type IncidentAnalyzer } from '@svc/ai'
 import type { AiConfig } from '@svc/config'
@@ -88,6 +89,17 @@ export async function processAnalysisJob(deps: AnalysisWorkerDependencies, job: 
       suspectedDeployId: prose.suspectedDeployId,
       category: result.findings.probableCause.category,
       ...usage,
+    })
+    await trackProductEvent(trx, {
+      organizationId: job.organizationId,
+      name: 'Analysis Completed',
+      userId: null,
+      properties: {
+        analysisId: analysis.id,
+        subject: result.subject.kind,
+        category: result.findings.probableCause.category,
+        model: result.usage.model,
+      },
     })
     await recordSpend(trx, deps.ai, {
       organizationId: job.organizationId,

@@ -1,6 +1,7 @@
 import { Type } from 'typebox'
 import type { Static } from 'typebox'
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
+import { trackProductEvent } from '@svc/analytics'
 import { auditContextOf, recordAudit } from '@svc/audit'
 import { hasPlatformRole, membershipOf } from '@svc/auth'
 import { ConflictError, ForbiddenError, ListResponse, NotFoundError, PaginationQuery, invalidField } from '@svc/http'
@@ -91,6 +92,7 @@ export const organizationRoutes: FastifyPluginAsyncTypebox<{ billingEnabled: boo
           action: 'organization.created',
           after: organizationFields(organization),
         })
+        await trackProductEvent(trx, { organizationId: organization.id, name: 'Organization Created', userId: request.user.userId })
         await recordAudit(trx, context, {
           organizationId: organization.id,
           product: 'platform',

@@ -3,6 +3,7 @@ import type { Database, Executor } from '@svc/db'
 import { ensureQueue, inTransaction, type JobQueue } from '@svc/jobs'
 import { beatReport, claimReport, failReport, requeueAbandonedReports, storeReportFile } from '../queries/reports.js'
 import { aiUsageReport } from './content/ai-usage.js'
+import { usageReport } from './content/usage.js'
 import { auditLogReport } from './content/audit-log.js'
 import { incidentsReport } from './content/incidents.js'
 import { uptimeReport } from './content/uptime.js'
@@ -44,6 +45,8 @@ function contentOf(
       return uptimeReport(db, organizationId, from, to, sources, sections)
     case 'ai-usage':
       return aiUsageReport(db, organizationId, from, to, sources.aiUsage)
+    case 'usage':
+      return usageReport(db, organizationId, from, to)
   }
 }
 

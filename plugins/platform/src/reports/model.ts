@@ -1,4 +1,4 @@
-export const reportTypes = ['audit-log', 'incidents', 'uptime', 'ai-usage'] as const
+export const reportTypes = ['audit-log', 'incidents', 'uptime', 'ai-usage', 'usage'] as const
 export type ReportType = (typeof reportTypes)[number]
 
 export const reportFormats = ['csv', 'pdf'] as const

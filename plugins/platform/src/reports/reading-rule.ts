@@ -5,11 +5,12 @@ import type { ReportType } from './model.js'
 
 // A report holds another surface's records, so it follows that surface's reading rule (decision
 // 0018, "Reading rule"): whoever asks for one, and whoever asks for its file later, must be able to
-// read each section it holds through the surface's own API. The audit log and AI usage are read
-// by any member, so their reports hold no gated section.
+// read each section it holds through the surface's own API. The audit log, AI usage and product
+// usage are read by any member, so their reports hold no gated section.
 const SECTIONS: Record<ReportType, readonly Product[]> = {
   'audit-log': [],
   'ai-usage': [],
+  usage: [],
   incidents: ['alerting'],
   uptime: ['statuspages', 'synthetics'],
 }

@@ -1,3 +1,4 @@
+import { trackProductEvent } from '@svc/analytics'
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { Type } from 'typebox'
 import { auditContextOf, recordAudit } from '@svc/audit'
@@ -125,6 +126,12 @@ export const reportRoutes: FastifyPluginAsyncTypebox<{ generator: ReportGenerato
           entityId: created.id,
           action: 'generated',
           after: { type: created.type, format: created.format, from: from.toISOString(), to: to.toISOString() },
+        })
+        await trackProductEvent(trx, {
+          organizationId,
+          name: 'Report Requested',
+          userId: request.user.userId,
+          properties: { reportId: created.id, type: created.type, format: created.format },
         })
         return created
       })

@@ -1,5 +1,6 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { Type } from 'typebox'
+import { trackProductEvent } from '@svc/analytics'
 import { auditContextOf, recordAudit } from '@svc/audit'
 import { membershipOf } from '@svc/auth'
 import { pageOf, type Executor } from '@svc/db'
@@ -142,6 +143,13 @@ export const pageRoutes: FastifyPluginAsyncTypebox<{
           action: 'status_page.created',
           after: audited(row),
         })
+        if (row.published)
+          await trackProductEvent(trx, {
+            organizationId,
+            name: 'Status Page Published',
+            userId: request.user.userId,
+            properties: { statusPageId: row.id },
+          })
         return row
       })
       return reply.code(201).send(body(created))
@@ -180,6 +188,13 @@ export const pageRoutes: FastifyPluginAsyncTypebox<{
           before: audited(before),
           after: audited(row),
         })
+        if (row.published && !before.published)
+          await trackProductEvent(trx, {
+            organizationId,
+            name: 'Status Page Published',
+            userId: request.user.userId,
+            properties: { statusPageId: row.id },
+          })
         return row
       })
       options.changed(updated.id)

@@ -1,6 +1,7 @@
 import { createHash, randomBytes } from 'node:crypto'
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { Type, type Static } from 'typebox'
+import { trackProductEvent } from '@svc/analytics'
 import { auditContextOf, recordAudit } from '@svc/audit'
 import { membershipOf } from '@svc/auth'
 import {
@@ -216,6 +217,12 @@ export const checkRoutes: FastifyPluginAsyncTypebox<CheckRouteOptions> = async (
           ...auditEntry(organizationId, 'check', row.id),
           action: 'check.created',
           after: audited(row),
+        })
+        await trackProductEvent(trx, {
+          organizationId,
+          name: 'Check Created',
+          userId: request.user.userId,
+          properties: { checkId: row.id, kind: row.kind },
         })
         return row
       })

@@ -1,0 +1,81 @@
+import { sql } from 'kysely'
+import type { Executor } from '@svc/db'
+
+export type SummaryInterval = 'day' | 'week'
+
+export interface UsageBucket {
+  /** The bucket's first UTC day: the day, or the Monday of an ISO week. */
+  start: string
+  events: number
+  /** Distinct users (and anonymous ids) with at least one of the counted events in the bucket. */
+  activeUsers: number
+  byEvent: Record<string, number>
+}
+
+const DAY_MS = 86_400_000
+
+function bucketStart(day: Date, interval: SummaryInterval): Date {
+  if (interval === 'day') return day
+  const sinceMonday = (day.getUTCDay() + 6) % 7
+  return new Date(day.getTime() - sinceMonday * DAY_MS)
+}
+
+/**
+ * Usage of one organization over the UTC days [from, to), by day or ISO week, from the daily
+ * summaries (never the raw events: this answers in milliseconds whatever the event volume).
+ * Every bucket of the range is present, empty ones with zeros.
+ */
+export async function usageSummary(
+  db: Executor,
+  organizationId: string,
+  range: { from: Date; to: Date; interval: SummaryInterval; event?: string },
+): Promise<UsageBucket[]> {
+  const { from, to, interval, event } = range
+  const onlyEvent = event === undefined ? sql`true` : sql`event = ${event}`
+  const day = (value: Date) => value.toISOString().slice(0, 10)
+  const [counts, users] = await Promise.all([
+    sql<{ bucket: string; event: string; events: number }>`
+      select to_char(date_trunc(${interval}, day), 'YYYY-MM-DD') as bucket, event, sum(events)::int8 as events
+        from core.analytics_daily
+       where organization_id = ${organizationId} and day >= ${day(from)}::date and day < ${day(to)}::date and ${onlyEvent}
+       group by 1, 2`.execute(db),
+    sql<{ bucket: string; users: number }>`
+      select to_char(date_trunc(${interval}, day), 'YYYY-MM-DD') as bucket, count(distinct user_key)::int8 as users
+        from core.analytics_daily_users
+       where organization_id = ${organizationId} and day >= ${day(from)}::date and day < ${day(to)}::date and ${onlyEvent}
+       group by 1`.execute(db),
+  ])
+  const buckets = new Map<string, UsageBucket>()
+  for (let start = bucketStart(from, interval); start < to; start = new Date(start.getTime() + (interval === 'day' ? 1 : 7) * DAY_MS))
+    buckets.set(day(start), { start: day(start), events: 0, activeUsers: 0, byEvent: {} })
+  for (const row of counts.rows) {
+    const bucket = buckets.get(row.bucket)
+    if (!bucket) continue
+    bucket.events += row.events
+    bucket.byEvent[row.event] = row.events
+  }
+  for (const row of users.rows) {
+    const bucket = buckets.get(row.bucket)
+    if (bucket) bucket.activeUsers = row.users
+  }
+  return [...buckets.values()]
+}
+
+/** Per event over the UTC days [from, to): how often, and by how many distinct users; and everyone active. */
+export async function usageByEvent(db: Executor, organizationId: string, from: Date, to: Date) {
+  const day = (value: Date) => value.toISOString().slice(0, 10)
+  const [events, active] = await Promise.all([
+    sql<{ event: string; events: number; users: number }>`
+      select daily.event, daily.events, coalesce(people.users, 0)::int8 as users
+        from (select event, sum(events)::int8 as events from core.analytics_daily
+               where organization_id = ${organizationId} and day >= ${day(from)}::date and day < ${day(to)}::date group by event) daily
+        left join (select event, count(distinct user_key) as users from core.analytics_daily_users
+                    where organization_id = ${organizationId} and day >= ${day(from)}::date and day < ${day(to)}::date group by event) people
+          on people.event = daily.event
+       order by daily.events desc, daily.event`.execute(db),
+    sql<{ users: number }>`
+      select count(distinct user_key)::int8 as users from core.analytics_daily_users
+       where organization_id = ${organizationId} and day >= ${day(from)}::date and day < ${day(to)}::date`.execute(db),
+  ])
+  return { byEvent: events.rows, activeUsers: active.rows[0]?.users ?? 0 }
+}
