@@ -35,7 +35,8 @@ export async function up(db: Kysely<any>): Promise<void> {
   }
 
   // What usage summaries read: events per organization, UTC day and event name, and who did each
-  // event each day (a user id, or `anon:` and the anonymous id). Written with the events, in
+  // event each day (a user id, or `anon:` and the anonymous id), with the event '' for "any
+  // event" (names are never empty), so a bucket's distinct users are read from its own rows. Written with the events, in
   // the same statement, counting only rows that were new, so a retried batch counts once.
   await sql`
     create table core.analytics_daily (
@@ -51,7 +52,7 @@ export async function up(db: Kysely<any>): Promise<void> {
       day date not null,
       event text not null,
       user_key text not null,
-      primary key (organization_id, day, event, user_key)
+      primary key (organization_id, event, day, user_key)
     )`.execute(db)
 
   await sql`alter table core.reports drop constraint reports_type_check`.execute(db)

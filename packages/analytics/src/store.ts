@@ -54,9 +54,10 @@ export async function storeEvents(
       select ${organizationId}::uuid, day, event, count(*) from inserted group by day, event order by day, event
       on conflict (organization_id, day, event) do update set events = core.analytics_daily.events + excluded.events
     ), active as (
-      insert into core.analytics_daily_users (organization_id, day, event, user_key)
-      select distinct ${organizationId}::uuid, day, event, coalesce(user_id::text, 'anon:' || anonymous_id) from inserted
-       where user_id is not null or anonymous_id is not null
+      insert into core.analytics_daily_users (organization_id, event, day, user_key)
+      select distinct ${organizationId}::uuid, names.event, inserted.day, coalesce(inserted.user_id::text, 'anon:' || inserted.anonymous_id)
+        from inserted cross join lateral (values (inserted.event), ('')) as names(event)
+       where inserted.user_id is not null or inserted.anonymous_id is not null
       order by 2, 3, 4
       on conflict do nothing
     )

@@ -13,6 +13,8 @@ export interface UsageBucket {
 }
 
 const DAY_MS = 86_400_000
+/** The daily users' rows for "any event" (store.ts). */
+const ANY_EVENT = ''
 
 function bucketStart(day: Date, interval: SummaryInterval): Date {
   if (interval === 'day') return day
@@ -42,7 +44,7 @@ export async function usageSummary(
     sql<{ bucket: string; users: number }>`
       select to_char(date_trunc(${interval}, day), 'YYYY-MM-DD') as bucket, count(distinct user_key)::int8 as users
         from core.analytics_daily_users
-       where organization_id = ${organizationId} and day >= ${day(from)}::date and day < ${day(to)}::date and ${onlyEvent}
+       where organization_id = ${organizationId} and event = ${event ?? ANY_EVENT} and day >= ${day(from)}::date and day < ${day(to)}::date
        group by 1`.execute(db),
   ])
   const buckets = new Map<string, UsageBucket>()
@@ -70,12 +72,13 @@ export async function usageByEvent(db: Executor, organizationId: string, from: D
         from (select event, sum(events)::int8 as events from core.analytics_daily
                where organization_id = ${organizationId} and day >= ${day(from)}::date and day < ${day(to)}::date group by event) daily
         left join (select event, count(distinct user_key) as users from core.analytics_daily_users
-                    where organization_id = ${organizationId} and day >= ${day(from)}::date and day < ${day(to)}::date group by event) people
+                    where organization_id = ${organizationId} and event <> ${ANY_EVENT}
+                      and day >= ${day(from)}::date and day < ${day(to)}::date group by event) people
           on people.event = daily.event
        order by daily.events desc, daily.event`.execute(db),
     sql<{ users: number }>`
       select count(distinct user_key)::int8 as users from core.analytics_daily_users
-       where organization_id = ${organizationId} and day >= ${day(from)}::date and day < ${day(to)}::date`.execute(db),
+       where organization_id = ${organizationId} and event = ${ANY_EVENT} and day >= ${day(from)}::date and day < ${day(to)}::date`.execute(db),
   ])
   return { byEvent: events.rows, activeUsers: active.rows[0]?.users ?? 0 }
 }
