@@ -41,11 +41,21 @@ export async function usageSummary(
         from core.analytics_daily
        where organization_id = ${organizationId} and day >= ${day(from)}::date and day < ${day(to)}::date and ${onlyEvent}
        group by 1, 2`.execute(db),
-    sql<{ bucket: string; users: number }>`
-      select to_char(date_trunc(${interval}, day), 'YYYY-MM-DD') as bucket, count(distinct user_key)::int8 as users
-        from core.analytics_daily_users
-       where organization_id = ${organizationId} and event = ${event ?? ANY_EVENT} and day >= ${day(from)}::date and day < ${day(to)}::date
-       group by 1`.execute(db),
+    // For one event the key makes (day, user) unique: a day's users are a plain count of an
+    // index range. A week's are distinct over its days, by hashing rather than count(distinct)'s sort.
+    interval === 'day'
+      ? sql<{ bucket: string; users: number }>`
+          select to_char(day, 'YYYY-MM-DD') as bucket, count(*)::int8 as users
+            from core.analytics_daily_users
+           where organization_id = ${organizationId} and event = ${event ?? ANY_EVENT} and day >= ${day(from)}::date and day < ${day(to)}::date
+           group by day`.execute(db)
+      : sql<{ bucket: string; users: number }>`
+          select to_char(week, 'YYYY-MM-DD') as bucket, count(*)::int8 as users
+            from (select distinct date_trunc('week', day) as week, user_key
+                    from core.analytics_daily_users
+                   where organization_id = ${organizationId} and event = ${event ?? ANY_EVENT}
+                     and day >= ${day(from)}::date and day < ${day(to)}::date) weekly
+           group by week`.execute(db),
   ])
   const buckets = new Map<string, UsageBucket>()
   for (let start = bucketStart(from, interval); start < to; start = new Date(start.getTime() + (interval === 'day' ? 1 : 7) * DAY_MS))
@@ -78,7 +88,9 @@ export async function usageByEvent(db: Executor, organizationId: string, from: D
        order by daily.events desc, daily.event`.execute(db),
     sql<{ users: number }>`
       select count(distinct user_key)::int8 as users from core.analytics_daily_users
-       where organization_id = ${organizationId} and event = ${ANY_EVENT} and day >= ${day(from)}::date and day < ${day(to)}::date`.execute(db),
+       where organization_id = ${organizationId} and event = ${ANY_EVENT} and day >= ${day(from)}::date and day < ${day(to)}::date`.execute(
+      db,
+    ),
   ])
   return { byEvent: events.rows, activeUsers: active.rows[0]?.users ?? 0 }
 }
