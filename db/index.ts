@@ -50,6 +50,7 @@ import * as incidentStatusPages from './migrations/0048_incident_status_pages.js
 import * as agenticLoop from './migrations/0049_agentic_loop.js'
 import * as runbooksAndAgents from './migrations/0050_runbooks_and_agents.js'
 import * as analyticsEvents from './migrations/0051_analytics_events.js'
+import * as userActivities from './migrations/0052_user_activities.js'
 
 /**
  * Every migration, in order, listed by hand rather than found by scanning a folder, so a
@@ -107,4 +108,5 @@ export const migrations: Record<string, Migration> = {
   '0049_agentic_loop': agenticLoop,
   '0050_runbooks_and_agents': runbooksAndAgents,
   '0051_analytics_events': analyticsEvents,
+  '0052_user_activities': userActivities,
 }

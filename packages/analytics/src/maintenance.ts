@@ -1,9 +1,7 @@
 import { sql } from 'kysely'
 import { dropMonthlyPartitionsBefore, ensureMonthlyPartitions, type Database, type PartitionedTable } from '@svc/db'
-import { ensureQueue, type JobQueue } from '@svc/jobs'
 
 export const ANALYTICS_EVENTS: PartitionedTable = { table: 'core.analytics_events' }
-export const ANALYTICS_MAINTENANCE_QUEUE = 'analytics.maintenance'
 
 const DAY_MS = 86_400_000
 /** Months created ahead of today, so a write never meets a missing partition between two runs. */
@@ -47,37 +45,4 @@ export async function maintainAnalytics(database: Database, retention: Analytics
     (await deleteInBatches(database, 'core.analytics_daily', summariesBefore)) +
     (await deleteInBatches(database, 'core.analytics_daily_users', summariesBefore))
   return { created, dropped, summariesRemoved }
-}
-
-/**
- * Runs `maintainAnalytics` when the service starts (before it takes requests, so the months it
- * writes into exist) and then daily through pg-boss, on whichever replica takes the job.
- */
-export function createAnalyticsMaintenance(deps: {
-  database: Database
-  jobs: JobQueue
-  retention: AnalyticsRetention
-  log: { info(details: object, message: string): void }
-}) {
-  const { database, jobs, retention, log } = deps
-  const run = async (now = new Date()) => {
-    const outcome = await maintainAnalytics(database, retention, now)
-    if (outcome.created.length || outcome.dropped.length || outcome.summariesRemoved)
-      log.info({ ...outcome, retention }, 'analytics partitions and summaries maintained')
-    return outcome
-  }
-  return {
-    run,
-    async start(): Promise<void> {
-      await run()
-      await ensureQueue(jobs, ANALYTICS_MAINTENANCE_QUEUE, { retryLimit: 2, retryDelay: 60, expireInSeconds: 900 })
-      await jobs.work(ANALYTICS_MAINTENANCE_QUEUE, { pollingIntervalSeconds: 30 }, async () => {
-        await run()
-      })
-      await jobs.schedule(ANALYTICS_MAINTENANCE_QUEUE, '17 3 * * *')
-    },
-    async stop(): Promise<void> {
-      await jobs.offWork(ANALYTICS_MAINTENANCE_QUEUE)
-    },
-  }
 }

@@ -66,6 +66,7 @@ export const cookieRoutes: FastifyPluginAsyncTypebox = async (app) => {
     },
     async (request, reply) => {
       const claims = await app.verifyIdToken(request, request.body.idToken)
+      await app.recordSessionActivity(request, claims, 'sign_in')
       setIdToken(reply, request.body.idToken)
       if (request.body.refreshToken) setRefreshToken(reply, request.body.refreshToken)
       return { status: 'ok' as const, expiresAt: expiresAt(claims.exp) }
@@ -106,6 +107,7 @@ export const cookieRoutes: FastifyPluginAsyncTypebox = async (app) => {
       }
       if (outcome.kind === 'failed') throw new UpstreamError(`the identity provider refused the refresh: ${outcome.reason}`)
       const claims = await app.verifyIdToken(request, outcome.idToken)
+      await app.recordSessionActivity(request, claims, 'session_refresh')
       setIdToken(reply, outcome.idToken)
       if (outcome.refreshToken) setRefreshToken(reply, outcome.refreshToken)
       return { status: 'ok' as const, expiresAt: expiresAt(claims.exp) }

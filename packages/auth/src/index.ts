@@ -29,3 +29,5 @@ export { accountOf, hasPlatformRole, mayReadProduct, membershipOf } from './acce
 export { isUuid } from './uuid.js'
 export { ID_TOKEN_COOKIE, REFRESH_TOKEN_COOKIE } from './token-extraction.js'
 export { entitledTo } from './entitlements.js'
+export { createActivityRecorder, type Activity, type ActivityKind, type ActivityRecorder } from './activity.js'
+export { listUserActivities, maintainUserActivities, USER_ACTIVITIES } from './activity-queries.js'

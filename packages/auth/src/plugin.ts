@@ -8,6 +8,7 @@ import type { DB } from '@svc/db'
 import { ForbiddenError, NotFoundError, UnauthorizedError } from '@svc/http'
 import { findAccountById, upsertAccountBySubject } from './accounts.js'
 import { registerAccessRules } from './access-rules.js'
+import { createActivityRecorder, type ActivityRecorder } from './activity.js'
 import { createImpersonationLog } from './impersonation.js'
 import { orderGates } from './gates.js'
 import {
@@ -51,6 +52,10 @@ declare module 'fastify' {
     authenticate(request: FastifyRequest): Promise<void>
     /** Verifies an ID token handed over in a body; answers the token's claims or throws 401. */
     verifyIdToken(request: FastifyRequest, token: string): Promise<IdTokenClaims>
+    /** A sign-in or session refresh with these verified claims, as user activity (the user row is created if new). */
+    recordSessionActivity(request: FastifyRequest, claims: IdTokenClaims, kind: 'sign_in' | 'session_refresh'): Promise<void>
+    /** User activity, written off the request path (decision 0022). */
+    userActivity: ActivityRecorder
     /** Verified tokens with their accounts; `forget(userId)` after changing a user. */
     sessions: SessionCache
     auth: AuthConfig & { cookies: CookieConfig }
@@ -69,6 +74,8 @@ export interface AuthPluginOptions {
   sessions?: SessionCache
   /** Billing is on: product writes need the organization's plan (402 PLAN_REQUIRED). */
   enforcePlans?: boolean
+  /** Which service this is, in the user activity it records. */
+  product: 'platform' | 'product'
 }
 
 const IMPERSONATION_HEADER = 'x-impersonate-user-id'
@@ -77,6 +84,11 @@ async function authPlugin(app: FastifyInstance, options: AuthPluginOptions): Pro
   const signingKeys = options.signingKeys ?? createSigningKeyResolver({ jwksUrl: options.auth.jwksUrl })
   const sessions = options.sessions ?? createSessionCache()
   const impersonations = createImpersonationLog(options.db)
+  const activity = createActivityRecorder({ db: options.db, log: app.log.child({ component: 'user-activity' }) })
+  app.decorate('userActivity', activity)
+  app.addHook('onReady', async () => activity.start())
+  app.addHook('onClose', async () => activity.stop())
+  const seen = (request: FastifyRequest) => ({ ip: request.ip, userAgent: request.headers['user-agent'] ?? null, at: new Date() })
 
   await app.register(cookie)
   await app.register(jwt, {
@@ -118,17 +130,25 @@ async function authPlugin(app: FastifyInstance, options: AuthPluginOptions): Pro
 
   app.decorate('verifyIdToken', verifiedClaims)
 
+  const accountOfClaims = (claims: IdTokenClaims) =>
+    upsertAccountBySubject(options.db, {
+      subject: claims.sub,
+      email: claims.email as string,
+      emailVerified: emailVerifiedIn(claims),
+      profile: profileClaimsIn(claims),
+    })
+
+  app.decorate('recordSessionActivity', async (request: FastifyRequest, claims: IdTokenClaims, kind: 'sign_in' | 'session_refresh') => {
+    const account = await accountOfClaims(claims)
+    activity.record({ userId: account.id, kind, product: options.product, ...seen(request) })
+  })
+
   /** First sight of a token: verify it, then create or update the user row by `sub`. */
   async function establishSession(request: FastifyRequest, token: string): Promise<CachedSession> {
     const claims = await verifiedClaims(request)
     const email = claims.email as string
     const groups = groupsFrom(claims[options.auth.groupsClaim])
-    const account = await upsertAccountBySubject(options.db, {
-      subject: claims.sub,
-      email,
-      emailVerified: emailVerifiedIn(claims),
-      profile: profileClaimsIn(claims),
-    })
+    const account = await accountOfClaims(claims)
     const user = { userId: account.id, email, groups, isPlatformAdmin: groups.includes(PLATFORM_ADMINS_GROUP) }
     return sessions.set(token, user, account, claims.exp)
   }
@@ -144,7 +164,10 @@ async function authPlugin(app: FastifyInstance, options: AuthPluginOptions): Pro
     request.user = session.user
 
     const impersonated = request.headers[IMPERSONATION_HEADER]
-    if (impersonated === undefined) return
+    if (impersonated === undefined) {
+      activity.record({ userId: session.user.userId, kind: 'api_use', product: options.product, ...seen(request) })
+      return
+    }
     if (!request.user.isPlatformAdmin) throw new ForbiddenError('only platform admins can impersonate')
     const target = isUuid(impersonated) ? await findAccountById(options.db, impersonated) : undefined
     if (!target) throw new NotFoundError('user to impersonate')
@@ -161,6 +184,7 @@ async function authPlugin(app: FastifyInstance, options: AuthPluginOptions): Pro
       originalEmail: session.user.email,
     }
     request.log.info({ userId: target.id, originalUserId: session.user.userId }, 'impersonated request')
+    activity.record({ userId: target.id, kind: 'impersonation', actedBy: session.user.userId, product: options.product, ...seen(request) })
     await impersonations.recordStart(request, presented.token)
   })
 

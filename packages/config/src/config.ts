@@ -193,9 +193,11 @@ export interface RetentionConfig {
   analyticsEvents: number
   /** ANALYTICS_SUMMARY_RETENTION_DAYS: the daily usage counts summaries read. */
   analyticsSummaries: number
+  /** USER_ACTIVITY_RETENTION_DAYS: sign-ins, refreshes, impersonation and API use, dropped by the month. */
+  userActivities: number
 }
 
-export const DEFAULT_RETENTION_CONFIG: RetentionConfig = { analyticsEvents: 180, analyticsSummaries: 730 }
+export const DEFAULT_RETENTION_CONFIG: RetentionConfig = { analyticsEvents: 180, analyticsSummaries: 730, userActivities: 90 }
 
 /**
  * What a person may cost us in verification codes to phone numbers (SMS and voice), so nobody

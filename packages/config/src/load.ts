@@ -104,7 +104,11 @@ export function serviceConfigFor(env: Environment, auth: AuthConfig): ServiceCon
       ...(env.PHONE_COUNTRIES ? { countries: splitList(env.PHONE_COUNTRIES).map((country) => country.toUpperCase()) } : {}),
     },
     reportsSigningKey: env.REPORTS_SIGNING_KEY,
-    retention: { analyticsEvents: env.ANALYTICS_RETENTION_DAYS, analyticsSummaries: env.ANALYTICS_SUMMARY_RETENTION_DAYS },
+    retention: {
+      analyticsEvents: env.ANALYTICS_RETENTION_DAYS,
+      analyticsSummaries: env.ANALYTICS_SUMMARY_RETENTION_DAYS,
+      userActivities: env.USER_ACTIVITY_RETENTION_DAYS,
+    },
     ...(env.REPORTS_RETENTION_DAYS ? { reportsRetentionDays: env.REPORTS_RETENTION_DAYS } : {}),
     ...(env.STRIPE_SECRET_KEY ? { billing: billingConfigFor(env, env.STRIPE_SECRET_KEY) } : {}),
   }

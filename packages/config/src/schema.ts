@@ -75,6 +75,7 @@ export const EnvironmentSchema = Type.Object({
   REPORTS_RETENTION_DAYS: Type.Optional(Type.Integer({ minimum: 1, maximum: 3650 })),
   ANALYTICS_RETENTION_DAYS: Type.Integer({ default: 180, minimum: 1, maximum: 3650 }),
   ANALYTICS_SUMMARY_RETENTION_DAYS: Type.Integer({ default: 730, minimum: 1, maximum: 3650 }),
+  USER_ACTIVITY_RETENTION_DAYS: Type.Integer({ default: 90, minimum: 1, maximum: 3650 }),
   LOG_LEVEL: Type.Union(
     ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'].map((level) => Type.Literal(level)),
     { default: 'info' },

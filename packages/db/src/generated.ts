@@ -238,6 +238,20 @@ export interface CoreSubscriptions {
   userId: string | null;
 }
 
+export interface CoreUserActivities {
+  actedBy: string | null;
+  activityKey: string;
+  day: Timestamp;
+  firstAt: Timestamp;
+  ip: string | null;
+  kind: string;
+  lastAt: Timestamp;
+  product: string;
+  requests: Generated<number>;
+  userAgent: string | null;
+  userId: string;
+}
+
 export interface CoreUsers {
   createdAt: Generated<Timestamp>;
   displayName: string | null;
@@ -248,6 +262,7 @@ export interface CoreUsers {
   id: Generated<string>;
   idpSubject: string | null;
   isEmployee: Generated<boolean>;
+  lastActiveAt: Timestamp | null;
   lastSeenAt: Timestamp | null;
   name: string | null;
   platformRole: string | null;
@@ -1116,6 +1131,7 @@ export interface DB {
   "core.scimTokens": CoreScimTokens;
   "core.ssoConfigs": CoreSsoConfigs;
   "core.subscriptions": CoreSubscriptions;
+  "core.userActivities": CoreUserActivities;
   "core.users": CoreUsers;
   "divinux.agentOutputs": DivinuxAgentOutputs;
   "divinux.agentSettings": DivinuxAgentSettings;

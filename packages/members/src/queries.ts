@@ -12,6 +12,7 @@ const memberColumns = [
   'm.role',
   'm.createdAt',
   'm.updatedAt',
+  'u.lastActiveAt',
   sql<boolean>`u.idp_subject is null`.as('pending'),
   sql<boolean>`m.suspended_at is not null`.as('suspended'),
 ] as const

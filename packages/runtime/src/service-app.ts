@@ -7,12 +7,12 @@ import Fastify, {
   type FastifyServerOptions,
 } from 'fastify'
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
-import { createAnalyticsMaintenance } from '@svc/analytics'
 import { authPlugin, cookieRoutes } from '@svc/auth'
 import { DEFAULT_RETENTION_CONFIG, type ServiceConfig, type TrustProxy } from '@svc/config'
 import { API_REFERENCE_PREFIX, apiReferencePlugin, healthRoutes, httpConventions, redactedUrl, toErrorBody } from '@svc/http'
 import { requestMetricsPlugin } from '@svc/metrics'
 import { openResources, type Resources } from './resources.js'
+import { createStorageMaintenance } from './storage-maintenance.js'
 
 export interface ServiceDefinition {
   /** `platform` or `product`: in logs and the health answer. */
@@ -139,6 +139,7 @@ export async function buildServiceApp(config: ServiceConfig, definition: Service
     sessions: resources.sessions,
     publicPrefixes: [API_REFERENCE_PREFIX],
     enforcePlans: config.billing !== undefined,
+    product: definition.name === 'product' ? 'product' : 'platform',
   })
   await app.register(apiReferencePlugin)
   await app.register(cookieRoutes)
@@ -148,15 +149,13 @@ export async function buildServiceApp(config: ServiceConfig, definition: Service
       ? { checkDatabase: () => resources.database.ping(), checkJobQueue: () => resources.checkJobQueue() }
       : undefined,
   })
-  // Both services write analytics events (their own product events): whichever starts first
-  // makes sure the months they write into exist, and either runs the daily retention job.
-  const analytics = createAnalyticsMaintenance({
+  const storage = createStorageMaintenance({
     database: resources.database,
     jobs: resources.jobs,
     retention: config.retention ?? DEFAULT_RETENTION_CONFIG,
-    log: app.log.child({ component: 'analytics' }),
+    log: app.log.child({ component: 'storage' }),
   })
-  app.addHook('onReady', () => analytics.start())
+  app.addHook('onReady', () => storage.start())
   await definition.surfaces(app)
   return app
 }

@@ -5,6 +5,7 @@ import { platformRoleRoutes } from './admin/platform-role-routes.js'
 import { analyticsRoutes } from './analytics/routes.js'
 import { auditLogRoutes } from './audit/routes.js'
 import { profileRoutes } from '@svc/profile'
+import { activityRoutes } from './identity/activity-routes.js'
 import { usersRoutes } from './identity/users-routes.js'
 import { memberRoutes } from './members/routes.js'
 import { organizationRoutes } from './organizations/routes.js'
@@ -65,6 +66,7 @@ export const platformSurface: FastifyPluginAsync<PlatformOptions> = async (app, 
     organizationsPerUser: options.organizationsPerUser ?? DEFAULT_ORGANIZATIONS_PER_USER,
   })
   await app.register(memberRoutes)
+  await app.register(activityRoutes)
   await app.register(subscriptionRoutes)
   await app.register(auditLogRoutes)
   await app.register(analyticsRoutes, { retentionDays: options.analyticsRetentionDays ?? DEFAULT_RETENTION_CONFIG.analyticsEvents })

@@ -44,7 +44,7 @@ export const memberRoutes: FastifyPluginAsyncTypebox = async (app) => {
       },
     },
     async (request) => {
-      const { organizationId } = membershipOf(request)
+      const { organizationId, role: viewerRole } = membershipOf(request)
       const { page, limit, role, search } = request.query
       const { rows, total } = await listMembers(db, organizationId, { role, search, ...pageOf({ page, limit }) })
       const roles = await productRolesOfMembers(
@@ -52,7 +52,8 @@ export const memberRoutes: FastifyPluginAsyncTypebox = async (app) => {
         organizationId,
         rows.map((row) => row.id),
       )
-      return { data: rows.map((row) => memberBody(row, roles.get(row.id) ?? {})), meta: { page, limit, total } }
+      const withActivity = viewerRole === 'admin' || viewerRole === 'owner'
+      return { data: rows.map((row) => memberBody(row, roles.get(row.id) ?? {}, withActivity)), meta: { page, limit, total } }
     },
   )
 

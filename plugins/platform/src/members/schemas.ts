@@ -20,6 +20,11 @@ export const Member = Type.Object(
     }),
     createdAt: Type.String({ format: 'date-time' }),
     updatedAt: Type.String({ format: 'date-time' }),
+    lastActiveAt: Type.Optional(
+      Type.Union([Type.String({ format: 'date-time' }), Type.Null()], {
+        description: 'In the list, for organization admins and owners: the member’s last sign-in or API use (null: none recorded)',
+      }),
+    ),
   },
   { title: 'Member' },
 )

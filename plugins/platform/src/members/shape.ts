@@ -10,10 +10,13 @@ interface MemberRow {
   suspended: boolean
   createdAt: Date
   updatedAt: Date
+  lastActiveAt?: Date | null
 }
 
-export function memberBody(row: MemberRow, productRoles: ProductRoles) {
+/** `withActivity`: the viewer is an organization admin or owner, who sees when members were last active. */
+export function memberBody(row: MemberRow, productRoles: ProductRoles, withActivity = false) {
   return {
+    ...(withActivity ? { lastActiveAt: row.lastActiveAt?.toISOString() ?? null } : {}),
     id: row.id,
     userId: row.userId,
     email: row.email,
