@@ -51,6 +51,7 @@ import * as agenticLoop from './migrations/0049_agentic_loop.js'
 import * as runbooksAndAgents from './migrations/0050_runbooks_and_agents.js'
 import * as analyticsEvents from './migrations/0051_analytics_events.js'
 import * as userActivities from './migrations/0052_user_activities.js'
+import * as retentionIndexes from './migrations/0053_retention_indexes.js'
 
 /**
  * Every migration, in order, listed by hand rather than found by scanning a folder, so a
@@ -109,4 +110,5 @@ export const migrations: Record<string, Migration> = {
   '0050_runbooks_and_agents': runbooksAndAgents,
   '0051_analytics_events': analyticsEvents,
   '0052_user_activities': userActivities,
+  '0053_retention_indexes': retentionIndexes,
 }

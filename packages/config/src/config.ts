@@ -195,9 +195,28 @@ export interface RetentionConfig {
   analyticsSummaries: number
   /** USER_ACTIVITY_RETENTION_DAYS: sign-ins, refreshes, impersonation and API use, dropped by the month. */
   userActivities: number
+  /** ALERT_EVENT_RETENTION_DAYS: the timeline events of alerts resolved longer ago than this; the alerts stay. */
+  alertEvents: number
+  /** NOTIFICATION_RETENTION_DAYS: notification attempts (who was paged, how, what happened). */
+  notificationAttempts: number
+  /** WEBHOOK_DELIVERY_RETENTION_DAYS: ingestion delivery records (retries answered) and finished outbound webhook deliveries. */
+  webhookDeliveries: number
+  /** OUTBOX_RETENTION_DAYS: sent and failed outbox messages; held ones stay. */
+  outbox: number
+  /** ANALYSIS_EVENT_RETENTION_DAYS: analyses' events (steps, retries); the analyses and their findings stay. */
+  analysisEvents: number
 }
 
-export const DEFAULT_RETENTION_CONFIG: RetentionConfig = { analyticsEvents: 180, analyticsSummaries: 730, userActivities: 90 }
+export const DEFAULT_RETENTION_CONFIG: RetentionConfig = {
+  analyticsEvents: 180,
+  analyticsSummaries: 730,
+  userActivities: 90,
+  alertEvents: 400,
+  notificationAttempts: 400,
+  webhookDeliveries: 30,
+  outbox: 30,
+  analysisEvents: 180,
+}
 
 /**
  * What a person may cost us in verification codes to phone numbers (SMS and voice), so nobody

@@ -76,6 +76,11 @@ export const EnvironmentSchema = Type.Object({
   ANALYTICS_RETENTION_DAYS: Type.Integer({ default: 180, minimum: 1, maximum: 3650 }),
   ANALYTICS_SUMMARY_RETENTION_DAYS: Type.Integer({ default: 730, minimum: 1, maximum: 3650 }),
   USER_ACTIVITY_RETENTION_DAYS: Type.Integer({ default: 90, minimum: 1, maximum: 3650 }),
+  ALERT_EVENT_RETENTION_DAYS: Type.Integer({ default: 400, minimum: 1, maximum: 3650 }),
+  NOTIFICATION_RETENTION_DAYS: Type.Integer({ default: 400, minimum: 1, maximum: 3650 }),
+  WEBHOOK_DELIVERY_RETENTION_DAYS: Type.Integer({ default: 30, minimum: 1, maximum: 3650 }),
+  OUTBOX_RETENTION_DAYS: Type.Integer({ default: 30, minimum: 1, maximum: 3650 }),
+  ANALYSIS_EVENT_RETENTION_DAYS: Type.Integer({ default: 180, minimum: 1, maximum: 3650 }),
   LOG_LEVEL: Type.Union(
     ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'].map((level) => Type.Literal(level)),
     { default: 'info' },

@@ -11,7 +11,7 @@ export {
   type OutboxStatus,
 } from './message.js'
 export { DELIVER_QUEUE, NO_PROVIDER, createNotifier, type Notifier, type NotifierDependencies } from './notifier.js'
-export { latestOutboxRows, outboxMessage, recordDeliveryReport } from './outbox.js'
+export { latestOutboxRows, outboxMessage, pruneOutbox, recordDeliveryReport } from './outbox.js'
 export { TWILIO_STATUS_PATH, TWILIO_VOICE_PATH, twilioProviders } from './twilio.js'
 export { smtpProvider } from './smtp.js'
 export { pushRecipient, webPushProvider, type WebPushSubscription } from './web-push.js'

@@ -1,5 +1,5 @@
 import { sql } from 'kysely'
-import type { Executor } from '@svc/db'
+import { deleteInBatches, type Executor } from '@svc/db'
 import type { Channel, OutboxStatus } from './message.js'
 
 export interface NewOutboxRow {
@@ -185,4 +185,13 @@ export async function recordDeliveryReport(
 /** One message's channel and words (a voice call fetches what to say from it). */
 export async function outboxMessage(db: Executor, messageId: string) {
   return db.selectFrom('core.outbox').select(['id', 'channel', 'kind', 'bodyText', 'status']).where('id', '=', messageId).executeTakeFirst()
+}
+
+/**
+ * Sent and failed messages past OUTBOX_RETENTION_DAYS, in batches (decision 0022). Held messages
+ * (no provider configured) stay: they are the only copy of what was meant to go out.
+ */
+export async function pruneOutbox(db: Executor, retentionDays: number, now = new Date()) {
+  const before = new Date(now.getTime() - retentionDays * 86_400_000)
+  return { outboxRemoved: await deleteInBatches(db, 'core.outbox', sql`status in ('sent', 'failed') and created_at < ${before}`) }
 }

@@ -1,3 +1,4 @@
 export { openResources, type Resources, type ResourceOptions } from './resources.js'
 export { buildServiceApp, type ServiceDefinition } from './service-app.js'
+export { createDailyMaintenance } from './storage-maintenance.js'
 export { exitOnConfigurationError, serve } from './server.js'

@@ -8,30 +8,63 @@ import { ensureQueue, type JobQueue } from '@svc/jobs'
 export const STORAGE_MAINTENANCE_QUEUE = 'storage.maintenance'
 
 /**
- * The partitioned tables' upkeep (decision 0022): months ahead created, months past retention
- * dropped, old summaries deleted. Run when a service starts (before it takes requests, so the
- * months it writes into exist) and daily at 03:17 UTC through pg-boss, on whichever replica takes
- * the job. Both services write into these tables, so both run it; the partition helper's lock
- * makes two at once harmless.
+ * A daily job through pg-boss, run on whichever replica takes it: `run(now)` answers what it did
+ * (counts, or lists of partitions), logged when any of it is non-empty.
  */
-export function createStorageMaintenance(deps: { database: Database; jobs: JobQueue; retention: RetentionConfig; log: FastifyBaseLogger }) {
-  const { database, jobs, retention, log } = deps
+export function createDailyMaintenance(deps: {
+  queue: string
+  /** Cron in UTC. */
+  cron: string
+  jobs: JobQueue
+  log: FastifyBaseLogger
+  run: (now: Date) => Promise<Record<string, number | string[]>>
+  /** Also once when the service starts, before it takes requests. */
+  atStart?: boolean
+}) {
+  const { queue, cron, jobs, log } = deps
   const run = async (now = new Date()) => {
-    const analytics = await maintainAnalytics(database, retention, now)
-    const activities = await maintainUserActivities(database.db, retention.userActivities, now)
-    const changed = [analytics.created, analytics.dropped, activities.created, activities.dropped].some((list) => list.length > 0)
-    if (changed || analytics.summariesRemoved) log.info({ analytics, activities, retention }, 'partitions and summaries maintained')
-    return { analytics, activities }
+    const outcome = await deps.run(now)
+    const changed = Object.values(outcome).some((value) => (Array.isArray(value) ? value.length > 0 : value > 0))
+    if (changed) log.info({ queue, ...outcome }, 'storage kept within retention')
+    return outcome
   }
   return {
     run,
     async start(): Promise<void> {
-      await run()
-      await ensureQueue(jobs, STORAGE_MAINTENANCE_QUEUE, { retryLimit: 2, retryDelay: 60, expireInSeconds: 900 })
-      await jobs.work(STORAGE_MAINTENANCE_QUEUE, { pollingIntervalSeconds: 30 }, async () => {
+      if (deps.atStart) await run()
+      await ensureQueue(jobs, queue, { retryLimit: 2, retryDelay: 60, expireInSeconds: 1_800 })
+      await jobs.work(queue, { pollingIntervalSeconds: 30 }, async () => {
         await run()
       })
-      await jobs.schedule(STORAGE_MAINTENANCE_QUEUE, '17 3 * * *')
+      await jobs.schedule(queue, cron)
     },
   }
+}
+
+/**
+ * The partitioned tables both services write (analytics events, user activity; decision 0022):
+ * months ahead created, months past retention dropped, old summaries deleted, when a service
+ * starts (so the months it writes into exist) and daily at 03:17 UTC. The partition helper's lock
+ * makes two services at once harmless.
+ */
+export function createStorageMaintenance(deps: { database: Database; jobs: JobQueue; retention: RetentionConfig; log: FastifyBaseLogger }) {
+  const { database, retention } = deps
+  return createDailyMaintenance({
+    queue: STORAGE_MAINTENANCE_QUEUE,
+    cron: '17 3 * * *',
+    jobs: deps.jobs,
+    log: deps.log,
+    atStart: true,
+    run: async (now) => {
+      const analytics = await maintainAnalytics(database, retention, now)
+      const activities = await maintainUserActivities(database.db, retention.userActivities, now)
+      return {
+        analyticsPartitionsCreated: analytics.created,
+        analyticsPartitionsDropped: analytics.dropped,
+        analyticsSummariesRemoved: analytics.summariesRemoved,
+        activityPartitionsCreated: activities.created,
+        activityPartitionsDropped: activities.dropped,
+      }
+    },
+  })
 }

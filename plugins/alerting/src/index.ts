@@ -242,6 +242,7 @@ export {
   pagingPoliciesOf,
   similarResolvedIncidentsOf,
 } from './investigation-reads.js'
+export { pruneAlertingHistory, type AlertingRetention } from './retention.js'
 export type { AnalysisStart, AnalysisStarter } from './workflows/runner.js'
 export type { PagingPreferences, PhoneReader, PreferencesReader, PushReader } from './escalation/channels.js'
 export {

@@ -116,6 +116,7 @@ export const insightsSurface: FastifyPluginAsync<InsightsOptions> = async (app, 
 }
 
 export { aiUsageBetween, latestAnalysisOf, rcasAbout } from './reads.js'
+export { pruneAnalysisEvents } from './retention.js'
 
 /**
  * How another surface asks for an analysis of one of its alerts (alerting's workflows): as the

@@ -1,8 +1,14 @@
 import type { FastifyInstance } from 'fastify'
-import { DEFAULT_INGEST_RATE_LIMIT, DEFAULT_NOTIFIER_CONFIG, DEFAULT_PHONE_VERIFICATION_CONFIG, type ServiceConfig } from '@svc/config'
-import { createNotifier } from '@svc/notifier'
-import { alertingSurface, escalationPolicyExists } from '@svc/plugin-alerting'
-import { alertAnalysisStarter, insightsSurface, latestAnalysisOf, rcasAbout } from '@svc/plugin-insights'
+import {
+  DEFAULT_INGEST_RATE_LIMIT,
+  DEFAULT_NOTIFIER_CONFIG,
+  DEFAULT_PHONE_VERIFICATION_CONFIG,
+  DEFAULT_RETENTION_CONFIG,
+  type ServiceConfig,
+} from '@svc/config'
+import { createNotifier, pruneOutbox } from '@svc/notifier'
+import { alertingSurface, escalationPolicyExists, pruneAlertingHistory } from '@svc/plugin-alerting'
+import { alertAnalysisStarter, insightsSurface, latestAnalysisOf, pruneAnalysisEvents, rcasAbout } from '@svc/plugin-insights'
 import {
   contactMethodRoutes,
   hasVerifiedPhone,
@@ -24,7 +30,7 @@ import {
 import { syntheticsSurface } from '@svc/plugin-synthetics'
 import { billingOf } from '@svc/billing'
 import { profileRoutes } from '@svc/profile'
-import { buildServiceApp, type Resources } from '@svc/runtime'
+import { buildServiceApp, createDailyMaintenance, type Resources } from '@svc/runtime'
 
 /**
  * The product API (port 3003): status pages, alerting, synthetics and AI insights. Each
@@ -81,6 +87,20 @@ export function buildApp(config: ServiceConfig, shared?: Resources): Promise<Fas
           maintenanceWindows: maintenanceWindowsOf,
         })
         await app.register(insightsSurface, { ai: config.ai })
+        // The product surfaces' growing history, pruned daily in short batches (decision 0022).
+        const retention = config.retention ?? DEFAULT_RETENTION_CONFIG
+        const productRetention = createDailyMaintenance({
+          queue: 'product.retention',
+          cron: '37 3 * * *',
+          jobs: app.jobs,
+          log: app.log.child({ component: 'retention' }),
+          run: async (now) => ({
+            ...(await pruneAlertingHistory(app.database.db, retention, now)),
+            ...(await pruneAnalysisEvents(app.database.db, retention.analysisEvents, now)),
+            ...(await pruneOutbox(app.database.db, retention.outbox, now)),
+          }),
+        })
+        app.addHook('onReady', () => productRetention.start())
         await app.register(profileRoutes)
         await app.register(productUserRoutes)
         await app.register(subscriptionRoutes, { billing: billingOf(config.billing) })
