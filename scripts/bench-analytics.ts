@@ -14,6 +14,7 @@ import { randomUUID } from 'node:crypto'
 import { createInterface } from 'node:readline'
 import pg from 'pg'
 import { Pool } from 'undici'
+import { footprintTable } from './bench-footprint.js'
 
 const DURATION_SECONDS = Number(process.env.BENCH_ANALYTICS_DURATION ?? 30)
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 8)
@@ -212,6 +213,14 @@ try {
     `| GET …/usage/events | ${percentile(summaryTimes, 0.5).toFixed(1)} | ${summaryP95.toFixed(1)} | ${Math.max(...summaryTimes).toFixed(1)} |`,
   )
   console.log(`summary p95: ${summaryP95.toFixed(1)} ms (target < ${TARGET_SUMMARY_P95_MS})`)
+  const { rows: footprint } = await client.query<{ table: string; rows: string; bytes: string }>(
+    `select name as table, (xpath('/row/c/text()', query_to_xml(format('select count(*) as c from %s', name), false, true, '')))[1]::text as rows,
+            (select sum(pg_total_relation_size(relid)) from pg_partition_tree(name::regclass))::text as bytes
+       from unnest(array['core.analytics_events', 'core.analytics_daily', 'core.analytics_daily_users']) as name`,
+  )
+  console.log(
+    `\nstorage (docs/sizing.md):\n${footprintTable(footprint.map((row) => ({ table: row.table, rows: Number(row.rows), bytes: Number(row.bytes) })))}`,
+  )
   process.exitCode =
     eventsPerSecond >= TARGET_EVENTS_PER_SECOND && storedRows === answered && failed === 0 && summaryP95 < TARGET_SUMMARY_P95_MS ? 0 : 1
 } finally {

@@ -7,6 +7,7 @@ import { buildApp } from '@svc/product'
 import { openResources } from '@svc/runtime'
 import { startTestIssuer, testConfig } from '@svc/testkit'
 import { createBenchDatabase } from './bench-database.js'
+import { footprintOf } from './bench-footprint.js'
 
 const teardowns: Array<() => unknown> = []
 const database = await createBenchDatabase('bench_ingest')
@@ -54,7 +55,13 @@ process.once('SIGTERM', async () => {
     .select((eb) => eb.fn.countAll<number>().as('alerts'))
     .where('organizationId', '=', organization.id)
     .executeTakeFirstOrThrow()
-  console.log(JSON.stringify({ alerts: Number(alerts) }))
+  const footprint = await footprintOf(db, [
+    'divinux.alerts',
+    'divinux.alert_events',
+    'divinux.webhook_deliveries',
+    'divinux.alert_escalations',
+  ])
+  console.log(JSON.stringify({ alerts: Number(alerts), footprint }))
   await Promise.all([bare.close(), product.close()])
   await resources.close()
   for (const teardown of teardowns) await teardown()

@@ -11,6 +11,7 @@ import { createHmac } from 'node:crypto'
 import { spawn } from 'node:child_process'
 import { createInterface } from 'node:readline'
 import { Pool } from 'undici'
+import { footprintTable, type Footprint } from './bench-footprint.js'
 
 const DURATION_SECONDS = Number(process.env.BENCH_INGEST_DURATION ?? 30)
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 50)
@@ -123,7 +124,7 @@ try {
   const bare = combined(bareRuns)
   const ingest = combined(ingestRuns)
   server.kill('SIGTERM')
-  const { alerts } = (await nextLine()) as { alerts: number }
+  const { alerts, footprint } = (await nextLine()) as unknown as { alerts: number; footprint: Footprint[] }
   const answered = warm.accepted + ingest.accepted
   const ratio = ingest.perSecond / bare.perSecond
   console.log(
@@ -139,6 +140,7 @@ try {
   console.log(
     `alerts stored: ${alerts}; 2xx answers (warm-up included): ${answered}; ${alerts === answered ? 'none lost' : `MISMATCH of ${answered - alerts}`}`,
   )
+  console.log(`\nstorage after the run (docs/sizing.md):\n${footprintTable(footprint)}`)
   process.exitCode = ratio >= TARGET_RATIO && alerts === answered && ingest.rejected === 0 ? 0 : 1
 } catch (error) {
   server.kill('SIGTERM')

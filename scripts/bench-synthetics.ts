@@ -11,6 +11,7 @@ import { buildApp } from '@svc/product'
 import { openResources } from '@svc/runtime'
 import { startTestIssuer, testConfig } from '@svc/testkit'
 import { createBenchDatabase } from './bench-database.js'
+import { footprintOf, footprintTable } from './bench-footprint.js'
 
 const CHECKS = Number(process.env.BENCH_SYNTHETICS_CHECKS ?? 10_000)
 const SECONDS = Number(process.env.BENCH_SYNTHETICS_SECONDS ?? 300)
@@ -150,6 +151,8 @@ try {
   console.log(`| runs per second | ${(doneRuns / SECONDS).toFixed(1)} |`)
   console.log(`| node CPU per run (ms) | ${(cpuMs / Math.max(1, allRuns.rows[0]!.n)).toFixed(2)} |`)
   console.log(`| database rows written per run | ${((rowsAfter - rowsBefore) / Math.max(1, allRuns.rows[0]!.n)).toFixed(1)} |`)
+  const footprint = await footprintOf(db, ['divinux.synthetic_runs', 'divinux.synthetic_rollups', 'divinux.synthetic_checks'])
+  console.log(`\nstorage after the run (docs/sizing.md):\n${footprintTable(footprint)}`)
   const met = lagP99 < TARGET_LAG_P99_MS && lost === 0 && doubled.rows[0]!.n === 0
   console.log(`\ntargets (lag p99 < ${TARGET_LAG_P99_MS} ms, none lost or doubled): ${met ? 'met' : 'NOT met'}`)
   process.exitCode = met ? 0 : 1

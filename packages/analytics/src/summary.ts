@@ -26,6 +26,8 @@ function bucketStart(day: Date, interval: SummaryInterval): Date {
  * Usage of one organization over the UTC days [from, to), by day or ISO week, from the daily
  * summaries (never the raw events: this answers in milliseconds whatever the event volume).
  * Every bucket of the range is present, empty ones with zeros.
+ *
+ * @replica A read that tolerates seconds of replication lag: may go to a read replica (docs/sizing.md).
  */
 export async function usageSummary(
   db: Executor,
@@ -73,7 +75,11 @@ export async function usageSummary(
   return [...buckets.values()]
 }
 
-/** Per event over the UTC days [from, to): how often, and by how many distinct users; and everyone active. */
+/**
+ * Per event over the UTC days [from, to): how often, and by how many distinct users; and everyone active.
+ *
+ * @replica A read that tolerates seconds of replication lag: may go to a read replica (docs/sizing.md).
+ */
 export async function usageByEvent(db: Executor, organizationId: string, from: Date, to: Date) {
   const day = (value: Date) => value.toISOString().slice(0, 10)
   const [events, active] = await Promise.all([

@@ -23,7 +23,11 @@ export async function maintainUserActivities(db: Kysely<DB>, retentionDays: numb
   return { created, dropped }
 }
 
-/** One user's activity, the most recent first. */
+/**
+ * One user's activity, the most recent first.
+ *
+ * @replica A read that tolerates seconds of replication lag: may go to a read replica (docs/sizing.md).
+ */
 export function listUserActivities(db: Executor, userId: string, page: Page) {
   return paged(
     db.selectFrom('core.userActivities').where('userId', '=', userId),

@@ -78,7 +78,11 @@ export interface AlertSearch {
   to?: string
 }
 
-/** Alerts matching every word (title or description, any letter case) first seen in a range, newest first. */
+/**
+ * Alerts matching every word (title or description, any letter case) first seen in a range, newest first.
+ *
+ * @replica A read that tolerates seconds of replication lag: may go to a read replica (docs/sizing.md).
+ */
 export async function searchAlerts(db: Executor, organizationId: string, search: AlertSearch, page: Page) {
   let query = db.selectFrom('divinux.alerts').where('organizationId', '=', organizationId)
   for (const word of (search.q ?? '').split(/\s+/).filter(Boolean)) {
@@ -131,6 +135,8 @@ const responseStats = sql<AlertResponseStats>`json_build_object(
  * The alerts opened in [from, to), for the platform's incidents report: totals, by priority, by
  * service and by UTC day, computed in the database over all of them, and the first `rowLimit`
  * alerts themselves (oldest first).
+ *
+ * @replica A read that tolerates seconds of replication lag: may go to a read replica (docs/sizing.md).
  */
 export async function alertReportBetween(db: Executor, organizationId: string, from: Date, to: Date, rowLimit: number) {
   const opened = sql`organization_id = ${organizationId} and created_at >= ${from} and created_at < ${to}`

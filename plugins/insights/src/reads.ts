@@ -39,6 +39,8 @@ export async function latestAnalysisOf(db: Executor, organizationId: string, inc
 /**
  * The organization's AI consumption in [from, to), for the platform's AI usage report: totals,
  * by feature and model, and by UTC day, from the spend ledger (`ai_usage`).
+ *
+ * @replica A read that tolerates seconds of replication lag: may go to a read replica (docs/sizing.md).
  */
 export async function aiUsageBetween(db: Executor, organizationId: string, from: Date, to: Date) {
   const recorded = sql`organization_id = ${organizationId} and created_at >= ${from} and created_at < ${to}`

@@ -207,6 +207,8 @@ export async function maintenanceWindowsOf(db: Executor, organizationId: string,
 /**
  * Every component's uptime over [from, to), for the platform's uptime report: the status page
  * arithmetic (maintenance left out, a partial outage weighted PARTIAL_OUTAGE_WEIGHT) by UTC day.
+ *
+ * @replica A read that tolerates seconds of replication lag: may go to a read replica (docs/sizing.md).
  */
 export async function componentUptimeBetween(db: Executor, organizationId: string, from: Date, to: Date) {
   const [components, history] = await Promise.all([

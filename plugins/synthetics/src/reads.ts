@@ -45,6 +45,8 @@ export async function recentCheckResults(db: Executor, organizationId: string, c
 /**
  * Every check's availability over [from, to), for the platform's uptime report: the same
  * arithmetic as a check's `sla` (maintenance windows of linked components left out).
+ *
+ * @replica A read that tolerates seconds of replication lag: may go to a read replica (docs/sizing.md).
  */
 export async function checkAvailabilityBetween(db: Executor, organizationId: string, from: Date, to: Date, options: AvailabilityOptions) {
   const checks = await db

@@ -12,6 +12,9 @@ export interface AuditLogFilter {
   limit: number
 }
 
+/**
+ * @replica A read that tolerates seconds of replication lag: may go to a read replica (docs/sizing.md).
+ */
 export async function listAuditLogs(db: Executor, organizationId: string, filter: AuditLogFilter) {
   let query = db.selectFrom('core.auditLogs').where('organizationId', '=', organizationId)
   if (filter.product) query = query.where('product', '=', filter.product)
@@ -23,7 +26,11 @@ export async function listAuditLogs(db: Executor, organizationId: string, filter
   return paged(query, (rows) => rows.selectAll().orderBy('createdAt', 'desc').orderBy('id', 'desc'), filter)
 }
 
-/** The organization's audit entries in [from, to) for an export: oldest first, with the actor's e-mail. */
+/**
+ * The organization's audit entries in [from, to) for an export: oldest first, with the actor's e-mail.
+ *
+ * @replica A read that tolerates seconds of replication lag: may go to a read replica (docs/sizing.md).
+ */
 export async function auditEntriesBetween(db: Executor, organizationId: string, from: Date, to: Date, limit: number) {
   return db
     .selectFrom('core.auditLogs as entry')
@@ -53,7 +60,11 @@ export async function auditEntriesBetween(db: Executor, organizationId: string, 
     .execute()
 }
 
-/** How many entries the period holds, by UTC day and by product and action. */
+/**
+ * How many entries the period holds, by UTC day and by product and action.
+ *
+ * @replica A read that tolerates seconds of replication lag: may go to a read replica (docs/sizing.md).
+ */
 export async function auditCountsBetween(db: Executor, organizationId: string, from: Date, to: Date) {
   const inPeriod = sql`organization_id = ${organizationId} and created_at >= ${from} and created_at < ${to}`
   const [perDay, byAction] = await Promise.all([
