@@ -52,6 +52,7 @@ import * as runbooksAndAgents from './migrations/0050_runbooks_and_agents.js'
 import * as analyticsEvents from './migrations/0051_analytics_events.js'
 import * as userActivities from './migrations/0052_user_activities.js'
 import * as retentionIndexes from './migrations/0053_retention_indexes.js'
+import * as analysisEventOrder from './migrations/0054_analysis_event_order.js'
 
 /**
  * Every migration, in order, listed by hand rather than found by scanning a folder, so a
@@ -111,4 +112,5 @@ export const migrations: Record<string, Migration> = {
   '0051_analytics_events': analyticsEvents,
   '0052_user_activities': userActivities,
   '0053_retention_indexes': retentionIndexes,
+  '0054_analysis_event_order': analysisEventOrder,
 }

@@ -412,6 +412,7 @@ export interface DivinuxAnalysisEvents {
   data: Generated<Json>;
   id: Generated<string>;
   organizationId: string;
+  seq: Generated<number>;
   type: string;
 }
 

@@ -4,7 +4,7 @@ import { openDatabase } from '@svc/db'
 import { migrations } from '@svc/migrations'
 import { createTestDatabase } from '@svc/testkit'
 
-// 0051 to 0053 (decision 0022) on a database with rows in it: the analytics and activity tables
+// 0051 to 0054 (decision 0022) on a database with rows in it: the analytics and activity tables
 // arrive with this month's partitions, the report type `usage` is allowed, the retention indexes
 // are built over existing rows, and no row is lost or changed.
 const databaseUrl = await createTestDatabase(t, { empty: true })
@@ -34,13 +34,19 @@ await sql`
   insert into core.reports (organization_id, type, format, period_from, period_to, requested_by)
   values (${orgId}, 'ai-usage', 'csv', now() - interval '7 days', now(), ${userId})`.execute(raw)
 
+const { id: analysisId } = await one<{ id: string }>(sql`
+  insert into divinux.analyses (organization_id, incident_id, source_product, trigger, status)
+  values (${orgId}, ${alertId}, 'alerting', 'automatic', 'completed') returning id`)
+for (const type of ['requested', 'processing', 'completed'])
+  await sql`insert into divinux.analysis_events (organization_id, analysis_id, type) values (${orgId}, ${analysisId}, ${type})`.execute(raw)
+
 const counts = () =>
   one<Record<string, number>>(sql`
     select (select count(*) from divinux.alert_events)::int as events, (select count(*) from divinux.notification_attempts)::int as attempts,
            (select count(*) from core.outbox)::int as outbox, (select count(*) from core.reports)::int as reports,
            (select count(*) from core.users)::int as users`)
 const rowsBefore = await counts()
-const after = await migrator.migrateTo('0053_retention_indexes')
+const after = await migrator.migrateTo('0054_analysis_event_order')
 if (after.error) throw after.error
 
 t.test('no row is lost', async (t) => {
@@ -85,5 +91,18 @@ t.test('the retention indexes exist', async (t) => {
   t.same(
     rows.map((row) => row.indexname),
     expected,
+  )
+})
+
+t.test('existing analysis events are numbered in the order they were written, new ones after them', async (t) => {
+  await sql`insert into divinux.analysis_events (organization_id, analysis_id, type) values (${orgId}, ${analysisId}, 'step')`.execute(raw)
+  const { rows } = await sql<{ type: string; seq: number }>`select type, seq from divinux.analysis_events order by seq`.execute(raw)
+  t.same(
+    rows.map((row) => row.type),
+    ['requested', 'processing', 'completed', 'step'],
+  )
+  t.same(
+    rows.map((row) => Number(row.seq)),
+    [1, 2, 3, 4],
   )
 })

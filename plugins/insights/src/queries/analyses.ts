@@ -104,8 +104,7 @@ export async function listAnalysisEvents(db: Executor, organizationId: string, a
     .select(['id', 'type', 'data', 'createdAt'])
     .where('organizationId', '=', organizationId)
     .where('analysisId', '=', analysisId)
-    .orderBy('createdAt')
-    .orderBy('id')
+    .orderBy('seq')
     .execute()
 }
 
