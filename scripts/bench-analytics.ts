@@ -215,7 +215,7 @@ try {
   console.log(`summary p95: ${summaryP95.toFixed(1)} ms (target < ${TARGET_SUMMARY_P95_MS})`)
   const { rows: footprint } = await client.query<{ table: string; rows: string; bytes: string }>(
     `select name as table, (xpath('/row/c/text()', query_to_xml(format('select count(*) as c from %s', name), false, true, '')))[1]::text as rows,
-            (select sum(pg_total_relation_size(relid)) from pg_partition_tree(name::regclass))::text as bytes
+            coalesce((select sum(pg_total_relation_size(relid)) from pg_partition_tree(name::regclass)), pg_total_relation_size(name::regclass))::text as bytes
        from unnest(array['core.analytics_events', 'core.analytics_daily', 'core.analytics_daily_users']) as name`,
   )
   console.log(

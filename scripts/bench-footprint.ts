@@ -1,5 +1,6 @@
 // What the benchmarks leave in the database, for the sizing guide (docs/sizing.md): rows and bytes
-// per row of each table, heap, indexes and TOAST together, partitions summed into their parent.
+// per row of each table, heap, indexes and TOAST together, partitions summed into their parent
+// (pg_partition_tree answers nothing for a plain table: its own size is taken then).
 import { sql, type Kysely } from 'kysely'
 import type { DB } from '@svc/db'
 
@@ -15,7 +16,8 @@ export async function footprintOf(db: Kysely<DB>, tables: readonly string[]): Pr
   for (const table of tables) {
     const { rows } = await sql<{ rows: string; bytes: string }>`
       select (select count(*) from ${sql.raw(table)})::text as rows,
-             (select coalesce(sum(pg_total_relation_size(relid)), 0) from pg_partition_tree(${table}::regclass))::text as bytes`.execute(db)
+             coalesce((select sum(pg_total_relation_size(relid)) from pg_partition_tree(${table}::regclass)),
+                      pg_total_relation_size(${table}::regclass))::text as bytes`.execute(db)
     footprints.push({ table, rows: Number(rows[0]!.rows), bytes: Number(rows[0]!.bytes) })
   }
   return footprints
