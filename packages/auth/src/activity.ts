@@ -27,6 +27,10 @@ interface Row {
   userAgent: string | null
   firstAt: Date
   lastAt: Date
+  /** API use: the last request's time, turned into `lastAt` when written. */
+  lastAtMs?: number
+  /** API use: the user agent as received, cut when written. */
+  rawUserAgent?: string
   requests: number
 }
 
@@ -58,6 +62,8 @@ function keyOf(activity: Activity): string {
  */
 export function createActivityRecorder(options: {
   db: Kysely<DB>
+  /** The service recording: API use is per product. */
+  product: 'platform' | 'product'
   log: { warn(details: object, message: string): void }
   flushIntervalMs?: number
 }) {
@@ -105,8 +111,13 @@ export function createActivityRecorder(options: {
   }
 
   function flush(): Promise<void> {
+    closeApiDay()
     if (pending.size === 0) return flushing
-    const rows = [...pending.values()]
+    const rows = [...pending.values()].map((row) =>
+      row.lastAtMs === undefined
+        ? row
+        : { ...row, lastAt: new Date(row.lastAtMs), userAgent: row.rawUserAgent?.slice(0, USER_AGENT_MAX) ?? null },
+    )
     pending.clear()
     flushing = flushing.then(() =>
       write(rows).catch((error: unknown) => options.log.warn({ err: error, rows: rows.length }, 'user activity could not be recorded')),
@@ -114,33 +125,79 @@ export function createActivityRecorder(options: {
     return flushing
   }
 
+  // API use, the one kind every request records, takes a shorter path: one map per UTC day keyed
+  // by user (each recorder serves one product), no date or key built per request.
+  let apiUse = new Map<string, Row>()
+  let apiDay = ''
+  let apiDayEndsAt = 0
+  const closeApiDay = () => {
+    for (const row of apiUse.values()) pending.set(`${row.userId}\u0000${row.day}\u0000${row.activityKey}`, row)
+    apiUse = new Map()
+  }
+
+  function record(activity: Activity): void {
+    const day = activity.at.toISOString().slice(0, 10)
+    const activityKey = keyOf(activity)
+    const key = `${activity.userId}\u0000${day}\u0000${activityKey}`
+    const existing = pending.get(key)
+    if (existing) {
+      existing.lastAt = activity.at
+      existing.requests += 1
+      existing.ip = activity.ip
+      existing.userAgent = activity.userAgent?.slice(0, USER_AGENT_MAX) ?? null
+      return
+    }
+    pending.set(key, {
+      userId: activity.userId,
+      day,
+      activityKey,
+      kind: activity.kind,
+      product: activity.product,
+      actedBy: activity.actedBy ?? null,
+      ip: activity.ip,
+      userAgent: activity.userAgent?.slice(0, USER_AGENT_MAX) ?? null,
+      firstAt: activity.at,
+      lastAt: activity.at,
+      requests: 1,
+    })
+    if (pending.size >= MAX_PENDING) void flush()
+  }
+
   return {
-    record(activity: Activity): void {
-      const day = activity.at.toISOString().slice(0, 10)
-      const activityKey = keyOf(activity)
-      const key = `${activity.userId}\u0000${day}\u0000${activityKey}`
-      const existing = pending.get(key)
-      if (existing) {
-        existing.lastAt = activity.at
-        existing.requests += 1
-        existing.ip = activity.ip
-        existing.userAgent = activity.userAgent?.slice(0, USER_AGENT_MAX) ?? null
+    record,
+    /** One authenticated request of `userId`: the hot path (decision 0022, "off the request path"). */
+    recordApiUse(userId: string, ip: string | null, userAgent: string | undefined): void {
+      const now = Date.now()
+      if (now >= apiDayEndsAt) {
+        closeApiDay()
+        const midnight = Math.floor(now / 86_400_000) * 86_400_000
+        apiDay = new Date(midnight).toISOString().slice(0, 10)
+        apiDayEndsAt = midnight + 86_400_000
+      }
+      const row = apiUse.get(userId)
+      if (row) {
+        row.lastAtMs = now
+        row.requests += 1
+        row.ip = ip
+        row.rawUserAgent = userAgent
         return
       }
-      pending.set(key, {
-        userId: activity.userId,
-        day,
-        activityKey,
-        kind: activity.kind,
-        product: activity.product,
-        actedBy: activity.actedBy ?? null,
-        ip: activity.ip,
-        userAgent: activity.userAgent?.slice(0, USER_AGENT_MAX) ?? null,
-        firstAt: activity.at,
-        lastAt: activity.at,
+      apiUse.set(userId, {
+        userId,
+        day: apiDay,
+        activityKey: `api:${options.product}`,
+        kind: 'api_use',
+        product: options.product,
+        actedBy: null,
+        ip,
+        userAgent: null,
+        rawUserAgent: userAgent,
+        firstAt: new Date(now),
+        lastAt: new Date(now),
+        lastAtMs: now,
         requests: 1,
       })
-      if (pending.size >= MAX_PENDING) void flush()
+      if (apiUse.size >= MAX_PENDING) void flush()
     },
     /** Writes what is pending; resolves when every earlier write has finished. */
     flush,

@@ -84,7 +84,7 @@ async function authPlugin(app: FastifyInstance, options: AuthPluginOptions): Pro
   const signingKeys = options.signingKeys ?? createSigningKeyResolver({ jwksUrl: options.auth.jwksUrl })
   const sessions = options.sessions ?? createSessionCache()
   const impersonations = createImpersonationLog(options.db)
-  const activity = createActivityRecorder({ db: options.db, log: app.log.child({ component: 'user-activity' }) })
+  const activity = createActivityRecorder({ db: options.db, product: options.product, log: app.log.child({ component: 'user-activity' }) })
   app.decorate('userActivity', activity)
   app.addHook('onReady', async () => activity.start())
   app.addHook('onClose', async () => activity.stop())
@@ -165,7 +165,7 @@ async function authPlugin(app: FastifyInstance, options: AuthPluginOptions): Pro
 
     const impersonated = request.headers[IMPERSONATION_HEADER]
     if (impersonated === undefined) {
-      activity.record({ userId: session.user.userId, kind: 'api_use', product: options.product, ...seen(request) })
+      activity.recordApiUse(session.user.userId, request.ip, request.headers['user-agent'])
       return
     }
     if (!request.user.isPlatformAdmin) throw new ForbiddenError('only platform admins can impersonate')
