@@ -1,9 +1,8 @@
 import { randomBytes } from 'node:crypto'
 import net from 'node:net'
-import { migrateToLatest, openDatabase } from '@svc/db'
-import { createJobQueue, stopJobQueue } from '@svc/jobs'
+import { openDatabase } from '@svc/db'
 import pg from 'pg'
-import { migrationSetHash } from './embedded-snapshot.js'
+import { migrationSetHash, prepareSchema } from './embedded-snapshot.js'
 import type { TestContext } from './teardown.js'
 
 const LOCAL_SERVER = 'postgres://postgres@127.0.0.1:5432/postgres'
@@ -84,12 +83,7 @@ async function ensureTemplate(server: string): Promise<string> {
       await admin.query(`create database ${scratch}`)
       const database = await openDatabase({ databaseUrl: databaseUrl(server, scratch), poolSize: 2 })
       try {
-        await migrateToLatest(database.db)
-        let queueError: Error | undefined
-        const jobs = createJobQueue({ sql: database.sql, supervise: false, onError: (error) => (queueError ??= error) })
-        await jobs.start()
-        await stopJobQueue(jobs)
-        if (queueError) throw queueError
+        await prepareSchema(database)
       } finally {
         await database.close()
       }

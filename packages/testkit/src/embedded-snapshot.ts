@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto'
 import { readFile, rename, writeFile } from 'node:fs/promises'
 import os from 'node:os'
 import path from 'node:path'
-import { dumpEmbedded, migrateToLatest, openDatabase } from '@svc/db'
+import { dumpEmbedded, migrateToLatest, openDatabase, type Database } from '@svc/db'
 import { createJobQueue, stopJobQueue } from '@svc/jobs'
 import { migrations } from '@svc/migrations'
 
@@ -16,15 +16,20 @@ export function migrationSetHash(): string {
   return hash.digest('hex').slice(0, 16)
 }
 
+/** What a test database starts with: every migration, then pg-boss's schema (its first start). */
+export async function prepareSchema(database: Database): Promise<void> {
+  await migrateToLatest(database.db)
+  let queueError: Error | undefined
+  const jobs = createJobQueue({ sql: database.sql, supervise: false, onError: (error) => (queueError ??= error) })
+  await jobs.start()
+  await stopJobQueue(jobs)
+  if (queueError) throw queueError
+}
+
 async function build(): Promise<Blob> {
   const database = await openDatabase({})
   try {
-    await migrateToLatest(database.db)
-    let queueError: Error | undefined
-    const jobs = createJobQueue({ sql: database.sql, supervise: false, onError: (error) => (queueError ??= error) })
-    await jobs.start()
-    await stopJobQueue(jobs)
-    if (queueError) throw queueError
+    await prepareSchema(database)
     return await dumpEmbedded(database)
   } finally {
     await database.close()
