@@ -2,7 +2,7 @@ import t from 'tap'
 import { sql } from 'kysely'
 import { migrateToLatest, openDatabase } from '@svc/db'
 import { migrations } from '@svc/migrations'
-import { createTestDatabase } from '@svc/testkit'
+import { buildEmbeddedSnapshot, createTestDatabase } from '@svc/testkit'
 
 const databaseUrl = await createTestDatabase(t, { empty: true })
 
@@ -115,3 +115,12 @@ t.test(
     t.same((await sql<{ one: number }>`select 1 as one`.execute(database.db)).rows, [{ one: 1 }], 'a new connection serves')
   },
 )
+
+t.test('a migrated snapshot starts an embedded database with every migration applied', async (t) => {
+  const seeded = await openDatabase({ seed: await buildEmbeddedSnapshot() })
+  t.teardown(() => seeded.close())
+  const { rows } = await sql<{ count: number }>`select count(*)::int as count from kysely_migration`.execute(seeded.db)
+  t.equal(rows[0]!.count, Object.keys(migrations).length)
+  const queue = await sql<{ present: boolean }>`select to_regclass('pgboss.job') is not null as present`.execute(seeded.db)
+  t.equal(queue.rows[0]!.present, true, "pg-boss's schema is in it too")
+})

@@ -33,7 +33,7 @@ export function createDailyMaintenance(deps: {
     async start(): Promise<void> {
       if (deps.atStart) await run()
       await ensureQueue(jobs, queue, { retryLimit: 2, retryDelay: 60, expireInSeconds: 1_800 })
-      await jobs.work(queue, { pollingIntervalSeconds: 30 }, async () => {
+      await jobs.work(queue, { pollingIntervalSeconds: 5 }, async () => {
         await run()
       })
       await jobs.schedule(queue, cron)

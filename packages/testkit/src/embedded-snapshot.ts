@@ -26,7 +26,8 @@ export async function prepareSchema(database: Database): Promise<void> {
   if (queueError) throw queueError
 }
 
-async function build(): Promise<Blob> {
+/** A fresh dump of a migrated embedded database (what the snapshot file holds). */
+export async function buildEmbeddedSnapshot(): Promise<Blob> {
   const database = await openDatabase({})
   try {
     await prepareSchema(database)
@@ -51,7 +52,7 @@ export function embeddedSnapshot(): Promise<Blob> {
     try {
       return new Blob([await readFile(file)])
     } catch {
-      const dump = await build()
+      const dump = await buildEmbeddedSnapshot()
       const scratch = `${file}.${process.pid}`
       await writeFile(scratch, Buffer.from(await dump.arrayBuffer()))
       await rename(scratch, file)

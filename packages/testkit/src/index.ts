@@ -1,5 +1,5 @@
 export { createTestDatabase, localPostgresReachable, testServerUrl } from './database.js'
-export { embeddedSnapshot } from './embedded-snapshot.js'
+export { buildEmbeddedSnapshot, embeddedSnapshot } from './embedded-snapshot.js'
 export { claimsOf, hs256WithKey, signRs256, tamperedToken, unsignedToken } from './forged-tokens.js'
 export { startTestIssuer, type TestIssuer } from './issuer.js'
 export { freePort } from './ports.js'

@@ -3,7 +3,8 @@ import t from 'tap'
 import { pruneOutbox } from '@svc/notifier'
 import { pruneAlertingHistory } from '@svc/plugin-alerting'
 import { pruneAnalysisEvents } from '@svc/plugin-insights'
-import { startTestService } from '@svc/testkit'
+import { sql } from 'kysely'
+import { startTestService, until } from '@svc/testkit'
 import { buildApp } from '../src/app.js'
 
 // Retention of the product surfaces' growing history (decision 0022): old rows of each kind go in
@@ -192,4 +193,15 @@ t.test('outbox: old sent and failed messages go; held and pending stay', async (
   t.same(await pruneOutbox(db, 30), { outboxRemoved: 2 })
   const left = await db.selectFrom('core.outbox').select('status').where('kind', '=', 'test').execute()
   t.same(left.map((row) => row.status).sort(), ['held', 'pending', 'sent'])
+})
+
+t.test('the product API runs the pruning as a daily job', async (t) => {
+  await service.app.jobs.send('product.retention', {})
+  await until('the retention job ran', async () => {
+    const { rows } = await sql<{
+      state: string
+    }>`select state from pgboss.job where name = 'product.retention' order by created_on desc limit 1`.execute(db)
+    return rows[0]?.state === 'completed'
+  })
+  t.pass('completed')
 })
