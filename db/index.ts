@@ -53,6 +53,7 @@ import * as analyticsEvents from './migrations/0051_analytics_events.js'
 import * as userActivities from './migrations/0052_user_activities.js'
 import * as retentionIndexes from './migrations/0053_retention_indexes.js'
 import * as analysisEventOrder from './migrations/0054_analysis_event_order.js'
+import * as invitations from './migrations/0055_invitations.js'
 
 /**
  * Every migration, in order, listed by hand rather than found by scanning a folder, so a
@@ -113,4 +114,5 @@ export const migrations: Record<string, Migration> = {
   '0052_user_activities': userActivities,
   '0053_retention_indexes': retentionIndexes,
   '0054_analysis_event_order': analysisEventOrder,
+  '0055_invitations': invitations,
 }

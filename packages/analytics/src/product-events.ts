@@ -9,6 +9,7 @@ import { storeEvents } from './store.js'
 export const productEvents = [
   'Organization Created',
   'Member Added',
+  'Invitation Accepted',
   'Status Page Published',
   'Check Created',
   'Incident Declared',

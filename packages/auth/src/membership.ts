@@ -19,6 +19,8 @@ export async function findMembership(db: Kysely<DB>, organizationId: string, use
     .where('m.userId', '=', userId)
     // A member the identity provider deactivated (SCIM active=false) is no member until reactivated.
     .where('m.suspendedAt', 'is', null)
+    // An invited member is no member until the invitation is accepted (decision 0023).
+    .where('m.joinedAt', 'is not', null)
     .executeTakeFirst()
   return row && { ...row, role: row.role as OrganizationRole }
 }

@@ -35,6 +35,7 @@ export async function userSubscription(db: Executor, userId: string): Promise<St
     .innerJoin('core.organizationMembers as m', 'm.organizationId', 's.organizationId')
     .select(['s.organizationId', 's.product', 's.plan', 's.status', 's.currentPeriodEnd'])
     .where('m.userId', '=', userId)
+    .where('m.joinedAt', 'is not', null)
     .orderBy('s.organizationId')
     .orderBy('s.product')
     .execute()

@@ -185,7 +185,11 @@ export interface ServiceConfig {
   phoneVerification?: PhoneVerificationConfig
   /** Unset: DEFAULT_RETENTION_CONFIG. */
   retention?: RetentionConfig
+  /** INVITATION_TTL_DAYS: how long an invitation's link works (and again from each resend); unset: DEFAULT_INVITATION_TTL_DAYS. */
+  invitationTtlDays?: number
 }
+
+export const DEFAULT_INVITATION_TTL_DAYS = 7
 
 /** How long each kind of growing data is kept, in days (docs/decisions/0022). */
 export interface RetentionConfig {

@@ -6,6 +6,7 @@ export {
   DEFAULT_SYNTHETICS_CONFIG,
   DEFAULT_PHONE_VERIFICATION_CONFIG,
   DEFAULT_RETENTION_CONFIG,
+  DEFAULT_INVITATION_TTL_DAYS,
   type RetentionConfig,
   type PhoneVerificationConfig,
   type SyntheticsConfig,

@@ -114,6 +114,7 @@ export function serviceConfigFor(env: Environment, auth: AuthConfig): ServiceCon
       outbox: env.OUTBOX_RETENTION_DAYS,
       analysisEvents: env.ANALYSIS_EVENT_RETENTION_DAYS,
     },
+    invitationTtlDays: env.INVITATION_TTL_DAYS,
     ...(env.REPORTS_RETENTION_DAYS ? { reportsRetentionDays: env.REPORTS_RETENTION_DAYS } : {}),
     ...(env.STRIPE_SECRET_KEY ? { billing: billingConfigFor(env, env.STRIPE_SECRET_KEY) } : {}),
   }

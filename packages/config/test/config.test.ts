@@ -2,6 +2,7 @@ import t from 'tap'
 import {
   ConfigurationError,
   DEFAULT_AI_CONFIG,
+  DEFAULT_INVITATION_TTL_DAYS,
   DEFAULT_NOTIFIER_CONFIG,
   aiConfigFor,
   authConfigFor,
@@ -134,6 +135,13 @@ t.test('the defaults services use without an environment are the table’s own',
   const set = (config: object): unknown => JSON.parse(JSON.stringify(config))
   t.same(set(DEFAULT_AI_CONFIG), set(aiConfigFor(env)))
   t.same(set(DEFAULT_NOTIFIER_CONFIG), set(notifierConfigFor(env)))
+  t.equal(env.INVITATION_TTL_DAYS, DEFAULT_INVITATION_TTL_DAYS)
+})
+
+t.test('INVITATION_TTL_DAYS sets how long invitations work, from one day to ninety', async (t) => {
+  t.equal(readEnvironment({ INVITATION_TTL_DAYS: '2' }).INVITATION_TTL_DAYS, 2)
+  t.throws(() => readEnvironment({ INVITATION_TTL_DAYS: '0' }), { name: 'ConfigurationError', message: /INVITATION_TTL_DAYS/ })
+  t.throws(() => readEnvironment({ INVITATION_TTL_DAYS: '91' }), { name: 'ConfigurationError', message: /INVITATION_TTL_DAYS/ })
 })
 
 t.test('a bad value stops with one line naming it', async (t) => {

@@ -85,10 +85,32 @@ export interface CoreBillingEvents {
   type: string;
 }
 
+export interface CoreInvitations {
+  acceptedAt: Timestamp | null;
+  acceptedBy: string | null;
+  createdAt: Generated<Timestamp>;
+  email: string;
+  expiresAt: Timestamp;
+  id: Generated<string>;
+  invitedBy: string | null;
+  lastSentAt: Generated<Timestamp>;
+  memberId: string | null;
+  organizationId: string;
+  productRoles: Generated<Json>;
+  revokedAt: Timestamp | null;
+  revokedBy: string | null;
+  role: string;
+  sentCount: Generated<number>;
+  status: Generated<string>;
+  tokenHash: string;
+  updatedAt: Generated<Timestamp>;
+}
+
 export interface CoreOrganizationMembers {
   createdAt: Generated<Timestamp>;
   externalId: string | null;
   id: Generated<string>;
+  joinedAt: Generated<Timestamp | null>;
   organizationId: string;
   provisionedByTokenId: string | null;
   role: string;
@@ -1120,6 +1142,7 @@ export interface DB {
   "core.auditLogs": CoreAuditLogs;
   "core.billingCustomers": CoreBillingCustomers;
   "core.billingEvents": CoreBillingEvents;
+  "core.invitations": CoreInvitations;
   "core.organizationMembers": CoreOrganizationMembers;
   "core.organizations": CoreOrganizations;
   "core.orgProductRoles": CoreOrgProductRoles;

@@ -15,16 +15,20 @@ export interface NewMember {
 export type MemberOrigin = 'member.added' | 'member.invited'
 
 /**
- * Adds a member by e-mail, in the caller's transaction and under the organization's lock: an
- * existing account joins as it is, an unknown address becomes a pending account that the first
- * sign-in with it claims. An address that is already a member is a 409. The caller has already
- * judged whether its actor may grant `role` and `productRoles` (role-policy.ts).
+ * Adds an invited membership by e-mail, in the caller's transaction and under the organization's
+ * lock: an existing account is invited as it is, an unknown address becomes a pending account
+ * that the first verified sign-in with it claims. The membership grants nothing until its
+ * invitation is accepted (invitations.ts). An address that is already a member, or already
+ * invited, is a 409. The caller has already judged whether its actor may grant `role` and
+ * `productRoles` (role-policy.ts).
  */
 export async function addMember(trx: Executor, context: AuditContext, organizationId: string, member: NewMember, origin: MemberOrigin) {
   if (!(await lockOrganization(trx, organizationId))) throw new NotFoundError('organization')
   const userId = await userForEmail(trx, member.email)
-  if (await findMemberByUser(trx, organizationId, userId)) throw new ConflictError(`${member.email} is already a member`)
-  const memberId = await insertMember(trx, organizationId, userId, member.role)
+  const existing = await findMemberByUser(trx, organizationId, userId)
+  if (existing?.invited) throw new ConflictError(`${member.email} is already invited: resend or revoke that invitation`)
+  if (existing) throw new ConflictError(`${member.email} is already a member`)
+  const memberId = await insertMember(trx, organizationId, userId, member.role, true)
   const productRoles = member.productRoles ?? {}
   await replaceProductRoles(trx, organizationId, memberId, productRoles)
   await recordAudit(trx, context, {

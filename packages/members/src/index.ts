@@ -1,5 +1,16 @@
 export { addMember, type MemberOrigin, type NewMember } from './add-member.js'
 export {
+  acceptInvitation,
+  hashInvitationToken,
+  inviteMember,
+  resendInvitation,
+  revokeInvitation,
+  type Accepted,
+  type InvitationSender,
+  type SentInvitation,
+} from './invitations.js'
+export { findInvitation, invitationStatuses, listInvitations, type InvitationRow, type InvitationStatus } from './invitation-queries.js'
+export {
   countOwners,
   deleteMember,
   findMember,
@@ -25,3 +36,11 @@ export {
   type AdministeredProducts,
 } from './role-policy.js'
 export { ProductRoles as ProductRolesSchema } from './schemas.js'
+export {
+  Invitation,
+  InvitationStatus as InvitationStatusSchema,
+  SentInvitationResponse,
+  invitationBody,
+  sentInvitationBody,
+} from './invitation-schemas.js'
+export { invitationSenderOf, sentInvitationAnswer, type InvitationOptions } from './invitation-sender.js'

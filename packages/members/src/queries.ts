@@ -15,6 +15,7 @@ const memberColumns = [
   'u.lastActiveAt',
   sql<boolean>`u.idp_subject is null`.as('pending'),
   sql<boolean>`m.suspended_at is not null`.as('suspended'),
+  sql<boolean>`m.joined_at is null`.as('invited'),
 ] as const
 
 /** The organization's memberships joined to their accounts (`m`, `u`): members and SCIM Users alike. */
@@ -47,10 +48,14 @@ export async function findMemberByUser(db: Executor, organizationId: string, use
   return membersOf(db, organizationId).select(memberColumns).where('m.userId', '=', userId).executeTakeFirst()
 }
 
-export async function insertMember(db: Executor, organizationId: string, userId: string, role: OrganizationRole) {
+/**
+ * A new membership; `invited`: it waits for its invitation to be accepted (`joined_at` null) and
+ * grants nothing until then.
+ */
+export async function insertMember(db: Executor, organizationId: string, userId: string, role: OrganizationRole, invited = false) {
   const { id } = await db
     .insertInto('core.organizationMembers')
-    .values({ organizationId, userId, role })
+    .values({ organizationId, userId, role, ...(invited ? { joinedAt: null } : {}) })
     .returning('id')
     .executeTakeFirstOrThrow()
   return id
@@ -75,6 +80,8 @@ export async function countOwners(db: Executor, organizationId: string): Promise
     .select((eb) => eb.fn.countAll<number>().as('total'))
     .where('organizationId', '=', organizationId)
     .where('role', '=', 'owner')
+    // An owner still to accept an invitation owns nothing yet.
+    .where('joinedAt', 'is not', null)
     .executeTakeFirstOrThrow()
   return total
 }

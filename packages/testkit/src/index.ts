@@ -27,6 +27,7 @@ export {
 export { startTestService, testConfig, type BuildApp, type SignedIn, type TestService, type TestServiceOptions } from './service.js'
 export type { TestContext } from './teardown.js'
 export { until } from './until.js'
+export { acceptInvitationOf, invitationTokenFor } from './invitations.js'
 export { startPushService, type PushTestService, type ReceivedPush } from './push-service.js'
 export { startStripeServer, type StripeCall, type StripeTestServer } from './stripe-server.js'
 export { startDnsServer, type DnsTestServer } from './dns-server.js'

@@ -1,5 +1,5 @@
 import type { FastifyPluginAsync } from 'fastify'
-import { DEFAULT_RETENTION_CONFIG, type BillingConfig } from '@svc/config'
+import { DEFAULT_INVITATION_TTL_DAYS, DEFAULT_RETENTION_CONFIG, type BillingConfig } from '@svc/config'
 import type { Notifier } from '@svc/notifier'
 import { platformRoleRoutes } from './admin/platform-role-routes.js'
 import { analyticsRoutes } from './analytics/routes.js'
@@ -7,6 +7,7 @@ import { auditLogRoutes } from './audit/routes.js'
 import { profileRoutes } from '@svc/profile'
 import { activityRoutes } from './identity/activity-routes.js'
 import { usersRoutes } from './identity/users-routes.js'
+import { invitationRoutes } from './invitations/routes.js'
 import { memberRoutes } from './members/routes.js'
 import { organizationRoutes } from './organizations/routes.js'
 import { subscriptionRoutes } from './organizations/subscription-routes.js'
@@ -52,6 +53,8 @@ export interface PlatformOptions {
   reportsRetentionDays?: number
   /** ANALYTICS_RETENTION_DAYS: events older than this are refused as they arrive. */
   analyticsRetentionDays?: number
+  /** INVITATION_TTL_DAYS; unset: DEFAULT_INVITATION_TTL_DAYS. */
+  invitationTtlDays?: number
   /** ORGANIZATIONS_PER_USER: organizations one person may have created; unset: DEFAULT_ORGANIZATIONS_PER_USER. */
   organizationsPerUser?: number
 }
@@ -65,7 +68,9 @@ export const platformSurface: FastifyPluginAsync<PlatformOptions> = async (app, 
     billingEnabled: options.billing !== undefined,
     organizationsPerUser: options.organizationsPerUser ?? DEFAULT_ORGANIZATIONS_PER_USER,
   })
-  await app.register(memberRoutes)
+  const invitations = { notifier: options.notifier, ttlDays: options.invitationTtlDays ?? DEFAULT_INVITATION_TTL_DAYS }
+  await app.register(memberRoutes, invitations)
+  await app.register(invitationRoutes, invitations)
   await app.register(activityRoutes)
   await app.register(subscriptionRoutes)
   await app.register(auditLogRoutes)

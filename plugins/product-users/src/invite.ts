@@ -2,16 +2,22 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import type { FastifyRequest } from 'fastify'
 import { Type } from 'typebox'
 import { auditContextOf } from '@svc/audit'
-import { accountOf, hasPlatformRole, membershipOf, organizationRoles, products } from '@svc/auth'
+import { hasPlatformRole, membershipOf, organizationRoles, products } from '@svc/auth'
 import { ForbiddenError, NotFoundError } from '@svc/http'
-import { addMember, findMemberWithProductRoles, inviteRefusal, ProductRolesSchema, type AdministeredProducts } from '@svc/members'
-import type { Notifier } from '@svc/notifier'
-import { invitationEmail } from './invitation-email.js'
+import {
+  findMemberWithProductRoles,
+  invitationSenderOf,
+  inviteMember,
+  inviteRefusal,
+  ProductRolesSchema,
+  sentInvitationAnswer,
+  SentInvitationResponse,
+  type AdministeredProducts,
+  type InvitationOptions,
+} from '@svc/members'
 import { OrganizationUser, organizationUserBody } from './organization-user.js'
 
-export interface InviteOptions {
-  notifier: Notifier
-}
+export type InviteOptions = InvitationOptions
 
 const InviteBody = Type.Object(
   {
@@ -28,12 +34,7 @@ const InviteBody = Type.Object(
 const Invited = Type.Object(
   {
     ...OrganizationUser.properties,
-    invitation: Type.Object({
-      messageId: Type.String({ format: 'uuid', description: 'The invitation e-mail in the outbox' }),
-      status: Type.Enum(['pending', 'held'], {
-        description: 'pending: queued for delivery; held: no e-mail provider is configured, the message waits in the outbox',
-      }),
-    }),
+    invitation: SentInvitationResponse,
   },
   { title: 'InvitedUser' },
 )
@@ -46,11 +47,11 @@ async function administeredProducts(request: FastifyRequest): Promise<Administer
 }
 
 /**
- * `POST /organizations/:orgId/users/invite`: the pending membership the platform shares (the
- * same rules as its `POST …/members`), and an invitation e-mail written to the outbox in the
- * same transaction.
+ * `POST /organizations/:orgId/users/invite`: the platform's invitation (the same rules as its
+ * `POST …/members` and `POST …/invitations`), a membership that grants nothing until accepted,
+ * and the invitation e-mail written to the outbox in the same transaction.
  */
-export const inviteRoutes: FastifyPluginAsyncTypebox<InviteOptions> = async (app, { notifier }) => {
+export const inviteRoutes: FastifyPluginAsyncTypebox<InviteOptions> = async (app, options) => {
   const db = app.database.db
 
   app.post(
@@ -60,7 +61,7 @@ export const inviteRoutes: FastifyPluginAsyncTypebox<InviteOptions> = async (app
         tags: ['users'],
         summary: 'Invite a user by e-mail (organization admin or owner, or a product admin)',
         description:
-          'Creates the membership (pending until the first sign-in with this e-mail; an existing account joins at once) and queues an invitation e-mail. ' +
+          'Sends an invitation: the membership is listed at once (`invited: true`) and grants nothing until the invited person accepts it (`POST /api/v1/invitations/accept` on the platform API, signed in with the invited address). ' +
           'A product admin who is not an organization admin invites members only, with roles in the products they administer.',
         params: Type.Object({ orgId: Type.String() }),
         body: InviteBody,
@@ -75,30 +76,23 @@ export const inviteRoutes: FastifyPluginAsyncTypebox<InviteOptions> = async (app
       const refusal = inviteRefusal(membership.role, administers, role, productRoles)
       if (refusal) throw new ForbiddenError(refusal)
 
-      const inviter = accountOf(request)
-      const { memberId, invitation } = await db.transaction().execute(async (trx) => {
-        const added = await addMember(
-          trx,
-          auditContextOf(request),
-          membership.organizationId,
-          { email, role, productRoles },
-          'member.invited',
+      const sent = await db
+        .transaction()
+        .execute((trx) =>
+          inviteMember(
+            trx,
+            auditContextOf(request),
+            membership.organizationId,
+            { email, role, productRoles },
+            'member.invited',
+            invitationSenderOf(request, options),
+          ),
         )
-        const message = invitationEmail({
-          organizationId: membership.organizationId,
-          organizationName: membership.organizationName,
-          inviter: { email: inviter.email, displayName: inviter.displayName },
-          email,
-          role,
-          productRoles,
-          appUrl: notifier.config.appUrl,
-        })
-        return { memberId: added.memberId, invitation: await notifier.queueEmail(trx, message) }
-      })
-      notifier.wake()
+      options.notifier.wake()
 
-      const found = await findMemberWithProductRoles(db, membership.organizationId, memberId)
+      const found = await findMemberWithProductRoles(db, membership.organizationId, sent.memberId)
       if (!found) throw new NotFoundError('member')
+      const invitation = await sentInvitationAnswer(db, membership.organizationId, sent)
       return reply.code(201).send({ ...organizationUserBody(found.member, found.productRoles), invitation })
     },
   )

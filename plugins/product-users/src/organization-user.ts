@@ -15,6 +15,7 @@ export const OrganizationUser = Type.Object(
     }),
     pending: Type.Boolean({ description: 'Invited, not signed in yet: the first sign-in with this e-mail claims the membership' }),
     suspended: Type.Boolean(),
+    invited: Type.Boolean({ description: 'Invited and not yet accepted: the membership grants nothing until then' }),
     joinedAt: Timestamp,
   },
   { title: 'OrganizationUser' },
@@ -28,6 +29,7 @@ interface MemberRow {
   role: string
   pending: boolean
   suspended: boolean
+  invited: boolean
   createdAt: Date
 }
 
@@ -41,6 +43,7 @@ export function organizationUserBody(row: MemberRow, productRoles: ProductRoles)
     productRoles,
     pending: row.pending,
     suspended: row.suspended,
+    invited: row.invited,
     joinedAt: row.createdAt.toISOString(),
   }
 }

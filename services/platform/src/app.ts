@@ -48,6 +48,7 @@ export function buildApp(config: ServiceConfig, shared?: Resources): Promise<Fas
           reportsRetentionDays: config.reportsRetentionDays,
           analyticsRetentionDays: config.retention?.analyticsEvents,
           organizationsPerUser: config.organizationsPerUser,
+          invitationTtlDays: config.invitationTtlDays,
         })
       },
       lenientPaths: true,

@@ -1,6 +1,6 @@
 import t from 'tap'
 import { buildApp } from '@svc/platform'
-import { startTestService } from '@svc/testkit'
+import { invitationTokenFor, startTestService } from '@svc/testkit'
 import { SCIM, createScimToken } from './scim-setup.js'
 
 // Accounts are identified by `sub`; an address claims or changes something only when the token
@@ -15,6 +15,13 @@ const organization = (
 ).json() as { id: string }
 const bearer = (token: string) => ({ authorization: `Bearer ${token}` })
 const me = async (token: string) => (await app.inject({ method: 'GET', url: '/api/v1/users/me', headers: bearer(token) })).json()
+const accept = async (token: string, email: string) =>
+  app.inject({
+    method: 'POST',
+    url: '/api/v1/invitations/accept',
+    headers: bearer(token),
+    payload: { token: await invitationTokenFor(app, email) },
+  })
 const organizationsOf = async (token: string) =>
   (await app.inject({ method: 'GET', url: '/api/v1/organizations', headers: bearer(token) })).json().data as Array<{ id: string }>
 
@@ -34,6 +41,7 @@ t.test('an unverified address signs in but claims no pending membership; a verif
   const profile = await me(impostor)
   t.not(profile.userId, pendingUserId, 'a separate account of its own')
   t.same(await organizationsOf(impostor), [], 'and no membership')
+  t.equal((await accept(impostor, 'pending@linking.example')).statusCode, 403, 'nor can it accept the invitation')
   t.equal(
     (await db.selectFrom('core.users').select('idpSubject').where('id', '=', pendingUserId).executeTakeFirstOrThrow()).idpSubject,
     null,
@@ -42,6 +50,8 @@ t.test('an unverified address signs in but claims no pending membership; a verif
 
   const person = issuer.idp.mintIdToken({ email: 'pending@linking.example', sub: 'real-subject' })
   t.equal((await me(person)).userId, pendingUserId, 'the verified address claims it')
+  t.same(await organizationsOf(person), [], 'the membership waits for the invitation to be accepted')
+  t.equal((await accept(person, 'pending@linking.example')).statusCode, 200)
   t.same(
     (await organizationsOf(person)).map((entry) => entry.id),
     [organization.id],
@@ -88,10 +98,13 @@ t.test('an account whose address is unverified is never linked: adding a member 
   t.equal(scimRead.statusCode, 404, 'nor can it read the organization’s SCIM tokens')
 
   // The same subject, once its provider has verified the address, claims what waited for it.
+  const verified = issuer.idp.mintIdToken({ email: 'dave@acme-corp.example', sub: 'dave-subject' })
+  t.same(await organizationsOf(verified), [], 'a verified sign-in claims the membership, which waits for the invitation')
+  t.equal((await accept(verified, 'dave@acme-corp.example')).statusCode, 200)
   t.same(
-    (await organizationsOf(issuer.idp.mintIdToken({ email: 'dave@acme-corp.example', sub: 'dave-subject' }))).map((o) => o.id),
+    (await organizationsOf(verified)).map((o) => o.id),
     [organization.id],
-    'a verified sign-in claims the membership',
+    'accepted, it is theirs',
   )
   const members = (
     await app.inject({ method: 'GET', url: `/api/v1/organizations/${organization.id}/members?limit=100`, headers: owner.headers })

@@ -4,7 +4,7 @@ import { sql } from 'kysely'
 import { ANALYTICS_EVENTS, maintainAnalytics, REDACTED } from '@svc/analytics'
 import { monthlyPartitions } from '@svc/db'
 import { buildApp } from '@svc/platform'
-import { startTestService } from '@svc/testkit'
+import { acceptInvitationOf, startTestService } from '@svc/testkit'
 
 const service = await startTestService(t, buildApp)
 const { app } = service
@@ -23,6 +23,7 @@ await app.inject({
   headers: owner.headers,
   payload: { email: colleague.email, role: 'member' },
 })
+await acceptInvitationOf(app, colleague)
 
 const base = `/api/v1/organizations/${orgId}`
 const track = (payload: object, headers = owner.headers) => app.inject({ method: 'POST', url: `${base}/analytics/track`, headers, payload })

@@ -1,6 +1,6 @@
 import t from 'tap'
 import { buildApp } from '@svc/platform'
-import { startTestService } from '@svc/testkit'
+import { acceptInvitationOf, startTestService } from '@svc/testkit'
 
 const service = await startTestService(t, buildApp)
 const { app } = service
@@ -20,6 +20,7 @@ await app.inject({
   headers: { ...owner.headers, 'user-agent': 'audit-test/1.0', 'x-request-id': 'req-add-colleague' },
   payload: { email: colleague.email, role: 'admin' },
 })
+await acceptInvitationOf(app, colleague)
 // A platform admin, impersonating the owner, renames the organization.
 await app.inject({
   method: 'PATCH',
@@ -37,16 +38,20 @@ async function list(query = '', headers = owner.headers) {
 
 t.test('every change is one entry, newest first, with actor, request and changed fields', async (t) => {
   const { data, meta } = await list()
-  t.equal(meta.total, 5)
+  t.equal(meta.total, 7)
   const actions = data.map((entry: { action: string }) => entry.action)
-  t.same(actions.slice(0, 3), ['organization.updated', 'organization.updated', 'member.added'])
-  // The creation and the creator's membership share one transaction, hence one timestamp.
-  t.same(actions.slice(3).sort(), ['member.added', 'organization.created'])
+  t.same(actions.slice(0, 3), ['organization.updated', 'organization.updated', 'invitation.accepted'])
+  // What one transaction wrote shares its timestamp: the invitation with its membership, the
+  // creation with the creator's membership.
+  t.same(actions.slice(3, 5).sort(), ['invitation.sent', 'member.added'])
+  t.same(actions.slice(5).sort(), ['member.added', 'organization.created'])
   t.match(data[0], {
     actor: { type: 'user', userId: colleague.userId, originalUserId: null },
     changes: { before: { slug: 'audited' }, after: { slug: 'audited-inc' } },
   })
-  const added = data.find((entry: { userAgent: string | null }) => entry.userAgent === 'audit-test/1.0')
+  const added = data.find(
+    (entry: { userAgent: string | null; action: string }) => entry.userAgent === 'audit-test/1.0' && entry.action === 'member.added',
+  )
   t.not(added.requestId, 'req-add-colleague', "the request id is the service's own, not the caller's")
   t.match(added.requestId, /^[0-9a-f-]{36}$/)
   t.match(added, {
@@ -74,19 +79,19 @@ t.test('an impersonated change names both the user and the platform admin', asyn
 t.test('filters: product, entity type, action, actor, time range, and all together', async (t) => {
   t.equal((await list('?entityType=member')).meta.total, 2)
   t.equal((await list('?action=member.added')).meta.total, 2)
-  t.equal((await list(`?actorId=${colleague.userId}`)).meta.total, 1)
-  t.equal((await list('?product=platform')).meta.total, 5)
+  t.equal((await list(`?actorId=${colleague.userId}`)).meta.total, 2, 'accepting the invitation and renaming')
+  t.equal((await list('?product=platform')).meta.total, 7)
   t.equal((await list('?product=alerting')).meta.total, 0)
   const future = new Date(Date.now() + 60_000).toISOString()
   const past = new Date(Date.now() - 60_000).toISOString()
   t.equal((await list(`?from=${future}`)).meta.total, 0)
-  t.equal((await list(`?from=${past}&to=${future}`)).meta.total, 5)
+  t.equal((await list(`?from=${past}&to=${future}`)).meta.total, 7)
   const combined = await list(
     `?product=platform&entityType=organization&action=organization.updated&actorId=${colleague.userId}&from=${past}&to=${future}`,
   )
   t.equal(combined.meta.total, 1)
-  const paged = await list('?limit=2&page=3')
-  t.same(paged.meta, { page: 3, limit: 2, total: 5 })
+  const paged = await list('?limit=2&page=4')
+  t.same(paged.meta, { page: 4, limit: 2, total: 7 })
   t.equal(paged.data.length, 1)
 })
 
@@ -110,7 +115,7 @@ t.test('no route changes or deletes entries', async (t) => {
     t.equal((await app.inject({ method, url: `${url}/${entry.id}`, headers: owner.headers, payload: {} })).statusCode, 404)
     t.equal((await app.inject({ method, url, headers: owner.headers, payload: {} })).statusCode, 404)
   }
-  t.equal((await list()).meta.total, 5)
+  t.equal((await list()).meta.total, 7)
 })
 
 t.test('changes outside an organization are recorded too', async (t) => {

@@ -1,5 +1,5 @@
 import t from 'tap'
-import { startTestService, unsignedToken } from '@svc/testkit'
+import { acceptInvitationOf, startTestService, unsignedToken } from '@svc/testkit'
 import { buildApp } from '../src/app.js'
 
 // Rate limit, authentication, access rule, then validation, then the handler (decision 0012).
@@ -20,6 +20,7 @@ const added = await app.inject({
   payload: { email: 'member@gates.example', role: 'member' },
 })
 const memberId = (added.json() as { id: string }).id
+await acceptInvitationOf(app, member)
 
 const send = (method: 'PUT' | 'DELETE' | 'POST', url: string, headers: Record<string, string>, payload: string) =>
   app.inject({ method, url, headers: { ...headers, 'content-type': 'application/json' }, payload })

@@ -2,7 +2,7 @@ import { sql } from 'kysely'
 import t from 'tap'
 import { subscribe } from '@svc/events'
 import { buildApp } from '@svc/platform'
-import { startTestService, type SignedIn } from '@svc/testkit'
+import { acceptInvitationOf, startTestService, type SignedIn } from '@svc/testkit'
 
 const service = await startTestService(t, buildApp)
 const { app } = service
@@ -35,7 +35,18 @@ async function roleOf(memberId: string) {
 t.test('adding members: existing users, pending users, and no duplicates', async (t) => {
   const added = await call(owner, 'POST', '/members', { email: admin.email, role: 'admin' })
   t.equal(added.statusCode, 201)
-  t.match(added.json(), { userId: admin.userId, email: admin.email, role: 'admin', productRoles: {}, pending: false })
+  t.match(added.json(), {
+    userId: admin.userId,
+    email: admin.email,
+    role: 'admin',
+    productRoles: {},
+    pending: false,
+    invited: true,
+    invitation: { email: admin.email, role: 'admin', status: 'pending', delivery: { status: 'held' } },
+  })
+  t.equal((await call(admin, 'GET', '/members')).statusCode, 404, 'an invitation grants nothing until accepted')
+  await acceptInvitationOf(app, admin)
+  t.equal((await call(admin, 'GET', '/members')).statusCode, 200, 'the accepted invitation makes a member')
   t.equal(
     (
       await call(owner, 'POST', '/members', { email: plain.email.toUpperCase(), role: 'member', productRoles: { alerting: 'viewer' } })
@@ -43,6 +54,7 @@ t.test('adding members: existing users, pending users, and no duplicates', async
     plain.userId,
     'e-mail matches in any letter case',
   )
+  await acceptInvitationOf(app, plain)
 
   const invited = await call(admin, 'POST', '/members', {
     email: 'Newcomer@Members.example',
@@ -50,12 +62,14 @@ t.test('adding members: existing users, pending users, and no duplicates', async
     productRoles: { alerting: 'responder' },
   })
   t.equal(invited.statusCode, 201)
-  t.match(invited.json(), { email: 'Newcomer@Members.example', pending: true, productRoles: { alerting: 'responder' } })
-  // The first sign-in with that address links the pending user.
+  t.match(invited.json(), { email: 'Newcomer@Members.example', pending: true, invited: true, productRoles: { alerting: 'responder' } })
+  // The first sign-in with that address links the pending user; accepting makes them a member.
   const newcomer = await service.signIn('newcomer@members.example')
   t.equal(newcomer.userId, invited.json().userId)
+  t.match((await call(owner, 'GET', `/members?search=newcomer`)).json().data, [{ userId: newcomer.userId, pending: false, invited: true }])
+  await acceptInvitationOf(app, newcomer)
   const listed = await call(owner, 'GET', `/members?search=newcomer`)
-  t.match(listed.json().data, [{ userId: newcomer.userId, pending: false }])
+  t.match(listed.json().data, [{ userId: newcomer.userId, pending: false, invited: false }])
 
   const again = await call(owner, 'POST', '/members', { email: admin.email, role: 'member' })
   t.equal(again.statusCode, 409)
@@ -85,6 +99,7 @@ t.test('listing filters by role and searches by e-mail', async (t) => {
     'createdAt',
     'email',
     'id',
+    'invited',
     'pending',
     'productRoles',
     'role',
@@ -228,7 +243,12 @@ t.test('transfer of ownership makes the target owner and the caller admin, at on
   t.equal(toPending.statusCode, 409, 'not to a member who never signed in')
   t.match(toPending.json().message, /pending/)
   const suspendedPerson = await service.signIn('suspended@members.example')
-  const suspended = (await call(owner, 'POST', '/members', { email: suspendedPerson.email, role: 'admin' })).json().id
+  const invitedAdmin = (await call(owner, 'POST', '/members', { email: suspendedPerson.email, role: 'admin' })).json().id
+  const toInvited = await call(owner, 'POST', '/transfer-ownership', { memberId: invitedAdmin })
+  t.equal(toInvited.statusCode, 409, 'not to a member who has not accepted their invitation')
+  t.match(toInvited.json().message, /invited and has not accepted/)
+  await acceptInvitationOf(app, suspendedPerson)
+  const suspended = invitedAdmin
   await db.updateTable('core.organizationMembers').set({ suspendedAt: new Date() }).where('id', '=', suspended).execute()
   t.equal((await call(owner, 'POST', '/transfer-ownership', { memberId: suspended })).statusCode, 409, 'not to a suspended member')
   t.equal(await roleOf(ownerMember), 'owner', 'nothing changed')
@@ -248,6 +268,7 @@ t.test('an admin cannot raise their own product roles, but may lower them', asyn
   const raiserMember = (
     await call(admin, 'POST', '/members', { email: raiser.email, role: 'admin', productRoles: { alerting: 'manager' } })
   ).json().id
+  await acceptInvitationOf(app, raiser)
   const raised = await call(raiser, 'PUT', `/members/${raiserMember}/product-roles`, {
     productRoles: { alerting: 'admin', insights: 'admin' },
   })

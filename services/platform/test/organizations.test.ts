@@ -1,6 +1,6 @@
 import t from 'tap'
 import { buildApp } from '@svc/platform'
-import { startTestService } from '@svc/testkit'
+import { acceptInvitationOf, startTestService, type SignedIn } from '@svc/testkit'
 
 const service = await startTestService(t, buildApp)
 const { app } = service
@@ -12,14 +12,16 @@ const member = await service.signIn('member@acme.example')
 async function create(headers: Record<string, string>, payload: object) {
   return app.inject({ method: 'POST', url: '/api/v1/organizations', headers, payload })
 }
-async function addMember(orgId: string, email: string, role: string) {
+/** Invites a signed-in person, who accepts. */
+async function addMember(orgId: string, person: SignedIn, role: string) {
   const response = await app.inject({
     method: 'POST',
     url: `/api/v1/organizations/${orgId}/members`,
     headers: owner.headers,
-    payload: { email, role },
+    payload: { email: person.email, role },
   })
   if (response.statusCode !== 201) throw new Error(response.body)
+  await acceptInvitationOf(app, person)
 }
 
 t.test('creating an organization makes the creator its owner and is audited', async (t) => {
@@ -60,7 +62,7 @@ t.test('a generated slug that is taken gets a suffix; a requested one is a 409 a
 
 t.test('the list holds the caller’s organizations with their role, paginated', async (t) => {
   const { id } = (await create(owner.headers, { name: 'Listed', slug: 'listed' })).json()
-  await addMember(id, member.email, 'member')
+  await addMember(id, member, 'member')
   const list = await app.inject({ method: 'GET', url: '/api/v1/organizations?limit=1', headers: member.headers })
   t.equal(list.statusCode, 200)
   t.same(list.json().meta, { page: 1, limit: 1, total: 1 })
@@ -74,8 +76,8 @@ t.test('the list holds the caller’s organizations with their role, paginated',
 
 t.test('get and update follow the organization roles', async (t) => {
   const { id } = (await create(owner.headers, { name: 'Roles', slug: 'roles' })).json()
-  await addMember(id, admin.email, 'admin')
-  await addMember(id, member.email, 'member')
+  await addMember(id, admin, 'admin')
+  await addMember(id, member, 'member')
   const got = await app.inject({ method: 'GET', url: `/api/v1/organizations/${id}`, headers: member.headers })
   t.match(got.json(), { id, name: 'Roles', role: 'member' })
 
@@ -124,7 +126,7 @@ t.test('get and update follow the organization roles', async (t) => {
 
 t.test('only an owner deletes, after confirming with the slug; the audit log stays', async (t) => {
   const { id } = (await create(owner.headers, { name: 'Doomed', slug: 'doomed' })).json()
-  await addMember(id, admin.email, 'admin')
+  await addMember(id, admin, 'admin')
   await db
     .insertInto('core.orgProductSubscriptions')
     .values({ organizationId: id, product: 'alerting', plan: 'team', status: 'active' })
@@ -210,6 +212,12 @@ t.test('every organization, member, role, subscription and audit route is in the
     ['/api/v1/organizations/{orgId}/members/{memberId}/product-roles', 'put'],
     ['/api/v1/organizations/{orgId}/subscription', 'get'],
     ['/api/v1/organizations/{orgId}/audit-logs', 'get'],
+    ['/api/v1/organizations/{orgId}/invitations', 'get'],
+    ['/api/v1/organizations/{orgId}/invitations', 'post'],
+    ['/api/v1/organizations/{orgId}/invitations/{invitationId}', 'get'],
+    ['/api/v1/organizations/{orgId}/invitations/{invitationId}', 'delete'],
+    ['/api/v1/organizations/{orgId}/invitations/{invitationId}/resend', 'post'],
+    ['/api/v1/invitations/accept', 'post'],
     ['/api/v1/admin/users/{userId}/platform-role', 'put'],
   ]
   for (const [path, method] of expected) {

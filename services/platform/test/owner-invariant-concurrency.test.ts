@@ -1,7 +1,7 @@
 import t from 'tap'
 import { sql } from 'kysely'
 import { buildApp } from '@svc/platform'
-import { startTestService } from '@svc/testkit'
+import { acceptInvitationOf, startTestService } from '@svc/testkit'
 
 const service = await startTestService(t, buildApp)
 const { app } = service
@@ -20,6 +20,7 @@ async function organizationWithTwoOwners(slug: string) {
     headers: first.headers,
     payload: { email: second.email, role: 'owner' },
   })
+  await acceptInvitationOf(app, second)
   const members = await db.selectFrom('core.organizationMembers').select(['id', 'userId']).where('organizationId', '=', id).execute()
   const memberOf = (userId: string) => members.find((member) => member.userId === userId)!.id
   return { id, firstMember: memberOf(first.userId), secondMember: memberOf(second.userId) }

@@ -6,7 +6,7 @@ import type { FastifyInstance } from 'fastify'
 import type { ServiceConfig } from '@svc/config'
 import { platformSurface } from '@svc/plugin-platform'
 import { buildServiceApp, type Resources } from '@svc/runtime'
-import { startTestService } from '@svc/testkit'
+import { acceptInvitationOf, startTestService } from '@svc/testkit'
 
 // The platform surface plus one SCIM-authenticated route that reports who the token is, so
 // the SCIM token rule is tested the way SCIM routes will use it.
@@ -54,6 +54,7 @@ for (const [user, role] of [
     headers: owner.headers,
     payload: { email: user.email, role },
   })
+  await acceptInvitationOf(app, user)
 }
 const tokensUrl = `/api/v1/organizations/${orgId}/scim-tokens`
 
@@ -200,6 +201,7 @@ t.test('a token expires at its expiresAt, and stops when its creator leaves or l
       payload: { email: colleague.email, role: 'admin' },
     })
   ).json()
+  await acceptInvitationOf(app, colleague)
   const minted = (await app.inject({ method: 'POST', url: tokensUrl, headers: colleague.headers, payload: { name: 'colleague' } })).json()
   t.equal((await scimCall(minted.token)).statusCode, 200)
   t.equal(

@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs'
 import t from 'tap'
 import { DOMParser } from '@xmldom/xmldom'
-import { startTestService } from '@svc/testkit'
+import { acceptInvitationOf, startTestService } from '@svc/testkit'
 import { buildApp } from '../src/app.js'
 
 const fixture = (name: string) => readFileSync(new URL(`fixtures/saml/${name}`, import.meta.url), 'utf8')
@@ -38,6 +38,7 @@ await app.inject({
   headers: owner.headers,
   payload: { email: member.email, role: 'member' },
 })
+await acceptInvitationOf(app, member)
 const ssoUrl = `/api/v1/organizations/${orgId}/sso`
 const configure = (payload: unknown, headers = owner.headers) =>
   app.inject({ method: 'POST', url: ssoUrl, headers, payload: payload as Record<string, unknown> })

@@ -1,6 +1,6 @@
 import t from 'tap'
 import { buildApp } from '@svc/platform'
-import { startTestService, type SignedIn } from '@svc/testkit'
+import { acceptInvitationOf, startTestService, type SignedIn } from '@svc/testkit'
 
 const service = await startTestService(t, buildApp)
 const { app } = service
@@ -23,6 +23,7 @@ async function organization(owner: SignedIn, slug: string, others: Array<[Signed
       headers: owner.headers,
       payload: { email: user.email, role, productRoles: { alerting: 'viewer' } },
     })
+    await acceptInvitationOf(app, user)
   }
   const members = await db.selectFrom('core.organizationMembers').select(['id', 'userId']).where('organizationId', '=', id).execute()
   return { id, memberOf: (user: SignedIn) => members.find((member) => member.userId === user.userId)!.id }

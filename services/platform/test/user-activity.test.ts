@@ -2,7 +2,7 @@ import t from 'tap'
 import { maintainUserActivities, USER_ACTIVITIES } from '@svc/auth'
 import { monthlyPartitions } from '@svc/db'
 import { buildApp } from '@svc/platform'
-import { startTestIssuer, startTestService } from '@svc/testkit'
+import { acceptInvitationOf, startTestIssuer, startTestService } from '@svc/testkit'
 
 const issuer = await startTestIssuer(t, { clientSecret: 'activity-secret' })
 const service = await startTestService(t, buildApp, {
@@ -41,6 +41,8 @@ await app.inject({
   headers: owner.headers,
   payload: { email: plain.email, role: 'member' },
 })
+await acceptInvitationOf(app, member)
+await acceptInvitationOf(app, plain)
 
 type Activity = {
   kind: string

@@ -1,5 +1,6 @@
 import type { FastifyInstance } from 'fastify'
 import {
+  DEFAULT_INVITATION_TTL_DAYS,
   DEFAULT_INGEST_RATE_LIMIT,
   DEFAULT_NOTIFIER_CONFIG,
   DEFAULT_PHONE_VERIFICATION_CONFIG,
@@ -104,7 +105,7 @@ export function buildApp(config: ServiceConfig, shared?: Resources): Promise<Fas
         await app.register(profileRoutes)
         await app.register(productUserRoutes)
         await app.register(subscriptionRoutes, { billing: billingOf(config.billing) })
-        await app.register(inviteRoutes, { notifier })
+        await app.register(inviteRoutes, { notifier, ttlDays: config.invitationTtlDays ?? DEFAULT_INVITATION_TTL_DAYS })
         await app.register(contactMethodRoutes, {
           notifier,
           outbound: config.outbound ?? { allowPrivateTargets: false },

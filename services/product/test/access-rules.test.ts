@@ -3,7 +3,7 @@ import type { FastifyInstance } from 'fastify'
 import type { ServiceConfig } from '@svc/config'
 import { buildServiceApp, type Resources } from '@svc/runtime'
 import { buildApp as buildPlatform } from '@svc/platform'
-import { startTestService } from '@svc/testkit'
+import { acceptInvitationOf, startTestService } from '@svc/testkit'
 
 // A surface whose routes declare each access rule, so the rules are tested as routes use them.
 async function ruleSurface(app: FastifyInstance): Promise<void> {
@@ -165,6 +165,7 @@ t.test('product roles granted through the platform API decide on the product API
     payload: { email: 'grantee@example.com', role: 'member' },
   })
   const memberId = added.json().id as string
+  await acceptInvitationOf(platform, { ...grantee, email: 'grantee@example.com', headers: { authorization: `Bearer ${grantee.token}` } })
   const grant = (productRoles: object) =>
     platform.inject({
       method: 'PUT',

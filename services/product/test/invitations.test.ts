@@ -1,7 +1,7 @@
 import t from 'tap'
 import { DEFAULT_NOTIFIER_CONFIG } from '@svc/config'
 import { buildApp as buildPlatform } from '@svc/platform'
-import { startSmtpServer, startTestService, type SignedIn } from '@svc/testkit'
+import { invitationTokenFor, startSmtpServer, startTestService, type SignedIn } from '@svc/testkit'
 import { buildApp } from '../src/app.js'
 import { alertingOrganization } from './organization-setup.js'
 
@@ -54,7 +54,9 @@ const invite = (who: { headers: SignedIn['headers'] }, payload: unknown, organiz
 
 /** Rows an invitation writes; a refused one must leave every count as it was. */
 async function counts() {
-  const count = async (table: 'core.users' | 'core.organizationMembers' | 'core.orgProductRoles' | 'core.outbox' | 'core.auditLogs') =>
+  const count = async (
+    table: 'core.users' | 'core.organizationMembers' | 'core.orgProductRoles' | 'core.outbox' | 'core.auditLogs' | 'core.invitations',
+  ) =>
     Number(
       (
         await db
@@ -69,6 +71,7 @@ async function counts() {
     productRoles: await count('core.orgProductRoles'),
     outbox: await count('core.outbox'),
     audit: await count('core.auditLogs'),
+    invitations: await count('core.invitations'),
   }
 }
 
@@ -80,7 +83,7 @@ async function delivered(messageId: string) {
   }
 }
 
-t.test('an organization admin invites a new address: a pending membership, shared with the platform, and an e-mail', async (t) => {
+t.test('an organization admin invites a new address: the platform’s invitation, a waiting membership, and an e-mail', async (t) => {
   const response = await invite(admin!, { email: 'grace@team.example', productRoles: { alerting: 'responder', insights: 'viewer' } })
   t.equal(response.statusCode, 201)
   const body = response.json()
@@ -91,8 +94,10 @@ t.test('an organization admin invites a new address: a pending membership, share
     productRoles: { alerting: 'responder', insights: 'viewer' },
     pending: true,
     suspended: false,
-    invitation: { status: 'pending' },
+    invited: true,
+    invitation: { email: 'grace@team.example', status: 'pending', invitedBy: { userId: admin!.userId }, delivery: { status: 'pending' } },
   })
+  t.equal(body.invitation.memberId, body.memberId)
 
   const user = await db.selectFrom('core.users').selectAll().where('id', '=', body.userId).executeTakeFirstOrThrow()
   t.match(user, { email: 'grace@team.example', idpSubject: null })
@@ -100,17 +105,23 @@ t.test('an organization admin invites a new address: a pending membership, share
   t.match(membership, { organizationId: orgId, userId: body.userId, role: 'member' })
   const audit = await db.selectFrom('core.auditLogs').selectAll().where('entityId', '=', body.memberId).executeTakeFirstOrThrow()
   t.match(audit, { action: 'member.invited', product: 'platform', entityType: 'member', organizationId: orgId, actorUserId: admin!.userId })
+  const sentAudit = await db.selectFrom('core.auditLogs').selectAll().where('entityId', '=', body.invitation.id).executeTakeFirstOrThrow()
+  t.match(sentAudit, { action: 'invitation.sent', entityType: 'invitation', actorUserId: admin!.userId })
 
-  const message = await delivered(body.invitation.messageId)
+  const message = await delivered(body.invitation.delivery.messageId)
   t.match(message, { status: 'sent', kind: 'member.invitation', recipient: 'grace@team.example', organizationId: orgId, attempts: 1 })
   const mail = smtp.received.find((received) => received.envelopeTo.includes('grace@team.example'))
   t.ok(mail, 'the SMTP server received the invitation')
   t.equal(mail?.subject, 'You are invited to team')
   t.match(mail?.text, /admin@team\.example invited you to join team as a member\./)
   t.match(mail?.text, /Your access: Alerting: responder, Insights: viewer\./)
-  t.match(mail?.text, /sign in at https:\/\/app\.example\.com with this address, grace@team\.example\./)
+  t.match(
+    mail?.text,
+    /open https:\/\/app\.example\.com\/invitations\/accept\?token=inv_\S+ and sign in with this address, grace@team\.example\./,
+  )
+  t.match(mail?.text, body.invitation.acceptUrl, 'the link the answer shows')
 
-  // The platform shows the same membership, pending until the first sign-in claims it.
+  // The platform shows the same membership and invitation, waiting for the invited person.
   const platform = await buildPlatform(service.config, service.resources)
   t.teardown(() => platform.close())
   const onPlatform = await platform.inject({
@@ -118,26 +129,54 @@ t.test('an organization admin invites a new address: a pending membership, share
     url: `/api/v1/organizations/${orgId}/members?search=grace`,
     headers: owner!.headers,
   })
-  t.match(onPlatform.json().data, [{ id: body.memberId, pending: true, productRoles: { alerting: 'responder', insights: 'viewer' } }])
+  t.match(onPlatform.json().data, [
+    { id: body.memberId, pending: true, invited: true, productRoles: { alerting: 'responder', insights: 'viewer' } },
+  ])
+  const onPlatformInvitation = await platform.inject({
+    method: 'GET',
+    url: `/api/v1/organizations/${orgId}/invitations/${body.invitation.id}`,
+    headers: owner!.headers,
+  })
+  t.match(onPlatformInvitation.json(), { memberId: body.memberId, status: 'pending' })
 
   const grace = await service.signIn('grace@team.example')
   t.equal(grace.userId, body.userId, 'the sign-in claims the pending account')
-  const listed = await app.inject({ method: 'GET', url: `/api/v1/organizations/${orgId}/users`, headers: grace.headers })
-  t.equal(listed.statusCode, 200, 'a member from the first sign-in')
+  const users = () => app.inject({ method: 'GET', url: `/api/v1/organizations/${orgId}/users`, headers: grace.headers })
+  t.equal((await users()).statusCode, 404, 'no member before accepting')
+  const accepted = await platform.inject({
+    method: 'POST',
+    url: '/api/v1/invitations/accept',
+    headers: grace.headers,
+    payload: { token: await invitationTokenFor(app, 'grace@team.example') },
+  })
+  t.equal(accepted.statusCode, 200)
+  const listed = await users()
+  t.equal(listed.statusCode, 200, 'a member once accepted')
   t.match(
     listed.json().data.find((row: { email: string }) => row.email === 'grace@team.example'),
-    { pending: false },
+    { pending: false, invited: false },
   )
 })
 
-t.test('an account that exists joins at once, and an address already a member is a 409 in any letter case', async (t) => {
+t.test('an account that exists is invited as it is, and an address already a member is a 409 in any letter case', async (t) => {
   const ada = await service.signIn('ada@elsewhere.example')
   const response = await invite(owner!, { email: 'ada@elsewhere.example', role: 'admin' })
   t.equal(response.statusCode, 201)
-  t.match(response.json(), { userId: ada.userId, role: 'admin', pending: false, productRoles: {} })
-  const mail = await delivered(response.json().invitation.messageId)
+  t.match(response.json(), { userId: ada.userId, role: 'admin', pending: false, invited: true, productRoles: {} })
+  const mail = await delivered(response.json().invitation.delivery.messageId)
   t.match(mail.bodyText, /owner@team\.example invited you to join team as an admin\./)
   t.match(mail.bodyText, /An admin of the organization will grant you access to its products\./)
+
+  // Until Ada accepts, her account is no member: not on the organization, not on a team.
+  t.equal((await app.inject({ method: 'GET', url: `/api/v1/organizations/${orgId}/users`, headers: ada.headers })).statusCode, 404)
+  const team = await app.inject({
+    method: 'POST',
+    url: `/api/v1/organizations/${orgId}/teams`,
+    headers: owner!.headers,
+    payload: { name: 'With Ada', members: [{ userId: ada.userId, role: 'responder' }] },
+  })
+  t.equal(team.statusCode, 400, 'an invited account cannot be put on a team before accepting')
+  t.match(team.json().message, /members\/0\/userId/)
 
   const before = await counts()
   const again = await invite(owner!, { email: 'Responder@Team.Example' })
@@ -238,13 +277,17 @@ t.test('without SMTP_URL the invitation is held in the outbox, readable, never d
     payload: { email: 'held@quiet.example' },
   })
   t.equal(response.statusCode, 201)
-  t.match(response.json(), { pending: true, invitation: { status: 'held' } })
+  t.match(response.json(), { pending: true, invitation: { status: 'pending', acceptUrl: null, delivery: { status: 'held' } } })
   const message = await plainDb
     .selectFrom('core.outbox')
     .selectAll()
-    .where('id', '=', response.json().invitation.messageId)
+    .where('id', '=', response.json().invitation.delivery.messageId)
     .executeTakeFirstOrThrow()
   t.match(message, { status: 'held', recipient: 'held@quiet.example', subject: 'You are invited to quiet', attempts: 0 })
-  t.match(message.bodyText, /To accept, sign in with this address, held@quiet\.example\./, 'no link without APP_URL')
+  t.match(
+    message.bodyText,
+    /To accept, sign in with this address, held@quiet\.example, and send this invitation token\nto POST \/api\/v1\/invitations\/accept: inv_/,
+    'no link without APP_URL: the token and the call',
+  )
   t.match(message.lastError, /SMTP_URL/)
 })

@@ -101,7 +101,7 @@ t.test('a full request cycle', async (t) => {
     payload: { email: 'invitee@logs.example' },
   })
   t.equal(invited.statusCode, 201)
-  const messageId = invited.json().invitation.messageId as string
+  const messageId = invited.json().invitation.delivery.messageId as string
   let message
   for (;;) {
     message = await product.app.database.db.selectFrom('core.outbox').selectAll().where('id', '=', messageId).executeTakeFirstOrThrow()

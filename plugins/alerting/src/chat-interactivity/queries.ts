@@ -137,6 +137,7 @@ export async function memberByEmail(db: Executor, organizationId: string, email:
     .where(sql`lower(u.email)`, '=', email.toLowerCase())
     .where('m.organizationId', '=', organizationId)
     .where('m.suspendedAt', 'is', null)
+    .where('m.joinedAt', 'is not', null)
     .executeTakeFirst()
   return row?.id
 }

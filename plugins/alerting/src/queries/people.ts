@@ -3,7 +3,7 @@ import type { Executor } from '@svc/db'
 // The organization's people as alerting needs them: who may be on call, and how to name them.
 // core.users and core.organization_members are the platform's shared identity tables.
 
-/** Of the given users, those who are active members of the organization (suspended members are not). */
+/** Of the given users, those who are active members of the organization (suspended and invited members are not). */
 export async function activeMembersAmong(db: Executor, organizationId: string, userIds: string[]): Promise<Set<string>> {
   if (userIds.length === 0) return new Set()
   const rows = await db
@@ -12,6 +12,7 @@ export async function activeMembersAmong(db: Executor, organizationId: string, u
     .where('organizationId', '=', organizationId)
     .where('userId', 'in', userIds)
     .where('suspendedAt', 'is', null)
+    .where('joinedAt', 'is not', null)
     .execute()
   return new Set(rows.map((row) => row.userId))
 }

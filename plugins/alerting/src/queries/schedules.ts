@@ -136,6 +136,7 @@ export async function schedulesOfUser(db: Executor, userId: string) {
     .innerJoin('core.organizations as o', 'o.id', 's.organizationId')
     .select([...scheduleColumns, 's.organizationId', 'o.name as organizationName'])
     .where('m.suspendedAt', 'is', null)
+    .where('m.joinedAt', 'is not', null)
     .where((eb) =>
       eb.or([
         eb(sql<boolean>`s.layers @> ${inRotation}::jsonb`, '=', true),

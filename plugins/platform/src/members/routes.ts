@@ -3,7 +3,18 @@ import { Type } from 'typebox'
 import { auditContextOf, recordAudit } from '@svc/audit'
 import { membershipOf, productRoles, products } from '@svc/auth'
 import { ConflictError, ForbiddenError, ListResponse, NotFoundError, invalidField } from '@svc/http'
-import { addMember, findMemberWithProductRoles, listMembers, productRolesOfMembers, roleChangeRefusal, setMemberRole } from '@svc/members'
+import {
+  findMemberWithProductRoles,
+  invitationSenderOf,
+  inviteMember,
+  sentInvitationAnswer,
+  SentInvitationResponse,
+  type InvitationOptions,
+  listMembers,
+  productRolesOfMembers,
+  roleChangeRefusal,
+  setMemberRole,
+} from '@svc/members'
 import { OrgParams } from '../organizations/schemas.js'
 import { changeRole, lockedMembers, removeMember, setProductRoles } from './membership-changes.js'
 import {
@@ -23,7 +34,7 @@ import { pageOf } from '@svc/db'
 const tags = ['members']
 
 /** Members, their organization roles and product roles, and ownership transfer. */
-export const memberRoutes: FastifyPluginAsyncTypebox = async (app) => {
+export const memberRoutes: FastifyPluginAsyncTypebox<InvitationOptions> = async (app, invitations) => {
   const db = app.database.db
 
   async function memberResponse(organizationId: string, memberId: string) {
@@ -62,11 +73,12 @@ export const memberRoutes: FastifyPluginAsyncTypebox = async (app) => {
     {
       schema: {
         tags,
-        summary: 'Add a member by e-mail (admin, owner)',
-        description: 'Adds an existing user, or creates a pending user that the first sign-in with this e-mail links.',
+        summary: 'Invite a member by e-mail (admin, owner)',
+        description:
+          'Sends an invitation (see `POST …/invitations`): the membership is listed at once with `invited: true` and grants nothing until the invited person accepts. An unknown address becomes a pending user that the first verified sign-in with it links.',
         params: OrgParams,
         body: AddMember,
-        response: { 201: Member },
+        response: { 201: Type.Object({ ...Member.properties, invitation: SentInvitationResponse }, { title: 'InvitedMember' }) },
       },
       onRequest: app.requireOrgRole('admin', 'owner'),
     },
@@ -74,10 +86,21 @@ export const memberRoutes: FastifyPluginAsyncTypebox = async (app) => {
       const membership = membershipOf(request)
       const refusal = roleChangeRefusal(membership.role, undefined, request.body.role)
       if (refusal) throw new ForbiddenError(refusal)
-      const { memberId } = await db
+      const sent = await db
         .transaction()
-        .execute((trx) => addMember(trx, auditContextOf(request), membership.organizationId, request.body, 'member.added'))
-      return reply.code(201).send(await memberResponse(membership.organizationId, memberId))
+        .execute((trx) =>
+          inviteMember(
+            trx,
+            auditContextOf(request),
+            membership.organizationId,
+            request.body,
+            'member.added',
+            invitationSenderOf(request, invitations),
+          ),
+        )
+      invitations.notifier.wake()
+      const invitation = await sentInvitationAnswer(db, membership.organizationId, sent)
+      return reply.code(201).send({ ...(await memberResponse(membership.organizationId, sent.memberId)), invitation })
     },
   )
 
@@ -165,11 +188,14 @@ export const memberRoutes: FastifyPluginAsyncTypebox = async (app) => {
       await db.transaction().execute(async (trx) => {
         const { actorRole, target } = await lockedMembers(trx, membership, request.body.memberId)
         if (actorRole !== 'owner') throw new ForbiddenError('only an owner can transfer ownership')
-        if (target.pending || target.suspended) {
-          throw new ConflictError(
-            `ownership goes only to an active member: this one is ${target.pending ? 'pending (never signed in)' : 'suspended by the identity provider'}`,
-          )
-        }
+        const inactive = target.pending
+          ? 'pending (never signed in)'
+          : target.invited
+            ? 'invited and has not accepted yet'
+            : target.suspended
+              ? 'suspended by the identity provider'
+              : undefined
+        if (inactive) throw new ConflictError(`ownership goes only to an active member: this one is ${inactive}`)
         await setMemberRole(trx, membership.organizationId, target.id, 'owner')
         await setMemberRole(trx, membership.organizationId, membership.memberId, 'admin')
         await recordAudit(trx, auditContextOf(request), {

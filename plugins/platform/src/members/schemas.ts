@@ -18,6 +18,9 @@ export const Member = Type.Object(
     suspended: Type.Boolean({
       description: 'The identity provider deactivated the member (SCIM active=false): the membership grants nothing until reactivated',
     }),
+    invited: Type.Boolean({
+      description: 'Invited and not yet accepted (see the invitations): the membership grants nothing until the invitation is accepted',
+    }),
     createdAt: Type.String({ format: 'date-time' }),
     updatedAt: Type.String({ format: 'date-time' }),
     lastActiveAt: Type.Optional(

@@ -8,6 +8,7 @@ interface MemberRow {
   role: string
   pending: boolean
   suspended: boolean
+  invited: boolean
   createdAt: Date
   updatedAt: Date
   lastActiveAt?: Date | null
@@ -24,6 +25,7 @@ export function memberBody(row: MemberRow, productRoles: ProductRoles, withActiv
     productRoles,
     pending: row.pending,
     suspended: row.suspended,
+    invited: row.invited,
     createdAt: row.createdAt.toISOString(),
     updatedAt: row.updatedAt.toISOString(),
   }

@@ -11,6 +11,8 @@ export async function listOrganizationsOfUser(db: Executor, userId: string, page
     .where('m.userId', '=', userId)
     // A membership the identity provider suspended (SCIM active=false) grants nothing, so it is not listed.
     .where('m.suspendedAt', 'is', null)
+    // Nor does an invitation not yet accepted (decision 0023).
+    .where('m.joinedAt', 'is not', null)
   return paged(
     base,
     (rows) =>
@@ -73,5 +75,6 @@ export async function ownersOf(db: Executor, organizationId: string) {
     .select(['user.email', 'organization.name'])
     .where('member.organizationId', '=', organizationId)
     .where('member.role', '=', 'owner')
+    .where('member.joinedAt', 'is not', null)
     .execute()
 }

@@ -1,6 +1,6 @@
 import type { OrganizationRole, Product } from '@svc/auth'
-import type { ProductRoles } from '@svc/members'
 import type { OutboundEmail } from '@svc/notifier'
+import type { ProductRoles } from './queries.js'
 
 const productNames: Record<Product, string> = {
   statuspages: 'Status pages',
@@ -9,34 +9,44 @@ const productNames: Record<Product, string> = {
   insights: 'Insights',
 }
 
-export interface Invitation {
+export interface InvitationLetter {
   organizationId: string
   organizationName: string
   inviter: { email: string; displayName: string | null }
   email: string
   role: OrganizationRole
   productRoles: ProductRoles
-  /** The web application, linked when configured (APP_URL). */
-  appUrl?: string
+  /** The accept token, sent only here (the database keeps its hash). */
+  token: string
+  /** The web application's accept page, when APP_URL is configured. */
+  acceptUrl: string | null
+  expiresAt: Date
 }
 
 /**
  * The invitation e-mail, plain text: who invited whom to which organization with which access,
- * and how to accept (signing in with the invited address claims the pending membership).
+ * and how to accept: the link (or, with no web application configured, the token and the API
+ * call), signed in with this very address, before it expires.
  */
-export function invitationEmail(invitation: Invitation): OutboundEmail {
+export function invitationEmail(invitation: InvitationLetter): OutboundEmail {
   const inviter = invitation.inviter.displayName
     ? `${invitation.inviter.displayName} (${invitation.inviter.email})`
     : invitation.inviter.email
   const access = Object.entries(invitation.productRoles).map(([product, role]) => `${productNames[product as Product]}: ${role}`)
-  const where = invitation.appUrl ? ` at ${invitation.appUrl}` : ''
+  const howToAccept = invitation.acceptUrl
+    ? [`To accept, open ${invitation.acceptUrl} and sign in with this address, ${invitation.email}.`]
+    : [
+        `To accept, sign in with this address, ${invitation.email}, and send this invitation token`,
+        `to POST /api/v1/invitations/accept: ${invitation.token}`,
+      ]
   const text = [
     'Hello,',
     '',
     `${inviter} invited you to join ${invitation.organizationName} as ${invitation.role === 'member' ? 'a member' : `an ${invitation.role}`}.`,
     access.length > 0 ? `Your access: ${access.join(', ')}.` : 'An admin of the organization will grant you access to its products.',
     '',
-    `To accept, sign in${where} with this address, ${invitation.email}.`,
+    ...howToAccept,
+    `The invitation expires on ${invitation.expiresAt.toUTCString()} and works once.`,
     '',
     'If you did not expect this invitation, you can ignore this e-mail.',
   ].join('\n')
