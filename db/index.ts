@@ -54,6 +54,7 @@ import * as userActivities from './migrations/0052_user_activities.js'
 import * as retentionIndexes from './migrations/0053_retention_indexes.js'
 import * as analysisEventOrder from './migrations/0054_analysis_event_order.js'
 import * as invitations from './migrations/0055_invitations.js'
+import * as pagerDutyChangeEvents from './migrations/0056_pagerduty_change_events.js'
 
 /**
  * Every migration, in order, listed by hand rather than found by scanning a folder, so a
@@ -115,4 +116,5 @@ export const migrations: Record<string, Migration> = {
   '0053_retention_indexes': retentionIndexes,
   '0054_analysis_event_order': analysisEventOrder,
   '0055_invitations': invitations,
+  '0056_pagerduty_change_events': pagerDutyChangeEvents,
 }

@@ -28,6 +28,7 @@ export { startTestService, testConfig, type BuildApp, type SignedIn, type TestSe
 export type { TestContext } from './teardown.js'
 export { until } from './until.js'
 export { acceptInvitationOf, invitationTokenFor } from './invitations.js'
+export { startTlsFront, type TlsFront } from './tls-front.js'
 export { startPushService, type PushTestService, type ReceivedPush } from './push-service.js'
 export { startStripeServer, type StripeCall, type StripeTestServer } from './stripe-server.js'
 export { startDnsServer, type DnsTestServer } from './dns-server.js'

@@ -9,7 +9,31 @@ import { SIGNATURE_HEADER, verifySignature } from '../ingestion/signature.js'
 import { findDeployIngestConfig, insertDeployEvent } from '../queries/deploy-events.js'
 import { hashApiKey } from '../webhooks/secrets.js'
 import { DeployEvent, deployBody } from './schemas.js'
-import { readDeploy, type DeployKind } from './read.js'
+import { readDeploy, type DeployInput, type DeployKind } from './read.js'
+
+/**
+ * Records a deploy once per delivery id, and announces it (`deploy.recorded`) in the same
+ * transaction, so workflows on it see every deploy exactly once.
+ */
+export async function recordDeploy(
+  app: FastifyInstance,
+  organizationId: string,
+  configId: string,
+  deploy: DeployInput,
+  deliveryId: string | undefined,
+) {
+  return app.database.db.transaction().execute(async (trx) => {
+    const recorded = await insertDeployEvent(trx, organizationId, configId, deploy, deliveryId ?? null)
+    if (!recorded.repeated)
+      await publish(app.jobs, trx, 'deploy.recorded', {
+        organizationId,
+        deployEventId: recorded.row.id,
+        service: recorded.row.service,
+        kind: recorded.row.kind as DeployKind,
+      })
+    return recorded
+  })
+}
 
 /**
  * `POST /api/v1/organizations/:orgId/deploy-events/ingest/:apiKey`: a deploy pipeline reports a
@@ -37,19 +61,7 @@ export function registerDeployIngestRoute(app: FastifyInstance): void {
       const config = isUuid(orgId) ? await findDeployIngestConfig(db, orgId, hashApiKey(apiKey)) : undefined
       if (!config) throw new NotFoundError('webhook')
       verifySignature(request.headers[SIGNATURE_HEADER], config.signingSecret, request.rawBody ?? Buffer.alloc(0))
-      const deploy = readDeploy(request.body)
-      const { row, repeated } = await db.transaction().execute(async (trx) => {
-        const recorded = await insertDeployEvent(trx, orgId, config.id, deploy, deliveryIdOf(request) ?? null)
-        // Announced with the row, so workflows on deploy.recorded see every deploy exactly once.
-        if (!recorded.repeated)
-          await publish(app.jobs, trx, 'deploy.recorded', {
-            organizationId: orgId,
-            deployEventId: recorded.row.id,
-            service: recorded.row.service,
-            kind: recorded.row.kind as DeployKind,
-          })
-        return recorded
-      })
+      const { row, repeated } = await recordDeploy(app, orgId, config.id, readDeploy(request.body), deliveryIdOf(request))
       return reply.code(repeated ? 200 : 201).send(deployBody(row))
     },
   )

@@ -9,7 +9,7 @@ export type DeployKind = (typeof deployKinds)[number]
 
 /** One deploy, from whichever pipeline sent it. */
 export interface DeployInput {
-  source: 'generic' | 'github'
+  source: 'generic' | 'github' | 'pagerduty'
   kind: DeployKind
   service: string
   environment: string | null
@@ -25,7 +25,8 @@ export interface DeployInput {
 /** Clocks drift; a deploy dated further ahead than this is a wrong clock or a forged order. */
 const FUTURE_TOLERANCE_MS = 5 * 60_000
 
-function time(value: unknown, field: string): Date | null {
+/** An ISO 8601 time the sender gave (null when none), refused when unreadable or too far ahead. */
+export function time(value: unknown, field: string): Date | null {
   const given = text(value)
   if (given === undefined) return null
   const parsed = new Date(given)
@@ -34,13 +35,13 @@ function time(value: unknown, field: string): Date | null {
   return parsed
 }
 
-function kind(value: unknown): DeployKind {
+export function kind(value: unknown): DeployKind {
   const given = text(value)?.toLowerCase() ?? 'deploy'
   if (!(deployKinds as readonly string[]).includes(given)) throw new BadRequestError(`kind must be one of ${deployKinds.join(', ')}`)
   return given as DeployKind
 }
 
-function status(value: unknown): DeployStatus {
+export function status(value: unknown): DeployStatus {
   const given = text(value)?.toLowerCase() ?? 'success'
   if (!(deployStatuses as readonly string[]).includes(given))
     throw new BadRequestError(`status must be one of ${deployStatuses.join(', ')}`)

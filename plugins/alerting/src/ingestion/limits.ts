@@ -16,13 +16,16 @@ export interface IngestLimits {
  * limit meant for browsers. A key that matches no enabled config counts against the client's
  * address instead: guessing keys is throttled like any failed authentication.
  */
-export function ingestRouteLimit(limits: IngestLimits, findConfig: (apiKeyHash: string) => Promise<IngestConfig | undefined>): RouteLimit {
+export function ingestRouteLimit(
+  limits: IngestLimits,
+  findConfig: (apiKeyHash: string) => Promise<IngestConfig | undefined>,
+  apiKeyOf: (request: FastifyRequest) => string = (request) => (request.params as { apiKey: string }).apiKey,
+): RouteLimit {
   const configOf = new WeakMap<FastifyRequest, IngestConfig>()
   return {
     timeWindow: 60_000,
     async keyGenerator(request) {
-      const { apiKey } = request.params as { apiKey: string }
-      const config = await findConfig(hashApiKey(apiKey))
+      const config = await findConfig(hashApiKey(apiKeyOf(request)))
       if (!config) return `ingest-address:${request.ip}`
       configOf.set(request, config)
       return `ingest-config:${config.id}`

@@ -1,10 +1,10 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { Type } from 'typebox'
-import { BadRequestError, NotFoundError, PlanRequiredError } from '@svc/http'
+import { BadRequestError } from '@svc/http'
 import { registerDeployIngestRoute } from '../deploys/ingest-route.js'
-import { INGEST_GRACE_DAYS, createIngestPlanCheck } from './plan-check.js'
+import { createIngestPlanCheck } from './plan-check.js'
 import { createConfigCache } from './config-cache.js'
-import { IngestResult, ingestDelivery } from './delivery.js'
+import { IngestResult } from './delivery.js'
 import { deliveryIdOf } from './delivery-id.js'
 import { createFireBatcher } from './fire-batcher.js'
 import { ingestRouteLimit, type IngestLimits } from './limits.js'
@@ -12,7 +12,9 @@ import { INGEST_PATH } from '../webhooks/routes.js'
 import type { WebhookFormat } from '../webhooks/schemas.js'
 import { hashApiKey } from '../webhooks/secrets.js'
 import { readEvents } from './formats/index.js'
-import { SIGNATURE_HEADER, verifySignature } from './signature.js'
+import { createIngestor } from './ingestor.js'
+import { pagerDutyRoutes } from './pagerduty-routes.js'
+import { SIGNATURE_HEADER } from './signature.js'
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -47,6 +49,7 @@ export const ingestionRoutes: FastifyPluginAsyncTypebox<IngestionOptions> = asyn
   const planHolds = createIngestPlanCheck(db, enforcePlans ?? false)
   const configs = createConfigCache(db)
   const batcher = createFireBatcher(app.database)
+  const ingest = createIngestor({ database: app.database, jobs: app.jobs, batcher, configs, planHolds, alertsCreated })
   app.decorateRequest('rawBody', null)
   const parseJson = app.getDefaultJsonParser('error', 'error')
   app.removeContentTypeParser('application/json')
@@ -56,6 +59,7 @@ export const ingestionRoutes: FastifyPluginAsyncTypebox<IngestionOptions> = asyn
   })
 
   registerDeployIngestRoute(app)
+  await app.register(pagerDutyRoutes, { ingest, configs, ingestLimits })
 
   app.post(
     `${INGEST_PATH}/:apiKey`,
@@ -78,39 +82,17 @@ export const ingestionRoutes: FastifyPluginAsyncTypebox<IngestionOptions> = asyn
       },
     },
     async (request, reply) => {
-      const apiKeyHash = hashApiKey(request.params.apiKey)
-      const rawBody = request.rawBody ?? Buffer.alloc(0)
-      const signature = request.headers[SIGNATURE_HEADER]
-      let found = await configs.get(apiKeyHash)
-      if (!found) throw new NotFoundError('webhook')
-      try {
-        verifySignature(signature, found.config.signingSecret, rawBody)
-      } catch (error) {
-        // The secret may have been rotated since the config was cached: judge by the current one.
-        if (found.fresh) throw error
-        found = await configs.reload(apiKeyHash)
-        if (!found) throw new NotFoundError('webhook')
-        verifySignature(signature, found.config.signingSecret, rawBody)
+      const arrival = {
+        apiKeyHash: hashApiKey(request.params.apiKey),
+        signature: request.headers[SIGNATURE_HEADER],
+        rawBody: request.rawBody ?? Buffer.alloc(0),
+        deliveryId: deliveryIdOf(request),
       }
-      if (!(await planHolds(found.config.organizationId)))
-        throw new PlanRequiredError(
-          `the organization's alerting plan lapsed more than ${INGEST_GRACE_DAYS} days ago: ingestion is paused until a plan is active`,
-        )
-      const events = readEvents(found.config.format as WebhookFormat, request.body)
-      if (events.length > 100) throw new BadRequestError('a delivery carries at most 100 events')
-      const deliveryId = deliveryIdOf(request)
-
-      const deps = { database: app.database, batcher, jobs: app.jobs }
-      let results = await ingestDelivery(deps, found.config, events, deliveryId)
-      if (!results && !found.fresh) {
-        // The cached config changed under the delivery: look again, and judge it by what is there now.
-        found = await configs.reload(apiKeyHash)
-        if (!found) throw new NotFoundError('webhook')
-        verifySignature(signature, found.config.signingSecret, rawBody)
-        results = await ingestDelivery(deps, found.config, events, deliveryId)
-      }
-      if (!results) throw new NotFoundError('webhook')
-      if (results.some((result) => result.status === 'created')) alertsCreated()
+      const { results } = await ingest(arrival, (config) => {
+        const events = readEvents(config.format as WebhookFormat, request.body)
+        if (events.length > 100) throw new BadRequestError('a delivery carries at most 100 events')
+        return events
+      })
       const [first] = results
       return reply.code(202).send({ alertId: first?.alertId ?? null, status: first?.status ?? 'ignored', results })
     },

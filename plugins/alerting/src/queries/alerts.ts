@@ -176,6 +176,7 @@ export async function findIngestConfig(db: Executor, apiKeyHash: string) {
     .select([
       'id',
       'organizationId',
+      'name',
       'format',
       'defaultPriority',
       'autoAnalysis',

@@ -1,0 +1,77 @@
+import type { Database } from '@svc/db'
+import { NotFoundError, PlanRequiredError } from '@svc/http'
+import type { JobQueue } from '@svc/jobs'
+import type { IngestConfig } from '../queries/alerts.js'
+import type { createConfigCache } from './config-cache.js'
+import { ingestDelivery, type Outcome } from './delivery.js'
+import type { IngestedEvent } from './event.js'
+import type { FireBatcher } from './fire-batcher.js'
+import { INGEST_GRACE_DAYS } from './plan-check.js'
+import { verifySignature } from './signature.js'
+
+export interface IngestorDeps {
+  database: Database
+  jobs: JobQueue
+  batcher: FireBatcher
+  configs: ReturnType<typeof createConfigCache>
+  planHolds: (organizationId: string) => Promise<boolean>
+  alertsCreated: () => void
+}
+
+/** One delivery as it arrived: the key that names its config, its signature header and exact bytes. */
+export interface Arrival {
+  apiKeyHash: string
+  signature: string | string[] | undefined
+  rawBody: Buffer
+  deliveryId: string | undefined
+}
+
+/**
+ * Takes a delivery from any ingestion route (ours, PagerDuty's): finds the enabled config of the
+ * key, checks the signature against the config's secret, holds the organization to its plan, reads
+ * the events in the config's terms (`read`, which may refuse), and applies them. A cached config
+ * that no longer matches (a rotated secret or key, a disabled config) is looked up again and the
+ * delivery judged by what is there now. Unknown keys are a 404.
+ */
+export function createIngestor(deps: IngestorDeps) {
+  const { configs, planHolds } = deps
+  const writes = { database: deps.database, batcher: deps.batcher, jobs: deps.jobs }
+
+  async function reloaded(arrival: Arrival) {
+    const found = await configs.reload(arrival.apiKeyHash)
+    if (!found) throw new NotFoundError('webhook')
+    verifySignature(arrival.signature, found.config.signingSecret, arrival.rawBody)
+    return found
+  }
+
+  return async function ingest(
+    arrival: Arrival,
+    read: (config: IngestConfig) => IngestedEvent[],
+  ): Promise<{ config: IngestConfig; results: Outcome[] }> {
+    let found = await configs.get(arrival.apiKeyHash)
+    if (!found) throw new NotFoundError('webhook')
+    try {
+      verifySignature(arrival.signature, found.config.signingSecret, arrival.rawBody)
+    } catch (error) {
+      // The secret may have been rotated since the config was cached: judge by the current one.
+      if (found.fresh) throw error
+      found = await reloaded(arrival)
+    }
+    if (!(await planHolds(found.config.organizationId)))
+      throw new PlanRequiredError(
+        `the organization's alerting plan lapsed more than ${INGEST_GRACE_DAYS} days ago: ingestion is paused until a plan is active`,
+      )
+    const events = read(found.config)
+    let results = await ingestDelivery(writes, found.config, events, arrival.deliveryId)
+    if (!results && !found.fresh) {
+      // The cached config changed under the delivery: look again, and judge it by what is there now.
+      found = await reloaded(arrival)
+      results = await ingestDelivery(writes, found.config, read(found.config), arrival.deliveryId)
+    }
+    if (!results) throw new NotFoundError('webhook')
+    if (results.some((result) => result.status === 'created')) deps.alertsCreated()
+    return { config: found.config, results }
+  }
+}
+
+export type Ingestor = ReturnType<typeof createIngestor>
