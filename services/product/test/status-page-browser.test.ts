@@ -1,4 +1,6 @@
 import { execFile } from 'node:child_process'
+import { createServer } from 'node:http'
+import type { AddressInfo } from 'node:net'
 import { access, mkdir, mkdtemp, readFile, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
@@ -73,5 +75,24 @@ if (!present && process.env.CI === 'true') {
     const png = await readFile(file)
     t.same([...png.subarray(1, 4)], [0x50, 0x4e, 0x47], `a PNG screenshot is saved at ${path.relative(process.cwd(), file)}`)
     t.ok(png.length > 10_000, 'the screenshot has content')
+  })
+
+  t.test('another site shows the badge as an <img> (Cross-Origin-Resource-Policy: cross-origin)', async (t) => {
+    // `localhost` and `127.0.0.1` are different sites to a browser: the embedding page is cross-site.
+    const embedded = `${address}/api/v1/statuspages/public/browser-co`
+    const other = createServer((_request, response) => {
+      response.writeHead(200, { 'content-type': 'text/html; charset=utf-8' })
+      response.end(
+        `<!doctype html><html><body><img src="${embedded}/badge.svg" onload="document.body.dataset.badge = 'loaded ' + this.naturalWidth" onerror="document.body.dataset.badge = 'blocked'"></body></html>`,
+      )
+    })
+    await new Promise<void>((resolve) => other.listen(0, '127.0.0.1', resolve))
+    t.teardown(() => new Promise<void>((resolve) => other.close(() => resolve())))
+    const otherUrl = `http://localhost:${(other.address() as AddressInfo).port}/`
+    const { stdout: dom } = await browse(CHROMIUM, [...flags, '--virtual-time-budget=5000', '--dump-dom', otherUrl], {
+      timeout: 60_000,
+      maxBuffer: 10_000_000,
+    })
+    t.match(dom, /data-badge="loaded [1-9]\d*"/, 'Chromium loaded and decoded the badge')
   })
 }

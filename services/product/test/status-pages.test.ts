@@ -1,4 +1,5 @@
 import { sql } from 'kysely'
+import Parser from 'rss-parser'
 import { Webhook } from 'standardwebhooks'
 import t from 'tap'
 import { DEFAULT_NOTIFIER_CONFIG } from '@svc/config'
@@ -331,6 +332,44 @@ t.test('HTML, feeds and badge', async (t) => {
   t.match(badge.headers['content-type'], /image\/svg\+xml/)
   t.match(badge.body, /<svg[^>]*>/)
   t.match(badge.body, /minor service outage/)
+})
+
+t.test('other sites may embed what is public: cross-origin resources, and a frameable widget', async (t) => {
+  for (const path of ['/badge.svg', '/history.atom', '/history.rss', '/api/v2/summary.json', '/', '/embed']) {
+    const answer = await publicGet(`${publicBase}${path}`)
+    t.equal(answer.headers['cross-origin-resource-policy'], 'cross-origin', `${path} may be loaded by any site`)
+    t.equal(answer.headers['access-control-allow-origin'], '*', `${path} may be read by any site`)
+  }
+  const signedIn = await app.inject({ method: 'GET', url: '/api/v1/users/me', headers: manager!.headers })
+  t.equal(signedIn.headers['cross-origin-resource-policy'], 'same-site', 'the rest of the API stays same-site')
+
+  const page = await publicGet(`${publicBase}/`)
+  t.equal(page.headers['x-frame-options'], 'SAMEORIGIN', 'the full page is not framed')
+  t.match(page.headers['content-security-policy'], /frame-ancestors 'none'/)
+  const widget = await publicGet(`${publicBase}/embed`)
+  t.equal(widget.statusCode, 200)
+  t.match(widget.headers['content-type'], /text\/html/)
+  t.notOk(widget.headers['x-frame-options'], 'the widget is made to be framed')
+  t.match(widget.headers['content-security-policy'], /default-src 'none'; style-src 'sha256-[\w+/=]+';.* frame-ancestors \*/)
+  t.notMatch(widget.body, /<script/i)
+  t.match(widget.body, /data-indicator="minor"/)
+  t.match(widget.body, /Minor Service Outage/)
+  t.match(widget.body, /<li>Website slow<\/li>/, 'unresolved incidents are named')
+  t.match(widget.body, /href="https?:\/\/[^"]+\/acme\/" target="_top" rel="noopener"/, 'the link opens the full page')
+  t.equal((await publicGet(`${publicBase}/embed`, { 'if-none-match': widget.headers.etag as string })).statusCode, 304)
+})
+
+t.test('the feeds read as feed readers read them: an author, and text in RSS descriptions', async (t) => {
+  const parser = new Parser({ customFields: { feed: ['author'] } })
+  const atom = await parser.parseString((await publicGet(`${publicBase}/history.atom`)).body)
+  t.match(atom, { title: 'Acme status history', author: { name: ['Acme'] } }, 'the feed has an author (RFC 4287 4.1.1)')
+  const atomEntry = atom.items.find((item) => item.title === 'Elevated API errors')
+  t.match(atomEntry, { summary: /^(Investigating|Identified|Monitoring|Resolved) - / })
+  const rss = await parser.parseString((await publicGet(`${publicBase}/history.rss`)).body)
+  const rssItem = rss.items.find((item) => item.title === 'Website slow')
+  t.ok(rssItem, 'the incident is an item')
+  t.match(rssItem?.contentSnippet, /^(Investigating|Identified|Monitoring|Resolved) - /, '<description> holds the latest update as text')
+  t.match(rssItem?.['content:encoded'], /<p>/, 'content:encoded still holds every update')
 })
 
 t.test('subscribers: e-mail is double opt-in, webhooks are signed, either can unsubscribe', async (t) => {

@@ -23,6 +23,8 @@ export async function renderFeed(db: Executor, page: PublicPage, root: string, f
     updated: records[0]?.updatedAt ?? page.updatedAt,
     generator: 'incident-platform',
     copyright: page.name,
+    // RFC 4287 wants an author on every entry or on the feed; the page speaks for all its entries.
+    author: { name: page.name, link: root },
     feedLinks: { atom: `${root}history.atom`, rss: `${root}history.rss` },
   })
   for (const record of records) {
@@ -32,8 +34,13 @@ export async function renderFeed(db: Executor, page: PublicPage, root: string, f
           `<p><small>${update.displayAt.toISOString()}</small><br><strong>${progressWords[update.status as IncidentStatus | MaintenanceStatus] ?? update.status}</strong> - ${escapeHtml(update.body)}</p>`,
       )
       .join('')
+    const latest = record.updates[0]
     feed.addItem({
       id: `${root}#${record.kind}-${record.id}`,
+      // Plain text for readers that show only RSS's <description> (Atom's <summary>): the latest update.
+      description: latest
+        ? `${progressWords[latest.status as IncidentStatus | MaintenanceStatus] ?? latest.status} - ${latest.body}`
+        : record.name,
       title: record.name,
       link: `${root}#${record.kind}-${record.id}`,
       date: record.updatedAt,

@@ -17,6 +17,7 @@ import { renderFeed } from './feeds.js'
 import { HTML_CSP, renderHtml } from './html.js'
 import { v2DocumentSchemas } from './v2-schemas.js'
 import { v2Status } from './v2.js'
+import { WIDGET_CSP, renderWidget } from './widget.js'
 
 export const PUBLIC_BASE = '/api/v1/statuspages/public/:slug'
 /** Browsers and proxies keep a public document this long, then revalidate it with its ETag. */
@@ -25,6 +26,12 @@ const tags = ['statuspages-public']
 /** Every route here: no credentials, and the CORS headers of the surface's own hook (below). */
 const PUBLIC = { public: true, cors: false } as const
 const CACHING = { 'cache-control': `public, max-age=${PUBLIC_MAX_AGE_SECONDS}`, vary: 'Accept-Encoding' }
+/**
+ * What any site may do with these answers: read them (CORS) and embed them (an `<img>` of the
+ * badge, a feed reader's fetch, the widget in an `<iframe>`): the service's own default,
+ * `Cross-Origin-Resource-Policy: same-site`, would make a browser refuse them on another site.
+ */
+const PUBLIC_HEADERS = Object.freeze({ ...PUBLIC_CORS_HEADERS, 'cross-origin-resource-policy': 'cross-origin' })
 
 export interface PublicRouteOptions {
   cache: PublicCache
@@ -110,9 +117,9 @@ export const publicRoutes: FastifyPluginAsyncTypebox<PublicRouteOptions> = async
   const db = app.database.db
   const { cache } = options
   await app.register(formbody)
-  // Any page may read these routes, without credentials (what `publicCors` answers, fixed).
+  // Any page may read and embed these routes, without credentials (what `publicCors` answers, fixed).
   app.addHook('onRequest', (_request, reply, done) => {
-    reply.headers(PUBLIC_CORS_HEADERS)
+    reply.headers(PUBLIC_HEADERS)
     done()
   })
 
@@ -165,6 +172,8 @@ export const publicRoutes: FastifyPluginAsyncTypebox<PublicRouteOptions> = async
     const { period } = document
     const headers = { ...CACHING, ...document.headers }
     const answer = (request: FastifyRequest, reply: FastifyReply, page: PublicPage): Promise<FastifyReply> | undefined => {
+      // The service forbids framing everywhere (X-Frame-Options); a frameable document says where instead (its CSP).
+      if (document.frameable) reply.removeHeader('x-frame-options')
       const now = new Date()
       const key = period ? `${name}@${period(now)}` : name
       const rendered = cache.renderedOf(page, key)
@@ -197,6 +206,8 @@ export const publicRoutes: FastifyPluginAsyncTypebox<PublicRouteOptions> = async
     render(located: Located, now: Date): Promise<string>
     /** Headers of its own (the HTML page's policy). */
     headers?: Record<string, string>
+    /** Made to be framed by other sites (the widget): its CSP's `frame-ancestors` decides, not X-Frame-Options. */
+    frameable?: boolean
   }
 
   const documents: PublicDocument[] = [
@@ -218,6 +229,16 @@ export const publicRoutes: FastifyPluginAsyncTypebox<PublicRouteOptions> = async
       period: minute,
       render: (located, now) => renderHtml(db, located.page, { root: located.root }, now),
       headers: { 'content-security-policy': HTML_CSP },
+    },
+    {
+      path: '/embed',
+      summary: 'A small view of the page’s status, to put in an <iframe> on another site (HTML, no script)',
+      response: { produces: 'text/html', schema: Type.String({ description: 'An HTML page made to be framed' }) },
+      contentType: 'text/html; charset=utf-8',
+      name: 'widget',
+      render: (located) => renderWidget(db, located.page, located.root),
+      headers: { 'content-security-policy': WIDGET_CSP },
+      frameable: true,
     },
     {
       path: '/history.atom',

@@ -1,0 +1,50 @@
+import { createHash } from 'node:crypto'
+import escapeHtml from 'escape-html'
+import type { Executor } from '@svc/db'
+import { publicComponents, publicRecords } from '../queries/public.js'
+import type { PublicPage } from './cache.js'
+import { v2Status } from './v2.js'
+
+/** Unresolved incidents the widget names; past this it says how many more there are. */
+const LISTED_INCIDENTS = 3
+
+const STYLE = `
+html,body{margin:0;height:100%}
+body{font-family:system-ui,-apple-system,"Segoe UI",Roboto,sans-serif;font-size:14px;color:#1d2330;background:#fff}
+a.widget{display:block;height:100%;box-sizing:border-box;padding:10px 12px;border:1px solid #dde1e7;border-radius:6px;color:inherit;text-decoration:none}
+.status{display:flex;align-items:center;gap:8px;font-weight:600}
+.dot{width:10px;height:10px;border-radius:50%;flex:none}
+.i-none{background:#2e8540}.i-minor{background:#c9a100}.i-major{background:#d9700a}.i-critical{background:#c0262d}
+ul{margin:6px 0 0;padding-left:18px}li{margin:2px 0}
+.page{margin-top:6px;font-size:12px;color:#3558a8}`
+
+/**
+ * The widget's Content-Security-Policy: its own style sheet (by hash), no script, and, unlike the
+ * full page, framing by any site: it is made for other people's pages.
+ */
+export const WIDGET_CSP = `default-src 'none'; style-src 'sha256-${createHash('sha256').update(STYLE).digest('base64')}'; base-uri 'none'; form-action 'none'; frame-ancestors *`
+
+const e = (text: string | null | undefined) => escapeHtml(text ?? '')
+
+/**
+ * A small view of a page's status for an `<iframe>` on another site: the overall status, the
+ * names of unresolved incidents, and a link that opens the full page in the top window. No script.
+ */
+export async function renderWidget(db: Executor, page: PublicPage, root: string): Promise<string> {
+  const [content, unresolved] = await Promise.all([
+    publicComponents(db, page.id),
+    publicRecords(db, page.id, 'incident', { which: 'unresolved' }),
+  ])
+  const status = v2Status(content, unresolved)
+  const listed = unresolved.slice(0, LISTED_INCIDENTS).map((incident) => `<li>${e(incident.name)}</li>`)
+  if (unresolved.length > LISTED_INCIDENTS) listed.push(`<li>and ${unresolved.length - LISTED_INCIDENTS} more</li>`)
+  return `<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1">
+<title>${e(page.name)} status</title><style>${STYLE}</style></head>
+<body><a class="widget" href="${e(root)}" target="_top" rel="noopener">
+<div class="status" data-indicator="${status.indicator}"><span class="dot i-${status.indicator}"></span>${e(status.description)}</div>
+${listed.length > 0 ? `<ul>${listed.join('')}</ul>` : ''}
+<div class="page">${e(page.name)} status page →</div>
+</a></body></html>
+`
+}
