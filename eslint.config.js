@@ -2,7 +2,17 @@ import js from '@eslint/js'
 import tseslint from 'typescript-eslint'
 
 export default tseslint.config(
-  { ignores: ['**/node_modules/**', '**/.tap/**', '**/coverage/**', '**/dist/**', '.data/**', 'packages/db/src/generated.ts'] },
+  {
+    ignores: [
+      '**/node_modules/**',
+      '**/.tap/**',
+      '**/coverage/**',
+      '**/dist/**',
+      '.data/**',
+      'packages/db/src/generated.ts',
+      'packages/client/src/generated/**',
+    ],
+  },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {

@@ -7,7 +7,14 @@ import { registerCors, type CorsSettings } from './cors.js'
 import { registerErrorHandling } from './error-handler.js'
 import { registerRateLimits, type RateLimitSettings, type SharedCounters } from './rate-limits.js'
 import { registerSecurityHeaders } from './security-headers.js'
+import { apiTags, operationIdOf } from './openapi-names.js'
 import { ErrorResponse } from './schemas.js'
+
+/** What the document transform reads and fixes of an operation. */
+interface DocumentedOperation {
+  tags?: string[]
+  parameters?: Array<{ in?: string; required?: boolean; schema?: { default?: unknown } }>
+}
 
 export interface HttpConventionsOptions {
   title: string
@@ -17,6 +24,8 @@ export interface HttpConventionsOptions {
   /** REDIS_URL set: rate-limit counters shared by every replica. */
   sharedCounters?: SharedCounters
   cors: CorsSettings
+  /** Where the API is served (the public URL settings), for the document's `servers`; unset, the document's own host. */
+  publicUrl?: string
 }
 
 /**
@@ -55,12 +64,33 @@ async function httpConventions(app: FastifyInstance, options: HttpConventionsOpt
         },
       },
       security: [{ cookieAuth: [] }, { bearerAuth: [] }],
+      ...(options.publicUrl ? { servers: [{ url: options.publicUrl, description: options.title }] } : {}),
+    },
+    // The tags operations use, declared with what they group, in the order of `apiTags`.
+    transformObject: (document) => {
+      // This service writes OpenAPI (`openapi` above), never Swagger 2.
+      const { openapiObject } = document as Extract<typeof document, { openapiObject: unknown }>
+      const used = new Set<string>()
+      for (const path of Object.values(openapiObject.paths ?? {}))
+        for (const operation of Object.values(path ?? {}) as Array<DocumentedOperation>) {
+          for (const tag of operation?.tags ?? []) used.add(tag)
+          // A query parameter with a default may be left out (the schema fills it in), so it is not
+          // required: generated clients would otherwise demand `page` and `limit` on every list.
+          for (const parameter of operation?.parameters ?? [])
+            if (parameter.in === 'query' && parameter.schema?.default !== undefined) parameter.required = false
+        }
+      const known = Object.keys(apiTags)
+      const order = (tag: string) => (known.includes(tag) ? known.indexOf(tag) : known.length)
+      const tags = [...used].sort((a, b) => order(a) - order(b) || a.localeCompare(b))
+      return { ...openapiObject, tags: tags.map((name) => ({ name, ...(apiTags[name] ? { description: apiTags[name] } : {}) })) }
     },
     refResolver: { buildLocalReference: (json, _baseUri, _fragment, index) => String(json.$id ?? `def-${index}`) },
   })
-  // Document the error body on every route that does not describe its own errors.
+  // Name every operation, and document the error body on every route that does not describe its own errors.
   app.addHook('onRoute', (route) => {
     if (!route.schema || route.schema.hide) return
+    const method = Array.isArray(route.method) ? route.method[0] : route.method
+    route.schema.operationId ??= operationIdOf(String(method), route.url)
     const response = (route.schema.response ?? {}) as Record<string, unknown>
     if (!Object.keys(response).some((status) => status.startsWith('4'))) {
       route.schema.response = { ...response, '4xx': { $ref: 'ErrorResponse#' }, '5xx': { $ref: 'ErrorResponse#' } }

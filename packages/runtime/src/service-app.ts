@@ -129,6 +129,7 @@ export async function buildServiceApp(config: ServiceConfig, definition: Service
     rateLimit: config.rateLimit,
     sharedCounters: resources.shared && { redis: resources.shared.redis, nameSpace: resources.shared.nameSpace },
     cors: { allowedOrigins: config.cookies.allowedOrigins },
+    publicUrl: configuredUrl,
   })
   if (config.metricsPort !== undefined) await app.register(requestMetricsPlugin, { service: definition.name })
   await app.register(authPlugin, {

@@ -91,6 +91,8 @@ export const agentRoutes: FastifyPluginAsyncTypebox = async (app) => {
     '/api/v1/organizations/:orgId/insights/:insightId/agents',
     {
       schema: {
+        // The derived id would be that of `GET …/insights/agents`.
+        operationId: 'getOrganizationsInsightsByInsightIdAgents',
         tags,
         summary: 'What the runbook, comms and on-call agents made of an investigation (insights viewer)',
         params: InsightParams,

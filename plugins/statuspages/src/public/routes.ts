@@ -298,6 +298,8 @@ export const publicRoutes: FastifyPluginAsyncTypebox<PublicRouteOptions> = async
     PUBLIC_BASE,
     {
       schema: {
+        // The derived id would be that of the page itself (`…/:slug/`).
+        operationId: 'redirectStatuspagesPublicBySlug',
         tags,
         summary: 'The status page (redirects to its root)',
         params: SlugParams,
