@@ -256,9 +256,29 @@ export interface paths {
         put?: never;
         /**
          * Ingest an event (public, authenticated by the API key in the path)
-         * @description Optional `x-webhook-signature`: `sha256=<hex HMAC-SHA256(secret, body)>` or `t=<unix>,v1=<hex HMAC-SHA256(secret, "<t>.<body>")>` (300 s tolerance); required when the config has a signing secret. Retries are recognised by `x-delivery-id`, `webhook-id` or `x-github-delivery`, else by fingerprint and timestamp. Limited per webhook config (its `rateLimitPerMinute`, else INGEST_RATE_LIMIT_MAX a minute): 429 with `Retry-After` past it.
+         * @description Proof of the secret, required when the config has one: `x-webhook-signature` (`sha256=<hex HMAC-SHA256(secret, body)>` or `t=<unix>,v1=<hex HMAC-SHA256(secret, "<t>.<body>")>`, 300 s tolerance), Grafana’s `X-Grafana-Alerting-Signature` (bare hex, of `<timestamp>:<body>` with `X-Grafana-Alerting-Timestamp`), or the secret itself as the credential. Retries are recognised by `x-delivery-id`, `webhook-id` or `x-github-delivery`, else by fingerprint and timestamp. Limited per webhook config (its `rateLimitPerMinute`, else INGEST_RATE_LIMIT_MAX a minute): 429 with `Retry-After` past it. Here an `Authorization` credential (Bearer, or the Basic password) is the secret.
          */
         post: operations["postWebhooksIngestByApiKey"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/webhooks/ingest": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Ingest an event (public, authenticated by the API key in the Authorization header)
+         * @description The API key is the Basic user name (the password being the secret, when the config has one) or the Bearer token, so it need not be in a URL. Proof of the secret, required when the config has one: `x-webhook-signature` (`sha256=<hex HMAC-SHA256(secret, body)>` or `t=<unix>,v1=<hex HMAC-SHA256(secret, "<t>.<body>")>`, 300 s tolerance), Grafana’s `X-Grafana-Alerting-Signature` (bare hex, of `<timestamp>:<body>` with `X-Grafana-Alerting-Timestamp`), or the secret itself as the credential. Retries are recognised by `x-delivery-id`, `webhook-id` or `x-github-delivery`, else by fingerprint and timestamp. Limited per webhook config (its `rateLimitPerMinute`, else INGEST_RATE_LIMIT_MAX a minute): 429 with `Retry-After` past it.
+         */
+        post: operations["postWebhooksIngest"];
         delete?: never;
         options?: never;
         head?: never;
@@ -4019,6 +4039,61 @@ export interface operations {
                 /** @description The config’s API key (whk_…) */
                 apiKey: string;
             };
+            cookie?: never;
+        };
+        /** @description An event in the config’s format (generic, alertmanager, grafana, pagerduty, datadog) */
+        requestBody: {
+            content: {
+                "application/json": {
+                    [key: string]: unknown;
+                };
+            };
+        };
+        responses: {
+            /** @description The first event’s outcome, and every event’s */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        alertId: string | null;
+                        /** @enum {unknown} */
+                        status: "created" | "deduplicated" | "acknowledged" | "resolved" | "ignored";
+                        /** @description One per event of the delivery (an Alertmanager delivery carries several) */
+                        results: {
+                            alertId: string | null;
+                            /** @enum {unknown} */
+                            status: "created" | "deduplicated" | "acknowledged" | "resolved" | "ignored";
+                        }[];
+                    };
+                };
+            };
+            /** @description Default Response */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Default Response */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    postWebhooksIngest: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
             cookie?: never;
         };
         /** @description An event in the config’s format (generic, alertmanager, grafana, pagerduty, datadog) */

@@ -7,7 +7,7 @@ import { ingestDelivery, type Outcome } from './delivery.js'
 import type { IngestedEvent } from './event.js'
 import type { FireBatcher } from './fire-batcher.js'
 import { INGEST_GRACE_DAYS } from './plan-check.js'
-import { verifySignature } from './signature.js'
+import { verifyDelivery, type DeliveryProof } from './signature.js'
 
 export interface IngestorDeps {
   database: Database
@@ -18,17 +18,17 @@ export interface IngestorDeps {
   alertsCreated: () => void
 }
 
-/** One delivery as it arrived: the key that names its config, its signature header and exact bytes. */
+/** One delivery as it arrived: the key that names its config, its proof of the secret and exact bytes. */
 export interface Arrival {
   apiKeyHash: string
-  signature: string | string[] | undefined
+  proof: DeliveryProof
   rawBody: Buffer
   deliveryId: string | undefined
 }
 
 /**
  * Takes a delivery from any ingestion route (ours, PagerDuty's): finds the enabled config of the
- * key, checks the signature against the config's secret, holds the organization to its plan, reads
+ * key, checks the delivery's proof against the config's secret (signature or credential), holds the organization to its plan, reads
  * the events in the config's terms (`read`, which may refuse), and applies them. A cached config
  * that no longer matches (a rotated secret or key, a disabled config) is looked up again and the
  * delivery judged by what is there now. Unknown keys are a 404.
@@ -40,7 +40,7 @@ export function createIngestor(deps: IngestorDeps) {
   async function reloaded(arrival: Arrival) {
     const found = await configs.reload(arrival.apiKeyHash)
     if (!found) throw new NotFoundError('webhook')
-    verifySignature(arrival.signature, found.config.signingSecret, arrival.rawBody)
+    verifyDelivery(arrival.proof, found.config.signingSecret, arrival.rawBody)
     return found
   }
 
@@ -51,7 +51,7 @@ export function createIngestor(deps: IngestorDeps) {
     let found = await configs.get(arrival.apiKeyHash)
     if (!found) throw new NotFoundError('webhook')
     try {
-      verifySignature(arrival.signature, found.config.signingSecret, arrival.rawBody)
+      verifyDelivery(arrival.proof, found.config.signingSecret, arrival.rawBody)
     } catch (error) {
       // The secret may have been rotated since the config was cached: judge by the current one.
       if (found.fresh) throw error

@@ -166,7 +166,7 @@ export const pagerDutyRoutes: FastifyPluginAsyncTypebox<PagerDutyOptions> = asyn
 
   const arrivalOf = (request: FastifyRequest, routingKey: string) => ({
     apiKeyHash: hashApiKey(routingKey),
-    signature: request.headers[SIGNATURE_HEADER],
+    proof: { signature: request.headers[SIGNATURE_HEADER] },
     rawBody: request.rawBody ?? Buffer.alloc(0),
     deliveryId: deliveryIdOf(request),
   })

@@ -1,6 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
+import type { FastifyReply, FastifyRequest } from 'fastify'
 import { Type } from 'typebox'
-import { BadRequestError } from '@svc/http'
+import { BadRequestError, UnauthorizedError } from '@svc/http'
 import { registerDeployIngestRoute } from '../deploys/ingest-route.js'
 import { createIngestPlanCheck } from './plan-check.js'
 import { createConfigCache } from './config-cache.js'
@@ -12,9 +13,9 @@ import { INGEST_PATH } from '../webhooks/routes.js'
 import type { WebhookFormat } from '../webhooks/schemas.js'
 import { hashApiKey } from '../webhooks/secrets.js'
 import { readEvents } from './formats/index.js'
+import { credentialsOf } from './credentials.js'
 import { createIngestor } from './ingestor.js'
 import { pagerDutyRoutes } from './pagerduty-routes.js'
-import { SIGNATURE_HEADER } from './signature.js'
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -61,40 +62,64 @@ export const ingestionRoutes: FastifyPluginAsyncTypebox<IngestionOptions> = asyn
   registerDeployIngestRoute(app)
   await app.register(pagerDutyRoutes, { ingest, configs, ingestLimits })
 
+  const limit = ingestRouteLimit(
+    ingestLimits,
+    async (apiKeyHash) => (await configs.get(apiKeyHash))?.config,
+    (request) => credentialsOf(request).apiKey ?? '',
+  )
+  const Body = Type.Object(
+    {},
+    { additionalProperties: true, description: 'An event in the config’s format (generic, alertmanager, grafana, pagerduty, datadog)' },
+  )
+  const proofs =
+    'Proof of the secret, required when the config has one: `x-webhook-signature` (`sha256=<hex HMAC-SHA256(secret, body)>` or `t=<unix>,v1=<hex HMAC-SHA256(secret, "<t>.<body>")>`, 300 s tolerance), Grafana’s `X-Grafana-Alerting-Signature` (bare hex, of `<timestamp>:<body>` with `X-Grafana-Alerting-Timestamp`), or the secret itself as the credential. Retries are recognised by `x-delivery-id`, `webhook-id` or `x-github-delivery`, else by fingerprint and timestamp. Limited per webhook config (its `rateLimitPerMinute`, else INGEST_RATE_LIMIT_MAX a minute): 429 with `Retry-After` past it.'
+
+  const handler = async (request: FastifyRequest, reply: FastifyReply) => {
+    const { apiKey, proof } = credentialsOf(request)
+    if (!apiKey) throw new UnauthorizedError('send the API key: in the path, as the Basic user name, or as Authorization: Bearer')
+    const arrival = {
+      apiKeyHash: hashApiKey(apiKey),
+      proof,
+      rawBody: request.rawBody ?? Buffer.alloc(0),
+      deliveryId: deliveryIdOf(request),
+    }
+    const { results } = await ingest(arrival, (config) => {
+      const events = readEvents(config.format as WebhookFormat, request.body)
+      if (events.length > 100) throw new BadRequestError('a delivery carries at most 100 events')
+      return events
+    })
+    const [first] = results
+    return reply.code(202).send({ alertId: first?.alertId ?? null, status: first?.status ?? 'ignored', results })
+  }
+
   app.post(
     `${INGEST_PATH}/:apiKey`,
     {
-      config: { public: true, limit: ingestRouteLimit(ingestLimits, async (apiKeyHash) => (await configs.get(apiKeyHash))?.config) },
+      config: { public: true, limit },
       schema: {
         tags: ['webhooks'],
         summary: 'Ingest an event (public, authenticated by the API key in the path)',
-        description:
-          'Optional `x-webhook-signature`: `sha256=<hex HMAC-SHA256(secret, body)>` or `t=<unix>,v1=<hex HMAC-SHA256(secret, "<t>.<body>")>` (300 s tolerance); required when the config has a signing secret. Retries are recognised by `x-delivery-id`, `webhook-id` or `x-github-delivery`, else by fingerprint and timestamp. Limited per webhook config (its `rateLimitPerMinute`, else INGEST_RATE_LIMIT_MAX a minute): 429 with `Retry-After` past it.',
+        description: `${proofs} Here an \`Authorization\` credential (Bearer, or the Basic password) is the secret.`,
         params: Type.Object({ apiKey: Type.String({ description: 'The config’s API key (whk_…)' }) }),
-        body: Type.Object(
-          {},
-          {
-            additionalProperties: true,
-            description: 'An event in the config’s format (generic, alertmanager, grafana, pagerduty, datadog)',
-          },
-        ),
+        body: Body,
         response: { 202: Accepted },
       },
     },
-    async (request, reply) => {
-      const arrival = {
-        apiKeyHash: hashApiKey(request.params.apiKey),
-        signature: request.headers[SIGNATURE_HEADER],
-        rawBody: request.rawBody ?? Buffer.alloc(0),
-        deliveryId: deliveryIdOf(request),
-      }
-      const { results } = await ingest(arrival, (config) => {
-        const events = readEvents(config.format as WebhookFormat, request.body)
-        if (events.length > 100) throw new BadRequestError('a delivery carries at most 100 events')
-        return events
-      })
-      const [first] = results
-      return reply.code(202).send({ alertId: first?.alertId ?? null, status: first?.status ?? 'ignored', results })
+    handler,
+  )
+
+  app.post(
+    INGEST_PATH,
+    {
+      config: { public: true, limit },
+      schema: {
+        tags: ['webhooks'],
+        summary: 'Ingest an event (public, authenticated by the API key in the Authorization header)',
+        description: `The API key is the Basic user name (the password being the secret, when the config has one) or the Bearer token, so it need not be in a URL. ${proofs}`,
+        body: Body,
+        response: { 202: Accepted },
+      },
     },
+    handler,
   )
 }

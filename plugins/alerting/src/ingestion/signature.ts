@@ -58,3 +58,63 @@ export function verifySignature(
   const expected = hmac(secret, Buffer.from(`${parsed.timestamp}.`), rawBody)
   if (!parsed.digests.some((digest) => sameDigest(expected, digest))) throw new UnauthorizedError('the signature does not match the body')
 }
+
+/** Grafana's signature header when the user keeps the default name (Grafana 12's HMAC option). */
+export const GRAFANA_SIGNATURE_HEADER = 'x-grafana-alerting-signature'
+/** Timestamp headers Grafana is set up with (it has no default name; these are its documentation's). */
+export const GRAFANA_TIMESTAMP_HEADERS = ['x-grafana-alerting-timestamp', 'x-grafana-alerting-signature-timestamp'] as const
+
+/**
+ * What a delivery offers to prove it comes from whoever holds the config's secret (decision
+ * 0026): our signature, Grafana's, or, for senders that cannot sign (Alertmanager, Grafana's
+ * basic auth, Datadog's custom headers), the secret itself as a credential.
+ */
+export interface DeliveryProof {
+  /** `x-webhook-signature`. */
+  signature: string | string[] | undefined
+  /** Grafana's bare hex HMAC-SHA256 of the body, or of `<timestamp>:<body>` with a timestamp header. */
+  grafana?: { signature: string; timestamp?: string }
+  /** The secret as sent: `Authorization: Bearer` at a keyed path, or the Basic password. */
+  sharedSecret?: string
+}
+
+function sameSecret(expected: string, presented: string): boolean {
+  const a = Buffer.from(expected)
+  const b = Buffer.from(presented)
+  return a.length === b.length && timingSafeEqual(a, b)
+}
+
+/**
+ * Checks a delivery against the config's secret: `x-webhook-signature` when present (as
+ * `verifySignature`, a malformed one refused even without a secret), else Grafana's signature,
+ * else the secret presented as a credential. Without a secret nothing more is asked. Every
+ * refusal is a 401.
+ */
+export function verifyDelivery(
+  proof: DeliveryProof,
+  secret: string | null,
+  rawBody: Buffer,
+  nowSeconds = Math.floor(Date.now() / 1000),
+): void {
+  if (proof.signature !== undefined || secret === null) {
+    verifySignature(proof.signature, secret, rawBody, nowSeconds)
+    return
+  }
+  if (proof.grafana) {
+    const { signature, timestamp } = proof.grafana
+    if (timestamp !== undefined) {
+      if (!/^\d{1,12}$/.test(timestamp) || Math.abs(nowSeconds - Number(timestamp)) > SIGNATURE_TOLERANCE_SECONDS)
+        throw new UnauthorizedError('the signature timestamp is outside the 300-second tolerance')
+    }
+    const expected = timestamp === undefined ? hmac(secret, rawBody) : hmac(secret, Buffer.from(`${timestamp}:`), rawBody)
+    if (!sameDigest(expected, signature.trim())) throw new UnauthorizedError('the signature does not match the body')
+    return
+  }
+  if (proof.sharedSecret !== undefined) {
+    if (!sameSecret(secret, proof.sharedSecret)) throw new UnauthorizedError('the credentials are not this webhook’s secret')
+    return
+  }
+  throw new UnauthorizedError(
+    `this webhook requires proof of its secret: send ${SIGNATURE_HEADER}, ${GRAFANA_SIGNATURE_HEADER}, or the secret as Authorization: Bearer (or the Basic password)`,
+  )
+}
