@@ -203,12 +203,25 @@ t.test('maintenance windows start and complete on their own; bad windows and mov
     })
   ).json()
   t.equal(maintenance.status, 'scheduled')
-  t.equal((await publicGet(`${publicBase}/api/v2/scheduled-maintenances/upcoming.json`)).json().scheduled_maintenances.length, 1)
+  const upcoming = (await publicGet(`${publicBase}/api/v2/scheduled-maintenances/upcoming.json`)).json().scheduled_maintenances
+  t.equal(upcoming.length, 1)
+  t.same(
+    upcoming[0].incident_updates[0].affected_components,
+    [{ code: web.id, name: 'Website', old_status: 'operational', new_status: 'operational' }],
+    'a scheduled maintenance’s update lists its components, as Statuspage does',
+  )
+  // The page is in Europe/Berlin: Statuspage writes its times there, with the offset.
+  t.match(upcoming[0].scheduled_for, /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}\+0[12]:00$/)
+  t.equal(Date.parse(upcoming[0].scheduled_for), Date.parse(soon.toISOString()), 'the same instant')
+  t.match(upcoming[0].incident_updates[0].display_at, /\+0[12]:00$/)
 
   await sql`update pgboss.job set start_after = now() where name = 'statuspages.maintenance' and data->>'to' = 'in_progress'`.execute(db)
   await until('the maintenance to start', async () => (await statusOf(web)) === 'under_maintenance')
   const active = (await publicGet(`${publicBase}/api/v2/scheduled-maintenances/active.json`)).json()
   t.equal(active.scheduled_maintenances[0].status, 'in_progress')
+  t.same(active.scheduled_maintenances[0].incident_updates[0].affected_components, [
+    { code: web.id, name: 'Website', old_status: 'operational', new_status: 'under_maintenance' },
+  ])
   t.equal(
     active.scheduled_maintenances[0].incident_updates[0].body,
     'Scheduled maintenance is currently in progress. We will provide updates as necessary.',

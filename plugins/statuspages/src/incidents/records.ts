@@ -2,7 +2,7 @@ import { isUuid } from '@svc/auth'
 import type { Executor } from '@svc/db'
 import { invalidField } from '@svc/http'
 import type { ComponentStatus } from '../model.js'
-import { componentsOfPage } from '../queries/components.js'
+import { componentStatusesOf, componentsOfPage, type ComponentChange } from '../queries/components.js'
 import {
   deleteIncident,
   incidentComponents,
@@ -46,11 +46,29 @@ export async function checkComponents(
   return new Map(input.map((entry) => [entry.componentId, entry.status]))
 }
 
+/**
+ * A maintenance's update lists every component it names, as Statuspage does: the ones this update
+ * moved with their change, the others with their status unchanged.
+ */
+async function everyNamed(db: Executor, pageId: string, named: string[], changes: ComponentChange[]): Promise<ComponentChange[]> {
+  const changed = new Map(changes.map((change) => [change.code, change]))
+  return (await componentStatusesOf(db, pageId, named)).map(
+    (component) =>
+      changed.get(component.id) ?? {
+        code: component.id,
+        name: component.name,
+        oldStatus: component.status as ComponentStatus,
+        newStatus: component.status as ComponentStatus,
+      },
+  )
+}
+
 /** What follows any change of a record: its component statuses, the components themselves, its update, the page's revision, notifications. */
 async function afterChange(db: Executor, notifications: SubscriberNotifications, row: IncidentRow, change: RecordChange) {
   await putIncidentComponents(db, row.id, change.statuses)
   const named = (await incidentComponents(db, [row.id])).map((component) => component.componentId)
-  const affectedComponents = row.published ? await settleComponents(db, row.pageId, named) : []
+  const changes = row.published ? await settleComponents(db, row.pageId, named) : []
+  const affectedComponents = row.kind === 'maintenance' ? await everyNamed(db, row.pageId, named, changes) : changes
   const update = await insertUpdate(db, {
     incidentId: row.id,
     status: change.status,

@@ -43,7 +43,8 @@ export async function componentUptimes(db: Executor, pageId: string, components:
 export async function renderJson(db: Executor, page: PublicPage, name: JsonDocument, pageUrl: string, now: Date): Promise<unknown> {
   const content = await publicComponents(db, page.id)
   const head = { page: v2Page(page, pageUrl) }
-  const records = (list: Awaited<ReturnType<typeof publicRecords>>) => list.map((record) => v2Record(record, content, pageUrl))
+  const records = (list: Awaited<ReturnType<typeof publicRecords>>) =>
+    list.map((record) => v2Record(record, content, pageUrl, page.timeZone))
   switch (name) {
     case 'summary': {
       const [unresolved, maintenances] = await Promise.all([
@@ -52,7 +53,7 @@ export async function renderJson(db: Executor, page: PublicPage, name: JsonDocum
       ])
       return {
         ...head,
-        components: v2Components(content),
+        components: v2Components(content, page.timeZone),
         incidents: records(unresolved),
         scheduled_maintenances: records(maintenances),
         status: v2Status(content, unresolved),
@@ -61,7 +62,7 @@ export async function renderJson(db: Executor, page: PublicPage, name: JsonDocum
     case 'status':
       return { ...head, status: v2Status(content, await publicRecords(db, page.id, 'incident', { which: 'unresolved' })) }
     case 'components':
-      return { ...head, components: v2Components(content) }
+      return { ...head, components: v2Components(content, page.timeZone) }
     case 'incidents':
       return { ...head, incidents: records(await publicRecords(db, page.id, 'incident', { which: 'recent', limit: HISTORY_LIMIT })) }
     case 'incidents/unresolved':

@@ -2,31 +2,33 @@ import { overallStatus, worstStatus, type ComponentStatus, type IncidentImpact }
 import type { PublicComponents, PublicRecord } from '../queries/public.js'
 import type { AffectedComponentRecord } from '../schemas.js'
 import type { PublicPage } from './cache.js'
+import { isoInZone } from './zoned-time.js'
 
 /**
  * Statuspage API v2 shapes (https://metastatuspage.com/api/v2/), field for field, so Statuspage
  * clients and aggregators read our pages unchanged: snake_case names, groups listed as components
- * with `group: true` and their members' ids, maintenances as incidents with a window.
+ * with `group: true` and their members' ids, maintenances as incidents with a window, and every
+ * time in the page's time zone with its offset there, as Statuspage writes them.
  */
-const iso = (date: Date | null) => (date ? date.toISOString() : null)
 
 export function v2Page(page: PublicPage, url: string) {
-  return { id: page.id, name: page.name, url, time_zone: page.timeZone, updated_at: page.updatedAt.toISOString() }
+  return { id: page.id, name: page.name, url, time_zone: page.timeZone, updated_at: isoInZone(page.updatedAt, page.timeZone) }
 }
 
 type V2Component = ReturnType<typeof v2Component>
 
-function v2Component(component: PublicComponents['components'][number]) {
+function v2Component(component: PublicComponents['components'][number], timeZone: string) {
+  const createdAt = isoInZone(component.createdAt, timeZone)
   return {
     id: component.id,
     name: component.name,
     status: component.status,
-    created_at: component.createdAt.toISOString(),
-    updated_at: component.updatedAt.toISOString(),
+    created_at: createdAt,
+    updated_at: isoInZone(component.updatedAt, timeZone),
     position: component.position,
     description: component.description,
     showcase: component.showUptime,
-    start_date: component.createdAt.toISOString().slice(0, 10) as string | null,
+    start_date: createdAt.slice(0, 10) as string | null,
     group_id: component.groupId,
     page_id: component.pageId,
     group: false,
@@ -35,7 +37,7 @@ function v2Component(component: PublicComponents['components'][number]) {
 }
 
 /** Components in display order: each group (its status the worst of its members') followed by its members. */
-export function v2Components({ components, groups }: PublicComponents) {
+export function v2Components({ components, groups }: PublicComponents, timeZone: string) {
   const ungrouped = components.filter((component) => !component.groupId || !groups.some((group) => group.id === component.groupId))
   const top = [
     ...groups.map((group) => ({ kind: 'group' as const, group })),
@@ -47,7 +49,7 @@ export function v2Components({ components, groups }: PublicComponents) {
   const listed: Array<V2Component & { components?: string[] }> = []
   for (const item of top) {
     if (item.kind === 'component') {
-      listed.push(v2Component(item.component))
+      listed.push(v2Component(item.component, timeZone))
       continue
     }
     const members = components.filter((component) => component.groupId === item.group.id)
@@ -55,8 +57,8 @@ export function v2Components({ components, groups }: PublicComponents) {
       id: item.group.id,
       name: item.group.name,
       status: worstStatus(members.map((member) => member.status as ComponentStatus)),
-      created_at: item.group.createdAt.toISOString(),
-      updated_at: item.group.updatedAt.toISOString(),
+      created_at: isoInZone(item.group.createdAt, timeZone),
+      updated_at: isoInZone(item.group.updatedAt, timeZone),
       position: item.group.position,
       description: item.group.description,
       showcase: false,
@@ -67,33 +69,35 @@ export function v2Components({ components, groups }: PublicComponents) {
       only_show_if_degraded: false,
       components: members.map((member) => member.id),
     })
-    listed.push(...members.map(v2Component))
+    listed.push(...members.map((member) => v2Component(member, timeZone)))
   }
   return listed
 }
 
-export function v2Record(record: PublicRecord, content: PublicComponents, pageUrl: string) {
+export function v2Record(record: PublicRecord, content: PublicComponents, pageUrl: string, timeZone: string) {
   const byId = new Map(content.components.map((component) => [component.id, component]))
+  const iso = (date: Date) => isoInZone(date, timeZone)
+  const isoOrNull = (date: Date | null) => (date ? iso(date) : null)
   const base = {
     id: record.id,
     name: record.name,
     status: record.status,
-    created_at: record.createdAt.toISOString(),
-    updated_at: record.updatedAt.toISOString(),
-    monitoring_at: iso(record.monitoringAt),
-    resolved_at: iso(record.resolvedAt),
+    created_at: iso(record.createdAt),
+    updated_at: iso(record.updatedAt),
+    monitoring_at: isoOrNull(record.monitoringAt),
+    resolved_at: isoOrNull(record.resolvedAt),
     impact: record.impact,
     shortlink: `${pageUrl}#${record.kind}-${record.id}`,
-    started_at: record.startedAt.toISOString(),
+    started_at: iso(record.startedAt),
     page_id: record.pageId,
     incident_updates: record.updates.map((update) => ({
       id: update.id,
       status: update.status,
       body: update.body,
       incident_id: record.id,
-      created_at: update.createdAt.toISOString(),
-      updated_at: update.updatedAt.toISOString(),
-      display_at: update.displayAt.toISOString(),
+      created_at: iso(update.createdAt),
+      updated_at: iso(update.updatedAt),
+      display_at: iso(update.displayAt),
       affected_components: (update.affectedComponents as unknown as AffectedComponentRecord[]).map((change) => ({
         code: change.code,
         name: change.name,
@@ -106,11 +110,11 @@ export function v2Record(record: PublicRecord, content: PublicComponents, pageUr
     })),
     components: record.componentIds.flatMap((id) => {
       const component = byId.get(id)
-      return component ? [v2Component(component)] : []
+      return component ? [v2Component(component, timeZone)] : []
     }),
   }
   return record.kind === 'maintenance'
-    ? { ...base, scheduled_for: iso(record.scheduledFor), scheduled_until: iso(record.scheduledUntil) }
+    ? { ...base, scheduled_for: isoOrNull(record.scheduledFor), scheduled_until: isoOrNull(record.scheduledUntil) }
     : base
 }
 

@@ -96,6 +96,17 @@ export async function deleteComponent(db: Executor, componentId: string): Promis
  * Sets components' statuses, recording each change with its time; a component already in its
  * status is left alone. Answers the changes made, as Statuspage's `affected_components` name them.
  */
+/** The components' names and statuses now, by id, on one page. */
+export async function componentStatusesOf(db: Executor, pageId: string, ids: string[]) {
+  if (ids.length === 0) return []
+  return db
+    .selectFrom('divinux.statusComponents')
+    .select(['id', 'name', 'status'])
+    .where('pageId', '=', pageId)
+    .where('id', 'in', ids)
+    .execute()
+}
+
 export async function setComponentStatuses(db: Executor, pageId: string, statuses: Map<string, ComponentStatus>) {
   if (statuses.size === 0) return []
   const current = await db
