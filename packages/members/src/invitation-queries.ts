@@ -113,13 +113,18 @@ export async function markAccepted(db: Executor, id: string, acceptedBy: string)
     .execute()
 }
 
-/** The membership an invitation holds open, joined now by `userId` (who may be another account row than the pending one). */
-export async function joinMembership(db: Executor, memberId: string, userId: string): Promise<void> {
-  await db
+/**
+ * The membership an invitation holds open, joined now by `userId` (who may be another account row
+ * than the pending one); answers its role, which an owner may have changed since the invitation.
+ */
+export async function joinMembership(db: Executor, memberId: string, userId: string): Promise<string> {
+  const { role } = await db
     .updateTable('core.organizationMembers')
     .set({ userId, joinedAt: sql<Date>`now()`, updatedAt: sql<Date>`now()` })
     .where('id', '=', memberId)
-    .execute()
+    .returning('role')
+    .executeTakeFirstOrThrow()
+  return role
 }
 
 /** Drops the membership an invitation held open, unless it was joined meanwhile. */

@@ -207,7 +207,7 @@ export async function acceptInvitation(trx: Executor, context: AuditContext, tok
   }
   const held = await membershipOfUser(trx, invitation.organizationId, userId)
   if (held && held.id !== invitation.memberId) throw new ConflictError(`you are already a member of ${organization}`)
-  await joinMembership(trx, invitation.memberId, userId)
+  const role = (await joinMembership(trx, invitation.memberId, userId)) as OrganizationRole
   await markAccepted(trx, invitation.id, userId)
   await recordAudit(trx, context, {
     organizationId: invitation.organizationId,
@@ -222,11 +222,11 @@ export async function acceptInvitation(trx: Executor, context: AuditContext, tok
     organizationId: invitation.organizationId,
     name: 'Invitation Accepted',
     userId,
-    properties: { memberId: invitation.memberId, invitationId: invitation.id, role: invitation.role },
+    properties: { memberId: invitation.memberId, invitationId: invitation.id, role },
   })
   return {
     organization: { id: invitation.organizationId, name: organization, slug: invitation.organizationSlug },
     memberId: invitation.memberId,
-    role: invitation.role as OrganizationRole,
+    role,
   }
 }

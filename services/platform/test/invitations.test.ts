@@ -22,7 +22,7 @@ const orgId = await createOrganization(owner, 'invite')
 const otherOrgId = await createOrganization(outsider, 'invite-other')
 const base = `/api/v1/organizations/${orgId}`
 
-async function call(who: SignedIn, method: 'GET' | 'POST' | 'DELETE', path: string, payload?: object) {
+async function call(who: SignedIn, method: 'GET' | 'POST' | 'PATCH' | 'DELETE', path: string, payload?: object) {
   return app.inject({
     method,
     url: path.startsWith('/api/') ? path : `${base}${path}`,
@@ -180,8 +180,13 @@ t.test('an expired invitation answers 410 until it is resent; a resend replaces 
   t.not(secondToken, firstToken)
   t.equal((await accept(ada, firstToken)).statusCode, 404, 'the old link no longer works')
   t.equal(await invitationTokenFor(app, ada.email), secondToken, 'the new e-mail carries the new link')
-  t.equal((await accept(ada, secondToken)).statusCode, 200)
+  // An owner may change the waiting member's role; accepting answers the role they join with.
+  t.equal((await call(owner, 'PATCH', `/members/${sent.memberId}`, { role: 'admin' })).statusCode, 200)
+  const accepted = await accept(ada, secondToken)
+  t.equal(accepted.statusCode, 200)
+  t.equal(accepted.json().role, 'admin')
   t.same(await auditActions(sent.id), ['invitation.sent', 'invitation.resent', 'invitation.accepted'])
+  t.equal((await call(ada, 'GET', '/members?search=ada')).json().data[0].role, 'admin')
   t.equal((await call(owner, 'POST', `/invitations/${sent.id}/resend`)).statusCode, 409, 'an accepted invitation is not resent')
 })
 
