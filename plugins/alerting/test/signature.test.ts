@@ -1,6 +1,6 @@
 import { createHmac } from 'node:crypto'
 import t from 'tap'
-import { SIGNATURE_TOLERANCE_SECONDS, verifySignature } from '../src/ingestion/signature.js'
+import { SIGNATURE_TOLERANCE_SECONDS, verifyDelivery, verifySignature } from '../src/ingestion/signature.js'
 
 const secret = 'a-signing-secret-of-some-length'
 const body = Buffer.from('{"title":"x"}')
@@ -31,4 +31,25 @@ t.test('a digest of the wrong length, and repeated headers, are refused without 
   t.throws(() => verifySignature('sha256=abcd', secret, body, now), { code: 'UNAUTHORIZED', statusCode: 401 })
   t.throws(() => verifySignature(['sha256=a', 'sha256=b'], secret, body, now), { code: 'UNAUTHORIZED', statusCode: 401 })
   t.throws(() => verifySignature(`t=${now},v1=`, secret, body, now), { code: 'UNAUTHORIZED', statusCode: 401 })
+})
+
+t.test('a delivery proves the secret by our signature, Grafana’s, or the secret itself', async (t) => {
+  const grafana = createHmac('sha256', secret).update(body).digest('hex')
+  const timed = createHmac('sha256', secret).update(`${now}:${body.toString()}`).digest('hex')
+  t.doesNotThrow(() => verifyDelivery({ signature: undefined, grafana: { signature: grafana } }, secret, body, now))
+  t.doesNotThrow(() => verifyDelivery({ signature: undefined, grafana: { signature: timed, timestamp: String(now) } }, secret, body, now))
+  t.doesNotThrow(() => verifyDelivery({ signature: undefined, sharedSecret: secret }, secret, body, now))
+  t.doesNotThrow(() => verifyDelivery({ signature: undefined }, null, body, now), 'no secret, nothing to prove')
+  const refused = [
+    { signature: undefined },
+    { signature: undefined, grafana: { signature: grafana.replace(/.$/, (c) => (c === '0' ? '1' : '0')) } },
+    { signature: undefined, grafana: { signature: timed, timestamp: String(now - SIGNATURE_TOLERANCE_SECONDS - 1) } },
+    { signature: undefined, grafana: { signature: timed, timestamp: 'yesterday' } },
+    { signature: undefined, sharedSecret: `${secret}!` },
+    { signature: undefined, sharedSecret: '' },
+    // Our signature, when sent, decides, even beside a right credential.
+    { signature: 'sha256=' + '0'.repeat(64), sharedSecret: secret },
+  ]
+  for (const proof of refused)
+    t.throws(() => verifyDelivery(proof, secret, body, now), { code: 'UNAUTHORIZED', statusCode: 401 }, JSON.stringify(proof))
 })
