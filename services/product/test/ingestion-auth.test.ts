@@ -1,12 +1,7 @@
-import { spawn } from 'node:child_process'
 import { createHmac } from 'node:crypto'
-import { existsSync } from 'node:fs'
-import { mkdtemp, rm, writeFile } from 'node:fs/promises'
 import type { AddressInfo } from 'node:net'
-import { tmpdir } from 'node:os'
-import { join } from 'node:path'
 import t from 'tap'
-import { freePort, startTestService, until } from '@svc/testkit'
+import { ALERTMANAGER_BINARY, alertmanagerPresent, startAlertmanager, startTestService, until } from '@svc/testkit'
 import { buildApp } from '../src/app.js'
 import { alertingOrganization } from './organization-setup.js'
 
@@ -112,22 +107,18 @@ t.test('Grafana’s signature: a bare hex digest, with or without its timestamp 
   t.equal(await alertCount(), before)
 })
 
-const alertmanagerBinary = '/usr/bin/prometheus-alertmanager'
-const haveAlertmanager = existsSync(alertmanagerBinary)
-if (!haveAlertmanager && process.env.CI) throw new Error(`${alertmanagerBinary} is missing: .ci/run installs prometheus-alertmanager`)
+const haveAlertmanager = alertmanagerPresent()
 
 t.test(
   'Alertmanager’s webhook_configs reach a config with a secret through basic_auth and authorization',
-  { skip: haveAlertmanager ? false : `${alertmanagerBinary} is not installed (apt-get install prometheus-alertmanager)` },
+  { skip: haveAlertmanager ? false : `${ALERTMANAGER_BINARY} is not installed (apt-get install prometheus-alertmanager)` },
   async (t) => {
     const viaBasic = await createConfig({ name: 'Prometheus (basic)', format: 'alertmanager', signed: true })
     const viaBearer = await createConfig({ name: 'Prometheus (bearer)', format: 'alertmanager', signed: true })
     await app.listen({ port: 0, host: '127.0.0.1' })
     const base = `http://127.0.0.1:${(app.server.address() as AddressInfo).port}/api/v1/webhooks/ingest`
-    const directory = await mkdtemp(join(tmpdir(), 'alertmanager-'))
-    t.teardown(() => rm(directory, { recursive: true, force: true }))
-    await writeFile(
-      join(directory, 'alertmanager.yml'),
+    const { api } = await startAlertmanager(
+      t,
       [
         'route:',
         '  receiver: basic',
@@ -154,20 +145,6 @@ t.test(
         `            credentials: ${viaBearer.signingSecret}`,
       ].join('\n'),
     )
-    const port = await freePort()
-    const alertmanager = spawn(
-      alertmanagerBinary,
-      [
-        `--config.file=${join(directory, 'alertmanager.yml')}`,
-        `--storage.path=${directory}`,
-        `--web.listen-address=127.0.0.1:${port}`,
-        '--cluster.listen-address=',
-      ],
-      { stdio: 'ignore' },
-    )
-    t.teardown(() => alertmanager.kill())
-    const api = `http://127.0.0.1:${port}/api/v2`
-    await until('Alertmanager to answer', async () => (await fetch(`${api}/status`).catch(() => undefined))?.ok === true, 20_000)
     const pushed = await fetch(`${api}/alerts`, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },

@@ -1,12 +1,8 @@
-import { spawn } from 'node:child_process'
-import { mkdtemp, rm, writeFile } from 'node:fs/promises'
 import { Agent } from 'node:https'
 import type { AddressInfo } from 'node:net'
-import { tmpdir } from 'node:os'
-import { join } from 'node:path'
 import { event as pagerDutyEvent, change, resolve, acknowledge, trigger } from '@pagerduty/pdjs'
 import t from 'tap'
-import { freePort, startTestService, startTlsFront, until } from '@svc/testkit'
+import { ALERTMANAGER_BINARY, alertmanagerPresent, startAlertmanager, startTestService, startTlsFront, until } from '@svc/testkit'
 import { buildApp } from '../src/app.js'
 import { alertingOrganization } from './organization-setup.js'
 
@@ -169,20 +165,16 @@ t.test('a change event becomes a deploy event', async (t) => {
   t.same((refused.data as { errors: string[] }).errors, ["'payload.summary' is missing or blank"])
 })
 
-const alertmanagerBinary = '/usr/bin/prometheus-alertmanager'
-const haveAlertmanager = await import('node:fs').then((fs) => fs.existsSync(alertmanagerBinary))
-if (!haveAlertmanager && process.env.CI) throw new Error(`${alertmanagerBinary} is missing: .ci/run installs prometheus-alertmanager`)
+const haveAlertmanager = alertmanagerPresent()
 
 t.test(
   'Alertmanager’s pagerduty_configs, pointed at us, trigger and resolve',
-  { skip: haveAlertmanager ? false : `${alertmanagerBinary} is not installed (apt-get install prometheus-alertmanager)` },
+  { skip: haveAlertmanager ? false : `${ALERTMANAGER_BINARY} is not installed (apt-get install prometheus-alertmanager)` },
   async (t) => {
     await app.listen({ port: 0, host: '127.0.0.1' })
     const ingestUrl = `http://127.0.0.1:${(app.server.address() as AddressInfo).port}/v2/enqueue`
-    const directory = await mkdtemp(join(tmpdir(), 'alertmanager-'))
-    t.teardown(() => rm(directory, { recursive: true, force: true }))
-    await writeFile(
-      join(directory, 'alertmanager.yml'),
+    const { api } = await startAlertmanager(
+      t,
       [
         'route:',
         '  receiver: pagerduty',
@@ -198,21 +190,6 @@ t.test(
         '        severity: critical',
       ].join('\n'),
     )
-    const port = await freePort()
-    const alertmanager = spawn(
-      alertmanagerBinary,
-      [
-        `--config.file=${join(directory, 'alertmanager.yml')}`,
-        `--storage.path=${directory}`,
-        `--web.listen-address=127.0.0.1:${port}`,
-        '--cluster.listen-address=',
-      ],
-      { stdio: 'ignore' },
-    )
-    t.teardown(() => alertmanager.kill())
-    const api = `http://127.0.0.1:${port}/api/v2`
-    await until('Alertmanager to answer', async () => (await fetch(`${api}/status`).catch(() => undefined))?.ok === true, 20_000)
-
     const alert = { labels: { alertname: 'QueueBacklog', queue: 'payments' }, annotations: { summary: 'Payments queue backlog' } }
     const post = (endsAt?: string) =>
       fetch(`${api}/alerts`, {
