@@ -25,7 +25,6 @@ export function alertmanagerPresent(): boolean {
  */
 export async function startAlertmanager(t: TestContext, config: string): Promise<{ api: string }> {
   const directory = await mkdtemp(join(tmpdir(), 'alertmanager-'))
-  t.teardown(() => rm(directory, { recursive: true, force: true }))
   await writeFile(join(directory, 'alertmanager.yml'), config)
   const child = spawn(
     ALERTMANAGER_BINARY,
@@ -37,8 +36,13 @@ export async function startAlertmanager(t: TestContext, config: string): Promise
     ],
     { stdio: ['ignore', 'ignore', 'pipe'] },
   )
-  t.teardown(() => {
+  // Stopped first, then its directory removed: on SIGTERM it writes its state there, and a
+  // removal racing that write fails (ENOTEMPTY).
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()))
+  t.teardown(async () => {
     child.kill()
+    await exited
+    await rm(directory, { recursive: true, force: true, maxRetries: 3 })
   })
   const port = await new Promise<string>((resolve, reject) => {
     let log = ''
