@@ -43,4 +43,4 @@ export {
   invitationBody,
   sentInvitationBody,
 } from './invitation-schemas.js'
-export { invitationSenderOf, sentInvitationAnswer, type InvitationOptions } from './invitation-sender.js'
+export { invitationSenderOf, sendInvitation, sentInvitationAnswer, type InvitationOptions } from './invitation-sender.js'

@@ -1,13 +1,11 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import type { FastifyRequest } from 'fastify'
 import { Type } from 'typebox'
-import { auditContextOf } from '@svc/audit'
 import { hasPlatformRole, membershipOf, organizationRoles, products } from '@svc/auth'
 import { ForbiddenError, NotFoundError } from '@svc/http'
 import {
   findMemberWithProductRoles,
-  invitationSenderOf,
-  inviteMember,
+  sendInvitation,
   inviteRefusal,
   ProductRolesSchema,
   sentInvitationAnswer,
@@ -76,19 +74,7 @@ export const inviteRoutes: FastifyPluginAsyncTypebox<InviteOptions> = async (app
       const refusal = inviteRefusal(membership.role, administers, role, productRoles)
       if (refusal) throw new ForbiddenError(refusal)
 
-      const sent = await db
-        .transaction()
-        .execute((trx) =>
-          inviteMember(
-            trx,
-            auditContextOf(request),
-            membership.organizationId,
-            { email, role, productRoles },
-            'member.invited',
-            invitationSenderOf(request, options),
-          ),
-        )
-      options.notifier.wake()
+      const sent = await sendInvitation(request, options, { email, role, productRoles }, 'member.invited')
 
       const found = await findMemberWithProductRoles(db, membership.organizationId, sent.memberId)
       if (!found) throw new NotFoundError('member')

@@ -10,7 +10,7 @@ import {
   Invitation,
   invitationBody,
   invitationSenderOf,
-  inviteMember,
+  sendInvitation,
   listInvitations,
   resendInvitation,
   revokeInvitation,
@@ -72,19 +72,7 @@ export const invitationRoutes: FastifyPluginAsyncTypebox<InvitationOptions> = as
       const membership = membershipOf(request)
       const refusal = roleChangeRefusal(membership.role, undefined, request.body.role)
       if (refusal) throw new ForbiddenError(refusal)
-      const sent = await db
-        .transaction()
-        .execute((trx) =>
-          inviteMember(
-            trx,
-            auditContextOf(request),
-            membership.organizationId,
-            request.body,
-            'member.added',
-            invitationSenderOf(request, options),
-          ),
-        )
-      options.notifier.wake()
+      const sent = await sendInvitation(request, options, request.body, 'member.added')
       return reply.code(201).send(await sentInvitationAnswer(db, membership.organizationId, sent))
     },
   )

@@ -5,8 +5,7 @@ import { membershipOf, productRoles, products } from '@svc/auth'
 import { ConflictError, ForbiddenError, ListResponse, NotFoundError, invalidField } from '@svc/http'
 import {
   findMemberWithProductRoles,
-  invitationSenderOf,
-  inviteMember,
+  sendInvitation,
   sentInvitationAnswer,
   SentInvitationResponse,
   type InvitationOptions,
@@ -86,19 +85,7 @@ export const memberRoutes: FastifyPluginAsyncTypebox<InvitationOptions> = async 
       const membership = membershipOf(request)
       const refusal = roleChangeRefusal(membership.role, undefined, request.body.role)
       if (refusal) throw new ForbiddenError(refusal)
-      const sent = await db
-        .transaction()
-        .execute((trx) =>
-          inviteMember(
-            trx,
-            auditContextOf(request),
-            membership.organizationId,
-            request.body,
-            'member.added',
-            invitationSenderOf(request, invitations),
-          ),
-        )
-      invitations.notifier.wake()
+      const sent = await sendInvitation(request, invitations, request.body, 'member.added')
       const invitation = await sentInvitationAnswer(db, membership.organizationId, sent)
       return reply.code(201).send({ ...(await memberResponse(membership.organizationId, sent.memberId)), invitation })
     },
