@@ -55,6 +55,7 @@ import * as retentionIndexes from './migrations/0053_retention_indexes.js'
 import * as analysisEventOrder from './migrations/0054_analysis_event_order.js'
 import * as invitations from './migrations/0055_invitations.js'
 import * as pagerDutyChangeEvents from './migrations/0056_pagerduty_change_events.js'
+import * as statuspageLocales from './migrations/0057_statuspage_locales.js'
 
 /**
  * Every migration, in order, listed by hand rather than found by scanning a folder, so a
@@ -117,4 +118,5 @@ export const migrations: Record<string, Migration> = {
   '0054_analysis_event_order': analysisEventOrder,
   '0055_invitations': invitations,
   '0056_pagerduty_change_events': pagerDutyChangeEvents,
+  '0057_statuspage_locales': statuspageLocales,
 }

@@ -916,6 +916,7 @@ export interface DivinuxStatusPages {
   customDomainToken: string | null;
   customDomainVerifiedAt: Timestamp | null;
   id: Generated<string>;
+  locales: Generated<string[]>;
   name: string;
   organizationId: string;
   published: Generated<boolean>;
@@ -936,6 +937,7 @@ export interface DivinuxStatusSubscribers {
   email: string | null;
   id: Generated<string>;
   kind: string;
+  locale: string | null;
   organizationId: string;
   pageId: string;
   secret: string | null;

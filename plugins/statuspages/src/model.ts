@@ -1,3 +1,5 @@
+import { en } from './i18n/en.js'
+
 /** A component's status, Statuspage's values, from best to worst (maintenance sits below any outage). */
 export const componentStatuses = ['operational', 'under_maintenance', 'degraded_performance', 'partial_outage', 'major_outage'] as const
 export type ComponentStatus = (typeof componentStatuses)[number]
@@ -32,10 +34,15 @@ const indicatorOfStatus: Record<ComponentStatus, Indicator> = {
   major_outage: 'critical',
 }
 
+/** What a page's overall status says, before it is put in words (the i18n catalogs' `overall`). */
+export type OverallState = 'operational' | 'maintenance' | 'minor' | 'major' | 'critical'
+
 /**
  * The page's indicator and its words, as Statuspage computes them: the worst of the unresolved
  * incidents' impacts and the components' statuses. Components under maintenance and nothing worse
- * read "Service Under Maintenance" with the indicator `none`.
+ * read "Service Under Maintenance" with the indicator `none`. `description` is Statuspage's
+ * English, which the v2 documents and webhook payloads keep in every language; `state` is what a
+ * page in another language puts in its own words.
  */
 export function overallStatus(componentStatusList: ComponentStatus[], openImpacts: IncidentImpact[]) {
   const levels = [...componentStatusList.map((status) => indicatorOfStatus[status]), ...openImpacts]
@@ -43,35 +50,9 @@ export function overallStatus(componentStatusList: ComponentStatus[], openImpact
     (worst, level) => (incidentImpacts.indexOf(level) > incidentImpacts.indexOf(worst) ? level : worst),
     'none',
   )
-  const description =
-    indicator === 'none'
-      ? componentStatusList.includes('under_maintenance')
-        ? 'Service Under Maintenance'
-        : 'All Systems Operational'
-      : { minor: 'Minor Service Outage', major: 'Partial System Outage', critical: 'Major System Outage' }[indicator]
-  return { indicator, description }
-}
-
-/** Words for a component's status, as the public page shows them. */
-export const statusWords: Record<ComponentStatus, string> = {
-  operational: 'Operational',
-  under_maintenance: 'Under Maintenance',
-  degraded_performance: 'Degraded Performance',
-  partial_outage: 'Partial Outage',
-  major_outage: 'Major Outage',
-}
-
-/** Words for an incident's or maintenance's status. */
-export const progressWords: Record<IncidentStatus | MaintenanceStatus, string> = {
-  investigating: 'Investigating',
-  identified: 'Identified',
-  monitoring: 'Monitoring',
-  resolved: 'Resolved',
-  scheduled: 'Scheduled',
-  in_progress: 'In progress',
-  verifying: 'Verifying',
-  completed: 'Completed',
-  cancelled: 'Cancelled',
+  const state: OverallState =
+    indicator === 'none' ? (componentStatusList.includes('under_maintenance') ? 'maintenance' : 'operational') : indicator
+  return { indicator, state, description: en.overall[state] }
 }
 
 /** Maintenance moves forward only: a settled one (completed, cancelled) takes no further status. */

@@ -5,6 +5,7 @@ import type { ComponentRow, GroupRow } from './queries/components.js'
 import type { IncidentRow, UpdateRow } from './queries/incidents.js'
 import { verificationOf } from './pages/custom-domains.js'
 import type { PageRow } from './queries/pages.js'
+import { PageLocales, type Locale } from './i18n/locales.js'
 
 /** Where the managed routes live (spec: the status page surface's prefix). */
 export const MANAGED_BASE = '/api/v1/statuspages/organizations/:orgId'
@@ -30,6 +31,7 @@ export const StatusPage = Type.Object(
     name: Type.String(),
     slug: Type.String(),
     timeZone: Type.String(),
+    locales: PageLocales,
     customDomain: Type.Union([Type.String(), Type.Null()], {
       description: 'The host name claimed for the page; served there only once verified (customDomainVerification)',
     }),
@@ -168,6 +170,7 @@ export function pageBody(row: PageRow, publicUrl: string) {
     name: row.name,
     slug: row.slug,
     timeZone: row.timeZone,
+    locales: row.locales as Locale[],
     customDomain: row.customDomain,
     customDomainVerification: verificationOf(row),
     published: row.published,

@@ -4,12 +4,24 @@ import { acceptsGzip } from '../src/public/routes.js'
 import { PARTIAL_OUTAGE_WEIGHT, uptimeOf } from '../src/public/uptime.js'
 
 t.test('the page indicator is the worst of open impacts and component statuses, in Statuspage’s words', async (t) => {
-  t.same(overallStatus(['operational'], []), { indicator: 'none', description: 'All Systems Operational' })
-  t.same(overallStatus(['operational', 'under_maintenance'], []), { indicator: 'none', description: 'Service Under Maintenance' })
-  t.same(overallStatus(['degraded_performance'], []), { indicator: 'minor', description: 'Minor Service Outage' })
-  t.same(overallStatus(['partial_outage', 'degraded_performance'], ['minor']), { indicator: 'major', description: 'Partial System Outage' })
-  t.same(overallStatus(['operational'], ['critical', 'minor']), { indicator: 'critical', description: 'Major System Outage' })
-  t.same(overallStatus(['major_outage'], ['none']), { indicator: 'critical', description: 'Major System Outage' })
+  t.same(overallStatus(['operational'], []), { indicator: 'none', state: 'operational', description: 'All Systems Operational' })
+  t.same(overallStatus(['operational', 'under_maintenance'], []), {
+    indicator: 'none',
+    state: 'maintenance',
+    description: 'Service Under Maintenance',
+  })
+  t.same(overallStatus(['degraded_performance'], []), { indicator: 'minor', state: 'minor', description: 'Minor Service Outage' })
+  t.same(overallStatus(['partial_outage', 'degraded_performance'], ['minor']), {
+    indicator: 'major',
+    state: 'major',
+    description: 'Partial System Outage',
+  })
+  t.same(overallStatus(['operational'], ['critical', 'minor']), {
+    indicator: 'critical',
+    state: 'critical',
+    description: 'Major System Outage',
+  })
+  t.same(overallStatus(['major_outage'], ['none']), { indicator: 'critical', state: 'critical', description: 'Major System Outage' })
   t.equal(worstStatus([]), 'operational')
   t.equal(worstStatus(['under_maintenance', 'degraded_performance']), 'degraded_performance', 'an outage outranks maintenance')
 })

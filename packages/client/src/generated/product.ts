@@ -11590,6 +11590,8 @@ export interface operations {
                             name: string;
                             slug: string;
                             timeZone: string;
+                            /** @description The languages the public page, widget, feeds and subscribers’ e-mails are offered in; the first is the default, for readers whose languages match none */
+                            locales: ("en" | "de" | "fr" | "es" | "ja")[];
                             /** @description The host name claimed for the page; served there only once verified (customDomainVerification) */
                             customDomain: string | null;
                             customDomainVerification: {
@@ -11662,6 +11664,8 @@ export interface operations {
                     slug: string;
                     /** @description An IANA time zone, e.g. Europe/Berlin */
                     timeZone?: string;
+                    /** @description The languages the public page, widget, feeds and subscribers’ e-mails are offered in; the first is the default, for readers whose languages match none */
+                    locales?: ("en" | "de" | "fr" | "es" | "ja")[];
                     /** @description A host name (status.example.com) pointed at the product API; its Host header chooses the page once the domain is verified (POST …/custom-domain/verify) */
                     customDomain?: string | null;
                     published?: boolean;
@@ -11684,6 +11688,8 @@ export interface operations {
                         name: string;
                         slug: string;
                         timeZone: string;
+                        /** @description The languages the public page, widget, feeds and subscribers’ e-mails are offered in; the first is the default, for readers whose languages match none */
+                        locales: ("en" | "de" | "fr" | "es" | "ja")[];
                         /** @description The host name claimed for the page; served there only once verified (customDomainVerification) */
                         customDomain: string | null;
                         customDomainVerification: {
@@ -11757,6 +11763,8 @@ export interface operations {
                         name: string;
                         slug: string;
                         timeZone: string;
+                        /** @description The languages the public page, widget, feeds and subscribers’ e-mails are offered in; the first is the default, for readers whose languages match none */
+                        locales: ("en" | "de" | "fr" | "es" | "ja")[];
                         /** @description The host name claimed for the page; served there only once verified (customDomainVerification) */
                         customDomain: string | null;
                         customDomainVerification: {
@@ -11863,6 +11871,8 @@ export interface operations {
                     slug?: string;
                     /** @description An IANA time zone, e.g. Europe/Berlin */
                     timeZone?: string;
+                    /** @description The languages the public page, widget, feeds and subscribers’ e-mails are offered in; the first is the default, for readers whose languages match none */
+                    locales?: ("en" | "de" | "fr" | "es" | "ja")[];
                     /** @description A host name (status.example.com) pointed at the product API; its Host header chooses the page once the domain is verified (POST …/custom-domain/verify) */
                     customDomain?: string | null;
                     published?: boolean;
@@ -11885,6 +11895,8 @@ export interface operations {
                         name: string;
                         slug: string;
                         timeZone: string;
+                        /** @description The languages the public page, widget, feeds and subscribers’ e-mails are offered in; the first is the default, for readers whose languages match none */
+                        locales: ("en" | "de" | "fr" | "es" | "ja")[];
                         /** @description The host name claimed for the page; served there only once verified (customDomainVerification) */
                         customDomain: string | null;
                         customDomainVerification: {
@@ -11958,6 +11970,8 @@ export interface operations {
                         name: string;
                         slug: string;
                         timeZone: string;
+                        /** @description The languages the public page, widget, feeds and subscribers’ e-mails are offered in; the first is the default, for readers whose languages match none */
+                        locales: ("en" | "de" | "fr" | "es" | "ja")[];
                         /** @description The host name claimed for the page; served there only once verified (customDomainVerification) */
                         customDomain: string | null;
                         customDomainVerification: {
@@ -13688,6 +13702,8 @@ export interface operations {
                             url: string | null;
                             /** @description Empty: every component */
                             componentIds: string[];
+                            /** @description The language of its e-mails; null: the page’s default */
+                            locale: string | null;
                             confirmed: boolean;
                             confirmedAt: string | null;
                             /** Format: date-time */
@@ -13738,10 +13754,14 @@ export interface operations {
                     email: string;
                     /** @description Only these components; unset: every one */
                     componentIds?: string[];
+                    /** @description The language of the e-mails, one of the page’s (a region reads as its language). Unset: the reader’s Accept-Language through the public form, else the page’s default */
+                    locale?: string;
                 } | {
                     url: string;
                     /** @description Only these components; unset: every one */
                     componentIds?: string[];
+                    /** @description The language of the e-mails, one of the page’s (a region reads as its language). Unset: the reader’s Accept-Language through the public form, else the page’s default */
+                    locale?: string;
                 };
             };
         };
@@ -13761,6 +13781,8 @@ export interface operations {
                         url: string | null;
                         /** @description Empty: every component */
                         componentIds: string[];
+                        /** @description The language of its e-mails; null: the page’s default */
+                        locale: string | null;
                         confirmed: boolean;
                         confirmedAt: string | null;
                         /** Format: date-time */
@@ -14881,7 +14903,10 @@ export interface operations {
     };
     getStatuspagesPublicBySlug: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description A language tag (de, de-CH, ja); a region reads as its language, a language the page is not in as the page’s default */
+                locale?: string;
+            };
             header?: never;
             path: {
                 slug: string;
@@ -14928,7 +14953,10 @@ export interface operations {
     };
     getStatuspagesPublicEmbed: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description A language tag (de, de-CH, ja); a region reads as its language, a language the page is not in as the page’s default */
+                locale?: string;
+            };
             header?: never;
             path: {
                 slug: string;
@@ -14975,7 +15003,10 @@ export interface operations {
     };
     getStatuspagesPublicHistoryAtom: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description A language tag (de, de-CH, ja); a region reads as its language, a language the page is not in as the page’s default */
+                locale?: string;
+            };
             header?: never;
             path: {
                 slug: string;
@@ -15022,7 +15053,10 @@ export interface operations {
     };
     getStatuspagesPublicHistoryRss: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description A language tag (de, de-CH, ja); a region reads as its language, a language the page is not in as the page’s default */
+                locale?: string;
+            };
             header?: never;
             path: {
                 slug: string;
@@ -15168,10 +15202,14 @@ export interface operations {
                     email: string;
                     /** @description Only these components; unset: every one */
                     componentIds?: string[];
+                    /** @description The language of the e-mails, one of the page’s (a region reads as its language). Unset: the reader’s Accept-Language through the public form, else the page’s default */
+                    locale?: string;
                 } | {
                     url: string;
                     /** @description Only these components; unset: every one */
                     componentIds?: string[];
+                    /** @description The language of the e-mails, one of the page’s (a region reads as its language). Unset: the reader’s Accept-Language through the public form, else the page’s default */
+                    locale?: string;
                 };
             };
         };
@@ -15238,6 +15276,8 @@ export interface operations {
         parameters: {
             query: {
                 token: string;
+                /** @description A language tag (de, de-CH, ja); a region reads as its language, a language the page is not in as the page’s default */
+                locale?: string;
             };
             header?: never;
             path: {
@@ -15271,6 +15311,8 @@ export interface operations {
         parameters: {
             query: {
                 token: string;
+                /** @description A language tag (de, de-CH, ja); a region reads as its language, a language the page is not in as the page’s default */
+                locale?: string;
             };
             header?: never;
             path: {
@@ -15313,6 +15355,8 @@ export interface operations {
         parameters: {
             query: {
                 token: string;
+                /** @description A language tag (de, de-CH, ja); a region reads as its language, a language the page is not in as the page’s default */
+                locale?: string;
             };
             header?: never;
             path: {

@@ -15,6 +15,7 @@ import {
   type PageFields,
   type PageRow,
 } from '../queries/pages.js'
+import { DEFAULT_LOCALES, PageLocales } from '../i18n/locales.js'
 import { MANAGED_BASE, OrgParams, PageParams, StatusPage, pageBody, tags } from '../schemas.js'
 import { auditEntry, pageOfRequest } from './access.js'
 import { recordNameOf, type DomainChecker } from './custom-domains.js'
@@ -41,6 +42,7 @@ const fieldsSchema = {
   name: Name,
   slug: Slug,
   timeZone: Type.Optional(TimeZone),
+  locales: Type.Optional(PageLocales),
   customDomain: Type.Optional(Domain),
   published: Type.Optional(Type.Boolean()),
   allowSubscribers: Type.Optional(Type.Boolean()),
@@ -58,6 +60,7 @@ function checkFields(fields: Partial<PageFields>): void {
 const audited = (row: PageRow) => ({
   name: row.name,
   slug: row.slug,
+  locales: row.locales,
   customDomain: row.customDomain,
   published: row.published,
   allowSubscribers: row.allowSubscribers,
@@ -129,6 +132,7 @@ export const pageRoutes: FastifyPluginAsyncTypebox<{
         name: request.body.name.trim(),
         slug: request.body.slug,
         timeZone: request.body.timeZone ?? 'UTC',
+        locales: request.body.locales ?? [...DEFAULT_LOCALES],
         customDomain: request.body.customDomain?.toLowerCase() ?? null,
         published: request.body.published ?? false,
         allowSubscribers: request.body.allowSubscribers ?? true,

@@ -17,6 +17,8 @@ export interface PublicPage {
   name: string
   slug: string
   timeZone: string
+  /** The languages it is read in, its default first. */
+  locales: string[]
   customDomain: string | null
   allowSubscribers: boolean
   supportUrl: string | null

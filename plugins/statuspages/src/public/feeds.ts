@@ -1,7 +1,8 @@
 import escapeHtml from 'escape-html'
 import { Feed } from 'feed'
 import type { Executor } from '@svc/db'
-import { progressWords, type IncidentStatus, type MaintenanceStatus } from '../model.js'
+import { localizedUrl, messagesOf } from '../i18n/locales.js'
+import type { IncidentStatus, MaintenanceStatus } from '../model.js'
 import { publicRecords } from '../queries/public.js'
 import type { PublicPage } from './cache.js'
 import { HISTORY_LIMIT } from './documents.js'
@@ -10,39 +11,45 @@ import { HISTORY_LIMIT } from './documents.js'
  * The page's history as a feed (the `feed` package writes Atom 1.0 and RSS 2.0): the newest
  * incidents and maintenances, each entry holding its updates, newest first.
  */
-export async function renderFeed(db: Executor, page: PublicPage, root: string, format: 'atom' | 'rss'): Promise<string> {
+export async function renderFeed(db: Executor, page: PublicPage, root: string, format: 'atom' | 'rss', locale: string): Promise<string> {
   const [incidents, maintenances] = await Promise.all([
     publicRecords(db, page.id, 'incident', { which: 'recent', limit: HISTORY_LIMIT }),
     publicRecords(db, page.id, 'maintenance', { which: 'recent', limit: HISTORY_LIMIT }),
   ])
   const records = [...incidents, ...maintenances].sort((a, b) => b.updatedAt.getTime() - a.updatedAt.getTime()).slice(0, HISTORY_LIMIT)
+  const t = messagesOf(locale)
+  const words = (status: string) => t.progress[status as IncidentStatus | MaintenanceStatus] ?? status
   const feed = new Feed({
-    id: root,
-    title: `${page.name} status history`,
-    link: root,
+    // One feed per language, each with an id of its own (RFC 4287 4.2.6); the default language's
+    // keeps the id the page's only feed had before it took other languages.
+    id: locale === page.locales[0] ? root : `${root}?locale=${locale}`,
+    title: t.page.history(page.name),
+    language: locale,
+    link: localizedUrl(page.locales, root, locale),
     updated: records[0]?.updatedAt ?? page.updatedAt,
     generator: 'incident-platform',
     copyright: page.name,
     // RFC 4287 wants an author on every entry or on the feed; the page speaks for all its entries.
     author: { name: page.name, link: root },
-    feedLinks: { atom: `${root}history.atom`, rss: `${root}history.rss` },
+    feedLinks: {
+      atom: localizedUrl(page.locales, `${root}history.atom`, locale),
+      rss: localizedUrl(page.locales, `${root}history.rss`, locale),
+    },
   })
   for (const record of records) {
     const content = record.updates
       .map(
         (update) =>
-          `<p><small>${update.displayAt.toISOString()}</small><br><strong>${progressWords[update.status as IncidentStatus | MaintenanceStatus] ?? update.status}</strong> - ${escapeHtml(update.body)}</p>`,
+          `<p><small>${update.displayAt.toISOString()}</small><br><strong>${escapeHtml(words(update.status))}</strong> - ${escapeHtml(update.body)}</p>`,
       )
       .join('')
     const latest = record.updates[0]
     feed.addItem({
       id: `${root}#${record.kind}-${record.id}`,
       // Plain text for readers that show only RSS's <description> (Atom's <summary>): the latest update.
-      description: latest
-        ? `${progressWords[latest.status as IncidentStatus | MaintenanceStatus] ?? latest.status} - ${latest.body}`
-        : record.name,
+      description: latest ? `${words(latest.status)} - ${latest.body}` : record.name,
       title: record.name,
-      link: `${root}#${record.kind}-${record.id}`,
+      link: `${localizedUrl(page.locales, root, locale)}#${record.kind}-${record.id}`,
       date: record.updatedAt,
       published: record.createdAt,
       content,

@@ -1,12 +1,15 @@
 import { createHash } from 'node:crypto'
 import escapeHtml from 'escape-html'
 import type { Executor } from '@svc/db'
-import { progressWords, statusWords, type ComponentStatus, type IncidentStatus, type MaintenanceStatus } from '../model.js'
+import { dateTime, percentage } from '../i18n/format.js'
+import { localizedUrl, messagesOf } from '../i18n/locales.js'
+import type { Messages } from '../i18n/messages.js'
+import type { ComponentStatus, IncidentStatus, MaintenanceStatus } from '../model.js'
 import { publicComponents, publicRecords, type PublicRecord } from '../queries/public.js'
 import type { PublicPage } from './cache.js'
 import { HISTORY_LIMIT, componentUptimes } from './documents.js'
 import type { UptimeDay } from './uptime.js'
-import { v2Status } from './v2.js'
+import { currentStatus } from './v2.js'
 
 const colors: Record<ComponentStatus, string> = {
   operational: '#2e8540',
@@ -53,31 +56,13 @@ export const HTML_CSP = `default-src 'none'; style-src 'sha256-${createHash('sha
 export interface HtmlLinks {
   /** The page's public root, ending in `/`. */
   root: string
+  /** The language to render in, one of the page's. */
+  locale: string
 }
 
 const e = (text: string | null | undefined) => escapeHtml(text ?? '')
 
-const formats = new Map<string, Intl.DateTimeFormat>()
-
-/** A date and time in the page's time zone, for people: "24 Nov 2026, 09:30 CET". */
-function when(date: Date, timeZone: string): string {
-  let format = formats.get(timeZone)
-  if (!format) {
-    format = new Intl.DateTimeFormat('en-GB', {
-      day: 'numeric',
-      month: 'short',
-      year: 'numeric',
-      hour: '2-digit',
-      minute: '2-digit',
-      timeZone,
-      timeZoneName: 'short',
-    })
-    formats.set(timeZone, format)
-  }
-  return format.format(date)
-}
-
-function bar(day: UptimeDay): string {
+function bar(t: Messages, day: UptimeDay): string {
   const worst: ComponentStatus | null =
     day.uptime === null
       ? null
@@ -88,20 +73,20 @@ function bar(day: UptimeDay): string {
           : day.degradedSeconds > 0
             ? 'degraded_performance'
             : 'operational'
-  const words = day.uptime === null ? 'no data' : `${day.uptime}% uptime`
+  const words = day.uptime === null ? t.page.noData : t.page.uptime(percentage(t, day.uptime))
   return `<span${worst ? ` class="d-${worst}"` : ''} title="${day.date}: ${words}"></span>`
 }
 
-function recordHtml(record: PublicRecord, timeZone: string): string {
+function recordHtml(t: Messages, record: PublicRecord, timeZone: string): string {
   const updates = record.updates
     .map(
       (update) =>
-        `<p class="update"><strong>${e(progressWords[update.status as IncidentStatus | MaintenanceStatus] ?? update.status)}</strong> – ${e(update.body)}<br><time datetime="${update.displayAt.toISOString()}">${e(when(update.displayAt, timeZone))}</time></p>`,
+        `<p class="update"><strong>${e(t.progress[update.status as IncidentStatus | MaintenanceStatus] ?? update.status)}</strong> – ${e(update.body)}<br><time datetime="${update.displayAt.toISOString()}">${e(dateTime(t, update.displayAt, timeZone))}</time></p>`,
     )
     .join('')
   const window =
     record.kind === 'maintenance' && record.scheduledFor && record.scheduledUntil
-      ? `<div class="meta">Scheduled ${e(when(record.scheduledFor, timeZone))} – ${e(when(record.scheduledUntil, timeZone))}</div>`
+      ? `<div class="meta">${e(t.page.scheduled(dateTime(t, record.scheduledFor, timeZone), dateTime(t, record.scheduledUntil, timeZone)))}</div>`
       : ''
   return `<article class="card" id="${record.kind}-${record.id}"><strong>${e(record.name)}</strong>${window}${updates}</article>`
 }
@@ -118,7 +103,8 @@ export async function renderHtml(db: Executor, page: PublicPage, links: HtmlLink
     publicRecords(db, page.id, 'maintenance', { which: 'current' }),
     publicRecords(db, page.id, 'incident', { which: 'recent', limit: HISTORY_LIMIT }),
   ])
-  const status = v2Status(content, unresolved)
+  const t = messagesOf(links.locale)
+  const status = currentStatus(content, unresolved)
   const uptimes = await componentUptimes(
     db,
     page.id,
@@ -128,10 +114,10 @@ export async function renderHtml(db: Executor, page: PublicPage, links: HtmlLink
   const componentHtml = (component: (typeof content.components)[number]) => {
     const uptime = uptimes.get(component.id)
     const bars = uptime
-      ? `<div class="bars" aria-label="Uptime over the last 90 days">${uptime.days.map(bar).join('')}</div><div class="legend"><span>90 days ago</span><span>${uptime.uptimePercentage ?? '–'}% uptime</span><span>Today</span></div>`
+      ? `<div class="bars" aria-label="${e(t.page.uptimeLabel)}">${uptime.days.map((day) => bar(t, day)).join('')}</div><div class="legend"><span>${e(t.page.ninetyDaysAgo)}</span><span>${e(t.page.uptime(uptime.uptimePercentage === null ? '–' : percentage(t, uptime.uptimePercentage)))}</span><span>${e(t.page.today)}</span></div>`
       : ''
     const description = component.description ? `<div class="meta">${e(component.description)}</div>` : ''
-    return `<div class="card"><div class="component"><span class="name">${e(component.name)}</span><span class="status t-${component.status}">${statusWords[component.status as ComponentStatus]}</span></div>${description}${bars}</div>`
+    return `<div class="card"><div class="component"><span class="name">${e(component.name)}</span><span class="status t-${component.status}">${e(t.componentStatus[component.status as ComponentStatus])}</span></div>${description}${bars}</div>`
   }
   const grouped = content.groups
     .map((group) => {
@@ -153,25 +139,36 @@ export async function renderHtml(db: Executor, page: PublicPage, links: HtmlLink
   const upcoming = current.filter((record) => record.status === 'scheduled')
   const past = history.filter((record) => record.status === 'resolved')
   const section = (title: string, records: PublicRecord[]) =>
-    records.length > 0 ? `<h2>${title}</h2>${records.map((record) => recordHtml(record, page.timeZone)).join('')}` : ''
+    records.length > 0 ? `<h2>${e(title)}</h2>${records.map((record) => recordHtml(t, record, page.timeZone)).join('')}` : ''
   const subscribe = page.allowSubscribers
-    ? `<h2>Subscribe to updates</h2><form method="post" action="${e(links.root)}subscribers"><input type="email" name="email" required placeholder="you@example.com" aria-label="E-mail address"><button type="submit">Subscribe</button></form>`
+    ? `<h2>${e(t.page.subscribeHeading)}</h2><form method="post" action="${e(links.root)}subscribers"><input type="hidden" name="locale" value="${e(links.locale)}"><input type="email" name="email" required placeholder="you@example.com" aria-label="${e(t.page.emailLabel)}"><button type="submit">${e(t.page.subscribeButton)}</button></form>`
     : ''
-  const support = page.supportUrl ? ` · <a href="${e(page.supportUrl)}">Support</a>` : ''
+  const support = page.supportUrl ? ` · <a href="${e(page.supportUrl)}">${e(t.page.support)}</a>` : ''
+  const feed = (name: string) => e(localizedUrl(page.locales, `${links.root}${name}`, links.locale))
+  // Each language's page names the others: a link to follow, and `hreflang` alternates for search engines.
+  const others = page.locales.length > 1 ? page.locales.filter((locale) => locale !== links.locale) : []
+  const alternates = others
+    .map((locale) => `\n<link rel="alternate" hreflang="${e(locale)}" href="${e(localizedUrl(page.locales, links.root, locale))}">`)
+    .join('')
+  const languages =
+    others.length > 0
+      ? `<nav class="languages" aria-label="${e(t.page.languages)}">${others.map((locale) => `<a href="${e(localizedUrl(page.locales, links.root, locale))}" hreflang="${e(locale)}" lang="${e(locale)}">${e(messagesOf(locale).languageName)}</a>`).join(' · ')}</nav>`
+      : ''
+  const historyTitle = e(t.page.history(page.name))
   return `<!doctype html>
-<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1">
-<title>${e(page.name)} Status</title>
-<link rel="alternate" type="application/atom+xml" title="${e(page.name)} status history" href="${e(links.root)}history.atom">
-<link rel="alternate" type="application/rss+xml" title="${e(page.name)} status history" href="${e(links.root)}history.rss">
+<html lang="${e(links.locale)}"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1">
+<title>${e(t.page.title(page.name))}</title>
+<link rel="alternate" type="application/atom+xml" title="${historyTitle}" href="${feed('history.atom')}">
+<link rel="alternate" type="application/rss+xml" title="${historyTitle}" href="${feed('history.rss')}">${alternates}
 <style>${STYLE}</style></head>
 <body><main>
 <h1>${e(page.name)}</h1>
-<div class="banner i-${status.indicator}" data-indicator="${status.indicator}">${e(status.description)}</div>
-${section('Active incidents', unresolved)}${section('Maintenance in progress', active)}
-<h2>Components</h2>${grouped || '<p class="meta">No components yet.</p>'}
-${section('Upcoming maintenance', upcoming)}${subscribe}
-<h2>Incident history</h2>${past.length > 0 ? past.map((record) => recordHtml(record, page.timeZone)).join('') : '<p class="meta">No incidents reported.</p>'}
-<footer>Times in ${e(page.timeZone)} · <a href="${e(links.root)}history.atom">Atom</a> · <a href="${e(links.root)}history.rss">RSS</a> · <a href="${e(links.root)}api/v2/summary.json">API</a>${support}</footer>
+<div class="banner i-${status.indicator}" data-indicator="${status.indicator}">${e(t.overall[status.state])}</div>
+${section(t.page.activeIncidents, unresolved)}${section(t.page.maintenanceInProgress, active)}
+<h2>${e(t.page.components)}</h2>${grouped || `<p class="meta">${e(t.page.noComponents)}</p>`}
+${section(t.page.upcomingMaintenance, upcoming)}${subscribe}
+<h2>${e(t.page.incidentHistory)}</h2>${past.length > 0 ? past.map((record) => recordHtml(t, record, page.timeZone)).join('') : `<p class="meta">${e(t.page.noIncidents)}</p>`}
+<footer>${e(t.page.timesIn(page.timeZone))} · <a href="${feed('history.atom')}">Atom</a> · <a href="${feed('history.rss')}">RSS</a> · <a href="${e(links.root)}api/v2/summary.json">API</a>${support}${languages ? `<br>${languages}` : ''}</footer>
 </main></body></html>
 `
 }

@@ -6,10 +6,12 @@ import escapeHtml from 'escape-html'
 import type { OutboundConfig } from '@svc/config'
 import { NotFoundError, PUBLIC_CORS_HEADERS } from '@svc/http'
 import type { Notifier } from '@svc/notifier'
+import { LocaleTag, chooseLocale, messagesOf } from '../i18n/locales.js'
+import type { Messages } from '../i18n/messages.js'
 import { publicUrlOf } from '../pages/public-url.js'
 import { publicComponents, publicRecords } from '../queries/public.js'
 import { confirmSubscriber, unsubscribe } from '../queries/subscribers.js'
-import { SubscribeBody, subscribe, tokenHash } from '../subscribers/subscribe.js'
+import { SubscribeBody, confirmLinks, subscribe, tokenHash } from '../subscribers/subscribe.js'
 import { renderBadge } from './badge.js'
 import type { PublicCache, PublicPage, RenderedDocument } from './cache.js'
 import { jsonDocuments, renderJson } from './documents.js'
@@ -53,7 +55,8 @@ interface Located {
 
 const SlugParams = Type.Object({ slug: Type.String({ maxLength: 63 }) })
 const HtmlPage = Type.String({ description: 'An HTML page' })
-const Token = Type.Object({ token: Type.String({ minLength: 10, maxLength: 100 }) })
+const LocaleQuery = Type.Object({ locale: Type.Optional(LocaleTag) })
+const Token = Type.Object({ token: Type.String({ minLength: 10, maxLength: 100 }), locale: Type.Optional(LocaleTag) })
 const Subscribed = Type.Object({
   id: Type.String({ format: 'uuid' }),
   kind: Type.Enum(['email', 'webhook'] as const),
@@ -102,8 +105,26 @@ function matches(header: string | undefined, etag: string): boolean {
 
 const minute = (now: Date) => now.toISOString().slice(0, 16)
 
-function message(title: string, words: string): string {
-  return `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1"><title>${escapeHtml(title)}</title></head><body><h1 style="font-size:1.4rem">${escapeHtml(title)}</h1><p>${words}</p></body></html>`
+/** The language to answer this reader in, among the page's (decision 0027). */
+function localeOf(request: FastifyRequest, page: { locales: readonly string[] }): string {
+  return chooseLocale(page.locales, (request.query as { locale?: string } | undefined)?.locale, request.headers['accept-language'])
+}
+
+/**
+ * The headers of a document in one language: its language, and, when the page has others, that
+ * the answer depends on Accept-Language (shared caches keep one copy per language asked for).
+ */
+function languageHeaders(headers: Record<string, string>, page: PublicPage, locale: string): Record<string, string> {
+  return {
+    ...headers,
+    'content-language': locale,
+    ...(page.locales.length > 1 ? { vary: 'Accept-Encoding, Accept-Language' } : {}),
+  }
+}
+
+/** A short page answering a subscription link, in the language of `t`; `words` is HTML. */
+function message(t: Messages, title: string, words: string): string {
+  return `<!doctype html><html lang="${escapeHtml(t.language)}"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1"><title>${escapeHtml(title)}</title></head><body><h1 style="font-size:1.4rem">${escapeHtml(title)}</h1><p>${words}</p></body></html>`
 }
 
 /**
@@ -175,15 +196,23 @@ export const publicRoutes: FastifyPluginAsyncTypebox<PublicRouteOptions> = async
       // The service forbids framing everywhere (X-Frame-Options); a frameable document says where instead (its CSP).
       if (document.frameable) reply.removeHeader('x-frame-options')
       const now = new Date()
-      const key = period ? `${name}@${period(now)}` : name
+      // A document in words is kept once per language it was asked in.
+      const locale = document.localized ? localeOf(request, page) : undefined
+      const named = locale ? `${name}|${locale}` : name
+      const key = period ? `${named}@${period(now)}` : named
       const rendered = cache.renderedOf(page, key)
       if (rendered) {
         sendRendered(request, reply, rendered)
         return undefined
       }
       const located = locator.at(page)
+      const language = locale ?? page.locales[0] ?? 'en'
       return cache
-        .document(page, key, async () => ({ body: await document.render(located, now), contentType: document.contentType, headers }))
+        .document(page, key, async () => ({
+          body: await document.render(located, now, language),
+          contentType: document.contentType,
+          headers: locale ? languageHeaders(headers, page, locale) : headers,
+        }))
         .then((fresh) => sendRendered(request, reply, fresh))
     }
     return (request: FastifyRequest, reply: FastifyReply) => {
@@ -203,7 +232,14 @@ export const publicRoutes: FastifyPluginAsyncTypebox<PublicRouteOptions> = async
     name: string
     /** A document that depends on the time: the period it is rendered for, added to its name. */
     period?: (now: Date) => string
-    render(located: Located, now: Date): Promise<string>
+    /** `locale`: one of the page's languages (its default for a document not `localized`). */
+    render(located: Located, now: Date, locale: string): Promise<string>
+    /**
+     * Written in words for people (the page, the widget, the feeds): rendered in the reader's
+     * language, chosen by `?locale=` or Accept-Language among the page's. The v2 documents and
+     * the badge keep Statuspage's English, as machine-read values.
+     */
+    localized?: boolean
     /** Headers of its own (the HTML page's policy). */
     headers?: Record<string, string>
     /** Made to be framed by other sites (the widget): its CSP's `frame-ancestors` decides, not X-Frame-Options. */
@@ -227,7 +263,8 @@ export const publicRoutes: FastifyPluginAsyncTypebox<PublicRouteOptions> = async
       contentType: 'text/html; charset=utf-8',
       name: 'html',
       period: minute,
-      render: (located, now) => renderHtml(db, located.page, { root: located.root }, now),
+      localized: true,
+      render: (located, now, locale) => renderHtml(db, located.page, { root: located.root, locale }, now),
       headers: { 'content-security-policy': HTML_CSP },
     },
     {
@@ -236,7 +273,8 @@ export const publicRoutes: FastifyPluginAsyncTypebox<PublicRouteOptions> = async
       response: { produces: 'text/html', schema: Type.String({ description: 'An HTML page made to be framed' }) },
       contentType: 'text/html; charset=utf-8',
       name: 'widget',
-      render: (located) => renderWidget(db, located.page, located.root),
+      localized: true,
+      render: (located, _now, locale) => renderWidget(db, located.page, located.root, locale),
       headers: { 'content-security-policy': WIDGET_CSP },
       frameable: true,
     },
@@ -246,7 +284,8 @@ export const publicRoutes: FastifyPluginAsyncTypebox<PublicRouteOptions> = async
       response: { produces: 'application/atom+xml', schema: Type.String({ description: 'Atom 1.0' }) },
       contentType: 'application/atom+xml; charset=utf-8',
       name: 'atom',
-      render: (located) => renderFeed(db, located.page, located.root, 'atom'),
+      localized: true,
+      render: (located, _now, locale) => renderFeed(db, located.page, located.root, 'atom', locale),
     },
     {
       path: '/history.rss',
@@ -254,7 +293,8 @@ export const publicRoutes: FastifyPluginAsyncTypebox<PublicRouteOptions> = async
       response: { produces: 'application/rss+xml', schema: Type.String({ description: 'RSS 2.0' }) },
       contentType: 'application/rss+xml; charset=utf-8',
       name: 'rss',
-      render: (located) => renderFeed(db, located.page, located.root, 'rss'),
+      localized: true,
+      render: (located, _now, locale) => renderFeed(db, located.page, located.root, 'rss', locale),
     },
     {
       path: '/badge.svg',
@@ -280,6 +320,7 @@ export const publicRoutes: FastifyPluginAsyncTypebox<PublicRouteOptions> = async
           tags,
           summary: document.summary,
           params: SlugParams,
+          ...(document.localized ? { querystring: LocaleQuery } : {}),
           produces: [document.response.produces],
           response: { 200: document.response.schema, 304: Type.Null({ description: 'Not modified (If-None-Match)' }) },
         },
@@ -289,7 +330,15 @@ export const publicRoutes: FastifyPluginAsyncTypebox<PublicRouteOptions> = async
     )
     app.get(
       document.path,
-      { schema: { tags, summary: `${document.summary}, at a page’s custom domain`, hide: true }, config: PUBLIC },
+      {
+        schema: {
+          tags,
+          summary: `${document.summary}, at a page’s custom domain`,
+          hide: true,
+          ...(document.localized ? { querystring: LocaleQuery } : {}),
+        },
+        config: PUBLIC,
+      },
       documentHandler(byHostLocator, document),
     )
   }
@@ -316,8 +365,13 @@ export const publicRoutes: FastifyPluginAsyncTypebox<PublicRouteOptions> = async
   const context = (located: Located) => ({
     notifier: options.notifier,
     outbound: options.outbound,
-    confirmUrl: (token: string) => `${located.root}subscribers/confirm?token=${token}`,
+    confirmUrl: confirmLinks(located.root, located.page.locales),
   })
+  /** A subscription link's page, in the language its link names (the subscriber's) or the reader's. */
+  const answerIn = (request: FastifyRequest, located: Located, asked?: string): Messages =>
+    messagesOf(
+      chooseLocale(located.page.locales, asked ?? (request.query as { locale?: string }).locale, request.headers['accept-language']),
+    )
   const wantsHtml = (request: FastifyRequest) => request.headers['content-type']?.startsWith('application/x-www-form-urlencoded') ?? false
 
   for (const [base, locate] of [
@@ -341,17 +395,19 @@ export const publicRoutes: FastifyPluginAsyncTypebox<PublicRouteOptions> = async
         const located = await locate(request)
         const result = await db
           .transaction()
-          .execute((trx) => subscribe(trx, { ...context(located), publicFrom: request.ip }, located.page, request.body))
-        if (result.kind === 'email') options.notifier.wake()
-        if (wantsHtml(request))
-          return htmlAnswer(
-            reply,
-            202,
-            message(
-              'Almost there',
-              `We sent a confirmation link to your address. Follow it to receive ${escapeHtml(located.page.name)} status updates.`,
+          .execute((trx) =>
+            subscribe(
+              trx,
+              { ...context(located), publicFrom: request.ip, readerLanguages: request.headers['accept-language'] },
+              located.page,
+              request.body,
             ),
           )
+        if (result.kind === 'email') options.notifier.wake()
+        if (wantsHtml(request)) {
+          const t = answerIn(request, located, request.body.locale)
+          return htmlAnswer(reply, 202, message(t, t.answers.almostThere, escapeHtml(t.answers.almostThereText(located.page.name))))
+        }
         return reply
           .code(result.kind === 'email' ? 202 : 201)
           .send(result.kind === 'email' ? { id: result.id, kind: result.kind, confirmed: false } : result)
@@ -375,16 +431,14 @@ export const publicRoutes: FastifyPluginAsyncTypebox<PublicRouteOptions> = async
         const located = await locate(request)
         // Another page's token (through this page's address) confirms nothing.
         const ok = (await confirmSubscriber(db, located.page.id, tokenHash(request.query.token))) !== undefined
+        const t = answerIn(request, located)
         return reply
           .code(ok ? 200 : 404)
           .type('text/html; charset=utf-8')
           .send(
             ok
-              ? message(
-                  'Subscribed',
-                  `You will receive ${escapeHtml(located.page.name)} status updates. Every message carries a link to unsubscribe.`,
-                )
-              : message('Link not valid', 'This confirmation link is not valid any more. Subscribe again to get a new one.'),
+              ? message(t, t.answers.subscribed, escapeHtml(t.answers.subscribedText(located.page.name)))
+              : message(t, t.answers.linkNotValid, escapeHtml(t.answers.linkNotValidText)),
           )
       },
     )
@@ -406,13 +460,16 @@ export const publicRoutes: FastifyPluginAsyncTypebox<PublicRouteOptions> = async
       },
       async (request, reply) => {
         const located = await locate(request)
-        const action = `${located.root}subscribers/unsubscribe?token=${encodeURIComponent(request.query.token)}`
+        const t = answerIn(request, located)
+        const language = request.query.locale ? `&locale=${encodeURIComponent(request.query.locale)}` : ''
+        const action = `${located.root}subscribers/unsubscribe?token=${encodeURIComponent(request.query.token)}${language}`
         return reply
           .type('text/html; charset=utf-8')
           .send(
             message(
-              `Unsubscribe from ${located.page.name}`,
-              `<form method="post" action="${escapeHtml(action)}"><button type="submit">Unsubscribe</button></form>`,
+              t,
+              t.answers.unsubscribeTitle(located.page.name),
+              `<form method="post" action="${escapeHtml(action)}"><button type="submit">${escapeHtml(t.answers.unsubscribeButton)}</button></form>`,
             ),
           )
       },
@@ -439,9 +496,10 @@ export const publicRoutes: FastifyPluginAsyncTypebox<PublicRouteOptions> = async
           return row
         })
         if (!removed) throw new NotFoundError('subscription')
+        const t = answerIn(request, located)
         return reply
           .type('text/html; charset=utf-8')
-          .send(message('Unsubscribed', `You will not receive ${escapeHtml(located.page.name)} status updates any more.`))
+          .send(message(t, t.answers.unsubscribed, escapeHtml(t.answers.unsubscribedText(located.page.name))))
       },
     )
   }

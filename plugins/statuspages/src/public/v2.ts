@@ -118,10 +118,16 @@ export function v2Record(record: PublicRecord, content: PublicComponents, pageUr
     : base
 }
 
-/** The page's `status` object: Statuspage's indicator and its description. */
-export function v2Status(content: PublicComponents, unresolved: PublicRecord[]) {
+/** The page's overall status (indicator, words, and the state a translation words). */
+export function currentStatus(content: PublicComponents, unresolved: PublicRecord[]) {
   return overallStatus(
     content.components.map((component) => component.status as ComponentStatus),
     unresolved.map((incident) => incident.impact as IncidentImpact),
   )
+}
+
+/** The page's `status` object: Statuspage's indicator and its description (in English, as Statuspage's API). */
+export function v2Status(content: PublicComponents, unresolved: PublicRecord[]) {
+  const { indicator, description } = currentStatus(content, unresolved)
+  return { indicator, description }
 }

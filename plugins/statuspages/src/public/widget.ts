@@ -3,7 +3,8 @@ import escapeHtml from 'escape-html'
 import type { Executor } from '@svc/db'
 import { publicComponents, publicRecords } from '../queries/public.js'
 import type { PublicPage } from './cache.js'
-import { v2Status } from './v2.js'
+import { localizedUrl, messagesOf } from '../i18n/locales.js'
+import { currentStatus } from './v2.js'
 
 /** Unresolved incidents the widget names; past this it says how many more there are. */
 const LISTED_INCIDENTS = 3
@@ -30,21 +31,22 @@ const e = (text: string | null | undefined) => escapeHtml(text ?? '')
  * A small view of a page's status for an `<iframe>` on another site: the overall status, the
  * names of unresolved incidents, and a link that opens the full page in the top window. No script.
  */
-export async function renderWidget(db: Executor, page: PublicPage, root: string): Promise<string> {
+export async function renderWidget(db: Executor, page: PublicPage, root: string, locale: string): Promise<string> {
   const [content, unresolved] = await Promise.all([
     publicComponents(db, page.id),
     publicRecords(db, page.id, 'incident', { which: 'unresolved' }),
   ])
-  const status = v2Status(content, unresolved)
+  const t = messagesOf(locale)
+  const status = currentStatus(content, unresolved)
   const listed = unresolved.slice(0, LISTED_INCIDENTS).map((incident) => `<li>${e(incident.name)}</li>`)
-  if (unresolved.length > LISTED_INCIDENTS) listed.push(`<li>and ${unresolved.length - LISTED_INCIDENTS} more</li>`)
+  if (unresolved.length > LISTED_INCIDENTS) listed.push(`<li>${e(t.widget.more(unresolved.length - LISTED_INCIDENTS))}</li>`)
   return `<!doctype html>
-<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1">
-<title>${e(page.name)} status</title><style>${STYLE}</style></head>
-<body><a class="widget" href="${e(root)}" target="_top" rel="noopener">
-<div class="status" data-indicator="${status.indicator}"><span class="dot i-${status.indicator}"></span>${e(status.description)}</div>
+<html lang="${e(locale)}"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1">
+<title>${e(t.page.title(page.name))}</title><style>${STYLE}</style></head>
+<body><a class="widget" href="${e(localizedUrl(page.locales, root, locale))}" target="_top" rel="noopener">
+<div class="status" data-indicator="${status.indicator}"><span class="dot i-${status.indicator}"></span>${e(t.overall[status.state])}</div>
 ${listed.length > 0 ? `<ul>${listed.join('')}</ul>` : ''}
-<div class="page">${e(page.name)} status page →</div>
+<div class="page">${e(t.widget.open(page.name))}</div>
 </a></body></html>
 `
 }

@@ -9,6 +9,7 @@ const pageColumns = [
   'name',
   'slug',
   'timeZone',
+  'locales',
   'customDomain',
   'customDomainToken',
   'customDomainClaimedAt',
@@ -28,6 +29,8 @@ export interface PageFields {
   name: string
   slug: string
   timeZone: string
+  /** Its languages, the default first (decision 0027). */
+  locales: string[]
   customDomain: string | null
   published: boolean
   allowSubscribers: boolean
@@ -139,7 +142,7 @@ const verifiedDomain = sql<string | null>`case when custom_domain_verified_at is
 export async function publishedPageBy(db: Executor, by: 'slug' | 'customDomain', value: string) {
   return db
     .selectFrom('divinux.statusPages')
-    .select(['id', 'organizationId', 'name', 'slug', 'timeZone', 'allowSubscribers', 'supportUrl', 'revision', 'updatedAt'])
+    .select(['id', 'organizationId', 'name', 'slug', 'timeZone', 'locales', 'allowSubscribers', 'supportUrl', 'revision', 'updatedAt'])
     .select(verifiedDomain.as('customDomain'))
     .where(by, '=', value)
     .$if(by === 'customDomain', (query) => query.where('customDomainVerifiedAt', 'is not', null))

@@ -2,7 +2,7 @@ import { sql } from 'kysely'
 import type { Executor, Page } from '@svc/db'
 import { lockUntilCommit, paged } from '@svc/db'
 
-const subscriberColumns = ['id', 'pageId', 'kind', 'email', 'url', 'componentIds', 'confirmedAt', 'createdAt'] as const
+const subscriberColumns = ['id', 'pageId', 'kind', 'email', 'url', 'componentIds', 'locale', 'confirmedAt', 'createdAt'] as const
 
 export interface NewSubscriber {
   organizationId: string
@@ -18,6 +18,8 @@ export interface NewSubscriber {
   confirmationSentAt?: Date | null
   /** The client address of a public subscription; unset for one a manager added. */
   createdFrom?: string | null
+  /** The language of its e-mails; null: the page's default. */
+  locale?: string | null
 }
 
 export async function listSubscribers(db: Executor, organizationId: string, pageId: string, page: Page) {
@@ -98,12 +100,13 @@ export async function insertSubscriber(db: Executor, subscriber: NewSubscriber) 
 
 /**
  * A new confirmation token for an unconfirmed e-mail subscriber (the earlier one stops working),
- * sent now: the resend window starts again from this send.
+ * sent now: the resend window starts again from this send. A `locale` (asked for again, maybe in
+ * another language this time) replaces the stored one.
  */
-export async function renewConfirmation(db: Executor, id: string, confirmTokenHash: string): Promise<void> {
+export async function renewConfirmation(db: Executor, id: string, confirmTokenHash: string, locale: string | null): Promise<void> {
   await db
     .updateTable('divinux.statusSubscribers')
-    .set({ confirmTokenHash, confirmationSentAt: sql<Date>`now()` })
+    .set({ confirmTokenHash, confirmationSentAt: sql<Date>`now()`, ...(locale ? { locale } : {}) })
     .where('id', '=', id)
     .where('confirmedAt', 'is', null)
     .execute()
@@ -151,7 +154,7 @@ export async function claimRecipients(
   const following = sql<boolean>`(cardinality(s.component_ids) = 0 or s.component_ids && ${sql.val(componentIds)}::uuid[])`
   const candidates = await db
     .selectFrom('divinux.statusSubscribers as s')
-    .select(['s.id', 's.kind', 's.email', 's.unsubscribeToken', 's.componentIds'])
+    .select(['s.id', 's.kind', 's.email', 's.unsubscribeToken', 's.componentIds', 's.locale'])
     .where('s.pageId', '=', pageId)
     .where('s.confirmedAt', 'is not', null)
     .where('s.createdAt', '<=', update.createdAt)

@@ -4,19 +4,14 @@ import type { FastifyBaseLogger } from 'fastify'
 import type { Database, Executor } from '@svc/db'
 import { ensureQueue, inTransaction, workEach, type JobQueue } from '@svc/jobs'
 import type { Notifier, OutboundMessageRequest } from '@svc/notifier'
-import {
-  progressWords,
-  statusWords,
-  type ComponentStatus,
-  type IncidentImpact,
-  type IncidentStatus,
-  type MaintenanceStatus,
-} from '../model.js'
+import { dateTime } from '../i18n/format.js'
+import { messagesOf } from '../i18n/locales.js'
+import type { Messages } from '../i18n/messages.js'
+import { overallStatus, type ComponentStatus, type IncidentImpact, type IncidentStatus, type MaintenanceStatus } from '../model.js'
 import { publicUrlOf } from '../pages/public-url.js'
 import { incidentComponents } from '../queries/incidents.js'
 import { publicComponents } from '../queries/public.js'
 import { claimRecipients } from '../queries/subscribers.js'
-import { overallStatus } from '../model.js'
 import type { AffectedComponentRecord } from '../schemas.js'
 
 export const NOTIFY_QUEUE = 'statuspages.notify'
@@ -73,6 +68,8 @@ async function updateToSend(db: Executor, updateId: string) {
       'p.organizationId',
       'p.name as pageName',
       'p.slug',
+      'p.timeZone',
+      'p.locales',
       // Links name the custom domain only once it is verified (decision 0015, "Custom domains").
       sql<string | null>`case when p.custom_domain_verified_at is not null then p.custom_domain end`.as('customDomain'),
       'p.published as pagePublished',
@@ -124,26 +121,43 @@ export function createSubscriberNotifications(options: SubscriberNotificationsOp
       const event = eventOf(update.kind, update.status, Number(update.earlierUpdates) === 0)
       const affected = update.affectedComponents as unknown as AffectedComponentRecord[]
       const components = content.components.filter((component) => named.includes(component.id))
-      const words = progressWords[update.status as IncidentStatus | MaintenanceStatus] ?? update.status
-      const unsubscribeUrl = (token: string) =>
-        `${productUrl}/api/v1/statuspages/public/${update.slug}/subscribers/unsubscribe?token=${token}`
-      const text = (token: string) =>
-        [
+      const unsubscribeUrl = (token: string, locale?: string) =>
+        `${productUrl}/api/v1/statuspages/public/${update.slug}/subscribers/unsubscribe?token=${token}${locale && update.locales.length > 1 ? `&locale=${locale}` : ''}`
+      /** The e-mail of this update in one language, but for the recipient's unsubscribe link. */
+      const emailIn = (t: Messages) => {
+        const words = t.progress[update.status as IncidentStatus | MaintenanceStatus] ?? update.status
+        const window =
+          update.scheduledFor && update.scheduledUntil
+            ? [t.email.window(dateTime(t, update.scheduledFor, update.timeZone), dateTime(t, update.scheduledUntil, update.timeZone))]
+            : []
+        const head = [
           update.name,
           `${words}: ${update.body}`,
           '',
           ...(components.length > 0
             ? [
-                `Components: ${components.map((component) => `${component.name} (${statusWords[component.status as ComponentStatus]})`).join(', ')}`,
+                t.email.components(
+                  components.map((component) => `${component.name} (${t.componentStatus[component.status as ComponentStatus]})`).join(', '),
+                ),
               ]
             : []),
-          ...(update.scheduledFor && update.scheduledUntil
-            ? [`Window: ${update.scheduledFor.toISOString()} to ${update.scheduledUntil.toISOString()}`]
-            : []),
-          `Status page: ${pageUrl}`,
+          ...window,
+          t.email.statusPage(pageUrl),
           '',
-          `You are subscribed to updates of ${update.pageName}. Unsubscribe: ${unsubscribeUrl(token)}`,
         ].join('\n')
+        return {
+          subject: `[${update.pageName}] ${update.name}: ${words}`,
+          text: (token: string) => `${head}\n${t.email.footer(update.pageName, unsubscribeUrl(token, t.language))}`,
+        }
+      }
+      // Each subscriber reads their language while the page still offers it, else the page's default.
+      const emails = new Map<string, ReturnType<typeof emailIn>>()
+      const emailFor = (locale: string | null) => {
+        const language = locale && update.locales.includes(locale) ? locale : (update.locales[0] ?? 'en')
+        let email = emails.get(language)
+        if (!email) emails.set(language, (email = emailIn(messagesOf(language))))
+        return email
+      }
       const payload = (token: string) =>
         JSON.stringify({
           type: event,
@@ -187,26 +201,27 @@ export function createSubscriberNotifications(options: SubscriberNotificationsOp
             meta: { unsubscribe: unsubscribeUrl(token) },
           },
         })
-      const messages = recipients.map((recipient): OutboundMessageRequest & { id: string } =>
-        recipient.kind === 'email'
-          ? {
-              id: recipient.messageId,
-              organizationId: update.organizationId,
-              channel: 'email',
-              kind: `statuspage.${event}`,
-              to: recipient.email ?? '',
-              subject: `[${update.pageName}] ${update.name}: ${words}`,
-              text: text(recipient.unsubscribeToken),
-            }
-          : {
-              id: recipient.messageId,
-              organizationId: update.organizationId,
-              channel: 'webhook',
-              kind: `statuspage.${event}`,
-              to: `${SUBSCRIBER_RECIPIENT}${recipient.id}`,
-              text: payload(recipient.unsubscribeToken),
-            },
-      )
+      const messages = recipients.map((recipient): OutboundMessageRequest & { id: string } => {
+        if (recipient.kind !== 'email')
+          return {
+            id: recipient.messageId,
+            organizationId: update.organizationId,
+            channel: 'webhook',
+            kind: `statuspage.${event}`,
+            to: `${SUBSCRIBER_RECIPIENT}${recipient.id}`,
+            text: payload(recipient.unsubscribeToken),
+          }
+        const email = emailFor(recipient.locale)
+        return {
+          id: recipient.messageId,
+          organizationId: update.organizationId,
+          channel: 'email',
+          kind: `statuspage.${event}`,
+          to: recipient.email ?? '',
+          subject: email.subject,
+          text: email.text(recipient.unsubscribeToken),
+        }
+      })
       await notifier.queueMessages(trx, messages)
       return messages.length
     })

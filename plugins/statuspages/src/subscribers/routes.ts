@@ -16,7 +16,7 @@ import {
 import { auditEntry, pageOfRequest } from '../pages/access.js'
 import { publicUrlOf } from '../pages/public-url.js'
 import { MANAGED_BASE, PageParams, tags } from '../schemas.js'
-import { SubscribeBody, subscribe } from './subscribe.js'
+import { SubscribeBody, confirmLinks, subscribe } from './subscribe.js'
 
 const Subscriber = Type.Object(
   {
@@ -25,6 +25,7 @@ const Subscriber = Type.Object(
     email: Type.Union([Type.String(), Type.Null()]),
     url: Type.Union([Type.String(), Type.Null()]),
     componentIds: Type.Array(Type.String({ format: 'uuid' }), { description: 'Empty: every component' }),
+    locale: Type.Union([Type.String(), Type.Null()], { description: 'The language of its e-mails; null: the page’s default' }),
     confirmed: Type.Boolean(),
     confirmedAt: Type.Union([Timestamp, Type.Null()]),
     createdAt: Timestamp,
@@ -79,6 +80,7 @@ const body = (row: SubscriberRow) => ({
   email: row.email,
   url: row.url,
   componentIds: row.componentIds,
+  locale: row.locale,
   confirmed: row.confirmedAt !== null,
   confirmedAt: row.confirmedAt?.toISOString() ?? null,
   createdAt: row.createdAt.toISOString(),
@@ -174,12 +176,7 @@ export const subscriberRoutes: FastifyPluginAsyncTypebox<{ notifier: Notifier; o
       const created = await db.transaction().execute(async (trx) => {
         const page = await pageOfRequest(trx, request, true)
         const root = publicUrlOf(options.productUrl, { slug: page.slug, customDomain: null })
-        const result = await subscribe(
-          trx,
-          { ...options, confirmUrl: (token) => `${root}subscribers/confirm?token=${token}` },
-          page,
-          request.body,
-        )
+        const result = await subscribe(trx, { ...options, confirmUrl: confirmLinks(root, page.locales) }, page, request.body)
         const row = await findSubscriber(trx, organizationId, page.id, result.id)
         await recordAudit(trx, auditContextOf(request), {
           ...auditEntry(organizationId, 'status_subscriber', result.id),

@@ -6,6 +6,7 @@ import { ConflictError, TooManyRequestsError, invalidField } from '@svc/http'
 import type { Notifier } from '@svc/notifier'
 import { TargetRefused, checkTarget } from '@svc/outbound'
 import { isUuid } from '@svc/auth'
+import { LocaleTag, chooseLocale, matchLocale, messagesOf } from '../i18n/locales.js'
 import { componentsOfPage } from '../queries/components.js'
 import {
   existingSubscriber,
@@ -33,26 +34,60 @@ export interface SubscribingPage {
   organizationId: string
   name: string
   allowSubscribers: boolean
+  /** Its languages, the default first. */
+  locales: readonly string[]
 }
 
 const ComponentIds = Type.Optional(
   Type.Array(Type.String(), { maxItems: 100, uniqueItems: true, description: 'Only these components; unset: every one' }),
 )
 
+const SubscriberLocale = Type.Optional({
+  ...LocaleTag,
+  description:
+    'The language of the e-mails, one of the page’s (a region reads as its language). Unset: the reader’s Accept-Language through the public form, else the page’s default',
+})
+
 /** A subscription as asked for, publicly or by a manager: an e-mail address or a webhook URL. */
 export const SubscribeBody = Type.Union([
-  Type.Object({ email: Type.String({ format: 'email', maxLength: 320 }), componentIds: ComponentIds }, { additionalProperties: false }),
-  Type.Object({ url: Type.String({ minLength: 10, maxLength: 2000 }), componentIds: ComponentIds }, { additionalProperties: false }),
+  Type.Object(
+    { email: Type.String({ format: 'email', maxLength: 320 }), componentIds: ComponentIds, locale: SubscriberLocale },
+    { additionalProperties: false },
+  ),
+  Type.Object(
+    { url: Type.String({ minLength: 10, maxLength: 2000 }), componentIds: ComponentIds, locale: SubscriberLocale },
+    { additionalProperties: false },
+  ),
 ])
 export type Subscription = Static<typeof SubscribeBody>
 
 export interface SubscribeContext {
   notifier: Notifier
   outbound: OutboundConfig
-  /** The link a confirmation token is appended to (`…/subscribers/confirm?token=`). */
-  confirmUrl: (token: string) => string
+  /** The confirmation link of a token, for a subscriber reading in `locale`. */
+  confirmUrl: (token: string, locale: string) => string
   /** The client address of an anonymous subscription (the public form); unset for a manager. */
   publicFrom?: string
+  /** The public reader's Accept-Language: their e-mails' language when they name none. */
+  readerLanguages?: string
+}
+
+/**
+ * The language a subscriber's e-mails are written in: the one asked for (400 when the page is not
+ * in it), else the public reader's, else none stored (the page's default when each is sent).
+ */
+function subscriberLocale(page: SubscribingPage, asked: string | undefined, readerLanguages: string | undefined): string | null {
+  if (asked !== undefined) {
+    const locale = matchLocale(page.locales, asked)
+    if (!locale) throw invalidField('locale', `this status page is in ${page.locales.join(', ')}`)
+    return locale
+  }
+  return readerLanguages === undefined ? null : chooseLocale(page.locales, undefined, readerLanguages)
+}
+
+/** The confirmation links of a page reached at `root`: they name the subscriber's language when the page has several. */
+export function confirmLinks(root: string, locales: readonly string[]) {
+  return (token: string, locale: string) => `${root}subscribers/confirm?token=${token}${locales.length > 1 ? `&locale=${locale}` : ''}`
 }
 
 const refuse = (message: string) => new TooManyRequestsError(message)
@@ -74,6 +109,7 @@ export async function subscribe(db: Executor, context: SubscribeContext, page: S
   if (unknown >= 0) throw invalidField(`componentIds/${unknown}`, 'is not a component of this status page')
 
   const { publicFrom } = context
+  const locale = subscriberLocale(page, subscription.locale, context.readerLanguages)
   let counts: Awaited<ReturnType<typeof publicSubscriptionCounts>> | undefined
   if (publicFrom) {
     await lockPageSubscriptions(db, page.id)
@@ -90,7 +126,7 @@ export async function subscribe(db: Executor, context: SubscribeContext, page: S
       return { kind: 'email' as const, id: existing.id, confirmed: false }
     if (counts && counts.pendingConfirmations >= PUBLIC_LIMITS.pendingConfirmationsPerPage)
       throw refuse('this page has too many subscriptions waiting for their confirmation: try again tomorrow')
-    if (existing) await renewConfirmation(db, existing.id, tokenHash(token))
+    if (existing) await renewConfirmation(db, existing.id, tokenHash(token), locale)
     const row =
       existing ??
       (await insertSubscriber(db, {
@@ -103,19 +139,15 @@ export async function subscribe(db: Executor, context: SubscribeContext, page: S
         unsubscribeToken: newToken(),
         confirmedAt: null,
         confirmationSentAt: new Date(),
+        locale,
       }))
+    const t = messagesOf(locale ?? row.locale ?? page.locales[0] ?? 'en')
     await context.notifier.queueEmail(db, {
       organizationId: page.organizationId,
       kind: 'statuspage.subscription_confirmation',
       to: email,
-      subject: `Confirm your subscription to ${page.name} status updates`,
-      text: [
-        `Someone (we hope you) asked to receive status updates of ${page.name} at this address.`,
-        '',
-        `Confirm the subscription: ${context.confirmUrl(token)}`,
-        '',
-        'If it was not you, ignore this message: nothing will be sent without the confirmation.',
-      ].join('\n'),
+      subject: t.email.confirmSubject(page.name),
+      text: t.email.confirmBody(page.name, context.confirmUrl(token, t.language)).join('\n'),
     })
     return { kind: 'email' as const, id: row.id, confirmed: false }
   }
