@@ -14,6 +14,26 @@ import { ErrorResponse } from './schemas.js'
 interface DocumentedOperation {
   tags?: string[]
   parameters?: Array<{ in?: string; required?: boolean; schema?: { default?: unknown } }>
+  requestBody?: { content?: Record<string, { schema?: unknown }> }
+}
+
+/**
+ * A request body's properties that have a default are not required of a client (the schema fills
+ * them in), wherever they sit in the body: a schedule layer's `restriction`, say. TypeBox lists a
+ * property as required unless it is `Optional`, which would also make it optional in the
+ * answers, where it is always present. Answers keep the schema as it is.
+ */
+function withDefaultsOptional(schema: unknown): void {
+  if (!schema || typeof schema !== 'object') return
+  const node = schema as { properties?: Record<string, { default?: unknown }>; required?: string[] } & Record<string, unknown>
+  if (node.properties && node.required) {
+    node.required = node.required.filter((name) => node.properties?.[name]?.default === undefined)
+    if (node.required.length === 0) delete node.required
+  }
+  for (const value of Object.values(node)) {
+    if (Array.isArray(value)) value.forEach(withDefaultsOptional)
+    else withDefaultsOptional(value)
+  }
 }
 
 export interface HttpConventionsOptions {
@@ -78,6 +98,11 @@ async function httpConventions(app: FastifyInstance, options: HttpConventionsOpt
           // required: generated clients would otherwise demand `page` and `limit` on every list.
           for (const parameter of operation?.parameters ?? [])
             if (parameter.in === 'query' && parameter.schema?.default !== undefined) parameter.required = false
+          if (operation?.requestBody) {
+            // A copy: the body's schema objects may be shared with an answer's.
+            operation.requestBody = structuredClone(operation.requestBody)
+            withDefaultsOptional(operation.requestBody)
+          }
         }
       const known = Object.keys(apiTags)
       const order = (tag: string) => (known.includes(tag) ? known.indexOf(tag) : known.length)

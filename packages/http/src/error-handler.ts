@@ -8,9 +8,44 @@ interface PostgresError {
 }
 
 interface ValidationIssue {
+  keyword?: string
   instancePath?: string
-  params?: { missingProperty?: string; additionalProperty?: string }
+  params?: { missingProperty?: string; additionalProperty?: string; allowedValues?: unknown[]; allowedValue?: unknown }
   message?: string
+}
+
+/** The body types a route may be sent, in the order the answer names them. */
+const BODY_TYPES = ['application/json', 'application/scim+json', 'application/x-www-form-urlencoded']
+
+/**
+ * Ajv's words for a value outside a list ("must be equal to one of the allowed values", or for a
+ * union of literals one "must be equal to constant" per literal and "must match a schema in
+ * anyOf") made into one issue naming the values: `must be one of "a", "b"`.
+ */
+function namingAllowedValues(issues: ValidationIssue[]): ValidationIssue[] | undefined {
+  const oneOf = (values: unknown[]) => `must be one of ${values.map((value) => JSON.stringify(value)).join(', ')}`
+  let changed = false
+  const out: ValidationIssue[] = []
+  for (const issue of issues) {
+    if (issue.keyword === 'enum' && issue.params?.allowedValues) {
+      out.push({ ...issue, message: oneOf(issue.params.allowedValues) })
+      changed = true
+      continue
+    }
+    if (issue.keyword === 'anyOf') {
+      // The literals' issues at the same place came just before it.
+      const literals = out.filter((earlier) => earlier.keyword === 'const' && earlier.instancePath === issue.instancePath)
+      if (literals.length > 0) {
+        const values = literals.map((literal) => literal.params?.allowedValue)
+        for (const literal of literals) out.splice(out.indexOf(literal), 1)
+        out.push({ ...issue, keyword: 'enum', message: oneOf(values) })
+        changed = true
+        continue
+      }
+    }
+    out.push(issue)
+  }
+  return changed ? out : undefined
 }
 
 /** Stable codes for the errors Fastify and its plugins raise themselves. */
@@ -55,14 +90,29 @@ function fieldOf(issue: ValidationIssue, context: string | undefined): string {
 /** Maps any thrown error to the documented error body; 5xx details stay in the log. */
 export function toErrorBody(error: FastifyError & PostgresError, request: FastifyRequest): ErrorBody {
   if (error.validation) {
-    const issues = error.validation as ValidationIssue[]
+    const named = namingAllowedValues(error.validation as ValidationIssue[])
+    const issues = named ?? (error.validation as ValidationIssue[])
+    // Fastify's own message, unless a list of allowed values was worded anew: then in its form.
+    const message = named
+      ? issues.map((issue) => `${error.validationContext ?? 'body'}${issue.instancePath ?? ''} ${issue.message ?? 'is invalid'}`).join(', ')
+      : error.message
     return {
-      ...body(400, error.message, 'VALIDATION_FAILED'),
+      ...body(400, message, 'VALIDATION_FAILED'),
       details: issues.map((issue) => ({
         field: fieldOf(issue, error.validationContext),
         message: issue.params?.additionalProperty ? 'is not allowed' : (issue.message ?? 'is invalid'),
       })),
     }
+  }
+  if (error.code === 'FST_ERR_CTP_INVALID_MEDIA_TYPE') {
+    // Say which types the route takes: a client that sent none, or text/plain, learns what to send.
+    const accepted = BODY_TYPES.filter((type) => request.server.hasContentTypeParser(type))
+    const sent = request.headers['content-type']
+    return body(
+      415,
+      `${sent ? `Content-Type ${sent.split(';')[0]} is not accepted` : 'the body has no Content-Type header'}: send ${accepted.join(' or ')}`,
+      'UNSUPPORTED_MEDIA_TYPE',
+    )
   }
   if (/^FA?ST_JWT_/.test(error.code ?? '')) {
     // @fastify/jwt's own errors: missing, malformed, expired or untrusted tokens.

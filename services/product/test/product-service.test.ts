@@ -38,4 +38,12 @@ t.test('the product API publishes its own OpenAPI document and reference', async
   t.equal(document.info.title, 'Product API')
   t.ok(document.paths['/auth/me'])
   t.equal((await app.inject({ method: 'GET', url: '/docs/' })).statusCode, 200)
+
+  // A body property with a default may be left out; in the answer it is always there.
+  const schedules = document.paths['/api/v1/organizations/{orgId}/schedules']
+  const layerIn = schedules.post.requestBody.content['application/json'].schema.properties.layers.items
+  t.notOk(layerIn.required.includes('restriction'), 'a layer’s restriction is optional in a request')
+  t.ok(layerIn.required.includes('users'), 'properties without a default stay required')
+  const layerOut = schedules.post.responses['201'].content['application/json'].schema.properties.layers.items
+  t.ok(layerOut.required.includes('restriction'), 'and present in every answer')
 })

@@ -5354,7 +5354,7 @@ export interface operations {
             content: {
                 "application/json": {
                     /** @default note */
-                    kind: "note" | "status_update";
+                    kind?: "note" | "status_update";
                     body: string;
                 };
             };
@@ -7684,7 +7684,7 @@ export interface operations {
                          * @description When set, the layer covers only these windows
                          * @default null
                          */
-                        restriction: {
+                        restriction?: {
                             days: ("monday" | "tuesday" | "wednesday" | "thursday" | "friday" | "saturday" | "sunday")[];
                             /** @description HH:MM, 24-hour, in the schedule’s time zone */
                             from: string;
@@ -7930,7 +7930,7 @@ export interface operations {
                          * @description When set, the layer covers only these windows
                          * @default null
                          */
-                        restriction: {
+                        restriction?: {
                             days: ("monday" | "tuesday" | "wednesday" | "thursday" | "friday" | "saturday" | "sunday")[];
                             /** @description HH:MM, 24-hour, in the schedule’s time zone */
                             from: string;
@@ -20046,7 +20046,7 @@ export interface operations {
                      * @description Replace the sections a person wrote too
                      * @default false
                      */
-                    overwrite: boolean;
+                    overwrite?: boolean;
                 };
             };
         };
@@ -20742,7 +20742,7 @@ export interface operations {
                      * @default member
                      * @enum {unknown}
                      */
-                    role: "member" | "admin" | "owner";
+                    role?: "member" | "admin" | "owner";
                     /** @description Product key → role, e.g. {"alerting": "manager"} */
                     productRoles?: {
                         /** @enum {unknown} */
