@@ -79,6 +79,45 @@ t.test('pnpm start brings both services up on the embedded default, and pnpm tok
   t.equal(product.status, 200)
   t.equal(((await product.json()) as { userId: string }).userId, body.userId, 'one identity on both services')
 
+  // It says where everything is, once it is.
+  t.match(system.output(), /Opening the embedded PostgreSQL in .+ and bringing it up to date/)
+  t.match(system.output(), new RegExp(`platform API +http://localhost:${platformPort} +reference http://localhost:${platformPort}/docs`))
+  t.match(system.output(), new RegExp(`product API +http://localhost:${productPort}`))
+  t.match(system.output(), /checks and webhooks may target this machine and private networks/)
+
+  // Its outbound requests may reach this machine: a newcomer's first webhook does.
+  const headers = { authorization: `Bearer ${idToken}`, 'content-type': 'application/json' }
+  const organization = await fetch(`http://127.0.0.1:${platformPort}/api/v1/organizations`, {
+    method: 'POST',
+    headers,
+    body: JSON.stringify({ name: 'First hour', slug: 'first-hour' }),
+  })
+  t.equal(organization.status, 201)
+  const orgId = ((await organization.json()) as { id: string }).id
+  const page = await fetch(`http://127.0.0.1:${productPort}/api/v1/statuspages/organizations/${orgId}/pages`, {
+    method: 'POST',
+    headers,
+    body: JSON.stringify({ name: 'First', slug: 'first-hour', published: true }),
+  })
+  t.equal(page.status, 201)
+  const hook = await fetch(`http://127.0.0.1:${productPort}/api/v1/statuspages/public/first-hour/subscribers`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ url: `http://127.0.0.1:${platformPort}/hook` }),
+  })
+  t.equal(hook.status, 201, 'a loopback webhook is taken')
+
+  // A second copy is told which ports are taken and what moves them, in one line.
+  const second = spawn(...node(['scripts/start.ts']), { cwd: root, env, stdio: ['ignore', 'pipe', 'pipe'] })
+  let said = ''
+  second.stderr.on('data', (chunk) => (said += chunk))
+  const code = await new Promise<number | null>((resolve) => second.once('exit', resolve))
+  t.equal(code, 1)
+  t.equal(
+    said.trim(),
+    `ports ${platformPort} (PLATFORM_PORT), ${productPort} (PRODUCT_PORT) already in use on 127.0.0.1: another copy may be running (stop it), or set PLATFORM_PORT, PRODUCT_PORT to free ports`,
+  )
+
   system.child.kill('SIGTERM')
   t.equal(await system.exited, 0, 'SIGTERM shuts down cleanly')
 

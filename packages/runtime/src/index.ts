@@ -2,3 +2,4 @@ export { openResources, type Resources, type ResourceOptions } from './resources
 export { buildServiceApp, type ServiceDefinition } from './service-app.js'
 export { createDailyMaintenance } from './storage-maintenance.js'
 export { exitOnConfigurationError, serve } from './server.js'
+export { busyPortsMessage, type NamedPort } from './free-ports.js'
