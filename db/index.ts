@@ -56,6 +56,7 @@ import * as analysisEventOrder from './migrations/0054_analysis_event_order.js'
 import * as invitations from './migrations/0055_invitations.js'
 import * as pagerDutyChangeEvents from './migrations/0056_pagerduty_change_events.js'
 import * as statuspageLocales from './migrations/0057_statuspage_locales.js'
+import * as outboxCaptured from './migrations/0058_outbox_captured.js'
 
 /**
  * Every migration, in order, listed by hand rather than found by scanning a folder, so a
@@ -119,4 +120,5 @@ export const migrations: Record<string, Migration> = {
   '0055_invitations': invitations,
   '0056_pagerduty_change_events': pagerDutyChangeEvents,
   '0057_statuspage_locales': statuspageLocales,
+  '0058_outbox_captured': outboxCaptured,
 }

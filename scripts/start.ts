@@ -5,7 +5,15 @@ import { authConfigFor, authConfigFromEnvironment, readEnvironment, serviceConfi
 import { buildDevIdentityProviderServer } from '@svc/dev-idp'
 import { buildApp as buildPlatform } from '@svc/platform'
 import { buildApp as buildProduct } from '@svc/product'
-import { busyPortsMessage, exitOnConfigurationError, openResources, serve, type NamedPort } from '@svc/runtime'
+import {
+  DEV_OUTBOX_PATH,
+  busyPortsMessage,
+  devOutboxRoutes,
+  exitOnConfigurationError,
+  openResources,
+  serve,
+  type NamedPort,
+} from '@svc/runtime'
 import { DEV_CLIENT_ID, devIssuer, openDevIdentityProvider } from './embedded-identity.js'
 import { embeddedReportsSigningKey, embeddedSecretsKey } from './embedded-secrets-key.js'
 
@@ -19,11 +27,17 @@ const base = serviceConfigFor(env, auth)
 // on its own (production), private and loopback targets are allowed unless ALLOW_PRIVATE_TARGETS
 // says otherwise.
 const allowPrivateTargets = process.env.ALLOW_PRIVATE_TARGETS ? env.ALLOW_PRIVATE_TARGETS : true
+// What would be sent without a provider is captured here, where a newcomer can read it, rather
+// than held as if paging were broken (CATCH_MESSAGES=false holds it, as a service on its own does).
+const catchMessages = env.CATCH_MESSAGES ?? true
+const outboxPage = `http://localhost:${env.PLATFORM_PORT}${DEV_OUTBOX_PATH}`
 const config = {
   ...base,
   outbound: { ...base.outbound!, allowPrivateTargets },
   notifier: {
     ...base.notifier!,
+    catchMessages,
+    capturedAt: outboxPage,
     ...(base.notifier?.webPush ? { webPush: { ...base.notifier.webPush, allowPrivateTargets } } : {}),
   },
   synthetics: { ...base.synthetics!, secretsKey: await embeddedSecretsKey(env) },
@@ -52,6 +66,7 @@ const apps = [
   { app: await buildPlatform(config, resources), port: env.PLATFORM_PORT },
   { app: await buildProduct(config, resources), port: env.PRODUCT_PORT },
 ]
+await apps[0]?.app.register(devOutboxRoutes, { db: resources.database.db })
 if (useDevIdentityProvider) {
   const idp = await buildDevIdentityProviderServer(await openDevIdentityProvider(env))
   // Loopback only: it signs tokens for anyone who asks for a refresh.
@@ -70,6 +85,7 @@ console.log(
       ? `  identity       ${devIssuer(env)} (development provider: a token with \`pnpm token you@example.com\`)`
       : `  identity       ${auth.issuer}`,
     `  data           ${where}`,
+    `  messages       ${outboxPage} (or \`pnpm outbox\`)${catchMessages ? ': without a provider they are captured here, never sent' : ''}`,
     ...(allowPrivateTargets
       ? ['  outbound       checks and webhooks may target this machine and private networks (ALLOW_PRIVATE_TARGETS=false refuses them)']
       : []),

@@ -107,6 +107,30 @@ t.test('pnpm start brings both services up on the embedded default, and pnpm tok
   })
   t.equal(hook.status, 201, 'a loopback webhook is taken')
 
+  // Without an e-mail provider, what would be sent is captured and can be read: on the console,
+  // on the development outbox page, and with `pnpm outbox`, which asks the running system.
+  const subscribed = await fetch(`http://127.0.0.1:${productPort}/api/v1/statuspages/public/first-hour/subscribers`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ email: 'reader@example.com' }),
+  })
+  t.equal(subscribed.status, 202)
+  const line = new RegExp(
+    `captured e-mail to reader@example\\.com “Confirm your subscription to First status updates” \\([\\w-]+\\): http://localhost:${platformPort}/dev/outbox`,
+  )
+  for (let waited = 0; !line.test(system.output()) && waited < 20_000; waited += 200)
+    await new Promise((resolve) => setTimeout(resolve, 200))
+  t.match(system.output(), line, 'one readable line on the console')
+  const outbox = (await (await fetch(`http://127.0.0.1:${platformPort}/dev/outbox.json?status=captured`)).json()) as {
+    data: Array<{ recipient: string; status: string; text: string }>
+  }
+  t.match(outbox.data[0], { recipient: 'reader@example.com', status: 'captured', text: /subscribers\/confirm\?token=/ })
+  const html = await fetch(`http://127.0.0.1:${platformPort}/dev/outbox`)
+  t.match(await html.text(), /email to reader@example\.com: Confirm your subscription/)
+  const { stdout: listed } = await run(...node(['scripts/outbox.ts', '--status', 'captured']), { cwd: root, env })
+  t.match(listed, /captured\s+email statuspage\.subscription_confirmation → reader@example\.com/)
+  t.match(listed, /\| Confirm the subscription: http/)
+
   // A second copy is told which ports are taken and what moves them, in one line.
   const second = spawn(...node(['scripts/start.ts']), { cwd: root, env, stdio: ['ignore', 'pipe', 'pipe'] })
   let said = ''

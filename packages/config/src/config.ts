@@ -100,6 +100,14 @@ export interface NotifierConfig {
   twilio?: TwilioConfig
   /** Web push (RFC 8030) with VAPID (RFC 8292); undefined: push messages are held in the outbox. */
   webPush?: WebPushConfig
+  /**
+   * CATCH_MESSAGES: e-mail, SMS, voice and push messages that no provider is configured for are
+   * captured on this machine (a line on the console, status `captured`) instead of held: what
+   * `pnpm start` does unless told otherwise, so a newcomer sees what would have been sent.
+   */
+  catchMessages?: boolean
+  /** Where a person reads what the catcher took (the development outbox page), for its console lines. */
+  capturedAt?: string
 }
 
 /** VAPID_PUBLIC_KEY, VAPID_PRIVATE_KEY, VAPID_SUBJECT (generate the keys with `npx web-push generate-vapid-keys`). */

@@ -156,6 +156,7 @@ export function notifierConfigFor(env: Environment): NotifierConfig {
     appUrl: env.APP_URL?.replace(/\/+$/, ''),
     retryLimit: env.NOTIFY_RETRY_LIMIT,
     retryDelaySeconds: env.NOTIFY_RETRY_DELAY_SECONDS,
+    ...(env.CATCH_MESSAGES ? { catchMessages: true } : {}),
     ...(env.TWILIO_ACCOUNT_SID && env.TWILIO_AUTH_TOKEN && env.TWILIO_FROM
       ? {
           twilio: {

@@ -59,6 +59,7 @@ export const EnvironmentSchema = Type.Object({
   VAPID_PRIVATE_KEY: Type.Optional(Type.String({ pattern: '^[A-Za-z0-9_-]{42,44}={0,2}$' })),
   VAPID_SUBJECT: Type.Optional(Type.String({ pattern: '^(mailto:|https://)' })),
   ALLOW_PRIVATE_TARGETS: Type.Boolean({ default: false }),
+  CATCH_MESSAGES: Type.Optional(Type.Boolean()),
   SLACK_API_URL: Type.Optional(Type.String({ pattern: '^https?://' })),
   NOTIFY_RETRY_LIMIT: Type.Integer({ default: 5, minimum: 0, maximum: 20 }),
   NOTIFY_RETRY_DELAY_SECONDS: Type.Integer({ default: 60, minimum: 1 }),

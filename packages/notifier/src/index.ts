@@ -16,3 +16,4 @@ export { TWILIO_STATUS_PATH, TWILIO_VOICE_PATH, twilioProviders } from './twilio
 export { smtpProvider } from './smtp.js'
 export { pushRecipient, webPushProvider, type WebPushSubscription } from './web-push.js'
 export { webhookProvider, type WebhookProviderOptions, type WebhookTarget } from './webhook.js'
+export { CATCHABLE, catcherProvider } from './catcher.js'

@@ -4,9 +4,10 @@ export type Channel = (typeof channels)[number]
 
 /**
  * `pending` until a delivery settles it: `sent`, `failed`, or `held` when no provider can carry it;
- * `delivered` when the provider reports it reached the recipient (Twilio's status callbacks).
+ * `delivered` when the provider reports it reached the recipient (Twilio's status callbacks);
+ * `captured` when the development catcher took it instead (`pnpm start`): nothing left the machine.
  */
-export type OutboxStatus = 'pending' | 'sent' | 'delivered' | 'held' | 'failed'
+export type OutboxStatus = 'pending' | 'sent' | 'delivered' | 'held' | 'failed' | 'captured'
 
 /** A message as the caller writes it, on any channel; for SMS and voice `to` is an E.164 number. */
 export interface OutboundMessageRequest {
@@ -31,6 +32,8 @@ export interface OutboundMessage {
 export interface MessageProvider {
   /** Recorded on the outbox row, e.g. `smtp`, `twilio`. */
   readonly name: string
+  /** The development catcher: what it takes is `captured`, not `sent`. */
+  readonly captures?: boolean
   /** Lets go of pooled connections when the service stops. */
   close?(): void
   /** Resolves with the provider's id for the message; rejects with a DeliveryError. */

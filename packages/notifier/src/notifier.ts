@@ -14,6 +14,7 @@ import {
   startAttempt,
   type NewOutboxRow,
 } from './outbox.js'
+import { CATCHABLE, catcherProvider } from './catcher.js'
 import { smtpProvider } from './smtp.js'
 import { twilioProviders } from './twilio.js'
 import { webPushProvider } from './web-push.js'
@@ -62,6 +63,8 @@ export interface NotifierDependencies {
   webhooks?: WebhookProviderOptions
   /** Removes web-push subscriptions whose push service answered that they are gone (404, 410). */
   removePushSubscriptions?: (endpoints: string[]) => Promise<unknown>
+  /** Where the catcher (`config.catchMessages`) prints its lines; unset: standard output. */
+  printCaptured?: (line: string) => void
 }
 
 export interface Notifier {
@@ -107,7 +110,12 @@ export const NO_PROVIDER: Record<Channel, string> = {
 /** The providers the configuration makes available, by channel. */
 function providersOf(
   config: NotifierConfig,
-  { webhooks, removePushSubscriptions, log }: Pick<NotifierDependencies, 'webhooks' | 'removePushSubscriptions' | 'log'>,
+  {
+    webhooks,
+    removePushSubscriptions,
+    log,
+    printCaptured,
+  }: Pick<NotifierDependencies, 'webhooks' | 'removePushSubscriptions' | 'log' | 'printCaptured'>,
 ): Partial<Record<Channel, MessageProvider>> {
   const providers: Partial<Record<Channel, MessageProvider>> = {}
   if (config.smtpUrl) {
@@ -130,12 +138,24 @@ function providersOf(
     providers.push = webPushProvider(config.webPush, withdrawn)
   }
   if (webhooks) providers.webhook = webhookProvider(webhooks)
+  if (config.catchMessages) {
+    const print = printCaptured ?? ((line: string) => process.stdout.write(`${line}\n`))
+    for (const channel of CATCHABLE) providers[channel] ??= catcherProvider(channel, print, config.capturedAt)
+  }
   return providers
 }
 
 /** The one way the services send messages (ARCHITECTURE.md, "Between surfaces"): outbox first, then a job. */
-export function createNotifier({ jobs, database, config, log, webhooks, removePushSubscriptions }: NotifierDependencies): Notifier {
-  const providers = providersOf(config, { webhooks, removePushSubscriptions, log })
+export function createNotifier({
+  jobs,
+  database,
+  config,
+  log,
+  webhooks,
+  removePushSubscriptions,
+  printCaptured,
+}: NotifierDependencies): Notifier {
+  const providers = providersOf(config, { webhooks, removePushSubscriptions, log, printCaptured })
   let worker: string | undefined
   let webhookWorker: string | undefined
   let sweeping: NodeJS.Timeout | undefined
@@ -179,8 +199,8 @@ export function createNotifier({ jobs, database, config, log, webhooks, removePu
         text: message.bodyText,
         ...(message.bodyHtml ? { html: message.bodyHtml } : {}),
       })
-      await markSent(db, message.id, provider.name, sent.messageId)
-      outboxDeliveries.inc({ channel: message.channel, outcome: 'sent' })
+      await markSent(db, message.id, provider.name, sent.messageId, provider.captures ? 'captured' : 'sent')
+      outboxDeliveries.inc({ channel: message.channel, outcome: provider.captures ? 'captured' : 'sent' })
       log.info({ messageId: message.id, attempt: message.attempts }, 'message delivered')
     } catch (error) {
       const failure =

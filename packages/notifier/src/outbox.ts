@@ -82,14 +82,20 @@ export async function earlierPendingTo(db: Executor, messageId: string): Promise
   return row.rows[0]?.waiting ?? false
 }
 
-export async function markSent(db: Executor, messageId: string, provider: string, providerMessageId: string): Promise<void> {
+export async function markSent(
+  db: Executor,
+  messageId: string,
+  provider: string,
+  providerMessageId: string,
+  status: 'sent' | 'captured' = 'sent',
+): Promise<void> {
   // The provider's report on this very message can be written first (Twilio calls back as soon as
   // it knows, naming our message in its callback URL): what it said stands.
   const reported = sql<boolean>`status in ('delivered', 'failed') and provider_message_id is not distinct from ${providerMessageId}`
   await db
     .updateTable('core.outbox')
     .set({
-      status: sql<OutboxStatus>`case when ${reported} then status else 'sent' end`,
+      status: sql<OutboxStatus>`case when ${reported} then status else ${status} end`,
       lastError: sql<string | null>`case when ${reported} then last_error end`,
       provider,
       providerMessageId,

@@ -262,3 +262,30 @@ t.test('a job delivered twice while its message is claimed does nothing', async 
     .execute()
   t.match(await settled(queued.messageId), { status: 'sent' }, 'sent once the claim ran out')
 })
+
+t.test('the development catcher captures what no provider carries: a line to read, nothing sent, status captured', async (t) => {
+  const lines: string[] = []
+  const config = { ...DEFAULT_NOTIFIER_CONFIG, retryDelaySeconds: 1, catchMessages: true, capturedAt: 'http://localhost:3004/dev/outbox' }
+  const notifier = createNotifier({ jobs, database, config, log, printCaptured: (line) => lines.push(line) })
+  await notifier.start()
+  t.teardown(() => notifier.stop())
+  t.equal(notifier.heldReason('email'), undefined, 'nothing is held')
+  t.equal(notifier.heldReason('sms'), undefined)
+  const queued = await queue(notifier, { ...email('grace@example.com'), text: 'Your code is 123456' })
+  t.equal(queued.status, 'pending')
+  const sms = await db
+    .transaction()
+    .execute((trx) =>
+      notifier.queueMessage(trx, { organizationId: null, channel: 'sms', kind: 'test.code', to: '+15550100', text: 'Code 654321' }),
+    )
+  notifier.wake()
+  t.match(await settled(queued.messageId), { status: 'captured', provider: 'catcher', lastError: null })
+  t.match(await settled(sms.messageId), { status: 'captured', provider: 'catcher' })
+  t.same(lines.sort(), [
+    `captured SMS to +15550100 (${sms.messageId}): http://localhost:3004/dev/outbox`,
+    `captured e-mail to grace@example.com “Hello from the outbox” (${queued.messageId}): http://localhost:3004/dev/outbox`,
+  ])
+  t.notMatch(lines.join('\n'), /123456|654321/, 'a body (a code, a link) is never printed')
+  const [newest] = await latestOutboxRows(db, { status: 'captured', limit: 1 })
+  t.ok(newest, 'the outbox lists captured messages')
+})

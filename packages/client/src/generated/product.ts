@@ -9028,7 +9028,7 @@ export interface operations {
                             /** @description The address or number used */
                             recipient: string | null;
                             /** @enum {unknown} */
-                            status: "queued" | "sent" | "delivered" | "failed";
+                            status: "queued" | "sent" | "delivered" | "failed" | "captured";
                             /** @description Why a failed attempt failed */
                             error: string | null;
                             provider: string | null;
@@ -13851,7 +13851,7 @@ export interface operations {
                             /** Format: uuid */
                             updateId: string;
                             updateStatus: string;
-                            status: ("pending" | "sent" | "delivered" | "held" | "failed") | null;
+                            status: ("pending" | "sent" | "delivered" | "held" | "failed" | "captured") | null;
                             attempts: number;
                             lastError: string | null;
                             /** Format: date-time */

@@ -7,7 +7,8 @@ import { findAlert } from '../queries/alerts.js'
 import { ESCALATION_STATES, findEscalation, listAttempts, type AttemptRow } from '../queries/escalations.js'
 
 const NullableString = Type.Union([Type.String(), Type.Null()])
-const attemptStatuses = ['queued', 'sent', 'delivered', 'failed'] as const
+/** `captured`: the development catcher of `pnpm start` took the message; nothing left the machine. */
+const attemptStatuses = ['queued', 'sent', 'delivered', 'failed', 'captured'] as const
 type AttemptStatus = (typeof attemptStatuses)[number]
 
 const Attempt = Type.Object(
@@ -57,7 +58,8 @@ const Notifications = Type.Object(
 /** The attempt's status, with the outbox's word on delivery for messages it carries. */
 function statusOf(row: AttemptRow): { status: AttemptStatus; error: string | null } {
   if (row.status !== 'queued' || !row.outboxStatus) return { status: row.status as AttemptStatus, error: row.error }
-  if (row.outboxStatus === 'sent' || row.outboxStatus === 'delivered') return { status: row.outboxStatus, error: null }
+  if (row.outboxStatus === 'sent' || row.outboxStatus === 'delivered' || row.outboxStatus === 'captured')
+    return { status: row.outboxStatus, error: null }
   if (row.outboxStatus === 'pending') return { status: 'queued', error: row.outboxError }
   return { status: 'failed', error: row.outboxError }
 }

@@ -34,9 +34,9 @@ const Subscriber = Type.Object(
 )
 const SubscriberParams = Type.Object({ orgId: Type.String(), pageId: Type.String(), subscriberId: Type.String() })
 
-const OutboxStatus = Type.Enum(['pending', 'sent', 'delivered', 'held', 'failed'] as const, {
+const OutboxStatus = Type.Enum(['pending', 'sent', 'delivered', 'held', 'failed', 'captured'] as const, {
   description:
-    'pending: waiting or being retried; sent: the mail server or receiver took it; delivered: reported delivered; held: no provider configured; failed: given up, see lastError',
+    'pending: waiting or being retried; sent: the mail server or receiver took it; delivered: reported delivered; held: no provider configured; failed: given up, see lastError; captured: taken by the development catcher of `pnpm start`, not sent',
 })
 const SubscriberNotification = Type.Object(
   {

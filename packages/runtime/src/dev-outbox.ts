@@ -1,0 +1,81 @@
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
+import escapeHtml from 'escape-html'
+import { Type } from 'typebox'
+import type { Executor } from '@svc/db'
+import { NotFoundError } from '@svc/http'
+import { latestOutboxRows, type OutboxStatus } from '@svc/notifier'
+
+export const DEV_OUTBOX_PATH = '/dev/outbox'
+
+export const outboxStatuses = ['pending', 'sent', 'delivered', 'held', 'failed', 'captured'] as const satisfies readonly OutboxStatus[]
+
+const Query = Type.Object({
+  status: Type.Optional(Type.Enum(outboxStatuses)),
+  limit: Type.Integer({ minimum: 1, maximum: 1000, default: 50 }),
+})
+const OutboxMessage = Type.Object({
+  id: Type.String(),
+  createdAt: Type.String(),
+  status: Type.String(),
+  channel: Type.String(),
+  kind: Type.String(),
+  recipient: Type.String(),
+  subject: Type.Union([Type.String(), Type.Null()]),
+  text: Type.String(),
+  note: Type.Union([Type.String(), Type.Null()]),
+})
+
+const LOOPBACK = new Set(['127.0.0.1', '::1', '::ffff:127.0.0.1'])
+
+type Row = Awaited<ReturnType<typeof latestOutboxRows>>[number]
+const messageOf = (row: Row) => ({
+  id: row.id,
+  createdAt: row.createdAt.toISOString(),
+  status: row.status,
+  channel: row.channel,
+  kind: row.kind,
+  recipient: row.recipient,
+  subject: row.subject,
+  text: row.bodyText,
+  note: row.lastError,
+})
+
+function page(rows: Row[]): string {
+  const e = (text: string | null) => escapeHtml(text ?? '')
+  const items = rows
+    .map(
+      (row) =>
+        `<article id="${e(row.id)}"><h2>${e(row.channel)} to ${e(row.recipient)}${row.subject ? `: ${e(row.subject)}` : ''}</h2><p>${e(row.createdAt.toISOString())} · ${e(row.status)} · ${e(row.kind)}${row.lastError ? ` · ${e(row.lastError)}` : ''}</p><pre>${e(row.bodyText)}</pre></article>`,
+    )
+    .join('<hr>')
+  return `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Outbox</title></head><body><h1>Outbox: the newest ${rows.length} messages</h1>${items || '<p>Nothing was sent yet.</p>'}</body></html>`
+}
+
+/**
+ * The development outbox (`pnpm start` only): every message the system wrote, newest first, as a
+ * page (`/dev/outbox`) and as JSON (`/dev/outbox.json`, what `pnpm outbox` reads). Messages hold
+ * credentials (codes, acknowledgement and invitation links), so it answers only this machine,
+ * and only `pnpm start` registers it: a service on its own never serves it.
+ */
+export const devOutboxRoutes: FastifyPluginAsyncTypebox<{ db: Executor }> = async (app, { db }) => {
+  app.addHook('onRequest', async (request) => {
+    if (!LOOPBACK.has(request.socket.remoteAddress ?? '')) throw new NotFoundError('page')
+  })
+  app.get(
+    `${DEV_OUTBOX_PATH}.json`,
+    {
+      schema: { hide: true, querystring: Query, response: { 200: Type.Object({ data: Type.Array(OutboxMessage) }) } },
+      config: { public: true },
+    },
+    async (request) => ({ data: (await latestOutboxRows(db, request.query)).map(messageOf) }),
+  )
+  app.get(
+    DEV_OUTBOX_PATH,
+    { schema: { hide: true, querystring: Query, produces: ['text/html'], response: { 200: Type.String() } }, config: { public: true } },
+    async (request, reply) =>
+      reply
+        .type('text/html; charset=utf-8')
+        .header('cache-control', 'no-store')
+        .send(page(await latestOutboxRows(db, request.query))),
+  )
+}
