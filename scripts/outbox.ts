@@ -7,6 +7,7 @@ import { readEnvironment } from '@svc/config'
 import { openDatabase } from '@svc/db'
 import { latestOutboxRows } from '@svc/notifier'
 import { DEV_OUTBOX_PATH, exitOnConfigurationError, outboxStatuses } from '@svc/runtime'
+import { environmentOfRunningSystem } from './dev-system.js'
 
 type Status = (typeof outboxStatuses)[number]
 interface Message {
@@ -32,7 +33,7 @@ if (!Number.isInteger(limit) || limit < 1 || limit > 1000) {
   console.error('--limit must be a whole number from 1 to 1000')
   process.exit(2)
 }
-const env = exitOnConfigurationError(() => readEnvironment())
+const env = environmentOfRunningSystem(exitOnConfigurationError(() => readEnvironment()))
 
 async function fromDatabase(databaseUrl: string): Promise<Message[]> {
   const database = await openDatabase({ databaseUrl })

@@ -14,6 +14,7 @@ import {
   serve,
   type NamedPort,
 } from '@svc/runtime'
+import { announceDevSystem } from './dev-system.js'
 import { DEV_CLIENT_ID, devIssuer, openDevIdentityProvider } from './embedded-identity.js'
 import { embeddedReportsSigningKey, embeddedSecretsKey } from './embedded-secrets-key.js'
 
@@ -73,7 +74,16 @@ if (useDevIdentityProvider) {
   await idp.listen({ port: env.DEV_IDP_PORT, host: '127.0.0.1' })
   apps[0]?.app.addHook('onClose', async () => idp.close())
 }
-await serve(apps, { host: config.host, metricsPort: config.metricsPort, afterClose: () => resources.close() })
+let withdraw = async () => {}
+await serve(apps, {
+  host: config.host,
+  metricsPort: config.metricsPort,
+  afterClose: async () => {
+    await withdraw()
+    await resources.close()
+  },
+})
+withdraw = await announceDevSystem(env)
 const local = (port: number) => `http://localhost:${port}`
 console.log(
   [

@@ -1,7 +1,9 @@
 // `pnpm token <email> [--group NAME]... [--refresh]`: prints an ID token of the embedded
-// development identity provider, for curl against the system `pnpm start` runs.
+// development identity provider, for curl against the system `pnpm start` runs. It signs as the
+// running system's provider (its DEV_IDP_PORT and its DATA_DIR's key), found by itself.
 import { parseArgs } from 'node:util'
 import { readEnvironment } from '@svc/config'
+import { environmentOfRunningSystem, runningDevSystem } from './dev-system.js'
 import { openDevIdentityProvider } from './embedded-identity.js'
 
 const { values, positionals } = parseArgs({
@@ -17,7 +19,8 @@ if (!email || !email.includes('@')) {
   process.exit(2)
 }
 
-const idp = await openDevIdentityProvider(readEnvironment())
+if (!runningDevSystem()) console.error('no running `pnpm start` was found: the token is for the settings of this shell')
+const idp = await openDevIdentityProvider(environmentOfRunningSystem(readEnvironment()))
 const subject = { email, groups: values.group }
 if (values.refresh) {
   console.log(JSON.stringify({ idToken: idp.mintIdToken(subject), refreshToken: idp.mintRefreshToken(subject) }, null, 2))

@@ -1,4 +1,5 @@
 import { spawn, execFile } from 'node:child_process'
+import { existsSync } from 'node:fs'
 import { mkdtemp, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
@@ -79,6 +80,14 @@ t.test('pnpm start brings both services up on the embedded default, and pnpm tok
   t.equal(product.status, 200)
   t.equal(((await product.json()) as { userId: string }).userId, body.userId, 'one identity on both services')
 
+  // Another terminal, without this test's settings, finds the running system by itself.
+  const { DATA_DIR: _dataDir, PLATFORM_PORT: _platform, PRODUCT_PORT: _product, DEV_IDP_PORT: _idp, ...plainShell } = env
+  const { stdout: found } = await run(...node(['scripts/token.ts', 'newcomer@example.com']), { cwd: root, env: plainShell })
+  const foundProfile = await fetch(`http://127.0.0.1:${platformPort}/api/v1/users/me`, {
+    headers: { authorization: `Bearer ${found.trim()}` },
+  })
+  t.equal(foundProfile.status, 200, 'pnpm token signs as the running system’s identity provider')
+
   // It says where everything is, once it is.
   t.match(system.output(), /Opening the embedded PostgreSQL in .+ and bringing it up to date/)
   t.match(system.output(), new RegExp(`platform API +http://localhost:${platformPort} +reference http://localhost:${platformPort}/docs`))
@@ -151,4 +160,5 @@ t.test('pnpm start brings both services up on the embedded default, and pnpm tok
   t.equal(((await after.json()) as { userId: string }).userId, body.userId)
   again.child.kill('SIGINT')
   t.equal(await again.exited, 0, 'SIGINT too')
+  t.notOk(existsSync(path.join(root, '.dev-system.json')), 'a stopped system is not announced any more')
 })
