@@ -16,7 +16,7 @@ import { createEventDispatcher } from './webhooks-out/dispatcher.js'
 import { outboundWebhookRoutes } from './webhooks-out/routes.js'
 import type { IngestLimits } from './ingestion/limits.js'
 import { ackLinkRoutes } from './escalation/ack-link-routes.js'
-import type { PhoneReader, PreferencesReader, PushReader } from './escalation/channels.js'
+import type { ContactReader, PreferencesReader, PushReader } from './escalation/channels.js'
 import { twilioRoutes } from './escalation/twilio-routes.js'
 import { createEscalator } from './escalation/escalator.js'
 import { notificationRoutes } from './escalation/notification-routes.js'
@@ -51,7 +51,7 @@ export interface AlertingOptions {
   /** The product-users surface's read of notification preferences, for paging. */
   preferences: PreferencesReader
   /** The product-users surface's read of verified phone numbers, for SMS and voice pages and replies. */
-  phones: PhoneReader
+  contacts: ContactReader
   /** The product-users surface's read of web-push subscriptions, for push pages. */
   pushSubscriptions: PushReader
   /** The status pages surface's read of the status page incidents about an incident, for its links. */
@@ -114,7 +114,7 @@ export const alertingSurface: FastifyPluginAsync<AlertingOptions> = async (app, 
     jobs: app.jobs,
     notifier: options.notifier,
     preferences: options.preferences,
-    phones: options.phones,
+    contacts: options.contacts,
     pushSubscriptions: options.pushSubscriptions,
     productUrl: options.productUrl,
     latestAnalysis: options.latestAnalysis,
@@ -220,7 +220,7 @@ export const alertingSurface: FastifyPluginAsync<AlertingOptions> = async (app, 
   await app.register(ackLinkRoutes)
   // Without Twilio settings there is nothing to call back: the routes exist only with them.
   const twilio = options.notifier.config.twilio
-  if (twilio) await app.register(twilioRoutes, { twilio, phones: options.phones })
+  if (twilio) await app.register(twilioRoutes, { twilio, contacts: options.contacts })
   await app.register(silenceRoutes, { silenceEnded: () => escalator.wakeSilences() })
   await app.register(outboundWebhookRoutes, { outbound: options.outbound })
   await app.register(workflowRoutes)
@@ -244,7 +244,7 @@ export {
 } from './investigation-reads.js'
 export { pruneAlertingHistory, type AlertingRetention } from './retention.js'
 export type { AnalysisStart, AnalysisStarter } from './workflows/runner.js'
-export type { PagingPreferences, PhoneReader, PreferencesReader, PushReader } from './escalation/channels.js'
+export type { PagingPreferences, ContactReader, PreferencesReader, PushReader } from './escalation/channels.js'
 export {
   alertIncident,
   alertReportBetween,

@@ -25,8 +25,12 @@ export async function notificationPreferencesOf(db: Executor, userIds: string[])
   )
 }
 
-/** Each given user's verified numbers for SMS or voice, oldest first. */
-export async function verifiedPhonesOf(db: Executor, userIds: string[], channel: 'sms' | 'voice'): Promise<Map<string, string[]>> {
+/** Each given user's verified addresses for e-mail, or numbers for SMS or voice, oldest first. */
+export async function verifiedAddressesOf(
+  db: Executor,
+  userIds: string[],
+  channel: 'email' | 'sms' | 'voice',
+): Promise<Map<string, string[]>> {
   const found = new Map<string, string[]>()
   if (userIds.length === 0) return found
   const rows = await db

@@ -19,7 +19,7 @@ import {
   productUserRoutes,
   removePushSubscriptions,
   subscriptionRoutes,
-  verifiedPhonesOf,
+  verifiedAddressesOf,
 } from '@svc/plugin-product-users'
 import {
   maintenanceWindowsOf,
@@ -66,7 +66,7 @@ export function buildApp(config: ServiceConfig, shared?: Resources): Promise<Fas
           rcas: rcasAbout,
           startAnalysis: alertAnalysisStarter(app.database, app.jobs, config.ai),
           preferences: notificationPreferencesOf,
-          phones: { verifiedPhonesOf, hasVerifiedPhone },
+          contacts: { verifiedAddressesOf, hasVerifiedPhone },
           pushSubscriptions: pushSubscriptionsOf,
           notifier,
           outbound: config.outbound ?? { allowPrivateTargets: false },

@@ -245,6 +245,8 @@ t.test('the link acknowledges once, as the person paged; the escalation stops an
   t.match(page.headers['content-type'], /text\/html/)
   t.match(page.body, /<form method="post">/)
   t.match(page.body, /\[P3\] Checkout is down/)
+  t.match(page.body, /<dt>Status<\/dt><dd>open<\/dd><dt>Service<\/dt><dd>checkout<\/dd>/, 'what the alert is, readable in a browser')
+  t.match(mail.text, /See the alert and acknowledge it \(one use, within \d+ hours\): https:\/\/product\.example\/api\/v1\/alerts\/ack\//)
   const before = await notifications(firstAlertId)
   t.equal(before.escalation?.state, 'active', 'opening the page changed nothing')
 

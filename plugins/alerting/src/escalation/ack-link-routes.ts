@@ -64,12 +64,14 @@ export const ackLinkRoutes: FastifyPluginAsyncTypebox = async (app) => {
       if (!link) throw new NotFoundError('acknowledgement link')
       const usable = link.usedAt === null && link.expiresAt > new Date()
       const title = escapeHtml(`[${link.priority}] ${link.title}`)
-      const body = !usable
+      // What the person paged needs to decide, readable in any browser without signing in.
+      const details = `<dl><dt>Status</dt><dd>${escapeHtml(link.status)}</dd><dt>Service</dt><dd>${escapeHtml(link.service ?? 'not given')}</dd><dt>Source</dt><dd>${escapeHtml(link.source)}</dd><dt>Opened</dt><dd><time datetime="${link.createdAt.toISOString()}">${link.createdAt.toISOString().replace('T', ' ').slice(0, 16)} UTC</time></dd></dl>${link.description ? `<p>${escapeHtml(link.description)}</p>` : ''}`
+      const action = !usable
         ? `<p>This link was used or has expired.</p>`
         : link.status !== 'open'
           ? `<p>The alert is ${escapeHtml(link.status)}.</p>`
           : `<form method="post"><button type="submit">Acknowledge</button></form>`
-      return htmlPage(reply, 200, title, body)
+      return htmlPage(reply, 200, title, details + action)
     },
   )
 

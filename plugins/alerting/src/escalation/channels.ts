@@ -105,10 +105,10 @@ function channelsFor(preferences: PagingPreferences, priority: string, at: Date)
   return channels.length > 0 ? { now: channels } : { now: channels, reason: `no enabled channel is chosen for ${priority} alerts` }
 }
 
-/** The product-users surface's read of verified phone numbers, wired in by the service. */
-export interface PhoneReader {
-  /** Each user's verified numbers for the channel, oldest first. */
-  verifiedPhonesOf(db: Executor, userIds: string[], channel: 'sms' | 'voice'): Promise<Map<string, string[]>>
+/** The product-users surface's read of verified contact methods (e-mail addresses, phone numbers), wired in by the service. */
+export interface ContactReader {
+  /** Each user's verified addresses (e-mail) or numbers (SMS, voice) for the channel, oldest first. */
+  verifiedAddressesOf(db: Executor, userIds: string[], channel: 'email' | 'sms' | 'voice'): Promise<Map<string, string[]>>
   /** Whether the number is one of the user's verified SMS numbers. */
   hasVerifiedPhone(db: Executor, userId: string, phone: string): Promise<boolean>
 }

@@ -9,7 +9,7 @@ import { activeMembersAmong, emailsOf } from '../queries/people.js'
 import { supportHoursOf } from '../queries/support-hours.js'
 import { teamResponders } from '../queries/teams.js'
 import { onCallUsers } from '../schedules/on-call.js'
-import { planFor, urgencyOf, type PagingChannel, type PhoneReader, type PreferencesReader, type PushReader } from './channels.js'
+import { planFor, urgencyOf, type PagingChannel, type ContactReader, type PreferencesReader, type PushReader } from './channels.js'
 import { hashSecret } from '../webhooks/secrets.js'
 import type { Target } from './schemas.js'
 import type { StepWrites } from './step-writes.js'
@@ -25,7 +25,7 @@ export interface PagingDeps {
     page: { organizationId: string; webhookId: string; attemptId: string; alert: AlertRow; position: StepPosition },
   ) => Promise<void>
   preferences: PreferencesReader
-  phones: PhoneReader
+  contacts: ContactReader
   pushSubscriptions: PushReader
   /** Where links in messages point: the product API's public base URL. */
   productUrl: string
@@ -119,8 +119,10 @@ function pageEmail(
     `Source: ${alert.source}`,
     ...(alert.description ? ['', alert.description] : []),
     '',
-    `Acknowledge (one use, within ${ACK_LINK_HOURS} hours): ${links.ack}`,
-    `The alert: ${links.alert}`,
+    // The first link opens in a browser without signing in (its token is the credential); the
+    // second is the API's resource, for a client holding a token.
+    `See the alert and acknowledge it (one use, within ${ACK_LINK_HOURS} hours): ${links.ack}`,
+    `The alert in the API (with a bearer token): ${links.alert}`,
     '',
     `You are paged by the escalation policy "${position.policyName}", step ${position.step + 1}${position.round > 0 ? `, round ${position.round + 1}` : ''}.`,
   ].join('\n')
@@ -132,7 +134,7 @@ function pageEmail(
  * same on-call person (the common case) reads her preferences, addresses and numbers once per
  * batch, not once per alert. Nothing a step writes changes these reads.
  */
-export function pagingReads(db: Executor, deps: Pick<PagingDeps, 'preferences' | 'phones' | 'pushSubscriptions' | 'latestAnalysis'>) {
+export function pagingReads(db: Executor, deps: Pick<PagingDeps, 'preferences' | 'contacts' | 'pushSubscriptions' | 'latestAnalysis'>) {
   const remembered = new Map<string, Promise<unknown>>()
   const once = <T>(key: string, read: () => Promise<T>): Promise<T> => {
     let found = remembered.get(key) as Promise<T> | undefined
@@ -149,8 +151,8 @@ export function pagingReads(db: Executor, deps: Pick<PagingDeps, 'preferences' |
       once(`active:${organizationId}:${keyOf(userIds)}`, () => activeMembersAmong(db, organizationId, userIds)),
     preferences: (userIds: string[]) => once(`preferences:${keyOf(userIds)}`, () => deps.preferences(db, userIds)),
     emails: (userIds: string[]) => once(`emails:${keyOf(userIds)}`, () => emailsOf(db, userIds)),
-    phones: (userIds: string[], channel: 'sms' | 'voice') =>
-      once(`phones:${channel}:${keyOf(userIds)}`, () => deps.phones.verifiedPhonesOf(db, userIds, channel)),
+    addresses: (userIds: string[], channel: 'email' | 'sms' | 'voice') =>
+      once(`addresses:${channel}:${keyOf(userIds)}`, () => deps.contacts.verifiedAddressesOf(db, userIds, channel)),
     pushes: (userIds: string[]) => once(`pushes:${keyOf(userIds)}`, () => deps.pushSubscriptions(db, userIds)),
     /** The on-call agent's two lines about the alert, once its analysis has them. */
     brief: (organizationId: string, alertId: string) =>
@@ -326,7 +328,11 @@ export async function pagePeople(
   const userIds = persons.map((person) => person.userId)
   const preferences = await reads.preferences(userIds)
   const emails = await reads.emails(userIds)
-  const phones = { sms: await reads.phones(userIds, 'sms'), voice: await reads.phones(userIds, 'voice') }
+  const addresses = {
+    email: await reads.addresses(userIds, 'email'),
+    sms: await reads.addresses(userIds, 'sms'),
+    voice: await reads.addresses(userIds, 'voice'),
+  }
   const pushes = await reads.pushes(userIds)
   // The first step pages at once, before any investigation can be done; later pages carry its brief.
   const brief = position.step > 0 || position.round > 0 ? await reads.brief(organizationId, alert.id) : null
@@ -355,12 +361,15 @@ export async function pagePeople(
         continue
       }
       // A person's first verified number is paged (contact methods); an unverified one never is.
-      const phone = channel === 'email' ? undefined : (phones[channel].get(userId) ?? [])[0]
+      const phone = channel === 'email' ? undefined : (addresses[channel].get(userId) ?? [])[0]
       if (channel !== 'email' && !phone) {
         writes.attempt({ ...via, channel, recipient: null, status: 'failed', error: noPhone(channel) })
         continue
       }
-      const to = phone ?? preferences.get(userId)?.channels.email.address ?? emails.get(userId) ?? ''
+      // E-mail goes to the person's first verified e-mail contact method, else the address their
+      // preferences name, else their account's.
+      const to =
+        phone ?? (addresses.email.get(userId) ?? [])[0] ?? preferences.get(userId)?.channels.email.address ?? emails.get(userId) ?? ''
       const message =
         channel === 'email'
           ? { ...pageEmail(alert, organizationId, position, links, brief), channel, to }

@@ -9,7 +9,7 @@ import { ForbiddenError, NotFoundError } from '@svc/http'
 import { TWILIO_STATUS_PATH, TWILIO_VOICE_PATH, outboxMessage, recordDeliveryReport } from '@svc/notifier'
 import { moveAlert, recordAlertEvent } from '../queries/alerts.js'
 import { ackLinksWithSmsCode, attemptOfMessage, endEscalation, useAckLink } from '../queries/escalations.js'
-import type { PhoneReader } from './channels.js'
+import type { ContactReader } from './channels.js'
 
 /** Where Twilio sends the replies to our SMS (configure it as the number's messaging webhook). */
 export const TWILIO_SMS_PATH = '/api/v1/twilio/sms'
@@ -25,7 +25,7 @@ const FAILED = new Set(['failed', 'undelivered', 'busy', 'no-answer', 'canceled'
 
 export interface TwilioRouteOptions {
   twilio: TwilioConfig
-  phones: PhoneReader
+  contacts: ContactReader
 }
 
 /** Acknowledges as the paged person, once (compare-and-set); answers whether it did. */
@@ -43,7 +43,7 @@ async function acknowledge(db: Executor, page: { organizationId: string; alertId
  * refused with 403 unless `X-Twilio-Signature` is Twilio's HMAC over the URL it called and the
  * form it posted, with our auth token (twilio.validateRequest).
  */
-export const twilioRoutes: FastifyPluginAsyncTypebox<TwilioRouteOptions> = async (app, { twilio: config, phones }) => {
+export const twilioRoutes: FastifyPluginAsyncTypebox<TwilioRouteOptions> = async (app, { twilio: config, contacts }) => {
   const db = app.database.db
   await app.register(formBody)
 
@@ -174,7 +174,7 @@ export const twilioRoutes: FastifyPluginAsyncTypebox<TwilioRouteOptions> = async
         const answer = await db.transaction().execute(async (trx) => {
           for (const link of await ackLinksWithSmsCode(trx, code)) {
             // Only the person paged, from a number they verified, answers for their page.
-            if (!(await phones.hasVerifiedPhone(trx, link.userId, from))) continue
+            if (!(await contacts.hasVerifiedPhone(trx, link.userId, from))) continue
             if (!(await useAckLink(trx, link.tokenHash))) continue
             const done = await acknowledge(trx, link, 'sms')
             return done ? `Acknowledged: ${link.title}` : `Already acknowledged or resolved: ${link.title}`

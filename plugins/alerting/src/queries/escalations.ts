@@ -270,7 +270,20 @@ export async function findAckLink(db: Executor, tokenHash: string) {
   return db
     .selectFrom('divinux.alertAckLinks as l')
     .innerJoin('divinux.alerts as a', 'a.id', 'l.alertId')
-    .select(['l.organizationId', 'l.alertId', 'l.userId', 'l.expiresAt', 'l.usedAt', 'a.title', 'a.priority', 'a.status'])
+    .select([
+      'l.organizationId',
+      'l.alertId',
+      'l.userId',
+      'l.expiresAt',
+      'l.usedAt',
+      'a.title',
+      'a.priority',
+      'a.status',
+      'a.service',
+      'a.source',
+      'a.description',
+      'a.createdAt',
+    ])
     .where('l.tokenHash', '=', tokenHash)
     .executeTakeFirst()
 }
