@@ -40,8 +40,8 @@ const node = (args: string[]): [string, string[]] => [
   ['-c', 'unset NODE_OPTIONS NODE_V8_COVERAGE; exec "$0" "$@"', process.execPath, '--conditions=@svc/source', '--import', 'tsx', ...args],
 ]
 
-async function start() {
-  const child = spawn(...node(['scripts/start.ts']), { cwd: root, env, stdio: ['ignore', 'pipe', 'pipe'] })
+async function start(extra: Record<string, string> = {}) {
+  const child = spawn(...node(['scripts/start.ts']), { cwd: root, env: { ...env, ...extra }, stdio: ['ignore', 'pipe', 'pipe'] })
   let output = ''
   child.stdout.on('data', (chunk) => (output += chunk))
   child.stderr.on('data', (chunk) => (output += chunk))
@@ -154,10 +154,16 @@ t.test('pnpm start brings both services up on the embedded default, and pnpm tok
   system.child.kill('SIGTERM')
   t.equal(await system.exited, 0, 'SIGTERM shuts down cleanly')
 
-  // The data lives under DATA_DIR: after a restart the same token is the same user.
-  const again = await start()
+  // The data lives under DATA_DIR: after a restart the same token is the same user. Read by a
+  // person (LOG_FORMAT=pretty, the default on a terminal), the log is a line per request.
+  const again = await start({ LOG_FORMAT: 'pretty', LOG_LEVEL: 'info' })
   const after = await fetch(`http://127.0.0.1:${platformPort}/api/v1/users/me`, { headers: { authorization: `Bearer ${idToken}` } })
   t.equal(((await after.json()) as { userId: string }).userId, body.userId)
+  const requestLine = /^\[\d\d:\d\d:\d\d(\.\d+)?\] INFO.*GET \/api\/v1\/users\/me 200/m
+  for (let waited = 0; !requestLine.test(again.output()) && waited < 5_000; waited += 100)
+    await new Promise((resolve) => setTimeout(resolve, 100))
+  t.match(again.output(), requestLine, 'one readable line for the request')
+  t.notMatch(again.output(), /incoming request/, 'not two')
   again.child.kill('SIGINT')
   t.equal(await again.exited, 0, 'SIGINT too')
   t.notOk(existsSync(path.join(root, '.dev-system.json')), 'a stopped system is not announced any more')

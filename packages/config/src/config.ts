@@ -169,6 +169,11 @@ export interface ServiceConfig {
    */
   productLinkBase?: string
   logLevel: LevelWithSilent
+  /**
+   * LOG_FORMAT: `pretty`, one coloured line a person reads, or `json`, a line a collector reads.
+   * Unset: pretty on a terminal outside production, else JSON.
+   */
+  logFormat?: 'json' | 'pretty'
   /** Where log lines go; unset: standard output. Tests read the logs through it. */
   logDestination?: { write(line: string): void }
   /** Unset: offline analyzer with the default retries and prices. */

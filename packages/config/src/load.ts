@@ -91,6 +91,7 @@ export function serviceConfigFor(env: Environment, auth: AuthConfig): ServiceCon
     publicUrls: { platform: env.PUBLIC_PLATFORM_URL?.replace(/\/+$/, ''), product: env.PUBLIC_PRODUCT_URL?.replace(/\/+$/, '') },
     productLinkBase: env.PUBLIC_PRODUCT_URL?.replace(/\/+$/, '') ?? `http://localhost:${env.PRODUCT_PORT}`,
     logLevel: env.LOG_LEVEL,
+    logFormat: env.LOG_FORMAT ?? (process.stdout.isTTY && process.env.NODE_ENV !== 'production' ? 'pretty' : 'json'),
     ai: aiConfigFor(env),
     notifier: notifierConfigFor(env),
     outbound: { allowPrivateTargets: env.ALLOW_PRIVATE_TARGETS, slackApiUrl: env.SLACK_API_URL?.replace(/\/*$/, '/') },

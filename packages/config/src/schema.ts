@@ -83,6 +83,7 @@ export const EnvironmentSchema = Type.Object({
   OUTBOX_RETENTION_DAYS: Type.Integer({ default: 30, minimum: 1, maximum: 3650 }),
   ANALYSIS_EVENT_RETENTION_DAYS: Type.Integer({ default: 180, minimum: 1, maximum: 3650 }),
   INVITATION_TTL_DAYS: Type.Integer({ default: 7, minimum: 1, maximum: 90 }),
+  LOG_FORMAT: Type.Optional(Type.Union([Type.Literal('json'), Type.Literal('pretty')])),
   LOG_LEVEL: Type.Union(
     ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'].map((level) => Type.Literal(level)),
     { default: 'info' },

@@ -68,11 +68,16 @@ function trustProxyOption(trust: TrustProxy): boolean | string[] | ((address: st
 }
 
 function loggerOptions(config: ServiceConfig, service: string): FastifyServerOptions['logger'] {
+  const pretty = config.logFormat === 'pretty' && !config.logDestination
   return {
     level: config.logLevel,
     base: { service },
     redact,
     ...(config.logDestination ? { stream: config.logDestination } : {}),
+    // A person at a terminal reads one line per event (pino-pretty, in pino's worker thread).
+    ...(pretty
+      ? { transport: { target: 'pino-pretty', options: { singleLine: true, translateTime: 'SYS:HH:MM:ss', ignore: 'pid,hostname,reqId' } } }
+      : {}),
     serializers: {
       req: (request: { method: string; url: string; ip?: string; headers: Record<string, unknown>; id?: string }) => ({
         method: request.method,
@@ -99,6 +104,8 @@ export async function buildServiceApp(config: ServiceConfig, definition: Service
     // The id in logs and the audit log is always ours; a caller's x-request-id is logged beside it.
     requestIdHeader: false,
     genReqId: () => randomUUID(),
+    // One line per request, when it is answered (below), not Fastify's two.
+    disableRequestLogging: true,
     frameworkErrors(error, request: FastifyRequest, reply: FastifyReply) {
       if (definition.routerError?.(error, request, reply)) return
       const body = routerErrorBody(error, request)
@@ -112,6 +119,15 @@ export async function buildServiceApp(config: ServiceConfig, definition: Service
   }).withTypeProvider<TypeBoxTypeProvider>()
 
   if (!shared) app.addHook('onClose', async () => resources.close())
+  // One line per answered request; at a level that drops it (the benchmarks run at warn) no hook runs.
+  if (['info', 'debug', 'trace'].includes(config.logLevel))
+    app.addHook('onResponse', (request, reply, done) => {
+      request.log.info(
+        { req: request, res: reply, responseTime: reply.elapsedTime },
+        `${request.method} ${redactedUrl(request.url)} ${reply.statusCode}`,
+      )
+      done()
+    })
   if (config.trustProxy === true) {
     app.log.warn(
       "TRUST_PROXY=true believes every X-Forwarded-For entry, so any client can choose its address (rate limits, audit IPs): set the number of proxy hops or the proxies' addresses instead",
