@@ -15,5 +15,7 @@ export async function down(db: Kysely<any>): Promise<void> {
   // Going back, what was captured was never sent: it reads as held.
   await sql`update core.outbox set status = 'held' where status = 'captured'`.execute(db)
   await sql`alter table core.outbox drop constraint outbox_status_check`.execute(db)
-  await sql`alter table core.outbox add constraint outbox_status_check check (status in ('pending', 'sent', 'delivered', 'held', 'failed'))`.execute(db)
+  await sql`alter table core.outbox add constraint outbox_status_check check (status in ('pending', 'sent', 'delivered', 'held', 'failed'))`.execute(
+    db,
+  )
 }

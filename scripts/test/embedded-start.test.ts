@@ -1,6 +1,6 @@
 import { spawn, execFile } from 'node:child_process'
 import { existsSync } from 'node:fs'
-import { mkdtemp, rm } from 'node:fs/promises'
+import { mkdtemp, readFile, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
 import { promisify } from 'node:util'
@@ -139,6 +139,45 @@ t.test('pnpm start brings both services up on the embedded default, and pnpm tok
   const { stdout: listed } = await run(...node(['scripts/outbox.ts', '--status', 'captured']), { cwd: root, env })
   t.match(listed, /captured\s+email statuspage\.subscription_confirmation → reader@example\.com/)
   t.match(listed, /\| Confirm the subscription: http/)
+
+  // `pnpm demo` seeds the running system through its APIs and says where to look.
+  const { stdout: seeded } = await run(...node(['scripts/demo.ts']), { cwd: root, env: plainShell })
+  t.match(seeded, /^Seeded\. Where to look:/m)
+  const statusPage = /the status page +(\S+)/.exec(seeded)?.[1]
+  t.equal((await fetch(statusPage!.replace('localhost', '127.0.0.1'))).status, 200, 'its status page is published')
+  t.match(seeded, /the incident +INC-1: /, 'its alert opened an incident')
+  const owner = /Sign in as (\S+) \(owner\)/.exec(seeded)?.[1]
+  const { stdout: ownerToken } = await run(...node(['scripts/token.ts', owner!]), { cwd: root, env: plainShell })
+  const results = /the check's results +curl -s (\S+)/.exec(seeded)?.[1]
+  const checked = await fetch(results!.replace('localhost', '127.0.0.1'), { headers: { authorization: `Bearer ${ownerToken.trim()}` } })
+  t.match(await checked.json(), { data: [{ status: 'passing', statusCode: 200 }] }, 'its check ran against the platform’s health')
+  const pages = (await (await fetch(`http://127.0.0.1:${platformPort}/dev/outbox.json?status=captured`)).json()) as {
+    data: Array<{ kind: string; subject: string | null }>
+  }
+  t.ok(
+    pages.data.some((message) => message.kind === 'alert.page' && message.subject === '[P2] Checkout error rate above 5%'),
+    'its alert paged someone, captured',
+  )
+
+  // docs/quickstart.md, run as written (but for the ports) in another terminal.
+  const quickstart = [...(await readFile(path.join(root, 'docs/quickstart.md'), 'utf8')).matchAll(/```sh\n([\s\S]*?)```/g)]
+    .slice(1)
+    .map((block) => block[1])
+    .join('\n')
+    .replace('PLATFORM=localhost:3004', `PLATFORM=127.0.0.1:${platformPort}`)
+    .replace('PRODUCT=localhost:3003', `PRODUCT=127.0.0.1:${productPort}`)
+    .replace('127.0.0.1:3004/api/v1/health', `127.0.0.1:${platformPort}/api/v1/health`)
+  const { stdout: walked } = await run('/bin/sh', ['-c', 'unset NODE_OPTIONS NODE_V8_COVERAGE; exec bash -ec "$0"', quickstart], {
+    cwd: root,
+    env: plainShell,
+  })
+  t.match(walked, /^you are [0-9a-f-]{36} in organization [0-9a-f-]{36}$/m, 'the quickstart: an organization')
+  t.match(walked, /"channel":"email","recipient":"ada@example\.com"/, 'an alert that pages')
+  t.match(walked, /captured +email alert\.page → ada@example\.com/, 'the page, read with pnpm outbox')
+  t.match(walked, /"status":\{"indicator":"none","description":"All Systems Operational"\}/, 'a status page')
+  t.match(walked, /"data":\[\{"id":"[^"]+","region":"local"[^\]]*"status":"passing"/, 'a check result')
+  t.match(walked, /"provider":"offline"/, 'an analysis')
+  t.match(walked, /"type":"incidents","format":"csv"/, 'a report')
 
   // A second copy is told which ports are taken and what moves them, in one line.
   const second = spawn(...node(['scripts/start.ts']), { cwd: root, env, stdio: ['ignore', 'pipe', 'pipe'] })
