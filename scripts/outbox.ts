@@ -6,7 +6,7 @@ import { parseArgs } from 'node:util'
 import { readEnvironment } from '@svc/config'
 import { openDatabase } from '@svc/db'
 import { latestOutboxRows } from '@svc/notifier'
-import { DEV_OUTBOX_PATH, exitOnConfigurationError, outboxStatuses } from '@svc/runtime'
+import { DEV_OUTBOX_PATH, exitOnConfigurationError, outboxMessageOf, outboxStatuses } from '@svc/runtime'
 import { environmentOfRunningSystem } from './dev-system.js'
 
 type Status = (typeof outboxStatuses)[number]
@@ -38,17 +38,7 @@ const env = environmentOfRunningSystem(exitOnConfigurationError(() => readEnviro
 async function fromDatabase(databaseUrl: string): Promise<Message[]> {
   const database = await openDatabase({ databaseUrl })
   try {
-    return (await latestOutboxRows(database.db, { status, limit })).map((row) => ({
-      id: row.id,
-      createdAt: row.createdAt.toISOString(),
-      status: row.status,
-      channel: row.channel,
-      kind: row.kind,
-      recipient: row.recipient,
-      subject: row.subject,
-      text: row.bodyText,
-      note: row.lastError,
-    }))
+    return (await latestOutboxRows(database.db, { status, limit })).map(outboxMessageOf)
   } finally {
     await database.close()
   }

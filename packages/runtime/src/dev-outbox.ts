@@ -28,7 +28,8 @@ const OutboxMessage = Type.Object({
 const LOOPBACK = new Set(['127.0.0.1', '::1', '::ffff:127.0.0.1'])
 
 type Row = Awaited<ReturnType<typeof latestOutboxRows>>[number]
-const messageOf = (row: Row) => ({
+/** An outbox row as the development outbox answers it (and `pnpm outbox` prints it). */
+export const outboxMessageOf = (row: Row) => ({
   id: row.id,
   createdAt: row.createdAt.toISOString(),
   status: row.status,
@@ -67,7 +68,7 @@ export const devOutboxRoutes: FastifyPluginAsyncTypebox<{ db: Executor }> = asyn
       schema: { hide: true, querystring: Query, response: { 200: Type.Object({ data: Type.Array(OutboxMessage) }) } },
       config: { public: true },
     },
-    async (request) => ({ data: (await latestOutboxRows(db, request.query)).map(messageOf) }),
+    async (request) => ({ data: (await latestOutboxRows(db, request.query)).map(outboxMessageOf) }),
   )
   app.get(
     DEV_OUTBOX_PATH,
