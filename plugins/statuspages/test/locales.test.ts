@@ -35,3 +35,26 @@ t.test('numbers and dates as each language writes them', async (t) => {
   t.equal(localizedUrl(['en'], 'https://s/', 'en'), 'https://s/', 'one language: no ?locale=')
   t.equal(localizedUrl(['en', 'de'], 'https://s/', 'en'), 'https://s/?locale=en')
 })
+
+/** Every message of a catalog, by its path: words as they are, and what each function writes of its arguments. */
+function* messagesIn(value: unknown, path: string): Generator<[string, unknown]> {
+  if (typeof value === 'function' || typeof value === 'string') yield [path, value]
+  else if (value && typeof value === 'object')
+    for (const [key, child] of Object.entries(value)) yield* messagesIn(child, path ? `${path}.${key}` : key)
+}
+
+t.test('every message of every language is written, and writes each of its arguments', async (t) => {
+  for (const locale of supportedLocales) {
+    for (const [path, message] of messagesIn(messagesOf(locale), '')) {
+      if (typeof message === 'string') {
+        t.ok(message.trim().length > 0, `${locale} ${path}`)
+        continue
+      }
+      const write = message as (...values: unknown[]) => string | string[]
+      // Arguments that could not appear by chance: a page's name, a URL, a count.
+      const values = Array.from({ length: write.length }, (_, index) => (path === 'widget.more' ? 7 : `«arg${index}»`))
+      const written = [write(...values)].flat().join('\n')
+      for (const value of values) t.ok(written.includes(String(value)), `${locale} ${path} writes ${String(value)}`)
+    }
+  }
+})
