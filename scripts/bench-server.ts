@@ -1,8 +1,10 @@
 // The servers `pnpm bench` measures, in a process of their own so the load generator does
-// not share their event loop: a bare Fastify hello-world, and the platform API on an
-// in-memory embedded database trusting a loopback issuer. Prints one JSON line when ready.
+// not share their event loop: a bare Fastify hello-world, and the platform and product APIs on
+// one in-memory embedded database trusting a loopback issuer, with an organization of 25
+// alerts to list. Prints one JSON line when ready.
 import Fastify from 'fastify'
 import { buildApp } from '@svc/platform'
+import { buildApp as buildProduct } from '@svc/product'
 import { openResources } from '@svc/runtime'
 import { startTestIssuer, testConfig } from '@svc/testkit'
 
@@ -19,17 +21,46 @@ const config = testConfig(issuer, { logLevel: 'warn', rateLimit: { max: 1_000_00
 const resources = await openResources(config, { inMemory: true })
 const platform = await buildApp(config, resources)
 const platformAddress = await platform.listen({ port: 0, host: '127.0.0.1' })
+const product = await buildProduct(config, resources)
+const productAddress = await product.listen({ port: 0, host: '127.0.0.1' })
+
+// An organization with alerts, made through the APIs as a user would.
+const token = issuer.idp.mintIdToken({ email: 'bench@example.com', groups: ['Engineers'] })
+const authorization = `Bearer ${token}`
+const organization = await platform.inject({
+  method: 'POST',
+  url: '/api/v1/organizations',
+  headers: { authorization },
+  payload: { name: 'Bench', slug: 'bench' },
+})
+const orgId = (organization.json() as { id: string }).id
+const source = await product.inject({
+  method: 'POST',
+  url: `/api/v1/organizations/${orgId}/webhooks`,
+  headers: { authorization },
+  payload: { name: 'Bench' },
+})
+const { ingestPath } = source.json() as { ingestPath: string }
+for (let index = 0; index < 25; index += 1) {
+  await product.inject({
+    method: 'POST',
+    url: ingestPath,
+    headers: { 'content-type': 'application/json' },
+    payload: JSON.stringify({ title: `Alert ${index}`, service: `service-${index % 5}`, priority: 'P3' }),
+  })
+}
 
 console.log(
   JSON.stringify({
     bare: `${bareAddress}/hello`,
     platform: `${platformAddress}/api/v1/users/me`,
-    token: issuer.idp.mintIdToken({ email: 'bench@example.com', groups: ['Engineers'] }),
+    list: `${productAddress}/api/v1/organizations/${orgId}/alerts?limit=20`,
+    token,
   }),
 )
 
 process.once('SIGTERM', async () => {
-  await Promise.all([bare.close(), platform.close()])
+  await Promise.all([bare.close(), platform.close(), product.close()])
   await resources.close()
   for (const teardown of teardowns) await teardown()
   process.exit(0)
