@@ -5,7 +5,7 @@ import { Type } from 'typebox'
 import { UnauthorizedError, UpstreamError } from '@svc/http'
 import { AuthenticatedUserSchema } from './identity.js'
 import { exchangeRefreshToken, revokeRefreshToken } from './refresh-exchange.js'
-import { ID_TOKEN_COOKIE, REFRESH_TOKEN_COOKIE } from './token-extraction.js'
+import { ID_TOKEN_COOKIE, REFRESH_TOKEN_COOKIE, cookiesOf } from './token-extraction.js'
 
 const ID_TOKEN_MAX_AGE = 60 * 60
 const REFRESH_TOKEN_MAX_AGE = 30 * 24 * 60 * 60
@@ -98,7 +98,7 @@ export const cookieRoutes: FastifyPluginAsyncTypebox = async (app) => {
       config: { public: true, limit: REFRESH_LIMIT },
     },
     async (request, reply) => {
-      const refreshToken = request.cookies[REFRESH_TOKEN_COOKIE]
+      const refreshToken = cookiesOf(request)[REFRESH_TOKEN_COOKIE]
       if (!refreshToken) throw new UnauthorizedError('no refresh cookie: sign in again')
       const outcome = await exchangeRefreshToken({ tokenUrl, clientId: clientIds[0] ?? '', clientSecret, refreshToken })
       if (outcome.kind === 'invalid_grant') {
@@ -128,7 +128,7 @@ export const cookieRoutes: FastifyPluginAsyncTypebox = async (app) => {
       config: { public: true },
     },
     async (request, reply) => {
-      const refreshToken = request.cookies[REFRESH_TOKEN_COOKIE]
+      const refreshToken = cookiesOf(request)[REFRESH_TOKEN_COOKIE]
       if (revokeUrl && refreshToken) {
         const failure = await revokeRefreshToken({ revokeUrl, clientId: clientIds[0] ?? '', clientSecret, refreshToken })
         if (failure) request.log.warn({ reason: failure }, 'the identity provider did not revoke the refresh token')

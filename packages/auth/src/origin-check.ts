@@ -1,11 +1,12 @@
 import type { FastifyRequest, onRequestHookHandler } from 'fastify'
 import { ForbiddenError } from '@svc/http'
-import { ID_TOKEN_COOKIE, REFRESH_TOKEN_COOKIE } from './token-extraction.js'
+import { ID_TOKEN_COOKIE, REFRESH_TOKEN_COOKIE, cookiesOf } from './token-extraction.js'
 
 const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS'])
 
 function carriesAuthCookies(request: FastifyRequest): boolean {
-  return Boolean(request.cookies?.[ID_TOKEN_COOKIE] || request.cookies?.[REFRESH_TOKEN_COOKIE])
+  const cookies = cookiesOf(request)
+  return Boolean(cookies[ID_TOKEN_COOKIE] || cookies[REFRESH_TOKEN_COOKIE])
 }
 
 /**

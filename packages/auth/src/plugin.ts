@@ -90,7 +90,8 @@ async function authPlugin(app: FastifyInstance, options: AuthPluginOptions): Pro
   app.addHook('onClose', async () => activity.stop())
   const seen = (request: FastifyRequest) => ({ ip: request.ip, userAgent: request.headers['user-agent'] ?? null, at: new Date() })
 
-  await app.register(cookie)
+  // Cookies are parsed when read (`cookiesOf`), not by a hook on every request.
+  await app.register(cookie, { hook: false })
   await app.register(jwt, {
     secret: {
       public: async (_request: FastifyRequest, token: TokenHeader | { header: TokenHeader }) =>

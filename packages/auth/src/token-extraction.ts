@@ -14,10 +14,25 @@ export interface PresentedToken {
  * instead of quietly falling back to another credential.
  */
 export function presentedToken(request: FastifyRequest): PresentedToken | undefined {
-  const cookie = request.cookies?.[ID_TOKEN_COOKIE]
+  const cookie = cookiesOf(request)[ID_TOKEN_COOKIE]
   if (cookie) return { token: cookie, source: 'cookie' }
   const bearer = bearerToken(request)
   return bearer ? { token: bearer, source: 'bearer' } : undefined
+}
+
+const NO_COOKIES: Readonly<Record<string, string | undefined>> = Object.freeze({})
+
+/**
+ * The request's cookies, parsed when first read. Most requests come from API clients with a
+ * Bearer token and never carry one, so @fastify/cookie's parsing hook, which gave every request
+ * an object and a map, is off (`hook: false` in plugin.ts); setting cookies is unchanged.
+ */
+export function cookiesOf(request: FastifyRequest): Readonly<Record<string, string | undefined>> {
+  if (request.cookies) return request.cookies
+  const header = request.headers.cookie
+  if (!header) return NO_COOKIES
+  request.cookies = request.server.parseCookie(header)
+  return request.cookies
 }
 
 /** The credential of an `Authorization: Bearer <token>` header, if that is what was sent. */
