@@ -1,6 +1,9 @@
-import rateLimit, { type RateLimitOptions } from '@fastify/rate-limit'
-import type { FastifyInstance, RouteOptions, onRequestAsyncHookHandler } from 'fastify'
+import rateLimit, { normalizeIP, type RateLimitOptions } from '@fastify/rate-limit'
+import LocalStore from '@fastify/rate-limit/store/LocalStore.js'
+import { format, parse } from '@lukeed/ms'
+import type { FastifyInstance, RouteOptions, onRequestAsyncHookHandler, onRequestHookHandler } from 'fastify'
 import type { Redis } from 'ioredis'
+import { TooManyRequestsError } from './errors.js'
 
 /**
  * A route's own limit, in place of the service's per-address one: its own counters (keyed by
@@ -15,7 +18,7 @@ declare module 'fastify' {
   }
   interface FastifyInstance {
     /** The rate-limit hook of a route (see `limit`), or undefined when it has none. */
-    limiterFor(route: Pick<RouteOptions, 'config'>): onRequestAsyncHookHandler | undefined
+    limiterFor(route: Pick<RouteOptions, 'config'>): onRequestHookHandler | onRequestAsyncHookHandler | undefined
   }
 }
 
@@ -45,10 +48,41 @@ export async function registerRateLimits(app: FastifyInstance, settings: RateLim
     timeWindow: settings.timeWindow,
     ...(shared ? { redis: shared.redis, nameSpace: `${shared.nameSpace}rate-limit:`, skipOnError: true } : {}),
   })
-  const perAddress = app.rateLimit() as onRequestAsyncHookHandler
+  const perAddress = shared ? (app.rateLimit() as onRequestAsyncHookHandler) : perAddressInMemory(settings)
   app.decorate('limiterFor', function limiterFor(route: Pick<RouteOptions, 'config'>) {
     const limit = (route.config as { limit?: RouteLimit | false } | undefined)?.limit
     if (limit === false) return undefined
     return limit ? (app.rateLimit(limit) as onRequestAsyncHookHandler) : perAddress
   })
+}
+
+/**
+ * The per-address limit of a single replica (no REDIS_URL), which every route without a limit of
+ * its own pays for: the library's own in-memory store and key (the address, IPv6 by /64) and the
+ * library's headers and 429, but in a callback hook. @fastify/rate-limit's hook is async and
+ * awaits three times per request even when its store answers at once, which cost about a sixth of
+ * `GET /users/me` in `pnpm bench` (docs/benchmarks.md). The Redis store is asynchronous, so
+ * shared counters and route limits keep the library's hook.
+ */
+function perAddressInMemory(settings: RateLimitSettings): onRequestHookHandler {
+  const store = new LocalStore(false, false)
+  const { max } = settings
+  const timeWindow = parse(settings.timeWindow)
+  if (timeWindow === undefined) throw new Error(`rate limit window ${JSON.stringify(settings.timeWindow)} is not a duration`)
+  return function perAddressLimit(request, reply, done) {
+    store.incr(
+      normalizeIP(request.ip),
+      (_error, window) => {
+        const resetSeconds = Math.ceil(window.ttl / 1000)
+        reply.header('x-ratelimit-limit', max)
+        reply.header('x-ratelimit-remaining', Math.max(0, max - window.current))
+        reply.header('x-ratelimit-reset', resetSeconds)
+        if (window.current <= max) return done()
+        reply.header('retry-after', resetSeconds)
+        done(new TooManyRequestsError(`Rate limit exceeded, retry in ${format(resetSeconds * 1000, true)}`))
+      },
+      timeWindow,
+      max,
+    )
+  }
 }

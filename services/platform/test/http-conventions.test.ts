@@ -139,6 +139,19 @@ t.test('readiness is 503 when the database is down', async (t) => {
   t.equal(live.statusCode, 200, 'the process itself is alive')
 })
 
+t.test('an answer within the limit says how much of it is left', async (t) => {
+  const limited = await startTestService(t, buildApp, { config: { rateLimit: { max: 3, timeWindow: '1 minute' } } })
+  const headers = { authorization: `Bearer ${limited.token('counted@example.com')}` }
+  const first = await limited.app.inject({ method: 'GET', url: '/auth/me', headers })
+  const second = await limited.app.inject({ method: 'GET', url: '/auth/me', headers })
+  t.equal(first.headers['x-ratelimit-limit'], '3')
+  t.equal(first.headers['x-ratelimit-remaining'], '2')
+  t.equal(second.headers['x-ratelimit-remaining'], '1')
+  const reset = Number(first.headers['x-ratelimit-reset'])
+  t.ok(reset > 0 && reset <= 60, 'the window resets within its minute')
+  t.notOk(first.headers['retry-after'], 'Retry-After only once the limit is reached')
+})
+
 t.test('rate limits answer 429 with Retry-After', async (t) => {
   const limited = await startTestService(t, buildApp, { config: { rateLimit: { max: 3, timeWindow: '1 minute' } } })
   const statuses: number[] = []
@@ -153,7 +166,11 @@ t.test('rate limits answer 429 with Retry-After', async (t) => {
   }
   t.same(statuses, [200, 200, 200, 429, 429])
   t.equal(last?.json().code, 'RATE_LIMITED')
+  t.match(last?.json().message, /^Rate limit exceeded, retry in \d+ (second|minute|hour)s?$/)
   t.ok(Number(last?.headers['retry-after']) > 0)
+  t.equal(last?.headers['x-ratelimit-limit'], '3')
+  t.equal(last?.headers['x-ratelimit-remaining'], '0')
+  t.equal(last?.headers['x-ratelimit-reset'], last?.headers['retry-after'])
   const probe = await limited.app.inject({ method: 'GET', url: '/api/v1/health' })
   t.equal(probe.statusCode, 200, 'health probes are not rate limited')
 })
