@@ -26,6 +26,15 @@ t.test('paged reads one page in order and the total of the whole query', async (
   t.same(second, { rows: [{ name: 'a' }, { name: 'b' }], total: 6 })
   const empty = await paged(base, (rows) => rows.select(['name']).orderBy('name'), pageOf({ page: 9, limit: 2 }))
   t.same(empty, { rows: [], total: 6 }, 'past the end: no rows, the same total')
+  t.same(Object.keys(second.rows[0] ?? {}), ['name'], 'the rows carry only the columns selected')
+  const none = await paged(
+    base.where('name', '=', 'nobody'),
+    (rows) => rows.select(['name']).orderBy('name'),
+    pageOf({ page: 1, limit: 2 }),
+  )
+  t.same(none, { rows: [], total: 0 }, 'an empty query: no rows, total 0')
+  const last = await paged(base, (rows) => rows.select(['name']).orderBy('name').orderBy('id'), pageOf({ page: 2, limit: 4 }))
+  t.same(last, { rows: [{ name: 'c' }, { name: 'd' }], total: 6 }, 'a short last page still carries the total')
   const literal = await paged(
     base.where('name', 'like', containing('%_')),
     (rows) => rows.select(['name']).orderBy('name'),
