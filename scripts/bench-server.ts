@@ -1,12 +1,13 @@
 // The servers `pnpm bench` measures, in a process of their own so the load generator does
 // not share their event loop: a bare Fastify hello-world, and the platform and product APIs on
 // one in-memory embedded database trusting a loopback issuer, with an organization of 25
-// alerts to list. Prints one JSON line when ready.
+// alerts to list. Prints one JSON line when ready. With TEST_DATABASE_URL set, the APIs run on a
+// database of their own on that PostgreSQL server (dropped at exit) instead.
 import Fastify from 'fastify'
 import { buildApp } from '@svc/platform'
 import { buildApp as buildProduct } from '@svc/product'
 import { openResources } from '@svc/runtime'
-import { startTestIssuer, testConfig } from '@svc/testkit'
+import { createTestDatabase, startTestIssuer, testConfig } from '@svc/testkit'
 
 const teardowns: Array<() => unknown> = []
 const context = { teardown: (fn: () => unknown) => teardowns.push(fn) }
@@ -17,8 +18,9 @@ const bareAddress = await bare.listen({ port: 0, host: '127.0.0.1' })
 
 const issuer = await startTestIssuer(context)
 // Production settings but a rate limit that a single load generator cannot reach.
-const config = testConfig(issuer, { logLevel: 'warn', rateLimit: { max: 1_000_000_000, timeWindow: '1 minute' } })
-const resources = await openResources(config, { inMemory: true })
+const databaseUrl = await createTestDatabase(context)
+const config = testConfig(issuer, { databaseUrl, logLevel: 'warn', rateLimit: { max: 1_000_000_000, timeWindow: '1 minute' } })
+const resources = await openResources(config, { inMemory: databaseUrl === undefined })
 const platform = await buildApp(config, resources)
 const platformAddress = await platform.listen({ port: 0, host: '127.0.0.1' })
 const product = await buildProduct(config, resources)
