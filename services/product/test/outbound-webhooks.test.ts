@@ -102,7 +102,11 @@ t.test('alert events are delivered signed per Standard Webhooks, only those subs
     ['alert.created', 'alert.resolved'],
     'the acknowledgement was not subscribed to',
   )
-  const log = (await call(viewer!, 'GET', `${base}/outbound-webhooks/${hook.id}/deliveries`)).json()
+  // The receiver has the request before the sender has its answer and records the delivery.
+  const log = await until('the alert.resolved delivery recorded', async () => {
+    const page = (await call(viewer!, 'GET', `${base}/outbound-webhooks/${hook.id}/deliveries`)).json()
+    return page.data?.[0]?.status === 'delivered' && page
+  })
   t.match(log, {
     meta: { total: 2 },
     data: [
