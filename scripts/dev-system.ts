@@ -5,8 +5,12 @@ import { rm, writeFile } from 'node:fs/promises'
 import path from 'node:path'
 import type { Environment } from '@svc/config'
 
-/** In the checkout, not under DATA_DIR: it is how a different DATA_DIR is found. */
-const FILE = path.resolve(import.meta.dirname, '..', '.dev-system.json')
+/**
+ * In the checkout, not under DATA_DIR: it is how a different DATA_DIR is found. DEV_SYSTEM_FILE
+ * puts it elsewhere, so the tests' own `pnpm start` never overwrites, then removes, the file of a
+ * developer's running beside it.
+ */
+const file = () => process.env.DEV_SYSTEM_FILE || path.resolve(import.meta.dirname, '..', '.dev-system.json')
 
 export interface DevSystem {
   pid: number
@@ -25,8 +29,9 @@ export async function announceDevSystem(env: Environment): Promise<() => Promise
     productPort: env.PRODUCT_PORT,
     devIdpPort: env.DEV_IDP_PORT,
   }
-  await writeFile(FILE, `${JSON.stringify(system, null, 2)}\n`)
-  return () => rm(FILE, { force: true })
+  await writeFile(file(), `${JSON.stringify(system, null, 2)}\n`)
+  const announced = file()
+  return () => rm(announced, { force: true })
 }
 
 const alive = (pid: number) => {
@@ -41,7 +46,7 @@ const alive = (pid: number) => {
 /** The running system this checkout started, if any (a file left by one that died is ignored). */
 export function runningDevSystem(): DevSystem | undefined {
   try {
-    const system = JSON.parse(readFileSync(FILE, 'utf8')) as DevSystem
+    const system = JSON.parse(readFileSync(file(), 'utf8')) as DevSystem
     return alive(system.pid) ? system : undefined
   } catch {
     return undefined

@@ -25,6 +25,8 @@ const env = {
   PLATFORM_PORT: String(platformPort),
   PRODUCT_PORT: String(productPort),
   DEV_IDP_PORT: String(idpPort),
+  // Not the checkout's .dev-system.json: a developer's own pnpm start may be announced there.
+  DEV_SYSTEM_FILE: path.join(dataDir, 'dev-system.json'),
   HOST: '127.0.0.1',
   LOG_LEVEL: 'warn',
   DATABASE_URL: '',
@@ -205,5 +207,5 @@ t.test('pnpm start brings both services up on the embedded default, and pnpm tok
   t.notMatch(again.output(), /incoming request/, 'not two')
   again.child.kill('SIGINT')
   t.equal(await again.exited, 0, 'SIGINT too')
-  t.notOk(existsSync(path.join(root, '.dev-system.json')), 'a stopped system is not announced any more')
+  t.notOk(existsSync(env.DEV_SYSTEM_FILE), 'a stopped system is not announced any more')
 })
