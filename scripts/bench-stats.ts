@@ -14,3 +14,8 @@ export function roundRatios(part: Array<{ requestsPerSecond: number }>, whole: A
 export const pairedRatio = (...rounds: Parameters<typeof roundRatios>) => median(roundRatios(...rounds))
 
 export const percent = (ratio: number) => `${(ratio * 100).toFixed(1)}%`
+
+/** Each round's CPU per request of the bare baseline over the route's, then their median. */
+export function pairedCpuRatio(part: Array<{ cpuPerRequest: number }>, whole: Array<{ cpuPerRequest: number }>): number {
+  return median(part.map((sample, round) => whole[round]!.cpuPerRequest / sample.cpuPerRequest))
+}

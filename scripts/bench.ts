@@ -5,7 +5,7 @@ import { spawn } from 'node:child_process'
 import { readFileSync } from 'node:fs'
 import { createInterface } from 'node:readline'
 import autocannon from 'autocannon'
-import { median, pairedRatio, percent, roundRatios } from './bench-stats.js'
+import { median, pairedCpuRatio, pairedRatio, percent, roundRatios } from './bench-stats.js'
 
 const DURATION_SECONDS = Number(process.env.BENCH_DURATION ?? 5)
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 5)
@@ -98,7 +98,7 @@ try {
     const route = summary(samples[name])
     const ratio = pairedRatio(samples[name], samples.bare)
     met &&= ratio >= TARGETS[name]
-    const cpuRatio = median(samples[name].map((sample, round) => samples.bare[round]!.cpuPerRequest / sample.cpuPerRequest))
+    const cpuRatio = pairedCpuRatio(samples[name], samples.bare)
     console.log(
       `| ${label} | ${route.requestsPerSecond.toFixed(0)} | ${route.p99} | ${percent(ratio)} (${percent(TARGETS[name])}) | ${route.cpuPerRequest.toFixed(0)} | ${percent(cpuRatio)} |`,
     )
