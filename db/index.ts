@@ -57,6 +57,7 @@ import * as invitations from './migrations/0055_invitations.js'
 import * as pagerDutyChangeEvents from './migrations/0056_pagerduty_change_events.js'
 import * as statuspageLocales from './migrations/0057_statuspage_locales.js'
 import * as outboxCaptured from './migrations/0058_outbox_captured.js'
+import * as syntheticsDueIndex from './migrations/0059_synthetics_due_index.js'
 
 /**
  * Every migration, in order, listed by hand rather than found by scanning a folder, so a
@@ -121,4 +122,5 @@ export const migrations: Record<string, Migration> = {
   '0056_pagerduty_change_events': pagerDutyChangeEvents,
   '0057_statuspage_locales': statuspageLocales,
   '0058_outbox_captured': outboxCaptured,
+  '0059_synthetics_due_index': syntheticsDueIndex,
 }

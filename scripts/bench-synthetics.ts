@@ -1,6 +1,6 @@
 // `pnpm bench:synthetics`: BENCH_SYNTHETICS_CHECKS HTTP checks (10,000) at a 1-minute frequency
 // against a loopback target, for BENCH_SYNTHETICS_SECONDS (300), on one product API node on
-// PostgreSQL, scheduled by pg-boss as in production. Reports scheduling lag (due time to start)
+// PostgreSQL, scheduled as in production. Reports scheduling lag (due time to start)
 // p50/p99, runs per second, the node's CPU per run, database rows written per run, and runs lost
 // or doubled (issue 16's targets: lag p99 under 2 s, none lost or doubled). The target answers in
 // a process of its own, so its work is not counted as the node's.
@@ -52,7 +52,7 @@ try {
   await app.ready()
   const db = resources.database.db
 
-  // The checks and their first due jobs, written directly: due times spread evenly over the first
+  // The checks, written directly: due times spread evenly over the first
   // minute, starting 20 s from now, as a fleet of checks created over time would be.
   const organization = await db
     .insertInto('core.organizations')
@@ -63,7 +63,7 @@ try {
   const offsets = Array.from({ length: CHECKS }, (_, index) => Math.floor((index * FREQUENCY_SECONDS * 1000) / CHECKS))
   for (let from = 0; from < CHECKS; from += 1000) {
     const slice = offsets.slice(from, from + 1000)
-    const rows = await db
+    await db
       .insertInto('divinux.syntheticChecks')
       .values(
         slice.map((offset, index) => ({
@@ -77,17 +77,7 @@ try {
           nextDueAt: new Date(start + offset),
         })) as never,
       )
-      .returning(['id', 'nextDueAt'])
       .execute()
-    await app.jobs.insert(
-      rows.map((row) => ({
-        name: 'synthetics.due',
-        data: { checkId: row.id, dueAt: row.nextDueAt!.toISOString() },
-        startAfter: row.nextDueAt!,
-        retryLimit: 5,
-        retryDelay: 1,
-      })),
-    )
   }
   const end = start + SECONDS * 1000
   // Every due time of every check inside [start, end).

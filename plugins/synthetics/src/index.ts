@@ -60,4 +60,4 @@ export const syntheticsSurface: FastifyPluginAsync<SyntheticsOptions> = async (a
 
 export { checkAvailabilityBetween, checkResultsAround, checksOf, recentCheckResults } from './reads.js'
 export type { MaintenanceWindowsReader } from './results/availability.js'
-export { DUE_QUEUE, MAINTENANCE_QUEUE, ROLLUP_QUEUE, RUN_QUEUE } from './scheduling/scheduler.js'
+export { MAINTENANCE_QUEUE, ROLLUP_QUEUE } from './scheduling/scheduler.js'

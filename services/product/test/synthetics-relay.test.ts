@@ -54,12 +54,9 @@ function startRelay(key: string): ChildProcess {
   return child
 }
 
-/** Makes the check's next run due now (what time would do): its due time and its job's. */
+/** Makes the check's next run due now (what time would do). */
 async function dueNow(checkId: string) {
-  const now = new Date().toISOString()
-  await sql`update divinux.synthetic_checks set next_due_at = ${now} where id = ${checkId}`.execute(db)
-  await sql`update pgboss.job set data = jsonb_set(data, '{dueAt}', to_jsonb(${now}::text)), start_after = now()
-    where name = 'synthetics.due' and state in ('created', 'retry') and data->>'checkId' = ${checkId}`.execute(db)
+  await sql`update divinux.synthetic_checks set next_due_at = now() where id = ${checkId}`.execute(db)
 }
 const runsOf = (checkId: string) =>
   db.selectFrom('divinux.syntheticRuns').selectAll().where('checkId', '=', checkId).orderBy('dueAt').execute()

@@ -212,7 +212,6 @@ export const checkRoutes: FastifyPluginAsyncTypebox<CheckRouteOptions> = async (
           heartbeatTokenHash: token ? hashToken(token) : null,
           createdBy: request.user.userId,
         })
-        if (nextDueAt) await scheduler.schedule(trx, row.id, nextDueAt)
         await recordAudit(trx, auditContextOf(request), {
           ...auditEntry(organizationId, 'check', row.id),
           action: 'check.created',
@@ -226,6 +225,8 @@ export const checkRoutes: FastifyPluginAsyncTypebox<CheckRouteOptions> = async (
         })
         return row
       })
+      // It is due now: the runner takes it at once rather than at its next tick.
+      scheduler.wake()
       const [body] = await withStates(organizationId, [created])
       return reply.code(201).send({ ...body!, ...(token ? { heartbeatUrl: heartbeatUrlOf(token) } : {}) })
     },
@@ -280,8 +281,6 @@ export const checkRoutes: FastifyPluginAsyncTypebox<CheckRouteOptions> = async (
         const valid = await checkDefinition(merged(request.body, fieldsOf(before), serviceRegion), context(trx, organizationId))
         const nextDueAt = valid.paused ? null : valid.kind === 'heartbeat' ? (before.nextDueAt ?? firstDueAt(valid)) : new Date()
         const row = await updateCheck(trx, organizationId, before.id, { ...valid, nextDueAt })
-        // The due job already queued for a heartbeat still holds; anything else runs now with its new definition.
-        if (nextDueAt && nextDueAt.getTime() !== before.nextDueAt?.getTime()) await scheduler.schedule(trx, row.id, nextDueAt)
         await recordAudit(trx, auditContextOf(request), {
           ...auditEntry(organizationId, 'check', row.id),
           action: 'check.updated',
@@ -290,6 +289,7 @@ export const checkRoutes: FastifyPluginAsyncTypebox<CheckRouteOptions> = async (
         })
         return row
       })
+      scheduler.wake()
       const [body] = await withStates(organizationId, [updated])
       return body!
     },
@@ -319,7 +319,6 @@ export const checkRoutes: FastifyPluginAsyncTypebox<CheckRouteOptions> = async (
           if (before.paused === paused) return before
           const nextDueAt = paused ? null : firstDueAt(fieldsOf(before))
           const row = await updateCheck(trx, organizationId, before.id, { paused, nextDueAt })
-          if (nextDueAt) await scheduler.schedule(trx, row.id, nextDueAt)
           await recordAudit(trx, auditContextOf(request), {
             ...auditEntry(organizationId, 'check', row.id),
             action: `check.${action}d`,
@@ -327,6 +326,7 @@ export const checkRoutes: FastifyPluginAsyncTypebox<CheckRouteOptions> = async (
           })
           return row
         })
+        if (!paused) scheduler.wake()
         const [body] = await withStates(organizationId, [updated])
         return body!
       },

@@ -12,8 +12,8 @@ export async function beat(db: Executor, runnerId: string, region: string): Prom
 
 /**
  * Runs leased by a runner of this service that stopped beating `staleSeconds` ago (its replica
- * died) go back to the queue, and their ids are answered so they are queued to run. The update
- * takes each run once, whichever replica sweeps first.
+ * died) go back to the queue, where the next runner's tick leases them; their ids are answered.
+ * The update takes each run once, whichever replica sweeps first.
  */
 export async function requeueOrphanedRuns(db: Executor, staleSeconds: number): Promise<string[]> {
   const result = await sql<{ id: string }>`

@@ -4,72 +4,113 @@ import { jsonb, paged } from '@svc/db'
 import type { AttemptResult, ResultStatus } from '@svc/check-runner'
 import { relayHealthy } from './relays.js'
 
-/** A due time that was taken: the check it advanced and the runs it created, one per region. */
-export interface Advanced {
+/** A run created by taking a due time: leased at once by the runner that took it, or queued. */
+export interface TakenRun {
+  id: string
   checkId: string
-  organizationId: string
   kind: string
+  region: string
   dueAt: Date
-  nextDueAt: Date
-  runs: Array<{ id: string; region: string }>
+  state: 'queued' | 'leased'
+}
+
+export interface TakeOptions {
+  /** The service's own region: its runs may be leased by the runner taking them. */
+  region: string
+  runnerId: string
+  leaseSeconds: number
+  /** How many of the local runs the runner starts now; the rest are queued for the next lease. */
+  localSlots: number
+  /** At most this many checks in one statement. */
+  limit: number
 }
 
 /**
- * Takes due times: each check whose `next_due_at` is still the job's due time moves on by its
- * frequency (compare-and-set: a stale or repeated job takes nothing) and gets one run per region.
- * One statement for a batch of due jobs.
+ * Takes every due check (up to `limit`, earliest first, skipping those another runner holds):
+ * each moves on by its frequency and gets one run per region, in one statement. A check overdue
+ * by more than a period (the service was down) runs once now, not once per due time it missed.
+ * The first `localSlots` runs of the service's own region are inserted already leased by this
+ * runner (no queued state to write and lease again); relay regions and heartbeats are queued.
+ * Answers the runs and how many checks were taken.
  */
-export async function advanceDueChecks(db: Executor, due: Array<{ checkId: string; dueAt: string }>): Promise<Advanced[]> {
-  if (due.length === 0) return []
-  const ids = due.map((job) => job.checkId)
-  const times = due.map((job) => job.dueAt)
+export async function takeDueChecks(db: Executor, options: TakeOptions): Promise<{ checks: number; runs: TakenRun[] }> {
+  const { region, runnerId, leaseSeconds, localSlots, limit } = options
   const result = await sql<{
     checkId: string
-    organizationId: string
     kind: string
     dueAt: Date
-    nextDueAt: Date
-    runs: Array<{ id: string; region: string }>
+    runId: string | null
+    region: string | null
+    state: TakenRun['state'] | null
   }>`
-    with due as (
-      select * from unnest(array[${sql.join(ids)}]::uuid[], array[${sql.join(times)}]::timestamptz[]) as due(check_id, due_at)
+    with candidates as (
+      select id from divinux.synthetic_checks
+      where not paused and next_due_at <= now()
+      order by next_due_at
+      limit ${limit}
+      for update skip locked
     ),
     advanced as (
       update divinux.synthetic_checks c
-      set next_due_at = due.due_at + make_interval(secs => c.frequency_seconds)
-      from due
-      where c.id = due.check_id and c.next_due_at = due.due_at and not c.paused
-      returning c.id, c.organization_id, c.kind, c.regions, due.due_at, c.next_due_at
+      set next_due_at = make_interval(secs => c.frequency_seconds)
+        + case when c.next_due_at < now() - make_interval(secs => c.frequency_seconds) then now() else c.next_due_at end
+      from candidates
+      where c.id = candidates.id
+      returning c.id, c.organization_id, c.kind, c.regions, c.next_due_at - make_interval(secs => c.frequency_seconds) as due_at
+    ),
+    numbered as (
+      select advanced.*, row_number() over (partition by runs_here order by due_at) as position, runs_here
+      from advanced, lateral (select advanced.kind <> 'heartbeat' and ${region} = any(advanced.regions) as runs_here) here
     ),
     runs as (
-      insert into divinux.synthetic_runs (check_id, organization_id, region, due_at)
-      select advanced.id, advanced.organization_id, region, advanced.due_at from advanced, unnest(advanced.regions) as region
+      insert into divinux.synthetic_runs (check_id, organization_id, region, due_at, state, runner_id, leased_until, started_at)
+      select numbered.id, numbered.organization_id, run.region, numbered.due_at,
+        case when run.leased then 'leased' else 'queued' end,
+        case when run.leased then ${runnerId}::uuid end,
+        case when run.leased then now() + make_interval(secs => ${leaseSeconds}) end,
+        case when run.leased then now() end
+      from numbered, lateral (
+        select region, numbered.runs_here and region = ${region} and numbered.position <= ${localSlots} as leased
+        from unnest(numbered.regions) as region
+      ) run
       on conflict (check_id, region, due_at) do nothing
-      returning id, check_id, region
+      returning id, check_id, region, state
     )
-    select advanced.id as "checkId", advanced.organization_id as "organizationId", advanced.kind, advanced.due_at as "dueAt",
-      advanced.next_due_at as "nextDueAt",
-      coalesce((select json_agg(json_build_object('id', runs.id, 'region', runs.region)) from runs where runs.check_id = advanced.id), '[]'::json) as runs
-    from advanced`.execute(db)
-  return result.rows.map((row) => ({ ...row, dueAt: new Date(row.dueAt), nextDueAt: new Date(row.nextDueAt) }))
+    select numbered.id as "checkId", numbered.kind, numbered.due_at as "dueAt", runs.id as "runId", runs.region, runs.state
+    from numbered left join runs on runs.check_id = numbered.id`.execute(db)
+  const checks = new Set(result.rows.map((row) => row.checkId)).size
+  const runs = result.rows.flatMap((row) =>
+    row.runId === null
+      ? []
+      : [{ id: row.runId, checkId: row.checkId, kind: row.kind, region: row.region!, dueAt: new Date(row.dueAt), state: row.state! }],
+  )
+  return { checks, runs }
 }
 
-/** Takes a queued run for this replica's own region (answers undefined when another took it or it is gone). */
-export async function leaseLocalRun(db: Executor, runId: string, leaseSeconds: number, runnerId: string) {
-  return db
-    .updateTable('divinux.syntheticRuns')
-    .set({
-      state: 'leased',
-      runnerId,
-      leasedUntil: sql<Date>`now() + make_interval(secs => ${leaseSeconds})`,
-      startedAt: sql<Date>`now()`,
-    })
-    .where('id', '=', runId)
-    .where((where) =>
-      where.or([where('state', '=', 'queued'), where.and([where('state', '=', 'leased'), where('leasedUntil', '<', sql<Date>`now()`)])]),
+/**
+ * Leases up to `limit` runs of the service's own region that wait for a runner: queued ones
+ * (taken while every slot was busy, or given back by a runner that died) and those whose lease
+ * ran out. As for relays, runs older than two periods are left for the maintenance job to mark missed.
+ */
+export async function leaseLocalRuns(db: Executor, options: { region: string; runnerId: string; leaseSeconds: number; limit: number }) {
+  const { region, runnerId, leaseSeconds, limit } = options
+  const result = await sql<{ id: string; checkId: string }>`
+    with candidates as (
+      select run.id from divinux.synthetic_runs run
+      join divinux.synthetic_checks c on c.id = run.check_id
+      where run.region = ${region} and run.state in ('queued', 'leased')
+        and (run.state = 'queued' or run.leased_until < now())
+        and run.due_at <= now() and run.due_at > now() - make_interval(secs => c.frequency_seconds * 2)
+        and c.kind <> 'heartbeat'
+      order by run.due_at
+      limit ${limit}
+      for update of run skip locked
     )
-    .returning(['id', 'checkId', 'organizationId', 'region', 'dueAt'])
-    .executeTakeFirst()
+    update divinux.synthetic_runs run
+    set state = 'leased', runner_id = ${runnerId}, leased_until = now() + make_interval(secs => ${leaseSeconds}), started_at = now()
+    from candidates where run.id = candidates.id
+    returning run.id, run.check_id as "checkId"`.execute(db)
+  return result.rows
 }
 
 /**

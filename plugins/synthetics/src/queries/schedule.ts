@@ -2,24 +2,6 @@ import { sql } from 'kysely'
 import type { Executor } from '@svc/db'
 
 /**
- * Checks whose due time passed a minute ago and were not taken: their chain of due jobs broke
- * (a job that failed every retry). Each is made due now, returned for its due job to be queued
- * in the same transaction; a due job that turns up after all finds the time changed and does nothing.
- */
-export async function takeStuckChecks(db: Executor, now: Date): Promise<Array<{ id: string; nextDueAt: Date }>> {
-  const result = await sql<{ id: string }>`
-    update divinux.synthetic_checks set next_due_at = ${now}
-    where id in (
-      select id from divinux.synthetic_checks
-      where not paused and next_due_at < now() - interval '1 minute'
-      order by next_due_at limit 1000
-      for update skip locked
-    )
-    returning id`.execute(db)
-  return result.rows.map((row) => ({ id: row.id, nextDueAt: now }))
-}
-
-/**
  * Checks with a region no healthy relay serves any more (its relay stopped reporting) whose
  * state still says something: they are judged again, so that region shows `unknown`, never
  * the passing it last reported.

@@ -1,36 +1,29 @@
 import { randomUUID } from 'node:crypto'
 import type { FastifyBaseLogger } from 'fastify'
-import type PgBoss from 'pg-boss'
 import { DEFAULT_GRACE_SECONDS, runCheck, type AttemptResult, type HeartbeatRequest, type ResultStatus } from '@svc/check-runner'
 import type { SyntheticsConfig } from '@svc/config'
 import type { Database, Executor } from '@svc/db'
-import { ensureQueue, inTransaction, workEach, type JobQueue } from '@svc/jobs'
+import { ensureQueue, type JobQueue } from '@svc/jobs'
 import type { OutboundPolicy } from '@svc/outbound'
 import { checkById, type CheckRow } from '../queries/checks.js'
-import { advanceDueChecks, completeRun, deleteOldRuns, leaseLocalRun, markMissedRuns, rollUp, type Advanced } from '../queries/runs.js'
+import { completeRun, deleteOldRuns, leaseLocalRuns, markMissedRuns, rollUp, takeDueChecks } from '../queries/runs.js'
 import { beat, removeGoneRunners, requeueOrphanedRuns } from '../queries/runners.js'
-import { checksLosingRunners, takeStuckChecks } from '../queries/schedule.js'
+import { checksLosingRunners } from '../queries/schedule.js'
 import { runnableCheck } from '../secrets/resolve.js'
 import type { SecretSealer } from '../secrets/seal.js'
 import { judgeCheck } from './state.js'
 
-export const DUE_QUEUE = 'synthetics.due'
-export const RUN_QUEUE = 'synthetics.run'
 export const MAINTENANCE_QUEUE = 'synthetics.maintenance'
 export const ROLLUP_QUEUE = 'synthetics.rollup'
+/** The queues of the scheduling before migration 0059 (one job per due time, one per run): removed at start. */
+const FORMER_QUEUES = ['synthetics.due', 'synthetics.run']
 
-interface DueJob {
-  checkId: string
-  /** The due time the job was queued for (ISO 8601): the check's `next_due_at` when queued. */
-  dueAt: string
-}
-
-interface RunJob {
-  runId: string
-}
-
-/** A run's job may take the longest run there is: a 30 s timeout tried 6 times, and margin. */
-const RUN_EXPIRY_SECONDS = 240
+/** A local run may take the longest run there is: a 30 s timeout tried 6 times, and margin. */
+const LEASE_SECONDS = 240
+/** How often each runner looks for due checks: a run starts at most this late, plus its batch. */
+const TICK_MS = 250
+/** Due checks taken in one statement; when there were more, the next tick follows at once. */
+const TAKE_LIMIT = 500
 const RETENTION_BATCH = 5_000
 /**
  * Each replica's runner beats this often, and sweeps for runs leased by a runner that stopped
@@ -39,6 +32,8 @@ const RETENTION_BATCH = 5_000
  */
 const BEAT_MS = 5_000
 const STALE_SECONDS = 20
+/** On stop, runs under way get this long to record their results; the rest are taken again by the sweep. */
+const STOP_GRACE_MS = 10_000
 
 export interface SchedulerOptions {
   database: Database
@@ -74,71 +69,32 @@ export function heartbeatResult(check: Pick<CheckRow, 'request' | 'frequencySeco
 }
 
 /**
- * Runs checks on time with pg-boss, no timers of our own (docs/decisions/0016-synthetics.md):
- * each check has one pending `synthetics.due` job for its next due time. Taking it creates the
- * check's runs (one per region, unique per due time), queues the next due job and, for this
- * service's own region, a `synthetics.run` job, all in one transaction. Relays lease the runs
- * of their regions over HTTP. A minute's maintenance job marks runs nobody took as missed,
- * requeues a check whose chain of due jobs broke, and removes raw results past retention; an
- * hourly one rolls results up.
+ * Runs checks on time (docs/decisions/0016-synthetics.md, "Scheduling"): every TICK_MS each
+ * replica's runner takes the checks whose `next_due_at` has come, in one statement that moves
+ * them on and creates their runs (one per region, unique per due time), with the runs of its own
+ * region already leased up to its free slots; it then runs those. Runs queued for want of a slot,
+ * given back by a runner that died or whose lease ran out are leased at the next tick. Relays
+ * lease the runs of their regions over HTTP. A minute's maintenance job (pg-boss cron) marks runs
+ * nobody took as missed and removes raw results past retention; an hourly one rolls results up.
+ * The check row is the schedule: no job per due time or per run, so a run writes three rows.
  */
 export function createScheduler(options: SchedulerOptions) {
   const { database, jobs, config, policy, sealer, log } = options
   const db = database.db
   const runnerId = randomUUID()
+  const region = config.region
   let beating: NodeJS.Timeout | undefined
-
-  /** Queues a check's next due job in the caller's transaction. */
-  async function schedule(trx: Executor, checkId: string, dueAt: Date): Promise<void> {
-    await jobs.send(DUE_QUEUE, { checkId, dueAt: dueAt.toISOString() } satisfies DueJob, {
-      db: inTransaction(trx),
-      startAfter: dueAt,
-      retryLimit: 5,
-      retryDelay: 1,
-    })
-  }
+  const ticker: { timer?: NodeJS.Timeout; tick?: Promise<void>; again: boolean; stopped: boolean } = { again: false, stopped: true }
+  const underWay = new Set<Promise<void>>()
 
   async function record(trx: Executor, runId: string, result: { status: ResultStatus; attempts: AttemptResult[]; resultId?: string }) {
     const done = await completeRun(trx, runId, result)
-    if (done) await judgeCheck(trx, jobs, done.checkId, config.region)
+    if (done) await judgeCheck(trx, jobs, done.checkId, region)
     return done !== undefined
   }
 
-  /** Takes a batch of due jobs in one transaction: runs, the next due jobs, local run jobs, heartbeat verdicts. */
-  async function takeDue(batch: Array<PgBoss.Job<DueJob>>): Promise<void> {
-    await db.transaction().execute(async (trx) => {
-      const advanced = await advanceDueChecks(
-        trx,
-        batch.map((job) => job.data),
-      )
-      const inserts: PgBoss.JobInsert[] = []
-      const heartbeats: Advanced[] = []
-      for (const check of advanced) {
-        inserts.push({
-          name: DUE_QUEUE,
-          data: { checkId: check.checkId, dueAt: check.nextDueAt.toISOString() },
-          startAfter: check.nextDueAt,
-          retryLimit: 5,
-          retryDelay: 1,
-        })
-        if (check.kind === 'heartbeat') heartbeats.push(check)
-        else
-          for (const run of check.runs)
-            if (run.region === config.region)
-              inserts.push({ name: RUN_QUEUE, data: { runId: run.id }, retryLimit: 2, retryDelay: 5, expireInSeconds: RUN_EXPIRY_SECONDS })
-      }
-      if (inserts.length > 0) await jobs.insert(inserts, { db: inTransaction(trx) })
-      for (const due of heartbeats) {
-        const check = await checkById(trx, due.checkId)
-        for (const run of due.runs) if (check) await record(trx, run.id, heartbeatResult(check, due.dueAt))
-      }
-    })
-  }
-
-  /** Runs one queued run of this service's region, then records it. */
-  async function runLocal(job: RunJob): Promise<void> {
-    const run = await leaseLocalRun(db, job.runId, RUN_EXPIRY_SECONDS, runnerId)
-    if (!run) return
+  /** Runs one leased run of this service's region, then records it. */
+  async function runLocal(run: { id: string; checkId: string }): Promise<void> {
     const check = await checkById(db, run.checkId)
     if (!check) return
     let result: { status: ResultStatus; attempts: AttemptResult[] }
@@ -150,36 +106,69 @@ export function createScheduler(options: SchedulerOptions) {
     await db.transaction().execute((trx) => record(trx, run.id, result))
   }
 
-  /** This runner is alive; runs of runners that are not are queued to run again. */
-  async function beatAndSweep(): Promise<void> {
-    await beat(db, runnerId, config.region)
-    const orphaned = await db.transaction().execute(async (trx) => {
-      const ids = await requeueOrphanedRuns(trx, STALE_SECONDS)
-      if (ids.length > 0)
-        await jobs.insert(
-          ids.map((runId) => ({ name: RUN_QUEUE, data: { runId }, retryLimit: 2, retryDelay: 5, expireInSeconds: RUN_EXPIRY_SECONDS })),
-          { db: inTransaction(trx) },
-        )
-      return ids
+  function start(run: { id: string; checkId: string }): void {
+    const running: Promise<void> = runLocal(run)
+      .catch((error: Error) => log.warn({ err: error, runId: run.id }, 'a synthetic run could not be recorded'))
+      .finally(() => underWay.delete(running))
+    underWay.add(running)
+  }
+
+  /** One tick: leases waiting local runs, then takes due checks; answers whether more were due than taken. */
+  async function takeAndStart(): Promise<boolean> {
+    const free = () => Math.max(0, config.concurrency - underWay.size)
+    if (free() > 0) for (const run of await leaseLocalRuns(db, { region, runnerId, leaseSeconds: LEASE_SECONDS, limit: free() })) start(run)
+    const taken = await db.transaction().execute(async (trx) => {
+      const due = await takeDueChecks(trx, { region, runnerId, leaseSeconds: LEASE_SECONDS, localSlots: free(), limit: TAKE_LIMIT })
+      // A heartbeat's run is judged from its pings, at once and in the same transaction.
+      for (const run of due.runs.filter((taken) => taken.kind === 'heartbeat')) {
+        const check = await checkById(trx, run.checkId)
+        if (check) await record(trx, run.id, heartbeatResult(check, run.dueAt))
+      }
+      return due
     })
+    for (const run of taken.runs) if (run.state === 'leased') start(run)
+    return taken.checks === TAKE_LIMIT
+  }
+
+  /** Ticks now (a check was created or resumed), or right after the tick under way. */
+  function wake(): void {
+    if (ticker.stopped) return
+    if (ticker.tick) {
+      ticker.again = true
+      return
+    }
+    clearTimeout(ticker.timer)
+    ticker.tick = takeAndStart()
+      .then((more) => {
+        ticker.again ||= more
+      })
+      .catch((error: Error) => log.warn({ err: error }, 'synthetics scheduling failed'))
+      .finally(() => {
+        ticker.tick = undefined
+        if (ticker.stopped) return
+        ticker.timer = setTimeout(wake, ticker.again ? 0 : TICK_MS)
+        ticker.timer.unref()
+        ticker.again = false
+      })
+  }
+
+  /** This runner is alive; runs of runners that are not go back to the queue for the next tick. */
+  async function beatAndSweep(): Promise<void> {
+    await beat(db, runnerId, region)
+    const orphaned = await requeueOrphanedRuns(db, STALE_SECONDS)
     if (orphaned.length > 0) log.warn({ runs: orphaned.length }, 'runs held by a runner that stopped are queued again')
   }
 
   async function maintain(): Promise<void> {
     await removeGoneRunners(db)
     const missed = await markMissedRuns(db)
-    const stuck = await db.transaction().execute(async (trx) => {
-      const taken = await takeStuckChecks(trx, new Date())
-      for (const check of taken) await schedule(trx, check.id, check.nextDueAt)
-      return taken
-    })
-    for (const checkId of await checksLosingRunners(db, config.region))
-      await db.transaction().execute((trx) => judgeCheck(trx, jobs, checkId, config.region))
+    for (const checkId of await checksLosingRunners(db, region))
+      await db.transaction().execute((trx) => judgeCheck(trx, jobs, checkId, region))
     const before = new Date(Date.now() - config.retentionDays * 86_400_000)
     let removed = 0
     for (let batch = await deleteOldRuns(db, before, RETENTION_BATCH); batch > 0; batch = await deleteOldRuns(db, before, RETENTION_BATCH))
       removed += batch
-    if (missed || stuck.length || removed) log.info({ missed, requeued: stuck.length, removed }, 'synthetics maintenance')
+    if (missed || removed) log.info({ missed, removed }, 'synthetics maintenance')
   }
 
   /** Rolls up the last two complete hours (a late result is counted again) and, after midnight, yesterday. */
@@ -191,24 +180,15 @@ export function createScheduler(options: SchedulerOptions) {
   }
 
   return {
-    schedule,
     record,
     rollUpRecent,
+    wake,
     async start(): Promise<void> {
-      await ensureQueue(jobs, DUE_QUEUE, { retryLimit: 5, retryDelay: 1, expireInSeconds: 60 })
-      await ensureQueue(jobs, RUN_QUEUE, { retryLimit: 2, retryDelay: 5, expireInSeconds: RUN_EXPIRY_SECONDS })
+      // Jobs of the former scheduling would only be taken by a replica of before; every due time
+      // they stood for is in `next_due_at`, and every run they stood for is a queued or leased row.
+      for (const queue of FORMER_QUEUES) await jobs.deleteQueue(queue)
       await ensureQueue(jobs, MAINTENANCE_QUEUE, { retryLimit: 0, expireInSeconds: 300 })
       await ensureQueue(jobs, ROLLUP_QUEUE, { retryLimit: 2, expireInSeconds: 900 })
-      // The due jobs of a moment are taken together; the worker is woken after a full batch.
-      const due: { worker?: string } = {}
-      due.worker = await jobs.work<DueJob>(DUE_QUEUE, { batchSize: 200, pollingIntervalSeconds: 0.5 }, async (batch) => {
-        await takeDue(batch)
-        if (batch.length === 200 && due.worker) jobs.notifyWorker(due.worker)
-      })
-      // Two workers of half the concurrency each: a slow target holds up half, not all.
-      const half = Math.max(1, Math.ceil(config.concurrency / 2))
-      for (let worker = 0; worker < 2; worker++)
-        await workEach<RunJob>(jobs, RUN_QUEUE, { batchSize: half, pollingIntervalSeconds: 0.5 }, (job) => runLocal(job.data))
       await jobs.work(MAINTENANCE_QUEUE, { pollingIntervalSeconds: 2 }, () => maintain())
       await jobs.work(ROLLUP_QUEUE, { pollingIntervalSeconds: 2 }, () => rollUpRecent())
       await jobs.schedule(MAINTENANCE_QUEUE, '* * * * *')
@@ -218,13 +198,20 @@ export function createScheduler(options: SchedulerOptions) {
         beatAndSweep().catch((error: Error) => log.warn({ err: error }, 'synthetics runner heartbeat failed'))
       }, BEAT_MS)
       beating.unref()
-      log.debug({ region: config.region }, 'synthetics scheduler started')
+      ticker.stopped = false
+      wake()
+      log.debug({ region }, 'synthetics scheduler started')
     },
     async stop(): Promise<void> {
       clearInterval(beating)
-      // The runner's row stays: a run still under way when the process ends is taken again once
-      // the row is stale, and one that finished is done; a day later the row goes.
-      for (const queue of [DUE_QUEUE, RUN_QUEUE, MAINTENANCE_QUEUE, ROLLUP_QUEUE]) await jobs.offWork(queue)
+      ticker.stopped = true
+      clearTimeout(ticker.timer)
+      await ticker.tick
+      for (const queue of [MAINTENANCE_QUEUE, ROLLUP_QUEUE]) await jobs.offWork(queue)
+      // The runner's row stays: a run still under way after the grace is taken again once the row
+      // is stale, and one that finished is done; a day later the row goes.
+      const grace = new Promise<void>((resolve) => setTimeout(resolve, STOP_GRACE_MS).unref())
+      await Promise.race([Promise.allSettled(underWay), grace])
     },
   }
 }
