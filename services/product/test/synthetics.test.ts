@@ -35,7 +35,8 @@ const seen: Array<{ authorization?: string }> = []
 const targetServer = createHttpServer((request, response) => {
   seen.push({ authorization: request.headers.authorization })
   response.writeHead(answer.status, { 'content-type': 'application/json' })
-  response.end(answer.body)
+  // `/slow` holds a runner's slot for a while.
+  setTimeout(() => response.end(answer.body), request.url === '/slow' ? 400 : 0)
 })
 await new Promise<void>((resolve) => targetServer.listen(0, '127.0.0.1', resolve))
 t.teardown(() => new Promise((done) => targetServer.close(done)))
@@ -527,4 +528,42 @@ t.test('a run leased by a runner that stopped beating (its replica died) is run 
   )
   t.match(done, { state: 'done', status: 'passing' })
   t.equal((await resultsOf(check.id)).meta.total, 2, 'recorded once')
+})
+
+t.test('more runs due than free slots: the rest wait queued and run as slots free up, each once', async (t) => {
+  // Twelve checks due at once, on a runner of ten slots, against a target that answers slowly.
+  const checks = await db
+    .insertInto('divinux.syntheticChecks')
+    .values(
+      Array.from({ length: 12 }, (_, index) => ({
+        organizationId: orgId,
+        name: `Slow ${index}`,
+        kind: 'http',
+        request: sql`${JSON.stringify({ url: `${target}/slow` })}::jsonb`,
+        frequencySeconds: 3600,
+        timeoutMs: 5000,
+        regions: sql`array['local']::text[]`,
+        nextDueAt: sql<Date>`now()`,
+      })) as never,
+    )
+    .returning('id')
+    .execute()
+  const ids = checks.map((check) => check.id)
+  const runs = await until('every run to be done', async () => {
+    const rows = await db
+      .selectFrom('divinux.syntheticRuns')
+      .select(['checkId', 'state', 'status', 'startedAt', 'finishedAt'])
+      .where('checkId', 'in', ids)
+      .orderBy('startedAt')
+      .execute()
+    return rows.length === 12 && rows.every((row) => row.state === 'done') ? rows : undefined
+  })
+  t.equal(new Set(runs.map((run) => run.checkId)).size, 12, 'one run per check')
+  t.ok(
+    runs.every((run) => run.status === 'passing'),
+    'each passed',
+  )
+  const firstFinished = Math.min(...runs.map((run) => run.finishedAt!.getTime()))
+  t.ok(runs[10]!.startedAt!.getTime() >= firstFinished, 'the runs past the tenth started once a slot was free')
+  await db.deleteFrom('divinux.syntheticChecks').where('id', 'in', ids).execute()
 })
