@@ -1,4 +1,7 @@
+import { execFile } from 'node:child_process'
 import { createHmac } from 'node:crypto'
+import { existsSync } from 'node:fs'
+import { promisify } from 'node:util'
 import t from 'tap'
 import { startTestService } from '@svc/testkit'
 import { buildApp } from '../src/app.js'
@@ -250,3 +253,64 @@ t.test('a repeated delivery id is processed once and answered with the first eve
   t.equal(again.json().id, first.json().id)
   t.equal(await stored(), before + 1)
 })
+
+t.test('a pipeline that cannot sign presents the secret, and keeps the key out of the URL (decision 0026)', async (t) => {
+  const payload = JSON.stringify({ service: 'billing', environment: 'production', finishedAt: minutesAgo(1) })
+  const send = (url: string, authorization?: string) =>
+    app.inject({
+      method: 'POST',
+      url,
+      headers: { 'content-type': 'application/json', ...(authorization ? { authorization } : {}) },
+      payload,
+    })
+  const basic = (user: string, password: string) => `Basic ${Buffer.from(`${user}:${password}`).toString('base64')}`
+  const keyless = `/api/v1/organizations/${orgId}/deploy-events/ingest`
+  const unsigned = await createConfig(orgId, owner!, { name: 'Unsigned CI' })
+  const before = await stored()
+  t.equal(
+    (await send(keyless, basic(ci.apiKey, ci.signingSecret!))).statusCode,
+    201,
+    'the key as the Basic user, the secret as its password',
+  )
+  t.equal((await send(deployUrl(ci.apiKey), `Bearer ${ci.signingSecret}`)).statusCode, 201, 'the secret as Bearer at the keyed path')
+  t.equal((await send(keyless, `Bearer ${unsigned.apiKey}`)).statusCode, 201, 'the key as Bearer, for a config without a secret')
+  t.equal(await stored(), before + 3)
+  const refused: Array<[Promise<{ statusCode: number }>, number, string]> = [
+    [send(keyless), 401, 'no key'],
+    [send(keyless, basic(ci.apiKey, 'not-the-secret')), 401, 'a wrong secret'],
+    [send(keyless, `Bearer ${ci.apiKey}`), 401, 'the key alone, for a config with a secret'],
+    [send(deployUrl(ci.apiKey)), 401, 'no proof of the secret'],
+    [send(keyless, basic(theirs.apiKey, '')), 404, 'another organization’s key'],
+    [send(keyless, `Bearer ${disabled.apiKey}`), 404, 'a disabled config'],
+  ]
+  for (const [response, status, what] of refused) t.equal((await response).statusCode, status, what)
+  t.equal(await stored(), before + 3, 'a refusal stores nothing')
+})
+
+const CURL = '/usr/bin/curl'
+t.test(
+  'curl, as a CI job runs it: `curl -u key:secret`, no key in the URL',
+  { skip: !existsSync(CURL) && process.env.CI !== 'true' && `${CURL} is not installed (apt-get install -y curl)` },
+  async (t) => {
+    if (!existsSync(CURL)) return t.fail(`${CURL} is not installed: .ci/run installs it, and CI does not skip this check`)
+    const address = await app.listen({ port: 0, host: '127.0.0.1' })
+    const before = await stored()
+    const { stdout } = await promisify(execFile)(CURL, [
+      '--silent',
+      '--show-error',
+      '--user',
+      `${ci.apiKey}:${ci.signingSecret}`,
+      '--header',
+      'content-type: application/json',
+      '--data',
+      JSON.stringify({ service: 'ledger', version: '7.1.0', environment: 'production' }),
+      '--output',
+      '/dev/null',
+      '--write-out',
+      '%{http_code}',
+      `${address}/api/v1/organizations/${orgId}/deploy-events/ingest`,
+    ])
+    t.equal(stdout, '201')
+    t.equal(await stored(), before + 1)
+  },
+)

@@ -196,9 +196,29 @@ export interface paths {
         put?: never;
         /**
          * Ingest a deploy event (public, authenticated by a webhook config’s API key in the path)
-         * @description A generic `{service, kind (deploy, config or rollback), environment, version, commit, repository, url, status, startedAt, finishedAt}` or a GitHub `deployment_status` payload. Times more than 5 minutes in the future are 400. A delivery id (`x-delivery-id`, `webhook-id` or `x-github-delivery`) seen before answers 200 with the event it recorded, and records nothing.
+         * @description The secret, when the config has one, is proven as for alert ingestion (decision 0026): `x-webhook-signature` over the exact body, or the secret itself as a credential. A GitHub `deployment_status` payload, or a generic `{service, kind (deploy, config or rollback), environment, version, commit, repository, url, status, startedAt, finishedAt}`. Times more than 5 minutes in the future are 400. A delivery id (`x-delivery-id`, `webhook-id` or `x-github-delivery`) seen before answers 200 with the event it recorded, and records nothing. Here an `Authorization` credential (Bearer, or the Basic password) is the secret.
          */
         post: operations["postOrganizationsDeployEventsIngestByApiKey"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/organizations/{orgId}/deploy-events/ingest": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Ingest a deploy event (public, authenticated by a webhook config’s API key in the Authorization header)
+         * @description The API key is the Basic user name (the password being the secret, when the config has one) or the Bearer token (for a config without a secret), so it need not be in a URL. The secret, when the config has one, is proven as for alert ingestion (decision 0026): `x-webhook-signature` over the exact body, or the secret itself as a credential. A GitHub `deployment_status` payload, or a generic `{service, kind (deploy, config or rollback), environment, version, commit, repository, url, status, startedAt, finishedAt}`. Times more than 5 minutes in the future are 400. A delivery id (`x-delivery-id`, `webhook-id` or `x-github-delivery`) seen before answers 200 with the event it recorded, and records nothing.
+         */
+        post: operations["postOrganizationsDeployEventsIngest"];
         delete?: never;
         options?: never;
         head?: never;
@@ -3807,7 +3827,113 @@ export interface operations {
             header?: never;
             path: {
                 orgId: string;
+                /** @description The config’s API key (whk_…) */
                 apiKey: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    [key: string]: unknown;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** Format: uuid */
+                        id: string;
+                        configId: string | null;
+                        /** @enum {unknown} */
+                        source: "generic" | "github";
+                        /**
+                         * @description A release, a configuration change without one, or a rollback
+                         * @enum {unknown}
+                         */
+                        kind: "deploy" | "config" | "rollback";
+                        service: string;
+                        environment: string | null;
+                        version: string | null;
+                        commitSha: string | null;
+                        repository: string | null;
+                        url: string | null;
+                        /** @enum {unknown} */
+                        status: "queued" | "pending" | "in_progress" | "success" | "failure" | "error" | "inactive";
+                        startedAt: string | null;
+                        finishedAt: string | null;
+                        /** Format: date-time */
+                        deployedAt: string;
+                        /** Format: date-time */
+                        createdAt: string;
+                    };
+                };
+            };
+            /** @description Default Response */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** Format: uuid */
+                        id: string;
+                        configId: string | null;
+                        /** @enum {unknown} */
+                        source: "generic" | "github";
+                        /**
+                         * @description A release, a configuration change without one, or a rollback
+                         * @enum {unknown}
+                         */
+                        kind: "deploy" | "config" | "rollback";
+                        service: string;
+                        environment: string | null;
+                        version: string | null;
+                        commitSha: string | null;
+                        repository: string | null;
+                        url: string | null;
+                        /** @enum {unknown} */
+                        status: "queued" | "pending" | "in_progress" | "success" | "failure" | "error" | "inactive";
+                        startedAt: string | null;
+                        finishedAt: string | null;
+                        /** Format: date-time */
+                        deployedAt: string;
+                        /** Format: date-time */
+                        createdAt: string;
+                    };
+                };
+            };
+            /** @description Default Response */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Default Response */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    postOrganizationsDeployEventsIngest: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                orgId: string;
             };
             cookie?: never;
         };
