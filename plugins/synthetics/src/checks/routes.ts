@@ -225,7 +225,7 @@ export const checkRoutes: FastifyPluginAsyncTypebox<CheckRouteOptions> = async (
         })
         return row
       })
-      // It is due now: the runner takes it at once rather than at its next tick.
+      // A check due at once is taken now rather than at the runner's next tick.
       scheduler.wake()
       const [body] = await withStates(organizationId, [created])
       return reply.code(201).send({ ...body!, ...(token ? { heartbeatUrl: heartbeatUrlOf(token) } : {}) })
