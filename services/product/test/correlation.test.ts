@@ -275,6 +275,40 @@ t.test('an alert storm pages once per incident: later alerts of it page no one',
   ])
 })
 
+t.test('two alerts of one incident started in the same batch: the first pages, the second is grouped', async (t) => {
+  const { call, person, fire, config, incidentOf } = await organization('batch')
+  const manager = person('manager')
+  const policy = (
+    await call(manager, 'POST', '/escalation-policies', {
+      name: 'Ada',
+      steps: [{ delayMinutes: 5, targets: [{ type: 'user', id: person('ada').userId }] }],
+    })
+  ).json()
+  await call(manager, 'PATCH', `/webhooks/${config.id}`, { escalationPolicyId: policy.id })
+  const first = await fire({ title: 'Search down', priority: 'P1', service: 'search', fingerprint: 'batch-0' })
+  const second = await fire({ title: 'Search slow', priority: 'P3', service: 'search', fingerprint: 'batch-1' })
+  t.equal((await incidentOf(second)).id, (await incidentOf(first)).id, 'one incident')
+  const settled = () =>
+    until('both escalations to be settled', async () => {
+      const rows = await db
+        .selectFrom('divinux.alertEscalations')
+        .select(['alertId', 'state'])
+        .where('alertId', 'in', [first, second])
+        .orderBy('createdAt')
+        .execute()
+      return rows.length === 2 && rows.every((row) => row.state !== 'pending') ? rows : undefined
+    })
+  await settled()
+  // Both wait at once, as a burst does for a starter that was busy: one claim takes the two.
+  await db.updateTable('divinux.alertEscalations').set({ state: 'pending', note: null }).where('alertId', 'in', [first, second]).execute()
+  const states = await settled()
+  t.match(
+    states.map((row) => row.state),
+    [/^(active|exhausted)$/, 'grouped'],
+    'the earlier pages; the later sees it paging in the same transaction',
+  )
+})
+
 t.test('merge and split: audited on both incidents; a split alert does not rejoin; a resolved incident reopens', async (t) => {
   const { call, person, fire, incidentOf, orgId } = await organization('regroup')
   const [ada, viewer] = [person('ada'), person('viewer')]

@@ -3,7 +3,7 @@ import type { Database, Executor } from '@svc/db'
 import { ensureQueue, inTransaction, workEach, type JobQueue } from '@svc/jobs'
 import { createPoller } from '../poller.js'
 import { alertsByIds, findAlert, recordAlertEvent, reopenAcknowledgedAlert, type AlertRow } from '../queries/alerts.js'
-import { addTimeline, pagingAlertOfIncident, repageContextOf, updateIncident } from '../incidents/queries.js'
+import { addTimeline, openIncidentsOf, pagingAlertOfIncident, repageContextOf, updateIncident } from '../incidents/queries.js'
 import { findPolicy } from '../queries/escalation-policies.js'
 import {
   claimDueRepages,
@@ -235,8 +235,16 @@ export function createEscalator(deps: EscalatorDeps): Escalator {
       const pending = await claimPendingEscalations(trx, BATCH)
       const view = transactionView(trx, new Date())
       await view.prefetchAlerts(pending.filter((row) => row.status === 'open').map((row) => row.alertId))
+      // Whether another alert of its incident pages, for the whole batch in one statement; an
+      // alert whose incident an earlier alert of this batch belongs to is asked again below, as
+      // that one's escalation may have changed in this transaction.
+      const incidents = await openIncidentsOf(trx, pending)
+      const handled = new Set<string>()
       let paged = false
       for (const row of pending) {
+        const ofAlert = incidents.get(row.alertId) ?? []
+        const sharesIncident = ofAlert.some((incident) => handled.has(incident.incidentId))
+        for (const incident of ofAlert) handled.add(incident.incidentId)
         if (row.status !== 'open') {
           await setEscalation(trx, row.alertId, { state: row.status === 'resolved' ? 'resolved' : 'acknowledged', nextAt: null })
           continue
@@ -260,7 +268,11 @@ export function createEscalator(deps: EscalatorDeps): Escalator {
         }
         // An alert storm pages once per incident (decision 0019): an alert that joined an
         // incident whose other alert is paging, or was paged, pages no one itself.
-        const paging = await pagingAlertOfIncident(trx, row.organizationId, row.alertId)
+        const paging = sharesIncident
+          ? await pagingAlertOfIncident(trx, row.organizationId, row.alertId)
+          : ofAlert.flatMap(({ incidentId, number, pagingAlertId }) =>
+              pagingAlertId ? [{ incidentId, number, alertId: pagingAlertId }] : [],
+            )[0]
         if (paging) {
           const note = `grouped into INC-${paging.number}, paged through alert ${paging.alertId}`
           await setEscalation(trx, row.alertId, { state: 'grouped', policyId: route.policyId, nextAt: null, note })

@@ -379,6 +379,33 @@ export async function listTimeline(db: Executor, organizationId: string, inciden
 }
 
 /**
+ * `pagingAlertOfIncident` for a batch of alerts in one statement: each alert's open incidents,
+ * with another of their alerts that pages or paged, if any. It reads what was committed (and
+ * written by the caller's transaction) when it runs; an alert whose incident is also another's in
+ * the same batch must be asked again once that one was started.
+ */
+export async function openIncidentsOf(db: Executor, alerts: ReadonlyArray<{ organizationId: string; alertId: string }>) {
+  if (alerts.length === 0) return new Map<string, Array<{ incidentId: string; number: number; pagingAlertId: string | null }>>()
+  const result = await sql<{ alertId: string; incidentId: string; number: number; pagingAlertId: string | null }>`
+    select l.alert_id as "alertId", i.id as "incidentId", i.number, paging.alert_id as "pagingAlertId"
+    from unnest(array[${sql.join(alerts.map((alert) => alert.organizationId))}]::uuid[], array[${sql.join(alerts.map((alert) => alert.alertId))}]::uuid[])
+      as batch(organization_id, alert_id)
+    join divinux.incident_alerts l on l.organization_id = batch.organization_id and l.alert_id = batch.alert_id
+    join divinux.incidents i on i.id = l.incident_id and i.status <> 'resolved'
+    left join lateral (
+      select other.alert_id from divinux.incident_alerts other
+      join divinux.alert_escalations e on e.alert_id = other.alert_id
+      where other.incident_id = l.incident_id and other.alert_id <> l.alert_id
+        and other.rule <> 'responder_request'
+        and e.state in ('active', 'acknowledged', 'exhausted')
+      limit 1
+    ) paging on true`.execute(db)
+  const byAlert = new Map<string, Array<{ incidentId: string; number: number; pagingAlertId: string | null }>>()
+  for (const row of result.rows) byAlert.set(row.alertId, [...(byAlert.get(row.alertId) ?? []), row])
+  return byAlert
+}
+
+/**
  * Another alert of the open incident this alert is in whose escalation pages, or paged (active,
  * acknowledged or exhausted): this one need page no one.
  */
