@@ -47,6 +47,18 @@ async function organization(slug: string) {
   return { orgId, otherOrgId, person, call, fire, config, incidentOf }
 }
 
+/** The scenario's webhook config escalates with a one-step policy paging Ada. */
+async function pageAdaFrom({ call, person, config }: Awaited<ReturnType<typeof organization>>) {
+  const manager = person('manager')
+  const policy = (
+    await call(manager, 'POST', '/escalation-policies', {
+      name: 'Ada',
+      steps: [{ delayMinutes: 5, targets: [{ type: 'user', id: person('ada').userId }] }],
+    })
+  ).json()
+  await call(manager, 'PATCH', `/webhooks/${config.id}`, { escalationPolicyId: policy.id })
+}
+
 t.test('rules: the defaults until an organization sets its own; replaced whole, validated, audited', async (t) => {
   const { call, person, orgId } = await organization('rules')
   const [manager, viewer] = [person('manager'), person('viewer')]
@@ -209,15 +221,9 @@ t.test('labels and deploys: rules of the organization’s own', async (t) => {
 })
 
 t.test('an alert storm pages once per incident: later alerts of it page no one', async (t) => {
-  const { call, person, fire, config } = await organization('storm')
-  const manager = person('manager')
-  const policy = (
-    await call(manager, 'POST', '/escalation-policies', {
-      name: 'Ada',
-      steps: [{ delayMinutes: 5, targets: [{ type: 'user', id: person('ada').userId }] }],
-    })
-  ).json()
-  await call(manager, 'PATCH', `/webhooks/${config.id}`, { escalationPolicyId: policy.id })
+  const scenario = await organization('storm')
+  const { call, person, fire } = scenario
+  await pageAdaFrom(scenario)
   const before = smtp.received.filter((mail) => mail.envelopeTo.includes('ada@storm.example')).length
   const first = await fire({ title: 'Checkout down', priority: 'P1', service: 'checkout', fingerprint: 'storm-0' })
   const storm = await Promise.all(
@@ -276,15 +282,9 @@ t.test('an alert storm pages once per incident: later alerts of it page no one',
 })
 
 t.test('two alerts of one incident started in the same batch: the first pages, the second is grouped', async (t) => {
-  const { call, person, fire, config, incidentOf } = await organization('batch')
-  const manager = person('manager')
-  const policy = (
-    await call(manager, 'POST', '/escalation-policies', {
-      name: 'Ada',
-      steps: [{ delayMinutes: 5, targets: [{ type: 'user', id: person('ada').userId }] }],
-    })
-  ).json()
-  await call(manager, 'PATCH', `/webhooks/${config.id}`, { escalationPolicyId: policy.id })
+  const scenario = await organization('batch')
+  const { fire, incidentOf } = scenario
+  await pageAdaFrom(scenario)
   const first = await fire({ title: 'Search down', priority: 'P1', service: 'search', fingerprint: 'batch-0' })
   const second = await fire({ title: 'Search slow', priority: 'P3', service: 'search', fingerprint: 'batch-1' })
   t.equal((await incidentOf(second)).id, (await incidentOf(first)).id, 'one incident')
