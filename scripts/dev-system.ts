@@ -29,8 +29,8 @@ export async function announceDevSystem(env: Environment): Promise<() => Promise
     productPort: env.PRODUCT_PORT,
     devIdpPort: env.DEV_IDP_PORT,
   }
-  await writeFile(file(), `${JSON.stringify(system, null, 2)}\n`)
   const announced = file()
+  await writeFile(announced, `${JSON.stringify(system, null, 2)}\n`)
   return () => rm(announced, { force: true })
 }
 

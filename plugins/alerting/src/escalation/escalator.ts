@@ -239,12 +239,12 @@ export function createEscalator(deps: EscalatorDeps): Escalator {
       // alert whose incident an earlier alert of this batch belongs to is asked again below, as
       // that one's escalation may have changed in this transaction.
       const incidents = await openIncidentsOf(trx, pending)
-      const handled = new Set<string>()
+      const incidentsOfBatch = new Set<string>()
       let paged = false
       for (const row of pending) {
-        const ofAlert = incidents.get(row.alertId) ?? []
-        const sharesIncident = ofAlert.some((incident) => handled.has(incident.incidentId))
-        for (const incident of ofAlert) handled.add(incident.incidentId)
+        const ofAlert = incidents.get(row.alertId) ?? { incidentIds: [] }
+        const sharesIncident = ofAlert.incidentIds.some((incidentId) => incidentsOfBatch.has(incidentId))
+        for (const incidentId of ofAlert.incidentIds) incidentsOfBatch.add(incidentId)
         if (row.status !== 'open') {
           await setEscalation(trx, row.alertId, { state: row.status === 'resolved' ? 'resolved' : 'acknowledged', nextAt: null })
           continue
@@ -268,11 +268,7 @@ export function createEscalator(deps: EscalatorDeps): Escalator {
         }
         // An alert storm pages once per incident (decision 0019): an alert that joined an
         // incident whose other alert is paging, or was paged, pages no one itself.
-        const paging = sharesIncident
-          ? await pagingAlertOfIncident(trx, row.organizationId, row.alertId)
-          : ofAlert.flatMap(({ incidentId, number, pagingAlertId }) =>
-              pagingAlertId ? [{ incidentId, number, alertId: pagingAlertId }] : [],
-            )[0]
+        const paging = sharesIncident ? await pagingAlertOfIncident(trx, row.organizationId, row.alertId) : ofAlert.paging
         if (paging) {
           const note = `grouped into INC-${paging.number}, paged through alert ${paging.alertId}`
           await setEscalation(trx, row.alertId, { state: 'grouped', policyId: route.policyId, nextAt: null, note })

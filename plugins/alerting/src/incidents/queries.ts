@@ -378,14 +378,20 @@ export async function listTimeline(db: Executor, organizationId: string, inciden
   )
 }
 
+/** An alert's open incidents, and another of their alerts that pages or paged (as `pagingAlertOfIncident` answers). */
+export interface AlertIncidents {
+  incidentIds: string[]
+  paging?: { incidentId: string; number: number; alertId: string }
+}
+
 /**
- * `pagingAlertOfIncident` for a batch of alerts in one statement: each alert's open incidents,
- * with another of their alerts that pages or paged, if any. It reads what was committed (and
- * written by the caller's transaction) when it runs; an alert whose incident is also another's in
- * the same batch must be asked again once that one was started.
+ * `pagingAlertOfIncident` for a batch of alerts in one statement, by alert. It reads what was
+ * committed (and written by the caller's transaction) when it runs; an alert whose incident is
+ * also another's in the same batch must be asked again once that one was started.
  */
 export async function openIncidentsOf(db: Executor, alerts: ReadonlyArray<{ organizationId: string; alertId: string }>) {
-  if (alerts.length === 0) return new Map<string, Array<{ incidentId: string; number: number; pagingAlertId: string | null }>>()
+  const byAlert = new Map<string, AlertIncidents>()
+  if (alerts.length === 0) return byAlert
   const result = await sql<{ alertId: string; incidentId: string; number: number; pagingAlertId: string | null }>`
     select l.alert_id as "alertId", i.id as "incidentId", i.number, paging.alert_id as "pagingAlertId"
     from unnest(array[${sql.join(alerts.map((alert) => alert.organizationId))}]::uuid[], array[${sql.join(alerts.map((alert) => alert.alertId))}]::uuid[])
@@ -400,8 +406,12 @@ export async function openIncidentsOf(db: Executor, alerts: ReadonlyArray<{ orga
         and e.state in ('active', 'acknowledged', 'exhausted')
       limit 1
     ) paging on true`.execute(db)
-  const byAlert = new Map<string, Array<{ incidentId: string; number: number; pagingAlertId: string | null }>>()
-  for (const row of result.rows) byAlert.set(row.alertId, [...(byAlert.get(row.alertId) ?? []), row])
+  for (const row of result.rows) {
+    const found = byAlert.get(row.alertId) ?? { incidentIds: [] }
+    found.incidentIds.push(row.incidentId)
+    if (!found.paging && row.pagingAlertId) found.paging = { incidentId: row.incidentId, number: row.number, alertId: row.pagingAlertId }
+    byAlert.set(row.alertId, found)
+  }
   return byAlert
 }
 

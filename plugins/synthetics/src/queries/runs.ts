@@ -9,7 +9,6 @@ export interface TakenRun {
   id: string
   checkId: string
   kind: string
-  region: string
   dueAt: Date
   state: 'queued' | 'leased'
 }
@@ -40,7 +39,6 @@ export async function takeDueChecks(db: Executor, options: TakeOptions): Promise
     kind: string
     dueAt: Date
     runId: string | null
-    region: string | null
     state: TakenRun['state'] | null
   }>`
     with candidates as (
@@ -74,15 +72,13 @@ export async function takeDueChecks(db: Executor, options: TakeOptions): Promise
         from unnest(numbered.regions) as region
       ) run
       on conflict (check_id, region, due_at) do nothing
-      returning id, check_id, region, state
+      returning id, check_id, state
     )
-    select numbered.id as "checkId", numbered.kind, numbered.due_at as "dueAt", runs.id as "runId", runs.region, runs.state
+    select numbered.id as "checkId", numbered.kind, numbered.due_at as "dueAt", runs.id as "runId", runs.state
     from numbered left join runs on runs.check_id = numbered.id`.execute(db)
   const checks = new Set(result.rows.map((row) => row.checkId)).size
   const runs = result.rows.flatMap((row) =>
-    row.runId === null
-      ? []
-      : [{ id: row.runId, checkId: row.checkId, kind: row.kind, region: row.region!, dueAt: new Date(row.dueAt), state: row.state! }],
+    row.runId === null ? [] : [{ id: row.runId, checkId: row.checkId, kind: row.kind, dueAt: new Date(row.dueAt), state: row.state! }],
   )
   return { checks, runs }
 }
