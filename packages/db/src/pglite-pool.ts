@@ -1,5 +1,6 @@
-import type { PGlite } from '@electric-sql/pglite'
+import { parse, protocol, type PGlite, type Results } from '@electric-sql/pglite'
 import type { PostgresPool, PostgresPoolClient, PostgresQueryResult } from 'kysely'
+import pgUtils from 'pg/lib/utils'
 
 /** What pg-boss (and anything else speaking plain SQL) needs from a connection. */
 export interface SqlExecutor {
@@ -7,6 +8,35 @@ export interface SqlExecutor {
 }
 
 type Command = PostgresQueryResult<unknown>['command']
+
+const { serialize } = protocol
+
+/**
+ * One statement as one message of the extended query protocol: parse, bind, describe, execute
+ * and sync together, with the parameters converted as node-postgres converts them
+ * (`prepareValue`), so the embedded database sees what PostgreSQL sees in production.
+ *
+ * Written here because `pglite.query` sends those five steps and a statement description as six
+ * calls into the WebAssembly backend, to learn the parameters' types and serialize by type;
+ * PostgreSQL infers them from text parameters as it does for `pg`. One call instead of six
+ * took a third off each statement (docs/benchmarks.md, 2026-11-28, sixth session).
+ */
+function extendedQuery(text: string, parameters: ReadonlyArray<unknown>): Uint8Array {
+  const parts = [
+    serialize.parse({ text }),
+    serialize.bind({ values: parameters.map((value) => pgUtils.prepareValue(value)) }),
+    serialize.describe({ type: 'P' }),
+    serialize.execute({}),
+    serialize.sync(),
+  ]
+  const message = new Uint8Array(parts.reduce((length, part) => length + part.length, 0))
+  let offset = 0
+  for (const part of parts) {
+    message.set(part, offset)
+    offset += part.length
+  }
+  return message
+}
 
 /**
  * A one-connection "pool" over PGlite for Kysely's own PostgresDialect.
@@ -33,7 +63,9 @@ export class PGlitePool implements PostgresPool, SqlExecutor {
     let released = false
     return {
       async query<R>(sql: string, parameters: ReadonlyArray<unknown>): Promise<PostgresQueryResult<R>> {
-        const result = await pglite.query<R>(sql, [...parameters])
+        const { messages } = await pglite.execProtocol(extendedQuery(sql, parameters))
+        // parseResults answers at least one result, empty for a statement that returns none.
+        const result = parse.parseResults(messages, pglite.parsers)[0] as Results<R>
         return {
           command: ((result as { command?: string }).command ?? 'SELECT') as Command,
           rowCount: result.affectedRows ?? result.rows.length,
