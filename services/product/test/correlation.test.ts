@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto'
 import t from 'tap'
+import { sql } from 'kysely'
 import { DEFAULT_NOTIFIER_CONFIG } from '@svc/config'
 import { startSmtpServer, startTestService, until } from '@svc/testkit'
 import { buildApp } from '../src/app.js'
@@ -308,6 +309,52 @@ t.test('two alerts of one incident started in the same batch: the first pages, t
     'the earlier pages; the later sees it paging in the same transaction',
   )
 })
+
+t.test(
+  'a starter of another replica deciding for the same incident: this one waits for its decision, then groups',
+  {
+    skip: process.env.TEST_DATABASE_URL
+      ? false
+      : 'two starters share a database only on PostgreSQL (TEST_DATABASE_URL; the PostgreSQL pass of pnpm test sets it)',
+  },
+  async (t) => {
+    const scenario = await organization('replicas')
+    const { fire, incidentOf } = scenario
+    await pageAdaFrom(scenario)
+    const first = await fire({ title: 'Billing down', priority: 'P1', service: 'billing', fingerprint: 'replicas-0' })
+    const second = await fire({ title: 'Billing slow', priority: 'P3', service: 'billing', fingerprint: 'replicas-1' })
+    const incident = await incidentOf(second)
+    t.equal(incident.id, (await incidentOf(first)).id, 'one incident')
+    const settled = () =>
+      until('both escalations to be settled', async () => {
+        const rows = await db
+          .selectFrom('divinux.alertEscalations')
+          .select(['alertId', 'state'])
+          .where('alertId', 'in', [first, second])
+          .execute()
+        return rows.length === 2 && rows.every((row) => row.state !== 'pending') ? rows : undefined
+      })
+    await settled()
+    await db.updateTable('divinux.alertEscalations').set({ state: 'unrouted' }).where('alertId', '=', first).execute()
+    // Another replica's starter, mid-transaction: it holds the incident's paging lock (the key of
+    // lockPagingOfIncidents) and has started the first alert's escalation, not yet committed.
+    const other = await db.startTransaction().execute()
+    await sql`select pg_advisory_xact_lock(hashtextextended(${`incident-paging:${incident.id}`}, 0))`.execute(other)
+    await other.updateTable('divinux.alertEscalations').set({ state: 'active' }).where('alertId', '=', first).execute()
+    await db.updateTable('divinux.alertEscalations').set({ state: 'pending', note: null }).where('alertId', '=', second).execute()
+    await until("this service's starter to wait for the incident's paging lock", async () => {
+      const waiting = await sql`
+        select 1 from pg_locks
+        where locktype = 'advisory' and not granted and database = (select oid from pg_database where datname = current_database())`.execute(
+        db,
+      )
+      return waiting.rows.length > 0 ? true : undefined
+    })
+    await other.commit().execute()
+    const states = await settled()
+    t.equal(states.find((row) => row.alertId === second)?.state, 'grouped', 'it read the other starter’s page once that committed')
+  },
+)
 
 t.test('merge and split: audited on both incidents; a split alert does not rejoin; a resolved incident reopens', async (t) => {
   const { call, person, fire, incidentOf, orgId } = await organization('regroup')

@@ -3,7 +3,14 @@ import type { Database, Executor } from '@svc/db'
 import { ensureQueue, inTransaction, workEach, type JobQueue } from '@svc/jobs'
 import { createPoller } from '../poller.js'
 import { alertsByIds, findAlert, recordAlertEvent, reopenAcknowledgedAlert, type AlertRow } from '../queries/alerts.js'
-import { addTimeline, openIncidentsOf, pagingAlertOfIncident, repageContextOf, updateIncident } from '../incidents/queries.js'
+import {
+  addTimeline,
+  lockPagingOfIncidents,
+  openIncidentsOf,
+  pagingAlertOfIncident,
+  repageContextOf,
+  updateIncident,
+} from '../incidents/queries.js'
 import { findPolicy } from '../queries/escalation-policies.js'
 import {
   claimDueRepages,
@@ -235,9 +242,12 @@ export function createEscalator(deps: EscalatorDeps): Escalator {
       const pending = await claimPendingEscalations(trx, BATCH)
       const view = transactionView(trx, new Date())
       await view.prefetchAlerts(pending.filter((row) => row.status === 'open').map((row) => row.alertId))
-      // Whether another alert of its incident pages, for the whole batch in one statement; an
-      // alert whose incident an earlier alert of this batch belongs to is asked again below, as
-      // that one's escalation may have changed in this transaction.
+      // Whether another alert of its incident pages, for the whole batch in one statement, read
+      // once the incidents' paging locks are held (a starter of another replica deciding for the
+      // same incident commits first); an alert whose incident an earlier alert of this batch
+      // belongs to is asked again below, as that one's escalation may have changed in this
+      // transaction.
+      await lockPagingOfIncidents(trx, pending)
       const incidents = await openIncidentsOf(trx, pending)
       const incidentsOfBatch = new Set<string>()
       let paged = false
@@ -293,6 +303,8 @@ export function createEscalator(deps: EscalatorDeps): Escalator {
   async function repageDue(): Promise<number> {
     const { taken, paged } = await db.transaction().execute(async (trx) => {
       const due = await claimDueRepages(trx, BATCH)
+      // Whether another alert of the incident escalates is read below under the paging locks, as the starter does.
+      await lockPagingOfIncidents(trx, due)
       const view = transactionView(trx, new Date())
       let paged = false
       for (const row of due) {

@@ -385,6 +385,29 @@ export interface AlertIncidents {
 }
 
 /**
+ * Takes, until the transaction ends, the paging lock of each open incident these alerts are in,
+ * in the order of the incidents' ids, in one statement. Whoever decides whether an alert pages for
+ * its incident (decision 0019, "pages once per incident") holds it: a second starter, in this
+ * replica or another, waits until the first committed its decision, then reads it. The fixed order
+ * keeps two starters from waiting on each other. Transaction-scoped advisory locks, not the
+ * incidents' rows: the rows are updated by people acknowledging and by correlation, which need
+ * not wait for paging.
+ */
+export async function lockPagingOfIncidents(trx: Executor, alerts: ReadonlyArray<{ organizationId: string; alertId: string }>) {
+  if (alerts.length === 0) return
+  await sql`
+    select pg_advisory_xact_lock(hashtextextended('incident-paging:' || locked.incident_id, 0))
+    from (
+      select distinct l.incident_id
+      from unnest(array[${sql.join(alerts.map((alert) => alert.organizationId))}]::uuid[], array[${sql.join(alerts.map((alert) => alert.alertId))}]::uuid[])
+        as batch(organization_id, alert_id)
+      join divinux.incident_alerts l on l.organization_id = batch.organization_id and l.alert_id = batch.alert_id
+      join divinux.incidents i on i.id = l.incident_id and i.status <> 'resolved'
+      order by l.incident_id
+    ) locked`.execute(trx)
+}
+
+/**
  * `pagingAlertOfIncident` for a batch of alerts in one statement, by alert. It reads what was
  * committed (and written by the caller's transaction) when it runs; an alert whose incident is
  * also another's in the same batch must be asked again once that one was started.
