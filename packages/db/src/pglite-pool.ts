@@ -38,6 +38,13 @@ function extendedQuery(text: string, parameters: ReadonlyArray<unknown>): Uint8A
   return message
 }
 
+/** One statement with its parameters, as `extendedQuery` sends it. */
+async function runStatement<R>(pglite: PGlite, text: string, parameters: ReadonlyArray<unknown>): Promise<Results<R>> {
+  const { messages } = await pglite.execProtocol(extendedQuery(text, parameters))
+  // parseResults answers at least one result, empty for a statement that returns none.
+  return parse.parseResults(messages, pglite.parsers)[0] as Results<R>
+}
+
 /**
  * A one-connection "pool" over PGlite for Kysely's own PostgresDialect.
  *
@@ -63,9 +70,7 @@ export class PGlitePool implements PostgresPool, SqlExecutor {
     let released = false
     return {
       async query<R>(sql: string, parameters: ReadonlyArray<unknown>): Promise<PostgresQueryResult<R>> {
-        const { messages } = await pglite.execProtocol(extendedQuery(sql, parameters))
-        // parseResults answers at least one result, empty for a statement that returns none.
-        const result = parse.parseResults(messages, pglite.parsers)[0] as Results<R>
+        const result = await runStatement<R>(pglite, sql, parameters)
         return {
           command: ((result as { command?: string }).command ?? 'SELECT') as Command,
           rowCount: result.affectedRows ?? result.rows.length,
@@ -91,7 +96,7 @@ export class PGlitePool implements PostgresPool, SqlExecutor {
         const results = await this.pglite.exec(text)
         return { rows: results.at(-1)?.rows ?? [] }
       }
-      const result = await this.pglite.query(text, values)
+      const result = await runStatement(this.pglite, text, values)
       return { rows: result.rows }
     } finally {
       client.release()
