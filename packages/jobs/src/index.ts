@@ -8,6 +8,7 @@ export {
   type JobQueue,
   type JobQueueOptions,
   type QueuePolicy,
+  workBatch,
   workEach,
   type WorkEachOptions,
 } from './queue.js'

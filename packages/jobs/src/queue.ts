@@ -80,19 +80,41 @@ export async function workEach<T extends object>(
   options: WorkEachOptions,
   handle: (job: PgBoss.JobWithMetadata<T>) => Promise<void>,
 ): Promise<string> {
+  return workBatch<T>(boss, name, options, (jobs) =>
+    Promise.all(
+      jobs.map((job) =>
+        handle(job).then(
+          () => undefined,
+          (error: unknown) => error as Error,
+        ),
+      ),
+    ),
+  )
+}
+
+/**
+ * `workEach` with one handler for the whole batch, for a queue whose jobs share reads and writes
+ * that are cheaper made once for all of them. The handler answers, in the batch's order, each
+ * job's error when it failed (pg-boss retries that job alone after its backoff); a handler that
+ * throws fails every job of the batch.
+ */
+export async function workBatch<T extends object>(
+  boss: PgBoss,
+  name: string,
+  options: WorkEachOptions,
+  handle: (jobs: Array<PgBoss.JobWithMetadata<T>>) => Promise<Array<Error | undefined>>,
+): Promise<string> {
   // The worker may fetch before `work` answers its id.
   const started: { worker?: string } = {}
   started.worker = await boss.work<T>(
     name,
     { batchSize: options.batchSize, pollingIntervalSeconds: options.pollingIntervalSeconds, includeMetadata: true },
     async (jobs) => {
+      const errors = await handle(jobs).catch((error: unknown) => jobs.map(() => error as Error))
       await Promise.all(
-        jobs.map(async (job) => {
-          try {
-            await handle(job)
-          } catch (error) {
-            await boss.fail(name, job.id, { message: (error as Error).message })
-          }
+        jobs.map(async (job, index) => {
+          const error = errors[index]
+          if (error) await boss.fail(name, job.id, { message: error.message })
         }),
       )
       if (jobs.length === options.batchSize && started.worker) boss.notifyWorker(started.worker)

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os'
 import path from 'node:path'
 import t from 'tap'
 import { migrateToLatest, openDatabase, type DatabaseOptions } from '@svc/db'
-import { createJobQueue, stopJobQueue, workEach, type JobQueue } from '@svc/jobs'
+import { createJobQueue, stopJobQueue, workBatch, workEach, type JobQueue } from '@svc/jobs'
 import { createTestDatabase } from '@svc/testkit'
 
 const QUEUE = 'greetings'
@@ -96,3 +96,43 @@ t.test('workEach handles a batch concurrently and retries only the job whose han
   await done
   t.same(tries.sort(), ['ada#0', 'bo#0', 'bo#1', 'cy#0', 'dee#0', 'eve#0'], 'bo again, nobody else twice')
 })
+
+t.test(
+  'workBatch hands the handler whole batches; a job it answers an error for is retried alone, a throw retries the batch',
+  async (t) => {
+    const { database, jobs } = await startQueue(await durableDatabase())
+    t.teardown(async () => {
+      await stopJobQueue(jobs)
+      await database.close()
+    })
+    await jobs.createQueue('batch', { name: 'batch', retryLimit: 1, retryDelay: 0 })
+    const batches: string[][] = []
+    const waiting: Array<{ count: number; resolve: () => void }> = []
+    const batchesSeen = (count: number) => new Promise<void>((resolve) => waiting.push({ count, resolve }))
+    await workBatch<{ name: string }>(jobs, 'batch', { batchSize: 4, pollingIntervalSeconds: 0.5 }, async (batch) => {
+      batches.push(batch.map((job) => `${job.data.name}#${job.retryCount}`).sort())
+      for (const wait of waiting) if (batches.length >= wait.count) wait.resolve()
+      if (batch.some((job) => job.data.name === 'cy' && job.retryCount === 0)) throw new Error('the batch read failed')
+      return batch.map((job) => (job.data.name === 'bo' && job.retryCount === 0 ? new Error('bo fails once') : undefined))
+    })
+    await jobs.insert([
+      { name: 'batch', data: { name: 'ada' } },
+      { name: 'batch', data: { name: 'bo' } },
+    ])
+    await batchesSeen(2)
+    t.same(batches, [['ada#0', 'bo#0'], ['bo#1']], 'both in one batch, then bo again alone')
+    await jobs.insert([
+      { name: 'batch', data: { name: 'cy' } },
+      { name: 'batch', data: { name: 'dee' } },
+    ])
+    await batchesSeen(4)
+    t.same(
+      batches.slice(2),
+      [
+        ['cy#0', 'dee#0'],
+        ['cy#1', 'dee#1'],
+      ],
+      'a handler that throws has its whole batch retried',
+    )
+  },
+)

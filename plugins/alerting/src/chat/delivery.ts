@@ -1,13 +1,13 @@
 import type { FastifyBaseLogger } from 'fastify'
 import type { Database, Executor } from '@svc/db'
-import { ensureQueue, workEach, type JobQueue } from '@svc/jobs'
+import { ensureQueue, workBatch, type JobQueue } from '@svc/jobs'
 import type { LatestAnalysisReader } from '../alerts/command-room.js'
 import type { AlertRow } from '../queries/alerts.js'
 import { alertControls } from '../chat-interactivity/cards.js'
 import { recordSlackMessage } from '../chat-interactivity/queries.js'
 import { incidentOfAlert } from '../incidents/queries.js'
-import { findChatIntegration } from '../queries/chat-integrations.js'
-import { queuedAttempt, settleAttempt } from '../queries/escalations.js'
+import { chatIntegrationsByIds, type ChatIntegrationRow } from '../queries/chat-integrations.js'
+import { queuedAttempts, settleAttempts, type QueuedAttempt } from '../queries/escalations.js'
 import type { ChatAlert } from './messages.js'
 import { ChatFailure, type ChatSender } from './send.js'
 
@@ -58,21 +58,30 @@ export async function chatAlertOf(
  * Chat messages of escalation steps, each a pg-boss job sent in the step's transaction and
  * retried with backoff when the chat service may recover (5xx, 429, no connection); the
  * attempt records the outcome and the last error.
+ *
+ * Jobs are worked a batch at a time (up to 20): the batch's attempts and integrations are read in
+ * one statement each and its outcomes written in one, after every message of the batch went out
+ * or failed, rather than four statements a message (docs/benchmarks.md, paging, 2026-11-28 sixth
+ * session). A replica that dies between posting and recording leaves the attempts queued, and
+ * the jobs' retries post them again, as a death between the two always could.
  */
 export function createChatDelivery(deps: ChatDeliveryDeps) {
   const { database, jobs, sender, log } = deps
   let worker: string | undefined
 
-  async function deliver(job: ChatJob, attempt: { retryCount: number }): Promise<void> {
+  type Settlement = Parameters<typeof settleAttempts>[1][number]
+
+  /** Posts one attempt's message; answers how it went, and the error that asks for a retry. */
+  async function post(
+    queued: QueuedAttempt,
+    integration: ChatIntegrationRow | undefined,
+    attempt: { retryCount: number },
+  ): Promise<{ settlement: Settlement; retry?: Error }> {
     const { db } = database
-    // The attempt with its alert: one read.
-    const queued = await queuedAttempt(db, job.attemptId)
-    if (!queued) return
     const { attemptId } = queued
-    const integration = await findChatIntegration(db, queued.organizationId, queued.targetId)
     if (!integration || !integration.enabled) {
-      await settleAttempt(db, attemptId, 'failed', integration ? 'the chat integration is disabled' : 'the chat integration was deleted')
-      return
+      const error = integration ? 'the chat integration is disabled' : 'the chat integration was deleted'
+      return { settlement: { attemptId, status: 'failed', error } }
     }
     const reason = `Escalation step ${queued.step + 1}${queued.round > 0 ? `, round ${queued.round + 1}` : ''}`
     try {
@@ -95,14 +104,44 @@ export function createChatDelivery(deps: ChatDeliveryDeps) {
           ...posted,
           alertId: queued.id,
         })
-      await settleAttempt(db, attemptId, 'sent', null)
+      return { settlement: { attemptId, status: 'sent', error: null } }
     } catch (error) {
       const failure = error instanceof ChatFailure ? error : new ChatFailure((error as Error).message, false)
       const retrying = !failure.permanent && attempt.retryCount < RETRY_LIMIT
-      await settleAttempt(db, attemptId, retrying ? 'queued' : 'failed', failure.message)
       log.warn({ attemptId, retrying, err: failure }, 'chat message not delivered')
-      if (retrying) throw failure
+      return {
+        settlement: { attemptId, status: retrying ? 'queued' : 'failed', error: failure.message },
+        ...(retrying ? { retry: failure } : {}),
+      }
     }
+  }
+
+  async function deliverAll(batch: Array<{ data: ChatJob; retryCount: number }>): Promise<Array<Error | undefined>> {
+    const { db } = database
+    const attempts = new Map(
+      (
+        await queuedAttempts(
+          db,
+          batch.map((job) => job.data.attemptId),
+        )
+      ).map((row) => [row.attemptId, row]),
+    )
+    const integrations = await chatIntegrationsByIds(
+      db,
+      [...attempts.values()].map((queued) => ({ organizationId: queued.organizationId, id: queued.targetId })),
+    )
+    const outcomes = await Promise.all(
+      batch.map((job) => {
+        const queued = attempts.get(job.data.attemptId)
+        // Settled already (the job ran twice), or its alert is gone: nothing to post.
+        return queued ? post(queued, integrations.get(queued.targetId), job) : undefined
+      }),
+    )
+    await settleAttempts(
+      db,
+      outcomes.flatMap((outcome) => (outcome ? [outcome.settlement] : [])),
+    )
+    return outcomes.map((outcome) => outcome?.retry)
   }
 
   return {
@@ -112,7 +151,7 @@ export function createChatDelivery(deps: ChatDeliveryDeps) {
     },
     async start() {
       await ensureQueue(jobs, CHAT_QUEUE, { retryLimit: RETRY_LIMIT, retryDelay: 5, retryBackoff: true, expireInSeconds: 60 })
-      worker = await workEach<ChatJob>(jobs, CHAT_QUEUE, { batchSize: 20, pollingIntervalSeconds: 0.5 }, (job) => deliver(job.data, job))
+      worker = await workBatch<ChatJob>(jobs, CHAT_QUEUE, { batchSize: 20, pollingIntervalSeconds: 0.5 }, deliverAll)
     },
     async stop() {
       await jobs.offWork(CHAT_QUEUE)

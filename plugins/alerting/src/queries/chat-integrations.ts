@@ -39,6 +39,25 @@ export async function findChatIntegration(db: Executor, organizationId: string, 
 
 export type ChatIntegrationRow = NonNullable<Awaited<ReturnType<typeof findChatIntegration>>>
 
+/** Integrations by organization and id, one statement per organization (a batch of chat jobs is mostly one). */
+export async function chatIntegrationsByIds(
+  db: Executor,
+  wanted: ReadonlyArray<{ organizationId: string; id: string }>,
+): Promise<Map<string, ChatIntegrationRow>> {
+  const idsByOrganization = new Map<string, Set<string>>()
+  for (const { organizationId, id } of wanted)
+    idsByOrganization.set(organizationId, (idsByOrganization.get(organizationId) ?? new Set()).add(id))
+  const found = new Map<string, ChatIntegrationRow>()
+  for (const [organizationId, ids] of idsByOrganization) {
+    const rows = await integrationsOf(db, organizationId)
+      .select(columns)
+      .where('id', 'in', [...ids])
+      .execute()
+    for (const row of rows) found.set(row.id, row)
+  }
+  return found
+}
+
 export async function chatIntegrationsAmong(db: Executor, organizationId: string, ids: string[]): Promise<Set<string>> {
   if (ids.length === 0) return new Set()
   const rows = await integrationsOf(db, organizationId).select('id').where('id', 'in', ids).execute()

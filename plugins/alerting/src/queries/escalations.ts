@@ -334,16 +334,34 @@ export async function ackLinksWithSmsCode(db: Executor, smsCode: string) {
     .execute()
 }
 
-/** A chat or webhook attempt still to be made, with its alert. */
-/** A queued attempt the service makes itself (a chat post) with its alert, in one read; undefined once settled. */
-export async function queuedAttempt(db: Executor, attemptId: string) {
+/**
+ * The queued attempts the service makes itself (chat posts) of a batch of jobs, each with its
+ * alert, in one read; the ones settled already are left out.
+ */
+export async function queuedAttempts(db: Executor, attemptIds: string[]) {
+  if (attemptIds.length === 0) return []
   return db
     .selectFrom('divinux.notificationAttempts as n')
     .innerJoin('divinux.alerts as a', 'a.id', 'n.alertId')
     .select([...alertColumns, 'n.id as attemptId', 'n.organizationId', 'n.targetId', 'n.round', 'n.step'])
-    .where('n.id', '=', attemptId)
+    .where('n.id', 'in', attemptIds)
     .where('n.status', '=', 'queued')
-    .executeTakeFirst()
+    .execute()
+}
+
+export type QueuedAttempt = Awaited<ReturnType<typeof queuedAttempts>>[number]
+
+/** `settleAttempt` for several attempts, in one statement. */
+export async function settleAttempts(
+  db: Executor,
+  settlements: ReadonlyArray<{ attemptId: string; status: 'queued' | 'sent' | 'failed'; error: string | null }>,
+) {
+  if (settlements.length === 0) return
+  await sql`
+    update divinux.notification_attempts n
+    set status = settled.status, error = settled.error, updated_at = now()
+    from jsonb_to_recordset(${JSON.stringify(settlements)}::jsonb) as settled("attemptId" uuid, status text, error text)
+    where n.id = settled."attemptId"`.execute(db)
 }
 
 /** Records how an attempt the service makes itself (chat, webhook) went; `queued` keeps it for the job's next retry. */
