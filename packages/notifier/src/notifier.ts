@@ -1,17 +1,19 @@
 import type { FastifyBaseLogger } from 'fastify'
 import type { NotifierConfig } from '@svc/config'
 import type { Database, Executor } from '@svc/db'
-import { ensureQueue, inTransaction, workEach, type JobQueue } from '@svc/jobs'
+import { ensureQueue, inTransaction, workBatch, workEach, type JobQueue } from '@svc/jobs'
 import { DeliveryError, type Channel, type MessageProvider, type OutboundEmail, type OutboundMessageRequest } from './message.js'
 import {
   earlierPendingTo,
-  extendClaim,
+  extendClaims,
   insertOutboxRow,
   insertOutboxRows,
+  markAllSent,
   markSent,
   markUndelivered,
   releaseLapsedClaims,
   startAttempt,
+  startAttempts,
   type NewOutboxRow,
 } from './outbox.js'
 import { CATCHABLE, catcherProvider } from './catcher.js'
@@ -174,23 +176,22 @@ export function createNotifier({
     }
   }
 
-  async function deliver(job: DeliverJob, attempt: Attempt, ordered = false): Promise<void> {
+  type ClaimedMessage = NonNullable<Awaited<ReturnType<typeof startAttempt>>>
+  type SentMessage = Parameters<typeof markAllSent>[1][number] & Pick<ClaimedMessage, 'channel' | 'attempts'>
+
+  /**
+   * Hands one claimed message to its channel's provider. Answers what to mark sent; records a
+   * message no provider can carry as held, and a failure as pending (throwing, so its job is
+   * retried) or failed.
+   */
+  async function sendClaimed(message: ClaimedMessage, attempt: Attempt): Promise<SentMessage | undefined> {
     const { db } = database
-    if (ordered) await awaitTurn(job.messageId, attempt)
-    const message = await startAttempt(db, job.messageId, CLAIM_SECONDS)
-    // Settled already: the job was delivered twice.
-    if (!message) return
     const provider = providers[message.channel as Channel]
     if (!provider) {
       await markUndelivered(db, message.id, { status: 'held', provider: null, reason: NO_PROVIDER[message.channel as Channel] })
       outboxDeliveries.inc({ channel: message.channel, outcome: 'held' })
-      return
+      return undefined
     }
-    const claim = setInterval(() => {
-      extendClaim(db, message.id, CLAIM_SECONDS).catch((error: Error) =>
-        log.warn({ err: error, messageId: message.id }, 'claim not renewed'),
-      )
-    }, CLAIM_RENEW_MS)
     try {
       const sent = await provider.send({
         id: message.id,
@@ -199,9 +200,15 @@ export function createNotifier({
         text: message.bodyText,
         ...(message.bodyHtml ? { html: message.bodyHtml } : {}),
       })
-      await markSent(db, message.id, provider.name, sent.messageId, provider.captures ? 'captured' : 'sent')
-      outboxDeliveries.inc({ channel: message.channel, outcome: provider.captures ? 'captured' : 'sent' })
-      log.info({ messageId: message.id, attempt: message.attempts }, 'message delivered')
+      const status = provider.captures ? 'captured' : 'sent'
+      return {
+        id: message.id,
+        provider: provider.name,
+        providerMessageId: sent.messageId,
+        status,
+        channel: message.channel,
+        attempts: message.attempts,
+      }
     } catch (error) {
       const failure =
         error instanceof DeliveryError ? error : new DeliveryError(`${provider.name}: ${(error as Error).message}`, false, { cause: error })
@@ -211,8 +218,84 @@ export function createNotifier({
       log.warn({ messageId: message.id, attempt: message.attempts, retrying, err: failure }, 'message not delivered')
       // Throwing hands the job back to pg-boss, which retries it after its backoff.
       if (retrying) throw failure
+      return undefined
+    }
+  }
+
+  function delivered(sent: SentMessage[]): void {
+    for (const message of sent) {
+      outboxDeliveries.inc({ channel: message.channel, outcome: message.status })
+      log.info({ messageId: message.id, attempt: message.attempts }, 'message delivered')
+    }
+  }
+
+  /** Renews the claims of the messages still being sent, until stopped. */
+  function renewClaims(sending: () => string[]): () => void {
+    const timer = setInterval(() => {
+      extendClaims(database.db, sending(), CLAIM_SECONDS).catch((error: Error) => log.warn({ err: error }, 'claims not renewed'))
+    }, CLAIM_RENEW_MS)
+    return () => clearInterval(timer)
+  }
+
+  /**
+   * E-mail, SMS, voice and push, a batch of jobs at a time: the batch's messages are claimed in one
+   * statement, sent side by side, and the sent ones marked in one statement once all are done
+   * (docs/benchmarks.md, paging, 2026-11-28 sixth session). Failures are recorded one by one.
+   */
+  async function deliverAll(batch: Array<{ data: DeliverJob } & Attempt>): Promise<Array<Error | undefined>> {
+    const { db } = database
+    const claimed = new Map(
+      (
+        await startAttempts(
+          db,
+          batch.map((job) => job.data.messageId),
+          CLAIM_SECONDS,
+        )
+      ).map((row) => [row.id, row]),
+    )
+    const sending = new Set(claimed.keys())
+    const stopRenewing = renewClaims(() => [...sending])
+    const sent: SentMessage[] = []
+    try {
+      return await Promise.all(
+        batch.map(async (job) => {
+          // Settled already (the job ran twice), or another sender holds it.
+          const message = claimed.get(job.data.messageId)
+          if (!message) return undefined
+          try {
+            const outcome = await sendClaimed(message, job)
+            if (outcome) sent.push(outcome)
+            return undefined
+          } catch (error) {
+            return error as Error
+          } finally {
+            sending.delete(message.id)
+          }
+        }),
+      )
     } finally {
-      clearInterval(claim)
+      stopRenewing()
+      await markAllSent(db, sent)
+      delivered(sent)
+    }
+  }
+
+  /** Webhook messages, one at a time, each after the earlier ones to its receiver (`awaitTurn`). */
+  async function deliverInOrder(job: DeliverJob, attempt: Attempt): Promise<void> {
+    const { db } = database
+    await awaitTurn(job.messageId, attempt)
+    const message = await startAttempt(db, job.messageId, CLAIM_SECONDS)
+    // Settled already: the job was delivered twice.
+    if (!message) return
+    const stopRenewing = renewClaims(() => [message.id])
+    try {
+      const sent = await sendClaimed(message, attempt)
+      if (sent) {
+        await markSent(db, sent.id, sent.provider, sent.providerMessageId, sent.status)
+        delivered([sent])
+      }
+    } finally {
+      stopRenewing()
     }
   }
 
@@ -312,8 +395,8 @@ export function createNotifier({
       await ensureQueue(jobs, DELIVER_QUEUE, policy)
       await ensureQueue(jobs, DELIVER_WEBHOOK_QUEUE, policy)
       const batches = { batchSize: BATCH_SIZE, pollingIntervalSeconds: POLLING_INTERVAL_SECONDS }
-      worker = await workEach<DeliverJob>(jobs, DELIVER_QUEUE, batches, (job) => deliver(job.data, job))
-      webhookWorker = await workEach<DeliverJob>(jobs, DELIVER_WEBHOOK_QUEUE, batches, (job) => deliver(job.data, job, true))
+      worker = await workBatch<DeliverJob>(jobs, DELIVER_QUEUE, batches, deliverAll)
+      webhookWorker = await workEach<DeliverJob>(jobs, DELIVER_WEBHOOK_QUEUE, batches, (job) => deliverInOrder(job.data, job))
       sweeping = setInterval(() => {
         sweep().catch((error: Error) => log.warn({ err: error }, 'outbox sweep failed'))
       }, SWEEP_MS)

@@ -44,12 +44,30 @@ export async function startAttempt(db: Executor, messageId: string, claimSeconds
     .executeTakeFirst()
 }
 
-/** The sender of a message is still at it: its claim runs on. */
-export async function extendClaim(db: Executor, messageId: string, claimSeconds: number): Promise<void> {
+/** `startAttempt` for a batch of jobs' messages, in one statement: the ones another sender holds or that are settled are left out. */
+export async function startAttempts(db: Executor, messageIds: string[], claimSeconds: number) {
+  if (messageIds.length === 0) return []
+  return db
+    .updateTable('core.outbox')
+    .set({
+      attempts: sql<number>`attempts + 1`,
+      claimedUntil: sql<Date>`now() + make_interval(secs => ${claimSeconds})`,
+      updatedAt: sql<Date>`now()`,
+    })
+    .where('id', 'in', messageIds)
+    .where('status', '=', 'pending')
+    .where((where) => where.or([where('claimedUntil', 'is', null), where('claimedUntil', '<', sql<Date>`now()`)]))
+    .returning(['id', 'channel', 'recipient', 'subject', 'bodyText', 'bodyHtml', 'attempts'])
+    .execute()
+}
+
+/** The senders of these messages are still at it: their claims run on. */
+export async function extendClaims(db: Executor, messageIds: string[], claimSeconds: number): Promise<void> {
+  if (messageIds.length === 0) return
   await db
     .updateTable('core.outbox')
     .set({ claimedUntil: sql<Date>`now() + make_interval(secs => ${claimSeconds})` })
-    .where('id', '=', messageId)
+    .where('id', 'in', messageIds)
     .where('status', '=', 'pending')
     .execute()
 }
@@ -105,6 +123,24 @@ export async function markSent(
     })
     .where('id', '=', messageId)
     .execute()
+}
+
+/** `markSent` for several messages, in one statement, each keeping what its provider reported first. */
+export async function markAllSent(
+  db: Executor,
+  sent: ReadonlyArray<{ id: string; provider: string; providerMessageId: string; status: 'sent' | 'captured' }>,
+): Promise<void> {
+  if (sent.length === 0) return
+  await sql`
+    update core.outbox o
+    set status = case when o.status in ('delivered', 'failed') and o.provider_message_id is not distinct from s."providerMessageId"
+                   then o.status else s.status end,
+      last_error = case when o.status in ('delivered', 'failed') and o.provider_message_id is not distinct from s."providerMessageId"
+                   then o.last_error end,
+      provider = s.provider, provider_message_id = s."providerMessageId", sent_at = coalesce(o.sent_at, now()),
+      claimed_until = null, updated_at = now()
+    from jsonb_to_recordset(${JSON.stringify(sent)}::jsonb) as s(id uuid, provider text, "providerMessageId" text, status text)
+    where o.id = s.id`.execute(db)
 }
 
 /**
