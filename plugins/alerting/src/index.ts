@@ -30,7 +30,7 @@ import { incidentCommandRoomRoutes } from './incidents/command-room-routes.js'
 import { incidentPagingRoutes } from './incidents/paging-routes.js'
 import { regroupRoutes } from './incidents/regroup-routes.js'
 import { relatedRoutes } from './incidents/related-routes.js'
-import { commandRoomRoutes, type LatestAnalysisReader } from './alerts/command-room.js'
+import { commandRoomRoutes, type LatestAnalysesReader, type LatestAnalysisReader } from './alerts/command-room.js'
 import { alertRoutes } from './alerts/routes.js'
 import { deployEventRoutes } from './deploys/routes.js'
 import { calendarFeedRoutes } from './schedules/calendar-feed-routes.js'
@@ -46,6 +46,8 @@ export interface AlertingOptions {
   ingestLimits: IngestLimits
   /** The insights surface's read of an alert's latest analysis, for command rooms. */
   latestAnalysis: LatestAnalysisReader
+  /** The same for a batch of alerts, for chat pages. */
+  latestAnalyses: LatestAnalysesReader
   /** The insights surface's request for an analysis, for workflows' start_analysis action. */
   startAnalysis: AnalysisStarter
   /** The product-users surface's read of notification preferences, for paging. */
@@ -80,6 +82,7 @@ export const alertingSurface: FastifyPluginAsync<AlertingOptions> = async (app, 
     jobs: app.jobs,
     sender: chatSender,
     latestAnalysis: options.latestAnalysis,
+    latestAnalyses: options.latestAnalyses,
     productUrl: options.productUrl,
     log: app.log.child({ component: 'chat' }),
   })

@@ -10,10 +10,23 @@ import type { IncidentReference } from '@svc/events'
  * once it has them; undefined before one is requested.
  */
 export async function latestAnalysisOf(db: Executor, organizationId: string, incident: IncidentReference) {
-  const analysis = await db
+  return (await latestAnalysesOf(db, organizationId, incident.sourceProduct, [incident.incidentId])).get(incident.incidentId)
+}
+
+/** `latestAnalysisOf` for several incidents of one product, in one statement, by incident id. */
+export async function latestAnalysesOf(
+  db: Executor,
+  organizationId: string,
+  sourceProduct: IncidentReference['sourceProduct'],
+  incidentIds: string[],
+) {
+  if (incidentIds.length === 0) return new Map<string, never>()
+  const rows = await db
     .selectFrom('divinux.analyses as a')
     .leftJoin('divinux.agentOutputs as o', (join) => join.onRef('o.analysisId', '=', 'a.id').on('o.agent', '=', 'oncall'))
+    .distinctOn('a.incidentId')
     .select([
+      'a.incidentId',
       'a.id',
       'a.status',
       'a.summary',
@@ -26,14 +39,17 @@ export async function latestAnalysisOf(db: Executor, organizationId: string, inc
       'o.output as oncall',
     ])
     .where('a.organizationId', '=', organizationId)
-    .where('a.sourceProduct', '=', incident.sourceProduct)
-    .where('a.incidentId', '=', incident.incidentId)
+    .where('a.sourceProduct', '=', sourceProduct)
+    .where('a.incidentId', 'in', incidentIds)
+    .orderBy('a.incidentId')
     .orderBy('a.createdAt', 'desc')
-    .limit(1)
-    .executeTakeFirst()
-  if (!analysis) return undefined
-  const { oncall, ...rest } = analysis
-  return { ...rest, oncall: (oncall as { lines?: string[] } | null)?.lines ?? null }
+    .execute()
+  return new Map(
+    rows.map(({ incidentId, oncall, ...analysis }) => [
+      incidentId,
+      { ...analysis, oncall: (oncall as { lines?: string[] } | null)?.lines ?? null },
+    ]),
+  )
 }
 
 /**

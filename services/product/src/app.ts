@@ -9,7 +9,14 @@ import {
 } from '@svc/config'
 import { createNotifier, pruneOutbox } from '@svc/notifier'
 import { alertingSurface, escalationPolicyExists, pruneAlertingHistory } from '@svc/plugin-alerting'
-import { alertAnalysisStarter, insightsSurface, latestAnalysisOf, pruneAnalysisEvents, rcasAbout } from '@svc/plugin-insights'
+import {
+  alertAnalysisStarter,
+  insightsSurface,
+  latestAnalysesOf,
+  latestAnalysisOf,
+  pruneAnalysisEvents,
+  rcasAbout,
+} from '@svc/plugin-insights'
 import {
   contactMethodRoutes,
   hasVerifiedPhone,
@@ -62,6 +69,7 @@ export function buildApp(config: ServiceConfig, shared?: Resources): Promise<Fas
         await app.register(alertingSurface, {
           ingestLimits: { perConfig: config.rateLimit.ingestPerConfig ?? DEFAULT_INGEST_RATE_LIMIT, perAddress: config.rateLimit.max },
           latestAnalysis: latestAnalysisOf,
+          latestAnalyses: latestAnalysesOf,
           statusIncidents: statusIncidentsAbout,
           rcas: rcasAbout,
           startAnalysis: alertAnalysisStarter(app.database, app.jobs, config.ai),

@@ -58,6 +58,16 @@ export type LatestAnalysisReader = (
   | undefined
 >
 
+export type LatestAnalysis = NonNullable<Awaited<ReturnType<LatestAnalysisReader>>>
+
+/** `LatestAnalysisReader` for several incidents of one product at once, by incident id. */
+export type LatestAnalysesReader = (
+  db: Executor,
+  organizationId: string,
+  sourceProduct: IncidentReference['sourceProduct'],
+  incidentIds: string[],
+) => Promise<ReadonlyMap<string, LatestAnalysis>>
+
 /**
  * A P1 or P2 alert opens a command room: the alert, its timeline, what was deployed to its
  * service just before it fired, and its analysis. Lower priorities have none (404) unless a

@@ -1,7 +1,7 @@
 import type { FastifyBaseLogger } from 'fastify'
 import type { Database, Executor } from '@svc/db'
 import { ensureQueue, workBatch, type JobQueue } from '@svc/jobs'
-import type { LatestAnalysisReader } from '../alerts/command-room.js'
+import type { LatestAnalysesReader, LatestAnalysis, LatestAnalysisReader } from '../alerts/command-room.js'
 import type { AlertRow } from '../queries/alerts.js'
 import { alertControls } from '../chat-interactivity/cards.js'
 import { recordSlackMessage } from '../chat-interactivity/queries.js'
@@ -24,6 +24,8 @@ export interface ChatDeliveryDeps {
   jobs: JobQueue
   sender: ChatSender
   latestAnalysis: LatestAnalysisReader
+  /** The same read for a batch of alerts, in one statement. */
+  latestAnalyses: LatestAnalysesReader
   productUrl: string
   log: FastifyBaseLogger
 }
@@ -39,6 +41,17 @@ export async function chatAlertOf(
   reason?: string,
 ): Promise<ChatAlert> {
   const analysis = await deps.latestAnalysis(db, organizationId, { sourceProduct: 'alerting', incidentId: alert.id })
+  return chatAlertWith(analysis, deps, organizationId, alert, reason)
+}
+
+/** `chatAlertOf` with the alert's latest analysis read already. */
+function chatAlertWith(
+  analysis: LatestAnalysis | undefined,
+  deps: Pick<ChatDeliveryDeps, 'productUrl'>,
+  organizationId: string,
+  alert: AlertRow,
+  reason?: string,
+): ChatAlert {
   return {
     priority: alert.priority,
     title: alert.title,
@@ -75,6 +88,7 @@ export function createChatDelivery(deps: ChatDeliveryDeps) {
   async function post(
     queued: QueuedAttempt,
     integration: ChatIntegrationRow | undefined,
+    analysis: LatestAnalysis | undefined,
     attempt: { retryCount: number },
   ): Promise<{ settlement: Settlement; retry?: Error }> {
     const { db } = database
@@ -96,7 +110,7 @@ export function createChatDelivery(deps: ChatDeliveryDeps) {
             inIncident: (await incidentOfAlert(db, queued.organizationId, queued.id)) !== undefined,
           })
         : undefined
-      const posted = await sender.send(integration, await chatAlertOf(db, deps, queued.organizationId, queued, reason), controls)
+      const posted = await sender.send(integration, chatAlertWith(analysis, deps, queued.organizationId, queued, reason), controls)
       if (posted && interactive)
         await recordSlackMessage(db, {
           organizationId: queued.organizationId,
@@ -116,6 +130,18 @@ export function createChatDelivery(deps: ChatDeliveryDeps) {
     }
   }
 
+  /** The latest analysis of each attempt's alert, one statement per organization of the batch. */
+  async function analysesOf(attempts: QueuedAttempt[]): Promise<Map<string, LatestAnalysis>> {
+    const alertsByOrganization = new Map<string, string[]>()
+    for (const { organizationId, id } of attempts)
+      alertsByOrganization.set(organizationId, [...(alertsByOrganization.get(organizationId) ?? []), id])
+    const analyses = new Map<string, LatestAnalysis>()
+    for (const [organizationId, alertIds] of alertsByOrganization)
+      for (const [alertId, analysis] of await deps.latestAnalyses(database.db, organizationId, 'alerting', alertIds))
+        analyses.set(alertId, analysis)
+    return analyses
+  }
+
   async function deliverAll(batch: Array<{ data: ChatJob; retryCount: number }>): Promise<Array<Error | undefined>> {
     const { db } = database
     const attempts = new Map(
@@ -130,11 +156,12 @@ export function createChatDelivery(deps: ChatDeliveryDeps) {
       db,
       [...attempts.values()].map((queued) => ({ organizationId: queued.organizationId, id: queued.targetId })),
     )
+    const analyses = await analysesOf([...attempts.values()])
     const outcomes = await Promise.all(
       batch.map((job) => {
         const queued = attempts.get(job.data.attemptId)
         // Settled already (the job ran twice), or its alert is gone: nothing to post.
-        return queued ? post(queued, integrations.get(queued.targetId), job) : undefined
+        return queued ? post(queued, integrations.get(queued.targetId), analyses.get(queued.id), job) : undefined
       }),
     )
     await settleAttempts(
