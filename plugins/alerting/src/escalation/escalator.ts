@@ -7,8 +7,9 @@ import {
   addTimeline,
   lockPagingOfIncidents,
   openIncidentsOf,
-  pagingAlertOfIncident,
+  PAGING_STATES,
   repageContextOf,
+  type AlertIncidents,
   updateIncident,
 } from '../incidents/queries.js'
 import { findPolicy } from '../queries/escalation-policies.js'
@@ -20,6 +21,9 @@ import {
   heldBySilence,
   lockOrCreateEscalation,
   setEscalation,
+  setEscalations,
+  type EscalationChange,
+  type EscalationState,
 } from '../queries/escalations.js'
 import { silenceEnd, silencesInForce } from '../queries/silences.js'
 import { NOTIFICATION_RULE_QUEUE, pagePeople, pageStep, pagingReads, type NotificationRuleJob, type PagingDeps } from './page.js'
@@ -107,16 +111,37 @@ export function createEscalator(deps: EscalatorDeps): Escalator {
 
   /**
    * What one transaction reads once however many escalations it handles: each organization's
-   * silences in force, each policy, and the people a step pages (page.ts, `pagingReads`).
+   * silences in force, each policy, and the people a step pages (page.ts, `pagingReads`). With
+   * `batchEscalations`, the escalations' changes are kept and written together by `flush` (the
+   * starter's batch: one statement, not one an alert); nothing in that transaction reads them back.
    */
-  function transactionView(trx: Executor, now: Date) {
+  function transactionView(trx: Executor, now: Date, { batchEscalations = false } = {}) {
     const silences = new Map<string, ReturnType<typeof silencesInForce>>()
     const policies = new Map<string, ReturnType<typeof findPolicy>>()
     const alerts = new Map<string, AlertRow & { organizationId: string }>()
+    const changes = new Map<string, EscalationChange>()
+    const writes = createStepWrites({ notifier: deps.notifier, jobs })
     return {
       now,
       reads: pagingReads(trx, deps),
-      writes: createStepWrites({ notifier: deps.notifier, jobs }),
+      writes,
+      async setEscalation(alertId: string, change: EscalationChange) {
+        if (!batchEscalations) return setEscalation(trx, alertId, change)
+        changes.set(alertId, { ...changes.get(alertId), ...change })
+      },
+      /** The state this transaction gave the alert's escalation so far, if it was batched. */
+      escalationState(alertId: string): EscalationState | undefined {
+        return changes.get(alertId)?.state
+      },
+      /** Writes what the transaction collected: the escalations' changes, then the steps' writes. */
+      async flush() {
+        await setEscalations(
+          trx,
+          [...changes].map(([alertId, change]) => ({ alertId, change })),
+        )
+        changes.clear()
+        await writes.flush(trx)
+      },
       /** Reads these alerts in one statement for the steps about to run. */
       async prefetchAlerts(alertIds: string[]) {
         for (const alert of await alertsByIds(trx, alertIds)) alerts.set(alert.id, alert)
@@ -143,13 +168,14 @@ export function createEscalator(deps: EscalatorDeps): Escalator {
   /** Holds the escalation under the silence: stored and shown, paging no one until it ends. */
   async function silence(
     trx: Executor,
+    view: View,
     organizationId: string,
     alertId: string,
     held: { id: string; comment: string; endsAt: Date },
     policyId?: string,
   ) {
     const note = `silenced until ${held.endsAt.toISOString()}: ${held.comment}`
-    await setEscalation(trx, alertId, { state: 'silenced', ...(policyId ? { policyId } : {}), silenceId: held.id, nextAt: null, note })
+    await view.setEscalation(alertId, { state: 'silenced', ...(policyId ? { policyId } : {}), silenceId: held.id, nextAt: null, note })
     await recordAlertEvent(trx, organizationId, alertId, 'silenced', { silenceId: held.id, endsAt: held.endsAt.toISOString() })
   }
 
@@ -175,14 +201,14 @@ export function createEscalator(deps: EscalatorDeps): Escalator {
     // A first step run as its escalation starts writes the start with its outcome, in one update.
     const start = starting ? { policyId, silenceId: null, note: null, round: job.round, step: job.step } : {}
     const end = async (reason: string) => {
-      await setEscalation(trx, job.alertId, { ...start, state: 'exhausted', nextAt: null, note: reason })
+      await view.setEscalation(job.alertId, { ...start, state: 'exhausted', nextAt: null, note: reason })
       view.writes.event(organizationId, job.alertId, 'escalation_ended', { reason })
     }
     // No lock on the alert: an acknowledgement takes the alert's row and then the escalation's,
     // which this transaction holds; waiting on the alert here could deadlock with it.
     const alert = await view.alert(organizationId, job.alertId)
     if (!alert || alert.status !== 'open') {
-      await setEscalation(trx, job.alertId, { ...start, state: alert?.status === 'resolved' ? 'resolved' : 'acknowledged', nextAt: null })
+      await view.setEscalation(job.alertId, { ...start, state: alert?.status === 'resolved' ? 'resolved' : 'acknowledged', nextAt: null })
       return false
     }
     const policy = policyId ? await view.policy(organizationId, policyId) : undefined
@@ -198,7 +224,7 @@ export function createEscalator(deps: EscalatorDeps): Escalator {
     }
     const held = await view.silenceOf(organizationId, { ...alert, labels: alert.labels as Record<string, string> })
     if (held) {
-      await silence(trx, organizationId, job.alertId, held, policy.id)
+      await silence(trx, view, organizationId, job.alertId, held, policy.id)
       return false
     }
     const position = { round: job.round, step: job.step, policyName: policy.name }
@@ -216,7 +242,7 @@ export function createEscalator(deps: EscalatorDeps): Escalator {
       return true
     }
     const nextAt = new Date(view.now.getTime() + step.delayMinutes * 60_000)
-    await setEscalation(trx, job.alertId, { ...start, state: 'active', ...next, nextAt })
+    await view.setEscalation(job.alertId, { ...start, state: 'active', ...next, nextAt })
     const nextJob = { alertId: job.alertId, ...next }
     view.writes.job({ name: STEP_QUEUE, data: nextJob, startAfter: nextAt, singletonKey: `${job.alertId}:${next.round}:${next.step}` })
     return true
@@ -240,58 +266,73 @@ export function createEscalator(deps: EscalatorDeps): Escalator {
   async function startPending(): Promise<number> {
     const { taken, paged } = await db.transaction().execute(async (trx) => {
       const pending = await claimPendingEscalations(trx, BATCH)
-      const view = transactionView(trx, new Date())
+      const view = transactionView(trx, new Date(), { batchEscalations: true })
       await view.prefetchAlerts(pending.filter((row) => row.status === 'open').map((row) => row.alertId))
       // Whether another alert of its incident pages, for the whole batch in one statement, read
       // once the incidents' paging locks are held (a starter of another replica deciding for the
-      // same incident commits first); an alert whose incident an earlier alert of this batch
-      // belongs to is asked again below, as that one's escalation may have changed in this
-      // transaction.
+      // same incident commits first); what this batch starts is kept track of as it goes.
       await lockPagingOfIncidents(trx, pending)
       const incidents = await openIncidentsOf(trx, pending)
-      const incidentsOfBatch = new Set<string>()
+      const pagingInBatch = new Map<string, NonNullable<AlertIncidents['paging']>>()
       let paged = false
       for (const row of pending) {
-        const ofAlert = incidents.get(row.alertId) ?? { incidentIds: [] }
-        const sharesIncident = ofAlert.incidentIds.some((incidentId) => incidentsOfBatch.has(incidentId))
-        for (const incidentId of ofAlert.incidentIds) incidentsOfBatch.add(incidentId)
-        if (row.status !== 'open') {
-          await setEscalation(trx, row.alertId, { state: row.status === 'resolved' ? 'resolved' : 'acknowledged', nextAt: null })
-          continue
-        }
-        const route = routeAlert((row.routingRules ?? []) as unknown as RoutingRule[], row.escalationPolicyId, {
-          priority: row.priority,
-          service: row.service,
-          labels: row.labels as Record<string, string>,
-        })
-        if (!route.policyId) {
-          const note = 'no routing rule matched and the config has no escalation policy'
-          await setEscalation(trx, row.alertId, { state: 'unrouted', nextAt: null, note })
-          await recordAlertEvent(trx, row.organizationId, row.alertId, 'escalation_ended', { reason: note })
-          continue
-        }
-        const alert = { priority: row.priority, service: row.service, labels: row.labels as Record<string, string> }
-        const held = await view.silenceOf(row.organizationId, alert)
-        if (held) {
-          await silence(trx, row.organizationId, row.alertId, held, route.policyId)
-          continue
-        }
-        // An alert storm pages once per incident (decision 0019): an alert that joined an
-        // incident whose other alert is paging, or was paged, pages no one itself.
-        const paging = sharesIncident ? await pagingAlertOfIncident(trx, row.organizationId, row.alertId) : ofAlert.paging
-        if (paging) {
-          const note = `grouped into INC-${paging.number}, paged through alert ${paging.alertId}`
-          await setEscalation(trx, row.alertId, { state: 'grouped', policyId: route.policyId, nextAt: null, note })
-          await recordAlertEvent(trx, row.organizationId, row.alertId, 'escalation_ended', { reason: note, incidentId: paging.incidentId })
-          continue
-        }
-        if (await begin(trx, view, row.organizationId, row.alertId, route.policyId)) paged = true
+        const ofAlert = incidents.get(row.alertId) ?? { incidents: [] }
+        const paging = ofAlert.paging ?? ofAlert.incidents.map(({ incidentId }) => pagingInBatch.get(incidentId)).find(Boolean)
+        if (await startOne(trx, view, row, paging)) paged = true
+        // This alert now pages for its incidents, as `openIncidentsOf` would read it once written.
+        if (!PAGING.has(view.escalationState(row.alertId) ?? 'pending')) continue
+        for (const { incidentId, number, rule } of ofAlert.incidents)
+          if (rule !== 'responder_request' && !pagingInBatch.has(incidentId))
+            pagingInBatch.set(incidentId, { incidentId, number, alertId: row.alertId })
       }
-      await view.writes.flush(trx)
+      await view.flush()
       return { taken: pending.length, paged }
     })
     if (paged) queued()
     return taken
+  }
+
+  /**
+   * Starts one claimed escalation in the starter's transaction: ends it at once when its alert
+   * is no longer open, unrouted, silenced, or grouped (another alert of its incident pages,
+   * `paging`); otherwise pages the first step. Answers whether it queued messages.
+   */
+  async function startOne(
+    trx: Executor,
+    view: View,
+    row: Awaited<ReturnType<typeof claimPendingEscalations>>[number],
+    paging: AlertIncidents['paging'],
+  ): Promise<boolean> {
+    if (row.status !== 'open') {
+      await view.setEscalation(row.alertId, { state: row.status === 'resolved' ? 'resolved' : 'acknowledged', nextAt: null })
+      return false
+    }
+    const route = routeAlert((row.routingRules ?? []) as unknown as RoutingRule[], row.escalationPolicyId, {
+      priority: row.priority,
+      service: row.service,
+      labels: row.labels as Record<string, string>,
+    })
+    if (!route.policyId) {
+      const note = 'no routing rule matched and the config has no escalation policy'
+      await view.setEscalation(row.alertId, { state: 'unrouted', nextAt: null, note })
+      view.writes.event(row.organizationId, row.alertId, 'escalation_ended', { reason: note })
+      return false
+    }
+    const alert = { priority: row.priority, service: row.service, labels: row.labels as Record<string, string> }
+    const held = await view.silenceOf(row.organizationId, alert)
+    if (held) {
+      await silence(trx, view, row.organizationId, row.alertId, held, route.policyId)
+      return false
+    }
+    // An alert storm pages once per incident (decision 0019): an alert that joined an
+    // incident whose other alert is paging, or was paged, pages no one itself.
+    if (paging) {
+      const note = `grouped into INC-${paging.number}, paged through alert ${paging.alertId}`
+      await view.setEscalation(row.alertId, { state: 'grouped', policyId: route.policyId, nextAt: null, note })
+      view.writes.event(row.organizationId, row.alertId, 'escalation_ended', { reason: note, incidentId: paging.incidentId })
+      return false
+    }
+    return begin(trx, view, row.organizationId, row.alertId, route.policyId)
   }
 
   /**
@@ -309,7 +350,7 @@ export function createEscalator(deps: EscalatorDeps): Escalator {
       let paged = false
       for (const row of due) {
         if (row.status !== 'acknowledged' || !row.policyId) {
-          await setEscalation(trx, row.alertId, { state: row.status === 'resolved' ? 'resolved' : 'acknowledged', nextAt: null })
+          await view.setEscalation(row.alertId, { state: row.status === 'resolved' ? 'resolved' : 'acknowledged', nextAt: null })
           continue
         }
         const incident = await repageContextOf(trx, row.organizationId, row.alertId)
@@ -333,12 +374,12 @@ export function createEscalator(deps: EscalatorDeps): Escalator {
         }
         if (incident?.escalatingAlertId) {
           const note = `grouped into INC-${incident.number}, paged through alert ${incident.escalatingAlertId}`
-          await setEscalation(trx, row.alertId, { state: 'grouped', nextAt: null, note })
+          await view.setEscalation(row.alertId, { state: 'grouped', nextAt: null, note })
           continue
         }
         if (await begin(trx, view, row.organizationId, row.alertId, row.policyId)) paged = true
       }
-      await view.writes.flush(trx)
+      await view.flush()
       return { taken: due.length, paged }
     })
     if (paged) queued()
@@ -357,7 +398,7 @@ export function createEscalator(deps: EscalatorDeps): Escalator {
       if (!(await view.reads.active(job.organizationId, [job.userId])).has(job.userId)) return false
       const person = { userId: job.userId, target: job.target, channels: [job.channel] }
       await pagePeople(deps, view.reads, view.writes, alert, job.organizationId, job.position, [person], view.now)
-      await view.writes.flush(trx)
+      await view.flush()
       return true
     })
     if (paged) queued()
@@ -369,7 +410,7 @@ export function createEscalator(deps: EscalatorDeps): Escalator {
       if (!claimed) return false
       const view = transactionView(trx, new Date())
       const paged = await runStepIn(trx, view, job, claimed.organizationId, claimed.policyId)
-      await view.writes.flush(trx)
+      await view.flush()
       return paged
     })
     if (paged) queued()
@@ -388,15 +429,15 @@ export function createEscalator(deps: EscalatorDeps): Escalator {
       let paged = false
       for (const row of await heldBySilence(trx, silenceId)) {
         if (row.status !== 'open') {
-          await setEscalation(trx, row.alertId, { state: row.status === 'resolved' ? 'resolved' : 'acknowledged', nextAt: null })
+          await view.setEscalation(row.alertId, { state: row.status === 'resolved' ? 'resolved' : 'acknowledged', nextAt: null })
           continue
         }
         const alert = { priority: row.priority, service: row.service, labels: row.labels as Record<string, string> }
         const next = await view.silenceOf(row.organizationId, alert)
-        if (next) await silence(trx, row.organizationId, row.alertId, next)
+        if (next) await silence(trx, view, row.organizationId, row.alertId, next)
         else if (await begin(trx, view, row.organizationId, row.alertId, row.policyId)) paged = true
       }
-      await view.writes.flush(trx)
+      await view.flush()
       return paged
     })
     if (paged) queued()
@@ -423,6 +464,7 @@ export function createEscalator(deps: EscalatorDeps): Escalator {
   })
 
   const ESCALATING = new Set(['pending', 'active', 'silenced'])
+  const PAGING = new Set<string>(PAGING_STATES)
 
   return {
     async escalateWith(trx, alert, policyId) {
@@ -432,11 +474,11 @@ export function createEscalator(deps: EscalatorDeps): Escalator {
       const view = transactionView(trx, new Date())
       const held = await view.silenceOf(alert.organizationId, { ...alert, labels: alert.labels as Record<string, string> })
       if (held) {
-        await silence(trx, alert.organizationId, alert.id, held, policyId)
+        await silence(trx, view, alert.organizationId, alert.id, held, policyId)
         return { started: false, detail: `a silence holds the alert until ${held.endsAt.toISOString()}` }
       }
       await begin(trx, view, alert.organizationId, alert.id, policyId)
-      await view.writes.flush(trx)
+      await view.flush()
       return { started: true, detail: 'escalation started: its first step paged' }
     },
     async pageTargets(trx, alert, targets, label) {
@@ -446,8 +488,8 @@ export function createEscalator(deps: EscalatorDeps): Escalator {
       const users = await pageStep(trx, deps, view.reads, view.writes, alert, alert.organizationId, position, targets, view.now)
       view.writes.event(alert.organizationId, alert.id, 'escalated', { round: 0, step: 0, targets, paged: users })
       const note = 'paged its targets once, with no policy'
-      await setEscalation(trx, alert.id, { state: 'exhausted', policyId: null, round: 0, step: 0, nextAt: null, note })
-      await view.writes.flush(trx)
+      await view.setEscalation(alert.id, { state: 'exhausted', policyId: null, round: 0, step: 0, nextAt: null, note })
+      await view.flush()
       return users
     },
     async escalateNow(organizationId, alertId) {

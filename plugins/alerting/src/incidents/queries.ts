@@ -378,11 +378,11 @@ export async function listTimeline(db: Executor, organizationId: string, inciden
   )
 }
 
-/** An alert's open incidents, and another of their alerts that pages or paged (as `pagingAlertOfIncident` answers). */
-export interface AlertIncidents {
-  incidentIds: string[]
-  paging?: { incidentId: string; number: number; alertId: string }
-}
+/**
+ * The escalation states of an alert that pages, or paged, for its incident: another alert of the
+ * incident in one of them pages no one itself (decision 0019, "pages once per incident").
+ */
+export const PAGING_STATES = ['active', 'acknowledged', 'exhausted'] as const
 
 /**
  * Takes, until the transaction ends, the paging lock of each open incident these alerts are in,
@@ -407,16 +407,23 @@ export async function lockPagingOfIncidents(trx: Executor, alerts: ReadonlyArray
     ) locked`.execute(trx)
 }
 
+/** An alert's open incidents (with its link's rule), and another of their alerts that pages or paged. */
+export interface AlertIncidents {
+  incidents: Array<{ incidentId: string; number: number; rule: string }>
+  paging?: { incidentId: string; number: number; alertId: string }
+}
+
 /**
- * `pagingAlertOfIncident` for a batch of alerts in one statement, by alert. It reads what was
- * committed (and written by the caller's transaction) when it runs; an alert whose incident is
- * also another's in the same batch must be asked again once that one was started.
+ * For a batch of alerts, in one statement: each alert's open incidents, and another alert of one
+ * of them whose escalation pages or paged (in PAGING_STATES; not one that joined as a responder
+ * request, which pages the people it asks). It reads what was committed when it runs: what the
+ * caller's own batch starts after it, the caller keeps track of.
  */
 export async function openIncidentsOf(db: Executor, alerts: ReadonlyArray<{ organizationId: string; alertId: string }>) {
   const byAlert = new Map<string, AlertIncidents>()
   if (alerts.length === 0) return byAlert
-  const result = await sql<{ alertId: string; incidentId: string; number: number; pagingAlertId: string | null }>`
-    select l.alert_id as "alertId", i.id as "incidentId", i.number, paging.alert_id as "pagingAlertId"
+  const result = await sql<{ alertId: string; incidentId: string; number: number; rule: string; pagingAlertId: string | null }>`
+    select l.alert_id as "alertId", i.id as "incidentId", i.number, l.rule, paging.alert_id as "pagingAlertId"
     from unnest(array[${sql.join(alerts.map((alert) => alert.organizationId))}]::uuid[], array[${sql.join(alerts.map((alert) => alert.alertId))}]::uuid[])
       as batch(organization_id, alert_id)
     join divinux.incident_alerts l on l.organization_id = batch.organization_id and l.alert_id = batch.alert_id
@@ -426,40 +433,16 @@ export async function openIncidentsOf(db: Executor, alerts: ReadonlyArray<{ orga
       join divinux.alert_escalations e on e.alert_id = other.alert_id
       where other.incident_id = l.incident_id and other.alert_id <> l.alert_id
         and other.rule <> 'responder_request'
-        and e.state in ('active', 'acknowledged', 'exhausted')
+        and e.state in ${sql.raw(`(${PAGING_STATES.map((state) => `'${state}'`).join(', ')})`)}
       limit 1
     ) paging on true`.execute(db)
   for (const row of result.rows) {
-    const found = byAlert.get(row.alertId) ?? { incidentIds: [] }
-    found.incidentIds.push(row.incidentId)
+    const found = byAlert.get(row.alertId) ?? { incidents: [] }
+    found.incidents.push({ incidentId: row.incidentId, number: row.number, rule: row.rule })
     if (!found.paging && row.pagingAlertId) found.paging = { incidentId: row.incidentId, number: row.number, alertId: row.pagingAlertId }
     byAlert.set(row.alertId, found)
   }
   return byAlert
-}
-
-/**
- * Another alert of the open incident this alert is in whose escalation pages, or paged (active,
- * acknowledged or exhausted): this one need page no one.
- */
-export async function pagingAlertOfIncident(db: Executor, organizationId: string, alertId: string) {
-  return (
-    db
-      .selectFrom('divinux.incidentAlerts as l')
-      .innerJoin('divinux.incidents as i', 'i.id', 'l.incidentId')
-      .innerJoin('divinux.incidentAlerts as other', 'other.incidentId', 'l.incidentId')
-      .innerJoin('divinux.alertEscalations as e', 'e.alertId', 'other.alertId')
-      .select(['i.id as incidentId', 'i.number', 'other.alertId'])
-      .where('l.organizationId', '=', organizationId)
-      .where('l.alertId', '=', alertId)
-      .where('i.status', '<>', 'resolved')
-      .where('other.alertId', '<>', alertId)
-      // Responder requests page the people they ask, not the incident's on-call.
-      .where('other.rule', '<>', 'responder_request')
-      .where('e.state', 'in', ['active', 'acknowledged', 'exhausted'])
-      .limit(1)
-      .executeTakeFirst()
-  )
 }
 
 /** Moves links from one incident to another, adding `extra` to what each matched; answers the alert ids moved. */

@@ -65,24 +65,45 @@ export async function claimDueRepages(db: Executor, limit: number) {
     .execute()
 }
 
-export async function setEscalation(
-  db: Executor,
-  alertId: string,
-  change: {
-    state: EscalationState
-    policyId?: string | null
-    round?: number
-    step?: number
-    nextAt: Date | null
-    note?: string | null
-    silenceId?: string | null
-  },
-) {
+/** What a transaction changes in an escalation: its state and next time, and what else it names. */
+export interface EscalationChange {
+  state: EscalationState
+  policyId?: string | null
+  round?: number
+  step?: number
+  nextAt: Date | null
+  note?: string | null
+  silenceId?: string | null
+}
+
+export async function setEscalation(db: Executor, alertId: string, change: EscalationChange) {
   await db
     .updateTable('divinux.alertEscalations')
     .set({ ...change, updatedAt: sql<Date>`now()` })
     .where('alertId', '=', alertId)
     .execute()
+}
+
+/**
+ * `setEscalation` for several escalations in one statement. A field a change leaves out keeps its
+ * value, as `setEscalation` leaves it.
+ */
+export async function setEscalations(db: Executor, changes: ReadonlyArray<{ alertId: string; change: EscalationChange }>) {
+  if (changes.length === 0) return
+  const given = (field: keyof EscalationChange, cast: string, column: string) =>
+    sql.raw(`case when c.change ? '${field}' then (c.change->>'${field}')::${cast} else e.${column} end`)
+  await sql`
+    update divinux.alert_escalations e
+    set state = c.change->>'state',
+      next_at = (c.change->>'nextAt')::timestamptz,
+      policy_id = ${given('policyId', 'uuid', 'policy_id')},
+      silence_id = ${given('silenceId', 'uuid', 'silence_id')},
+      round = ${given('round', 'int', 'round')},
+      step = ${given('step', 'int', 'step')},
+      note = ${given('note', 'text', 'note')},
+      updated_at = now()
+    from jsonb_to_recordset(${JSON.stringify(changes)}::jsonb) as c("alertId" uuid, change jsonb)
+    where e.alert_id = c."alertId"`.execute(db)
 }
 
 /**
