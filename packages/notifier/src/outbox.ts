@@ -30,18 +30,8 @@ export async function insertOutboxRow(db: Executor, row: NewOutboxRow): Promise<
  * is settled, or while another sender holds a live claim on it (a job delivered twice).
  */
 export async function startAttempt(db: Executor, messageId: string, claimSeconds: number) {
-  return db
-    .updateTable('core.outbox')
-    .set({
-      attempts: sql<number>`attempts + 1`,
-      claimedUntil: sql<Date>`now() + make_interval(secs => ${claimSeconds})`,
-      updatedAt: sql<Date>`now()`,
-    })
-    .where('id', '=', messageId)
-    .where('status', '=', 'pending')
-    .where((where) => where.or([where('claimedUntil', 'is', null), where('claimedUntil', '<', sql<Date>`now()`)]))
-    .returning(['id', 'channel', 'recipient', 'subject', 'bodyText', 'bodyHtml', 'attempts'])
-    .executeTakeFirst()
+  const [claimed] = await startAttempts(db, [messageId], claimSeconds)
+  return claimed
 }
 
 /** `startAttempt` for a batch of jobs' messages, in one statement: the ones another sender holds or that are settled are left out. */

@@ -60,6 +60,19 @@ async function pageAdaFrom({ call, person, config }: Awaited<ReturnType<typeof o
   await call(manager, 'PATCH', `/webhooks/${config.id}`, { escalationPolicyId: policy.id })
 }
 
+/** The two alerts' escalations once neither is pending, the earlier alert's first. */
+function settledEscalations(first: string, second: string) {
+  return until('both escalations to be settled', async () => {
+    const rows = await db
+      .selectFrom('divinux.alertEscalations')
+      .select(['alertId', 'state'])
+      .where('alertId', 'in', [first, second])
+      .orderBy('createdAt')
+      .execute()
+    return rows.length === 2 && rows.every((row) => row.state !== 'pending') ? rows : undefined
+  })
+}
+
 t.test('rules: the defaults until an organization sets its own; replaced whole, validated, audited', async (t) => {
   const { call, person, orgId } = await organization('rules')
   const [manager, viewer] = [person('manager'), person('viewer')]
@@ -289,16 +302,7 @@ t.test('two alerts of one incident started in the same batch: the first pages, t
   const first = await fire({ title: 'Search down', priority: 'P1', service: 'search', fingerprint: 'batch-0' })
   const second = await fire({ title: 'Search slow', priority: 'P3', service: 'search', fingerprint: 'batch-1' })
   t.equal((await incidentOf(second)).id, (await incidentOf(first)).id, 'one incident')
-  const settled = () =>
-    until('both escalations to be settled', async () => {
-      const rows = await db
-        .selectFrom('divinux.alertEscalations')
-        .select(['alertId', 'state'])
-        .where('alertId', 'in', [first, second])
-        .orderBy('createdAt')
-        .execute()
-      return rows.length === 2 && rows.every((row) => row.state !== 'pending') ? rows : undefined
-    })
+  const settled = () => settledEscalations(first, second)
   await settled()
   // Both wait at once, as a burst does for a starter that was busy: one claim takes the two.
   await db.updateTable('divinux.alertEscalations').set({ state: 'pending', note: null }).where('alertId', 'in', [first, second]).execute()
@@ -325,15 +329,7 @@ t.test(
     const second = await fire({ title: 'Billing slow', priority: 'P3', service: 'billing', fingerprint: 'replicas-1' })
     const incident = await incidentOf(second)
     t.equal(incident.id, (await incidentOf(first)).id, 'one incident')
-    const settled = () =>
-      until('both escalations to be settled', async () => {
-        const rows = await db
-          .selectFrom('divinux.alertEscalations')
-          .select(['alertId', 'state'])
-          .where('alertId', 'in', [first, second])
-          .execute()
-        return rows.length === 2 && rows.every((row) => row.state !== 'pending') ? rows : undefined
-      })
+    const settled = () => settledEscalations(first, second)
     await settled()
     await db.updateTable('divinux.alertEscalations').set({ state: 'unrouted' }).where('alertId', '=', first).execute()
     // Another replica's starter, mid-transaction: it holds the incident's paging lock (the key of
