@@ -65,8 +65,10 @@ const recentlyResolved = await db
   .returning('id')
   .executeTakeFirstOrThrow()
 const open = await alert('open')
+// Old history, dispatched long ago: an undispatched `created` event would be picked up by the
+// service's own correlation and outbound-webhook workers while the test runs.
 const event = (alertId: string, type: string, createdAt: Date) =>
-  db.insertInto('divinux.alertEvents').values({ organizationId, alertId, type, createdAt }).execute()
+  db.insertInto('divinux.alertEvents').values({ organizationId, alertId, type, createdAt, dispatchedAt: createdAt }).execute()
 const attempt = (alertId: string, createdAt: Date, step: number) =>
   db
     .insertInto('divinux.notificationAttempts')
