@@ -19,7 +19,7 @@ const { serialize } = protocol
  * Written here because `pglite.query` sends those five steps and a statement description as six
  * calls into the WebAssembly backend, to learn the parameters' types and serialize by type;
  * PostgreSQL infers them from text parameters as it does for `pg`. One call instead of six
- * took a third off each statement (docs/benchmarks.md, 2026-11-28, sixth session).
+ * saves about 100 µs a statement (docs/benchmarks.md, 2026-11-28, sixth session).
  */
 function extendedQuery(text: string, parameters: ReadonlyArray<unknown>): Uint8Array {
   const parts = [
