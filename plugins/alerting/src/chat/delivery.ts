@@ -72,9 +72,10 @@ function chatAlertWith(
  * retried with backoff when the chat service may recover (5xx, 429, no connection); the
  * attempt records the outcome and the last error.
  *
- * Jobs are worked a batch at a time (up to 20): the batch's attempts and integrations are read in
- * one statement each and its outcomes written in one, after every message of the batch went out
- * or failed, rather than four statements a message (docs/benchmarks.md, paging, 2026-11-28 sixth
+ * Jobs are worked a batch at a time (up to 20): the batch's attempts are read in one statement,
+ * its integrations and latest analyses in one per organization of the batch, and its outcomes
+ * written in one after every message of the batch went out or failed, rather than four
+ * statements a message (docs/benchmarks.md, paging, 2026-11-28 sixth
  * session). A replica that dies between posting and recording leaves the attempts queued, and
  * the jobs' retries post them again, as a death between the two always could.
  */
@@ -134,7 +135,7 @@ export function createChatDelivery(deps: ChatDeliveryDeps) {
   async function analysesOf(attempts: QueuedAttempt[]): Promise<Map<string, LatestAnalysis>> {
     const alertsByOrganization = new Map<string, string[]>()
     for (const { organizationId, id } of attempts)
-      alertsByOrganization.set(organizationId, [...(alertsByOrganization.get(organizationId) ?? []), id])
+      alertsByOrganization.set(organizationId, (alertsByOrganization.get(organizationId) ?? []).concat(id))
     const analyses = new Map<string, LatestAnalysis>()
     for (const [organizationId, alertIds] of alertsByOrganization)
       for (const [alertId, analysis] of await deps.latestAnalyses(database.db, organizationId, 'alerting', alertIds))
