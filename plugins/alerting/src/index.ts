@@ -199,10 +199,7 @@ export const alertingSurface: FastifyPluginAsync<AlertingOptions> = async (app, 
   await app.register(ingestionRoutes, {
     ingestLimits: options.ingestLimits,
     enforcePlans: options.enforcePlans,
-    alertsCreated: () => {
-      escalator.wake()
-      dispatcher.wake()
-    },
+    wake: { escalator: () => escalator.wake(), dispatcher: () => dispatcher.wake() },
   })
   await app.register(alertRoutes)
   await app.register(commandRoomRoutes, { latestAnalysis: options.latestAnalysis })

@@ -32,6 +32,20 @@ function announcesAlert(config: IngestConfig, event: IngestedEvent): boolean {
   return event.action === 'fire' && alertGetsAnalysis({ priority: priorityOf(config, event), autoAnalysis: config.autoAnalysis })
 }
 
+/** An event's outcome, and whether it left work for the escalator or the event dispatcher (`Fired`). */
+interface Applied {
+  outcome: Outcome
+  escalates: boolean
+  dispatches: boolean
+}
+
+/** What a delivery did: each event's outcome, and whether any left work for the escalator or the event dispatcher. */
+export interface Delivered {
+  outcomes: Outcome[]
+  escalates: boolean
+  dispatches: boolean
+}
+
 /** Where an event's writes go: the database or a transaction; optionally a batcher for firing events, or the queue to announce them on. */
 interface Writes {
   db: Executor
@@ -43,7 +57,7 @@ interface Writes {
  * The event's change, or undefined when the config changed since it was read (see ingest-writes.ts).
  * Given `announce` (with a transaction), a created alert publishes `alert.created` in it.
  */
-async function applyEvent({ db, fire, announce }: Writes, config: IngestConfig, event: IngestedEvent): Promise<Outcome | undefined> {
+async function applyEvent({ db, fire, announce }: Writes, config: IngestConfig, event: IngestedEvent): Promise<Applied | undefined> {
   const check: ConfigCheck = {
     configId: config.id,
     organizationId: config.organizationId,
@@ -62,12 +76,21 @@ async function applyEvent({ db, fire, announce }: Writes, config: IngestConfig, 
         autoAnalysis: config.autoAnalysis,
       })
     }
-    return alert && { alertId: alert.id, status: alert.created ? 'created' : 'deduplicated' }
+    return (
+      alert && {
+        outcome: { alertId: alert.id, status: alert.created ? 'created' : 'deduplicated' },
+        escalates: alert.escalates,
+        dispatches: alert.dispatches,
+      }
+    )
   }
   const to = event.action === 'resolve' ? 'resolved' : 'acknowledged'
   const from: Array<'open' | 'acknowledged'> = event.action === 'resolve' ? ['open', 'acknowledged'] : ['open']
   const moved = await moveAlertFromSource(db, check, { fingerprint: event.fingerprint, from, to, source: config.format })
-  return moved && (moved.id ? { alertId: moved.id, status: to } : { alertId: null, status: 'ignored' })
+  if (!moved) return undefined
+  // The move updates the escalation itself; its timeline event is dispatched at the dispatcher's next poll.
+  const outcome: Outcome = moved.id ? { alertId: moved.id, status: to } : { alertId: null, status: 'ignored' }
+  return { outcome, escalates: false, dispatches: false }
 }
 
 /** Thrown inside a delivery's transaction when its config changed meanwhile: rolls it back. */
@@ -80,45 +103,51 @@ export interface DeliveryDeps {
 }
 
 /**
- * Applies the events of one verified delivery under `config`: each event's outcome, or
- * undefined when the config changed under the delivery (nothing of it is kept; the caller
- * reads the config again). An event seen before (by its retry key) answers its stored outcome
- * and changes nothing; announcements and retry records commit with the alerts they describe.
+ * Applies the events of one verified delivery under `config`: each event's outcome and the work
+ * left for the background workers, or undefined when the config changed under the delivery
+ * (nothing of it is kept; the caller reads the config again). An event seen before (by its retry
+ * key) answers its stored outcome and changes nothing; announcements and retry records commit
+ * with the alerts they describe.
  */
 export async function ingestDelivery(
   { database, batcher, jobs }: DeliveryDeps,
   config: IngestConfig,
   events: IngestedEvent[],
   deliveryId: string | undefined,
-): Promise<Outcome[] | undefined> {
+): Promise<Delivered | undefined> {
   const [only] = events
   // One event with no retry key and nothing to announce: no transaction, and a firing event is
   // written in one statement with those of concurrent deliveries (the common case).
   if (events.length === 1 && only && retryKey(deliveryId, only, 0) === undefined && !announcesAlert(config, only)) {
-    const outcome = await applyEvent({ db: database.db, fire: batcher.fire }, config, only)
-    if (outcome) ingestedEvents.inc({ source: config.format, outcome: outcome.status })
-    return outcome && [outcome]
+    const applied = await applyEvent({ db: database.db, fire: batcher.fire }, config, only)
+    if (!applied) return undefined
+    ingestedEvents.inc({ source: config.format, outcome: applied.outcome.status })
+    return { outcomes: [applied.outcome], escalates: applied.escalates, dispatches: applied.dispatches }
   }
   try {
     const results = await database.db.transaction().execute(async (trx) => {
-      const results: Array<{ outcome: Outcome; repeated: boolean }> = []
+      const results: Array<Applied & { repeated: boolean }> = []
       for (const [index, event] of events.entries()) {
         const key = retryKey(deliveryId, event, index)
         const earlier = key ? await claimDelivery(trx, config.id, config.organizationId, key) : undefined
         if (earlier !== undefined) {
-          results.push({ outcome: Value.Parse(IngestResult, earlier), repeated: true })
+          results.push({ outcome: Value.Parse(IngestResult, earlier), escalates: false, dispatches: false, repeated: true })
           continue
         }
-        const outcome = await applyEvent({ db: trx, announce: jobs }, config, event)
-        if (!outcome) throw new ConfigChanged()
-        if (key) await saveDeliveryResult(trx, config.id, key, outcome)
-        results.push({ outcome, repeated: false })
+        const applied = await applyEvent({ db: trx, announce: jobs }, config, event)
+        if (!applied) throw new ConfigChanged()
+        if (key) await saveDeliveryResult(trx, config.id, key, applied.outcome)
+        results.push({ ...applied, repeated: false })
       }
       return results
     })
     for (const { outcome, repeated } of results)
       ingestedEvents.inc({ source: config.format, outcome: repeated ? 'retried' : outcome.status })
-    return results.map(({ outcome }) => outcome)
+    return {
+      outcomes: results.map(({ outcome }) => outcome),
+      escalates: results.some((result) => result.escalates),
+      dispatches: results.some((result) => result.dispatches),
+    }
   } catch (error) {
     if (error instanceof ConfigChanged) return undefined
     throw error

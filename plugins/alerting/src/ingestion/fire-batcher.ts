@@ -1,12 +1,10 @@
 import type { Database } from '@svc/db'
-import { fireAlert, fireAlerts, type ConfigCheck, type Firing } from '../queries/ingest-writes.js'
-
-type Fired = { id: string; created: boolean } | undefined
+import { fireAlert, fireAlerts, type ConfigCheck, type Fired, type Firing } from '../queries/ingest-writes.js'
 
 interface Pending {
   check: ConfigCheck
   firing: Firing
-  resolve(result: Fired): void
+  resolve(result: Fired | undefined): void
   reject(error: unknown): void
 }
 
@@ -71,8 +69,8 @@ export function createFireBatcher(database: Database) {
   }
 
   return {
-    fire(check: ConfigCheck, firing: Firing): Promise<Fired> {
-      return new Promise<Fired>((resolve, reject) => {
+    fire(check: ConfigCheck, firing: Firing): Promise<Fired | undefined> {
+      return new Promise<Fired | undefined>((resolve, reject) => {
         queue.push({ check, firing, resolve, reject })
         flush()
       })

@@ -15,7 +15,18 @@ export interface IngestorDeps {
   batcher: FireBatcher
   configs: ReturnType<typeof createConfigCache>
   planHolds: (organizationId: string) => Promise<boolean>
-  alertsCreated: () => void
+  wake: IngestionWakes
+}
+
+/**
+ * The background workers a delivery may leave work for, woken once its writes commit so they
+ * start now rather than at their next poll; a delivery that left nothing wakes nobody.
+ */
+export interface IngestionWakes {
+  /** A new alert has a pending escalation. */
+  escalator(): void
+  /** A timeline event waits for dispatch (correlation, outbound webhooks, workflows). */
+  dispatcher(): void
 }
 
 /** One delivery as it arrived: the key that names its config, its proof of the secret and exact bytes. */
@@ -62,15 +73,16 @@ export function createIngestor(deps: IngestorDeps) {
         `the organization's alerting plan lapsed more than ${INGEST_GRACE_DAYS} days ago: ingestion is paused until a plan is active`,
       )
     const events = read(found.config)
-    let results = await ingestDelivery(writes, found.config, events, arrival.deliveryId)
-    if (!results && !found.fresh) {
+    let delivered = await ingestDelivery(writes, found.config, events, arrival.deliveryId)
+    if (!delivered && !found.fresh) {
       // The cached config changed under the delivery: look again, and judge it by what is there now.
       found = await reloaded(arrival)
-      results = await ingestDelivery(writes, found.config, read(found.config), arrival.deliveryId)
+      delivered = await ingestDelivery(writes, found.config, read(found.config), arrival.deliveryId)
     }
-    if (!results) throw new NotFoundError('webhook')
-    if (results.some((result) => result.status === 'created')) deps.alertsCreated()
-    return { config: found.config, results }
+    if (!delivered) throw new NotFoundError('webhook')
+    if (delivered.escalates) deps.wake.escalator()
+    if (delivered.dispatches) deps.wake.dispatcher()
+    return { config: found.config, results: delivered.outcomes }
   }
 }
 

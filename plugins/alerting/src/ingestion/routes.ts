@@ -14,7 +14,7 @@ import type { WebhookFormat } from '../webhooks/schemas.js'
 import { hashApiKey } from '../webhooks/secrets.js'
 import { readEvents } from './formats/index.js'
 import { credentialsOf } from './credentials.js'
-import { createIngestor } from './ingestor.js'
+import { createIngestor, type IngestionWakes } from './ingestor.js'
 import { pagerDutyRoutes } from './pagerduty-routes.js'
 
 declare module 'fastify' {
@@ -39,18 +39,18 @@ const Accepted = Type.Object(
  */
 export interface IngestionOptions {
   ingestLimits: IngestLimits
-  /** Called when a delivery created alerts: their escalations start now rather than at the next poll. */
-  alertsCreated: () => void
+  /** The workers a delivery's writes may leave work for. */
+  wake: IngestionWakes
   /** Billing is on: ingestion needs the organization's alerting plan, or its 7 days of grace. */
   enforcePlans?: boolean
 }
 
-export const ingestionRoutes: FastifyPluginAsyncTypebox<IngestionOptions> = async (app, { ingestLimits, alertsCreated, enforcePlans }) => {
+export const ingestionRoutes: FastifyPluginAsyncTypebox<IngestionOptions> = async (app, { ingestLimits, wake, enforcePlans }) => {
   const db = app.database.db
   const planHolds = createIngestPlanCheck(db, enforcePlans ?? false)
   const configs = createConfigCache(db)
   const batcher = createFireBatcher(app.database)
-  const ingest = createIngestor({ database: app.database, jobs: app.jobs, batcher, configs, planHolds, alertsCreated })
+  const ingest = createIngestor({ database: app.database, jobs: app.jobs, batcher, configs, planHolds, wake })
   app.decorateRequest('rawBody', null)
   const parseJson = app.getDefaultJsonParser('error', 'error')
   app.removeContentTypeParser('application/json')

@@ -36,14 +36,15 @@ export const countRepeats = sql`
  * A new alert of a config that escalates (a policy or routing rules) gets its escalation row in
  * the statement that creates it, so no alert that should page is ever left without one; the
  * escalator starts it (escalation/escalator.ts). `alerts` yields id, organization_id, config_id
- * and created.
+ * and created; the statement returns the alert ids it wrote a row for.
  */
 const pendingEscalation = (alerts: RawBuilder<unknown>) => sql`
   insert into divinux.alert_escalations (alert_id, organization_id, config_id, state)
   select fired.id, fired.organization_id, fired.config_id, 'pending'
   from (${alerts}) fired
   join divinux.webhook_configs config on config.id = fired.config_id
-  where fired.created and (config.escalation_policy_id is not null or config.routing_rules <> '[]'::jsonb)`
+  where fired.created and (config.escalation_policy_id is not null or config.routing_rules <> '[]'::jsonb)
+  returning alert_id`
 
 /**
  * The timeline row of a new alert waits for the event dispatcher (webhooks-out/dispatcher.ts)
@@ -75,10 +76,22 @@ export interface Firing {
   event: IngestedEvent
 }
 
-export async function fireAlert(db: Executor, check: ConfigCheck, firing: Firing): Promise<{ id: string; created: boolean } | undefined> {
+/**
+ * What firing an event wrote: its alert, and whether it left work for the escalator (a pending
+ * escalation) or for the event dispatcher (a timeline event not written dispatched), so that
+ * ingestion wakes each only when there is something for it.
+ */
+export interface Fired {
+  id: string
+  created: boolean
+  escalates: boolean
+  dispatches: boolean
+}
+
+export async function fireAlert(db: Executor, check: ConfigCheck, firing: Firing): Promise<Fired | undefined> {
   const { event } = firing
   const organizationId = check.organizationId
-  const result = await sql<{ id: string; created: boolean }>`
+  const result = await sql<Fired>`
     with config as (${configStillValid(check)}),
     upserted as (
       insert into divinux.alerts (organization_id, config_id, source, title, description, priority, service, fingerprint, group_key, group_id, labels)
@@ -102,9 +115,11 @@ export async function fireAlert(db: Executor, check: ConfigCheck, firing: Firing
         ${nothingToDispatch(sql`${organizationId}::uuid`, sql`${firing.priority}`)}
       from upserted
       ${countRepeats}
+      returning dispatched_at is null as waiting
     ),
     escalation as (${pendingEscalation(sql`select id, ${organizationId}::uuid as organization_id, ${check.configId}::uuid as config_id, created from upserted`)})
-    select id, created from upserted`.execute(db)
+    select id, created, exists (select 1 from escalation) as escalates, exists (select 1 from timeline where waiting) as dispatches
+    from upserted`.execute(db)
   return result.rows[0]
 }
 
@@ -116,7 +131,7 @@ export async function fireAlert(db: Executor, check: ConfigCheck, firing: Firing
 export async function fireAlerts(
   database: Database,
   batch: Array<{ check: ConfigCheck; firing: Firing }>,
-): Promise<Array<{ id: string; created: boolean } | undefined>> {
+): Promise<Array<Fired | undefined>> {
   const rows = batch.map(({ check, firing }, ord) => ({
     ord,
     config_id: check.configId,
@@ -135,7 +150,7 @@ export async function fireAlerts(
   }))
   // One parameter, so one text whatever the batch size: prepared once per connection (planning
   // this statement costs about a fifth of a batch of 25).
-  const statement = sql<{ ord: number; id: string; created: boolean }>`
+  const statement = sql<Fired & { ord: number }>`
     with input as (
       select * from jsonb_to_recordset(${JSON.stringify(rows)}::jsonb) as x(
         ord int, config_id uuid, organization_id uuid, api_key_hash text, signing_secret text, source text, title text,
@@ -173,16 +188,15 @@ export async function fireAlerts(
         ${nothingToDispatch(sql`answered.organization_id`, sql`answered.priority`)}
       from answered order by ord
       ${countRepeats}
+      returning alert_id, dispatched_at is null as waiting
     ),
     escalation as (${pendingEscalation(sql`select id, organization_id, config_id, created from answered`)})
-    select ord, id, created from answered`.compile(database.db)
-  const written = await database.prepared<{ ord: number; id: string; created: boolean }>(
-    'alerting.fire_alerts',
-    statement.sql,
-    statement.parameters,
-  )
-  const answers: Array<{ id: string; created: boolean } | undefined> = batch.map(() => undefined)
-  for (const row of written) answers[row.ord] = { id: row.id, created: row.created }
+    select ord, id, created, id in (select alert_id from escalation) as escalates,
+      id in (select alert_id from timeline where waiting) as dispatches
+    from answered`.compile(database.db)
+  const written = await database.prepared<Fired & { ord: number }>('alerting.fire_alerts', statement.sql, statement.parameters)
+  const answers: Array<Fired | undefined> = batch.map(() => undefined)
+  for (const { ord, ...fired } of written) answers[ord] = fired
   return answers
 }
 

@@ -97,7 +97,7 @@ export function createEventDispatcher({
     log,
     what: 'dispatching alert events',
     async round() {
-      // Ingestion wakes this for every new alert; most organizations have nothing to dispatch.
+      // Most rounds are the interval's, and most find nothing: a cheap look before the claiming transaction.
       if (!(await anyUndispatchedEvent(database.db))) return { more: false }
       const batch = await dispatchBatch()
       if (batch.queued > 0) deliveries.wake()

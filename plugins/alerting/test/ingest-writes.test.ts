@@ -1,0 +1,69 @@
+import t from 'tap'
+import { migrateToLatest, openDatabase } from '@svc/db'
+import { createTestDatabase } from '@svc/testkit'
+import { fireAlert, fireAlerts, type ConfigCheck, type Firing } from '../src/queries/ingest-writes.js'
+
+// What a firing event tells ingestion about the work it left: the escalator is woken only for a
+// pending escalation, the event dispatcher only for a timeline event that waits for it.
+const database = await openDatabase({ databaseUrl: await createTestDatabase(t) })
+t.teardown(() => database.close())
+await migrateToLatest(database.db)
+const db = database.db
+
+async function organizationWithConfig(slug: string, routes: boolean): Promise<ConfigCheck> {
+  const organization = await db.insertInto('core.organizations').values({ name: slug, slug }).returning('id').executeTakeFirstOrThrow()
+  const config = await db
+    .insertInto('divinux.webhookConfigs')
+    .values({
+      organizationId: organization.id,
+      name: slug,
+      format: 'generic',
+      apiKeyPrefix: slug,
+      apiKeyHash: `hash-of-${slug}`,
+      routingRules: JSON.stringify(routes ? [{ match: {}, escalationPolicyId: '00000000-0000-4000-8000-000000000001' }] : []),
+    })
+    .returning(['id', 'organizationId', 'apiKeyHash', 'signingSecret'])
+    .executeTakeFirstOrThrow()
+  return { configId: config.id, organizationId: config.organizationId, apiKeyHash: config.apiKeyHash, signingSecret: config.signingSecret }
+}
+
+const firing = (fingerprint: string, priority: string): Firing => ({
+  source: 'generic',
+  priority,
+  groupWindowSeconds: 300,
+  event: { action: 'fire', title: fingerprint, fingerprint, labels: {} },
+})
+
+const quiet = await organizationWithConfig('quiet', false)
+const routed = await organizationWithConfig('routed', true)
+
+t.test('an alert with nowhere to page and nothing to correlate leaves no work', async (t) => {
+  t.match(await fireAlert(db, quiet, firing('quiet-p3', 'P3')), { created: true, escalates: false, dispatches: false })
+  t.match(
+    await fireAlert(db, quiet, firing('quiet-p3', 'P3')),
+    { created: false, escalates: false, dispatches: false },
+    'nor does a repeat',
+  )
+})
+
+t.test('a routed alert leaves a pending escalation; an opening priority leaves an event to correlate', async (t) => {
+  t.match(await fireAlert(db, routed, firing('routed-p3', 'P3')), { created: true, escalates: true, dispatches: false })
+  t.match(await fireAlert(db, routed, firing('routed-p3', 'P3')), { created: false, escalates: false }, 'a repeat starts nothing new')
+  t.match(await fireAlert(db, quiet, firing('quiet-p1', 'P1')), { created: true, escalates: false, dispatches: true })
+})
+
+t.test('a batch answers each event for itself', async (t) => {
+  const answers = await fireAlerts(database, [
+    { check: quiet, firing: firing('batch-quiet', 'P4') },
+    { check: routed, firing: firing('batch-routed', 'P4') },
+    { check: quiet, firing: firing('batch-opening', 'P2') },
+  ])
+  t.match(answers, [
+    { created: true, escalates: false, dispatches: false },
+    { created: true, escalates: true, dispatches: false },
+    { created: true, escalates: false, dispatches: true },
+  ])
+  // Its open P1 and P2 alerts have not opened an incident here (no dispatcher runs), so the
+  // quiet organization's later alerts still leave nothing.
+  t.match(await fireAlerts(database, [{ check: quiet, firing: firing('batch-quiet-2', 'P5') }]), [{ escalates: false, dispatches: false }])
+})
