@@ -97,7 +97,7 @@ export interface Notifier {
 }
 
 const POLLING_INTERVAL_SECONDS = 1
-/** Messages sent at once by a replica: a paging burst must not wait in line behind one slow SMTP server. */
+/** Messages sent at once by a replica: a paging burst must not wait in line behind one slow SMTP server (smtp.ts pools as many connections). */
 const BATCH_SIZE = 20
 /** Why a channel's messages are held: its provider's settings are missing. */
 export const NO_PROVIDER: Record<Channel, string> = {
