@@ -12,6 +12,7 @@ import { authPlugin, cookieRoutes } from '@svc/auth'
 import { DEFAULT_RETENTION_CONFIG, type ServiceConfig, type TrustProxy } from '@svc/config'
 import { API_REFERENCE_PREFIX, apiReferencePlugin, healthRoutes, httpConventions, redactedUrl, toErrorBody } from '@svc/http'
 import { requestMetricsPlugin } from '@svc/metrics'
+import { lazyRequestLogger } from './request-logger.js'
 import { openResources, type Resources } from './resources.js'
 import { createStorageMaintenance } from './storage-maintenance.js'
 
@@ -120,6 +121,7 @@ export async function buildServiceApp(config: ServiceConfig, definition: Service
     // The id in logs and the audit log is always ours; a caller's x-request-id is logged beside it.
     requestIdHeader: false,
     genReqId: () => randomUUID(),
+    childLoggerFactory: lazyRequestLogger,
     logController: new OneLinePerRequest(['info', 'debug', 'trace'].includes(config.logLevel)),
     frameworkErrors(error, request: FastifyRequest, reply: FastifyReply) {
       if (definition.routerError?.(error, request, reply)) return
