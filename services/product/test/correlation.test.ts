@@ -48,8 +48,8 @@ async function organization(slug: string) {
   return { orgId, otherOrgId, person, call, fire, config, incidentOf }
 }
 
-/** The scenario's webhook config escalates with a one-step policy paging Ada. */
-async function pageAdaFrom({ call, person, config }: Awaited<ReturnType<typeof organization>>) {
+/** The scenario's webhook config escalates with a one-step policy paging Ada; answers the policy's id. */
+async function pageAdaFrom({ call, person, config }: Awaited<ReturnType<typeof organization>>): Promise<string> {
   const manager = person('manager')
   const policy = (
     await call(manager, 'POST', '/escalation-policies', {
@@ -58,6 +58,7 @@ async function pageAdaFrom({ call, person, config }: Awaited<ReturnType<typeof o
     })
   ).json()
   await call(manager, 'PATCH', `/webhooks/${config.id}`, { escalationPolicyId: policy.id })
+  return policy.id as string
 }
 
 /** The two alerts' escalations once neither is pending, the earlier alert's first. */
@@ -311,6 +312,37 @@ t.test('two alerts of one incident started in the same batch: the first pages, t
     states.map((row) => row.state),
     [/^(active|exhausted)$/, 'grouped'],
     'the earlier pages; the later sees it paging in the same transaction',
+  )
+})
+
+t.test('a responder request paging in the same batch does not group the incident’s next alert under it', async (t) => {
+  const scenario = await organization('batch-request')
+  const { call, person, fire, incidentOf } = scenario
+  const policyId = await pageAdaFrom(scenario)
+  const first = await fire({ title: 'Orders down', priority: 'P1', service: 'orders', fingerprint: 'batch-request-0' })
+  const incident = await incidentOf(first)
+  await until('the first alert to page', async () => {
+    const row = await db.selectFrom('divinux.alertEscalations').select('state').where('alertId', '=', first).executeTakeFirst()
+    return row && row.state !== 'pending' ? row : undefined
+  })
+  // Nobody pages for the incident any more, but a responder request through the policy.
+  await db.updateTable('divinux.alertEscalations').set({ state: 'unrouted' }).where('alertId', '=', first).execute()
+  const asked = await call(person('ada'), 'POST', `/incidents/${incident.id}/responder-requests`, {
+    targets: [{ type: 'escalation_policy', id: policyId }],
+  })
+  t.equal(asked.statusCode, 201, 'the request is made')
+  const request = (asked.json() as { data: Array<{ requestId: string }> }).data[0]!.requestId
+  const next = await fire({ title: 'Orders slow', priority: 'P3', service: 'orders', fingerprint: 'batch-request-1' })
+  t.equal((await incidentOf(next)).id, incident.id, 'the next alert joins the incident')
+  const settled = () => settledEscalations(request, next)
+  await settled()
+  // Both wait at once, the request first: one claim takes the two.
+  await db.updateTable('divinux.alertEscalations').set({ state: 'pending', note: null }).where('alertId', 'in', [request, next]).execute()
+  const states = await settled()
+  t.match(
+    states.map((row) => row.state),
+    [/^(active|exhausted)$/, /^(active|exhausted)$/],
+    'the request pages the people it asks; the alert pages for the incident, as no other alert does',
   )
 })
 

@@ -80,7 +80,7 @@ export interface Escalator {
   afterCommit(): void
   /** Look for acknowledged alerts due to page again now (a snooze was set to end at once). */
   wakeRepages(): void
-  /** Look for new escalations now rather than at the next poll; call after an ingest that created alerts. */
+  /** Look for new escalations now rather than at the next poll; call once pending escalations are committed (ingestion does). */
   wake(): void
   /** Let go of a silence's alerts now rather than at the next poll; call after ending a silence commits. */
   wakeSilences(): void
