@@ -50,6 +50,7 @@ t.test('a routed alert leaves a pending escalation; an opening priority leaves a
   t.match(await fireAlert(db, routed, firing('routed-p3', 'P3')), { created: true, escalates: true, dispatches: false })
   t.match(await fireAlert(db, routed, firing('routed-p3', 'P3')), { created: false, escalates: false }, 'a repeat starts nothing new')
   t.match(await fireAlert(db, quiet, firing('quiet-p1', 'P1')), { created: true, escalates: false, dispatches: true })
+  t.match(await fireAlert(db, quiet, firing('quiet-p1', 'P1')), { created: false, dispatches: false }, 'an occurrence is never dispatched')
 })
 
 t.test('a batch answers each event for itself', async (t) => {

@@ -78,8 +78,8 @@ export interface Firing {
 
 /**
  * What firing an event wrote: its alert, and whether it left work for the escalator (a pending
- * escalation) or for the event dispatcher (a timeline event not written dispatched), so that
- * ingestion wakes each only when there is something for it.
+ * escalation) or for the event dispatcher (a `created` event not written dispatched; it never
+ * dispatches `occurred`), so that ingestion wakes each only when there is something for it.
  */
 export interface Fired {
   id: string
@@ -115,7 +115,7 @@ export async function fireAlert(db: Executor, check: ConfigCheck, firing: Firing
         ${nothingToDispatch(sql`${organizationId}::uuid`, sql`${firing.priority}`)}
       from upserted
       ${countRepeats}
-      returning dispatched_at is null as waiting
+      returning type = 'created' and dispatched_at is null as waiting
     ),
     escalation as (${pendingEscalation(sql`select id, ${organizationId}::uuid as organization_id, ${check.configId}::uuid as config_id, created from upserted`)})
     select id, created, exists (select 1 from escalation) as escalates, exists (select 1 from timeline where waiting) as dispatches
@@ -188,7 +188,7 @@ export async function fireAlerts(
         ${nothingToDispatch(sql`answered.organization_id`, sql`answered.priority`)}
       from answered order by ord
       ${countRepeats}
-      returning alert_id, dispatched_at is null as waiting
+      returning alert_id, type = 'created' and dispatched_at is null as waiting
     ),
     escalation as (${pendingEscalation(sql`select id, organization_id, config_id, created from answered`)})
     select ord, id, created, id in (select alert_id from escalation) as escalates,
