@@ -74,6 +74,16 @@ function settledEscalations(first: string, second: string) {
   })
 }
 
+/**
+ * Once both have settled, sets the two escalations pending again at once, as a burst leaves them
+ * for a starter that was busy, so that one claim takes the two; answers them settled again.
+ */
+async function startedInOneBatch(first: string, second: string) {
+  await settledEscalations(first, second)
+  await db.updateTable('divinux.alertEscalations').set({ state: 'pending', note: null }).where('alertId', 'in', [first, second]).execute()
+  return settledEscalations(first, second)
+}
+
 t.test('rules: the defaults until an organization sets its own; replaced whole, validated, audited', async (t) => {
   const { call, person, orgId } = await organization('rules')
   const [manager, viewer] = [person('manager'), person('viewer')]
@@ -303,11 +313,7 @@ t.test('two alerts of one incident started in the same batch: the first pages, t
   const first = await fire({ title: 'Search down', priority: 'P1', service: 'search', fingerprint: 'batch-0' })
   const second = await fire({ title: 'Search slow', priority: 'P3', service: 'search', fingerprint: 'batch-1' })
   t.equal((await incidentOf(second)).id, (await incidentOf(first)).id, 'one incident')
-  const settled = () => settledEscalations(first, second)
-  await settled()
-  // Both wait at once, as a burst does for a starter that was busy: one claim takes the two.
-  await db.updateTable('divinux.alertEscalations').set({ state: 'pending', note: null }).where('alertId', 'in', [first, second]).execute()
-  const states = await settled()
+  const states = await startedInOneBatch(first, second)
   t.match(
     states.map((row) => row.state),
     [/^(active|exhausted)$/, 'grouped'],
@@ -334,11 +340,7 @@ t.test('a responder request paging in the same batch does not group the incident
   const request = (asked.json() as { data: Array<{ requestId: string }> }).data[0]!.requestId
   const next = await fire({ title: 'Orders slow', priority: 'P3', service: 'orders', fingerprint: 'batch-request-1' })
   t.equal((await incidentOf(next)).id, incident.id, 'the next alert joins the incident')
-  const settled = () => settledEscalations(request, next)
-  await settled()
-  // Both wait at once, the request first: one claim takes the two.
-  await db.updateTable('divinux.alertEscalations').set({ state: 'pending', note: null }).where('alertId', 'in', [request, next]).execute()
-  const states = await settled()
+  const states = await startedInOneBatch(request, next)
   t.match(
     states.map((row) => row.state),
     [/^(active|exhausted)$/, /^(active|exhausted)$/],
