@@ -4,6 +4,7 @@ export {
   hashInvitationToken,
   inviteMember,
   resendInvitation,
+  ResendLimitReached,
   revokeInvitation,
   type Accepted,
   type InvitationSender,

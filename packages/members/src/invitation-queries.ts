@@ -89,6 +89,22 @@ export async function lockInvitation(db: Executor, where: { organizationId: stri
   return query.executeTakeFirst()
 }
 
+/**
+ * The invitation's resends within the last hour, from the audit log (each resend records
+ * `invitation.resent` in its own transaction), and when the earliest of them was.
+ */
+export async function resendsInLastHour(db: Executor, organizationId: string, invitationId: string) {
+  const row = await db
+    .selectFrom('core.auditLogs')
+    .select((eb) => [eb.fn.countAll<string>().as('count'), eb.fn.min<Date>('createdAt').as('earliest')])
+    .where('organizationId', '=', organizationId)
+    .where('action', '=', 'invitation.resent')
+    .where('entityId', '=', invitationId)
+    .where('createdAt', '>', sql<Date>`now() - interval '1 hour'`)
+    .executeTakeFirstOrThrow()
+  return { count: Number(row.count), earliest: row.earliest }
+}
+
 export async function markResent(db: Executor, id: string, tokenHash: string, expiresAt: Date): Promise<void> {
   await db
     .updateTable('core.invitations')

@@ -16,6 +16,7 @@ import {
   markResent,
   markRevoked,
   membershipOfUser,
+  resendsInLastHour,
   verifiedAddressOf,
 } from './invitation-queries.js'
 import type { ProductRoles } from './queries.js'
@@ -114,9 +115,22 @@ export async function inviteMember(
   return { invitationId, memberId, token, acceptUrl, expiresAt, delivery }
 }
 
+/** An invitation was resent as often as an hour allows: when a resend is next possible. */
+export class ResendLimitReached extends Error {
+  constructor(
+    readonly perHour: number,
+    readonly retryAfterSeconds: number,
+  ) {
+    super(`an invitation is resent at most ${perHour} times an hour: try again in ${retryAfterSeconds} seconds`)
+  }
+}
+
 /**
  * Sends a pending or expired invitation again: a new token (the old link stops working) and a
- * new expiry. An accepted or revoked one is a 409: there is nothing to resend.
+ * new expiry. An accepted or revoked one is a 409: there is nothing to resend. At most
+ * `resendsPerHour` resends within an hour, counted from the audit log under the invitation's
+ * lock, so only resends that happened count and replicas share the count; past it,
+ * `ResendLimitReached` and nothing is sent.
  */
 export async function resendInvitation(
   trx: Executor,
@@ -124,12 +138,18 @@ export async function resendInvitation(
   organizationId: string,
   invitationId: string,
   sender: InvitationSender,
+  resendsPerHour: number,
 ): Promise<SentInvitation> {
   const invitation = await lockInvitation(trx, { organizationId, id: invitationId })
   if (!invitation) throw new NotFoundError('invitation')
   if (invitation.status === 'accepted') throw new ConflictError('the invitation was accepted: there is nothing to resend')
   if (invitation.status === 'revoked' || invitation.memberId === null) {
     throw new ConflictError('the invitation was revoked: invite the address again')
+  }
+  const recent = await resendsInLastHour(trx, organizationId, invitation.id)
+  if (recent.count >= resendsPerHour) {
+    const freedAt = (recent.earliest ?? new Date()).getTime() + 3_600_000
+    throw new ResendLimitReached(resendsPerHour, Math.max(1, Math.ceil((freedAt - Date.now()) / 1000)))
   }
   const expiresAt = expiryFrom(sender.ttlDays)
   const productRoles = invitation.productRoles as ProductRoles

@@ -201,6 +201,16 @@ t.test('resending is rate limited per invitation', async (t) => {
   t.equal((await call(owner, 'POST', `/invitations/${other.id}/resend`)).statusCode, 200, 'another invitation has its own limit')
 })
 
+t.test('requests refused by the access rule spend nothing of an invitation’s resends', async (t) => {
+  const sent = (await call(owner, 'POST', '/invitations', { email: 'hedy@invite.example', role: 'member' })).json()
+  const path = `${base}/invitations/${sent.id}/resend`
+  for (let attempt = 1; attempt <= 4; attempt++) {
+    t.equal((await app.inject({ method: 'POST', url: path })).statusCode, 401, 'no credentials')
+    t.equal((await call(outsider, 'POST', `/invitations/${sent.id}/resend`)).statusCode, 404, 'not a member')
+  }
+  t.equal((await call(owner, 'POST', `/invitations/${sent.id}/resend`)).statusCode, 200, 'the owner still resends it')
+})
+
 t.test('revoking answers 410 to the link and removes the waiting membership', async (t) => {
   const sent = (await call(owner, 'POST', '/invitations', { email: 'barbara@invite.example', role: 'admin' })).json()
   const token = new URL(sent.acceptUrl).searchParams.get('token')!

@@ -2,8 +2,8 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { Type } from 'typebox'
 import { auditContextOf } from '@svc/audit'
 import { membershipOf } from '@svc/auth'
-import { pageOf } from '@svc/db'
-import { ForbiddenError, ListResponse, NotFoundError } from '@svc/http'
+import { pageOf, type Executor } from '@svc/db'
+import { ForbiddenError, ListResponse, NotFoundError, TooManyRequestsError } from '@svc/http'
 import {
   acceptInvitation,
   findInvitation,
@@ -13,6 +13,7 @@ import {
   sendInvitation,
   listInvitations,
   resendInvitation,
+  ResendLimitReached,
   revokeInvitation,
   roleChangeRefusal,
   sentInvitationAnswer,
@@ -100,22 +101,29 @@ export const invitationRoutes: FastifyPluginAsyncTypebox<InvitationOptions> = as
         params: InvitationParams,
         response: { 200: SentInvitationResponse },
       },
-      config: {
-        limit: {
-          max: RESENDS_PER_HOUR,
-          timeWindow: '1 hour',
-          keyGenerator: (request) => `invitation-resend:${(request.params as { invitationId: string }).invitationId}`,
-        },
-      },
+      // Counted by the resend itself (`resendInvitation`), after the access rule: a request
+      // that fails it spends nothing of the invitation's resends.
       onRequest: app.requireOrgRole('admin', 'owner'),
     },
-    async (request) => {
+    async (request, reply) => {
       const { organizationId } = membershipOf(request)
+      const resend = (trx: Executor) =>
+        resendInvitation(
+          trx,
+          auditContextOf(request),
+          organizationId,
+          request.params.invitationId,
+          invitationSenderOf(request, options),
+          RESENDS_PER_HOUR,
+        )
       const sent = await db
         .transaction()
-        .execute((trx) =>
-          resendInvitation(trx, auditContextOf(request), organizationId, request.params.invitationId, invitationSenderOf(request, options)),
-        )
+        .execute(resend)
+        .catch((error: unknown) => {
+          if (!(error instanceof ResendLimitReached)) throw error
+          reply.header('retry-after', String(error.retryAfterSeconds))
+          throw new TooManyRequestsError(error.message)
+        })
       options.notifier.wake()
       return sentInvitationAnswer(db, organizationId, sent)
     },
