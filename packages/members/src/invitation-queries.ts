@@ -91,7 +91,7 @@ export async function lockInvitation(db: Executor, where: { organizationId: stri
 
 /**
  * The invitation's resends within the last hour, from the audit log (each resend records
- * `invitation.resent` in its own transaction), and when the earliest of them was.
+ * `invitation.resent` in the transaction that resends), and when the earliest of them was.
  */
 export async function resendsInLastHour(db: Executor, organizationId: string, invitationId: string) {
   const row = await db

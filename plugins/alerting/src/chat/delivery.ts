@@ -134,8 +134,11 @@ export function createChatDelivery(deps: ChatDeliveryDeps) {
   /** The latest analysis of each attempt's alert, one statement per organization of the batch. */
   async function analysesOf(attempts: QueuedAttempt[]): Promise<Map<string, LatestAnalysis>> {
     const alertsByOrganization = new Map<string, string[]>()
-    for (const { organizationId, id } of attempts)
-      alertsByOrganization.set(organizationId, (alertsByOrganization.get(organizationId) ?? []).concat(id))
+    for (const { organizationId, id } of attempts) {
+      const alertIds = alertsByOrganization.get(organizationId)
+      if (alertIds) alertIds.push(id)
+      else alertsByOrganization.set(organizationId, [id])
+    }
     const analyses = new Map<string, LatestAnalysis>()
     for (const [organizationId, alertIds] of alertsByOrganization)
       for (const [alertId, analysis] of await deps.latestAnalyses(database.db, organizationId, 'alerting', alertIds))

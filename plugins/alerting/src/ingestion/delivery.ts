@@ -5,7 +5,7 @@ import { alertGetsAnalysis, publish } from '@svc/events'
 import type { JobQueue } from '@svc/jobs'
 import { ingestedEvents } from '@svc/metrics'
 import { claimDelivery, saveDeliveryResult, type IngestConfig } from '../queries/alerts.js'
-import { fireAlert, moveAlertFromSource, type ConfigCheck, type Firing } from '../queries/ingest-writes.js'
+import { fireAlert, moveAlertFromSource, type ConfigCheck, type Fired, type Firing } from '../queries/ingest-writes.js'
 import type { Priority } from '../webhooks/schemas.js'
 import type { IngestedEvent } from './event.js'
 import type { FireBatcher } from './fire-batcher.js'
@@ -32,19 +32,15 @@ function announcesAlert(config: IngestConfig, event: IngestedEvent): boolean {
   return event.action === 'fire' && alertGetsAnalysis({ priority: priorityOf(config, event), autoAnalysis: config.autoAnalysis })
 }
 
-/** An event's outcome, and whether it left work for the escalator or the event dispatcher (`Fired`). */
-interface Applied {
-  outcome: Outcome
-  escalates: boolean
-  dispatches: boolean
-}
+/** Whether writes left work for the escalator or the event dispatcher (as `Fired` says of one event). */
+type LeftWork = Pick<Fired, 'escalates' | 'dispatches'>
+const NO_WORK: LeftWork = { escalates: false, dispatches: false }
+
+/** An event's outcome, and the work it left. */
+type Applied = LeftWork & { outcome: Outcome }
 
 /** What a delivery did: each event's outcome, and whether any left work for the escalator or the event dispatcher. */
-export interface Delivered {
-  outcomes: Outcome[]
-  escalates: boolean
-  dispatches: boolean
-}
+export type Delivered = LeftWork & { outcomes: Outcome[] }
 
 /** Where an event's writes go: the database or a transaction; optionally a batcher for firing events, or the queue to announce them on. */
 interface Writes {
@@ -90,7 +86,7 @@ async function applyEvent({ db, fire, announce }: Writes, config: IngestConfig, 
   if (!moved) return undefined
   // The move updates the escalation itself; its timeline event is dispatched at the dispatcher's next poll.
   const outcome: Outcome = moved.id ? { alertId: moved.id, status: to } : { alertId: null, status: 'ignored' }
-  return { outcome, escalates: false, dispatches: false }
+  return { outcome, ...NO_WORK }
 }
 
 /** Thrown inside a delivery's transaction when its config changed meanwhile: rolls it back. */
@@ -131,7 +127,7 @@ export async function ingestDelivery(
         const key = retryKey(deliveryId, event, index)
         const earlier = key ? await claimDelivery(trx, config.id, config.organizationId, key) : undefined
         if (earlier !== undefined) {
-          results.push({ outcome: Value.Parse(IngestResult, earlier), escalates: false, dispatches: false, repeated: true })
+          results.push({ outcome: Value.Parse(IngestResult, earlier), ...NO_WORK, repeated: true })
           continue
         }
         const applied = await applyEvent({ db: trx, announce: jobs }, config, event)
