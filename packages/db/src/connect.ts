@@ -123,6 +123,10 @@ async function openPGlite(dataDir: string | undefined, seed: Blob | undefined): 
   } else {
     pglite = await PGlite.create({ extensions, loadDataDir: seed })
   }
+  // The pool keeps each statement parsed (pglite-pool.ts); every run is still planned with its
+  // own values, as an unnamed statement is. A generic plan cannot use them: an insert whose
+  // ON CONFLICT names a partial unique index through parameters would find no arbiter index.
+  await pglite.exec('set plan_cache_mode = force_custom_plan')
   const pool = new PGlitePool(pglite)
   const db = new Kysely<DB>({ dialect: new PostgresDialect({ pool }), plugins: [camelCase] })
   return {

@@ -1,6 +1,6 @@
 export { dumpEmbedded, openDatabase, type Database, type DatabaseOptions } from './connect.js'
 export { migrateToLatest } from './migrate.js'
-export { PGlitePool, type SqlExecutor } from './pglite-pool.js'
+export { PGlitePool, STATEMENTS_KEPT, type SqlExecutor } from './pglite-pool.js'
 export type { Executor } from './executor.js'
 // Every generated table type, so declarations that infer row types can name them.
 export type * from './generated.js'

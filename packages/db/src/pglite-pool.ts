@@ -11,24 +11,20 @@ type Command = PostgresQueryResult<unknown>['command']
 
 const { serialize } = protocol
 
+/** Statements parsed once and kept by the backend, at most this many at a time (least recently used go). */
+export const STATEMENTS_KEPT = 256
+
 /**
- * One statement as one message of the extended query protocol: parse, bind, describe, execute
- * and sync together, with the parameters converted as node-postgres converts them
- * (`prepareValue`), so the embedded database sees what PostgreSQL sees in production.
- *
- * Written here because `pglite.query` sends those five steps and a statement description as six
- * calls into the WebAssembly backend, to learn the parameters' types and serialize by type;
- * PostgreSQL infers them from text parameters as it does for `pg`. One call instead of six
- * saves about 100 µs a statement (docs/benchmarks.md, 2026-11-28, sixth session).
+ * The command tags of statements that may change the schema. After one, every kept statement
+ * is closed: PostgreSQL replans a kept statement when a table it reads changes, but refuses to
+ * run one whose result columns changed ("cached plan must not change result type").
  */
-function extendedQuery(text: string, parameters: ReadonlyArray<unknown>): Uint8Array {
-  const parts = [
-    serialize.parse({ text }),
-    serialize.bind({ values: parameters.map((value) => pgUtils.prepareValue(value)) }),
-    serialize.describe({ type: 'P' }),
-    serialize.execute({}),
-    serialize.sync(),
-  ]
+const SCHEMA_CHANGES = new Set(['CREATE', 'ALTER', 'DROP', 'COMMENT', 'GRANT', 'REVOKE', 'TRUNCATE', 'DO', 'DISCARD', 'DEALLOCATE'])
+
+/** What follows every statement's bind: describe the portal (its columns), run it, end the exchange. */
+const EXECUTE = [serialize.describe({ type: 'P' }), serialize.execute({}), serialize.sync()]
+
+function concatenated(parts: Uint8Array[]): Uint8Array {
   const message = new Uint8Array(parts.reduce((length, part) => length + part.length, 0))
   let offset = 0
   for (const part of parts) {
@@ -38,11 +34,73 @@ function extendedQuery(text: string, parameters: ReadonlyArray<unknown>): Uint8A
   return message
 }
 
-/** One statement with its parameters, as `extendedQuery` sends it. */
-async function runStatement<R>(pglite: PGlite, text: string, parameters: ReadonlyArray<unknown>): Promise<Results<R>> {
-  const { messages } = await pglite.execProtocol(extendedQuery(text, parameters))
-  // parseResults answers at least one result, empty for a statement that returns none.
-  return parse.parseResults(messages, pglite.parsers)[0] as Results<R>
+/**
+ * The embedded backend's statements, each parsed once under a name of its own and then only
+ * bound and executed, as a PostgreSQL driver with prepared statements does: parsing and
+ * analysing cost about half of a small statement's time in PGlite (docs/benchmarks.md,
+ * 2026-11-29, eighth session). PGlite is one connection, so one set of names serves every
+ * holder. Each statement is sent as one message of the extended query protocol (bind, describe,
+ * execute and sync, after a parse the first time), with the parameters converted as
+ * node-postgres converts them (`prepareValue`), so the embedded database sees what PostgreSQL
+ * sees in production; `pglite.query` would instead make six calls into the WebAssembly backend
+ * per statement, to learn the parameters' types and serialize by type.
+ *
+ * Written here because PGlite keeps no statements itself and Kysely's dialect sends text.
+ */
+class StatementCache {
+  /** Statement text to the name it was parsed under, least recently used first. */
+  readonly #names = new Map<string, string>()
+  /** Names to close with the next message (evicted, or left by a failed parse). */
+  #closing: string[] = []
+  #counter = 0
+
+  constructor(readonly pglite: PGlite) {}
+
+  async run<R>(text: string, parameters: ReadonlyArray<unknown>): Promise<Results<R>> {
+    const values = parameters.map((value) => pgUtils.prepareValue(value))
+    const kept = this.#names.get(text)
+    if (kept !== undefined) {
+      // Most recently used last.
+      this.#names.delete(text)
+      this.#names.set(text, kept)
+      return this.#send<R>([serialize.bind({ statement: kept, values })])
+    }
+    const name = `svc_${++this.#counter}`
+    this.#names.set(text, name)
+    if (this.#names.size > STATEMENTS_KEPT) this.#evictOldest()
+    try {
+      return await this.#send<R>([serialize.parse({ name, text }), serialize.bind({ statement: name, values })])
+    } catch (error) {
+      // The parse may or may not have succeeded before the error: close the name either way
+      // (closing a name that does not exist is no error) and parse again next time.
+      this.#names.delete(text)
+      this.#closing.push(name)
+      throw error
+    }
+  }
+
+  #evictOldest(): void {
+    const [text, name] = this.#names.entries().next().value as [string, string]
+    this.#names.delete(text)
+    this.#closing.push(name)
+  }
+
+  /** Closes every kept statement with the next message: the schema may have changed. */
+  closeAll(): void {
+    for (const name of this.#names.values()) this.#closing.push(name)
+    this.#names.clear()
+  }
+
+  /** Pending closes, then the statement's parse and bind, then describe, execute and sync. */
+  async #send<R>(statement: Uint8Array[]): Promise<Results<R>> {
+    const closes = this.#closing.map((name) => serialize.close({ type: 'S', name }))
+    this.#closing = []
+    const { messages } = await this.pglite.execProtocol(concatenated([...closes, ...statement, ...EXECUTE]))
+    // parseResults answers at least one result, empty for a statement that returns none.
+    const result = parse.parseResults(messages, this.pglite.parsers)[0] as Results<R> & { command?: string }
+    if (result.command !== undefined && SCHEMA_CHANGES.has(result.command)) this.closeAll()
+    return result
+  }
 }
 
 /**
@@ -56,8 +114,11 @@ async function runStatement<R>(pglite: PGlite, text: string, parameters: Readonl
  */
 export class PGlitePool implements PostgresPool, SqlExecutor {
   #tail: Promise<void> = Promise.resolve()
+  readonly #statements: StatementCache
 
-  constructor(readonly pglite: PGlite) {}
+  constructor(readonly pglite: PGlite) {
+    this.#statements = new StatementCache(pglite)
+  }
 
   async connect(): Promise<PostgresPoolClient> {
     let release!: () => void
@@ -66,11 +127,11 @@ export class PGlitePool implements PostgresPool, SqlExecutor {
       release = resolve
     })
     await previous
-    const { pglite } = this
+    const statements = this.#statements
     let released = false
     return {
       async query<R>(sql: string, parameters: ReadonlyArray<unknown>): Promise<PostgresQueryResult<R>> {
-        const result = await runStatement<R>(pglite, sql, parameters)
+        const result = await statements.run<R>(sql, parameters)
         return {
           command: ((result as { command?: string }).command ?? 'SELECT') as Command,
           rowCount: result.affectedRows ?? result.rows.length,
@@ -93,10 +154,12 @@ export class PGlitePool implements PostgresPool, SqlExecutor {
     const client = await this.connect()
     try {
       if (values === undefined || values.length === 0) {
+        // Scripts (pg-boss's schema) may change anything the kept statements read.
+        this.#statements.closeAll()
         const results = await this.pglite.exec(text)
         return { rows: results.at(-1)?.rows ?? [] }
       }
-      const result = await runStatement(this.pglite, text, values)
+      const result = await this.#statements.run(text, values)
       return { rows: result.rows }
     } finally {
       client.release()
