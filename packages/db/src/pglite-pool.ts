@@ -1,6 +1,14 @@
-import { parse, protocol, type PGlite, type Results } from '@electric-sql/pglite'
+import { protocol, type PGlite } from '@electric-sql/pglite'
 import type { PostgresPool, PostgresPoolClient, PostgresQueryResult } from 'kysely'
 import pgUtils from 'pg/lib/utils'
+import type {
+  BackendMessage,
+  CommandCompleteMessage,
+  DatabaseError,
+  DataRowMessage,
+  RowDescriptionMessage,
+} from 'pg-protocol/dist/messages'
+import { Parser } from 'pg-protocol/dist/parser'
 
 /** What pg-boss (and anything else speaking plain SQL) needs from a connection. */
 export interface SqlExecutor {
@@ -23,6 +31,64 @@ const SCHEMA_CHANGES = new Set(['CREATE', 'ALTER', 'DROP', 'COMMENT', 'GRANT', '
 
 /** What follows every statement's bind: describe the portal (its columns), run it, end the exchange. */
 const EXECUTE = [serialize.describe({ type: 'P' }), serialize.execute({}), serialize.sync()]
+
+/** What one statement answered: its rows (columns parsed by type), and its command tag's verb and count. */
+interface StatementResult<R> {
+  rows: R[]
+  command: string | undefined
+  affectedRows: number
+}
+
+type TypeParsers = PGlite['parsers']
+
+/**
+ * Reads the backend's answer to one statement with node-postgres's own protocol parser, the one
+ * production's connections use: PGlite's parser copies every field's bytes before decoding them,
+ * which was a sixth of an alert list's time (docs/benchmarks.md, 2026-11-29, eighth session).
+ * The first error the backend reported is thrown, as `pglite.execProtocol` throws it.
+ */
+function resultOf<R>(chunks: Uint8Array[], parsers: TypeParsers): StatementResult<R> {
+  const result: StatementResult<R> = { rows: [], command: undefined, affectedRows: 0 }
+  let names: string[] = []
+  let types: number[] = []
+  let error: Error | undefined
+  const parser = new Parser()
+  const read = (message: BackendMessage) => {
+    switch (message.name) {
+      case 'rowDescription':
+        names = (message as RowDescriptionMessage).fields.map((field) => field.name)
+        types = (message as RowDescriptionMessage).fields.map((field) => field.dataTypeID)
+        break
+      case 'dataRow': {
+        const values = (message as DataRowMessage).fields
+        const row: Record<string, unknown> = {}
+        for (let index = 0; index < values.length; index += 1) {
+          const value = values[index]
+          const type = types[index]!
+          const parse = parsers[type]
+          row[names[index]!] = value === null || value === undefined || !parse ? value : parse(value, type)
+        }
+        result.rows.push(row as R)
+        break
+      }
+      case 'commandComplete': {
+        const words = (message as CommandCompleteMessage).text.split(' ')
+        result.command = words[0]
+        if (COUNTED.has(result.command ?? '')) result.affectedRows += Number(words.at(-1))
+        break
+      }
+      case 'error':
+        error ??= message as DatabaseError
+        break
+    }
+  }
+  for (const chunk of chunks) parser.parse(Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength), read)
+  if (error) throw error
+  return result
+}
+
+/** The command tags whose count is of rows changed. */
+const COUNTED = new Set(['INSERT', 'UPDATE', 'DELETE', 'COPY', 'MERGE'])
 
 function concatenated(parts: Uint8Array[]): Uint8Array {
   const message = new Uint8Array(parts.reduce((length, part) => length + part.length, 0))
@@ -56,7 +122,7 @@ class StatementCache {
 
   constructor(readonly pglite: PGlite) {}
 
-  async run<R>(text: string, parameters: ReadonlyArray<unknown>): Promise<Results<R>> {
+  async run<R>(text: string, parameters: ReadonlyArray<unknown>): Promise<StatementResult<R>> {
     const values = parameters.map((value) => pgUtils.prepareValue(value))
     const kept = this.#names.get(text)
     if (kept !== undefined) {
@@ -92,12 +158,15 @@ class StatementCache {
   }
 
   /** Pending closes, then the statement's parse and bind, then describe, execute and sync. */
-  async #send<R>(statement: Uint8Array[]): Promise<Results<R>> {
+  async #send<R>(statement: Uint8Array[]): Promise<StatementResult<R>> {
     const closes = this.#closing.map((name) => serialize.close({ type: 'S', name }))
     this.#closing = []
-    const { messages } = await this.pglite.execProtocol(concatenated([...closes, ...statement, ...EXECUTE]))
-    // parseResults answers at least one result, empty for a statement that returns none.
-    const result = parse.parseResults(messages, this.pglite.parsers)[0] as Results<R> & { command?: string }
+    const chunks: Uint8Array[] = []
+    // The backend reuses the memory it hands out: each chunk is copied before the next is written.
+    await this.pglite.execProtocolRawStream(concatenated([...closes, ...statement, ...EXECUTE]), {
+      onRawData: (chunk) => chunks.push(chunk.slice()),
+    })
+    const result = resultOf<R>(chunks, this.pglite.parsers)
     if (result.command !== undefined && SCHEMA_CHANGES.has(result.command)) this.closeAll()
     return result
   }
@@ -133,8 +202,8 @@ export class PGlitePool implements PostgresPool, SqlExecutor {
       async query<R>(sql: string, parameters: ReadonlyArray<unknown>): Promise<PostgresQueryResult<R>> {
         const result = await statements.run<R>(sql, parameters)
         return {
-          command: ((result as { command?: string }).command ?? 'SELECT') as Command,
-          rowCount: result.affectedRows ?? result.rows.length,
+          command: (result.command ?? 'SELECT') as Command,
+          rowCount: result.affectedRows,
           rows: result.rows,
         }
       },
