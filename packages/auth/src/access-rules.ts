@@ -1,7 +1,6 @@
 import type { FastifyInstance, FastifyRequest, onRequestAsyncHookHandler } from 'fastify'
 import { platformRoles, type Account } from './identity.js'
-import type { Kysely } from 'kysely'
-import type { DB } from '@svc/db'
+import type { Database } from '@svc/db'
 import { ForbiddenError, NotFoundError, PlanRequiredError } from '@svc/http'
 import { entitledTo } from './entitlements.js'
 import { productRoleAtLeast, type OrganizationRole, type Product, type ProductRole } from './roles.js'
@@ -60,7 +59,8 @@ const WRITES = new Set(['POST', 'PUT', 'PATCH', 'DELETE'])
  * `enforcePlans`: billing is on, so a product role rule also refuses writes to a product the
  * organization's plan does not hold (402 PLAN_REQUIRED), reads stay open and nothing is deleted.
  */
-export function registerAccessRules(app: FastifyInstance, db: Kysely<DB>, enforcePlans = false): onRequestAsyncHookHandler {
+export function registerAccessRules(app: FastifyInstance, database: Database, enforcePlans = false): onRequestAsyncHookHandler {
+  const { db } = database
   app.decorateRequest('membership', null)
 
   async function loadMembership(request: FastifyRequest): Promise<Membership> {
@@ -68,7 +68,7 @@ export function registerAccessRules(app: FastifyInstance, db: Kysely<DB>, enforc
     const organizationId = organizationIdOf(request)
     const user = request.user
     // Not a member and no such organization look the same: existence is never leaked.
-    const membership = isUuid(organizationId) && user ? await findMembership(db, organizationId, user.userId) : undefined
+    const membership = isUuid(organizationId) && user ? await findMembership(database, organizationId, user.userId) : undefined
     if (!membership) throw new NotFoundError('organization')
     request.membership = membership
     return membership

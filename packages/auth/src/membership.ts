@@ -1,5 +1,5 @@
 import { sql, type Kysely } from 'kysely'
-import type { DB } from '@svc/db'
+import type { Database, DB } from '@svc/db'
 import { isProduct, isProductRole, productRoleAtLeast, type OrganizationRole, type Product, type ProductRole } from './roles.js'
 
 export interface Membership {
@@ -10,19 +10,39 @@ export interface Membership {
   role: OrganizationRole
 }
 
-export async function findMembership(db: Kysely<DB>, organizationId: string, userId: string): Promise<Membership | undefined> {
-  const row = await db
-    .selectFrom('core.organizationMembers as m')
-    .innerJoin('core.organizations as o', 'o.id', 'm.organizationId')
-    .select(['o.id as organizationId', 'o.name as organizationName', 'o.slug as organizationSlug', 'm.id as memberId', 'm.role'])
-    .where('m.organizationId', '=', organizationId)
-    .where('m.userId', '=', userId)
-    // A member the identity provider deactivated (SCIM active=false) is no member until reactivated.
-    .where('m.suspendedAt', 'is', null)
-    // An invited member is no member until the invitation is accepted (decision 0023).
-    .where('m.joinedAt', 'is not', null)
-    .executeTakeFirst()
-  return row && { ...row, role: row.role as OrganizationRole }
+/**
+ * The membership lookup behind every organization-scoped request (the member rule), written as
+ * one constant statement and run prepared: PostgreSQL plans it once per connection, the embedded
+ * database parses it once, and no query builder runs per request. Building it with Kysely and
+ * planning it each time cost more than running it (docs/benchmarks.md, 2026-11-29, eighth session).
+ */
+const MEMBERSHIP = `
+  select o.id as organization_id, o.name as organization_name, o.slug as organization_slug, m.id as member_id, m.role
+  from core.organization_members m
+  join core.organizations o on o.id = m.organization_id
+  where m.organization_id = $1 and m.user_id = $2
+    -- A member the identity provider deactivated (SCIM active=false) is no member until reactivated.
+    and m.suspended_at is null
+    -- An invited member is no member until the invitation is accepted (decision 0023).
+    and m.joined_at is not null`
+
+type MembershipRow = Record<'organization_id' | 'organization_name' | 'organization_slug' | 'member_id' | 'role', string>
+
+export async function findMembership(
+  database: Pick<Database, 'prepared'>,
+  organizationId: string,
+  userId: string,
+): Promise<Membership | undefined> {
+  const [row] = await database.prepared<MembershipRow>('auth.find_membership', MEMBERSHIP, [organizationId, userId])
+  return (
+    row && {
+      organizationId: row.organization_id,
+      organizationName: row.organization_name,
+      organizationSlug: row.organization_slug,
+      memberId: row.member_id,
+      role: row.role as OrganizationRole,
+    }
+  )
 }
 
 /** A Map: products come from rows and requests, and a plain object would answer `constructor`. */
@@ -80,13 +100,13 @@ export async function findProductRole(
  * members and non-members hold nothing.
  */
 export async function productRoleOfUser(
-  db: Kysely<DB>,
+  database: Database,
   organizationId: string,
   userId: string,
   product: Product,
 ): Promise<ProductRole | undefined> {
-  const membership = await findMembership(db, organizationId, userId)
+  const membership = await findMembership(database, organizationId, userId)
   if (!membership) return undefined
   if (membership.role === 'owner') return 'admin'
-  return findProductRole(db, organizationId, membership.memberId, product)
+  return findProductRole(database.db, organizationId, membership.memberId, product)
 }

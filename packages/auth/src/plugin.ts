@@ -2,9 +2,8 @@ import cookie from '@fastify/cookie'
 import jwt, { type VerifyOptions } from '@fastify/jwt'
 import type { FastifyInstance, FastifyRequest } from 'fastify'
 import fp from 'fastify-plugin'
-import type { Kysely } from 'kysely'
 import type { AuthConfig, CookieConfig } from '@svc/config'
-import type { DB } from '@svc/db'
+import type { Database } from '@svc/db'
 import { ForbiddenError, NotFoundError, UnauthorizedError } from '@svc/http'
 import { findAccountById, upsertAccountBySubject } from './accounts.js'
 import { registerAccessRules } from './access-rules.js'
@@ -65,7 +64,7 @@ declare module 'fastify' {
 export interface AuthPluginOptions {
   auth: AuthConfig
   cookies: CookieConfig
-  db: Kysely<DB>
+  database: Database
   /** Path prefixes served by plugins that take no route config (the API reference). */
   publicPrefixes?: string[]
   /** Shared between the services of one process so the JWKS budget is per process. */
@@ -81,10 +80,11 @@ export interface AuthPluginOptions {
 const IMPERSONATION_HEADER = 'x-impersonate-user-id'
 
 async function authPlugin(app: FastifyInstance, options: AuthPluginOptions): Promise<void> {
+  const { db } = options.database
   const signingKeys = options.signingKeys ?? createSigningKeyResolver({ jwksUrl: options.auth.jwksUrl })
   const sessions = options.sessions ?? createSessionCache()
-  const impersonations = createImpersonationLog(options.db)
-  const activity = createActivityRecorder({ db: options.db, product: options.product, log: app.log.child({ component: 'user-activity' }) })
+  const impersonations = createImpersonationLog(db)
+  const activity = createActivityRecorder({ db: db, product: options.product, log: app.log.child({ component: 'user-activity' }) })
   app.decorate('userActivity', activity)
   app.addHook('onReady', async () => activity.start())
   app.addHook('onClose', async () => activity.stop())
@@ -132,7 +132,7 @@ async function authPlugin(app: FastifyInstance, options: AuthPluginOptions): Pro
   app.decorate('verifyIdToken', verifiedClaims)
 
   const accountOfClaims = (claims: IdTokenClaims) =>
-    upsertAccountBySubject(options.db, {
+    upsertAccountBySubject(db, {
       subject: claims.sub,
       email: claims.email as string,
       emailVerified: emailVerifiedIn(claims),
@@ -170,7 +170,7 @@ async function authPlugin(app: FastifyInstance, options: AuthPluginOptions): Pro
       return
     }
     if (!request.user.isPlatformAdmin) throw new ForbiddenError('only platform admins can impersonate')
-    const target = isUuid(impersonated) ? await findAccountById(options.db, impersonated) : undefined
+    const target = isUuid(impersonated) ? await findAccountById(db, impersonated) : undefined
     if (!target) throw new NotFoundError('user to impersonate')
     // Acting as a platform admin would be acting with every product role everywhere.
     if (target.platformRole !== null) throw new ForbiddenError('a user with a platform role cannot be impersonated')
@@ -202,11 +202,16 @@ async function authPlugin(app: FastifyInstance, options: AuthPluginOptions): Pro
   // The SCIM rule: a bearer SCIM token, looked up by its hash; never the session cookie.
   const scimRule = async function scimRule(request: FastifyRequest) {
     const token = bearerToken(request)
-    const principal = token ? await authenticateScimToken(options.db, token) : undefined
+    const principal = token ? await authenticateScimToken(db, token) : undefined
     if (!principal) throw new UnauthorizedError('a valid SCIM token is required')
     request.scim = principal
   }
-  orderGates(app, { scim: scimRule, jwt: jwtRule, member: registerAccessRules(app, options.db, options.enforcePlans ?? false), isPublic })
+  orderGates(app, {
+    scim: scimRule,
+    jwt: jwtRule,
+    member: registerAccessRules(app, options.database, options.enforcePlans ?? false),
+    isPublic,
+  })
 }
 
 export default fp(authPlugin, { name: 'auth', fastify: '5.x', dependencies: ['http-conventions'] })

@@ -159,7 +159,7 @@ export async function buildServiceApp(config: ServiceConfig, definition: Service
   await app.register(authPlugin, {
     auth: config.auth,
     cookies: config.cookies,
-    db: resources.database.db,
+    database: resources.database,
     signingKeys: resources.signingKeys,
     sessions: resources.sessions,
     publicPrefixes: [API_REFERENCE_PREFIX],

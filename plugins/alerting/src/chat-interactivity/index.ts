@@ -16,7 +16,7 @@ export interface ChatInteractivityOptions extends RenderDeps {
  * call, and the worker that keeps Slack's messages and incident channels in step with incidents.
  */
 export const chatInteractivity: FastifyPluginAsync<ChatInteractivityOptions> = async (app, options) => {
-  const people = createSlackPeople(app.database.db, options.slackApiUrl)
+  const people = createSlackPeople(app.database, options.slackApiUrl)
   const sync = createIncidentChatSync({
     database: app.database,
     people,

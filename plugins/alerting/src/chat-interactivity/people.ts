@@ -1,6 +1,5 @@
-import type { Kysely } from 'kysely'
 import { productRoleAtLeast, productRoleOfUser } from '@svc/auth'
-import type { DB } from '@svc/db'
+import type { Database } from '@svc/db'
 import { slackClient, slackErrorOf } from '../chat/slack-client.js'
 import { cacheSlackEmail, cachedSlackEmail, cachedSlackUserOf, memberByEmail, type SlackIntegration } from './queries.js'
 
@@ -16,7 +15,8 @@ export type SlackActor = { userId: string; email: string } | { refusal: string }
  * integration's organization holding the alerting role responder or higher. Anything else is a
  * refusal, never an action.
  */
-export function createSlackPeople(db: Kysely<DB>, slackApiUrl: string | undefined) {
+export function createSlackPeople(database: Database, slackApiUrl: string | undefined) {
+  const { db } = database
   async function emailOf(integration: SlackIntegration, slackUserId: string): Promise<string | null> {
     const cached = await cachedSlackEmail(db, integration.id, slackUserId, CACHE_SECONDS)
     if (cached) return cached.email
@@ -39,7 +39,7 @@ export function createSlackPeople(db: Kysely<DB>, slackApiUrl: string | undefine
       if (!email) return { refusal: 'Slack gave no e-mail address for you, so you cannot act on incidents from here.' }
       const userId = await memberByEmail(db, integration.organizationId, email)
       if (!userId) return { refusal: `${email} is not a member of this organization, so you cannot act on its incidents.` }
-      const role = await productRoleOfUser(db, integration.organizationId, userId, 'alerting')
+      const role = await productRoleOfUser(database, integration.organizationId, userId, 'alerting')
       if (!productRoleAtLeast(role, 'responder')) return { refusal: 'This needs the alerting role responder or higher.' }
       return { userId, email }
     },

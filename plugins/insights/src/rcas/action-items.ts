@@ -8,9 +8,9 @@ import { rcaOf, tags } from './routes.js'
 import { ActionItem, ActionItemCreate, ActionItemPatch, ActionItemQuery, ItemParams, RcaParams, actionItemBody } from './schemas.js'
 
 /** An assignee must be an active member of the organization (the membership rule's own query: suspended members are none). */
-async function assertAssignable(db: Database['db'], organizationId: string, userId: string | null | undefined): Promise<void> {
+async function assertAssignable(database: Database, organizationId: string, userId: string | null | undefined): Promise<void> {
   if (userId === null || userId === undefined) return
-  if (!(await findMembership(db, organizationId, userId))) {
+  if (!(await findMembership(database, organizationId, userId))) {
     throw invalidField('assigneeUserId', 'must be a member of the organization')
   }
 }
@@ -57,7 +57,7 @@ export const actionItemRoutes: FastifyPluginAsyncTypebox = async (app) => {
     },
     async (request, reply) => {
       const rca = await rcaOf(db, request, request.params.rcaId)
-      await assertAssignable(db, rca.organizationId, request.body.assigneeUserId)
+      await assertAssignable(app.database, rca.organizationId, request.body.assigneeUserId)
       const row = await insertActionItem(db, rca.organizationId, rca.id, request.body, request.user.userId)
       return reply.code(201).send(actionItemBody(row))
     },
@@ -79,7 +79,7 @@ export const actionItemRoutes: FastifyPluginAsyncTypebox = async (app) => {
       const rca = await rcaOf(db, request, request.params.rcaId)
       const { itemId } = request.params
       if (!isUuid(itemId) || !(await findActionItem(db, rca.organizationId, rca.id, itemId))) throw new NotFoundError('action item')
-      await assertAssignable(db, rca.organizationId, request.body.assigneeUserId)
+      await assertAssignable(app.database, rca.organizationId, request.body.assigneeUserId)
       const row = await updateActionItem(db, rca.organizationId, rca.id, itemId, request.body)
       if (!row) throw new NotFoundError('action item')
       return actionItemBody(row)
