@@ -48,6 +48,13 @@ export interface IncidentKey {
   incidentId: string
 }
 
+/**
+ * The active statuses as literals, for the partial unique index's predicate in an ON CONFLICT:
+ * PostgreSQL infers the arbiter index from that predicate, which a plan made without the
+ * parameters' values (a generic plan, as a prepared statement may get) cannot.
+ */
+const ACTIVE_PREDICATE = ACTIVE.map((status) => sql.lit(status))
+
 /** A new pending analysis, or undefined when the incident already has an active one (the partial unique index decides). */
 export async function insertAnalysis(
   db: Executor,
@@ -59,7 +66,7 @@ export async function insertAnalysis(
   return db
     .insertInto('divinux.analyses')
     .values({ ...key, trigger, requestedBy, subject })
-    .onConflict((oc) => oc.columns(['organizationId', 'sourceProduct', 'incidentId']).where('status', 'in', ACTIVE).doNothing())
+    .onConflict((oc) => oc.columns(['organizationId', 'sourceProduct', 'incidentId']).where('status', 'in', ACTIVE_PREDICATE).doNothing())
     .returning(analysisColumns)
     .executeTakeFirst()
 }

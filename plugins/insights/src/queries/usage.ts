@@ -130,7 +130,10 @@ export async function recordAiUsage(
   await db.insertInto('divinux.aiUsage').values(usage).execute()
 }
 
-/** Records each threshold crossed for the first time this period; answers the ones new now. */
+/**
+ * Records each threshold crossed for the first time this period; answers the ones new now. The
+ * partial index's predicate is a literal (see `ACTIVE_PREDICATE` in analyses.ts for why).
+ */
 export async function recordThresholdsCrossed(
   db: Executor,
   organizationId: string,
@@ -142,7 +145,9 @@ export async function recordThresholdsCrossed(
   const rows = await db
     .insertInto('divinux.usageEvents')
     .values(thresholds.map((threshold) => ({ organizationId, periodStart: period.start, type: 'threshold_crossed', threshold, data })))
-    .onConflict((oc) => oc.columns(['organizationId', 'periodStart', 'threshold']).where('type', '=', 'threshold_crossed').doNothing())
+    .onConflict((oc) =>
+      oc.columns(['organizationId', 'periodStart', 'threshold']).where('type', '=', sql.lit('threshold_crossed')).doNothing(),
+    )
     .returning('threshold')
     .execute()
   return rows.map((row) => row.threshold ?? 0)
