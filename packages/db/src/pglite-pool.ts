@@ -103,9 +103,10 @@ function concatenated(parts: Uint8Array[]): Uint8Array {
 /**
  * The embedded backend's statements, each parsed once under a name of its own and then only
  * bound and executed, as a PostgreSQL driver with prepared statements does: parsing and
- * analysing cost about half of a small statement's time in PGlite (docs/benchmarks.md,
- * 2026-11-29, eighth session). PGlite is one connection, so one set of names serves every
- * holder. Each statement is sent as one message of the extended query protocol (bind, describe,
+ * analysing are a large share of a small statement's time in PGlite (with the parser below, the
+ * member rule's lookup went from about 500 to 190 µs; docs/benchmarks.md, 2026-11-29, eighth
+ * session). Each run is still planned with its own values (`plan_cache_mode`, set in
+ * connect.ts). PGlite is one connection, so one set of names serves every holder. Each statement is sent as one message of the extended query protocol (bind, describe,
  * execute and sync, after a parse the first time), with the parameters converted as
  * node-postgres converts them (`prepareValue`), so the embedded database sees what PostgreSQL
  * sees in production; `pglite.query` would instead make six calls into the WebAssembly backend
