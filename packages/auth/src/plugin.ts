@@ -84,7 +84,7 @@ async function authPlugin(app: FastifyInstance, options: AuthPluginOptions): Pro
   const signingKeys = options.signingKeys ?? createSigningKeyResolver({ jwksUrl: options.auth.jwksUrl })
   const sessions = options.sessions ?? createSessionCache()
   const impersonations = createImpersonationLog(db)
-  const activity = createActivityRecorder({ db: db, product: options.product, log: app.log.child({ component: 'user-activity' }) })
+  const activity = createActivityRecorder({ db, product: options.product, log: app.log.child({ component: 'user-activity' }) })
   app.decorate('userActivity', activity)
   app.addHook('onReady', async () => activity.start())
   app.addHook('onClose', async () => activity.stop())
