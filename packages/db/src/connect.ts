@@ -37,7 +37,8 @@ export interface Database {
   /**
    * Runs a statement as a named prepared statement on PostgreSQL, planned once per connection
    * and reused, for hot statements whose planning costs as much as their execution. On PGlite
-   * it simply runs. Rows come back as the database names their columns (no camelCase).
+   * it goes through the pool's kept statements like any other (parsed once, the name unused).
+   * Rows come back as the database names their columns (no camelCase).
    */
   prepared<R>(name: string, text: string, values: readonly unknown[]): Promise<R[]>
   /** Resolves when the database answers a trivial query within `timeoutMs`. */
@@ -134,7 +135,7 @@ async function openPGlite(dataDir: string | undefined, seed: Blob | undefined): 
     pool,
     sql: pool,
     kind: 'pglite',
-    prepared: async <R>(_name: string, text: string, values: readonly unknown[]) => (await pool.executeSql(text, [...values])).rows as R[],
+    prepared: <R>(_name: string, text: string, values: readonly unknown[]) => pool.statement<R>(text, values),
     ping: pinger(db),
     close: once(async () => {
       await db.destroy()

@@ -221,16 +221,23 @@ export class PGlitePool implements PostgresPool, SqlExecutor {
    * which only the simple query protocol (`exec`) accepts; the last result's rows answer.
    */
   async executeSql(text: string, values?: unknown[]): Promise<{ rows: unknown[] }> {
+    if (values !== undefined && values.length > 0) return { rows: await this.statement(text, values) }
     const client = await this.connect()
     try {
-      if (values === undefined || values.length === 0) {
-        // Scripts (pg-boss's schema) may change anything the kept statements read.
-        this.#statements.closeAll()
-        const results = await this.pglite.exec(text)
-        return { rows: results.at(-1)?.rows ?? [] }
-      }
-      const result = await this.#statements.run(text, values)
-      return { rows: result.rows }
+      // Scripts (pg-boss's schema) may change anything the kept statements read.
+      this.#statements.closeAll()
+      const results = await this.pglite.exec(text)
+      return { rows: results.at(-1)?.rows ?? [] }
+    } finally {
+      client.release()
+    }
+  }
+
+  /** One statement, kept parsed, with or without parameters (`Database.prepared`): its rows as the database names their columns. */
+  async statement<R>(text: string, values: ReadonlyArray<unknown>): Promise<R[]> {
+    const client = await this.connect()
+    try {
+      return (await this.#statements.run<R>(text, values)).rows
     } finally {
       client.release()
     }
