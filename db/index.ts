@@ -58,6 +58,7 @@ import * as pagerDutyChangeEvents from './migrations/0056_pagerduty_change_event
 import * as statuspageLocales from './migrations/0057_statuspage_locales.js'
 import * as outboxCaptured from './migrations/0058_outbox_captured.js'
 import * as syntheticsDueIndex from './migrations/0059_synthetics_due_index.js'
+import * as changeNotices from './migrations/0060_change_notices.js'
 
 /**
  * Every migration, in order, listed by hand rather than found by scanning a folder, so a
@@ -123,4 +124,5 @@ export const migrations: Record<string, Migration> = {
   '0057_statuspage_locales': statuspageLocales,
   '0058_outbox_captured': outboxCaptured,
   '0059_synthetics_due_index': syntheticsDueIndex,
+  '0060_change_notices': changeNotices,
 }

@@ -6,6 +6,8 @@ import { CamelCasePlugin, Kysely, PostgresDialect, sql, type PostgresPool } from
 import pg from 'pg'
 import type { DB } from './generated.js'
 import { PGlitePool, type SqlExecutor } from './pglite-pool.js'
+import { ChangeNotices, CHANGES_CHANNEL } from './change-notices.js'
+import { listenForChanges } from './change-listener.js'
 
 export interface DatabaseOptions {
   /** PostgreSQL URL; when absent the embedded PGlite database is used. */
@@ -34,6 +36,8 @@ export interface Database {
   /** The raw pool, for tools that build their own Kysely (code generation). */
   pool: PostgresPool
   kind: 'postgres' | 'pglite'
+  /** The changes this process has heard of, for caches kept right by them (change-notices.ts). */
+  changes: ChangeNotices
   /**
    * Runs a statement as a named prepared statement on PostgreSQL, planned once per connection
    * and reused, for hot statements whose planning costs as much as their execution. On PGlite
@@ -98,18 +102,33 @@ function openPostgres(connectionString: string, max: number, onPoolError: (error
     reported.add(error)
     onPoolError(error)
   }
+  const changes = new ChangeNotices(false)
   pool.on('error', report)
-  pool.on('connect', (client) => client.on('error', report))
+  pool.on('connect', (client) => {
+    client.on('error', report)
+    // Every connection listens, so a writer hears of its own change before its statement returns
+    // and this process never serves what it has just changed from a cache; the listener below
+    // hears the other replicas' changes while the pool has no connection open.
+    client.on('notification', ({ channel, payload }) => {
+      if (channel === CHANGES_CHANNEL && payload !== undefined) changes.receive(payload)
+    })
+    client.query(`listen ${CHANGES_CHANNEL}`).catch(() => {})
+  })
+  const listener = listenForChanges(connectionString, changes, report)
   const db = new Kysely<DB>({ dialect: new PostgresDialect({ pool }), plugins: [camelCase] })
   return {
     db,
     pool,
     sql: { executeSql: (text, values) => pool.query(text, values) },
     kind: 'postgres',
+    changes,
     prepared: async <R>(name: string, text: string, values: readonly unknown[]) =>
       (await pool.query({ name, text, values: [...values] })).rows as R[],
     ping: pinger(db),
-    close: once(() => db.destroy()),
+    close: once(async () => {
+      await listener.stop()
+      await db.destroy()
+    }),
   }
 }
 
@@ -128,13 +147,20 @@ async function openPGlite(dataDir: string | undefined, seed: Blob | undefined): 
   // own values, as an unnamed statement is. A generic plan cannot use them: an insert whose
   // ON CONFLICT names a partial unique index through parameters would find no arbiter index.
   await pglite.exec('set plan_cache_mode = force_custom_plan')
-  const pool = new PGlitePool(pglite)
+  // One process, one connection: every change is heard in the answer of the statement that made
+  // it (the pool's reader for statements, PGlite's own for scripts), so notices never lapse.
+  const changes = new ChangeNotices(true)
+  const pool = new PGlitePool(pglite, (channel, payload) => {
+    if (channel === CHANGES_CHANNEL) changes.receive(payload)
+  })
+  await pglite.listen(CHANGES_CHANNEL, (payload) => changes.receive(payload))
   const db = new Kysely<DB>({ dialect: new PostgresDialect({ pool }), plugins: [camelCase] })
   return {
     db,
     pool,
     sql: pool,
     kind: 'pglite',
+    changes,
     prepared: <R>(_name: string, text: string, values: readonly unknown[]) => pool.statement<R>(text, values),
     ping: pinger(db),
     close: once(async () => {

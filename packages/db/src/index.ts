@@ -1,5 +1,13 @@
 export { dumpEmbedded, openDatabase, type Database, type DatabaseOptions } from './connect.js'
 export { migrateToLatest } from './migrate.js'
+export {
+  ChangeNotices,
+  CHANGES_CHANNEL,
+  keptAnswers,
+  type ChangeScope,
+  type KeptAnswers,
+  type KeptAnswersOptions,
+} from './change-notices.js'
 export { PGlitePool, STATEMENTS_KEPT, type SqlExecutor } from './pglite-pool.js'
 export type { Executor } from './executor.js'
 // Every generated table type, so declarations that infer row types can name them.

@@ -6,6 +6,7 @@ import type {
   CommandCompleteMessage,
   DatabaseError,
   DataRowMessage,
+  NotificationResponseMessage,
   RowDescriptionMessage,
 } from 'pg-protocol/dist/messages'
 import { Parser } from 'pg-protocol/dist/parser'
@@ -41,13 +42,16 @@ interface StatementResult<R> {
 
 type TypeParsers = PGlite['parsers']
 
+/** Where the backend's notifications (LISTEN) go: they come in the answer of the statement whose commit sent them. */
+export type NotificationHandler = (channel: string, payload: string) => void
+
 /**
  * Reads the backend's answer to one statement with node-postgres's own protocol parser, the one
  * production's connections use: PGlite's parser copies every field's bytes before decoding them,
  * which was a sixth of an alert list's time (docs/benchmarks.md, 2026-11-29, eighth session).
  * The first error the backend reported is thrown, as `pglite.execProtocol` throws it.
  */
-function resultOf<R>(chunks: Uint8Array[], parsers: TypeParsers): StatementResult<R> {
+function resultOf<R>(chunks: Uint8Array[], parsers: TypeParsers, onNotification: NotificationHandler): StatementResult<R> {
   const result: StatementResult<R> = { rows: [], command: undefined, affectedRows: 0 }
   let names: string[] = []
   let types: number[] = []
@@ -80,6 +84,11 @@ function resultOf<R>(chunks: Uint8Array[], parsers: TypeParsers): StatementResul
       case 'error':
         error ??= message as DatabaseError
         break
+      case 'notification': {
+        const { channel, payload } = message as NotificationResponseMessage
+        onNotification(channel, payload)
+        break
+      }
     }
   }
   for (const chunk of chunks) parser.parse(Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength), read)
@@ -121,7 +130,10 @@ class StatementCache {
   #closing: string[] = []
   #counter = 0
 
-  constructor(readonly pglite: PGlite) {}
+  constructor(
+    readonly pglite: PGlite,
+    readonly onNotification: NotificationHandler,
+  ) {}
 
   async run<R>(text: string, parameters: ReadonlyArray<unknown>): Promise<StatementResult<R>> {
     const values = parameters.map((value) => pgUtils.prepareValue(value))
@@ -167,7 +179,7 @@ class StatementCache {
     await this.pglite.execProtocolRawStream(concatenated([...closes, ...statement, ...EXECUTE]), {
       onRawData: (chunk) => chunks.push(chunk.slice()),
     })
-    const result = resultOf<R>(chunks, this.pglite.parsers)
+    const result = resultOf<R>(chunks, this.pglite.parsers, this.onNotification)
     if (result.command !== undefined && SCHEMA_CHANGES.has(result.command)) this.closeAll()
     return result
   }
@@ -186,8 +198,11 @@ export class PGlitePool implements PostgresPool, SqlExecutor {
   #tail: Promise<void> = Promise.resolve()
   readonly #statements: StatementCache
 
-  constructor(readonly pglite: PGlite) {
-    this.#statements = new StatementCache(pglite)
+  constructor(
+    readonly pglite: PGlite,
+    onNotification: NotificationHandler = () => {},
+  ) {
+    this.#statements = new StatementCache(pglite, onNotification)
   }
 
   async connect(): Promise<PostgresPoolClient> {
