@@ -1,10 +1,10 @@
 import type { FastifyInstance, FastifyRequest, onRequestAsyncHookHandler } from 'fastify'
 import { platformRoles, type Account } from './identity.js'
-import type { Database } from '@svc/db'
+import { keptAnswers, type Database } from '@svc/db'
 import { ForbiddenError, NotFoundError, PlanRequiredError } from '@svc/http'
 import { entitledTo } from './entitlements.js'
 import { productRoleAtLeast, type OrganizationRole, type Product, type ProductRole } from './roles.js'
-import { findMembership, findProductRole, heldProductRoles, type HeldProductRoles, type Membership } from './membership.js'
+import { findMembership, heldProductRoles, type HeldProductRoles, type Membership } from './membership.js'
 import { isUuid } from './uuid.js'
 
 declare module 'fastify' {
@@ -56,19 +56,35 @@ function organizationIdOf(request: FastifyRequest): string | undefined {
 const WRITES = new Set(['POST', 'PUT', 'PATCH', 'DELETE'])
 
 /**
+ * What the rules read per request, kept until the database announces a change to an
+ * organization's memberships, product roles or groups (decision 0029), and never longer than a
+ * cached session keeps its account (session-cache.ts).
+ */
+const ACCESS_KEPT = { max: 10_000, ttlMs: 30_000 }
+
+/**
  * `enforcePlans`: billing is on, so a product role rule also refuses writes to a product the
  * organization's plan does not hold (402 PLAN_REQUIRED), reads stay open and nothing is deleted.
  */
 export function registerAccessRules(app: FastifyInstance, database: Database, enforcePlans = false): onRequestAsyncHookHandler {
   const { db } = database
   app.decorateRequest('membership', null)
+  const memberships = keptAnswers<{ membership: Membership | undefined }>(database.changes, 'access', ACCESS_KEPT)
+  const productRoles = keptAnswers<HeldProductRoles>(database.changes, 'access', ACCESS_KEPT)
 
   async function loadMembership(request: FastifyRequest): Promise<Membership> {
     if (request.membership) return request.membership
     const organizationId = organizationIdOf(request)
     const user = request.user
     // Not a member and no such organization look the same: existence is never leaked.
-    const membership = isUuid(organizationId) && user ? await findMembership(database, organizationId, user.userId) : undefined
+    const { membership } =
+      isUuid(organizationId) && user
+        ? await memberships.get(organizationId, user.userId, async () => {
+            // Shared by every request of the member while kept.
+            const found = await findMembership(database, organizationId, user.userId)
+            return { membership: found && Object.freeze(found) }
+          })
+        : { membership: undefined }
     if (!membership) throw new NotFoundError('organization')
     request.membership = membership
     return membership
@@ -79,7 +95,7 @@ export function registerAccessRules(app: FastifyInstance, database: Database, en
     let held = heldByRequest.get(this)
     if (!held) {
       const { organizationId, memberId } = membershipOf(this)
-      held = heldProductRoles(db, organizationId, memberId)
+      held = productRoles.get(organizationId, memberId, () => heldProductRoles(db, organizationId, memberId))
       heldByRequest.set(this, held)
     }
     return held
@@ -107,7 +123,7 @@ export function registerAccessRules(app: FastifyInstance, database: Database, en
         throw new PlanRequiredError(`the organization's plan does not include ${product}: it is read-only until a plan is active`)
       if (membership.role === 'owner') return
       if (hasPlatformRole(request)) return
-      const held = await findProductRole(db, membership.organizationId, membership.memberId, product)
+      const held = (await request.heldProductRoles()).get(product)
       if (!productRoleAtLeast(held, minimum)) {
         throw new ForbiddenError(`this needs the ${product} role ${minimum} or higher`)
       }

@@ -1,9 +1,12 @@
 import t from 'tap'
 import type { FastifyInstance } from 'fastify'
+import { sql, type Kysely, type Transaction } from 'kysely'
+import pg from 'pg'
+import type { DB } from '@svc/db'
 import type { ServiceConfig } from '@svc/config'
 import { buildServiceApp, type Resources } from '@svc/runtime'
 import { buildApp as buildPlatform } from '@svc/platform'
-import { acceptInvitationOf, startTestService } from '@svc/testkit'
+import { acceptInvitationOf, startTestService, until } from '@svc/testkit'
 
 // A surface whose routes declare each access rule, so the rules are tested as routes use them.
 async function ruleSurface(app: FastifyInstance): Promise<void> {
@@ -199,3 +202,58 @@ t.test('product roles granted through the platform API decide on the product API
   })
   t.equal(refused.statusCode, 403, 'only platform admins set platform roles')
 })
+
+// A change no trigger announces (replication's role turns them off): the only way to see what the rules kept.
+const unannounced = (change: (trx: Transaction<DB>) => Promise<unknown>) =>
+  db.transaction().execute(async (trx) => {
+    await sql`set local session_replication_role = replica`.execute(trx)
+    await change(trx)
+  })
+
+t.test("what the rules read is kept until the organization's memberships, roles or groups change", async (t) => {
+  const path = orgPath('alerting-view')
+  const viewerRole = (executor: Kysely<DB>) =>
+    executor.deleteFrom('core.orgProductRoles').where('memberId', '=', memberOf(viewer!.userId)).where('product', '=', 'alerting').execute()
+  t.equal(await status(viewer!, path), 200)
+  await unannounced(viewerRole)
+  t.equal(await status(viewer!, path), 200, 'kept: the rule read nothing')
+  await db.updateTable('core.organizations').set({ name: 'Acme' }).where('id', '=', org.id).execute()
+  t.equal(await status(viewer!, path), 403, 'any announced change to the organization: read again')
+  await db
+    .insertInto('core.orgProductRoles')
+    .values({ organizationId: org.id, memberId: memberOf(viewer!.userId), product: 'alerting', role: 'viewer' })
+    .execute()
+  t.equal(await status(viewer!, path), 200, 'a role granted is honoured at once')
+})
+
+t.test('a member suspended or removed is refused at once', async (t) => {
+  const someone = await signIn('someone@example.com')
+  const { id } = await db
+    .insertInto('core.organizationMembers')
+    .values({ organizationId: org.id, userId: someone.userId, role: 'member' })
+    .returning('id')
+    .executeTakeFirstOrThrow()
+  t.equal(await status(someone, orgPath('anything')), 200)
+  await db.updateTable('core.organizationMembers').set({ suspendedAt: new Date() }).where('id', '=', id).execute()
+  t.equal(await status(someone, orgPath('anything')), 404, 'suspended (SCIM active=false)')
+  await db.updateTable('core.organizationMembers').set({ suspendedAt: null }).where('id', '=', id).execute()
+  t.equal(await status(someone, orgPath('anything')), 200, 'reactivated')
+  await db.deleteFrom('core.organizationMembers').where('id', '=', id).execute()
+  t.equal(await status(someone, orgPath('anything')), 404, 'removed')
+  t.equal(await status(viewer!, orgPath('anything')), 200, 'the other members keep their access')
+})
+
+t.test(
+  "another replica's change is honoured once its notice arrives",
+  { skip: !service.config.databaseUrl && 'PostgreSQL only: the embedded database is one process' },
+  async (t) => {
+    const someone = await signIn('elsewhere@example.com')
+    await db.insertInto('core.organizationMembers').values({ organizationId: org.id, userId: someone.userId, role: 'member' }).execute()
+    t.equal(await status(someone, orgPath('anything')), 200)
+    const replica = new pg.Client({ connectionString: service.config.databaseUrl })
+    await replica.connect()
+    t.teardown(() => replica.end())
+    await replica.query('delete from core.organization_members where user_id = $1', [someone.userId])
+    await until('the removal to be honoured', async () => (await status(someone, orgPath('anything'))) === 404)
+  },
+)
