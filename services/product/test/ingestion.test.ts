@@ -1,5 +1,6 @@
 import { createHmac } from 'node:crypto'
 import t from 'tap'
+import { sql } from 'kysely'
 import { startTestService } from '@svc/testkit'
 import { buildApp } from '../src/app.js'
 import { alertingOrganization } from './organization-setup.js'
@@ -558,5 +559,44 @@ t.test('repeated firings are counted on one occurrence row, and the timeline is 
     (await app.inject({ method: 'GET', url: `${alertsUrl}/${alertId}/events?limit=101`, headers: viewer!.headers })).statusCode,
     400,
     'at most 100 a page',
+  )
+})
+
+t.test('a page of the alert list is kept until an alert of its organization changes, and shown to members only', async (t) => {
+  const kept = await createConfig({ name: 'Kept' })
+  const fire = async (title: string, fingerprint: string, config = kept) =>
+    (await ingest(config.ingestPath, JSON.stringify({ title, service: 'kept', fingerprint }))).json().alertId as string
+  const page = async (who = viewer!) => (await app.inject({ method: 'GET', url: `${alertsUrl}?service=kept`, headers: who.headers })).json()
+  const titles = async (who = viewer!) => (await page(who)).data.map((alert: { title: string }) => alert.title)
+  // A change no trigger announces (replication's role turns them off): the only way a kept page shows.
+  const unannounced = (alertId: string, title: string) =>
+    db.transaction().execute(async (trx) => {
+      await sql`set local session_replication_role = replica`.execute(trx)
+      await trx.updateTable('divinux.alerts').set({ title }).where('id', '=', alertId).execute()
+    })
+
+  const first = await fire('Queue deep', 'kept-1')
+  t.same(await titles(), ['Queue deep'])
+  await unannounced(first, 'Queue deeper')
+  t.same(await titles(), ['Queue deep'], 'the page was kept: no rows read')
+  t.same(await titles(responder!), ['Queue deep'], 'one kept page serves every member who may read it')
+  t.equal(
+    (await app.inject({ method: 'GET', url: `${alertsUrl}?service=kept`, headers: stranger!.headers })).statusCode,
+    404,
+    'the access rule still runs first: a kept page is no way in',
+  )
+
+  const strangers = await createConfig({ name: 'Theirs' }, otherOrgId, stranger!)
+  await fire('Elsewhere', 'kept-elsewhere', strangers)
+  t.same(await titles(), ['Queue deep'], "another organization's alert changes nothing here")
+
+  const second = await fire('Disk full', 'kept-2')
+  t.same(await titles(), ['Disk full', 'Queue deeper'], 'a new alert is listed at once, with the rows as they are')
+  const acknowledged = await app.inject({ method: 'POST', url: `${alertsUrl}/${second}/acknowledge`, headers: responder!.headers })
+  t.equal(acknowledged.statusCode, 200)
+  t.same(
+    (await page()).data.map((alert: { status: string }) => alert.status),
+    ['acknowledged', 'open'],
+    'an acknowledgement is listed at once',
   )
 })

@@ -1,19 +1,26 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { isUuid, membershipOf } from '@svc/auth'
-import { ConflictError, ListResponse, NotFoundError, PaginationQuery } from '@svc/http'
+import { ConflictError, ListResponse, NotFoundError, PaginationQuery, sendSerialized, serializedAnswer } from '@svc/http'
 import { endEscalation } from '../queries/escalations.js'
 import { findAlert, listAlertEvents, listAlerts, moveAlert, recordAlertEvent } from '../queries/alerts.js'
 import { incidentOfAlert } from '../incidents/queries.js'
 import { Alert, AlertEvent, AlertParams, AlertQuery, AlertWithIncident, OrgParams, alertBody, eventBody } from './schemas.js'
-import { pageOf } from '@svc/db'
+import { keptAnswers, pageOf } from '@svc/db'
 
 const tags = ['alerts']
+
+/**
+ * Pages of the alert list, serialized, kept until the database announces a change to the
+ * organization's alerts (decision 0029): a dashboard polling a quiet organization reads no rows.
+ */
+const LIST_PAGES_KEPT = { max: 2_000, ttlMs: 60_000 }
 
 /** Alerts (the alerting surface's core): reading needs the alerting role viewer, acting on them responder. */
 export const alertRoutes: FastifyPluginAsyncTypebox = async (app) => {
   const db = app.database.db
   const viewer = app.requireProductRole('alerting', 'viewer')
   const responder = app.requireProductRole('alerting', 'responder')
+  const listPages = keptAnswers<string>(app.database.changes, 'alerts', LIST_PAGES_KEPT)
   const alertOf = async (organizationId: string, alertId: string) => {
     const row = isUuid(alertId) ? await findAlert(db, organizationId, alertId) : undefined
     if (!row) throw new NotFoundError('alert')
@@ -32,10 +39,14 @@ export const alertRoutes: FastifyPluginAsyncTypebox = async (app) => {
       },
       onRequest: viewer,
     },
-    async (request) => {
+    async (request, reply) => {
+      const { organizationId } = membershipOf(request)
       const { page, limit, ...filter } = request.query
-      const { rows, total } = await listAlerts(db, membershipOf(request).organizationId, filter, pageOf({ page, limit }))
-      return { data: rows.map(alertBody), meta: { page, limit, total } }
+      const body = await listPages.get(organizationId, JSON.stringify(request.query), async () => {
+        const { rows, total } = await listAlerts(db, organizationId, filter, pageOf({ page, limit }))
+        return serializedAnswer(reply, { data: rows.map(alertBody), meta: { page, limit, total } })
+      })
+      return sendSerialized(reply, body)
     },
   )
 
