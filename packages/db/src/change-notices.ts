@@ -80,11 +80,14 @@ export class ChangeNotices {
   }
 }
 
-export interface KeptAnswersOptions {
+export interface KeptAnswersOptions<V> {
   /** Answers kept at most, least recently used dropped first. */
   max: number
   /** A bound on an answer's age even with no notice, for a change no trigger saw (a superuser disabling them). */
   ttlMs: number
+  /** With `sizeOf`, a bound on the answers' total size too (in the unit `sizeOf` counts). */
+  maxSize?: number
+  sizeOf?: (value: V) => number
 }
 
 /**
@@ -92,8 +95,13 @@ export interface KeptAnswersOptions {
  * scope of that organization changed. Each answer carries the stamp taken before it was read,
  * so a change that races the read voids it too.
  */
-export function keptAnswers<V extends NonNullable<unknown>>(notices: ChangeNotices, scope: ChangeScope, options: KeptAnswersOptions) {
-  const kept = new LRUCache<string, { value: V; stamp: number }>({ max: options.max, ttl: options.ttlMs, ttlAutopurge: false })
+export function keptAnswers<V extends NonNullable<unknown>>(notices: ChangeNotices, scope: ChangeScope, options: KeptAnswersOptions<V>) {
+  const { sizeOf, maxSize } = options
+  const kept = new LRUCache<string, { value: V; stamp: number }>({
+    max: options.max,
+    ttl: options.ttlMs,
+    ...(sizeOf && maxSize ? { maxSize, sizeCalculation: (entry) => Math.max(1, sizeOf(entry.value)) } : {}),
+  })
   return {
     async get(organizationId: string, key: string, compute: () => Promise<V>): Promise<V> {
       const cacheKey = `${organizationId}\n${key}`

@@ -142,6 +142,26 @@ t.test('notices lapsing void everything kept, and nothing is kept until they res
   t.same(await answers.get('org', 'page 1', read), ['read 4'])
 })
 
+t.test('kept answers are bounded by their total size as well as by their number', async (t) => {
+  const answers = keptAnswers<string>(new ChangeNotices(true), 'alerts', {
+    max: 100,
+    ttlMs: 60_000,
+    maxSize: 10,
+    sizeOf: (page) => page.length,
+  })
+  let reads = 0
+  const read = (body: string) => async () => {
+    reads += 1
+    return body
+  }
+  await answers.get('org', 'page 1', read('123456'))
+  await answers.get('org', 'page 2', read('abcdef'))
+  await answers.get('org', 'page 2', read('abcdef'))
+  t.equal(reads, 2, 'the latest is kept')
+  await answers.get('org', 'page 1', read('123456'))
+  t.equal(reads, 3, 'the first made room for it')
+})
+
 t.test('each listening connection hears its own copy of a notice: the copies count once', async (t) => {
   const changes = new ChangeNotices(true)
   changes.receive('alerts:org-1:700')
