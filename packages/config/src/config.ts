@@ -147,6 +147,11 @@ export interface ServiceConfig {
   databaseUrl?: string
   /** Connections per process on PostgreSQL (DATABASE_POOL_MAX); unset: 10. */
   databasePoolMax?: number
+  /**
+   * A direct connection for the change listener (DATABASE_LISTEN_URL), when `databaseUrl` goes
+   * through a pooler in transaction mode, where LISTEN does not hold (decision 0029).
+   */
+  databaseListenUrl?: string
   dataDir: string
   /**
    * Redis (REDIS_URL): when set, rate-limit counters and session-cache invalidations are

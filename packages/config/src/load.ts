@@ -80,6 +80,7 @@ export function serviceConfigFor(env: Environment, auth: AuthConfig): ServiceCon
   return {
     databaseUrl: env.DATABASE_URL,
     databasePoolMax: env.DATABASE_POOL_MAX,
+    databaseListenUrl: env.DATABASE_LISTEN_URL,
     dataDir: env.DATA_DIR,
     redisUrl: env.REDIS_URL,
     metricsPort: env.METRICS_PORT,

@@ -4,6 +4,7 @@ import { Type, type Static } from 'typebox'
 export const EnvironmentSchema = Type.Object({
   DATABASE_URL: Type.Optional(Type.String({ pattern: '^postgres(ql)?://' })),
   DATABASE_POOL_MAX: Type.Integer({ default: 10, minimum: 1, maximum: 1000 }),
+  DATABASE_LISTEN_URL: Type.Optional(Type.String({ pattern: '^postgres(ql)?://' })),
   DATA_DIR: Type.String({ default: './.data', minLength: 1 }),
   PLATFORM_PORT: Type.Integer({ default: 3004, minimum: 0, maximum: 65535 }),
   PRODUCT_PORT: Type.Integer({ default: 3003, minimum: 0, maximum: 65535 }),

@@ -22,6 +22,13 @@ export interface DatabaseOptions {
   /** Connections per process on PostgreSQL. */
   poolSize?: number
   /**
+   * Where the change listener connects on PostgreSQL, when `databaseUrl` goes through a pooler in
+   * transaction mode: there a connection's LISTEN is not its own, so the pool's connections do not
+   * listen, and this process hears its own changes through the listener, a moment after they
+   * commit, instead of before the writing statement returns (decision 0029).
+   */
+  listenUrl?: string
+  /**
    * A connection the server dropped, idle in the pool or checked out (a failover, a restart,
    * `pg_terminate_backend`): for the log. The pool replaces it; the work that held it fails.
    */
@@ -85,11 +92,16 @@ const pgTypes = {
 }
 
 export async function openDatabase(options: DatabaseOptions): Promise<Database> {
-  if (options.databaseUrl) return openPostgres(options.databaseUrl, options.poolSize ?? 10, options.onPoolError)
+  if (options.databaseUrl) return openPostgres(options.databaseUrl, options.poolSize ?? 10, options.listenUrl, options.onPoolError)
   return openPGlite(options.dataDir, options.seed)
 }
 
-function openPostgres(connectionString: string, max: number, onPoolError: (error: Error) => void = () => {}): Database {
+function openPostgres(
+  connectionString: string,
+  max: number,
+  listenUrl: string | undefined,
+  onPoolError: (error: Error) => void = () => {},
+): Database {
   const pool = new pg.Pool({ connectionString, max, types: pgTypes, connectionTimeoutMillis: 5_000 })
   // A connection the server drops emits 'error': the pool listens while it is idle, nobody while
   // it is checked out (between the statements of a transaction, say). Without a listener of our
@@ -106,6 +118,7 @@ function openPostgres(connectionString: string, max: number, onPoolError: (error
   pool.on('error', report)
   pool.on('connect', (client) => {
     client.on('error', report)
+    if (listenUrl) return
     // Every connection listens, so a writer hears of its own change before its statement returns
     // and this process never serves what it has just changed from a cache; the listener below
     // hears the other replicas' changes while the pool has no connection open.
@@ -114,7 +127,7 @@ function openPostgres(connectionString: string, max: number, onPoolError: (error
     })
     client.query(`listen ${CHANGES_CHANNEL}`).catch(() => {})
   })
-  const listener = listenForChanges(connectionString, changes, report)
+  const listener = listenForChanges(listenUrl ?? connectionString, changes, report)
   const db = new Kysely<DB>({ dialect: new PostgresDialect({ pool }), plugins: [camelCase] })
   return {
     db,

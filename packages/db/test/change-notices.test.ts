@@ -205,3 +205,20 @@ t.test(
     await until('changes to be heard again', () => !changes.unchangedSince('access', organization, after))
   },
 )
+
+t.test(
+  'behind a pooler in transaction mode, only the listener of DATABASE_LISTEN_URL listens, and changes are heard through it',
+  { skip: !testServerUrl() && 'PostgreSQL only: the embedded database is one process with one connection' },
+  async (t) => {
+    const url = await createTestDatabase(t)
+    const database = await openDatabase({ databaseUrl: url, listenUrl: url, poolSize: 2 })
+    t.teardown(() => database.close())
+    await until('change notices to be live', () => database.changes.live)
+    const { rows } = await sql<{ channel: string }>`select pg_listening_channels() as channel`.execute(database.db)
+    t.same(rows, [], "a pooled connection's LISTEN would not be its own behind such a pooler")
+    const organization = await newOrganization(database, 'notices-listen-url')
+    const stamp = database.changes.stamp()
+    await database.db.updateTable('core.organizations').set({ name: 'renamed' }).where('id', '=', organization).execute()
+    await until('the change to be heard through the listener', () => !database.changes.unchangedSince('access', organization, stamp))
+  },
+)

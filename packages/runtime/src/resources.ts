@@ -41,6 +41,7 @@ export async function openResources(config: ServiceConfig, options: ResourceOpti
   const database = await openDatabase({
     databaseUrl: config.databaseUrl,
     poolSize: config.databasePoolMax,
+    listenUrl: config.databaseListenUrl,
     dataDir: options.inMemory ? undefined : config.dataDir,
     seed: options.inMemory ? options.seed : undefined,
     onPoolError: (error) => log.warn({ err: error }, 'a database connection was lost; the pool replaces it'),
