@@ -9,12 +9,12 @@ import { sql, type Kysely } from 'kysely'
  * organization, product roles direct and through SCIM groups); `alerts` is the alert list.
  */
 const ANNOUNCED = [
-  { table: 'core.organizations', scope: 'access', organizationColumn: 'id' },
-  { table: 'core.organization_members', scope: 'access', organizationColumn: 'organization_id' },
-  { table: 'core.org_product_roles', scope: 'access', organizationColumn: 'organization_id' },
-  { table: 'core.scim_groups', scope: 'access', organizationColumn: 'organization_id' },
-  { table: 'core.scim_group_members', scope: 'access', organizationColumn: 'organization_id' },
-  { table: 'divinux.alerts', scope: 'alerts', organizationColumn: 'organization_id' },
+  { table: 'core.organizations', scope: 'access', announce: 'core.announce_organization_change' },
+  { table: 'core.organization_members', scope: 'access', announce: 'core.announce_change' },
+  { table: 'core.org_product_roles', scope: 'access', announce: 'core.announce_change' },
+  { table: 'core.scim_groups', scope: 'access', announce: 'core.announce_change' },
+  { table: 'core.scim_group_members', scope: 'access', announce: 'core.announce_change' },
+  { table: 'divinux.alerts', scope: 'alerts', announce: 'core.announce_change' },
 ] as const
 
 const EVENTS = [
@@ -31,33 +31,38 @@ function triggerName(table: string, event: string): string {
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 export async function up(db: Kysely<any>): Promise<void> {
   // Once per statement, not per row: an ingestion batch of 50 alerts of one organization is one
-  // notice. pg_notify folds identical notices of one transaction into one. A TRUNCATE names no
-  // rows, so it announces every organization ('*'). The organization column is an argument, so
-  // the query is dynamic; the transition table is visible to it all the same.
+  // notice, and pg_notify folds identical notices of one transaction into one. The queries are
+  // static (planned once per session); the organizations table names its organization `id`, so it
+  // has a function of its own. A TRUNCATE names no rows, so it announces every organization ('*').
   await sql`
     create function core.announce_change() returns trigger language plpgsql as $$
-    declare
-      organization_id uuid;
     begin
-      if tg_op = 'TRUNCATE' then
-        perform pg_notify('svc_changes', tg_argv[0] || ':*:' || pg_current_xact_id());
-        return null;
-      end if;
-      for organization_id in execute format('select distinct %I from changed_rows', tg_argv[1]) loop
-        perform pg_notify('svc_changes', tg_argv[0] || ':' || organization_id || ':' || pg_current_xact_id());
-      end loop;
+      perform pg_notify('svc_changes', tg_argv[0] || ':' || touched.organization_id || ':' || pg_current_xact_id())
+      from (select distinct organization_id from changed_rows) as touched;
       return null;
     end $$`.execute(db)
-  for (const { table, scope, organizationColumn } of ANNOUNCED) {
+  await sql`
+    create function core.announce_organization_change() returns trigger language plpgsql as $$
+    begin
+      perform pg_notify('svc_changes', tg_argv[0] || ':' || touched.id || ':' || pg_current_xact_id())
+      from (select distinct id from changed_rows) as touched;
+      return null;
+    end $$`.execute(db)
+  await sql`
+    create function core.announce_truncate() returns trigger language plpgsql as $$
+    begin
+      perform pg_notify('svc_changes', tg_argv[0] || ':*:' || pg_current_xact_id());
+      return null;
+    end $$`.execute(db)
+  for (const { table, scope, announce } of ANNOUNCED) {
     for (const { event, transition } of EVENTS) {
       await sql`
         create trigger ${sql.raw(triggerName(table, event))} after ${sql.raw(event)} on ${sql.raw(table)}
-        ${sql.raw(transition)} for each statement
-        execute function core.announce_change(${sql.lit(scope)}, ${sql.lit(organizationColumn)})`.execute(db)
+        ${sql.raw(transition)} for each statement execute function ${sql.raw(announce)}(${sql.lit(scope)})`.execute(db)
     }
     await sql`
       create trigger ${sql.raw(triggerName(table, 'truncate'))} after truncate on ${sql.raw(table)}
-      for each statement execute function core.announce_change(${sql.lit(scope)})`.execute(db)
+      for each statement execute function core.announce_truncate(${sql.lit(scope)})`.execute(db)
   }
 }
 
@@ -68,5 +73,7 @@ export async function down(db: Kysely<any>): Promise<void> {
       await sql`drop trigger ${sql.raw(triggerName(table, event))} on ${sql.raw(table)}`.execute(db)
     }
   }
-  await sql`drop function core.announce_change()`.execute(db)
+  for (const name of ['announce_change', 'announce_organization_change', 'announce_truncate']) {
+    await sql`drop function ${sql.raw(`core.${name}`)}()`.execute(db)
+  }
 }

@@ -102,7 +102,26 @@ function openPostgres(
   listenUrl: string | undefined,
   onPoolError: (error: Error) => void = () => {},
 ): Database {
-  const pool = new pg.Pool({ connectionString, max, types: pgTypes, connectionTimeoutMillis: 5_000 })
+  const changes = new ChangeNotices(false)
+  const pool = new pg.Pool({
+    connectionString,
+    max,
+    types: pgTypes,
+    connectionTimeoutMillis: 5_000,
+    // Every connection listens before it is handed out, so a writer hears of its own change
+    // before its statement returns and this process never serves what it has just changed from a
+    // cache; the listener below hears the other replicas' changes while the pool has no
+    // connection open. Behind a pooler in transaction mode (`listenUrl`) a LISTEN is not the
+    // connection's own, and only the listener listens.
+    onConnect: listenUrl
+      ? undefined
+      : async (client) => {
+          client.on('notification', ({ channel, payload }) => {
+            if (channel === CHANGES_CHANNEL && payload !== undefined) changes.receive(payload)
+          })
+          await client.query(`listen ${CHANGES_CHANNEL}`)
+        },
+  })
   // A connection the server drops emits 'error': the pool listens while it is idle, nobody while
   // it is checked out (between the statements of a transaction, say). Without a listener of our
   // own on every client, pg raises it as an uncaught error and the process ends; with it, the
@@ -114,19 +133,8 @@ function openPostgres(
     reported.add(error)
     onPoolError(error)
   }
-  const changes = new ChangeNotices(false)
   pool.on('error', report)
-  pool.on('connect', (client) => {
-    client.on('error', report)
-    if (listenUrl) return
-    // Every connection listens, so a writer hears of its own change before its statement returns
-    // and this process never serves what it has just changed from a cache; the listener below
-    // hears the other replicas' changes while the pool has no connection open.
-    client.on('notification', ({ channel, payload }) => {
-      if (channel === CHANGES_CHANNEL && payload !== undefined) changes.receive(payload)
-    })
-    client.query(`listen ${CHANGES_CHANNEL}`).catch(() => {})
-  })
+  pool.on('connect', (client) => client.on('error', report))
   const listener = listenForChanges(listenUrl ?? connectionString, changes, report)
   const db = new Kysely<DB>({ dialect: new PostgresDialect({ pool }), plugins: [camelCase] })
   return {
