@@ -17,6 +17,12 @@ const ANNOUNCED = [
   { table: 'divinux.alerts', scope: 'alerts', announce: 'core.announce_change' },
 ] as const
 
+/** Each announcing function and the column that names a row's organization. */
+const ANNOUNCING_FUNCTIONS = [
+  ['core.announce_change', 'organization_id'],
+  ['core.announce_organization_change', 'id'],
+] as const
+
 const EVENTS = [
   { event: 'insert', transition: 'referencing new table as changed_rows' },
   { event: 'update', transition: 'referencing new table as changed_rows' },
@@ -34,20 +40,15 @@ export async function up(db: Kysely<any>): Promise<void> {
   // notice, and pg_notify folds identical notices of one transaction into one. The queries are
   // static (planned once per session); the organizations table names its organization `id`, so it
   // has a function of its own. A TRUNCATE names no rows, so it announces every organization ('*').
-  await sql`
-    create function core.announce_change() returns trigger language plpgsql as $$
-    begin
-      perform pg_notify('svc_changes', tg_argv[0] || ':' || touched.organization_id || ':' || pg_current_xact_id())
-      from (select distinct organization_id from changed_rows) as touched;
-      return null;
-    end $$`.execute(db)
-  await sql`
-    create function core.announce_organization_change() returns trigger language plpgsql as $$
-    begin
-      perform pg_notify('svc_changes', tg_argv[0] || ':' || touched.id || ':' || pg_current_xact_id())
-      from (select distinct id from changed_rows) as touched;
-      return null;
-    end $$`.execute(db)
+  for (const [name, organizationColumn] of ANNOUNCING_FUNCTIONS) {
+    await sql`
+      create function ${sql.raw(name)}() returns trigger language plpgsql as $$
+      begin
+        perform pg_notify('svc_changes', tg_argv[0] || ':' || touched.${sql.raw(organizationColumn)} || ':' || pg_current_xact_id())
+        from (select distinct ${sql.raw(organizationColumn)} from changed_rows) as touched;
+        return null;
+      end $$`.execute(db)
+  }
   await sql`
     create function core.announce_truncate() returns trigger language plpgsql as $$
     begin
@@ -73,7 +74,7 @@ export async function down(db: Kysely<any>): Promise<void> {
       await sql`drop trigger ${sql.raw(triggerName(table, event))} on ${sql.raw(table)}`.execute(db)
     }
   }
-  for (const name of ['announce_change', 'announce_organization_change', 'announce_truncate']) {
-    await sql`drop function ${sql.raw(`core.${name}`)}()`.execute(db)
+  for (const name of [...ANNOUNCING_FUNCTIONS.map(([name]) => name), 'core.announce_truncate']) {
+    await sql`drop function ${sql.raw(name)}()`.execute(db)
   }
 }
