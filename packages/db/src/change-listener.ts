@@ -31,9 +31,7 @@ export function listenForChanges(connectionString: string, notices: ChangeNotice
     retry = undefined
     const client = new pg.Client({ connectionString, connectionTimeoutMillis: 5_000 })
     current = client
-    client.on('notification', ({ channel, payload }) => {
-      if (channel === CHANGES_CHANNEL && payload !== undefined) notices.receive(payload)
-    })
+    client.on('notification', (notification) => notices.hear(notification))
     client.on('error', (error) => {
       onError(error)
       lost(client)

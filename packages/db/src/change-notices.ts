@@ -54,6 +54,11 @@ export class ChangeNotices {
     return this.#live && stamp >= this.#voidBefore && stamp >= (this.#changedAt.get(`${scope}:${organizationId}`) ?? 0)
   }
 
+  /** A notification from any connection that listens: the change notices among them. */
+  hear({ channel, payload }: { channel: string; payload?: string }): void {
+    if (channel === CHANGES_CHANNEL && payload !== undefined) this.receive(payload)
+  }
+
   /** A notice's payload, as the trigger wrote it. */
   receive(payload: string): void {
     if (this.#heard.has(payload)) return

@@ -116,9 +116,7 @@ function openPostgres(
     onConnect: listenUrl
       ? undefined
       : async (client) => {
-          client.on('notification', ({ channel, payload }) => {
-            if (channel === CHANGES_CHANNEL && payload !== undefined) changes.receive(payload)
-          })
+          client.on('notification', (notification) => changes.hear(notification))
           await client.query(`listen ${CHANGES_CHANNEL}`)
         },
   })
@@ -171,9 +169,7 @@ async function openPGlite(dataDir: string | undefined, seed: Blob | undefined): 
   // One process, one connection: every change is heard in the answer of the statement that made
   // it (the pool's reader for statements, PGlite's own for scripts), so notices never lapse.
   const changes = new ChangeNotices(true)
-  const pool = new PGlitePool(pglite, (channel, payload) => {
-    if (channel === CHANGES_CHANNEL) changes.receive(payload)
-  })
+  const pool = new PGlitePool(pglite, (notification) => changes.hear(notification))
   await pglite.listen(CHANGES_CHANNEL, (payload) => changes.receive(payload))
   const db = new Kysely<DB>({ dialect: new PostgresDialect({ pool }), plugins: [camelCase] })
   return {

@@ -43,7 +43,7 @@ interface StatementResult<R> {
 type TypeParsers = PGlite['parsers']
 
 /** Where the backend's notifications (LISTEN) go: they come in the answer of the statement whose commit sent them. */
-export type NotificationHandler = (channel: string, payload: string) => void
+export type NotificationHandler = (notification: NotificationResponseMessage) => void
 
 /**
  * Reads the backend's answer to one statement with node-postgres's own protocol parser, the one
@@ -84,11 +84,9 @@ function resultOf<R>(chunks: Uint8Array[], parsers: TypeParsers, onNotification:
       case 'error':
         error ??= message as DatabaseError
         break
-      case 'notification': {
-        const { channel, payload } = message as NotificationResponseMessage
-        onNotification(channel, payload)
+      case 'notification':
+        onNotification(message as NotificationResponseMessage)
         break
-      }
     }
   }
   for (const chunk of chunks) parser.parse(Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength), read)
