@@ -12,16 +12,16 @@ const tags = ['alerts']
 /**
  * Pages of the alert list, serialized, kept until the database announces a change to the
  * organization's alerts (decision 0029): a dashboard polling a quiet organization reads no rows.
- * At most 2,000 pages and 32 million characters of them (a page of 100 alerts is about 50,000).
+ * At most 2,000 pages and 32 MiB of them (a page of 100 alerts is about 50 KiB).
  */
-const LIST_PAGES_KEPT = { max: 2_000, ttlMs: 60_000, maxSize: 32 * 1024 * 1024, sizeOf: (page: string) => page.length }
+const LIST_PAGES_KEPT = { max: 2_000, ttlMs: 60_000, maxSize: 32 * 1024 * 1024, sizeOf: (page: Buffer) => page.length }
 
 /** Alerts (the alerting surface's core): reading needs the alerting role viewer, acting on them responder. */
 export const alertRoutes: FastifyPluginAsyncTypebox = async (app) => {
   const db = app.database.db
   const viewer = app.requireProductRole('alerting', 'viewer')
   const responder = app.requireProductRole('alerting', 'responder')
-  const listPages = keptAnswers<string>(app.database.changes, 'alerts', LIST_PAGES_KEPT)
+  const listPages = keptAnswers<Buffer>(app.database.changes, 'alerts', LIST_PAGES_KEPT)
   const alertOf = async (organizationId: string, alertId: string) => {
     const row = isUuid(alertId) ? await findAlert(db, organizationId, alertId) : undefined
     if (!row) throw new NotFoundError('alert')
