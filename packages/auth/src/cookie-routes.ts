@@ -1,4 +1,4 @@
-import type { CookieSerializeOptions } from '@fastify/cookie'
+import cookie, { type CookieSerializeOptions } from '@fastify/cookie'
 import type { FastifyReply } from 'fastify'
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { Type } from 'typebox'
@@ -22,6 +22,8 @@ const SessionResponse = Type.Object({
  * no tokens in storage: the services hold them in httpOnly cookies on the shared domain.
  */
 export const cookieRoutes: FastifyPluginAsyncTypebox = async (app) => {
+  // Registered here, inside this plugin, so its hook runs only on the answers that set cookies.
+  await app.register(cookie, { hook: false })
   const { cookies, clientIds, clientSecret, tokenUrl, revokeUrl } = app.auth
   const base: CookieSerializeOptions = {
     httpOnly: true,

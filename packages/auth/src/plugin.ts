@@ -1,4 +1,3 @@
-import cookie from '@fastify/cookie'
 import jwt, { type VerifyOptions } from '@fastify/jwt'
 import type { FastifyInstance, FastifyRequest } from 'fastify'
 import fp from 'fastify-plugin'
@@ -90,8 +89,6 @@ async function authPlugin(app: FastifyInstance, options: AuthPluginOptions): Pro
   app.addHook('onClose', async () => activity.stop())
   const seen = (request: FastifyRequest) => ({ ip: request.ip, userAgent: request.headers['user-agent'] ?? null, at: new Date() })
 
-  // Cookies are parsed when read (`cookiesOf`), not by a hook on every request.
-  await app.register(cookie, { hook: false })
   await app.register(jwt, {
     secret: {
       public: async (_request: FastifyRequest, token: TokenHeader | { header: TokenHeader }) =>

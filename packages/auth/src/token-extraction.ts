@@ -1,3 +1,4 @@
+import { parseCookie } from 'cookie'
 import type { FastifyRequest } from 'fastify'
 
 export const ID_TOKEN_COOKIE = 'svc_id_token'
@@ -23,16 +24,15 @@ export function presentedToken(request: FastifyRequest): PresentedToken | undefi
 const NO_COOKIES: Readonly<Record<string, string | undefined>> = Object.freeze({})
 
 /**
- * The request's cookies, parsed when first read. Most requests come from API clients with a
- * Bearer token and never carry one, so @fastify/cookie's parsing hook, which gave every request
- * an object and a map, is off (`hook: false` in plugin.ts); setting cookies is unchanged.
+ * The request's cookies, parsed when read, with `cookie` (the parser @fastify/cookie uses).
+ * Most requests come from API clients with a Bearer token and never carry one, so no hook parses
+ * them for every request, and @fastify/cookie is registered only by the routes that set cookies
+ * (`cookieRoutes`): its hook on every answer cost the others for nothing. A request reads its
+ * cookies once or twice, so they are not kept.
  */
 export function cookiesOf(request: FastifyRequest): Readonly<Record<string, string | undefined>> {
-  if (request.cookies) return request.cookies
   const header = request.headers.cookie
-  if (!header) return NO_COOKIES
-  request.cookies = request.server.parseCookie(header)
-  return request.cookies
+  return header ? parseCookie(header) : NO_COOKIES
 }
 
 /** The credential of an `Authorization: Bearer <token>` header, if that is what was sent. */
