@@ -1,6 +1,7 @@
 import rateLimit, { normalizeIP, type RateLimitOptions } from '@fastify/rate-limit'
 import LocalStore from '@fastify/rate-limit/store/LocalStore.js'
 import { format, parse } from '@lukeed/ms'
+import { LRUCache } from 'lru-cache'
 import type { FastifyInstance, RouteOptions, onRequestAsyncHookHandler, onRequestHookHandler } from 'fastify'
 import type { Redis } from 'ioredis'
 import { TooManyRequestsError } from './errors.js'
@@ -66,12 +67,13 @@ export async function registerRateLimits(app: FastifyInstance, settings: RateLim
  */
 function perAddressInMemory(settings: RateLimitSettings): onRequestHookHandler {
   const store = new LocalStore(false, false)
+  const keyOf = addressKeys()
   const { max } = settings
   const timeWindow = parse(settings.timeWindow)
   if (timeWindow === undefined) throw new Error(`rate limit window ${JSON.stringify(settings.timeWindow)} is not a duration`)
   return function perAddressLimit(request, reply, done) {
     store.incr(
-      normalizeIP(request.ip),
+      keyOf(request.ip),
       (_error, window) => {
         const resetSeconds = Math.ceil(window.ttl / 1000)
         reply.header('x-ratelimit-limit', max)
@@ -84,5 +86,25 @@ function perAddressInMemory(settings: RateLimitSettings): onRequestHookHandler {
       timeWindow,
       max,
     )
+  }
+}
+
+/**
+ * The library's counter key for a client address (`normalizeIP`: an IPv6 address by its /64),
+ * without its cost on every request. An IPv4 address is its own key: the library only lowercases
+ * it, after testing it against an IPv6 pattern that cost about 1 µs a request. An IPv6 address is
+ * parsed twice by the library (its /64 computed), so its keys are remembered, for a few thousand
+ * addresses.
+ */
+function addressKeys(): (address: string) => string {
+  const ipv6Keys = new LRUCache<string, string>({ max: 4_096 })
+  return (address) => {
+    if (!address.includes(':')) return address
+    let key = ipv6Keys.get(address)
+    if (key === undefined) {
+      key = normalizeIP(address)
+      ipv6Keys.set(address, key)
+    }
+    return key
   }
 }

@@ -80,6 +80,20 @@ t.test('with a hop count, the client address is the one the trusted proxy saw, n
   t.equal(other.statusCode, 200, 'another client behind the same proxy has its own count')
 })
 
+t.test('an IPv6 client is counted by its /64, and an IPv4-mapped address as the IPv4 address', async (t) => {
+  const behindProxy = await startTestService(t, buildApp, { config: { trustProxy: 1, rateLimit: { max: 2, timeWindow: '1 minute' } } })
+  const statusFrom = async (address: string) =>
+    (await behindProxy.app.inject({ method: 'GET', url: '/api/v1/openapi.json', headers: { 'x-forwarded-for': address } })).statusCode
+  const sameNetwork = ['2001:db8:1:2::1', '2001:db8:1:2:ffff::9', '2001:DB8:1:2::1']
+  const statuses: number[] = []
+  for (const address of sameNetwork) statuses.push(await statusFrom(address))
+  t.same(statuses, [200, 200, 429], 'three addresses of one /64, in any letter case, are one client')
+  t.equal(await statusFrom('2001:db8:1:3::1'), 200, 'the next /64 is another client')
+  t.equal(await statusFrom('192.0.2.7'), 200)
+  t.equal(await statusFrom('::ffff:192.0.2.7'), 200)
+  t.equal(await statusFrom('192.0.2.7'), 429, 'the mapped address counted as the IPv4 address')
+})
+
 t.test('TRUST_PROXY=true lets a client choose its address, so a service started with it warns', async (t) => {
   const lines: string[] = []
   const trusting = await startTestService(t, buildApp, {
