@@ -15,6 +15,11 @@ const context = { teardown: (fn: () => unknown) => teardowns.push(fn) }
 const bare = Fastify()
 bare.get('/hello', async () => ({ hello: 'world' }))
 const bareAddress = await bare.listen({ port: 0, host: '127.0.0.1' })
+// The same hello-world again: its ratio to `bare` shows how far this run's ratios wander on code
+// that is the same.
+const control = Fastify()
+control.get('/hello', async () => ({ hello: 'world' }))
+const controlAddress = await control.listen({ port: 0, host: '127.0.0.1' })
 
 const issuer = await startTestIssuer(context)
 // Production settings but a rate limit that a single load generator cannot reach.
@@ -55,6 +60,7 @@ for (let index = 0; index < 25; index += 1) {
 console.log(
   JSON.stringify({
     bare: `${bareAddress}/hello`,
+    control: `${controlAddress}/hello`,
     platform: `${platformAddress}/api/v1/users/me`,
     list: `${productAddress}/api/v1/organizations/${orgId}/alerts?limit=20`,
     token,
@@ -62,7 +68,7 @@ console.log(
 )
 
 process.once('SIGTERM', async () => {
-  await Promise.all([bare.close(), platform.close(), product.close()])
+  await Promise.all([bare.close(), control.close(), platform.close(), product.close()])
   await resources.close()
   for (const teardown of teardowns) await teardown()
   process.exit(0)

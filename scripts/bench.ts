@@ -1,6 +1,7 @@
 // `pnpm bench`: requests per second and p99 latency of GET /api/v1/users/me with a Bearer
 // token and of an organization's alert list (`GET …/alerts?limit=20`, the product API), next to
-// a bare Fastify hello-world measured in the same run on the same machine.
+// a bare Fastify hello-world measured in the same run on the same machine, and a second copy of
+// that hello-world as a control (its ratio to the first is this run's noise).
 import { spawn } from 'node:child_process'
 import { readFileSync } from 'node:fs'
 import { createInterface } from 'node:readline'
@@ -15,6 +16,7 @@ const TARGETS = { authenticated: 0.75, list: 0.5 }
 
 interface Targets {
   bare: string
+  control: string
   platform: string
   list: string
   token: string
@@ -69,15 +71,16 @@ function summary(samples: Sample[]): Sample {
 try {
   const routes = {
     bare: { url: targets.bare, headers: {} },
+    control: { url: targets.control, headers: {} },
     authenticated: { url: targets.platform, headers: { authorization: `Bearer ${targets.token}` } },
     list: { url: targets.list, headers: { authorization: `Bearer ${targets.token}` } },
   }
   // Warm-up (JIT, the verified-session cache, keep-alive connections), then rounds that
   // alternate the two routes, so drift in the machine's speed touches both alike.
   for (const route of Object.values(routes)) await load(route.url, route.headers, 2)
-  const samples: Record<keyof typeof routes, Sample[]> = { bare: [], authenticated: [], list: [] }
+  const samples: Record<keyof typeof routes, Sample[]> = { bare: [], control: [], authenticated: [], list: [] }
   for (let round = 0; round < ROUNDS; round += 1) {
-    for (const name of ['bare', 'authenticated', 'list'] as const)
+    for (const name of ['bare', 'authenticated', 'list', 'control'] as const)
       samples[name].push(await load(routes[name].url, routes[name].headers, DURATION_SECONDS))
   }
   const bare = summary(samples.bare)
@@ -103,7 +106,13 @@ try {
       `| ${label} | ${route.requestsPerSecond.toFixed(0)} | ${route.p99} | ${percent(ratio)} (${percent(TARGETS[name])}) | ${route.cpuPerRequest.toFixed(0)} | ${percent(cpuRatio)} |`,
     )
   }
-  for (const { name } of measured) console.log(`\n${name} by round: ${roundRatios(samples[name], samples.bare).map(percent).join(', ')}`)
+  // Not a target: the noise of this run, on two servers whose code is the same.
+  const control = summary(samples.control)
+  console.log(
+    `| control: the bare hello-world again (same code, 100 % if the machine were steady) | ${control.requestsPerSecond.toFixed(0)} | ${control.p99} | ${percent(pairedRatio(samples.control, samples.bare))} | ${control.cpuPerRequest.toFixed(0)} | ${percent(pairedCpuRatio(samples.control, samples.bare))} |`,
+  )
+  for (const { name } of [...measured, { name: 'control' } as const])
+    console.log(`\n${name} by round: ${roundRatios(samples[name], samples.bare).map(percent).join(', ')}`)
   process.exitCode = met ? 0 : 1
 } finally {
   server.kill('SIGTERM')
