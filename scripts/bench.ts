@@ -76,7 +76,7 @@ try {
     list: { url: targets.list, headers: { authorization: `Bearer ${targets.token}` } },
   }
   // Warm-up (JIT, the verified-session cache, keep-alive connections), then rounds that
-  // alternate the two routes, so drift in the machine's speed touches both alike.
+  // alternate the routes (the control last), so drift in the machine's speed touches all alike.
   for (const route of Object.values(routes)) await load(route.url, route.headers, 2)
   const samples: Record<keyof typeof routes, Sample[]> = { bare: [], control: [], authenticated: [], list: [] }
   for (let round = 0; round < ROUNDS; round += 1) {
