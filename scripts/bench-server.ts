@@ -20,6 +20,16 @@ const bareAddress = await bare.listen({ port: 0, host: '127.0.0.1' })
 const control = Fastify()
 control.get('/hello', async () => ({ hello: 'world' }))
 const controlAddress = await control.listen({ port: 0, host: '127.0.0.1' })
+// The hello-world once more, spending a fixed YARDSTICK_MICROSECONDS of CPU on each request: the
+// ratio any route doing that much more work than bare could reach on this machine.
+const YARDSTICK_MICROSECONDS = 10
+const yardstick = Fastify()
+yardstick.get('/hello', async () => {
+  const until = performance.now() + YARDSTICK_MICROSECONDS / 1000
+  while (performance.now() < until);
+  return { hello: 'world' }
+})
+const yardstickAddress = await yardstick.listen({ port: 0, host: '127.0.0.1' })
 
 const issuer = await startTestIssuer(context)
 // Production settings but a rate limit that a single load generator cannot reach.
@@ -61,6 +71,8 @@ console.log(
   JSON.stringify({
     bare: `${bareAddress}/hello`,
     control: `${controlAddress}/hello`,
+    yardstick: `${yardstickAddress}/hello`,
+    yardstickMicroseconds: YARDSTICK_MICROSECONDS,
     platform: `${platformAddress}/api/v1/users/me`,
     list: `${productAddress}/api/v1/organizations/${orgId}/alerts?limit=20`,
     token,
@@ -68,7 +80,7 @@ console.log(
 )
 
 process.once('SIGTERM', async () => {
-  await Promise.all([bare.close(), control.close(), platform.close(), product.close()])
+  await Promise.all([bare.close(), control.close(), yardstick.close(), platform.close(), product.close()])
   await resources.close()
   for (const teardown of teardowns) await teardown()
   process.exit(0)

@@ -1,7 +1,8 @@
 // `pnpm bench`: requests per second and p99 latency of GET /api/v1/users/me with a Bearer
 // token and of an organization's alert list (`GET …/alerts?limit=20`, the product API), next to
 // a bare Fastify hello-world measured in the same run on the same machine, and a second copy of
-// that hello-world as a control (its ratio to the first is this run's noise).
+// that hello-world as a control (its ratio to the first is this run's noise) and as a yardstick
+// that spends a fixed 10 µs of CPU per request (the ratio that much work reaches on this machine).
 import { spawn } from 'node:child_process'
 import { readFileSync } from 'node:fs'
 import { createInterface } from 'node:readline'
@@ -17,6 +18,8 @@ const TARGETS = { authenticated: 0.75, list: 0.5 }
 interface Targets {
   bare: string
   control: string
+  yardstick: string
+  yardstickMicroseconds: number
   platform: string
   list: string
   token: string
@@ -72,15 +75,16 @@ try {
   const routes = {
     bare: { url: targets.bare, headers: {} },
     control: { url: targets.control, headers: {} },
+    yardstick: { url: targets.yardstick, headers: {} },
     authenticated: { url: targets.platform, headers: { authorization: `Bearer ${targets.token}` } },
     list: { url: targets.list, headers: { authorization: `Bearer ${targets.token}` } },
   }
   // Warm-up (JIT, the verified-session cache, keep-alive connections), then rounds that
-  // alternate the routes (the control last), so drift in the machine's speed touches all alike.
+  // alternate the routes (control and yardstick last), so drift in the machine's speed touches all alike.
   for (const route of Object.values(routes)) await load(route.url, route.headers, 2)
-  const samples: Record<keyof typeof routes, Sample[]> = { bare: [], control: [], authenticated: [], list: [] }
+  const samples: Record<keyof typeof routes, Sample[]> = { bare: [], control: [], yardstick: [], authenticated: [], list: [] }
   for (let round = 0; round < ROUNDS; round += 1) {
-    for (const name of ['bare', 'authenticated', 'list', 'control'] as const)
+    for (const name of ['bare', 'authenticated', 'list', 'control', 'yardstick'] as const)
       samples[name].push(await load(routes[name].url, routes[name].headers, DURATION_SECONDS))
   }
   const bare = summary(samples.bare)
@@ -111,7 +115,13 @@ try {
   console.log(
     `| control: the bare hello-world again (same code, 100 % if the machine were steady) | ${control.requestsPerSecond.toFixed(0)} | ${control.p99} | ${percent(pairedRatio(samples.control, samples.bare))} | ${control.cpuPerRequest.toFixed(0)} | ${percent(pairedCpuRatio(samples.control, samples.bare))} |`,
   )
-  for (const { name } of [...measured, { name: 'control' } as const])
+  // Not a target either: what a route spending a fixed few µs more than bare reaches here, so a
+  // reader can tell what a target leaves room for on this machine (docs/benchmarks.md).
+  const yardstick = summary(samples.yardstick)
+  console.log(
+    `| yardstick: the bare hello-world spending ${targets.yardstickMicroseconds} µs of CPU per request | ${yardstick.requestsPerSecond.toFixed(0)} | ${yardstick.p99} | ${percent(pairedRatio(samples.yardstick, samples.bare))} | ${yardstick.cpuPerRequest.toFixed(0)} | ${percent(pairedCpuRatio(samples.yardstick, samples.bare))} |`,
+  )
+  for (const { name } of [...measured, { name: 'control' } as const, { name: 'yardstick' } as const])
     console.log(`\n${name} by round: ${roundRatios(samples[name], samples.bare).map(percent).join(', ')}`)
   process.exitCode = met ? 0 : 1
 } finally {
