@@ -46,7 +46,12 @@ const created = await product.inject({
 const webhook = created.json() as { ingestPath: string; signingSecret: string }
 
 console.log(
-  JSON.stringify({ bare: `${bareAddress}/ingest`, ingest: `${productAddress}${webhook.ingestPath}`, secret: webhook.signingSecret }),
+  JSON.stringify({
+    bare: `${bareAddress}/ingest`,
+    ingest: `${productAddress}${webhook.ingestPath}`,
+    secret: webhook.signingSecret,
+    database: new URL(database.url).pathname.slice(1),
+  }),
 )
 
 process.once('SIGTERM', async () => {

@@ -11,6 +11,7 @@ import { createHmac } from 'node:crypto'
 import { spawn } from 'node:child_process'
 import { createInterface } from 'node:readline'
 import { Pool } from 'undici'
+import { databaseProcesses, machineCpu, processCpu } from './bench-cpu.js'
 import { footprintTable, type Footprint } from './bench-footprint.js'
 
 const DURATION_SECONDS = Number(process.env.BENCH_INGEST_DURATION ?? 30)
@@ -35,7 +36,7 @@ const nextLine = async () => {
   if (line.done) throw new Error('the bench server stopped')
   return JSON.parse(line.value) as Record<string, string | number>
 }
-const targets = (await nextLine()) as { bare: string; ingest: string; secret: string }
+const targets = (await nextLine()) as { bare: string; ingest: string; secret: string; database: string }
 
 let sequence = 0
 const PADDING = 'x'.repeat(760)
@@ -58,6 +59,35 @@ interface Run {
   rejected: number
   seconds: number
   latencies: number[]
+  /** CPU time spent during the run, in µs: the server process, PostgreSQL's processes for the database, this load generator, and the machine's idle time. */
+  cpu: { server: number; database: number; loader: number; idle: number; total: number }
+}
+
+/** What the processes of the run and the machine have spent so far (µs); see bench-cpu.ts. */
+function cpuSoFar(databasePids: number[]) {
+  const own = process.cpuUsage()
+  return {
+    server: processCpu(server.pid),
+    database: new Map(databasePids.map((pid) => [pid, processCpu(pid)])),
+    loader: own.user + own.system,
+    ...machineCpu(),
+  }
+}
+
+/** What was spent between two readings; a database process that ended meanwhile counts for nothing. */
+function cpuBetween(before: ReturnType<typeof cpuSoFar>, after: ReturnType<typeof cpuSoFar>): Run['cpu'] {
+  let database = 0
+  for (const [pid, spent] of after.database) {
+    const earlier = before.database.get(pid)
+    if (earlier !== undefined && Number.isFinite(spent - earlier)) database += spent - earlier
+  }
+  return {
+    server: after.server - before.server,
+    database,
+    loader: after.loader - before.loader,
+    idle: after.idle - before.idle,
+    total: after.total - before.total,
+  }
 }
 
 /** `CONNECTIONS` loops, each sending one signed alert after another until `duration` is over. */
@@ -67,6 +97,8 @@ async function load(url: string, duration: number): Promise<Run> {
   const latencies: number[] = []
   let accepted = 0
   let rejected = 0
+  const databasePids = databaseProcesses(targets.database)
+  const cpuBefore = cpuSoFar(databasePids)
   const started = performance.now()
   const deadline = started + duration * 1000
   await Promise.all(
@@ -92,8 +124,9 @@ async function load(url: string, duration: number): Promise<Run> {
     }),
   )
   const seconds = (performance.now() - started) / 1000
+  const cpu = cpuBetween(cpuBefore, cpuSoFar(databasePids))
   await pool.close()
-  return { accepted, rejected, seconds, latencies }
+  return { accepted, rejected, seconds, latencies, cpu }
 }
 
 /** Several runs of one target as one: events over time, p99 over every latency. */
@@ -102,11 +135,19 @@ function combined(runs: Run[]) {
   const accepted = runs.reduce((sum, run) => sum + run.accepted, 0)
   const rejected = runs.reduce((sum, run) => sum + run.rejected, 0)
   const seconds = runs.reduce((sum, run) => sum + run.seconds, 0)
+  const events = accepted + rejected
+  const spent = (pick: (cpu: Run['cpu']) => number) => runs.reduce((sum, run) => sum + pick(run.cpu), 0)
   return {
     accepted,
     rejected,
-    perSecond: (accepted + rejected) / seconds,
+    perSecond: events / seconds,
     p99: Math.round(latencies[Math.floor(latencies.length * 0.99)] ?? 0),
+    cpuPerEvent: {
+      server: spent((cpu) => cpu.server) / events,
+      database: spent((cpu) => cpu.database) / events,
+      loader: spent((cpu) => cpu.loader) / events,
+    },
+    idle: spent((cpu) => cpu.idle) / spent((cpu) => cpu.total),
   }
 }
 
@@ -137,7 +178,23 @@ try {
   console.log(
     `| POST /api/v1/webhooks/ingest/:apiKey | ${ingest.perSecond.toFixed(0)} | ${ingest.p99} | ${ingest.accepted} | ${ingest.rejected} |`,
   )
+  // Where each event's CPU goes, by process, and how much of the machine stayed idle: the three
+  // processes share its cores (docs/benchmarks.md, eleventh session).
+  console.log('\n| target | server CPU per event (µs) | PostgreSQL CPU per event (µs) | load generator (µs) | machine idle |')
+  console.log('|---|---:|---:|---:|---:|')
+  for (const [label, run] of [
+    ['bare Fastify POST', bare],
+    ['ingest', ingest],
+  ] as const) {
+    const { server, database, loader } = run.cpuPerEvent
+    console.log(`| ${label} | ${server.toFixed(0)} | ${database.toFixed(0)} | ${loader.toFixed(0)} | ${(run.idle * 100).toFixed(0)}% |`)
+  }
   console.log(`\nratio: ${(ratio * 100).toFixed(1)}% of the bare baseline (target ${TARGET_RATIO * 100}%)`)
+  // The ratio ingestion would reach if it left the machine no idle time at all, at the CPU per
+  // event measured: the most that scheduling alone could give, with the work per event unchanged.
+  const cpuPerEvent = (run: typeof bare) => run.cpuPerEvent.server + run.cpuPerEvent.database + run.cpuPerEvent.loader
+  const ceiling = cpuPerEvent(bare) / (1 - bare.idle) / cpuPerEvent(ingest)
+  console.log(`with no idle time, ingestion's CPU per event allows at most ${(ceiling * 100).toFixed(1)}% of the bare baseline`)
   console.log(
     `alerts stored: ${alerts}; 2xx answers (warm-up included): ${answered}; ${alerts === answered ? 'none lost' : `MISMATCH of ${answered - alerts}`}`,
   )

@@ -4,9 +4,9 @@
 // that hello-world as a control (its ratio to the first is this run's noise) and as a yardstick
 // that spends a fixed 10 µs of CPU per request (the ratio that much work reaches on this machine).
 import { spawn } from 'node:child_process'
-import { readFileSync } from 'node:fs'
 import { createInterface } from 'node:readline'
 import autocannon from 'autocannon'
+import { processCpu } from './bench-cpu.js'
 import { median, pairedCpuRatio, pairedRatio, percent, roundRatios } from './bench-stats.js'
 
 const DURATION_SECONDS = Number(process.env.BENCH_DURATION ?? 5)
@@ -40,24 +40,10 @@ interface Sample {
   cpuPerRequest: number
 }
 
-/**
- * The server's user and system CPU time so far, in µs, from /proc (clock ticks of 10 ms). The load
- * generator shares the machine's two cores with the server, so requests per second also measure
- * how the scheduler shared them; CPU per request measures the server's own work.
- */
-function serverCpu(): number {
-  try {
-    const fields = readFileSync(`/proc/${server.pid}/stat`, 'utf8').split(') ')[1]!.split(' ')
-    return (Number(fields[11]) + Number(fields[12])) * 10_000
-  } catch {
-    return Number.NaN
-  }
-}
-
 async function load(url: string, headers: Record<string, string>, duration: number): Promise<Sample> {
-  const cpuBefore = serverCpu()
+  const cpuBefore = processCpu(server.pid)
   const result = await autocannon({ url, headers, connections: CONNECTIONS, duration })
-  const cpu = serverCpu() - cpuBefore
+  const cpu = processCpu(server.pid) - cpuBefore
   if (result.non2xx > 0 || result.errors > 0) throw new Error(`${url}: ${result.non2xx} non-2xx answers, ${result.errors} errors`)
   return { requestsPerSecond: result.requests.average, p99: result.latency.p99, cpuPerRequest: cpu / result.requests.total }
 }
