@@ -1,4 +1,4 @@
-import Fastify, { type FastifyBaseLogger } from 'fastify'
+import Fastify, { LogController, type FastifyBaseLogger } from 'fastify'
 import { pino } from 'pino'
 import t from 'tap'
 import { lazyRequestLogger } from '../src/request-logger.js'
@@ -14,7 +14,7 @@ async function appAt(level: string) {
   const app = Fastify({
     loggerInstance: parent,
     childLoggerFactory: lazyRequestLogger,
-    disableRequestLogging: true,
+    logController: new LogController({ disableRequestLogging: true }),
     genReqId: () => 'req-1',
   })
   app.get('/quiet', async () => ({ ok: true }))
