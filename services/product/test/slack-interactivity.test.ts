@@ -36,8 +36,16 @@ let interactivityUrl = ''
 let commandUrl = ''
 const local = (url: string) => `${address}${new URL(url).pathname}`
 
-/** A button of a message we posted, as Slack would send its press. */
-function press(post: SlackPost, action: string, slackUserId: string) {
+/**
+ * A button of a message we posted, as Slack would send its press. The service keeps the message
+ * just after Slack answers its post, and ignores presses on messages it has not kept; the loopback
+ * Slack shows the post a few milliseconds earlier than that, so the press waits for it (a test
+ * that pressed at once failed when CI was loaded).
+ */
+async function press(post: SlackPost, action: string, slackUserId: string) {
+  await until('the message kept by the service', () =>
+    db.selectFrom('divinux.slackMessages').select('ts').where('channel', '=', post.channel).where('ts', '=', post.ts).executeTakeFirst(),
+  )
   const blocks = (post.blocks ?? []) as Array<{ type: string; elements?: Array<{ action_id?: string; value?: string }> }>
   const button = blocks
     .flatMap((block) => (block.type === 'actions' ? (block.elements ?? []) : []))
