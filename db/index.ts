@@ -59,6 +59,7 @@ import * as statuspageLocales from './migrations/0057_statuspage_locales.js'
 import * as outboxCaptured from './migrations/0058_outbox_captured.js'
 import * as syntheticsDueIndex from './migrations/0059_synthetics_due_index.js'
 import * as changeNotices from './migrations/0060_change_notices.js'
+import * as activityByOrganization from './migrations/0061_activity_by_organization.js'
 
 /**
  * Every migration, in order, listed by hand rather than found by scanning a folder, so a
@@ -125,4 +126,5 @@ export const migrations: Record<string, Migration> = {
   '0058_outbox_captured': outboxCaptured,
   '0059_synthetics_due_index': syntheticsDueIndex,
   '0060_change_notices': changeNotices,
+  '0061_activity_by_organization': activityByOrganization,
 }

@@ -24,19 +24,43 @@ export async function maintainUserActivities(db: Kysely<DB>, retentionDays: numb
 }
 
 /**
- * One user's activity, the most recent first.
+ * One user's activity, the most recent first; with `organization`, only what they did in that
+ * organization since they joined it (what its admins may see: decision 0022).
  *
  * @replica A read that tolerates seconds of replication lag: may go to a read replica (docs/sizing.md).
  */
-export function listUserActivities(db: Executor, userId: string, page: Page) {
+export function listUserActivities(db: Executor, userId: string, page: Page, organization?: { id: string; joinedAt: Date }) {
+  let rows = db.selectFrom('core.userActivities').where('userId', '=', userId)
+  if (organization) rows = rows.where('organizationId', '=', organization.id).where('lastAt', '>=', organization.joinedAt)
   return paged(
-    db.selectFrom('core.userActivities').where('userId', '=', userId),
+    rows,
     (query) =>
       query
-        .select(['kind', 'product', 'day', 'actedBy', 'ip', 'userAgent', 'firstAt', 'lastAt', 'requests'])
+        .select(['kind', 'product', 'day', 'organizationId', 'actedBy', 'ip', 'userAgent', 'firstAt', 'lastAt', 'requests'])
         .orderBy('lastAt', 'desc')
         .orderBy('day', 'desc')
         .orderBy('activityKey'),
     page,
   )
+}
+
+/**
+ * When each of the organization's members `memberIds` was last active there (API use since
+ * joining), for its member list; a member with none is left out.
+ *
+ * @replica A read that tolerates seconds of replication lag: may go to a read replica (docs/sizing.md).
+ */
+export async function lastActiveInOrganization(db: Executor, organizationId: string, memberIds: string[]): Promise<Map<string, Date>> {
+  if (memberIds.length === 0) return new Map()
+  const rows = await db
+    .selectFrom('core.organizationMembers as m')
+    .innerJoin('core.userActivities as a', (join) =>
+      join.onRef('a.userId', '=', 'm.userId').onRef('a.organizationId', '=', 'm.organizationId').onRef('a.lastAt', '>=', 'm.joinedAt'),
+    )
+    .select(['m.id', (eb) => eb.fn.max('a.lastAt').as('lastAt')])
+    .where('m.organizationId', '=', organizationId)
+    .where('m.id', 'in', memberIds)
+    .groupBy('m.id')
+    .execute()
+  return new Map(rows.map((row) => [row.id, new Date(row.lastAt)]))
 }

@@ -11,6 +11,8 @@ export interface Activity {
   product: 'platform' | 'product'
   /** Impersonation: the platform admin acting as `userId`. */
   actedBy?: string
+  /** The organization the request was for, if any: what its admins may see (decision 0022). */
+  organizationId?: string
   ip: string | null
   userAgent: string | null
   at: Date
@@ -23,6 +25,7 @@ interface Row {
   kind: ActivityKind
   product: string
   actedBy: string | null
+  organizationId: string | null
   ip: string | null
   userAgent: string | null
   firstAt: Date
@@ -38,17 +41,20 @@ interface Row {
 const MAX_PENDING = 5_000
 const USER_AGENT_MAX = 300
 
+const apiUseKey = (product: string, organizationId: string | undefined) =>
+  organizationId === undefined ? `api:${product}` : `api:${product}:${organizationId}`
+
 /**
  * The activity sampling rule (decision 0022): which row an activity counts into. API use is one
- * row per product and day, impersonation one per admin, product and day; a sign-in or a refresh
- * is a row of its own.
+ * row per product, organization and day, impersonation one per admin, product, organization and
+ * day; a sign-in or a refresh is a row of its own.
  */
 function keyOf(activity: Activity): string {
   switch (activity.kind) {
     case 'api_use':
-      return `api:${activity.product}`
+      return apiUseKey(activity.product, activity.organizationId)
     case 'impersonation':
-      return `impersonation:${activity.product}:${activity.actedBy ?? ''}`
+      return `impersonation:${activity.product}:${activity.actedBy ?? ''}:${activity.organizationId ?? ''}`
     default:
       return `${activity.kind}:${randomUUID()}`
   }
@@ -80,6 +86,7 @@ export function createActivityRecorder(options: {
         kind: row.kind,
         product: row.product,
         acted_by: row.actedBy,
+        organization_id: row.organizationId,
         ip: row.ip,
         user_agent: row.userAgent,
         first_at: row.firstAt.toISOString(),
@@ -90,24 +97,19 @@ export function createActivityRecorder(options: {
     await sql`
       with incoming as (
         select * from jsonb_to_recordset(${document}::jsonb) as t(
-          user_id uuid, day date, activity_key text, kind text, product text, acted_by uuid, ip text, user_agent text,
-          first_at timestamptz, last_at timestamptz, requests integer)
-      ), stored as (
-        insert into core.user_activities (user_id, day, activity_key, kind, product, acted_by, ip, user_agent, first_at, last_at, requests)
-        select user_id, day, activity_key, kind, product, acted_by, ip, user_agent, first_at, last_at, requests from incoming
-         where exists (select 1 from core.users where users.id = incoming.user_id)
-         order by user_id, day, activity_key
-        on conflict (user_id, day, activity_key) do update set
-          last_at = greatest(core.user_activities.last_at, excluded.last_at),
-          first_at = least(core.user_activities.first_at, excluded.first_at),
-          requests = core.user_activities.requests + excluded.requests,
-          ip = excluded.ip,
-          user_agent = excluded.user_agent
-        returning user_id, last_at
+          user_id uuid, day date, activity_key text, kind text, product text, acted_by uuid, organization_id uuid,
+          ip text, user_agent text, first_at timestamptz, last_at timestamptz, requests integer)
       )
-      update core.users set last_active_at = greatest(users.last_active_at, latest.at)
-        from (select user_id, max(last_at) as at from stored group by user_id) latest
-       where users.id = latest.user_id`.execute(options.db)
+      insert into core.user_activities (user_id, day, activity_key, kind, product, acted_by, organization_id, ip, user_agent, first_at, last_at, requests)
+      select user_id, day, activity_key, kind, product, acted_by, organization_id, ip, user_agent, first_at, last_at, requests from incoming
+       where exists (select 1 from core.users where users.id = incoming.user_id)
+       order by user_id, day, activity_key
+      on conflict (user_id, day, activity_key) do update set
+        last_at = greatest(core.user_activities.last_at, excluded.last_at),
+        first_at = least(core.user_activities.first_at, excluded.first_at),
+        requests = core.user_activities.requests + excluded.requests,
+        ip = excluded.ip,
+        user_agent = excluded.user_agent`.execute(options.db)
   }
 
   function flush(): Promise<void> {
@@ -126,7 +128,7 @@ export function createActivityRecorder(options: {
   }
 
   // API use, the one kind every request records, takes a shorter path: one map per UTC day keyed
-  // by user (each recorder serves one product), no date or key built per request.
+  // by user and organization (each recorder serves one product), no date built per request.
   let apiUse = new Map<string, Row>()
   let apiDay = ''
   let apiDayEndsAt = 0
@@ -154,6 +156,7 @@ export function createActivityRecorder(options: {
       kind: activity.kind,
       product: activity.product,
       actedBy: activity.actedBy ?? null,
+      organizationId: activity.organizationId ?? null,
       ip: activity.ip,
       userAgent: activity.userAgent?.slice(0, USER_AGENT_MAX) ?? null,
       firstAt: activity.at,
@@ -165,8 +168,11 @@ export function createActivityRecorder(options: {
 
   return {
     record,
-    /** One authenticated request of `userId`: the hot path (decision 0022, "off the request path"). */
-    recordApiUse(userId: string, ip: string | null, userAgent: string | undefined): void {
+    /**
+     * One authenticated request of `userId`, for `organizationId` when its path names one: the hot
+     * path (decision 0022, "off the request path").
+     */
+    recordApiUse(userId: string, organizationId: string | undefined, ip: string | null, userAgent: string | undefined): void {
       const now = Date.now()
       if (now >= apiDayEndsAt) {
         closeApiDay()
@@ -174,7 +180,8 @@ export function createActivityRecorder(options: {
         apiDay = new Date(midnight).toISOString().slice(0, 10)
         apiDayEndsAt = midnight + 86_400_000
       }
-      const row = apiUse.get(userId)
+      const key = organizationId === undefined ? userId : `${userId}\u0000${organizationId}`
+      const row = apiUse.get(key)
       if (row) {
         row.lastAtMs = now
         row.requests += 1
@@ -182,13 +189,14 @@ export function createActivityRecorder(options: {
         row.rawUserAgent = userAgent
         return
       }
-      apiUse.set(userId, {
+      apiUse.set(key, {
         userId,
         day: apiDay,
-        activityKey: `api:${options.product}`,
+        activityKey: apiUseKey(options.product, organizationId),
         kind: 'api_use',
         product: options.product,
         actedBy: null,
+        organizationId: organizationId ?? null,
         ip,
         userAgent: null,
         rawUserAgent: userAgent,

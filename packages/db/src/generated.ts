@@ -268,6 +268,7 @@ export interface CoreUserActivities {
   ip: string | null;
   kind: string;
   lastAt: Timestamp;
+  organizationId: string | null;
   product: string;
   requests: Generated<number>;
   userAgent: string | null;
@@ -284,7 +285,6 @@ export interface CoreUsers {
   id: Generated<string>;
   idpSubject: string | null;
   isEmployee: Generated<boolean>;
-  lastActiveAt: Timestamp | null;
   lastSeenAt: Timestamp | null;
   name: string | null;
   platformRole: string | null;

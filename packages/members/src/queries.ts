@@ -4,16 +4,21 @@ import type { OrganizationRole, Product, ProductRole } from '@svc/auth'
 
 export type ProductRoles = Partial<Record<Product, ProductRole>>
 
+/**
+ * What an organization sees of its memberships. An invitation reveals nothing about the account
+ * behind the address (decision 0023): until it is accepted, the name is not shown and the person
+ * counts as pending, whether or not they have ever signed in anywhere.
+ */
 const memberColumns = [
   'm.id',
   'm.userId',
   'u.email',
-  'u.displayName',
+  sql<string | null>`case when m.joined_at is null then null else u.display_name end`.as('displayName'),
   'm.role',
   'm.createdAt',
   'm.updatedAt',
-  'u.lastActiveAt',
-  sql<boolean>`u.idp_subject is null`.as('pending'),
+  'm.joinedAt',
+  sql<boolean>`m.joined_at is null or u.idp_subject is null`.as('pending'),
   sql<boolean>`m.suspended_at is not null`.as('suspended'),
   sql<boolean>`m.joined_at is null`.as('invited'),
 ] as const

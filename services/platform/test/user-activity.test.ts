@@ -51,6 +51,7 @@ type Activity = {
   ip: string | null
   userAgent: string | null
   actedBy: string | null
+  organizationId: string | null
   firstAt: string
   lastAt: string
 }
@@ -101,6 +102,7 @@ t.test('impersonation is recorded on the impersonated user, naming the admin', a
 })
 
 t.test('admins see their members’ last activity and history; members do not', async (t) => {
+  await app.inject({ method: 'GET', url: `/api/v1/organizations/${orgId}/members`, headers: member.headers })
   await app.userActivity.flush()
   const asOwner = await app.inject({ method: 'GET', url: `/api/v1/organizations/${orgId}/members`, headers: owner.headers })
   const rows = asOwner.json<{ data: Array<{ userId: string; lastActiveAt?: string | null }> }>().data
@@ -111,6 +113,10 @@ t.test('admins see their members’ last activity and history; members do not', 
 
   const history = await activityOf(owner.headers, `/api/v1/organizations/${orgId}/members/${memberId}/activity`)
   t.ok(history.data.some((row) => row.kind === 'api_use'))
+  t.ok(
+    history.data.every((row) => row.organizationId === orgId),
+    'only what the member did in this organization: no sign-ins, no use elsewhere',
+  )
   const refused = await app.inject({
     method: 'GET',
     url: `/api/v1/organizations/${orgId}/members/${memberId}/activity`,
@@ -130,6 +136,53 @@ t.test('admins see their members’ last activity and history; members do not', 
     headers: owner.headers,
   })
   t.equal(unknown.statusCode, 404)
+})
+
+t.test('an invitation reveals nothing about the account behind the address, and no activity elsewhere', async (t) => {
+  // Anyone can create an organization and invite any address.
+  const prober = await service.signIn('prober@elsewhere.example')
+  const { id: probeOrg } = (
+    await app.inject({ method: 'POST', url: '/api/v1/organizations', headers: prober.headers, payload: { name: 'Probe', slug: 'probe' } })
+  ).json<{ id: string }>()
+  await app.inject({ method: 'GET', url: `/api/v1/organizations/${orgId}/members`, headers: member.headers })
+  await app.userActivity.flush()
+  const invited = await app.inject({
+    method: 'POST',
+    url: `/api/v1/organizations/${probeOrg}/members`,
+    headers: prober.headers,
+    payload: { email: member.email, role: 'member' },
+  })
+  t.equal(invited.statusCode, 201)
+  const invitedId = invited.json<{ id: string }>().id
+
+  const activity = await app.inject({
+    method: 'GET',
+    url: `/api/v1/organizations/${probeOrg}/members/${invitedId}/activity`,
+    headers: prober.headers,
+  })
+  t.equal(activity.statusCode, 404, 'an invited member has no activity to read')
+
+  const listed = (await app.inject({ method: 'GET', url: `/api/v1/organizations/${probeOrg}/members`, headers: prober.headers })).json<{
+    data: Array<{ id: string; userId: string | null; pending: boolean; lastActiveAt?: string | null }>
+  }>()
+  t.match(
+    listed.data.find((row) => row.id === invitedId),
+    { userId: null, pending: true, lastActiveAt: null },
+  )
+
+  // Once joined, the member's use of another organization stays out of this one's view.
+  await acceptInvitationOf(app, member)
+  await app.inject({ method: 'GET', url: `/api/v1/organizations/${orgId}/members`, headers: member.headers })
+  await app.userActivity.flush()
+  const joined = await activityOf(prober.headers, `/api/v1/organizations/${probeOrg}/members/${invitedId}/activity`)
+  t.ok(joined.data.every((row) => row.organizationId === probeOrg))
+  const after = (await app.inject({ method: 'GET', url: `/api/v1/organizations/${probeOrg}/members`, headers: prober.headers })).json<{
+    data: Array<{ id: string; userId: string | null; lastActiveAt?: string | null }>
+  }>()
+  t.match(
+    after.data.find((row) => row.id === invitedId),
+    { userId: member.userId, lastActiveAt: null },
+  )
 })
 
 t.test('platform admins read anyone’s activity; nobody else does', async (t) => {

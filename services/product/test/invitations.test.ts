@@ -99,10 +99,11 @@ t.test('an organization admin invites a new address: the platform’s invitation
   })
   t.equal(body.invitation.memberId, body.memberId)
 
-  const user = await db.selectFrom('core.users').selectAll().where('id', '=', body.userId).executeTakeFirstOrThrow()
-  t.match(user, { email: 'grace@team.example', idpSubject: null })
+  t.equal(body.userId, null, 'an invitation names no account')
   const membership = await db.selectFrom('core.organizationMembers').selectAll().where('id', '=', body.memberId).executeTakeFirstOrThrow()
-  t.match(membership, { organizationId: orgId, userId: body.userId, role: 'member' })
+  t.match(membership, { organizationId: orgId, role: 'member' })
+  const user = await db.selectFrom('core.users').selectAll().where('id', '=', membership.userId).executeTakeFirstOrThrow()
+  t.match(user, { email: 'grace@team.example', idpSubject: null })
   const audit = await db.selectFrom('core.auditLogs').selectAll().where('entityId', '=', body.memberId).executeTakeFirstOrThrow()
   t.match(audit, { action: 'member.invited', product: 'platform', entityType: 'member', organizationId: orgId, actorUserId: admin!.userId })
   const sentAudit = await db.selectFrom('core.auditLogs').selectAll().where('entityId', '=', body.invitation.id).executeTakeFirstOrThrow()
@@ -140,7 +141,7 @@ t.test('an organization admin invites a new address: the platform’s invitation
   t.match(onPlatformInvitation.json(), { memberId: body.memberId, status: 'pending' })
 
   const grace = await service.signIn('grace@team.example')
-  t.equal(grace.userId, body.userId, 'the sign-in claims the pending account')
+  t.equal(grace.userId, membership.userId, 'the sign-in claims the pending account')
   const users = () => app.inject({ method: 'GET', url: `/api/v1/organizations/${orgId}/users`, headers: grace.headers })
   t.equal((await users()).statusCode, 404, 'no member before accepting')
   const accepted = await platform.inject({
@@ -162,7 +163,9 @@ t.test('an account that exists is invited as it is, and an address already a mem
   const ada = await service.signIn('ada@elsewhere.example')
   const response = await invite(owner!, { email: 'ada@elsewhere.example', role: 'admin' })
   t.equal(response.statusCode, 201)
-  t.match(response.json(), { userId: ada.userId, role: 'admin', pending: false, invited: true, productRoles: {} })
+  // An invitation reveals nothing about the account behind the address: not its id, its name,
+  // nor that it has signed in before.
+  t.match(response.json(), { userId: null, displayName: null, role: 'admin', pending: true, invited: true, productRoles: {} })
   const mail = await delivered(response.json().invitation.delivery.messageId)
   t.match(mail.bodyText, /owner@team\.example invited you to join team as an admin\./)
   t.match(mail.bodyText, /An admin of the organization will grant you access to its products\./)

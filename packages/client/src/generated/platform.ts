@@ -407,7 +407,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** A member’s activity (admin, owner) */
+        /**
+         * A member’s activity in this organization since joining (admin, owner)
+         * @description API use and impersonation in this organization only: sign-ins and use elsewhere are the person’s own. An invited member who has not accepted is not found (404).
+         */
         get: operations["getOrganizationsMembersActivity"];
         put?: never;
         post?: never;
@@ -1944,8 +1947,8 @@ export interface operations {
                              * @description The member id
                              */
                             id: string;
-                            /** Format: uuid */
-                            userId: string;
+                            /** @description The member’s account; null while invited (an invitation says nothing about the account behind the address) */
+                            userId: string | null;
                             email: string;
                             /** @enum {unknown} */
                             role: "member" | "admin" | "owner";
@@ -1960,7 +1963,7 @@ export interface operations {
                                 /** @enum {unknown} */
                                 insights?: "viewer" | "responder" | "manager" | "admin";
                             };
-                            /** @description The user has not signed in yet; the first sign-in with this e-mail links the account */
+                            /** @description The user has not signed in yet (always true while invited); the first sign-in with this e-mail links the account */
                             pending: boolean;
                             /** @description The identity provider deactivated the member (SCIM active=false): the membership grants nothing until reactivated */
                             suspended: boolean;
@@ -1970,7 +1973,7 @@ export interface operations {
                             createdAt: string;
                             /** Format: date-time */
                             updatedAt: string;
-                            /** @description In the list, for organization admins and owners: the member’s last sign-in or API use (null: none recorded) */
+                            /** @description In the list, for organization admins and owners: the member’s last use of the API in this organization since joining (null: none recorded) */
                             lastActiveAt?: string | null;
                         }[];
                         meta: {
@@ -2045,8 +2048,8 @@ export interface operations {
                          * @description The member id
                          */
                         id: string;
-                        /** Format: uuid */
-                        userId: string;
+                        /** @description The member’s account; null while invited (an invitation says nothing about the account behind the address) */
+                        userId: string | null;
                         email: string;
                         /** @enum {unknown} */
                         role: "member" | "admin" | "owner";
@@ -2061,7 +2064,7 @@ export interface operations {
                             /** @enum {unknown} */
                             insights?: "viewer" | "responder" | "manager" | "admin";
                         };
-                        /** @description The user has not signed in yet; the first sign-in with this e-mail links the account */
+                        /** @description The user has not signed in yet (always true while invited); the first sign-in with this e-mail links the account */
                         pending: boolean;
                         /** @description The identity provider deactivated the member (SCIM active=false): the membership grants nothing until reactivated */
                         suspended: boolean;
@@ -2071,7 +2074,7 @@ export interface operations {
                         createdAt: string;
                         /** Format: date-time */
                         updatedAt: string;
-                        /** @description In the list, for organization admins and owners: the member’s last sign-in or API use (null: none recorded) */
+                        /** @description In the list, for organization admins and owners: the member’s last use of the API in this organization since joining (null: none recorded) */
                         lastActiveAt?: string | null;
                         /** SentInvitation */
                         invitation: {
@@ -2196,8 +2199,8 @@ export interface operations {
                          * @description The member id
                          */
                         id: string;
-                        /** Format: uuid */
-                        userId: string;
+                        /** @description The member’s account; null while invited (an invitation says nothing about the account behind the address) */
+                        userId: string | null;
                         email: string;
                         /** @enum {unknown} */
                         role: "member" | "admin" | "owner";
@@ -2212,7 +2215,7 @@ export interface operations {
                             /** @enum {unknown} */
                             insights?: "viewer" | "responder" | "manager" | "admin";
                         };
-                        /** @description The user has not signed in yet; the first sign-in with this e-mail links the account */
+                        /** @description The user has not signed in yet (always true while invited); the first sign-in with this e-mail links the account */
                         pending: boolean;
                         /** @description The identity provider deactivated the member (SCIM active=false): the membership grants nothing until reactivated */
                         suspended: boolean;
@@ -2222,7 +2225,7 @@ export interface operations {
                         createdAt: string;
                         /** Format: date-time */
                         updatedAt: string;
-                        /** @description In the list, for organization admins and owners: the member’s last sign-in or API use (null: none recorded) */
+                        /** @description In the list, for organization admins and owners: the member’s last use of the API in this organization since joining (null: none recorded) */
                         lastActiveAt?: string | null;
                     };
                 };
@@ -2317,8 +2320,8 @@ export interface operations {
                          * @description The member id
                          */
                         id: string;
-                        /** Format: uuid */
-                        userId: string;
+                        /** @description The member’s account; null while invited (an invitation says nothing about the account behind the address) */
+                        userId: string | null;
                         email: string;
                         /** @enum {unknown} */
                         role: "member" | "admin" | "owner";
@@ -2333,7 +2336,7 @@ export interface operations {
                             /** @enum {unknown} */
                             insights?: "viewer" | "responder" | "manager" | "admin";
                         };
-                        /** @description The user has not signed in yet; the first sign-in with this e-mail links the account */
+                        /** @description The user has not signed in yet (always true while invited); the first sign-in with this e-mail links the account */
                         pending: boolean;
                         /** @description The identity provider deactivated the member (SCIM active=false): the membership grants nothing until reactivated */
                         suspended: boolean;
@@ -2343,7 +2346,7 @@ export interface operations {
                         createdAt: string;
                         /** Format: date-time */
                         updatedAt: string;
-                        /** @description In the list, for organization admins and owners: the member’s last sign-in or API use (null: none recorded) */
+                        /** @description In the list, for organization admins and owners: the member’s last use of the API in this organization since joining (null: none recorded) */
                         lastActiveAt?: string | null;
                     };
                 };
@@ -2401,8 +2404,8 @@ export interface operations {
                              * @description The member id
                              */
                             id: string;
-                            /** Format: uuid */
-                            userId: string;
+                            /** @description The member’s account; null while invited (an invitation says nothing about the account behind the address) */
+                            userId: string | null;
                             email: string;
                             /** @enum {unknown} */
                             role: "member" | "admin" | "owner";
@@ -2417,7 +2420,7 @@ export interface operations {
                                 /** @enum {unknown} */
                                 insights?: "viewer" | "responder" | "manager" | "admin";
                             };
-                            /** @description The user has not signed in yet; the first sign-in with this e-mail links the account */
+                            /** @description The user has not signed in yet (always true while invited); the first sign-in with this e-mail links the account */
                             pending: boolean;
                             /** @description The identity provider deactivated the member (SCIM active=false): the membership grants nothing until reactivated */
                             suspended: boolean;
@@ -2427,7 +2430,7 @@ export interface operations {
                             createdAt: string;
                             /** Format: date-time */
                             updatedAt: string;
-                            /** @description In the list, for organization admins and owners: the member’s last sign-in or API use (null: none recorded) */
+                            /** @description In the list, for organization admins and owners: the member’s last use of the API in this organization since joining (null: none recorded) */
                             lastActiveAt?: string | null;
                         };
                         /** Member */
@@ -2437,8 +2440,8 @@ export interface operations {
                              * @description The member id
                              */
                             id: string;
-                            /** Format: uuid */
-                            userId: string;
+                            /** @description The member’s account; null while invited (an invitation says nothing about the account behind the address) */
+                            userId: string | null;
                             email: string;
                             /** @enum {unknown} */
                             role: "member" | "admin" | "owner";
@@ -2453,7 +2456,7 @@ export interface operations {
                                 /** @enum {unknown} */
                                 insights?: "viewer" | "responder" | "manager" | "admin";
                             };
-                            /** @description The user has not signed in yet; the first sign-in with this e-mail links the account */
+                            /** @description The user has not signed in yet (always true while invited); the first sign-in with this e-mail links the account */
                             pending: boolean;
                             /** @description The identity provider deactivated the member (SCIM active=false): the membership grants nothing until reactivated */
                             suspended: boolean;
@@ -2463,7 +2466,7 @@ export interface operations {
                             createdAt: string;
                             /** Format: date-time */
                             updatedAt: string;
-                            /** @description In the list, for organization admins and owners: the member’s last sign-in or API use (null: none recorded) */
+                            /** @description In the list, for organization admins and owners: the member’s last use of the API in this organization since joining (null: none recorded) */
                             lastActiveAt?: string | null;
                         };
                     };
@@ -3186,6 +3189,8 @@ export interface operations {
                             requests: number;
                             /** @description Impersonation: the platform admin who acted as this user */
                             actedBy: string | null;
+                            /** @description API use and impersonation: the organization the requests were for (null: none, or recorded before 2026-12) */
+                            organizationId: string | null;
                             /** @description The last address seen */
                             ip: string | null;
                             userAgent: string | null;
@@ -3260,6 +3265,8 @@ export interface operations {
                             requests: number;
                             /** @description Impersonation: the platform admin who acted as this user */
                             actedBy: string | null;
+                            /** @description API use and impersonation: the organization the requests were for (null: none, or recorded before 2026-12) */
+                            organizationId: string | null;
                             /** @description The last address seen */
                             ip: string | null;
                             userAgent: string | null;
@@ -3333,6 +3340,8 @@ export interface operations {
                             requests: number;
                             /** @description Impersonation: the platform admin who acted as this user */
                             actedBy: string | null;
+                            /** @description API use and impersonation: the organization the requests were for (null: none, or recorded before 2026-12) */
+                            organizationId: string | null;
                             /** @description The last address seen */
                             ip: string | null;
                             userAgent: string | null;

@@ -20647,9 +20647,10 @@ export interface operations {
                         data: {
                             /** Format: uuid */
                             memberId: string;
-                            /** Format: uuid */
-                            userId: string;
+                            /** @description The account; null while invited (an invitation says nothing about the account behind the address) */
+                            userId: string | null;
                             email: string;
+                            /** @description null while invited */
                             displayName: string | null;
                             /** @enum {unknown} */
                             role: "member" | "admin" | "owner";
@@ -20664,7 +20665,7 @@ export interface operations {
                                 /** @enum {unknown} */
                                 insights?: "viewer" | "responder" | "manager" | "admin";
                             };
-                            /** @description Invited, not signed in yet: the first sign-in with this e-mail claims the membership */
+                            /** @description Not signed in yet (always true while invited): the first sign-in with this e-mail claims the membership */
                             pending: boolean;
                             suspended: boolean;
                             /** @description Invited and not yet accepted: the membership grants nothing until then */
@@ -20893,9 +20894,10 @@ export interface operations {
                     "application/json": {
                         /** Format: uuid */
                         memberId: string;
-                        /** Format: uuid */
-                        userId: string;
+                        /** @description The account; null while invited (an invitation says nothing about the account behind the address) */
+                        userId: string | null;
                         email: string;
+                        /** @description null while invited */
                         displayName: string | null;
                         /** @enum {unknown} */
                         role: "member" | "admin" | "owner";
@@ -20910,7 +20912,7 @@ export interface operations {
                             /** @enum {unknown} */
                             insights?: "viewer" | "responder" | "manager" | "admin";
                         };
-                        /** @description Invited, not signed in yet: the first sign-in with this e-mail claims the membership */
+                        /** @description Not signed in yet (always true while invited): the first sign-in with this e-mail claims the membership */
                         pending: boolean;
                         suspended: boolean;
                         /** @description Invited and not yet accepted: the membership grants nothing until then */

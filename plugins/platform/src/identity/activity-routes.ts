@@ -16,6 +16,9 @@ const UserActivity = Type.Object(
     actedBy: Type.Union([Type.String({ format: 'uuid' }), Type.Null()], {
       description: 'Impersonation: the platform admin who acted as this user',
     }),
+    organizationId: Type.Union([Type.String({ format: 'uuid' }), Type.Null()], {
+      description: 'API use and impersonation: the organization the requests were for (null: none, or recorded before 2026-12)',
+    }),
     ip: Type.Union([Type.String(), Type.Null()], { description: 'The last address seen' }),
     userAgent: Type.Union([Type.String(), Type.Null()]),
   },
@@ -32,6 +35,7 @@ const body = (row: ActivityRow) => ({
   lastAt: row.lastAt.toISOString(),
   requests: row.requests,
   actedBy: row.actedBy,
+  organizationId: row.organizationId,
   ip: row.ip,
   userAgent: row.userAgent,
 })
@@ -44,8 +48,8 @@ const tags = ['users']
  */
 export const activityRoutes: FastifyPluginAsyncTypebox = async (app) => {
   const db = app.database.db
-  const list = async (userId: string, query: { page: number; limit: number }) => {
-    const { rows, total } = await listUserActivities(db, userId, pageOf(query))
+  const list = async (userId: string, query: { page: number; limit: number }, organization?: { id: string; joinedAt: Date }) => {
+    const { rows, total } = await listUserActivities(db, userId, pageOf(query), organization)
     return { data: rows.map(body), meta: { page: query.page, limit: query.limit, total } }
   }
 
@@ -67,7 +71,9 @@ export const activityRoutes: FastifyPluginAsyncTypebox = async (app) => {
     {
       schema: {
         tags: ['members'],
-        summary: 'A member’s activity (admin, owner)',
+        summary: 'A member’s activity in this organization since joining (admin, owner)',
+        description:
+          'API use and impersonation in this organization only: sign-ins and use elsewhere are the person’s own. An invited member who has not accepted is not found (404).',
         params: Type.Object({ orgId: Type.String(), memberId: Type.String({ format: 'uuid' }) }),
         querystring: PaginationQuery,
         response: { 200: ListResponse(UserActivity) },
@@ -75,9 +81,11 @@ export const activityRoutes: FastifyPluginAsyncTypebox = async (app) => {
       onRequest: app.requireOrgRole('admin', 'owner'),
     },
     async (request) => {
-      const member = await findMember(db, membershipOf(request).organizationId, request.params.memberId)
-      if (!member) throw new NotFoundError('member')
-      return list(member.userId, request.query)
+      const { organizationId } = membershipOf(request)
+      const member = await findMember(db, organizationId, request.params.memberId)
+      // An invitation reveals nothing about the account behind the address (decision 0023).
+      if (!member?.joinedAt) throw new NotFoundError('member')
+      return list(member.userId, request.query, { id: organizationId, joinedAt: member.joinedAt })
     },
   )
 

@@ -1,7 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { Type } from 'typebox'
 import { auditContextOf, recordAudit } from '@svc/audit'
-import { membershipOf, productRoles, products } from '@svc/auth'
+import { lastActiveInOrganization, membershipOf, productRoles, products } from '@svc/auth'
 import { ConflictError, ForbiddenError, ListResponse, NotFoundError, invalidField } from '@svc/http'
 import {
   findMemberWithProductRoles,
@@ -62,8 +62,18 @@ export const memberRoutes: FastifyPluginAsyncTypebox<InvitationOptions> = async 
         organizationId,
         rows.map((row) => row.id),
       )
-      const withActivity = viewerRole === 'admin' || viewerRole === 'owner'
-      return { data: rows.map((row) => memberBody(row, roles.get(row.id) ?? {}, withActivity)), meta: { page, limit, total } }
+      const lastActive =
+        viewerRole === 'admin' || viewerRole === 'owner'
+          ? await lastActiveInOrganization(
+              db,
+              organizationId,
+              rows.map((row) => row.id),
+            )
+          : undefined
+      return {
+        data: rows.map((row) => memberBody(row, roles.get(row.id) ?? {}, lastActive && (lastActive.get(row.id) ?? null))),
+        meta: { page, limit, total },
+      }
     },
   )
 
@@ -175,10 +185,10 @@ export const memberRoutes: FastifyPluginAsyncTypebox<InvitationOptions> = async 
       await db.transaction().execute(async (trx) => {
         const { actorRole, target } = await lockedMembers(trx, membership, request.body.memberId)
         if (actorRole !== 'owner') throw new ForbiddenError('only an owner can transfer ownership')
-        const inactive = target.pending
-          ? 'pending (never signed in)'
-          : target.invited
-            ? 'invited and has not accepted yet'
+        const inactive = target.invited
+          ? 'invited and has not accepted yet'
+          : target.pending
+            ? 'pending (never signed in)'
             : target.suspended
               ? 'suspended by the identity provider'
               : undefined

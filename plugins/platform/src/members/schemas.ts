@@ -10,11 +10,15 @@ export const MemberParams = Type.Object({ orgId: Type.String(), memberId: Type.S
 export const Member = Type.Object(
   {
     id: Type.String({ format: 'uuid', description: 'The member id' }),
-    userId: Type.String({ format: 'uuid' }),
+    userId: Type.Union([Type.String({ format: 'uuid' }), Type.Null()], {
+      description: 'The member’s account; null while invited (an invitation says nothing about the account behind the address)',
+    }),
     email: Type.String(),
     role: OrganizationRole,
     productRoles: ProductRoles,
-    pending: Type.Boolean({ description: 'The user has not signed in yet; the first sign-in with this e-mail links the account' }),
+    pending: Type.Boolean({
+      description: 'The user has not signed in yet (always true while invited); the first sign-in with this e-mail links the account',
+    }),
     suspended: Type.Boolean({
       description: 'The identity provider deactivated the member (SCIM active=false): the membership grants nothing until reactivated',
     }),
@@ -25,7 +29,8 @@ export const Member = Type.Object(
     updatedAt: Type.String({ format: 'date-time' }),
     lastActiveAt: Type.Optional(
       Type.Union([Type.String({ format: 'date-time' }), Type.Null()], {
-        description: 'In the list, for organization admins and owners: the member’s last sign-in or API use (null: none recorded)',
+        description:
+          'In the list, for organization admins and owners: the member’s last use of the API in this organization since joining (null: none recorded)',
       }),
     ),
   },

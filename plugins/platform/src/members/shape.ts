@@ -11,15 +11,18 @@ interface MemberRow {
   invited: boolean
   createdAt: Date
   updatedAt: Date
-  lastActiveAt?: Date | null
 }
 
-/** `withActivity`: the viewer is an organization admin or owner, who sees when members were last active. */
-export function memberBody(row: MemberRow, productRoles: ProductRoles, withActivity = false) {
+/**
+ * `lastActiveAt`: given when the viewer is an organization admin or owner, who sees when members
+ * were last active in the organization (null: not since joining). An invited membership names no
+ * account (decision 0023).
+ */
+export function memberBody(row: MemberRow, productRoles: ProductRoles, lastActiveAt?: Date | null) {
   return {
-    ...(withActivity ? { lastActiveAt: row.lastActiveAt?.toISOString() ?? null } : {}),
+    ...(lastActiveAt !== undefined ? { lastActiveAt: lastActiveAt?.toISOString() ?? null } : {}),
     id: row.id,
-    userId: row.userId,
+    userId: row.invited ? null : row.userId,
     email: row.email,
     role: row.role as OrganizationRole,
     productRoles,
