@@ -14,7 +14,7 @@ const { app } = service
 const db = app.database.db
 
 const { orgId, otherOrgId, person } = await alertingOrganization(service, 'agents', {
-  responder: { alerting: 'responder', insights: 'responder' },
+  responder: { alerting: 'responder', insights: 'responder', statuspages: 'manager' },
   viewer: { alerting: 'viewer', insights: 'viewer' },
 })
 const [owner, responder, viewer, stranger] = ['owner', 'responder', 'viewer', 'stranger'].map(person)

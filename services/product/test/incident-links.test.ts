@@ -12,8 +12,9 @@ const { app } = service
 const { orgId, otherOrgId, person } = await alertingOrganization(service, 'links', {
   ada: { alerting: 'responder', statuspages: 'manager', insights: 'responder' },
   viewer: { alerting: 'viewer' },
+  bo: { alerting: 'responder', statuspages: 'responder' },
 })
-const [owner, ada, viewer, stranger] = ['owner', 'ada', 'viewer', 'stranger'].map(person)
+const [owner, ada, viewer, stranger, bo] = ['owner', 'ada', 'viewer', 'stranger', 'bo'].map(person)
 const base = `/api/v1/organizations/${orgId}`
 const pages = `/api/v1/statuspages/organizations/${orgId}`
 type Who = { headers: { authorization: string } }
@@ -100,6 +101,13 @@ t.test('an incident’s status updates are published on the pages that follow it
   const audit = await app.database.db.selectFrom('core.auditLogs').select('action').where('entityId', '=', incident.id).execute()
   t.ok(audit.some((entry) => entry.action === 'incident.status_update_published'))
   t.equal((await call(viewer!, 'POST', `${url}/status-updates`, { status: 'resolved', body: 'x' })).statusCode, 403)
+  // Publishing to status pages needs the role the status pages API asks for the same: manager.
+  const timeline = () => app.database.db.selectFrom('divinux.incidentTimeline').select('id').where('incidentId', '=', incident.id).execute()
+  const before = await timeline()
+  const notManager = await call(bo!, 'POST', `${url}/status-updates`, { status: 'resolved', body: 'All good!', publish: true })
+  t.equal(notManager.statusCode, 403)
+  t.match(notManager.json().message, /statuspages role manager/)
+  t.same(await timeline(), before, 'nothing recorded, nothing sent to the status pages')
   t.equal((await call(stranger!, 'GET', `/api/v1/organizations/${otherOrgId}/incidents/${incident.id}/links`)).statusCode, 404)
 
   await call(ada!, 'POST', `${url}/status-updates`, { status: 'resolved', body: 'Payments work again.' })

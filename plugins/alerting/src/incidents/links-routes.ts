@@ -197,14 +197,16 @@ export const incidentLinkRoutes: FastifyPluginAsyncTypebox<LinkRouteOptions> = a
     {
       schema: {
         tags,
-        summary: 'Post a status update to the incident’s timeline and publish it on status pages (alerting responder)',
+        summary:
+          'Post a status update to the incident’s timeline and publish it on status pages (alerting responder and statuspages manager)',
         description:
-          'The status pages surface updates each open status page incident about the incident (opened for it, or linked to it by correlation) and opens one, a draft unless `publish`, on each page with components following its services. The timeline entry is answered at once; the status pages follow within seconds (`…/links` shows them).',
+          'The status pages surface updates each open status page incident about the incident (opened for it, or linked to it by correlation) and opens one, a draft unless `publish`, on each page with components following its services, in the name of the caller. Opening status page incidents is what the status pages API asks a statuspages manager for, so this asks the same. The timeline entry is answered at once; the status pages follow within seconds (`…/links` shows them).',
         params: IncidentParams,
         body: PublishStatusUpdate,
         response: { 201: TimelineEntry },
       },
-      onRequest: app.requireProductRole('alerting', 'responder'),
+      // What reaches a status page needs the status pages role that API asks for the same change.
+      onRequest: [app.requireProductRole('alerting', 'responder'), app.requireProductRole('statuspages', 'manager')],
     },
     async (request, reply) => {
       const { organizationId } = membershipOf(request)
