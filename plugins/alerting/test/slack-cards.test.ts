@@ -1,5 +1,6 @@
 import t from 'tap'
 import { alertControls, incidentCard, subjectOf, timelineLine } from '../src/chat-interactivity/cards.js'
+import { slackMessage } from '../src/chat/messages.js'
 import { channelNameOf } from '../src/chat-interactivity/incident-sync.js'
 import { slackSignatureProblem } from '../src/chat-interactivity/signature.js'
 
@@ -76,6 +77,47 @@ t.test('timeline lines say what changed and who changed it', async (t) => {
   t.equal(line('responder_joined', {}, null, null), ':wave: Someone joined as a responder')
   t.equal(line('role_assigned', { role: 'scribe' }), ':bust_in_silhouette: Role scribe assigned (ada@example.com)')
   t.equal(line('alerts_linked', {}, null, null), '• alerts linked')
+})
+
+t.test('text from people and ingested events reaches Slack escaped: no mentions, no hidden links', async (t) => {
+  const hostile = 'Disk full <!here> <!channel> <https://evil.example|docs> & <@U123>'
+  const escaped = 'Disk full &lt;!here&gt; &lt;!channel&gt; &lt;https://evil.example|docs&gt; &amp; &lt;@U123&gt;'
+  const texts = (value: unknown): string[] => JSON.stringify(value).match(/"text":"(?:[^"\\]|\\.)*"/g) ?? []
+  const noRawMarkup = (value: unknown, what: string) => {
+    for (const text of texts(value)) t.notMatch(text, /<!|<@|<https:\/\/evil/, `${what}: ${text}`)
+  }
+
+  const page = slackMessage({
+    priority: 'P1',
+    title: hostile,
+    service: '<!subteam^S1>',
+    source: 'generic',
+    status: 'open',
+    alertUrl: 'https://app.example/alerts/1',
+    analysis: { summary: hostile, rootCause: hostile },
+    reason: 'Escalation policy <!everyone>, step 1',
+  })
+  noRawMarkup(page, 'page')
+  t.match(page.text, escaped, 'the notification text too')
+  t.match(JSON.stringify(page.blocks[0]), '*<https://app.example/alerts/1|[P1] Disk full &lt;!here&gt;', 'our own link stays a link')
+
+  const card = incidentCard({
+    id: '0b0e6a8e-3c43-4a5e-9f5e-3a3c3c6b9d10',
+    reference: 'INC-1',
+    title: hostile,
+    severity: 'SEV1',
+    status: 'triage',
+    commander: '<!here>',
+    responders: ['<!channel>'],
+    alertCount: 1,
+    url: 'https://app.example/incidents/1',
+    lastChange: hostile,
+  })
+  noRawMarkup(card, 'incident card')
+  t.match(card.text, escaped)
+  noRawMarkup([timelineLine({ kind: 'note', body: hostile, data: {}, author: '<!here>' })], 'timeline')
+  t.equal(timelineLine({ kind: 'note', body: 'a < b && c > d', data: {}, author: null }), ':memo: Note: a &lt; b &amp;&amp; c &gt; d')
+  noRawMarkup(alertControls({ alertId: 'x', status: 'acknowledged', acknowledgedBy: '<!here>', inIncident: false }), 'acknowledged by')
 })
 
 t.test('a button names what it acts on; anything else is nothing', async (t) => {

@@ -2,6 +2,8 @@
 // A button's action_id is what it does; its value names what it acts on (`incident:<id>` or
 // `alert:<id>`), always looked up again inside the integration's organization.
 
+import { mrkdwn } from '../chat/mrkdwn.js'
+
 export const BUTTON_ACTIONS = ['acknowledge', 'resolve', 'escalate', 'join'] as const
 export type ButtonAction = (typeof BUTTON_ACTIONS)[number]
 
@@ -40,7 +42,7 @@ export function alertControls(state: AlertCardState): object[] {
   if (state.inIncident) actions.push('join')
   const status =
     state.status === 'acknowledged' && state.acknowledgedBy
-      ? [{ type: 'context', elements: [{ type: 'mrkdwn', text: `:eyes: Acknowledged by ${state.acknowledgedBy}` }] }]
+      ? [{ type: 'context', elements: [{ type: 'mrkdwn', text: `:eyes: Acknowledged by ${mrkdwn(state.acknowledgedBy)}` }] }]
       : state.status === 'resolved'
         ? [{ type: 'context', elements: [{ type: 'mrkdwn', text: ':white_check_mark: Resolved' }] }]
         : []
@@ -61,16 +63,19 @@ export interface IncidentCardState {
   lastChange?: string
 }
 
-/** An incident as its Slack message shows it; rewritten in place whenever the incident changes. */
+/** An incident as its Slack message shows it (mrkdwn, escaped); rewritten in place whenever the incident changes. */
 export function incidentCard(state: IncidentCardState): { text: string; blocks: object[] } {
-  const headline = `[${state.severity}] ${state.reference}: ${state.title}`
+  const headline = mrkdwn(`[${state.severity}] ${state.reference}: ${state.title}`)
   const facts = [
     `*Status:* ${state.status}`,
-    `*Commander:* ${state.commander ?? 'nobody'}`,
-    `*Responders:* ${state.responders.length > 0 ? state.responders.join(', ') : 'none yet'}`,
+    `*Commander:* ${mrkdwn(state.commander ?? 'nobody')}`,
+    `*Responders:* ${state.responders.length > 0 ? mrkdwn(state.responders.join(', ')) : 'none yet'}`,
     `*Alerts:* ${state.alertCount}`,
   ]
-  const context = [...(state.channelName ? [`Worked in #${state.channelName}`] : []), ...(state.lastChange ? [state.lastChange] : [])]
+  const context = [
+    ...(state.channelName ? [`Worked in #${state.channelName}`] : []),
+    ...(state.lastChange ? [mrkdwn(state.lastChange)] : []),
+  ]
   const actions: ButtonAction[] =
     state.status === 'resolved' ? [] : [...(state.status === 'triage' ? (['acknowledge'] as const) : []), 'resolve', 'escalate', 'join']
   return {
@@ -84,23 +89,25 @@ export function incidentCard(state: IncidentCardState): { text: string; blocks: 
   }
 }
 
-/** One line of an incident channel for a timeline entry. */
+/** One line (mrkdwn, escaped) of an incident channel for a timeline entry. */
 export function timelineLine(entry: { kind: string; body: string | null; data: unknown; author: string | null }): string {
-  const by = entry.author ? ` (${entry.author})` : ''
+  const by = entry.author ? ` (${mrkdwn(entry.author)})` : ''
+  const body = mrkdwn(entry.body ?? '')
   const data = (entry.data ?? {}) as Record<string, unknown>
+  const datum = (key: string) => mrkdwn(String(data[key]))
   switch (entry.kind) {
     case 'note':
-      return `:memo: Note${by}: ${entry.body ?? ''}`
+      return `:memo: Note${by}: ${body}`
     case 'status_update':
-      return `:mega: Status update${by}: ${entry.body ?? ''}`
+      return `:mega: Status update${by}: ${body}`
     case 'status_changed':
-      return `:arrows_counterclockwise: Status ${String(data.from)} → ${String(data.to)}${by}`
+      return `:arrows_counterclockwise: Status ${datum('from')} → ${datum('to')}${by}`
     case 'severity_changed':
-      return `:rotating_light: Severity ${String(data.from)} → ${String(data.to)}${by}`
+      return `:rotating_light: Severity ${datum('from')} → ${datum('to')}${by}`
     case 'responder_joined':
-      return `:wave: ${entry.author ?? 'Someone'} joined as a responder`
+      return `:wave: ${mrkdwn(entry.author ?? 'Someone')} joined as a responder`
     case 'role_assigned':
-      return `:bust_in_silhouette: Role ${String(data.role)} assigned${by}`
+      return `:bust_in_silhouette: Role ${datum('role')} assigned${by}`
     default:
       return `• ${entry.kind.replaceAll('_', ' ')}${by}`
   }

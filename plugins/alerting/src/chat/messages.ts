@@ -1,3 +1,5 @@
+import { mrkdwn } from './mrkdwn.js'
+
 /** What a chat message about an alert shows: priority, title, service, links, and the analysis once done. */
 export interface ChatAlert {
   priority: string
@@ -75,16 +77,21 @@ function cardOf(message: ChatMessage): Card {
 
 const factLine = (card: Card) => card.facts.map(({ name, value }) => `${name}: ${value}`).join(' · ')
 
-/** Slack: incoming webhooks and chat.postMessage take the same text and Block Kit blocks. */
+/**
+ * Slack: incoming webhooks and chat.postMessage take the same text and Block Kit blocks. Both are
+ * mrkdwn (the text too, in notifications), so every part of the card is escaped.
+ */
 export function slackMessage(message: ChatMessage) {
   const card = cardOf(message)
-  const blocks: object[] = [{ type: 'section', text: { type: 'mrkdwn', text: `*<${card.url}|${card.headline}>*\n${factLine(card)}` } }]
+  const headline = mrkdwn(card.headline)
+  const facts = mrkdwn(factLine(card))
+  const blocks: object[] = [{ type: 'section', text: { type: 'mrkdwn', text: `*<${card.url}|${headline}>*\n${facts}` } }]
   if (card.analysis) {
-    const rootCause = card.analysis.rootCause ? `\n*Root cause:* ${card.analysis.rootCause}` : ''
-    blocks.push({ type: 'section', text: { type: 'mrkdwn', text: `*Analysis:* ${card.analysis.summary}${rootCause}` } })
+    const rootCause = card.analysis.rootCause ? `\n*Root cause:* ${mrkdwn(card.analysis.rootCause)}` : ''
+    blocks.push({ type: 'section', text: { type: 'mrkdwn', text: `*Analysis:* ${mrkdwn(card.analysis.summary)}${rootCause}` } })
   }
-  if (card.reason) blocks.push({ type: 'context', elements: [{ type: 'mrkdwn', text: card.reason }] })
-  return { text: `${card.headline} (${factLine(card)})`, blocks }
+  if (card.reason) blocks.push({ type: 'context', elements: [{ type: 'mrkdwn', text: mrkdwn(card.reason) }] })
+  return { text: `${headline} (${facts})`, blocks }
 }
 
 /** Microsoft Teams: an Adaptive Card, the form Teams' incoming webhooks (Workflows) post. */
