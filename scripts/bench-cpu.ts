@@ -29,7 +29,7 @@ export function databaseProcesses(database: string): number[] {
     for (const entry of readdirSync('/proc')) {
       if (!/^\d+$/.test(entry)) continue
       try {
-        const title = readFileSync(`/proc/${entry}/cmdline`, 'utf8').replace(/\0+$/, '')
+        const title = readFileSync(`/proc/${entry}/cmdline`, 'utf8').replace(/(?<!\0)\0+$/, '')
         const backend = /^postgres: (?:\S+: )?\S+ (\S+) /.exec(title)
         if (backend?.[1] === database || /^postgres: (?:\S+: )?(?:walwriter|checkpointer|background writer)/.test(title))
           pids.push(Number(entry))

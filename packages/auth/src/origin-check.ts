@@ -17,7 +17,7 @@ function carriesAuthCookies(request: FastifyRequest): boolean {
  * server-to-server calls) are not browsers acting on a user's behalf and pass.
  */
 export function rejectForeignOrigins(allowedOrigins: string[]): onRequestHookHandler {
-  const allowed = new Set(allowedOrigins.map((origin) => origin.replace(/\/+$/, '').toLowerCase()))
+  const allowed = new Set(allowedOrigins.map((origin) => origin.replace(/(?<!\/)\/+$/, '').toLowerCase()))
   // A callback hook, not an async one: every request passes through it, most of them at the
   // first line, and an async hook would cost each a promise.
   return function originCheck(request, _reply, done) {

@@ -1,5 +1,34 @@
 import { JSONPath } from 'jsonpath-plus'
+import { RE2JS } from 're2js'
 import type { Assertion, AssertionOutcome } from './definitions.js'
+
+/**
+ * A `matches` target, compiled by RE2 (RE2JS, its JavaScript port): the pattern and the body both
+ * come from the check's owner, and a backtracking engine would let one check's `(a+)+$` against
+ * its own target's body stall every check of the process (issue 51). RE2 matches in time linear in
+ * the body, and has no lookaround or backreferences, which such assertions do without.
+ */
+const compiledPatterns = new Map<string, RE2JS>()
+const COMPILED_KEPT = 1_000
+
+function patternOf(target: string): RE2JS {
+  let compiled = compiledPatterns.get(target)
+  if (!compiled) {
+    compiled = RE2JS.compile(RE2JS.translateRegExp(target))
+    if (compiledPatterns.size >= COMPILED_KEPT) compiledPatterns.clear()
+    compiledPatterns.set(target, compiled)
+  }
+  return compiled
+}
+
+/** A pattern saved before RE2 read them, that RE2 cannot read, holds for nothing. */
+function matchesPattern(target: string, actual: string): boolean {
+  try {
+    return patternOf(target).test(actual)
+  } catch {
+    return false
+  }
+}
 
 /** What an attempt observed that assertions can be made on. */
 export interface Observed {
@@ -65,7 +94,7 @@ function compare(assertion: Assertion, actual: string | null): boolean {
     case 'notEmpty':
       return actual !== null && actual !== ''
     case 'matches':
-      return actual !== null && new RegExp(target).test(actual)
+      return actual !== null && matchesPattern(target, actual)
   }
 }
 
@@ -89,9 +118,9 @@ export function assertionProblem(assertion: Assertion): string | undefined {
     return `target: ${assertion.source} is compared with a number`
   if (assertion.comparison === 'matches') {
     try {
-      new RegExp(assertion.target ?? '')
+      patternOf(assertion.target ?? '')
     } catch {
-      return 'target: not a valid regular expression'
+      return 'target: not a valid regular expression (RE2 syntax: no lookaround, no backreferences)'
     }
   }
   return undefined

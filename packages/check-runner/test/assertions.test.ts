@@ -1,5 +1,6 @@
 import t from 'tap'
-import { evaluate, judge } from '../src/index.js'
+import { assertLinearTime } from '@svc/testkit/linear-time'
+import { assertionProblem, evaluate, judge } from '../src/index.js'
 
 const outcome = (assertion: Parameters<typeof evaluate>[0][number], observed: Parameters<typeof evaluate>[1]) =>
   evaluate([assertion], observed)[0]!
@@ -50,4 +51,18 @@ t.test('judging an attempt', async (t) => {
   t.equal(judge({ timings: { total: 10 }, assertions: [] }, null), 'passing')
   t.equal(judge({ timings: { total: 10 }, assertions: [] }, 5), 'degraded')
   t.equal(judge({ timings: { total: 1 }, assertions: [], error: 'x' }, 5), 'failing')
+})
+
+t.test('a body assertion’s pattern runs in linear time, and only RE2 syntax is saved', async (t) => {
+  // The check's owner writes both the pattern and the body it runs on: with a backtracking engine,
+  // `(a+)+$` on thirty 'a' and a 'b' would stall every check of the process.
+  const matches = (body: string) => evaluate([{ source: 'body', comparison: 'matches', target: '(a+)+$' }], { responseTimeMs: 1, body })
+  assertLinearTime(t, matches, { crafted: `${'a'.repeat(30)}b`, benign: 'x'.repeat(31) }, 'nested quantifiers')
+  t.equal(matches('aaa')[0]!.passed, true)
+  t.equal(matches('aaab')[0]!.passed, false)
+  t.match(assertionProblem({ source: 'body', comparison: 'matches', target: '(?<=a)b' }), /RE2 syntax/, 'no lookaround')
+  t.match(assertionProblem({ source: 'body', comparison: 'matches', target: '(a)\\1' }), /RE2 syntax/, 'no backreferences')
+  t.equal(assertionProblem({ source: 'body', comparison: 'matches', target: '"status":\\s*"up"' }), undefined)
+  const saved = evaluate([{ source: 'body', comparison: 'matches', target: '(?=x)x' }], { responseTimeMs: 1, body: 'x' })[0]!
+  t.equal(saved.passed, false, 'a pattern saved before that RE2 cannot read holds for nothing')
 })

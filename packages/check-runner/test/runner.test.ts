@@ -236,7 +236,10 @@ t.test('assertions that can never be compared are refused when saved', async (t)
     assertionProblem({ source: 'body', comparison: 'lessThan', target: 'x' }),
     'target: must be a number for greaterThan and lessThan',
   )
-  t.equal(assertionProblem({ source: 'body', comparison: 'matches', target: '(' }), 'target: not a valid regular expression')
+  t.equal(
+    assertionProblem({ source: 'body', comparison: 'matches', target: '(' }),
+    'target: not a valid regular expression (RE2 syntax: no lookaround, no backreferences)',
+  )
   t.equal(assertionProblem({ source: 'statusCode', property: 'x', comparison: 'isEmpty' }), 'property: a statusCode assertion takes none')
   t.equal(assertionProblem({ source: 'body', comparison: 'isEmpty' }), undefined)
 })

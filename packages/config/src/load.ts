@@ -64,7 +64,7 @@ export function authConfigFromEnvironment(env: Environment): AuthConfig {
 
 /** Fills the derived defaults of the table: JWKS and token endpoints under the issuer. */
 export function authConfigFor(env: Environment, issuer: string, clientIds: string[]): AuthConfig {
-  const base = issuer.replace(/\/+$/, '')
+  const base = issuer.replace(/(?<!\/)\/+$/, '')
   return {
     issuer,
     jwksUrl: env.AUTH_JWKS_URL ?? `${base}/.well-known/jwks.json`,
@@ -89,13 +89,16 @@ export function serviceConfigFor(env: Environment, auth: AuthConfig): ServiceCon
     auth,
     cookies: { domain: env.COOKIE_DOMAIN, allowedOrigins: splitList(env.ALLOWED_ORIGINS) },
     rateLimit: { max: env.RATE_LIMIT_MAX, timeWindow: env.RATE_LIMIT_WINDOW, ingestPerConfig: env.INGEST_RATE_LIMIT_MAX },
-    publicUrls: { platform: env.PUBLIC_PLATFORM_URL?.replace(/\/+$/, ''), product: env.PUBLIC_PRODUCT_URL?.replace(/\/+$/, '') },
-    productLinkBase: env.PUBLIC_PRODUCT_URL?.replace(/\/+$/, '') ?? `http://localhost:${env.PRODUCT_PORT}`,
+    publicUrls: {
+      platform: env.PUBLIC_PLATFORM_URL?.replace(/(?<!\/)\/+$/, ''),
+      product: env.PUBLIC_PRODUCT_URL?.replace(/(?<!\/)\/+$/, ''),
+    },
+    productLinkBase: env.PUBLIC_PRODUCT_URL?.replace(/(?<!\/)\/+$/, '') ?? `http://localhost:${env.PRODUCT_PORT}`,
     logLevel: env.LOG_LEVEL,
     logFormat: env.LOG_FORMAT ?? (process.stdout.isTTY && process.env.NODE_ENV !== 'production' ? 'pretty' : 'json'),
     ai: aiConfigFor(env),
     notifier: notifierConfigFor(env),
-    outbound: { allowPrivateTargets: env.ALLOW_PRIVATE_TARGETS, slackApiUrl: env.SLACK_API_URL?.replace(/\/*$/, '/') },
+    outbound: { allowPrivateTargets: env.ALLOW_PRIVATE_TARGETS, slackApiUrl: env.SLACK_API_URL?.replace(/(?<!\/)\/*$/, '/') },
     synthetics: syntheticsConfigFor(env),
     organizationsPerUser: env.ORGANIZATIONS_PER_USER,
     ...(env.DNS_SERVERS ? { dnsServers: splitList(env.DNS_SERVERS) } : {}),
@@ -124,7 +127,7 @@ export function serviceConfigFor(env: Environment, auth: AuthConfig): ServiceCon
 
 /** Checkout returns to the web application (APP_URL) unless told otherwise. */
 export function billingConfigFor(env: Environment, secretKey: string): BillingConfig {
-  const app = env.APP_URL?.replace(/\/+$/, '') ?? `http://localhost:${env.PLATFORM_PORT}`
+  const app = env.APP_URL?.replace(/(?<!\/)\/+$/, '') ?? `http://localhost:${env.PLATFORM_PORT}`
   return {
     secretKey,
     webhookSecret: env.STRIPE_WEBHOOK_SECRET,
@@ -155,7 +158,7 @@ export function notifierConfigFor(env: Environment): NotifierConfig {
   return {
     smtpUrl: env.SMTP_URL,
     from: env.SMTP_FROM,
-    appUrl: env.APP_URL?.replace(/\/+$/, ''),
+    appUrl: env.APP_URL?.replace(/(?<!\/)\/+$/, ''),
     retryLimit: env.NOTIFY_RETRY_LIMIT,
     retryDelaySeconds: env.NOTIFY_RETRY_DELAY_SECONDS,
     ...(env.CATCH_MESSAGES ? { catchMessages: true } : {}),
@@ -165,8 +168,8 @@ export function notifierConfigFor(env: Environment): NotifierConfig {
             accountSid: env.TWILIO_ACCOUNT_SID,
             authToken: env.TWILIO_AUTH_TOKEN,
             from: env.TWILIO_FROM,
-            apiUrl: env.TWILIO_API_URL?.replace(/\/+$/, ''),
-            callbackBase: env.PUBLIC_PRODUCT_URL?.replace(/\/+$/, '') ?? `http://localhost:${env.PRODUCT_PORT}`,
+            apiUrl: env.TWILIO_API_URL?.replace(/(?<!\/)\/+$/, ''),
+            callbackBase: env.PUBLIC_PRODUCT_URL?.replace(/(?<!\/)\/+$/, '') ?? `http://localhost:${env.PRODUCT_PORT}`,
           },
         }
       : {}),

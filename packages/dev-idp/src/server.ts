@@ -27,7 +27,7 @@ function presentsClientSecret(authorization: string | undefined, clientId: strin
 export async function buildDevIdentityProviderServer(idp: DevIdentityProvider, logger = false): Promise<FastifyInstance> {
   const app = Fastify({ logger })
   await app.register(formbody)
-  const base = new URL(idp.issuer).pathname.replace(/\/+$/, '')
+  const base = new URL(idp.issuer).pathname.replace(/(?<!\/)\/+$/, '')
 
   app.get(`${base}/.well-known/openid-configuration`, async () => ({
     issuer: idp.issuer,

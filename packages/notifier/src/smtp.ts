@@ -35,7 +35,7 @@ export function smtpProvider(url: string, from: string): EmailProvider {
   )
   // A message sent twice (its sender died after the server took it, before the outbox said so)
   // carries the same Message-ID both times, so receiving servers and clients can drop the repeat.
-  const domain = /@([^>\s]+)>?\s*$/.exec(from)?.[1] ?? 'incident-platform.invalid'
+  const domain = /@([^>\s@]+)>?\s*$/.exec(from)?.[1] ?? 'incident-platform.invalid'
   return {
     name: 'smtp',
     close: () => transport.close(),

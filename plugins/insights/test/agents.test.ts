@@ -1,4 +1,5 @@
 import t from 'tap'
+import { assertLinearTime } from '@svc/testkit/linear-time'
 import { draftComms } from '../src/agents/comms-agent.js'
 import { oncallBrief } from '../src/agents/oncall-agent.js'
 import { matchRunbooks, stepsOf } from '../src/agents/runbook-agent.js'
@@ -52,6 +53,16 @@ t.test('a runbook’s steps are its list items, whatever their marker', async (t
     'done',
   ])
   t.same(stepsOf('no steps here'), [])
+  t.same(stepsOf('- step one\r\n-   [ ]   spaced   \r\n'), ['step one', 'spaced'], 'CRLF lines and spaces around the text')
+})
+
+t.test('a crafted runbook is read in linear time', async (t) => {
+  // A marker, then a long run of spaces ending in a character '.' does not match: the pattern this
+  // replaced tried every split of the run between two quantifiers (10.7 s for two runbooks).
+  const size = 20_000
+  const benign = `- ${'word '.repeat(size / 5)}`
+  assertLinearTime(t, stepsOf, { crafted: `- ${' '.repeat(size)}\u2028`, benign }, 'spaces after a marker')
+  assertLinearTime(t, stepsOf, { crafted: `- [ ]${' '.repeat(size)}\u2028`, benign }, 'spaces after a checkbox')
 })
 
 t.test('runbooks fit by the cause’s service, a failing service, labels and title words; weak fits are left out', async (t) => {

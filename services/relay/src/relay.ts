@@ -52,7 +52,7 @@ const sleep = (ms: number, signal: AbortSignal) =>
 
 export function createRelay(options: RelayOptions) {
   const { log } = options
-  const base = options.url.replace(/\/+$/, '')
+  const base = options.url.replace(/(?<!\/)\/+$/, '')
   const stop = new AbortController()
   const pending: PendingResult[] = []
   let running = 0

@@ -42,8 +42,8 @@ export function channelNameOf(number: number, title: string): string {
     .toLowerCase()
     .normalize('NFKD')
     .replace(/[^a-z0-9]+/g, '-')
-    .replace(/^-+|-+$/g, '')
-  return `inc-${number}${slug ? `-${slug}` : ''}`.slice(0, 80).replace(/-+$/, '')
+    .replace(/^-+|(?<!-)-+$/g, '')
+  return `inc-${number}${slug ? `-${slug}` : ''}`.slice(0, 80).replace(/(?<!-)-+$/, '')
 }
 
 /**

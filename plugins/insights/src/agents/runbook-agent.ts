@@ -25,7 +25,9 @@ export interface RunbookMatch {
 
 const MAX_MATCHES = 3
 const MAX_STEPS = 8
-const LIST_ITEM = /^\s*(?:[-*+]|\d+[.)])\s+(?:\[[ xX]\]\s+)?(.+)$/
+// The item's text starts at its first non-space character, so the spaces before it have one way to
+// match: a line of a marker and many spaces is read in linear time (issue 51).
+const LIST_ITEM = /^\s*(?:[-*+]|\d+[.)])\s+(?:\[[ xX]\]\s+)?(\S.*)$/s
 
 /** The runbook's steps: its Markdown list items, in order. */
 export function stepsOf(markdown: string): string[] {

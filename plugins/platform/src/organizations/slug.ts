@@ -7,9 +7,9 @@ export function slugFromName(name: string): string {
     .replace(/[\u0300-\u036f]/g, '')
     .toLowerCase()
     .replace(/[^a-z0-9]+/g, '-')
-    .replace(/^-+|-+$/g, '')
+    .replace(/^-+|(?<!-)-+$/g, '')
     .slice(0, 40)
-    .replace(/-+$/, '')
+    .replace(/(?<!-)-+$/, '')
   return slug || 'organization'
 }
 

@@ -28,7 +28,7 @@ const tags = ['users']
 const CODE_MINUTES = 10
 const MAX_ATTEMPTS = 5
 const RESEND_SECONDS = 30
-const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/
+const EMAIL = /^[^\s@]+@[^\s@.]+(?:\.[^\s@.]+)+$/
 
 const codeHash = (id: string, code: string) => createHash('sha256').update(`${id}:${code}`).digest('hex')
 

@@ -5,7 +5,7 @@ const ALWAYS_RETURNED = ['id', 'schemas']
 /** A requested attribute as keys into the resource: `name.givenName` → ['name', 'givenName']. */
 function attributeKeys(requested: string): string[] {
   // Azure sends `emails[type eq "work"]` here; the attribute is what comes before the bracket.
-  const bare = requested.replace(/\[.*$/, '').trim()
+  const bare = requested.split('[', 1)[0]!.trim()
   const colon = bare.lastIndexOf(':')
   if (colon < 0) return bare.split('.')
   const urn = bare.slice(0, colon)
