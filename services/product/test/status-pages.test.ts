@@ -385,6 +385,28 @@ t.test('the feeds read as feed readers read them: an author, and text in RSS des
   t.match(rssItem?.['content:encoded'], /<p>/, 'content:encoded still holds every update')
 })
 
+t.test('a name and an update are text in the feeds’ HTML fields, never markup', async (t) => {
+  const name = '<img src=x onerror=alert(1)> & co'
+  const opened = await call(manager!, 'POST', `${pageBase}/incidents`, {
+    name,
+    body: '<script>alert(2)</script> ]]> done',
+    impact: 'minor',
+  })
+  t.equal(opened.statusCode, 201)
+  t.teardown(async () => void (await call(manager!, 'DELETE', `${pageBase}/incidents/${opened.json().id}`)))
+  for (const feed of ['history.atom', 'history.rss']) {
+    const { body } = await publicGet(`${publicBase}/${feed}`)
+    t.notMatch(body, /<img|<script|onerror=alert\(1\)>/, `${feed}: no markup from the name or the update`)
+    t.match(body, '&lt;img src=x onerror=alert(1)&gt; &amp; co', `${feed}: the name, escaped`)
+    t.notMatch(body, /\]\]> done/, `${feed}: an update cannot close the CDATA section`)
+    const parsed = await new Parser().parseString(body)
+    t.ok(
+      parsed.items.some((item) => item.title === '&lt;img src=x onerror=alert(1)&gt; &amp; co'),
+      `${feed}: the title is the name as HTML text, which a reader shows as written`,
+    )
+  }
+})
+
 t.test('subscribers: e-mail is double opt-in, webhooks are signed, either can unsubscribe', async (t) => {
   const subscribed = await app.inject({ method: 'POST', url: `${publicBase}/subscribers`, payload: { email: 'fan@example.com' } })
   t.equal(subscribed.statusCode, 202)

@@ -46,9 +46,11 @@ export async function renderFeed(db: Executor, page: PublicPage, root: string, f
     const latest = record.updates[0]
     feed.addItem({
       id: `${root}#${record.kind}-${record.id}`,
-      // Plain text for readers that show only RSS's <description> (Atom's <summary>): the latest update.
-      description: latest ? `${words(latest.status)} - ${latest.body}` : record.name,
-      title: record.name,
+      // Text for readers that show only RSS's <description> (Atom's <summary>): the latest update.
+      // Entry titles and summaries are HTML fields (Atom's type="html"; RSS readers render both),
+      // so names and updates are escaped like the content.
+      description: escapeHtml(latest ? `${words(latest.status)} - ${latest.body}` : record.name),
+      title: escapeHtml(record.name),
       link: `${localizedUrl(page.locales, root, locale)}#${record.kind}-${record.id}`,
       date: record.updatedAt,
       published: record.createdAt,
