@@ -27,6 +27,17 @@ const OutboxMessage = Type.Object({
 
 const LOOPBACK = new Set(['127.0.0.1', '::1', '::ffff:127.0.0.1'])
 
+/**
+ * Whether the request names this machine in its Host header. A page on another site can make the
+ * browser send it here through a name that resolves to 127.0.0.1 (DNS rebinding): the peer is then
+ * loopback, but the Host header is the attacker's name.
+ */
+function namesThisMachine(host: string | undefined): boolean {
+  if (!host || !URL.canParse(`http://${host}`)) return false
+  const { hostname } = new URL(`http://${host}`)
+  return hostname === 'localhost' || hostname.endsWith('.localhost') || hostname === '127.0.0.1' || hostname === '[::1]'
+}
+
 type Row = Awaited<ReturnType<typeof latestOutboxRows>>[number]
 /** An outbox row as the development outbox answers it (and `pnpm outbox` prints it). */
 export const outboxMessageOf = (row: Row) => ({
@@ -55,12 +66,12 @@ function page(rows: Row[]): string {
 /**
  * The development outbox (`pnpm start` only): every message the system wrote, newest first, as a
  * page (`/dev/outbox`) and as JSON (`/dev/outbox.json`, what `pnpm outbox` reads). Messages hold
- * credentials (codes, acknowledgement and invitation links), so it answers only this machine,
- * and only `pnpm start` registers it: a service on its own never serves it.
+ * credentials (codes, acknowledgement and invitation links), so it answers only this machine, by
+ * its peer address and by the name the request was sent to, and only `pnpm start` registers it: a service on its own never serves it.
  */
 export const devOutboxRoutes: FastifyPluginAsyncTypebox<{ db: Executor }> = async (app, { db }) => {
   app.addHook('onRequest', async (request) => {
-    if (!LOOPBACK.has(request.socket.remoteAddress ?? '')) throw new NotFoundError('page')
+    if (!LOOPBACK.has(request.socket.remoteAddress ?? '') || !namesThisMachine(request.headers.host)) throw new NotFoundError('page')
   })
   app.get(
     `${DEV_OUTBOX_PATH}.json`,

@@ -2,6 +2,7 @@ import Fastify from 'fastify'
 import t from 'tap'
 import { migrateToLatest, openDatabase } from '@svc/db'
 import { registerErrorHandling } from '@svc/http'
+import { catcherProvider } from '@svc/notifier'
 import { DEV_OUTBOX_PATH, devOutboxRoutes } from '@svc/runtime'
 import { createTestDatabase } from '@svc/testkit'
 
@@ -55,4 +56,35 @@ t.test('the development outbox lists messages as JSON and as a page, to this mac
     t.equal(remote.statusCode, 404, url)
     t.notMatch(remote.body, /ada@example/)
   }
+})
+
+t.test('a page elsewhere cannot read it through a name that resolves here (DNS rebinding)', async (t) => {
+  for (const host of ['rebind.attacker.example', 'rebind.attacker.example:3004', '127.0.0.1.nip.io']) {
+    for (const url of [DEV_OUTBOX_PATH, `${DEV_OUTBOX_PATH}.json`]) {
+      const rebound = await app.inject({ method: 'GET', url, headers: { host } })
+      t.equal(rebound.statusCode, 404, `${url} with Host ${JSON.stringify(host)}`)
+      t.notMatch(rebound.body, /ada@example/)
+    }
+  }
+  for (const host of ['localhost:3004', '127.0.0.1:3004', '[::1]:3004', 'platform.localhost']) {
+    t.equal((await app.inject({ method: 'GET', url: `${DEV_OUTBOX_PATH}.json`, headers: { host } })).statusCode, 200, host)
+  }
+})
+
+t.test('the catcher’s console line shows control characters as escapes, never runs them', async (t) => {
+  const lines: string[] = []
+  const catcher = catcherProvider('email', (line) => lines.push(line))
+  await catcher.send({
+    id: 'm1',
+    to: 'ada@example.com\r\u001b[2K',
+    subject: 'Disk full\u001b[31m\rcaptured e-mail to boss \u202eevil\u0007',
+    text: 'body',
+  })
+  t.equal(lines.length, 1)
+  // eslint-disable-next-line no-control-regex -- control characters are what is looked for
+  t.notMatch(lines[0], /[\u0000-\u001f\u007f-\u009f\u202e]/u, 'no control character reaches the terminal')
+  t.match(
+    lines[0],
+    'captured e-mail to ada@example.com\\u000d\\u001b[2K “Disk full\\u001b[31m\\u000dcaptured e-mail to boss \\u202eevil\\u0007” (m1)',
+  )
 })
