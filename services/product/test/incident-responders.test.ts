@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto'
+import { sql } from 'kysely'
 import t from 'tap'
 import { DEFAULT_NOTIFIER_CONFIG } from '@svc/config'
 import { startSmtpServer, startTestService, until } from '@svc/testkit'
@@ -163,4 +164,39 @@ t.test('reassigning pages the new assignee, makes a person commander and puts th
 
   await call(ada!, 'PATCH', url, { status: 'resolved' })
   t.equal((await call(ada!, 'POST', `${url}/reassign`, { target: { type: 'user', id: cy!.userId } })).statusCode, 409)
+})
+
+t.test('a person is paged once per open request, and asked at most six times an hour in the organization', async (t) => {
+  const open = async (title: string) => (await call(ada!, 'POST', `${base}/incidents`, { title, severity: 'SEV3' })).json().id as string
+  const ask = (incidentId: string, targets: object[]) =>
+    call(ada!, 'POST', `${base}/incidents/${incidentId}/responder-requests`, { targets })
+  const toCy = { type: 'user', id: cy!.userId }
+  const first = await open('Webhooks delayed')
+
+  const twice = await ask(first, [toCy, { type: 'team', id: team.id }, toCy])
+  t.equal(twice.statusCode, 400, 'one person named twice in one request')
+  t.match(twice.json().message, /targets\/2\/id names the same user as targets\/0\/id/)
+
+  t.equal((await ask(first, [toCy])).statusCode, 201)
+  const again = await ask(first, [toCy])
+  t.equal(again.statusCode, 201)
+  t.equal((again.json().data as Request[]).length, 1, 'an open request is not made, nor paged, again')
+
+  // Across incidents, the organization may ask one person six times an hour.
+  const asked = async () =>
+    Number(
+      (
+        await db
+          .selectFrom('divinux.incidentAlerts')
+          .select((eb) => eb.fn.countAll<string>().as('count'))
+          .where('rule', '=', 'responder_request')
+          .where(sql<string>`matched -> 'target' ->> 'id'`, '=', cy!.userId)
+          .executeTakeFirstOrThrow()
+      ).count,
+    )
+  while ((await asked()) < 6) t.equal((await ask(await open('Another fire'), [toCy])).statusCode, 201)
+  const refused = await ask(await open('One fire too many'), [toCy])
+  t.equal(refused.statusCode, 429)
+  t.match(refused.json(), { code: 'RATE_LIMITED', message: /asked for help 6 times in the last 60 minutes/ })
+  t.equal(await asked(), 6, 'nothing was made')
 })

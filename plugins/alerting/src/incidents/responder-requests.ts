@@ -1,7 +1,7 @@
 import { sql } from 'kysely'
 import { recordAudit } from '@svc/audit'
 import type { Executor } from '@svc/db'
-import { ConflictError, invalidField } from '@svc/http'
+import { ConflictError, TooManyRequestsError, invalidField } from '@svc/http'
 import type { Escalator } from '../escalation/escalator.js'
 import { findAlert } from '../queries/alerts.js'
 import { policiesAmong } from '../queries/escalation-policies.js'
@@ -22,6 +22,65 @@ export const REQUEST_TARGET_TYPES = ['user', 'team', 'schedule', 'escalation_pol
 export type RequestTarget = { type: (typeof REQUEST_TARGET_TYPES)[number]; id: string }
 
 const PRIORITY_OF: Record<Severity, string> = { SEV1: 'P1', SEV2: 'P2', SEV3: 'P3', SEV4: 'P4' }
+
+/**
+ * How often one target may be asked for help in an organization, across its incidents: enough for
+ * a bad night, too few to turn paging into a way of harassing someone.
+ */
+export const REQUESTS_PER_TARGET = { max: 6, windowMinutes: 60 }
+
+const sameTarget = (a: RequestTarget, b: RequestTarget) => a.type === b.type && a.id === b.id
+
+/** A target named twice in one request is a mistake, not two pages: 400 naming the second. */
+function checkDistinct(targets: RequestTarget[], field: (index: number) => string) {
+  targets.forEach((target, index) => {
+    const first = targets.findIndex((other) => sameTarget(other, target))
+    if (first < index) throw invalidField(field(index), `names the same ${target.type} as ${field(first)}`)
+  })
+}
+
+/** The targets whose request on this incident is still open or acknowledged: asked already, not paged again. */
+async function targetsAskedAlready(trx: Executor, organizationId: string, incidentId: string): Promise<RequestTarget[]> {
+  const rows = await trx
+    .selectFrom('divinux.incidentAlerts as l')
+    .innerJoin('divinux.alerts as a', 'a.id', 'l.alertId')
+    .select('l.matched')
+    .where('l.organizationId', '=', organizationId)
+    .where('l.incidentId', '=', incidentId)
+    .where('l.rule', '=', 'responder_request')
+    .where('a.status', '<>', 'resolved')
+    .execute()
+  return rows.map((row) => (row.matched as { target: RequestTarget }).target)
+}
+
+/** 429 when a target was asked for help too often lately in the organization, whatever the incident. */
+async function checkRequestRate(trx: Executor, organizationId: string, targets: RequestTarget[]) {
+  if (targets.length === 0) return
+  const recent = await trx
+    .selectFrom('divinux.incidentAlerts')
+    .select((eb) => [
+      sql<string>`matched -> 'target' ->> 'type'`.as('type'),
+      sql<string>`matched -> 'target' ->> 'id'`.as('id'),
+      eb.fn.countAll<number>().as('count'),
+    ])
+    .where('organizationId', '=', organizationId)
+    .where('rule', '=', 'responder_request')
+    .where('linkedAt', '>', sql<Date>`now() - make_interval(mins => ${REQUESTS_PER_TARGET.windowMinutes})`)
+    .where(
+      sql<string>`matched -> 'target' ->> 'id'`,
+      'in',
+      targets.map((target) => target.id),
+    )
+    .groupBy([sql`matched -> 'target' ->> 'type'`, sql`matched -> 'target' ->> 'id'`])
+    .execute()
+  for (const target of targets) {
+    const count = Number(recent.find((row) => row.type === target.type && row.id === target.id)?.count ?? 0)
+    if (count >= REQUESTS_PER_TARGET.max)
+      throw new TooManyRequestsError(
+        `this ${target.type} (${target.id}) was asked for help ${count} times in the last ${REQUESTS_PER_TARGET.windowMinutes} minutes: try again later`,
+      )
+  }
+}
 
 /** Each target must be the organization's: 400 naming it otherwise. */
 async function checkRequestTargets(trx: Executor, organizationId: string, targets: RequestTarget[], field: (index: number) => string) {
@@ -46,7 +105,9 @@ async function checkRequestTargets(trx: Executor, organizationId: string, target
 /**
  * Pages each target about the incident, one request (alert) per target, in the caller's
  * transaction; the caller lets the pages go with `escalator.afterCommit()` once it commits.
- * Answers the requests' alert ids.
+ * A target whose request on the incident is still open or acknowledged is not paged again, and a
+ * target asked too often lately in the organization is refused (429). Answers the new requests'
+ * alert ids.
  */
 export async function requestResponders(
   trx: Executor,
@@ -60,9 +121,13 @@ export async function requestResponders(
   const incident = await incidentOrNotFound(trx, organizationId, incidentId, true)
   const reference = `INC-${incident.number}`
   if (incident.status === 'resolved') throw new ConflictError(`${reference} is resolved: nobody is paged about it`)
+  checkDistinct(request.targets, field)
   await checkRequestTargets(trx, organizationId, request.targets, field)
+  const asked = await targetsAskedAlready(trx, organizationId, incident.id)
+  const targets = request.targets.filter((target) => !asked.some((other) => sameTarget(other, target)))
+  await checkRequestRate(trx, organizationId, targets)
   const requestIds: string[] = []
-  for (const target of request.targets) {
+  for (const target of targets) {
     const created = await sql<{ id: string }>`
       insert into divinux.alerts (organization_id, source, title, description, priority, fingerprint, labels)
       values (${organizationId}, 'incident', ${`Responder request for ${reference}: ${incident.title}`}, ${request.message},
@@ -84,9 +149,10 @@ export async function requestResponders(
     else await escalator.pageTargets(trx, row, [{ type: target.type, id: target.id }], `Responder request for ${reference}`)
     requestIds.push(alertId)
   }
+  if (targets.length === 0) return requestIds
   await addTimeline(trx, [
     timelineEntry(organizationId, incident.id, actor.userId, 'responders_requested', {
-      targets: request.targets,
+      targets,
       requestIds,
       reason: request.reason,
     }),
@@ -95,7 +161,7 @@ export async function requestResponders(
   await recordAudit(trx, context, {
     ...entry,
     action: 'incident.responders_requested',
-    after: { targets: request.targets, message: request.message, requestIds, reason: request.reason },
+    after: { targets, message: request.message, requestIds, reason: request.reason },
   })
   return requestIds
 }
