@@ -804,6 +804,12 @@ export interface DivinuxSilences {
   updatedAt: Generated<Timestamp>;
 }
 
+export interface DivinuxSlackDeliveries {
+  bodySha256: string;
+  integrationId: string;
+  receivedAt: Generated<Timestamp>;
+}
+
 export interface DivinuxSlackMessages {
   alertId: string | null;
   channel: string;
@@ -1198,6 +1204,7 @@ export interface DB {
   "divinux.serviceDependencies": DivinuxServiceDependencies;
   "divinux.serviceSupportHours": DivinuxServiceSupportHours;
   "divinux.silences": DivinuxSilences;
+  "divinux.slackDeliveries": DivinuxSlackDeliveries;
   "divinux.slackMessages": DivinuxSlackMessages;
   "divinux.slackUsers": DivinuxSlackUsers;
   "divinux.statusComponentChanges": DivinuxStatusComponentChanges;

@@ -286,6 +286,26 @@ t.test('/incident refuses what it cannot do, and says how to use it', async (t) 
   )
 })
 
+t.test('a captured request sent again within the signature’s five minutes acts once', async (t) => {
+  const form = {
+    command: '/incident',
+    text: 'declare SEV3 Replayed declaration',
+    user_id: 'U_RESP',
+    channel_id: 'C0123',
+    team_id: 'T0001',
+    trigger_id: '13345224609.738474920.8088930838d88f008e0',
+    response_url: slack.responseUrl(),
+  }
+  const timestamp = Math.floor(Date.now() / 1000)
+  const first = await slack.send(commandUrl, form, { timestamp })
+  t.match(JSON.parse(first.body).text, /^You declared INC-\d+/)
+  const replayed = await slack.send(commandUrl, form, { timestamp })
+  t.equal(replayed.status, 200)
+  t.match(JSON.parse(replayed.body).text, /run already/)
+  const declared = (await call(owner!, 'GET', `${base}/incidents`)).json().data as Array<{ title: string }>
+  t.equal(declared.filter((incident) => incident.title === 'Replayed declaration').length, 1, 'one incident, so one channel')
+})
+
 t.test('a responder joins through the API too; joining twice changes nothing', async (t) => {
   const declared = await call(owner!, 'POST', `${base}/incidents`, { title: 'Search slow', severity: 'SEV3' })
   const id = declared.json().id

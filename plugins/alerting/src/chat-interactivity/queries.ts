@@ -17,6 +17,26 @@ const integrationColumns = [
   'incidentChannels',
 ] as const
 
+/** How long a delivery is remembered: past the five minutes Slack's signature holds. */
+const DELIVERY_KEPT_MINUTES = 10
+
+/**
+ * Claims a signed delivery for acting on: true the first time this integration sees the body,
+ * false for a replay (decision 0020, "Replays"). Forgets the integration's deliveries past the
+ * signature's window in the same statement.
+ */
+export async function claimSlackDelivery(db: Executor, integrationId: string, bodySha256: string): Promise<boolean> {
+  const result = await sql<{ claimed: boolean }>`
+    with forgotten as (
+      delete from divinux.slack_deliveries
+       where integration_id = ${integrationId} and received_at < now() - make_interval(mins => ${DELIVERY_KEPT_MINUTES})
+    )
+    insert into divinux.slack_deliveries (integration_id, body_sha256) values (${integrationId}, ${bodySha256})
+    on conflict do nothing
+    returning true as claimed`.execute(db)
+  return result.rows.length === 1
+}
+
 /** An integration by id, of any organization: the one a signed Slack request names in its URL. */
 export async function findSlackIntegration(db: Executor, integrationId: string) {
   return (

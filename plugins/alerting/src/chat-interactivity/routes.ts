@@ -1,3 +1,4 @@
+import { hash } from 'node:crypto'
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import type { FastifyBaseLogger, FastifyRequest } from 'fastify'
 import { Type } from 'typebox'
@@ -11,7 +12,7 @@ import { ChatRefusal, isOurMessage, pressButton, runCommand } from './actions.js
 import { BUTTON_ACTIONS, subjectOf } from './cards.js'
 import { slackCommandPath, slackInteractivityPath } from './paths.js'
 import type { SlackPeople } from './people.js'
-import { findSlackIntegration, type SlackIntegration } from './queries.js'
+import { claimSlackDelivery, findSlackIntegration, type SlackIntegration } from './queries.js'
 import { renderAlert, renderIncident, type RenderDeps } from './render.js'
 import { slackSignatureProblem } from './signature.js'
 
@@ -72,13 +73,19 @@ export const slackInteractivityRoutes: FastifyPluginAsyncTypebox<SlackRouteOptio
       log.warn({ err: answer instanceof Error ? answer : undefined }, 'slack response_url refused our answer')
   }
 
-  /** The integration the URL names, with the request verified as its Slack app's; the form. */
+  /**
+   * The integration the URL names, with the request verified as its Slack app's; the form; and
+   * whether this is the delivery's first arrival. A signature holds for five minutes, so a
+   * captured request could be sent again: only its first arrival acts (`replay` is true after).
+   */
   const verified = async (request: FastifyRequest, integrationId: string, body: string) => {
     const integration = isUuid(integrationId) ? await findSlackIntegration(db, integrationId) : undefined
     if (!integration?.signingSecret) throw new NotFoundError('Slack integration')
     const problem = slackSignatureProblem(integration.signingSecret, request.headers, body)
     if (problem) throw new ForbiddenError(problem)
-    return { integration, form: new URLSearchParams(body) }
+    const replay = !(await claimSlackDelivery(db, integration.id, hash('sha256', body)))
+    if (replay) request.log.warn({ integrationId: integration.id }, 'a Slack request arrived again: not acted on')
+    return { integration, form: new URLSearchParams(body), replay }
   }
   const audit = (request: FastifyRequest, userId: string) => ({ ...auditContextOf(request), actor: { type: 'user' as const, userId } })
 
@@ -118,7 +125,8 @@ export const slackInteractivityRoutes: FastifyPluginAsyncTypebox<SlackRouteOptio
       },
     },
     async (request, reply) => {
-      const { integration, form } = await verified(request, request.params.integrationId, request.body)
+      const { integration, form, replay } = await verified(request, request.params.integrationId, request.body)
+      if (replay) return reply.code(200).send(null)
       let payload: unknown
       try {
         payload = JSON.parse(form.get('payload') ?? '')
@@ -157,7 +165,8 @@ export const slackInteractivityRoutes: FastifyPluginAsyncTypebox<SlackRouteOptio
       },
     },
     async (request) => {
-      const { integration, form } = await verified(request, request.params.integrationId, request.body)
+      const { integration, form, replay } = await verified(request, request.params.integrationId, request.body)
+      if (replay) return { response_type: 'ephemeral' as const, text: 'This command was run already: Slack sent the same request again.' }
       const fields = Object.fromEntries(form)
       if (!Value.Check(SlashCommand, fields)) throw invalidField('text', 'is missing: this is not a slash command as Slack sends it')
       const answer = await act(request, integration, fields.user_id, (actor) =>
