@@ -24,7 +24,7 @@ import { escalationPolicyRoutes } from './escalation/policy-routes.js'
 import { supportHoursRoutes } from './escalation/support-hours-routes.js'
 import { correlationRoutes } from './correlation/routes.js'
 import { STATUS_INCIDENT_OPENED_QUEUE, startCorrelatingStatusIncidents } from './correlation/status-pages.js'
-import { incidentLinkRoutes, type RcaReader, type StatusIncidentsReader } from './incidents/links-routes.js'
+import { incidentLinkRoutes, type AnalysisCheck, type RcaReader, type StatusIncidentsReader } from './incidents/links-routes.js'
 import { incidentRoutes } from './incidents/routes.js'
 import { incidentCommandRoomRoutes } from './incidents/command-room-routes.js'
 import { incidentPagingRoutes } from './incidents/paging-routes.js'
@@ -60,6 +60,8 @@ export interface AlertingOptions {
   statusIncidents: StatusIncidentsReader
   /** The insights surface's read of RCA documents linked to incidents and alerts, for an incident's links. */
   rcas: RcaReader
+  /** The insights surface's answer to whether an analysis is the organization's, for a status update's `draftOf`. */
+  hasAnalysis: AnalysisCheck
   /** The service's outbound messages (e-mail today). */
   notifier: Notifier
   /** Where links in pages point: the product API's public base URL. */
@@ -208,7 +210,7 @@ export const alertingSurface: FastifyPluginAsync<AlertingOptions> = async (app, 
   await app.register(incidentPagingRoutes, { escalator })
   await app.register(incidentCommandRoomRoutes, { latestAnalysis: options.latestAnalysis })
   await app.register(relatedRoutes)
-  await app.register(incidentLinkRoutes, { statusIncidents: options.statusIncidents, rcas: options.rcas })
+  await app.register(incidentLinkRoutes, { statusIncidents: options.statusIncidents, rcas: options.rcas, hasAnalysis: options.hasAnalysis })
   await app.register(correlationRoutes)
   await app.register(deployEventRoutes)
   await app.register(teamRoutes)

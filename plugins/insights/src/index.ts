@@ -115,7 +115,7 @@ export const insightsSurface: FastifyPluginAsync<InsightsOptions> = async (app, 
   })
 }
 
-export { aiUsageBetween, latestAnalysesOf, latestAnalysisOf, rcasAbout } from './reads.js'
+export { aiUsageBetween, hasAnalysis, latestAnalysesOf, latestAnalysisOf, rcasAbout } from './reads.js'
 export { pruneAnalysisEvents } from './retention.js'
 
 /**

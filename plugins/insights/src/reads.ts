@@ -91,3 +91,14 @@ export async function rcasAbout(db: Executor, organizationId: string, alertingId
     .limit(20)
     .execute()
 }
+
+/** Whether the organization has this analysis: what another surface may cite (an incident's status update drafted by it). */
+export async function hasAnalysis(db: Executor, organizationId: string, analysisId: string): Promise<boolean> {
+  const row = await db
+    .selectFrom('divinux.analyses')
+    .select('id')
+    .where('organizationId', '=', organizationId)
+    .where('id', '=', analysisId)
+    .executeTakeFirst()
+  return row !== undefined
+}

@@ -108,6 +108,15 @@ t.test('an incident’s status updates are published on the pages that follow it
   t.equal(notManager.statusCode, 403)
   t.match(notManager.json().message, /statuspages role manager/)
   t.same(await timeline(), before, 'nothing recorded, nothing sent to the status pages')
+  // draftOf cites an analysis: only one of this organization (none of another, none that does not exist).
+  const foreignDraft = await call(ada!, 'POST', `${url}/status-updates`, {
+    status: 'resolved',
+    body: 'Fine now.',
+    draftOf: '00000000-0000-4000-8000-000000000000',
+  })
+  t.equal(foreignDraft.statusCode, 400)
+  t.match(foreignDraft.json().message, /draftOf is not an analysis of the organization/)
+  t.same(await timeline(), before)
   t.equal((await call(stranger!, 'GET', `/api/v1/organizations/${otherOrgId}/incidents/${incident.id}/links`)).statusCode, 404)
 
   await call(ada!, 'POST', `${url}/status-updates`, { status: 'resolved', body: 'Payments work again.' })

@@ -4,7 +4,7 @@ import { auditContextOf, recordAudit } from '@svc/audit'
 import { membershipOf } from '@svc/auth'
 import type { Executor } from '@svc/db'
 import { publish } from '@svc/events'
-import { Timestamp } from '@svc/http'
+import { Timestamp, invalidField } from '@svc/http'
 import { DeployEvent, deployBody } from '../deploys/schemas.js'
 import { deploysBeforeIncident, incidentAuditOf, incidentOrNotFound, timelineBody } from './common.js'
 import type { Severity } from './model.js'
@@ -120,9 +120,13 @@ const PublishStatusUpdate = Type.Object(
   { additionalProperties: false },
 )
 
+/** The insights surface's answer to whether an analysis is the organization's (wired in by the service). */
+export type AnalysisCheck = (db: Executor, organizationId: string, analysisId: string) => Promise<boolean>
+
 export interface LinkRouteOptions {
   statusIncidents: StatusIncidentsReader
   rcas: RcaReader
+  hasAnalysis: AnalysisCheck
 }
 
 /**
@@ -130,7 +134,7 @@ export interface LinkRouteOptions {
  * its status updates published to status pages through the status pages surface's own event
  * (`statuspage.incident_update_requested`): alerting never writes their tables.
  */
-export const incidentLinkRoutes: FastifyPluginAsyncTypebox<LinkRouteOptions> = async (app, { statusIncidents, rcas }) => {
+export const incidentLinkRoutes: FastifyPluginAsyncTypebox<LinkRouteOptions> = async (app, { statusIncidents, rcas, hasAnalysis }) => {
   const db = app.database.db
 
   app.get(
@@ -212,6 +216,9 @@ export const incidentLinkRoutes: FastifyPluginAsyncTypebox<LinkRouteOptions> = a
       const { organizationId } = membershipOf(request)
       const { status, body, publish: publishNow = false, draftOf } = request.body
       const authorId = request.user.userId
+      // Cited on the timeline and in the audit log: only an analysis of this organization.
+      if (draftOf && !(await hasAnalysis(db, organizationId, draftOf)))
+        throw invalidField('draftOf', 'is not an analysis of the organization')
       const entry = await db.transaction().execute(async (trx) => {
         const incident = await incidentOrNotFound(trx, organizationId, request.params.incidentId, true)
         const facets = await incidentFacets(trx, organizationId, [incident.id])

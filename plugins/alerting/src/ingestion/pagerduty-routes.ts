@@ -11,7 +11,7 @@ import { deliveryIdOf } from './delivery-id.js'
 import { isObject, text, type JsonObject } from './event.js'
 import { readPagerDuty } from './formats/pagerduty.js'
 import type { Ingestor } from './ingestor.js'
-import { ingestRouteLimit, type IngestLimits } from './limits.js'
+import { ingestRouteLimit, keyGuesses, type IngestLimits } from './limits.js'
 import { SIGNATURE_HEADER, verifySignature } from './signature.js'
 
 /** PagerDuty's own paths, so a sender that lets its user change only the host reaches us unchanged. */
@@ -124,7 +124,10 @@ export interface PagerDutyOptions {
  */
 export const pagerDutyRoutes: FastifyPluginAsyncTypebox<PagerDutyOptions> = async (app, { ingest, configs, ingestLimits }) => {
   const routingKeyOf = (request: FastifyRequest) => text((request.body as JsonObject | undefined)?.routing_key) ?? ''
-  const limit = app.rateLimit(ingestRouteLimit(ingestLimits, async (apiKeyHash) => (await configs.get(apiKeyHash))?.config, routingKeyOf))
+  const guesses = keyGuesses(ingestLimits)
+  const limit = app.rateLimit(
+    ingestRouteLimit(ingestLimits, async (apiKeyHash) => (await configs.get(apiKeyHash))?.config, routingKeyOf, guesses),
+  )
 
   /** The config a routing key names, of PagerDuty's format: any other answer is PagerDuty's "invalid routing key". */
   const pagerDutyConfig = (config: IngestConfig) => {
@@ -152,8 +155,10 @@ export const pagerDutyRoutes: FastifyPluginAsyncTypebox<PagerDutyOptions> = asyn
   })
 
   const routeOptions = (summary: string, description: string) => ({
-    // The limiter needs the body's routing key, so it runs once the body is read.
+    // The limiter needs the body's routing key, so it runs once the body is read; an address
+    // that has been guessing keys is refused before its body is read.
     config: { public: true, limit: false as const },
+    onRequest: guesses.beforeBody,
     preHandler: limit,
     schema: {
       tags: ['webhooks'],
