@@ -1,5 +1,6 @@
 export {
   countJobs,
+  CREATE_QUEUE_STATEMENT,
   createJobQueue,
   ensureQueue,
   jobQueueProbe,

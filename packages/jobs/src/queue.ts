@@ -12,6 +12,21 @@ export interface JobQueueOptions {
 }
 
 /**
+ * pg-boss 10's queue creation (`createQueue`, plans.js), one statement: its function inserts the
+ * queue's row, then adds a foreign key to that table from the queue's new partition. Two processes
+ * creating queues at once each hold the row they inserted and wait for the other's table lock:
+ * PostgreSQL ends one with a deadlock (40P01), and a replica starting beside another exited
+ * (issue 51). The same statement run after a transaction-scoped advisory lock makes creations
+ * wait for each other instead; the lock is released when the statement's transaction ends, so it
+ * works on any pooled connection and on PGlite. `packages/jobs/test/queue.test.ts` fails if
+ * pg-boss ever words the statement differently.
+ */
+export const CREATE_QUEUE_STATEMENT = 'SELECT pgboss.create_queue($1, $2)'
+const CREATE_QUEUE_SERIALIZED = `
+  WITH serialized AS (SELECT pg_advisory_xact_lock(hashtextextended('pgboss.create_queue', 0)))
+  SELECT pgboss.create_queue($1, $2) FROM serialized`
+
+/**
  * The durable job queue (pg-boss 10, the newest line that runs on Node 20) on the
  * application's database, in schema `pgboss`. Several replicas share it; a job is handed to
  * one worker at a time and kept until completed, so it survives a restart.
@@ -20,7 +35,8 @@ export function createJobQueue(options: JobQueueOptions): PgBoss {
   const boss = new PgBoss({
     db: {
       // pg-boss passes `values` only when a statement has parameters; keep that distinction.
-      executeSql: (text: string, values?: unknown[]) => options.sql.executeSql(text, values) as Promise<{ rows: never[] }>,
+      executeSql: (text: string, values?: unknown[]) =>
+        options.sql.executeSql(text === CREATE_QUEUE_STATEMENT ? CREATE_QUEUE_SERIALIZED : text, values) as Promise<{ rows: never[] }>,
     },
     schema: 'pgboss',
     supervise: options.supervise ?? true,

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os'
 import path from 'node:path'
 import t from 'tap'
 import { migrateToLatest, openDatabase, type DatabaseOptions } from '@svc/db'
-import { createJobQueue, stopJobQueue, workBatch, workEach, type JobQueue } from '@svc/jobs'
+import { CREATE_QUEUE_STATEMENT, createJobQueue, ensureQueue, stopJobQueue, workBatch, workEach, type JobQueue } from '@svc/jobs'
 import { createTestDatabase } from '@svc/testkit'
 
 const QUEUE = 'greetings'
@@ -136,3 +136,41 @@ t.test(
     )
   },
 )
+
+t.test('queues created at once by several processes wait for each other instead of deadlocking', async (t) => {
+  const options = await durableDatabase()
+  const first = await openDatabase(options)
+  t.teardown(() => first.close())
+  await migrateToLatest(first.db)
+  const sent: string[] = []
+  const recording = { executeSql: (text: string, values?: unknown[]) => (sent.push(text), first.sql.executeSql(text, values)) }
+  const jobs = createJobQueue({ sql: recording, onError: (error) => t.fail(`job queue: ${error.message}`), supervise: false })
+  await jobs.start()
+  t.teardown(() => stopJobQueue(jobs))
+  await ensureQueue(jobs, 'serialized-one')
+  t.ok(
+    sent.some((text) => text.includes('pg_advisory_xact_lock') && text.includes('create_queue')),
+    `pg-boss still creates a queue with ${CREATE_QUEUE_STATEMENT}, which is run after the lock`,
+  )
+  // Several pools on one PostgreSQL database stand for replicas starting together (the embedded
+  // database has one connection, so nothing runs at once there).
+  if (!options.databaseUrl) return
+  const replicas = await Promise.all(
+    [1, 2, 3].map(async () => {
+      const database = await openDatabase({ ...options, poolSize: 2 })
+      t.teardown(() => database.close())
+      const queue = createJobQueue({ sql: database.sql, onError: (error) => t.fail(`job queue: ${error.message}`), supervise: false })
+      await queue.start()
+      t.teardown(() => stopJobQueue(queue))
+      return queue
+    }),
+  )
+  const names = Array.from({ length: 12 }, (_, index) => `together-${index}`)
+  await Promise.all(replicas.map((queue) => Promise.all(names.map((name) => ensureQueue(queue, name, { retryLimit: 2 })))))
+  const queues = await replicas[0]!.getQueues()
+  t.same(
+    names.filter((name) => queues.some((queue) => queue.name === name)),
+    names,
+    'every queue exists once, made by whichever replica came first',
+  )
+})
