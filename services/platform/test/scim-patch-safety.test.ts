@@ -161,6 +161,10 @@ t.test('Entra: the enterprise extension, with manager as a plain string on its U
   t.equal(two.statusCode, 400, 'two managers are still not one')
   t.equal(two.json().scimType, 'invalidValue')
   t.same((await read('Users', userId))[ENTERPRISE].manager, { value: 'list-boss' }, 'and change nothing')
+  // Entra's Add of a plain string over a manager already set, and alone on a user without one.
+  const over = await patchRaw('Users', userId, `{"op":"Add","path":"${ENTERPRISE}:manager","value":"string-boss"}`)
+  t.equal(over.statusCode, 204, over.body)
+  t.same((await read('Users', userId))[ENTERPRISE].manager, { value: 'string-boss' }, 'a plain string replaces the manager set before')
   const schemas = (await app.inject({ method: 'GET', url: `${SCIM}/Schemas/${ENTERPRISE}`, headers: scim })).json()
   t.same(schemas.attributes.map((attribute: { name: string }) => attribute.name).sort(), [
     'costCenter',

@@ -168,7 +168,8 @@ function checkComplexItem(attribute: AttributeDefinition, item: unknown, where: 
  * known sub-attributes for complex ones (a list of them for a multi-valued one). Nothing else
  * reaches scim-patch, so no key of a value names anything the schemas do not. Answers the value
  * to apply: a one-element list for a single-valued complex attribute is its element (some
- * Microsoft Entra tenants send the enterprise manager as `[{"$ref":null,"value":"…"}]`).
+ * Microsoft Entra tenants send the enterprise manager as `[{"$ref":null,"value":"…"}]`), and a
+ * bare id is `{"value": id}`.
  */
 export function checkValue(target: ResolvedPath, value: Json | undefined, where: string): Json | undefined {
   if (value === undefined) return value
@@ -180,7 +181,12 @@ export function checkValue(target: ResolvedPath, value: Json | undefined, where:
     return value
   }
   if (!attribute.multiValued && Array.isArray(value) && value.length === 1) return checkValue(target, value[0], where)
-  const items = attribute.multiValued && !filtered && Array.isArray(value) ? value : [value]
+  const list = attribute.multiValued && !filtered && Array.isArray(value)
+  const items = list ? value : [value]
   for (const item of items) checkComplexItem(attribute, item, where)
-  return value
+  // A bare id is the item's `value` (Entra sends `"manager": "<id>"`): applied as `{value}`, so it
+  // replaces or merges with what is there as the object form would, instead of a string that
+  // scim-patch cannot merge into an object (400 "Invalid SCIM Patch").
+  const asItem = (item: Json) => (typeof item === 'string' ? { value: item } : item)
+  return list ? (value as Json[]).map(asItem) : asItem(value)
 }
