@@ -356,6 +356,20 @@ t.test('a usage report: product events and active users of the period, from the 
   t.match(text, /Events:\s+3/)
   t.match(text, /Active users:\s+2/)
   t.match(text, /Check Viewed\s+2\s+1/)
+
+  // A period that ends now holds today, as the usage API counts it (issue 51: it was dropped).
+  const now = new Date()
+  t.equal((await send(owner, [{ event: 'Today Viewed', timestamp: now.toISOString() }])).statusCode, 200)
+  const lastDay = { from: new Date(now.getTime() - 86_400_000).toISOString(), to: new Date(now.getTime() + 1_000).toISOString() }
+  const recent = await readyReport((await generate(member, { type: 'usage', format: 'csv', ...lastDay })).json<ReportBody>().id)
+  const recentLines = (await (await download(recent.id)).file.text())
+    .replace(/^\uFEFF/, '')
+    .trimEnd()
+    .split('\r\n')
+  t.ok(
+    recentLines.includes(`${now.toISOString().slice(0, 10)},Today Viewed,1`),
+    `today's event is in the report: ${recentLines.join(' | ')}`,
+  )
 })
 
 t.test('an AI usage report: requests, tokens and cost of the period', async (t) => {
