@@ -62,6 +62,7 @@ import * as changeNotices from './migrations/0060_change_notices.js'
 import * as activityByOrganization from './migrations/0061_activity_by_organization.js'
 import * as responderRequestBounds from './migrations/0062_responder_request_bounds.js'
 import * as slackDeliveries from './migrations/0063_slack_deliveries.js'
+import * as outboxSequence from './migrations/0064_outbox_sequence.js'
 
 /**
  * Every migration, in order, listed by hand rather than found by scanning a folder, so a
@@ -131,4 +132,5 @@ export const migrations: Record<string, Migration> = {
   '0061_activity_by_organization': activityByOrganization,
   '0062_responder_request_bounds': responderRequestBounds,
   '0063_slack_deliveries': slackDeliveries,
+  '0064_outbox_sequence': outboxSequence,
 }

@@ -171,6 +171,7 @@ export interface CoreOutbox {
   providerMessageId: string | null;
   recipient: string;
   sentAt: Timestamp | null;
+  seq: Generated<number>;
   status: Generated<string>;
   subject: string | null;
   updatedAt: Generated<Timestamp>;

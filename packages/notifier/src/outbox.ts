@@ -78,14 +78,15 @@ export async function releaseLapsedClaims(db: Executor) {
 
 /**
  * Whether an earlier message to the same recipient on the channel is still pending: a webhook
- * recipient gets its messages in the order they were written (decision 0011, "Order").
+ * recipient gets its messages in the order they were written (decision 0011, "Order"), by the
+ * sequence value each row drew when written.
  */
 export async function earlierPendingTo(db: Executor, messageId: string): Promise<boolean> {
   const row = await sql<{ waiting: boolean }>`
     select exists (
       select 1 from core.outbox earlier, core.outbox this
       where this.id = ${messageId} and earlier.recipient = this.recipient and earlier.channel = this.channel
-        and earlier.status = 'pending' and (earlier.created_at, earlier.id) < (this.created_at, this.id)
+        and earlier.status = 'pending' and earlier.seq < this.seq
     ) as waiting`.execute(db)
   return row.rows[0]?.waiting ?? false
 }

@@ -11,7 +11,7 @@ const smtp = await startSmtpServer(t)
 // `/gone` refuses for good; `/flaky` fails its first delivery and takes the retry.
 const receiver = await startWebhookReceiver(t, (path, attempt) => {
   if (path === '/gone') return { status: 410, body: 'no such hook' }
-  if (path === '/flaky' && attempt === 1) return { status: 503 }
+  if ((path === '/flaky' || path === '/ordered') && attempt === 1) return { status: 503 }
   return { status: 204 }
 })
 const service = await startTestService(t, buildApp, {
@@ -55,11 +55,15 @@ interface Entry {
 }
 const logOf = async (subscriberId: string, who: Who = viewer!) =>
   (await call(who, 'GET', `${pageBase}/subscribers/${subscriberId}/notifications`)).json<{ data: Entry[]; meta: { total: number } }>()
-const settled = (subscriberId: string, count: number) =>
-  until(`${count} settled notifications of ${subscriberId}`, async () => {
-    const log = await logOf(subscriberId)
-    return log.data.length === count && log.data.every((entry) => entry.status === 'sent' || entry.status === 'failed') ? log : undefined
-  })
+const settled = (subscriberId: string, count: number, timeoutMs?: number) =>
+  until(
+    `${count} settled notifications of ${subscriberId}`,
+    async () => {
+      const log = await logOf(subscriberId)
+      return log.data.length === count && log.data.every((entry) => entry.status === 'sent' || entry.status === 'failed') ? log : undefined
+    },
+    timeoutMs,
+  )
 
 t.test('each notification is listed with its delivery: sent, failed with the reason, or sent on a retry', async (t) => {
   const incident = (
@@ -139,4 +143,23 @@ t.test('the log is read with statuspages viewer, only for a subscriber of the pa
     t.match(response.json(), { statusCode: status, message: String }, `${why}: the documented error shape`)
   }
   t.equal((await call(viewer!, 'GET', `${pageBase}/subscribers/${ok}/notifications?limit=0`)).statusCode, 400)
+})
+
+t.test('one incident’s updates reach a subscriber in their order, its first delivery retried included', async (t) => {
+  const ordered = await subscribe('/ordered')
+  const incident = (
+    await call(manager!, 'POST', `${pageBase}/incidents`, { name: 'Queue lag', body: 'Investigating', impact: 'minor' })
+  ).json()
+  // Back to back: each update's notifications are a job of their own, and the first delivery fails once.
+  await call(manager!, 'POST', `${pageBase}/incidents/${incident.id}/updates`, { body: 'Found it', status: 'identified' })
+  await call(manager!, 'POST', `${pageBase}/incidents/${incident.id}/updates`, { body: 'Fixed', status: 'resolved' })
+  // The later two wait for the first one's retry (decision 0011, "Order"): longer than one delivery.
+  const log = await settled(ordered, 3, 60_000)
+  t.comment(`attempts, newest first: ${log.data.map((entry) => `${entry.event} ${entry.attempts}`).join(', ')}`)
+  const deliveries = receiver.received.filter((entry) => entry.path === '/ordered')
+  t.same(
+    deliveries.map((entry) => (entry.body as { type: string }).type),
+    ['incident.created', 'incident.created', 'incident.updated', 'incident.resolved'],
+    'the refused first delivery is retried before anything later is sent',
+  )
 })

@@ -151,13 +151,18 @@ export async function claimRecipients(
   limit: number,
 ) {
   const updateId = update.id
+  // The update's own time, read in the database: a JavaScript Date keeps milliseconds, PostgreSQL
+  // microseconds, so a subscriber confirmed in the same millisecond before the update counts.
+  const postedAt = sql<Date>`(select u.created_at from divinux.status_incident_updates u where u.id = ${updateId})`
   const following = sql<boolean>`(cardinality(s.component_ids) = 0 or s.component_ids && ${sql.val(componentIds)}::uuid[])`
   const candidates = await db
     .selectFrom('divinux.statusSubscribers as s')
     .select(['s.id', 's.kind', 's.email', 's.unsubscribeToken', 's.componentIds', 's.locale'])
     .where('s.pageId', '=', pageId)
-    .where('s.confirmedAt', 'is not', null)
-    .where('s.createdAt', '<=', update.createdAt)
+    // An update goes to those subscribed, confirmed, when it was posted: one confirmed later does not
+    // receive the earlier updates a later job writes first (notifications.ts, in order per incident).
+    .where('s.confirmedAt', '<=', postedAt)
+    .where('s.createdAt', '<=', postedAt)
     .where(({ not, exists, selectFrom }) =>
       not(
         exists(

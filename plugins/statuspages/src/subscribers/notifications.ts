@@ -1,7 +1,7 @@
 import { sql } from 'kysely'
 import { randomUUID } from 'node:crypto'
 import type { FastifyBaseLogger } from 'fastify'
-import type { Database, Executor } from '@svc/db'
+import { lockUntilCommit, type Database, type Executor } from '@svc/db'
 import { ensureQueue, inTransaction, workEach, type JobQueue } from '@svc/jobs'
 import type { Notifier, OutboundMessageRequest } from '@svc/notifier'
 import { dateTime } from '../i18n/format.js'
@@ -96,135 +96,168 @@ export function createSubscriberNotifications(options: SubscriberNotificationsOp
   const { database, jobs, notifier, log } = options
   const productUrl = options.productUrl.replace(/\/$/, '')
 
-  /** One batch of an update's recipients, in a transaction of its own; answers how many were sent to. */
+  /**
+   * One batch of recipients, in a transaction of its own; answers how many were sent to. A
+   * subscriber hears of one incident in the order of its updates, retries included (issue 51:
+   * three updates written back to back were delivered created, resolved, updated): under a lock on
+   * the incident, the oldest of its updates up to this one that is still owed to someone is
+   * written first. Jobs of one incident's updates so write their messages one after the other,
+   * and the outbox sends each receiver's messages in the order written (decision 0011, "Order").
+   */
   async function notifyBatch(updateId: string): Promise<number> {
     return database.db.transaction().execute(async (trx) => {
-      const update = await updateToSend(trx, updateId)
-      if (!update || !update.published || !update.pagePublished) return 0
-      const named = (await incidentComponents(trx, [update.incidentId])).map((row) => row.componentId)
-      const recipients = await claimRecipients(trx, update, update.pageId, named, randomUUID, RECIPIENTS_PER_BATCH)
-      if (recipients.length === 0) return 0
-      const content = await publicComponents(trx, update.pageId)
-      const unresolved = await trx
-        .selectFrom('divinux.statusIncidents')
-        .select('impact')
-        .where('pageId', '=', update.pageId)
-        .where('kind', '=', 'incident')
-        .where('published', '=', true)
-        .where('status', '<>', 'resolved')
+      const target = await trx
+        .selectFrom('divinux.statusIncidentUpdates')
+        .select('incidentId')
+        .where('id', '=', updateId)
+        .executeTakeFirst()
+      if (!target) return 0
+      await lockUntilCommit(trx, `statuspages.notify:${target.incidentId}`)
+      // Compared in the database: a JavaScript Date keeps milliseconds, PostgreSQL microseconds.
+      const inOrder = await trx
+        .selectFrom('divinux.statusIncidentUpdates as earlier')
+        .innerJoin('divinux.statusIncidentUpdates as target', 'target.incidentId', 'earlier.incidentId')
+        .select('earlier.id')
+        .where('target.id', '=', updateId)
+        .whereRef('earlier.createdAt', '<=', 'target.createdAt')
+        .orderBy('earlier.createdAt')
+        .orderBy('earlier.id')
         .execute()
-      const pageStatus = overallStatus(
-        content.components.map((component) => component.status as ComponentStatus),
-        unresolved.map((row) => row.impact as IncidentImpact),
-      )
-      const pageUrl = publicUrlOf(productUrl, update)
-      const event = eventOf(update.kind, update.status, Number(update.earlierUpdates) === 0)
-      const affected = update.affectedComponents as unknown as AffectedComponentRecord[]
-      const components = content.components.filter((component) => named.includes(component.id))
-      const unsubscribeUrl = (token: string, locale?: string) =>
-        `${productUrl}/api/v1/statuspages/public/${update.slug}/subscribers/unsubscribe?token=${token}${locale && update.locales.length > 1 ? `&locale=${locale}` : ''}`
-      /** The e-mail of this update in one language, but for the recipient's unsubscribe link. */
-      const emailIn = (t: Messages) => {
-        const words = t.progress[update.status as IncidentStatus | MaintenanceStatus] ?? update.status
-        const window =
-          update.scheduledFor && update.scheduledUntil
-            ? [t.email.window(dateTime(t, update.scheduledFor, update.timeZone), dateTime(t, update.scheduledUntil, update.timeZone))]
-            : []
-        const head = [
-          update.name,
-          `${words}: ${update.body}`,
-          '',
-          ...(components.length > 0
-            ? [
-                t.email.components(
-                  components.map((component) => `${component.name} (${t.componentStatus[component.status as ComponentStatus]})`).join(', '),
-                ),
-              ]
-            : []),
-          ...window,
-          t.email.statusPage(pageUrl),
-          '',
-        ].join('\n')
-        return {
-          subject: `[${update.pageName}] ${update.name}: ${words}`,
-          text: (token: string) => `${head}\n${t.email.footer(update.pageName, unsubscribeUrl(token, t.language))}`,
-        }
+      for (const { id } of inOrder) {
+        const written = await writeBatch(trx, id)
+        if (written > 0) return written
       }
-      // Each subscriber reads their language while the page still offers it, else the page's default.
-      const emails = new Map<string, ReturnType<typeof emailIn>>()
-      const emailFor = (locale: string | null) => {
-        const language = locale && update.locales.includes(locale) ? locale : (update.locales[0] ?? 'en')
-        let email = emails.get(language)
-        if (!email) emails.set(language, (email = emailIn(messagesOf(language))))
-        return email
+      return 0
+    })
+  }
+
+  /** One batch of one update's recipients, claimed and written to the outbox in `trx`. */
+  async function writeBatch(trx: Executor, updateId: string): Promise<number> {
+    const update = await updateToSend(trx, updateId)
+    if (!update || !update.published || !update.pagePublished) return 0
+    const named = (await incidentComponents(trx, [update.incidentId])).map((row) => row.componentId)
+    const recipients = await claimRecipients(trx, update, update.pageId, named, randomUUID, RECIPIENTS_PER_BATCH)
+    if (recipients.length === 0) return 0
+    const content = await publicComponents(trx, update.pageId)
+    const unresolved = await trx
+      .selectFrom('divinux.statusIncidents')
+      .select('impact')
+      .where('pageId', '=', update.pageId)
+      .where('kind', '=', 'incident')
+      .where('published', '=', true)
+      .where('status', '<>', 'resolved')
+      .execute()
+    const pageStatus = overallStatus(
+      content.components.map((component) => component.status as ComponentStatus),
+      unresolved.map((row) => row.impact as IncidentImpact),
+    )
+    const pageUrl = publicUrlOf(productUrl, update)
+    const event = eventOf(update.kind, update.status, Number(update.earlierUpdates) === 0)
+    const affected = update.affectedComponents as unknown as AffectedComponentRecord[]
+    const components = content.components.filter((component) => named.includes(component.id))
+    const unsubscribeUrl = (token: string, locale?: string) =>
+      `${productUrl}/api/v1/statuspages/public/${update.slug}/subscribers/unsubscribe?token=${token}${locale && update.locales.length > 1 ? `&locale=${locale}` : ''}`
+    /** The e-mail of this update in one language, but for the recipient's unsubscribe link. */
+    const emailIn = (t: Messages) => {
+      const words = t.progress[update.status as IncidentStatus | MaintenanceStatus] ?? update.status
+      const window =
+        update.scheduledFor && update.scheduledUntil
+          ? [t.email.window(dateTime(t, update.scheduledFor, update.timeZone), dateTime(t, update.scheduledUntil, update.timeZone))]
+          : []
+      const head = [
+        update.name,
+        `${words}: ${update.body}`,
+        '',
+        ...(components.length > 0
+          ? [
+              t.email.components(
+                components.map((component) => `${component.name} (${t.componentStatus[component.status as ComponentStatus]})`).join(', '),
+              ),
+            ]
+          : []),
+        ...window,
+        t.email.statusPage(pageUrl),
+        '',
+      ].join('\n')
+      return {
+        subject: `[${update.pageName}] ${update.name}: ${words}`,
+        text: (token: string) => `${head}\n${t.email.footer(update.pageName, unsubscribeUrl(token, t.language))}`,
       }
-      const payload = (token: string) =>
-        JSON.stringify({
-          type: event,
-          timestamp: new Date().toISOString(),
-          data: {
-            page: {
-              id: update.pageId,
-              name: update.pageName,
-              url: pageUrl,
-              status_indicator: pageStatus.indicator,
-              status_description: pageStatus.description,
-            },
-            [update.kind === 'maintenance' ? 'scheduled_maintenance' : 'incident']: {
-              id: update.incidentId,
-              name: update.name,
-              status: update.incidentStatus,
-              impact: update.impact,
-              started_at: update.startedAt.toISOString(),
-              resolved_at: update.resolvedAt?.toISOString() ?? null,
-              ...(update.kind === 'maintenance'
-                ? {
-                    scheduled_for: update.scheduledFor?.toISOString() ?? null,
-                    scheduled_until: update.scheduledUntil?.toISOString() ?? null,
-                  }
-                : {}),
-              shortlink: `${pageUrl}#${update.kind}-${update.incidentId}`,
-              components: components.map((component) => ({ id: component.id, name: component.name, status: component.status })),
-            },
-            incident_update: {
-              id: update.id,
-              status: update.status,
-              body: update.body,
-              display_at: update.displayAt.toISOString(),
-              affected_components: affected.map((change) => ({
-                code: change.code,
-                name: change.name,
-                old_status: change.oldStatus,
-                new_status: change.newStatus,
-              })),
-            },
-            meta: { unsubscribe: unsubscribeUrl(token) },
+    }
+    // Each subscriber reads their language while the page still offers it, else the page's default.
+    const emails = new Map<string, ReturnType<typeof emailIn>>()
+    const emailFor = (locale: string | null) => {
+      const language = locale && update.locales.includes(locale) ? locale : (update.locales[0] ?? 'en')
+      let email = emails.get(language)
+      if (!email) emails.set(language, (email = emailIn(messagesOf(language))))
+      return email
+    }
+    const payload = (token: string) =>
+      JSON.stringify({
+        type: event,
+        timestamp: new Date().toISOString(),
+        data: {
+          page: {
+            id: update.pageId,
+            name: update.pageName,
+            url: pageUrl,
+            status_indicator: pageStatus.indicator,
+            status_description: pageStatus.description,
           },
-        })
-      const messages = recipients.map((recipient): OutboundMessageRequest & { id: string } => {
-        if (recipient.kind !== 'email')
-          return {
-            id: recipient.messageId,
-            organizationId: update.organizationId,
-            channel: 'webhook',
-            kind: `statuspage.${event}`,
-            to: `${SUBSCRIBER_RECIPIENT}${recipient.id}`,
-            text: payload(recipient.unsubscribeToken),
-          }
-        const email = emailFor(recipient.locale)
+          [update.kind === 'maintenance' ? 'scheduled_maintenance' : 'incident']: {
+            id: update.incidentId,
+            name: update.name,
+            status: update.incidentStatus,
+            impact: update.impact,
+            started_at: update.startedAt.toISOString(),
+            resolved_at: update.resolvedAt?.toISOString() ?? null,
+            ...(update.kind === 'maintenance'
+              ? {
+                  scheduled_for: update.scheduledFor?.toISOString() ?? null,
+                  scheduled_until: update.scheduledUntil?.toISOString() ?? null,
+                }
+              : {}),
+            shortlink: `${pageUrl}#${update.kind}-${update.incidentId}`,
+            components: components.map((component) => ({ id: component.id, name: component.name, status: component.status })),
+          },
+          incident_update: {
+            id: update.id,
+            status: update.status,
+            body: update.body,
+            display_at: update.displayAt.toISOString(),
+            affected_components: affected.map((change) => ({
+              code: change.code,
+              name: change.name,
+              old_status: change.oldStatus,
+              new_status: change.newStatus,
+            })),
+          },
+          meta: { unsubscribe: unsubscribeUrl(token) },
+        },
+      })
+    const messages = recipients.map((recipient): OutboundMessageRequest & { id: string } => {
+      if (recipient.kind !== 'email')
         return {
           id: recipient.messageId,
           organizationId: update.organizationId,
-          channel: 'email',
+          channel: 'webhook',
           kind: `statuspage.${event}`,
-          to: recipient.email ?? '',
-          subject: email.subject,
-          text: email.text(recipient.unsubscribeToken),
+          to: `${SUBSCRIBER_RECIPIENT}${recipient.id}`,
+          text: payload(recipient.unsubscribeToken),
         }
-      })
-      await notifier.queueMessages(trx, messages)
-      return messages.length
+      const email = emailFor(recipient.locale)
+      return {
+        id: recipient.messageId,
+        organizationId: update.organizationId,
+        channel: 'email',
+        kind: `statuspage.${event}`,
+        to: recipient.email ?? '',
+        subject: email.subject,
+        text: email.text(recipient.unsubscribeToken),
+      }
     })
+    await notifier.queueMessages(trx, messages)
+    return messages.length
   }
 
   /**
@@ -236,8 +269,8 @@ export function createSubscriberNotifications(options: SubscriberNotificationsOp
     for (;;) {
       const batch = await notifyBatch(updateId)
       sent += batch
-      if (batch > 0) notifier.wake()
-      if (batch < RECIPIENTS_PER_BATCH) break
+      if (batch === 0) break
+      notifier.wake()
     }
     if (sent > 0) log.info({ updateId, sent }, 'status page subscribers notified')
   }
