@@ -63,6 +63,7 @@ import * as activityByOrganization from './migrations/0061_activity_by_organizat
 import * as responderRequestBounds from './migrations/0062_responder_request_bounds.js'
 import * as slackDeliveries from './migrations/0063_slack_deliveries.js'
 import * as outboxSequence from './migrations/0064_outbox_sequence.js'
+import * as alertOnset from './migrations/0065_alert_onset.js'
 
 /**
  * Every migration, in order, listed by hand rather than found by scanning a folder, so a
@@ -133,4 +134,5 @@ export const migrations: Record<string, Migration> = {
   '0062_responder_request_bounds': responderRequestBounds,
   '0063_slack_deliveries': slackDeliveries,
   '0064_outbox_sequence': outboxSequence,
+  '0065_alert_onset': alertOnset,
 }

@@ -396,6 +396,7 @@ export interface DivinuxAlerts {
   resolvedBy: string | null;
   service: string | null;
   source: string;
+  startedAt: Timestamp | null;
   status: Generated<string>;
   title: string;
   updatedAt: Generated<Timestamp>;

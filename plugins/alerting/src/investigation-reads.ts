@@ -16,6 +16,7 @@ const alertColumns = [
   'a.source',
   'a.labels',
   'a.firstSeenAt',
+  'a.startedAt',
   'a.resolvedAt',
   'a.occurrences',
 ] as const
@@ -35,7 +36,7 @@ export async function incidentUnderInvestigation(db: Executor, organizationId: s
     .select(alertColumns)
     .where('l.organizationId', '=', organizationId)
     .where('l.incidentId', '=', incidentId)
-    .orderBy('a.firstSeenAt')
+    .orderBy(sql`coalesce(a.started_at, a.first_seen_at)`)
     .orderBy('a.id')
     .limit(100)
     .execute()

@@ -18,6 +18,7 @@ const subject = (fields: Partial<Subject> = {}): Subject => ({
   onset,
   occurrences: 1,
   services: ['search', 'web'],
+  environments: [],
   alerts: [
     {
       id: 'alert-1',
@@ -29,6 +30,7 @@ const subject = (fields: Partial<Subject> = {}): Subject => ({
       source: 'alertmanager',
       labels: { cluster: 'eu-1' },
       firstSeenAt: onset,
+      onset,
       occurrences: 1,
     },
   ],

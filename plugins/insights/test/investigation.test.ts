@@ -39,6 +39,7 @@ function alert(title: string, service: string | null, fields: Partial<SubjectAle
     source: 'generic',
     labels: {},
     firstSeenAt: onset,
+    onset: fields.firstSeenAt ?? onset,
     occurrences: 1,
     ...fields,
   }
@@ -56,6 +57,7 @@ function subject(alerts: SubjectAlert[]): Subject {
     onset,
     occurrences: alerts.length,
     services: [...new Set(alerts.map((row) => row.service).filter((service): service is string => service !== null))],
+    environments: [],
     alerts,
   }
 }
@@ -96,6 +98,21 @@ t.test('deploys are scored by time, relation, environment, replacement, outcome 
     'a flag does not replace a release',
   )
   t.match(scoreDeploys([deploy('one', { minutesBefore: 1 })], context)[0]!.reasons[0], /^1 minute before/)
+})
+
+t.test('alerts that name their environment rule out deploys to any other, production included', async (t) => {
+  const deploys = [
+    deploy('staging', { minutesBefore: 10, environment: 'staging' }),
+    deploy('production', { minutesBefore: 60, environment: 'prod' }),
+  ]
+  const inStaging = scoreDeploys(deploys, { ...context, environments: ['staging'] })
+  t.equal(inStaging[0]!.id, 'staging', 'the staging release is what the staging alerts follow')
+  t.ok(inStaging[0]!.score >= SUSPECT_THRESHOLD)
+  t.match(inStaging[1]!.reasons, [/60 minutes/, /failing/, /to prod, while the alerts are in staging/])
+  t.ok(inStaging[1]!.score < SUSPECT_THRESHOLD)
+  const inProduction = scoreDeploys(deploys, { ...context, environments: ['production'] })
+  t.equal(inProduction[0]!.id, 'production', '`prod` and `production` are one environment')
+  t.match(inProduction[1]!.reasons, [/10 minutes/, /failing/, /to staging, while the alerts are in production/])
 })
 
 t.test('dependencies are followed transitively, the failing services left out', async (t) => {

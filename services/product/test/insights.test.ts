@@ -17,7 +17,14 @@ const [owner, responder, viewer, bystander, stranger] = ['owner', 'responder', '
 const { createConfig, ingest, deploy, settledAnalyses, queueDrained } = insightsHelpers(service, orgId, owner!)
 const insightsUrl = `/api/v1/organizations/${orgId}/insights`
 
-function alertmanager(status: 'firing' | 'resolved', alertname: string, severity: string, service = 'checkout') {
+function alertmanager(
+  status: 'firing' | 'resolved',
+  alertname: string,
+  severity: string,
+  service = 'checkout',
+  startsAt = minutesAgo(0),
+  labels: Record<string, string> = {},
+) {
   return {
     version: '4',
     groupKey: `{}:{alertname="${alertname}"}`,
@@ -28,9 +35,9 @@ function alertmanager(status: 'firing' | 'resolved', alertname: string, severity
     alerts: [
       {
         status,
-        labels: { alertname, severity },
+        labels: { alertname, severity, ...labels },
         annotations: { summary: `${alertname} on ${service}` },
-        startsAt: '2026-11-23T08:00:00Z',
+        startsAt,
         fingerprint: `fp-${alertname}`,
       },
     ],
@@ -337,6 +344,42 @@ t.test('an incident is investigated as a whole: its alerts, their services and w
   t.same(gathered.dependencies.dependsOn, ['inventory-db'])
   const staging = gathered.deploys.find((row) => row.environment === 'staging')
   t.ok(staging && staging.score < 0.3, 'the staging release is weighed, and ruled out')
+})
+
+t.test('an alert is dated by when it began, not when it arrived, and deploys elsewhere are not blamed', async (t) => {
+  // Alertmanager delivers 15 minutes after the problem began (its group_wait and a retry): a deploy
+  // in between came after the onset. The alerts are in staging: the production deploy of an hour
+  // ago is not where they fail.
+  const production = await deploy(prometheus, {
+    service: 'ledger',
+    environment: 'production',
+    version: '9.0.0',
+    finishedAt: minutesAgo(60),
+  })
+  const staging = await deploy(prometheus, { service: 'ledger', environment: 'staging', version: '9.1.0-rc1', finishedAt: minutesAgo(25) })
+  const late = await deploy(prometheus, { service: 'ledger', environment: 'staging', version: '9.1.0-rc2', finishedAt: minutesAgo(8) })
+  const startsAt = minutesAgo(15)
+  const created = await ingest(
+    prometheus,
+    alertmanager('firing', 'LedgerDiskFull', 'critical', 'ledger', startsAt, { environment: 'staging' }),
+  )
+  t.equal(created.status, 'created')
+  const alert = await db
+    .selectFrom('divinux.alerts')
+    .select(['startedAt', 'firstSeenAt'])
+    .where('id', '=', created.alertId)
+    .executeTakeFirstOrThrow()
+  t.equal(alert.startedAt?.toISOString(), startsAt, 'the alert keeps when it began')
+  const [analysis] = await settledAnalyses(created.alertId)
+  t.match(analysis, { status: 'completed', suspectedDeployId: staging.id })
+  const gathered = analysis!.evidence as { deploys: Array<{ id: string; score: number; reasons: string[] }> }
+  t.match(
+    gathered.deploys.find((row) => row.id === late.id),
+    { score: 0, reasons: [/after the onset: it cannot have caused it/] },
+  )
+  const inProduction = gathered.deploys.find((row) => row.id === production.id)
+  t.ok(inProduction && inProduction.score < 0.3, 'the production deploy is weighed, and ruled out')
+  t.match(inProduction?.reasons, [/./, /./, /to production, while the alerts are in staging/])
 })
 
 t.test('the alert timelines tool tells which labels a repeat changed', async (t) => {

@@ -16,6 +16,8 @@ export interface IngestedEvent {
   labels: Record<string, string>
   /** When the tool says it happened (ISO 8601), part of the retry key when no delivery id is sent. */
   occurredAt?: string
+  /** When the problem began by the sender's clock (ISO 8601), for the alert's onset; absent when not given or unreadable. */
+  startedAt?: string
 }
 
 export type JsonObject = Record<string, unknown>
@@ -45,6 +47,21 @@ export function labelsOf(value: unknown): Record<string, string> {
     else labels[key] = label
   }
   return labels
+}
+
+/**
+ * A time a sender gives (ISO 8601, or Unix seconds or milliseconds) as ISO 8601; undefined when
+ * it is missing or not a time, so a bad one never fails a delivery: the alert then dates from its
+ * arrival.
+ */
+export function instantOf(value: unknown): string | undefined {
+  const given = text(value)
+  if (given === undefined) return undefined
+  const numeric = /^\d{9,13}$/.test(given) ? Number(given) : undefined
+  const at = numeric === undefined ? new Date(given) : new Date(numeric < 1e12 ? numeric * 1000 : numeric)
+  const time = at.getTime()
+  // Year 2000 to 2100: anything else is a sender's placeholder (Alertmanager's zero time), not a time.
+  return Number.isNaN(time) || time < 946_684_800_000 || time > 4_102_444_800_000 ? undefined : at.toISOString()
 }
 
 export function fingerprintOf(...parts: Array<string | undefined>): string {

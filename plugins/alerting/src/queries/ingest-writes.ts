@@ -94,9 +94,9 @@ export async function fireAlert(db: Executor, check: ConfigCheck, firing: Firing
   const result = await sql<Fired>`
     with config as (${configStillValid(check)}),
     upserted as (
-      insert into divinux.alerts (organization_id, config_id, source, title, description, priority, service, fingerprint, group_key, group_id, labels)
+      insert into divinux.alerts (organization_id, config_id, source, title, description, priority, service, fingerprint, group_key, started_at, group_id, labels)
       select ${organizationId}, config.id, ${firing.source}, ${event.title}, ${event.description ?? null}, ${firing.priority}, ${event.service ?? null},
-        ${event.fingerprint}, ${event.groupKey ?? null},
+        ${event.fingerprint}, ${event.groupKey ?? null}, least(${event.startedAt ?? null}::timestamptz, now()),
         (select first.id from divinux.alerts first
           where first.organization_id = ${organizationId} and first.group_key = ${event.groupKey ?? null} and first.group_id is null
             and first.created_at > now() - make_interval(secs => ${firing.groupWindowSeconds})
@@ -146,6 +146,7 @@ export async function fireAlerts(
     fingerprint: firing.event.fingerprint,
     group_key: firing.event.groupKey ?? null,
     group_window_seconds: firing.groupWindowSeconds,
+    started_at: firing.event.startedAt ?? null,
     labels: firing.event.labels,
   }))
   const written = await database.prepared<Fired & { ord: number }>('alerting.fire_alerts', fireAlertsText(database), [JSON.stringify(rows)])
@@ -173,7 +174,7 @@ const fireAlertsStatement = (batch: RawBuilder<unknown>) => sql`
       select * from jsonb_to_recordset(${batch}::jsonb) as x(
         ord int, config_id uuid, organization_id uuid, api_key_hash text, signing_secret text, source text, title text,
         description text, priority text, service text, fingerprint text, group_key text, group_window_seconds int,
-        labels jsonb)
+        started_at timestamptz, labels jsonb)
     ),
     valid as (
       select input.* from input
@@ -181,9 +182,9 @@ const fireAlertsStatement = (batch: RawBuilder<unknown>) => sql`
         and config.api_key_hash = input.api_key_hash and config.enabled and config.signing_secret is not distinct from input.signing_secret
     ),
     upserted as (
-      insert into divinux.alerts (organization_id, config_id, source, title, description, priority, service, fingerprint, group_key, group_id, labels)
+      insert into divinux.alerts (organization_id, config_id, source, title, description, priority, service, fingerprint, group_key, started_at, group_id, labels)
       select valid.organization_id, valid.config_id, valid.source, valid.title, valid.description, valid.priority, valid.service,
-        valid.fingerprint, valid.group_key,
+        valid.fingerprint, valid.group_key, least(valid.started_at, now()),
         (select first.id from divinux.alerts first
           where first.organization_id = valid.organization_id and first.group_key = valid.group_key and first.group_id is null
             and first.created_at > now() - make_interval(secs => valid.group_window_seconds)

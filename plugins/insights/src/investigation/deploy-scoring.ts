@@ -46,6 +46,12 @@ const VICTIM_WEIGHT = 0.3
 
 const round = (value: number) => Math.round(value * 1000) / 1000
 
+const PRODUCTION = /^(prod|production|live)$/i
+/** Whether two environment names are one: in any letter case, `prod`, `production` and `live` alike. */
+function sameEnvironment(a: string, b: string): boolean {
+  return a.toLowerCase() === b.toLowerCase() || (PRODUCTION.test(a) && PRODUCTION.test(b))
+}
+
 function plural(value: number, unit: string) {
   return `${value} ${unit}${value === 1 ? '' : 's'}`
 }
@@ -59,6 +65,8 @@ export function scoreDeploys(
   deploys: DeployRecord[],
   context: {
     onset: Date
+    /** The environments the failing alerts name (lower case); empty: not known, production assumed. */
+    environments?: string[]
     affected: string[]
     dependencies: string[]
     /** Failing services whose failing dependency (the value) began failing no later than they did. */
@@ -96,7 +104,14 @@ export function scoreDeploys(
           : `${deploy.service} is neither failing nor a dependency of what is`,
     )
     let environment = 1
-    if (deploy.environment && NON_PRODUCTION.test(deploy.environment)) {
+    const failingIn = context.environments ?? []
+    if (failingIn.length > 0 && deploy.environment) {
+      // The alerts say where it fails: a deploy elsewhere cannot have caused it, whichever it is.
+      if (!failingIn.some((name) => sameEnvironment(name, deploy.environment!))) {
+        environment = 0.05
+        reasons.push(`to ${deploy.environment}, while the alerts are in ${failingIn.join(', ')}`)
+      }
+    } else if (deploy.environment && NON_PRODUCTION.test(deploy.environment)) {
       environment = 0.05
       reasons.push(`to ${deploy.environment}, not production`)
     } else if (!deploy.environment) environment = 0.8

@@ -38,6 +38,7 @@ function subjectFacts(subject: Subject) {
       service: alert.service,
       priority: alert.priority,
       firstSeenAt: alert.firstSeenAt.toISOString(),
+      onset: alert.onset.toISOString(),
       labels: Object.fromEntries(
         Object.entries(alert.labels)
           .slice(0, 30)

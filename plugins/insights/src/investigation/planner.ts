@@ -129,10 +129,10 @@ function dependencyCandidate(subject: Subject, gathered: Gathered, text: string)
   )
   if (roots.length > 0) {
     const firstSeen = (service: string) =>
-      Math.min(...subject.alerts.filter((alert) => alert.service === service).map((alert) => alert.firstSeenAt.getTime()))
+      Math.min(...subject.alerts.filter((alert) => alert.service === service).map((alert) => alert.onset.getTime()))
     const root = [...roots].sort((a, b) => firstSeen(a) - firstSeen(b))[0]!
     const affected = failing.filter((service) => service !== root)
-    const first = firstSeen(root) <= Math.min(...subject.alerts.map((alert) => alert.firstSeenAt.getTime()))
+    const first = firstSeen(root) <= Math.min(...subject.alerts.map((alert) => alert.onset.getTime()))
     return {
       category: 'dependency',
       score: first ? 0.7 : 0.6,

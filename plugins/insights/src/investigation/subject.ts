@@ -12,7 +12,10 @@ export interface SubjectAlert {
   status: string
   source: string
   labels: Record<string, unknown>
+  /** When it arrived. */
   firstSeenAt: Date
+  /** When it began: the sender's start time when it gave one (a late delivery arrives after it), else its arrival. */
+  onset: Date
   occurrences: number
 }
 
@@ -34,6 +37,11 @@ export interface Subject {
   occurrences: number
   /** The services its alerts are about, in order of onset. */
   services: string[]
+  /**
+   * The environments its alerts name (label `environment` or `env`, lower case): a deploy to
+   * another one cannot have caused them. Empty when none is named.
+   */
+  environments: string[]
   alerts: SubjectAlert[]
 }
 
@@ -47,9 +55,23 @@ const servicesOf = (alerts: SubjectAlert[]) => [
 type AlertRow = NonNullable<Awaited<ReturnType<typeof incidentUnderInvestigation>>>['alerts'][number]
 
 function asSubjectAlert(row: AlertRow): SubjectAlert {
-  const { resolvedAt: _resolved, ...alert } = row
-  return { ...alert, labels: (row.labels ?? {}) as Record<string, unknown> }
+  const { resolvedAt: _resolved, startedAt, ...alert } = row
+  const onset = startedAt && startedAt < row.firstSeenAt ? startedAt : row.firstSeenAt
+  return { ...alert, onset, labels: (row.labels ?? {}) as Record<string, unknown> }
 }
+
+const environmentsOf = (alerts: SubjectAlert[]) => [
+  ...new Set(
+    alerts
+      .map((alert) => alert.labels.environment ?? alert.labels.env)
+      .filter((value): value is string => typeof value === 'string' && value.trim() !== '')
+      .map((value) => value.trim().toLowerCase()),
+  ),
+]
+
+/** The earliest onset of these alerts, or undefined for none. */
+const earliestOnset = (alerts: SubjectAlert[]) =>
+  alerts.reduce<Date | undefined>((earliest, alert) => (earliest && earliest <= alert.onset ? earliest : alert.onset), undefined)
 
 /** The subject an analysis key names; undefined when its surface has no such thing in the organization. */
 export async function subjectOf(db: Executor, key: IncidentKey): Promise<Subject | undefined> {
@@ -67,6 +89,7 @@ export async function subjectOf(db: Executor, key: IncidentKey): Promise<Subject
       onset: incident.startedAt,
       occurrences: incident.updates,
       services: incident.service ? [incident.service] : [],
+      environments: [],
       alerts: [],
     }
   }
@@ -83,16 +106,17 @@ export async function subjectOf(db: Executor, key: IncidentKey): Promise<Subject
       description: alert.description,
       priority: alert.priority,
       status: alert.status,
-      onset: alert.firstSeenAt,
+      onset: only.onset,
       occurrences: alert.occurrences,
       services: servicesOf([only]),
+      environments: environmentsOf([only]),
       alerts: [only],
     }
   }
   const incident = await incidentUnderInvestigation(db, key.organizationId, key.incidentId)
   if (!incident) return undefined
   const alerts = incident.alerts.map(asSubjectAlert)
-  const firstAlert = alerts[0]?.firstSeenAt
+  const firstAlert = earliestOnset(alerts)
   return {
     kind: 'incident',
     id: incident.id,
@@ -104,6 +128,7 @@ export async function subjectOf(db: Executor, key: IncidentKey): Promise<Subject
     onset: firstAlert && firstAlert < incident.startedAt ? firstAlert : incident.startedAt,
     occurrences: alerts.reduce((sum, alert) => sum + alert.occurrences, 0),
     services: servicesOf(alerts),
+    environments: environmentsOf(alerts),
     alerts,
   }
 }

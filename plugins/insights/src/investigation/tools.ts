@@ -164,7 +164,7 @@ export function investigationTools(db: Executor, organizationId: string, subject
       priority: alert.priority,
       source: alert.source,
       labels: stringLabels(alert.labels),
-      minutesAfterOnset: minutesBetween(subject.onset, alert.firstSeenAt),
+      minutesAfterOnset: minutesBetween(subject.onset, alert.onset),
       occurrences: alert.occurrences,
       status: alert.status,
       events: events
@@ -187,9 +187,10 @@ export function investigationTools(db: Executor, organizationId: string, subject
     // The alerts come in order of onset: the first of each service is when that service began failing.
     const firstFailures = new Map<string, Date>()
     for (const alert of subject.alerts)
-      if (alert.service && !firstFailures.has(alert.service)) firstFailures.set(alert.service, alert.firstSeenAt)
+      if (alert.service && !firstFailures.has(alert.service)) firstFailures.set(alert.service, alert.onset)
     return scoreDeploys(rows, {
       onset: subject.onset,
+      environments: subject.environments,
       affected: subject.services,
       dependencies: dependsOn,
       failedAfterDependency: victimsOfDependencies(firstFailures, await dependencyMap()),

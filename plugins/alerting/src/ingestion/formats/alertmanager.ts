@@ -1,4 +1,4 @@
-import { fingerprintOf, isObject, labelsOf, priorityOf, refuse, text, type IngestedEvent, type JsonObject } from '../event.js'
+import { fingerprintOf, instantOf, isObject, labelsOf, priorityOf, refuse, text, type IngestedEvent, type JsonObject } from '../event.js'
 
 /**
  * Prometheus Alertmanager webhook (version 4), and Grafana unified alerting, which sends the
@@ -31,7 +31,8 @@ export function readAlertmanager(body: JsonObject): IngestedEvent[] {
       groupKey: text(body.groupKey),
       labels,
       // No occurredAt: `startsAt` stays the same in every repeat notification of a firing alert,
-      // and a repeat is a new occurrence, not a retry.
+      // and a repeat is a new occurrence, not a retry. It is when the alert began.
+      startedAt: instantOf(alert.startsAt),
     }
   })
 }

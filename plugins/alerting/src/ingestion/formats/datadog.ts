@@ -1,4 +1,4 @@
-import { fingerprintOf, priorityOf, refuse, text, type IngestedEvent, type JsonObject } from '../event.js'
+import { fingerprintOf, instantOf, priorityOf, refuse, text, type IngestedEvent, type JsonObject } from '../event.js'
 
 /**
  * Datadog webhooks carry whatever payload template is pasted in the integration; this reads the
@@ -29,6 +29,7 @@ export function readDatadog(body: JsonObject): IngestedEvent[] {
       groupKey: text(body.alert_id),
       labels,
       occurredAt: text(body.date),
+      startedAt: instantOf(body.date),
     },
   ]
 }

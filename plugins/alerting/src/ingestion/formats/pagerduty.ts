@@ -1,4 +1,4 @@
-import { fingerprintOf, isObject, labelsOf, priorityOf, refuse, text, type IngestedEvent, type JsonObject } from '../event.js'
+import { fingerprintOf, instantOf, isObject, labelsOf, priorityOf, refuse, text, type IngestedEvent, type JsonObject } from '../event.js'
 
 const actions = new Map<string, IngestedEvent['action']>([
   ['trigger', 'fire'],
@@ -26,6 +26,7 @@ export function readPagerDuty(body: JsonObject): IngestedEvent[] {
       groupKey: text(payload.group),
       labels: { ...labelsOf(payload.custom_details), ...(text(payload.source) ? { source: text(payload.source) as string } : {}) },
       occurredAt: text(payload.timestamp),
+      startedAt: instantOf(payload.timestamp),
     },
   ]
 }
