@@ -142,6 +142,19 @@ export const DEFAULT_NOTIFIER_CONFIG: NotifierConfig = {
 }
 
 /** Everything a service needs to build itself; tests construct it directly. */
+/**
+ * How long a client may take (issue 51): its headers within `headersMs`, its whole request, body
+ * included, within `requestMs`. A connection that sends its headers a byte at a time (slowloris)
+ * or its body a trickle at a time is closed, instead of holding a socket and memory for as long as
+ * it likes.
+ */
+export interface HttpTimeouts {
+  headersMs: number
+  requestMs: number
+}
+
+export const DEFAULT_HTTP_TIMEOUTS: HttpTimeouts = { headersMs: 10_000, requestMs: 30_000 }
+
 export interface ServiceConfig {
   /** PostgreSQL URL, or undefined for the embedded PGlite database under `dataDir`. */
   databaseUrl?: string
@@ -166,6 +179,8 @@ export interface ServiceConfig {
   auth: AuthConfig
   cookies: CookieConfig
   rateLimit: RateLimitConfig
+  /** How long a client may take to send a request; unset: DEFAULT_HTTP_TIMEOUTS. */
+  httpTimeouts?: HttpTimeouts
   /** The services' public base URLs (PUBLIC_PLATFORM_URL, PUBLIC_PRODUCT_URL); unset: from each request. */
   publicUrls?: { platform?: string; product?: string }
   /**

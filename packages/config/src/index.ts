@@ -1,5 +1,6 @@
 export {
   DEFAULT_AI_CONFIG,
+  DEFAULT_HTTP_TIMEOUTS,
   DEFAULT_INVESTIGATION_BOUNDS,
   DEFAULT_INGEST_RATE_LIMIT,
   DEFAULT_NOTIFIER_CONFIG,
@@ -20,6 +21,7 @@ export {
   type AuthConfig,
   type CookieConfig,
   type RateLimitConfig,
+  type HttpTimeouts,
   type ServiceConfig,
   type TrustProxy,
 } from './config.js'

@@ -1,6 +1,8 @@
 import { randomUUID } from 'node:crypto'
 import Fastify, {
   LogController,
+  errorCodes,
+  type onRequestHookHandler,
   type FastifyError,
   type FastifyInstance,
   type FastifyReply,
@@ -9,7 +11,7 @@ import Fastify, {
 } from 'fastify'
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import { authPlugin, cookieRoutes } from '@svc/auth'
-import { DEFAULT_RETENTION_CONFIG, type ServiceConfig, type TrustProxy } from '@svc/config'
+import { DEFAULT_HTTP_TIMEOUTS, DEFAULT_RETENTION_CONFIG, type ServiceConfig, type TrustProxy } from '@svc/config'
 import { API_REFERENCE_PREFIX, apiReferencePlugin, healthRoutes, httpConventions, redactedUrl, toErrorBody } from '@svc/http'
 import { requestMetricsPlugin } from '@svc/metrics'
 import { lazyRequestLogger } from './request-logger.js'
@@ -51,6 +53,21 @@ function routerErrorBody(error: FastifyError, request: FastifyRequest) {
 }
 
 const BODY_LIMIT = 1024 * 1024
+
+/**
+ * A request whose declared body is larger than its route takes is refused (413) before anything
+ * else runs for it, authentication and rate limits included, and its connection closed rather than
+ * its body read and thrown away: ten megabytes sent to a route that takes one cost the service
+ * nothing but this answer (issue 51).
+ */
+const refuseDeclaredOversizedBodies: onRequestHookHandler = function refuseDeclaredOversizedBodies(request, reply, done) {
+  const declared = request.headers['content-length']
+  if (declared !== undefined && Number(declared) > request.routeOptions.bodyLimit) {
+    reply.header('connection', 'close')
+    return done(new errorCodes.FST_ERR_CTP_BODY_TOO_LARGE())
+  }
+  done()
+}
 
 /** One log line per request, when it is answered and saying what it was, not Fastify's two. */
 class OneLinePerRequest extends LogController {
@@ -114,9 +131,18 @@ function loggerOptions(config: ServiceConfig, service: string): FastifyServerOpt
  */
 export async function buildServiceApp(config: ServiceConfig, definition: ServiceDefinition, shared?: Resources): Promise<FastifyInstance> {
   const resources = shared ?? (await openResources(config))
+  const timeouts = config.httpTimeouts ?? DEFAULT_HTTP_TIMEOUTS
   const app = Fastify({
     logger: loggerOptions(config, definition.name),
     bodyLimit: BODY_LIMIT,
+    // Headers and whole requests are bounded in time (slowloris, trickled bodies), checked at least
+    // once a second rather than Node's default thirty.
+    requestTimeout: timeouts.requestMs,
+    http: {
+      headersTimeout: timeouts.headersMs,
+      requestTimeout: timeouts.requestMs,
+      connectionsCheckingInterval: Math.min(1_000, timeouts.headersMs),
+    },
     trustProxy: trustProxyOption(config.trustProxy),
     // The id in logs and the audit log is always ours; a caller's x-request-id is logged beside it.
     requestIdHeader: false,
@@ -136,6 +162,7 @@ export async function buildServiceApp(config: ServiceConfig, definition: Service
   }).withTypeProvider<TypeBoxTypeProvider>()
 
   if (!shared) app.addHook('onClose', async () => resources.close())
+  app.addHook('onRequest', refuseDeclaredOversizedBodies)
   if (config.trustProxy === true) {
     app.log.warn(
       "TRUST_PROXY=true believes every X-Forwarded-For entry, so any client can choose its address (rate limits, audit IPs): set the number of proxy hops or the proxies' addresses instead",
