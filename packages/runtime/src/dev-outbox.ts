@@ -33,7 +33,8 @@ const LOOPBACK = new Set(['127.0.0.1', '::1', '::ffff:127.0.0.1'])
  * loopback, but the Host header is the attacker's name.
  */
 function namesThisMachine(host: string | undefined): boolean {
-  if (!host || !URL.canParse(`http://${host}`)) return false
+  // A Host header is a name and a port: anything that would read as a user or a path is refused.
+  if (!host || /[@/\\]/.test(host) || !URL.canParse(`http://${host}`)) return false
   const { hostname } = new URL(`http://${host}`)
   return hostname === 'localhost' || hostname.endsWith('.localhost') || hostname === '127.0.0.1' || hostname === '[::1]'
 }

@@ -59,7 +59,7 @@ t.test('the development outbox lists messages as JSON and as a page, to this mac
 })
 
 t.test('a page elsewhere cannot read it through a name that resolves here (DNS rebinding)', async (t) => {
-  for (const host of ['rebind.attacker.example', 'rebind.attacker.example:3004', '127.0.0.1.nip.io']) {
+  for (const host of ['rebind.attacker.example', 'rebind.attacker.example:3004', '127.0.0.1.nip.io', 'attacker.example@localhost']) {
     for (const url of [DEV_OUTBOX_PATH, `${DEV_OUTBOX_PATH}.json`]) {
       const rebound = await app.inject({ method: 'GET', url, headers: { host } })
       t.equal(rebound.statusCode, 404, `${url} with Host ${JSON.stringify(host)}`)
