@@ -180,3 +180,20 @@ t.test('TRUST_PROXY takes true, false, a hop count, or addresses and CIDRs', asy
     1,
   )
 })
+
+t.test('billing, phone countries and public URLs are read as an operator writes them', async (t) => {
+  const env = readEnvironment({
+    STRIPE_SECRET_KEY: 'sk_test_123',
+    APP_URL: 'https://app.example.com//',
+    PHONE_COUNTRIES: 'us, gb',
+    PUBLIC_PRODUCT_URL: 'https://product.example.com/',
+  })
+  const config = serviceConfigFor(env, authConfigFor(env, 'https://issuer.example.com', ['client']))
+  t.match(config.billing, {
+    secretKey: 'sk_test_123',
+    successUrl: 'https://app.example.com/billing/success',
+    cancelUrl: 'https://app.example.com/billing/cancel',
+  })
+  t.match(JSON.stringify(config), /"countries":\["US","GB"\]/)
+  t.equal(config.publicUrls?.product, 'https://product.example.com', 'trailing slashes trimmed')
+})

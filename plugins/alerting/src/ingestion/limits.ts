@@ -19,7 +19,8 @@ export interface IngestLimits {
 export function ingestRouteLimit(
   limits: IngestLimits,
   findConfig: (apiKeyHash: string) => Promise<IngestConfig | undefined>,
-  apiKeyOf: (request: FastifyRequest) => string = (request) => (request.params as { apiKey: string }).apiKey,
+  /** Where the request carries its key: a header or the path for most routes, the body for PagerDuty's. */
+  apiKeyOf: (request: FastifyRequest) => string,
   guesses?: KeyGuesses,
 ): RouteLimit {
   const configOf = new WeakMap<FastifyRequest, IngestConfig>()
