@@ -144,7 +144,7 @@ export async function unsubscribe(db: Executor, unsubscribeToken: string) {
  */
 export async function claimRecipients(
   db: Executor,
-  update: { id: string; createdAt: Date },
+  update: { id: string },
   pageId: string,
   componentIds: string[],
   newMessageId: () => string,
