@@ -9,6 +9,7 @@ export default tseslint.config(
       '**/.tap/**',
       '**/coverage/**',
       '**/dist/**',
+      '**/.test-build/**',
       '.data/**',
       'packages/db/src/generated.ts',
       'packages/client/src/generated/**',

@@ -1,11 +1,16 @@
-// `pnpm test`: everything CI checks, in order: lint, typecheck, generated-types freshness,
-// the suite on PGlite (with the coverage floor), then the suite on real PostgreSQL when a
-// server is reachable (TEST_DATABASE_URL, or the local one on 127.0.0.1:5432). With CI=true
-// an unreachable server fails the run instead of skipping the pass.
+// `pnpm test`: everything CI checks, in order: lint, typecheck, generated-types freshness, the
+// test build, then the whole suite on real PostgreSQL with the coverage floor (TEST_DATABASE_URL,
+// or the server on 127.0.0.1:5432) and on PGlite the files that can differ there
+// (scripts/engine-split.ts). Without a server the whole suite runs on PGlite instead; with
+// CI=true a missing server fails the run. It ends with the ten slowest files and the totals.
 import { spawn } from 'node:child_process'
-import { readFile } from 'node:fs/promises'
+import { readdir, readFile } from 'node:fs/promises'
+import path from 'node:path'
 import { localPostgresReachable } from '@svc/testkit'
+import { PGLITE_FILES } from './engine-split.js'
 import { postgresPass } from './postgres-pass.js'
+import { buildForTests, builtPathOf, sourcePathOf } from './test-build.js'
+import { testFilesOf } from './test-files.js'
 
 interface Counts {
   passed: number
@@ -24,9 +29,21 @@ function run(command: string, args: string[], env: NodeJS.ProcessEnv = process.e
   })
 }
 
+/** Each step's wall time, printed at the end beside the slowest files. */
+const stepTimes: Array<{ title: string; seconds: number }> = []
+
+async function timed<T>(title: string, work: () => Promise<T>): Promise<T> {
+  const started = performance.now()
+  try {
+    return await work()
+  } finally {
+    stepTimes.push({ title, seconds: (performance.now() - started) / 1000 })
+  }
+}
+
 async function step(title: string, command: string, args: string[]): Promise<void> {
   console.log(`\n▶ ${title}`)
-  const { code } = await run(command, args)
+  const { code } = await timed(title, () => run(command, args))
   if (code !== 0) {
     console.error(`✗ ${title} failed`)
     process.exit(code)
@@ -40,11 +57,37 @@ function countsOf(output: string): Counts {
   return { passed: Number(summary[2] ?? 0), failed: Number(summary[3] ?? 0) }
 }
 
-async function suite(title: string, args: string[], env: NodeJS.ProcessEnv): Promise<Counts> {
-  console.log(`\n▶ ${title}`)
-  const { code, output } = await run('tap', args, env)
+interface FileTime {
+  file: string
+  pass: string
+  seconds: number
+}
+
+/** How long each test file's process ran, start to exit, as tap's process records (`.tap/processinfo`) keep it. */
+async function fileTimes(pass: string): Promise<FileTime[]> {
+  const folder = '.tap/processinfo'
+  const times: FileTime[] = []
+  for (const name of await readdir(folder)) {
+    const info = JSON.parse(await readFile(path.join(folder, name), 'utf8')) as {
+      parent: string | null
+      externalID?: string
+      runtime?: number
+    }
+    if (info.parent !== null || !info.externalID || info.runtime === undefined) continue
+    times.push({ file: sourcePathOf(info.externalID), pass, seconds: info.runtime / 1000 })
+  }
+  return times
+}
+
+const times: FileTime[] = []
+
+/** One tap run over the built files (`.taprc`: plain Node, no TypeScript loader). */
+async function suite(title: string, pass: string, files: string[], args: string[], env: NodeJS.ProcessEnv): Promise<Counts> {
+  console.log(`\n▶ ${title}: ${files.length} files`)
+  const { code, output } = await timed(title, () => run('tap', [...args, ...files.map(builtPathOf)], env))
   const counts = countsOf(output)
   if (code !== 0 && counts.failed === 0) counts.failed = 1
+  times.push(...(await fileTimes(pass)))
   return counts
 }
 
@@ -70,27 +113,57 @@ await step('formatting (Prettier)', 'prettier', ['--check', '.'])
 await step('typecheck', 'tsc', ['--noEmit'])
 await step('generated database types are fresh', 'tsx', ['--conditions=@svc/source', 'scripts/codegen.ts', '--check'])
 
+console.log('\n▶ test build (swc, into each package’s .test-build)')
+const built = await timed('test build', () => buildForTests(process.cwd()))
+console.log(`${built.files} files built`)
+
 const { TEST_DATABASE_URL: _ignored, ...pgliteEnv } = process.env
 const totals: Counts = { passed: 0, failed: 0 }
 const add = (counts: Counts) => {
   totals.passed += counts.passed
   totals.failed += counts.failed
 }
+const everyFile = await testFilesOf(process.cwd())
+const pgliteFiles = everyFile.filter((file) => file in PGLITE_FILES)
 
-add(await suite('tests on PGlite (embedded PostgreSQL)', [], pgliteEnv))
-const coverageOk = await checkCoverageFloor()
-
+let coverageOk: boolean
 const pass = postgresPass(process.env, await localPostgresReachable())
 if ('run' in pass) {
+  const host = new URL(pass.run).host
   add(
-    await suite(`tests on PostgreSQL (${new URL(pass.run).host})`, ['--disable-coverage'], { ...process.env, TEST_DATABASE_URL: pass.run }),
+    await suite(`tests on PostgreSQL (${host}), every file, with coverage`, 'PostgreSQL', everyFile, [], {
+      ...process.env,
+      TEST_DATABASE_URL: pass.run,
+    }),
   )
-} else if ('fail' in pass) {
-  console.error(`\n✗ ${pass.fail}`)
-  totals.failed += 1
+  coverageOk = await checkCoverageFloor()
+  add(
+    await suite(
+      'tests on PGlite (embedded PostgreSQL), the files that can differ there',
+      'PGlite',
+      pgliteFiles,
+      ['--disable-coverage'],
+      pgliteEnv,
+    ),
+  )
 } else {
-  console.log(`\n${pass.skip}`)
+  if ('fail' in pass) {
+    console.error(`\n✗ ${pass.fail}`)
+    totals.failed += 1
+  } else {
+    console.log(`\n${pass.skip}: every file runs on PGlite instead`)
+  }
+  add(await suite('tests on PGlite (embedded PostgreSQL), every file, with coverage', 'PGlite', everyFile, [], pgliteEnv))
+  coverageOk = await checkCoverageFloor()
 }
+
+console.log('\nthe ten slowest test files (process start to exit):')
+for (const { file, pass: engine, seconds } of times.sort((a, b) => b.seconds - a.seconds).slice(0, 10)) {
+  console.log(`${seconds.toFixed(1).padStart(7)} s  ${file} (${engine})`)
+}
+
+console.log('\nsteps (wall time):')
+for (const { title, seconds } of stepTimes) console.log(`${seconds.toFixed(1).padStart(7)} s  ${title}`)
 
 console.log(`\ntests: ${totals.passed} passed, ${totals.failed} failed`)
 process.exit(totals.failed === 0 && coverageOk ? 0 : 1)

@@ -1,8 +1,9 @@
 import { readdir, readFile } from 'node:fs/promises'
 import path from 'node:path'
 import t from 'tap'
+import { workspaceRoot } from '@svc/testkit'
 
-const root = path.resolve(import.meta.dirname, '../..')
+const root = workspaceRoot()
 
 // The image installs dependencies from the manifests alone (a cached layer), so a workspace
 // package whose manifest the Dockerfile does not copy builds an image without its dependencies.

@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os'
 import path from 'node:path'
 import { promisify } from 'node:util'
 import t from 'tap'
-import { freePort, testServerUrl } from '@svc/testkit'
+import { freePort, testServerUrl, workspaceRoot } from '@svc/testkit'
 
 // The front door, as a newcomer uses it: `pnpm start`, `pnpm token`, curl. This exercises
 // the embedded default itself, so the PostgreSQL pass of the suite has nothing to add.
@@ -15,7 +15,7 @@ if (testServerUrl()) {
 }
 
 const run = promisify(execFile)
-const root = path.resolve(import.meta.dirname, '../..')
+const root = workspaceRoot()
 const dataDir = await mkdtemp(path.join(tmpdir(), 'embedded-start-'))
 t.teardown(() => rm(dataDir, { recursive: true, force: true }))
 const [platformPort, productPort, idpPort] = [await freePort(), await freePort(), await freePort()]

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os'
 import path from 'node:path'
 import { promisify } from 'node:util'
 import t from 'tap'
-import { createTestDatabase, freePort, testServerUrl } from '@svc/testkit'
+import { createTestDatabase, freePort, testServerUrl, workspaceRoot } from '@svc/testkit'
 
 // No Docker engine runs here, so the image's runtime stage is checked through its file tree,
 // built by the script the Dockerfile runs. A service on its own needs PostgreSQL, so this runs
@@ -16,7 +16,7 @@ if (!testServerUrl()) {
 t.setTimeout(600_000)
 
 const run = promisify(execFile)
-const root = path.resolve(import.meta.dirname, '../..')
+const root = workspaceRoot()
 const tree = await mkdtemp(path.join(tmpdir(), 'runtime-tree-'))
 t.teardown(() => rm(tree, { recursive: true, force: true }))
 // tap would add its loader and coverage to the children; the tree runs as the image runs it.

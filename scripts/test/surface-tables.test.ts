@@ -1,11 +1,12 @@
 import { readdir, readFile } from 'node:fs/promises'
 import path from 'node:path'
 import t from 'tap'
+import { workspaceRoot } from '@svc/testkit'
 
 // Each product table belongs to one surface. Another surface learns what it needs through the
 // owner's read module (its reads.ts, wired in by the service) or through events, so a table can
 // change shape with only its owner changing.
-const root = path.resolve(import.meta.dirname, '../..')
+const root = workspaceRoot()
 const owners: Record<string, string[]> = {
   alerting: [
     'alerts',

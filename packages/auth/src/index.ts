@@ -24,7 +24,7 @@ export {
   type Product,
   type ProductRole,
 } from './roles.js'
-export { findMembership, productRoleOfUser, type HeldProductRoles, type Membership } from './membership.js'
+export { findMembership, findProductRole, productRoleOfUser, type HeldProductRoles, type Membership } from './membership.js'
 export { accountOf, hasPlatformRole, mayReadProduct, membershipOf } from './access-rules.js'
 export { isUuid } from './uuid.js'
 export { ID_TOKEN_COOKIE, REFRESH_TOKEN_COOKIE } from './token-extraction.js'

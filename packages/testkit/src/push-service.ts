@@ -2,7 +2,6 @@ import { createECDH, createDecipheriv, createPublicKey, hkdfSync, randomBytes, r
 import type { IncomingHttpHeaders } from 'node:http'
 import { createServer } from 'node:https'
 import type { AddressInfo } from 'node:net'
-import { generate } from 'selfsigned'
 import type { TestContext } from './teardown.js'
 
 /** A push message the service took: its VAPID claims (signature verified) and the decrypted payload. */
@@ -74,6 +73,8 @@ function vapidOf(authorization: string | undefined): { claims: ReceivedPush['cla
  * signature and 400 for what it cannot decrypt.
  */
 export async function startPushService(t: TestContext): Promise<PushTestService> {
+  // selfsigned is loaded here, not at the top: most test processes never start a push service.
+  const { generate } = await import('selfsigned')
   const pems = await generate([{ name: 'commonName', value: '127.0.0.1' }], {
     keyType: 'ec',
     extensions: [{ name: 'subjectAltName', altNames: [{ type: 7, ip: '127.0.0.1' }] }],

@@ -1,11 +1,11 @@
 import { spawn } from 'node:child_process'
-import { fileURLToPath } from 'node:url'
 import { freePort } from './ports.js'
 import type { TestIssuer } from './issuer.js'
 import type { TestContext } from './teardown.js'
 import { until } from './until.js'
+import { entryPointArgs, workspaceRoot } from './workspace.js'
 
-const ROOT = fileURLToPath(new URL('../../../', import.meta.url))
+const ROOT = workspaceRoot()
 
 export interface ReplicaProcess {
   /** `http://127.0.0.1:<port>` */
@@ -23,7 +23,7 @@ export interface ReplicaOptions {
   issuer: TestIssuer
   /** More environment variables, as an operator sets them (SMTP_URL, ALLOW_PRIVATE_TARGETS, …). */
   env?: Record<string, string>
-  /** How long to wait for readiness; a first start compiles the sources with tsx. */
+  /** How long to wait for readiness; a start from source compiles it with tsx first. */
   readyTimeoutMs?: number
 }
 
@@ -36,7 +36,7 @@ export interface ReplicaOptions {
 export async function startReplicaProcess(t: TestContext, options: ReplicaOptions): Promise<ReplicaProcess> {
   const port = await freePort()
   const portVariable = options.service === 'product' ? 'PRODUCT_PORT' : 'PLATFORM_PORT'
-  const child = spawn(process.execPath, ['--import', 'tsx', '--conditions=@svc/source', `services/${options.service}/src/server.ts`], {
+  const child = spawn(process.execPath, entryPointArgs(`services/${options.service}/src/server.ts`), {
     cwd: ROOT,
     env: {
       PATH: process.env.PATH ?? '',

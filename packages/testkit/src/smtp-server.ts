@@ -1,6 +1,4 @@
 import type { AddressInfo } from 'node:net'
-import { simpleParser } from 'mailparser'
-import { SMTPServer } from 'smtp-server'
 import type { TestContext } from './teardown.js'
 
 /** A message the server accepted, parsed: envelope, headers, text and HTML bodies. */
@@ -52,6 +50,9 @@ export async function startSmtpServer(
   const stalled: ReceivedMail[] = []
   let messages = 0
   const attempts = new Map<string, number>()
+  // Loaded here, not at the top: most test processes never start an SMTP server, and mailparser
+  // alone costs every process that imports the testkit half a second.
+  const [{ SMTPServer }, { simpleParser }] = await Promise.all([import('smtp-server'), import('mailparser')])
   const server = new SMTPServer({
     authOptional: true,
     disabledCommands: ['STARTTLS', 'AUTH'],

@@ -1,7 +1,6 @@
 import { createServer } from 'node:https'
 import type { AddressInfo } from 'node:net'
 import type { FastifyInstance } from 'fastify'
-import { generate } from 'selfsigned'
 import type { TestContext } from './teardown.js'
 
 export interface TlsFront {
@@ -17,6 +16,8 @@ export interface TlsFront {
  * came, headers and bytes, and its answer returned as it is.
  */
 export async function startTlsFront(t: TestContext, app: FastifyInstance): Promise<TlsFront> {
+  // selfsigned is loaded here, not at the top: most test processes never start a TLS front.
+  const { generate } = await import('selfsigned')
   const pems = await generate([{ name: 'commonName', value: '127.0.0.1' }], {
     keyType: 'ec',
     extensions: [{ name: 'subjectAltName', altNames: [{ type: 7, ip: '127.0.0.1' }] }],

@@ -1,7 +1,6 @@
 import { randomBytes } from 'node:crypto'
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http'
 import type { AddressInfo } from 'node:net'
-import twilio from 'twilio'
 import type { TestContext } from './teardown.js'
 
 /** A message or call the server accepted: the form fields the SDK sent. */
@@ -57,6 +56,8 @@ export async function startTwilioServer(
   beforeAnswer: (accepted: TwilioRequest) => Promise<ReturnType<TwilioRefusal>> = async () => undefined,
 ): Promise<TwilioTestServer> {
   const accountSid = `AC${randomBytes(16).toString('hex')}`
+  // twilio is loaded here, not at the top: most test processes never start a Twilio server.
+  const { default: twilio } = await import('twilio')
   const authToken = randomBytes(16).toString('hex')
   const from = '+15005550006'
   const received: TwilioRequest[] = []

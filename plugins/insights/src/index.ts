@@ -3,7 +3,7 @@ import { createAnalyzer } from '@svc/ai'
 import { DEFAULT_AI_CONFIG, type AiConfig } from '@svc/config'
 import { alertGetsAnalysis, subscribe, type AlertCreated, type DeployRecorded, type IncidentChanged } from '@svc/events'
 import type { Database } from '@svc/db'
-import { ensureQueue, type JobQueue } from '@svc/jobs'
+import { ensureQueue, workEach, type JobQueue } from '@svc/jobs'
 import { agentRoutes } from './agents/routes.js'
 import { requestAnalysis } from './analyses/request.js'
 import { insightRoutes } from './analyses/routes.js'
@@ -33,6 +33,7 @@ export interface InsightsOptions {
 }
 
 const POLLING_INTERVAL_SECONDS = 1
+const ONE_AT_A_TIME = { batchSize: 1, pollingIntervalSeconds: POLLING_INTERVAL_SECONDS }
 
 /**
  * The AI insights surface of the product API: analyses (`/insights`), their job worker, the
@@ -71,23 +72,17 @@ export const insightsSurface: FastifyPluginAsync<InsightsOptions> = async (app, 
     await ensureQueue(jobs, REINVESTIGATE_QUEUE, { retryLimit: 5, retryDelay: 5, retryBackoff: true })
 
     const log = app.log.child({ surface: 'insights' })
-    analyzeWorker = await jobs.work<AnalyzeJob>(
-      ANALYZE_QUEUE,
-      { includeMetadata: true, pollingIntervalSeconds: POLLING_INTERVAL_SECONDS },
-      async ([job]) => {
-        if (job) await processAnalysisJob({ database, jobs, analyzer, ai, log }, job.data, job)
-      },
+    // One job at a time, and the next fetched as soon as one is done (workEach): a burst of 20
+    // alerts took 20 polling intervals to get its analyses asked for.
+    analyzeWorker = await workEach<AnalyzeJob>(jobs, ANALYZE_QUEUE, ONE_AT_A_TIME, (job) =>
+      processAnalysisJob({ database, jobs, analyzer, ai, log }, job.data, job),
     )
-    draftWorker = await jobs.work<DraftJob>(
-      DRAFT_QUEUE,
-      { includeMetadata: true, pollingIntervalSeconds: POLLING_INTERVAL_SECONDS },
-      async ([job]) => {
-        if (job) await processDraftJob({ database, analyzer, ai, log }, job.data, job)
-      },
+    draftWorker = await workEach<DraftJob>(jobs, DRAFT_QUEUE, ONE_AT_A_TIME, (job) =>
+      processDraftJob({ database, analyzer, ai, log }, job.data, job),
     )
-    await jobs.work<AlertCreated>(ALERT_CREATED_QUEUE, { pollingIntervalSeconds: POLLING_INTERVAL_SECONDS }, async ([job]) => {
-      const event = job?.data
-      if (!event || !alertGetsAnalysis(event)) return
+    await workEach<AlertCreated>(jobs, ALERT_CREATED_QUEUE, ONE_AT_A_TIME, async (job) => {
+      const event = job.data
+      if (!alertGetsAnalysis(event)) return
       // An organization that turned the investigator off gets no automatic investigations.
       if (!(await agentSwitches(database.db, event.organizationId)).investigator) return
       const key = { organizationId: event.organizationId, sourceProduct: 'alerting' as const, incidentId: event.alertId }
@@ -98,11 +93,9 @@ export const insightsSurface: FastifyPluginAsync<InsightsOptions> = async (app, 
   })
   app.addHook('onReady', async () => {
     const changes = reinvestigation(database, jobs, ai)
-    const polling = { pollingIntervalSeconds: POLLING_INTERVAL_SECONDS }
-    await jobs.work<IncidentChanged>(INCIDENT_CHANGED_QUEUE, polling, async ([job]) => job && changes.onIncidentChanged(job.data))
-    await jobs.work<DeployRecorded>(DEPLOY_RECORDED_QUEUE, polling, async ([job]) => job && changes.onDeployRecorded(job.data))
-    await jobs.work<ReinvestigateJob>(REINVESTIGATE_QUEUE, polling, async ([job]) => {
-      if (!job) return
+    await workEach<IncidentChanged>(jobs, INCIDENT_CHANGED_QUEUE, ONE_AT_A_TIME, (job) => changes.onIncidentChanged(job.data))
+    await workEach<DeployRecorded>(jobs, DEPLOY_RECORDED_QUEUE, ONE_AT_A_TIME, (job) => changes.onDeployRecorded(job.data))
+    await workEach<ReinvestigateJob>(jobs, REINVESTIGATE_QUEUE, ONE_AT_A_TIME, async (job) => {
       const result = await changes.reinvestigate(job.data)
       if (result.outcome === 'requested' && analyzeWorker) jobs.notifyWorker(analyzeWorker)
     })

@@ -1,4 +1,5 @@
 import t from 'tap'
+import { findProductRole } from '@svc/auth'
 import { SCIM, scimOrganization } from './scim-setup.js'
 
 const GROUP = 'urn:ietf:params:scim:schemas:core:2.0:Group'
@@ -224,7 +225,6 @@ t.test('a Group bound to product roles grants them to its members, and takes the
 
   const roleOf = async () => await db.selectFrom('core.orgProductRoles').select('role').where('memberId', '=', member).execute()
   t.same(await roleOf(), [], 'no direct role')
-  const { findProductRole } = await import('../../../packages/auth/src/membership.js')
   t.equal(await findProductRole(db, orgId, member, 'alerting'), undefined)
   await patch(group, [{ op: 'add', path: 'members', value: [{ value: member }] }])
   t.equal(await findProductRole(db, orgId, member, 'alerting'), 'responder', 'granted through the group')

@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os'
 import path from 'node:path'
 import { promisify } from 'node:util'
 import t from 'tap'
-import { startTestService } from '@svc/testkit'
+import { startTestService, workspaceRoot } from '@svc/testkit'
 import { buildApp } from '../src/app.js'
 import { alertingOrganization } from './organization-setup.js'
 
@@ -67,7 +67,7 @@ if (!present && process.env.CI === 'true') {
     t.match(dom, /Checkout API/)
     t.match(dom, /class="bars"/, 'the 90-day uptime bars are there')
 
-    const screenshots = path.resolve(import.meta.dirname, '../../../.tap/screenshots')
+    const screenshots = path.join(workspaceRoot(), '.tap/screenshots')
     await mkdir(screenshots, { recursive: true })
     const file = path.join(screenshots, 'status-page.png')
     await rm(file, { force: true })

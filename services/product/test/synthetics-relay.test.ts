@@ -1,11 +1,10 @@
 import { spawn, type ChildProcess } from 'node:child_process'
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http'
 import type { AddressInfo } from 'node:net'
-import path from 'node:path'
 import { sql } from 'kysely'
 import t from 'tap'
 import { MAINTENANCE_QUEUE } from '@svc/plugin-synthetics'
-import { startTestService, until } from '@svc/testkit'
+import { entryPointArgs, startTestService, until, workspaceRoot } from '@svc/testkit'
 import { buildApp } from '../src/app.js'
 import { alertingOrganization } from './organization-setup.js'
 
@@ -14,7 +13,7 @@ import { alertingOrganization } from './organization-setup.js'
 // reporting is unhealthy after 3 missed heartbeats, its runs go to another relay, its regions show
 // unknown.
 
-const root = path.resolve(import.meta.dirname, '../../..')
+const root = workspaceRoot()
 const service = await startTestService(t, buildApp, { config: { outbound: { allowPrivateTargets: true } } })
 const { app } = service
 const db = app.database.db
@@ -36,7 +35,7 @@ t.teardown(() => new Promise((done) => target.close(done)))
 const targetUrl = `http://127.0.0.1:${(target.address() as AddressInfo).port}/`
 
 function startRelay(key: string): ChildProcess {
-  const child = spawn(process.execPath, ['--conditions=@svc/source', '--import', 'tsx', 'services/relay/src/main.ts'], {
+  const child = spawn(process.execPath, entryPointArgs('services/relay/src/main.ts'), {
     cwd: root,
     env: {
       ...process.env,

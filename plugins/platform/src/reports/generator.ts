@@ -1,6 +1,6 @@
 import type { FastifyBaseLogger } from 'fastify'
 import type { Database, Executor } from '@svc/db'
-import { ensureQueue, inTransaction, type JobQueue } from '@svc/jobs'
+import { ensureQueue, inTransaction, workEach, type JobQueue } from '@svc/jobs'
 import { beatReport, claimReport, failReport, requeueAbandonedReports, storeReportFile } from '../queries/reports.js'
 import { aiUsageReport } from './content/ai-usage.js'
 import { usageReport } from './content/usage.js'
@@ -120,9 +120,8 @@ export function createReportGenerator(deps: { database: Database; jobs: JobQueue
     async start(): Promise<void> {
       // Expiry past the slowest report: a job whose worker died comes back after it.
       await ensureQueue(jobs, REPORT_QUEUE, { retryLimit: 3, retryDelay: 10, expireInSeconds: 900 })
-      await jobs.work<ReportJob>(REPORT_QUEUE, { pollingIntervalSeconds: 1 }, async ([job]) => {
-        if (job) await generate(job.data.reportId)
-      })
+      // One report at a time, the next fetched as soon as one is done rather than a polling interval later.
+      await workEach<ReportJob>(jobs, REPORT_QUEUE, { batchSize: 1, pollingIntervalSeconds: 1 }, (job) => generate(job.data.reportId))
       await ensureQueue(jobs, REPORT_SWEEP_QUEUE, { retryLimit: 0, expireInSeconds: 60 })
       await jobs.work(REPORT_SWEEP_QUEUE, { pollingIntervalSeconds: 2 }, () => sweep())
       await jobs.schedule(REPORT_SWEEP_QUEUE, '* * * * *')
