@@ -3,6 +3,7 @@ import { createServer, type AddressInfo } from 'node:net'
 import { randomBytes } from 'node:crypto'
 import { sql } from 'kysely'
 import t from 'tap'
+import { MAINTENANCE_QUEUE } from '@svc/plugin-synthetics'
 import { startTestService, until } from '@svc/testkit'
 import { buildApp as buildPlatform } from '@svc/platform'
 import { buildApp } from '../src/app.js'
@@ -32,8 +33,11 @@ const call = (who: Who, method: 'GET' | 'POST' | 'PATCH' | 'PUT' | 'DELETE', url
 // The target: an HTTP server whose answer the tests change.
 let answer = { status: 200, body: '{"status":"ok"}' }
 const seen: Array<{ authorization?: string }> = []
+const hits = new Map<string, number>()
+const targetHits = (path: string) => hits.get(path) ?? 0
 const targetServer = createHttpServer((request, response) => {
   seen.push({ authorization: request.headers.authorization })
+  hits.set(request.url ?? '', targetHits(request.url ?? '') + 1)
   response.writeHead(answer.status, { 'content-type': 'application/json' })
   // `/slow` holds a runner's slot for a while.
   setTimeout(() => response.end(answer.body), request.url === '/slow' ? 400 : 0)
@@ -484,7 +488,7 @@ t.test('the platform lists the organization’s checks through the synthetics su
   )
 })
 
-t.test('a run leased by a runner that stopped beating (its replica died) is run again within seconds, once', async (t) => {
+t.test('a run leased by a runner that stopped beating (its replica died) is recorded missed within seconds, never run twice', async (t) => {
   const created = await call(manager!, 'POST', `${base}/checks`, {
     name: 'Orphaned',
     kind: 'http',
@@ -514,20 +518,51 @@ t.test('a run leased by a runner that stopped beating (its replica died) is run 
     })
     .returning('id')
     .executeTakeFirstOrThrow()
-  const done = await until(
-    'the orphaned run to be run again',
+  const missed = await until(
+    'the orphaned run to be recorded missed',
     async () => {
       const row = await db
         .selectFrom('divinux.syntheticRuns')
-        .select(['state', 'status'])
+        .select(['state', 'status', 'error'])
         .where('id', '=', orphan.id)
         .executeTakeFirstOrThrow()
-      return row.state === 'done' ? row : undefined
+      return row.state === 'missed' ? row : undefined
     },
     30_000,
   )
-  t.match(done, { state: 'done', status: 'passing' })
-  t.equal((await resultsOf(check.id)).meta.total, 2, 'recorded once')
+  // Its replica may have reached the target before it died: a due time runs at most once.
+  t.match(missed, { state: 'missed', status: null, error: /runner stopped while running it/ })
+  t.equal(targetHits('/orphaned'), 1, 'the target was called for the first run only')
+  t.equal((await resultsOf(check.id)).meta.total, 1, 'no result is made up for the missed run')
+
+  // A run whose lease ran out on a runner that still beats is not leased again either.
+  // The runner beats again first, so that only its lease, not its silence, is what ran out.
+  await sql`update divinux.synthetic_runners set heartbeat_at = now() where id = ${deadRunner}`.execute(db)
+  const expired = await db
+    .insertInto('divinux.syntheticRuns')
+    .values({
+      checkId: check.id,
+      organizationId: orgId,
+      region: 'local',
+      dueAt: new Date(Date.now() - 1_000),
+      state: 'leased',
+      runnerId: deadRunner,
+      startedAt: new Date(Date.now() - 241_000),
+      leasedUntil: new Date(Date.now() - 1_000),
+    })
+    .returning('id')
+    .executeTakeFirstOrThrow()
+  await app.jobs.send(MAINTENANCE_QUEUE, {})
+  const lapsed = await until('the lapsed run to be recorded missed', async () => {
+    const row = await db
+      .selectFrom('divinux.syntheticRuns')
+      .select(['state', 'error'])
+      .where('id', '=', expired.id)
+      .executeTakeFirstOrThrow()
+    return row.state === 'missed' ? row : undefined
+  })
+  t.match(lapsed.error, /lease ran out/)
+  t.equal(targetHits('/orphaned'), 1, 'and the target was not called for it')
 })
 
 t.test('more runs due than free slots: the rest wait queued and run as slots free up, each once', async (t) => {

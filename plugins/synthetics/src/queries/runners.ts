@@ -10,15 +10,20 @@ export async function beat(db: Executor, runnerId: string, region: string): Prom
     .execute()
 }
 
+/** Why a run leased by a runner that stopped is not run again. */
+export const ORPHANED_RUN_ERROR = 'its runner stopped while running it: not run again, so that a due time runs at most once'
+
 /**
  * Runs leased by a runner of this service that stopped beating `staleSeconds` ago (its replica
- * died) go back to the queue, where the next runner's tick leases them; their ids are answered.
- * The update takes each run once, whichever replica sweeps first.
+ * died) are recorded as missed, not run again: a run is leased as it starts, so the runner may
+ * have reached the target before it died, and a due time runs at most once (issue 51; decision
+ * 0016, "Runners that die"). Their ids are answered; the update takes each run once, whichever
+ * replica sweeps first.
  */
-export async function requeueOrphanedRuns(db: Executor, staleSeconds: number): Promise<string[]> {
+export async function abandonOrphanedRuns(db: Executor, staleSeconds: number): Promise<string[]> {
   const result = await sql<{ id: string }>`
     update divinux.synthetic_runs run
-    set state = 'queued', runner_id = null, leased_until = null, started_at = null
+    set state = 'missed', leased_until = null, error = ${ORPHANED_RUN_ERROR}
     where run.state = 'leased' and run.relay_id is null and run.runner_id is not null
       and not exists (
         select 1 from divinux.synthetic_runners runner

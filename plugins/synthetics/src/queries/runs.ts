@@ -84,9 +84,10 @@ export async function takeDueChecks(db: Executor, options: TakeOptions): Promise
 }
 
 /**
- * Leases up to `limit` runs of the service's own region that wait for a runner: queued ones
- * (taken while every slot was busy, or given back by a runner that died) and those whose lease
- * ran out. As for relays, runs older than two periods are left for the maintenance job to mark missed.
+ * Leases up to `limit` queued runs of the service's own region (taken while every slot was busy).
+ * A leased run is never leased again, even when its lease ran out: it started, and a due time
+ * runs at most once (the maintenance job records it missed). As for relays, runs older than two
+ * periods are left for the maintenance job to mark missed.
  */
 export async function leaseLocalRuns(db: Executor, options: { region: string; runnerId: string; leaseSeconds: number; limit: number }) {
   const { region, runnerId, leaseSeconds, limit } = options
@@ -94,8 +95,7 @@ export async function leaseLocalRuns(db: Executor, options: { region: string; ru
     with candidates as (
       select run.id from divinux.synthetic_runs run
       join divinux.synthetic_checks c on c.id = run.check_id
-      where run.region = ${region} and run.state in ('queued', 'leased')
-        and (run.state = 'queued' or run.leased_until < now())
+      where run.region = ${region} and run.state = 'queued'
         and run.due_at <= now() and run.due_at > now() - make_interval(secs => c.frequency_seconds * 2)
         and c.kind <> 'heartbeat'
       order by run.due_at
@@ -259,14 +259,23 @@ export async function listResults(db: Executor, organizationId: string, checkId:
   )
 }
 
-/** Marks runs nobody took within two periods as missed; answers how many. */
+/** Why a run whose lease ran out is recorded missed. */
+export const LEASE_RAN_OUT_ERROR = 'its lease ran out before a result came: not run again, so that a due time runs at most once'
+
+/**
+ * Marks as missed the runs nobody took within two periods, and the service's own runs whose
+ * lease ran out (they started; a due time runs at most once). A relay's run whose lease ran out
+ * is leased again by a relay for two periods first (decision 0016, "Relays"). Answers how many.
+ */
 export async function markMissedRuns(db: Executor): Promise<number> {
   const result = await sql`
-    update divinux.synthetic_runs run set state = 'missed', leased_until = null
+    update divinux.synthetic_runs run
+    set state = 'missed', leased_until = null, error = case when run.state = 'leased' then ${LEASE_RAN_OUT_ERROR} else run.error end
     from divinux.synthetic_checks c
-    where c.id = run.check_id and run.state in ('queued', 'leased')
-      and run.due_at < now() - make_interval(secs => greatest(c.frequency_seconds * 2, 120))
-      and (run.state = 'queued' or run.leased_until < now())`.execute(db)
+    where c.id = run.check_id and (
+      (run.state = 'leased' and run.leased_until < now() and run.relay_id is null)
+      or (run.state in ('queued', 'leased') and (run.state = 'queued' or run.leased_until < now())
+        and run.due_at < now() - make_interval(secs => greatest(c.frequency_seconds * 2, 120))))`.execute(db)
   return Number(result.numAffectedRows ?? 0)
 }
 

@@ -7,7 +7,7 @@ import { ensureQueue, type JobQueue } from '@svc/jobs'
 import type { OutboundPolicy } from '@svc/outbound'
 import { checkById, type CheckRow } from '../queries/checks.js'
 import { completeRun, deleteOldRuns, leaseLocalRuns, markMissedRuns, rollUp, takeDueChecks } from '../queries/runs.js'
-import { beat, removeGoneRunners, requeueOrphanedRuns } from '../queries/runners.js'
+import { abandonOrphanedRuns, beat, removeGoneRunners } from '../queries/runners.js'
 import { checksLosingRunners } from '../queries/schedule.js'
 import { runnableCheck } from '../secrets/resolve.js'
 import type { SecretSealer } from '../secrets/seal.js'
@@ -27,8 +27,8 @@ const TAKE_LIMIT = 500
 const RETENTION_BATCH = 5_000
 /**
  * Each replica's runner beats this often, and sweeps for runs leased by a runner that stopped
- * beating STALE_SECONDS ago: a run held by a replica that died runs again within half a minute,
- * not after its 240 s lease (decision 0016, "Runners that die").
+ * beating STALE_SECONDS ago: a run held by a replica that died is recorded missed within half a
+ * minute, not run again, since it may have reached its target (decision 0016, "Runners that die").
  */
 const BEAT_MS = 5_000
 const STALE_SECONDS = 20
@@ -152,11 +152,11 @@ export function createScheduler(options: SchedulerOptions) {
       })
   }
 
-  /** This runner is alive; runs of runners that are not go back to the queue for the next tick. */
+  /** This runner is alive; runs of runners that are not are recorded missed (they may have reached their targets). */
   async function beatAndSweep(): Promise<void> {
     await beat(db, runnerId, region)
-    const orphaned = await requeueOrphanedRuns(db, STALE_SECONDS)
-    if (orphaned.length > 0) log.warn({ runs: orphaned.length }, 'runs held by a runner that stopped are queued again')
+    const orphaned = await abandonOrphanedRuns(db, STALE_SECONDS)
+    if (orphaned.length > 0) log.warn({ runs: orphaned.length }, 'runs held by a runner that stopped are recorded missed, not run again')
   }
 
   async function maintain(): Promise<void> {
