@@ -2,7 +2,7 @@
  * The test build: every workspace package's TypeScript (`src`, `test` and the few other source
  * folders) transpiled once by swc into `<package>/.test-build/`, with source maps, so the suite's
  * processes run JavaScript with no loader. Loading the product service through tap's TypeScript
- * loader took 6.8 s of CPU a process where the same code compiled took 3.0 s (docs/testing.md);
+ * loader took 8.5 s of a process where the same code compiled took 4.6 s (docs/testing.md);
  * the suite starts about 300 processes. Packages resolve to it through the `@svc/test-build`
  * export condition (beside `@svc/source`), and coverage reads the source maps back to the
  * TypeScript, so the report names the same files as before.
@@ -13,8 +13,7 @@
 import { copyFile, mkdir, readdir, rm, writeFile } from 'node:fs/promises'
 import path from 'node:path'
 import { transformFile, type Options } from '@swc/core'
-
-export const TEST_BUILD_DIR = '.test-build'
+import { TEST_BUILD_DIR } from '@svc/testkit'
 
 /** Folders of a package that hold code a test may load; anything else (dist, node_modules) is not read. */
 const SOURCE_FOLDERS = ['src', 'test', 'codegen', 'migrations', 'scripts']
@@ -60,10 +59,8 @@ async function* filesUnder(folder: string): AsyncGenerator<string> {
 
 /** The files of one package to build: its source folders, and for `db` its top-level modules. */
 async function* packageFiles(packageRoot: string, isWorkspaceRoot: boolean): AsyncGenerator<string> {
-  for (const folder of SOURCE_FOLDERS) {
-    // The root's `packages`, `plugins` and `services` are packages of their own, built separately.
-    yield* filesUnder(path.join(packageRoot, folder))
-  }
+  // At the root this is `scripts` only: `packages`, `plugins` and `services` hold packages of their own.
+  for (const folder of SOURCE_FOLDERS) yield* filesUnder(path.join(packageRoot, folder))
   if (isWorkspaceRoot) return
   for (const entry of await readdir(packageRoot, { withFileTypes: true })) {
     if (entry.isFile() && entry.name.endsWith('.ts')) yield path.join(packageRoot, entry.name)
@@ -83,20 +80,6 @@ async function buildFile(source: string, target: string): Promise<void> {
   map.sources = [path.relative(path.dirname(js), source)]
   await writeFile(js, `${output.code}\n//# sourceMappingURL=${path.basename(js)}.map\n`)
   await writeFile(`${js}.map`, JSON.stringify(map))
-}
-
-/** Where the test build keeps a workspace file: `services/product/test/a.test.ts` → `services/product/.test-build/test/a.test.js`. */
-export function builtPathOf(file: string): string {
-  const segments = file.split('/')
-  const packageDepth = ['packages', 'plugins', 'services'].includes(segments[0] ?? '') ? 2 : segments[0] === 'db' ? 1 : 0
-  const packageRoot = segments.slice(0, packageDepth)
-  const rest = segments.slice(packageDepth).join('/').replace(/\.ts$/, '.js')
-  return [...packageRoot, TEST_BUILD_DIR, rest].join('/')
-}
-
-/** The workspace file a built one came from: the inverse of `builtPathOf`. */
-export function sourcePathOf(built: string): string {
-  return built.replace(`${TEST_BUILD_DIR}/`, '').replace(/\.js$/, '.ts')
 }
 
 export async function buildForTests(root: string): Promise<{ files: number }> {

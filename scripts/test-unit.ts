@@ -3,7 +3,8 @@
 // every built test. The database is PGlite unless TEST_DATABASE_URL names a server.
 import { spawn } from 'node:child_process'
 import path from 'node:path'
-import { buildForTests, builtPathOf } from './test-build.js'
+import { builtPathOf } from '@svc/testkit'
+import { buildForTests } from './test-build.js'
 
 const root = process.cwd()
 await buildForTests(root)

@@ -6,10 +6,10 @@
 import { spawn } from 'node:child_process'
 import { readdir, readFile } from 'node:fs/promises'
 import path from 'node:path'
-import { localPostgresReachable } from '@svc/testkit'
+import { builtPathOf, localPostgresReachable, sourcePathOf } from '@svc/testkit'
 import { PGLITE_FILES } from './engine-split.js'
 import { postgresPass } from './postgres-pass.js'
-import { buildForTests, builtPathOf, sourcePathOf } from './test-build.js'
+import { buildForTests } from './test-build.js'
 import { testFilesOf } from './test-files.js'
 
 interface Counts {

@@ -27,7 +27,7 @@ export {
 export { startTestService, testConfig, type BuildApp, type SignedIn, type TestService, type TestServiceOptions } from './service.js'
 export type { TestContext } from './teardown.js'
 export { until } from './until.js'
-export { entryPointArgs, workspaceRoot } from './workspace.js'
+export { builtPathOf, entryPointArgs, sourcePathOf, TEST_BUILD_DIR, workspaceRoot } from './workspace.js'
 export { acceptInvitationOf, invitationTokenFor } from './invitations.js'
 export { startTlsFront, type TlsFront } from './tls-front.js'
 export { ALERTMANAGER_BINARY, alertmanagerPresent, startAlertmanager } from './alertmanager.js'

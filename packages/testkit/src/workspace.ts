@@ -1,8 +1,24 @@
 import { existsSync } from 'node:fs'
 import path from 'node:path'
 
-/** True when the tests run from the test build (scripts/test-build.ts), as `pnpm test` runs them. */
-const FROM_TEST_BUILD = import.meta.dirname.split(path.sep).includes('.test-build')
+/** Where each package's test build is (scripts/test-build.ts). */
+export const TEST_BUILD_DIR = '.test-build'
+
+/** True when the tests run from the test build, as `pnpm test` runs them. */
+const FROM_TEST_BUILD = import.meta.dirname.split(path.sep).includes(TEST_BUILD_DIR)
+
+/** Where the test build keeps a workspace file: `services/product/test/a.test.ts` → `services/product/.test-build/test/a.test.js`. */
+export function builtPathOf(file: string): string {
+  const segments = file.split('/')
+  const packageDepth = ['packages', 'plugins', 'services'].includes(segments[0] ?? '') ? 2 : segments[0] === 'db' ? 1 : 0
+  const rest = segments.slice(packageDepth).join('/').replace(/\.ts$/, '.js')
+  return [...segments.slice(0, packageDepth), TEST_BUILD_DIR, rest].join('/')
+}
+
+/** The workspace file a built one came from: the inverse of `builtPathOf`. */
+export function sourcePathOf(built: string): string {
+  return built.replace(`${TEST_BUILD_DIR}/`, '').replace(/\.js$/, '.ts')
+}
 
 /** The workspace's root (where pnpm-workspace.yaml is), whether this runs from source or from the test build. */
 export function workspaceRoot(): string {
@@ -22,8 +38,5 @@ export function workspaceRoot(): string {
  */
 export function entryPointArgs(entry: string): string[] {
   if (!FROM_TEST_BUILD) return ['--conditions=@svc/source', '--import', 'tsx', entry]
-  const segments = entry.split('/')
-  const packageDepth = ['packages', 'plugins', 'services'].includes(segments[0] ?? '') ? 2 : 0
-  const built = [...segments.slice(0, packageDepth), '.test-build', ...segments.slice(packageDepth)].join('/').replace(/\.ts$/, '.js')
-  return ['--enable-source-maps', '--conditions=@svc/test-build', built]
+  return ['--enable-source-maps', '--conditions=@svc/test-build', builtPathOf(entry)]
 }

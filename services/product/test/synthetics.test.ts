@@ -504,20 +504,23 @@ t.test('a run leased by a runner that stopped beating (its replica died) is reco
     .insertInto('divinux.syntheticRunners')
     .values({ id: deadRunner, region: 'local', heartbeatAt: new Date(Date.now() - 60_000) })
     .execute()
-  const orphan = await db
-    .insertInto('divinux.syntheticRuns')
-    .values({
-      checkId: check.id,
-      organizationId: orgId,
-      region: 'local',
-      dueAt: new Date(Date.now() - 5_000),
-      state: 'leased',
-      runnerId: deadRunner,
-      startedAt: new Date(Date.now() - 5_000),
-      leasedUntil: new Date(Date.now() + 235_000),
-    })
-    .returning('id')
-    .executeTakeFirstOrThrow()
+  /** A run of this check leased by the dead runner: due and started so many ms ago, its lease ending `leaseLeft` ms from now. */
+  const leasedRun = (dueAgo: number, startedAgo: number, leaseLeft: number) =>
+    db
+      .insertInto('divinux.syntheticRuns')
+      .values({
+        checkId: check.id,
+        organizationId: orgId,
+        region: 'local',
+        dueAt: new Date(Date.now() - dueAgo),
+        state: 'leased',
+        runnerId: deadRunner,
+        startedAt: new Date(Date.now() - startedAgo),
+        leasedUntil: new Date(Date.now() + leaseLeft),
+      })
+      .returning('id')
+      .executeTakeFirstOrThrow()
+  const orphan = await leasedRun(5_000, 5_000, 235_000)
   const missed = await until(
     'the orphaned run to be recorded missed',
     async () => {
@@ -538,20 +541,7 @@ t.test('a run leased by a runner that stopped beating (its replica died) is reco
   // A run whose lease ran out on a runner that still beats is not leased again either.
   // The runner beats again first, so that only its lease, not its silence, is what ran out.
   await sql`update divinux.synthetic_runners set heartbeat_at = now() where id = ${deadRunner}`.execute(db)
-  const expired = await db
-    .insertInto('divinux.syntheticRuns')
-    .values({
-      checkId: check.id,
-      organizationId: orgId,
-      region: 'local',
-      dueAt: new Date(Date.now() - 1_000),
-      state: 'leased',
-      runnerId: deadRunner,
-      startedAt: new Date(Date.now() - 241_000),
-      leasedUntil: new Date(Date.now() - 1_000),
-    })
-    .returning('id')
-    .executeTakeFirstOrThrow()
+  const expired = await leasedRun(1_000, 241_000, -1_000)
   await app.jobs.send(MAINTENANCE_QUEUE, {})
   const lapsed = await until('the lapsed run to be recorded missed', async () => {
     const row = await db
