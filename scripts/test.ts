@@ -9,6 +9,7 @@ import path from 'node:path'
 import { builtPathOf, localPostgresReachable, sourcePathOf } from '@svc/testkit'
 import { PGLITE_FILES } from './engine-split.js'
 import { postgresPass } from './postgres-pass.js'
+import { type Failure, failuresOf } from './test-failures.js'
 import { buildForTests } from './test-build.js'
 import { testFilesOf } from './test-files.js'
 
@@ -81,6 +82,8 @@ async function fileTimes(pass: string): Promise<FileTime[]> {
 
 const times: FileTime[] = []
 
+const failures: Failure[] = []
+
 /** One tap run over the built files (`.taprc`: plain Node, no TypeScript loader). */
 async function suite(title: string, pass: string, files: string[], args: string[], env: NodeJS.ProcessEnv): Promise<Counts> {
   console.log(`\n▶ ${title}: ${files.length} files`)
@@ -88,6 +91,7 @@ async function suite(title: string, pass: string, files: string[], args: string[
   const counts = countsOf(output)
   if (code !== 0 && counts.failed === 0) counts.failed = 1
   times.push(...(await fileTimes(pass)))
+  failures.push(...(await failuresOf(output, pass, '.tap/test-results')))
   return counts
 }
 
@@ -168,6 +172,14 @@ for (const { file, pass: engine, seconds } of times.sort((a, b) => b.seconds - a
 
 console.log('\nsteps (wall time):')
 for (const { title, seconds } of stepTimes) console.log(`${seconds.toFixed(1).padStart(7)} s  ${title}`)
+
+if (failures.length > 0) {
+  console.log('\nfailed:')
+  for (const { file, pass: engine, tests } of failures) {
+    console.log(`  ${file} (${engine})`)
+    for (const test of tests) console.log(`    ✗ ${test}`)
+  }
+}
 
 console.log(`\ntests: ${totals.passed} passed, ${totals.failed} failed`)
 process.exit(totals.failed === 0 && coverageOk ? 0 : 1)
