@@ -1,8 +1,8 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { isUuid, membershipOf } from '@svc/auth'
 import { ConflictError, ListResponse, NotFoundError, PaginationQuery, sendSerialized, serializedAnswer } from '@svc/http'
-import { endEscalation } from '../queries/escalations.js'
-import { findAlert, listAlertEvents, listAlerts, moveAlert, recordAlertEvent } from '../queries/alerts.js'
+import { findAlert, listAlertEvents, listAlerts } from '../queries/alerts.js'
+import { moveAlertByPerson } from './lifecycle.js'
 import { incidentOfAlert } from '../incidents/queries.js'
 import { Alert, AlertEvent, AlertParams, AlertQuery, AlertWithIncident, OrgParams, alertBody, eventBody } from './schemas.js'
 import { keptAnswers, pageOf } from '@svc/db'
@@ -102,9 +102,9 @@ export const alertRoutes: FastifyPluginAsyncTypebox = async (app) => {
     },
   )
 
-  for (const [action, from, to] of [
-    ['acknowledge', ['open'], 'acknowledged'],
-    ['resolve', ['open', 'acknowledged'], 'resolved'],
+  for (const [action, to] of [
+    ['acknowledge', 'acknowledged'],
+    ['resolve', 'resolved'],
   ] as const) {
     app.post(
       `/api/v1/organizations/:orgId/alerts/:alertId/${action}`,
@@ -125,12 +125,7 @@ export const alertRoutes: FastifyPluginAsyncTypebox = async (app) => {
         const { organizationId } = membershipOf(request)
         const current = await alertOf(organizationId, request.params.alertId)
         const row = await db.transaction().execute(async (trx) => {
-          const moved = await moveAlert(trx, organizationId, current.id, [...from], to, request.user.userId)
-          if (moved) {
-            await recordAlertEvent(trx, organizationId, current.id, to, {}, request.user.userId)
-            // In the same transaction: a step that runs after this commits pages no one.
-            await endEscalation(trx, organizationId, current.id, to)
-          }
+          await moveAlertByPerson(trx, { organizationId, alertId: current.id }, to, request.user.userId)
           return findAlert(trx, organizationId, current.id)
         })
         if (!row) throw new NotFoundError('alert')

@@ -4,8 +4,8 @@ import { incidentOrNotFound } from '../incidents/common.js'
 import { findIncident, incidentOfAlert } from '../incidents/queries.js'
 import { addTimelineText, declareIncident, editIncident, joinIncident, type Actor } from '../incidents/operations.js'
 import { SEVERITIES, type Severity } from '../incidents/model.js'
-import { findAlert, moveAlert, recordAlertEvent } from '../queries/alerts.js'
-import { endEscalation } from '../queries/escalations.js'
+import { moveAlertByPerson } from '../alerts/lifecycle.js'
+import { findAlert } from '../queries/alerts.js'
 import type { ButtonAction } from './cards.js'
 import { escalatingAlertOf, findSlackMessage, incidentByNumber, incidentOfChannel } from './queries.js'
 
@@ -45,15 +45,7 @@ async function actOnAlert(deps: ChatActionDeps, organizationId: string, actor: A
     return `Escalated: ${outcome.detail}.`
   }
   const to = action === 'acknowledge' ? 'acknowledged' : 'resolved'
-  const from: Array<'open' | 'acknowledged'> = action === 'acknowledge' ? ['open'] : ['open', 'acknowledged']
-  const moved = await db.transaction().execute(async (trx) => {
-    const moved = await moveAlert(trx, organizationId, alert.id, from, to, actor.userId)
-    if (moved) {
-      await recordAlertEvent(trx, organizationId, alert.id, to, { via: 'slack' }, actor.userId)
-      await endEscalation(trx, organizationId, alert.id, to)
-    }
-    return moved
-  })
+  const moved = await moveAlertByPerson(db, { organizationId, alertId: alert.id }, to, actor.userId, { via: 'slack' })
   if (!moved) throw new ChatRefusal(`The alert is ${(await findAlert(db, organizationId, alert.id))?.status ?? 'gone'} already.`)
   return `You ${to} the alert.`
 }

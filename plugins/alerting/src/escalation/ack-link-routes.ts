@@ -2,8 +2,9 @@ import type { FastifyReply, FastifyRequest } from 'fastify'
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { Type } from 'typebox'
 import { ConflictError, GoneError, NotFoundError, publicCors } from '@svc/http'
-import { findAlert, moveAlert, recordAlertEvent } from '../queries/alerts.js'
-import { endEscalation, findAckLink, useAckLink } from '../queries/escalations.js'
+import { moveAlertByPerson } from '../alerts/lifecycle.js'
+import { findAlert } from '../queries/alerts.js'
+import { findAckLink, useAckLink } from '../queries/escalations.js'
 import { activeMembersAmong } from '../queries/people.js'
 import { ackTokenHash } from './page.js'
 
@@ -99,13 +100,11 @@ export const ackLinkRoutes: FastifyPluginAsyncTypebox = async (app) => {
           }
           const { organizationId, alertId, userId } = spent
           if (!(await activeMembersAmong(trx, organizationId, [userId])).has(userId)) throw new NotFoundError('acknowledgement link')
-          const moved = await moveAlert(trx, organizationId, alertId, ['open'], 'acknowledged', userId)
+          const moved = await moveAlertByPerson(trx, { organizationId, alertId }, 'acknowledged', userId, { via: 'link' })
           if (!moved) {
             const alert = await findAlert(trx, organizationId, alertId)
             throw new ConflictError(`the alert is ${alert?.status ?? 'gone'}: it cannot be acknowledged`)
           }
-          await recordAlertEvent(trx, organizationId, alertId, 'acknowledged', { via: 'link' }, userId)
-          await endEscalation(trx, organizationId, alertId, 'acknowledged')
           return { alertId, status: 'acknowledged' as const, acknowledgedBy: userId }
         })
       if (!fromThePage(request)) return acknowledge()

@@ -7,8 +7,8 @@ import type { TwilioConfig } from '@svc/config'
 import type { Executor } from '@svc/db'
 import { ForbiddenError, NotFoundError } from '@svc/http'
 import { TWILIO_STATUS_PATH, TWILIO_VOICE_PATH, outboxMessage, recordDeliveryReport } from '@svc/notifier'
-import { moveAlert, recordAlertEvent } from '../queries/alerts.js'
-import { ackLinksWithSmsCode, attemptOfMessage, endEscalation, useAckLink } from '../queries/escalations.js'
+import { moveAlertByPerson } from '../alerts/lifecycle.js'
+import { ackLinksWithSmsCode, attemptOfMessage, useAckLink } from '../queries/escalations.js'
 import type { ContactReader } from './channels.js'
 
 /** Where Twilio sends the replies to our SMS (configure it as the number's messaging webhook). */
@@ -30,11 +30,7 @@ export interface TwilioRouteOptions {
 
 /** Acknowledges as the paged person, once (compare-and-set); answers whether it did. */
 async function acknowledge(db: Executor, page: { organizationId: string; alertId: string; userId: string }, via: 'sms' | 'voice') {
-  const moved = await moveAlert(db, page.organizationId, page.alertId, ['open'], 'acknowledged', page.userId)
-  if (!moved) return false
-  await recordAlertEvent(db, page.organizationId, page.alertId, 'acknowledged', { via }, page.userId)
-  await endEscalation(db, page.organizationId, page.alertId, 'acknowledged')
-  return true
+  return moveAlertByPerson(db, page, 'acknowledged', page.userId, { via })
 }
 
 /**

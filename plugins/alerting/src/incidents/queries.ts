@@ -1,6 +1,6 @@
 import { sql } from 'kysely'
 import { jsonb, lockUntilCommit, paged, type Executor, type Page } from '@svc/db'
-import { ackTimeoutFromNow } from '../queries/escalations.js'
+import { moveAlerts, type AlertMove } from '../alerts/lifecycle.js'
 import type { IncidentStatus, Severity } from './model.js'
 
 // The incident tables are the alerting surface's (scripts/test/surface-tables.test.ts); every
@@ -556,45 +556,27 @@ export async function deploysOf(db: Executor, organizationId: string, services: 
 
 /**
  * Acknowledges or resolves the incident's alerts that are not yet, as the alert routes do one by
- * one (decision 0019, "The incident works its alerts"): each moved alert gets its timeline event
- * (dispatched to webhooks and workflows like any other) and its escalation ends, in three
- * statements however many alerts a storm left. Answers the ids moved.
+ * one (decision 0019, "The incident works its alerts"), in one statement however many alerts a
+ * storm left (alerts/lifecycle.ts). Answers the ids moved.
  */
 export async function settleIncidentAlerts(
   trx: Executor,
   organizationId: string,
   incidentId: string,
-  to: 'acknowledged' | 'resolved',
+  to: AlertMove,
   userId: string,
 ): Promise<string[]> {
-  const from = to === 'acknowledged' ? ['open'] : ['open', 'acknowledged']
-  const moved = await sql<{ id: string }>`
-    update divinux.alerts a set status = ${to}, updated_at = now(),
-      acknowledged_at = case when ${to} = 'acknowledged' then now() else a.acknowledged_at end,
-      acknowledged_by = case when ${to} = 'acknowledged' then ${userId}::uuid else a.acknowledged_by end,
-      resolved_at = case when ${to} = 'resolved' then now() else a.resolved_at end,
-      resolved_by = case when ${to} = 'resolved' then ${userId}::uuid else a.resolved_by end
-    from divinux.incident_alerts l
-    where l.alert_id = a.id and l.incident_id = ${incidentId} and l.organization_id = ${organizationId}
-      and a.organization_id = ${organizationId} and a.status in (${sql.join(from)})
-      -- A responder request is acknowledged by the person it asks, never by the incident.
-      and (${to} = 'resolved' or l.rule <> 'responder_request')
-    returning a.id`.execute(trx)
-  const ids = moved.rows.map((row) => row.id)
-  if (ids.length === 0) return ids
-  await sql`
-    insert into divinux.alert_events (organization_id, alert_id, type, data, actor_user_id)
-    select ${organizationId}, id, ${to}, ${JSON.stringify({ incidentId })}::jsonb, ${userId}::uuid from unnest(${ids}::uuid[]) as id`.execute(
-    trx,
-  )
-  // In the same transaction: a step that runs after this commits pages no one.
-  const ending =
-    to === 'acknowledged' ? ['pending', 'active', 'silenced', 'exhausted'] : ['pending', 'active', 'silenced', 'acknowledged', 'grouped']
-  await sql`
-    update divinux.alert_escalations set state = ${to}, updated_at = now(),
-      next_at = ${to === 'acknowledged' ? ackTimeoutFromNow : null}
-    where organization_id = ${organizationId} and alert_id = any(${ids}::uuid[]) and state in (${sql.join(ending)})`.execute(trx)
-  return ids
+  return moveAlerts(trx, {
+    organizationId,
+    to,
+    // A responder request is acknowledged by the person it asks, never by the incident.
+    which: sql`id in (
+      select l.alert_id from divinux.incident_alerts l
+      where l.incident_id = ${incidentId} and l.organization_id = ${organizationId}
+        and (${to} = 'resolved' or l.rule <> 'responder_request'))`,
+    actorUserId: userId,
+    data: { incidentId },
+  })
 }
 
 /** The incident's alerts from synthetic checks (labels carry the check), first first, at most 100. */

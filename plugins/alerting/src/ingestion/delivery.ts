@@ -81,8 +81,7 @@ async function applyEvent({ db, fire, announce }: Writes, config: IngestConfig, 
     )
   }
   const to = event.action === 'resolve' ? 'resolved' : 'acknowledged'
-  const from: Array<'open' | 'acknowledged'> = event.action === 'resolve' ? ['open', 'acknowledged'] : ['open']
-  const moved = await moveAlertFromSource(db, check, { fingerprint: event.fingerprint, from, to, source: config.format })
+  const moved = await moveAlertFromSource(db, check, { fingerprint: event.fingerprint, to, source: config.format })
   if (!moved) return undefined
   // The move updates the escalation itself; its timeline event is dispatched at the dispatcher's next poll.
   const outcome: Outcome = moved.id ? { alertId: moved.id, status: to } : { alertId: null, status: 'ignored' }

@@ -117,29 +117,6 @@ export async function reopenAcknowledgedAlert(db: Executor, organizationId: stri
     .executeTakeFirst()
 }
 
-/** Moves the alert from one of `from` to `to`; answers it only when it was in one of them (compare-and-set). */
-export async function moveAlert(
-  db: Executor,
-  organizationId: string,
-  alertId: string,
-  from: Array<'open' | 'acknowledged'>,
-  to: 'acknowledged' | 'resolved',
-  userId: string,
-) {
-  return db
-    .updateTable('divinux.alerts')
-    .set(
-      to === 'acknowledged'
-        ? { status: to, acknowledgedAt: sql<Date>`now()`, acknowledgedBy: userId, updatedAt: sql<Date>`now()` }
-        : { status: to, resolvedAt: sql<Date>`now()`, resolvedBy: userId, updatedAt: sql<Date>`now()` },
-    )
-    .where('organizationId', '=', organizationId)
-    .where('status', 'in', from)
-    .where('id', '=', alertId)
-    .returning('id')
-    .executeTakeFirst()
-}
-
 /** The stored answer of a delivery already processed, or undefined after recording this one as taken. */
 export async function claimDelivery(db: Executor, configId: string, organizationId: string, deliveryKey: string) {
   const claimed = await db

@@ -1,6 +1,7 @@
 import { sql } from 'kysely'
 import type { Executor } from '@svc/db'
 import type { CheckStateChanged } from '@svc/events'
+import { moveAlerts } from '../alerts/lifecycle.js'
 import { countRepeats, nothingToDispatch } from './ingest-writes.js'
 
 /** The fingerprint of a synthetic check's alert: one unresolved alert per check. */
@@ -55,22 +56,14 @@ export async function fireCheckAlert(db: Executor, event: CheckStateChanged): Pr
   return result.rows[0]!
 }
 
-/** A recovered check resolves its alert and ends its escalation; answers the alert's id, if one was open. */
+/** A recovered check resolves its alert (alerts/lifecycle.ts); answers the alert's id, if one was open. */
 export async function resolveCheckAlert(db: Executor, event: CheckStateChanged): Promise<string | undefined> {
-  const result = await sql<{ id: string }>`
-    with moved as (
-      update divinux.alerts set status = 'resolved', resolved_at = now(), updated_at = now()
-      where organization_id = ${event.organizationId} and fingerprint = ${checkFingerprint(event.checkId)} and status in ('open', 'acknowledged')
-      returning id
-    ),
-    timeline as (
-      insert into divinux.alert_events (organization_id, alert_id, type, data)
-      select ${event.organizationId}, moved.id, 'resolved', ${JSON.stringify({ source: 'synthetics', checkAt: event.at, state: event.state })}::jsonb from moved
-    ),
-    escalation as (
-      update divinux.alert_escalations set state = 'resolved', next_at = null, updated_at = now()
-      where alert_id in (select id from moved) and state in ('pending', 'active', 'silenced', 'acknowledged')
-    )
-    select id from moved`.execute(db)
-  return result.rows[0]?.id
+  const [id] = await moveAlerts(db, {
+    organizationId: event.organizationId,
+    to: 'resolved',
+    which: sql`fingerprint = ${checkFingerprint(event.checkId)}`,
+    actorUserId: null,
+    data: { source: 'synthetics', checkAt: event.at, state: event.state },
+  })
+  return id
 }

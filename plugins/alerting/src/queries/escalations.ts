@@ -131,23 +131,6 @@ export const ackTimeoutFromNow = sql<Date | null>`(
   select now() + make_interval(mins => p.ack_timeout_minutes)
   from divinux.escalation_policies p where p.id = divinux.alert_escalations.policy_id)`
 
-/**
- * Ends an alert's escalation because it was acknowledged or resolved; a step that comes later
- * pages no one. An acknowledgement under a policy with a timeout pages again then (next_at).
- */
-export async function endEscalation(db: Executor, organizationId: string, alertId: string, to: 'acknowledged' | 'resolved') {
-  const from: EscalationState[] =
-    // An escalation whose steps all ran is still acknowledged: its timeout pages again.
-    to === 'acknowledged' ? ['pending', 'active', 'silenced', 'exhausted'] : ['pending', 'active', 'silenced', 'acknowledged']
-  await db
-    .updateTable('divinux.alertEscalations')
-    .set({ state: to, nextAt: to === 'acknowledged' ? ackTimeoutFromNow : null, updatedAt: sql<Date>`now()` })
-    .where('organizationId', '=', organizationId)
-    .where('alertId', '=', alertId)
-    .where('state', 'in', from)
-    .execute()
-}
-
 export async function findEscalation(db: Executor, organizationId: string, alertId: string) {
   return db
     .selectFrom('divinux.alertEscalations')

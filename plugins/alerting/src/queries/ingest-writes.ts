@@ -2,6 +2,7 @@ import { sql, type RawBuilder } from 'kysely'
 import type { Database, Executor } from '@svc/db'
 import { REOPEN_MINUTES } from '../correlation/rules.js'
 import { OPENING_PRIORITIES } from '../incidents/model.js'
+import { moveExpressions, type AlertMove } from '../alerts/lifecycle.js'
 import type { IngestedEvent } from '../ingestion/event.js'
 
 // The writes of one ingested event, each a single statement: the alert change and its timeline
@@ -216,33 +217,22 @@ const fireAlertsStatement = (batch: RawBuilder<unknown>) => sql`
 
 /**
  * An acknowledge or resolve from the source: moves the unresolved alert with this fingerprint
- * (compare-and-set on its status) and records it. `moved: false` when there was none; undefined
- * when the config changed.
+ * (alerts/lifecycle.ts). `moved: false` when there was none; undefined when the config changed.
  */
 export async function moveAlertFromSource(
   db: Executor,
   check: ConfigCheck,
-  move: { fingerprint: string; from: Array<'open' | 'acknowledged'>; to: 'acknowledged' | 'resolved'; source: string },
+  move: { fingerprint: string; to: AlertMove; source: string },
 ): Promise<{ id: string | null } | undefined> {
-  const organizationId = check.organizationId
-  const stamp = move.to === 'resolved' ? sql`resolved_at = now()` : sql`acknowledged_at = now()`
   const result = await sql<{ valid: boolean; id: string | null }>`
     with config as (${configStillValid(check)}),
-    moved as (
-      update divinux.alerts set status = ${move.to}, ${stamp}, updated_at = now()
-      where organization_id = ${organizationId} and fingerprint = ${move.fingerprint}
-        and status in (${sql.join(move.from)}) and exists (select 1 from config)
-      returning id
-    ),
-    timeline as (
-      insert into divinux.alert_events (organization_id, alert_id, type, data)
-      select ${organizationId}, moved.id, ${move.to}, ${JSON.stringify({ source: move.source })}::jsonb from moved
-    ),
-    escalation as (
-      update divinux.alert_escalations set state = ${move.to}, next_at = null, updated_at = now()
-      where alert_id in (select id from moved)
-        and state in (${sql.join(move.to === 'resolved' ? ['pending', 'active', 'silenced', 'acknowledged'] : ['pending', 'active', 'silenced'])})
-    )
+    ${moveExpressions({
+      organizationId: check.organizationId,
+      to: move.to,
+      which: sql`fingerprint = ${move.fingerprint} and exists (select 1 from config)`,
+      actorUserId: null,
+      data: { source: move.source },
+    })}
     select exists (select 1 from config) as valid, (select id from moved) as id`.execute(db)
   const row = result.rows[0]
   return row?.valid ? { id: row.id } : undefined

@@ -1,0 +1,94 @@
+import { sql, type RawBuilder } from 'kysely'
+import type { Executor, Json } from '@svc/db'
+import { ackTimeoutFromNow, type EscalationState } from '../queries/escalations.js'
+
+/**
+ * Every move of an alert's status, and what it does to the alert's escalation, whoever makes it:
+ * a person (the API, an acknowledgement link, SMS, voice, Slack), the source (Alertmanager,
+ * PagerDuty's events), a check that recovered, or the incident the alert is in. Each entry point
+ * says which alerts and who; the statement is written here once (decision 0014, "Escalations").
+ */
+export type AlertMove = 'acknowledged' | 'resolved'
+
+/** The statuses each move starts from (compare-and-set): a late acknowledgement never reopens a resolved alert. */
+export const MOVES_FROM = {
+  acknowledged: ['open'],
+  resolved: ['open', 'acknowledged'],
+} as const satisfies Record<AlertMove, ReadonlyArray<'open' | 'acknowledged'>>
+
+/**
+ * Which escalation states each move ends, the one rule:
+ * - acknowledged: an escalation that pages or waits to (`pending`, `active`, `silenced`), and one
+ *   whose steps all ran (`exhausted`); its policy's acknowledgement timeout pages again.
+ * - resolved: every escalation that could still page (`acknowledged` ones through their timeout)
+ *   or stood aside for another alert of its incident (`grouped`): nothing pages for a resolved alert.
+ * `unrouted` stays as it is under both: it tells why nobody was paged.
+ */
+export const ESCALATION_ENDS = {
+  acknowledged: ['pending', 'active', 'silenced', 'exhausted'],
+  resolved: ['pending', 'active', 'silenced', 'acknowledged', 'exhausted', 'grouped'],
+} as const satisfies Record<AlertMove, readonly EscalationState[]>
+
+export interface Move {
+  organizationId: string
+  to: AlertMove
+  /** A condition on `divinux.alerts` naming the alerts to move (an id, a fingerprint, an incident's). */
+  which: RawBuilder<unknown>
+  /** The person who moved them; null for a source or a check. */
+  actorUserId: string | null
+  /** The timeline event's data: how, or from where (`{via: 'link'}`, `{source}`, `{incidentId}`). */
+  data: Json
+}
+
+/**
+ * The common table expressions of one move: `moved` (the alerts moved, compare-and-set on their
+ * status), their timeline events (dispatched like any other) and the end of their escalations, in
+ * the same statement, so a step that runs after it commits pages no one. A caller adds its own
+ * guards to `which` and selects from `moved`.
+ */
+export function moveExpressions(move: Move): RawBuilder<unknown> {
+  const { organizationId, to, actorUserId } = move
+  const stamp =
+    to === 'acknowledged'
+      ? sql`acknowledged_at = now(), acknowledged_by = ${actorUserId}::uuid`
+      : sql`resolved_at = now(), resolved_by = ${actorUserId}::uuid`
+  return sql`
+    moved as (
+      update divinux.alerts set status = ${to}, ${stamp}, updated_at = now()
+      where organization_id = ${organizationId} and status in (${sql.join(MOVES_FROM[to])}) and (${move.which})
+      returning id
+    ),
+    moved_timeline as (
+      insert into divinux.alert_events (organization_id, alert_id, type, data, actor_user_id)
+      select ${organizationId}, id, ${to}, ${JSON.stringify(move.data)}::jsonb, ${actorUserId}::uuid from moved
+    ),
+    moved_escalations as (
+      update divinux.alert_escalations set state = ${to}, updated_at = now(),
+        next_at = ${to === 'acknowledged' ? ackTimeoutFromNow : null}
+      where alert_id in (select id from moved) and state in (${sql.join(ESCALATION_ENDS[to])})
+    )`
+}
+
+/** Moves the alerts `which` names; answers the ids moved (none when each was past the move already). */
+export async function moveAlerts(db: Executor, move: Move): Promise<string[]> {
+  const moved = await sql<{ id: string }>`with ${moveExpressions(move)} select id from moved`.execute(db)
+  return moved.rows.map((row) => row.id)
+}
+
+/** A person acknowledges or resolves one alert (the API, a link, SMS, voice, Slack); answers whether it moved. */
+export async function moveAlertByPerson(
+  db: Executor,
+  alert: { organizationId: string; alertId: string },
+  to: AlertMove,
+  userId: string,
+  data: Json = {},
+): Promise<boolean> {
+  const moved = await moveAlerts(db, {
+    organizationId: alert.organizationId,
+    to,
+    which: sql`id = ${alert.alertId}`,
+    actorUserId: userId,
+    data,
+  })
+  return moved.length > 0
+}
