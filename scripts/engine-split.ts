@@ -44,7 +44,7 @@ export const PGLITE_FILES: Record<string, PgliteFile> = {
   // One end-to-end path per surface.
   'services/platform/test/organizations.test.ts': { why: 'organizations, members and roles', surface: 'platform' },
   'services/platform/test/scim-users.test.ts': { why: 'SCIM provisioning', surface: 'platform' },
-  'services/product/test/incidents.test.ts': { why: 'alerts to incidents', surface: 'alerting' },
+  'services/product/test/alerting/incidents/incidents.test.ts': { why: 'alerts to incidents', surface: 'alerting' },
   'services/product/test/status-pages.test.ts': { why: 'status pages and subscribers', surface: 'statuspages' },
   'services/product/test/synthetics.test.ts': { why: 'checks, runs and their state', surface: 'synthetics' },
   'services/product/test/insights.test.ts': { why: 'analyses from ingested alerts', surface: 'insights' },

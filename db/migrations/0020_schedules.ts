@@ -4,7 +4,7 @@ import { sql, type Kysely } from 'kysely'
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 export async function up(db: Kysely<any>): Promise<void> {
   // On-call schedules (issue 14): a time zone and ordered layers of rotations. The layers are one
-  // document, read and replaced whole, and computed from in TypeScript (schedules/rotation.ts).
+  // document, read and replaced whole, and computed from in TypeScript (oncall/schedules/rotation.ts).
   await db.schema
     .withSchema('divinux')
     .createTable('schedules')

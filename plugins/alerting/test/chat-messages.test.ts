@@ -1,5 +1,5 @@
 import t from 'tap'
-import { discordMessage, slackMessage, teamsMessage, type ChatAlert } from '../src/chat/messages.js'
+import { discordMessage, slackMessage, teamsMessage, type ChatAlert } from '../src/destinations/chat-integrations/messages.js'
 
 const alert: ChatAlert = {
   priority: 'P1',

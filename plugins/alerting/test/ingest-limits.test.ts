@@ -1,7 +1,7 @@
 import Fastify from 'fastify'
 import t from 'tap'
 import { registerErrorHandling } from '@svc/http'
-import { keyGuesses } from '../src/ingestion/limits.js'
+import { keyGuesses } from '../src/intake/limits.js'
 
 // PagerDuty's routing key is in the body, so its per-config limit runs once the body is read; an
 // address that has been guessing keys is refused before its next body is read (issue 51).

@@ -1,7 +1,7 @@
 import t from 'tap'
 import { migrateToLatest, openDatabase } from '@svc/db'
 import { createTestDatabase } from '@svc/testkit'
-import { fireAlert, fireAlerts, type ConfigCheck, type Firing } from '../src/queries/ingest-writes.js'
+import { fireAlert, fireAlerts, type ConfigCheck, type Firing } from '../src/alerts/fire.js'
 
 // What a firing event tells ingestion about the work it left: the escalator is woken only for a
 // pending escalation, the event dispatcher only for a timeline event that waits for it.

@@ -1,5 +1,5 @@
 import t from 'tap'
-import { labelsOf } from '../src/ingestion/event.js'
+import { labelsOf } from '../src/intake/event.js'
 
 t.test('labels keep string values, write numbers and booleans as text, and drop the rest', async (t) => {
   t.same(labelsOf({ region: 'eu-west-1', replicas: 3, canary: false, nested: { a: 1 }, list: ['x'], missing: null }), {

@@ -1,7 +1,7 @@
 import { createServer } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import t from 'tap'
-import { checkTarget, createOutboundClient } from '../src/outbound/http.js'
+import { checkTarget, createOutboundClient } from '../src/destinations/http.js'
 
 const strict = { allowPrivateTargets: false }
 

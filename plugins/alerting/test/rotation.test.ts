@@ -1,5 +1,5 @@
 import t from 'tap'
-import { finalShifts, layerShifts, onCallAt, type Layer } from '../src/schedules/rotation.js'
+import { finalShifts, layerShifts, onCallAt, type Layer } from '../src/oncall/schedules/rotation.js'
 
 const [ada, bo, cy] = ['ada', 'bo', 'cy']
 const at = (iso: string) => new Date(iso)

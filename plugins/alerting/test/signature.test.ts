@@ -1,6 +1,6 @@
 import { createHmac } from 'node:crypto'
 import t from 'tap'
-import { SIGNATURE_TOLERANCE_SECONDS, verifyDelivery, verifySignature } from '../src/ingestion/signature.js'
+import { SIGNATURE_TOLERANCE_SECONDS, verifyDelivery, verifySignature } from '../src/intake/signature.js'
 
 const secret = 'a-signing-secret-of-some-length'
 const body = Buffer.from('{"title":"x"}')

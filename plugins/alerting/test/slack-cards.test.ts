@@ -1,8 +1,8 @@
 import t from 'tap'
-import { alertControls, incidentCard, subjectOf, timelineLine } from '../src/chat-interactivity/cards.js'
-import { slackMessage } from '../src/chat/messages.js'
-import { channelNameOf } from '../src/chat-interactivity/incident-sync.js'
-import { slackSignatureProblem } from '../src/chat-interactivity/signature.js'
+import { alertControls, incidentCard, subjectOf, timelineLine } from '../src/chat/slack/cards.js'
+import { slackMessage } from '../src/destinations/chat-integrations/messages.js'
+import { channelNameOf } from '../src/chat/slack/incident-sync.js'
+import { slackSignatureProblem } from '../src/chat/slack/signature.js'
 
 // What Slack shows of pages and incidents (decision 0020), and how its requests are verified.
 

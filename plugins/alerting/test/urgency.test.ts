@@ -1,5 +1,5 @@
 import t from 'tap'
-import { planFor, urgencyOf, withinSupportHours, type PagingPreferences } from '../src/escalation/channels.js'
+import { planFor, urgencyOf, withinSupportHours, type PagingPreferences } from '../src/oncall/paging-plan.js'
 
 // Urgency and notification rules (decision 0014, "Urgency and notification rules").
 

@@ -1,6 +1,6 @@
 import { sql, type RawBuilder } from 'kysely'
 import type { Executor, Json } from '@svc/db'
-import { ackTimeoutFromNow, type EscalationState } from '../queries/escalations.js'
+import { ackTimeoutFromNow, type EscalationState } from './escalation-state.js'
 
 /**
  * Every move of an alert's status, and what it does to the alert's escalation, whoever makes it:

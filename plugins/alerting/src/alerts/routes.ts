@@ -1,7 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { isUuid, membershipOf } from '@svc/auth'
 import { ConflictError, ListResponse, NotFoundError, PaginationQuery, sendSerialized, serializedAnswer } from '@svc/http'
-import { findAlert, listAlertEvents, listAlerts } from '../queries/alerts.js'
+import { findAlert, listAlertEvents, listAlerts } from './queries.js'
 import { moveAlertByPerson } from './lifecycle.js'
 import { incidentOfAlert } from '../incidents/queries.js'
 import { Alert, AlertEvent, AlertParams, AlertQuery, AlertWithIncident, OrgParams, alertBody, eventBody } from './schemas.js'

@@ -1,8 +1,8 @@
-import { alertEventTypes, type AlertEventType } from '../queries/alerts.js'
+import { alertEventTypes, type AlertEventType } from './queries.js'
 import { Type } from 'typebox'
 import { PaginationQuery, Timestamp } from '@svc/http'
-import type { AlertRow, listAlertEvents } from '../queries/alerts.js'
-import { priorities, webhookFormats } from '../webhooks/schemas.js'
+import type { AlertRow, listAlertEvents } from './queries.js'
+import { priorities, webhookFormats } from '../intake/configs/schemas.js'
 
 export const statuses = ['open', 'acknowledged', 'resolved'] as const
 export const OrgParams = Type.Object({ orgId: Type.String() })

@@ -2,8 +2,8 @@ import { auditContextOf, type AuditContext } from '@svc/audit'
 import { isUuid } from '@svc/auth'
 import type { Executor } from '@svc/db'
 import { NotFoundError } from '@svc/http'
-import { listDependencies } from '../correlation/queries.js'
-import { deploysOfServicesBefore } from '../queries/deploy-events.js'
+import { listDependencies } from './correlation/queries.js'
+import { deploysOfServicesBefore } from '../intake/deploys/queries.js'
 import { responseTimes, type IncidentStatus } from './model.js'
 import {
   findIncident,

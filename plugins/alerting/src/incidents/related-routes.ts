@@ -1,7 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { Type } from 'typebox'
 import { membershipOf } from '@svc/auth'
-import { listDependencies } from '../correlation/queries.js'
+import { listDependencies } from './correlation/queries.js'
 import { incidentOrNotFound, summaryBody } from './common.js'
 import { deploysOf, incidentFacets, nearbyIncidents } from './queries.js'
 import { IncidentParams, RelatedIncident } from './schemas.js'

@@ -1,6 +1,6 @@
 import type { Executor } from '@svc/db'
-import type { AlertRow } from '../queries/alerts.js'
-import { deploysBefore, type DeployEventRow } from '../queries/deploy-events.js'
+import type { AlertRow } from '../alerts/queries.js'
+import { deploysBefore, type DeployEventRow } from '../intake/deploys/queries.js'
 import type { Condition, ConditionOutcome } from './schemas.js'
 
 /** What a run is about: the alert of an alert trigger, or the deploy of `deploy.recorded`. */

@@ -14,7 +14,7 @@ import {
   workflowNameTaken,
   type RunRow,
   type WorkflowRow,
-} from '../queries/workflows.js'
+} from './queries.js'
 import {
   CreateWorkflow,
   RunQuery,

@@ -2,27 +2,18 @@ import type { FastifyBaseLogger } from 'fastify'
 import type { Database, Executor } from '@svc/db'
 import { publish, subscribe, type AlertPriority, type DeployRecorded } from '@svc/events'
 import { ensureQueue, inTransaction, workEach, type JobQueue } from '@svc/jobs'
-import { COMMAND_ROOM_PRIORITIES, type LatestAnalysisReader } from '../alerts/command-room.js'
+import { COMMAND_ROOM_PRIORITIES, type LatestAnalysisReader } from '../incidents/alert-command-room-routes.js'
 import { chatAlertOf } from '../chat/delivery.js'
-import type { ChatDeploy } from '../chat/messages.js'
-import { ChatFailure, type ChatSender } from '../chat/send.js'
-import type { Escalator } from '../escalation/escalator.js'
-import { findAlert, openCommandRoom, recordAlertEvent, setAlertPriority, type AlertRow } from '../queries/alerts.js'
-import { findChatIntegration } from '../queries/chat-integrations.js'
-import { findDeployEvent } from '../queries/deploy-events.js'
-import { findPolicy } from '../queries/escalation-policies.js'
-import { findOutboundWebhook } from '../queries/outbound-webhooks.js'
-import {
-  enabledWorkflows,
-  findWorkflow,
-  finishRun,
-  insertRuns,
-  recordActionOutcomes,
-  startRun,
-  takeRun,
-  type RunRow,
-} from '../queries/workflows.js'
-import { alertPayload, deployPayload, type OutboundEvent, type WebhookDelivery } from '../webhooks-out/delivery.js'
+import type { ChatDeploy } from '../destinations/chat-integrations/messages.js'
+import { ChatFailure, type ChatSender } from '../destinations/chat-integrations/send.js'
+import type { Escalator } from '../paging/escalator.js'
+import { findAlert, openCommandRoom, recordAlertEvent, setAlertPriority, type AlertRow } from '../alerts/queries.js'
+import { findChatIntegration } from '../destinations/chat-integrations/queries.js'
+import { findDeployEvent } from '../intake/deploys/queries.js'
+import { findPolicy } from '../oncall/policies/queries.js'
+import { findOutboundWebhook } from '../destinations/outbound-webhooks/queries.js'
+import { enabledWorkflows, findWorkflow, finishRun, insertRuns, recordActionOutcomes, startRun, takeRun, type RunRow } from './queries.js'
+import { alertPayload, deployPayload, type OutboundEvent, type WebhookDelivery } from '../destinations/outbound-webhooks/delivery.js'
 import { evaluateConditions, type Subject } from './conditions.js'
 import type { Action, ActionOutcome, Condition, Trigger } from './schemas.js'
 

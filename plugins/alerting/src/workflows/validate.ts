@@ -1,8 +1,8 @@
 import type { Executor } from '@svc/db'
 import { invalidField } from '@svc/http'
-import { chatIntegrationsAmong } from '../queries/chat-integrations.js'
-import { policiesAmong } from '../queries/escalation-policies.js'
-import { outboundWebhooksAmong } from '../queries/outbound-webhooks.js'
+import { chatIntegrationsAmong } from '../destinations/chat-integrations/queries.js'
+import { policiesAmong } from '../oncall/policies/queries.js'
+import { outboundWebhooksAmong } from '../destinations/outbound-webhooks/queries.js'
 import type { Action, Condition, Trigger } from './schemas.js'
 
 const ALERT_ONLY_CONDITIONS = new Set<Condition['type']>(['priority', 'source', 'labels', 'deploy_recent'])

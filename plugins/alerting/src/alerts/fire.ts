@@ -1,0 +1,239 @@
+import { sql, type RawBuilder } from 'kysely'
+import type { Database, Executor } from '@svc/db'
+import { REOPEN_MINUTES } from '../incidents/correlation/rules.js'
+import { OPENING_PRIORITIES } from '../incidents/model.js'
+import { moveExpressions, type AlertMove } from './lifecycle.js'
+import type { IngestedEvent } from '../intake/event.js'
+
+// The writes of one ingested event, each a single statement: the alert change and its timeline
+// event together, and only while the config that authenticated the delivery is still what the
+// caller saw (same key, same secret, enabled). That condition is what lets ingestion keep
+// configs in memory: a rotated key or secret, or a disabled config, makes the statement write
+// nothing, and the caller looks the config up again. One statement is also one round trip,
+// which is most of what an event costs (docs/benchmarks.md, bench:ingest).
+
+/** The config as the caller authenticated it. */
+export interface ConfigCheck {
+  configId: string
+  organizationId: string
+  apiKeyHash: string
+  signingSecret: string | null
+}
+
+const configStillValid = (check: ConfigCheck) => sql`
+  select id from divinux.webhook_configs
+  where id = ${check.configId} and organization_id = ${check.organizationId} and api_key_hash = ${check.apiKeyHash}
+    and enabled and signing_secret is not distinct from ${check.signingSecret}`
+
+/**
+ * A repeat of an alert is counted on its one `occurred` row (the partial unique index
+ * `alert_events_one_occurrence_row`), with the latest repeat's labels and time.
+ */
+export const countRepeats = sql`
+  on conflict (alert_id) where type = 'occurred'
+  do update set occurrences = divinux.alert_events.occurrences + 1, last_occurred_at = excluded.last_occurred_at, data = excluded.data`
+
+/**
+ * A new alert of a config that escalates (a policy or routing rules) gets its escalation row in
+ * the statement that creates it, so no alert that should page is ever left without one; the
+ * escalator starts it (paging/escalator.ts). `alerts` yields id, organization_id, config_id
+ * and created; the statement returns the alert ids it wrote a row for.
+ */
+const pendingEscalation = (alerts: RawBuilder<unknown>) => sql`
+  insert into divinux.alert_escalations (alert_id, organization_id, config_id, state)
+  select fired.id, fired.organization_id, fired.config_id, 'pending'
+  from (${alerts}) fired
+  join divinux.webhook_configs config on config.id = fired.config_id
+  where fired.created and (config.escalation_policy_id is not null or config.routing_rules <> '[]'::jsonb)
+  returning alert_id`
+
+/**
+ * The timeline row of a new alert waits for the event dispatcher (alert-events.ts)
+ * only when there is something to do with it: correlation may put it in an incident (its
+ * priority opens one, or its organization has an open incident or one resolved within the
+ * reopening window; incidents/correlation/correlate.ts), or its organization has an enabled outbound
+ * webhook or `alert.created` workflow. Otherwise it is written as dispatched, so the hot path
+ * leaves the dispatcher nothing to claim and update.
+ */
+export const nothingToDispatch = (organization: RawBuilder<unknown>, priority: RawBuilder<unknown>) => sql`
+  case when ${priority} in (${sql.join([...OPENING_PRIORITIES].map((opening) => sql.lit(opening)))})
+      or exists (select 1 from divinux.incidents open where open.organization_id = ${organization} and open.status <> 'resolved')
+      or exists (select 1 from divinux.incidents recent where recent.organization_id = ${organization} and recent.status = 'resolved'
+        and recent.resolved_at > now() - make_interval(mins => ${sql.lit(REOPEN_MINUTES)}))
+      or exists (select 1 from divinux.outbound_webhooks hook where hook.organization_id = ${organization} and hook.enabled)
+      or exists (select 1 from divinux.workflows flow where flow.organization_id = ${organization} and flow.enabled and flow.trigger = 'alert.created')
+    then null else now() end`
+
+/**
+ * A firing event: a new alert (in the group of the first alert with its group key inside the
+ * window), or one more occurrence of the unresolved alert with its fingerprint; the partial
+ * unique index decides, so concurrent deliveries cannot both create. Undefined when the config
+ * changed.
+ */
+export interface Firing {
+  source: string
+  priority: string
+  groupWindowSeconds: number
+  event: IngestedEvent
+}
+
+/**
+ * What firing an event wrote: its alert, and whether it left work for the escalator (a pending
+ * escalation) or for the event dispatcher (a `created` event not written dispatched; it never
+ * dispatches `occurred`), so that ingestion wakes each only when there is something for it.
+ */
+export interface Fired {
+  id: string
+  created: boolean
+  escalates: boolean
+  dispatches: boolean
+}
+
+export async function fireAlert(db: Executor, check: ConfigCheck, firing: Firing): Promise<Fired | undefined> {
+  const { event } = firing
+  const organizationId = check.organizationId
+  const result = await sql<Fired>`
+    with config as (${configStillValid(check)}),
+    upserted as (
+      insert into divinux.alerts (organization_id, config_id, source, title, description, priority, service, fingerprint, group_key, started_at, group_id, labels)
+      select ${organizationId}, config.id, ${firing.source}, ${event.title}, ${event.description ?? null}, ${firing.priority}, ${event.service ?? null},
+        ${event.fingerprint}, ${event.groupKey ?? null}, least(${event.startedAt ?? null}::timestamptz, now()),
+        (select first.id from divinux.alerts first
+          where first.organization_id = ${organizationId} and first.group_key = ${event.groupKey ?? null} and first.group_id is null
+            and first.created_at > now() - make_interval(secs => ${firing.groupWindowSeconds})
+          order by first.created_at limit 1),
+        ${JSON.stringify(event.labels)}::jsonb
+      from config
+      on conflict (organization_id, fingerprint) where status <> 'resolved'
+      do update set occurrences = divinux.alerts.occurrences + 1, last_seen_at = now(), updated_at = now()
+      returning id, xmax = 0 as created
+    ),
+    timeline as (
+      insert into divinux.alert_events (organization_id, alert_id, type, data, last_occurred_at, dispatched_at)
+      select ${organizationId}, upserted.id, case when upserted.created then 'created' else 'occurred' end,
+        ${JSON.stringify({ source: firing.source, title: event.title, labels: event.labels })}::jsonb,
+        case when upserted.created then null else now() end,
+        ${nothingToDispatch(sql`${organizationId}::uuid`, sql`${firing.priority}`)}
+      from upserted
+      ${countRepeats}
+      returning type = 'created' and dispatched_at is null as waiting
+    ),
+    escalation as (${pendingEscalation(sql`select id, ${organizationId}::uuid as organization_id, ${check.configId}::uuid as config_id, created from upserted`)})
+    select id, created, exists (select 1 from escalation) as escalates, exists (select 1 from timeline where waiting) as dispatches
+    from upserted`.execute(db)
+  return result.rows[0]
+}
+
+/**
+ * `fireAlert` for many events in one statement (intake/fire-batcher.ts): the same writes, each
+ * row conditioned on its own config, answered in the order given. No two events may share an
+ * organization and fingerprint (an upsert cannot touch one row twice).
+ */
+export async function fireAlerts(
+  database: Database,
+  batch: Array<{ check: ConfigCheck; firing: Firing }>,
+): Promise<Array<Fired | undefined>> {
+  const rows = batch.map(({ check, firing }, ord) => ({
+    ord,
+    config_id: check.configId,
+    organization_id: check.organizationId,
+    api_key_hash: check.apiKeyHash,
+    signing_secret: check.signingSecret,
+    source: firing.source,
+    title: firing.event.title,
+    description: firing.event.description ?? null,
+    priority: firing.priority,
+    service: firing.event.service ?? null,
+    fingerprint: firing.event.fingerprint,
+    group_key: firing.event.groupKey ?? null,
+    group_window_seconds: firing.groupWindowSeconds,
+    started_at: firing.event.startedAt ?? null,
+    labels: firing.event.labels,
+  }))
+  const written = await database.prepared<Fired & { ord: number }>('alerting.fire_alerts', fireAlertsText(database), [JSON.stringify(rows)])
+  const answers: Array<Fired | undefined> = batch.map(() => undefined)
+  for (const { ord, ...fired } of written) answers[ord] = fired
+  return answers
+}
+
+/**
+ * `fireAlerts`' statement. One parameter (the batch as JSON), so one text whatever the batch
+ * size: prepared once per connection (planning it costs about a fifth of a batch of 25), and
+ * compiled once per database rather than once per batch.
+ */
+const fireAlertsTexts = new WeakMap<Database, string>()
+function fireAlertsText(database: Database): string {
+  const kept = fireAlertsTexts.get(database)
+  if (kept !== undefined) return kept
+  const text = fireAlertsStatement(sql.val('')).compile(database.db).sql
+  fireAlertsTexts.set(database, text)
+  return text
+}
+
+const fireAlertsStatement = (batch: RawBuilder<unknown>) => sql`
+    with input as (
+      select * from jsonb_to_recordset(${batch}::jsonb) as x(
+        ord int, config_id uuid, organization_id uuid, api_key_hash text, signing_secret text, source text, title text,
+        description text, priority text, service text, fingerprint text, group_key text, group_window_seconds int,
+        started_at timestamptz, labels jsonb)
+    ),
+    valid as (
+      select input.* from input
+      join divinux.webhook_configs config on config.id = input.config_id and config.organization_id = input.organization_id
+        and config.api_key_hash = input.api_key_hash and config.enabled and config.signing_secret is not distinct from input.signing_secret
+    ),
+    upserted as (
+      insert into divinux.alerts (organization_id, config_id, source, title, description, priority, service, fingerprint, group_key, started_at, group_id, labels)
+      select valid.organization_id, valid.config_id, valid.source, valid.title, valid.description, valid.priority, valid.service,
+        valid.fingerprint, valid.group_key, least(valid.started_at, now()),
+        (select first.id from divinux.alerts first
+          where first.organization_id = valid.organization_id and first.group_key = valid.group_key and first.group_id is null
+            and first.created_at > now() - make_interval(secs => valid.group_window_seconds)
+          order by first.created_at limit 1),
+        valid.labels
+      from valid order by valid.ord
+      on conflict (organization_id, fingerprint) where status <> 'resolved'
+      do update set occurrences = divinux.alerts.occurrences + 1, last_seen_at = now(), updated_at = now()
+      returning id, organization_id, fingerprint, xmax = 0 as created
+    ),
+    answered as (
+      select valid.ord, valid.source, valid.title, valid.labels, valid.priority, valid.config_id, upserted.id, upserted.organization_id, upserted.created
+      from valid join upserted on upserted.organization_id = valid.organization_id and upserted.fingerprint = valid.fingerprint
+    ),
+    timeline as (
+      insert into divinux.alert_events (organization_id, alert_id, type, data, last_occurred_at, dispatched_at)
+      select organization_id, id, case when created then 'created' else 'occurred' end,
+        jsonb_build_object('source', source, 'title', title, 'labels', labels),
+        case when created then null else now() end,
+        ${nothingToDispatch(sql`answered.organization_id`, sql`answered.priority`)}
+      from answered order by ord
+      ${countRepeats}
+      returning alert_id, type = 'created' and dispatched_at is null as waiting
+    ),
+    escalation as (${pendingEscalation(sql`select id, organization_id, config_id, created from answered`)})
+    select ord, id, created, id in (select alert_id from escalation) as escalates,
+      id in (select alert_id from timeline where waiting) as dispatches
+    from answered`
+
+/**
+ * An acknowledge or resolve from the source: moves the unresolved alert with this fingerprint
+ * (alerts/lifecycle.ts). `moved: false` when there was none; undefined when the config changed.
+ */
+export async function moveAlertFromSource(
+  db: Executor,
+  check: ConfigCheck,
+  move: { fingerprint: string; to: AlertMove; source: string },
+): Promise<{ id: string | null } | undefined> {
+  const result = await sql<{ valid: boolean; id: string | null }>`
+    with config as (${configStillValid(check)}),
+    ${moveExpressions({
+      organizationId: check.organizationId,
+      to: move.to,
+      which: sql`fingerprint = ${move.fingerprint} and exists (select 1 from config)`,
+      actorUserId: null,
+      data: { source: move.source },
+    })}
+    select exists (select 1 from config) as valid, (select id from moved) as id`.execute(db)
+  const row = result.rows[0]
+  return row?.valid ? { id: row.id } : undefined
+}

@@ -1,0 +1,183 @@
+import type { Database } from '@svc/db'
+import type { Escalator } from '../../paging/escalator.js'
+import { incidentOrNotFound } from '../../incidents/common.js'
+import { findIncident, incidentOfAlert } from '../../incidents/queries.js'
+import { addTimelineText, declareIncident, editIncident, joinIncident, type Actor } from '../../incidents/operations.js'
+import { SEVERITIES, type Severity } from '../../incidents/model.js'
+import { moveAlertByPerson } from '../../alerts/lifecycle.js'
+import { findAlert } from '../../alerts/queries.js'
+import type { ButtonAction } from './cards.js'
+import { escalatingAlertOf, findSlackMessage, incidentByNumber, incidentOfChannel } from './queries.js'
+
+// What a button or a slash command does, as the person Slack says pressed it. Each answers the
+// line the person sees (ephemeral), or throws ChatRefusal with why nothing was done.
+
+export class ChatRefusal extends Error {}
+
+export interface ChatActionDeps {
+  database: Database
+  escalator: Pick<Escalator, 'escalateNow'>
+}
+
+/** The change an HTTP error (409, 404) would answer, as a refusal; anything else is ours to log. */
+async function refusingClientErrors<T>(work: () => Promise<T>): Promise<T> {
+  try {
+    return await work()
+  } catch (error) {
+    const status = (error as { statusCode?: number }).statusCode
+    if (status !== undefined && status >= 400 && status < 500) throw new ChatRefusal((error as Error).message)
+    throw error
+  }
+}
+
+async function actOnAlert(deps: ChatActionDeps, organizationId: string, actor: Actor, action: ButtonAction, alertId: string) {
+  const { db } = deps.database
+  const alert = await findAlert(db, organizationId, alertId)
+  if (!alert) throw new ChatRefusal('That alert no longer exists.')
+  if (action === 'join') {
+    const incident = await incidentOfAlert(db, organizationId, alert.id)
+    if (!incident) throw new ChatRefusal('The alert is in no incident to join.')
+    return joinAs(deps, organizationId, actor, incident.id, `INC-${incident.number}`)
+  }
+  if (action === 'escalate') {
+    const outcome = await deps.escalator.escalateNow(organizationId, alert.id)
+    if (!outcome.escalated) throw new ChatRefusal(`Nothing to escalate: ${outcome.detail}.`)
+    return `Escalated: ${outcome.detail}.`
+  }
+  const to = action === 'acknowledge' ? 'acknowledged' : 'resolved'
+  const moved = await moveAlertByPerson(db, { organizationId, alertId: alert.id }, to, actor.userId, { via: 'slack' })
+  if (!moved) throw new ChatRefusal(`The alert is ${(await findAlert(db, organizationId, alert.id))?.status ?? 'gone'} already.`)
+  return `You ${to} the alert.`
+}
+
+async function joinAs(deps: ChatActionDeps, organizationId: string, actor: Actor, incidentId: string, reference: string) {
+  const joined = await deps.database.db.transaction().execute((trx) => joinIncident(trx, actor, organizationId, incidentId, 'chat'))
+  return joined ? `You joined ${reference} as a responder.` : `You are a responder of ${reference} already.`
+}
+
+async function actOnIncident(deps: ChatActionDeps, organizationId: string, actor: Actor, action: ButtonAction, incidentId: string) {
+  const { db } = deps.database
+  return refusingClientErrors(async () => {
+    const incident = await incidentOrNotFound(db, organizationId, incidentId)
+    const reference = `INC-${incident.number}`
+    switch (action) {
+      case 'join':
+        return joinAs(deps, organizationId, actor, incident.id, reference)
+      case 'escalate': {
+        const alertId = await escalatingAlertOf(db, organizationId, incident.id)
+        if (!alertId) throw new ChatRefusal(`Nothing of ${reference} is waiting to escalate.`)
+        const outcome = await deps.escalator.escalateNow(organizationId, alertId)
+        if (!outcome.escalated) throw new ChatRefusal(`Nothing to escalate: ${outcome.detail}.`)
+        return `Escalated ${reference}: ${outcome.detail}.`
+      }
+      case 'acknowledge':
+        if (incident.status !== 'triage') throw new ChatRefusal(`${reference} is ${incident.status} already.`)
+        await db.transaction().execute((trx) => editIncident(trx, actor, organizationId, incident.id, { status: 'investigating' }))
+        return `You acknowledged ${reference}: it is investigating.`
+      case 'resolve':
+        if (incident.status === 'resolved') throw new ChatRefusal(`${reference} is resolved already.`)
+        await db.transaction().execute((trx) => editIncident(trx, actor, organizationId, incident.id, { status: 'resolved' }))
+        return `You resolved ${reference}.`
+    }
+  })
+}
+
+/** A button pressed on one of our messages. */
+export async function pressButton(
+  deps: ChatActionDeps,
+  organizationId: string,
+  actor: Actor,
+  action: ButtonAction,
+  subject: { kind: 'alert' | 'incident'; id: string },
+): Promise<string> {
+  return subject.kind === 'alert'
+    ? actOnAlert(deps, organizationId, actor, action, subject.id)
+    : actOnIncident(deps, organizationId, actor, action, subject.id)
+}
+
+export const COMMAND_HELP = [
+  '`/incident declare [SEV1-SEV4] <title>`: declare an incident (SEV3 unless named), you command it',
+  '`/incident ack [INC-n]`: acknowledge it (it moves to investigating)',
+  '`/incident resolve [INC-n]`: resolve it',
+  '`/incident status [INC-n] <text>`: post a status update to its timeline',
+  '`/incident join [INC-n]`: join it as a responder',
+  'Without INC-n, the incident whose channel this is.',
+].join('\n')
+
+/**
+ * `/incident <subcommand>` run in `channelId` of the integration's workspace: answers the line
+ * the person sees.
+ */
+export async function runCommand(
+  deps: ChatActionDeps,
+  integration: { id: string; organizationId: string },
+  actor: Actor,
+  channelId: string,
+  text: string,
+): Promise<string> {
+  const { db } = deps.database
+  const organizationId = integration.organizationId
+  const [word = 'help', ...rest] = text.trim().split(/\s+/)
+  const subcommand = word.toLowerCase()
+  let args = rest
+
+  /** The incident named first in the arguments (INC-n), else the one whose channel this is. */
+  const incidentNamed = async (): Promise<string> => {
+    const named = /^INC-(\d{1,9})$/i.exec(args[0] ?? '')
+    if (named) {
+      args = args.slice(1)
+      const incidentId = await incidentByNumber(db, organizationId, Number(named[1]))
+      if (!incidentId) throw new ChatRefusal(`There is no INC-${named[1]}.`)
+      return incidentId
+    }
+    const incidentId = await incidentOfChannel(db, integration.id, channelId)
+    if (!incidentId) throw new ChatRefusal('Name the incident (for example `/incident ack INC-12`): this is not an incident’s channel.')
+    return incidentId
+  }
+
+  switch (subcommand) {
+    case 'declare': {
+      const severity = SEVERITIES.find((candidate) => candidate === args[0]?.toUpperCase())
+      const title = (severity ? args.slice(1) : args).join(' ').trim()
+      if (!title) throw new ChatRefusal('Give the incident a title: `/incident declare [SEV1-SEV4] <title>`.')
+      if (title.length > 200) throw new ChatRefusal('The title is longer than 200 characters.')
+      const now = new Date()
+      const incidentId = await db.transaction().execute((trx) =>
+        declareIncident(trx, actor, organizationId, {
+          title,
+          summary: null,
+          severity: severity ?? ('SEV3' satisfies Severity),
+          startedAt: now,
+          detectedAt: now,
+          commanderId: actor.userId,
+          alertIds: [],
+        }),
+      )
+      const incident = await findIncident(db, organizationId, incidentId)
+      return `You declared INC-${incident?.number ?? '?'} (${severity ?? 'SEV3'}) and command it.`
+    }
+    case 'ack':
+    case 'acknowledge':
+      return actOnIncident(deps, organizationId, actor, 'acknowledge', await incidentNamed())
+    case 'resolve':
+      return actOnIncident(deps, organizationId, actor, 'resolve', await incidentNamed())
+    case 'join':
+      return actOnIncident(deps, organizationId, actor, 'join', await incidentNamed())
+    case 'status': {
+      const incidentId = await incidentNamed()
+      const body = args.join(' ').trim()
+      if (!body) throw new ChatRefusal('Say what to post: `/incident status [INC-n] <text>`.')
+      await refusingClientErrors(() =>
+        db.transaction().execute((trx) => addTimelineText(trx, actor, organizationId, incidentId, 'status_update', body.slice(0, 10_000))),
+      )
+      return 'Status update posted to the incident’s timeline.'
+    }
+    default:
+      return COMMAND_HELP
+  }
+}
+
+/** Whether a message of the workspace is one of ours (only those carry buttons we act on). */
+export async function isOurMessage(deps: ChatActionDeps, integrationId: string, channel: string, ts: string) {
+  return (await findSlackMessage(deps.database.db, integrationId, channel, ts)) !== undefined
+}

@@ -1,0 +1,114 @@
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
+import { Type, type Static } from 'typebox'
+import { isUuid, membershipOf } from '@svc/auth'
+import { NotFoundError } from '@svc/http'
+import { DeployEvent, deployBody } from '../intake/deploys/schemas.js'
+import { deploysBefore } from '../intake/deploys/queries.js'
+import type { Executor } from '@svc/db'
+import type { IncidentReference } from '@svc/events'
+import { findAlert, listAlertEvents } from '../alerts/queries.js'
+import { Alert, AlertEvent, AlertParams, alertBody, eventBody } from '../alerts/schemas.js'
+
+/** Priorities whose alerts always have a command room; a workflow may open one for others. */
+export const COMMAND_ROOM_PRIORITIES: ReadonlySet<string> = new Set(['P1', 'P2'])
+/** The first entries of the timeline a command room shows; repeats are one entry, so this is most of them. */
+const COMMAND_ROOM_TIMELINE = 100
+
+const NullableString = Type.Union([Type.String(), Type.Null()])
+const RoomAnalysis = Type.Object(
+  {
+    id: Type.String({ format: 'uuid' }),
+    status: Type.String({ description: 'pending, processing, completed or failed' }),
+    summary: NullableString,
+    rootCause: NullableString,
+    recommendations: NullableString,
+    severity: NullableString,
+    suspectedDeployId: Type.Union([Type.String({ format: 'uuid' }), Type.Null()]),
+    createdAt: Type.String({ format: 'date-time' }),
+    completedAt: Type.Union([Type.String({ format: 'date-time' }), Type.Null()]),
+  },
+  { title: 'CommandRoomAnalysis', description: 'The latest analysis of the alert (GET …/insights/:insightId has all of it)' },
+)
+
+const CommandRoom = Type.Object(
+  {
+    alert: Alert,
+    timeline: Type.Array(AlertEvent),
+    deploys: Type.Array(DeployEvent, {
+      description: 'Deploys of the alert’s service in the window before it was first seen, newest first',
+    }),
+    windowMinutes: Type.Integer(),
+    analysis: Type.Union([RoomAnalysis, Type.Null()], { description: 'Null until one is requested' }),
+  },
+  { title: 'CommandRoom' },
+)
+
+/** The latest analysis of an incident, as the insights surface reads it (the product service wires it in). */
+export type LatestAnalysisReader = (
+  db: Executor,
+  organizationId: string,
+  incident: IncidentReference,
+) => Promise<
+  | (Omit<Static<typeof RoomAnalysis>, 'createdAt' | 'completedAt'> & {
+      createdAt: Date
+      completedAt: Date | null
+      /** The on-call agent's two lines (what is failing; the suspect change and the runbook), once it has run. */
+      oncall?: string[] | null
+    })
+  | undefined
+>
+
+export type LatestAnalysis = NonNullable<Awaited<ReturnType<LatestAnalysisReader>>>
+
+/** `LatestAnalysisReader` for several incidents of one product at once, by incident id. */
+export type LatestAnalysesReader = (
+  db: Executor,
+  organizationId: string,
+  sourceProduct: IncidentReference['sourceProduct'],
+  incidentIds: string[],
+) => Promise<ReadonlyMap<string, LatestAnalysis>>
+
+/**
+ * A P1 or P2 alert opens a command room: the alert, its timeline, what was deployed to its
+ * service just before it fired, and its analysis. Lower priorities have none (404) unless a
+ * workflow opened one (workflows/runner.ts).
+ */
+export const commandRoomRoutes: FastifyPluginAsyncTypebox<{ latestAnalysis: LatestAnalysisReader }> = async (app, { latestAnalysis }) => {
+  const db = app.database.db
+  app.get(
+    '/api/v1/organizations/:orgId/alerts/:alertId/command-room',
+    {
+      schema: {
+        tags: ['alerts'],
+        summary: 'The command room of a P1/P2 alert, or of one a workflow opened it for (alerting viewer)',
+        params: AlertParams,
+        querystring: Type.Object({
+          windowMinutes: Type.Integer({ minimum: 1, maximum: 10_080, default: 120, description: 'How far back to look for deploys' }),
+        }),
+        response: { 200: CommandRoom },
+      },
+      onRequest: app.requireProductRole('alerting', 'viewer'),
+    },
+    async (request) => {
+      const { organizationId } = membershipOf(request)
+      const alert = isUuid(request.params.alertId) ? await findAlert(db, organizationId, request.params.alertId) : undefined
+      if (!alert || !(COMMAND_ROOM_PRIORITIES.has(alert.priority) || alert.commandRoomOpenedAt))
+        throw new NotFoundError('command room (P1 and P2 alerts have one, and alerts a workflow opened one for)')
+      const { windowMinutes } = request.query
+      const [timeline, deploys, analysis] = await Promise.all([
+        listAlertEvents(db, organizationId, alert.id, { offset: 0, limit: COMMAND_ROOM_TIMELINE }),
+        alert.service ? deploysBefore(db, organizationId, alert.service, alert.firstSeenAt, windowMinutes) : Promise.resolve([]),
+        latestAnalysis(db, organizationId, { sourceProduct: 'alerting', incidentId: alert.id }),
+      ])
+      return {
+        alert: alertBody(alert),
+        timeline: timeline.rows.map(eventBody),
+        deploys: deploys.map(deployBody),
+        windowMinutes,
+        analysis: analysis
+          ? { ...analysis, createdAt: analysis.createdAt.toISOString(), completedAt: analysis.completedAt?.toISOString() ?? null }
+          : null,
+      }
+    },
+  )
+}

@@ -1,0 +1,387 @@
+import { randomBytes, randomInt } from 'node:crypto'
+import type { Executor } from '@svc/db'
+import { pushRecipient, type Notifier } from '@svc/notifier'
+import type { AlertRow } from '../alerts/queries.js'
+import type { LatestAnalysisReader } from '../incidents/alert-command-room-routes.js'
+import { CHAT_QUEUE } from '../chat/delivery.js'
+import { insertAttempt } from '../alerts/escalation-state.js'
+import { activeMembersAmong, emailsOf } from '../oncall/people.js'
+import { supportHoursOf } from '../oncall/support-hours/queries.js'
+import { teamResponders } from '../oncall/teams/queries.js'
+import { onCallUsers } from '../oncall/schedules/on-call.js'
+import {
+  planFor,
+  urgencyOf,
+  type PagingChannel,
+  type ContactReader,
+  type PreferencesReader,
+  type PushReader,
+} from '../oncall/paging-plan.js'
+import { hashSecret } from '../intake/configs/secrets.js'
+import type { Target } from '../oncall/policies/schemas.js'
+import type { StepWrites } from './step-writes.js'
+
+/** How long an acknowledgement link works. */
+export const ACK_LINK_HOURS = 24
+
+export interface PagingDeps {
+  notifier: Notifier
+  /** Writes a webhook attempt's delivery (event alert.escalated) and sends its job, in the caller's transaction. */
+  queueWebhook: (
+    db: Executor,
+    page: { organizationId: string; webhookId: string; attemptId: string; alert: AlertRow; position: StepPosition },
+  ) => Promise<void>
+  preferences: PreferencesReader
+  contacts: ContactReader
+  pushSubscriptions: PushReader
+  /** Where links in messages point: the product API's public base URL. */
+  productUrl: string
+  /** The alert's latest analysis, for the on-call agent's brief in pages after the first step (insights). */
+  latestAnalysis?: LatestAnalysisReader
+}
+
+export interface StepPosition {
+  round: number
+  step: number
+  policyName: string
+}
+
+const NO_SUBSCRIPTION = 'no web-push subscription: subscribe a browser at /api/v1/users/me/contact-methods'
+const noPhone = (channel: 'sms' | 'voice') =>
+  `no verified phone number for ${channel === 'sms' ? 'SMS' : 'voice'}: add one at /api/v1/users/me/contact-methods`
+
+/** An attempt's status while its message is on its way, or failed when no provider can carry it. */
+const carried = (queued: { messageId: string; held: string | undefined }) => ({
+  outboxMessageId: queued.messageId,
+  status: queued.held ? ('failed' as const) : ('queued' as const),
+  error: queued.held ?? null,
+})
+
+/** An acknowledgement link's token as stored: only its SHA-256. */
+export const ackTokenHash = hashSecret
+
+interface AckLink {
+  url: string
+  /** Six digits a reply `ack <code>` names. */
+  smsCode: string
+}
+
+function newAckLink(writes: StepWrites, deps: PagingDeps, alert: AlertRow, organizationId: string, userId: string, now: Date): AckLink {
+  const token = randomBytes(32).toString('base64url')
+  const smsCode = String(randomInt(0, 1_000_000)).padStart(6, '0')
+  const expiresAt = new Date(now.getTime() + ACK_LINK_HOURS * 3_600_000)
+  writes.ackLink({ tokenHash: ackTokenHash(token), organizationId, alertId: alert.id, userId, expiresAt, smsCode })
+  return { url: `${deps.productUrl}/api/v1/alerts/ack/${token}`, smsCode }
+}
+
+/** An SMS stays within one segment where it can: priority, title, service, how to acknowledge. */
+function pageSms(alert: AlertRow, ack: AckLink) {
+  const service = alert.service ? ` (${alert.service})` : ''
+  return `[${alert.priority}] ${alert.title}${service}. Reply "ack ${ack.smsCode}" to acknowledge, or open ${ack.url}`
+}
+
+/** What the call says; the keypress prompt is added by the call's TwiML (Twilio routes). */
+function pageVoice(alert: AlertRow) {
+  const priority = alert.priority.split('').join(' ')
+  return `This is an alert of priority ${priority}: ${alert.title}.${alert.service ? ` Service: ${alert.service}.` : ''}`
+}
+
+/**
+ * A push page: what the web application's service worker shows (`showNotification(title,
+ * {body, tag, requireInteraction, data, actions})`); its `acknowledge` action POSTs `data.ackUrl`.
+ * The tag makes a later page of the same alert replace the earlier one on the device.
+ */
+function pagePush(
+  alert: AlertRow,
+  organizationId: string,
+  position: StepPosition,
+  links: { alert: string; ack: string },
+  brief: string[] | null,
+) {
+  const where = `${alert.service ?? 'no service'} · ${position.policyName}, step ${position.step + 1}`
+  return JSON.stringify({
+    title: `[${alert.priority}] ${alert.title}`.slice(0, 200),
+    body: (brief ? `${brief[1]}\n${where}` : where).slice(0, 300),
+    tag: `alert-${alert.id}`,
+    requireInteraction: true,
+    data: { alertId: alert.id, organizationId, priority: alert.priority, url: links.alert, ackUrl: links.ack },
+    actions: [{ action: 'acknowledge', title: 'Acknowledge' }],
+  })
+}
+
+function pageEmail(
+  alert: AlertRow,
+  organizationId: string,
+  position: StepPosition,
+  links: { alert: string; ack: string },
+  brief: string[] | null,
+) {
+  const subject = `[${alert.priority}] ${alert.title}`
+  const text = [
+    subject,
+    '',
+    ...(brief ? [...brief, ''] : []),
+    `Priority: ${alert.priority}`,
+    `Service: ${alert.service ?? 'not given'}`,
+    `Source: ${alert.source}`,
+    ...(alert.description ? ['', alert.description] : []),
+    '',
+    // The first link opens in a browser without signing in (its token is the credential); the
+    // second is the API's resource, for a client holding a token.
+    `See the alert and acknowledge it (one use, within ${ACK_LINK_HOURS} hours): ${links.ack}`,
+    `The alert in the API (with a bearer token): ${links.alert}`,
+    '',
+    `You are paged by the escalation policy "${position.policyName}", step ${position.step + 1}${position.round > 0 ? `, round ${position.round + 1}` : ''}.`,
+  ].join('\n')
+  return { organizationId, kind: 'alert.page', subject, text }
+}
+
+/**
+ * What a step reads about people, remembered for one transaction: a burst of alerts paging the
+ * same on-call person (the common case) reads her preferences, addresses and numbers once per
+ * batch, not once per alert. Nothing a step writes changes these reads.
+ */
+export function pagingReads(db: Executor, deps: Pick<PagingDeps, 'preferences' | 'contacts' | 'pushSubscriptions' | 'latestAnalysis'>) {
+  const remembered = new Map<string, Promise<unknown>>()
+  const once = <T>(key: string, read: () => Promise<T>): Promise<T> => {
+    let found = remembered.get(key) as Promise<T> | undefined
+    if (!found) remembered.set(key, (found = read()))
+    return found
+  }
+  const keyOf = (ids: string[]) => [...ids].sort().join(',')
+  return {
+    onCall: (organizationId: string, scheduleIds: string[], at: Date) =>
+      once(`on-call:${organizationId}:${keyOf(scheduleIds)}:${at.getTime()}`, () => onCallUsers(db, organizationId, scheduleIds, at)),
+    responders: (organizationId: string, teamIds: string[]) =>
+      once(`responders:${organizationId}:${keyOf(teamIds)}`, () => teamResponders(db, organizationId, teamIds)),
+    active: (organizationId: string, userIds: string[]) =>
+      once(`active:${organizationId}:${keyOf(userIds)}`, () => activeMembersAmong(db, organizationId, userIds)),
+    preferences: (userIds: string[]) => once(`preferences:${keyOf(userIds)}`, () => deps.preferences(db, userIds)),
+    emails: (userIds: string[]) => once(`emails:${keyOf(userIds)}`, () => emailsOf(db, userIds)),
+    addresses: (userIds: string[], channel: 'email' | 'sms' | 'voice') =>
+      once(`addresses:${channel}:${keyOf(userIds)}`, () => deps.contacts.verifiedAddressesOf(db, userIds, channel)),
+    pushes: (userIds: string[]) => once(`pushes:${keyOf(userIds)}`, () => deps.pushSubscriptions(db, userIds)),
+    /** The on-call agent's two lines about the alert, once its analysis has them. */
+    brief: (organizationId: string, alertId: string) =>
+      once(`brief:${alertId}`, async () =>
+        deps.latestAnalysis
+          ? ((await deps.latestAnalysis(db, organizationId, { sourceProduct: 'alerting', incidentId: alertId }))?.oncall ?? null)
+          : null,
+      ),
+    supportHours: (organizationId: string, service: string) =>
+      once(`support-hours:${organizationId}:${service}`, () => supportHoursOf(db, organizationId, service)),
+  }
+}
+
+export type PagingReads = ReturnType<typeof pagingReads>
+
+/**
+ * Pages the people a step's targets name now: users themselves, whoever is on call in a
+ * schedule, a team's responders (and posts to its chat integrations); each person once per
+ * step, through the channels their preferences give this priority. Every attempt is recorded,
+ * the ones that cannot happen too (nobody on call, quiet hours, no provider), through `writes`
+ * (written when the caller's transaction flushes them); `reads` are that transaction's.
+ */
+export async function pageStep(
+  db: Executor,
+  deps: PagingDeps,
+  reads: PagingReads,
+  writes: StepWrites,
+  alert: AlertRow,
+  organizationId: string,
+  position: StepPosition,
+  targets: Target[],
+  now: Date,
+): Promise<string[]> {
+  const attempt = { organizationId, alertId: alert.id, round: position.round, step: position.step }
+  const people = new Map<string, Target>()
+  const reached = (userId: string, target: Target) => void (people.has(userId) || people.set(userId, target))
+  const onCall = await reads.onCall(
+    organizationId,
+    targets.filter((t) => t.type === 'schedule').map((t) => t.id),
+    now,
+  )
+  const responders = await reads.responders(
+    organizationId,
+    targets.filter((t) => t.type === 'team').map((t) => t.id),
+  )
+  for (const target of targets.filter((t) => t.type === 'chat')) {
+    const attemptId = writes.attempt({
+      ...attempt,
+      userId: null,
+      targetType: 'chat',
+      targetId: target.id,
+      channel: 'chat',
+      recipient: null,
+      status: 'queued',
+      error: null,
+    })
+    writes.job({ name: CHAT_QUEUE, data: { attemptId }, singletonKey: attemptId })
+  }
+  // Written at once: the delivery row names its attempt.
+  for (const target of targets.filter((t) => t.type === 'webhook')) {
+    const attemptId = await insertAttempt(db, {
+      ...attempt,
+      userId: null,
+      targetType: 'webhook',
+      targetId: target.id,
+      channel: 'webhook',
+      recipient: null,
+      status: 'queued',
+      error: null,
+    })
+    if (attemptId) await deps.queueWebhook(db, { organizationId, webhookId: target.id, attemptId, alert, position })
+  }
+  for (const target of targets.filter((t) => t.type !== 'chat' && t.type !== 'webhook')) {
+    const found =
+      target.type === 'user'
+        ? [target.id]
+        : target.type === 'schedule'
+          ? [onCall.get(target.id)].filter((userId): userId is string => userId !== undefined)
+          : responders.filter((member) => member.teamId === target.id).map((member) => member.userId)
+    if (found.length === 0) {
+      const error = target.type === 'schedule' ? 'nobody is on call in this schedule now' : 'the team has no responders'
+      writes.attempt({
+        ...attempt,
+        userId: null,
+        targetType: target.type,
+        targetId: target.id,
+        channel: 'none',
+        recipient: null,
+        status: 'failed',
+        error,
+      })
+    }
+    for (const userId of found) reached(userId, target)
+  }
+
+  // A member suspended since the policy was written is not paged, and says so.
+  const active = await reads.active(organizationId, [...people.keys()])
+  const preferences = await reads.preferences([...active])
+  // Urgency matters only to people with notification rules: the support hours are read for them alone.
+  const urgency = async () =>
+    urgencyOf(alert.priority, alert.service ? await reads.supportHours(organizationId, alert.service) : undefined, now)
+  const paged: string[] = []
+  const persons: Array<{ userId: string; target: Target; channels: PagingChannel[] }> = []
+  for (const [userId, target] of people) {
+    const via = { ...attempt, userId, targetType: target.type, targetId: target.id }
+    const chosen = active.has(userId) ? preferences.get(userId) : undefined
+    if (!chosen) {
+      writes.attempt({
+        ...via,
+        channel: 'none',
+        recipient: null,
+        status: 'failed',
+        error: 'not an active member of the organization',
+      })
+      continue
+    }
+    const plan = planFor(chosen, alert.priority, chosen.rules ? await urgency() : 'high', now)
+    if (plan.now.length === 0 && plan.later.length === 0) {
+      writes.attempt({ ...via, channel: 'none', recipient: null, status: 'failed', error: plan.reason ?? null })
+      continue
+    }
+    paged.push(userId)
+    if (plan.now.length > 0) persons.push({ userId, target, channels: plan.now })
+    // A rule's later channels page only while the alert is unacknowledged (escalator.ts).
+    for (const { channel, delayMinutes } of plan.later) {
+      const job: NotificationRuleJob = {
+        organizationId,
+        alertId: alert.id,
+        userId,
+        target: { type: target.type, id: target.id },
+        channel,
+        position,
+      }
+      writes.job({
+        name: NOTIFICATION_RULE_QUEUE,
+        data: job,
+        startAfter: new Date(now.getTime() + delayMinutes * 60_000),
+        singletonKey: `${alert.id}:${position.round}:${position.step}:${userId}:${channel}`,
+      })
+    }
+  }
+  await pagePeople(deps, reads, writes, alert, organizationId, position, persons, now)
+  return paged
+}
+
+/** A channel of a person's notification rule, due after its delay: `{ …, channel }` on NOTIFICATION_RULE_QUEUE. */
+export const NOTIFICATION_RULE_QUEUE = 'alerting.notification-rule'
+
+export interface NotificationRuleJob {
+  organizationId: string
+  alertId: string
+  userId: string
+  target: Target
+  channel: PagingChannel
+  position: StepPosition
+}
+
+/**
+ * Sends each person a page on the given channels now: one acknowledgement link per person, one
+ * outbox message per channel, each recorded as an attempt (the ones that cannot go, with why).
+ */
+export async function pagePeople(
+  deps: PagingDeps,
+  reads: PagingReads,
+  writes: StepWrites,
+  alert: AlertRow,
+  organizationId: string,
+  position: StepPosition,
+  persons: Array<{ userId: string; target: Target; channels: PagingChannel[] }>,
+  now: Date,
+): Promise<void> {
+  if (persons.length === 0) return
+  const userIds = persons.map((person) => person.userId)
+  const preferences = await reads.preferences(userIds)
+  const emails = await reads.emails(userIds)
+  const addresses = {
+    email: await reads.addresses(userIds, 'email'),
+    sms: await reads.addresses(userIds, 'sms'),
+    voice: await reads.addresses(userIds, 'voice'),
+  }
+  const pushes = await reads.pushes(userIds)
+  // The first step pages at once, before any investigation can be done; later pages carry its brief.
+  const brief = position.step > 0 || position.round > 0 ? await reads.brief(organizationId, alert.id) : null
+  const attempt = { organizationId, alertId: alert.id, round: position.round, step: position.step }
+  for (const { userId, target, channels } of persons) {
+    const via = { ...attempt, userId, targetType: target.type, targetId: target.id }
+    const ack = newAckLink(writes, deps, alert, organizationId, userId, now)
+    const links = { alert: `${deps.productUrl}/api/v1/organizations/${organizationId}/alerts/${alert.id}`, ack: ack.url }
+    for (const channel of channels) {
+      if (channel === 'push') {
+        const subscriptions = pushes.get(userId) ?? []
+        if (subscriptions.length === 0) {
+          writes.attempt({ ...via, channel, recipient: null, status: 'failed', error: NO_SUBSCRIPTION })
+          continue
+        }
+        const devices = subscriptions.map((subscription) => new URL(subscription.endpoint).host).join(', ')
+        const queued = writes.message({
+          organizationId,
+          kind: 'alert.page',
+          channel,
+          to: pushRecipient(subscriptions),
+          subject: `[${alert.priority}] ${alert.title}`,
+          text: pagePush(alert, organizationId, position, links, brief),
+        })
+        writes.attempt({ ...via, channel, recipient: devices, ...carried(queued) })
+        continue
+      }
+      // A person's first verified number is paged (contact methods); an unverified one never is.
+      const phone = channel === 'email' ? undefined : (addresses[channel].get(userId) ?? [])[0]
+      if (channel !== 'email' && !phone) {
+        writes.attempt({ ...via, channel, recipient: null, status: 'failed', error: noPhone(channel) })
+        continue
+      }
+      // E-mail goes to the person's first verified e-mail contact method, else the address their
+      // preferences name, else their account's.
+      const to =
+        phone ?? (addresses.email.get(userId) ?? [])[0] ?? preferences.get(userId)?.channels.email.address ?? emails.get(userId) ?? ''
+      const message =
+        channel === 'email'
+          ? { ...pageEmail(alert, organizationId, position, links, brief), channel, to }
+          : { organizationId, kind: 'alert.page', channel, to, text: channel === 'sms' ? pageSms(alert, ack) : pageVoice(alert) }
+      writes.attempt({ ...via, channel, recipient: to, ...carried(writes.message(message)) })
+    }
+  }
+}
