@@ -14,6 +14,10 @@ if (testServerUrl()) {
   process.exit(0)
 }
 
+// Two starts of both services through tsx, the first migrating a new data directory: about
+// 100 s alone on this machine, beside another test file more; tap's 120 s would be too close.
+t.setTimeout(300_000)
+
 const run = promisify(execFile)
 const root = workspaceRoot()
 const dataDir = await mkdtemp(path.join(tmpdir(), 'embedded-start-'))

@@ -124,7 +124,11 @@ async function killedMidRunAndMidSend(t: Test) {
       return run.state === 'missed' ? run : undefined
     },
     60_000,
-  )
+  ).catch(async (error: Error) => {
+    // What the second replica said and what the runners' rows held, to tell a slow sweep from a broken one.
+    const runners = await db.selectFrom('divinux.syntheticRunners').select(['id', 'heartbeatAt']).execute()
+    throw new Error(`${error.message}\nrunners: ${JSON.stringify(runners)}\nthe second replica wrote:\n${second.output()}`)
+  })
   const settledAfter = Date.now() - killedAt
   t.ok(settledAfter < 45_000, `recorded missed ${settledAfter} ms after the kill`)
   t.equal(recorded.status, null, 'with no result')
