@@ -2,6 +2,30 @@ import js from '@eslint/js'
 import tseslint from 'typescript-eslint'
 import regexp from 'eslint-plugin-regexp'
 
+// The alerting modules, lowest first (docs/alerting.md): each may import only those below it, and
+// those only through their door (`index.js`), so none reaches up or into another's files.
+const alertingModules = ['alerts', 'oncall', 'destinations', 'intake', 'incidents', 'paging', 'chat', 'workflows']
+const alertingFence = alertingModules.map((module, rank) => ({
+  files: [`plugins/alerting/src/${module}/**/*.ts`],
+  rules: {
+    'no-restricted-imports': [
+      'error',
+      {
+        patterns: [
+          ...alertingModules.slice(rank + 1).map((higher) => ({
+            group: [`**/${higher}/**`, `../${higher}`, `../../${higher}`],
+            message: `${module} sits below ${higher}: pass what it needs in from the alerting root (plugins/alerting/src/index.ts)`,
+          })),
+          ...alertingModules.slice(0, rank).map((lower) => ({
+            group: [`**/${lower}/**`, `!**/${lower}/index.js`],
+            message: `import ${lower} through its door, ${lower}/index.js`,
+          })),
+        ],
+      },
+    ],
+  },
+}))
+
 export default tseslint.config(
   {
     ignores: [
@@ -35,4 +59,5 @@ export default tseslint.config(
       'regexp/no-super-linear-move': 'error',
     },
   },
+  ...alertingFence,
 )

@@ -1,6 +1,7 @@
-import { createHash, randomBytes } from 'node:crypto'
+import { randomBytes } from 'node:crypto'
 import { sql, type Kysely } from 'kysely'
 import type { DB } from '@svc/db'
+import { hashSecret } from './secret-hash.js'
 
 /** Every SCIM token starts with this, so a leaked one is recognisable (secret scanners). */
 export const SCIM_TOKEN_PREFIX = 'scim_'
@@ -10,7 +11,7 @@ const DISPLAYED_CHARACTERS = 12
 const LAST_USED_RESOLUTION_MS = 60_000
 
 export function hashScimToken(token: string): string {
-  return createHash('sha256').update(token).digest('hex')
+  return hashSecret(token)
 }
 
 /** A new token: the plaintext (shown once), the prefix kept for display, and the stored hash. */

@@ -13,3 +13,4 @@ export {
   workEach,
   type WorkEachOptions,
 } from './queue.js'
+export { createPoller, type Poller, type PollerOptions } from './poller.js'

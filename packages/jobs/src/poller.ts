@@ -18,7 +18,7 @@ export interface Poller {
 }
 
 /**
- * A worker for work written to tables (pending escalations, undispatched events): rounds run one
+ * A worker for work written to tables (pending escalations, undispatched alert events): rounds run one
  * at a time, when woken by the request that wrote the work and every interval as a safety net.
  * The rows are claimed `for update skip locked`, so replicas share the work.
  */

@@ -12,7 +12,10 @@ import { createChatSender } from './destinations/chat-integrations/send.js'
 import { createOutboundClient } from './destinations/http.js'
 import { MEMBER_REMOVED_QUEUE, forgetMember } from './oncall/forget-member.js'
 import { alertPayload, createWebhookDelivery } from './destinations/outbound-webhooks/delivery.js'
-import { createEventDispatcher } from './alert-events.js'
+import { createAlertEventBus } from './alerts/event-bus.js'
+import { outboundWebhookSubscriber } from './destinations/outbound-webhooks/subscriber.js'
+import { correlationSubscriber } from './incidents/correlation/subscriber.js'
+import { workflowSubscriber } from './workflows/subscriber.js'
 import { outboundWebhookRoutes } from './destinations/outbound-webhooks/routes.js'
 import type { IngestLimits } from './intake/limits.js'
 import { ackLinkRoutes } from './paging/ack-link-routes.js'
@@ -25,6 +28,7 @@ import { supportHoursRoutes } from './oncall/support-hours/routes.js'
 import { correlationRoutes } from './incidents/correlation/routes.js'
 import { STATUS_INCIDENT_OPENED_QUEUE, startCorrelatingStatusIncidents } from './incidents/correlation/status-pages.js'
 import { incidentLinkRoutes, type AnalysisCheck, type RcaReader, type StatusIncidentsReader } from './incidents/links-routes.js'
+import { incidentOfAlert } from './incidents/queries.js'
 import { incidentRoutes } from './incidents/routes.js'
 import { incidentCommandRoomRoutes } from './incidents/command-room-routes.js'
 import { incidentPagingRoutes } from './paging/incident-paging-routes.js'
@@ -41,6 +45,9 @@ import { ingestionRoutes } from './intake/routes.js'
 import { createWorkflowRunner, type AnalysisStarter } from './workflows/runner.js'
 import { workflowRoutes } from './workflows/routes.js'
 import { webhookConfigRoutes } from './intake/configs/routes.js'
+import { configUsingPolicy } from './intake/configs/queries.js'
+import { chatIntegrationsAmong } from './destinations/chat-integrations/queries.js'
+import { outboundWebhooksAmong } from './destinations/outbound-webhooks/queries.js'
 
 export interface AlertingOptions {
   ingestLimits: IngestLimits
@@ -137,21 +144,18 @@ export const alertingSurface: FastifyPluginAsync<AlertingOptions> = async (app, 
     escalator,
     startAnalysis: options.startAnalysis,
   })
-  const dispatcher = createEventDispatcher({
-    database: app.database,
-    deliveries: webhooks,
-    workflows,
-    correlated: () => escalator.wake(),
-    jobs: app.jobs,
-    log: app.log.child({ component: 'event-dispatcher' }),
-  })
+  // The alert event bus: every subscriber registers here, before the first alert is fired.
+  const bus = createAlertEventBus({ database: app.database, log: app.log.child({ component: 'event-dispatcher' }) })
+  bus.subscribe(correlationSubscriber({ jobs: app.jobs, correlated: () => escalator.wake() }))
+  bus.subscribe(workflowSubscriber(workflows))
+  bus.subscribe(outboundWebhookSubscriber(webhooks))
   app.addHook('onReady', async () => {
     await webhooks.start()
     await workflows.start()
-    dispatcher.start()
+    bus.start()
   })
   app.addHook('onClose', async () => {
-    await dispatcher.stop()
+    await bus.stop()
     await workflows.stop()
     await webhooks.stop()
   })
@@ -182,9 +186,9 @@ export const alertingSurface: FastifyPluginAsync<AlertingOptions> = async (app, 
     await subscribe(app.jobs, 'check.failed', CHECK_FAILED_QUEUE, { retryLimit: 5, retryDelay: 2, retryBackoff: true })
     await subscribe(app.jobs, 'check.recovered', CHECK_RECOVERED_QUEUE, { retryLimit: 5, retryDelay: 2, retryBackoff: true })
     await workEach<CheckStateChanged>(app.jobs, CHECK_FAILED_QUEUE, { batchSize: 20, pollingIntervalSeconds: 1 }, async (job) => {
-      if (await onCheckFailed(app.database, app.jobs, job.data)) {
+      if (await onCheckFailed(app.database, app.jobs, bus.interest, job.data)) {
         escalator.wake()
-        dispatcher.wake()
+        bus.wake()
       }
     })
     await workEach<CheckStateChanged>(app.jobs, CHECK_RECOVERED_QUEUE, { batchSize: 20, pollingIntervalSeconds: 1 }, (job) =>
@@ -201,9 +205,10 @@ export const alertingSurface: FastifyPluginAsync<AlertingOptions> = async (app, 
   await app.register(ingestionRoutes, {
     ingestLimits: options.ingestLimits,
     enforcePlans: options.enforcePlans,
-    wake: { escalator: () => escalator.wake(), dispatcher: () => dispatcher.wake() },
+    interest: bus.interest,
+    wake: { escalator: () => escalator.wake(), dispatcher: () => bus.wake() },
   })
-  await app.register(alertRoutes)
+  await app.register(alertRoutes, { incidentOf: incidentOfAlert })
   await app.register(commandRoomRoutes, { latestAnalysis: options.latestAnalysis })
   await app.register(incidentRoutes)
   await app.register(regroupRoutes)
@@ -216,7 +221,10 @@ export const alertingSurface: FastifyPluginAsync<AlertingOptions> = async (app, 
   await app.register(teamRoutes)
   await app.register(scheduleRoutes)
   await app.register(calendarFeedRoutes, { productUrl: options.productUrl })
-  await app.register(escalationPolicyRoutes)
+  await app.register(escalationPolicyRoutes, {
+    destinations: { chat: chatIntegrationsAmong, webhook: outboundWebhooksAmong },
+    references: [configUsingPolicy],
+  })
   await app.register(supportHoursRoutes)
   await app.register(notificationRoutes)
   await app.register(ackLinkRoutes)

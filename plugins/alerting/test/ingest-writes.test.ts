@@ -1,7 +1,9 @@
 import t from 'tap'
 import { migrateToLatest, openDatabase } from '@svc/db'
 import { createTestDatabase } from '@svc/testkit'
-import { fireAlert, fireAlerts, type ConfigCheck, type Firing } from '../src/alerts/fire.js'
+import { dispatchInterest } from '../src/alerts/event-bus.js'
+import { fireAlert as fireOne, fireAlerts as fireMany, type ConfigCheck, type Firing } from '../src/alerts/fire.js'
+import { mayCorrelate } from '../src/incidents/correlation/subscriber.js'
 
 // What a firing event tells ingestion about the work it left: the escalator is woken only for a
 // pending escalation, the event dispatcher only for a timeline event that waits for it.
@@ -9,6 +11,10 @@ const database = await openDatabase({ databaseUrl: await createTestDatabase(t) }
 t.teardown(() => database.close())
 await migrateToLatest(database.db)
 const db = database.db
+// Correlation is the one subscriber of the alert event bus here (no outbound webhook or workflow exists).
+const interest = dispatchInterest([{ wantsCreated: mayCorrelate }])
+const fireAlert = (executor: typeof db, check: ConfigCheck, event: Firing) => fireOne(executor, interest, check, event)
+const fireAlerts = (on: typeof database, batch: Parameters<typeof fireMany>[2]) => fireMany(on, interest, batch)
 
 async function organizationWithConfig(slug: string, routes: boolean): Promise<ConfigCheck> {
   const organization = await db.insertInto('core.organizations').values({ name: slug, slug }).returning('id').executeTakeFirstOrThrow()

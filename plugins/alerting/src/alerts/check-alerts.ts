@@ -2,7 +2,8 @@ import { sql } from 'kysely'
 import type { Executor } from '@svc/db'
 import type { CheckStateChanged } from '@svc/events'
 import { moveAlerts } from './lifecycle.js'
-import { countRepeats, nothingToDispatch } from './fire.js'
+import type { DispatchInterest } from './event-bus.js'
+import { countRepeats } from './fire.js'
 
 /** The fingerprint of a synthetic check's alert: one unresolved alert per check. */
 export const checkFingerprint = (checkId: string) => `check:${checkId}`
@@ -26,7 +27,11 @@ export async function resolvedSince(db: Executor, event: CheckStateChanged): Pro
  * A failing check's alert: created with its pending escalation (the check's policy, or none:
  * unrouted), or, while one is unresolved, counted as one more occurrence of it.
  */
-export async function fireCheckAlert(db: Executor, event: CheckStateChanged): Promise<{ id: string; created: boolean }> {
+export async function fireCheckAlert(
+  db: Executor,
+  interest: DispatchInterest,
+  event: CheckStateChanged,
+): Promise<{ id: string; created: boolean }> {
   const labels = { checkId: event.checkId, kind: event.kind, target: event.target, regions: event.failingRegions.join(',') }
   const title = `Check failing: ${event.name}`
   const description = `${event.target} is failing in ${event.failingRegions.join(', ') || 'its regions'}`
@@ -44,7 +49,7 @@ export async function fireCheckAlert(db: Executor, event: CheckStateChanged): Pr
       select ${event.organizationId}, upserted.id, case when upserted.created then 'created' else 'occurred' end,
         ${JSON.stringify({ source: 'synthetics', title, labels })}::jsonb,
         case when upserted.created then null else now() end,
-        ${nothingToDispatch(sql`${event.organizationId}::uuid`, sql`${event.priority}`)}
+        ${interest(sql`${event.organizationId}::uuid`, sql`${event.priority}`)}
       from upserted
       ${countRepeats}
     ),

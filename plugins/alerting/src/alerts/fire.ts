@@ -1,9 +1,8 @@
 import { sql, type RawBuilder } from 'kysely'
 import type { Database, Executor } from '@svc/db'
-import { REOPEN_MINUTES } from '../incidents/correlation/rules.js'
-import { OPENING_PRIORITIES } from '../incidents/model.js'
+import type { DispatchInterest } from './event-bus.js'
 import { moveExpressions, type AlertMove } from './lifecycle.js'
-import type { IngestedEvent } from '../intake/event.js'
+import type { Priority } from './model.js'
 
 // The writes of one ingested event, each a single statement: the alert change and its timeline
 // event together, and only while the config that authenticated the delivery is still what the
@@ -13,6 +12,24 @@ import type { IngestedEvent } from '../intake/event.js'
 // which is most of what an event costs (docs/benchmarks.md, bench:ingest).
 
 /** The config as the caller authenticated it. */
+/** One event of a delivery, whatever the tool that sent it: the alert model ingestion works on. */
+export interface IngestedEvent {
+  /** What makes two deliveries "the same problem". */
+  fingerprint: string
+  action: 'fire' | 'acknowledge' | 'resolve'
+  title: string
+  description?: string
+  /** Absent: the config's default priority. */
+  priority?: Priority
+  service?: string
+  groupKey?: string
+  labels: Record<string, string>
+  /** When the tool says it happened (ISO 8601), part of the retry key when no delivery id is sent. */
+  occurredAt?: string
+  /** When the problem began by the sender's clock (ISO 8601), for the alert's onset; absent when not given or unreadable. */
+  startedAt?: string
+}
+
 export interface ConfigCheck {
   configId: string
   organizationId: string
@@ -48,23 +65,6 @@ const pendingEscalation = (alerts: RawBuilder<unknown>) => sql`
   returning alert_id`
 
 /**
- * The timeline row of a new alert waits for the event dispatcher (alert-events.ts)
- * only when there is something to do with it: correlation may put it in an incident (its
- * priority opens one, or its organization has an open incident or one resolved within the
- * reopening window; incidents/correlation/correlate.ts), or its organization has an enabled outbound
- * webhook or `alert.created` workflow. Otherwise it is written as dispatched, so the hot path
- * leaves the dispatcher nothing to claim and update.
- */
-export const nothingToDispatch = (organization: RawBuilder<unknown>, priority: RawBuilder<unknown>) => sql`
-  case when ${priority} in (${sql.join([...OPENING_PRIORITIES].map((opening) => sql.lit(opening)))})
-      or exists (select 1 from divinux.incidents open where open.organization_id = ${organization} and open.status <> 'resolved')
-      or exists (select 1 from divinux.incidents recent where recent.organization_id = ${organization} and recent.status = 'resolved'
-        and recent.resolved_at > now() - make_interval(mins => ${sql.lit(REOPEN_MINUTES)}))
-      or exists (select 1 from divinux.outbound_webhooks hook where hook.organization_id = ${organization} and hook.enabled)
-      or exists (select 1 from divinux.workflows flow where flow.organization_id = ${organization} and flow.enabled and flow.trigger = 'alert.created')
-    then null else now() end`
-
-/**
  * A firing event: a new alert (in the group of the first alert with its group key inside the
  * window), or one more occurrence of the unresolved alert with its fingerprint; the partial
  * unique index decides, so concurrent deliveries cannot both create. Undefined when the config
@@ -89,7 +89,12 @@ export interface Fired {
   dispatches: boolean
 }
 
-export async function fireAlert(db: Executor, check: ConfigCheck, firing: Firing): Promise<Fired | undefined> {
+/**
+ * `interest` says whether the new alert's `created` event is for the event bus (its subscribers'
+ * conditions, alerts/event-bus.ts): otherwise it is written as dispatched, and the hot path
+ * leaves the bus nothing to claim and update.
+ */
+export async function fireAlert(db: Executor, interest: DispatchInterest, check: ConfigCheck, firing: Firing): Promise<Fired | undefined> {
   const { event } = firing
   const organizationId = check.organizationId
   const result = await sql<Fired>`
@@ -113,7 +118,7 @@ export async function fireAlert(db: Executor, check: ConfigCheck, firing: Firing
       select ${organizationId}, upserted.id, case when upserted.created then 'created' else 'occurred' end,
         ${JSON.stringify({ source: firing.source, title: event.title, labels: event.labels })}::jsonb,
         case when upserted.created then null else now() end,
-        ${nothingToDispatch(sql`${organizationId}::uuid`, sql`${firing.priority}`)}
+        ${interest(sql`${organizationId}::uuid`, sql`${firing.priority}`)}
       from upserted
       ${countRepeats}
       returning type = 'created' and dispatched_at is null as waiting
@@ -131,6 +136,7 @@ export async function fireAlert(db: Executor, check: ConfigCheck, firing: Firing
  */
 export async function fireAlerts(
   database: Database,
+  interest: DispatchInterest,
   batch: Array<{ check: ConfigCheck; firing: Firing }>,
 ): Promise<Array<Fired | undefined>> {
   const rows = batch.map(({ check, firing }, ord) => ({
@@ -150,7 +156,9 @@ export async function fireAlerts(
     started_at: firing.event.startedAt ?? null,
     labels: firing.event.labels,
   }))
-  const written = await database.prepared<Fired & { ord: number }>('alerting.fire_alerts', fireAlertsText(database), [JSON.stringify(rows)])
+  const written = await database.prepared<Fired & { ord: number }>('alerting.fire_alerts', fireAlertsText(database, interest), [
+    JSON.stringify(rows),
+  ])
   const answers: Array<Fired | undefined> = batch.map(() => undefined)
   for (const { ord, ...fired } of written) answers[ord] = fired
   return answers
@@ -162,15 +170,16 @@ export async function fireAlerts(
  * compiled once per database rather than once per batch.
  */
 const fireAlertsTexts = new WeakMap<Database, string>()
-function fireAlertsText(database: Database): string {
+// One interest per database: the bus's subscribers register before the first alert is fired.
+function fireAlertsText(database: Database, interest: DispatchInterest): string {
   const kept = fireAlertsTexts.get(database)
   if (kept !== undefined) return kept
-  const text = fireAlertsStatement(sql.val('')).compile(database.db).sql
+  const text = fireAlertsStatement(sql.val(''), interest).compile(database.db).sql
   fireAlertsTexts.set(database, text)
   return text
 }
 
-const fireAlertsStatement = (batch: RawBuilder<unknown>) => sql`
+const fireAlertsStatement = (batch: RawBuilder<unknown>, interest: DispatchInterest) => sql`
     with input as (
       select * from jsonb_to_recordset(${batch}::jsonb) as x(
         ord int, config_id uuid, organization_id uuid, api_key_hash text, signing_secret text, source text, title text,
@@ -205,7 +214,7 @@ const fireAlertsStatement = (batch: RawBuilder<unknown>) => sql`
       select organization_id, id, case when created then 'created' else 'occurred' end,
         jsonb_build_object('source', source, 'title', title, 'labels', labels),
         case when created then null else now() end,
-        ${nothingToDispatch(sql`answered.organization_id`, sql`answered.priority`)}
+        ${interest(sql`answered.organization_id`, sql`answered.priority`)}
       from answered order by ord
       ${countRepeats}
       returning alert_id, type = 'created' and dispatched_at is null as waiting

@@ -16,6 +16,9 @@ export const alertEventTypes = [
 ] as const
 export type AlertEventType = (typeof alertEventTypes)[number]
 
+/** The timeline events the alert event bus hands its subscribers (alerts/event-bus.ts). */
+export const BUS_EVENT_TYPES = ['created', 'acknowledged', 'resolved'] as const
+
 /** An alert as the surface reads it (aliased `a`). */
 export const alertColumns = [
   'a.id',
@@ -197,4 +200,40 @@ export async function openCommandRoom(db: Executor, organizationId: string, aler
     .returning('id')
     .executeTakeFirst()
   return opened !== undefined
+}
+
+/** Whether any alert lifecycle event waits for dispatch: one cheap read before a transaction that claims. */
+export async function anyUndispatchedEvent(db: Executor): Promise<boolean> {
+  const row = await db
+    .selectFrom('divinux.alertEvents')
+    .select('id')
+    .where('dispatchedAt', 'is', null)
+    .where('type', 'in', BUS_EVENT_TYPES)
+    .limit(1)
+    .executeTakeFirst()
+  return row !== undefined
+}
+
+/** Alert lifecycle events not dispatched yet, oldest first; locked and skipped by other replicas. */
+export async function claimUndispatchedEvents(db: Executor, limit: number) {
+  return db
+    .selectFrom('divinux.alertEvents')
+    .select(['id', 'organizationId', 'alertId', 'type', 'actorUserId', 'createdAt'])
+    .where('dispatchedAt', 'is', null)
+    .where('type', 'in', BUS_EVENT_TYPES)
+    .$narrowType<{ type: (typeof BUS_EVENT_TYPES)[number] }>()
+    .orderBy('createdAt')
+    .limit(limit)
+    .forUpdate()
+    .skipLocked()
+    .execute()
+}
+
+export async function markDispatched(db: Executor, eventIds: string[]) {
+  if (eventIds.length === 0) return
+  await db
+    .updateTable('divinux.alertEvents')
+    .set({ dispatchedAt: sql<Date>`now()` })
+    .where('id', 'in', eventIds)
+    .execute()
 }

@@ -3,9 +3,8 @@ import { isUuid, membershipOf } from '@svc/auth'
 import { ConflictError, ListResponse, NotFoundError, PaginationQuery, sendSerialized, serializedAnswer } from '@svc/http'
 import { findAlert, listAlertEvents, listAlerts } from './queries.js'
 import { moveAlertByPerson } from './lifecycle.js'
-import { incidentOfAlert } from '../incidents/queries.js'
 import { Alert, AlertEvent, AlertParams, AlertQuery, AlertWithIncident, OrgParams, alertBody, eventBody } from './schemas.js'
-import { keptAnswers, pageOf } from '@svc/db'
+import { keptAnswers, pageOf, type Executor } from '@svc/db'
 
 const tags = ['alerts']
 
@@ -17,7 +16,31 @@ const tags = ['alerts']
 const LIST_PAGES_KEPT = { max: 2_000, ttlMs: 60_000, maxSize: 32 * 1024 * 1024, sizeOf: (page: Buffer) => page.length }
 
 /** Alerts (the alerting surface's core): reading needs the alerting role viewer, acting on them responder. */
-export const alertRoutes: FastifyPluginAsyncTypebox = async (app) => {
+/** The incident an alert is in, with why (the incidents module's read; alerts sit below it). */
+export type IncidentOfAlert = (
+  db: Executor,
+  organizationId: string,
+  alertId: string,
+) => Promise<
+  | {
+      id: string
+      number: number
+      title: string
+      status: string
+      severity: string
+      rule: string
+      score: number
+      matched: unknown
+      linkedAt: Date
+    }
+  | undefined
+>
+
+export interface AlertRouteOptions {
+  incidentOf: IncidentOfAlert
+}
+
+export const alertRoutes: FastifyPluginAsyncTypebox<AlertRouteOptions> = async (app, { incidentOf }) => {
   const db = app.database.db
   const viewer = app.requireProductRole('alerting', 'viewer')
   const responder = app.requireProductRole('alerting', 'responder')
@@ -65,7 +88,7 @@ export const alertRoutes: FastifyPluginAsyncTypebox = async (app) => {
     async (request) => {
       const { organizationId } = membershipOf(request)
       const alert = await alertOf(organizationId, request.params.alertId)
-      const incident = await incidentOfAlert(db, organizationId, alert.id)
+      const incident = await incidentOf(db, organizationId, alert.id)
       return {
         ...alertBody(alert),
         incident: incident

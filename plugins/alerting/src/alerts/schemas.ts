@@ -2,7 +2,7 @@ import { alertEventTypes, type AlertEventType } from './queries.js'
 import { Type } from 'typebox'
 import { PaginationQuery, Timestamp } from '@svc/http'
 import type { AlertRow, listAlertEvents } from './queries.js'
-import { priorities, webhookFormats } from '../intake/configs/schemas.js'
+import { priorities, webhookFormats } from './model.js'
 
 export const statuses = ['open', 'acknowledged', 'resolved'] as const
 export const OrgParams = Type.Object({ orgId: Type.String() })

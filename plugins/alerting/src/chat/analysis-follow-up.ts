@@ -1,12 +1,10 @@
 import type { FastifyBaseLogger } from 'fastify'
 import type { Database } from '@svc/db'
 import type { AnalysisCompleted } from '@svc/events'
-import type { LatestAnalysisReader } from '../incidents/alert-command-room-routes.js'
-import { findAlert } from '../alerts/queries.js'
-import { findChatIntegration } from '../destinations/chat-integrations/queries.js'
-import { chatsPagedAbout } from '../alerts/escalation-state.js'
+import { type LatestAnalysisReader } from '../incidents/index.js'
+import { chatsPagedAbout, findAlert } from '../alerts/index.js'
+import { type ChatSender, findChatIntegration } from '../destinations/index.js'
 import { chatAlertOf } from './delivery.js'
-import type { ChatSender } from '../destinations/chat-integrations/send.js'
 
 /** Alerting's copy of `analysis.completed` events. */
 export const ANALYSIS_COMPLETED_QUEUE = 'alerting.analysis-completed'

@@ -1,23 +1,14 @@
 import type { FastifyBaseLogger } from 'fastify'
 import type { Database, Executor } from '@svc/db'
 import { ensureQueue, workBatch, type JobQueue } from '@svc/jobs'
-import type { LatestAnalysesReader, LatestAnalysis, LatestAnalysisReader } from '../incidents/alert-command-room-routes.js'
-import type { AlertRow } from '../alerts/queries.js'
+import { incidentOfAlert, type LatestAnalysesReader, type LatestAnalysis, type LatestAnalysisReader } from '../incidents/index.js'
+import { type AlertRow, type QueuedAttempt, queuedAttempts, settleAttempts } from '../alerts/index.js'
 import { alertControls } from './slack/cards.js'
 import { recordSlackMessage } from './slack/queries.js'
-import { incidentOfAlert } from '../incidents/queries.js'
-import { chatIntegrationsByIds, type ChatIntegrationRow } from '../destinations/chat-integrations/queries.js'
-import { queuedAttempts, settleAttempts, type QueuedAttempt } from '../alerts/escalation-state.js'
-import type { ChatAlert } from '../destinations/chat-integrations/messages.js'
-import { ChatFailure, type ChatSender } from '../destinations/chat-integrations/send.js'
+import { type ChatAlert, ChatFailure, type ChatIntegrationRow, chatIntegrationsByIds, type ChatSender } from '../destinations/index.js'
+import { CHAT_QUEUE, type ChatJob } from '../paging/index.js'
 
-/** One job per chat message of an escalation step: `{ attemptId }`. */
-export const CHAT_QUEUE = 'alerting.chat-delivery'
 const RETRY_LIMIT = 4
-
-export interface ChatJob {
-  attemptId: string
-}
 
 export interface ChatDeliveryDeps {
   database: Database

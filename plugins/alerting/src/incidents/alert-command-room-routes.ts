@@ -2,12 +2,10 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { Type, type Static } from 'typebox'
 import { isUuid, membershipOf } from '@svc/auth'
 import { NotFoundError } from '@svc/http'
-import { DeployEvent, deployBody } from '../intake/deploys/schemas.js'
-import { deploysBefore } from '../intake/deploys/queries.js'
+import { deployBody, DeployEvent, deploysBefore } from '../intake/index.js'
 import type { Executor } from '@svc/db'
 import type { IncidentReference } from '@svc/events'
-import { findAlert, listAlertEvents } from '../alerts/queries.js'
-import { Alert, AlertEvent, AlertParams, alertBody, eventBody } from '../alerts/schemas.js'
+import { Alert, alertBody, AlertEvent, AlertParams, eventBody, findAlert, listAlertEvents } from '../alerts/index.js'
 
 /** Priorities whose alerts always have a command room; a workflow may open one for others. */
 export const COMMAND_ROOM_PRIORITIES: ReadonlySet<string> = new Set(['P1', 'P2'])

@@ -1,7 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { Type } from 'typebox'
 import { membershipOf } from '@svc/auth'
-import { DeployEvent, deployBody } from '../intake/deploys/schemas.js'
+import { deployBody, DeployEvent } from '../intake/index.js'
 import type { LatestAnalysisReader } from './alert-command-room-routes.js'
 import { deploysBeforeIncident, fullIncidentBody, incidentOrNotFound, linkBody, timelineBody } from './common.js'
 import { listIncidentAlerts, listTimeline } from './queries.js'

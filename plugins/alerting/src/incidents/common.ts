@@ -3,7 +3,7 @@ import { isUuid } from '@svc/auth'
 import type { Executor } from '@svc/db'
 import { NotFoundError } from '@svc/http'
 import { listDependencies } from './correlation/queries.js'
-import { deploysOfServicesBefore } from '../intake/deploys/queries.js'
+import { deploysOfServicesBefore } from '../intake/index.js'
 import { responseTimes, type IncidentStatus } from './model.js'
 import {
   findIncident,

@@ -1,6 +1,6 @@
 import { sql } from 'kysely'
 import { jsonb, lockUntilCommit, paged, type Executor, type Page } from '@svc/db'
-import { moveAlerts, type AlertMove } from '../alerts/lifecycle.js'
+import { type AlertMove, moveAlerts } from '../alerts/index.js'
 import type { IncidentStatus, Severity } from './model.js'
 
 // The incident tables are the alerting surface's (scripts/test/surface-tables.test.ts); every

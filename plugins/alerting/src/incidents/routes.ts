@@ -5,7 +5,7 @@ import { auditContextOf, recordAudit } from '@svc/audit'
 import { membershipOf } from '@svc/auth'
 import { pageOf, type Executor } from '@svc/db'
 import { ConflictError, ListResponse, NotFoundError, invalidField } from '@svc/http'
-import { activeMembersAmong } from '../oncall/people.js'
+import { activeMembersAmong } from '../oncall/index.js'
 import { fullIncidentBody, incidentAudit, incidentOrNotFound, linkBody, summaryBody, timelineBody } from './common.js'
 import { addTimelineText, assignIncidentRole, declareIncident, editIncident, joinIncident } from './operations.js'
 import {

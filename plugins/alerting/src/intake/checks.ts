@@ -1,7 +1,7 @@
 import type { Database } from '@svc/db'
 import { alertGetsAnalysis, publish, type CheckStateChanged } from '@svc/events'
 import type { JobQueue } from '@svc/jobs'
-import { fireCheckAlert, resolveCheckAlert, resolvedSince } from '../alerts/check-alerts.js'
+import { type DispatchInterest, fireCheckAlert, resolveCheckAlert, resolvedSince } from '../alerts/index.js'
 
 /** The queues alerting's copies of `check.failed` and `check.recovered` arrive on. */
 export const CHECK_FAILED_QUEUE = 'alerting.check-failed'
@@ -12,10 +12,15 @@ export const CHECK_RECOVERED_QUEUE = 'alerting.check-recovered'
  * is unresolved) that escalates with the check's policy like any other; its recovery resolves it.
  * Idempotent: a repeated `check.failed` counts an occurrence, a repeated recovery finds nothing open.
  */
-export async function onCheckFailed(database: Database, jobs: JobQueue, event: CheckStateChanged): Promise<boolean> {
+export async function onCheckFailed(
+  database: Database,
+  jobs: JobQueue,
+  interest: DispatchInterest,
+  event: CheckStateChanged,
+): Promise<boolean> {
   return database.db.transaction().execute(async (trx) => {
     if (await resolvedSince(trx, event)) return false
-    const alert = await fireCheckAlert(trx, event)
+    const alert = await fireCheckAlert(trx, interest, event)
     if (alert.created && alertGetsAnalysis({ priority: event.priority, autoAnalysis: false }))
       await publish(jobs, trx, 'alert.created', {
         organizationId: event.organizationId,

@@ -4,8 +4,17 @@ import type { Database, Executor } from '@svc/db'
 import { alertGetsAnalysis, publish } from '@svc/events'
 import type { JobQueue } from '@svc/jobs'
 import { ingestedEvents } from '@svc/metrics'
-import { claimDelivery, saveDeliveryResult, type IngestConfig } from '../alerts/queries.js'
-import { fireAlert, moveAlertFromSource, type ConfigCheck, type Fired, type Firing } from '../alerts/fire.js'
+import {
+  claimDelivery,
+  type ConfigCheck,
+  type DispatchInterest,
+  fireAlert,
+  type Fired,
+  type Firing,
+  type IngestConfig,
+  moveAlertFromSource,
+  saveDeliveryResult,
+} from '../alerts/index.js'
 import type { Priority } from './configs/schemas.js'
 import type { IngestedEvent } from './event.js'
 import type { FireBatcher } from './fire-batcher.js'
@@ -45,6 +54,7 @@ export type Delivered = LeftWork & { outcomes: Outcome[] }
 /** Where an event's writes go: the database or a transaction; optionally a batcher for firing events, or the queue to announce them on. */
 interface Writes {
   db: Executor
+  interest: DispatchInterest
   fire?: FireBatcher['fire']
   announce?: JobQueue
 }
@@ -53,7 +63,11 @@ interface Writes {
  * The event's change, or undefined when the config changed since it was read (see ingest-writes.ts).
  * Given `announce` (with a transaction), a created alert publishes `alert.created` in it.
  */
-async function applyEvent({ db, fire, announce }: Writes, config: IngestConfig, event: IngestedEvent): Promise<Applied | undefined> {
+async function applyEvent(
+  { db, interest, fire, announce }: Writes,
+  config: IngestConfig,
+  event: IngestedEvent,
+): Promise<Applied | undefined> {
   const check: ConfigCheck = {
     configId: config.id,
     organizationId: config.organizationId,
@@ -63,7 +77,7 @@ async function applyEvent({ db, fire, announce }: Writes, config: IngestConfig, 
   if (event.action === 'fire') {
     const priority = priorityOf(config, event)
     const firing: Firing = { source: config.format, priority, groupWindowSeconds: config.groupWindowSeconds, event }
-    const alert = await (fire ? fire(check, firing) : fireAlert(db, check, firing))
+    const alert = await (fire ? fire(check, firing) : fireAlert(db, interest, check, firing))
     if (alert?.created && announce && announcesAlert(config, event)) {
       await publish(announce, db, 'alert.created', {
         organizationId: config.organizationId,
@@ -93,6 +107,7 @@ class ConfigChanged extends Error {}
 
 export interface DeliveryDeps {
   database: Database
+  interest: DispatchInterest
   batcher: FireBatcher
   jobs: JobQueue
 }
@@ -105,7 +120,7 @@ export interface DeliveryDeps {
  * with the alerts they describe.
  */
 export async function ingestDelivery(
-  { database, batcher, jobs }: DeliveryDeps,
+  { database, interest, batcher, jobs }: DeliveryDeps,
   config: IngestConfig,
   events: IngestedEvent[],
   deliveryId: string | undefined,
@@ -114,7 +129,7 @@ export async function ingestDelivery(
   // One event with no retry key and nothing to announce: no transaction, and a firing event is
   // written in one statement with those of concurrent deliveries (the common case).
   if (events.length === 1 && only && retryKey(deliveryId, only, 0) === undefined && !announcesAlert(config, only)) {
-    const applied = await applyEvent({ db: database.db, fire: batcher.fire }, config, only)
+    const applied = await applyEvent({ db: database.db, interest, fire: batcher.fire }, config, only)
     if (!applied) return undefined
     ingestedEvents.inc({ source: config.format, outcome: applied.outcome.status })
     return { outcomes: [applied.outcome], escalates: applied.escalates, dispatches: applied.dispatches }
@@ -129,7 +144,7 @@ export async function ingestDelivery(
           results.push({ outcome: Value.Parse(IngestResult, earlier), ...NO_WORK, repeated: true })
           continue
         }
-        const applied = await applyEvent({ db: trx, announce: jobs }, config, event)
+        const applied = await applyEvent({ db: trx, interest, announce: jobs }, config, event)
         if (!applied) throw new ConfigChanged()
         if (key) await saveDeliveryResult(trx, config.id, key, applied.outcome)
         results.push({ ...applied, repeated: false })

@@ -1,24 +1,8 @@
 import { hash } from 'node:crypto'
 import { BadRequestError } from '@svc/http'
-import type { Priority } from './configs/schemas.js'
+import { type IngestedEvent, type Priority } from '../alerts/index.js'
 
-/** One event of a delivery, whatever the tool that sent it: the alert model ingestion works on. */
-export interface IngestedEvent {
-  /** What makes two deliveries "the same problem". */
-  fingerprint: string
-  action: 'fire' | 'acknowledge' | 'resolve'
-  title: string
-  description?: string
-  /** Absent: the config's default priority. */
-  priority?: Priority
-  service?: string
-  groupKey?: string
-  labels: Record<string, string>
-  /** When the tool says it happened (ISO 8601), part of the retry key when no delivery id is sent. */
-  occurredAt?: string
-  /** When the problem began by the sender's clock (ISO 8601), for the alert's onset; absent when not given or unreadable. */
-  startedAt?: string
-}
+export type { IngestedEvent }
 
 export type JsonObject = Record<string, unknown>
 

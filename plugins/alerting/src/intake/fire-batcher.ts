@@ -1,5 +1,5 @@
 import type { Database } from '@svc/db'
-import { fireAlert, fireAlerts, type ConfigCheck, type Fired, type Firing } from '../alerts/fire.js'
+import { type ConfigCheck, type DispatchInterest, fireAlert, fireAlerts, type Fired, type Firing } from '../alerts/index.js'
 
 interface Pending {
   check: ConfigCheck
@@ -27,7 +27,7 @@ const MAX_BATCH = 200
  */
 export type FireBatcher = ReturnType<typeof createFireBatcher>
 
-export function createFireBatcher(database: Database) {
+export function createFireBatcher(database: Database, interest: DispatchInterest) {
   const { db } = database
   let queue: Pending[] = []
   let inFlight = 0
@@ -56,15 +56,15 @@ export function createFireBatcher(database: Database) {
   async function write(batch: Pending[]): Promise<void> {
     if (batch.length === 1) {
       const [only] = batch as [Pending]
-      await fireAlert(db, only.check, only.firing).then(only.resolve, only.reject)
+      await fireAlert(db, interest, only.check, only.firing).then(only.resolve, only.reject)
       return
     }
     try {
-      const results = await fireAlerts(database, batch)
+      const results = await fireAlerts(database, interest, batch)
       batch.forEach((entry, index) => entry.resolve(results[index]))
     } catch {
       // One bad event must not fail its neighbours: each is written alone and answers for itself.
-      await Promise.all(batch.map((entry) => fireAlert(db, entry.check, entry.firing).then(entry.resolve, entry.reject)))
+      await Promise.all(batch.map((entry) => fireAlert(db, interest, entry.check, entry.firing).then(entry.resolve, entry.reject)))
     }
   }
 

@@ -1,7 +1,7 @@
 import type { Database } from '@svc/db'
 import { NotFoundError, PlanRequiredError } from '@svc/http'
 import type { JobQueue } from '@svc/jobs'
-import type { IngestConfig } from '../alerts/queries.js'
+import { type DispatchInterest, type IngestConfig } from '../alerts/index.js'
 import type { createConfigCache } from './config-cache.js'
 import { ingestDelivery, type Outcome } from './delivery.js'
 import type { IngestedEvent } from './event.js'
@@ -11,6 +11,8 @@ import { verifyDelivery, type DeliveryProof } from './signature.js'
 
 export interface IngestorDeps {
   database: Database
+  /** Whether a new alert's `created` event is for the alert event bus. */
+  interest: DispatchInterest
   jobs: JobQueue
   batcher: FireBatcher
   configs: ReturnType<typeof createConfigCache>
@@ -46,7 +48,7 @@ export interface Arrival {
  */
 export function createIngestor(deps: IngestorDeps) {
   const { configs, planHolds } = deps
-  const writes = { database: deps.database, batcher: deps.batcher, jobs: deps.jobs }
+  const writes = { database: deps.database, interest: deps.interest, batcher: deps.batcher, jobs: deps.jobs }
 
   async function reloaded(arrival: Arrival) {
     const found = await configs.reload(arrival.apiKeyHash)

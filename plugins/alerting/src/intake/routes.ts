@@ -8,6 +8,7 @@ import { createConfigCache } from './config-cache.js'
 import { IngestResult } from './delivery.js'
 import { deliveryIdOf } from './delivery-id.js'
 import { createFireBatcher } from './fire-batcher.js'
+import { type DispatchInterest } from '../alerts/index.js'
 import { ingestRouteLimit, type IngestLimits } from './limits.js'
 import { INGEST_PATH } from './configs/routes.js'
 import type { WebhookFormat } from './configs/schemas.js'
@@ -39,18 +40,20 @@ const Accepted = Type.Object(
  */
 export interface IngestionOptions {
   ingestLimits: IngestLimits
+  /** Whether a new alert's `created` event is for the alert event bus (its subscribers registered). */
+  interest: DispatchInterest
   /** The workers a delivery's writes may leave work for. */
   wake: IngestionWakes
   /** Billing is on: ingestion needs the organization's alerting plan, or its 7 days of grace. */
   enforcePlans?: boolean
 }
 
-export const ingestionRoutes: FastifyPluginAsyncTypebox<IngestionOptions> = async (app, { ingestLimits, wake, enforcePlans }) => {
+export const ingestionRoutes: FastifyPluginAsyncTypebox<IngestionOptions> = async (app, { ingestLimits, interest, wake, enforcePlans }) => {
   const db = app.database.db
   const planHolds = createIngestPlanCheck(db, enforcePlans ?? false)
   const configs = createConfigCache(db)
-  const batcher = createFireBatcher(app.database)
-  const ingest = createIngestor({ database: app.database, jobs: app.jobs, batcher, configs, planHolds, wake })
+  const batcher = createFireBatcher(app.database, interest)
+  const ingest = createIngestor({ database: app.database, interest, jobs: app.jobs, batcher, configs, planHolds, wake })
   app.decorateRequest('rawBody', null)
   const parseJson = app.getDefaultJsonParser('error', 'error')
   app.removeContentTypeParser('application/json')

@@ -2,10 +2,8 @@ import type { FastifyReply, FastifyRequest } from 'fastify'
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { Type } from 'typebox'
 import { ConflictError, GoneError, NotFoundError, publicCors } from '@svc/http'
-import { moveAlertByPerson } from '../alerts/lifecycle.js'
-import { findAlert } from '../alerts/queries.js'
-import { findAckLink, useAckLink } from '../alerts/escalation-state.js'
-import { activeMembersAmong } from '../oncall/people.js'
+import { findAckLink, findAlert, moveAlertByPerson, useAckLink } from '../alerts/index.js'
+import { activeMembersAmong } from '../oncall/index.js'
 import { ackTokenHash } from './page.js'
 
 const TokenParams = Type.Object({ token: Type.String({ minLength: 20, maxLength: 100, pattern: '^[A-Za-z0-9_-]+$' }) })

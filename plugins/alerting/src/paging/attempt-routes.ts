@@ -2,9 +2,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { Type, type Static } from 'typebox'
 import { isUuid, membershipOf } from '@svc/auth'
 import { NotFoundError, Timestamp } from '@svc/http'
-import { AlertParams } from '../alerts/schemas.js'
-import { findAlert } from '../alerts/queries.js'
-import { ESCALATION_STATES, findEscalation, listAttempts, type AttemptRow } from '../alerts/escalation-state.js'
+import { AlertParams, type AttemptRow, ESCALATION_STATES, findAlert, findEscalation, listAttempts } from '../alerts/index.js'
 
 const NullableString = Type.Union([Type.String(), Type.Null()])
 /** `captured`: the development catcher of `pnpm start` took the message; nothing left the machine. */
@@ -100,7 +98,15 @@ export const notificationRoutes: FastifyPluginAsyncTypebox = async (app) => {
       const { organizationId } = membershipOf(request)
       const alert = isUuid(request.params.alertId) ? await findAlert(db, organizationId, request.params.alertId) : undefined
       if (!alert) throw new NotFoundError('alert')
-      const escalation = await findEscalation(db, organizationId, alert.id)
+      // One snapshot for both reads: a step committing between them would show its attempts
+      // beside the state before it (a released silence's alert, attempts made and still `silenced`).
+      const { escalation, attempts } = await db
+        .transaction()
+        .setIsolationLevel('repeatable read')
+        .execute(async (trx) => ({
+          escalation: await findEscalation(trx, organizationId, alert.id),
+          attempts: await listAttempts(trx, organizationId, alert.id),
+        }))
       return {
         escalation: escalation
           ? {
@@ -112,7 +118,7 @@ export const notificationRoutes: FastifyPluginAsyncTypebox = async (app) => {
               note: escalation.note,
             }
           : null,
-        data: (await listAttempts(db, organizationId, alert.id)).map(attemptBody),
+        data: attempts.map(attemptBody),
       }
     },
   )

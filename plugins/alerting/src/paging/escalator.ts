@@ -1,50 +1,50 @@
 import type { FastifyBaseLogger } from 'fastify'
 import type { Database, Executor } from '@svc/db'
-import { ensureQueue, inTransaction, workEach, type JobQueue } from '@svc/jobs'
-import { createPoller } from '../poller.js'
-import { alertsByIds, findAlert, recordAlertEvent, reopenAcknowledgedAlert, type AlertRow } from '../alerts/queries.js'
+import { createPoller, ensureQueue, type JobQueue, workEach } from '@svc/jobs'
+import {
+  type AlertRow,
+  alertsByIds,
+  claimDueRepages,
+  claimPendingEscalations,
+  claimStep,
+  type EscalationChange,
+  type EscalationState,
+  findAlert,
+  findEscalation,
+  heldBySilence,
+  lockOrCreateEscalation,
+  recordAlertEvent,
+  reopenAcknowledgedAlert,
+  setEscalation,
+  setEscalations,
+} from '../alerts/index.js'
 import {
   addTimeline,
+  type AlertIncidents,
   lockPagingOfIncidents,
   openIncidentsOf,
   PAGING_STATES,
   repageContextOf,
-  type AlertIncidents,
   updateIncident,
-} from '../incidents/queries.js'
-import { findPolicy } from '../oncall/policies/queries.js'
+} from '../incidents/index.js'
 import {
-  claimDueRepages,
-  claimPendingEscalations,
-  claimStep,
-  findEscalation,
-  heldBySilence,
-  lockOrCreateEscalation,
-  setEscalation,
-  setEscalations,
-  type EscalationChange,
-  type EscalationState,
-} from '../alerts/escalation-state.js'
-import { silenceEnd, silencesInForce } from '../oncall/silences/queries.js'
+  findPolicy,
+  type MatchedAlert,
+  type Matchers,
+  matchesAlert,
+  routeAlert,
+  type RoutingRule,
+  SILENCE_END_QUEUE,
+  silenceEnd,
+  type SilenceEndJob,
+  silencesInForce,
+  type Step,
+} from '../oncall/index.js'
 import { NOTIFICATION_RULE_QUEUE, pagePeople, pageStep, pagingReads, type NotificationRuleJob, type PagingDeps } from './page.js'
 import { createStepWrites } from './step-writes.js'
-import { matchesAlert, routeAlert, type MatchedAlert, type Matchers, type RoutingRule } from '../oncall/policies/routing.js'
-import type { Step } from '../oncall/policies/schemas.js'
 
 /** One job per step of an escalation, run at its time: `{ alertId, round, step }`. */
 export const STEP_QUEUE = 'alerting.escalation-step'
-/** One job when a silence ends (or is deleted or shortened): `{ silenceId }`. */
-export const SILENCE_END_QUEUE = 'alerting.silence-ended'
-
-export interface SilenceEndJob {
-  silenceId: string
-}
-
-/** Sends, in the caller's transaction, the job that lets go of a silence's alerts at `endsAt`. */
-export async function scheduleSilenceEnd(jobs: JobQueue, db: Executor, silenceId: string, endsAt: Date): Promise<void> {
-  await jobs.send(SILENCE_END_QUEUE, { silenceId } satisfies SilenceEndJob, { db: inTransaction(db), startAfter: endsAt })
-}
-
 export interface StepJob {
   alertId: string
   round: number

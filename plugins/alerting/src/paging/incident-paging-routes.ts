@@ -5,11 +5,20 @@ import { auditContextOf, recordAudit } from '@svc/audit'
 import { membershipOf } from '@svc/auth'
 import { ConflictError, ListResponse, Timestamp, invalidField } from '@svc/http'
 import type { Escalator } from './escalator.js'
-import { fullIncidentBody, incidentAuditOf, incidentOrNotFound, timelineEntry } from '../incidents/common.js'
-import { assignIncidentRole, editIncident, snoozeIncident } from '../incidents/operations.js'
-import { addTimeline } from '../incidents/queries.js'
+import {
+  addTimeline,
+  assignIncidentRole,
+  editIncident,
+  fullIncidentBody,
+  Incident,
+  incidentAuditOf,
+  incidentOrNotFound,
+  IncidentParams,
+  snoozeIncident,
+  SnoozeIncident,
+  timelineEntry,
+} from '../incidents/index.js'
 import { REQUEST_TARGET_TYPES, requestResponders, responderRequests } from './responder-requests.js'
-import { Incident, IncidentParams, SnoozeIncident } from '../incidents/schemas.js'
 
 const tags = ['incidents']
 const base = '/api/v1/organizations/:orgId/incidents'

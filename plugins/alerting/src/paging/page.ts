@@ -1,24 +1,24 @@
 import { randomBytes, randomInt } from 'node:crypto'
 import type { Executor } from '@svc/db'
 import { pushRecipient, type Notifier } from '@svc/notifier'
-import type { AlertRow } from '../alerts/queries.js'
-import type { LatestAnalysisReader } from '../incidents/alert-command-room-routes.js'
-import { CHAT_QUEUE } from '../chat/delivery.js'
-import { insertAttempt } from '../alerts/escalation-state.js'
-import { activeMembersAmong, emailsOf } from '../oncall/people.js'
-import { supportHoursOf } from '../oncall/support-hours/queries.js'
-import { teamResponders } from '../oncall/teams/queries.js'
-import { onCallUsers } from '../oncall/schedules/on-call.js'
+import { hashSecret } from '@svc/auth'
+import { type AlertRow, insertAttempt } from '../alerts/index.js'
+import { type LatestAnalysisReader } from '../incidents/index.js'
+import { CHAT_QUEUE } from './queues.js'
 import {
-  planFor,
-  urgencyOf,
-  type PagingChannel,
+  activeMembersAmong,
   type ContactReader,
+  emailsOf,
+  onCallUsers,
+  type PagingChannel,
+  planFor,
   type PreferencesReader,
   type PushReader,
-} from '../oncall/paging-plan.js'
-import { hashSecret } from '../intake/configs/secrets.js'
-import type { Target } from '../oncall/policies/schemas.js'
+  supportHoursOf,
+  type Target,
+  teamResponders,
+  urgencyOf,
+} from '../oncall/index.js'
 import type { StepWrites } from './step-writes.js'
 
 /** How long an acknowledgement link works. */

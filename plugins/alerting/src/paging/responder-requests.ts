@@ -3,15 +3,17 @@ import { recordAudit } from '@svc/audit'
 import type { Executor } from '@svc/db'
 import { ConflictError, TooManyRequestsError, invalidField } from '@svc/http'
 import type { Escalator } from './escalator.js'
-import { findAlert } from '../alerts/queries.js'
-import { policiesAmong } from '../oncall/policies/queries.js'
-import { activeMembersAmong } from '../oncall/people.js'
-import { schedulesAmong } from '../oncall/schedules/queries.js'
-import { teamsAmong } from '../oncall/teams/queries.js'
-import { incidentAuditOf, incidentOrNotFound, timelineEntry } from '../incidents/common.js'
-import type { Severity } from '../incidents/model.js'
-import type { Actor } from '../incidents/operations.js'
-import { addTimeline, linkAlerts } from '../incidents/queries.js'
+import { findAlert } from '../alerts/index.js'
+import { activeMembersAmong, policiesAmong, schedulesAmong, teamsAmong } from '../oncall/index.js'
+import {
+  type Actor,
+  addTimeline,
+  incidentAuditOf,
+  incidentOrNotFound,
+  linkAlerts,
+  type Severity,
+  timelineEntry,
+} from '../incidents/index.js'
 
 // A responder request is an alert of the incident (rule `responder_request`), so it pages through
 // everything an alert pages through (contact methods, notification preferences, acknowledgement

@@ -2,8 +2,14 @@ import { randomUUID } from 'node:crypto'
 import type { Executor, Json } from '@svc/db'
 import { inTransaction, type JobQueue } from '@svc/jobs'
 import type { Notifier, OutboundMessageRequest } from '@svc/notifier'
-import { insertAckLinks, insertAttempts, insertAlertEvents, type NewAckLink, type NewAttempt } from '../alerts/escalation-state.js'
-import type { AlertEventType } from '../alerts/queries.js'
+import {
+  type AlertEventType,
+  insertAckLinks,
+  insertAlertEvents,
+  insertAttempts,
+  type NewAckLink,
+  type NewAttempt,
+} from '../alerts/index.js'
 
 /** A job a step sends: a chat message's delivery or the escalation's next step, on its queue. */
 interface QueuedJob {

@@ -7,9 +7,8 @@ import type { TwilioConfig } from '@svc/config'
 import type { Executor } from '@svc/db'
 import { ForbiddenError, NotFoundError } from '@svc/http'
 import { TWILIO_STATUS_PATH, TWILIO_VOICE_PATH, outboxMessage, recordDeliveryReport } from '@svc/notifier'
-import { moveAlertByPerson } from '../alerts/lifecycle.js'
-import { ackLinksWithSmsCode, attemptOfMessage, useAckLink } from '../alerts/escalation-state.js'
-import type { ContactReader } from '../oncall/paging-plan.js'
+import { ackLinksWithSmsCode, attemptOfMessage, moveAlertByPerson, useAckLink } from '../alerts/index.js'
+import { type ContactReader } from '../oncall/index.js'
 
 /** Where Twilio sends the replies to our SMS (configure it as the number's messaging webhook). */
 export const TWILIO_SMS_PATH = '/api/v1/twilio/sms'

@@ -1,6 +1,6 @@
 import type { Executor } from '@svc/db'
-import type { AlertRow } from '../alerts/queries.js'
-import { deploysBefore, type DeployEventRow } from '../intake/deploys/queries.js'
+import { type AlertRow } from '../alerts/index.js'
+import { type DeployEventRow, deploysBefore } from '../intake/index.js'
 import type { Condition, ConditionOutcome } from './schemas.js'
 
 /** What a run is about: the alert of an alert trigger, or the deploy of `deploy.recorded`. */

@@ -2,18 +2,24 @@ import type { FastifyBaseLogger } from 'fastify'
 import type { Database, Executor } from '@svc/db'
 import { publish, subscribe, type AlertPriority, type DeployRecorded } from '@svc/events'
 import { ensureQueue, inTransaction, workEach, type JobQueue } from '@svc/jobs'
-import { COMMAND_ROOM_PRIORITIES, type LatestAnalysisReader } from '../incidents/alert-command-room-routes.js'
-import { chatAlertOf } from '../chat/delivery.js'
-import type { ChatDeploy } from '../destinations/chat-integrations/messages.js'
-import { ChatFailure, type ChatSender } from '../destinations/chat-integrations/send.js'
-import type { Escalator } from '../paging/escalator.js'
-import { findAlert, openCommandRoom, recordAlertEvent, setAlertPriority, type AlertRow } from '../alerts/queries.js'
-import { findChatIntegration } from '../destinations/chat-integrations/queries.js'
-import { findDeployEvent } from '../intake/deploys/queries.js'
-import { findPolicy } from '../oncall/policies/queries.js'
-import { findOutboundWebhook } from '../destinations/outbound-webhooks/queries.js'
+import { COMMAND_ROOM_PRIORITIES, type LatestAnalysisReader } from '../incidents/index.js'
+import { chatAlertOf } from '../chat/index.js'
+import {
+  alertPayload,
+  type ChatDeploy,
+  ChatFailure,
+  type ChatSender,
+  findChatIntegration,
+  findOutboundWebhook,
+  type OutboundEvent,
+  type WebhookDelivery,
+} from '../destinations/index.js'
+import { type Escalator } from '../paging/index.js'
+import { type AlertRow, findAlert, openCommandRoom, recordAlertEvent, setAlertPriority } from '../alerts/index.js'
+import { findDeployEvent } from '../intake/index.js'
+import { findPolicy } from '../oncall/index.js'
 import { enabledWorkflows, findWorkflow, finishRun, insertRuns, recordActionOutcomes, startRun, takeRun, type RunRow } from './queries.js'
-import { alertPayload, deployPayload, type OutboundEvent, type WebhookDelivery } from '../destinations/outbound-webhooks/delivery.js'
+import { deployPayload } from './payloads.js'
 import { evaluateConditions, type Subject } from './conditions.js'
 import type { Action, ActionOutcome, Condition, Trigger } from './schemas.js'
 

@@ -1,6 +1,6 @@
 import { Type, type Static } from 'typebox'
 import { NullableString, Timestamp } from '@svc/http'
-import { priorities } from '../alerts/model.js'
+import { priorities } from '../alerts/index.js'
 
 export const triggers = ['alert.created', 'alert.acknowledged', 'alert.resolved', 'deploy.recorded'] as const
 export type Trigger = (typeof triggers)[number]

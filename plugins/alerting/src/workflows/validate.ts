@@ -1,8 +1,7 @@
 import type { Executor } from '@svc/db'
 import { invalidField } from '@svc/http'
-import { chatIntegrationsAmong } from '../destinations/chat-integrations/queries.js'
-import { policiesAmong } from '../oncall/policies/queries.js'
-import { outboundWebhooksAmong } from '../destinations/outbound-webhooks/queries.js'
+import { chatIntegrationsAmong, outboundWebhooksAmong } from '../destinations/index.js'
+import { policiesAmong } from '../oncall/index.js'
 import type { Action, Condition, Trigger } from './schemas.js'
 
 const ALERT_ONLY_CONDITIONS = new Set<Condition['type']>(['priority', 'source', 'labels', 'deploy_recent'])

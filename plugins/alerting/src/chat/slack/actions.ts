@@ -1,11 +1,18 @@
 import type { Database } from '@svc/db'
-import type { Escalator } from '../../paging/escalator.js'
-import { incidentOrNotFound } from '../../incidents/common.js'
-import { findIncident, incidentOfAlert } from '../../incidents/queries.js'
-import { addTimelineText, declareIncident, editIncident, joinIncident, type Actor } from '../../incidents/operations.js'
-import { SEVERITIES, type Severity } from '../../incidents/model.js'
-import { moveAlertByPerson } from '../../alerts/lifecycle.js'
-import { findAlert } from '../../alerts/queries.js'
+import { type Escalator } from '../../paging/index.js'
+import {
+  type Actor,
+  addTimelineText,
+  declareIncident,
+  editIncident,
+  findIncident,
+  incidentOfAlert,
+  incidentOrNotFound,
+  joinIncident,
+  SEVERITIES,
+  type Severity,
+} from '../../incidents/index.js'
+import { findAlert, moveAlertByPerson } from '../../alerts/index.js'
 import type { ButtonAction } from './cards.js'
 import { escalatingAlertOf, findSlackMessage, incidentByNumber, incidentOfChannel } from './queries.js'
 

@@ -1,7 +1,7 @@
 import type { FastifyBaseLogger } from 'fastify'
 import type { Database, Executor } from '@svc/db'
-import { slackClient, slackErrorOf } from '../../destinations/chat-integrations/slack-client.js'
-import { createPoller } from '../../poller.js'
+import { createPoller } from '@svc/jobs'
+import { slackClient, slackErrorOf } from '../../destinations/index.js'
 import { incidentCard, timelineLine } from './cards.js'
 import type { SlackPeople } from './people.js'
 import {

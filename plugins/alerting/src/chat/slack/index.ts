@@ -1,5 +1,5 @@
 import type { FastifyPluginAsync } from 'fastify'
-import type { Escalator } from '../../paging/escalator.js'
+import { type Escalator } from '../../paging/index.js'
 import { createIncidentChatSync } from './incident-sync.js'
 import { createSlackPeople } from './people.js'
 import type { RenderDeps } from './render.js'

@@ -1,6 +1,6 @@
 import { productRoleAtLeast, productRoleOfUser } from '@svc/auth'
 import type { Database } from '@svc/db'
-import { slackClient, slackErrorOf } from '../../destinations/chat-integrations/slack-client.js'
+import { slackClient, slackErrorOf } from '../../destinations/index.js'
 import { cacheSlackEmail, cachedSlackEmail, cachedSlackUserOf, memberByEmail, type SlackIntegration } from './queries.js'
 
 /** How long what Slack said about a user is trusted before asking again. */

@@ -1,10 +1,9 @@
 import type { Executor } from '@svc/db'
-import type { LatestAnalysisReader } from '../../incidents/alert-command-room-routes.js'
+import { findIncident, incidentOfAlert, incidentResponders, incidentRoles, type LatestAnalysisReader } from '../../incidents/index.js'
 import { chatAlertOf } from '../delivery.js'
-import { slackMessage } from '../../destinations/chat-integrations/messages.js'
-import { findIncident, incidentOfAlert, incidentResponders, incidentRoles } from '../../incidents/queries.js'
-import { findAlert } from '../../alerts/queries.js'
-import { emailsOf } from '../../oncall/people.js'
+import { slackMessage } from '../../destinations/index.js'
+import { findAlert } from '../../alerts/index.js'
+import { emailsOf } from '../../oncall/index.js'
 import { alertControls, incidentCard } from './cards.js'
 
 export interface RenderDeps {

@@ -2,12 +2,8 @@ import type { FastifyBaseLogger } from 'fastify'
 import { Webhook } from 'standardwebhooks'
 import type { Database, Executor } from '@svc/db'
 import { ensureQueue, inTransaction, workEach, type JobQueue } from '@svc/jobs'
-import { alertBody } from '../../alerts/schemas.js'
-import { deployBody } from '../../intake/deploys/schemas.js'
-import type { DeployEventRow } from '../../intake/deploys/queries.js'
+import { alertBody, type AlertRow, settleAttempt } from '../../alerts/index.js'
 import { TargetRefused, type OutboundClient } from '../http.js'
-import type { AlertRow } from '../../alerts/queries.js'
-import { settleAttempt } from '../../alerts/escalation-state.js'
 import { insertDelivery, settleDelivery, startDelivery } from './queries.js'
 
 /** One job per delivery: `{ deliveryId }`. */
@@ -27,15 +23,6 @@ interface WebhookJob {
 /** The body of every delivery: Standard Webhooks' `{ type, timestamp, data }`. */
 export function alertPayload(event: OutboundEvent, organizationId: string, alert: AlertRow, extra: Record<string, unknown> = {}): string {
   return JSON.stringify({ type: event, timestamp: new Date().toISOString(), data: { organizationId, alert: alertBody(alert), ...extra } })
-}
-
-/** The body of a deploy a `deploy.recorded` workflow sends to a webhook. */
-export function deployPayload(organizationId: string, deploy: DeployEventRow, extra: Record<string, unknown> = {}): string {
-  return JSON.stringify({
-    type: 'deploy.recorded',
-    timestamp: new Date().toISOString(),
-    data: { organizationId, deploy: deployBody(deploy), ...extra },
-  })
 }
 
 export type WebhookDelivery = ReturnType<typeof createWebhookDelivery>

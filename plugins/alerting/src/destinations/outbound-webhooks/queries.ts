@@ -128,38 +128,3 @@ export async function listDeliveries(db: Executor, organizationId: string, webho
     page,
   )
 }
-
-/** Whether any alert lifecycle event waits for dispatch: one cheap read before a transaction that claims. */
-export async function anyUndispatchedEvent(db: Executor): Promise<boolean> {
-  const row = await db
-    .selectFrom('divinux.alertEvents')
-    .select('id')
-    .where('dispatchedAt', 'is', null)
-    .where('type', 'in', ['created', 'acknowledged', 'resolved'])
-    .limit(1)
-    .executeTakeFirst()
-  return row !== undefined
-}
-
-/** Alert lifecycle events not dispatched yet, oldest first; locked and skipped by other replicas. */
-export async function claimUndispatchedEvents(db: Executor, limit: number) {
-  return db
-    .selectFrom('divinux.alertEvents')
-    .select(['id', 'organizationId', 'alertId', 'type', 'actorUserId', 'data', 'createdAt'])
-    .where('dispatchedAt', 'is', null)
-    .where('type', 'in', ['created', 'acknowledged', 'resolved'])
-    .orderBy('createdAt')
-    .limit(limit)
-    .forUpdate()
-    .skipLocked()
-    .execute()
-}
-
-export async function markDispatched(db: Executor, eventIds: string[]) {
-  if (eventIds.length === 0) return
-  await db
-    .updateTable('divinux.alertEvents')
-    .set({ dispatchedAt: sql<Date>`now()` })
-    .where('id', 'in', eventIds)
-    .execute()
-}

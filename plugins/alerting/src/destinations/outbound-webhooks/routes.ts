@@ -6,7 +6,7 @@ import { isUuid, membershipOf } from '@svc/auth'
 import type { OutboundConfig } from '@svc/config'
 import { pageOf, type Executor } from '@svc/db'
 import { ConflictError, ListResponse, NotFoundError, PaginationQuery, Timestamp, invalidField } from '@svc/http'
-import { removeTargetEverywhere } from '../../oncall/policies/targets.js'
+import { removeTargetEverywhere } from '../../oncall/index.js'
 import { TargetRefused, checkTarget } from '../http.js'
 import {
   deleteOutboundWebhook,

@@ -106,8 +106,8 @@ export async function deleteWebhookConfig(db: Executor, organizationId: string, 
     .executeTakeFirst()
 }
 
-/** Whether a config names the policy, as its fallback or in a routing rule. */
-export async function policyInUse(db: Executor, organizationId: string, policyId: string) {
+/** The config that names the policy, as its fallback or in a routing rule, as a policy reference names it. */
+export async function configUsingPolicy(db: Executor, organizationId: string, policyId: string): Promise<string | undefined> {
   const needle = JSON.stringify([{ escalationPolicyId: policyId }])
   const row = await db
     .selectFrom('divinux.webhookConfigs')
@@ -115,5 +115,5 @@ export async function policyInUse(db: Executor, organizationId: string, policyId
     .where('organizationId', '=', organizationId)
     .where((eb) => eb.or([eb('escalationPolicyId', '=', policyId), eb(sql<boolean>`routing_rules @> ${needle}::jsonb`, '=', true)]))
     .executeTakeFirst()
-  return row?.name
+  return row && `the webhook config ${row.name}`
 }

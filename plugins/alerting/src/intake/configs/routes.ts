@@ -24,8 +24,7 @@ import {
 } from './schemas.js'
 import { generateApiKey, generateSigningSecret } from './secrets.js'
 import { pageOf, type Executor } from '@svc/db'
-import type { RoutingRule } from '../../oncall/policies/routing.js'
-import { policiesAmong } from '../../oncall/policies/queries.js'
+import { policiesAmong, type RoutingRule } from '../../oncall/index.js'
 
 /** The policies a config names must be the organization's: 400 naming the field otherwise. */
 async function checkRouting(

@@ -1,11 +1,8 @@
 import { Type } from 'typebox'
-import { RoutingRule, RoutingRules } from '../../oncall/policies/routing.js'
-import { priorities } from '../../alerts/model.js'
+import { RoutingRule, RoutingRules } from '../../oncall/index.js'
+import { priorities, webhookFormats } from '../../alerts/index.js'
 
-export { priorities, type Priority } from '../../alerts/model.js'
-
-export const webhookFormats = ['generic', 'alertmanager', 'grafana', 'pagerduty', 'datadog', 'synthetics', 'alerting'] as const
-export type WebhookFormat = (typeof webhookFormats)[number]
+export { priorities, webhookFormats, type Priority, type WebhookFormat } from '../../alerts/index.js'
 
 export const ConfigParams = Type.Object({ orgId: Type.String(), configId: Type.String() })
 

@@ -5,9 +5,8 @@ import { isUuid, membershipOf } from '@svc/auth'
 import { pageOf, type Executor } from '@svc/db'
 import { ConflictError, ListResponse, NotFoundError } from '@svc/http'
 import { deletePolicy, findPolicy, insertPolicy, listPolicies, policyNameTaken, updatePolicy, type PolicyRow } from './queries.js'
-import { policyInUse } from '../../intake/configs/queries.js'
 import { CreatePolicy, Policy, PolicyParams, PolicyQuery, PolicySummary, UpdatePolicy, type Step } from './schemas.js'
-import { checkTargets, policyProblems } from './targets.js'
+import { checkTargets, policyProblems, type DestinationTargets } from './targets.js'
 
 const tags = ['escalation']
 const OrgParams = Type.Object({ orgId: Type.String() })
@@ -43,7 +42,16 @@ const policyState = (row: PolicyRow) => ({
  * for an acknowledgement. Reading needs alerting viewer, changing alerting manager; changes are
  * audited. Alerts escalate with them through webhook configs (escalationPolicyId, routingRules).
  */
-export const escalationPolicyRoutes: FastifyPluginAsyncTypebox = async (app) => {
+/** Something that escalates with a policy, which then cannot be deleted: answers how to name it ("the webhook config X"). */
+export type PolicyReference = (db: Executor, organizationId: string, policyId: string) => Promise<string | undefined>
+
+export interface EscalationPolicyOptions {
+  destinations: DestinationTargets
+  /** What may escalate with a policy (intake's webhook configs), checked before it is deleted. */
+  references: PolicyReference[]
+}
+
+export const escalationPolicyRoutes: FastifyPluginAsyncTypebox<EscalationPolicyOptions> = async (app, { destinations, references }) => {
   const db = app.database.db
   const viewer = app.requireProductRole('alerting', 'viewer')
   const manager = app.requireProductRole('alerting', 'manager')
@@ -106,7 +114,7 @@ export const escalationPolicyRoutes: FastifyPluginAsyncTypebox = async (app) => 
       const { steps, repeat = 0, description = null, ackTimeoutMinutes = null } = request.body
       const name = request.body.name.trim()
       const created = await db.transaction().execute(async (trx) => {
-        await checkTargets(trx, organizationId, steps)
+        await checkTargets(trx, organizationId, steps, destinations)
         if (await policyNameTaken(trx, organizationId, name)) throw new ConflictError(`an escalation policy named ${name} exists`)
         const policy = await insertPolicy(trx, {
           organizationId,
@@ -154,7 +162,7 @@ export const escalationPolicyRoutes: FastifyPluginAsyncTypebox = async (app) => 
       return policyBody(
         await db.transaction().execute(async (trx) => {
           const before = await policyOf(trx, organizationId, request.params.policyId, true)
-          if (steps) await checkTargets(trx, organizationId, steps)
+          if (steps) await checkTargets(trx, organizationId, steps, destinations)
           if (change.name && (await policyNameTaken(trx, organizationId, change.name, before.id))) {
             throw new ConflictError(`an escalation policy named ${change.name} exists`)
           }
@@ -189,8 +197,10 @@ export const escalationPolicyRoutes: FastifyPluginAsyncTypebox = async (app) => 
       const { organizationId } = membershipOf(request)
       await db.transaction().execute(async (trx) => {
         const before = await policyOf(trx, organizationId, request.params.policyId, true)
-        const user = await policyInUse(trx, organizationId, before.id)
-        if (user) throw new ConflictError(`the webhook config ${user} escalates with this policy: change it first`)
+        for (const reference of references) {
+          const user = await reference(trx, organizationId, before.id)
+          if (user) throw new ConflictError(`${user} escalates with this policy: change it first`)
+        }
         if (!(await deletePolicy(trx, organizationId, before.id))) throw new NotFoundError('escalation policy')
         await recordAudit(trx, auditContextOf(request), {
           ...entry(organizationId, before.id),

@@ -1,5 +1,5 @@
 import { Type, type Static } from 'typebox'
-import { priorities, type Priority } from '../../alerts/model.js'
+import { priorities, type Priority } from '../../alerts/index.js'
 
 const matcherFields = {
   priorities: Type.Optional(Type.Array(Type.Enum(priorities), { minItems: 1, uniqueItems: true })),

@@ -1,23 +1,33 @@
 import { recordAudit, type AuditContext } from '@svc/audit'
 import type { Executor } from '@svc/db'
 import { invalidField } from '@svc/http'
-import { chatIntegrationsAmong } from '../../destinations/chat-integrations/queries.js'
 import { policiesTargeting, updatePolicy } from './queries.js'
-import { outboundWebhooksAmong } from '../../destinations/outbound-webhooks/queries.js'
 import { activeMembersAmong } from '../people.js'
 import { schedulesAmong } from '../schedules/queries.js'
 import { teamsAmong } from '../teams/queries.js'
 import type { Step, Target, TargetType } from './schemas.js'
 
-/** Every target must name a user (an active member), schedule, team or chat integration of the organization: 400 naming it otherwise. */
-export async function checkTargets(db: Executor, organizationId: string, steps: Step[]): Promise<void> {
+/** Which of the given ids name targets of one kind in the organization. */
+export type TargetLookup = (db: Executor, organizationId: string, ids: string[]) => Promise<Set<string>>
+
+/**
+ * The target kinds whose rows another module owns (chat integrations and outbound webhooks are
+ * destinations'), given to the policy routes by the alerting root: on-call sits below them.
+ */
+export interface DestinationTargets {
+  chat: TargetLookup
+  webhook: TargetLookup
+}
+
+/** Every target must name a user (an active member), schedule, team, chat integration or outbound webhook of the organization: 400 naming it otherwise. */
+export async function checkTargets(db: Executor, organizationId: string, steps: Step[], destinations: DestinationTargets): Promise<void> {
   const ids = (type: TargetType) => [...new Set(steps.flatMap((step) => step.targets.filter((t) => t.type === type).map((t) => t.id)))]
   const known: Record<TargetType, Set<string>> = {
     user: await activeMembersAmong(db, organizationId, ids('user')),
     schedule: await schedulesAmong(db, organizationId, ids('schedule')),
     team: await teamsAmong(db, organizationId, ids('team')),
-    chat: await chatIntegrationsAmong(db, organizationId, ids('chat')),
-    webhook: await outboundWebhooksAmong(db, organizationId, ids('webhook')),
+    chat: await destinations.chat(db, organizationId, ids('chat')),
+    webhook: await destinations.webhook(db, organizationId, ids('webhook')),
   }
   const what: Record<TargetType, string> = {
     user: 'is not an active member of the organization',

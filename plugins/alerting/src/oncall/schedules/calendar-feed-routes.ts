@@ -3,8 +3,8 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import ical from 'ical-generator'
 import { Type } from 'typebox'
 import { NotFoundError, Timestamp } from '@svc/http'
+import { hashSecret } from '@svc/auth'
 import { deleteFeed, feedOwner, findFeed, putFeedToken } from './calendar-feeds.js'
-import { hashSecret } from '../../intake/configs/secrets.js'
 import { userShifts } from './on-call.js'
 
 /** The feed covers a week back (shifts just done stay visible) and 60 days ahead. */

@@ -1,0 +1,102 @@
+import type { FastifyBaseLogger } from 'fastify'
+import { sql, type RawBuilder } from 'kysely'
+import type { Database, Executor } from '@svc/db'
+import { createPoller } from '@svc/jobs'
+import { anyUndispatchedEvent, type BUS_EVENT_TYPES, claimUndispatchedEvents, markDispatched } from './queries.js'
+
+const POLL_MS = 1_000
+const BATCH = 100
+
+export type BusEventType = (typeof BUS_EVENT_TYPES)[number]
+
+/** An alert's `created`, `acknowledged` or `resolved` timeline row, as the bus hands it on. */
+export interface BusEvent {
+  id: string
+  organizationId: string
+  alertId: string
+  type: BusEventType
+  actorUserId: string | null
+  createdAt: Date
+}
+
+/**
+ * A module that acts on alert events: incidents put new alerts in their incident, workflows
+ * queue their runs, outbound webhooks their deliveries. Each says itself which events concern it.
+ */
+export interface AlertEventSubscriber {
+  /**
+   * Whether it may act on a new alert's `created` event, as a SQL condition over the alert's
+   * organization and priority. The statement that fires an alert writes that event as already
+   * dispatched when no subscriber may act on it, so the ingestion hot path leaves the bus nothing
+   * to claim (alerts/fire.ts).
+   */
+  wantsCreated(organization: RawBuilder<unknown>, priority: RawBuilder<unknown>): RawBuilder<unknown>
+  /** The batch's events, in the transaction that marks them dispatched; answers whether it queued work. */
+  handle(trx: Executor, events: BusEvent[]): Promise<boolean>
+  /** After the batch commits, when `handle` queued work: its worker may start at once. */
+  wake(): void
+}
+
+/** Whether a new alert's `created` event is for the bus: a `dispatched_at` value for its timeline row. */
+export type DispatchInterest = (organization: RawBuilder<unknown>, priority: RawBuilder<unknown>) => RawBuilder<unknown>
+
+/**
+ * The `dispatched_at` of a new alert's `created` row: null (for the bus) when a subscriber may act
+ * on it, now otherwise. One expression, inside the statement that fires the alert.
+ */
+export function dispatchInterest(subscribers: ReadonlyArray<Pick<AlertEventSubscriber, 'wantsCreated'>>): DispatchInterest {
+  return (organization, priority) => {
+    if (subscribers.length === 0) return sql`now()`
+    const wanted = subscribers.map((subscriber) => sql`(${subscriber.wantsCreated(organization, priority)})`)
+    return sql`case when ${sql.join(wanted, sql` or `)} then null else now() end`
+  }
+}
+
+export type AlertEventBus = ReturnType<typeof createAlertEventBus>
+
+/**
+ * The alert event bus. The events are the alert timeline's own rows, written in the statement or
+ * transaction of their change, so nothing is lost between a change and what follows from it;
+ * they are claimed `for update skip locked` (replicas share the work) and marked dispatched in
+ * the transaction in which every subscriber handled them, so none acts on an event twice.
+ * Subscribers register while the plugin registers, before the first alert is fired.
+ */
+export function createAlertEventBus({ database, log }: { database: Database; log: FastifyBaseLogger }) {
+  const subscribers: AlertEventSubscriber[] = []
+
+  async function dispatchBatch(): Promise<{ claimed: number; worked: AlertEventSubscriber[] }> {
+    return database.db.transaction().execute(async (trx) => {
+      const events: BusEvent[] = await claimUndispatchedEvents(trx, BATCH)
+      const worked: AlertEventSubscriber[] = []
+      for (const subscriber of subscribers) if (await subscriber.handle(trx, events)) worked.push(subscriber)
+      await markDispatched(
+        trx,
+        events.map((event) => event.id),
+      )
+      return { claimed: events.length, worked }
+    })
+  }
+
+  const poller = createPoller({
+    intervalMs: POLL_MS,
+    log,
+    what: 'dispatching alert events',
+    async round() {
+      // Most rounds are the interval's, and most find nothing: a cheap look before the claiming transaction.
+      if (!(await anyUndispatchedEvent(database.db))) return { more: false }
+      const batch = await dispatchBatch()
+      for (const subscriber of batch.worked) subscriber.wake()
+      return { more: batch.claimed === BATCH }
+    },
+  })
+
+  return {
+    subscribe(subscriber: AlertEventSubscriber): void {
+      subscribers.push(subscriber)
+    },
+    interest: dispatchInterest(subscribers),
+    wake: poller.wake,
+    start: poller.start,
+    stop: poller.stop,
+  }
+}

@@ -1,0 +1,9 @@
+// The destinations module's door: what the modules above it may use (docs/alerting.md).
+export { type ChatAlert, type ChatDeploy, slackMessage } from './chat-integrations/messages.js'
+export { mrkdwn } from './chat-integrations/mrkdwn.js'
+export { slackCommandPath, slackInteractivityPath } from './chat-integrations/paths.js'
+export { type ChatIntegrationRow, chatIntegrationsAmong, chatIntegrationsByIds, findChatIntegration } from './chat-integrations/queries.js'
+export { ChatFailure, type ChatSender } from './chat-integrations/send.js'
+export { slackClient, slackErrorOf } from './chat-integrations/slack-client.js'
+export { alertPayload, type OutboundEvent, type WebhookDelivery } from './outbound-webhooks/delivery.js'
+export { findOutboundWebhook, outboundWebhooksAmong } from './outbound-webhooks/queries.js'

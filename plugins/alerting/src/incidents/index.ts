@@ -1,0 +1,33 @@
+// The incidents module's door: what the modules above it may use (docs/alerting.md).
+export {
+  COMMAND_ROOM_PRIORITIES,
+  type LatestAnalysesReader,
+  type LatestAnalysis,
+  type LatestAnalysisReader,
+} from './alert-command-room-routes.js'
+export { fullIncidentBody, incidentAuditOf, incidentOrNotFound, timelineEntry } from './common.js'
+export { SEVERITIES, type Severity } from './model.js'
+export {
+  type Actor,
+  addTimelineText,
+  assignIncidentRole,
+  declareIncident,
+  editIncident,
+  joinIncident,
+  snoozeIncident,
+} from './operations.js'
+export {
+  addTimeline,
+  type AlertIncidents,
+  findIncident,
+  incidentOfAlert,
+  incidentResponders,
+  incidentRoles,
+  linkAlerts,
+  lockPagingOfIncidents,
+  openIncidentsOf,
+  PAGING_STATES,
+  repageContextOf,
+  updateIncident,
+} from './queries.js'
+export { Incident, IncidentParams, SnoozeIncident } from './schemas.js'
