@@ -38,15 +38,11 @@ export {
   type AlertEventType,
   type AlertRow,
   alertsByIds,
-  claimDelivery,
   findAlert,
-  findIngestConfig,
-  type IngestConfig,
   listAlertEvents,
   openCommandRoom,
   recordAlertEvent,
   reopenAcknowledgedAlert,
-  saveDeliveryResult,
   setAlertPriority,
 } from './queries.js'
 export { Alert, alertBody, AlertEvent, AlertParams, eventBody } from './schemas.js'

@@ -1,5 +1,5 @@
 import type { Executor } from '@svc/db'
-import { findIngestConfig, type IngestConfig } from '../alerts/index.js'
+import { findIngestConfig, type IngestConfig } from './queries.js'
 
 const TIME_TO_LIVE_MS = 30_000
 const MAX_ENTRIES = 10_000

@@ -4,17 +4,8 @@ import type { Database, Executor } from '@svc/db'
 import { alertGetsAnalysis, publish } from '@svc/events'
 import type { JobQueue } from '@svc/jobs'
 import { ingestedEvents } from '@svc/metrics'
-import {
-  claimDelivery,
-  type ConfigCheck,
-  type DispatchInterest,
-  fireAlert,
-  type Fired,
-  type Firing,
-  type IngestConfig,
-  moveAlertFromSource,
-  saveDeliveryResult,
-} from '../alerts/index.js'
+import { type ConfigCheck, type DispatchInterest, fireAlert, type Fired, type Firing, moveAlertFromSource } from '../alerts/index.js'
+import { claimDelivery, type IngestConfig, saveDeliveryResult } from './queries.js'
 import type { Priority } from './configs/schemas.js'
 import type { IngestedEvent } from './event.js'
 import type { FireBatcher } from './fire-batcher.js'

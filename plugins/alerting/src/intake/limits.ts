@@ -1,6 +1,6 @@
 import type { FastifyRequest, onRequestAsyncHookHandler } from 'fastify'
 import { TooManyRequestsError, type RouteLimit } from '@svc/http'
-import { type IngestConfig } from '../alerts/index.js'
+import { type IngestConfig } from './queries.js'
 import { hashApiKey } from './configs/secrets.js'
 
 export interface IngestLimits {

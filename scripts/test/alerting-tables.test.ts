@@ -1,0 +1,104 @@
+import { readdir, readFile } from 'node:fs/promises'
+import path from 'node:path'
+import t from 'tap'
+import { workspaceRoot } from '@svc/testkit'
+
+// Each alerting table belongs to one module (docs/alerting.md). A module's files name its own
+// tables; what it needs of another module's it asks that module's door for. The crossings below
+// are the ones still left, each with what removes it; a new one fails here, and so does a listed
+// one that is gone (take it off the list).
+const root = path.join(workspaceRoot(), 'plugins/alerting/src')
+const owners: Record<string, string[]> = {
+  alerts: ['alerts', 'alert_events', 'alert_escalations'],
+  oncall: [
+    'teams',
+    'team_members',
+    'schedules',
+    'schedule_overrides',
+    'calendar_feeds',
+    'escalation_policies',
+    'silences',
+    'service_support_hours',
+  ],
+  destinations: ['chat_integrations', 'outbound_webhooks', 'outbound_webhook_deliveries'],
+  intake: ['webhook_configs', 'webhook_deliveries', 'deploy_events'],
+  incidents: [
+    'incidents',
+    'incident_roles',
+    'incident_alerts',
+    'incident_timeline',
+    'incident_rule_sets',
+    'service_dependencies',
+    'incident_exclusions',
+    'incident_responders',
+    'incident_status_links',
+  ],
+  paging: ['notification_attempts', 'alert_ack_links'],
+  chat: ['slack_messages', 'slack_users', 'incident_chat_channels'],
+  workflows: ['workflows', 'workflow_runs'],
+}
+
+const crossings: Record<string, string> = {
+  'alerts/escalation-state.ts webhook_configs': 'routing reads the config: intake hands paging the routing of a config',
+  'alerts/escalation-state.ts escalation_policies': 'the acknowledgement timeout: stored on the escalation when it starts',
+  'alerts/escalation-state.ts notification_attempts': 'attempts are paging’s: their queries move to paging/queries.ts',
+  'alerts/escalation-state.ts alert_ack_links': 'ack links are paging’s: their queries move to paging/queries.ts',
+  'alerts/fire.ts webhook_configs': 'the config guard of the fire statement: a fragment intake hands fire',
+  'chat/slack/queries.ts alert_escalations': 'through the alerts door',
+  'chat/slack/queries.ts chat_integrations': 'through the destinations door',
+  'chat/slack/queries.ts incidents': 'through the incidents door',
+  'chat/slack/queries.ts incident_alerts': 'through the incidents door',
+  'chat/slack/queries.ts incident_responders': 'through the incidents door',
+  'chat/slack/queries.ts incident_roles': 'through the incidents door',
+  'chat/slack/queries.ts incident_timeline': 'through the incidents door',
+  'incidents/correlation/queries.ts alerts': 'correlation reads the new alerts: a read the alerts door publishes',
+  'incidents/correlation/queries.ts deploy_events': 'a deploy fragment the intake door publishes',
+  'incidents/queries.ts alerts': 'an incident’s alerts: a read the alerts door publishes',
+  'incidents/queries.ts alert_escalations': 'paging locks: move to incidents/paging-groups.ts through the alerts door',
+  'incidents/queries.ts deploy_events': 'an incident’s deploys: the intake door’s reader',
+  'paging/responder-requests.ts alerts': 'a responder request fires its alert through alerts/fire.ts',
+  'paging/responder-requests.ts alert_events': 'a responder request fires its alert through alerts/fire.ts',
+  'paging/responder-requests.ts incident_alerts': 'a responder request links its alert through the incidents door',
+}
+
+const camel = (table: string) => table.replace(/_([a-z])/g, (_match, letter: string) => letter.toUpperCase())
+
+async function filesOf(module: string): Promise<string[]> {
+  const found: string[] = []
+  for (const entry of await readdir(path.join(root, module), { withFileTypes: true, recursive: true })) {
+    if (entry.isFile() && entry.name.endsWith('.ts')) found.push(path.join(entry.parentPath, entry.name))
+  }
+  return found
+}
+
+t.test('each alerting module names only its own tables, but for the crossings listed', async (t) => {
+  const seen = new Set<string>()
+  for (const [module, own] of Object.entries(owners)) {
+    const foreign = Object.entries(owners)
+      .filter(([owner]) => owner !== module)
+      .flatMap(([, tables]) => tables)
+    for (const file of await filesOf(module)) {
+      const text = await readFile(file, 'utf8')
+      const relative = path.relative(root, file)
+      for (const table of foreign) {
+        if (!new RegExp(`divinux\\.(${table}|${camel(table)})\\b`).test(text)) continue
+        const crossing = `${relative} ${table}`
+        seen.add(crossing)
+        t.ok(crossings[crossing], `${relative} names ${table}, a table of another module`)
+      }
+    }
+    t.ok(own.length > 0)
+  }
+  t.same(
+    Object.keys(crossings).filter((crossing) => !seen.has(crossing)),
+    [],
+    'every listed crossing is still there',
+  )
+})
+
+t.test('every alerting table has one owner, and the surface test knows each', async (t) => {
+  const tables = Object.values(owners).flat()
+  t.equal(new Set(tables).size, tables.length, 'no table has two owners')
+  const surfaceTest = await readFile(path.join(workspaceRoot(), 'scripts/test/surface-tables.test.ts'), 'utf8')
+  for (const table of tables) t.match(surfaceTest, `'${camel(table)}'`, `${table} is alerting's`)
+})
