@@ -15,4 +15,5 @@ export {
   type StatusPageIncidentOpened,
   type StatusPageIncidentUpdateRequested,
   type StatusPageUpdateRequested,
+  URGENT_PRIORITIES,
 } from './payloads.js'

@@ -21,15 +21,18 @@ export interface AlertCreated {
   autoAnalysis: boolean
 }
 
-/** Priorities whose new alerts always get an analysis (P1 and P2: they open command rooms). */
-const ANALYZED_PRIORITIES: ReadonlySet<AlertPriority> = new Set(['P1', 'P2'])
+/**
+ * The urgent priorities, declared once for the product: a P1 or P2 alert opens an incident (when
+ * it is in none), has a command room and gets an analysis.
+ */
+export const URGENT_PRIORITIES: ReadonlySet<string> = new Set<AlertPriority>(['P1', 'P2'])
 
 /**
  * Whether a new alert gets an automatic analysis: the one rule alerting (which announces
  * `alert.created` only then) and insights (which analyzes on it) both follow.
  */
 export function alertGetsAnalysis(alert: Pick<AlertCreated, 'priority' | 'autoAnalysis'>): boolean {
-  return alert.autoAnalysis || ANALYZED_PRIORITIES.has(alert.priority)
+  return alert.autoAnalysis || URGENT_PRIORITIES.has(alert.priority)
 }
 
 /** A person left an organization (removed by an admin, or deprovisioned over SCIM). */

@@ -33,7 +33,7 @@ export {
 export { type AlertEventSubscriber, type DispatchInterest } from './event-bus.js'
 export { type ConfigCheck, fireAlert, fireAlerts, type Fired, type Firing, type IngestedEvent, moveAlertFromSource } from './fire.js'
 export { type AlertMove, moveAlertByPerson, moveAlerts } from './lifecycle.js'
-export { priorities, type Priority, webhookFormats, type WebhookFormat } from './model.js'
+export { priorities, type Priority, URGENT_PRIORITIES, webhookFormats, type WebhookFormat } from './model.js'
 export {
   type AlertEventType,
   type AlertRow,

@@ -5,10 +5,8 @@ import { NotFoundError } from '@svc/http'
 import { deployBody, DeployEvent, deploysBefore } from '../intake/index.js'
 import type { Executor } from '@svc/db'
 import type { IncidentReference } from '@svc/events'
-import { Alert, alertBody, AlertEvent, AlertParams, eventBody, findAlert, listAlertEvents } from '../alerts/index.js'
+import { Alert, alertBody, AlertEvent, AlertParams, eventBody, findAlert, listAlertEvents, URGENT_PRIORITIES } from '../alerts/index.js'
 
-/** Priorities whose alerts always have a command room; a workflow may open one for others. */
-export const COMMAND_ROOM_PRIORITIES: ReadonlySet<string> = new Set(['P1', 'P2'])
 /** The first entries of the timeline a command room shows; repeats are one entry, so this is most of them. */
 const COMMAND_ROOM_TIMELINE = 100
 
@@ -90,7 +88,7 @@ export const commandRoomRoutes: FastifyPluginAsyncTypebox<{ latestAnalysis: Late
     async (request) => {
       const { organizationId } = membershipOf(request)
       const alert = isUuid(request.params.alertId) ? await findAlert(db, organizationId, request.params.alertId) : undefined
-      if (!alert || !(COMMAND_ROOM_PRIORITIES.has(alert.priority) || alert.commandRoomOpenedAt))
+      if (!alert || !(URGENT_PRIORITIES.has(alert.priority) || alert.commandRoomOpenedAt))
         throw new NotFoundError('command room (P1 and P2 alerts have one, and alerts a workflow opened one for)')
       const { windowMinutes } = request.query
       const [timeline, deploys, analysis] = await Promise.all([

@@ -1,10 +1,5 @@
 // The incidents module's door: what the modules above it may use (docs/alerting.md).
-export {
-  COMMAND_ROOM_PRIORITIES,
-  type LatestAnalysesReader,
-  type LatestAnalysis,
-  type LatestAnalysisReader,
-} from './alert-command-room-routes.js'
+export { type LatestAnalysesReader, type LatestAnalysis, type LatestAnalysisReader } from './alert-command-room-routes.js'
 export { fullIncidentBody, incidentAuditOf, incidentOrNotFound, timelineEntry } from './common.js'
 export { SEVERITIES, type Severity } from './model.js'
 export {

@@ -26,9 +26,6 @@ export function severityOfPriority(priority: string): Severity {
   }
 }
 
-/** Priorities whose alerts open an incident when they are in none (the command room's priorities). */
-export const OPENING_PRIORITIES: ReadonlySet<string> = new Set(['P1', 'P2'])
-
 /**
  * Which moves are allowed: an open incident may go to any other open status (a fix that did not
  * hold sends `monitoring` back to `investigating`) or be resolved; a resolved one may only be

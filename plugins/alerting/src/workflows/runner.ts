@@ -2,7 +2,7 @@ import type { FastifyBaseLogger } from 'fastify'
 import type { Database, Executor } from '@svc/db'
 import { publish, subscribe, type AlertPriority, type DeployRecorded } from '@svc/events'
 import { ensureQueue, inTransaction, workEach, type JobQueue } from '@svc/jobs'
-import { COMMAND_ROOM_PRIORITIES, type LatestAnalysisReader } from '../incidents/index.js'
+import { type LatestAnalysisReader } from '../incidents/index.js'
 import { chatAlertOf } from '../chat/index.js'
 import {
   alertPayload,
@@ -15,7 +15,7 @@ import {
   type WebhookDelivery,
 } from '../destinations/index.js'
 import { type Escalator } from '../paging/index.js'
-import { type AlertRow, findAlert, openCommandRoom, recordAlertEvent, setAlertPriority } from '../alerts/index.js'
+import { type AlertRow, findAlert, openCommandRoom, recordAlertEvent, setAlertPriority, URGENT_PRIORITIES } from '../alerts/index.js'
 import { findDeployEvent } from '../intake/index.js'
 import { findPolicy } from '../oncall/index.js'
 import { enabledWorkflows, findWorkflow, finishRun, insertRuns, recordActionOutcomes, startRun, takeRun, type RunRow } from './queries.js'
@@ -217,8 +217,7 @@ export function createWorkflowRunner(deps: WorkflowRunnerDeps) {
       }
       case 'open_command_room': {
         const current = await findAlert(trx, organizationId, alert.id)
-        if (current && COMMAND_ROOM_PRIORITIES.has(current.priority))
-          return skipped(`the alert is ${current.priority}: it has its command room`)
+        if (current && URGENT_PRIORITIES.has(current.priority)) return skipped(`the alert is ${current.priority}: it has its command room`)
         if (!(await openCommandRoom(trx, organizationId, alert.id))) return skipped('the command room was open already')
         await recordAlertEvent(trx, organizationId, alert.id, 'command_room_opened', by)
         return succeeded('command room opened')

@@ -2,7 +2,8 @@ import { recordAudit } from '@svc/audit'
 import { lockUntilCommit, type Executor } from '@svc/db'
 import { publish } from '@svc/events'
 import type { JobQueue } from '@svc/jobs'
-import { OPENING_PRIORITIES, severityOfPriority } from '../model.js'
+import { URGENT_PRIORITIES } from '../../alerts/index.js'
+import { severityOfPriority } from '../model.js'
 import { addTimeline, findIncident, insertIncident, linkAlerts, updateIncident, type AlertLink } from '../queries.js'
 import {
   bestMatch,
@@ -120,7 +121,7 @@ export async function correlateAlert(batch: CorrelationBatch, trx: Executor, ale
     batch.noteJoined(alert.organizationId, match.incidentId, { alertId, rule: match.rule.kind, score, matched, linkedBy: null })
     return { incidentId: match.incidentId, action: 'joined' }
   }
-  if (OPENING_PRIORITIES.has(alert.priority)) return { incidentId: await open(trx, alert), action: 'opened' }
+  if (URGENT_PRIORITIES.has(alert.priority)) return { incidentId: await open(trx, alert), action: 'opened' }
   return undefined
 }
 

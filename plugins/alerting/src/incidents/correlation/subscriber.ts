@@ -1,7 +1,7 @@
 import { sql, type RawBuilder } from 'kysely'
 import type { JobQueue } from '@svc/jobs'
 import { type AlertEventSubscriber } from '../../alerts/index.js'
-import { OPENING_PRIORITIES } from '../model.js'
+import { URGENT_PRIORITIES } from '../../alerts/index.js'
 import { CorrelationBatch, correlateAlert } from './correlate.js'
 import { REOPEN_MINUTES } from './rules.js'
 
@@ -10,7 +10,7 @@ import { REOPEN_MINUTES } from './rules.js'
  * organization has an open incident or one resolved within the reopening window.
  */
 export const mayCorrelate = (organization: RawBuilder<unknown>, priority: RawBuilder<unknown>) => sql`
-  ${priority} in (${sql.join([...OPENING_PRIORITIES].map((opening) => sql.lit(opening)))})
+  ${priority} in (${sql.join([...URGENT_PRIORITIES].map((opening) => sql.lit(opening)))})
   or exists (select 1 from divinux.incidents open where open.organization_id = ${organization} and open.status <> 'resolved')
   or exists (select 1 from divinux.incidents recent where recent.organization_id = ${organization} and recent.status = 'resolved'
     and recent.resolved_at > now() - make_interval(mins => ${sql.lit(REOPEN_MINUTES)}))`
