@@ -33,7 +33,7 @@ async function acknowledge(db: Executor, page: { organizationId: string; alertId
 }
 
 /**
- * Twilio's callbacks (issue 14): delivery reports for messages and calls, the words a call says
+ * Twilio's callbacks: delivery reports for messages and calls, the words a call says
  * (with "press 1 to acknowledge"), the keypress, and SMS replies `ack <code>`. Public routes, each
  * refused with 403 unless `X-Twilio-Signature` is Twilio's HMAC over the URL it called and the
  * form it posted, with our auth token (twilio.validateRequest).

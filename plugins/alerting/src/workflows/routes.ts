@@ -80,7 +80,7 @@ const runBody = (row: RunRow) => ({
 const audited = (row: WorkflowRow) => ({ name: row.name, enabled: row.enabled, ...definitionOf(row) })
 
 /**
- * Workflow automation (issue 14): on `alert.created`, `alert.acknowledged`, `alert.resolved` or
+ * Workflow automation: on `alert.created`, `alert.acknowledged`, `alert.resolved` or
  * `deploy.recorded`, when every condition holds, ordered actions; every run is recorded with
  * the outcome of each condition and action (workflows/runner.ts runs them). Reading needs
  * alerting viewer, changing alerting manager; changes are audited.

@@ -143,7 +143,7 @@ export interface ChatRouteOptions {
 }
 
 /**
- * Chat integrations (issue 14): where escalation steps post alerts (target type `chat`).
+ * Chat integrations: where escalation steps post alerts (target type `chat`).
  * Reading needs alerting viewer, changing and testing alerting manager; changes are audited.
  * Webhook URLs must point at public addresses unless ALLOW_PRIVATE_TARGETS is set.
  */

@@ -83,7 +83,7 @@ const body = (row: OutboundWebhookRow) => ({
 const audited = (row: OutboundWebhookRow) => ({ name: row.name, url: row.url, events: row.events, enabled: row.enabled })
 
 /**
- * Outbound incident webhooks (issue 14): alert events POSTed to a URL, signed per Standard
+ * Outbound incident webhooks: alert events POSTed to a URL, signed per Standard
  * Webhooks, retried with backoff, every delivery logged. Reading needs alerting viewer,
  * changing alerting manager; changes are audited (never the secret).
  */

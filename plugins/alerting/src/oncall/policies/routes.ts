@@ -38,7 +38,7 @@ const policyState = (row: PolicyRow) => ({
 })
 
 /**
- * Escalation policies (issue 14): who is paged, in which order, and how long each step waits
+ * Escalation policies: who is paged, in which order, and how long each step waits
  * for an acknowledgement. Reading needs alerting viewer, changing alerting manager; changes are
  * audited. Alerts escalate with them through webhook configs (escalationPolicyId, routingRules).
  */

@@ -30,7 +30,7 @@ const FeedWithToken = Type.Object(
 )
 
 /**
- * Each user's on-call shifts as an iCalendar feed (issue 14). Calendar apps cannot sign in, so the
+ * Each user's on-call shifts as an iCalendar feed. Calendar apps cannot sign in, so the
  * feed URL carries a per-user token: created or rotated (the old URL stops working) and revoked
  * by the signed-in user; the feed itself is public and answers the token's owner's shifts.
  */

@@ -96,7 +96,7 @@ function rangeOf(query: { from: string; to: string }) {
 }
 
 /**
- * On-call schedules (issue 14): layers of rotations in a time zone, overrides above them, and the
+ * On-call schedules: layers of rotations in a time zone, overrides above them, and the
  * final shifts they make (oncall/schedules/rotation.ts). Reading needs alerting viewer, changing
  * alerting manager; every change writes its audit entry in the same transaction.
  */

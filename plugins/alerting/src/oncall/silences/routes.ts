@@ -44,7 +44,7 @@ export interface SilenceOptions {
 }
 
 /**
- * Silences (issue 14), as Alertmanager has them: while one is in force, matching alerts are stored
+ * Silences, as Alertmanager has them: while one is in force, matching alerts are stored
  * and shown but page no one. When it ends, early or on time, the alerts it held that are still
  * open and unacknowledged start their escalation once (paging/escalator.ts). Reading needs
  * alerting viewer, changing alerting manager; changes are audited.

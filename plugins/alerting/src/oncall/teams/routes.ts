@@ -67,7 +67,7 @@ async function checkNewMembers(db: Executor, organizationId: string, members: Ne
 }
 
 /**
- * On-call teams (issue 14): people of the organization with a team role, the targets that
+ * On-call teams: people of the organization with a team role, the targets that
  * schedules and escalation policies name. Reading needs alerting viewer, changing alerting
  * manager; every change writes its audit entry in the same transaction.
  */
