@@ -32,7 +32,7 @@ export {
 } from './escalation-state.js'
 export { type AlertEventSubscriber, type DispatchInterest } from './event-bus.js'
 export { type ConfigCheck, fireAlert, fireAlerts, type Fired, type Firing, type IngestedEvent, moveAlertFromSource } from './fire.js'
-export { type AlertMove, moveAlertByPerson, moveAlerts } from './lifecycle.js'
+export { type AlertMove, moveAlertByPerson, moveAlerts, reopenAlert } from './lifecycle.js'
 export { priorities, type Priority, URGENT_PRIORITIES, webhookFormats, type WebhookFormat } from './model.js'
 export {
   type AlertEventType,
@@ -42,7 +42,6 @@ export {
   listAlertEvents,
   openCommandRoom,
   recordAlertEvent,
-  reopenAcknowledgedAlert,
   setAlertPriority,
 } from './queries.js'
 export { Alert, alertBody, AlertEvent, AlertParams, eventBody } from './schemas.js'

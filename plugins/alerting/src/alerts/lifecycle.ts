@@ -92,3 +92,23 @@ export async function moveAlertByPerson(
   })
   return moved.length > 0
 }
+
+/**
+ * An acknowledged alert open again, its acknowledgement and who gave it cleared, with its
+ * `reopened` event (compare-and-set): its acknowledgement timed out or its incident's snooze
+ * ended. Paging starts its escalation over. Answers whether it moved.
+ */
+export async function reopenAlert(db: Executor, alert: { organizationId: string; alertId: string }, reason: string): Promise<boolean> {
+  const moved = await sql<{ id: string }>`
+    with moved as (
+      update divinux.alerts set status = 'open', acknowledged_at = null, acknowledged_by = null, updated_at = now()
+      where organization_id = ${alert.organizationId} and id = ${alert.alertId} and status = 'acknowledged'
+      returning id
+    ),
+    moved_timeline as (
+      insert into divinux.alert_events (organization_id, alert_id, type, data)
+      select ${alert.organizationId}, id, 'reopened', ${JSON.stringify({ reason })}::jsonb from moved
+    )
+    select id from moved`.execute(db)
+  return moved.rows.length > 0
+}

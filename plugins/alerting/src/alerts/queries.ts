@@ -108,18 +108,6 @@ export async function recordAlertEvent(
   await db.insertInto('divinux.alertEvents').values({ organizationId, alertId, type, data, actorUserId }).execute()
 }
 
-/** An acknowledged alert open again (its acknowledgement timed out, its incident's snooze ended); compare-and-set. */
-export async function reopenAcknowledgedAlert(db: Executor, organizationId: string, alertId: string) {
-  return db
-    .updateTable('divinux.alerts')
-    .set({ status: 'open', acknowledgedAt: null, acknowledgedBy: null, updatedAt: sql<Date>`now()` })
-    .where('organizationId', '=', organizationId)
-    .where('id', '=', alertId)
-    .where('status', '=', 'acknowledged')
-    .returning('id')
-    .executeTakeFirst()
-}
-
 /** Changes an alert's priority; answers the one it had, or undefined when it already had this one. */
 export async function setAlertPriority(db: Executor, organizationId: string, alertId: string, priority: string) {
   const before = await db

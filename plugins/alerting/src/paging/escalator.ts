@@ -14,7 +14,7 @@ import {
   heldBySilence,
   lockOrCreateEscalation,
   recordAlertEvent,
-  reopenAcknowledgedAlert,
+  reopenAlert,
   setEscalation,
   setEscalations,
 } from '../alerts/index.js'
@@ -357,8 +357,7 @@ export function createEscalator(deps: EscalatorDeps): Escalator {
         // A snooze moved the re-page time to its end, so a snoozed incident's alert re-pages when it ends.
         const snoozed = incident?.snoozedUntil != null
         const reason = snoozed ? 'the incident’s snooze ended' : 'its acknowledgement timed out'
-        await reopenAcknowledgedAlert(trx, row.organizationId, row.alertId)
-        await recordAlertEvent(trx, row.organizationId, row.alertId, 'reopened', { reason })
+        await reopenAlert(trx, row, reason)
         if (incident) {
           await updateIncident(trx, row.organizationId, incident.id, { status: 'triage', ...(snoozed ? { snoozedUntil: null } : {}) })
           await addTimeline(trx, [
