@@ -26,6 +26,23 @@ const alertingFence = alertingModules.map((module, rank) => ({
   },
 }))
 
+// The alerting root (index.ts and the published reads beside it) composes the modules through
+// their doors too.
+const alertingRoot = {
+  files: ['plugins/alerting/src/*.ts'],
+  rules: {
+    'no-restricted-imports': [
+      'error',
+      {
+        patterns: alertingModules.map((module) => ({
+          group: [`**/${module}/**`, `!**/${module}/index.js`],
+          message: `import ${module} through its door, ${module}/index.js`,
+        })),
+      },
+    ],
+  },
+}
+
 export default tseslint.config(
   {
     ignores: [
@@ -60,4 +77,5 @@ export default tseslint.config(
     },
   },
   ...alertingFence,
+  alertingRoot,
 )

@@ -27,6 +27,13 @@ t.test('a module that reaches past a lower one’s door is refused', async (t) =
   ])
 })
 
+t.test('the alerting root composes the modules through their doors', async (t) => {
+  t.match(await problemsOf('index.ts', "import { alertRoutes } from './alerts/routes.js'\nvoid alertRoutes\n"), [
+    /through its door, alerts\/index.js/,
+  ])
+  t.same(await problemsOf('index.ts', "import { alertsModule } from './alerts/index.js'\nvoid alertsModule\n"), [])
+})
+
 t.test('imports through a lower door, and within a module, pass', async (t) => {
   t.same(
     await problemsOf(

@@ -41,8 +41,6 @@ const owners: Record<string, string[]> = {
 const crossings: Record<string, string> = {
   'alerts/escalation-state.ts webhook_configs': 'routing reads the config: intake hands paging the routing of a config',
   'alerts/escalation-state.ts escalation_policies': 'the acknowledgement timeout: stored on the escalation when it starts',
-  'alerts/escalation-state.ts notification_attempts': 'attempts are paging’s: their queries move to paging/queries.ts',
-  'alerts/escalation-state.ts alert_ack_links': 'ack links are paging’s: their queries move to paging/queries.ts',
   'alerts/fire.ts webhook_configs': 'the config guard of the fire statement: a fragment intake hands fire',
   'chat/slack/queries.ts alert_escalations': 'through the alerts door',
   'chat/slack/queries.ts chat_integrations': 'through the destinations door',
@@ -56,6 +54,8 @@ const crossings: Record<string, string> = {
   'incidents/queries.ts alerts': 'an incident’s alerts: a read the alerts door publishes',
   'incidents/queries.ts alert_escalations': 'paging locks: move to incidents/paging-groups.ts through the alerts door',
   'incidents/queries.ts deploy_events': 'an incident’s deploys: the intake door’s reader',
+  'paging/queries.ts alerts':
+    'a page’s alert joined to its attempt or link (alertColumns from the alerts door): one read on the paging path',
   'paging/responder-requests.ts alerts': 'a responder request fires its alert through alerts/fire.ts',
   'paging/responder-requests.ts alert_events': 'a responder request fires its alert through alerts/fire.ts',
   'paging/responder-requests.ts incident_alerts': 'a responder request links its alert through the incidents door',

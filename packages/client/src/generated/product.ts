@@ -128,183 +128,6 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
-    "/api/v1/organizations/{orgId}/webhooks": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /** List webhook configs (member) */
-        get: operations["getOrganizationsWebhooks"];
-        put?: never;
-        /**
-         * Create a webhook config (alerting manager); answers its API key once
-         * @description Give `signingSecret` (16 characters or more) or `"signed": true` to require signed deliveries.
-         */
-        post: operations["postOrganizationsWebhooks"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/api/v1/organizations/{orgId}/webhooks/{configId}": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /** Get a webhook config (member) */
-        get: operations["getOrganizationsWebhooksByConfigId"];
-        put?: never;
-        post?: never;
-        /** Delete a webhook config (alerting manager); its key stops working */
-        delete: operations["deleteOrganizationsWebhooksByConfigId"];
-        options?: never;
-        head?: never;
-        /** Update a webhook config (alerting manager) */
-        patch: operations["patchOrganizationsWebhooksByConfigId"];
-        trace?: never;
-    };
-    "/api/v1/organizations/{orgId}/webhooks/{configId}/regenerate-key": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /** Regenerate the API key (alerting manager); the old key is refused at once */
-        post: operations["postOrganizationsWebhooksRegenerateKey"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/api/v1/organizations/{orgId}/deploy-events/ingest/{apiKey}": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /**
-         * Ingest a deploy event (public, authenticated by a webhook config’s API key in the path)
-         * @description The secret, when the config has one, is proven as for alert ingestion (decision 0026): `x-webhook-signature` over the exact body, or the secret itself as a credential. A GitHub `deployment_status` payload, or a generic `{service, kind (deploy, config or rollback), environment, version, commit, repository, url, status, startedAt, finishedAt}`. Times more than 5 minutes in the future are 400. A delivery id (`x-delivery-id`, `webhook-id` or `x-github-delivery`) seen before answers 200 with the event it recorded, and records nothing. Here an `Authorization` credential (Bearer, or the Basic password) is the secret.
-         */
-        post: operations["postOrganizationsDeployEventsIngestByApiKey"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/api/v1/organizations/{orgId}/deploy-events/ingest": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /**
-         * Ingest a deploy event (public, authenticated by a webhook config’s API key in the Authorization header)
-         * @description The API key is the Basic user name (the password being the secret, when the config has one) or the Bearer token (for a config without a secret), so it need not be in a URL. The secret, when the config has one, is proven as for alert ingestion (decision 0026): `x-webhook-signature` over the exact body, or the secret itself as a credential. A GitHub `deployment_status` payload, or a generic `{service, kind (deploy, config or rollback), environment, version, commit, repository, url, status, startedAt, finishedAt}`. Times more than 5 minutes in the future are 400. A delivery id (`x-delivery-id`, `webhook-id` or `x-github-delivery`) seen before answers 200 with the event it recorded, and records nothing.
-         */
-        post: operations["postOrganizationsDeployEventsIngest"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/v2/enqueue": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /**
-         * PagerDuty Events API v2: trigger, acknowledge or resolve an alert (public, authenticated by routing_key)
-         * @description `routing_key` is the API key of a webhook config of the `pagerduty` format. A trigger without `dedup_key` gets one, answered so the sender can resolve later. Answers and errors are PagerDuty’s (`202 {"status":"success","message":"Event processed","dedup_key"}`, `400 {"status":"invalid event","errors"}`, `429`). A config with a signing secret still needs `x-webhook-signature`.
-         */
-        post: operations["postV2Enqueue"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/v2/change/enqueue": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /**
-         * PagerDuty Events API v2: a change event, recorded as a deploy (public, authenticated by routing_key)
-         * @description The change’s `payload.summary` is required; `custom_details.service` (else `payload.source`, else the config’s name) is the service, `custom_details.environment`, `version` and `commit` are read when present, the first link is the URL, `payload.timestamp` when it happened.
-         */
-        post: operations["postV2ChangeEnqueue"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/api/v1/webhooks/ingest/{apiKey}": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /**
-         * Ingest an event (public, authenticated by the API key in the path)
-         * @description Proof of the secret, required when the config has one: `x-webhook-signature` (`sha256=<hex HMAC-SHA256(secret, body)>` or `t=<unix>,v1=<hex HMAC-SHA256(secret, "<t>.<body>")>`, 300 s tolerance), Grafana’s `X-Grafana-Alerting-Signature` (bare hex, of `<timestamp>:<body>` with `X-Grafana-Alerting-Timestamp`), or the secret itself as the credential. Retries are recognised by `x-delivery-id`, `webhook-id` or `x-github-delivery`, else by fingerprint and timestamp. Limited per webhook config (its `rateLimitPerMinute`, else INGEST_RATE_LIMIT_MAX a minute): 429 with `Retry-After` past it. Here an `Authorization` credential (Bearer, or the Basic password) is the secret.
-         */
-        post: operations["postWebhooksIngestByApiKey"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/api/v1/webhooks/ingest": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /**
-         * Ingest an event (public, authenticated by the API key in the Authorization header)
-         * @description The API key is the Basic user name (the password being the secret, when the config has one) or the Bearer token, so it need not be in a URL. Proof of the secret, required when the config has one: `x-webhook-signature` (`sha256=<hex HMAC-SHA256(secret, body)>` or `t=<unix>,v1=<hex HMAC-SHA256(secret, "<t>.<body>")>`, 300 s tolerance), Grafana’s `X-Grafana-Alerting-Signature` (bare hex, of `<timestamp>:<body>` with `X-Grafana-Alerting-Timestamp`), or the secret itself as the credential. Retries are recognised by `x-delivery-id`, `webhook-id` or `x-github-delivery`, else by fingerprint and timestamp. Limited per webhook config (its `rateLimitPerMinute`, else INGEST_RATE_LIMIT_MAX a minute): 429 with `Retry-After` past it.
-         */
-        post: operations["postWebhooksIngest"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
     "/api/v1/organizations/{orgId}/alerts": {
         parameters: {
             query?: never;
@@ -393,399 +216,6 @@ export interface paths {
          * @description A resolved alert answers as it is.
          */
         post: operations["postOrganizationsAlertsResolve"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/api/v1/organizations/{orgId}/alerts/{alertId}/command-room": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /** The command room of a P1/P2 alert, or of one a workflow opened it for (alerting viewer) */
-        get: operations["getOrganizationsAlertsCommandRoom"];
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/api/v1/organizations/{orgId}/incidents": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /** List incidents, newest first (alerting viewer) */
-        get: operations["getOrganizationsIncidents"];
-        put?: never;
-        /**
-         * Declare an incident (alerting responder)
-         * @description Starts in triage with the declarer (or `commanderId`) as commander. `alertIds` must be alerts of the organization in no other incident (409 when one is).
-         */
-        post: operations["postOrganizationsIncidents"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/api/v1/organizations/{orgId}/incidents/{incidentId}": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /** An incident with its roles (alerting viewer) */
-        get: operations["getOrganizationsIncidentsByIncidentId"];
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        /**
-         * Change an incident’s title, summary, severity or status (alerting responder)
-         * @description Status moves: any open status (triage, investigating, identified, monitoring) to another or to resolved; resolved only back to investigating (409 otherwise). Leaving triage sets acknowledgedAt, reaching monitoring or resolved sets mitigatedAt, resolving sets resolvedAt and reopening clears it.
-         */
-        patch: operations["patchOrganizationsIncidentsByIncidentId"];
-        trace?: never;
-    };
-    "/api/v1/organizations/{orgId}/incidents/{incidentId}/roles/{role}": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        /**
-         * Give a role of the incident to a person (alerting responder)
-         * @description commander, communications, scribe, or a role name of the organization’s own; replaces whoever held it.
-         */
-        put: operations["putOrganizationsIncidentsRolesByRole"];
-        post?: never;
-        /** Leave a role of the incident unheld (alerting responder) */
-        delete: operations["deleteOrganizationsIncidentsRolesByRole"];
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/api/v1/organizations/{orgId}/incidents/{incidentId}/timeline": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /** The incident’s timeline, newest first: people’s notes and status updates beside the changes (alerting viewer) */
-        get: operations["getOrganizationsIncidentsTimeline"];
-        put?: never;
-        /** Add a note or a status update to the incident’s timeline (alerting responder) */
-        post: operations["postOrganizationsIncidentsTimeline"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/api/v1/organizations/{orgId}/incidents/{incidentId}/join": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /**
-         * Join the incident as a responder (alerting responder)
-         * @description Joining twice changes nothing. Slack’s “Join as responder” button does the same (via `chat`).
-         */
-        post: operations["postOrganizationsIncidentsJoin"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/api/v1/organizations/{orgId}/incidents/{incidentId}/alerts": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /** The alerts in the incident, each with the rule, score and values that put it there (alerting viewer) */
-        get: operations["getOrganizationsIncidentsAlerts"];
-        put?: never;
-        /**
-         * Put an alert in the incident by hand (alerting responder)
-         * @description The alert must be of the organization (400) and in no other incident (409).
-         */
-        post: operations["postOrganizationsIncidentsAlerts"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/api/v1/organizations/{orgId}/incidents/{incidentId}/merge": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /**
-         * Merge another incident into this one (alerting responder)
-         * @description Its alerts move here (their links keep the rule that grouped them and name the incident they came from); it is resolved with `mergedInto` set. Both must be of the organization (404); this one must be open and the other not merged already (409).
-         */
-        post: operations["postOrganizationsIncidentsMerge"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/api/v1/organizations/{orgId}/incidents/{incidentId}/split": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /**
-         * Split alerts out of this incident into a new one (alerting responder)
-         * @description The new incident starts in triage with the caller as commander and this one’s severity unless given; each alert must be in this incident (400 naming it). Correlation never puts these alerts’ fingerprints back in this incident.
-         */
-        post: operations["postOrganizationsIncidentsSplit"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/api/v1/organizations/{orgId}/incidents/{incidentId}/responder-requests": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /**
-         * Who was asked to help, who was paged on which channel, and who acknowledged when (alerting viewer)
-         * @description The first 100 requests, oldest first.
-         */
-        get: operations["getOrganizationsIncidentsResponderRequests"];
-        put?: never;
-        /**
-         * Page people to help with the incident: persons, teams, schedules or escalation policies (alerting responder)
-         * @description Each target gets a request paged through its contact methods and notification preferences (a policy pages its steps in turn). Whoever acknowledges a request becomes a responder (`via: request`). 400 names a target that is not the organization’s; 409 when the incident is resolved.
-         */
-        post: operations["postOrganizationsIncidentsResponderRequests"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/api/v1/organizations/{orgId}/incidents/{incidentId}/reassign": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /**
-         * Reassign the incident to a person or an escalation policy (alerting responder)
-         * @description As PagerDuty does: the incident goes back to triage and the new assignee is paged (a responder request). A person also becomes its commander. 409 when it is resolved.
-         */
-        post: operations["postOrganizationsIncidentsReassign"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/api/v1/organizations/{orgId}/incidents/{incidentId}/snooze": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /**
-         * Snooze an acknowledged incident: its alerts page again when the snooze ends (alerting responder)
-         * @description Give `minutes` from now or `until` (within a week). The acknowledged alerts of the incident whose policy pages are paged again then, from the first step, and the incident goes back to triage; resolving it first cancels that. 409 in triage, when resolved, or when none of its alerts would page anyone.
-         */
-        post: operations["postOrganizationsIncidentsSnooze"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/api/v1/organizations/{orgId}/incidents/{incidentId}/command-room": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /** The incident’s command room: the incident, its alerts, timeline, the deploys before it and its analysis (alerting viewer) */
-        get: operations["getOrganizationsIncidentsCommandRoom"];
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/api/v1/organizations/{orgId}/incidents/{incidentId}/related": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /** Other open or recent incidents with a shared service, dependency, deploy or label, each with why (alerting viewer) */
-        get: operations["getOrganizationsIncidentsRelated"];
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/api/v1/organizations/{orgId}/incidents/{incidentId}/links": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /**
-         * What the incident links to: failing checks, status page incidents, deploys before it, RCA documents (alerting viewer)
-         * @description Its alerts are `…/alerts`, its people `…/responder-requests` and `responders`.
-         */
-        get: operations["getOrganizationsIncidentsLinks"];
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/api/v1/organizations/{orgId}/incidents/{incidentId}/status-updates": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /**
-         * Post a status update to the incident’s timeline and publish it on status pages (alerting responder and statuspages manager)
-         * @description The status pages surface updates each open status page incident about the incident (opened for it, or linked to it by correlation) and opens one, a draft unless `publish`, on each page with components following its services, in the name of the caller. Opening status page incidents is what the status pages API asks a statuspages manager for, so this asks the same. The timeline entry is answered at once; the status pages follow within seconds (`…/links` shows them).
-         */
-        post: operations["postOrganizationsIncidentsStatusUpdates"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/api/v1/organizations/{orgId}/incident-rules": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /** The correlation rules that put new alerts in open incidents (alerting viewer) */
-        get: operations["getOrganizationsIncidentRules"];
-        /**
-         * Replace the correlation rules (alerting manager)
-         * @description Kinds: fingerprint, labels, service, deploy, dependency; each at most once but labels. An empty list turns correlation off.
-         */
-        put: operations["putOrganizationsIncidentRules"];
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/api/v1/organizations/{orgId}/service-dependencies": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /** The service dependency map: which service depends on which (alerting viewer) */
-        get: operations["getOrganizationsServiceDependencies"];
-        put?: never;
-        /**
-         * Record that a service depends on another (alerting manager)
-         * @description A service cannot depend on itself (400); the same edge twice is 409; at most 2000 edges per organization.
-         */
-        post: operations["postOrganizationsServiceDependencies"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/api/v1/organizations/{orgId}/service-dependencies/{dependencyId}": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        post?: never;
-        /** Remove a dependency (alerting manager) */
-        delete: operations["deleteOrganizationsServiceDependenciesByDependencyId"];
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/api/v1/organizations/{orgId}/deploy-events": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /** List deploy events (alerting viewer): filter by service, environment, status, time */
-        get: operations["getOrganizationsDeployEvents"];
-        put?: never;
-        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -1085,44 +515,6 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
-    "/api/v1/organizations/{orgId}/alerts/{alertId}/notifications": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /** Who was paged for an alert, on which channel, at which step, and what came of it (alerting viewer) */
-        get: operations["getOrganizationsAlertsNotifications"];
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/api/v1/alerts/ack/{token}": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /** The page an acknowledgement link opens: the alert and a button that acknowledges it (public) */
-        get: operations["getAlertsAckByToken"];
-        put?: never;
-        /**
-         * Acknowledge the alert a link was sent for (public; single use, expires)
-         * @description 404: no such link, or its person is no longer an active member; 410: used or expired; 409: the alert is already acknowledged or resolved. The link page’s own form (a form-encoded post) gets an HTML page with the same status instead of JSON.
-         */
-        post: operations["postAlertsAckByToken"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
     "/api/v1/organizations/{orgId}/silences": {
         parameters: {
             query?: never;
@@ -1237,6 +629,711 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/organizations/{orgId}/chat-integrations": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** List chat integrations (alerting viewer) */
+        get: operations["getOrganizationsChatIntegrations"];
+        put?: never;
+        /**
+         * Add a chat integration (alerting manager)
+         * @description `webhookUrl` for slack, teams and discord; `botToken` and `channel` for slack_bot.
+         */
+        post: operations["postOrganizationsChatIntegrations"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/organizations/{orgId}/chat-integrations/{integrationId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** A chat integration (alerting viewer) */
+        get: operations["getOrganizationsChatIntegrationsByIntegrationId"];
+        put?: never;
+        post?: never;
+        /** Delete a chat integration; escalation policies naming it lose that target, audited (alerting manager) */
+        delete: operations["deleteOrganizationsChatIntegrationsByIntegrationId"];
+        options?: never;
+        head?: never;
+        /** Change a chat integration (alerting manager) */
+        patch: operations["patchOrganizationsChatIntegrationsByIntegrationId"];
+        trace?: never;
+    };
+    "/api/v1/organizations/{orgId}/chat-integrations/{integrationId}/test": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Post a test message now (alerting manager); 502 with the chat service’s answer when it fails */
+        post: operations["postOrganizationsChatIntegrationsTest"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/organizations/{orgId}/webhooks": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** List webhook configs (member) */
+        get: operations["getOrganizationsWebhooks"];
+        put?: never;
+        /**
+         * Create a webhook config (alerting manager); answers its API key once
+         * @description Give `signingSecret` (16 characters or more) or `"signed": true` to require signed deliveries.
+         */
+        post: operations["postOrganizationsWebhooks"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/organizations/{orgId}/webhooks/{configId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Get a webhook config (member) */
+        get: operations["getOrganizationsWebhooksByConfigId"];
+        put?: never;
+        post?: never;
+        /** Delete a webhook config (alerting manager); its key stops working */
+        delete: operations["deleteOrganizationsWebhooksByConfigId"];
+        options?: never;
+        head?: never;
+        /** Update a webhook config (alerting manager) */
+        patch: operations["patchOrganizationsWebhooksByConfigId"];
+        trace?: never;
+    };
+    "/api/v1/organizations/{orgId}/webhooks/{configId}/regenerate-key": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Regenerate the API key (alerting manager); the old key is refused at once */
+        post: operations["postOrganizationsWebhooksRegenerateKey"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/organizations/{orgId}/deploy-events/ingest/{apiKey}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Ingest a deploy event (public, authenticated by a webhook config’s API key in the path)
+         * @description The secret, when the config has one, is proven as for alert ingestion (decision 0026): `x-webhook-signature` over the exact body, or the secret itself as a credential. A GitHub `deployment_status` payload, or a generic `{service, kind (deploy, config or rollback), environment, version, commit, repository, url, status, startedAt, finishedAt}`. Times more than 5 minutes in the future are 400. A delivery id (`x-delivery-id`, `webhook-id` or `x-github-delivery`) seen before answers 200 with the event it recorded, and records nothing. Here an `Authorization` credential (Bearer, or the Basic password) is the secret.
+         */
+        post: operations["postOrganizationsDeployEventsIngestByApiKey"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/organizations/{orgId}/deploy-events/ingest": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Ingest a deploy event (public, authenticated by a webhook config’s API key in the Authorization header)
+         * @description The API key is the Basic user name (the password being the secret, when the config has one) or the Bearer token (for a config without a secret), so it need not be in a URL. The secret, when the config has one, is proven as for alert ingestion (decision 0026): `x-webhook-signature` over the exact body, or the secret itself as a credential. A GitHub `deployment_status` payload, or a generic `{service, kind (deploy, config or rollback), environment, version, commit, repository, url, status, startedAt, finishedAt}`. Times more than 5 minutes in the future are 400. A delivery id (`x-delivery-id`, `webhook-id` or `x-github-delivery`) seen before answers 200 with the event it recorded, and records nothing.
+         */
+        post: operations["postOrganizationsDeployEventsIngest"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v2/enqueue": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * PagerDuty Events API v2: trigger, acknowledge or resolve an alert (public, authenticated by routing_key)
+         * @description `routing_key` is the API key of a webhook config of the `pagerduty` format. A trigger without `dedup_key` gets one, answered so the sender can resolve later. Answers and errors are PagerDuty’s (`202 {"status":"success","message":"Event processed","dedup_key"}`, `400 {"status":"invalid event","errors"}`, `429`). A config with a signing secret still needs `x-webhook-signature`.
+         */
+        post: operations["postV2Enqueue"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v2/change/enqueue": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * PagerDuty Events API v2: a change event, recorded as a deploy (public, authenticated by routing_key)
+         * @description The change’s `payload.summary` is required; `custom_details.service` (else `payload.source`, else the config’s name) is the service, `custom_details.environment`, `version` and `commit` are read when present, the first link is the URL, `payload.timestamp` when it happened.
+         */
+        post: operations["postV2ChangeEnqueue"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/webhooks/ingest/{apiKey}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Ingest an event (public, authenticated by the API key in the path)
+         * @description Proof of the secret, required when the config has one: `x-webhook-signature` (`sha256=<hex HMAC-SHA256(secret, body)>` or `t=<unix>,v1=<hex HMAC-SHA256(secret, "<t>.<body>")>`, 300 s tolerance), Grafana’s `X-Grafana-Alerting-Signature` (bare hex, of `<timestamp>:<body>` with `X-Grafana-Alerting-Timestamp`), or the secret itself as the credential. Retries are recognised by `x-delivery-id`, `webhook-id` or `x-github-delivery`, else by fingerprint and timestamp. Limited per webhook config (its `rateLimitPerMinute`, else INGEST_RATE_LIMIT_MAX a minute): 429 with `Retry-After` past it. Here an `Authorization` credential (Bearer, or the Basic password) is the secret.
+         */
+        post: operations["postWebhooksIngestByApiKey"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/webhooks/ingest": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Ingest an event (public, authenticated by the API key in the Authorization header)
+         * @description The API key is the Basic user name (the password being the secret, when the config has one) or the Bearer token, so it need not be in a URL. Proof of the secret, required when the config has one: `x-webhook-signature` (`sha256=<hex HMAC-SHA256(secret, body)>` or `t=<unix>,v1=<hex HMAC-SHA256(secret, "<t>.<body>")>`, 300 s tolerance), Grafana’s `X-Grafana-Alerting-Signature` (bare hex, of `<timestamp>:<body>` with `X-Grafana-Alerting-Timestamp`), or the secret itself as the credential. Retries are recognised by `x-delivery-id`, `webhook-id` or `x-github-delivery`, else by fingerprint and timestamp. Limited per webhook config (its `rateLimitPerMinute`, else INGEST_RATE_LIMIT_MAX a minute): 429 with `Retry-After` past it.
+         */
+        post: operations["postWebhooksIngest"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/organizations/{orgId}/deploy-events": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** List deploy events (alerting viewer): filter by service, environment, status, time */
+        get: operations["getOrganizationsDeployEvents"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/organizations/{orgId}/alerts/{alertId}/command-room": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The command room of a P1/P2 alert, or of one a workflow opened it for (alerting viewer) */
+        get: operations["getOrganizationsAlertsCommandRoom"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/organizations/{orgId}/incidents": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** List incidents, newest first (alerting viewer) */
+        get: operations["getOrganizationsIncidents"];
+        put?: never;
+        /**
+         * Declare an incident (alerting responder)
+         * @description Starts in triage with the declarer (or `commanderId`) as commander. `alertIds` must be alerts of the organization in no other incident (409 when one is).
+         */
+        post: operations["postOrganizationsIncidents"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/organizations/{orgId}/incidents/{incidentId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** An incident with its roles (alerting viewer) */
+        get: operations["getOrganizationsIncidentsByIncidentId"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        /**
+         * Change an incident’s title, summary, severity or status (alerting responder)
+         * @description Status moves: any open status (triage, investigating, identified, monitoring) to another or to resolved; resolved only back to investigating (409 otherwise). Leaving triage sets acknowledgedAt, reaching monitoring or resolved sets mitigatedAt, resolving sets resolvedAt and reopening clears it.
+         */
+        patch: operations["patchOrganizationsIncidentsByIncidentId"];
+        trace?: never;
+    };
+    "/api/v1/organizations/{orgId}/incidents/{incidentId}/roles/{role}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /**
+         * Give a role of the incident to a person (alerting responder)
+         * @description commander, communications, scribe, or a role name of the organization’s own; replaces whoever held it.
+         */
+        put: operations["putOrganizationsIncidentsRolesByRole"];
+        post?: never;
+        /** Leave a role of the incident unheld (alerting responder) */
+        delete: operations["deleteOrganizationsIncidentsRolesByRole"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/organizations/{orgId}/incidents/{incidentId}/timeline": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The incident’s timeline, newest first: people’s notes and status updates beside the changes (alerting viewer) */
+        get: operations["getOrganizationsIncidentsTimeline"];
+        put?: never;
+        /** Add a note or a status update to the incident’s timeline (alerting responder) */
+        post: operations["postOrganizationsIncidentsTimeline"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/organizations/{orgId}/incidents/{incidentId}/join": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Join the incident as a responder (alerting responder)
+         * @description Joining twice changes nothing. Slack’s “Join as responder” button does the same (via `chat`).
+         */
+        post: operations["postOrganizationsIncidentsJoin"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/organizations/{orgId}/incidents/{incidentId}/alerts": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The alerts in the incident, each with the rule, score and values that put it there (alerting viewer) */
+        get: operations["getOrganizationsIncidentsAlerts"];
+        put?: never;
+        /**
+         * Put an alert in the incident by hand (alerting responder)
+         * @description The alert must be of the organization (400) and in no other incident (409).
+         */
+        post: operations["postOrganizationsIncidentsAlerts"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/organizations/{orgId}/incidents/{incidentId}/merge": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Merge another incident into this one (alerting responder)
+         * @description Its alerts move here (their links keep the rule that grouped them and name the incident they came from); it is resolved with `mergedInto` set. Both must be of the organization (404); this one must be open and the other not merged already (409).
+         */
+        post: operations["postOrganizationsIncidentsMerge"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/organizations/{orgId}/incidents/{incidentId}/split": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Split alerts out of this incident into a new one (alerting responder)
+         * @description The new incident starts in triage with the caller as commander and this one’s severity unless given; each alert must be in this incident (400 naming it). Correlation never puts these alerts’ fingerprints back in this incident.
+         */
+        post: operations["postOrganizationsIncidentsSplit"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/organizations/{orgId}/incidents/{incidentId}/command-room": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The incident’s command room: the incident, its alerts, timeline, the deploys before it and its analysis (alerting viewer) */
+        get: operations["getOrganizationsIncidentsCommandRoom"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/organizations/{orgId}/incidents/{incidentId}/related": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Other open or recent incidents with a shared service, dependency, deploy or label, each with why (alerting viewer) */
+        get: operations["getOrganizationsIncidentsRelated"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/organizations/{orgId}/incidents/{incidentId}/links": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * What the incident links to: failing checks, status page incidents, deploys before it, RCA documents (alerting viewer)
+         * @description Its alerts are `…/alerts`, its people `…/responder-requests` and `responders`.
+         */
+        get: operations["getOrganizationsIncidentsLinks"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/organizations/{orgId}/incidents/{incidentId}/status-updates": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Post a status update to the incident’s timeline and publish it on status pages (alerting responder and statuspages manager)
+         * @description The status pages surface updates each open status page incident about the incident (opened for it, or linked to it by correlation) and opens one, a draft unless `publish`, on each page with components following its services, in the name of the caller. Opening status page incidents is what the status pages API asks a statuspages manager for, so this asks the same. The timeline entry is answered at once; the status pages follow within seconds (`…/links` shows them).
+         */
+        post: operations["postOrganizationsIncidentsStatusUpdates"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/organizations/{orgId}/incident-rules": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The correlation rules that put new alerts in open incidents (alerting viewer) */
+        get: operations["getOrganizationsIncidentRules"];
+        /**
+         * Replace the correlation rules (alerting manager)
+         * @description Kinds: fingerprint, labels, service, deploy, dependency; each at most once but labels. An empty list turns correlation off.
+         */
+        put: operations["putOrganizationsIncidentRules"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/organizations/{orgId}/service-dependencies": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The service dependency map: which service depends on which (alerting viewer) */
+        get: operations["getOrganizationsServiceDependencies"];
+        put?: never;
+        /**
+         * Record that a service depends on another (alerting manager)
+         * @description A service cannot depend on itself (400); the same edge twice is 409; at most 2000 edges per organization.
+         */
+        post: operations["postOrganizationsServiceDependencies"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/organizations/{orgId}/service-dependencies/{dependencyId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /** Remove a dependency (alerting manager) */
+        delete: operations["deleteOrganizationsServiceDependenciesByDependencyId"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/organizations/{orgId}/incidents/{incidentId}/responder-requests": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Who was asked to help, who was paged on which channel, and who acknowledged when (alerting viewer)
+         * @description The first 100 requests, oldest first.
+         */
+        get: operations["getOrganizationsIncidentsResponderRequests"];
+        put?: never;
+        /**
+         * Page people to help with the incident: persons, teams, schedules or escalation policies (alerting responder)
+         * @description Each target gets a request paged through its contact methods and notification preferences (a policy pages its steps in turn). Whoever acknowledges a request becomes a responder (`via: request`). 400 names a target that is not the organization’s; 409 when the incident is resolved.
+         */
+        post: operations["postOrganizationsIncidentsResponderRequests"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/organizations/{orgId}/incidents/{incidentId}/reassign": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Reassign the incident to a person or an escalation policy (alerting responder)
+         * @description As PagerDuty does: the incident goes back to triage and the new assignee is paged (a responder request). A person also becomes its commander. 409 when it is resolved.
+         */
+        post: operations["postOrganizationsIncidentsReassign"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/organizations/{orgId}/incidents/{incidentId}/snooze": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Snooze an acknowledged incident: its alerts page again when the snooze ends (alerting responder)
+         * @description Give `minutes` from now or `until` (within a week). The acknowledged alerts of the incident whose policy pages are paged again then, from the first step, and the incident goes back to triage; resolving it first cancels that. 409 in triage, when resolved, or when none of its alerts would page anyone.
+         */
+        post: operations["postOrganizationsIncidentsSnooze"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/organizations/{orgId}/alerts/{alertId}/notifications": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Who was paged for an alert, on which channel, at which step, and what came of it (alerting viewer) */
+        get: operations["getOrganizationsAlertsNotifications"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/alerts/ack/{token}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The page an acknowledgement link opens: the alert and a button that acknowledges it (public) */
+        get: operations["getAlertsAckByToken"];
+        put?: never;
+        /**
+         * Acknowledge the alert a link was sent for (public; single use, expires)
+         * @description 404: no such link, or its person is no longer an active member; 410: used or expired; 409: the alert is already acknowledged or resolved. The link page’s own form (a form-encoded post) gets an HTML page with the same status instead of JSON.
+         */
+        post: operations["postAlertsAckByToken"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/chat/slack/{integrationId}/interactivity": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Slack interactivity: a button pressed on a page or incident message (signed by Slack)
+         * @description Acknowledge, resolve, escalate or join as responder, as the Slack user’s e-mail address maps to a responder of the organization; otherwise an ephemeral refusal. 403 unless signed with the integration’s signing secret within five minutes.
+         */
+        post: operations["postChatSlackInteractivity"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/chat/slack/{integrationId}/commands": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Slack slash command `/incident` (signed by Slack)
+         * @description `declare [SEV1-SEV4] <title>`, `ack [INC-n]`, `resolve [INC-n]`, `status [INC-n] <text>`, `join [INC-n]`, `help`; without INC-n, the incident whose channel it is run in. Answers Slack with an ephemeral line. 403 unless signed with the integration’s signing secret within five minutes.
+         */
+        post: operations["postChatSlackCommands"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/organizations/{orgId}/workflows": {
         parameters: {
             query?: never;
@@ -1325,103 +1422,6 @@ export interface paths {
         get: operations["getOrganizationsWorkflowsRuns"];
         put?: never;
         post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/api/v1/organizations/{orgId}/chat-integrations": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /** List chat integrations (alerting viewer) */
-        get: operations["getOrganizationsChatIntegrations"];
-        put?: never;
-        /**
-         * Add a chat integration (alerting manager)
-         * @description `webhookUrl` for slack, teams and discord; `botToken` and `channel` for slack_bot.
-         */
-        post: operations["postOrganizationsChatIntegrations"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/api/v1/organizations/{orgId}/chat-integrations/{integrationId}": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /** A chat integration (alerting viewer) */
-        get: operations["getOrganizationsChatIntegrationsByIntegrationId"];
-        put?: never;
-        post?: never;
-        /** Delete a chat integration; escalation policies naming it lose that target, audited (alerting manager) */
-        delete: operations["deleteOrganizationsChatIntegrationsByIntegrationId"];
-        options?: never;
-        head?: never;
-        /** Change a chat integration (alerting manager) */
-        patch: operations["patchOrganizationsChatIntegrationsByIntegrationId"];
-        trace?: never;
-    };
-    "/api/v1/organizations/{orgId}/chat-integrations/{integrationId}/test": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /** Post a test message now (alerting manager); 502 with the chat service’s answer when it fails */
-        post: operations["postOrganizationsChatIntegrationsTest"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/api/v1/chat/slack/{integrationId}/interactivity": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /**
-         * Slack interactivity: a button pressed on a page or incident message (signed by Slack)
-         * @description Acknowledge, resolve, escalate or join as responder, as the Slack user’s e-mail address maps to a responder of the organization; otherwise an ephemeral refusal. 403 unless signed with the integration’s signing secret within five minutes.
-         */
-        post: operations["postChatSlackInteractivity"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/api/v1/chat/slack/{integrationId}/commands": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /**
-         * Slack slash command `/incident` (signed by Slack)
-         * @description `declare [SEV1-SEV4] <title>`, `ack [INC-n]`, `resolve [INC-n]`, `status [INC-n] <text>`, `join [INC-n]`, `help`; without INC-n, the incident whose channel it is run in. Answers Slack with an ephemeral line. 403 unless signed with the integration’s signing secret within five minutes.
-         */
-        post: operations["postChatSlackCommands"];
         delete?: never;
         options?: never;
         head?: never;
@@ -3273,1003 +3273,6 @@ export interface operations {
             };
         };
     };
-    getOrganizationsWebhooks: {
-        parameters: {
-            query?: {
-                page?: number;
-                limit?: number;
-            };
-            header?: never;
-            path: {
-                orgId: string;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description Default Response */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        data: {
-                            /** Format: uuid */
-                            id: string;
-                            name: string;
-                            /**
-                             * @description How ingested bodies are read
-                             * @enum {unknown}
-                             */
-                            format: "generic" | "alertmanager" | "grafana" | "pagerduty" | "datadog" | "synthetics" | "alerting";
-                            enabled: boolean;
-                            /** @enum {unknown} */
-                            defaultPriority: "P1" | "P2" | "P3" | "P4" | "P5";
-                            /** @description Ingested events get an automatic analysis */
-                            autoAnalysis: boolean;
-                            groupWindowSeconds: number;
-                            rateLimitPerMinute: number | null;
-                            /** @description The first characters of the API key, to tell keys apart */
-                            keyPrefix: string;
-                            /** @description Ingested requests must carry a valid x-webhook-signature */
-                            signed: boolean;
-                            /** @description The policy new alerts escalate with when no routing rule matches; null: they page no one */
-                            escalationPolicyId: string | null;
-                            routingRules: {
-                                /** @description Every matcher given must hold (an empty match matches every alert) */
-                                match: {
-                                    priorities?: ("P1" | "P2" | "P3" | "P4" | "P5")[];
-                                    services?: string[];
-                                    /** @description Every label given must have exactly this value */
-                                    labels?: {
-                                        [key: string]: string;
-                                    };
-                                };
-                                /** Format: uuid */
-                                escalationPolicyId: string;
-                            }[];
-                            createdBy: string | null;
-                            keyRotatedAt: string | null;
-                            /** Format: date-time */
-                            createdAt: string;
-                            /** Format: date-time */
-                            updatedAt: string;
-                        }[];
-                        meta: {
-                            page: number;
-                            limit: number;
-                            total: number;
-                        };
-                    };
-                };
-            };
-            /** @description Default Response */
-            "4XX": {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorResponse"];
-                };
-            };
-            /** @description Default Response */
-            "5XX": {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorResponse"];
-                };
-            };
-        };
-    };
-    postOrganizationsWebhooks: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                orgId: string;
-            };
-            cookie?: never;
-        };
-        requestBody: {
-            content: {
-                "application/json": {
-                    /** @description e.g. "Prometheus production" */
-                    name: string;
-                    /**
-                     * @description How ingested bodies are read
-                     * @enum {unknown}
-                     */
-                    format?: "generic" | "alertmanager" | "grafana" | "pagerduty" | "datadog" | "synthetics" | "alerting";
-                    enabled?: boolean;
-                    /** @enum {unknown} */
-                    defaultPriority?: "P1" | "P2" | "P3" | "P4" | "P5";
-                    autoAnalysis?: boolean;
-                    /** @description Alerts with one group key within this many seconds join one group */
-                    groupWindowSeconds?: number;
-                    rateLimitPerMinute?: number | null;
-                    /** @description HMAC-SHA256 key for x-webhook-signature, 16 characters or more */
-                    signingSecret?: string;
-                    /** @description true: generate a signing secret (answered once) */
-                    signed?: boolean;
-                    /** Format: uuid */
-                    escalationPolicyId?: string | null;
-                    /** @description In order, the first that matches an alert chooses its policy; no match: the config’s escalationPolicyId */
-                    routingRules?: {
-                        /** @description Every matcher given must hold (an empty match matches every alert) */
-                        match: {
-                            priorities?: ("P1" | "P2" | "P3" | "P4" | "P5")[];
-                            services?: string[];
-                            /** @description Every label given must have exactly this value */
-                            labels?: {
-                                [key: string]: string;
-                            };
-                        };
-                        /** Format: uuid */
-                        escalationPolicyId: string;
-                    }[];
-                };
-            };
-        };
-        responses: {
-            /** @description Default Response */
-            201: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** Format: uuid */
-                        id: string;
-                        name: string;
-                        /**
-                         * @description How ingested bodies are read
-                         * @enum {unknown}
-                         */
-                        format: "generic" | "alertmanager" | "grafana" | "pagerduty" | "datadog" | "synthetics" | "alerting";
-                        enabled: boolean;
-                        /** @enum {unknown} */
-                        defaultPriority: "P1" | "P2" | "P3" | "P4" | "P5";
-                        /** @description Ingested events get an automatic analysis */
-                        autoAnalysis: boolean;
-                        groupWindowSeconds: number;
-                        rateLimitPerMinute: number | null;
-                        /** @description The first characters of the API key, to tell keys apart */
-                        keyPrefix: string;
-                        /** @description Ingested requests must carry a valid x-webhook-signature */
-                        signed: boolean;
-                        /** @description The policy new alerts escalate with when no routing rule matches; null: they page no one */
-                        escalationPolicyId: string | null;
-                        routingRules: {
-                            /** @description Every matcher given must hold (an empty match matches every alert) */
-                            match: {
-                                priorities?: ("P1" | "P2" | "P3" | "P4" | "P5")[];
-                                services?: string[];
-                                /** @description Every label given must have exactly this value */
-                                labels?: {
-                                    [key: string]: string;
-                                };
-                            };
-                            /** Format: uuid */
-                            escalationPolicyId: string;
-                        }[];
-                        createdBy: string | null;
-                        keyRotatedAt: string | null;
-                        /** Format: date-time */
-                        createdAt: string;
-                        /** Format: date-time */
-                        updatedAt: string;
-                        /** @description Shown once: only its SHA-256 hash is kept */
-                        apiKey: string;
-                        /** @description Where to send events: POST here */
-                        ingestPath: string;
-                        /** @description Shown once, when generated or rotated */
-                        signingSecret?: string;
-                    };
-                };
-            };
-            /** @description Default Response */
-            "4XX": {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorResponse"];
-                };
-            };
-            /** @description Default Response */
-            "5XX": {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorResponse"];
-                };
-            };
-        };
-    };
-    getOrganizationsWebhooksByConfigId: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                orgId: string;
-                configId: string;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description Default Response */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** Format: uuid */
-                        id: string;
-                        name: string;
-                        /**
-                         * @description How ingested bodies are read
-                         * @enum {unknown}
-                         */
-                        format: "generic" | "alertmanager" | "grafana" | "pagerduty" | "datadog" | "synthetics" | "alerting";
-                        enabled: boolean;
-                        /** @enum {unknown} */
-                        defaultPriority: "P1" | "P2" | "P3" | "P4" | "P5";
-                        /** @description Ingested events get an automatic analysis */
-                        autoAnalysis: boolean;
-                        groupWindowSeconds: number;
-                        rateLimitPerMinute: number | null;
-                        /** @description The first characters of the API key, to tell keys apart */
-                        keyPrefix: string;
-                        /** @description Ingested requests must carry a valid x-webhook-signature */
-                        signed: boolean;
-                        /** @description The policy new alerts escalate with when no routing rule matches; null: they page no one */
-                        escalationPolicyId: string | null;
-                        routingRules: {
-                            /** @description Every matcher given must hold (an empty match matches every alert) */
-                            match: {
-                                priorities?: ("P1" | "P2" | "P3" | "P4" | "P5")[];
-                                services?: string[];
-                                /** @description Every label given must have exactly this value */
-                                labels?: {
-                                    [key: string]: string;
-                                };
-                            };
-                            /** Format: uuid */
-                            escalationPolicyId: string;
-                        }[];
-                        createdBy: string | null;
-                        keyRotatedAt: string | null;
-                        /** Format: date-time */
-                        createdAt: string;
-                        /** Format: date-time */
-                        updatedAt: string;
-                    };
-                };
-            };
-            /** @description Default Response */
-            "4XX": {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorResponse"];
-                };
-            };
-            /** @description Default Response */
-            "5XX": {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorResponse"];
-                };
-            };
-        };
-    };
-    deleteOrganizationsWebhooksByConfigId: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                orgId: string;
-                configId: string;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description Default Response */
-            204: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
-            /** @description Default Response */
-            "4XX": {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorResponse"];
-                };
-            };
-            /** @description Default Response */
-            "5XX": {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorResponse"];
-                };
-            };
-        };
-    };
-    patchOrganizationsWebhooksByConfigId: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                orgId: string;
-                configId: string;
-            };
-            cookie?: never;
-        };
-        requestBody: {
-            content: {
-                "application/json": {
-                    /** @description e.g. "Prometheus production" */
-                    name?: string;
-                    /**
-                     * @description How ingested bodies are read
-                     * @enum {unknown}
-                     */
-                    format?: "generic" | "alertmanager" | "grafana" | "pagerduty" | "datadog" | "synthetics" | "alerting";
-                    enabled?: boolean;
-                    /** @enum {unknown} */
-                    defaultPriority?: "P1" | "P2" | "P3" | "P4" | "P5";
-                    autoAnalysis?: boolean;
-                    /** @description Alerts with one group key within this many seconds join one group */
-                    groupWindowSeconds?: number;
-                    rateLimitPerMinute?: number | null;
-                    /** @description A new secret, or null to stop requiring signatures */
-                    signingSecret?: string | null;
-                    /** Format: uuid */
-                    escalationPolicyId?: string | null;
-                    /** @description In order, the first that matches an alert chooses its policy; no match: the config’s escalationPolicyId */
-                    routingRules?: {
-                        /** @description Every matcher given must hold (an empty match matches every alert) */
-                        match: {
-                            priorities?: ("P1" | "P2" | "P3" | "P4" | "P5")[];
-                            services?: string[];
-                            /** @description Every label given must have exactly this value */
-                            labels?: {
-                                [key: string]: string;
-                            };
-                        };
-                        /** Format: uuid */
-                        escalationPolicyId: string;
-                    }[];
-                };
-            };
-        };
-        responses: {
-            /** @description Default Response */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** Format: uuid */
-                        id: string;
-                        name: string;
-                        /**
-                         * @description How ingested bodies are read
-                         * @enum {unknown}
-                         */
-                        format: "generic" | "alertmanager" | "grafana" | "pagerduty" | "datadog" | "synthetics" | "alerting";
-                        enabled: boolean;
-                        /** @enum {unknown} */
-                        defaultPriority: "P1" | "P2" | "P3" | "P4" | "P5";
-                        /** @description Ingested events get an automatic analysis */
-                        autoAnalysis: boolean;
-                        groupWindowSeconds: number;
-                        rateLimitPerMinute: number | null;
-                        /** @description The first characters of the API key, to tell keys apart */
-                        keyPrefix: string;
-                        /** @description Ingested requests must carry a valid x-webhook-signature */
-                        signed: boolean;
-                        /** @description The policy new alerts escalate with when no routing rule matches; null: they page no one */
-                        escalationPolicyId: string | null;
-                        routingRules: {
-                            /** @description Every matcher given must hold (an empty match matches every alert) */
-                            match: {
-                                priorities?: ("P1" | "P2" | "P3" | "P4" | "P5")[];
-                                services?: string[];
-                                /** @description Every label given must have exactly this value */
-                                labels?: {
-                                    [key: string]: string;
-                                };
-                            };
-                            /** Format: uuid */
-                            escalationPolicyId: string;
-                        }[];
-                        createdBy: string | null;
-                        keyRotatedAt: string | null;
-                        /** Format: date-time */
-                        createdAt: string;
-                        /** Format: date-time */
-                        updatedAt: string;
-                    };
-                };
-            };
-            /** @description Default Response */
-            "4XX": {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorResponse"];
-                };
-            };
-            /** @description Default Response */
-            "5XX": {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorResponse"];
-                };
-            };
-        };
-    };
-    postOrganizationsWebhooksRegenerateKey: {
-        parameters: {
-            query?: {
-                /** @description Also generate a new signing secret (answered once) */
-                rotateSigningSecret?: boolean;
-            };
-            header?: never;
-            path: {
-                orgId: string;
-                configId: string;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description Default Response */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** Format: uuid */
-                        id: string;
-                        name: string;
-                        /**
-                         * @description How ingested bodies are read
-                         * @enum {unknown}
-                         */
-                        format: "generic" | "alertmanager" | "grafana" | "pagerduty" | "datadog" | "synthetics" | "alerting";
-                        enabled: boolean;
-                        /** @enum {unknown} */
-                        defaultPriority: "P1" | "P2" | "P3" | "P4" | "P5";
-                        /** @description Ingested events get an automatic analysis */
-                        autoAnalysis: boolean;
-                        groupWindowSeconds: number;
-                        rateLimitPerMinute: number | null;
-                        /** @description The first characters of the API key, to tell keys apart */
-                        keyPrefix: string;
-                        /** @description Ingested requests must carry a valid x-webhook-signature */
-                        signed: boolean;
-                        /** @description The policy new alerts escalate with when no routing rule matches; null: they page no one */
-                        escalationPolicyId: string | null;
-                        routingRules: {
-                            /** @description Every matcher given must hold (an empty match matches every alert) */
-                            match: {
-                                priorities?: ("P1" | "P2" | "P3" | "P4" | "P5")[];
-                                services?: string[];
-                                /** @description Every label given must have exactly this value */
-                                labels?: {
-                                    [key: string]: string;
-                                };
-                            };
-                            /** Format: uuid */
-                            escalationPolicyId: string;
-                        }[];
-                        createdBy: string | null;
-                        keyRotatedAt: string | null;
-                        /** Format: date-time */
-                        createdAt: string;
-                        /** Format: date-time */
-                        updatedAt: string;
-                        /** @description Shown once: only its SHA-256 hash is kept */
-                        apiKey: string;
-                        /** @description Where to send events: POST here */
-                        ingestPath: string;
-                        /** @description Shown once, when generated or rotated */
-                        signingSecret?: string;
-                    };
-                };
-            };
-            /** @description Default Response */
-            "4XX": {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorResponse"];
-                };
-            };
-            /** @description Default Response */
-            "5XX": {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorResponse"];
-                };
-            };
-        };
-    };
-    postOrganizationsDeployEventsIngestByApiKey: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                orgId: string;
-                /** @description The config’s API key (whk_…) */
-                apiKey: string;
-            };
-            cookie?: never;
-        };
-        requestBody: {
-            content: {
-                "application/json": {
-                    [key: string]: unknown;
-                };
-            };
-        };
-        responses: {
-            /** @description Default Response */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** Format: uuid */
-                        id: string;
-                        configId: string | null;
-                        /** @enum {unknown} */
-                        source: "generic" | "github";
-                        /**
-                         * @description A release, a configuration change without one, or a rollback
-                         * @enum {unknown}
-                         */
-                        kind: "deploy" | "config" | "rollback";
-                        service: string;
-                        environment: string | null;
-                        version: string | null;
-                        commitSha: string | null;
-                        repository: string | null;
-                        url: string | null;
-                        /** @enum {unknown} */
-                        status: "queued" | "pending" | "in_progress" | "success" | "failure" | "error" | "inactive";
-                        startedAt: string | null;
-                        finishedAt: string | null;
-                        /** Format: date-time */
-                        deployedAt: string;
-                        /** Format: date-time */
-                        createdAt: string;
-                    };
-                };
-            };
-            /** @description Default Response */
-            201: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** Format: uuid */
-                        id: string;
-                        configId: string | null;
-                        /** @enum {unknown} */
-                        source: "generic" | "github";
-                        /**
-                         * @description A release, a configuration change without one, or a rollback
-                         * @enum {unknown}
-                         */
-                        kind: "deploy" | "config" | "rollback";
-                        service: string;
-                        environment: string | null;
-                        version: string | null;
-                        commitSha: string | null;
-                        repository: string | null;
-                        url: string | null;
-                        /** @enum {unknown} */
-                        status: "queued" | "pending" | "in_progress" | "success" | "failure" | "error" | "inactive";
-                        startedAt: string | null;
-                        finishedAt: string | null;
-                        /** Format: date-time */
-                        deployedAt: string;
-                        /** Format: date-time */
-                        createdAt: string;
-                    };
-                };
-            };
-            /** @description Default Response */
-            "4XX": {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorResponse"];
-                };
-            };
-            /** @description Default Response */
-            "5XX": {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorResponse"];
-                };
-            };
-        };
-    };
-    postOrganizationsDeployEventsIngest: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                orgId: string;
-            };
-            cookie?: never;
-        };
-        requestBody: {
-            content: {
-                "application/json": {
-                    [key: string]: unknown;
-                };
-            };
-        };
-        responses: {
-            /** @description Default Response */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** Format: uuid */
-                        id: string;
-                        configId: string | null;
-                        /** @enum {unknown} */
-                        source: "generic" | "github";
-                        /**
-                         * @description A release, a configuration change without one, or a rollback
-                         * @enum {unknown}
-                         */
-                        kind: "deploy" | "config" | "rollback";
-                        service: string;
-                        environment: string | null;
-                        version: string | null;
-                        commitSha: string | null;
-                        repository: string | null;
-                        url: string | null;
-                        /** @enum {unknown} */
-                        status: "queued" | "pending" | "in_progress" | "success" | "failure" | "error" | "inactive";
-                        startedAt: string | null;
-                        finishedAt: string | null;
-                        /** Format: date-time */
-                        deployedAt: string;
-                        /** Format: date-time */
-                        createdAt: string;
-                    };
-                };
-            };
-            /** @description Default Response */
-            201: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** Format: uuid */
-                        id: string;
-                        configId: string | null;
-                        /** @enum {unknown} */
-                        source: "generic" | "github";
-                        /**
-                         * @description A release, a configuration change without one, or a rollback
-                         * @enum {unknown}
-                         */
-                        kind: "deploy" | "config" | "rollback";
-                        service: string;
-                        environment: string | null;
-                        version: string | null;
-                        commitSha: string | null;
-                        repository: string | null;
-                        url: string | null;
-                        /** @enum {unknown} */
-                        status: "queued" | "pending" | "in_progress" | "success" | "failure" | "error" | "inactive";
-                        startedAt: string | null;
-                        finishedAt: string | null;
-                        /** Format: date-time */
-                        deployedAt: string;
-                        /** Format: date-time */
-                        createdAt: string;
-                    };
-                };
-            };
-            /** @description Default Response */
-            "4XX": {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorResponse"];
-                };
-            };
-            /** @description Default Response */
-            "5XX": {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorResponse"];
-                };
-            };
-        };
-    };
-    postV2Enqueue: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /** @description An Events API v2 event; see PagerDuty’s documentation */
-        requestBody: {
-            content: {
-                "application/json": {
-                    [key: string]: unknown;
-                };
-            };
-        };
-        responses: {
-            /** @description Default Response */
-            202: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @enum {string} */
-                        status: "success";
-                        /** @description `Event processed`, or `Change event processed` */
-                        message: string;
-                        /** @description The alert’s key: the sender’s, or the one generated for a trigger that gave none */
-                        dedup_key?: string;
-                    };
-                };
-            };
-            /** @description PagerDuty’s refusal shape, not the API’s usual error body */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @description `invalid event`, `throttle event` or `error` */
-                        status: string;
-                        message: string;
-                        errors?: string[];
-                    };
-                };
-            };
-            /** @description PagerDuty’s refusal shape, not the API’s usual error body */
-            429: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @description `invalid event`, `throttle event` or `error` */
-                        status: string;
-                        message: string;
-                        errors?: string[];
-                    };
-                };
-            };
-        };
-    };
-    postV2ChangeEnqueue: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /** @description An Events API v2 event; see PagerDuty’s documentation */
-        requestBody: {
-            content: {
-                "application/json": {
-                    [key: string]: unknown;
-                };
-            };
-        };
-        responses: {
-            /** @description Default Response */
-            202: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @enum {string} */
-                        status: "success";
-                        /** @description `Event processed`, or `Change event processed` */
-                        message: string;
-                        /** @description The alert’s key: the sender’s, or the one generated for a trigger that gave none */
-                        dedup_key?: string;
-                    };
-                };
-            };
-            /** @description PagerDuty’s refusal shape, not the API’s usual error body */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @description `invalid event`, `throttle event` or `error` */
-                        status: string;
-                        message: string;
-                        errors?: string[];
-                    };
-                };
-            };
-            /** @description PagerDuty’s refusal shape, not the API’s usual error body */
-            429: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @description `invalid event`, `throttle event` or `error` */
-                        status: string;
-                        message: string;
-                        errors?: string[];
-                    };
-                };
-            };
-        };
-    };
-    postWebhooksIngestByApiKey: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                /** @description The config’s API key (whk_…) */
-                apiKey: string;
-            };
-            cookie?: never;
-        };
-        /** @description An event in the config’s format (generic, alertmanager, grafana, pagerduty, datadog) */
-        requestBody: {
-            content: {
-                "application/json": {
-                    [key: string]: unknown;
-                };
-            };
-        };
-        responses: {
-            /** @description The first event’s outcome, and every event’s */
-            202: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        alertId: string | null;
-                        /** @enum {unknown} */
-                        status: "created" | "deduplicated" | "acknowledged" | "resolved" | "ignored";
-                        /** @description One per event of the delivery (an Alertmanager delivery carries several) */
-                        results: {
-                            alertId: string | null;
-                            /** @enum {unknown} */
-                            status: "created" | "deduplicated" | "acknowledged" | "resolved" | "ignored";
-                        }[];
-                    };
-                };
-            };
-            /** @description Default Response */
-            "4XX": {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorResponse"];
-                };
-            };
-            /** @description Default Response */
-            "5XX": {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorResponse"];
-                };
-            };
-        };
-    };
-    postWebhooksIngest: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /** @description An event in the config’s format (generic, alertmanager, grafana, pagerduty, datadog) */
-        requestBody: {
-            content: {
-                "application/json": {
-                    [key: string]: unknown;
-                };
-            };
-        };
-        responses: {
-            /** @description The first event’s outcome, and every event’s */
-            202: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        alertId: string | null;
-                        /** @enum {unknown} */
-                        status: "created" | "deduplicated" | "acknowledged" | "resolved" | "ignored";
-                        /** @description One per event of the delivery (an Alertmanager delivery carries several) */
-                        results: {
-                            alertId: string | null;
-                            /** @enum {unknown} */
-                            status: "created" | "deduplicated" | "acknowledged" | "resolved" | "ignored";
-                        }[];
-                    };
-                };
-            };
-            /** @description Default Response */
-            "4XX": {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorResponse"];
-                };
-            };
-            /** @description Default Response */
-            "5XX": {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorResponse"];
-                };
-            };
-        };
-    };
     getOrganizationsAlerts: {
         parameters: {
             query?: {
@@ -4644,2608 +3647,6 @@ export interface operations {
                         createdAt: string;
                         /** Format: date-time */
                         updatedAt: string;
-                    };
-                };
-            };
-            /** @description Default Response */
-            "4XX": {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorResponse"];
-                };
-            };
-            /** @description Default Response */
-            "5XX": {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorResponse"];
-                };
-            };
-        };
-    };
-    getOrganizationsAlertsCommandRoom: {
-        parameters: {
-            query?: {
-                /** @description How far back to look for deploys */
-                windowMinutes?: number;
-            };
-            header?: never;
-            path: {
-                orgId: string;
-                alertId: string;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description Default Response */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** Alert */
-                        alert: {
-                            /** Format: uuid */
-                            id: string;
-                            configId: string | null;
-                            source: string;
-                            title: string;
-                            description: string | null;
-                            /** @enum {unknown} */
-                            priority: "P1" | "P2" | "P3" | "P4" | "P5";
-                            /** @enum {unknown} */
-                            status: "open" | "acknowledged" | "resolved";
-                            service: string | null;
-                            fingerprint: string;
-                            groupKey: string | null;
-                            /** @description The first alert of its group; null for that first one */
-                            groupId: string | null;
-                            occurrences: number;
-                            labels: {
-                                [key: string]: string;
-                            };
-                            /** Format: date-time */
-                            firstSeenAt: string;
-                            /** Format: date-time */
-                            lastSeenAt: string;
-                            acknowledgedAt: string | null;
-                            acknowledgedBy: string | null;
-                            resolvedAt: string | null;
-                            resolvedBy: string | null;
-                            /** Format: date-time */
-                            createdAt: string;
-                            /** Format: date-time */
-                            updatedAt: string;
-                        };
-                        timeline: {
-                            /** Format: uuid */
-                            id: string;
-                            /**
-                             * @description escalated: a step paged people; escalation_ended: it paged its last step or had no policy; silenced: a silence held it; priority_changed and command_room_opened: a workflow did it
-                             * @enum {unknown}
-                             */
-                            type: "created" | "occurred" | "acknowledged" | "resolved" | "escalated" | "escalation_ended" | "silenced" | "priority_changed" | "command_room_opened" | "reopened";
-                            actorUserId: string | null;
-                            data: {
-                                [key: string]: unknown;
-                            };
-                            /** @description On the `occurred` entry: how many times the alert fired again; its data are the latest firing’s */
-                            occurrences: number;
-                            /** @description On the `occurred` entry: the latest repeat */
-                            lastOccurredAt: string | null;
-                            /** Format: date-time */
-                            createdAt: string;
-                        }[];
-                        /** @description Deploys of the alert’s service in the window before it was first seen, newest first */
-                        deploys: {
-                            /** Format: uuid */
-                            id: string;
-                            configId: string | null;
-                            /** @enum {unknown} */
-                            source: "generic" | "github";
-                            /**
-                             * @description A release, a configuration change without one, or a rollback
-                             * @enum {unknown}
-                             */
-                            kind: "deploy" | "config" | "rollback";
-                            service: string;
-                            environment: string | null;
-                            version: string | null;
-                            commitSha: string | null;
-                            repository: string | null;
-                            url: string | null;
-                            /** @enum {unknown} */
-                            status: "queued" | "pending" | "in_progress" | "success" | "failure" | "error" | "inactive";
-                            startedAt: string | null;
-                            finishedAt: string | null;
-                            /** Format: date-time */
-                            deployedAt: string;
-                            /** Format: date-time */
-                            createdAt: string;
-                        }[];
-                        windowMinutes: number;
-                        /** @description Null until one is requested */
-                        analysis: {
-                            /** Format: uuid */
-                            id: string;
-                            /** @description pending, processing, completed or failed */
-                            status: string;
-                            summary: string | null;
-                            rootCause: string | null;
-                            recommendations: string | null;
-                            severity: string | null;
-                            suspectedDeployId: string | null;
-                            /** Format: date-time */
-                            createdAt: string;
-                            completedAt: string | null;
-                        } | null;
-                    };
-                };
-            };
-            /** @description Default Response */
-            "4XX": {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorResponse"];
-                };
-            };
-            /** @description Default Response */
-            "5XX": {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorResponse"];
-                };
-            };
-        };
-    };
-    getOrganizationsIncidents: {
-        parameters: {
-            query?: {
-                page?: number;
-                limit?: number;
-                /** @description `open` for every status but resolved, or one status */
-                status?: "open" | ("triage" | "investigating" | "identified" | "monitoring" | "resolved");
-            };
-            header?: never;
-            path: {
-                orgId: string;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description Default Response */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        data: {
-                            /** Format: uuid */
-                            id: string;
-                            /** @description The organization’s own sequence */
-                            number: number;
-                            /** @description INC-<number> */
-                            reference: string;
-                            title: string;
-                            summary: string | null;
-                            /**
-                             * @description SEV1 (the worst) to SEV4; alerts map P1 → SEV1, P2 → SEV2, P3 → SEV3, P4/P5 → SEV4
-                             * @enum {unknown}
-                             */
-                            severity: "SEV1" | "SEV2" | "SEV3" | "SEV4";
-                            /**
-                             * @description triage → investigating → identified → monitoring → resolved; any open status may move to another, a resolved one only back to investigating
-                             * @enum {unknown}
-                             */
-                            status: "triage" | "investigating" | "identified" | "monitoring" | "resolved";
-                            /** @description Declared by a person, or opened by a P1/P2 alert that was in no incident */
-                            openedBy: "person" | "alert";
-                            declaredBy: string | null;
-                            /** @description The incident this one was merged into (it is then resolved) */
-                            mergedInto: string | null;
-                            /** @description Snoozed: its alerts page again then, and it is back in triage */
-                            snoozedUntil: string | null;
-                            alertCount: number;
-                            /** Format: date-time */
-                            startedAt: string;
-                            /** Format: date-time */
-                            detectedAt: string;
-                            acknowledgedAt: string | null;
-                            mitigatedAt: string | null;
-                            resolvedAt: string | null;
-                            /** @description From detection to acknowledgement */
-                            mttaSeconds: number | null;
-                            /** @description From detection to resolution */
-                            mttrSeconds: number | null;
-                            /** Format: date-time */
-                            createdAt: string;
-                            /** Format: date-time */
-                            updatedAt: string;
-                        }[];
-                        meta: {
-                            page: number;
-                            limit: number;
-                            total: number;
-                        };
-                    };
-                };
-            };
-            /** @description Default Response */
-            "4XX": {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorResponse"];
-                };
-            };
-            /** @description Default Response */
-            "5XX": {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorResponse"];
-                };
-            };
-        };
-    };
-    postOrganizationsIncidents: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                orgId: string;
-            };
-            cookie?: never;
-        };
-        requestBody: {
-            content: {
-                "application/json": {
-                    title: string;
-                    summary?: string | null;
-                    /**
-                     * @description SEV1 (the worst) to SEV4; alerts map P1 → SEV1, P2 → SEV2, P3 → SEV3, P4/P5 → SEV4
-                     * @enum {unknown}
-                     */
-                    severity: "SEV1" | "SEV2" | "SEV3" | "SEV4";
-                    /**
-                     * Format: date-time
-                     * @description When the impact began, if before now
-                     */
-                    startedAt?: string;
-                    /**
-                     * Format: uuid
-                     * @description An active member of the organization; the declarer when left out
-                     */
-                    commanderId?: string;
-                    /** @description Alerts in no other incident */
-                    alertIds?: string[];
-                };
-            };
-        };
-        responses: {
-            /** @description Default Response */
-            201: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** Format: uuid */
-                        id: string;
-                        /** @description The organization’s own sequence */
-                        number: number;
-                        /** @description INC-<number> */
-                        reference: string;
-                        title: string;
-                        summary: string | null;
-                        /**
-                         * @description SEV1 (the worst) to SEV4; alerts map P1 → SEV1, P2 → SEV2, P3 → SEV3, P4/P5 → SEV4
-                         * @enum {unknown}
-                         */
-                        severity: "SEV1" | "SEV2" | "SEV3" | "SEV4";
-                        /**
-                         * @description triage → investigating → identified → monitoring → resolved; any open status may move to another, a resolved one only back to investigating
-                         * @enum {unknown}
-                         */
-                        status: "triage" | "investigating" | "identified" | "monitoring" | "resolved";
-                        /** @description Declared by a person, or opened by a P1/P2 alert that was in no incident */
-                        openedBy: "person" | "alert";
-                        declaredBy: string | null;
-                        /** @description The incident this one was merged into (it is then resolved) */
-                        mergedInto: string | null;
-                        /** @description Snoozed: its alerts page again then, and it is back in triage */
-                        snoozedUntil: string | null;
-                        alertCount: number;
-                        /** Format: date-time */
-                        startedAt: string;
-                        /** Format: date-time */
-                        detectedAt: string;
-                        acknowledgedAt: string | null;
-                        mitigatedAt: string | null;
-                        resolvedAt: string | null;
-                        /** @description From detection to acknowledgement */
-                        mttaSeconds: number | null;
-                        /** @description From detection to resolution */
-                        mttrSeconds: number | null;
-                        /** Format: date-time */
-                        createdAt: string;
-                        /** Format: date-time */
-                        updatedAt: string;
-                        roles: {
-                            role: string;
-                            /** Format: uuid */
-                            userId: string;
-                            email: string;
-                            assignedBy: string | null;
-                            /** Format: date-time */
-                            assignedAt: string;
-                        }[];
-                        responders: {
-                            /** Format: uuid */
-                            userId: string;
-                            email: string;
-                            /** @description api or chat: joined (Slack’s “Join as responder”); request: acknowledged a responder request */
-                            via: "api" | "chat" | "request";
-                            addedBy: string | null;
-                            /** Format: date-time */
-                            addedAt: string;
-                        }[];
-                    };
-                };
-            };
-            /** @description Default Response */
-            "4XX": {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorResponse"];
-                };
-            };
-            /** @description Default Response */
-            "5XX": {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorResponse"];
-                };
-            };
-        };
-    };
-    getOrganizationsIncidentsByIncidentId: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                orgId: string;
-                incidentId: string;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description Default Response */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** Format: uuid */
-                        id: string;
-                        /** @description The organization’s own sequence */
-                        number: number;
-                        /** @description INC-<number> */
-                        reference: string;
-                        title: string;
-                        summary: string | null;
-                        /**
-                         * @description SEV1 (the worst) to SEV4; alerts map P1 → SEV1, P2 → SEV2, P3 → SEV3, P4/P5 → SEV4
-                         * @enum {unknown}
-                         */
-                        severity: "SEV1" | "SEV2" | "SEV3" | "SEV4";
-                        /**
-                         * @description triage → investigating → identified → monitoring → resolved; any open status may move to another, a resolved one only back to investigating
-                         * @enum {unknown}
-                         */
-                        status: "triage" | "investigating" | "identified" | "monitoring" | "resolved";
-                        /** @description Declared by a person, or opened by a P1/P2 alert that was in no incident */
-                        openedBy: "person" | "alert";
-                        declaredBy: string | null;
-                        /** @description The incident this one was merged into (it is then resolved) */
-                        mergedInto: string | null;
-                        /** @description Snoozed: its alerts page again then, and it is back in triage */
-                        snoozedUntil: string | null;
-                        alertCount: number;
-                        /** Format: date-time */
-                        startedAt: string;
-                        /** Format: date-time */
-                        detectedAt: string;
-                        acknowledgedAt: string | null;
-                        mitigatedAt: string | null;
-                        resolvedAt: string | null;
-                        /** @description From detection to acknowledgement */
-                        mttaSeconds: number | null;
-                        /** @description From detection to resolution */
-                        mttrSeconds: number | null;
-                        /** Format: date-time */
-                        createdAt: string;
-                        /** Format: date-time */
-                        updatedAt: string;
-                        roles: {
-                            role: string;
-                            /** Format: uuid */
-                            userId: string;
-                            email: string;
-                            assignedBy: string | null;
-                            /** Format: date-time */
-                            assignedAt: string;
-                        }[];
-                        responders: {
-                            /** Format: uuid */
-                            userId: string;
-                            email: string;
-                            /** @description api or chat: joined (Slack’s “Join as responder”); request: acknowledged a responder request */
-                            via: "api" | "chat" | "request";
-                            addedBy: string | null;
-                            /** Format: date-time */
-                            addedAt: string;
-                        }[];
-                    };
-                };
-            };
-            /** @description Default Response */
-            "4XX": {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorResponse"];
-                };
-            };
-            /** @description Default Response */
-            "5XX": {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorResponse"];
-                };
-            };
-        };
-    };
-    patchOrganizationsIncidentsByIncidentId: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                orgId: string;
-                incidentId: string;
-            };
-            cookie?: never;
-        };
-        requestBody: {
-            content: {
-                "application/json": {
-                    title?: string;
-                    summary?: string | null;
-                    /**
-                     * @description SEV1 (the worst) to SEV4; alerts map P1 → SEV1, P2 → SEV2, P3 → SEV3, P4/P5 → SEV4
-                     * @enum {unknown}
-                     */
-                    severity?: "SEV1" | "SEV2" | "SEV3" | "SEV4";
-                    /**
-                     * @description triage → investigating → identified → monitoring → resolved; any open status may move to another, a resolved one only back to investigating
-                     * @enum {unknown}
-                     */
-                    status?: "triage" | "investigating" | "identified" | "monitoring" | "resolved";
-                };
-            };
-        };
-        responses: {
-            /** @description Default Response */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** Format: uuid */
-                        id: string;
-                        /** @description The organization’s own sequence */
-                        number: number;
-                        /** @description INC-<number> */
-                        reference: string;
-                        title: string;
-                        summary: string | null;
-                        /**
-                         * @description SEV1 (the worst) to SEV4; alerts map P1 → SEV1, P2 → SEV2, P3 → SEV3, P4/P5 → SEV4
-                         * @enum {unknown}
-                         */
-                        severity: "SEV1" | "SEV2" | "SEV3" | "SEV4";
-                        /**
-                         * @description triage → investigating → identified → monitoring → resolved; any open status may move to another, a resolved one only back to investigating
-                         * @enum {unknown}
-                         */
-                        status: "triage" | "investigating" | "identified" | "monitoring" | "resolved";
-                        /** @description Declared by a person, or opened by a P1/P2 alert that was in no incident */
-                        openedBy: "person" | "alert";
-                        declaredBy: string | null;
-                        /** @description The incident this one was merged into (it is then resolved) */
-                        mergedInto: string | null;
-                        /** @description Snoozed: its alerts page again then, and it is back in triage */
-                        snoozedUntil: string | null;
-                        alertCount: number;
-                        /** Format: date-time */
-                        startedAt: string;
-                        /** Format: date-time */
-                        detectedAt: string;
-                        acknowledgedAt: string | null;
-                        mitigatedAt: string | null;
-                        resolvedAt: string | null;
-                        /** @description From detection to acknowledgement */
-                        mttaSeconds: number | null;
-                        /** @description From detection to resolution */
-                        mttrSeconds: number | null;
-                        /** Format: date-time */
-                        createdAt: string;
-                        /** Format: date-time */
-                        updatedAt: string;
-                        roles: {
-                            role: string;
-                            /** Format: uuid */
-                            userId: string;
-                            email: string;
-                            assignedBy: string | null;
-                            /** Format: date-time */
-                            assignedAt: string;
-                        }[];
-                        responders: {
-                            /** Format: uuid */
-                            userId: string;
-                            email: string;
-                            /** @description api or chat: joined (Slack’s “Join as responder”); request: acknowledged a responder request */
-                            via: "api" | "chat" | "request";
-                            addedBy: string | null;
-                            /** Format: date-time */
-                            addedAt: string;
-                        }[];
-                    };
-                };
-            };
-            /** @description Default Response */
-            "4XX": {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorResponse"];
-                };
-            };
-            /** @description Default Response */
-            "5XX": {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorResponse"];
-                };
-            };
-        };
-    };
-    putOrganizationsIncidentsRolesByRole: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                orgId: string;
-                incidentId: string;
-                /** @description commander, communications, scribe, or a role name of the organization’s own (lower-case, up to 40 characters) */
-                role: string;
-            };
-            cookie?: never;
-        };
-        requestBody: {
-            content: {
-                "application/json": {
-                    /** Format: uuid */
-                    userId: string;
-                };
-            };
-        };
-        responses: {
-            /** @description Default Response */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** Format: uuid */
-                        id: string;
-                        /** @description The organization’s own sequence */
-                        number: number;
-                        /** @description INC-<number> */
-                        reference: string;
-                        title: string;
-                        summary: string | null;
-                        /**
-                         * @description SEV1 (the worst) to SEV4; alerts map P1 → SEV1, P2 → SEV2, P3 → SEV3, P4/P5 → SEV4
-                         * @enum {unknown}
-                         */
-                        severity: "SEV1" | "SEV2" | "SEV3" | "SEV4";
-                        /**
-                         * @description triage → investigating → identified → monitoring → resolved; any open status may move to another, a resolved one only back to investigating
-                         * @enum {unknown}
-                         */
-                        status: "triage" | "investigating" | "identified" | "monitoring" | "resolved";
-                        /** @description Declared by a person, or opened by a P1/P2 alert that was in no incident */
-                        openedBy: "person" | "alert";
-                        declaredBy: string | null;
-                        /** @description The incident this one was merged into (it is then resolved) */
-                        mergedInto: string | null;
-                        /** @description Snoozed: its alerts page again then, and it is back in triage */
-                        snoozedUntil: string | null;
-                        alertCount: number;
-                        /** Format: date-time */
-                        startedAt: string;
-                        /** Format: date-time */
-                        detectedAt: string;
-                        acknowledgedAt: string | null;
-                        mitigatedAt: string | null;
-                        resolvedAt: string | null;
-                        /** @description From detection to acknowledgement */
-                        mttaSeconds: number | null;
-                        /** @description From detection to resolution */
-                        mttrSeconds: number | null;
-                        /** Format: date-time */
-                        createdAt: string;
-                        /** Format: date-time */
-                        updatedAt: string;
-                        roles: {
-                            role: string;
-                            /** Format: uuid */
-                            userId: string;
-                            email: string;
-                            assignedBy: string | null;
-                            /** Format: date-time */
-                            assignedAt: string;
-                        }[];
-                        responders: {
-                            /** Format: uuid */
-                            userId: string;
-                            email: string;
-                            /** @description api or chat: joined (Slack’s “Join as responder”); request: acknowledged a responder request */
-                            via: "api" | "chat" | "request";
-                            addedBy: string | null;
-                            /** Format: date-time */
-                            addedAt: string;
-                        }[];
-                    };
-                };
-            };
-            /** @description Default Response */
-            "4XX": {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorResponse"];
-                };
-            };
-            /** @description Default Response */
-            "5XX": {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorResponse"];
-                };
-            };
-        };
-    };
-    deleteOrganizationsIncidentsRolesByRole: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                orgId: string;
-                incidentId: string;
-                /** @description commander, communications, scribe, or a role name of the organization’s own (lower-case, up to 40 characters) */
-                role: string;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description Default Response */
-            204: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
-            /** @description Default Response */
-            "4XX": {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorResponse"];
-                };
-            };
-            /** @description Default Response */
-            "5XX": {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorResponse"];
-                };
-            };
-        };
-    };
-    getOrganizationsIncidentsTimeline: {
-        parameters: {
-            query?: {
-                page?: number;
-                limit?: number;
-            };
-            header?: never;
-            path: {
-                orgId: string;
-                incidentId: string;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description Default Response */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        data: {
-                            /** Format: uuid */
-                            id: string;
-                            /**
-                             * @description note and status_update are written by people; the others record a change (its values in `data`), by its author or the system (authorId null)
-                             * @enum {unknown}
-                             */
-                            kind: "opened" | "declared" | "note" | "status_update" | "status_changed" | "severity_changed" | "updated" | "role_assigned" | "role_removed" | "responder_joined" | "snoozed" | "repaged" | "responders_requested" | "reassigned" | "status_page_incident_linked" | "alert_linked" | "alerts_linked" | "alerts_acknowledged" | "alerts_resolved" | "merged" | "merged_into" | "split" | "split_from";
-                            body: string | null;
-                            data: {
-                                [key: string]: unknown;
-                            };
-                            authorId: string | null;
-                            /** Format: date-time */
-                            createdAt: string;
-                        }[];
-                        meta: {
-                            page: number;
-                            limit: number;
-                            total: number;
-                        };
-                    };
-                };
-            };
-            /** @description Default Response */
-            "4XX": {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorResponse"];
-                };
-            };
-            /** @description Default Response */
-            "5XX": {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorResponse"];
-                };
-            };
-        };
-    };
-    postOrganizationsIncidentsTimeline: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                orgId: string;
-                incidentId: string;
-            };
-            cookie?: never;
-        };
-        requestBody: {
-            content: {
-                "application/json": {
-                    /** @default note */
-                    kind?: "note" | "status_update";
-                    body: string;
-                };
-            };
-        };
-        responses: {
-            /** @description Default Response */
-            201: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** Format: uuid */
-                        id: string;
-                        /**
-                         * @description note and status_update are written by people; the others record a change (its values in `data`), by its author or the system (authorId null)
-                         * @enum {unknown}
-                         */
-                        kind: "opened" | "declared" | "note" | "status_update" | "status_changed" | "severity_changed" | "updated" | "role_assigned" | "role_removed" | "responder_joined" | "snoozed" | "repaged" | "responders_requested" | "reassigned" | "status_page_incident_linked" | "alert_linked" | "alerts_linked" | "alerts_acknowledged" | "alerts_resolved" | "merged" | "merged_into" | "split" | "split_from";
-                        body: string | null;
-                        data: {
-                            [key: string]: unknown;
-                        };
-                        authorId: string | null;
-                        /** Format: date-time */
-                        createdAt: string;
-                    };
-                };
-            };
-            /** @description Default Response */
-            "4XX": {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorResponse"];
-                };
-            };
-            /** @description Default Response */
-            "5XX": {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorResponse"];
-                };
-            };
-        };
-    };
-    postOrganizationsIncidentsJoin: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                orgId: string;
-                incidentId: string;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description Default Response */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** Format: uuid */
-                        id: string;
-                        /** @description The organization’s own sequence */
-                        number: number;
-                        /** @description INC-<number> */
-                        reference: string;
-                        title: string;
-                        summary: string | null;
-                        /**
-                         * @description SEV1 (the worst) to SEV4; alerts map P1 → SEV1, P2 → SEV2, P3 → SEV3, P4/P5 → SEV4
-                         * @enum {unknown}
-                         */
-                        severity: "SEV1" | "SEV2" | "SEV3" | "SEV4";
-                        /**
-                         * @description triage → investigating → identified → monitoring → resolved; any open status may move to another, a resolved one only back to investigating
-                         * @enum {unknown}
-                         */
-                        status: "triage" | "investigating" | "identified" | "monitoring" | "resolved";
-                        /** @description Declared by a person, or opened by a P1/P2 alert that was in no incident */
-                        openedBy: "person" | "alert";
-                        declaredBy: string | null;
-                        /** @description The incident this one was merged into (it is then resolved) */
-                        mergedInto: string | null;
-                        /** @description Snoozed: its alerts page again then, and it is back in triage */
-                        snoozedUntil: string | null;
-                        alertCount: number;
-                        /** Format: date-time */
-                        startedAt: string;
-                        /** Format: date-time */
-                        detectedAt: string;
-                        acknowledgedAt: string | null;
-                        mitigatedAt: string | null;
-                        resolvedAt: string | null;
-                        /** @description From detection to acknowledgement */
-                        mttaSeconds: number | null;
-                        /** @description From detection to resolution */
-                        mttrSeconds: number | null;
-                        /** Format: date-time */
-                        createdAt: string;
-                        /** Format: date-time */
-                        updatedAt: string;
-                        roles: {
-                            role: string;
-                            /** Format: uuid */
-                            userId: string;
-                            email: string;
-                            assignedBy: string | null;
-                            /** Format: date-time */
-                            assignedAt: string;
-                        }[];
-                        responders: {
-                            /** Format: uuid */
-                            userId: string;
-                            email: string;
-                            /** @description api or chat: joined (Slack’s “Join as responder”); request: acknowledged a responder request */
-                            via: "api" | "chat" | "request";
-                            addedBy: string | null;
-                            /** Format: date-time */
-                            addedAt: string;
-                        }[];
-                    };
-                };
-            };
-            /** @description Default Response */
-            "4XX": {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorResponse"];
-                };
-            };
-            /** @description Default Response */
-            "5XX": {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorResponse"];
-                };
-            };
-        };
-    };
-    getOrganizationsIncidentsAlerts: {
-        parameters: {
-            query?: {
-                page?: number;
-                limit?: number;
-            };
-            header?: never;
-            path: {
-                orgId: string;
-                incidentId: string;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description Default Response */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        data: {
-                            /** Format: uuid */
-                            alertId: string;
-                            title: string;
-                            priority: string;
-                            status: string;
-                            service: string | null;
-                            /** @description Why the alert is in the incident: declared, manual, or priority (a P1/P2 alert opened it) */
-                            rule: string;
-                            /** @description How strongly the rule matched, 0 to 1 */
-                            score: number;
-                            /** @description The values the rule matched on */
-                            matched: {
-                                [key: string]: unknown;
-                            };
-                            linkedBy: string | null;
-                            /** Format: date-time */
-                            linkedAt: string;
-                        }[];
-                        meta: {
-                            page: number;
-                            limit: number;
-                            total: number;
-                        };
-                    };
-                };
-            };
-            /** @description Default Response */
-            "4XX": {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorResponse"];
-                };
-            };
-            /** @description Default Response */
-            "5XX": {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorResponse"];
-                };
-            };
-        };
-    };
-    postOrganizationsIncidentsAlerts: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                orgId: string;
-                incidentId: string;
-            };
-            cookie?: never;
-        };
-        requestBody: {
-            content: {
-                "application/json": {
-                    /** Format: uuid */
-                    alertId: string;
-                };
-            };
-        };
-        responses: {
-            /** @description Default Response */
-            201: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** Format: uuid */
-                        alertId: string;
-                        title: string;
-                        priority: string;
-                        status: string;
-                        service: string | null;
-                        /** @description Why the alert is in the incident: declared, manual, or priority (a P1/P2 alert opened it) */
-                        rule: string;
-                        /** @description How strongly the rule matched, 0 to 1 */
-                        score: number;
-                        /** @description The values the rule matched on */
-                        matched: {
-                            [key: string]: unknown;
-                        };
-                        linkedBy: string | null;
-                        /** Format: date-time */
-                        linkedAt: string;
-                    };
-                };
-            };
-            /** @description Default Response */
-            "4XX": {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorResponse"];
-                };
-            };
-            /** @description Default Response */
-            "5XX": {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorResponse"];
-                };
-            };
-        };
-    };
-    postOrganizationsIncidentsMerge: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                orgId: string;
-                incidentId: string;
-            };
-            cookie?: never;
-        };
-        requestBody: {
-            content: {
-                "application/json": {
-                    /**
-                     * Format: uuid
-                     * @description The incident merged into this one; it is resolved, its alerts move here
-                     */
-                    incidentId: string;
-                };
-            };
-        };
-        responses: {
-            /** @description Default Response */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** Format: uuid */
-                        id: string;
-                        /** @description The organization’s own sequence */
-                        number: number;
-                        /** @description INC-<number> */
-                        reference: string;
-                        title: string;
-                        summary: string | null;
-                        /**
-                         * @description SEV1 (the worst) to SEV4; alerts map P1 → SEV1, P2 → SEV2, P3 → SEV3, P4/P5 → SEV4
-                         * @enum {unknown}
-                         */
-                        severity: "SEV1" | "SEV2" | "SEV3" | "SEV4";
-                        /**
-                         * @description triage → investigating → identified → monitoring → resolved; any open status may move to another, a resolved one only back to investigating
-                         * @enum {unknown}
-                         */
-                        status: "triage" | "investigating" | "identified" | "monitoring" | "resolved";
-                        /** @description Declared by a person, or opened by a P1/P2 alert that was in no incident */
-                        openedBy: "person" | "alert";
-                        declaredBy: string | null;
-                        /** @description The incident this one was merged into (it is then resolved) */
-                        mergedInto: string | null;
-                        /** @description Snoozed: its alerts page again then, and it is back in triage */
-                        snoozedUntil: string | null;
-                        alertCount: number;
-                        /** Format: date-time */
-                        startedAt: string;
-                        /** Format: date-time */
-                        detectedAt: string;
-                        acknowledgedAt: string | null;
-                        mitigatedAt: string | null;
-                        resolvedAt: string | null;
-                        /** @description From detection to acknowledgement */
-                        mttaSeconds: number | null;
-                        /** @description From detection to resolution */
-                        mttrSeconds: number | null;
-                        /** Format: date-time */
-                        createdAt: string;
-                        /** Format: date-time */
-                        updatedAt: string;
-                        roles: {
-                            role: string;
-                            /** Format: uuid */
-                            userId: string;
-                            email: string;
-                            assignedBy: string | null;
-                            /** Format: date-time */
-                            assignedAt: string;
-                        }[];
-                        responders: {
-                            /** Format: uuid */
-                            userId: string;
-                            email: string;
-                            /** @description api or chat: joined (Slack’s “Join as responder”); request: acknowledged a responder request */
-                            via: "api" | "chat" | "request";
-                            addedBy: string | null;
-                            /** Format: date-time */
-                            addedAt: string;
-                        }[];
-                    };
-                };
-            };
-            /** @description Default Response */
-            "4XX": {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorResponse"];
-                };
-            };
-            /** @description Default Response */
-            "5XX": {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorResponse"];
-                };
-            };
-        };
-    };
-    postOrganizationsIncidentsSplit: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                orgId: string;
-                incidentId: string;
-            };
-            cookie?: never;
-        };
-        requestBody: {
-            content: {
-                "application/json": {
-                    /** @description Alerts of this incident */
-                    alertIds: string[];
-                    title: string;
-                    /**
-                     * @description SEV1 (the worst) to SEV4; alerts map P1 → SEV1, P2 → SEV2, P3 → SEV3, P4/P5 → SEV4
-                     * @enum {unknown}
-                     */
-                    severity?: "SEV1" | "SEV2" | "SEV3" | "SEV4";
-                };
-            };
-        };
-        responses: {
-            /** @description Default Response */
-            201: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** Format: uuid */
-                        id: string;
-                        /** @description The organization’s own sequence */
-                        number: number;
-                        /** @description INC-<number> */
-                        reference: string;
-                        title: string;
-                        summary: string | null;
-                        /**
-                         * @description SEV1 (the worst) to SEV4; alerts map P1 → SEV1, P2 → SEV2, P3 → SEV3, P4/P5 → SEV4
-                         * @enum {unknown}
-                         */
-                        severity: "SEV1" | "SEV2" | "SEV3" | "SEV4";
-                        /**
-                         * @description triage → investigating → identified → monitoring → resolved; any open status may move to another, a resolved one only back to investigating
-                         * @enum {unknown}
-                         */
-                        status: "triage" | "investigating" | "identified" | "monitoring" | "resolved";
-                        /** @description Declared by a person, or opened by a P1/P2 alert that was in no incident */
-                        openedBy: "person" | "alert";
-                        declaredBy: string | null;
-                        /** @description The incident this one was merged into (it is then resolved) */
-                        mergedInto: string | null;
-                        /** @description Snoozed: its alerts page again then, and it is back in triage */
-                        snoozedUntil: string | null;
-                        alertCount: number;
-                        /** Format: date-time */
-                        startedAt: string;
-                        /** Format: date-time */
-                        detectedAt: string;
-                        acknowledgedAt: string | null;
-                        mitigatedAt: string | null;
-                        resolvedAt: string | null;
-                        /** @description From detection to acknowledgement */
-                        mttaSeconds: number | null;
-                        /** @description From detection to resolution */
-                        mttrSeconds: number | null;
-                        /** Format: date-time */
-                        createdAt: string;
-                        /** Format: date-time */
-                        updatedAt: string;
-                        roles: {
-                            role: string;
-                            /** Format: uuid */
-                            userId: string;
-                            email: string;
-                            assignedBy: string | null;
-                            /** Format: date-time */
-                            assignedAt: string;
-                        }[];
-                        responders: {
-                            /** Format: uuid */
-                            userId: string;
-                            email: string;
-                            /** @description api or chat: joined (Slack’s “Join as responder”); request: acknowledged a responder request */
-                            via: "api" | "chat" | "request";
-                            addedBy: string | null;
-                            /** Format: date-time */
-                            addedAt: string;
-                        }[];
-                    };
-                };
-            };
-            /** @description Default Response */
-            "4XX": {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorResponse"];
-                };
-            };
-            /** @description Default Response */
-            "5XX": {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorResponse"];
-                };
-            };
-        };
-    };
-    getOrganizationsIncidentsResponderRequests: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                orgId: string;
-                incidentId: string;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description Default Response */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        data: {
-                            /**
-                             * Format: uuid
-                             * @description The request’s alert: its notifications and timeline are the alert’s
-                             */
-                            requestId: string;
-                            /** ResponderRequestTarget */
-                            target: {
-                                /**
-                                 * @description user: that person; team: its responders; schedule: whoever is on call in it; escalation_policy: its steps, in turn
-                                 * @enum {unknown}
-                                 */
-                                type: "user" | "team" | "schedule" | "escalation_policy";
-                                /** Format: uuid */
-                                id: string;
-                            };
-                            requestedBy: string | null;
-                            /** Format: date-time */
-                            requestedAt: string;
-                            message: string | null;
-                            /** @description open: nobody has answered; acknowledged: someone did (and is a responder); resolved: with the incident */
-                            status: "open" | "acknowledged" | "resolved";
-                            /** @description Every page sent, per person and channel */
-                            paged: {
-                                /** Format: uuid */
-                                userId: string;
-                                email: string;
-                                channel: string;
-                                status: string;
-                                /** Format: date-time */
-                                at: string;
-                            }[];
-                            acknowledgedBy: {
-                                /** Format: uuid */
-                                userId: string;
-                                email: string;
-                            } | null;
-                            acknowledgedAt: string | null;
-                        }[];
-                        meta: {
-                            page: number;
-                            limit: number;
-                            total: number;
-                        };
-                    };
-                };
-            };
-            /** @description Default Response */
-            "4XX": {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorResponse"];
-                };
-            };
-            /** @description Default Response */
-            "5XX": {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorResponse"];
-                };
-            };
-        };
-    };
-    postOrganizationsIncidentsResponderRequests: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                orgId: string;
-                incidentId: string;
-            };
-            cookie?: never;
-        };
-        requestBody: {
-            content: {
-                "application/json": {
-                    targets: {
-                        /**
-                         * @description user: that person; team: its responders; schedule: whoever is on call in it; escalation_policy: its steps, in turn
-                         * @enum {unknown}
-                         */
-                        type: "user" | "team" | "schedule" | "escalation_policy";
-                        /** Format: uuid */
-                        id: string;
-                    }[];
-                    /** @description Shown in the page */
-                    message?: string;
-                };
-            };
-        };
-        responses: {
-            /** @description Default Response */
-            201: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        data: {
-                            /**
-                             * Format: uuid
-                             * @description The request’s alert: its notifications and timeline are the alert’s
-                             */
-                            requestId: string;
-                            /** ResponderRequestTarget */
-                            target: {
-                                /**
-                                 * @description user: that person; team: its responders; schedule: whoever is on call in it; escalation_policy: its steps, in turn
-                                 * @enum {unknown}
-                                 */
-                                type: "user" | "team" | "schedule" | "escalation_policy";
-                                /** Format: uuid */
-                                id: string;
-                            };
-                            requestedBy: string | null;
-                            /** Format: date-time */
-                            requestedAt: string;
-                            message: string | null;
-                            /** @description open: nobody has answered; acknowledged: someone did (and is a responder); resolved: with the incident */
-                            status: "open" | "acknowledged" | "resolved";
-                            /** @description Every page sent, per person and channel */
-                            paged: {
-                                /** Format: uuid */
-                                userId: string;
-                                email: string;
-                                channel: string;
-                                status: string;
-                                /** Format: date-time */
-                                at: string;
-                            }[];
-                            acknowledgedBy: {
-                                /** Format: uuid */
-                                userId: string;
-                                email: string;
-                            } | null;
-                            acknowledgedAt: string | null;
-                        }[];
-                        meta: {
-                            page: number;
-                            limit: number;
-                            total: number;
-                        };
-                    };
-                };
-            };
-            /** @description Default Response */
-            "4XX": {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorResponse"];
-                };
-            };
-            /** @description Default Response */
-            "5XX": {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorResponse"];
-                };
-            };
-        };
-    };
-    postOrganizationsIncidentsReassign: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                orgId: string;
-                incidentId: string;
-            };
-            cookie?: never;
-        };
-        requestBody: {
-            content: {
-                "application/json": {
-                    target: {
-                        type: "user" | "escalation_policy";
-                        /** Format: uuid */
-                        id: string;
-                    };
-                };
-            };
-        };
-        responses: {
-            /** @description Default Response */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** Format: uuid */
-                        id: string;
-                        /** @description The organization’s own sequence */
-                        number: number;
-                        /** @description INC-<number> */
-                        reference: string;
-                        title: string;
-                        summary: string | null;
-                        /**
-                         * @description SEV1 (the worst) to SEV4; alerts map P1 → SEV1, P2 → SEV2, P3 → SEV3, P4/P5 → SEV4
-                         * @enum {unknown}
-                         */
-                        severity: "SEV1" | "SEV2" | "SEV3" | "SEV4";
-                        /**
-                         * @description triage → investigating → identified → monitoring → resolved; any open status may move to another, a resolved one only back to investigating
-                         * @enum {unknown}
-                         */
-                        status: "triage" | "investigating" | "identified" | "monitoring" | "resolved";
-                        /** @description Declared by a person, or opened by a P1/P2 alert that was in no incident */
-                        openedBy: "person" | "alert";
-                        declaredBy: string | null;
-                        /** @description The incident this one was merged into (it is then resolved) */
-                        mergedInto: string | null;
-                        /** @description Snoozed: its alerts page again then, and it is back in triage */
-                        snoozedUntil: string | null;
-                        alertCount: number;
-                        /** Format: date-time */
-                        startedAt: string;
-                        /** Format: date-time */
-                        detectedAt: string;
-                        acknowledgedAt: string | null;
-                        mitigatedAt: string | null;
-                        resolvedAt: string | null;
-                        /** @description From detection to acknowledgement */
-                        mttaSeconds: number | null;
-                        /** @description From detection to resolution */
-                        mttrSeconds: number | null;
-                        /** Format: date-time */
-                        createdAt: string;
-                        /** Format: date-time */
-                        updatedAt: string;
-                        roles: {
-                            role: string;
-                            /** Format: uuid */
-                            userId: string;
-                            email: string;
-                            assignedBy: string | null;
-                            /** Format: date-time */
-                            assignedAt: string;
-                        }[];
-                        responders: {
-                            /** Format: uuid */
-                            userId: string;
-                            email: string;
-                            /** @description api or chat: joined (Slack’s “Join as responder”); request: acknowledged a responder request */
-                            via: "api" | "chat" | "request";
-                            addedBy: string | null;
-                            /** Format: date-time */
-                            addedAt: string;
-                        }[];
-                    };
-                };
-            };
-            /** @description Default Response */
-            "4XX": {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorResponse"];
-                };
-            };
-            /** @description Default Response */
-            "5XX": {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorResponse"];
-                };
-            };
-        };
-    };
-    postOrganizationsIncidentsSnooze: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                orgId: string;
-                incidentId: string;
-            };
-            cookie?: never;
-        };
-        requestBody: {
-            content: {
-                "application/json": {
-                    /** @description From now; at most a week */
-                    minutes?: number;
-                    /**
-                     * Format: date-time
-                     * @description A time in the coming week
-                     */
-                    until?: string;
-                };
-            };
-        };
-        responses: {
-            /** @description Default Response */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** Format: uuid */
-                        id: string;
-                        /** @description The organization’s own sequence */
-                        number: number;
-                        /** @description INC-<number> */
-                        reference: string;
-                        title: string;
-                        summary: string | null;
-                        /**
-                         * @description SEV1 (the worst) to SEV4; alerts map P1 → SEV1, P2 → SEV2, P3 → SEV3, P4/P5 → SEV4
-                         * @enum {unknown}
-                         */
-                        severity: "SEV1" | "SEV2" | "SEV3" | "SEV4";
-                        /**
-                         * @description triage → investigating → identified → monitoring → resolved; any open status may move to another, a resolved one only back to investigating
-                         * @enum {unknown}
-                         */
-                        status: "triage" | "investigating" | "identified" | "monitoring" | "resolved";
-                        /** @description Declared by a person, or opened by a P1/P2 alert that was in no incident */
-                        openedBy: "person" | "alert";
-                        declaredBy: string | null;
-                        /** @description The incident this one was merged into (it is then resolved) */
-                        mergedInto: string | null;
-                        /** @description Snoozed: its alerts page again then, and it is back in triage */
-                        snoozedUntil: string | null;
-                        alertCount: number;
-                        /** Format: date-time */
-                        startedAt: string;
-                        /** Format: date-time */
-                        detectedAt: string;
-                        acknowledgedAt: string | null;
-                        mitigatedAt: string | null;
-                        resolvedAt: string | null;
-                        /** @description From detection to acknowledgement */
-                        mttaSeconds: number | null;
-                        /** @description From detection to resolution */
-                        mttrSeconds: number | null;
-                        /** Format: date-time */
-                        createdAt: string;
-                        /** Format: date-time */
-                        updatedAt: string;
-                        roles: {
-                            role: string;
-                            /** Format: uuid */
-                            userId: string;
-                            email: string;
-                            assignedBy: string | null;
-                            /** Format: date-time */
-                            assignedAt: string;
-                        }[];
-                        responders: {
-                            /** Format: uuid */
-                            userId: string;
-                            email: string;
-                            /** @description api or chat: joined (Slack’s “Join as responder”); request: acknowledged a responder request */
-                            via: "api" | "chat" | "request";
-                            addedBy: string | null;
-                            /** Format: date-time */
-                            addedAt: string;
-                        }[];
-                    };
-                };
-            };
-            /** @description Default Response */
-            "4XX": {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorResponse"];
-                };
-            };
-            /** @description Default Response */
-            "5XX": {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorResponse"];
-                };
-            };
-        };
-    };
-    getOrganizationsIncidentsCommandRoom: {
-        parameters: {
-            query?: {
-                /** @description How far back to look for deploys */
-                windowMinutes?: number;
-            };
-            header?: never;
-            path: {
-                orgId: string;
-                incidentId: string;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description Default Response */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** Incident */
-                        incident: {
-                            /** Format: uuid */
-                            id: string;
-                            /** @description The organization’s own sequence */
-                            number: number;
-                            /** @description INC-<number> */
-                            reference: string;
-                            title: string;
-                            summary: string | null;
-                            /**
-                             * @description SEV1 (the worst) to SEV4; alerts map P1 → SEV1, P2 → SEV2, P3 → SEV3, P4/P5 → SEV4
-                             * @enum {unknown}
-                             */
-                            severity: "SEV1" | "SEV2" | "SEV3" | "SEV4";
-                            /**
-                             * @description triage → investigating → identified → monitoring → resolved; any open status may move to another, a resolved one only back to investigating
-                             * @enum {unknown}
-                             */
-                            status: "triage" | "investigating" | "identified" | "monitoring" | "resolved";
-                            /** @description Declared by a person, or opened by a P1/P2 alert that was in no incident */
-                            openedBy: "person" | "alert";
-                            declaredBy: string | null;
-                            /** @description The incident this one was merged into (it is then resolved) */
-                            mergedInto: string | null;
-                            /** @description Snoozed: its alerts page again then, and it is back in triage */
-                            snoozedUntil: string | null;
-                            alertCount: number;
-                            /** Format: date-time */
-                            startedAt: string;
-                            /** Format: date-time */
-                            detectedAt: string;
-                            acknowledgedAt: string | null;
-                            mitigatedAt: string | null;
-                            resolvedAt: string | null;
-                            /** @description From detection to acknowledgement */
-                            mttaSeconds: number | null;
-                            /** @description From detection to resolution */
-                            mttrSeconds: number | null;
-                            /** Format: date-time */
-                            createdAt: string;
-                            /** Format: date-time */
-                            updatedAt: string;
-                            roles: {
-                                role: string;
-                                /** Format: uuid */
-                                userId: string;
-                                email: string;
-                                assignedBy: string | null;
-                                /** Format: date-time */
-                                assignedAt: string;
-                            }[];
-                            responders: {
-                                /** Format: uuid */
-                                userId: string;
-                                email: string;
-                                /** @description api or chat: joined (Slack’s “Join as responder”); request: acknowledged a responder request */
-                                via: "api" | "chat" | "request";
-                                addedBy: string | null;
-                                /** Format: date-time */
-                                addedAt: string;
-                            }[];
-                        };
-                        /** @description The first 50 alerts, in the order they joined (…/alerts has all) */
-                        alerts: {
-                            /** Format: uuid */
-                            alertId: string;
-                            title: string;
-                            priority: string;
-                            status: string;
-                            service: string | null;
-                            /** @description Why the alert is in the incident: declared, manual, or priority (a P1/P2 alert opened it) */
-                            rule: string;
-                            /** @description How strongly the rule matched, 0 to 1 */
-                            score: number;
-                            /** @description The values the rule matched on */
-                            matched: {
-                                [key: string]: unknown;
-                            };
-                            linkedBy: string | null;
-                            /** Format: date-time */
-                            linkedAt: string;
-                        }[];
-                        /** @description The newest 50 entries (…/timeline has all) */
-                        timeline: {
-                            /** Format: uuid */
-                            id: string;
-                            /**
-                             * @description note and status_update are written by people; the others record a change (its values in `data`), by its author or the system (authorId null)
-                             * @enum {unknown}
-                             */
-                            kind: "opened" | "declared" | "note" | "status_update" | "status_changed" | "severity_changed" | "updated" | "role_assigned" | "role_removed" | "responder_joined" | "snoozed" | "repaged" | "responders_requested" | "reassigned" | "status_page_incident_linked" | "alert_linked" | "alerts_linked" | "alerts_acknowledged" | "alerts_resolved" | "merged" | "merged_into" | "split" | "split_from";
-                            body: string | null;
-                            data: {
-                                [key: string]: unknown;
-                            };
-                            authorId: string | null;
-                            /** Format: date-time */
-                            createdAt: string;
-                        }[];
-                        /** @description Deploys of the incident’s services, and of the services they depend on, in the window before it started; newest first */
-                        deploys: {
-                            /** Format: uuid */
-                            id: string;
-                            configId: string | null;
-                            /** @enum {unknown} */
-                            source: "generic" | "github";
-                            /**
-                             * @description A release, a configuration change without one, or a rollback
-                             * @enum {unknown}
-                             */
-                            kind: "deploy" | "config" | "rollback";
-                            service: string;
-                            environment: string | null;
-                            version: string | null;
-                            commitSha: string | null;
-                            repository: string | null;
-                            url: string | null;
-                            /** @enum {unknown} */
-                            status: "queued" | "pending" | "in_progress" | "success" | "failure" | "error" | "inactive";
-                            startedAt: string | null;
-                            finishedAt: string | null;
-                            /** Format: date-time */
-                            deployedAt: string;
-                            /** Format: date-time */
-                            createdAt: string;
-                        }[];
-                        windowMinutes: number;
-                        /** @description The latest analysis of the incident’s first alert (GET …/insights/:insightId has all of it) */
-                        analysis: {
-                            /** Format: uuid */
-                            id: string;
-                            status: string;
-                            summary: string | null;
-                        } | null;
-                    };
-                };
-            };
-            /** @description Default Response */
-            "4XX": {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorResponse"];
-                };
-            };
-            /** @description Default Response */
-            "5XX": {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorResponse"];
-                };
-            };
-        };
-    };
-    getOrganizationsIncidentsRelated: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                orgId: string;
-                incidentId: string;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description Default Response */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        data: {
-                            /** IncidentSummary */
-                            incident: {
-                                /** Format: uuid */
-                                id: string;
-                                /** @description The organization’s own sequence */
-                                number: number;
-                                /** @description INC-<number> */
-                                reference: string;
-                                title: string;
-                                summary: string | null;
-                                /**
-                                 * @description SEV1 (the worst) to SEV4; alerts map P1 → SEV1, P2 → SEV2, P3 → SEV3, P4/P5 → SEV4
-                                 * @enum {unknown}
-                                 */
-                                severity: "SEV1" | "SEV2" | "SEV3" | "SEV4";
-                                /**
-                                 * @description triage → investigating → identified → monitoring → resolved; any open status may move to another, a resolved one only back to investigating
-                                 * @enum {unknown}
-                                 */
-                                status: "triage" | "investigating" | "identified" | "monitoring" | "resolved";
-                                /** @description Declared by a person, or opened by a P1/P2 alert that was in no incident */
-                                openedBy: "person" | "alert";
-                                declaredBy: string | null;
-                                /** @description The incident this one was merged into (it is then resolved) */
-                                mergedInto: string | null;
-                                /** @description Snoozed: its alerts page again then, and it is back in triage */
-                                snoozedUntil: string | null;
-                                alertCount: number;
-                                /** Format: date-time */
-                                startedAt: string;
-                                /** Format: date-time */
-                                detectedAt: string;
-                                acknowledgedAt: string | null;
-                                mitigatedAt: string | null;
-                                resolvedAt: string | null;
-                                /** @description From detection to acknowledgement */
-                                mttaSeconds: number | null;
-                                /** @description From detection to resolution */
-                                mttrSeconds: number | null;
-                                /** Format: date-time */
-                                createdAt: string;
-                                /** Format: date-time */
-                                updatedAt: string;
-                            };
-                            reasons: {
-                                kind: "service" | "dependency" | "deploy" | "label";
-                                detail: {
-                                    [key: string]: unknown;
-                                };
-                            }[];
-                        }[];
-                    };
-                };
-            };
-            /** @description Default Response */
-            "4XX": {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorResponse"];
-                };
-            };
-            /** @description Default Response */
-            "5XX": {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorResponse"];
-                };
-            };
-        };
-    };
-    getOrganizationsIncidentsLinks: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                orgId: string;
-                incidentId: string;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description Default Response */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @description Synthetic checks whose failing alerts are in the incident */
-                        checks: {
-                            checkId: string;
-                            name: string | null;
-                            kind: string | null;
-                            target: string | null;
-                            /** Format: uuid */
-                            alertId: string;
-                            alertStatus: string;
-                            /** Format: date-time */
-                            failingSince: string;
-                        }[];
-                        statusPageIncidents: {
-                            /** Format: uuid */
-                            id: string;
-                            /** Format: uuid */
-                            pageId: string;
-                            pageName: string;
-                            name: string;
-                            status: string;
-                            impact: string;
-                            published: boolean;
-                            /** Format: date-time */
-                            startedAt: string;
-                            resolvedAt: string | null;
-                            /** @description incident: opened by its published status updates; alert: following one of its alerts; correlation: opened by a person, put in it by a rule */
-                            via: "incident" | "alert" | "correlation";
-                            link: {
-                                rule: string;
-                                score: number;
-                                matched: {
-                                    [key: string]: unknown;
-                                };
-                            } | null;
-                        }[];
-                        /** @description Deploys of its services and the services they depend on in the 120 minutes before it started */
-                        deploys: {
-                            /** Format: uuid */
-                            id: string;
-                            configId: string | null;
-                            /** @enum {unknown} */
-                            source: "generic" | "github";
-                            /**
-                             * @description A release, a configuration change without one, or a rollback
-                             * @enum {unknown}
-                             */
-                            kind: "deploy" | "config" | "rollback";
-                            service: string;
-                            environment: string | null;
-                            version: string | null;
-                            commitSha: string | null;
-                            repository: string | null;
-                            url: string | null;
-                            /** @enum {unknown} */
-                            status: "queued" | "pending" | "in_progress" | "success" | "failure" | "error" | "inactive";
-                            startedAt: string | null;
-                            finishedAt: string | null;
-                            /** Format: date-time */
-                            deployedAt: string;
-                            /** Format: date-time */
-                            createdAt: string;
-                        }[];
-                        /** @description Post-mortems linked to the incident or to one of its alerts */
-                        rcaDocuments: {
-                            /** Format: uuid */
-                            id: string;
-                            title: string;
-                            status: string;
-                            rootCause: string | null;
-                            publishedAt: string | null;
-                        }[];
-                    };
-                };
-            };
-            /** @description Default Response */
-            "4XX": {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorResponse"];
-                };
-            };
-            /** @description Default Response */
-            "5XX": {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorResponse"];
-                };
-            };
-        };
-    };
-    postOrganizationsIncidentsStatusUpdates: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                orgId: string;
-                incidentId: string;
-            };
-            cookie?: never;
-        };
-        requestBody: {
-            content: {
-                "application/json": {
-                    /** @description The status page incident’s status after it */
-                    status: "investigating" | "identified" | "monitoring" | "resolved";
-                    /** @description What the public reads */
-                    body: string;
-                    /**
-                     * @description A status page incident opened for it is published at once; false: a draft a person publishes
-                     * @default false
-                     */
-                    publish?: boolean;
-                    /**
-                     * Format: uuid
-                     * @description The investigation whose comms agent drafted this text (`…/insights/:id/agents`), kept on the timeline entry and in the audit log
-                     */
-                    draftOf?: string;
-                };
-            };
-        };
-        responses: {
-            /** @description Default Response */
-            201: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** Format: uuid */
-                        id: string;
-                        /**
-                         * @description note and status_update are written by people; the others record a change (its values in `data`), by its author or the system (authorId null)
-                         * @enum {unknown}
-                         */
-                        kind: "opened" | "declared" | "note" | "status_update" | "status_changed" | "severity_changed" | "updated" | "role_assigned" | "role_removed" | "responder_joined" | "snoozed" | "repaged" | "responders_requested" | "reassigned" | "status_page_incident_linked" | "alert_linked" | "alerts_linked" | "alerts_acknowledged" | "alerts_resolved" | "merged" | "merged_into" | "split" | "split_from";
-                        body: string | null;
-                        data: {
-                            [key: string]: unknown;
-                        };
-                        authorId: string | null;
-                        /** Format: date-time */
-                        createdAt: string;
-                    };
-                };
-            };
-            /** @description Default Response */
-            "4XX": {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorResponse"];
-                };
-            };
-            /** @description Default Response */
-            "5XX": {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorResponse"];
-                };
-            };
-        };
-    };
-    getOrganizationsIncidentRules: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                orgId: string;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description Default Response */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        rules: ({
-                            /** @enum {string} */
-                            kind: "fingerprint";
-                        } | {
-                            /** @enum {string} */
-                            kind: "labels";
-                            labels: string[];
-                            /** @description Minutes: how long ago the matching alert (or deploy) may be */
-                            windowMinutes: number;
-                        } | {
-                            /** @enum {string} */
-                            kind: "service";
-                            /** @description Minutes: how long ago the matching alert (or deploy) may be */
-                            windowMinutes: number;
-                        } | {
-                            /** @enum {string} */
-                            kind: "deploy";
-                            /** @description Minutes: how long ago the matching alert (or deploy) may be */
-                            windowMinutes: number;
-                        } | {
-                            /** @enum {string} */
-                            kind: "dependency";
-                            /** @description Minutes: how long ago the matching alert (or deploy) may be */
-                            windowMinutes: number;
-                        })[];
-                        /** @description True while the organization has not set rules of its own */
-                        defaults: boolean;
-                        updatedBy: string | null;
-                        updatedAt: string | null;
-                    };
-                };
-            };
-            /** @description Default Response */
-            "4XX": {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorResponse"];
-                };
-            };
-            /** @description Default Response */
-            "5XX": {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorResponse"];
-                };
-            };
-        };
-    };
-    putOrganizationsIncidentRules: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                orgId: string;
-            };
-            cookie?: never;
-        };
-        requestBody: {
-            content: {
-                "application/json": {
-                    /** @description Tried in order of weight; an empty list turns correlation off */
-                    rules: ({
-                        /** @enum {string} */
-                        kind: "fingerprint";
-                    } | {
-                        /** @enum {string} */
-                        kind: "labels";
-                        labels: string[];
-                        /** @description Minutes: how long ago the matching alert (or deploy) may be */
-                        windowMinutes: number;
-                    } | {
-                        /** @enum {string} */
-                        kind: "service";
-                        /** @description Minutes: how long ago the matching alert (or deploy) may be */
-                        windowMinutes: number;
-                    } | {
-                        /** @enum {string} */
-                        kind: "deploy";
-                        /** @description Minutes: how long ago the matching alert (or deploy) may be */
-                        windowMinutes: number;
-                    } | {
-                        /** @enum {string} */
-                        kind: "dependency";
-                        /** @description Minutes: how long ago the matching alert (or deploy) may be */
-                        windowMinutes: number;
-                    })[];
-                };
-            };
-        };
-        responses: {
-            /** @description Default Response */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        rules: ({
-                            /** @enum {string} */
-                            kind: "fingerprint";
-                        } | {
-                            /** @enum {string} */
-                            kind: "labels";
-                            labels: string[];
-                            /** @description Minutes: how long ago the matching alert (or deploy) may be */
-                            windowMinutes: number;
-                        } | {
-                            /** @enum {string} */
-                            kind: "service";
-                            /** @description Minutes: how long ago the matching alert (or deploy) may be */
-                            windowMinutes: number;
-                        } | {
-                            /** @enum {string} */
-                            kind: "deploy";
-                            /** @description Minutes: how long ago the matching alert (or deploy) may be */
-                            windowMinutes: number;
-                        } | {
-                            /** @enum {string} */
-                            kind: "dependency";
-                            /** @description Minutes: how long ago the matching alert (or deploy) may be */
-                            windowMinutes: number;
-                        })[];
-                        /** @description True while the organization has not set rules of its own */
-                        defaults: boolean;
-                        updatedBy: string | null;
-                        updatedAt: string | null;
-                    };
-                };
-            };
-            /** @description Default Response */
-            "4XX": {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorResponse"];
-                };
-            };
-            /** @description Default Response */
-            "5XX": {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorResponse"];
-                };
-            };
-        };
-    };
-    getOrganizationsServiceDependencies: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                orgId: string;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description Default Response */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        data: {
-                            /** Format: uuid */
-                            id: string;
-                            service: string;
-                            dependsOn: string;
-                            createdBy: string | null;
-                            /** Format: date-time */
-                            createdAt: string;
-                        }[];
-                    };
-                };
-            };
-            /** @description Default Response */
-            "4XX": {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorResponse"];
-                };
-            };
-            /** @description Default Response */
-            "5XX": {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorResponse"];
-                };
-            };
-        };
-    };
-    postOrganizationsServiceDependencies: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                orgId: string;
-            };
-            cookie?: never;
-        };
-        requestBody: {
-            content: {
-                "application/json": {
-                    /** @description A service name as alerts carry it */
-                    service: string;
-                    /** @description A service name as alerts carry it */
-                    dependsOn: string;
-                };
-            };
-        };
-        responses: {
-            /** @description Default Response */
-            201: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** Format: uuid */
-                        id: string;
-                        service: string;
-                        dependsOn: string;
-                        createdBy: string | null;
-                        /** Format: date-time */
-                        createdAt: string;
-                    };
-                };
-            };
-            /** @description Default Response */
-            "4XX": {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorResponse"];
-                };
-            };
-            /** @description Default Response */
-            "5XX": {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorResponse"];
-                };
-            };
-        };
-    };
-    deleteOrganizationsServiceDependenciesByDependencyId: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                orgId: string;
-                dependencyId: string;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description Default Response */
-            204: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
-            /** @description Default Response */
-            "4XX": {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorResponse"];
-                };
-            };
-            /** @description Default Response */
-            "5XX": {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorResponse"];
-                };
-            };
-        };
-    };
-    getOrganizationsDeployEvents: {
-        parameters: {
-            query?: {
-                page?: number;
-                limit?: number;
-                service?: string;
-                environment?: string;
-                status?: "queued" | "pending" | "in_progress" | "success" | "failure" | "error" | "inactive";
-                /** @description Deployed at or after */
-                from?: string;
-                /** @description Deployed before */
-                to?: string;
-            };
-            header?: never;
-            path: {
-                orgId: string;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description Default Response */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        data: {
-                            /** Format: uuid */
-                            id: string;
-                            configId: string | null;
-                            /** @enum {unknown} */
-                            source: "generic" | "github";
-                            /**
-                             * @description A release, a configuration change without one, or a rollback
-                             * @enum {unknown}
-                             */
-                            kind: "deploy" | "config" | "rollback";
-                            service: string;
-                            environment: string | null;
-                            version: string | null;
-                            commitSha: string | null;
-                            repository: string | null;
-                            url: string | null;
-                            /** @enum {unknown} */
-                            status: "queued" | "pending" | "in_progress" | "success" | "failure" | "error" | "inactive";
-                            startedAt: string | null;
-                            finishedAt: string | null;
-                            /** Format: date-time */
-                            deployedAt: string;
-                            /** Format: date-time */
-                            createdAt: string;
-                        }[];
-                        meta: {
-                            page: number;
-                            limit: number;
-                            total: number;
-                        };
                     };
                 };
             };
@@ -9102,178 +5503,6 @@ export interface operations {
             };
         };
     };
-    getOrganizationsAlertsNotifications: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                orgId: string;
-                alertId: string;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description Default Response */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @description Null: the alert’s config does not escalate */
-                        escalation: {
-                            policyId: string | null;
-                            /** @enum {unknown} */
-                            state: "pending" | "active" | "silenced" | "unrouted" | "acknowledged" | "resolved" | "exhausted" | "grouped";
-                            round: number;
-                            /** @description The step that runs next (active) or ran last */
-                            step: number;
-                            /** @description When the next step runs unless acknowledged */
-                            nextAt: string | null;
-                            note: string | null;
-                        } | null;
-                        data: {
-                            /** Format: uuid */
-                            id: string;
-                            /** @description 0 for the first run of the steps, 1 for the first repeat… */
-                            round: number;
-                            /** @description The step’s index in the policy, from 0 */
-                            step: number;
-                            /** @description Null: the target reached nobody */
-                            userId: string | null;
-                            email: string | null;
-                            /** @description The step target that named this person */
-                            target: {
-                                type: string;
-                                /** Format: uuid */
-                                id: string;
-                            };
-                            /** @enum {unknown} */
-                            channel: "email" | "sms" | "voice" | "push" | "chat" | "webhook" | "none";
-                            /** @description The address or number used */
-                            recipient: string | null;
-                            /** @enum {unknown} */
-                            status: "queued" | "sent" | "delivered" | "failed" | "captured";
-                            /** @description Why a failed attempt failed */
-                            error: string | null;
-                            provider: string | null;
-                            providerMessageId: string | null;
-                            /** Format: date-time */
-                            createdAt: string;
-                            /** Format: date-time */
-                            updatedAt: string;
-                        }[];
-                    };
-                };
-            };
-            /** @description Default Response */
-            "4XX": {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorResponse"];
-                };
-            };
-            /** @description Default Response */
-            "5XX": {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorResponse"];
-                };
-            };
-        };
-    };
-    getAlertsAckByToken: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                token: string;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description An HTML page */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "text/html": string;
-                };
-            };
-            /** @description Default Response */
-            "4XX": {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "text/html": components["schemas"]["ErrorResponse"];
-                };
-            };
-            /** @description Default Response */
-            "5XX": {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "text/html": components["schemas"]["ErrorResponse"];
-                };
-            };
-        };
-    };
-    postAlertsAckByToken: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                token: string;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description Default Response */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** Format: uuid */
-                        alertId: string;
-                        /** @enum {unknown} */
-                        status: "acknowledged";
-                        /** Format: uuid */
-                        acknowledgedBy: string;
-                    };
-                };
-            };
-            /** @description Default Response */
-            "4XX": {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorResponse"];
-                };
-            };
-            /** @description Default Response */
-            "5XX": {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorResponse"];
-                };
-            };
-        };
-    };
     getOrganizationsSilences: {
         parameters: {
             query?: {
@@ -10025,6 +6254,4268 @@ export interface operations {
                             limit: number;
                             total: number;
                         };
+                    };
+                };
+            };
+            /** @description Default Response */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Default Response */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    getOrganizationsChatIntegrations: {
+        parameters: {
+            query?: {
+                page?: number;
+                limit?: number;
+            };
+            header?: never;
+            path: {
+                orgId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            /** Format: uuid */
+                            id: string;
+                            name: string;
+                            /**
+                             * @description slack, teams, discord: incoming webhooks; slack_bot: Slack’s Web API (chat.postMessage)
+                             * @enum {unknown}
+                             */
+                            kind: "slack" | "teams" | "discord" | "slack_bot";
+                            /** @description Where it posts, without its credential: the webhook’s host, or the Slack channel */
+                            target: string;
+                            enabled: boolean;
+                            /** @description A signing secret is set: buttons and the slash command work */
+                            interactive: boolean;
+                            incidentChannels: boolean;
+                            /** @description slack_bot: where the Slack app sends button presses and slash commands */
+                            slack: {
+                                /** @description Paste as the Slack app’s Interactivity Request URL */
+                                interactivityUrl: string;
+                                /** @description Paste as the Request URL of the app’s `/incident` slash command */
+                                commandUrl: string;
+                            } | null;
+                            createdBy: string | null;
+                            /** Format: date-time */
+                            createdAt: string;
+                            /** Format: date-time */
+                            updatedAt: string;
+                        }[];
+                        meta: {
+                            page: number;
+                            limit: number;
+                            total: number;
+                        };
+                    };
+                };
+            };
+            /** @description Default Response */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Default Response */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    postOrganizationsChatIntegrations: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                orgId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    name: string;
+                    /** @enum {unknown} */
+                    kind: "slack" | "teams" | "discord" | "slack_bot";
+                    /** @description The incoming webhook URL (slack, teams, discord); a credential, never answered */
+                    webhookUrl?: string;
+                    /** @description A Slack bot token (slack_bot); never answered */
+                    botToken?: string;
+                    /** @description The Slack channel id or name (slack_bot) */
+                    channel?: string;
+                    /** @description The Slack app’s signing secret (slack_bot): with it, pages and incidents carry buttons and `/incident` works; never answered */
+                    signingSecret?: string;
+                    /** @description slack_bot with a signing secret: every new incident gets a channel of its own (conversations.create), its people invited */
+                    incidentChannels?: boolean;
+                    enabled?: boolean;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** Format: uuid */
+                        id: string;
+                        name: string;
+                        /**
+                         * @description slack, teams, discord: incoming webhooks; slack_bot: Slack’s Web API (chat.postMessage)
+                         * @enum {unknown}
+                         */
+                        kind: "slack" | "teams" | "discord" | "slack_bot";
+                        /** @description Where it posts, without its credential: the webhook’s host, or the Slack channel */
+                        target: string;
+                        enabled: boolean;
+                        /** @description A signing secret is set: buttons and the slash command work */
+                        interactive: boolean;
+                        incidentChannels: boolean;
+                        /** @description slack_bot: where the Slack app sends button presses and slash commands */
+                        slack: {
+                            /** @description Paste as the Slack app’s Interactivity Request URL */
+                            interactivityUrl: string;
+                            /** @description Paste as the Request URL of the app’s `/incident` slash command */
+                            commandUrl: string;
+                        } | null;
+                        createdBy: string | null;
+                        /** Format: date-time */
+                        createdAt: string;
+                        /** Format: date-time */
+                        updatedAt: string;
+                    };
+                };
+            };
+            /** @description Default Response */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Default Response */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    getOrganizationsChatIntegrationsByIntegrationId: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                orgId: string;
+                integrationId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** Format: uuid */
+                        id: string;
+                        name: string;
+                        /**
+                         * @description slack, teams, discord: incoming webhooks; slack_bot: Slack’s Web API (chat.postMessage)
+                         * @enum {unknown}
+                         */
+                        kind: "slack" | "teams" | "discord" | "slack_bot";
+                        /** @description Where it posts, without its credential: the webhook’s host, or the Slack channel */
+                        target: string;
+                        enabled: boolean;
+                        /** @description A signing secret is set: buttons and the slash command work */
+                        interactive: boolean;
+                        incidentChannels: boolean;
+                        /** @description slack_bot: where the Slack app sends button presses and slash commands */
+                        slack: {
+                            /** @description Paste as the Slack app’s Interactivity Request URL */
+                            interactivityUrl: string;
+                            /** @description Paste as the Request URL of the app’s `/incident` slash command */
+                            commandUrl: string;
+                        } | null;
+                        createdBy: string | null;
+                        /** Format: date-time */
+                        createdAt: string;
+                        /** Format: date-time */
+                        updatedAt: string;
+                    };
+                };
+            };
+            /** @description Default Response */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Default Response */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    deleteOrganizationsChatIntegrationsByIntegrationId: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                orgId: string;
+                integrationId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Default Response */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Default Response */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    patchOrganizationsChatIntegrationsByIntegrationId: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                orgId: string;
+                integrationId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    name?: string;
+                    /** @description The incoming webhook URL (slack, teams, discord); a credential, never answered */
+                    webhookUrl?: string;
+                    /** @description A Slack bot token (slack_bot); never answered */
+                    botToken?: string;
+                    /** @description The Slack channel id or name (slack_bot) */
+                    channel?: string;
+                    /** @description null turns buttons and the command off */
+                    signingSecret?: string | null;
+                    /** @description slack_bot with a signing secret: every new incident gets a channel of its own (conversations.create), its people invited */
+                    incidentChannels?: boolean;
+                    enabled?: boolean;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** Format: uuid */
+                        id: string;
+                        name: string;
+                        /**
+                         * @description slack, teams, discord: incoming webhooks; slack_bot: Slack’s Web API (chat.postMessage)
+                         * @enum {unknown}
+                         */
+                        kind: "slack" | "teams" | "discord" | "slack_bot";
+                        /** @description Where it posts, without its credential: the webhook’s host, or the Slack channel */
+                        target: string;
+                        enabled: boolean;
+                        /** @description A signing secret is set: buttons and the slash command work */
+                        interactive: boolean;
+                        incidentChannels: boolean;
+                        /** @description slack_bot: where the Slack app sends button presses and slash commands */
+                        slack: {
+                            /** @description Paste as the Slack app’s Interactivity Request URL */
+                            interactivityUrl: string;
+                            /** @description Paste as the Request URL of the app’s `/incident` slash command */
+                            commandUrl: string;
+                        } | null;
+                        createdBy: string | null;
+                        /** Format: date-time */
+                        createdAt: string;
+                        /** Format: date-time */
+                        updatedAt: string;
+                    };
+                };
+            };
+            /** @description Default Response */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Default Response */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    postOrganizationsChatIntegrationsTest: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                orgId: string;
+                integrationId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        delivered: true;
+                    };
+                };
+            };
+            /** @description Default Response */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Default Response */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    getOrganizationsWebhooks: {
+        parameters: {
+            query?: {
+                page?: number;
+                limit?: number;
+            };
+            header?: never;
+            path: {
+                orgId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            /** Format: uuid */
+                            id: string;
+                            name: string;
+                            /**
+                             * @description How ingested bodies are read
+                             * @enum {unknown}
+                             */
+                            format: "generic" | "alertmanager" | "grafana" | "pagerduty" | "datadog" | "synthetics" | "alerting";
+                            enabled: boolean;
+                            /** @enum {unknown} */
+                            defaultPriority: "P1" | "P2" | "P3" | "P4" | "P5";
+                            /** @description Ingested events get an automatic analysis */
+                            autoAnalysis: boolean;
+                            groupWindowSeconds: number;
+                            rateLimitPerMinute: number | null;
+                            /** @description The first characters of the API key, to tell keys apart */
+                            keyPrefix: string;
+                            /** @description Ingested requests must carry a valid x-webhook-signature */
+                            signed: boolean;
+                            /** @description The policy new alerts escalate with when no routing rule matches; null: they page no one */
+                            escalationPolicyId: string | null;
+                            routingRules: {
+                                /** @description Every matcher given must hold (an empty match matches every alert) */
+                                match: {
+                                    priorities?: ("P1" | "P2" | "P3" | "P4" | "P5")[];
+                                    services?: string[];
+                                    /** @description Every label given must have exactly this value */
+                                    labels?: {
+                                        [key: string]: string;
+                                    };
+                                };
+                                /** Format: uuid */
+                                escalationPolicyId: string;
+                            }[];
+                            createdBy: string | null;
+                            keyRotatedAt: string | null;
+                            /** Format: date-time */
+                            createdAt: string;
+                            /** Format: date-time */
+                            updatedAt: string;
+                        }[];
+                        meta: {
+                            page: number;
+                            limit: number;
+                            total: number;
+                        };
+                    };
+                };
+            };
+            /** @description Default Response */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Default Response */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    postOrganizationsWebhooks: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                orgId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description e.g. "Prometheus production" */
+                    name: string;
+                    /**
+                     * @description How ingested bodies are read
+                     * @enum {unknown}
+                     */
+                    format?: "generic" | "alertmanager" | "grafana" | "pagerduty" | "datadog" | "synthetics" | "alerting";
+                    enabled?: boolean;
+                    /** @enum {unknown} */
+                    defaultPriority?: "P1" | "P2" | "P3" | "P4" | "P5";
+                    autoAnalysis?: boolean;
+                    /** @description Alerts with one group key within this many seconds join one group */
+                    groupWindowSeconds?: number;
+                    rateLimitPerMinute?: number | null;
+                    /** @description HMAC-SHA256 key for x-webhook-signature, 16 characters or more */
+                    signingSecret?: string;
+                    /** @description true: generate a signing secret (answered once) */
+                    signed?: boolean;
+                    /** Format: uuid */
+                    escalationPolicyId?: string | null;
+                    /** @description In order, the first that matches an alert chooses its policy; no match: the config’s escalationPolicyId */
+                    routingRules?: {
+                        /** @description Every matcher given must hold (an empty match matches every alert) */
+                        match: {
+                            priorities?: ("P1" | "P2" | "P3" | "P4" | "P5")[];
+                            services?: string[];
+                            /** @description Every label given must have exactly this value */
+                            labels?: {
+                                [key: string]: string;
+                            };
+                        };
+                        /** Format: uuid */
+                        escalationPolicyId: string;
+                    }[];
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** Format: uuid */
+                        id: string;
+                        name: string;
+                        /**
+                         * @description How ingested bodies are read
+                         * @enum {unknown}
+                         */
+                        format: "generic" | "alertmanager" | "grafana" | "pagerduty" | "datadog" | "synthetics" | "alerting";
+                        enabled: boolean;
+                        /** @enum {unknown} */
+                        defaultPriority: "P1" | "P2" | "P3" | "P4" | "P5";
+                        /** @description Ingested events get an automatic analysis */
+                        autoAnalysis: boolean;
+                        groupWindowSeconds: number;
+                        rateLimitPerMinute: number | null;
+                        /** @description The first characters of the API key, to tell keys apart */
+                        keyPrefix: string;
+                        /** @description Ingested requests must carry a valid x-webhook-signature */
+                        signed: boolean;
+                        /** @description The policy new alerts escalate with when no routing rule matches; null: they page no one */
+                        escalationPolicyId: string | null;
+                        routingRules: {
+                            /** @description Every matcher given must hold (an empty match matches every alert) */
+                            match: {
+                                priorities?: ("P1" | "P2" | "P3" | "P4" | "P5")[];
+                                services?: string[];
+                                /** @description Every label given must have exactly this value */
+                                labels?: {
+                                    [key: string]: string;
+                                };
+                            };
+                            /** Format: uuid */
+                            escalationPolicyId: string;
+                        }[];
+                        createdBy: string | null;
+                        keyRotatedAt: string | null;
+                        /** Format: date-time */
+                        createdAt: string;
+                        /** Format: date-time */
+                        updatedAt: string;
+                        /** @description Shown once: only its SHA-256 hash is kept */
+                        apiKey: string;
+                        /** @description Where to send events: POST here */
+                        ingestPath: string;
+                        /** @description Shown once, when generated or rotated */
+                        signingSecret?: string;
+                    };
+                };
+            };
+            /** @description Default Response */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Default Response */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    getOrganizationsWebhooksByConfigId: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                orgId: string;
+                configId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** Format: uuid */
+                        id: string;
+                        name: string;
+                        /**
+                         * @description How ingested bodies are read
+                         * @enum {unknown}
+                         */
+                        format: "generic" | "alertmanager" | "grafana" | "pagerduty" | "datadog" | "synthetics" | "alerting";
+                        enabled: boolean;
+                        /** @enum {unknown} */
+                        defaultPriority: "P1" | "P2" | "P3" | "P4" | "P5";
+                        /** @description Ingested events get an automatic analysis */
+                        autoAnalysis: boolean;
+                        groupWindowSeconds: number;
+                        rateLimitPerMinute: number | null;
+                        /** @description The first characters of the API key, to tell keys apart */
+                        keyPrefix: string;
+                        /** @description Ingested requests must carry a valid x-webhook-signature */
+                        signed: boolean;
+                        /** @description The policy new alerts escalate with when no routing rule matches; null: they page no one */
+                        escalationPolicyId: string | null;
+                        routingRules: {
+                            /** @description Every matcher given must hold (an empty match matches every alert) */
+                            match: {
+                                priorities?: ("P1" | "P2" | "P3" | "P4" | "P5")[];
+                                services?: string[];
+                                /** @description Every label given must have exactly this value */
+                                labels?: {
+                                    [key: string]: string;
+                                };
+                            };
+                            /** Format: uuid */
+                            escalationPolicyId: string;
+                        }[];
+                        createdBy: string | null;
+                        keyRotatedAt: string | null;
+                        /** Format: date-time */
+                        createdAt: string;
+                        /** Format: date-time */
+                        updatedAt: string;
+                    };
+                };
+            };
+            /** @description Default Response */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Default Response */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    deleteOrganizationsWebhooksByConfigId: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                orgId: string;
+                configId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Default Response */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Default Response */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    patchOrganizationsWebhooksByConfigId: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                orgId: string;
+                configId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description e.g. "Prometheus production" */
+                    name?: string;
+                    /**
+                     * @description How ingested bodies are read
+                     * @enum {unknown}
+                     */
+                    format?: "generic" | "alertmanager" | "grafana" | "pagerduty" | "datadog" | "synthetics" | "alerting";
+                    enabled?: boolean;
+                    /** @enum {unknown} */
+                    defaultPriority?: "P1" | "P2" | "P3" | "P4" | "P5";
+                    autoAnalysis?: boolean;
+                    /** @description Alerts with one group key within this many seconds join one group */
+                    groupWindowSeconds?: number;
+                    rateLimitPerMinute?: number | null;
+                    /** @description A new secret, or null to stop requiring signatures */
+                    signingSecret?: string | null;
+                    /** Format: uuid */
+                    escalationPolicyId?: string | null;
+                    /** @description In order, the first that matches an alert chooses its policy; no match: the config’s escalationPolicyId */
+                    routingRules?: {
+                        /** @description Every matcher given must hold (an empty match matches every alert) */
+                        match: {
+                            priorities?: ("P1" | "P2" | "P3" | "P4" | "P5")[];
+                            services?: string[];
+                            /** @description Every label given must have exactly this value */
+                            labels?: {
+                                [key: string]: string;
+                            };
+                        };
+                        /** Format: uuid */
+                        escalationPolicyId: string;
+                    }[];
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** Format: uuid */
+                        id: string;
+                        name: string;
+                        /**
+                         * @description How ingested bodies are read
+                         * @enum {unknown}
+                         */
+                        format: "generic" | "alertmanager" | "grafana" | "pagerduty" | "datadog" | "synthetics" | "alerting";
+                        enabled: boolean;
+                        /** @enum {unknown} */
+                        defaultPriority: "P1" | "P2" | "P3" | "P4" | "P5";
+                        /** @description Ingested events get an automatic analysis */
+                        autoAnalysis: boolean;
+                        groupWindowSeconds: number;
+                        rateLimitPerMinute: number | null;
+                        /** @description The first characters of the API key, to tell keys apart */
+                        keyPrefix: string;
+                        /** @description Ingested requests must carry a valid x-webhook-signature */
+                        signed: boolean;
+                        /** @description The policy new alerts escalate with when no routing rule matches; null: they page no one */
+                        escalationPolicyId: string | null;
+                        routingRules: {
+                            /** @description Every matcher given must hold (an empty match matches every alert) */
+                            match: {
+                                priorities?: ("P1" | "P2" | "P3" | "P4" | "P5")[];
+                                services?: string[];
+                                /** @description Every label given must have exactly this value */
+                                labels?: {
+                                    [key: string]: string;
+                                };
+                            };
+                            /** Format: uuid */
+                            escalationPolicyId: string;
+                        }[];
+                        createdBy: string | null;
+                        keyRotatedAt: string | null;
+                        /** Format: date-time */
+                        createdAt: string;
+                        /** Format: date-time */
+                        updatedAt: string;
+                    };
+                };
+            };
+            /** @description Default Response */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Default Response */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    postOrganizationsWebhooksRegenerateKey: {
+        parameters: {
+            query?: {
+                /** @description Also generate a new signing secret (answered once) */
+                rotateSigningSecret?: boolean;
+            };
+            header?: never;
+            path: {
+                orgId: string;
+                configId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** Format: uuid */
+                        id: string;
+                        name: string;
+                        /**
+                         * @description How ingested bodies are read
+                         * @enum {unknown}
+                         */
+                        format: "generic" | "alertmanager" | "grafana" | "pagerduty" | "datadog" | "synthetics" | "alerting";
+                        enabled: boolean;
+                        /** @enum {unknown} */
+                        defaultPriority: "P1" | "P2" | "P3" | "P4" | "P5";
+                        /** @description Ingested events get an automatic analysis */
+                        autoAnalysis: boolean;
+                        groupWindowSeconds: number;
+                        rateLimitPerMinute: number | null;
+                        /** @description The first characters of the API key, to tell keys apart */
+                        keyPrefix: string;
+                        /** @description Ingested requests must carry a valid x-webhook-signature */
+                        signed: boolean;
+                        /** @description The policy new alerts escalate with when no routing rule matches; null: they page no one */
+                        escalationPolicyId: string | null;
+                        routingRules: {
+                            /** @description Every matcher given must hold (an empty match matches every alert) */
+                            match: {
+                                priorities?: ("P1" | "P2" | "P3" | "P4" | "P5")[];
+                                services?: string[];
+                                /** @description Every label given must have exactly this value */
+                                labels?: {
+                                    [key: string]: string;
+                                };
+                            };
+                            /** Format: uuid */
+                            escalationPolicyId: string;
+                        }[];
+                        createdBy: string | null;
+                        keyRotatedAt: string | null;
+                        /** Format: date-time */
+                        createdAt: string;
+                        /** Format: date-time */
+                        updatedAt: string;
+                        /** @description Shown once: only its SHA-256 hash is kept */
+                        apiKey: string;
+                        /** @description Where to send events: POST here */
+                        ingestPath: string;
+                        /** @description Shown once, when generated or rotated */
+                        signingSecret?: string;
+                    };
+                };
+            };
+            /** @description Default Response */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Default Response */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    postOrganizationsDeployEventsIngestByApiKey: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                orgId: string;
+                /** @description The config’s API key (whk_…) */
+                apiKey: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    [key: string]: unknown;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** Format: uuid */
+                        id: string;
+                        configId: string | null;
+                        /** @enum {unknown} */
+                        source: "generic" | "github";
+                        /**
+                         * @description A release, a configuration change without one, or a rollback
+                         * @enum {unknown}
+                         */
+                        kind: "deploy" | "config" | "rollback";
+                        service: string;
+                        environment: string | null;
+                        version: string | null;
+                        commitSha: string | null;
+                        repository: string | null;
+                        url: string | null;
+                        /** @enum {unknown} */
+                        status: "queued" | "pending" | "in_progress" | "success" | "failure" | "error" | "inactive";
+                        startedAt: string | null;
+                        finishedAt: string | null;
+                        /** Format: date-time */
+                        deployedAt: string;
+                        /** Format: date-time */
+                        createdAt: string;
+                    };
+                };
+            };
+            /** @description Default Response */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** Format: uuid */
+                        id: string;
+                        configId: string | null;
+                        /** @enum {unknown} */
+                        source: "generic" | "github";
+                        /**
+                         * @description A release, a configuration change without one, or a rollback
+                         * @enum {unknown}
+                         */
+                        kind: "deploy" | "config" | "rollback";
+                        service: string;
+                        environment: string | null;
+                        version: string | null;
+                        commitSha: string | null;
+                        repository: string | null;
+                        url: string | null;
+                        /** @enum {unknown} */
+                        status: "queued" | "pending" | "in_progress" | "success" | "failure" | "error" | "inactive";
+                        startedAt: string | null;
+                        finishedAt: string | null;
+                        /** Format: date-time */
+                        deployedAt: string;
+                        /** Format: date-time */
+                        createdAt: string;
+                    };
+                };
+            };
+            /** @description Default Response */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Default Response */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    postOrganizationsDeployEventsIngest: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                orgId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    [key: string]: unknown;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** Format: uuid */
+                        id: string;
+                        configId: string | null;
+                        /** @enum {unknown} */
+                        source: "generic" | "github";
+                        /**
+                         * @description A release, a configuration change without one, or a rollback
+                         * @enum {unknown}
+                         */
+                        kind: "deploy" | "config" | "rollback";
+                        service: string;
+                        environment: string | null;
+                        version: string | null;
+                        commitSha: string | null;
+                        repository: string | null;
+                        url: string | null;
+                        /** @enum {unknown} */
+                        status: "queued" | "pending" | "in_progress" | "success" | "failure" | "error" | "inactive";
+                        startedAt: string | null;
+                        finishedAt: string | null;
+                        /** Format: date-time */
+                        deployedAt: string;
+                        /** Format: date-time */
+                        createdAt: string;
+                    };
+                };
+            };
+            /** @description Default Response */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** Format: uuid */
+                        id: string;
+                        configId: string | null;
+                        /** @enum {unknown} */
+                        source: "generic" | "github";
+                        /**
+                         * @description A release, a configuration change without one, or a rollback
+                         * @enum {unknown}
+                         */
+                        kind: "deploy" | "config" | "rollback";
+                        service: string;
+                        environment: string | null;
+                        version: string | null;
+                        commitSha: string | null;
+                        repository: string | null;
+                        url: string | null;
+                        /** @enum {unknown} */
+                        status: "queued" | "pending" | "in_progress" | "success" | "failure" | "error" | "inactive";
+                        startedAt: string | null;
+                        finishedAt: string | null;
+                        /** Format: date-time */
+                        deployedAt: string;
+                        /** Format: date-time */
+                        createdAt: string;
+                    };
+                };
+            };
+            /** @description Default Response */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Default Response */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    postV2Enqueue: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** @description An Events API v2 event; see PagerDuty’s documentation */
+        requestBody: {
+            content: {
+                "application/json": {
+                    [key: string]: unknown;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "success";
+                        /** @description `Event processed`, or `Change event processed` */
+                        message: string;
+                        /** @description The alert’s key: the sender’s, or the one generated for a trigger that gave none */
+                        dedup_key?: string;
+                    };
+                };
+            };
+            /** @description PagerDuty’s refusal shape, not the API’s usual error body */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description `invalid event`, `throttle event` or `error` */
+                        status: string;
+                        message: string;
+                        errors?: string[];
+                    };
+                };
+            };
+            /** @description PagerDuty’s refusal shape, not the API’s usual error body */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description `invalid event`, `throttle event` or `error` */
+                        status: string;
+                        message: string;
+                        errors?: string[];
+                    };
+                };
+            };
+        };
+    };
+    postV2ChangeEnqueue: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** @description An Events API v2 event; see PagerDuty’s documentation */
+        requestBody: {
+            content: {
+                "application/json": {
+                    [key: string]: unknown;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "success";
+                        /** @description `Event processed`, or `Change event processed` */
+                        message: string;
+                        /** @description The alert’s key: the sender’s, or the one generated for a trigger that gave none */
+                        dedup_key?: string;
+                    };
+                };
+            };
+            /** @description PagerDuty’s refusal shape, not the API’s usual error body */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description `invalid event`, `throttle event` or `error` */
+                        status: string;
+                        message: string;
+                        errors?: string[];
+                    };
+                };
+            };
+            /** @description PagerDuty’s refusal shape, not the API’s usual error body */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description `invalid event`, `throttle event` or `error` */
+                        status: string;
+                        message: string;
+                        errors?: string[];
+                    };
+                };
+            };
+        };
+    };
+    postWebhooksIngestByApiKey: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The config’s API key (whk_…) */
+                apiKey: string;
+            };
+            cookie?: never;
+        };
+        /** @description An event in the config’s format (generic, alertmanager, grafana, pagerduty, datadog) */
+        requestBody: {
+            content: {
+                "application/json": {
+                    [key: string]: unknown;
+                };
+            };
+        };
+        responses: {
+            /** @description The first event’s outcome, and every event’s */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        alertId: string | null;
+                        /** @enum {unknown} */
+                        status: "created" | "deduplicated" | "acknowledged" | "resolved" | "ignored";
+                        /** @description One per event of the delivery (an Alertmanager delivery carries several) */
+                        results: {
+                            alertId: string | null;
+                            /** @enum {unknown} */
+                            status: "created" | "deduplicated" | "acknowledged" | "resolved" | "ignored";
+                        }[];
+                    };
+                };
+            };
+            /** @description Default Response */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Default Response */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    postWebhooksIngest: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** @description An event in the config’s format (generic, alertmanager, grafana, pagerduty, datadog) */
+        requestBody: {
+            content: {
+                "application/json": {
+                    [key: string]: unknown;
+                };
+            };
+        };
+        responses: {
+            /** @description The first event’s outcome, and every event’s */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        alertId: string | null;
+                        /** @enum {unknown} */
+                        status: "created" | "deduplicated" | "acknowledged" | "resolved" | "ignored";
+                        /** @description One per event of the delivery (an Alertmanager delivery carries several) */
+                        results: {
+                            alertId: string | null;
+                            /** @enum {unknown} */
+                            status: "created" | "deduplicated" | "acknowledged" | "resolved" | "ignored";
+                        }[];
+                    };
+                };
+            };
+            /** @description Default Response */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Default Response */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    getOrganizationsDeployEvents: {
+        parameters: {
+            query?: {
+                page?: number;
+                limit?: number;
+                service?: string;
+                environment?: string;
+                status?: "queued" | "pending" | "in_progress" | "success" | "failure" | "error" | "inactive";
+                /** @description Deployed at or after */
+                from?: string;
+                /** @description Deployed before */
+                to?: string;
+            };
+            header?: never;
+            path: {
+                orgId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            /** Format: uuid */
+                            id: string;
+                            configId: string | null;
+                            /** @enum {unknown} */
+                            source: "generic" | "github";
+                            /**
+                             * @description A release, a configuration change without one, or a rollback
+                             * @enum {unknown}
+                             */
+                            kind: "deploy" | "config" | "rollback";
+                            service: string;
+                            environment: string | null;
+                            version: string | null;
+                            commitSha: string | null;
+                            repository: string | null;
+                            url: string | null;
+                            /** @enum {unknown} */
+                            status: "queued" | "pending" | "in_progress" | "success" | "failure" | "error" | "inactive";
+                            startedAt: string | null;
+                            finishedAt: string | null;
+                            /** Format: date-time */
+                            deployedAt: string;
+                            /** Format: date-time */
+                            createdAt: string;
+                        }[];
+                        meta: {
+                            page: number;
+                            limit: number;
+                            total: number;
+                        };
+                    };
+                };
+            };
+            /** @description Default Response */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Default Response */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    getOrganizationsAlertsCommandRoom: {
+        parameters: {
+            query?: {
+                /** @description How far back to look for deploys */
+                windowMinutes?: number;
+            };
+            header?: never;
+            path: {
+                orgId: string;
+                alertId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** Alert */
+                        alert: {
+                            /** Format: uuid */
+                            id: string;
+                            configId: string | null;
+                            source: string;
+                            title: string;
+                            description: string | null;
+                            /** @enum {unknown} */
+                            priority: "P1" | "P2" | "P3" | "P4" | "P5";
+                            /** @enum {unknown} */
+                            status: "open" | "acknowledged" | "resolved";
+                            service: string | null;
+                            fingerprint: string;
+                            groupKey: string | null;
+                            /** @description The first alert of its group; null for that first one */
+                            groupId: string | null;
+                            occurrences: number;
+                            labels: {
+                                [key: string]: string;
+                            };
+                            /** Format: date-time */
+                            firstSeenAt: string;
+                            /** Format: date-time */
+                            lastSeenAt: string;
+                            acknowledgedAt: string | null;
+                            acknowledgedBy: string | null;
+                            resolvedAt: string | null;
+                            resolvedBy: string | null;
+                            /** Format: date-time */
+                            createdAt: string;
+                            /** Format: date-time */
+                            updatedAt: string;
+                        };
+                        timeline: {
+                            /** Format: uuid */
+                            id: string;
+                            /**
+                             * @description escalated: a step paged people; escalation_ended: it paged its last step or had no policy; silenced: a silence held it; priority_changed and command_room_opened: a workflow did it
+                             * @enum {unknown}
+                             */
+                            type: "created" | "occurred" | "acknowledged" | "resolved" | "escalated" | "escalation_ended" | "silenced" | "priority_changed" | "command_room_opened" | "reopened";
+                            actorUserId: string | null;
+                            data: {
+                                [key: string]: unknown;
+                            };
+                            /** @description On the `occurred` entry: how many times the alert fired again; its data are the latest firing’s */
+                            occurrences: number;
+                            /** @description On the `occurred` entry: the latest repeat */
+                            lastOccurredAt: string | null;
+                            /** Format: date-time */
+                            createdAt: string;
+                        }[];
+                        /** @description Deploys of the alert’s service in the window before it was first seen, newest first */
+                        deploys: {
+                            /** Format: uuid */
+                            id: string;
+                            configId: string | null;
+                            /** @enum {unknown} */
+                            source: "generic" | "github";
+                            /**
+                             * @description A release, a configuration change without one, or a rollback
+                             * @enum {unknown}
+                             */
+                            kind: "deploy" | "config" | "rollback";
+                            service: string;
+                            environment: string | null;
+                            version: string | null;
+                            commitSha: string | null;
+                            repository: string | null;
+                            url: string | null;
+                            /** @enum {unknown} */
+                            status: "queued" | "pending" | "in_progress" | "success" | "failure" | "error" | "inactive";
+                            startedAt: string | null;
+                            finishedAt: string | null;
+                            /** Format: date-time */
+                            deployedAt: string;
+                            /** Format: date-time */
+                            createdAt: string;
+                        }[];
+                        windowMinutes: number;
+                        /** @description Null until one is requested */
+                        analysis: {
+                            /** Format: uuid */
+                            id: string;
+                            /** @description pending, processing, completed or failed */
+                            status: string;
+                            summary: string | null;
+                            rootCause: string | null;
+                            recommendations: string | null;
+                            severity: string | null;
+                            suspectedDeployId: string | null;
+                            /** Format: date-time */
+                            createdAt: string;
+                            completedAt: string | null;
+                        } | null;
+                    };
+                };
+            };
+            /** @description Default Response */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Default Response */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    getOrganizationsIncidents: {
+        parameters: {
+            query?: {
+                page?: number;
+                limit?: number;
+                /** @description `open` for every status but resolved, or one status */
+                status?: "open" | ("triage" | "investigating" | "identified" | "monitoring" | "resolved");
+            };
+            header?: never;
+            path: {
+                orgId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            /** Format: uuid */
+                            id: string;
+                            /** @description The organization’s own sequence */
+                            number: number;
+                            /** @description INC-<number> */
+                            reference: string;
+                            title: string;
+                            summary: string | null;
+                            /**
+                             * @description SEV1 (the worst) to SEV4; alerts map P1 → SEV1, P2 → SEV2, P3 → SEV3, P4/P5 → SEV4
+                             * @enum {unknown}
+                             */
+                            severity: "SEV1" | "SEV2" | "SEV3" | "SEV4";
+                            /**
+                             * @description triage → investigating → identified → monitoring → resolved; any open status may move to another, a resolved one only back to investigating
+                             * @enum {unknown}
+                             */
+                            status: "triage" | "investigating" | "identified" | "monitoring" | "resolved";
+                            /** @description Declared by a person, or opened by a P1/P2 alert that was in no incident */
+                            openedBy: "person" | "alert";
+                            declaredBy: string | null;
+                            /** @description The incident this one was merged into (it is then resolved) */
+                            mergedInto: string | null;
+                            /** @description Snoozed: its alerts page again then, and it is back in triage */
+                            snoozedUntil: string | null;
+                            alertCount: number;
+                            /** Format: date-time */
+                            startedAt: string;
+                            /** Format: date-time */
+                            detectedAt: string;
+                            acknowledgedAt: string | null;
+                            mitigatedAt: string | null;
+                            resolvedAt: string | null;
+                            /** @description From detection to acknowledgement */
+                            mttaSeconds: number | null;
+                            /** @description From detection to resolution */
+                            mttrSeconds: number | null;
+                            /** Format: date-time */
+                            createdAt: string;
+                            /** Format: date-time */
+                            updatedAt: string;
+                        }[];
+                        meta: {
+                            page: number;
+                            limit: number;
+                            total: number;
+                        };
+                    };
+                };
+            };
+            /** @description Default Response */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Default Response */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    postOrganizationsIncidents: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                orgId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    title: string;
+                    summary?: string | null;
+                    /**
+                     * @description SEV1 (the worst) to SEV4; alerts map P1 → SEV1, P2 → SEV2, P3 → SEV3, P4/P5 → SEV4
+                     * @enum {unknown}
+                     */
+                    severity: "SEV1" | "SEV2" | "SEV3" | "SEV4";
+                    /**
+                     * Format: date-time
+                     * @description When the impact began, if before now
+                     */
+                    startedAt?: string;
+                    /**
+                     * Format: uuid
+                     * @description An active member of the organization; the declarer when left out
+                     */
+                    commanderId?: string;
+                    /** @description Alerts in no other incident */
+                    alertIds?: string[];
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** Format: uuid */
+                        id: string;
+                        /** @description The organization’s own sequence */
+                        number: number;
+                        /** @description INC-<number> */
+                        reference: string;
+                        title: string;
+                        summary: string | null;
+                        /**
+                         * @description SEV1 (the worst) to SEV4; alerts map P1 → SEV1, P2 → SEV2, P3 → SEV3, P4/P5 → SEV4
+                         * @enum {unknown}
+                         */
+                        severity: "SEV1" | "SEV2" | "SEV3" | "SEV4";
+                        /**
+                         * @description triage → investigating → identified → monitoring → resolved; any open status may move to another, a resolved one only back to investigating
+                         * @enum {unknown}
+                         */
+                        status: "triage" | "investigating" | "identified" | "monitoring" | "resolved";
+                        /** @description Declared by a person, or opened by a P1/P2 alert that was in no incident */
+                        openedBy: "person" | "alert";
+                        declaredBy: string | null;
+                        /** @description The incident this one was merged into (it is then resolved) */
+                        mergedInto: string | null;
+                        /** @description Snoozed: its alerts page again then, and it is back in triage */
+                        snoozedUntil: string | null;
+                        alertCount: number;
+                        /** Format: date-time */
+                        startedAt: string;
+                        /** Format: date-time */
+                        detectedAt: string;
+                        acknowledgedAt: string | null;
+                        mitigatedAt: string | null;
+                        resolvedAt: string | null;
+                        /** @description From detection to acknowledgement */
+                        mttaSeconds: number | null;
+                        /** @description From detection to resolution */
+                        mttrSeconds: number | null;
+                        /** Format: date-time */
+                        createdAt: string;
+                        /** Format: date-time */
+                        updatedAt: string;
+                        roles: {
+                            role: string;
+                            /** Format: uuid */
+                            userId: string;
+                            email: string;
+                            assignedBy: string | null;
+                            /** Format: date-time */
+                            assignedAt: string;
+                        }[];
+                        responders: {
+                            /** Format: uuid */
+                            userId: string;
+                            email: string;
+                            /** @description api or chat: joined (Slack’s “Join as responder”); request: acknowledged a responder request */
+                            via: "api" | "chat" | "request";
+                            addedBy: string | null;
+                            /** Format: date-time */
+                            addedAt: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description Default Response */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Default Response */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    getOrganizationsIncidentsByIncidentId: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                orgId: string;
+                incidentId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** Format: uuid */
+                        id: string;
+                        /** @description The organization’s own sequence */
+                        number: number;
+                        /** @description INC-<number> */
+                        reference: string;
+                        title: string;
+                        summary: string | null;
+                        /**
+                         * @description SEV1 (the worst) to SEV4; alerts map P1 → SEV1, P2 → SEV2, P3 → SEV3, P4/P5 → SEV4
+                         * @enum {unknown}
+                         */
+                        severity: "SEV1" | "SEV2" | "SEV3" | "SEV4";
+                        /**
+                         * @description triage → investigating → identified → monitoring → resolved; any open status may move to another, a resolved one only back to investigating
+                         * @enum {unknown}
+                         */
+                        status: "triage" | "investigating" | "identified" | "monitoring" | "resolved";
+                        /** @description Declared by a person, or opened by a P1/P2 alert that was in no incident */
+                        openedBy: "person" | "alert";
+                        declaredBy: string | null;
+                        /** @description The incident this one was merged into (it is then resolved) */
+                        mergedInto: string | null;
+                        /** @description Snoozed: its alerts page again then, and it is back in triage */
+                        snoozedUntil: string | null;
+                        alertCount: number;
+                        /** Format: date-time */
+                        startedAt: string;
+                        /** Format: date-time */
+                        detectedAt: string;
+                        acknowledgedAt: string | null;
+                        mitigatedAt: string | null;
+                        resolvedAt: string | null;
+                        /** @description From detection to acknowledgement */
+                        mttaSeconds: number | null;
+                        /** @description From detection to resolution */
+                        mttrSeconds: number | null;
+                        /** Format: date-time */
+                        createdAt: string;
+                        /** Format: date-time */
+                        updatedAt: string;
+                        roles: {
+                            role: string;
+                            /** Format: uuid */
+                            userId: string;
+                            email: string;
+                            assignedBy: string | null;
+                            /** Format: date-time */
+                            assignedAt: string;
+                        }[];
+                        responders: {
+                            /** Format: uuid */
+                            userId: string;
+                            email: string;
+                            /** @description api or chat: joined (Slack’s “Join as responder”); request: acknowledged a responder request */
+                            via: "api" | "chat" | "request";
+                            addedBy: string | null;
+                            /** Format: date-time */
+                            addedAt: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description Default Response */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Default Response */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    patchOrganizationsIncidentsByIncidentId: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                orgId: string;
+                incidentId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    title?: string;
+                    summary?: string | null;
+                    /**
+                     * @description SEV1 (the worst) to SEV4; alerts map P1 → SEV1, P2 → SEV2, P3 → SEV3, P4/P5 → SEV4
+                     * @enum {unknown}
+                     */
+                    severity?: "SEV1" | "SEV2" | "SEV3" | "SEV4";
+                    /**
+                     * @description triage → investigating → identified → monitoring → resolved; any open status may move to another, a resolved one only back to investigating
+                     * @enum {unknown}
+                     */
+                    status?: "triage" | "investigating" | "identified" | "monitoring" | "resolved";
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** Format: uuid */
+                        id: string;
+                        /** @description The organization’s own sequence */
+                        number: number;
+                        /** @description INC-<number> */
+                        reference: string;
+                        title: string;
+                        summary: string | null;
+                        /**
+                         * @description SEV1 (the worst) to SEV4; alerts map P1 → SEV1, P2 → SEV2, P3 → SEV3, P4/P5 → SEV4
+                         * @enum {unknown}
+                         */
+                        severity: "SEV1" | "SEV2" | "SEV3" | "SEV4";
+                        /**
+                         * @description triage → investigating → identified → monitoring → resolved; any open status may move to another, a resolved one only back to investigating
+                         * @enum {unknown}
+                         */
+                        status: "triage" | "investigating" | "identified" | "monitoring" | "resolved";
+                        /** @description Declared by a person, or opened by a P1/P2 alert that was in no incident */
+                        openedBy: "person" | "alert";
+                        declaredBy: string | null;
+                        /** @description The incident this one was merged into (it is then resolved) */
+                        mergedInto: string | null;
+                        /** @description Snoozed: its alerts page again then, and it is back in triage */
+                        snoozedUntil: string | null;
+                        alertCount: number;
+                        /** Format: date-time */
+                        startedAt: string;
+                        /** Format: date-time */
+                        detectedAt: string;
+                        acknowledgedAt: string | null;
+                        mitigatedAt: string | null;
+                        resolvedAt: string | null;
+                        /** @description From detection to acknowledgement */
+                        mttaSeconds: number | null;
+                        /** @description From detection to resolution */
+                        mttrSeconds: number | null;
+                        /** Format: date-time */
+                        createdAt: string;
+                        /** Format: date-time */
+                        updatedAt: string;
+                        roles: {
+                            role: string;
+                            /** Format: uuid */
+                            userId: string;
+                            email: string;
+                            assignedBy: string | null;
+                            /** Format: date-time */
+                            assignedAt: string;
+                        }[];
+                        responders: {
+                            /** Format: uuid */
+                            userId: string;
+                            email: string;
+                            /** @description api or chat: joined (Slack’s “Join as responder”); request: acknowledged a responder request */
+                            via: "api" | "chat" | "request";
+                            addedBy: string | null;
+                            /** Format: date-time */
+                            addedAt: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description Default Response */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Default Response */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    putOrganizationsIncidentsRolesByRole: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                orgId: string;
+                incidentId: string;
+                /** @description commander, communications, scribe, or a role name of the organization’s own (lower-case, up to 40 characters) */
+                role: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** Format: uuid */
+                    userId: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** Format: uuid */
+                        id: string;
+                        /** @description The organization’s own sequence */
+                        number: number;
+                        /** @description INC-<number> */
+                        reference: string;
+                        title: string;
+                        summary: string | null;
+                        /**
+                         * @description SEV1 (the worst) to SEV4; alerts map P1 → SEV1, P2 → SEV2, P3 → SEV3, P4/P5 → SEV4
+                         * @enum {unknown}
+                         */
+                        severity: "SEV1" | "SEV2" | "SEV3" | "SEV4";
+                        /**
+                         * @description triage → investigating → identified → monitoring → resolved; any open status may move to another, a resolved one only back to investigating
+                         * @enum {unknown}
+                         */
+                        status: "triage" | "investigating" | "identified" | "monitoring" | "resolved";
+                        /** @description Declared by a person, or opened by a P1/P2 alert that was in no incident */
+                        openedBy: "person" | "alert";
+                        declaredBy: string | null;
+                        /** @description The incident this one was merged into (it is then resolved) */
+                        mergedInto: string | null;
+                        /** @description Snoozed: its alerts page again then, and it is back in triage */
+                        snoozedUntil: string | null;
+                        alertCount: number;
+                        /** Format: date-time */
+                        startedAt: string;
+                        /** Format: date-time */
+                        detectedAt: string;
+                        acknowledgedAt: string | null;
+                        mitigatedAt: string | null;
+                        resolvedAt: string | null;
+                        /** @description From detection to acknowledgement */
+                        mttaSeconds: number | null;
+                        /** @description From detection to resolution */
+                        mttrSeconds: number | null;
+                        /** Format: date-time */
+                        createdAt: string;
+                        /** Format: date-time */
+                        updatedAt: string;
+                        roles: {
+                            role: string;
+                            /** Format: uuid */
+                            userId: string;
+                            email: string;
+                            assignedBy: string | null;
+                            /** Format: date-time */
+                            assignedAt: string;
+                        }[];
+                        responders: {
+                            /** Format: uuid */
+                            userId: string;
+                            email: string;
+                            /** @description api or chat: joined (Slack’s “Join as responder”); request: acknowledged a responder request */
+                            via: "api" | "chat" | "request";
+                            addedBy: string | null;
+                            /** Format: date-time */
+                            addedAt: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description Default Response */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Default Response */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    deleteOrganizationsIncidentsRolesByRole: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                orgId: string;
+                incidentId: string;
+                /** @description commander, communications, scribe, or a role name of the organization’s own (lower-case, up to 40 characters) */
+                role: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Default Response */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Default Response */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    getOrganizationsIncidentsTimeline: {
+        parameters: {
+            query?: {
+                page?: number;
+                limit?: number;
+            };
+            header?: never;
+            path: {
+                orgId: string;
+                incidentId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            /** Format: uuid */
+                            id: string;
+                            /**
+                             * @description note and status_update are written by people; the others record a change (its values in `data`), by its author or the system (authorId null)
+                             * @enum {unknown}
+                             */
+                            kind: "opened" | "declared" | "note" | "status_update" | "status_changed" | "severity_changed" | "updated" | "role_assigned" | "role_removed" | "responder_joined" | "snoozed" | "repaged" | "responders_requested" | "reassigned" | "status_page_incident_linked" | "alert_linked" | "alerts_linked" | "alerts_acknowledged" | "alerts_resolved" | "merged" | "merged_into" | "split" | "split_from";
+                            body: string | null;
+                            data: {
+                                [key: string]: unknown;
+                            };
+                            authorId: string | null;
+                            /** Format: date-time */
+                            createdAt: string;
+                        }[];
+                        meta: {
+                            page: number;
+                            limit: number;
+                            total: number;
+                        };
+                    };
+                };
+            };
+            /** @description Default Response */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Default Response */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    postOrganizationsIncidentsTimeline: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                orgId: string;
+                incidentId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @default note */
+                    kind?: "note" | "status_update";
+                    body: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** Format: uuid */
+                        id: string;
+                        /**
+                         * @description note and status_update are written by people; the others record a change (its values in `data`), by its author or the system (authorId null)
+                         * @enum {unknown}
+                         */
+                        kind: "opened" | "declared" | "note" | "status_update" | "status_changed" | "severity_changed" | "updated" | "role_assigned" | "role_removed" | "responder_joined" | "snoozed" | "repaged" | "responders_requested" | "reassigned" | "status_page_incident_linked" | "alert_linked" | "alerts_linked" | "alerts_acknowledged" | "alerts_resolved" | "merged" | "merged_into" | "split" | "split_from";
+                        body: string | null;
+                        data: {
+                            [key: string]: unknown;
+                        };
+                        authorId: string | null;
+                        /** Format: date-time */
+                        createdAt: string;
+                    };
+                };
+            };
+            /** @description Default Response */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Default Response */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    postOrganizationsIncidentsJoin: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                orgId: string;
+                incidentId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** Format: uuid */
+                        id: string;
+                        /** @description The organization’s own sequence */
+                        number: number;
+                        /** @description INC-<number> */
+                        reference: string;
+                        title: string;
+                        summary: string | null;
+                        /**
+                         * @description SEV1 (the worst) to SEV4; alerts map P1 → SEV1, P2 → SEV2, P3 → SEV3, P4/P5 → SEV4
+                         * @enum {unknown}
+                         */
+                        severity: "SEV1" | "SEV2" | "SEV3" | "SEV4";
+                        /**
+                         * @description triage → investigating → identified → monitoring → resolved; any open status may move to another, a resolved one only back to investigating
+                         * @enum {unknown}
+                         */
+                        status: "triage" | "investigating" | "identified" | "monitoring" | "resolved";
+                        /** @description Declared by a person, or opened by a P1/P2 alert that was in no incident */
+                        openedBy: "person" | "alert";
+                        declaredBy: string | null;
+                        /** @description The incident this one was merged into (it is then resolved) */
+                        mergedInto: string | null;
+                        /** @description Snoozed: its alerts page again then, and it is back in triage */
+                        snoozedUntil: string | null;
+                        alertCount: number;
+                        /** Format: date-time */
+                        startedAt: string;
+                        /** Format: date-time */
+                        detectedAt: string;
+                        acknowledgedAt: string | null;
+                        mitigatedAt: string | null;
+                        resolvedAt: string | null;
+                        /** @description From detection to acknowledgement */
+                        mttaSeconds: number | null;
+                        /** @description From detection to resolution */
+                        mttrSeconds: number | null;
+                        /** Format: date-time */
+                        createdAt: string;
+                        /** Format: date-time */
+                        updatedAt: string;
+                        roles: {
+                            role: string;
+                            /** Format: uuid */
+                            userId: string;
+                            email: string;
+                            assignedBy: string | null;
+                            /** Format: date-time */
+                            assignedAt: string;
+                        }[];
+                        responders: {
+                            /** Format: uuid */
+                            userId: string;
+                            email: string;
+                            /** @description api or chat: joined (Slack’s “Join as responder”); request: acknowledged a responder request */
+                            via: "api" | "chat" | "request";
+                            addedBy: string | null;
+                            /** Format: date-time */
+                            addedAt: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description Default Response */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Default Response */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    getOrganizationsIncidentsAlerts: {
+        parameters: {
+            query?: {
+                page?: number;
+                limit?: number;
+            };
+            header?: never;
+            path: {
+                orgId: string;
+                incidentId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            /** Format: uuid */
+                            alertId: string;
+                            title: string;
+                            priority: string;
+                            status: string;
+                            service: string | null;
+                            /** @description Why the alert is in the incident: declared, manual, or priority (a P1/P2 alert opened it) */
+                            rule: string;
+                            /** @description How strongly the rule matched, 0 to 1 */
+                            score: number;
+                            /** @description The values the rule matched on */
+                            matched: {
+                                [key: string]: unknown;
+                            };
+                            linkedBy: string | null;
+                            /** Format: date-time */
+                            linkedAt: string;
+                        }[];
+                        meta: {
+                            page: number;
+                            limit: number;
+                            total: number;
+                        };
+                    };
+                };
+            };
+            /** @description Default Response */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Default Response */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    postOrganizationsIncidentsAlerts: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                orgId: string;
+                incidentId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** Format: uuid */
+                    alertId: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** Format: uuid */
+                        alertId: string;
+                        title: string;
+                        priority: string;
+                        status: string;
+                        service: string | null;
+                        /** @description Why the alert is in the incident: declared, manual, or priority (a P1/P2 alert opened it) */
+                        rule: string;
+                        /** @description How strongly the rule matched, 0 to 1 */
+                        score: number;
+                        /** @description The values the rule matched on */
+                        matched: {
+                            [key: string]: unknown;
+                        };
+                        linkedBy: string | null;
+                        /** Format: date-time */
+                        linkedAt: string;
+                    };
+                };
+            };
+            /** @description Default Response */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Default Response */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    postOrganizationsIncidentsMerge: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                orgId: string;
+                incidentId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /**
+                     * Format: uuid
+                     * @description The incident merged into this one; it is resolved, its alerts move here
+                     */
+                    incidentId: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** Format: uuid */
+                        id: string;
+                        /** @description The organization’s own sequence */
+                        number: number;
+                        /** @description INC-<number> */
+                        reference: string;
+                        title: string;
+                        summary: string | null;
+                        /**
+                         * @description SEV1 (the worst) to SEV4; alerts map P1 → SEV1, P2 → SEV2, P3 → SEV3, P4/P5 → SEV4
+                         * @enum {unknown}
+                         */
+                        severity: "SEV1" | "SEV2" | "SEV3" | "SEV4";
+                        /**
+                         * @description triage → investigating → identified → monitoring → resolved; any open status may move to another, a resolved one only back to investigating
+                         * @enum {unknown}
+                         */
+                        status: "triage" | "investigating" | "identified" | "monitoring" | "resolved";
+                        /** @description Declared by a person, or opened by a P1/P2 alert that was in no incident */
+                        openedBy: "person" | "alert";
+                        declaredBy: string | null;
+                        /** @description The incident this one was merged into (it is then resolved) */
+                        mergedInto: string | null;
+                        /** @description Snoozed: its alerts page again then, and it is back in triage */
+                        snoozedUntil: string | null;
+                        alertCount: number;
+                        /** Format: date-time */
+                        startedAt: string;
+                        /** Format: date-time */
+                        detectedAt: string;
+                        acknowledgedAt: string | null;
+                        mitigatedAt: string | null;
+                        resolvedAt: string | null;
+                        /** @description From detection to acknowledgement */
+                        mttaSeconds: number | null;
+                        /** @description From detection to resolution */
+                        mttrSeconds: number | null;
+                        /** Format: date-time */
+                        createdAt: string;
+                        /** Format: date-time */
+                        updatedAt: string;
+                        roles: {
+                            role: string;
+                            /** Format: uuid */
+                            userId: string;
+                            email: string;
+                            assignedBy: string | null;
+                            /** Format: date-time */
+                            assignedAt: string;
+                        }[];
+                        responders: {
+                            /** Format: uuid */
+                            userId: string;
+                            email: string;
+                            /** @description api or chat: joined (Slack’s “Join as responder”); request: acknowledged a responder request */
+                            via: "api" | "chat" | "request";
+                            addedBy: string | null;
+                            /** Format: date-time */
+                            addedAt: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description Default Response */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Default Response */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    postOrganizationsIncidentsSplit: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                orgId: string;
+                incidentId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description Alerts of this incident */
+                    alertIds: string[];
+                    title: string;
+                    /**
+                     * @description SEV1 (the worst) to SEV4; alerts map P1 → SEV1, P2 → SEV2, P3 → SEV3, P4/P5 → SEV4
+                     * @enum {unknown}
+                     */
+                    severity?: "SEV1" | "SEV2" | "SEV3" | "SEV4";
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** Format: uuid */
+                        id: string;
+                        /** @description The organization’s own sequence */
+                        number: number;
+                        /** @description INC-<number> */
+                        reference: string;
+                        title: string;
+                        summary: string | null;
+                        /**
+                         * @description SEV1 (the worst) to SEV4; alerts map P1 → SEV1, P2 → SEV2, P3 → SEV3, P4/P5 → SEV4
+                         * @enum {unknown}
+                         */
+                        severity: "SEV1" | "SEV2" | "SEV3" | "SEV4";
+                        /**
+                         * @description triage → investigating → identified → monitoring → resolved; any open status may move to another, a resolved one only back to investigating
+                         * @enum {unknown}
+                         */
+                        status: "triage" | "investigating" | "identified" | "monitoring" | "resolved";
+                        /** @description Declared by a person, or opened by a P1/P2 alert that was in no incident */
+                        openedBy: "person" | "alert";
+                        declaredBy: string | null;
+                        /** @description The incident this one was merged into (it is then resolved) */
+                        mergedInto: string | null;
+                        /** @description Snoozed: its alerts page again then, and it is back in triage */
+                        snoozedUntil: string | null;
+                        alertCount: number;
+                        /** Format: date-time */
+                        startedAt: string;
+                        /** Format: date-time */
+                        detectedAt: string;
+                        acknowledgedAt: string | null;
+                        mitigatedAt: string | null;
+                        resolvedAt: string | null;
+                        /** @description From detection to acknowledgement */
+                        mttaSeconds: number | null;
+                        /** @description From detection to resolution */
+                        mttrSeconds: number | null;
+                        /** Format: date-time */
+                        createdAt: string;
+                        /** Format: date-time */
+                        updatedAt: string;
+                        roles: {
+                            role: string;
+                            /** Format: uuid */
+                            userId: string;
+                            email: string;
+                            assignedBy: string | null;
+                            /** Format: date-time */
+                            assignedAt: string;
+                        }[];
+                        responders: {
+                            /** Format: uuid */
+                            userId: string;
+                            email: string;
+                            /** @description api or chat: joined (Slack’s “Join as responder”); request: acknowledged a responder request */
+                            via: "api" | "chat" | "request";
+                            addedBy: string | null;
+                            /** Format: date-time */
+                            addedAt: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description Default Response */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Default Response */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    getOrganizationsIncidentsCommandRoom: {
+        parameters: {
+            query?: {
+                /** @description How far back to look for deploys */
+                windowMinutes?: number;
+            };
+            header?: never;
+            path: {
+                orgId: string;
+                incidentId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** Incident */
+                        incident: {
+                            /** Format: uuid */
+                            id: string;
+                            /** @description The organization’s own sequence */
+                            number: number;
+                            /** @description INC-<number> */
+                            reference: string;
+                            title: string;
+                            summary: string | null;
+                            /**
+                             * @description SEV1 (the worst) to SEV4; alerts map P1 → SEV1, P2 → SEV2, P3 → SEV3, P4/P5 → SEV4
+                             * @enum {unknown}
+                             */
+                            severity: "SEV1" | "SEV2" | "SEV3" | "SEV4";
+                            /**
+                             * @description triage → investigating → identified → monitoring → resolved; any open status may move to another, a resolved one only back to investigating
+                             * @enum {unknown}
+                             */
+                            status: "triage" | "investigating" | "identified" | "monitoring" | "resolved";
+                            /** @description Declared by a person, or opened by a P1/P2 alert that was in no incident */
+                            openedBy: "person" | "alert";
+                            declaredBy: string | null;
+                            /** @description The incident this one was merged into (it is then resolved) */
+                            mergedInto: string | null;
+                            /** @description Snoozed: its alerts page again then, and it is back in triage */
+                            snoozedUntil: string | null;
+                            alertCount: number;
+                            /** Format: date-time */
+                            startedAt: string;
+                            /** Format: date-time */
+                            detectedAt: string;
+                            acknowledgedAt: string | null;
+                            mitigatedAt: string | null;
+                            resolvedAt: string | null;
+                            /** @description From detection to acknowledgement */
+                            mttaSeconds: number | null;
+                            /** @description From detection to resolution */
+                            mttrSeconds: number | null;
+                            /** Format: date-time */
+                            createdAt: string;
+                            /** Format: date-time */
+                            updatedAt: string;
+                            roles: {
+                                role: string;
+                                /** Format: uuid */
+                                userId: string;
+                                email: string;
+                                assignedBy: string | null;
+                                /** Format: date-time */
+                                assignedAt: string;
+                            }[];
+                            responders: {
+                                /** Format: uuid */
+                                userId: string;
+                                email: string;
+                                /** @description api or chat: joined (Slack’s “Join as responder”); request: acknowledged a responder request */
+                                via: "api" | "chat" | "request";
+                                addedBy: string | null;
+                                /** Format: date-time */
+                                addedAt: string;
+                            }[];
+                        };
+                        /** @description The first 50 alerts, in the order they joined (…/alerts has all) */
+                        alerts: {
+                            /** Format: uuid */
+                            alertId: string;
+                            title: string;
+                            priority: string;
+                            status: string;
+                            service: string | null;
+                            /** @description Why the alert is in the incident: declared, manual, or priority (a P1/P2 alert opened it) */
+                            rule: string;
+                            /** @description How strongly the rule matched, 0 to 1 */
+                            score: number;
+                            /** @description The values the rule matched on */
+                            matched: {
+                                [key: string]: unknown;
+                            };
+                            linkedBy: string | null;
+                            /** Format: date-time */
+                            linkedAt: string;
+                        }[];
+                        /** @description The newest 50 entries (…/timeline has all) */
+                        timeline: {
+                            /** Format: uuid */
+                            id: string;
+                            /**
+                             * @description note and status_update are written by people; the others record a change (its values in `data`), by its author or the system (authorId null)
+                             * @enum {unknown}
+                             */
+                            kind: "opened" | "declared" | "note" | "status_update" | "status_changed" | "severity_changed" | "updated" | "role_assigned" | "role_removed" | "responder_joined" | "snoozed" | "repaged" | "responders_requested" | "reassigned" | "status_page_incident_linked" | "alert_linked" | "alerts_linked" | "alerts_acknowledged" | "alerts_resolved" | "merged" | "merged_into" | "split" | "split_from";
+                            body: string | null;
+                            data: {
+                                [key: string]: unknown;
+                            };
+                            authorId: string | null;
+                            /** Format: date-time */
+                            createdAt: string;
+                        }[];
+                        /** @description Deploys of the incident’s services, and of the services they depend on, in the window before it started; newest first */
+                        deploys: {
+                            /** Format: uuid */
+                            id: string;
+                            configId: string | null;
+                            /** @enum {unknown} */
+                            source: "generic" | "github";
+                            /**
+                             * @description A release, a configuration change without one, or a rollback
+                             * @enum {unknown}
+                             */
+                            kind: "deploy" | "config" | "rollback";
+                            service: string;
+                            environment: string | null;
+                            version: string | null;
+                            commitSha: string | null;
+                            repository: string | null;
+                            url: string | null;
+                            /** @enum {unknown} */
+                            status: "queued" | "pending" | "in_progress" | "success" | "failure" | "error" | "inactive";
+                            startedAt: string | null;
+                            finishedAt: string | null;
+                            /** Format: date-time */
+                            deployedAt: string;
+                            /** Format: date-time */
+                            createdAt: string;
+                        }[];
+                        windowMinutes: number;
+                        /** @description The latest analysis of the incident’s first alert (GET …/insights/:insightId has all of it) */
+                        analysis: {
+                            /** Format: uuid */
+                            id: string;
+                            status: string;
+                            summary: string | null;
+                        } | null;
+                    };
+                };
+            };
+            /** @description Default Response */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Default Response */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    getOrganizationsIncidentsRelated: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                orgId: string;
+                incidentId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            /** IncidentSummary */
+                            incident: {
+                                /** Format: uuid */
+                                id: string;
+                                /** @description The organization’s own sequence */
+                                number: number;
+                                /** @description INC-<number> */
+                                reference: string;
+                                title: string;
+                                summary: string | null;
+                                /**
+                                 * @description SEV1 (the worst) to SEV4; alerts map P1 → SEV1, P2 → SEV2, P3 → SEV3, P4/P5 → SEV4
+                                 * @enum {unknown}
+                                 */
+                                severity: "SEV1" | "SEV2" | "SEV3" | "SEV4";
+                                /**
+                                 * @description triage → investigating → identified → monitoring → resolved; any open status may move to another, a resolved one only back to investigating
+                                 * @enum {unknown}
+                                 */
+                                status: "triage" | "investigating" | "identified" | "monitoring" | "resolved";
+                                /** @description Declared by a person, or opened by a P1/P2 alert that was in no incident */
+                                openedBy: "person" | "alert";
+                                declaredBy: string | null;
+                                /** @description The incident this one was merged into (it is then resolved) */
+                                mergedInto: string | null;
+                                /** @description Snoozed: its alerts page again then, and it is back in triage */
+                                snoozedUntil: string | null;
+                                alertCount: number;
+                                /** Format: date-time */
+                                startedAt: string;
+                                /** Format: date-time */
+                                detectedAt: string;
+                                acknowledgedAt: string | null;
+                                mitigatedAt: string | null;
+                                resolvedAt: string | null;
+                                /** @description From detection to acknowledgement */
+                                mttaSeconds: number | null;
+                                /** @description From detection to resolution */
+                                mttrSeconds: number | null;
+                                /** Format: date-time */
+                                createdAt: string;
+                                /** Format: date-time */
+                                updatedAt: string;
+                            };
+                            reasons: {
+                                kind: "service" | "dependency" | "deploy" | "label";
+                                detail: {
+                                    [key: string]: unknown;
+                                };
+                            }[];
+                        }[];
+                    };
+                };
+            };
+            /** @description Default Response */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Default Response */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    getOrganizationsIncidentsLinks: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                orgId: string;
+                incidentId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Synthetic checks whose failing alerts are in the incident */
+                        checks: {
+                            checkId: string;
+                            name: string | null;
+                            kind: string | null;
+                            target: string | null;
+                            /** Format: uuid */
+                            alertId: string;
+                            alertStatus: string;
+                            /** Format: date-time */
+                            failingSince: string;
+                        }[];
+                        statusPageIncidents: {
+                            /** Format: uuid */
+                            id: string;
+                            /** Format: uuid */
+                            pageId: string;
+                            pageName: string;
+                            name: string;
+                            status: string;
+                            impact: string;
+                            published: boolean;
+                            /** Format: date-time */
+                            startedAt: string;
+                            resolvedAt: string | null;
+                            /** @description incident: opened by its published status updates; alert: following one of its alerts; correlation: opened by a person, put in it by a rule */
+                            via: "incident" | "alert" | "correlation";
+                            link: {
+                                rule: string;
+                                score: number;
+                                matched: {
+                                    [key: string]: unknown;
+                                };
+                            } | null;
+                        }[];
+                        /** @description Deploys of its services and the services they depend on in the 120 minutes before it started */
+                        deploys: {
+                            /** Format: uuid */
+                            id: string;
+                            configId: string | null;
+                            /** @enum {unknown} */
+                            source: "generic" | "github";
+                            /**
+                             * @description A release, a configuration change without one, or a rollback
+                             * @enum {unknown}
+                             */
+                            kind: "deploy" | "config" | "rollback";
+                            service: string;
+                            environment: string | null;
+                            version: string | null;
+                            commitSha: string | null;
+                            repository: string | null;
+                            url: string | null;
+                            /** @enum {unknown} */
+                            status: "queued" | "pending" | "in_progress" | "success" | "failure" | "error" | "inactive";
+                            startedAt: string | null;
+                            finishedAt: string | null;
+                            /** Format: date-time */
+                            deployedAt: string;
+                            /** Format: date-time */
+                            createdAt: string;
+                        }[];
+                        /** @description Post-mortems linked to the incident or to one of its alerts */
+                        rcaDocuments: {
+                            /** Format: uuid */
+                            id: string;
+                            title: string;
+                            status: string;
+                            rootCause: string | null;
+                            publishedAt: string | null;
+                        }[];
+                    };
+                };
+            };
+            /** @description Default Response */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Default Response */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    postOrganizationsIncidentsStatusUpdates: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                orgId: string;
+                incidentId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description The status page incident’s status after it */
+                    status: "investigating" | "identified" | "monitoring" | "resolved";
+                    /** @description What the public reads */
+                    body: string;
+                    /**
+                     * @description A status page incident opened for it is published at once; false: a draft a person publishes
+                     * @default false
+                     */
+                    publish?: boolean;
+                    /**
+                     * Format: uuid
+                     * @description The investigation whose comms agent drafted this text (`…/insights/:id/agents`), kept on the timeline entry and in the audit log
+                     */
+                    draftOf?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** Format: uuid */
+                        id: string;
+                        /**
+                         * @description note and status_update are written by people; the others record a change (its values in `data`), by its author or the system (authorId null)
+                         * @enum {unknown}
+                         */
+                        kind: "opened" | "declared" | "note" | "status_update" | "status_changed" | "severity_changed" | "updated" | "role_assigned" | "role_removed" | "responder_joined" | "snoozed" | "repaged" | "responders_requested" | "reassigned" | "status_page_incident_linked" | "alert_linked" | "alerts_linked" | "alerts_acknowledged" | "alerts_resolved" | "merged" | "merged_into" | "split" | "split_from";
+                        body: string | null;
+                        data: {
+                            [key: string]: unknown;
+                        };
+                        authorId: string | null;
+                        /** Format: date-time */
+                        createdAt: string;
+                    };
+                };
+            };
+            /** @description Default Response */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Default Response */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    getOrganizationsIncidentRules: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                orgId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        rules: ({
+                            /** @enum {string} */
+                            kind: "fingerprint";
+                        } | {
+                            /** @enum {string} */
+                            kind: "labels";
+                            labels: string[];
+                            /** @description Minutes: how long ago the matching alert (or deploy) may be */
+                            windowMinutes: number;
+                        } | {
+                            /** @enum {string} */
+                            kind: "service";
+                            /** @description Minutes: how long ago the matching alert (or deploy) may be */
+                            windowMinutes: number;
+                        } | {
+                            /** @enum {string} */
+                            kind: "deploy";
+                            /** @description Minutes: how long ago the matching alert (or deploy) may be */
+                            windowMinutes: number;
+                        } | {
+                            /** @enum {string} */
+                            kind: "dependency";
+                            /** @description Minutes: how long ago the matching alert (or deploy) may be */
+                            windowMinutes: number;
+                        })[];
+                        /** @description True while the organization has not set rules of its own */
+                        defaults: boolean;
+                        updatedBy: string | null;
+                        updatedAt: string | null;
+                    };
+                };
+            };
+            /** @description Default Response */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Default Response */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    putOrganizationsIncidentRules: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                orgId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description Tried in order of weight; an empty list turns correlation off */
+                    rules: ({
+                        /** @enum {string} */
+                        kind: "fingerprint";
+                    } | {
+                        /** @enum {string} */
+                        kind: "labels";
+                        labels: string[];
+                        /** @description Minutes: how long ago the matching alert (or deploy) may be */
+                        windowMinutes: number;
+                    } | {
+                        /** @enum {string} */
+                        kind: "service";
+                        /** @description Minutes: how long ago the matching alert (or deploy) may be */
+                        windowMinutes: number;
+                    } | {
+                        /** @enum {string} */
+                        kind: "deploy";
+                        /** @description Minutes: how long ago the matching alert (or deploy) may be */
+                        windowMinutes: number;
+                    } | {
+                        /** @enum {string} */
+                        kind: "dependency";
+                        /** @description Minutes: how long ago the matching alert (or deploy) may be */
+                        windowMinutes: number;
+                    })[];
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        rules: ({
+                            /** @enum {string} */
+                            kind: "fingerprint";
+                        } | {
+                            /** @enum {string} */
+                            kind: "labels";
+                            labels: string[];
+                            /** @description Minutes: how long ago the matching alert (or deploy) may be */
+                            windowMinutes: number;
+                        } | {
+                            /** @enum {string} */
+                            kind: "service";
+                            /** @description Minutes: how long ago the matching alert (or deploy) may be */
+                            windowMinutes: number;
+                        } | {
+                            /** @enum {string} */
+                            kind: "deploy";
+                            /** @description Minutes: how long ago the matching alert (or deploy) may be */
+                            windowMinutes: number;
+                        } | {
+                            /** @enum {string} */
+                            kind: "dependency";
+                            /** @description Minutes: how long ago the matching alert (or deploy) may be */
+                            windowMinutes: number;
+                        })[];
+                        /** @description True while the organization has not set rules of its own */
+                        defaults: boolean;
+                        updatedBy: string | null;
+                        updatedAt: string | null;
+                    };
+                };
+            };
+            /** @description Default Response */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Default Response */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    getOrganizationsServiceDependencies: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                orgId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            /** Format: uuid */
+                            id: string;
+                            service: string;
+                            dependsOn: string;
+                            createdBy: string | null;
+                            /** Format: date-time */
+                            createdAt: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description Default Response */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Default Response */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    postOrganizationsServiceDependencies: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                orgId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description A service name as alerts carry it */
+                    service: string;
+                    /** @description A service name as alerts carry it */
+                    dependsOn: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** Format: uuid */
+                        id: string;
+                        service: string;
+                        dependsOn: string;
+                        createdBy: string | null;
+                        /** Format: date-time */
+                        createdAt: string;
+                    };
+                };
+            };
+            /** @description Default Response */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Default Response */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    deleteOrganizationsServiceDependenciesByDependencyId: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                orgId: string;
+                dependencyId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Default Response */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Default Response */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    getOrganizationsIncidentsResponderRequests: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                orgId: string;
+                incidentId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            /**
+                             * Format: uuid
+                             * @description The request’s alert: its notifications and timeline are the alert’s
+                             */
+                            requestId: string;
+                            /** ResponderRequestTarget */
+                            target: {
+                                /**
+                                 * @description user: that person; team: its responders; schedule: whoever is on call in it; escalation_policy: its steps, in turn
+                                 * @enum {unknown}
+                                 */
+                                type: "user" | "team" | "schedule" | "escalation_policy";
+                                /** Format: uuid */
+                                id: string;
+                            };
+                            requestedBy: string | null;
+                            /** Format: date-time */
+                            requestedAt: string;
+                            message: string | null;
+                            /** @description open: nobody has answered; acknowledged: someone did (and is a responder); resolved: with the incident */
+                            status: "open" | "acknowledged" | "resolved";
+                            /** @description Every page sent, per person and channel */
+                            paged: {
+                                /** Format: uuid */
+                                userId: string;
+                                email: string;
+                                channel: string;
+                                status: string;
+                                /** Format: date-time */
+                                at: string;
+                            }[];
+                            acknowledgedBy: {
+                                /** Format: uuid */
+                                userId: string;
+                                email: string;
+                            } | null;
+                            acknowledgedAt: string | null;
+                        }[];
+                        meta: {
+                            page: number;
+                            limit: number;
+                            total: number;
+                        };
+                    };
+                };
+            };
+            /** @description Default Response */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Default Response */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    postOrganizationsIncidentsResponderRequests: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                orgId: string;
+                incidentId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    targets: {
+                        /**
+                         * @description user: that person; team: its responders; schedule: whoever is on call in it; escalation_policy: its steps, in turn
+                         * @enum {unknown}
+                         */
+                        type: "user" | "team" | "schedule" | "escalation_policy";
+                        /** Format: uuid */
+                        id: string;
+                    }[];
+                    /** @description Shown in the page */
+                    message?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            /**
+                             * Format: uuid
+                             * @description The request’s alert: its notifications and timeline are the alert’s
+                             */
+                            requestId: string;
+                            /** ResponderRequestTarget */
+                            target: {
+                                /**
+                                 * @description user: that person; team: its responders; schedule: whoever is on call in it; escalation_policy: its steps, in turn
+                                 * @enum {unknown}
+                                 */
+                                type: "user" | "team" | "schedule" | "escalation_policy";
+                                /** Format: uuid */
+                                id: string;
+                            };
+                            requestedBy: string | null;
+                            /** Format: date-time */
+                            requestedAt: string;
+                            message: string | null;
+                            /** @description open: nobody has answered; acknowledged: someone did (and is a responder); resolved: with the incident */
+                            status: "open" | "acknowledged" | "resolved";
+                            /** @description Every page sent, per person and channel */
+                            paged: {
+                                /** Format: uuid */
+                                userId: string;
+                                email: string;
+                                channel: string;
+                                status: string;
+                                /** Format: date-time */
+                                at: string;
+                            }[];
+                            acknowledgedBy: {
+                                /** Format: uuid */
+                                userId: string;
+                                email: string;
+                            } | null;
+                            acknowledgedAt: string | null;
+                        }[];
+                        meta: {
+                            page: number;
+                            limit: number;
+                            total: number;
+                        };
+                    };
+                };
+            };
+            /** @description Default Response */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Default Response */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    postOrganizationsIncidentsReassign: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                orgId: string;
+                incidentId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    target: {
+                        type: "user" | "escalation_policy";
+                        /** Format: uuid */
+                        id: string;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** Format: uuid */
+                        id: string;
+                        /** @description The organization’s own sequence */
+                        number: number;
+                        /** @description INC-<number> */
+                        reference: string;
+                        title: string;
+                        summary: string | null;
+                        /**
+                         * @description SEV1 (the worst) to SEV4; alerts map P1 → SEV1, P2 → SEV2, P3 → SEV3, P4/P5 → SEV4
+                         * @enum {unknown}
+                         */
+                        severity: "SEV1" | "SEV2" | "SEV3" | "SEV4";
+                        /**
+                         * @description triage → investigating → identified → monitoring → resolved; any open status may move to another, a resolved one only back to investigating
+                         * @enum {unknown}
+                         */
+                        status: "triage" | "investigating" | "identified" | "monitoring" | "resolved";
+                        /** @description Declared by a person, or opened by a P1/P2 alert that was in no incident */
+                        openedBy: "person" | "alert";
+                        declaredBy: string | null;
+                        /** @description The incident this one was merged into (it is then resolved) */
+                        mergedInto: string | null;
+                        /** @description Snoozed: its alerts page again then, and it is back in triage */
+                        snoozedUntil: string | null;
+                        alertCount: number;
+                        /** Format: date-time */
+                        startedAt: string;
+                        /** Format: date-time */
+                        detectedAt: string;
+                        acknowledgedAt: string | null;
+                        mitigatedAt: string | null;
+                        resolvedAt: string | null;
+                        /** @description From detection to acknowledgement */
+                        mttaSeconds: number | null;
+                        /** @description From detection to resolution */
+                        mttrSeconds: number | null;
+                        /** Format: date-time */
+                        createdAt: string;
+                        /** Format: date-time */
+                        updatedAt: string;
+                        roles: {
+                            role: string;
+                            /** Format: uuid */
+                            userId: string;
+                            email: string;
+                            assignedBy: string | null;
+                            /** Format: date-time */
+                            assignedAt: string;
+                        }[];
+                        responders: {
+                            /** Format: uuid */
+                            userId: string;
+                            email: string;
+                            /** @description api or chat: joined (Slack’s “Join as responder”); request: acknowledged a responder request */
+                            via: "api" | "chat" | "request";
+                            addedBy: string | null;
+                            /** Format: date-time */
+                            addedAt: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description Default Response */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Default Response */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    postOrganizationsIncidentsSnooze: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                orgId: string;
+                incidentId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description From now; at most a week */
+                    minutes?: number;
+                    /**
+                     * Format: date-time
+                     * @description A time in the coming week
+                     */
+                    until?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** Format: uuid */
+                        id: string;
+                        /** @description The organization’s own sequence */
+                        number: number;
+                        /** @description INC-<number> */
+                        reference: string;
+                        title: string;
+                        summary: string | null;
+                        /**
+                         * @description SEV1 (the worst) to SEV4; alerts map P1 → SEV1, P2 → SEV2, P3 → SEV3, P4/P5 → SEV4
+                         * @enum {unknown}
+                         */
+                        severity: "SEV1" | "SEV2" | "SEV3" | "SEV4";
+                        /**
+                         * @description triage → investigating → identified → monitoring → resolved; any open status may move to another, a resolved one only back to investigating
+                         * @enum {unknown}
+                         */
+                        status: "triage" | "investigating" | "identified" | "monitoring" | "resolved";
+                        /** @description Declared by a person, or opened by a P1/P2 alert that was in no incident */
+                        openedBy: "person" | "alert";
+                        declaredBy: string | null;
+                        /** @description The incident this one was merged into (it is then resolved) */
+                        mergedInto: string | null;
+                        /** @description Snoozed: its alerts page again then, and it is back in triage */
+                        snoozedUntil: string | null;
+                        alertCount: number;
+                        /** Format: date-time */
+                        startedAt: string;
+                        /** Format: date-time */
+                        detectedAt: string;
+                        acknowledgedAt: string | null;
+                        mitigatedAt: string | null;
+                        resolvedAt: string | null;
+                        /** @description From detection to acknowledgement */
+                        mttaSeconds: number | null;
+                        /** @description From detection to resolution */
+                        mttrSeconds: number | null;
+                        /** Format: date-time */
+                        createdAt: string;
+                        /** Format: date-time */
+                        updatedAt: string;
+                        roles: {
+                            role: string;
+                            /** Format: uuid */
+                            userId: string;
+                            email: string;
+                            assignedBy: string | null;
+                            /** Format: date-time */
+                            assignedAt: string;
+                        }[];
+                        responders: {
+                            /** Format: uuid */
+                            userId: string;
+                            email: string;
+                            /** @description api or chat: joined (Slack’s “Join as responder”); request: acknowledged a responder request */
+                            via: "api" | "chat" | "request";
+                            addedBy: string | null;
+                            /** Format: date-time */
+                            addedAt: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description Default Response */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Default Response */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    getOrganizationsAlertsNotifications: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                orgId: string;
+                alertId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Null: the alert’s config does not escalate */
+                        escalation: {
+                            policyId: string | null;
+                            /** @enum {unknown} */
+                            state: "pending" | "active" | "silenced" | "unrouted" | "acknowledged" | "resolved" | "exhausted" | "grouped";
+                            round: number;
+                            /** @description The step that runs next (active) or ran last */
+                            step: number;
+                            /** @description When the next step runs unless acknowledged */
+                            nextAt: string | null;
+                            note: string | null;
+                        } | null;
+                        data: {
+                            /** Format: uuid */
+                            id: string;
+                            /** @description 0 for the first run of the steps, 1 for the first repeat… */
+                            round: number;
+                            /** @description The step’s index in the policy, from 0 */
+                            step: number;
+                            /** @description Null: the target reached nobody */
+                            userId: string | null;
+                            email: string | null;
+                            /** @description The step target that named this person */
+                            target: {
+                                type: string;
+                                /** Format: uuid */
+                                id: string;
+                            };
+                            /** @enum {unknown} */
+                            channel: "email" | "sms" | "voice" | "push" | "chat" | "webhook" | "none";
+                            /** @description The address or number used */
+                            recipient: string | null;
+                            /** @enum {unknown} */
+                            status: "queued" | "sent" | "delivered" | "failed" | "captured";
+                            /** @description Why a failed attempt failed */
+                            error: string | null;
+                            provider: string | null;
+                            providerMessageId: string | null;
+                            /** Format: date-time */
+                            createdAt: string;
+                            /** Format: date-time */
+                            updatedAt: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description Default Response */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Default Response */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    getAlertsAckByToken: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                token: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description An HTML page */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description Default Response */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Default Response */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    postAlertsAckByToken: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                token: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** Format: uuid */
+                        alertId: string;
+                        /** @enum {unknown} */
+                        status: "acknowledged";
+                        /** Format: uuid */
+                        acknowledgedBy: string;
+                    };
+                };
+            };
+            /** @description Default Response */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Default Response */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    postChatSlackInteractivity: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                integrationId: string;
+            };
+            cookie?: never;
+        };
+        /** @description application/x-www-form-urlencoded, as Slack sends it (signed) */
+        requestBody: {
+            content: {
+                "application/json": string;
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Default Response */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Default Response */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    postChatSlackCommands: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                integrationId: string;
+            };
+            cookie?: never;
+        };
+        /** @description application/x-www-form-urlencoded, as Slack sends it (signed) */
+        requestBody: {
+            content: {
+                "application/json": string;
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        response_type: "ephemeral";
+                        text: string;
                     };
                 };
             };
@@ -11175,497 +11666,6 @@ export interface operations {
                             limit: number;
                             total: number;
                         };
-                    };
-                };
-            };
-            /** @description Default Response */
-            "4XX": {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorResponse"];
-                };
-            };
-            /** @description Default Response */
-            "5XX": {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorResponse"];
-                };
-            };
-        };
-    };
-    getOrganizationsChatIntegrations: {
-        parameters: {
-            query?: {
-                page?: number;
-                limit?: number;
-            };
-            header?: never;
-            path: {
-                orgId: string;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description Default Response */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        data: {
-                            /** Format: uuid */
-                            id: string;
-                            name: string;
-                            /**
-                             * @description slack, teams, discord: incoming webhooks; slack_bot: Slack’s Web API (chat.postMessage)
-                             * @enum {unknown}
-                             */
-                            kind: "slack" | "teams" | "discord" | "slack_bot";
-                            /** @description Where it posts, without its credential: the webhook’s host, or the Slack channel */
-                            target: string;
-                            enabled: boolean;
-                            /** @description A signing secret is set: buttons and the slash command work */
-                            interactive: boolean;
-                            incidentChannels: boolean;
-                            /** @description slack_bot: where the Slack app sends button presses and slash commands */
-                            slack: {
-                                /** @description Paste as the Slack app’s Interactivity Request URL */
-                                interactivityUrl: string;
-                                /** @description Paste as the Request URL of the app’s `/incident` slash command */
-                                commandUrl: string;
-                            } | null;
-                            createdBy: string | null;
-                            /** Format: date-time */
-                            createdAt: string;
-                            /** Format: date-time */
-                            updatedAt: string;
-                        }[];
-                        meta: {
-                            page: number;
-                            limit: number;
-                            total: number;
-                        };
-                    };
-                };
-            };
-            /** @description Default Response */
-            "4XX": {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorResponse"];
-                };
-            };
-            /** @description Default Response */
-            "5XX": {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorResponse"];
-                };
-            };
-        };
-    };
-    postOrganizationsChatIntegrations: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                orgId: string;
-            };
-            cookie?: never;
-        };
-        requestBody: {
-            content: {
-                "application/json": {
-                    name: string;
-                    /** @enum {unknown} */
-                    kind: "slack" | "teams" | "discord" | "slack_bot";
-                    /** @description The incoming webhook URL (slack, teams, discord); a credential, never answered */
-                    webhookUrl?: string;
-                    /** @description A Slack bot token (slack_bot); never answered */
-                    botToken?: string;
-                    /** @description The Slack channel id or name (slack_bot) */
-                    channel?: string;
-                    /** @description The Slack app’s signing secret (slack_bot): with it, pages and incidents carry buttons and `/incident` works; never answered */
-                    signingSecret?: string;
-                    /** @description slack_bot with a signing secret: every new incident gets a channel of its own (conversations.create), its people invited */
-                    incidentChannels?: boolean;
-                    enabled?: boolean;
-                };
-            };
-        };
-        responses: {
-            /** @description Default Response */
-            201: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** Format: uuid */
-                        id: string;
-                        name: string;
-                        /**
-                         * @description slack, teams, discord: incoming webhooks; slack_bot: Slack’s Web API (chat.postMessage)
-                         * @enum {unknown}
-                         */
-                        kind: "slack" | "teams" | "discord" | "slack_bot";
-                        /** @description Where it posts, without its credential: the webhook’s host, or the Slack channel */
-                        target: string;
-                        enabled: boolean;
-                        /** @description A signing secret is set: buttons and the slash command work */
-                        interactive: boolean;
-                        incidentChannels: boolean;
-                        /** @description slack_bot: where the Slack app sends button presses and slash commands */
-                        slack: {
-                            /** @description Paste as the Slack app’s Interactivity Request URL */
-                            interactivityUrl: string;
-                            /** @description Paste as the Request URL of the app’s `/incident` slash command */
-                            commandUrl: string;
-                        } | null;
-                        createdBy: string | null;
-                        /** Format: date-time */
-                        createdAt: string;
-                        /** Format: date-time */
-                        updatedAt: string;
-                    };
-                };
-            };
-            /** @description Default Response */
-            "4XX": {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorResponse"];
-                };
-            };
-            /** @description Default Response */
-            "5XX": {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorResponse"];
-                };
-            };
-        };
-    };
-    getOrganizationsChatIntegrationsByIntegrationId: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                orgId: string;
-                integrationId: string;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description Default Response */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** Format: uuid */
-                        id: string;
-                        name: string;
-                        /**
-                         * @description slack, teams, discord: incoming webhooks; slack_bot: Slack’s Web API (chat.postMessage)
-                         * @enum {unknown}
-                         */
-                        kind: "slack" | "teams" | "discord" | "slack_bot";
-                        /** @description Where it posts, without its credential: the webhook’s host, or the Slack channel */
-                        target: string;
-                        enabled: boolean;
-                        /** @description A signing secret is set: buttons and the slash command work */
-                        interactive: boolean;
-                        incidentChannels: boolean;
-                        /** @description slack_bot: where the Slack app sends button presses and slash commands */
-                        slack: {
-                            /** @description Paste as the Slack app’s Interactivity Request URL */
-                            interactivityUrl: string;
-                            /** @description Paste as the Request URL of the app’s `/incident` slash command */
-                            commandUrl: string;
-                        } | null;
-                        createdBy: string | null;
-                        /** Format: date-time */
-                        createdAt: string;
-                        /** Format: date-time */
-                        updatedAt: string;
-                    };
-                };
-            };
-            /** @description Default Response */
-            "4XX": {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorResponse"];
-                };
-            };
-            /** @description Default Response */
-            "5XX": {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorResponse"];
-                };
-            };
-        };
-    };
-    deleteOrganizationsChatIntegrationsByIntegrationId: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                orgId: string;
-                integrationId: string;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description Default Response */
-            204: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
-            /** @description Default Response */
-            "4XX": {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorResponse"];
-                };
-            };
-            /** @description Default Response */
-            "5XX": {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorResponse"];
-                };
-            };
-        };
-    };
-    patchOrganizationsChatIntegrationsByIntegrationId: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                orgId: string;
-                integrationId: string;
-            };
-            cookie?: never;
-        };
-        requestBody: {
-            content: {
-                "application/json": {
-                    name?: string;
-                    /** @description The incoming webhook URL (slack, teams, discord); a credential, never answered */
-                    webhookUrl?: string;
-                    /** @description A Slack bot token (slack_bot); never answered */
-                    botToken?: string;
-                    /** @description The Slack channel id or name (slack_bot) */
-                    channel?: string;
-                    /** @description null turns buttons and the command off */
-                    signingSecret?: string | null;
-                    /** @description slack_bot with a signing secret: every new incident gets a channel of its own (conversations.create), its people invited */
-                    incidentChannels?: boolean;
-                    enabled?: boolean;
-                };
-            };
-        };
-        responses: {
-            /** @description Default Response */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** Format: uuid */
-                        id: string;
-                        name: string;
-                        /**
-                         * @description slack, teams, discord: incoming webhooks; slack_bot: Slack’s Web API (chat.postMessage)
-                         * @enum {unknown}
-                         */
-                        kind: "slack" | "teams" | "discord" | "slack_bot";
-                        /** @description Where it posts, without its credential: the webhook’s host, or the Slack channel */
-                        target: string;
-                        enabled: boolean;
-                        /** @description A signing secret is set: buttons and the slash command work */
-                        interactive: boolean;
-                        incidentChannels: boolean;
-                        /** @description slack_bot: where the Slack app sends button presses and slash commands */
-                        slack: {
-                            /** @description Paste as the Slack app’s Interactivity Request URL */
-                            interactivityUrl: string;
-                            /** @description Paste as the Request URL of the app’s `/incident` slash command */
-                            commandUrl: string;
-                        } | null;
-                        createdBy: string | null;
-                        /** Format: date-time */
-                        createdAt: string;
-                        /** Format: date-time */
-                        updatedAt: string;
-                    };
-                };
-            };
-            /** @description Default Response */
-            "4XX": {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorResponse"];
-                };
-            };
-            /** @description Default Response */
-            "5XX": {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorResponse"];
-                };
-            };
-        };
-    };
-    postOrganizationsChatIntegrationsTest: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                orgId: string;
-                integrationId: string;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description Default Response */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @enum {boolean} */
-                        delivered: true;
-                    };
-                };
-            };
-            /** @description Default Response */
-            "4XX": {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorResponse"];
-                };
-            };
-            /** @description Default Response */
-            "5XX": {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorResponse"];
-                };
-            };
-        };
-    };
-    postChatSlackInteractivity: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                integrationId: string;
-            };
-            cookie?: never;
-        };
-        /** @description application/x-www-form-urlencoded, as Slack sends it (signed) */
-        requestBody: {
-            content: {
-                "application/json": string;
-            };
-        };
-        responses: {
-            /** @description Default Response */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
-            /** @description Default Response */
-            "4XX": {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorResponse"];
-                };
-            };
-            /** @description Default Response */
-            "5XX": {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorResponse"];
-                };
-            };
-        };
-    };
-    postChatSlackCommands: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                integrationId: string;
-            };
-            cookie?: never;
-        };
-        /** @description application/x-www-form-urlencoded, as Slack sends it (signed) */
-        requestBody: {
-            content: {
-                "application/json": string;
-            };
-        };
-        responses: {
-            /** @description Default Response */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @enum {string} */
-                        response_type: "ephemeral";
-                        text: string;
                     };
                 };
             };

@@ -1,2 +1,3 @@
 // The chat module's door: what the modules above it may use (docs/alerting.md).
-export { chatAlertOf } from './delivery.js'
+export { chatAlertOf, createChatDelivery } from './delivery.js'
+export { chatModule } from './plugin.js'

@@ -1,5 +1,13 @@
 // The oncall module's door: what the modules above it may use (docs/alerting.md).
-export { type ContactReader, type PagingChannel, planFor, type PreferencesReader, type PushReader, urgencyOf } from './paging-plan.js'
+export {
+  type ContactReader,
+  type PagingChannel,
+  type PagingPreferences,
+  planFor,
+  type PreferencesReader,
+  type PushReader,
+  urgencyOf,
+} from './paging-plan.js'
 export { activeMembersAmong, emailsOf } from './people.js'
 export { findPolicy, policiesAmong } from './policies/queries.js'
 export { type MatchedAlert, type Matchers, matchesAlert, routeAlert, RoutingRule, RoutingRules } from './policies/routing.js'
@@ -11,3 +19,4 @@ export { SILENCE_END_QUEUE, type SilenceEndJob } from './silences/ending.js'
 export { silenceEnd, silencesInForce } from './silences/queries.js'
 export { supportHoursOf } from './support-hours/queries.js'
 export { teamResponders, teamsAmong } from './teams/queries.js'
+export { oncallModule } from './plugin.js'

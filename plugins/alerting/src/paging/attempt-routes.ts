@@ -2,7 +2,8 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { Type, type Static } from 'typebox'
 import { isUuid, membershipOf } from '@svc/auth'
 import { NotFoundError, Timestamp } from '@svc/http'
-import { AlertParams, type AttemptRow, ESCALATION_STATES, findAlert, findEscalation, listAttempts } from '../alerts/index.js'
+import { AlertParams, ESCALATION_STATES, findAlert, findEscalation } from '../alerts/index.js'
+import { type AttemptRow, listAttempts } from './queries.js'
 
 const NullableString = Type.Union([Type.String(), Type.Null()])
 /** `captured`: the development catcher of `pnpm start` took the message; nothing left the machine. */

@@ -1,3 +1,5 @@
 // The paging module's door: what the modules above it may use (docs/alerting.md).
-export { type Escalator } from './escalator.js'
+export { createEscalator, type Escalator } from './escalator.js'
 export { CHAT_QUEUE, type ChatJob } from './queues.js'
+export { pagingModule } from './plugin.js'
+export { chatsPagedAbout, type QueuedAttempt, queuedAttempts, settleAttempt, settleAttempts } from './queries.js'

@@ -2,14 +2,8 @@ import { randomUUID } from 'node:crypto'
 import type { Executor, Json } from '@svc/db'
 import { inTransaction, type JobQueue } from '@svc/jobs'
 import type { Notifier, OutboundMessageRequest } from '@svc/notifier'
-import {
-  type AlertEventType,
-  insertAckLinks,
-  insertAlertEvents,
-  insertAttempts,
-  type NewAckLink,
-  type NewAttempt,
-} from '../alerts/index.js'
+import { type AlertEventType, insertAlertEvents } from '../alerts/index.js'
+import { insertAckLinks, insertAttempts, type NewAckLink, type NewAttempt } from './queries.js'
 
 /** A job a step sends: a chat message's delivery or the escalation's next step, on its queue. */
 interface QueuedJob {

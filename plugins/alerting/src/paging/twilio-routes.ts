@@ -7,7 +7,8 @@ import type { TwilioConfig } from '@svc/config'
 import type { Executor } from '@svc/db'
 import { ForbiddenError, NotFoundError } from '@svc/http'
 import { TWILIO_STATUS_PATH, TWILIO_VOICE_PATH, outboxMessage, recordDeliveryReport } from '@svc/notifier'
-import { ackLinksWithSmsCode, attemptOfMessage, moveAlertByPerson, useAckLink } from '../alerts/index.js'
+import { moveAlertByPerson } from '../alerts/index.js'
+import { ackLinksWithSmsCode, attemptOfMessage, useAckLink } from './queries.js'
 import { type ContactReader } from '../oncall/index.js'
 
 /** Where Twilio sends the replies to our SMS (configure it as the number's messaging webhook). */

@@ -2,7 +2,7 @@ import type { FastifyBaseLogger } from 'fastify'
 import { Webhook } from 'standardwebhooks'
 import type { Database, Executor } from '@svc/db'
 import { ensureQueue, inTransaction, workEach, type JobQueue } from '@svc/jobs'
-import { alertBody, type AlertRow, settleAttempt } from '../../alerts/index.js'
+import { alertBody, type AlertRow } from '../../alerts/index.js'
 import { TargetRefused, type OutboundClient } from '../http.js'
 import { insertDelivery, settleDelivery, startDelivery } from './queries.js'
 
@@ -32,15 +32,23 @@ export type WebhookDelivery = ReturnType<typeof createWebhookDelivery>
  * `standardwebhooks` package (`webhook-id`, `webhook-timestamp`, `webhook-signature`), each a
  * pg-boss job retried with backoff until a 2xx answer; the delivery log keeps every outcome.
  */
+/**
+ * How a delivery that carried a page went, for the page's attempt: paging's to record, so it is
+ * handed in (destinations sit below paging).
+ */
+export type AttemptSettler = (db: Executor, attemptId: string, status: 'queued' | 'sent' | 'failed', error: string | null) => Promise<void>
+
 export function createWebhookDelivery({
   database,
   jobs,
   outbound,
+  settleAttempt,
   log,
 }: {
   database: Database
   jobs: JobQueue
   outbound: OutboundClient
+  settleAttempt: AttemptSettler
   log: FastifyBaseLogger
 }) {
   let worker: string | undefined

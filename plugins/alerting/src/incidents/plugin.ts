@@ -1,0 +1,30 @@
+import type { FastifyPluginAsync } from 'fastify'
+import { commandRoomRoutes, type LatestAnalysisReader } from './alert-command-room-routes.js'
+import { incidentCommandRoomRoutes } from './command-room-routes.js'
+import { correlationRoutes } from './correlation/routes.js'
+import { STATUS_INCIDENT_OPENED_QUEUE, startCorrelatingStatusIncidents } from './correlation/status-pages.js'
+import { incidentLinkRoutes, type LinkRouteOptions } from './links-routes.js'
+import { regroupRoutes } from './regroup-routes.js'
+import { relatedRoutes } from './related-routes.js'
+import { incidentRoutes } from './routes.js'
+
+export interface IncidentsModuleOptions extends LinkRouteOptions {
+  /** The insights surface's read of an alert's latest analysis, for command rooms. */
+  latestAnalysis: LatestAnalysisReader
+}
+
+/**
+ * The incidents module's sub-plugin: incidents and their command rooms, correlation, regrouping,
+ * related incidents and links, and the worker that joins a status-page incident to its incident.
+ */
+export const incidentsModule: FastifyPluginAsync<IncidentsModuleOptions> = async (app, options) => {
+  app.addHook('onReady', () => startCorrelatingStatusIncidents(app.database, app.jobs))
+  app.addHook('onClose', () => app.jobs.offWork(STATUS_INCIDENT_OPENED_QUEUE))
+  await app.register(commandRoomRoutes, { latestAnalysis: options.latestAnalysis })
+  await app.register(incidentRoutes)
+  await app.register(regroupRoutes)
+  await app.register(incidentCommandRoomRoutes, { latestAnalysis: options.latestAnalysis })
+  await app.register(relatedRoutes)
+  await app.register(incidentLinkRoutes, { statusIncidents: options.statusIncidents, rcas: options.rcas, hasAnalysis: options.hasAnalysis })
+  await app.register(correlationRoutes)
+}

@@ -1,0 +1,211 @@
+import { sql } from 'kysely'
+import type { Executor } from '@svc/db'
+import { alertColumns } from '../alerts/index.js'
+
+// Paging's tables: the attempts of a page (one per person, target and channel at a step) and the
+// acknowledgement links a page carries. A join on the page's alert reads the alerts module's
+// columns as its door publishes them.
+
+export interface NewAttempt {
+  organizationId: string
+  alertId: string
+  round: number
+  step: number
+  userId: string | null
+  targetType: string
+  targetId: string
+  channel: string
+  recipient: string | null
+  status: 'queued' | 'failed'
+  error: string | null
+  /** The outbox message that carries it, when one does. */
+  outboxMessageId?: string
+}
+
+export interface NewAckLink {
+  tokenHash: string
+  organizationId: string
+  alertId: string
+  userId: string
+  expiresAt: Date
+  smsCode: string
+}
+
+/** Many attempts in one statement, ids chosen by the caller; one tried before at its step is left out. */
+export async function insertAttempts(db: Executor, attempts: Array<NewAttempt & { id: string }>): Promise<void> {
+  if (attempts.length > 0)
+    await db
+      .insertInto('divinux.notificationAttempts')
+      .values(attempts)
+      .onConflict((oc) => oc.doNothing())
+      .execute()
+}
+
+export async function insertAckLinks(db: Executor, links: NewAckLink[]): Promise<void> {
+  if (links.length > 0) await db.insertInto('divinux.alertAckLinks').values(links).execute()
+}
+
+/** Records an attempt; undefined when this person (or target) was already tried on this channel at this step. */
+export async function insertAttempt(db: Executor, attempt: NewAttempt) {
+  const row = await db
+    .insertInto('divinux.notificationAttempts')
+    .values(attempt)
+    .onConflict((oc) => oc.doNothing())
+    .returning('id')
+    .executeTakeFirst()
+  return row?.id
+}
+
+/**
+ * An alert's attempts in order, with their delivery as the outbox (core.outbox, the notifier's
+ * table) last recorded it: a message the provider took is `sent`, one it refused or no provider
+ * could carry is `failed` with the reason.
+ */
+export async function listAttempts(db: Executor, organizationId: string, alertId: string) {
+  return (
+    db
+      .selectFrom('divinux.notificationAttempts as n')
+      .leftJoin('core.users as u', 'u.id', 'n.userId')
+      .leftJoin('core.outbox as o', 'o.id', 'n.outboxMessageId')
+      .select([
+        'n.id',
+        'n.round',
+        'n.step',
+        'n.userId',
+        'u.email',
+        'n.targetType',
+        'n.targetId',
+        'n.channel',
+        'n.recipient',
+        'n.status',
+        'n.error',
+        'n.createdAt',
+        'n.updatedAt',
+        'o.status as outboxStatus',
+        'o.lastError as outboxError',
+        'o.provider',
+        'o.providerMessageId',
+        'o.sentAt',
+      ])
+      .where('n.organizationId', '=', organizationId)
+      .where('n.alertId', '=', alertId)
+      // One step's attempts share their transaction's time: by person and channel within it.
+      .orderBy('n.round')
+      .orderBy('n.step')
+      .orderBy('n.createdAt')
+      .orderBy('u.email')
+      .orderBy('n.targetId')
+      .orderBy('n.channel')
+      .execute()
+  )
+}
+
+export type AttemptRow = Awaited<ReturnType<typeof listAttempts>>[number]
+
+export async function findAckLink(db: Executor, tokenHash: string) {
+  return db
+    .selectFrom('divinux.alertAckLinks as l')
+    .innerJoin('divinux.alerts as a', 'a.id', 'l.alertId')
+    .select([
+      'l.organizationId',
+      'l.alertId',
+      'l.userId',
+      'l.expiresAt',
+      'l.usedAt',
+      'a.title',
+      'a.priority',
+      'a.status',
+      'a.service',
+      'a.source',
+      'a.description',
+      'a.createdAt',
+    ])
+    .where('l.tokenHash', '=', tokenHash)
+    .executeTakeFirst()
+}
+
+/** Spends a link (compare-and-set): undefined when it was used, expired or never existed. */
+export async function useAckLink(db: Executor, tokenHash: string) {
+  return db
+    .updateTable('divinux.alertAckLinks')
+    .set({ usedAt: sql<Date>`now()` })
+    .where('tokenHash', '=', tokenHash)
+    .where('usedAt', 'is', null)
+    .where('expiresAt', '>', sql<Date>`now()`)
+    .returning(['organizationId', 'alertId', 'userId'])
+    .executeTakeFirst()
+}
+
+/** The page an outbox message carried: whose, for which alert (a keypress on a call answers it). */
+export async function attemptOfMessage(db: Executor, outboxMessageId: string) {
+  return db
+    .selectFrom('divinux.notificationAttempts')
+    .select(['organizationId', 'alertId', 'userId'])
+    .where('outboxMessageId', '=', outboxMessageId)
+    .executeTakeFirst()
+}
+
+/** Unused, unexpired links whose SMS code this is (a reply names the code, not the link). */
+export async function ackLinksWithSmsCode(db: Executor, smsCode: string) {
+  return db
+    .selectFrom('divinux.alertAckLinks as l')
+    .innerJoin('divinux.alerts as a', 'a.id', 'l.alertId')
+    .select(['l.tokenHash', 'l.organizationId', 'l.alertId', 'l.userId', 'a.title'])
+    .where('l.smsCode', '=', smsCode)
+    .where('l.usedAt', 'is', null)
+    .where('l.expiresAt', '>', sql<Date>`now()`)
+    .execute()
+}
+
+/**
+ * The queued attempts the service makes itself (chat posts) of a batch of jobs, each with its
+ * alert, in one read; the ones settled already are left out.
+ */
+export async function queuedAttempts(db: Executor, attemptIds: string[]) {
+  if (attemptIds.length === 0) return []
+  return db
+    .selectFrom('divinux.notificationAttempts as n')
+    .innerJoin('divinux.alerts as a', 'a.id', 'n.alertId')
+    .select([...alertColumns, 'n.id as attemptId', 'n.organizationId', 'n.targetId', 'n.round', 'n.step'])
+    .where('n.id', 'in', attemptIds)
+    .where('n.status', '=', 'queued')
+    .execute()
+}
+
+export type QueuedAttempt = Awaited<ReturnType<typeof queuedAttempts>>[number]
+
+/** `settleAttempt` for several attempts, in one statement. */
+export async function settleAttempts(
+  db: Executor,
+  settlements: ReadonlyArray<{ attemptId: string; status: 'queued' | 'sent' | 'failed'; error: string | null }>,
+) {
+  if (settlements.length === 0) return
+  await sql`
+    update divinux.notification_attempts n
+    set status = settled.status, error = settled.error, updated_at = now()
+    from jsonb_to_recordset(${JSON.stringify(settlements)}::jsonb) as settled("attemptId" uuid, status text, error text)
+    where n.id = settled."attemptId"`.execute(db)
+}
+
+/** Records how an attempt the service makes itself (chat, webhook) went; `queued` keeps it for the job's next retry. */
+export async function settleAttempt(db: Executor, attemptId: string, status: 'queued' | 'sent' | 'failed', error: string | null) {
+  await db
+    .updateTable('divinux.notificationAttempts')
+    .set({ status, error, updatedAt: sql<Date>`now()` })
+    .where('id', '=', attemptId)
+    .execute()
+}
+
+/** The chat integrations a page about the alert reached. */
+export async function chatsPagedAbout(db: Executor, organizationId: string, alertId: string): Promise<string[]> {
+  const rows = await db
+    .selectFrom('divinux.notificationAttempts')
+    .select('targetId')
+    .distinct()
+    .where('organizationId', '=', organizationId)
+    .where('alertId', '=', alertId)
+    .where('channel', '=', 'chat')
+    .where('status', '=', 'sent')
+    .execute()
+  return rows.map((row) => row.targetId)
+}
