@@ -56,9 +56,6 @@ const crossings: Record<string, string> = {
   'incidents/queries.ts deploy_events': 'an incident’s deploys: the intake door’s reader',
   'paging/queries.ts alerts':
     'a page’s alert joined to its attempt or link (alertColumns from the alerts door): one read on the paging path',
-  'paging/responder-requests.ts alerts': 'a responder request fires its alert through alerts/fire.ts',
-  'paging/responder-requests.ts alert_events': 'a responder request fires its alert through alerts/fire.ts',
-  'paging/responder-requests.ts incident_alerts': 'a responder request links its alert through the incidents door',
 }
 
 const camel = (table: string) => table.replace(/_([a-z])/g, (_match, letter: string) => letter.toUpperCase())

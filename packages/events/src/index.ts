@@ -17,3 +17,4 @@ export {
   type StatusPageUpdateRequested,
   URGENT_PRIORITIES,
 } from './payloads.js'
+export { type IncidentSeverity, priorityOfSeverity, severityOfPriority } from './severity.js'

@@ -26,6 +26,7 @@ export {
   findAlert,
   listAlertEvents,
   openCommandRoom,
+  raiseAlert,
   recordAlertEvent,
   setAlertPriority,
 } from './queries.js'

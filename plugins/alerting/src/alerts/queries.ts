@@ -1,5 +1,5 @@
 import { sql } from 'kysely'
-import { type Executor, type Json, type Page, paged } from '@svc/db'
+import { type Executor, type Json, jsonb, type Page, paged } from '@svc/db'
 
 /** What an alert's timeline records (the table's check constraint holds it to this list). */
 export const alertEventTypes = [
@@ -106,6 +106,53 @@ export async function recordAlertEvent(
   actorUserId: string | null = null,
 ) {
   await db.insertInto('divinux.alertEvents').values({ organizationId, alertId, type, data, actorUserId }).execute()
+}
+
+/**
+ * An alert a person raises rather than a source (a responder request): created with its `created`
+ * event dispatched at once, since it is no alert for outbound webhooks, workflows or correlation.
+ * Answers its id.
+ */
+export async function raiseAlert(
+  db: Executor,
+  alert: {
+    organizationId: string
+    title: string
+    description: string | null
+    priority: string
+    /** Unique to this alert: a raised alert is never a repeat of another. */
+    fingerprint: string
+    labels: Json
+    raisedBy: string
+    /** The `created` event's data: what it was raised about. */
+    about: Json
+  },
+): Promise<string> {
+  const { id } = await db
+    .insertInto('divinux.alerts')
+    .values({
+      organizationId: alert.organizationId,
+      source: 'incident',
+      title: alert.title,
+      description: alert.description,
+      priority: alert.priority,
+      fingerprint: alert.fingerprint,
+      labels: jsonb(alert.labels),
+    })
+    .returning('id')
+    .executeTakeFirstOrThrow()
+  await db
+    .insertInto('divinux.alertEvents')
+    .values({
+      organizationId: alert.organizationId,
+      alertId: id,
+      type: 'created',
+      data: jsonb(alert.about),
+      actorUserId: alert.raisedBy,
+      dispatchedAt: sql<Date>`now()`,
+    })
+    .execute()
+  return id
 }
 
 /** Changes an alert's priority; answers the one it had, or undefined when it already had this one. */

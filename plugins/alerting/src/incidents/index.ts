@@ -1,7 +1,7 @@
 // The incidents module's door: what the modules above it may use (docs/alerting.md).
 export { type LatestAnalysesReader, type LatestAnalysis, type LatestAnalysisReader } from './alert-command-room-routes.js'
 export { fullIncidentBody, incidentAuditOf, incidentOrNotFound, timelineEntry } from './common.js'
-export { SEVERITIES, type Severity } from './model.js'
+export { priorityOfSeverity, SEVERITIES, type Severity } from './model.js'
 export {
   type Actor,
   addTimelineText,
@@ -13,6 +13,7 @@ export {
 } from './operations.js'
 export {
   addTimeline,
+  alertsLinkedByRule,
   type AlertIncidents,
   findIncident,
   incidentOfAlert,
@@ -22,6 +23,7 @@ export {
   lockPagingOfIncidents,
   openIncidentsOf,
   PAGING_STATES,
+  recentLinksPerTarget,
   repageContextOf,
   updateIncident,
 } from './queries.js'

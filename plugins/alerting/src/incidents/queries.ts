@@ -178,6 +178,51 @@ export interface AlertLink {
 }
 
 /**
+ * The alerts linked to an incident by one rule, oldest first, with their state and who
+ * acknowledged each (a responder request's alert and whom it reached).
+ */
+export async function alertsLinkedByRule(
+  db: Executor,
+  organizationId: string,
+  incidentId: string,
+  rule: string,
+  options: { unresolvedOnly?: boolean; limit?: number } = {},
+) {
+  let query = db
+    .selectFrom('divinux.incidentAlerts as l')
+    .innerJoin('divinux.alerts as a', 'a.id', 'l.alertId')
+    .leftJoin('core.users as u', 'u.id', 'a.acknowledgedBy')
+    .select(['l.alertId', 'l.matched', 'l.linkedAt', 'a.description', 'a.status', 'a.acknowledgedBy', 'u.email', 'a.acknowledgedAt'])
+    .where('l.organizationId', '=', organizationId)
+    .where('l.incidentId', '=', incidentId)
+    .where('l.rule', '=', rule)
+    .orderBy('l.linkedAt')
+  if (options.unresolvedOnly) query = query.where('a.status', '<>', 'resolved')
+  if (options.limit !== undefined) query = query.limit(options.limit)
+  return query.execute()
+}
+
+/**
+ * How many links of one rule the organization made in the last `windowMinutes`, per target their
+ * `matched.target` names, for the targets whose ids are given (a rate on responder requests).
+ */
+export async function recentLinksPerTarget(db: Executor, organizationId: string, rule: string, windowMinutes: number, targetIds: string[]) {
+  return db
+    .selectFrom('divinux.incidentAlerts')
+    .select((eb) => [
+      sql<string>`matched -> 'target' ->> 'type'`.as('type'),
+      sql<string>`matched -> 'target' ->> 'id'`.as('id'),
+      eb.fn.countAll<number>().as('count'),
+    ])
+    .where('organizationId', '=', organizationId)
+    .where('rule', '=', rule)
+    .where('linkedAt', '>', sql<Date>`now() - make_interval(mins => ${windowMinutes})`)
+    .where(sql<string>`matched -> 'target' ->> 'id'`, 'in', targetIds)
+    .groupBy([sql`matched -> 'target' ->> 'type'`, sql`matched -> 'target' ->> 'id'`])
+    .execute()
+}
+
+/**
  * Links alerts of the organization that are in no incident; answers the ids it linked (one
  * already linked is left where it is). The link copies what correlation looks up by (the alert's
  * service and fingerprint, whether the incident is open) and takes the time of the link itself,

@@ -1,17 +1,18 @@
-import { sql } from 'kysely'
 import { recordAudit } from '@svc/audit'
 import type { Executor } from '@svc/db'
 import { ConflictError, TooManyRequestsError, invalidField } from '@svc/http'
 import type { Escalator } from './escalator.js'
-import { findAlert } from '../alerts/index.js'
+import { findAlert, raiseAlert } from '../alerts/index.js'
 import { activeMembersAmong, policiesAmong, schedulesAmong, teamsAmong } from '../oncall/index.js'
 import {
   type Actor,
   addTimeline,
+  alertsLinkedByRule,
   incidentAuditOf,
   incidentOrNotFound,
   linkAlerts,
-  type Severity,
+  priorityOfSeverity,
+  recentLinksPerTarget,
   timelineEntry,
 } from '../incidents/index.js'
 
@@ -22,8 +23,6 @@ import {
 
 export const REQUEST_TARGET_TYPES = ['user', 'team', 'schedule', 'escalation_policy'] as const
 export type RequestTarget = { type: (typeof REQUEST_TARGET_TYPES)[number]; id: string }
-
-const PRIORITY_OF: Record<Severity, string> = { SEV1: 'P1', SEV2: 'P2', SEV3: 'P3', SEV4: 'P4' }
 
 /**
  * How often one target may be asked for help in an organization, across its incidents: enough for
@@ -43,38 +42,20 @@ function checkDistinct(targets: RequestTarget[], field: (index: number) => strin
 
 /** The targets whose request on this incident is still open or acknowledged: asked already, not paged again. */
 async function targetsAskedAlready(trx: Executor, organizationId: string, incidentId: string): Promise<RequestTarget[]> {
-  const rows = await trx
-    .selectFrom('divinux.incidentAlerts as l')
-    .innerJoin('divinux.alerts as a', 'a.id', 'l.alertId')
-    .select('l.matched')
-    .where('l.organizationId', '=', organizationId)
-    .where('l.incidentId', '=', incidentId)
-    .where('l.rule', '=', 'responder_request')
-    .where('a.status', '<>', 'resolved')
-    .execute()
+  const rows = await alertsLinkedByRule(trx, organizationId, incidentId, 'responder_request', { unresolvedOnly: true })
   return rows.map((row) => (row.matched as { target: RequestTarget }).target)
 }
 
 /** 429 when a target was asked for help too often lately in the organization, whatever the incident. */
 async function checkRequestRate(trx: Executor, organizationId: string, targets: RequestTarget[]) {
   if (targets.length === 0) return
-  const recent = await trx
-    .selectFrom('divinux.incidentAlerts')
-    .select((eb) => [
-      sql<string>`matched -> 'target' ->> 'type'`.as('type'),
-      sql<string>`matched -> 'target' ->> 'id'`.as('id'),
-      eb.fn.countAll<number>().as('count'),
-    ])
-    .where('organizationId', '=', organizationId)
-    .where('rule', '=', 'responder_request')
-    .where('linkedAt', '>', sql<Date>`now() - make_interval(mins => ${REQUESTS_PER_TARGET.windowMinutes})`)
-    .where(
-      sql<string>`matched -> 'target' ->> 'id'`,
-      'in',
-      targets.map((target) => target.id),
-    )
-    .groupBy([sql`matched -> 'target' ->> 'type'`, sql`matched -> 'target' ->> 'id'`])
-    .execute()
+  const recent = await recentLinksPerTarget(
+    trx,
+    organizationId,
+    'responder_request',
+    REQUESTS_PER_TARGET.windowMinutes,
+    targets.map((target) => target.id),
+  )
   for (const target of targets) {
     const count = Number(recent.find((row) => row.type === target.type && row.id === target.id)?.count ?? 0)
     if (count >= REQUESTS_PER_TARGET.max)
@@ -130,18 +111,16 @@ export async function requestResponders(
   await checkRequestRate(trx, organizationId, targets)
   const requestIds: string[] = []
   for (const target of targets) {
-    const created = await sql<{ id: string }>`
-      insert into divinux.alerts (organization_id, source, title, description, priority, fingerprint, labels)
-      values (${organizationId}, 'incident', ${`Responder request for ${reference}: ${incident.title}`}, ${request.message},
-        ${PRIORITY_OF[incident.severity as Severity]}, ${`responder-request:${crypto.randomUUID()}`},
-        ${JSON.stringify({ incident: reference, request: request.reason })}::jsonb)
-      returning id`.execute(trx)
-    const alertId = created.rows[0]!.id
-    // Dispatched at once: a request is no alert for outbound webhooks, workflows or correlation.
-    await sql`
-      insert into divinux.alert_events (organization_id, alert_id, type, data, actor_user_id, dispatched_at)
-      values (${organizationId}, ${alertId}, 'created', ${JSON.stringify({ source: 'incident', incidentId: incident.id, target })}::jsonb,
-        ${actor.userId}, now())`.execute(trx)
+    const alertId = await raiseAlert(trx, {
+      organizationId,
+      title: `Responder request for ${reference}: ${incident.title}`,
+      description: request.message,
+      priority: priorityOfSeverity(incident.severity) ?? 'P3',
+      fingerprint: `responder-request:${crypto.randomUUID()}`,
+      labels: { incident: reference, request: request.reason },
+      raisedBy: actor.userId,
+      about: { source: 'incident', incidentId: incident.id, target },
+    })
     await linkAlerts(trx, organizationId, incident.id, [
       { alertId, rule: 'responder_request', score: 1, matched: { target, requestedBy: actor.userId }, linkedBy: actor.userId },
     ])
@@ -170,17 +149,7 @@ export async function requestResponders(
 
 /** The incident's responder requests, oldest first, with who each paged and who acknowledged it. */
 export async function responderRequests(db: Executor, organizationId: string, incidentId: string) {
-  const requests = await db
-    .selectFrom('divinux.incidentAlerts as l')
-    .innerJoin('divinux.alerts as a', 'a.id', 'l.alertId')
-    .leftJoin('core.users as u', 'u.id', 'a.acknowledgedBy')
-    .select(['l.alertId', 'l.matched', 'l.linkedAt', 'a.description', 'a.status', 'a.acknowledgedBy', 'u.email', 'a.acknowledgedAt'])
-    .where('l.organizationId', '=', organizationId)
-    .where('l.incidentId', '=', incidentId)
-    .where('l.rule', '=', 'responder_request')
-    .orderBy('l.linkedAt')
-    .limit(100)
-    .execute()
+  const requests = await alertsLinkedByRule(db, organizationId, incidentId, 'responder_request', { limit: 100 })
   const alertIds = requests.map((request) => request.alertId)
   const paged =
     alertIds.length === 0

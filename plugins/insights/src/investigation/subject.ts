@@ -1,4 +1,5 @@
 import type { Executor } from '@svc/db'
+import { priorityOfSeverity } from '@svc/events'
 import { alertUnderInvestigation, incidentUnderInvestigation } from '@svc/plugin-alerting'
 import { statusIncident } from '@svc/plugin-statuspages'
 import type { IncidentKey } from '../queries/analyses.js'
@@ -45,7 +46,6 @@ export interface Subject {
   alerts: SubjectAlert[]
 }
 
-const PRIORITY_OF_SEVERITY: Record<string, string> = { SEV1: 'P1', SEV2: 'P2', SEV3: 'P3', SEV4: 'P4' }
 const PRIORITY_OF_IMPACT: Record<string, string> = { critical: 'P1', major: 'P2', minor: 'P3', none: 'P4' }
 
 const servicesOf = (alerts: SubjectAlert[]) => [
@@ -123,7 +123,7 @@ export async function subjectOf(db: Executor, key: IncidentKey): Promise<Subject
     reference: `INC-${incident.number}`,
     title: incident.title,
     description: incident.summary,
-    priority: PRIORITY_OF_SEVERITY[incident.severity] ?? 'P3',
+    priority: priorityOfSeverity(incident.severity) ?? 'P3',
     status: incident.status,
     onset: firstAlert && firstAlert < incident.startedAt ? firstAlert : incident.startedAt,
     occurrences: alerts.reduce((sum, alert) => sum + alert.occurrences, 0),
