@@ -2,7 +2,7 @@ import { createECDH, createDecipheriv, createPublicKey, hkdfSync, randomBytes, r
 import type { IncomingHttpHeaders } from 'node:http'
 import { createServer } from 'node:https'
 import type { AddressInfo } from 'node:net'
-import type { TestContext } from './teardown.js'
+import type { TestContext } from '../teardown.js'
 
 /** A push message the service took: its VAPID claims (signature verified) and the decrypted payload. */
 export interface ReceivedPush {

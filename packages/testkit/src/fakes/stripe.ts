@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto'
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import qs from 'qs'
-import type { TestContext } from './teardown.js'
+import type { TestContext } from '../teardown.js'
 
 // A loopback server speaking Stripe's wire format for the calls billing makes: form-encoded
 // requests (nested keys as `a[b][0]`), JSON objects with Stripe's fields, list envelopes, error

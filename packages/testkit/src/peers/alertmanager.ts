@@ -3,7 +3,7 @@ import { existsSync } from 'node:fs'
 import { mkdtemp, rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import type { TestContext } from './teardown.js'
+import type { TestContext } from '../teardown.js'
 
 /** Debian's Prometheus Alertmanager (`apt-get install prometheus-alertmanager`; .ci/run installs it). */
 export const ALERTMANAGER_BINARY = process.env.ALERTMANAGER_PATH ?? '/usr/bin/prometheus-alertmanager'

@@ -1,7 +1,7 @@
 import { createHmac, randomBytes } from 'node:crypto'
 import { createServer, type IncomingHttpHeaders, type IncomingMessage, type ServerResponse } from 'node:http'
 import type { AddressInfo } from 'node:net'
-import type { TestContext } from './teardown.js'
+import type { TestContext } from '../teardown.js'
 
 async function textOf(request: IncomingMessage): Promise<string> {
   let text = ''

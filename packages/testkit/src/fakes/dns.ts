@@ -1,6 +1,6 @@
 import { createSocket } from 'node:dgram'
 import * as packet from 'dns-packet'
-import type { TestContext } from './teardown.js'
+import type { TestContext } from '../teardown.js'
 
 export interface DnsTestServer {
   /** `127.0.0.1:<port>`, for a resolver's servers (DNS_SERVERS). */

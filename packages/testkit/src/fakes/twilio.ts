@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto'
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http'
 import type { AddressInfo } from 'node:net'
-import type { TestContext } from './teardown.js'
+import type { TestContext } from '../teardown.js'
 
 /** A message or call the server accepted: the form fields the SDK sent. */
 export interface TwilioRequest {

@@ -1,6 +1,6 @@
 import http from 'node:http'
 import type { AddressInfo } from 'node:net'
-import type { TestContext } from './teardown.js'
+import type { TestContext } from '../teardown.js'
 
 /** One request to the chat completions endpoint, as the server received it. */
 export interface ChatRequest {

@@ -1,5 +1,5 @@
 import type { AddressInfo } from 'node:net'
-import type { TestContext } from './teardown.js'
+import type { TestContext } from '../teardown.js'
 
 /** A message the server accepted, parsed: envelope, headers, text and HTML bodies. */
 export interface ReceivedMail {
