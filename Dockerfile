@@ -9,6 +9,7 @@ RUN npm install --global pnpm@10.34.8
 # Manifests first, so the dependency layer is rebuilt only when they change.
 COPY package.json pnpm-lock.yaml pnpm-workspace.yaml ./
 COPY db/package.json db/
+COPY bench/package.json bench/
 COPY packages/ai/package.json packages/ai/
 COPY packages/analytics/package.json packages/analytics/
 COPY packages/audit/package.json packages/audit/

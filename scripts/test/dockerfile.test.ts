@@ -14,4 +14,5 @@ t.test('the Dockerfile copies the manifest of every workspace package before ins
     for (const name of await readdir(path.join(root, group))) t.ok(copied.has(`${group}/${name}/package.json`), `${group}/${name}`)
   }
   t.ok(copied.has('db/package.json'), 'db')
+  t.ok(copied.has('bench/package.json'), 'bench')
 })

@@ -9,11 +9,11 @@ import { DEFAULT_NOTIFIER_CONFIG } from '@svc/config'
 import { buildApp } from '@svc/product'
 import { openResources } from '@svc/runtime'
 import { startTestIssuer, testConfig } from '@svc/testkit'
-import { createBenchDatabase } from './bench-database.js'
+import { createBenchDatabase } from './database.js'
 
 const smtpUrl = process.env.BENCH_SMTP_URL
 const chatUrl = process.env.BENCH_CHAT_URL
-if (!smtpUrl || !chatUrl) throw new Error('BENCH_SMTP_URL and BENCH_CHAT_URL are set by scripts/bench-paging.ts')
+if (!smtpUrl || !chatUrl) throw new Error('BENCH_SMTP_URL and BENCH_CHAT_URL are set by bench/paging.ts')
 
 const teardowns: Array<() => unknown> = []
 const database = await createBenchDatabase('bench_paging')

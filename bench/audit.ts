@@ -2,7 +2,7 @@
 // entries in PostgreSQL (TEST_DATABASE_URL, or the server on 127.0.0.1:5432), with every
 // filter and with none, through the real route. Creates and drops its own database.
 import { sql } from 'kysely'
-import { timeRoute, withBenchService } from './bench-database.js'
+import { timeRoute, withBenchService } from './database.js'
 
 const ROWS = Number(process.env.BENCH_AUDIT_ROWS ?? 1_000_000)
 

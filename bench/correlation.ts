@@ -2,7 +2,7 @@
 // (issue 29). A handful of causes each break a root service and the services that depend on it:
 // the root fires a P1 alert, then its dependents and the root fire P2/P3 alerts with their own
 // fingerprints, interleaved with the other causes; unrelated P4 noise from services nobody
-// depends on is mixed in. The service (scripts/bench-paging-server.ts, one-step policy paging a
+// depends on is mixed in. The service (bench/paging-server.ts, one-step policy paging a
 // user by e-mail and a chat webhook) runs in a process of its own with the default rules and the
 // storm's dependency map. Reported: e-mail pages per cause (target: at most 1, the policy has one
 // step), pairwise grouping precision, recall and F1 against the labels (target F1 ≥ 0.9), and the
@@ -34,7 +34,7 @@ const teardowns: Array<() => unknown> = []
 const context = { teardown: (fn: () => unknown) => teardowns.push(fn) }
 const smtp = await startSmtpServer(context)
 const chat = await startWebhookReceiver(context)
-const server = spawn(process.execPath, ['--conditions=@svc/source', '--import', 'tsx', 'scripts/bench-paging-server.ts'], {
+const server = spawn(process.execPath, ['--conditions=@svc/source', '--import', 'tsx', 'bench/paging-server.ts'], {
   stdio: ['ignore', 'pipe', 'inherit'],
   env: {
     ...process.env,

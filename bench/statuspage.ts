@@ -8,7 +8,7 @@ import { spawn } from 'node:child_process'
 import { readFileSync } from 'node:fs'
 import { createInterface } from 'node:readline'
 import autocannon from 'autocannon'
-import { median, pairedRatio, percent, roundRatios } from './bench-stats.js'
+import { median, pairedRatio, percent, roundRatios } from './stats.js'
 
 const DURATION_SECONDS = Number(process.env.BENCH_DURATION ?? 5)
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 5)
@@ -30,7 +30,7 @@ const server = spawn(
     '--conditions=@svc/source',
     '--import',
     'tsx',
-    'scripts/bench-statuspage-server.ts',
+    'bench/statuspage-server.ts',
   ],
   { stdio: ['ignore', 'pipe', 'inherit'] },
 )

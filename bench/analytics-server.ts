@@ -5,7 +5,7 @@ import Fastify from 'fastify'
 import { buildApp } from '@svc/platform'
 import { openResources } from '@svc/runtime'
 import { startTestIssuer, testConfig } from '@svc/testkit'
-import { createBenchDatabase } from './bench-database.js'
+import { createBenchDatabase } from './database.js'
 
 const teardowns: Array<() => unknown> = []
 const database = await createBenchDatabase('bench_analytics')

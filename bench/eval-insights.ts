@@ -1,4 +1,4 @@
-// `pnpm eval:insights` (issue 30): replays the evaluation set (scripts/eval/insights-scenarios.ts,
+// `pnpm eval:insights` (issue 30): replays the evaluation set (bench/eval/insights-scenarios.ts,
 // 64 synthetic incidents with known causes, seed EVAL_SEED or 2026) through the product API on a
 // fresh PostgreSQL database over real HTTP: each scenario is an organization of its own with
 // its dependency map, deploys from the deploy ingestion endpoint, and alerts in the formats real
@@ -14,7 +14,7 @@ import { DEFAULT_AI_CONFIG, type AiConfig } from '@svc/config'
 import { buildApp } from '@svc/product'
 import { openResources } from '@svc/runtime'
 import { startTestIssuer, testConfig } from '@svc/testkit'
-import { createBenchDatabase } from './bench-database.js'
+import { createBenchDatabase } from './database.js'
 import { generateScenarios, type Scenario, type ScenarioAlert, type ScenarioDeploy } from './eval/insights-scenarios.js'
 
 const SEED = Number(process.env.EVAL_SEED ?? 2026)

@@ -10,8 +10,8 @@ import { sql } from 'kysely'
 import { buildApp } from '@svc/product'
 import { openResources } from '@svc/runtime'
 import { startTestIssuer, testConfig } from '@svc/testkit'
-import { createBenchDatabase } from './bench-database.js'
-import { footprintOf, footprintTable } from './bench-footprint.js'
+import { createBenchDatabase } from './database.js'
+import { footprintOf, footprintTable } from './footprint.js'
 
 const CHECKS = Number(process.env.BENCH_SYNTHETICS_CHECKS ?? 10_000)
 const SECONDS = Number(process.env.BENCH_SYNTHETICS_SECONDS ?? 300)

@@ -4,7 +4,7 @@
 // and the slowest time from each alert's 202 to the SMTP server accepting its e-mail and the
 // chat receiver getting its message, and how many never arrived (issue 14's target: p99 under
 // 1 s at 100 alerts/s on PostgreSQL). The service runs in a process of its own
-// (scripts/bench-paging-server.ts) so the load and the receivers do not share its event loop.
+// (bench/paging-server.ts) so the load and the receivers do not share its event loop.
 // Every 5 s it also counts what waits at each stage of the pipeline in the service's database, so
 // a queue that builds up shows which stage binds.
 import { createHmac } from 'node:crypto'
@@ -34,7 +34,7 @@ const server = spawn(
     '--import',
     'tsx',
     ...(process.env.BENCH_PROFILE ? ['--cpu-prof', '--cpu-prof-dir', process.env.BENCH_PROFILE] : []),
-    'scripts/bench-paging-server.ts',
+    'bench/paging-server.ts',
   ],
   {
     stdio: ['ignore', 'pipe', 'inherit'],

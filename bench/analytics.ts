@@ -14,7 +14,7 @@ import { randomUUID } from 'node:crypto'
 import { createInterface } from 'node:readline'
 import pg from 'pg'
 import { Pool } from 'undici'
-import { footprintTable } from './bench-footprint.js'
+import { footprintTable } from './footprint.js'
 
 const DURATION_SECONDS = Number(process.env.BENCH_ANALYTICS_DURATION ?? 30)
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 8)
@@ -25,7 +25,7 @@ const TARGET_EVENTS_PER_SECOND = 20_000
 const TARGET_SUMMARY_P95_MS = 50
 const DAY = 86_400_000
 
-const server = spawn(process.execPath, ['--conditions=@svc/source', '--import', 'tsx', 'scripts/bench-analytics-server.ts'], {
+const server = spawn(process.execPath, ['--conditions=@svc/source', '--import', 'tsx', 'bench/analytics-server.ts'], {
   stdio: ['ignore', 'pipe', 'inherit'],
 })
 const lines = createInterface({ input: server.stdout })[Symbol.asyncIterator]()

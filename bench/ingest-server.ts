@@ -6,8 +6,8 @@ import Fastify from 'fastify'
 import { buildApp } from '@svc/product'
 import { openResources } from '@svc/runtime'
 import { startTestIssuer, testConfig } from '@svc/testkit'
-import { createBenchDatabase } from './bench-database.js'
-import { footprintOf } from './bench-footprint.js'
+import { createBenchDatabase } from './database.js'
+import { footprintOf } from './footprint.js'
 
 const teardowns: Array<() => unknown> = []
 const database = await createBenchDatabase('bench_ingest')

@@ -21,7 +21,7 @@ const SLOWLORIS = 100
 const TEN_MB = 10 * 1024 * 1024
 const CHUNK = Buffer.alloc(64 * 1024, 'x')
 
-const server = spawn(process.execPath, ['--conditions=@svc/source', '--import', 'tsx', 'scripts/bench-ingest-server.ts'], {
+const server = spawn(process.execPath, ['--conditions=@svc/source', '--import', 'tsx', 'bench/ingest-server.ts'], {
   stdio: ['ignore', 'pipe', 'inherit'],
 })
 const lines = createInterface({ input: server.stdout })[Symbol.asyncIterator]()

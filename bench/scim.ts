@@ -4,7 +4,7 @@
 // 100,000 more, so every query has to filter by organization. Creates and drops its own database.
 import { sql } from 'kysely'
 import { generateScimToken } from '@svc/auth'
-import { timeRoute, withBenchService } from './bench-database.js'
+import { timeRoute, withBenchService } from './database.js'
 
 const USERS = Number(process.env.BENCH_SCIM_USERS ?? 100_000)
 const BASE = '/api/v1/scim/v2/Users'

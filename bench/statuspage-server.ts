@@ -9,7 +9,7 @@ import { sql } from 'kysely'
 import { buildApp } from '@svc/product'
 import { openResources } from '@svc/runtime'
 import { startTestIssuer, testConfig } from '@svc/testkit'
-import { createBenchDatabase } from './bench-database.js'
+import { createBenchDatabase } from './database.js'
 
 const PAST_INCIDENTS = Number(process.env.BENCH_STATUSPAGE_INCIDENTS ?? 1000)
 const teardowns: Array<() => unknown> = []

@@ -6,8 +6,8 @@
 import { spawn } from 'node:child_process'
 import { createInterface } from 'node:readline'
 import autocannon from 'autocannon'
-import { processCpu } from './bench-cpu.js'
-import { median, pairedCpuRatio, pairedRatio, percent, roundRatios } from './bench-stats.js'
+import { processCpu } from './cpu.js'
+import { median, pairedCpuRatio, pairedRatio, percent, roundRatios } from './stats.js'
 
 const DURATION_SECONDS = Number(process.env.BENCH_DURATION ?? 5)
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 5)
@@ -25,7 +25,7 @@ interface Targets {
   token: string
 }
 
-const server = spawn(process.execPath, ['--conditions=@svc/source', '--import', 'tsx', 'scripts/bench-server.ts'], {
+const server = spawn(process.execPath, ['--conditions=@svc/source', '--import', 'tsx', 'bench/api-server.ts'], {
   stdio: ['ignore', 'pipe', 'inherit'],
 })
 const targets = await new Promise<Targets>((resolve, reject) => {

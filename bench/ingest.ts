@@ -11,8 +11,8 @@ import { createHmac } from 'node:crypto'
 import { spawn } from 'node:child_process'
 import { createInterface } from 'node:readline'
 import { Pool } from 'undici'
-import { databaseProcesses, machineCpu, processCpu } from './bench-cpu.js'
-import { footprintTable, type Footprint } from './bench-footprint.js'
+import { databaseProcesses, machineCpu, processCpu } from './cpu.js'
+import { footprintTable, type Footprint } from './footprint.js'
 
 const DURATION_SECONDS = Number(process.env.BENCH_INGEST_DURATION ?? 30)
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 50)
@@ -26,7 +26,7 @@ const server = spawn(
     '--conditions=@svc/source',
     '--import',
     'tsx',
-    'scripts/bench-ingest-server.ts',
+    'bench/ingest-server.ts',
   ],
   { stdio: ['ignore', 'pipe', 'inherit'] },
 )
@@ -63,7 +63,7 @@ interface Run {
   cpu: { server: number; database: number; loader: number; idle: number; total: number }
 }
 
-/** What the processes of the run and the machine have spent so far (µs); see bench-cpu.ts. */
+/** What the processes of the run and the machine have spent so far (µs); see cpu.ts. */
 function cpuSoFar(databasePids: number[]) {
   const own = process.cpuUsage()
   return {
