@@ -99,3 +99,11 @@ t.test('every alerting table has one owner, and the surface test knows each', as
   const surfaceTest = await readFile(path.join(workspaceRoot(), 'scripts/test/surface-tables.test.ts'), 'utf8')
   for (const table of tables) t.match(surfaceTest, `'${camel(table)}'`, `${table} is alerting's`)
 })
+
+t.test('a jsonb column is read through its reader, never cast through unknown', async (t) => {
+  const casts: string[] = []
+  for (const module of Object.keys(owners))
+    for (const file of await filesOf(module))
+      if ((await readFile(file, 'utf8')).includes('as unknown as')) casts.push(path.relative(root, file))
+  t.same(casts, [], 'declare the column’s reader beside its owner: jsonColumn<T>() from @svc/db')
+})

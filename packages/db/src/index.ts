@@ -13,7 +13,7 @@ export type { Executor } from './executor.js'
 // Every generated table type, so declarations that infer row types can name them.
 export type * from './generated.js'
 export { containing, escapeLike, pageOf, paged, type Page } from './paging.js'
-export { jsonb } from './json.js'
+export { jsonb, jsonColumn } from './json.js'
 export { lockUntilCommit } from './lock.js'
 export { deleteInBatches, PRUNE_BATCH } from './prune.js'
 export { dropMonthlyPartitionsBefore, ensureMonthlyPartitions, monthlyPartitions, type PartitionedTable } from './partitions.js'

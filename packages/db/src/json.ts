@@ -9,3 +9,13 @@ import type { Json } from './generated.js'
 export function jsonb(value: unknown): RawBuilder<Json> {
   return sql<Json>`${JSON.stringify(value)}::jsonb`
 }
+
+/**
+ * The reader of one jsonb column whose documents only our own code writes, each checked by its
+ * route's schema (or built by our code) on the way in: declared once, beside the module that owns
+ * the column, it reads them back as the type they were written as. The generated types know a
+ * jsonb column only as `Json`; this is the one place that says what a column holds.
+ */
+export function jsonColumn<T>(): (stored: Json | null) => T {
+  return (stored) => stored as unknown as T
+}

@@ -3,6 +3,7 @@ import { recordAudit, type AuditContext } from '@svc/audit'
 import type { Database, Executor } from '@svc/db'
 import type { MemberRemoved } from '@svc/events'
 import { removeTargetEverywhere } from './policies/targets.js'
+import { storedLayers } from './schedules/queries.js'
 import type { Layer } from './schedules/rotation.js'
 
 /** The queue alerting's copy of `member.removed` arrives on. */
@@ -47,7 +48,7 @@ export async function forgetMember(database: Database, { organizationId, userId 
       .forUpdate()
       .execute()
     for (const schedule of rotating) {
-      const layers = schedule.layers as unknown as Layer[]
+      const layers: Layer[] = storedLayers(schedule.layers)
       const after = layers.map((layer) => ({ ...layer, users: layer.users.filter((user) => user !== userId) }))
       await trx
         .updateTable('divinux.schedules')

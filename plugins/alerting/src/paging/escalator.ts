@@ -33,13 +33,14 @@ import {
   type Matchers,
   matchesAlert,
   routeAlert,
-  type RoutingRule,
   SILENCE_END_QUEUE,
   silenceEnd,
   type SilenceEndJob,
   silencesInForce,
   type Step,
+  storedSteps,
 } from '../oncall/index.js'
+import { storedRoutingRules } from '../intake/index.js'
 import { NOTIFICATION_RULE_QUEUE, pagePeople, pageStep, pagingReads, type NotificationRuleJob, type PagingDeps } from './page.js'
 import { createStepWrites } from './step-writes.js'
 
@@ -216,7 +217,7 @@ export function createEscalator(deps: EscalatorDeps): Escalator {
       await end('its escalation policy was deleted')
       return false
     }
-    const steps = policy.steps as unknown as Step[]
+    const steps = storedSteps(policy.steps)
     const step = steps[job.step]
     if (!step) {
       await end('the escalation policy has no more steps')
@@ -307,7 +308,7 @@ export function createEscalator(deps: EscalatorDeps): Escalator {
       await view.setEscalation(row.alertId, { state: row.status === 'resolved' ? 'resolved' : 'acknowledged', nextAt: null })
       return false
     }
-    const route = routeAlert((row.routingRules ?? []) as unknown as RoutingRule[], row.escalationPolicyId, {
+    const route = routeAlert(storedRoutingRules(row.routingRules ?? []), row.escalationPolicyId, {
       priority: row.priority,
       service: row.service,
       labels: row.labels as Record<string, string>,

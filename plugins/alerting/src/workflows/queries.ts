@@ -1,6 +1,13 @@
 import { sql } from 'kysely'
-import { jsonb, paged, type Executor, type Page } from '@svc/db'
+import { jsonb, jsonColumn, paged, type Executor, type Page } from '@svc/db'
 import type { Action, ActionOutcome, Condition, ConditionOutcome, Trigger } from './schemas.js'
+
+/** A workflow's stored conditions and actions, as the validated body wrote them. */
+export const storedConditions = jsonColumn<Condition[]>()
+export const storedActions = jsonColumn<Action[]>()
+/** What a run recorded of each condition and action, as the runner wrote it. */
+export const storedConditionOutcomes = jsonColumn<ConditionOutcome[]>()
+export const storedActionOutcomes = jsonColumn<ActionOutcome[]>()
 
 const workflowColumns = [
   'id',

@@ -10,25 +10,16 @@ import {
   insertWorkflow,
   listRuns,
   listWorkflows,
+  storedActionOutcomes,
+  storedActions,
+  storedConditionOutcomes,
+  storedConditions,
   updateWorkflow,
   workflowNameTaken,
   type RunRow,
   type WorkflowRow,
 } from './queries.js'
-import {
-  CreateWorkflow,
-  RunQuery,
-  UpdateWorkflow,
-  Workflow,
-  WorkflowParams,
-  WorkflowQuery,
-  WorkflowRun,
-  type Action,
-  type ActionOutcome,
-  type Condition,
-  type ConditionOutcome,
-  type Trigger,
-} from './schemas.js'
+import { CreateWorkflow, RunQuery, UpdateWorkflow, Workflow, WorkflowParams, WorkflowQuery, WorkflowRun, type Trigger } from './schemas.js'
 import { checkWorkflow, problemsOf, referencesOf } from './validate.js'
 
 const tags = ['workflows']
@@ -37,8 +28,8 @@ const OrgParams = Type.Object({ orgId: Type.String() })
 // Written only from validated request bodies.
 const definitionOf = (row: WorkflowRow) => ({
   trigger: row.trigger as Trigger,
-  conditions: row.conditions as unknown as Condition[],
-  actions: row.actions as unknown as Action[],
+  conditions: storedConditions(row.conditions),
+  actions: storedActions(row.actions),
 })
 
 /** Workflows as answered, each with what its actions could not do as things stand. */
@@ -70,8 +61,8 @@ const runBody = (row: RunRow) => ({
   alertId: row.alertId,
   deployEventId: row.deployEventId,
   status: row.status as 'queued' | 'running' | 'succeeded' | 'failed' | 'not_matched',
-  conditions: (row.conditions ?? []) as unknown as ConditionOutcome[],
-  actions: row.actions as unknown as ActionOutcome[],
+  conditions: storedConditionOutcomes(row.conditions ?? []),
+  actions: storedActionOutcomes(row.actions),
   occurredAt: row.occurredAt.toISOString(),
   createdAt: row.createdAt.toISOString(),
   finishedAt: row.finishedAt?.toISOString() ?? null,

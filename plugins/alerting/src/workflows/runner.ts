@@ -1,5 +1,5 @@
 import type { FastifyBaseLogger } from 'fastify'
-import type { Database, Executor } from '@svc/db'
+import { jsonColumn, type Database, type Executor } from '@svc/db'
 import { publish, subscribe, type AlertPriority, type DeployRecorded } from '@svc/events'
 import { ensureQueue, inTransaction, workEach, type JobQueue } from '@svc/jobs'
 import { type LatestAnalysisReader } from '../incidents/index.js'
@@ -18,7 +18,19 @@ import { type Escalator } from '../paging/index.js'
 import { type AlertRow, findAlert, openCommandRoom, recordAlertEvent, setAlertPriority, URGENT_PRIORITIES } from '../alerts/index.js'
 import { findDeployEvent } from '../intake/index.js'
 import { findPolicy } from '../oncall/index.js'
-import { enabledWorkflows, findWorkflow, finishRun, insertRuns, recordActionOutcomes, startRun, takeRun, type RunRow } from './queries.js'
+import {
+  enabledWorkflows,
+  findWorkflow,
+  finishRun,
+  insertRuns,
+  recordActionOutcomes,
+  startRun,
+  storedActionOutcomes,
+  storedActions,
+  storedConditions,
+  takeRun,
+  type RunRow,
+} from './queries.js'
 import { deployPayload } from './payloads.js'
 import { evaluateConditions, type Subject } from './conditions.js'
 import type { Action, ActionOutcome, Condition, Trigger } from './schemas.js'
@@ -60,6 +72,9 @@ interface Definition {
   conditions: Condition[]
   actions: Action[]
 }
+
+/** A run's stored definition: the workflow as it was when the run began. */
+const storedDefinition = jsonColumn<Definition>()
 
 interface RunContext {
   run: RunRow
@@ -107,13 +122,13 @@ export function createWorkflowRunner(deps: WorkflowRunnerDeps) {
       const run = await takeRun(trx, runId)
       if (!run || (run.status !== 'queued' && run.status !== 'running')) return undefined
       const subject = await subjectOf(trx, run)
-      if (run.status === 'running') return subject && { run, definition: run.definition as unknown as Definition, subject }
+      if (run.status === 'running') return subject && { run, definition: storedDefinition(run.definition), subject }
       const workflow = await findWorkflow(trx, run.organizationId, run.workflowId)
       if (!workflow) return undefined
       const definition: Definition = {
         name: workflow.name,
-        conditions: workflow.conditions as unknown as Condition[],
-        actions: workflow.actions as unknown as Action[],
+        conditions: storedConditions(workflow.conditions),
+        actions: storedActions(workflow.actions),
       }
       const conditions = subject
         ? await evaluateConditions(trx, run.organizationId, definition.conditions, subject, run.occurredAt)
@@ -131,7 +146,7 @@ export function createWorkflowRunner(deps: WorkflowRunnerDeps) {
   async function record(runId: string, index: number, outcome: (trx: Executor) => Promise<ActionOutcome>): Promise<void> {
     await db.transaction().execute(async (trx) => {
       const run = await takeRun(trx, runId)
-      const outcomes = (run?.actions ?? []) as unknown as ActionOutcome[]
+      const outcomes = storedActionOutcomes(run?.actions ?? [])
       if (!run || outcomes.length !== index) return
       await recordActionOutcomes(trx, runId, [...outcomes, await outcome(trx)])
     })
@@ -270,7 +285,7 @@ export function createWorkflowRunner(deps: WorkflowRunnerDeps) {
     const context = await begin(job.runId)
     if (!context) return
     const { actions } = context.definition
-    const done = (context.run.actions as unknown as ActionOutcome[]).length
+    const done = storedActionOutcomes(context.run.actions).length
     try {
       for (let index = done; index < actions.length; index++) await runAction(context, index, actions[index]!, attempt.retryCount)
     } catch (error) {

@@ -1,6 +1,9 @@
 import { sql, type RawBuilder } from 'kysely'
-import { jsonb, type Executor } from '@svc/db'
+import { jsonb, jsonColumn, type Executor } from '@svc/db'
 import { DEFAULT_RULES, REOPEN_MINUTES, type CorrelationRule } from './rules.js'
+
+/** An organization's stored correlation rules, as the validated body wrote them. */
+const storedRules = jsonColumn<CorrelationRule[]>()
 
 // Correlation's reads and writes: the rule set, the dependency map, and one query per rule kind
 // that finds the open incident a new alert belongs to. The incident tables are the alerting
@@ -36,7 +39,7 @@ export async function ruleSetOf(db: Executor, organizationId: string) {
     .where('organizationId', '=', organizationId)
     .executeTakeFirst()
   return row
-    ? { rules: row.rules as unknown as CorrelationRule[], defaults: false, updatedBy: row.updatedBy, updatedAt: row.updatedAt }
+    ? { rules: storedRules(row.rules), defaults: false, updatedBy: row.updatedBy, updatedAt: row.updatedAt }
     : { rules: DEFAULT_RULES, defaults: true, updatedBy: null, updatedAt: null }
 }
 

@@ -1,5 +1,9 @@
 import { sql } from 'kysely'
-import { type Executor, type Page, jsonb, paged } from '@svc/db'
+import { type Executor, type Page, jsonb, jsonColumn, paged } from '@svc/db'
+import type { RoutingRule } from '../../oncall/index.js'
+
+/** A config's stored routing rules, as the validated body wrote them. */
+export const storedRoutingRules = jsonColumn<RoutingRule[]>()
 
 const listed = [
   'id',

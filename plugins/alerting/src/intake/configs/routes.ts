@@ -9,6 +9,7 @@ import {
   insertWebhookConfig,
   listWebhookConfigs,
   rotateWebhookKey,
+  storedRoutingRules,
   updateWebhookConfig,
   type WebhookConfigRow,
 } from './queries.js'
@@ -64,7 +65,7 @@ function configBody(row: WebhookConfigRow) {
     rateLimitPerMinute: row.rateLimitPerMinute,
     escalationPolicyId: row.escalationPolicyId,
     // Written only from the validated request body (RoutingRules).
-    routingRules: row.routingRules as unknown as RoutingRule[],
+    routingRules: storedRoutingRules(row.routingRules),
     keyPrefix: row.apiKeyPrefix,
     signed: row.signed,
     createdBy: row.createdBy,

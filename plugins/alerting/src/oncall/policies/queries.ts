@@ -1,5 +1,9 @@
 import { sql } from 'kysely'
-import { containing, jsonb, paged, type Executor, type Page } from '@svc/db'
+import { containing, jsonb, jsonColumn, paged, type Executor, type Page } from '@svc/db'
+import type { Step } from './schemas.js'
+
+/** A policy's stored steps, as the validated body wrote them. */
+export const storedSteps = jsonColumn<Step[]>()
 
 const policyColumns = [
   'p.id',

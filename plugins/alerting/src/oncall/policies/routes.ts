@@ -4,15 +4,24 @@ import { auditContextOf, recordAudit } from '@svc/audit'
 import { isUuid, membershipOf } from '@svc/auth'
 import { pageOf, type Executor } from '@svc/db'
 import { ConflictError, ListResponse, NotFoundError } from '@svc/http'
-import { deletePolicy, findPolicy, insertPolicy, listPolicies, policyNameTaken, updatePolicy, type PolicyRow } from './queries.js'
-import { CreatePolicy, Policy, PolicyParams, PolicyQuery, PolicySummary, UpdatePolicy, type Step } from './schemas.js'
+import {
+  deletePolicy,
+  findPolicy,
+  insertPolicy,
+  listPolicies,
+  policyNameTaken,
+  storedSteps,
+  updatePolicy,
+  type PolicyRow,
+} from './queries.js'
+import { CreatePolicy, Policy, PolicyParams, PolicyQuery, PolicySummary, UpdatePolicy } from './schemas.js'
 import { checkTargets, policyProblems, type DestinationTargets } from './targets.js'
 
 const tags = ['escalation']
 const OrgParams = Type.Object({ orgId: Type.String() })
 
 // The stored steps are the validated request body, less targets deleted since (targets.ts).
-const stepsOf = (row: PolicyRow) => row.steps as unknown as Step[]
+const stepsOf = (row: PolicyRow) => storedSteps(row.steps)
 
 function policyFields(row: PolicyRow) {
   return {

@@ -1,7 +1,7 @@
 import { recordAudit, type AuditContext } from '@svc/audit'
 import type { Executor } from '@svc/db'
 import { invalidField } from '@svc/http'
-import { policiesTargeting, updatePolicy } from './queries.js'
+import { policiesTargeting, storedSteps, updatePolicy } from './queries.js'
 import { activeMembersAmong } from '../people.js'
 import { schedulesAmong } from '../schedules/queries.js'
 import { teamsAmong } from '../teams/queries.js'
@@ -57,7 +57,7 @@ export function policyProblems(steps: Step[]): string[] {
  */
 export async function removeTargetEverywhere(db: Executor, context: AuditContext, organizationId: string, target: Target): Promise<void> {
   for (const policy of await policiesTargeting(db, organizationId, target)) {
-    const before = policy.steps as unknown as Step[]
+    const before = storedSteps(policy.steps)
     const after = before.map((step) => ({ ...step, targets: step.targets.filter((t) => !(t.type === target.type && t.id === target.id)) }))
     await updatePolicy(db, organizationId, policy.id, { steps: after })
     await recordAudit(db, context, {

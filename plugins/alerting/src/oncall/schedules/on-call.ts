@@ -1,6 +1,6 @@
 import type { Executor } from '@svc/db'
 import { emailsOf } from '../people.js'
-import { overridesBetween, schedulesByIds, schedulesOfUser, type ScheduleRow } from './queries.js'
+import { overridesBetween, schedulesByIds, schedulesOfUser, storedLayers, type ScheduleRow } from './queries.js'
 import { finalShifts, onCallAt, type Layer, type Shift } from './rotation.js'
 
 const DAY = 86_400_000
@@ -8,7 +8,7 @@ const DAY = 86_400_000
 export const ON_CALL_REACH_DAYS = 31
 
 // The stored layers are the validated request body (schemas.ts), written whole.
-const layersOf = (schedule: Pick<ScheduleRow, 'layers'>) => schedule.layers as unknown as Layer[]
+const layersOf = (schedule: Pick<ScheduleRow, 'layers'>): Layer[] => storedLayers(schedule.layers)
 
 async function overridesOf(db: Executor, organizationId: string, scheduleId: string, from: Date, to: Date) {
   const rows = await overridesBetween(db, organizationId, scheduleId, from, to)

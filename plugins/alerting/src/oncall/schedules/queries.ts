@@ -1,5 +1,9 @@
 import { sql } from 'kysely'
-import { containing, jsonb, paged, type Executor, type Page } from '@svc/db'
+import { containing, jsonb, jsonColumn, paged, type Executor, type Page } from '@svc/db'
+import type { LayerBody } from './schemas.js'
+
+/** A schedule's stored layers: the validated request body, written whole. */
+export const storedLayers = jsonColumn<LayerBody[]>()
 
 const scheduleColumns = ['s.id', 's.name', 's.description', 's.timeZone', 's.layers', 's.createdBy', 's.createdAt', 's.updatedAt'] as const
 const returnedColumns = ['id', 'name', 'description', 'timeZone', 'layers', 'createdBy', 'createdAt', 'updatedAt'] as const

@@ -16,6 +16,7 @@ import {
   listSchedules,
   overridesBetween,
   scheduleNameTaken,
+  storedLayers,
   updateSchedule,
   type OverrideRow,
   type ScheduleRow,
@@ -43,8 +44,7 @@ import {
 const tags = ['schedules']
 const OrgParams = Type.Object({ orgId: Type.String() })
 
-// The stored layers are the validated request body, written whole.
-const layersOf = (row: ScheduleRow) => row.layers as unknown as LayerBody[]
+const layersOf = (row: ScheduleRow) => storedLayers(row.layers)
 
 function scheduleFields(row: ScheduleRow) {
   return {
