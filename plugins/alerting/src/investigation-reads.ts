@@ -1,5 +1,6 @@
 import { sql } from 'kysely'
 import type { Executor } from '@svc/db'
+import { deploysIn } from './intake/index.js'
 
 // What the insights surface's investigator may read of alerting's tables (decision 0021, "The
 // tools"): an incident with its alerts, the alerts' timelines, deploys around a moment, the
@@ -69,21 +70,13 @@ export async function alertTimelines(db: Executor, organizationId: string, alert
     .execute()
 }
 
-/** Deploy events in (`from`, `to`] of these services (every service when null), newest first. */
+/** Deploy events in (`from`, `to`] of these services (every service when null), newest first (the intake module's one read of deploys). */
 export async function deploysAround(
   db: Executor,
   organizationId: string,
   window: { services: string[] | null; from: Date; to: Date; limit: number },
 ) {
-  if (window.services?.length === 0) return []
-  let query = db
-    .selectFrom('divinux.deployEvents')
-    .select(['id', 'kind', 'service', 'environment', 'version', 'commitSha', 'status', 'deployedAt'])
-    .where('organizationId', '=', organizationId)
-    .where('deployedAt', '>', window.from)
-    .where('deployedAt', '<=', window.to)
-  if (window.services) query = query.where('service', 'in', window.services)
-  return query.orderBy('deployedAt', 'desc').orderBy('id', 'desc').limit(window.limit).execute()
+  return deploysIn(db, organizationId, { ...window, services: window.services ?? undefined })
 }
 
 /** The organization's service dependency map: each edge `service` depends on `dependsOn`. */

@@ -1,5 +1,6 @@
 import { sql } from 'kysely'
 import { containing, paged, type Executor, type Page } from '@svc/db'
+import { deploysIn } from './intake/index.js'
 
 // What other surfaces may know of alerting's tables (the insights surface: an alert as an
 // incident, its timeline, deploys before it, alerts alike). Reads only, each scoped to one
@@ -42,17 +43,9 @@ export async function alertTimeline(db: Executor, organizationId: string, alertI
     .execute()
 }
 
-/** Deploys of the organization in (`from`, `to`], newest first. */
+/** Deploys of the organization in (`from`, `to`], newest first (the intake module's one read of deploys). */
 export async function deploysBetween(db: Executor, organizationId: string, from: Date, to: Date, limit: number) {
-  return db
-    .selectFrom('divinux.deployEvents')
-    .select(['id', 'service', 'environment', 'version', 'commitSha', 'status', 'deployedAt'])
-    .where('organizationId', '=', organizationId)
-    .where('deployedAt', '<=', to)
-    .where('deployedAt', '>', from)
-    .orderBy('deployedAt', 'desc')
-    .limit(limit)
-    .execute()
+  return deploysIn(db, organizationId, { from, to, limit })
 }
 
 /** Resolved alerts of the last `lookbackDays` whose titles are alike (pg_trgm similarity), most alike first. */

@@ -2,7 +2,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { Type, type Static } from 'typebox'
 import { isUuid, membershipOf } from '@svc/auth'
 import { NotFoundError } from '@svc/http'
-import { deployBody, DeployEvent, deploysBefore } from '../intake/index.js'
+import { deployBody, DeployEvent, deploysIn, minutesBefore } from '../intake/index.js'
 import type { Executor } from '@svc/db'
 import type { IncidentReference } from '@svc/events'
 import { Alert, alertBody, AlertEvent, AlertParams, eventBody, findAlert, listAlertEvents, URGENT_PRIORITIES } from '../alerts/index.js'
@@ -93,7 +93,9 @@ export const commandRoomRoutes: FastifyPluginAsyncTypebox<{ latestAnalysis: Late
       const { windowMinutes } = request.query
       const [timeline, deploys, analysis] = await Promise.all([
         listAlertEvents(db, organizationId, alert.id, { offset: 0, limit: COMMAND_ROOM_TIMELINE }),
-        alert.service ? deploysBefore(db, organizationId, alert.service, alert.firstSeenAt, windowMinutes) : Promise.resolve([]),
+        alert.service
+          ? deploysIn(db, organizationId, { services: [alert.service], ...minutesBefore(alert.firstSeenAt, windowMinutes) })
+          : Promise.resolve([]),
         latestAnalysis(db, organizationId, { sourceProduct: 'alerting', incidentId: alert.id }),
       ])
       return {

@@ -3,7 +3,7 @@ import { isUuid } from '@svc/auth'
 import type { Executor } from '@svc/db'
 import { NotFoundError } from '@svc/http'
 import { listDependencies } from './correlation/queries.js'
-import { deploysOfServicesBefore } from '../intake/index.js'
+import { deploysIn, minutesBefore } from '../intake/index.js'
 import { responseTimes, type IncidentStatus } from './model.js'
 import {
   findIncident,
@@ -123,5 +123,5 @@ export async function deploysBeforeIncident(
   const facets = await incidentFacets(db, organizationId, [incident.id])
   const services = new Set(facets.services.map((facet) => facet.service))
   for (const edge of await listDependencies(db, organizationId)) if (services.has(edge.service)) services.add(edge.dependsOn)
-  return deploysOfServicesBefore(db, organizationId, [...services], incident.startedAt, windowMinutes, limit)
+  return deploysIn(db, organizationId, { services: [...services], ...minutesBefore(incident.startedAt, windowMinutes), limit })
 }

@@ -584,21 +584,6 @@ export async function incidentFacets(db: Executor, organizationId: string, incid
   return { services: services as Array<{ incidentId: string; service: string }>, labels: labels.rows }
 }
 
-/** Deploys of these services in [from, to], newest first. */
-export async function deploysOf(db: Executor, organizationId: string, services: string[], from: Date, to: Date) {
-  if (services.length === 0) return []
-  return db
-    .selectFrom('divinux.deployEvents')
-    .select(['id', 'service', 'version', 'deployedAt'])
-    .where('organizationId', '=', organizationId)
-    .where('service', 'in', services)
-    .where('deployedAt', '>=', from)
-    .where('deployedAt', '<=', to)
-    .orderBy('deployedAt', 'desc')
-    .limit(100)
-    .execute()
-}
-
 /**
  * Acknowledges or resolves the incident's alerts that are not yet, as the alert routes do one by
  * one (decision 0019, "The incident works its alerts"), in one statement however many alerts a

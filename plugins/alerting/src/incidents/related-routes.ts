@@ -3,7 +3,8 @@ import { Type } from 'typebox'
 import { membershipOf } from '@svc/auth'
 import { listDependencies } from './correlation/queries.js'
 import { incidentOrNotFound, summaryBody } from './common.js'
-import { deploysOf, incidentFacets, nearbyIncidents } from './queries.js'
+import { deploysIn, minutesBefore } from '../intake/index.js'
+import { incidentFacets, nearbyIncidents } from './queries.js'
 import { IncidentParams, RelatedIncident } from './schemas.js'
 
 /** Incidents resolved this long ago are still worth naming as related. */
@@ -50,13 +51,11 @@ export const relatedRoutes: FastifyPluginAsyncTypebox = async (app) => {
         service,
         ...edges.filter((edge) => edge.service === service).map((edge) => edge.dependsOn),
       ])
-      const deploys = await deploysOf(
-        db,
-        organizationId,
-        [...new Set(upstream)],
-        new Date(incident.startedAt.getTime() - DEPLOY_HOURS * 3_600_000),
-        incident.startedAt,
-      )
+      const deploys = await deploysIn(db, organizationId, {
+        services: [...new Set(upstream)],
+        ...minutesBefore(incident.startedAt, DEPLOY_HOURS * 60),
+        limit: 100,
+      })
 
       const related = others.flatMap((other) => {
         const theirs = servicesOf(other.id)

@@ -1,6 +1,6 @@
 import type { Executor } from '@svc/db'
 import { type AlertRow } from '../alerts/index.js'
-import { type DeployEventRow, deploysBefore } from '../intake/index.js'
+import { type DeployEventRow, deploysIn, minutesBefore } from '../intake/index.js'
 import type { Condition, ConditionOutcome } from './schemas.js'
 
 /** What a run is about: the alert of an alert trigger, or the deploy of `deploy.recorded`. */
@@ -49,7 +49,11 @@ async function evaluateOne(
     case 'deploy_recent': {
       const service = condition.service ?? alert.service
       if (!service) return { matched: false, detail: 'the alert has no service and the condition names none' }
-      const [latest] = await deploysBefore(db, organizationId, service, occurredAt, condition.withinMinutes)
+      const [latest] = await deploysIn(db, organizationId, {
+        services: [service],
+        ...minutesBefore(occurredAt, condition.withinMinutes),
+        limit: 1,
+      })
       return latest
         ? {
             matched: true,

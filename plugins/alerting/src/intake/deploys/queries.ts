@@ -76,39 +76,38 @@ export async function findDeployEvent(db: Executor, organizationId: string, depl
     .executeTakeFirst()
 }
 
-/** The deploys of a service in the window before a moment: what the command room shows. */
-export async function deploysBefore(db: Executor, organizationId: string, service: string, before: Date, windowMinutes: number) {
-  return db
-    .selectFrom('divinux.deployEvents')
-    .select(deployColumns)
-    .where('organizationId', '=', organizationId)
-    .where('service', '=', service)
-    .where('deployedAt', '<=', before)
-    .where('deployedAt', '>', sql<Date>`${before}::timestamptz - make_interval(mins => ${windowMinutes})`)
-    .orderBy('deployedAt', 'desc')
-    .execute()
+export interface DeployWindow {
+  /** Only deploys of these services; every service when absent. */
+  services?: readonly string[]
+  /** The window is `(from, to]`. */
+  from: Date
+  to: Date
+  /** At most this many, the newest; all in the window when absent. */
+  limit?: number
 }
 
-/** Deploys of any of these services in the window before `before`, newest first, at most `limit`. */
-export async function deploysOfServicesBefore(
-  db: Executor,
-  organizationId: string,
-  services: string[],
-  before: Date,
-  windowMinutes: number,
-  limit: number,
-) {
-  if (services.length === 0) return []
-  return db
+/**
+ * The one read of deploys, for everything that asks which deploys came before or around a
+ * moment (command rooms, related incidents, workflows' conditions, reports and the
+ * investigator): the organization's deploys in the window, newest first.
+ */
+export async function deploysIn(db: Executor, organizationId: string, window: DeployWindow) {
+  if (window.services?.length === 0) return []
+  let query = db
     .selectFrom('divinux.deployEvents')
     .select(deployColumns)
     .where('organizationId', '=', organizationId)
-    .where('service', 'in', services)
-    .where('deployedAt', '<=', before)
-    .where('deployedAt', '>', sql<Date>`${before}::timestamptz - make_interval(mins => ${windowMinutes})`)
-    .orderBy('deployedAt', 'desc')
-    .limit(limit)
-    .execute()
+    .where('deployedAt', '>', window.from)
+    .where('deployedAt', '<=', window.to)
+  if (window.services) query = query.where('service', 'in', [...window.services])
+  query = query.orderBy('deployedAt', 'desc').orderBy('id', 'desc')
+  if (window.limit !== undefined) query = query.limit(window.limit)
+  return query.execute()
+}
+
+/** The window of `minutes` up to `to`. */
+export function minutesBefore(to: Date, minutes: number): Pick<DeployWindow, 'from' | 'to'> {
+  return { from: new Date(to.getTime() - minutes * 60_000), to }
 }
 
 /** The enabled config of an ingest key, if it belongs to this organization. */
