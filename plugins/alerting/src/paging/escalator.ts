@@ -180,10 +180,15 @@ export function createEscalator(deps: EscalatorDeps): Escalator {
     await recordAlertEvent(trx, organizationId, alertId, 'silenced', { silenceId: held.id, endsAt: held.endsAt.toISOString() })
   }
 
-  /** The escalation's next position after `job`, or undefined when every step and repeat has run. */
+  /**
+   * The escalation's next position after `job`, or undefined when every step and repeat has run.
+   * After the last step of the last round comes the end of its delay (`step` one past the last):
+   * nobody has had the whole delay to acknowledge until then, so the escalation is exhausted there.
+   */
   function nextPosition(job: StepJob, steps: Step[], repeat: number): Omit<StepJob, 'alertId'> | undefined {
     if (job.step + 1 < steps.length) return { round: job.round, step: job.step + 1 }
-    return job.round < repeat ? { round: job.round + 1, step: 0 } : undefined
+    if (job.round < repeat) return { round: job.round + 1, step: 0 }
+    return job.step < steps.length && steps[job.step]!.delayMinutes > 0 ? { round: job.round, step: steps.length } : undefined
   }
 
   /**
@@ -220,7 +225,9 @@ export function createEscalator(deps: EscalatorDeps): Escalator {
     const steps = storedSteps(policy.steps)
     const step = steps[job.step]
     if (!step) {
-      await end('the escalation policy has no more steps')
+      // The last step's delay has passed: the escalation ran its course.
+      const waitedOut = job.step === steps.length && job.round >= policy.repeatCount
+      await end(waitedOut ? 'every step ran and nobody acknowledged' : 'the escalation policy has no more steps')
       return false
     }
     const held = await view.silenceOf(organizationId, { ...alert, labels: alert.labels as Record<string, string> })

@@ -293,16 +293,23 @@ t.test('a step job delivered twice pages once', async (t) => {
     const found = await notifications(alertId)
     return found.data.length > 0 && found.data.every((a) => a.status !== 'queued') && found
   })
-  t.match(
-    paged.escalation,
-    { policyId: databaseId, state: 'exhausted', note: 'every step ran and nobody acknowledged' },
-    'the routing rule chose it',
+  t.match(paged.escalation, { policyId: databaseId, state: 'active', round: 0, step: 1 }, 'the routing rule chose it')
+  t.ok(
+    new Date(paged.escalation!.nextAt!).getTime() - Date.now() > 50_000,
+    'its one step paged, and its minute to acknowledge is waited out before the escalation ends',
   )
   const count = paged.data.length
   await app.jobs.send('alerting.escalation-step', { alertId, round: 0, step: 0 })
   await app.jobs.send('alerting.escalation-step', { alertId, round: 0, step: 0 })
   await new Promise((resolve) => setTimeout(resolve, 1500))
   t.equal((await notifications(alertId)).data.length, count, 'a repeated job finds its turn taken')
+  await advanceClock()
+  const exhausted = await until('the last step’s delay to pass', async () => {
+    const found = await notifications(alertId)
+    return found.escalation?.state === 'exhausted' && found
+  })
+  t.match(exhausted.escalation, { state: 'exhausted', note: 'every step ran and nobody acknowledged' })
+  t.equal(exhausted.data.length, count, 'nobody more is paged when it ends')
   const ended = (await call(viewer!, 'GET', `${base}/alerts/${alertId}/events`)).json().data.map((event: { type: string }) => event.type)
   t.same(ended, ['created', 'escalated', 'escalation_ended'])
 })

@@ -78,7 +78,7 @@ t.test('an acknowledgement times out under its policy: the alert is open again a
     (await events(alertId)).find((event) => event.type === 'reopened'),
     { data: { reason: 'its acknowledgement timed out' } },
   )
-  t.equal((await escalation(alertId)).state, 'exhausted', 'its one step paged again')
+  t.match(await escalation(alertId), { state: 'active', step: 1 }, 'its one step paged again, its 30 minutes waited out before it ends')
 
   t.equal((await call(ada!, 'POST', `${base}/alerts/${alertId}/resolve`)).statusCode, 200)
   t.match(await escalation(alertId), { nextAt: null }, 'a resolved alert pages no more')
