@@ -7811,6 +7811,27 @@ export interface operations {
                             /** Format: date-time */
                             updatedAt: string;
                         };
+                        /** @description The incident the alert is in (INC-n), and why; null until correlation has placed it */
+                        incident: {
+                            /** Format: uuid */
+                            id: string;
+                            /** @description INC-<number> */
+                            reference: string;
+                            title: string;
+                            status: string;
+                            severity: string;
+                            /** @description Why the alert is in it: a correlation rule, declared, manual, split or priority */
+                            rule: string;
+                            score: number;
+                            /** @description The values the rule matched on */
+                            matched: {
+                                [key: string]: unknown;
+                            };
+                            /** Format: date-time */
+                            linkedAt: string;
+                            /** @description The path of the incident’s own command room, where the response is run */
+                            commandRoom: string;
+                        } | null;
                         timeline: {
                             /** Format: uuid */
                             id: string;

@@ -30,5 +30,5 @@ export {
   recordAlertEvent,
   setAlertPriority,
 } from './queries.js'
-export { Alert, alertBody, AlertEvent, AlertParams, eventBody } from './schemas.js'
+export { Alert, alertBody, AlertEvent, AlertIncident, AlertParams, eventBody } from './schemas.js'
 export { alertsModule } from './plugin.js'

@@ -5,7 +5,18 @@ import { NotFoundError } from '@svc/http'
 import { deployBody, DeployEvent, deploysIn, minutesBefore } from '../intake/index.js'
 import type { Executor } from '@svc/db'
 import type { IncidentReference } from '@svc/events'
-import { Alert, alertBody, AlertEvent, AlertParams, eventBody, findAlert, listAlertEvents, URGENT_PRIORITIES } from '../alerts/index.js'
+import {
+  Alert,
+  alertBody,
+  AlertEvent,
+  AlertIncident,
+  AlertParams,
+  eventBody,
+  findAlert,
+  listAlertEvents,
+  URGENT_PRIORITIES,
+} from '../alerts/index.js'
+import { incidentOfAlert } from './queries.js'
 
 /** The first entries of the timeline a command room shows; repeats are one entry, so this is most of them. */
 const COMMAND_ROOM_TIMELINE = 100
@@ -26,9 +37,20 @@ const RoomAnalysis = Type.Object(
   { title: 'CommandRoomAnalysis', description: 'The latest analysis of the alert (GET …/insights/:insightId has all of it)' },
 )
 
+const RoomIncident = Type.Object(
+  {
+    ...AlertIncident.properties,
+    commandRoom: Type.String({ description: 'The path of the incident’s own command room, where the response is run' }),
+  },
+  { title: 'CommandRoomIncident' },
+)
+
 const CommandRoom = Type.Object(
   {
     alert: Alert,
+    incident: Type.Union([RoomIncident, Type.Null()], {
+      description: 'The incident the alert is in (INC-n), and why; null until correlation has placed it',
+    }),
     timeline: Type.Array(AlertEvent),
     deploys: Type.Array(DeployEvent, {
       description: 'Deploys of the alert’s service in the window before it was first seen, newest first',
@@ -65,8 +87,9 @@ export type LatestAnalysesReader = (
 ) => Promise<ReadonlyMap<string, LatestAnalysis>>
 
 /**
- * A P1 or P2 alert opens a command room: the alert, its timeline, what was deployed to its
- * service just before it fired, and its analysis. Lower priorities have none (404) unless a
+ * A P1 or P2 alert opens a command room: the alert, the incident it is in (the incident's own room
+ * is where the response is run), its timeline, what was deployed to its service just before it
+ * fired, and its analysis. Lower priorities have none (404) unless a
  * workflow opened one (workflows/runner.ts).
  */
 export const commandRoomRoutes: FastifyPluginAsyncTypebox<{ latestAnalysis: LatestAnalysisReader }> = async (app, { latestAnalysis }) => {
@@ -91,7 +114,8 @@ export const commandRoomRoutes: FastifyPluginAsyncTypebox<{ latestAnalysis: Late
       if (!alert || !(URGENT_PRIORITIES.has(alert.priority) || alert.commandRoomOpenedAt))
         throw new NotFoundError('command room (P1 and P2 alerts have one, and alerts a workflow opened one for)')
       const { windowMinutes } = request.query
-      const [timeline, deploys, analysis] = await Promise.all([
+      const [incident, timeline, deploys, analysis] = await Promise.all([
+        incidentOfAlert(db, organizationId, alert.id),
         listAlertEvents(db, organizationId, alert.id, { offset: 0, limit: COMMAND_ROOM_TIMELINE }),
         alert.service
           ? deploysIn(db, organizationId, { services: [alert.service], ...minutesBefore(alert.firstSeenAt, windowMinutes) })
@@ -100,6 +124,15 @@ export const commandRoomRoutes: FastifyPluginAsyncTypebox<{ latestAnalysis: Late
       ])
       return {
         alert: alertBody(alert),
+        incident: incident
+          ? {
+              ...incident,
+              reference: `INC-${incident.number}`,
+              matched: incident.matched as Record<string, unknown>,
+              linkedAt: incident.linkedAt.toISOString(),
+              commandRoom: `/api/v1/organizations/${organizationId}/incidents/${incident.id}/command-room`,
+            }
+          : null,
         timeline: timeline.rows.map(eventBody),
         deploys: deploys.map(deployBody),
         windowMinutes,

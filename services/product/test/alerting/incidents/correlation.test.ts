@@ -243,6 +243,17 @@ t.test('labels and deploys: rules of the organization’s own', async (t) => {
   })
   const narrow = await call(person('viewer'), 'GET', `/incidents/${deployIncident.id}/command-room?windowMinutes=0`)
   t.equal(narrow.statusCode, 400, 'the window is at least a minute')
+
+  // The P1 alert's own room names its incident and points at the incident's room.
+  const alertRoom = await call(person('viewer'), 'GET', `/alerts/${api}/command-room`)
+  t.match(alertRoom.json().incident, {
+    id: deployIncident.id,
+    reference: deployIncident.reference,
+    rule: 'priority',
+    commandRoom: `/api/v1/organizations/${orgId}/incidents/${deployIncident.id}/command-room`,
+  })
+  const fromRoom = await call(person('viewer'), 'GET', alertRoom.json().incident.commandRoom.replace(`/api/v1/organizations/${orgId}`, ''))
+  t.equal(fromRoom.statusCode, 200, 'the link leads to the incident’s room')
 })
 
 t.test('an alert storm pages once per incident: later alerts of it page no one', async (t) => {
