@@ -127,7 +127,8 @@ export interface StatusPageIncidentUpdateRequested {
   body: string
   /** Whether a status page incident opened for it is published at once (else a draft). */
   publish: boolean
-  authorId: string
+  /** Who asked; null when the incident resolved because its alerts did. */
+  authorId: string | null
 }
 
 /** A person opened an incident on a status page: alerting may correlate it with one of its own. */

@@ -15,6 +15,7 @@ import {
 } from './destinations/index.js'
 import {
   type AnalysisCheck,
+  alertMovesSubscriber,
   correlationSubscriber,
   incidentOfAlert,
   incidentsModule,
@@ -134,6 +135,7 @@ export const alertingSurface: FastifyPluginAsync<AlertingOptions> = async (app, 
   // The alert event bus: every subscriber registers here, before the first alert is fired.
   const bus = createAlertEventBus({ database: app.database, log: app.log.child({ component: 'event-dispatcher' }) })
   bus.subscribe(correlationSubscriber({ jobs: app.jobs, correlated: () => escalator.wake() }))
+  bus.subscribe(alertMovesSubscriber({ jobs: app.jobs }))
   bus.subscribe(workflowSubscriber(workflows))
   bus.subscribe(outboundWebhookSubscriber(webhooks))
   app.addHook('onReady', async () => {

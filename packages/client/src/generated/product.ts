@@ -8263,6 +8263,8 @@ export interface operations {
                      * @enum {unknown}
                      */
                     status?: "triage" | "investigating" | "identified" | "monitoring" | "resolved";
+                    /** @description With `status: resolved`: whether the status page incidents opened for or linked to it are resolved with it, with a published resolved update (default true) */
+                    statusPages?: boolean;
                 };
             };
         };

@@ -1,6 +1,6 @@
 import type { FastifyBaseLogger } from 'fastify'
 import { sql, type RawBuilder } from 'kysely'
-import type { Database, Executor } from '@svc/db'
+import type { Database, Executor, Json } from '@svc/db'
 import { createPoller } from '@svc/jobs'
 import { anyUndispatchedEvent, type BUS_EVENT_TYPES, claimUndispatchedEvents, markDispatched } from './queries.js'
 
@@ -15,6 +15,8 @@ export interface BusEvent {
   organizationId: string
   alertId: string
   type: BusEventType
+  /** How, or from where (`{via: 'link'}`, `{source}`, `{incidentId}` when its incident moved it). */
+  data: Json
   actorUserId: string | null
   createdAt: Date
 }

@@ -14,7 +14,7 @@ export {
   setEscalation,
   setEscalations,
 } from './escalation-state.js'
-export { type AlertEventSubscriber, createAlertEventBus, type DispatchInterest } from './event-bus.js'
+export { type AlertEventSubscriber, type BusEvent, createAlertEventBus, type DispatchInterest } from './event-bus.js'
 export { type ConfigCheck, fireAlert, fireAlerts, type Fired, type Firing, type IngestedEvent, moveAlertFromSource } from './fire.js'
 export { type AlertMove, moveAlertByPerson, moveAlerts, reopenAlert } from './lifecycle.js'
 export { priorities, type Priority, URGENT_PRIORITIES, webhookFormats, type WebhookFormat } from './model.js'

@@ -203,7 +203,7 @@ export async function anyUndispatchedEvent(db: Executor): Promise<boolean> {
 export async function claimUndispatchedEvents(db: Executor, limit: number) {
   return db
     .selectFrom('divinux.alertEvents')
-    .select(['id', 'organizationId', 'alertId', 'type', 'actorUserId', 'createdAt'])
+    .select(['id', 'organizationId', 'alertId', 'type', 'data', 'actorUserId', 'createdAt'])
     .where('dispatchedAt', 'is', null)
     .where('type', 'in', BUS_EVENT_TYPES)
     .$narrowType<{ type: (typeof BUS_EVENT_TYPES)[number] }>()

@@ -1,9 +1,11 @@
 import { trackProductEvent } from '@svc/analytics'
 import { recordAudit, type AuditContext } from '@svc/audit'
 import type { Executor } from '@svc/db'
+import type { JobQueue } from '@svc/jobs'
 import { ConflictError } from '@svc/http'
 import { incidentAuditOf, incidentOrNotFound, timelineEntry } from './common.js'
 import { milestonesAfter, refusedTransition, type IncidentStatus, type Severity } from './model.js'
+import { resolveOnStatusPages } from './status-pages.js'
 import {
   addResponder,
   addTimeline,
@@ -83,6 +85,8 @@ export interface IncidentEdit {
   summary?: string | null
   severity?: Severity
   status?: IncidentStatus
+  /** With `status: resolved`: whether its status page incidents resolve with it (the default). */
+  statusPages?: boolean
 }
 
 /**
@@ -92,6 +96,7 @@ export interface IncidentEdit {
  */
 export async function editIncident(
   trx: Executor,
+  jobs: JobQueue,
   actor: Actor,
   organizationId: string,
   incidentId: string,
@@ -128,8 +133,11 @@ export async function editIncident(
     const alertIds = await settleIncidentAlerts(trx, organizationId, before.id, settled, actor.userId)
     if (alertIds.length > 0) timeline.push(entry(settled === 'resolved' ? 'alerts_resolved' : 'alerts_acknowledged', { alertIds }))
   }
-  await addTimeline(trx, timeline)
+  const written = await addTimeline(trx, timeline)
   const after = await incidentOrNotFound(trx, organizationId, before.id)
+  const resolution = written.find((row) => row.kind === 'status_changed')
+  if (status === 'resolved' && resolution && edit.statusPages !== false)
+    await resolveOnStatusPages(jobs, trx, { ...after, organizationId }, resolution.id, actor.userId)
   const { context, entry: auditEntry } = incidentAuditOf(actor.audit, organizationId, before.id)
   const fields = (row: IncidentRow) => ({ title: row.title, summary: row.summary, severity: row.severity, status: row.status })
   await recordAudit(trx, context, { ...auditEntry, action: 'incident.updated', before: fields(before), after: fields(after) })

@@ -594,7 +594,7 @@ export async function settleIncidentAlerts(
   organizationId: string,
   incidentId: string,
   to: AlertMove,
-  userId: string,
+  userId: string | null,
 ): Promise<string[]> {
   return moveAlerts(trx, {
     organizationId,
@@ -644,5 +644,47 @@ export async function statusLinksOf(db: Executor, organizationId: string, incide
     .where('organizationId', '=', organizationId)
     .where('incidentId', '=', incidentId)
     .orderBy('linkedAt')
+    .execute()
+}
+
+/** The incidents in triage an alert is in, locked: what its acknowledgement acknowledges. */
+export async function triagedIncidentsOf(trx: Executor, organizationId: string, alertId: string) {
+  return trx
+    .selectFrom('divinux.incidentAlerts as l')
+    .innerJoin('divinux.incidents as i', 'i.id', 'l.incidentId')
+    .select(['i.id', 'i.status', 'i.acknowledgedAt', 'i.mitigatedAt', 'i.resolvedAt'])
+    .where('l.organizationId', '=', organizationId)
+    .where('l.alertId', '=', alertId)
+    .where('i.status', '=', 'triage')
+    .forUpdate('i')
+    .execute()
+}
+
+/**
+ * The open incidents an alert is in that alerts opened and whose every alert is now resolved
+ * (responder requests aside: they are people asked to help, not signals), locked.
+ */
+export async function incidentsResolvedByAlertsOf(trx: Executor, organizationId: string, alertId: string) {
+  return trx
+    .selectFrom('divinux.incidentAlerts as l')
+    .innerJoin('divinux.incidents as i', 'i.id', 'l.incidentId')
+    .select(['i.id', 'i.status', 'i.acknowledgedAt', 'i.mitigatedAt', 'i.resolvedAt', 'i.snoozedUntil'])
+    .where('l.organizationId', '=', organizationId)
+    .where('l.alertId', '=', alertId)
+    .where('i.status', '<>', 'resolved')
+    .where('i.openedBy', '=', 'alert')
+    .where(({ not, exists, selectFrom }) =>
+      not(
+        exists(
+          selectFrom('divinux.incidentAlerts as other')
+            .innerJoin('divinux.alerts as a', 'a.id', 'other.alertId')
+            .select('other.alertId')
+            .whereRef('other.incidentId', '=', 'i.id')
+            .where('other.rule', '<>', 'responder_request')
+            .where('a.status', '<>', 'resolved'),
+        ),
+      ),
+    )
+    .forUpdate('i')
     .execute()
 }

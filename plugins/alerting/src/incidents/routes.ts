@@ -157,7 +157,7 @@ export const incidentRoutes: FastifyPluginAsyncTypebox = async (app) => {
           fullIncidentBody(
             trx,
             organizationId,
-            await editIncident(trx, actorOf(request), organizationId, request.params.incidentId, request.body),
+            await editIncident(trx, app.jobs, actorOf(request), organizationId, request.params.incidentId, request.body),
           ),
         )
     },

@@ -90,7 +90,18 @@ export const DeclareIncident = Type.Object(
 export type DeclareIncident = Static<typeof DeclareIncident>
 
 export const UpdateIncident = Type.Object(
-  { title: Type.Optional(Title), summary: Type.Optional(Summary), severity: Type.Optional(Severity), status: Type.Optional(Status) },
+  {
+    title: Type.Optional(Title),
+    summary: Type.Optional(Summary),
+    severity: Type.Optional(Severity),
+    status: Type.Optional(Status),
+    statusPages: Type.Optional(
+      Type.Boolean({
+        description:
+          'With `status: resolved`: whether the status page incidents opened for or linked to it are resolved with it, with a published resolved update (default true)',
+      }),
+    ),
+  },
   { additionalProperties: false, minProperties: 1 },
 )
 export type UpdateIncident = Static<typeof UpdateIncident>

@@ -189,7 +189,7 @@ export const incidentPagingRoutes: FastifyPluginAsyncTypebox<{
           () => 'target/id',
         )
         if (target.type === 'user') await assignIncidentRole(trx, actor, organizationId, incident.id, 'commander', target.id)
-        if (incident.status !== 'triage') await editIncident(trx, actor, organizationId, incident.id, { status: 'triage' })
+        if (incident.status !== 'triage') await editIncident(trx, app.jobs, actor, organizationId, incident.id, { status: 'triage' })
         await addTimeline(trx, [timelineEntry(organizationId, incident.id, actor.userId, 'reassigned', { target })])
         const { context, entry } = incidentAuditOf(actor.audit, organizationId, incident.id)
         await recordAudit(trx, context, { ...entry, action: 'incident.reassigned', after: { target } })

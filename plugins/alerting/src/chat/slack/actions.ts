@@ -1,4 +1,5 @@
 import type { Database } from '@svc/db'
+import type { JobQueue } from '@svc/jobs'
 import { type Escalator } from '../../paging/index.js'
 import {
   type Actor,
@@ -23,6 +24,8 @@ export class ChatRefusal extends Error {}
 
 export interface ChatActionDeps {
   database: Database
+  /** For what an incident's change asks of other surfaces (its status pages). */
+  jobs: JobQueue
   escalator: Pick<Escalator, 'escalateNow'>
 }
 
@@ -79,11 +82,13 @@ async function actOnIncident(deps: ChatActionDeps, organizationId: string, actor
       }
       case 'acknowledge':
         if (incident.status !== 'triage') throw new ChatRefusal(`${reference} is ${incident.status} already.`)
-        await db.transaction().execute((trx) => editIncident(trx, actor, organizationId, incident.id, { status: 'investigating' }))
+        await db
+          .transaction()
+          .execute((trx) => editIncident(trx, deps.jobs, actor, organizationId, incident.id, { status: 'investigating' }))
         return `You acknowledged ${reference}: it is investigating.`
       case 'resolve':
         if (incident.status === 'resolved') throw new ChatRefusal(`${reference} is resolved already.`)
-        await db.transaction().execute((trx) => editIncident(trx, actor, organizationId, incident.id, { status: 'resolved' }))
+        await db.transaction().execute((trx) => editIncident(trx, deps.jobs, actor, organizationId, incident.id, { status: 'resolved' }))
         return `You resolved ${reference}.`
     }
   })

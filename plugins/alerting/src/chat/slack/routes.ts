@@ -50,7 +50,7 @@ export interface SlackRouteOptions extends RenderDeps {
  */
 export const slackInteractivityRoutes: FastifyPluginAsyncTypebox<SlackRouteOptions> = async (app, options) => {
   const { db } = app.database
-  const deps = { database: app.database, escalator: options.escalator }
+  const deps = { database: app.database, jobs: app.jobs, escalator: options.escalator }
 
   // The signature is over the body's exact bytes: it is kept as text and parsed once verified.
   if (app.hasContentTypeParser('application/x-www-form-urlencoded')) app.removeContentTypeParser('application/x-www-form-urlencoded')

@@ -170,3 +170,44 @@ t.test('a status page incident a person opens joins the open incident of its com
     'without a followed service nothing joins',
   )
 })
+
+t.test('resolving the incident resolves its status page incident: the page turns green, subscribers told', async (t) => {
+  const payments = (
+    await call(ada!, 'POST', `${pages}/pages/${page.id}/components`, { name: 'Payments', alertServices: ['payments'] })
+  ).json()
+  const summary = async () => (await app.inject({ method: 'GET', url: '/api/v1/statuspages/public/acme-links/api/v2/summary.json' })).json()
+  const alertId = await fire({ title: 'Payments declined', service: 'payments', priority: 'P1', fingerprint: 'payments' })
+  const incident = await until('the incident', async () => (await call(ada!, 'GET', `${base}/alerts/${alertId}`)).json().incident)
+  const url = `${base}/incidents/${incident.id}`
+  await call(ada!, 'POST', `${url}/status-updates`, { status: 'investigating', body: 'Card payments fail.', publish: true })
+  const opened = await until('the published status page incident', async () =>
+    (await linksOf(incident.id)).statusPageIncidents.find((found) => found.published && found.status === 'investigating'),
+  )
+  await until('the page to go red', async () =>
+    (await summary()).components.some(
+      (component: { id: string; status: string }) => component.id === payments.id && component.status === 'major_outage',
+    ),
+  )
+
+  // The incident is resolved the way responders resolve it: one PATCH, nothing said to the status page.
+  t.equal((await call(ada!, 'PATCH', url, { status: 'resolved' })).statusCode, 200)
+  await until('the status page incident to resolve', async () =>
+    (await linksOf(incident.id)).statusPageIncidents.find((found) => found.id === opened.id && found.status === 'resolved'),
+  )
+  const after = await summary()
+  t.notOk(
+    after.incidents.some((open: { id: string }) => open.id === opened.id),
+    'the public incident is no longer among the unresolved ones',
+  )
+  t.match(
+    after.components.find((component: { id: string }) => component.id === payments.id),
+    { status: 'operational' },
+    'the component it held is released',
+  )
+  const updates = (await call(ada!, 'GET', `${pages}/pages/${page.id}/incidents/${opened.id}/updates`)).json().data
+  t.match(
+    updates[0],
+    { status: 'resolved', body: 'This incident has been resolved.' },
+    'a published resolved update, as Statuspage words it',
+  )
+})
