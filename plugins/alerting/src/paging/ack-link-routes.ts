@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto'
 import type { FastifyReply, FastifyRequest } from 'fastify'
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { Type } from 'typebox'
@@ -20,15 +21,34 @@ const Acknowledged = Type.Object(
 const escapeHtml = (text: string) =>
   text.replace(/[&<>"']/g, (character) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[character] as string)
 
+// Read on a phone at night: large type and a large button, light or dark as the phone is.
+const STYLE =
+  ':root{color-scheme:light dark;font-family:system-ui,sans-serif;line-height:1.5}body{max-width:34rem;margin:0 auto;padding:1.5rem}' +
+  'h1{font-size:1.5rem}dl{display:grid;grid-template-columns:max-content 1fr;gap:.25rem 1rem}dt{font-weight:600}dd{margin:0}' +
+  'button{font:inherit;font-size:1.25rem;width:100%;padding:.9rem;border:0;border-radius:.5rem;background:#c62828;color:#fff}'
+// The API's policy refuses every inline style; this page's one stylesheet is allowed by its hash.
+const STYLE_HASH = `'sha256-${createHash('sha256').update(STYLE).digest('base64')}'`
+
 function htmlPage(reply: FastifyReply, status: number, title: string, body: string) {
   return reply
     .code(status)
     .type('text/html; charset=utf-8')
     .header('cache-control', 'no-store')
     .header('referrer-policy', 'no-referrer')
+    .header('content-security-policy', `default-src 'none'; style-src ${STYLE_HASH}; form-action 'self'; frame-ancestors 'none'`)
     .send(
-      `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>${title}</title></head><body><h1>${title}</h1>${body}</body></html>`,
+      `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><title>${title}</title><style>${STYLE}</style></head><body><h1>${title}</h1>${body}</body></html>`,
     )
+}
+
+const utc = (at: Date) => `<time datetime="${at.toISOString()}">${at.toISOString().replace('T', ' ').slice(0, 16)} UTC</time>`
+
+/** Who acknowledged the alert and when, said plainly (a teammate may have been first). */
+function settledLine(alert: { status: string; acknowledgedAt: Date | null; acknowledgedByEmail: string | null; resolvedAt: Date | null }) {
+  if (alert.status === 'resolved')
+    return `<p>The alert was resolved${alert.resolvedAt ? ` at ${utc(alert.resolvedAt)}` : ''}: nothing to do.</p>`
+  const who = alert.acknowledgedByEmail ? escapeHtml(alert.acknowledgedByEmail) : 'its source'
+  return `<p>Acknowledged by ${who}${alert.acknowledgedAt ? ` at ${utc(alert.acknowledgedAt)}` : ''}: its escalation has stopped.</p>`
 }
 
 /** The page's own form posts form-encoded: a person at a browser, who should get a page, not JSON. */
@@ -66,11 +86,12 @@ export const ackLinkRoutes: FastifyPluginAsyncTypebox = async (app) => {
       const title = escapeHtml(`[${link.priority}] ${link.title}`)
       // What the person paged needs to decide, readable in any browser without signing in.
       const details = `<dl><dt>Status</dt><dd>${escapeHtml(link.status)}</dd><dt>Service</dt><dd>${escapeHtml(link.service ?? 'not given')}</dd><dt>Source</dt><dd>${escapeHtml(link.source)}</dd><dt>Opened</dt><dd><time datetime="${link.createdAt.toISOString()}">${link.createdAt.toISOString().replace('T', ' ').slice(0, 16)} UTC</time></dd></dl>${link.description ? `<p>${escapeHtml(link.description)}</p>` : ''}`
-      const action = !usable
-        ? `<p>This link was used or has expired.</p>`
-        : link.status !== 'open'
-          ? `<p>The alert is ${escapeHtml(link.status)}.</p>`
-          : `<form method="post"><button type="submit">Acknowledge</button></form>`
+      const action =
+        link.status !== 'open'
+          ? settledLine(link)
+          : !usable
+            ? `<p>This link was used or has expired.</p>`
+            : `<form method="post"><button type="submit">Acknowledge</button></form>`
       return htmlPage(reply, 200, title, details + action)
     },
   )
@@ -113,6 +134,10 @@ export const ackLinkRoutes: FastifyPluginAsyncTypebox = async (app) => {
       } catch (error) {
         const status = (error as { statusCode?: number }).statusCode
         if (status === undefined || status >= 500) throw error
+        // A teammate (or the source) was first: say who, not "not acknowledged".
+        const link = status === 409 ? await findAckLink(db, tokenHash) : undefined
+        if (link && link.status !== 'open')
+          return htmlPage(reply, 409, link.status === 'resolved' ? 'Already resolved' : 'Already acknowledged', settledLine(link))
         return htmlPage(reply, status, 'Not acknowledged', `<p>${escapeHtml((error as Error).message)}</p>`)
       }
     },

@@ -106,7 +106,11 @@ export async function findAckLink(db: Executor, tokenHash: string) {
   return db
     .selectFrom('divinux.alertAckLinks as l')
     .innerJoin('divinux.alerts as a', 'a.id', 'l.alertId')
+    .leftJoin('core.users as u', 'u.id', 'a.acknowledgedBy')
     .select([
+      'a.acknowledgedAt',
+      'u.email as acknowledgedByEmail',
+      'a.resolvedAt',
       'l.organizationId',
       'l.alertId',
       'l.userId',

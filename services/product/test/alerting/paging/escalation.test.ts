@@ -1,4 +1,4 @@
-import { randomUUID } from 'node:crypto'
+import { createHash, randomUUID } from 'node:crypto'
 import { sql } from 'kysely'
 import t from 'tap'
 import { DEFAULT_NOTIFIER_CONFIG } from '@svc/config'
@@ -269,7 +269,16 @@ t.test('the link acknowledges once, as the person paged; the escalation stops an
   t.equal(again.statusCode, 410)
   t.match(again.body, /<h1>Not acknowledged<\/h1><p>this acknowledgement link was used or has expired/)
   t.equal((await app.inject({ method: 'POST', url: link })).statusCode, 410, 'single use')
-  t.match((await app.inject({ method: 'GET', url: link })).body, /used or has expired/)
+  const shown = await app.inject({ method: 'GET', url: link })
+  t.match(
+    shown.body,
+    /<p>Acknowledged by ada@[^ ]+ at <time datetime="[^"]+">[^<]+ UTC<\/time>: its escalation has stopped\.<\/p>/,
+    'says who and when',
+  )
+  t.match(shown.body, /<meta name="viewport" content="width=device-width, initial-scale=1">/, 'ready for a phone')
+  const style = /<style>(.*)<\/style>/.exec(shown.body)![1]!
+  const hash = createHash('sha256').update(style).digest('base64')
+  t.match(shown.headers['content-security-policy'], `style-src 'sha256-${hash}'`, 'its one stylesheet allowed by hash, nothing else')
   t.equal((await app.inject({ method: 'POST', url: '/api/v1/alerts/ack/' + 'x'.repeat(43) })).statusCode, 404)
 
   const attempts = before.data.length
