@@ -39,7 +39,6 @@ const owners: Record<string, string[]> = {
 }
 
 const crossings: Record<string, string> = {
-  'alerts/escalation-state.ts webhook_configs': 'routing reads the config: intake hands paging the routing of a config',
   'alerts/escalation-state.ts escalation_policies': 'the acknowledgement timeout: stored on the escalation when it starts',
   'alerts/fire.ts webhook_configs': 'the config guard of the fire statement: a fragment intake hands fire',
   'chat/slack/queries.ts alert_escalations': 'through the alerts door',
@@ -53,7 +52,9 @@ const crossings: Record<string, string> = {
   'incidents/correlation/queries.ts deploy_events': 'a deploy fragment the intake door publishes',
   'incidents/queries.ts alerts': 'an incident’s alerts: a read the alerts door publishes',
   'incidents/queries.ts alert_escalations': 'paging locks: move to incidents/paging-groups.ts through the alerts door',
-  'incidents/queries.ts deploy_events': 'an incident’s deploys: the intake door’s reader',
+  'paging/queries.ts alert_escalations': 'the claim of escalations to start: the alerts door could publish it as a fragment',
+  'paging/queries.ts alert_events': 'the claim waits for correlation: whether the created event is dispatched',
+  'paging/queries.ts webhook_configs': 'the claim reads the routing rules of the alert’s config',
   'paging/queries.ts alerts':
     'a page’s alert joined to its attempt or link (alertColumns from the alerts door): one read on the paging path',
 }

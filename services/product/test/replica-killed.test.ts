@@ -163,12 +163,16 @@ async function killedMidRunAndMidSend(t: Test) {
   t.ok(resent.at - killedAt < 45_000, `sent again ${resent.at - killedAt} ms after the kill`)
   t.equal(resent.messageId, page.messageId, 'with the Message-ID of the first attempt, so a receiver can drop the repeat')
   t.same(resent.envelopeTo, ['ada@killed.example'])
-  const outbox = await db
-    .selectFrom('core.outbox')
-    .select(['status', 'attempts'])
-    .where('recipient', '=', 'ada@killed.example')
-    .where('channel', '=', 'email')
-    .execute()
+  // The receiver has the message a moment before the sender records that it was taken.
+  const outbox = await until('the second replica to record the page sent', async () => {
+    const rows = await db
+      .selectFrom('core.outbox')
+      .select(['status', 'attempts'])
+      .where('recipient', '=', 'ada@killed.example')
+      .where('channel', '=', 'email')
+      .execute()
+    return rows.every((row) => row.status !== 'pending') && rows
+  })
   t.match(outbox, [{ status: 'sent', attempts: 2 }], 'one message, sent, on its second attempt')
   await new Promise((resolve) => setTimeout(resolve, 1_000))
   t.equal(smtp.received.length, 1, 'and not a third time')

@@ -1,49 +1,8 @@
 import { sql } from 'kysely'
 import { jsonb, type Executor, type Json } from '@svc/db'
 
-/** How long a new alert's first page may wait for correlation. */
-const CORRELATION_WAIT_SECONDS = 10
-
 export const ESCALATION_STATES = ['pending', 'active', 'silenced', 'unrouted', 'acknowledged', 'resolved', 'exhausted', 'grouped'] as const
 export type EscalationState = (typeof ESCALATION_STATES)[number]
-
-/**
- * Escalations written with their alerts and not started yet, oldest first, with what routing
- * needs; locked and skipped by other replicas until the caller's transaction ends. One waits
- * while its alert's `created` event is still to be dispatched, so correlation has put the alert
- * in its incident first (a storm pages once per incident) — but at most CORRELATION_WAIT_SECONDS,
- * so a dispatcher that fails never holds a page back for longer.
- */
-export async function claimPendingEscalations(db: Executor, limit: number) {
-  return (
-    db
-      .selectFrom('divinux.alertEscalations as e')
-      .innerJoin('divinux.alerts as a', 'a.id', 'e.alertId')
-      .leftJoin('divinux.webhookConfigs as c', 'c.id', 'e.configId')
-      // An alert of no config (a synthetic check's) carries its policy on its pending row.
-      .select(['e.alertId', 'e.organizationId', 'a.status', 'a.priority', 'a.service', 'a.labels', 'c.routingRules'])
-      .select(sql<string | null>`coalesce(c.escalation_policy_id, e.policy_id)`.as('escalationPolicyId'))
-      .where('e.state', '=', 'pending')
-      .where(({ not, exists, selectFrom }) =>
-        not(
-          exists(
-            selectFrom('divinux.alertEvents as ev')
-              .select('ev.id')
-              .whereRef('ev.organizationId', '=', 'e.organizationId')
-              .whereRef('ev.alertId', '=', 'e.alertId')
-              .where('ev.type', '=', 'created')
-              .where('ev.dispatchedAt', 'is', null)
-              .where('ev.createdAt', '>', sql<Date>`now() - make_interval(secs => ${CORRELATION_WAIT_SECONDS})`),
-          ),
-        ),
-      )
-      .orderBy('e.createdAt')
-      .limit(limit)
-      .forUpdate('e')
-      .skipLocked()
-      .execute()
-  )
-}
 
 /**
  * Acknowledged escalations whose time to page again has come (an acknowledgement timeout, an

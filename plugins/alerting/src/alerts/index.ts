@@ -2,7 +2,6 @@
 export { fireCheckAlert, resolveCheckAlert, resolvedSince } from './check-alerts.js'
 export {
   claimDueRepages,
-  claimPendingEscalations,
   claimStep,
   ESCALATION_STATES,
   type EscalationChange,

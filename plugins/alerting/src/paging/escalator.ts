@@ -5,7 +5,6 @@ import {
   type AlertRow,
   alertsByIds,
   claimDueRepages,
-  claimPendingEscalations,
   claimStep,
   type EscalationChange,
   type EscalationState,
@@ -43,6 +42,7 @@ import {
 import { storedRoutingRules } from '../intake/index.js'
 import { NOTIFICATION_RULE_QUEUE, pagePeople, pageStep, pagingReads, type NotificationRuleJob, type PagingDeps } from './page.js'
 import { createStepWrites } from './step-writes.js'
+import { claimPendingEscalations } from './queries.js'
 
 /** One job per step of an escalation, run at its time: `{ alertId, round, step }`. */
 export const STEP_QUEUE = 'alerting.escalation-step'
