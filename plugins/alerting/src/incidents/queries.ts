@@ -647,17 +647,19 @@ export async function statusLinksOf(db: Executor, organizationId: string, incide
     .execute()
 }
 
-/** The incidents in triage an alert is in, locked: what its acknowledgement acknowledges. */
-export async function triagedIncidentsOf(trx: Executor, organizationId: string, alertId: string) {
+/** The incidents an alert is in, with what a move of their status needs (milestones, snooze). */
+function incidentsOfAlertToMove(trx: Executor, organizationId: string, alertId: string) {
   return trx
     .selectFrom('divinux.incidentAlerts as l')
     .innerJoin('divinux.incidents as i', 'i.id', 'l.incidentId')
-    .select(['i.id', 'i.status', 'i.acknowledgedAt', 'i.mitigatedAt', 'i.resolvedAt'])
+    .select(['i.id', 'i.status', 'i.acknowledgedAt', 'i.mitigatedAt', 'i.resolvedAt', 'i.snoozedUntil'])
     .where('l.organizationId', '=', organizationId)
     .where('l.alertId', '=', alertId)
-    .where('i.status', '=', 'triage')
-    .forUpdate('i')
-    .execute()
+}
+
+/** The incidents in triage an alert is in, locked: what its acknowledgement acknowledges. */
+export async function triagedIncidentsOf(trx: Executor, organizationId: string, alertId: string) {
+  return incidentsOfAlertToMove(trx, organizationId, alertId).where('i.status', '=', 'triage').forUpdate('i').execute()
 }
 
 /**
@@ -665,12 +667,7 @@ export async function triagedIncidentsOf(trx: Executor, organizationId: string, 
  * (responder requests aside: they are people asked to help, not signals), locked.
  */
 export async function incidentsResolvedByAlertsOf(trx: Executor, organizationId: string, alertId: string) {
-  return trx
-    .selectFrom('divinux.incidentAlerts as l')
-    .innerJoin('divinux.incidents as i', 'i.id', 'l.incidentId')
-    .select(['i.id', 'i.status', 'i.acknowledgedAt', 'i.mitigatedAt', 'i.resolvedAt', 'i.snoozedUntil'])
-    .where('l.organizationId', '=', organizationId)
-    .where('l.alertId', '=', alertId)
+  return incidentsOfAlertToMove(trx, organizationId, alertId)
     .where('i.status', '<>', 'resolved')
     .where('i.openedBy', '=', 'alert')
     .where(({ not, exists, selectFrom }) =>
