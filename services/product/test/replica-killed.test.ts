@@ -159,7 +159,11 @@ async function killedMidRunAndMidSend(t: Test) {
     'the target got the killed run’s requests only: the due time ran once',
   )
 
-  const resent = await until('the page to be sent by the second replica', () => smtp.received[0], 60_000)
+  const resent = await until('the page to be sent by the second replica', () => smtp.received[0], 60_000).catch(async (error: Error) => {
+    // What the outbox held and what the second replica said, to tell a slow sweep from a failed send.
+    const rows = await db.selectFrom('core.outbox').select(['status', 'attempts', 'claimedUntil', 'lastError', 'updatedAt']).execute()
+    throw new Error(`${error.message}\noutbox: ${JSON.stringify(rows)}\nthe second replica wrote:\n${second.output()}`)
+  })
   t.ok(resent.at - killedAt < 45_000, `sent again ${resent.at - killedAt} ms after the kill`)
   t.equal(resent.messageId, page.messageId, 'with the Message-ID of the first attempt, so a receiver can drop the repeat')
   t.same(resent.envelopeTo, ['ada@killed.example'])
