@@ -40,14 +40,6 @@ const owners: Record<string, string[]> = {
 
 const crossings: Record<string, string> = {
   'alerts/escalation-state.ts escalation_policies': 'the acknowledgement timeout: stored on the escalation when it starts',
-  'alerts/fire.ts webhook_configs': 'the config guard of the fire statement: a fragment intake hands fire',
-  'chat/slack/queries.ts alert_escalations': 'through the alerts door',
-  'chat/slack/queries.ts chat_integrations': 'through the destinations door',
-  'chat/slack/queries.ts incidents': 'through the incidents door',
-  'chat/slack/queries.ts incident_alerts': 'through the incidents door',
-  'chat/slack/queries.ts incident_responders': 'through the incidents door',
-  'chat/slack/queries.ts incident_roles': 'through the incidents door',
-  'chat/slack/queries.ts incident_timeline': 'through the incidents door',
   'incidents/correlation/queries.ts alerts': 'correlation reads the new alerts: a read the alerts door publishes',
   'incidents/correlation/queries.ts deploy_events': 'a deploy fragment the intake door publishes',
   'incidents/queries.ts alerts': 'an incident’s alerts: a read the alerts door publishes',

@@ -4,6 +4,7 @@ import { createTestDatabase } from '@svc/testkit'
 import { dispatchInterest } from '../src/alerts/event-bus.js'
 import { fireAlert as fireOne, fireAlerts as fireMany, type ConfigCheck, type Firing } from '../src/alerts/fire.js'
 import { mayCorrelate } from '../src/incidents/correlation/subscriber.js'
+import { enabledConfigs } from '../src/intake/configs/queries.js'
 
 // What a firing event tells ingestion about the work it left: the escalator is woken only for a
 // pending escalation, the event dispatcher only for a timeline event that waits for it.
@@ -13,8 +14,8 @@ await migrateToLatest(database.db)
 const db = database.db
 // Correlation is the one subscriber of the alert event bus here (no outbound webhook or workflow exists).
 const interest = dispatchInterest([{ wantsCreated: mayCorrelate }])
-const fireAlert = (executor: typeof db, check: ConfigCheck, event: Firing) => fireOne(executor, interest, check, event)
-const fireAlerts = (on: typeof database, batch: Parameters<typeof fireMany>[2]) => fireMany(on, interest, batch)
+const fireAlert = (executor: typeof db, check: ConfigCheck, event: Firing) => fireOne(executor, enabledConfigs, interest, check, event)
+const fireAlerts = (on: typeof database, batch: Parameters<typeof fireMany>[3]) => fireMany(on, enabledConfigs, interest, batch)
 
 async function organizationWithConfig(slug: string, routes: boolean): Promise<ConfigCheck> {
   const organization = await db.insertInto('core.organizations').values({ name: slug, slug }).returning('id').executeTakeFirstOrThrow()

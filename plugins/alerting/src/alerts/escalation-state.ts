@@ -135,3 +135,8 @@ export async function lockOrCreateEscalation(db: Executor, alert: { id: string; 
     .execute()
   return db.selectFrom('divinux.alertEscalations').select(['state']).where('alertId', '=', alert.id).forUpdate().executeTakeFirstOrThrow()
 }
+
+/** The alerts whose escalation waits for its next step, as a subquery a caller filters by (`where alertId in …`). */
+export function alertsEscalating(db: Executor) {
+  return db.selectFrom('divinux.alertEscalations').select('alertId').where('state', '=', 'active')
+}

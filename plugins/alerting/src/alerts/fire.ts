@@ -11,7 +11,6 @@ import type { Priority } from './model.js'
 // nothing, and the caller looks the config up again. One statement is also one round trip,
 // which is most of what an event costs (docs/benchmarks.md, bench:ingest).
 
-/** The config as the caller authenticated it. */
 /** One event of a delivery, whatever the tool that sent it: the alert model ingestion works on. */
 export interface IngestedEvent {
   /** What makes two deliveries "the same problem". */
@@ -30,6 +29,7 @@ export interface IngestedEvent {
   startedAt?: string
 }
 
+/** The config as the caller authenticated it. */
 export interface ConfigCheck {
   configId: string
   organizationId: string
@@ -37,10 +37,19 @@ export interface ConfigCheck {
   signingSecret: string | null
 }
 
-const configStillValid = (check: ConfigCheck) => sql`
-  select id from divinux.webhook_configs
+/**
+ * The configs deliveries authenticate against, as intake (their owner) publishes them: a relation
+ * of the enabled configs with columns `id, organization_id, api_key_hash, signing_secret` and
+ * `escalates` (it names a policy or routing rules). The statements below join it, so the config
+ * rules stay intake's and this module names none of its tables.
+ */
+export type EnabledConfigs = RawBuilder<unknown>
+
+/** The one config the caller authenticated, while it is still what the caller saw. */
+const configStillValid = (configs: EnabledConfigs, check: ConfigCheck) => sql`
+  select id, escalates from (${configs}) enabled_config
   where id = ${check.configId} and organization_id = ${check.organizationId} and api_key_hash = ${check.apiKeyHash}
-    and enabled and signing_secret is not distinct from ${check.signingSecret}`
+    and signing_secret is not distinct from ${check.signingSecret}`
 
 /**
  * A repeat of an alert is counted on its one `occurred` row (the partial unique index
@@ -53,15 +62,14 @@ export const countRepeats = sql`
 /**
  * A new alert of a config that escalates (a policy or routing rules) gets its escalation row in
  * the statement that creates it, so no alert that should page is ever left without one; the
- * escalator starts it (paging/escalator.ts). `alerts` yields id, organization_id, config_id
- * and created; the statement returns the alert ids it wrote a row for.
+ * escalator starts it (paging/escalator.ts). `alerts` yields id, organization_id, config_id,
+ * created and escalates; the statement returns the alert ids it wrote a row for.
  */
 const pendingEscalation = (alerts: RawBuilder<unknown>) => sql`
   insert into divinux.alert_escalations (alert_id, organization_id, config_id, state)
   select fired.id, fired.organization_id, fired.config_id, 'pending'
   from (${alerts}) fired
-  join divinux.webhook_configs config on config.id = fired.config_id
-  where fired.created and (config.escalation_policy_id is not null or config.routing_rules <> '[]'::jsonb)
+  where fired.created and fired.escalates
   returning alert_id`
 
 /**
@@ -94,11 +102,17 @@ export interface Fired {
  * conditions, alerts/event-bus.ts): otherwise it is written as dispatched, and the hot path
  * leaves the bus nothing to claim and update.
  */
-export async function fireAlert(db: Executor, interest: DispatchInterest, check: ConfigCheck, firing: Firing): Promise<Fired | undefined> {
+export async function fireAlert(
+  db: Executor,
+  configs: EnabledConfigs,
+  interest: DispatchInterest,
+  check: ConfigCheck,
+  firing: Firing,
+): Promise<Fired | undefined> {
   const { event } = firing
   const organizationId = check.organizationId
   const result = await sql<Fired>`
-    with config as (${configStillValid(check)}),
+    with config as (${configStillValid(configs, check)}),
     upserted as (
       insert into divinux.alerts (organization_id, config_id, source, title, description, priority, service, fingerprint, group_key, started_at, group_id, labels)
       select ${organizationId}, config.id, ${firing.source}, ${event.title}, ${event.description ?? null}, ${firing.priority}, ${event.service ?? null},
@@ -123,7 +137,7 @@ export async function fireAlert(db: Executor, interest: DispatchInterest, check:
       ${countRepeats}
       returning type = 'created' and dispatched_at is null as waiting
     ),
-    escalation as (${pendingEscalation(sql`select id, ${organizationId}::uuid as organization_id, ${check.configId}::uuid as config_id, created from upserted`)})
+    escalation as (${pendingEscalation(sql`select id, ${organizationId}::uuid as organization_id, ${check.configId}::uuid as config_id, created, (select escalates from config) as escalates from upserted`)})
     select id, created, exists (select 1 from escalation) as escalates, exists (select 1 from timeline where waiting) as dispatches
     from upserted`.execute(db)
   return result.rows[0]
@@ -136,6 +150,7 @@ export async function fireAlert(db: Executor, interest: DispatchInterest, check:
  */
 export async function fireAlerts(
   database: Database,
+  configs: EnabledConfigs,
   interest: DispatchInterest,
   batch: Array<{ check: ConfigCheck; firing: Firing }>,
 ): Promise<Array<Fired | undefined>> {
@@ -156,7 +171,7 @@ export async function fireAlerts(
     started_at: firing.event.startedAt ?? null,
     labels: firing.event.labels,
   }))
-  const written = await database.prepared<Fired & { ord: number }>('alerting.fire_alerts', fireAlertsText(database, interest), [
+  const written = await database.prepared<Fired & { ord: number }>('alerting.fire_alerts', fireAlertsText(database, configs, interest), [
     JSON.stringify(rows),
   ])
   const answers: Array<Fired | undefined> = batch.map(() => undefined)
@@ -170,16 +185,17 @@ export async function fireAlerts(
  * compiled once per database rather than once per batch.
  */
 const fireAlertsTexts = new WeakMap<Database, string>()
-// One interest per database: the bus's subscribers register before the first alert is fired.
-function fireAlertsText(database: Database, interest: DispatchInterest): string {
+// One interest and one configs relation per database: the bus's subscribers register before the
+// first alert is fired, and the relation is intake's constant.
+function fireAlertsText(database: Database, configs: EnabledConfigs, interest: DispatchInterest): string {
   const kept = fireAlertsTexts.get(database)
   if (kept !== undefined) return kept
-  const text = fireAlertsStatement(sql.val(''), interest).compile(database.db).sql
+  const text = fireAlertsStatement(sql.val(''), configs, interest).compile(database.db).sql
   fireAlertsTexts.set(database, text)
   return text
 }
 
-const fireAlertsStatement = (batch: RawBuilder<unknown>, interest: DispatchInterest) => sql`
+const fireAlertsStatement = (batch: RawBuilder<unknown>, configs: EnabledConfigs, interest: DispatchInterest) => sql`
     with input as (
       select * from jsonb_to_recordset(${batch}::jsonb) as x(
         ord int, config_id uuid, organization_id uuid, api_key_hash text, signing_secret text, source text, title text,
@@ -187,9 +203,9 @@ const fireAlertsStatement = (batch: RawBuilder<unknown>, interest: DispatchInter
         started_at timestamptz, labels jsonb)
     ),
     valid as (
-      select input.* from input
-      join divinux.webhook_configs config on config.id = input.config_id and config.organization_id = input.organization_id
-        and config.api_key_hash = input.api_key_hash and config.enabled and config.signing_secret is not distinct from input.signing_secret
+      select input.*, config.escalates from input
+      join (${configs}) config on config.id = input.config_id and config.organization_id = input.organization_id
+        and config.api_key_hash = input.api_key_hash and config.signing_secret is not distinct from input.signing_secret
     ),
     upserted as (
       insert into divinux.alerts (organization_id, config_id, source, title, description, priority, service, fingerprint, group_key, started_at, group_id, labels)
@@ -206,7 +222,8 @@ const fireAlertsStatement = (batch: RawBuilder<unknown>, interest: DispatchInter
       returning id, organization_id, fingerprint, xmax = 0 as created
     ),
     answered as (
-      select valid.ord, valid.source, valid.title, valid.labels, valid.priority, valid.config_id, upserted.id, upserted.organization_id, upserted.created
+      select valid.ord, valid.source, valid.title, valid.labels, valid.priority, valid.config_id, valid.escalates, upserted.id,
+        upserted.organization_id, upserted.created
       from valid join upserted on upserted.organization_id = valid.organization_id and upserted.fingerprint = valid.fingerprint
     ),
     timeline as (
@@ -219,7 +236,7 @@ const fireAlertsStatement = (batch: RawBuilder<unknown>, interest: DispatchInter
       ${countRepeats}
       returning alert_id, type = 'created' and dispatched_at is null as waiting
     ),
-    escalation as (${pendingEscalation(sql`select id, organization_id, config_id, created from answered`)})
+    escalation as (${pendingEscalation(sql`select id, organization_id, config_id, created, escalates from answered`)})
     select ord, id, created, id in (select alert_id from escalation) as escalates,
       id in (select alert_id from timeline where waiting) as dispatches
     from answered`
@@ -230,11 +247,12 @@ const fireAlertsStatement = (batch: RawBuilder<unknown>, interest: DispatchInter
  */
 export async function moveAlertFromSource(
   db: Executor,
+  configs: EnabledConfigs,
   check: ConfigCheck,
   move: { fingerprint: string; to: AlertMove; source: string },
 ): Promise<{ id: string | null } | undefined> {
   const result = await sql<{ valid: boolean; id: string | null }>`
-    with config as (${configStillValid(check)}),
+    with config as (${configStillValid(configs, check)}),
     ${moveExpressions({
       organizationId: check.organizationId,
       to: move.to,

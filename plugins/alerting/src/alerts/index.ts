@@ -1,6 +1,7 @@
 // The alerts module's door: what the modules above it may use (docs/alerting.md).
 export { fireCheckAlert, resolveCheckAlert, resolvedSince } from './check-alerts.js'
 export {
+  alertsEscalating,
   claimDueRepages,
   claimStep,
   ESCALATION_STATES,
@@ -14,7 +15,16 @@ export {
   setEscalations,
 } from './escalation-state.js'
 export { type AlertEventSubscriber, type BusEvent, createAlertEventBus, type DispatchInterest } from './event-bus.js'
-export { type ConfigCheck, fireAlert, fireAlerts, type Fired, type Firing, type IngestedEvent, moveAlertFromSource } from './fire.js'
+export {
+  type ConfigCheck,
+  type EnabledConfigs,
+  fireAlert,
+  fireAlerts,
+  type Fired,
+  type Firing,
+  type IngestedEvent,
+  moveAlertFromSource,
+} from './fire.js'
 export { type AlertMove, moveAlertByPerson, moveAlerts, reopenAlert } from './lifecycle.js'
 export { priorities, type Priority, URGENT_PRIORITIES, webhookFormats, type WebhookFormat } from './model.js'
 export {

@@ -2,7 +2,15 @@
 export { type ChatAlert, type ChatDeploy, slackMessage } from './chat-integrations/messages.js'
 export { mrkdwn } from './chat-integrations/mrkdwn.js'
 export { slackCommandPath, slackInteractivityPath } from './chat-integrations/paths.js'
-export { type ChatIntegrationRow, chatIntegrationsAmong, chatIntegrationsByIds, findChatIntegration } from './chat-integrations/queries.js'
+export {
+  type ChatIntegrationRow,
+  chatIntegrationsAmong,
+  chatIntegrationsByIds,
+  findChatIntegration,
+  findSlackIntegration,
+  interactiveIntegrations,
+  type SlackIntegration,
+} from './chat-integrations/queries.js'
 export { ChatFailure, type ChatSender } from './chat-integrations/send.js'
 export { slackClient, slackErrorOf } from './chat-integrations/slack-client.js'
 export { alertPayload, type OutboundEvent, type WebhookDelivery } from './outbound-webhooks/delivery.js'

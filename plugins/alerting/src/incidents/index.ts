@@ -13,7 +13,15 @@ export {
 } from './operations.js'
 export {
   addTimeline,
+  alertIdsOfIncident,
   alertsLinkedByRule,
+  claimIncidentsBehind,
+  escalatingAlertOf,
+  incidentByNumber,
+  incidentPeople,
+  markChatSynced,
+  retryChatSyncAfter,
+  timelineSince,
   type AlertIncidents,
   findIncident,
   incidentOfAlert,

@@ -6,6 +6,7 @@ import type { JobQueue } from '@svc/jobs'
 import { ingestedEvents } from '@svc/metrics'
 import { type ConfigCheck, type DispatchInterest, fireAlert, type Fired, type Firing, moveAlertFromSource } from '../alerts/index.js'
 import { claimDelivery, type IngestConfig, saveDeliveryResult } from './queries.js'
+import { enabledConfigs } from './configs/queries.js'
 import type { Priority } from './configs/schemas.js'
 import type { IngestedEvent } from './event.js'
 import type { FireBatcher } from './fire-batcher.js'
@@ -68,7 +69,7 @@ async function applyEvent(
   if (event.action === 'fire') {
     const priority = priorityOf(config, event)
     const firing: Firing = { source: config.format, priority, groupWindowSeconds: config.groupWindowSeconds, event }
-    const alert = await (fire ? fire(check, firing) : fireAlert(db, interest, check, firing))
+    const alert = await (fire ? fire(check, firing) : fireAlert(db, enabledConfigs, interest, check, firing))
     if (alert?.created && announce && announcesAlert(config, event)) {
       await publish(announce, db, 'alert.created', {
         organizationId: config.organizationId,
@@ -86,7 +87,7 @@ async function applyEvent(
     )
   }
   const to = event.action === 'resolve' ? 'resolved' : 'acknowledged'
-  const moved = await moveAlertFromSource(db, check, { fingerprint: event.fingerprint, to, source: config.format })
+  const moved = await moveAlertFromSource(db, enabledConfigs, check, { fingerprint: event.fingerprint, to, source: config.format })
   if (!moved) return undefined
   // The move updates the escalation itself; its timeline event is dispatched at the dispatcher's next poll.
   const outcome: Outcome = moved.id ? { alertId: moved.id, status: to } : { alertId: null, status: 'ignored' }

@@ -1,5 +1,6 @@
 import type { Database } from '@svc/db'
 import { type ConfigCheck, type DispatchInterest, fireAlert, fireAlerts, type Fired, type Firing } from '../alerts/index.js'
+import { enabledConfigs } from './configs/queries.js'
 
 interface Pending {
   check: ConfigCheck
@@ -56,15 +57,17 @@ export function createFireBatcher(database: Database, interest: DispatchInterest
   async function write(batch: Pending[]): Promise<void> {
     if (batch.length === 1) {
       const [only] = batch as [Pending]
-      await fireAlert(db, interest, only.check, only.firing).then(only.resolve, only.reject)
+      await fireAlert(db, enabledConfigs, interest, only.check, only.firing).then(only.resolve, only.reject)
       return
     }
     try {
-      const results = await fireAlerts(database, interest, batch)
+      const results = await fireAlerts(database, enabledConfigs, interest, batch)
       batch.forEach((entry, index) => entry.resolve(results[index]))
     } catch {
       // One bad event must not fail its neighbours: each is written alone and answers for itself.
-      await Promise.all(batch.map((entry) => fireAlert(db, interest, entry.check, entry.firing).then(entry.resolve, entry.reject)))
+      await Promise.all(
+        batch.map((entry) => fireAlert(db, enabledConfigs, interest, entry.check, entry.firing).then(entry.resolve, entry.reject)),
+      )
     }
   }
 

@@ -6,7 +6,9 @@ import {
   addTimelineText,
   declareIncident,
   editIncident,
+  escalatingAlertOf,
   findIncident,
+  incidentByNumber,
   incidentOfAlert,
   incidentOrNotFound,
   joinIncident,
@@ -15,7 +17,7 @@ import {
 } from '../../incidents/index.js'
 import { findAlert, moveAlertByPerson } from '../../alerts/index.js'
 import type { ButtonAction } from './cards.js'
-import { escalatingAlertOf, findSlackMessage, incidentByNumber, incidentOfChannel } from './queries.js'
+import { findSlackMessage, incidentOfChannel } from './queries.js'
 
 // What a button or a slash command does, as the person Slack says pressed it. Each answers the
 // line the person sees (ephemeral), or throws ChatRefusal with why nothing was done.

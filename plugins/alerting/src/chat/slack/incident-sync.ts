@@ -1,23 +1,11 @@
 import type { FastifyBaseLogger } from 'fastify'
 import type { Database, Executor } from '@svc/db'
 import { createPoller } from '@svc/jobs'
-import { slackClient, slackErrorOf } from '../../destinations/index.js'
+import { interactiveIntegrations, slackClient, slackErrorOf, type SlackIntegration } from '../../destinations/index.js'
+import { claimIncidentsBehind, incidentPeople, markChatSynced, retryChatSyncAfter, timelineSince } from '../../incidents/index.js'
 import { incidentCard, timelineLine } from './cards.js'
 import type { SlackPeople } from './people.js'
-import {
-  claimIncidentsBehind,
-  incidentChannel,
-  incidentPeople,
-  insertIncidentChannel,
-  interactiveIntegrations,
-  markChatSynced,
-  messagesAboutIncident,
-  recordSlackMessage,
-  retryChatSyncAfter,
-  timelineSince,
-  updateIncidentChannel,
-  type SlackIntegration,
-} from './queries.js'
+import { incidentChannel, insertIncidentChannel, messagesAboutIncident, recordSlackMessage, updateIncidentChannel } from './queries.js'
 import { renderAlert, renderIncident, type RenderDeps } from './render.js'
 
 const POLL_MS = 1_000

@@ -1,7 +1,7 @@
 import { productRoleAtLeast, productRoleOfUser } from '@svc/auth'
 import type { Database } from '@svc/db'
-import { slackClient, slackErrorOf } from '../../destinations/index.js'
-import { cacheSlackEmail, cachedSlackEmail, cachedSlackUserOf, memberByEmail, type SlackIntegration } from './queries.js'
+import { slackClient, slackErrorOf, type SlackIntegration } from '../../destinations/index.js'
+import { cacheSlackEmail, cachedSlackEmail, cachedSlackUserOf, memberByEmail } from './queries.js'
 
 /** How long what Slack said about a user is trusted before asking again. */
 const CACHE_SECONDS = 60 * 60

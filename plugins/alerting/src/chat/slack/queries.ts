@@ -1,21 +1,10 @@
-import { sql, type NotNull } from 'kysely'
+import { sql } from 'kysely'
 import type { Executor } from '@svc/db'
+import { alertIdsOfIncident } from '../../incidents/index.js'
 
 // The tables of Slack interactivity (migration 0045): messages we can rewrite, who a Slack user
 // is, and the channel each incident got. Each query is scoped by organization or by integration
 // (an integration belongs to one organization).
-
-const integrationColumns = [
-  'id',
-  'organizationId',
-  'name',
-  'kind',
-  'botToken',
-  'channel',
-  'enabled',
-  'signingSecret',
-  'incidentChannels',
-] as const
 
 /** How long a delivery is remembered: past the five minutes Slack's signature holds. */
 const DELIVERY_KEPT_MINUTES = 10
@@ -35,40 +24,6 @@ export async function claimSlackDelivery(db: Executor, integrationId: string, bo
     on conflict do nothing
     returning true as claimed`.execute(db)
   return result.rows.length === 1
-}
-
-/** An integration by id, of any organization: the one a signed Slack request names in its URL. */
-export async function findSlackIntegration(db: Executor, integrationId: string) {
-  return (
-    db
-      .selectFrom('divinux.chatIntegrations')
-      .select(integrationColumns)
-      .where('id', '=', integrationId)
-      .where('kind', '=', 'slack_bot')
-      // A Slack bot is written with both (destinations/chat-integrations/routes.ts).
-      .where('botToken', 'is not', null)
-      .where('channel', 'is not', null)
-      .$narrowType<{ botToken: NotNull; channel: NotNull }>()
-      .executeTakeFirst()
-  )
-}
-
-export type SlackIntegration = NonNullable<Awaited<ReturnType<typeof findSlackIntegration>>>
-
-/** The organization's enabled Slack apps whose buttons work (a signing secret is set). */
-export async function interactiveIntegrations(db: Executor, organizationId: string) {
-  return db
-    .selectFrom('divinux.chatIntegrations')
-    .select(integrationColumns)
-    .where('organizationId', '=', organizationId)
-    .where('kind', '=', 'slack_bot')
-    .where('enabled', '=', true)
-    .where('signingSecret', 'is not', null)
-    .where('botToken', 'is not', null)
-    .where('channel', 'is not', null)
-    .$narrowType<{ botToken: NotNull; channel: NotNull }>()
-    .orderBy('createdAt')
-    .execute()
 }
 
 export async function recordSlackMessage(
@@ -99,20 +54,7 @@ export async function messagesAboutIncident(db: Executor, organizationId: string
     .select(['m.channel', 'm.ts', 'm.alertId', 'm.incidentId'])
     .where('m.organizationId', '=', organizationId)
     .where('m.integrationId', '=', integrationId)
-    .where((eb) =>
-      eb.or([
-        eb('m.incidentId', '=', incidentId),
-        eb(
-          'm.alertId',
-          'in',
-          eb
-            .selectFrom('divinux.incidentAlerts as l')
-            .select('l.alertId')
-            .where('l.organizationId', '=', organizationId)
-            .where('l.incidentId', '=', incidentId),
-        ),
-      ]),
-    )
+    .where((eb) => eb.or([eb('m.incidentId', '=', incidentId), eb('m.alertId', 'in', alertIdsOfIncident(db, organizationId, incidentId))]))
     .orderBy('m.createdAt', 'desc')
     .limit(100)
     .execute()
@@ -201,102 +143,4 @@ export async function updateIncidentChannel(
     .where('integrationId', '=', integrationId)
     .where('incidentId', '=', incidentId)
     .execute()
-}
-
-/** Timeline entries written after `since`, oldest first, with their authors' addresses. */
-export async function timelineSince(db: Executor, organizationId: string, incidentId: string, since: Date, limit: number) {
-  return db
-    .selectFrom('divinux.incidentTimeline as t')
-    .leftJoin('core.users as u', 'u.id', 't.authorId')
-    .select(['t.kind', 't.body', 't.data', 't.createdAt', 'u.email as author'])
-    .where('t.organizationId', '=', organizationId)
-    .where('t.incidentId', '=', incidentId)
-    .where('t.createdAt', '>', since)
-    .orderBy('t.createdAt')
-    .limit(limit)
-    .execute()
-}
-
-/** The incident's people: its role holders and responders, with their addresses. */
-export async function incidentPeople(db: Executor, organizationId: string, incidentId: string) {
-  const roles = db
-    .selectFrom('divinux.incidentRoles')
-    .select('userId')
-    .where('organizationId', '=', organizationId)
-    .where('incidentId', '=', incidentId)
-  const responders = db
-    .selectFrom('divinux.incidentResponders')
-    .select('userId')
-    .where('organizationId', '=', organizationId)
-    .where('incidentId', '=', incidentId)
-  return db.selectFrom('core.users').select(['id', 'email']).where('id', 'in', roles.union(responders)).execute()
-}
-
-/**
- * Takes up to `limit` incidents whose chat is behind them for `leaseSeconds` (another replica
- * skips them meanwhile): one per organization per round, the organizations waiting longest first,
- * so a storm of incidents in one organization does not hold back another's. The lease is taken by
- * compare-and-set, so two replicas that pick the same incident take it once. Answers each with the
- * updated_at it will show, as text: a Date keeps milliseconds, PostgreSQL microseconds, and the
- * incident would stay behind.
- */
-export async function claimIncidentsBehind(db: Executor, limit: number, leaseSeconds: number) {
-  const free = sql`(chat_sync_until is null or chat_sync_until < now())`
-  const claimed = await sql<{ id: string; organizationId: string; seenAt: string }>`
-    update divinux.incidents set chat_sync_until = now() + make_interval(secs => ${leaseSeconds})
-    where id in (
-      select id from (
-        select distinct on (organization_id) id, updated_at from divinux.incidents
-        where (chat_synced_at is null or chat_synced_at < updated_at) and ${free}
-        order by organization_id, updated_at
-      ) oldest_per_organization
-      order by updated_at
-      limit ${limit}
-    ) and ${free}
-    returning id, organization_id as "organizationId", updated_at::text as "seenAt"`.execute(db)
-  return claimed.rows
-}
-
-/** The incident's chat shows it as of `seen`; a change after that leaves it behind again. */
-export async function markChatSynced(db: Executor, incidentId: string, seenAt: string): Promise<void> {
-  await db
-    .updateTable('divinux.incidents')
-    .set({ chatSyncedAt: sql<Date>`${seenAt}::timestamptz`, chatSyncUntil: null })
-    .where('id', '=', incidentId)
-    .execute()
-}
-
-/** Tries again after `seconds` (Slack refused or could not be reached). */
-export async function retryChatSyncAfter(db: Executor, incidentId: string, seconds: number): Promise<void> {
-  await db
-    .updateTable('divinux.incidents')
-    .set({ chatSyncUntil: sql<Date>`now() + make_interval(secs => ${seconds})` })
-    .where('id', '=', incidentId)
-    .execute()
-}
-
-/** An alert of the incident whose escalation is waiting for its next step, if any. */
-export async function escalatingAlertOf(db: Executor, organizationId: string, incidentId: string) {
-  const row = await db
-    .selectFrom('divinux.incidentAlerts as l')
-    .innerJoin('divinux.alertEscalations as e', 'e.alertId', 'l.alertId')
-    .select('l.alertId')
-    .where('l.organizationId', '=', organizationId)
-    .where('l.incidentId', '=', incidentId)
-    .where('e.state', '=', 'active')
-    .orderBy('l.linkedAt')
-    .limit(1)
-    .executeTakeFirst()
-  return row?.alertId
-}
-
-/** The organization's incident by its number (INC-<number>). */
-export async function incidentByNumber(db: Executor, organizationId: string, number: number) {
-  const row = await db
-    .selectFrom('divinux.incidents')
-    .select('id')
-    .where('organizationId', '=', organizationId)
-    .where('number', '=', number)
-    .executeTakeFirst()
-  return row?.id
 }

@@ -7,11 +7,17 @@ import { auditContextOf } from '@svc/audit'
 import { isUuid } from '@svc/auth'
 import { ForbiddenError, NotFoundError, invalidField } from '@svc/http'
 import { type Escalator } from '../../paging/index.js'
-import { slackClient, slackCommandPath, slackInteractivityPath } from '../../destinations/index.js'
+import {
+  findSlackIntegration,
+  slackClient,
+  slackCommandPath,
+  slackInteractivityPath,
+  type SlackIntegration,
+} from '../../destinations/index.js'
 import { ChatRefusal, isOurMessage, pressButton, runCommand } from './actions.js'
 import { BUTTON_ACTIONS, subjectOf } from './cards.js'
 import type { SlackPeople } from './people.js'
-import { claimSlackDelivery, findSlackIntegration, type SlackIntegration } from './queries.js'
+import { claimSlackDelivery } from './queries.js'
 import { renderAlert, renderIncident, type RenderDeps } from './render.js'
 import { slackSignatureProblem } from './signature.js'
 

@@ -1,4 +1,4 @@
-import { sql } from 'kysely'
+import { sql, type NotNull } from 'kysely'
 import { paged, type Executor, type Page } from '@svc/db'
 
 const columns = [
@@ -104,4 +104,51 @@ export async function deleteChatIntegration(db: Executor, organizationId: string
     .where('id', '=', id)
     .returning(columns)
     .executeTakeFirst()
+}
+
+/** What Slack interactivity reads of an integration. */
+const slackColumns = [
+  'id',
+  'organizationId',
+  'name',
+  'kind',
+  'botToken',
+  'channel',
+  'enabled',
+  'signingSecret',
+  'incidentChannels',
+] as const
+
+/** An integration by id, of any organization: the one a signed Slack request names in its URL. */
+export async function findSlackIntegration(db: Executor, integrationId: string) {
+  return (
+    db
+      .selectFrom('divinux.chatIntegrations')
+      .select(slackColumns)
+      .where('id', '=', integrationId)
+      .where('kind', '=', 'slack_bot')
+      // A Slack bot is written with both (destinations/chat-integrations/routes.ts).
+      .where('botToken', 'is not', null)
+      .where('channel', 'is not', null)
+      .$narrowType<{ botToken: NotNull; channel: NotNull }>()
+      .executeTakeFirst()
+  )
+}
+
+export type SlackIntegration = NonNullable<Awaited<ReturnType<typeof findSlackIntegration>>>
+
+/** The organization's enabled Slack apps whose buttons work (a signing secret is set). */
+export async function interactiveIntegrations(db: Executor, organizationId: string) {
+  return db
+    .selectFrom('divinux.chatIntegrations')
+    .select(slackColumns)
+    .where('organizationId', '=', organizationId)
+    .where('kind', '=', 'slack_bot')
+    .where('enabled', '=', true)
+    .where('signingSecret', 'is not', null)
+    .where('botToken', 'is not', null)
+    .where('channel', 'is not', null)
+    .$narrowType<{ botToken: NotNull; channel: NotNull }>()
+    .orderBy('createdAt')
+    .execute()
 }
