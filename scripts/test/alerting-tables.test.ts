@@ -39,7 +39,6 @@ const owners: Record<string, string[]> = {
 }
 
 const crossings: Record<string, string> = {
-  'alerts/escalation-state.ts escalation_policies': 'the acknowledgement timeout: stored on the escalation when it starts',
   'incidents/correlation/queries.ts alerts': 'correlation reads the new alerts: a read the alerts door publishes',
   'incidents/correlation/queries.ts deploy_events': 'a deploy fragment the intake door publishes',
   'incidents/queries.ts alerts': 'an incident’s alerts: a read the alerts door publishes',

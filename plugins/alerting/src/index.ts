@@ -25,7 +25,7 @@ import {
   type StatusIncidentsReader,
 } from './incidents/index.js'
 import { configUsingPolicy, type IngestLimits, intakeModule } from './intake/index.js'
-import { type ContactReader, oncallModule, type PreferencesReader, type PushReader } from './oncall/index.js'
+import { ackTimeoutFromNow, type ContactReader, oncallModule, type PreferencesReader, type PushReader } from './oncall/index.js'
 import { createEscalator, pagingModule, settleAttempt } from './paging/index.js'
 import { type AnalysisStarter, createWorkflowRunner, workflowSubscriber, workflowsModule } from './workflows/index.js'
 
@@ -152,7 +152,7 @@ export const alertingSurface: FastifyPluginAsync<AlertingOptions> = async (app, 
   app.addHook('onClose', () => escalator.stop())
 
   // The modules, lowest first. Paths are literal (no prefix).
-  await app.register(alertsModule, { incidentOf: incidentOfAlert })
+  await app.register(alertsModule, { incidentOf: incidentOfAlert, ackTimeout: ackTimeoutFromNow })
   await app.register(oncallModule, {
     productUrl: options.productUrl,
     destinations: { chat: chatIntegrationsAmong, webhook: outboundWebhooksAmong },

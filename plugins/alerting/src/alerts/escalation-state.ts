@@ -81,14 +81,6 @@ export async function claimStep(db: Executor, position: { alertId: string; round
     .executeTakeFirst()
 }
 
-/**
- * When an escalation acknowledged now pages again: its policy's acknowledgement timeout from now,
- * or never (null). For `alert_escalations` rows in an UPDATE.
- */
-export const ackTimeoutFromNow = sql<Date | null>`(
-  select now() + make_interval(mins => p.ack_timeout_minutes)
-  from divinux.escalation_policies p where p.id = divinux.alert_escalations.policy_id)`
-
 export async function findEscalation(db: Executor, organizationId: string, alertId: string) {
   return db
     .selectFrom('divinux.alertEscalations')

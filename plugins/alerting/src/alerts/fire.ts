@@ -1,7 +1,7 @@
 import { sql, type RawBuilder } from 'kysely'
 import type { Database, Executor } from '@svc/db'
 import type { DispatchInterest } from './event-bus.js'
-import { moveExpressions, type AlertMove } from './lifecycle.js'
+import { moveExpressions, type MoveTo } from './lifecycle.js'
 import type { Priority } from './model.js'
 
 // The writes of one ingested event, each a single statement: the alert change and its timeline
@@ -249,13 +249,13 @@ export async function moveAlertFromSource(
   db: Executor,
   configs: EnabledConfigs,
   check: ConfigCheck,
-  move: { fingerprint: string; to: AlertMove; source: string },
+  move: MoveTo & { fingerprint: string; source: string },
 ): Promise<{ id: string | null } | undefined> {
   const result = await sql<{ valid: boolean; id: string | null }>`
     with config as (${configStillValid(configs, check)}),
     ${moveExpressions({
+      ...move,
       organizationId: check.organizationId,
-      to: move.to,
       which: sql`fingerprint = ${move.fingerprint} and exists (select 1 from config)`,
       actorUserId: null,
       data: { source: move.source },

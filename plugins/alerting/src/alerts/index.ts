@@ -25,7 +25,7 @@ export {
   type IngestedEvent,
   moveAlertFromSource,
 } from './fire.js'
-export { type AlertMove, moveAlertByPerson, moveAlerts, reopenAlert } from './lifecycle.js'
+export { type AckTimeout, type AlertMove, moveAlertByPerson, moveAlerts, type MoveTo, reopenAlert } from './lifecycle.js'
 export { priorities, type Priority, URGENT_PRIORITIES, webhookFormats, type WebhookFormat } from './model.js'
 export {
   alertColumns,

@@ -1,6 +1,6 @@
 import { sql, type RawBuilder } from 'kysely'
 import type { Executor, Json } from '@svc/db'
-import { ackTimeoutFromNow, type EscalationState } from './escalation-state.js'
+import type { EscalationState } from './escalation-state.js'
 
 /**
  * Every move of an alert's status, and what it does to the alert's escalation, whoever makes it:
@@ -29,9 +29,19 @@ export const ESCALATION_ENDS = {
   resolved: ['pending', 'active', 'silenced', 'acknowledged', 'exhausted', 'grouped'],
 } as const satisfies Record<AlertMove, readonly EscalationState[]>
 
-export interface Move {
+/**
+ * When an escalation acknowledged now pages again, given the column holding its policy's id: the
+ * policy's acknowledgement timeout from now, or never (null). Policies are oncall's, which hands
+ * this over through its door (`ackTimeoutFromNow`), so every acknowledgement reads the policy as
+ * it stands.
+ */
+export type AckTimeout = (policyId: RawBuilder<unknown>) => RawBuilder<Date | null>
+
+/** A move, and for an acknowledgement when the escalation pages again. */
+export type MoveTo = { to: 'resolved' } | { to: 'acknowledged'; ackTimeout: AckTimeout }
+
+export type Move = MoveTo & {
   organizationId: string
-  to: AlertMove
   /** A condition on `divinux.alerts` naming the alerts to move (an id, a fingerprint, an incident's). */
   which: RawBuilder<unknown>
   /** The person who moved them; null for a source or a check. */
@@ -48,6 +58,7 @@ export interface Move {
  */
 export function moveExpressions(move: Move): RawBuilder<unknown> {
   const { organizationId, to, actorUserId } = move
+  const nextAt = move.to === 'acknowledged' ? move.ackTimeout(sql.ref('divinux.alert_escalations.policy_id')) : null
   const stamp =
     to === 'acknowledged'
       ? sql`acknowledged_at = now(), acknowledged_by = ${actorUserId}::uuid`
@@ -64,7 +75,7 @@ export function moveExpressions(move: Move): RawBuilder<unknown> {
     ),
     moved_escalations as (
       update divinux.alert_escalations set state = ${to}, updated_at = now(),
-        next_at = ${to === 'acknowledged' ? ackTimeoutFromNow : null}
+        next_at = ${nextAt}
       where alert_id in (select id from moved) and state in (${sql.join(ESCALATION_ENDS[to])})
     )`
 }
@@ -79,13 +90,13 @@ export async function moveAlerts(db: Executor, move: Move): Promise<string[]> {
 export async function moveAlertByPerson(
   db: Executor,
   alert: { organizationId: string; alertId: string },
-  to: AlertMove,
+  move: MoveTo,
   userId: string,
   data: Json = {},
 ): Promise<boolean> {
   const moved = await moveAlerts(db, {
+    ...move,
     organizationId: alert.organizationId,
-    to,
     which: sql`id = ${alert.alertId}`,
     actorUserId: userId,
     data,

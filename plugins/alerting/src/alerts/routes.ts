@@ -2,7 +2,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { isUuid, membershipOf } from '@svc/auth'
 import { ConflictError, ListResponse, NotFoundError, PaginationQuery, sendSerialized, serializedAnswer } from '@svc/http'
 import { findAlert, listAlertEvents, listAlerts } from './queries.js'
-import { moveAlertByPerson } from './lifecycle.js'
+import { type AckTimeout, moveAlertByPerson } from './lifecycle.js'
 import { Alert, AlertEvent, AlertParams, AlertQuery, AlertWithIncident, OrgParams, alertBody, eventBody } from './schemas.js'
 import { keptAnswers, pageOf, type Executor } from '@svc/db'
 
@@ -38,9 +38,11 @@ export type IncidentOfAlert = (
 
 export interface AlertRouteOptions {
   incidentOf: IncidentOfAlert
+  /** When an acknowledged alert pages again: its policy's timeout (oncall's port). */
+  ackTimeout: AckTimeout
 }
 
-export const alertRoutes: FastifyPluginAsyncTypebox<AlertRouteOptions> = async (app, { incidentOf }) => {
+export const alertRoutes: FastifyPluginAsyncTypebox<AlertRouteOptions> = async (app, { incidentOf, ackTimeout }) => {
   const db = app.database.db
   const viewer = app.requireProductRole('alerting', 'viewer')
   const responder = app.requireProductRole('alerting', 'responder')
@@ -148,7 +150,7 @@ export const alertRoutes: FastifyPluginAsyncTypebox<AlertRouteOptions> = async (
         const { organizationId } = membershipOf(request)
         const current = await alertOf(organizationId, request.params.alertId)
         const row = await db.transaction().execute(async (trx) => {
-          await moveAlertByPerson(trx, { organizationId, alertId: current.id }, to, request.user.userId)
+          await moveAlertByPerson(trx, { organizationId, alertId: current.id }, { to, ackTimeout }, request.user.userId)
           return findAlert(trx, organizationId, current.id)
         })
         if (!row) throw new NotFoundError('alert')

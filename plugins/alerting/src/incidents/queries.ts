@@ -1,6 +1,7 @@
 import { sql } from 'kysely'
 import { jsonb, lockUntilCommit, paged, type Executor, type Page } from '@svc/db'
 import { type AlertMove, alertsEscalating, moveAlerts } from '../alerts/index.js'
+import { ackTimeoutFromNow } from '../oncall/index.js'
 import type { IncidentStatus, Severity } from './model.js'
 
 // The incident tables are the alerting surface's (scripts/test/surface-tables.test.ts); every
@@ -599,6 +600,7 @@ export async function settleIncidentAlerts(
   return moveAlerts(trx, {
     organizationId,
     to,
+    ackTimeout: ackTimeoutFromNow,
     // A responder request is acknowledged by the person it asks, never by the incident.
     which: sql`id in (
       select l.alert_id from divinux.incident_alerts l

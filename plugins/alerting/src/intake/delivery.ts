@@ -6,6 +6,7 @@ import type { JobQueue } from '@svc/jobs'
 import { ingestedEvents } from '@svc/metrics'
 import { type ConfigCheck, type DispatchInterest, fireAlert, type Fired, type Firing, moveAlertFromSource } from '../alerts/index.js'
 import { claimDelivery, type IngestConfig, saveDeliveryResult } from './queries.js'
+import { ackTimeoutFromNow } from '../oncall/index.js'
 import { enabledConfigs } from './configs/queries.js'
 import type { Priority } from './configs/schemas.js'
 import type { IngestedEvent } from './event.js'
@@ -87,7 +88,12 @@ async function applyEvent(
     )
   }
   const to = event.action === 'resolve' ? 'resolved' : 'acknowledged'
-  const moved = await moveAlertFromSource(db, enabledConfigs, check, { fingerprint: event.fingerprint, to, source: config.format })
+  const moved = await moveAlertFromSource(db, enabledConfigs, check, {
+    fingerprint: event.fingerprint,
+    to,
+    ackTimeout: ackTimeoutFromNow,
+    source: config.format,
+  })
   if (!moved) return undefined
   // The move updates the escalation itself; its timeline event is dispatched at the dispatcher's next poll.
   const outcome: Outcome = moved.id ? { alertId: moved.id, status: to } : { alertId: null, status: 'ignored' }

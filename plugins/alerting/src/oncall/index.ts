@@ -9,7 +9,7 @@ export {
   urgencyOf,
 } from './paging-plan.js'
 export { activeMembersAmong, emailsOf } from './people.js'
-export { findPolicy, policiesAmong, storedSteps } from './policies/queries.js'
+export { ackTimeoutFromNow, findPolicy, policiesAmong, storedSteps } from './policies/queries.js'
 export { type MatchedAlert, type Matchers, matchesAlert, routeAlert, RoutingRule, RoutingRules } from './policies/routing.js'
 export { type Step, type Target } from './policies/schemas.js'
 export { removeTargetEverywhere } from './policies/targets.js'

@@ -5,7 +5,7 @@ import { Type } from 'typebox'
 import { ConflictError, GoneError, NotFoundError, publicCors } from '@svc/http'
 import { findAlert, moveAlertByPerson } from '../alerts/index.js'
 import { findAckLink, useAckLink } from './queries.js'
-import { activeMembersAmong } from '../oncall/index.js'
+import { ackTimeoutFromNow, activeMembersAmong } from '../oncall/index.js'
 import { ackTokenHash } from './page.js'
 
 const TokenParams = Type.Object({ token: Type.String({ minLength: 20, maxLength: 100, pattern: '^[A-Za-z0-9_-]+$' }) })
@@ -120,7 +120,13 @@ export const ackLinkRoutes: FastifyPluginAsyncTypebox = async (app) => {
           }
           const { organizationId, alertId, userId } = spent
           if (!(await activeMembersAmong(trx, organizationId, [userId])).has(userId)) throw new NotFoundError('acknowledgement link')
-          const moved = await moveAlertByPerson(trx, { organizationId, alertId }, 'acknowledged', userId, { via: 'link' })
+          const moved = await moveAlertByPerson(
+            trx,
+            { organizationId, alertId },
+            { to: 'acknowledged', ackTimeout: ackTimeoutFromNow },
+            userId,
+            { via: 'link' },
+          )
           if (!moved) {
             const alert = await findAlert(trx, organizationId, alertId)
             throw new ConflictError(`the alert is ${alert?.status ?? 'gone'}: it cannot be acknowledged`)

@@ -9,7 +9,7 @@ import { ForbiddenError, NotFoundError } from '@svc/http'
 import { TWILIO_STATUS_PATH, TWILIO_VOICE_PATH, outboxMessage, recordDeliveryReport } from '@svc/notifier'
 import { moveAlertByPerson } from '../alerts/index.js'
 import { ackLinksWithSmsCode, attemptOfMessage, useAckLink } from './queries.js'
-import { type ContactReader } from '../oncall/index.js'
+import { ackTimeoutFromNow, type ContactReader } from '../oncall/index.js'
 
 /** Where Twilio sends the replies to our SMS (configure it as the number's messaging webhook). */
 export const TWILIO_SMS_PATH = '/api/v1/twilio/sms'
@@ -30,7 +30,7 @@ export interface TwilioRouteOptions {
 
 /** Acknowledges as the paged person, once (compare-and-set); answers whether it did. */
 async function acknowledge(db: Executor, page: { organizationId: string; alertId: string; userId: string }, via: 'sms' | 'voice') {
-  return moveAlertByPerson(db, page, 'acknowledged', page.userId, { via })
+  return moveAlertByPerson(db, page, { to: 'acknowledged', ackTimeout: ackTimeoutFromNow }, page.userId, { via })
 }
 
 /**

@@ -16,6 +16,7 @@ import {
   type Severity,
 } from '../../incidents/index.js'
 import { findAlert, moveAlertByPerson } from '../../alerts/index.js'
+import { ackTimeoutFromNow } from '../../oncall/index.js'
 import type { ButtonAction } from './cards.js'
 import { findSlackMessage, incidentOfChannel } from './queries.js'
 
@@ -57,7 +58,9 @@ async function actOnAlert(deps: ChatActionDeps, organizationId: string, actor: A
     return `Escalated: ${outcome.detail}.`
   }
   const to = action === 'acknowledge' ? 'acknowledged' : 'resolved'
-  const moved = await moveAlertByPerson(db, { organizationId, alertId: alert.id }, to, actor.userId, { via: 'slack' })
+  const moved = await moveAlertByPerson(db, { organizationId, alertId: alert.id }, { to, ackTimeout: ackTimeoutFromNow }, actor.userId, {
+    via: 'slack',
+  })
   if (!moved) throw new ChatRefusal(`The alert is ${(await findAlert(db, organizationId, alert.id))?.status ?? 'gone'} already.`)
   return `You ${to} the alert.`
 }

@@ -1,9 +1,18 @@
 import { sql } from 'kysely'
 import { containing, jsonb, jsonColumn, paged, type Executor, type Page } from '@svc/db'
+import type { AckTimeout } from '../../alerts/index.js'
 import type { Step } from './schemas.js'
 
 /** A policy's stored steps, as the validated body wrote them. */
 export const storedSteps = jsonColumn<Step[]>()
+
+/**
+ * The lifecycle's acknowledgement timeout (alerts/lifecycle.ts): the policy's, from now, or never
+ * when it sets none or is gone.
+ */
+export const ackTimeoutFromNow: AckTimeout = (policyId) => sql<Date | null>`(
+  select now() + make_interval(mins => p.ack_timeout_minutes)
+  from divinux.escalation_policies p where p.id = ${policyId})`
 
 const policyColumns = [
   'p.id',
