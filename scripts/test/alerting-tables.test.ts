@@ -42,7 +42,6 @@ const crossings: Record<string, string> = {
   'incidents/correlation/queries.ts alerts': 'correlation reads the new alerts: a read the alerts door publishes',
   'incidents/correlation/queries.ts deploy_events': 'a deploy fragment the intake door publishes',
   'incidents/queries.ts alerts': 'an incident’s alerts: a read the alerts door publishes',
-  'incidents/queries.ts alert_escalations': 'paging locks: move to incidents/paging-groups.ts through the alerts door',
   'paging/queries.ts alert_escalations': 'the claim of escalations to start: the alerts door could publish it as a fragment',
   'paging/queries.ts alert_events': 'the claim waits for correlation: whether the created event is dispatched',
   'paging/queries.ts webhook_configs': 'the claim reads the routing rules of the alert’s config',

@@ -1,4 +1,4 @@
-import { sql } from 'kysely'
+import { sql, type SelectQueryBuilder } from 'kysely'
 import { jsonb, type Executor, type Json } from '@svc/db'
 
 export const ESCALATION_STATES = ['pending', 'active', 'silenced', 'unrouted', 'acknowledged', 'resolved', 'exhausted', 'grouped'] as const
@@ -128,7 +128,32 @@ export async function lockOrCreateEscalation(db: Executor, alert: { id: string; 
   return db.selectFrom('divinux.alertEscalations').select(['state']).where('alertId', '=', alert.id).forUpdate().executeTakeFirstOrThrow()
 }
 
-/** The alerts whose escalation waits for its next step, as a subquery a caller filters by (`where alertId in …`). */
-export function alertsEscalating(db: Executor) {
-  return db.selectFrom('divinux.alertEscalations').select('alertId').where('state', '=', 'active')
+/**
+ * The alerts whose escalation is in one of `states` (by default: waits for its next step), as a
+ * subquery a caller filters by (`where alertId in …`).
+ */
+export function alertsEscalating(db: Executor, states: readonly EscalationState[] = ['active']) {
+  return db.selectFrom('divinux.alertEscalations').select('alertId').where('state', 'in', states)
+}
+
+/**
+ * Pages these alerts again at `until` where they are acknowledged under a policy (an incident's
+ * snooze: `alertIds` is the incident's alerts, a subquery); answers how many.
+ */
+export async function repageAcknowledgedAt<D, T extends keyof D>(
+  db: Executor,
+  organizationId: string,
+  alertIds: SelectQueryBuilder<D, T, { alertId: string }>,
+  until: Date,
+): Promise<number> {
+  const snoozed = await db
+    .updateTable('divinux.alertEscalations')
+    .set({ nextAt: until, updatedAt: sql<Date>`now()` })
+    .where('organizationId', '=', organizationId)
+    .where('alertId', 'in', alertIds)
+    .where('state', '=', 'acknowledged')
+    .where('policyId', 'is not', null)
+    .returning('alertId')
+    .execute()
+  return snoozed.length
 }

@@ -11,6 +11,7 @@ export {
   heldBySilence,
   insertAlertEvents,
   lockOrCreateEscalation,
+  repageAcknowledgedAt,
   setEscalation,
   setEscalations,
 } from './escalation-state.js'

@@ -1,6 +1,6 @@
 import { sql } from 'kysely'
 import { jsonb, lockUntilCommit, paged, type Executor, type Page } from '@svc/db'
-import { type AlertMove, alertsEscalating, moveAlerts } from '../alerts/index.js'
+import { type AlertMove, alertsEscalating, moveAlerts, repageAcknowledgedAt } from '../alerts/index.js'
 import { ackTimeoutFromNow } from '../oncall/index.js'
 import type { IncidentStatus, Severity } from './model.js'
 
@@ -316,15 +316,10 @@ export async function repageContextOf(db: Executor, organizationId: string, aler
     .where('i.status', '<>', 'resolved')
     .executeTakeFirst()
   if (!incident) return undefined
-  const escalating = await db
-    .selectFrom('divinux.incidentAlerts as l')
-    .innerJoin('divinux.alertEscalations as e', 'e.alertId', 'l.alertId')
-    .select('l.alertId')
-    .where('l.organizationId', '=', organizationId)
-    .where('l.incidentId', '=', incident.id)
+  const escalating = await alertIdsOfIncident(db, organizationId, incident.id)
     .where('l.alertId', '<>', alertId)
     .where('l.rule', '<>', 'responder_request')
-    .where('e.state', '=', 'active')
+    .where('l.alertId', 'in', alertsEscalating(db))
     .limit(1)
     .executeTakeFirst()
   return { ...incident, escalatingAlertId: escalating?.alertId }
@@ -332,13 +327,7 @@ export async function repageContextOf(db: Executor, organizationId: string, aler
 
 /** Pages the incident's acknowledged alerts again at `until` (their acknowledgement's re-page time); answers how many. */
 export async function snoozeIncidentAlerts(trx: Executor, organizationId: string, incidentId: string, until: Date): Promise<number> {
-  const snoozed = await sql<{ alertId: string }>`
-    update divinux.alert_escalations e set next_at = ${until}, updated_at = now()
-    from divinux.incident_alerts l
-    where l.alert_id = e.alert_id and l.incident_id = ${incidentId} and l.organization_id = ${organizationId}
-      and e.organization_id = ${organizationId} and e.state = 'acknowledged' and e.policy_id is not null
-    returning e.alert_id as "alertId"`.execute(trx)
-  return snoozed.rows.length
+  return repageAcknowledgedAt(trx, organizationId, alertIdsOfIncident(trx, organizationId, incidentId), until)
 }
 
 export interface NewTimelineRow {
@@ -476,10 +465,9 @@ export async function openIncidentsOf(db: Executor, alerts: ReadonlyArray<{ orga
     join divinux.incidents i on i.id = l.incident_id and i.status <> 'resolved'
     left join lateral (
       select other.alert_id from divinux.incident_alerts other
-      join divinux.alert_escalations e on e.alert_id = other.alert_id
       where other.incident_id = l.incident_id and other.alert_id <> l.alert_id
         and other.rule <> 'responder_request'
-        and e.state in ${sql.raw(`(${PAGING_STATES.map((state) => `'${state}'`).join(', ')})`)}
+        and other.alert_id in (${alertsEscalating(db, PAGING_STATES)})
       limit 1
     ) paging on true`.execute(db)
   for (const row of result.rows) {
