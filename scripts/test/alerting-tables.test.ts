@@ -42,11 +42,6 @@ const crossings: Record<string, string> = {
   'incidents/correlation/queries.ts alerts': 'correlation reads the new alerts: a read the alerts door publishes',
   'incidents/correlation/queries.ts deploy_events': 'a deploy fragment the intake door publishes',
   'incidents/queries.ts alerts': 'an incident’s alerts: a read the alerts door publishes',
-  'paging/queries.ts alert_escalations': 'the claim of escalations to start: the alerts door could publish it as a fragment',
-  'paging/queries.ts alert_events': 'the claim waits for correlation: whether the created event is dispatched',
-  'paging/queries.ts webhook_configs': 'the claim reads the routing rules of the alert’s config',
-  'paging/queries.ts alerts':
-    'a page’s alert joined to its attempt or link (alertColumns from the alerts door): one read on the paging path',
 }
 
 const camel = (table: string) => table.replace(/_([a-z])/g, (_match, letter: string) => letter.toUpperCase())

@@ -157,3 +157,39 @@ export async function repageAcknowledgedAt<D, T extends keyof D>(
     .execute()
   return snoozed.length
 }
+
+/**
+ * Escalations written with their alerts and not started yet, oldest first, with what routing
+ * needs of the alert; locked and skipped by other replicas until the caller's transaction ends.
+ * One waits while its alert's `created` event is still to be dispatched, so correlation has put
+ * the alert in its incident first (a storm pages once per incident), but at most
+ * `correlationWaitSeconds`, so a dispatcher that fails never holds a page back for longer.
+ */
+export async function claimPendingEscalations(db: Executor, limit: number, correlationWaitSeconds: number) {
+  return (
+    db
+      .selectFrom('divinux.alertEscalations as e')
+      .innerJoin('divinux.alerts as a', 'a.id', 'e.alertId')
+      // An alert of no config (a synthetic check's) carries its policy on its pending row.
+      .select(['e.alertId', 'e.organizationId', 'e.configId', 'e.policyId', 'a.status', 'a.priority', 'a.service', 'a.labels'])
+      .where('e.state', '=', 'pending')
+      .where(({ not, exists, selectFrom }) =>
+        not(
+          exists(
+            selectFrom('divinux.alertEvents as ev')
+              .select('ev.id')
+              .whereRef('ev.organizationId', '=', 'e.organizationId')
+              .whereRef('ev.alertId', '=', 'e.alertId')
+              .where('ev.type', '=', 'created')
+              .where('ev.dispatchedAt', 'is', null)
+              .where('ev.createdAt', '>', sql<Date>`now() - make_interval(secs => ${correlationWaitSeconds})`),
+          ),
+        ),
+      )
+      .orderBy('e.createdAt')
+      .limit(limit)
+      .forUpdate('e')
+      .skipLocked()
+      .execute()
+  )
+}

@@ -3,6 +3,7 @@ export { fireCheckAlert, resolveCheckAlert, resolvedSince } from './check-alerts
 export {
   alertsEscalating,
   claimDueRepages,
+  claimPendingEscalations,
   claimStep,
   ESCALATION_STATES,
   type EscalationChange,

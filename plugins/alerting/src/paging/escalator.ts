@@ -5,6 +5,7 @@ import {
   type AlertRow,
   alertsByIds,
   claimDueRepages,
+  claimPendingEscalations,
   claimStep,
   type EscalationChange,
   type EscalationState,
@@ -39,10 +40,9 @@ import {
   type Step,
   storedSteps,
 } from '../oncall/index.js'
-import { storedRoutingRules } from '../intake/index.js'
+import { routingOfConfigs, storedRoutingRules } from '../intake/index.js'
 import { NOTIFICATION_RULE_QUEUE, pagePeople, pageStep, pagingReads, type NotificationRuleJob, type PagingDeps } from './page.js'
 import { createStepWrites } from './step-writes.js'
-import { claimPendingEscalations } from './queries.js'
 
 /** One job per step of an escalation, run at its time: `{ alertId, round, step }`. */
 export const STEP_QUEUE = 'alerting.escalation-step'
@@ -94,6 +94,8 @@ const REPAGE_POLL_MS = 5_000
 /** How often each replica looks for escalations written with new alerts (it is also woken at once by ingestion). */
 const POLL_MS = 1_000
 const BATCH = 50
+/** How long a new alert's first page may wait for correlation to place it in its incident. */
+const CORRELATION_WAIT_SECONDS = 10
 const POLLING_INTERVAL_SECONDS = 0.5
 
 /**
@@ -270,10 +272,26 @@ export function createEscalator(deps: EscalatorDeps): Escalator {
     deps.chatQueued()
   }
 
+  /**
+   * Up to BATCH pending escalations, claimed, each with what routing needs: its config's rules and
+   * policy, or (an alert of no config, a synthetic check's) the policy on its pending row.
+   */
+  async function claimPending(trx: Executor) {
+    const claimed = await claimPendingEscalations(trx, BATCH, CORRELATION_WAIT_SECONDS)
+    const routing = await routingOfConfigs(
+      trx,
+      claimed.flatMap((row) => (row.configId ? [row.configId] : [])),
+    )
+    return claimed.map((row) => {
+      const config = row.configId ? routing.get(row.configId) : undefined
+      return { ...row, routingRules: config?.routingRules ?? null, escalationPolicyId: config?.escalationPolicyId ?? row.policyId }
+    })
+  }
+
   /** Starts up to BATCH pending escalations; answers how many it took. */
   async function startPending(): Promise<number> {
     const { taken, paged } = await db.transaction().execute(async (trx) => {
-      const pending = await claimPendingEscalations(trx, BATCH)
+      const pending = await claimPending(trx)
       const view = transactionView(trx, new Date(), { batchEscalations: true })
       await view.prefetchAlerts(pending.filter((row) => row.status === 'open').map((row) => row.alertId))
       // Whether another alert of its incident pages, for the whole batch in one statement, read
@@ -308,7 +326,7 @@ export function createEscalator(deps: EscalatorDeps): Escalator {
   async function startOne(
     trx: Executor,
     view: View,
-    row: Awaited<ReturnType<typeof claimPendingEscalations>>[number],
+    row: Awaited<ReturnType<typeof claimPending>>[number],
     paging: AlertIncidents['paging'],
   ): Promise<boolean> {
     if (row.status !== 'open') {

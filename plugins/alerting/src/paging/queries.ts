@@ -1,14 +1,9 @@
 import { sql } from 'kysely'
 import type { Executor } from '@svc/db'
-import { alertColumns } from '../alerts/index.js'
+import { alertsByIds, findAlert, type AlertRow } from '../alerts/index.js'
 
 // Paging's tables: the attempts of a page (one per person, target and channel at a step) and the
-// acknowledgement links a page carries; and the claim of escalations to start, which reads what
-// routing needs from below (the alert, its escalation row, its config's rules). A join on the
-// page's alert reads the alerts module's columns as its door publishes them.
-
-/** How long a new alert's first page may wait for correlation. */
-const CORRELATION_WAIT_SECONDS = 10
+// acknowledgement links a page carries. A page's alert is read through the alerts door.
 
 export interface NewAttempt {
   organizationId: string
@@ -106,30 +101,24 @@ export async function listAttempts(db: Executor, organizationId: string, alertId
 
 export type AttemptRow = Awaited<ReturnType<typeof listAttempts>>[number]
 
+/** What the acknowledgement page shows of a link's alert. */
+function alertShown(alert: AlertRow) {
+  const { acknowledgedAt, resolvedAt, title, priority, status, service, source, description, createdAt } = alert
+  return { acknowledgedAt, resolvedAt, title, priority, status, service, source, description, createdAt }
+}
+
 export async function findAckLink(db: Executor, tokenHash: string) {
-  return db
-    .selectFrom('divinux.alertAckLinks as l')
-    .innerJoin('divinux.alerts as a', 'a.id', 'l.alertId')
-    .leftJoin('core.users as u', 'u.id', 'a.acknowledgedBy')
-    .select([
-      'a.acknowledgedAt',
-      'u.email as acknowledgedByEmail',
-      'a.resolvedAt',
-      'l.organizationId',
-      'l.alertId',
-      'l.userId',
-      'l.expiresAt',
-      'l.usedAt',
-      'a.title',
-      'a.priority',
-      'a.status',
-      'a.service',
-      'a.source',
-      'a.description',
-      'a.createdAt',
-    ])
-    .where('l.tokenHash', '=', tokenHash)
+  const link = await db
+    .selectFrom('divinux.alertAckLinks')
+    .select(['organizationId', 'alertId', 'userId', 'expiresAt', 'usedAt'])
+    .where('tokenHash', '=', tokenHash)
     .executeTakeFirst()
+  const alert = link && (await findAlert(db, link.organizationId, link.alertId))
+  if (!link || !alert) return undefined
+  const acknowledger = alert.acknowledgedBy
+    ? await db.selectFrom('core.users').select('email').where('id', '=', alert.acknowledgedBy).executeTakeFirst()
+    : undefined
+  return { ...link, ...alertShown(alert), acknowledgedByEmail: acknowledger?.email ?? null }
 }
 
 /** Spends a link (compare-and-set): undefined when it was used, expired or never existed. */
@@ -155,14 +144,25 @@ export async function attemptOfMessage(db: Executor, outboxMessageId: string) {
 
 /** Unused, unexpired links whose SMS code this is (a reply names the code, not the link). */
 export async function ackLinksWithSmsCode(db: Executor, smsCode: string) {
-  return db
-    .selectFrom('divinux.alertAckLinks as l')
-    .innerJoin('divinux.alerts as a', 'a.id', 'l.alertId')
-    .select(['l.tokenHash', 'l.organizationId', 'l.alertId', 'l.userId', 'a.title'])
-    .where('l.smsCode', '=', smsCode)
-    .where('l.usedAt', 'is', null)
-    .where('l.expiresAt', '>', sql<Date>`now()`)
+  const links = await db
+    .selectFrom('divinux.alertAckLinks')
+    .select(['tokenHash', 'organizationId', 'alertId', 'userId'])
+    .where('smsCode', '=', smsCode)
+    .where('usedAt', 'is', null)
+    .where('expiresAt', '>', sql<Date>`now()`)
     .execute()
+  const titles = new Map(
+    (
+      await alertsByIds(
+        db,
+        links.map((link) => link.alertId),
+      )
+    ).map((alert) => [alert.id, alert.title]),
+  )
+  return links.flatMap((link) => {
+    const title = titles.get(link.alertId)
+    return title === undefined ? [] : [{ ...link, title }]
+  })
 }
 
 /**
@@ -171,13 +171,25 @@ export async function ackLinksWithSmsCode(db: Executor, smsCode: string) {
  */
 export async function queuedAttempts(db: Executor, attemptIds: string[]) {
   if (attemptIds.length === 0) return []
-  return db
-    .selectFrom('divinux.notificationAttempts as n')
-    .innerJoin('divinux.alerts as a', 'a.id', 'n.alertId')
-    .select([...alertColumns, 'n.id as attemptId', 'n.organizationId', 'n.targetId', 'n.round', 'n.step'])
-    .where('n.id', 'in', attemptIds)
-    .where('n.status', '=', 'queued')
+  const attempts = await db
+    .selectFrom('divinux.notificationAttempts')
+    .select(['id as attemptId', 'organizationId', 'alertId', 'targetId', 'round', 'step'])
+    .where('id', 'in', attemptIds)
+    .where('status', '=', 'queued')
     .execute()
+  const alerts = new Map(
+    (
+      await alertsByIds(
+        db,
+        attempts.map((attempt) => attempt.alertId),
+      )
+    ).map((alert) => [alert.id, alert]),
+  )
+  // An attempt whose alert is gone has nothing to post.
+  return attempts.flatMap(({ alertId, ...attempt }) => {
+    const alert = alerts.get(alertId)
+    return alert ? [{ ...alert, ...attempt }] : []
+  })
 }
 
 export type QueuedAttempt = Awaited<ReturnType<typeof queuedAttempts>>[number]
@@ -216,42 +228,4 @@ export async function chatsPagedAbout(db: Executor, organizationId: string, aler
     .where('status', '=', 'sent')
     .execute()
   return rows.map((row) => row.targetId)
-}
-
-/**
- * Escalations written with their alerts and not started yet, oldest first, with what routing
- * needs; locked and skipped by other replicas until the caller's transaction ends. One waits
- * while its alert's `created` event is still to be dispatched, so correlation has put the alert
- * in its incident first (a storm pages once per incident) — but at most CORRELATION_WAIT_SECONDS,
- * so a dispatcher that fails never holds a page back for longer.
- */
-export async function claimPendingEscalations(db: Executor, limit: number) {
-  return (
-    db
-      .selectFrom('divinux.alertEscalations as e')
-      .innerJoin('divinux.alerts as a', 'a.id', 'e.alertId')
-      .leftJoin('divinux.webhookConfigs as c', 'c.id', 'e.configId')
-      // An alert of no config (a synthetic check's) carries its policy on its pending row.
-      .select(['e.alertId', 'e.organizationId', 'a.status', 'a.priority', 'a.service', 'a.labels', 'c.routingRules'])
-      .select(sql<string | null>`coalesce(c.escalation_policy_id, e.policy_id)`.as('escalationPolicyId'))
-      .where('e.state', '=', 'pending')
-      .where(({ not, exists, selectFrom }) =>
-        not(
-          exists(
-            selectFrom('divinux.alertEvents as ev')
-              .select('ev.id')
-              .whereRef('ev.organizationId', '=', 'e.organizationId')
-              .whereRef('ev.alertId', '=', 'e.alertId')
-              .where('ev.type', '=', 'created')
-              .where('ev.dispatchedAt', 'is', null)
-              .where('ev.createdAt', '>', sql<Date>`now() - make_interval(secs => ${CORRELATION_WAIT_SECONDS})`),
-          ),
-        ),
-      )
-      .orderBy('e.createdAt')
-      .limit(limit)
-      .forUpdate('e')
-      .skipLocked()
-      .execute()
-  )
 }

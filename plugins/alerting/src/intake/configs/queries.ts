@@ -1,5 +1,5 @@
 import { sql } from 'kysely'
-import { type Executor, type Page, jsonb, jsonColumn, paged } from '@svc/db'
+import { type Executor, type Json, type Page, jsonb, jsonColumn, paged } from '@svc/db'
 import type { RoutingRule } from '../../oncall/index.js'
 
 /**
@@ -129,4 +129,15 @@ export async function configUsingPolicy(db: Executor, organizationId: string, po
     .where((eb) => eb.or([eb('escalationPolicyId', '=', policyId), eb(sql<boolean>`routing_rules @> ${needle}::jsonb`, '=', true)]))
     .executeTakeFirst()
   return row && `the webhook config ${row.name}`
+}
+
+/** What routing a new alert needs of its config (a policy, routing rules), for the configs named: by id. */
+export async function routingOfConfigs(db: Executor, configIds: readonly string[]) {
+  if (configIds.length === 0) return new Map<string, { escalationPolicyId: string | null; routingRules: Json }>()
+  const rows = await db
+    .selectFrom('divinux.webhookConfigs')
+    .select(['id', 'escalationPolicyId', 'routingRules'])
+    .where('id', 'in', [...new Set(configIds)])
+    .execute()
+  return new Map(rows.map(({ id, ...routing }) => [id, routing]))
 }
