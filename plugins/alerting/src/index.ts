@@ -197,8 +197,8 @@ export type { AnalysisStart, AnalysisStarter } from './workflows/index.js'
 export type { PagingPreferences, ContactReader, PreferencesReader, PushReader } from './oncall/index.js'
 export {
   alertIncident,
-  alertReportBetween,
-  type AlertResponseStats,
+  incidentReportBetween,
+  type IncidentResponseStats,
   alertSummaries,
   alertTimeline,
   deploysBetween,

@@ -106,9 +106,13 @@ export async function escalationPolicyExists(db: Executor, organizationId: strin
   return row !== undefined
 }
 
-/** How many alerts, how fast they were acknowledged and resolved: means over those that were. */
-export interface AlertResponseStats {
-  alerts: number
+/**
+ * How many incidents, how fast they were acknowledged and resolved: means over those that were,
+ * each incident's times taken from detection as the incident itself shows them (`mttaSeconds`,
+ * `mttrSeconds`, whole seconds), so a report over one incident says what its page says.
+ */
+export interface IncidentResponseStats {
+  incidents: number
   acknowledged: number
   resolved: number
   /** Mean time to acknowledge, seconds; null when none was acknowledged. */
@@ -117,50 +121,82 @@ export interface AlertResponseStats {
   mttrSeconds: number | null
 }
 
-const responseStats = sql<AlertResponseStats>`json_build_object(
-  'alerts', count(*)::int,
+const responseStats = sql<IncidentResponseStats>`json_build_object(
+  'incidents', count(*)::int,
   'acknowledged', count(acknowledged_at)::int,
   'resolved', count(resolved_at)::int,
-  'mttaSeconds', round(avg(extract(epoch from acknowledged_at - created_at))::numeric, 1)::float8,
-  'mttrSeconds', round(avg(extract(epoch from resolved_at - created_at))::numeric, 1)::float8)`
+  'mttaSeconds', round(avg(seconds_to_acknowledge)::numeric, 1)::float8,
+  'mttrSeconds', round(avg(seconds_to_resolve)::numeric, 1)::float8)`
 
 /**
- * The alerts opened in [from, to), for the platform's incidents report: totals, by priority, by
- * service and by UTC day, computed in the database over all of them, and the first `rowLimit`
- * alerts themselves (oldest first).
+ * The incidents detected in [from, to), for the platform's incidents report: totals, by severity,
+ * by service (the services of an incident's alerts; an incident of two services counts under
+ * each, one of none under none) and by UTC day, computed in the database over all of them; the
+ * first `rowLimit` incidents themselves (oldest first), and how many alerts arrived in the period.
+ * An incident merged into another is counted there, not again.
  *
  * @replica A read that tolerates seconds of replication lag: may go to a read replica (docs/sizing.md).
  */
-export async function alertReportBetween(db: Executor, organizationId: string, from: Date, to: Date, rowLimit: number) {
-  const opened = sql`organization_id = ${organizationId} and created_at >= ${from} and created_at < ${to}`
-  const [totals, byPriority, byService, perDay, rows] = await Promise.all([
-    sql<{ stats: AlertResponseStats }>`select ${responseStats} as stats from divinux.alerts where ${opened}`.execute(db),
-    sql<{ key: string; stats: AlertResponseStats }>`
-      select priority as key, ${responseStats} as stats from divinux.alerts where ${opened} group by priority order by priority`.execute(
-      db,
-    ),
-    sql<{ key: string | null; stats: AlertResponseStats }>`
-      select service as key, ${responseStats} as stats from divinux.alerts where ${opened}
+export async function incidentReportBetween(db: Executor, organizationId: string, from: Date, to: Date, rowLimit: number) {
+  const opened = sql`
+    with opened as (
+      select i.id, i.number, i.title, i.severity, i.status, i.detected_at, i.acknowledged_at, i.resolved_at,
+        -- greatest() passes over a null: the case keeps a time not reached null.
+        case when i.acknowledged_at is not null then greatest(0, round(extract(epoch from i.acknowledged_at - i.detected_at)))::int end
+          as seconds_to_acknowledge,
+        case when i.resolved_at is not null then greatest(0, round(extract(epoch from i.resolved_at - i.detected_at)))::int end
+          as seconds_to_resolve,
+        array(
+          select distinct a.service from divinux.incident_alerts l join divinux.alerts a on a.id = l.alert_id
+          where l.organization_id = ${organizationId} and l.incident_id = i.id and a.service is not null
+          order by a.service) as services,
+        (select count(*) from divinux.incident_alerts l where l.organization_id = ${organizationId} and l.incident_id = i.id)::int as alerts
+      from divinux.incidents i
+      where i.organization_id = ${organizationId} and i.detected_at >= ${from} and i.detected_at < ${to} and i.merged_into is null
+    )`
+  const [totals, bySeverity, byService, perDay, rows, alerts] = await Promise.all([
+    sql<{ stats: IncidentResponseStats }>`${opened} select ${responseStats} as stats from opened`.execute(db),
+    sql<{ key: string; stats: IncidentResponseStats }>`
+      ${opened} select severity as key, ${responseStats} as stats from opened group by severity order by severity`.execute(db),
+    sql<{ key: string | null; stats: IncidentResponseStats }>`
+      ${opened} select service as key, ${responseStats} as stats
+      from opened left join lateral unnest(opened.services) as service on true
       group by service order by count(*) desc, service nulls last`.execute(db),
-    sql<{ day: string; alerts: number }>`
-      select to_char(date_trunc('day', created_at at time zone 'UTC'), 'YYYY-MM-DD') as day, count(*)::int as alerts
-      from divinux.alerts where ${opened} group by 1 order by 1`.execute(db),
+    sql<{ day: string; incidents: number }>`
+      ${opened} select to_char(date_trunc('day', detected_at at time zone 'UTC'), 'YYYY-MM-DD') as day, count(*)::int as incidents
+      from opened group by 1 order by 1`.execute(db),
+    sql<{
+      id: string
+      number: number
+      title: string
+      severity: string
+      status: string
+      services: string[]
+      alerts: number
+      detectedAt: Date
+      acknowledgedAt: Date | null
+      resolvedAt: Date | null
+      secondsToAcknowledge: number | null
+      secondsToResolve: number | null
+    }>`
+      ${opened} select id, number, title, severity, status, services, alerts, detected_at as "detectedAt",
+        acknowledged_at as "acknowledgedAt", resolved_at as "resolvedAt", seconds_to_acknowledge as "secondsToAcknowledge",
+        seconds_to_resolve as "secondsToResolve"
+      from opened order by detected_at, number limit ${rowLimit}`.execute(db),
     db
       .selectFrom('divinux.alerts')
-      .select(['id', 'title', 'priority', 'service', 'source', 'status', 'createdAt', 'acknowledgedAt', 'resolvedAt'])
+      .select((eb) => eb.fn.countAll<string>().as('count'))
       .where('organizationId', '=', organizationId)
       .where('createdAt', '>=', from)
       .where('createdAt', '<', to)
-      .orderBy('createdAt')
-      .orderBy('id')
-      .limit(rowLimit)
-      .execute(),
+      .executeTakeFirstOrThrow(),
   ])
   return {
     totals: totals.rows[0]!.stats,
-    byPriority: byPriority.rows.map((row) => ({ priority: row.key, ...row.stats })),
+    bySeverity: bySeverity.rows.map((row) => ({ severity: row.key, ...row.stats })),
     byService: byService.rows.map((row) => ({ service: row.key, ...row.stats })),
     perDay: perDay.rows,
-    rows,
+    rows: rows.rows,
+    alertsReceived: Number(alerts.count),
   }
 }

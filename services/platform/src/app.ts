@@ -3,7 +3,7 @@ import { DEFAULT_NOTIFIER_CONFIG, DEFAULT_SYNTHETICS_CONFIG, type ServiceConfig 
 // `app.database` and `app.jobs` as @svc/http declares them, for this package compiled on its own.
 import type {} from '@svc/http'
 import { createNotifier } from '@svc/notifier'
-import { alertReportBetween } from '@svc/plugin-alerting'
+import { incidentReportBetween } from '@svc/plugin-alerting'
 import { aiUsageBetween } from '@svc/plugin-insights'
 import { platformSurface, scimRouterError, type ReportSources } from '@svc/plugin-platform'
 import { componentUptimeBetween, maintenanceWindowsOf, statusPagesOf } from '@svc/plugin-statuspages'
@@ -31,7 +31,7 @@ export function buildApp(config: ServiceConfig, shared?: Resources): Promise<Fas
         })
         const retentionDays = (config.synthetics ?? DEFAULT_SYNTHETICS_CONFIG).retentionDays
         const reportSources: ReportSources = {
-          alerts: alertReportBetween,
+          incidents: incidentReportBetween,
           componentUptime: componentUptimeBetween,
           checkAvailability: (db, organizationId, from, to) =>
             checkAvailabilityBetween(db, organizationId, from, to, { retentionDays, maintenanceWindows: maintenanceWindowsOf }),

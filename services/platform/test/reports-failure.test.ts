@@ -10,11 +10,11 @@ import { startTestService, until } from '@svc/testkit'
 // What happens when a report cannot be written, when a job comes twice, and when no signing key is
 // set: the platform surface with readers that fail on purpose, and without REPORTS_SIGNING_KEY.
 
-const none = { alerts: 0, acknowledged: 0, resolved: 0, mttaSeconds: null, mttrSeconds: null }
+const none = { incidents: 0, acknowledged: 0, resolved: 0, mttaSeconds: null, mttrSeconds: null }
 /** While set, the uptime reader waits for it: a report held part way through its writing. */
 let uptimeHeld: { reached: () => void; release: Promise<void> } | undefined
 const reportSources: ReportSources = {
-  alerts: async () => ({ totals: none, byPriority: [], byService: [], perDay: [], rows: [] }),
+  incidents: async () => ({ totals: none, bySeverity: [], byService: [], perDay: [], rows: [], alertsReceived: 0 }),
   componentUptime: async () => {
     if (uptimeHeld) {
       uptimeHeld.reached()

@@ -51,37 +51,67 @@ const from = new Date(Math.floor(Date.now() / DAY) * DAY - 10 * DAY)
 const to = new Date(from.getTime() + 7 * DAY)
 const at = (ms: number) => new Date(from.getTime() + ms)
 
-// Alerting: three alerts in the period (two acknowledged and resolved), one before it, one of another organization.
-const alert = (
+// Alerting: three incidents in the period (two acknowledged and resolved), each opened by its
+// alert; one before it; one of another organization. Each incident's times count from its
+// detection, as the incident itself shows them; its alert is acknowledged a little later.
+const opened = (
   organizationId: string,
+  number: number,
   title: string,
-  priority: string,
+  severity: string,
   service: string,
-  createdAt: Date,
+  detectedAt: Date,
   ackSeconds?: number,
   resolveSeconds?: number,
-) => ({
-  organizationId,
-  title,
-  priority,
-  service,
-  source: 'webhook',
-  fingerprint: title,
-  status: resolveSeconds ? 'resolved' : 'open',
-  createdAt,
-  acknowledgedAt: ackSeconds ? new Date(createdAt.getTime() + ackSeconds * 1000) : null,
-  resolvedAt: resolveSeconds ? new Date(createdAt.getTime() + resolveSeconds * 1000) : null,
-})
-await db
-  .insertInto('divinux.alerts')
-  .values([
-    alert(orgId, 'Checkout latency', 'P1', 'api', at(HOUR), 60, 600),
-    alert(orgId, 'Database failover', 'P1', 'api', at(2 * DAY), 180, 1800),
-    alert(orgId, 'Stale cache', 'P2', 'web', at(3 * DAY)),
-    alert(orgId, 'Before the period', 'P1', 'api', at(-HOUR), 10, 20),
-    alert(otherOrgId, 'Someone else’s outage', 'P1', 'secret-service', at(HOUR), 5, 5),
-  ])
-  .execute()
+) => ({ organizationId, number, title, severity, service, detectedAt, ackSeconds, resolveSeconds })
+const seeded = [
+  opened(orgId, 1, 'Checkout latency', 'SEV1', 'api', at(HOUR), 60, 600),
+  opened(orgId, 2, 'Database failover', 'SEV1', 'api', at(2 * DAY), 180, 1800),
+  opened(orgId, 3, 'Stale cache', 'SEV2', 'web', at(3 * DAY)),
+  opened(orgId, 4, 'Before the period', 'SEV1', 'api', at(-HOUR), 10, 20),
+  opened(otherOrgId, 1, 'Someone else’s outage', 'SEV1', 'secret-service', at(HOUR), 5, 5),
+]
+const later = (start: Date, seconds: number | undefined, plus = 0) => (seconds ? new Date(start.getTime() + (seconds + plus) * 1000) : null)
+for (const incident of seeded) {
+  const { organizationId, number, title, severity, service, detectedAt, ackSeconds, resolveSeconds } = incident
+  const status = resolveSeconds ? 'resolved' : 'open'
+  const alertRow = await db
+    .insertInto('divinux.alerts')
+    .values({
+      organizationId,
+      title,
+      priority: severity === 'SEV1' ? 'P1' : 'P2',
+      service,
+      source: 'webhook',
+      fingerprint: title,
+      status,
+      createdAt: detectedAt,
+      acknowledgedAt: later(detectedAt, ackSeconds, 30),
+      resolvedAt: later(detectedAt, resolveSeconds, 30),
+    })
+    .returning('id')
+    .executeTakeFirstOrThrow()
+  const incidentRow = await db
+    .insertInto('divinux.incidents')
+    .values({
+      organizationId,
+      number,
+      title,
+      severity,
+      status: resolveSeconds ? 'resolved' : 'triage',
+      openedBy: 'alert',
+      startedAt: detectedAt,
+      detectedAt,
+      acknowledgedAt: later(detectedAt, ackSeconds),
+      resolvedAt: later(detectedAt, resolveSeconds),
+    })
+    .returning('id')
+    .executeTakeFirstOrThrow()
+  await db
+    .insertInto('divinux.incidentAlerts')
+    .values({ organizationId, incidentId: incidentRow.id, alertId: alertRow.id, fingerprint: title, rule: 'opened' })
+    .execute()
+}
 
 // Insights: two model requests in the period, one after it.
 await db
@@ -242,7 +272,7 @@ t.test('bad input is refused with the field named and stores nothing', async (t)
   t.equal(list.meta.total, 0, 'no report was recorded')
 })
 
-t.test('an incidents report in CSV: alerts of the period with their response times', async (t) => {
+t.test('an incidents report in CSV: the incidents of the period with their response times, as each incident shows them', async (t) => {
   const answer = await generate(member, { type: 'incidents', format: 'csv', ...period })
   t.equal(answer.statusCode, 202)
   const queued = answer.json<ReportBody>()
@@ -263,16 +293,20 @@ t.test('an incidents report in CSV: alerts of the period with their response tim
   const lines = text.trimEnd().split('\r\n')
   t.equal(
     lines[0],
-    'id,opened_at,title,priority,service,source,status,acknowledged_at,resolved_at,seconds_to_acknowledge,seconds_to_resolve',
+    'reference,id,detected_at,title,severity,status,services,alerts,acknowledged_at,resolved_at,seconds_to_acknowledge,seconds_to_resolve',
   )
-  t.equal(lines.length, 4, 'three alerts of the period, nothing before it or of another organization')
-  t.match(lines[1], /,Checkout latency,P1,api,webhook,resolved,.*,60,600$/)
-  t.match(lines[3], /,Stale cache,P2,web,webhook,open,,,,$/)
+  t.equal(lines.length, 4, 'three incidents of the period, nothing before it or of another organization')
+  t.match(
+    lines[1],
+    /^INC-1,[0-9a-f-]{36},[^,]+,Checkout latency,SEV1,resolved,api,1,[^,]+,[^,]+,60,600$/,
+    'the incident’s own times, not its alert’s',
+  )
+  t.match(lines[3], /^INC-3,[0-9a-f-]{36},[^,]+,Stale cache,SEV2,triage,web,1,,,,$/)
   t.notMatch(text, /secret-service|Before the period/)
   t.equal(file.headers.get('content-length'), String(report.sizeBytes))
 })
 
-t.test('an incidents report in PDF: summary, MTTA and MTTR, by priority and service, a chart', async (t) => {
+t.test('an incidents report in PDF: summary, MTTA and MTTR, by severity and service, a chart', async (t) => {
   const queued = (await generate(owner, { type: 'incidents', format: 'pdf', ...period })).json<ReportBody>()
   const report = await readyReport(queued.id)
   t.match(report, { status: 'ready', contentType: 'application/pdf' })
@@ -288,12 +322,13 @@ t.test('an incidents report in PDF: summary, MTTA and MTTR, by priority and serv
   const text = await pdfText(content)
   t.match(text, 'Incidents report')
   t.match(text, 'Reports Co')
-  t.match(text, /Alerts opened:\s+3/)
+  t.match(text, /Incidents:\s+3/)
   t.match(text, /Mean time to acknowledge \(MTTA\):\s+2\.0 min/)
   t.match(text, /Mean time to resolve \(MTTR\):\s+20\.0 min/)
-  t.match(text, 'Alerts opened per day')
-  t.match(text, /Peak: 1 alerts/)
-  t.match(text, /P1\s+2\s+2\s+2\s+2\.0 min\s+20\.0 min/, 'by priority')
+  t.match(text, /Alerts received:\s+3/)
+  t.match(text, 'Incidents per day')
+  t.match(text, /Peak: 1 incidents/)
+  t.match(text, /SEV1\s+2\s+2\s+2\s+2\.0 min\s+20\.0 min/, 'by severity')
   t.match(text, /web\s+1\s+0\s+0\s+n\/a\s+n\/a/, 'by service')
   t.notMatch(text, 'secret-service')
 })

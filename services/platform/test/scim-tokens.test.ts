@@ -15,9 +15,9 @@ async function surfaces(app: FastifyInstance): Promise<void> {
     statusPages: async () => ({ rows: [], total: 0 }),
     checks: async () => ({ rows: [], total: 0 }),
     reportSources: {
-      alerts: async () => {
-        const none = { alerts: 0, acknowledged: 0, resolved: 0, mttaSeconds: null, mttrSeconds: null }
-        return { totals: none, byPriority: [], byService: [], perDay: [], rows: [] }
+      incidents: async () => {
+        const none = { incidents: 0, acknowledged: 0, resolved: 0, mttaSeconds: null, mttrSeconds: null }
+        return { totals: none, bySeverity: [], byService: [], perDay: [], rows: [], alertsReceived: 0 }
       },
       componentUptime: async () => ({ partialOutageWeight: 0.3, components: [] }),
       checkAvailability: async () => [],

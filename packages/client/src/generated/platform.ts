@@ -4291,7 +4291,7 @@ export interface operations {
             content: {
                 "application/json": {
                     /**
-                     * @description audit-log: the audit entries; incidents: alerts by priority and service with MTTA and MTTR; uptime: status page components and synthetic checks; ai-usage: AI requests, tokens and cost
+                     * @description audit-log: the audit entries; incidents: the incidents detected in the period by severity and service, with MTTA and MTTR from detection as each incident shows them; uptime: status page components and synthetic checks; ai-usage: AI requests, tokens and cost
                      * @enum {unknown}
                      */
                     type: "audit-log" | "incidents" | "uptime" | "ai-usage" | "usage";

@@ -40,7 +40,7 @@ function contentOf(
     case 'audit-log':
       return auditLogReport(db, organizationId, from, to)
     case 'incidents':
-      return incidentsReport(db, organizationId, from, to, sources.alerts)
+      return incidentsReport(db, organizationId, from, to, sources.incidents)
     case 'uptime':
       return uptimeReport(db, organizationId, from, to, sources, sections)
     case 'ai-usage':

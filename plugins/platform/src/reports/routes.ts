@@ -43,7 +43,7 @@ const GenerateReport = Type.Object(
   {
     type: Type.Enum(reportTypes, {
       description:
-        'audit-log: the audit entries; incidents: alerts by priority and service with MTTA and MTTR; uptime: status page components and synthetic checks; ai-usage: AI requests, tokens and cost',
+        'audit-log: the audit entries; incidents: the incidents detected in the period by severity and service, with MTTA and MTTR from detection as each incident shows them; uptime: status page components and synthetic checks; ai-usage: AI requests, tokens and cost',
     }),
     from: Type.String({ format: 'date-time', description: 'Start of the period, inclusive' }),
     to: Type.String({ format: 'date-time', description: 'End of the period, exclusive' }),

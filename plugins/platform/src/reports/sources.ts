@@ -5,15 +5,18 @@ import type { Executor } from '@svc/db'
 // their tables itself.
 
 export interface ResponseStats {
-  alerts: number
+  incidents: number
   acknowledged: number
   resolved: number
   mttaSeconds: number | null
   mttrSeconds: number | null
 }
 
-/** Alerting: the alerts opened in [from, to), aggregated over all of them, and the first `rowLimit`. */
-export type AlertReader = (
+/**
+ * Alerting: the incidents detected in [from, to), aggregated over all of them (times from
+ * detection, as each incident shows them), the first `rowLimit`, and the alerts received.
+ */
+export type IncidentReader = (
   db: Executor,
   organizationId: string,
   from: Date,
@@ -21,20 +24,24 @@ export type AlertReader = (
   rowLimit: number,
 ) => Promise<{
   totals: ResponseStats
-  byPriority: Array<ResponseStats & { priority: string }>
+  bySeverity: Array<ResponseStats & { severity: string }>
   byService: Array<ResponseStats & { service: string | null }>
-  perDay: Array<{ day: string; alerts: number }>
+  perDay: Array<{ day: string; incidents: number }>
   rows: Array<{
     id: string
+    number: number
     title: string
-    priority: string
-    service: string | null
-    source: string
+    severity: string
     status: string
-    createdAt: Date
+    services: string[]
+    alerts: number
+    detectedAt: Date
     acknowledgedAt: Date | null
     resolvedAt: Date | null
+    secondsToAcknowledge: number | null
+    secondsToResolve: number | null
   }>
+  alertsReceived: number
 }>
 
 /** Status pages: each component's uptime over [from, to), by UTC day. */
@@ -84,7 +91,7 @@ export interface AiSpend {
 }
 
 export interface ReportSources {
-  alerts: AlertReader
+  incidents: IncidentReader
   componentUptime: ComponentUptimeReader
   checkAvailability: CheckAvailabilityReader
   aiUsage: AiUsageReader
