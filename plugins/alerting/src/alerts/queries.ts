@@ -1,5 +1,5 @@
-import { sql } from 'kysely'
-import { type Executor, type Json, jsonb, type Page, paged } from '@svc/db'
+import { type Selectable, sql } from 'kysely'
+import { type DivinuxAlerts, type Executor, type Json, jsonb, type Page, paged } from '@svc/db'
 
 /** What an alert's timeline records (the table's check constraint holds it to this list). */
 export const alertEventTypes = [
@@ -18,6 +18,38 @@ export type AlertEventType = (typeof alertEventTypes)[number]
 
 /** The timeline events the alert event bus hands its subscribers (alerts/event-bus.ts). */
 export const BUS_EVENT_TYPES = ['created', 'acknowledged', 'resolved'] as const
+
+/** The columns of an alert the modules above may read in their own statements (`alertsRelation`). */
+const PUBLISHED_ALERT_COLUMNS = [
+  'id',
+  'organizationId',
+  'title',
+  'description',
+  'priority',
+  'status',
+  'service',
+  'source',
+  'fingerprint',
+  'labels',
+  'firstSeenAt',
+  'lastSeenAt',
+  'acknowledgedAt',
+  'acknowledgedBy',
+  'resolvedAt',
+] as const satisfies ReadonlyArray<keyof DivinuxAlerts>
+
+export type PublishedAlert = Pick<Selectable<DivinuxAlerts>, (typeof PUBLISHED_ALERT_COLUMNS)[number]>
+
+const snake = (column: string) => column.replace(/[A-Z]/g, (letter) => `_${letter.toLowerCase()}`)
+
+/**
+ * The alerts as the modules above read them inside their own statements, a join away from their
+ * rows: a derived table of the columns this module publishes, so a reader depends on those and
+ * not on the table. The planner pulls a derived table this simple up into the statement, so a join
+ * through it is planned as a join on the table (its indexes, its statistics).
+ * `join ${alertsRelation} a on …` in SQL; `.innerJoin(alertsRelation.as('a'), …)` in Kysely.
+ */
+export const alertsRelation = sql<PublishedAlert>`(select ${sql.raw(PUBLISHED_ALERT_COLUMNS.map(snake).join(', '))} from divinux.alerts)`
 
 /** An alert as the surface reads it (aliased `a`). */
 export const alertColumns = [

@@ -1,6 +1,6 @@
 import { sql } from 'kysely'
 import { jsonb, lockUntilCommit, paged, type Executor, type Page } from '@svc/db'
-import { type AlertMove, alertsEscalating, moveAlerts, repageAcknowledgedAt } from '../alerts/index.js'
+import { type AlertMove, alertsEscalating, alertsRelation, moveAlerts, repageAcknowledgedAt } from '../alerts/index.js'
 import { ackTimeoutFromNow } from '../oncall/index.js'
 import type { IncidentStatus, Severity } from './model.js'
 
@@ -162,7 +162,7 @@ export async function removeRole(trx: Executor, organizationId: string, incident
 export async function alertsWithIncident(db: Executor, organizationId: string, alertIds: string[]) {
   if (alertIds.length === 0) return []
   return db
-    .selectFrom('divinux.alerts as a')
+    .selectFrom(alertsRelation.as('a'))
     .leftJoin('divinux.incidentAlerts as l', 'l.alertId', 'a.id')
     .select(['a.id', 'a.priority', 'a.title', 'a.service', 'a.firstSeenAt', 'l.incidentId'])
     .where('a.organizationId', '=', organizationId)
@@ -191,7 +191,7 @@ export async function alertsLinkedByRule(
 ) {
   let query = db
     .selectFrom('divinux.incidentAlerts as l')
-    .innerJoin('divinux.alerts as a', 'a.id', 'l.alertId')
+    .innerJoin(alertsRelation.as('a'), 'a.id', 'l.alertId')
     .leftJoin('core.users as u', 'u.id', 'a.acknowledgedBy')
     .select(['l.alertId', 'l.matched', 'l.linkedAt', 'a.description', 'a.status', 'a.acknowledgedBy', 'u.email', 'a.acknowledgedAt'])
     .where('l.organizationId', '=', organizationId)
@@ -236,7 +236,7 @@ export async function linkAlerts(trx: Executor, organizationId: string, incident
     select a.id, i.id, a.organization_id, v.rule, v.score, v.matched, v.linked_by, clock_timestamp(), a.service, a.fingerprint, i.status <> 'resolved'
     from jsonb_to_recordset(${JSON.stringify(links.map((link) => ({ alert_id: link.alertId, rule: link.rule, score: link.score, matched: link.matched, linked_by: link.linkedBy })))}::jsonb)
       as v(alert_id uuid, rule text, score real, matched jsonb, linked_by uuid)
-    join divinux.alerts a on a.id = v.alert_id and a.organization_id = ${organizationId}
+    join ${alertsRelation} a on a.id = v.alert_id and a.organization_id = ${organizationId}
     join divinux.incidents i on i.id = ${incidentId} and i.organization_id = ${organizationId}
     on conflict (alert_id) do nothing
     returning alert_id as "alertId"`.execute(trx)
@@ -268,7 +268,7 @@ const linkColumns = [
 function linksOf(db: Executor, organizationId: string) {
   return db
     .selectFrom('divinux.incidentAlerts as l')
-    .innerJoin('divinux.alerts as a', 'a.id', 'l.alertId')
+    .innerJoin(alertsRelation.as('a'), 'a.id', 'l.alertId')
     .where('l.organizationId', '=', organizationId)
 }
 
@@ -372,7 +372,7 @@ export async function incidentResponders(db: Executor, organizationId: string, i
       union all
       select a.acknowledged_by, u.email, 'request', l.linked_by, a.acknowledged_at
       from divinux.incident_alerts l
-      join divinux.alerts a on a.id = l.alert_id
+      join ${alertsRelation} a on a.id = l.alert_id
       join core.users u on u.id = a.acknowledged_by
       where l.organization_id = ${organizationId} and l.incident_id = ${incidentId} and l.rule = 'responder_request'
     ) responders
@@ -507,7 +507,7 @@ export async function linkedAlerts(db: Executor, organizationId: string, inciden
   if (alertIds.length === 0) return []
   return db
     .selectFrom('divinux.incidentAlerts as l')
-    .innerJoin('divinux.alerts as a', 'a.id', 'l.alertId')
+    .innerJoin(alertsRelation.as('a'), 'a.id', 'l.alertId')
     .select(['l.alertId', 'a.fingerprint'])
     .where('l.organizationId', '=', organizationId)
     .where('l.incidentId', '=', incidentId)
@@ -558,7 +558,7 @@ export async function incidentFacets(db: Executor, organizationId: string, incid
   if (incidentIds.length === 0) return { services: [], labels: [] }
   const services = await db
     .selectFrom('divinux.incidentAlerts as l')
-    .innerJoin('divinux.alerts as a', 'a.id', 'l.alertId')
+    .innerJoin(alertsRelation.as('a'), 'a.id', 'l.alertId')
     .select(['l.incidentId', 'a.service'])
     .distinct()
     .where('l.organizationId', '=', organizationId)
@@ -567,7 +567,7 @@ export async function incidentFacets(db: Executor, organizationId: string, incid
     .execute()
   const labels = await sql<{ incidentId: string; key: string; value: string }>`
     select distinct l.incident_id as "incidentId", kv.key, kv.value
-    from divinux.incident_alerts l join divinux.alerts a on a.id = l.alert_id
+    from divinux.incident_alerts l join ${alertsRelation} a on a.id = l.alert_id
     cross join lateral jsonb_each_text(a.labels) kv
     where l.organization_id = ${organizationId} and l.incident_id in (${sql.join(incidentIds)})`.execute(db)
   return { services: services as Array<{ incidentId: string; service: string }>, labels: labels.rows }
@@ -603,7 +603,7 @@ export async function settleIncidentAlerts(
 export async function checkAlertsOf(db: Executor, organizationId: string, incidentId: string) {
   return db
     .selectFrom('divinux.incidentAlerts as l')
-    .innerJoin('divinux.alerts as a', 'a.id', 'l.alertId')
+    .innerJoin(alertsRelation.as('a'), 'a.id', 'l.alertId')
     .select(['a.id as alertId', 'a.service', 'a.status', 'a.labels', 'a.firstSeenAt'])
     .where('l.organizationId', '=', organizationId)
     .where('l.incidentId', '=', incidentId)
@@ -664,7 +664,7 @@ export async function incidentsResolvedByAlertsOf(trx: Executor, organizationId:
       not(
         exists(
           selectFrom('divinux.incidentAlerts as other')
-            .innerJoin('divinux.alerts as a', 'a.id', 'other.alertId')
+            .innerJoin(alertsRelation.as('a'), 'a.id', 'other.alertId')
             .select('other.alertId')
             .whereRef('other.incidentId', '=', 'i.id')
             .where('other.rule', '<>', 'responder_request')

@@ -1,5 +1,7 @@
 import { sql, type RawBuilder } from 'kysely'
 import { jsonb, jsonColumn, type Executor } from '@svc/db'
+import { alertsRelation } from '../../alerts/index.js'
+import { deploysRelation } from '../../intake/index.js'
 import { DEFAULT_RULES, REOPEN_MINUTES, type CorrelationRule } from './rules.js'
 
 /** An organization's stored correlation rules, as the validated body wrote them. */
@@ -73,7 +75,7 @@ function branch(
       greatest(0, extract(epoch from (${alert.firstSeenAt}::timestamptz - b.last_seen_at)))::float8 as "gapSeconds",
       ${extra} as extra
     from ${from} divinux.incident_alerts l
-    join divinux.alerts b on b.id = l.alert_id
+    join ${alertsRelation} b on b.id = l.alert_id
     where l.organization_id = ${alert.organizationId} and l.open and l.alert_id <> ${alert.id}
       and not exists (select 1 from divinux.incident_exclusions x where x.incident_id = l.incident_id and x.fingerprint = ${alert.fingerprint})
       and (${where})
@@ -125,7 +127,7 @@ function ruleBranch(order: number, rule: CorrelationRule, alert: NewAlert, edges
       // before it; then alerts after the same deploy, of the deployed service or of one that
       // depends on it.
       const deploy = sql`(
-        select d.id, d.service, d.version, d.deployed_at from divinux.deploy_events d
+        select d.id, d.service, d.version, d.deployed_at from ${deploysRelation} d
         where d.organization_id = ${alert.organizationId}
           and d.service = any(${[alert.service, ...edges.filter((edge) => edge.service === alert.service).map((edge) => edge.dependsOn)]}::text[])
           and d.deployed_at <= ${alert.firstSeenAt}::timestamptz
@@ -211,7 +213,7 @@ export async function newAlertsOf(db: Executor, organizationId: string, alertIds
   }>`
     select a.id, a.organization_id as "organizationId", a.service, a.labels, a.fingerprint, a.first_seen_at as "firstSeenAt",
       a.priority, a.title, own.incident_id as "incidentId", resolved.incident_id as "reopensIncidentId", resolved.alert_id as "reopensAlertId"
-    from divinux.alerts a
+    from ${alertsRelation} a
     left join divinux.incident_alerts own on own.alert_id = a.id
     left join lateral (
       select l.incident_id, l.alert_id from divinux.incident_alerts l

@@ -1,5 +1,5 @@
-import { sql } from 'kysely'
-import { type Executor, type Page, paged } from '@svc/db'
+import { type Selectable, sql } from 'kysely'
+import { type DivinuxDeployEvents, type Executor, type Page, paged } from '@svc/db'
 import type { DeployInput } from './read.js'
 
 const deployColumns = [
@@ -19,6 +19,15 @@ const deployColumns = [
   'deployedAt',
   'createdAt',
 ] as const
+
+/**
+ * The deploys as the modules above read them inside their own statements (correlation's deploy
+ * rule): a derived table of the columns published here, pulled up by the planner into the
+ * statement that joins it (alerts/queries.ts, `alertsRelation`, says why).
+ */
+export const deploysRelation = sql<
+  Pick<Selectable<DivinuxDeployEvents>, 'id' | 'organizationId' | 'service' | 'environment' | 'version' | 'deployedAt'>
+>`(select id, organization_id, service, environment, version, deployed_at from divinux.deploy_events)`
 
 export type DeployEventRow = Awaited<ReturnType<typeof insertDeployEvent>>['row']
 
