@@ -59,14 +59,20 @@ export function asData(value: unknown): string {
 const DRAFT_PROMPT = [
   'You write post-mortems (root cause analyses) for an on-call team, from the record you are given:',
   'the incidents with their timelines and analyses, the deploys before them, and alike past incidents.',
-  'Be factual; name a deploy only when the timing supports it. Answer as JSON matching the schema.',
+  'Be factual; name a deploy only when the timing supports it. Name an incident by its reference when it has one (INC-n),',
+  'and say who was paged and who acknowledged when the record shows it. Answer as JSON matching the schema.',
   UNTRUSTED_DATA_RULE,
 ].join(' ')
 
 function describeDraftContext(context: RcaDraftContext) {
   return {
     title: clip(context.title, MAX_TITLE),
-    incidents: context.incidents.map(({ incident, timeline, analysis }) => ({ ...incidentFacts(incident), timeline, analysis })),
+    incidents: context.incidents.map(({ incident, timeline, analysis, people }) => ({
+      ...incidentFacts(incident),
+      timeline,
+      analysis,
+      people,
+    })),
     deploys: context.deploys,
     similarIncidents: context.similarIncidents,
   }
@@ -115,6 +121,7 @@ function clippedLabels(labels: Record<string, unknown>): Record<string, string> 
 function incidentFacts(incident: IncidentContext) {
   return {
     source: incident.sourceProduct,
+    ...(incident.reference ? { reference: incident.reference } : {}),
     title: clip(incident.title, MAX_TITLE),
     description: incident.description === null ? null : clip(incident.description, MAX_DESCRIPTION),
     service: incident.service === null ? null : clip(incident.service, MAX_LABEL_VALUE),

@@ -2,6 +2,8 @@
 export interface IncidentContext {
   sourceProduct: string
   incidentId: string
+  /** How people name it when it is not its title: `INC-12` for an incident of alerting. */
+  reference?: string
   title: string
   description: string | null
   service: string | null
@@ -58,6 +60,11 @@ export interface DraftIncident {
   timeline: TimelineEntry[]
   /** Its latest completed analysis, if any. */
   analysis: { summary: string | null; rootCause: string | null; severity: string | null } | null
+  /** Who was paged (each once, the first time, by which channels) and who acknowledged, when known. */
+  people?: {
+    paged: Array<{ email: string; channels: string[]; at: string }>
+    acknowledged: Array<{ email: string; at: string }>
+  }
 }
 
 /** Everything an RCA draft is written from; gathered by the caller. */

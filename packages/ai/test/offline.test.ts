@@ -28,8 +28,11 @@ const deploy = (id: string, overrides: Partial<DeployEvidence> = {}): DeployEvid
 const analyzer = createOfflineAnalyzer()
 
 t.test('an RCA draft: incidents in order, durations, causes from the deploy, the analyses and alike incidents', async (t) => {
-  const empty = await analyzer.draftRca({ title: 'Nothing yet', incidents: [], deploys: [], similarIncidents: [] })
-  t.match(empty, { summary: /^No incidents are linked/, suspectedDeployId: null })
+  await t.rejects(
+    analyzer.draftRca({ title: 'Nothing yet', incidents: [], deploys: [], similarIncidents: [] }),
+    { message: 'an RCA draft is written from at least one incident', retryable: false },
+    'nothing is drafted from nothing: no placeholder sections',
+  )
 
   const later = incident({
     incidentId: 'b',
@@ -87,4 +90,44 @@ t.test('an RCA draft: incidents in order, durations, causes from the deploy, the
     similarIncidents: [],
   })
   t.match(unexplained, { rootCause: /^No deploy preceded the incidents/, summary: /^One incident: / })
+})
+
+t.test('an incident of alerting is named by its reference, with who was paged and who acknowledged', async (t) => {
+  const at = (minute: number) => new Date(Date.parse('2026-11-23T08:00:00Z') + minute * 60_000).toISOString()
+  const paged = { email: 'ada@example.com', channels: ['email', 'sms'], at: at(1) }
+  const draft = await analyzer.draftRca({
+    title: 'Checkout',
+    incidents: [
+      {
+        incident: incident({ reference: 'INC-7', priority: 'SEV1', status: 'resolved' }),
+        timeline: [
+          { type: 'paged', at: at(1), detail: 'ada@example.com (email, sms)' },
+          { type: 'alert_acknowledged', at: at(4), detail: 'ada@example.com' },
+          { type: 'investigating', at: at(4), detail: 'ada@example.com, via link' },
+          { type: 'resolved', at: at(30), detail: 'its alerts resolved' },
+        ],
+        analysis: { summary: null, rootCause: 'The 2.4.0 deploy broke checkout.', severity: 'critical' },
+        people: { paged: [paged], acknowledged: [{ email: 'ada@example.com', at: at(4) }] },
+      },
+    ],
+    deploys: [],
+    similarIncidents: [],
+  })
+  t.match(draft.summary, /^One incident on checkout: INC-7 "Checkout errors above 5%" \(SEV1\)/)
+  t.equal(
+    draft.impact,
+    '- INC-7 Checkout errors above 5% (SEV1, checkout): resolved after 30 minutes. Paged: ada@example.com (email, sms). Acknowledged by ada@example.com 4 minutes after it began.',
+  )
+  t.match(draft.rootCause, 'The analysis of INC-7 "Checkout errors above 5%" found: The 2.4.0 deploy broke checkout.')
+  t.match(draft.timeline, `- ${at(1)} INC-7: paged (ada@example.com (email, sms))`)
+  t.match(draft.timeline, `- ${at(4)} INC-7: alert acknowledged (ada@example.com)`)
+  t.match(draft.timeline, `- ${at(30)} INC-7: resolved`)
+
+  const unanswered = await analyzer.draftRca({
+    title: 'Night',
+    incidents: [{ incident: incident({ reference: 'INC-8' }), timeline: [], analysis: null, people: { paged: [paged], acknowledged: [] } }],
+    deploys: [],
+    similarIncidents: [],
+  })
+  t.match(unanswered.impact, /Paged: ada@example\.com \(email, sms\)\. Nobody acknowledged the page\.$/)
 })

@@ -207,3 +207,11 @@ export {
   similarResolvedAlerts,
   type AlertSummary,
 } from './reads.js'
+export {
+  incidentIdOfAlert,
+  incidentRecord,
+  type IncidentRecord,
+  incidentSummaries,
+  type IncidentSummary,
+  searchAlertingIncidents,
+} from './incident-reads.js'

@@ -46,20 +46,21 @@ async function drafted(rcaId: string) {
   }
 }
 
-t.test('the offline draft of an RCA linked to an alert names the deploy before it', async (t) => {
+t.test('the offline draft of an RCA linked to an alert is written from its incident and names the deploy before it', async (t) => {
   const rca = await rcaWithIncident()
   const queued = await call('POST', `${rcasUrl}/${rca.id}/generate`, responder!)
   t.equal(queued.statusCode, 202)
   t.match(queued.json(), { id: rca.id, draftStatus: 'queued', draftError: null, aiDrafted: false })
   const done = await drafted(rca.id)
   t.match(done, { draftStatus: 'completed', aiDrafted: true, suspectedDeployId: culprit.id, editedFields: [] })
-  t.match(done.summary, /^One incident on checkout: "Checkout errors above 5%" \(P2\)/)
+  // The P2 opened INC-1: the alert stands for its incident.
+  t.match(done.summary, /^One incident on checkout: INC-1 "Checkout errors above 5%" \(SEV2\)/)
   t.match(
     done.rootCause,
     /^The deploy 2\.4\.0 of checkout \(commit 9f8e7d6c5b4a\) to production finished 15 minutes before the first incident began\./,
   )
-  t.match(done.impact, /^- Checkout errors above 5% \(P2, checkout\): still open\.$/)
-  t.match(done.timeline, /^- \S+ deploy 2\.4\.0 of checkout .* \(success\)\n- \S+ Checkout errors above 5%: created$/)
+  t.match(done.impact, /^- INC-1 Checkout errors above 5% \(SEV2, checkout\): still in triage\.$/)
+  t.match(done.timeline, /^- \S+ deploy 2\.4\.0 of checkout .* \(success\)\n- \S+ INC-1: opened$/)
   const usage = await db
     .selectFrom('divinux.aiUsage')
     .select(['feature', 'provider', 'promptTokens'])
@@ -79,7 +80,7 @@ t.test('a section a person wrote is kept unless the request says overwrite', asy
   await call('POST', `${rcasUrl}/${rca.id}/generate`, responder!, { overwrite: true })
   const replaced = await drafted(rca.id)
   t.match(replaced.summary, /^One incident on checkout/)
-  t.match(replaced.impact, /still open/)
+  t.match(replaced.impact, /still in triage/)
   t.same(replaced.editedFields, [], 'the AI wrote every section now')
 })
 

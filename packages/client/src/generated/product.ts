@@ -2557,7 +2557,7 @@ export interface paths {
         put?: never;
         /**
          * Link an incident (insights responder)
-         * @description The incident must exist in the organization (404 otherwise); linking it twice is a 409; a published RCA is frozen (409).
+         * @description With `alerting`, `incidentId` names an incident (INC-n) or an alert; with `statuspages`, a status page incident. It must exist in the organization (a 404 that names the kinds otherwise); linking it twice is a 409; a published RCA is frozen (409).
          */
         post: operations["postOrganizationsRcasIncidents"];
         delete?: never;
@@ -2626,7 +2626,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Search incidents across surfaces by text and time (organization member; only the surfaces the caller may read: alerting viewer for alerts, statuspages viewer for status page incidents) */
+        /** Search incidents across surfaces by text and time (organization member; only the surfaces the caller may read: alerting viewer for incidents and alerts, statuspages viewer for status page incidents) */
         get: operations["getOrganizationsRcasSearchIncidents"];
         put?: never;
         post?: never;
@@ -2681,7 +2681,7 @@ export interface paths {
         put?: never;
         /**
          * Generate an AI draft of an RCA (insights responder)
-         * @description Answers 202 with the document, `draftStatus: queued`; poll it until `completed` or `failed`. 409 while a draft is queued or running, or once published; 402 BUDGET_EXCEEDED when the AI budget is spent.
+         * @description Answers 202 with the document, `draftStatus: queued`; poll it until `completed` or `failed`. 409 when no incident is linked (the message says what to link), while a draft is queued or running, or once published; 402 BUDGET_EXCEEDED when the AI budget is spent.
          */
         post: operations["postOrganizationsRcasGenerate"];
         delete?: never;
@@ -19599,7 +19599,15 @@ export interface operations {
                             createdAt: string;
                             /** @description What its surface knows of it; null when it is gone, or when the caller may not read it on its surface (alerting viewer for alerts) */
                             incident: {
+                                /**
+                                 * @description incident: an incident of alerting (INC-n); alert: one alert; status_incident: a status page incident
+                                 * @enum {unknown}
+                                 */
+                                kind: "incident" | "alert" | "status_incident";
+                                /** @description How people name it: INC-n, the alert’s title, the status page incident’s name */
+                                reference: string;
                                 title: string;
+                                /** @description An incident’s severity, an alert’s priority, a status page incident’s impact */
                                 priority: string;
                                 status: string;
                                 service: string | null;
@@ -19646,7 +19654,10 @@ export interface operations {
                 "application/json": {
                     /** @enum {unknown} */
                     sourceProduct: "alerting" | "synthetics" | "statuspages";
-                    /** Format: uuid */
+                    /**
+                     * Format: uuid
+                     * @description With `alerting`: an incident (INC-n) or an alert; with `statuspages`: a status page incident
+                     */
                     incidentId: string;
                 };
             };
@@ -19670,7 +19681,15 @@ export interface operations {
                         createdAt: string;
                         /** @description What its surface knows of it; null when it is gone, or when the caller may not read it on its surface (alerting viewer for alerts) */
                         incident: {
+                            /**
+                             * @description incident: an incident of alerting (INC-n); alert: one alert; status_incident: a status page incident
+                             * @enum {unknown}
+                             */
+                            kind: "incident" | "alert" | "status_incident";
+                            /** @description How people name it: INC-n, the alert’s title, the status page incident’s name */
+                            reference: string;
                             title: string;
+                            /** @description An incident’s severity, an alert’s priority, a status page incident’s impact */
                             priority: string;
                             status: string;
                             service: string | null;
@@ -20000,7 +20019,7 @@ export interface operations {
             query?: {
                 page?: number;
                 limit?: number;
-                /** @description Words in an alert’s title or description, or a status page incident’s name or updates */
+                /** @description Words in an incident’s title or summary, an alert’s title or description, or a status page incident’s name or updates */
                 q?: string;
                 /** @description Only this surface */
                 sourceProduct?: "alerting" | "synthetics" | "statuspages";
@@ -20027,8 +20046,18 @@ export interface operations {
                         data: {
                             /** @enum {unknown} */
                             sourceProduct: "alerting" | "synthetics" | "statuspages";
-                            /** Format: uuid */
+                            /**
+                             * @description incident: an incident of alerting (INC-n); alert: one alert; status_incident: a status page incident
+                             * @enum {unknown}
+                             */
+                            kind: "incident" | "alert" | "status_incident";
+                            /**
+                             * Format: uuid
+                             * @description What a link to it names
+                             */
                             incidentId: string;
+                            /** @description How people name it: INC-n, the alert’s title, the status page incident’s name */
+                            reference: string;
                             title: string;
                             priority: string;
                             status: string;

@@ -1,6 +1,13 @@
 import type { DeployEvidence, IncidentContext, SimilarIncident, TimelineEntry } from '@svc/ai'
 import type { Executor } from '@svc/db'
-import { alertIncident, alertTimeline, deploysBetween, similarResolvedAlerts } from '@svc/plugin-alerting'
+import {
+  alertIncident,
+  alertTimeline,
+  deploysBetween,
+  incidentRecord,
+  type IncidentRecord,
+  similarResolvedAlerts,
+} from '@svc/plugin-alerting'
 import { statusIncident, statusIncidentTimeline } from '@svc/plugin-statuspages'
 import { recentCheckResults } from '@svc/plugin-synthetics'
 import type { IncidentKey } from './analyses.js'
@@ -36,7 +43,10 @@ export async function incidentContext(db: Executor, key: IncidentKey): Promise<I
   }
   if (key.sourceProduct !== 'alerting') return undefined
   const alert = await alertIncident(db, key.organizationId, key.incidentId)
-  if (!alert) return undefined
+  if (!alert) {
+    const incident = await incidentRecord(db, key.organizationId, key.incidentId)
+    return incident && incidentOfAlerting(incident)
+  }
   return {
     sourceProduct: 'alerting',
     incidentId: alert.id,
@@ -48,6 +58,27 @@ export async function incidentContext(db: Executor, key: IncidentKey): Promise<I
     startedAt: alert.firstSeenAt,
     occurrences: alert.occurrences,
     labels: (alert.labels ?? {}) as Record<string, unknown>,
+  }
+}
+
+/** An incident of alerting (INC-n) as the analyzers see it: begun at its first alert's onset, its services' first named. */
+export function incidentOfAlerting(incident: IncidentRecord): IncidentContext {
+  const onsets = incident.alerts.map((alert) =>
+    alert.startedAt && alert.startedAt < alert.firstSeenAt ? alert.startedAt : alert.firstSeenAt,
+  )
+  const firstAlert = onsets.reduce<Date | undefined>((first, at) => (first && first <= at ? first : at), undefined)
+  return {
+    sourceProduct: 'alerting',
+    incidentId: incident.id,
+    reference: `INC-${incident.number}`,
+    title: incident.title,
+    description: incident.summary,
+    service: incident.services[0] ?? null,
+    priority: incident.severity,
+    status: incident.status,
+    startedAt: firstAlert && firstAlert < incident.startedAt ? firstAlert : incident.startedAt,
+    occurrences: incident.alerts.reduce((sum, alert) => sum + alert.occurrences, 0),
+    labels: { services: incident.services, alerts: incident.alerts.length },
   }
 }
 

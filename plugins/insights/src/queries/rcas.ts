@@ -1,6 +1,6 @@
 import { sql } from 'kysely'
 import { containing, type Executor, type Page, paged } from '@svc/db'
-import { alertSummaries } from '@svc/plugin-alerting'
+import { alertSummaries, incidentSummaries } from '@svc/plugin-alerting'
 import { statusIncidentSummaries } from '@svc/plugin-statuspages'
 
 const rcaColumns = [
@@ -115,7 +115,10 @@ export async function deleteRca(db: Executor, organizationId: string, rcaId: str
 
 const linkColumns = ['l.id', 'l.sourceProduct', 'l.incidentId', 'l.linkedBy', 'l.createdAt'] as const
 
-/** Links with what is known of their incidents, through each surface's read module (alerts, status page incidents). */
+/**
+ * Links with what is known of their incidents, through each surface's read module: alerting's
+ * incidents (INC-n) and alerts, status page incidents.
+ */
 export async function listLinks(db: Executor, organizationId: string, rcaId: string) {
   const links = await db
     .selectFrom('divinux.rcaIncidentLinks as l')
@@ -130,16 +133,38 @@ export async function listLinks(db: Executor, organizationId: string, rcaId: str
     organizationId,
     links.filter((link) => link.sourceProduct === 'alerting').map((link) => link.incidentId),
   )
+  // An alerting link that names no alert names an incident (INC-n).
+  const incidents = await incidentSummaries(
+    db,
+    organizationId,
+    links.filter((link) => link.sourceProduct === 'alerting' && !alerts.has(link.incidentId)).map((link) => link.incidentId),
+  )
   const statusIncidents = await statusIncidentSummaries(
     db,
     organizationId,
     links.filter((link) => link.sourceProduct === 'statuspages').map((link) => link.incidentId),
   )
   return links.map((link) => {
+    const incident = link.sourceProduct === 'alerting' ? incidents.get(link.incidentId) : undefined
+    if (incident) {
+      return {
+        ...link,
+        kind: 'incident' as const,
+        reference: `INC-${incident.number}`,
+        title: incident.title,
+        priority: incident.severity,
+        status: incident.status,
+        service: incident.services[0] ?? null,
+        firstSeenAt: incident.detectedAt,
+        resolvedAt: incident.resolvedAt,
+      }
+    }
     const statusIncident = link.sourceProduct === 'statuspages' ? statusIncidents.get(link.incidentId) : undefined
     if (statusIncident) {
       return {
         ...link,
+        kind: 'status_incident' as const,
+        reference: statusIncident.name,
         title: statusIncident.name,
         priority: statusIncident.impact,
         status: statusIncident.status,
@@ -151,6 +176,8 @@ export async function listLinks(db: Executor, organizationId: string, rcaId: str
     const alert = link.sourceProduct === 'alerting' ? alerts.get(link.incidentId) : undefined
     return {
       ...link,
+      kind: 'alert' as const,
+      reference: alert?.title ?? null,
       title: alert?.title ?? null,
       priority: alert?.priority ?? null,
       status: alert?.status ?? null,
@@ -456,13 +483,18 @@ export async function setbackDraft(db: Executor, organizationId: string, rcaId: 
 }
 
 /** The latest completed analysis of an incident, for an RCA draft. */
-export async function latestAnalysis(db: Executor, organizationId: string, sourceProduct: string, incidentId: string) {
+/**
+ * The latest completed analysis of any of these subjects of one surface (an incident and its
+ * alerts: an analysis requested for either explains the same incident), newest first.
+ */
+export async function latestAnalysis(db: Executor, organizationId: string, sourceProduct: string, incidentIds: string[]) {
+  if (incidentIds.length === 0) return undefined
   return db
     .selectFrom('divinux.analyses')
     .select(['summary', 'rootCause', 'severity'])
     .where('organizationId', '=', organizationId)
     .where('sourceProduct', '=', sourceProduct)
-    .where('incidentId', '=', incidentId)
+    .where('incidentId', 'in', incidentIds)
     .where('status', '=', 'completed')
     .orderBy('completedAt', 'desc')
     .limit(1)

@@ -2,11 +2,14 @@ import type { FastifyBaseLogger } from 'fastify'
 import { AnalyzerError, type IncidentAnalyzer, type RcaDraft } from '@svc/ai'
 import type { AiConfig } from '@svc/config'
 import type { Database } from '@svc/db'
-import { claimDraft, saveDraft, setbackDraft } from '../queries/rcas.js'
+import { claimDraft, listLinks, saveDraft, setbackDraft } from '../queries/rcas.js'
 import { releaseReservations } from '../queries/usage.js'
 import { createSpendGuard } from '../usage/spend-guard.js'
 import { recordSpend } from '../usage/budget.js'
-import { draftContext } from './draft-context.js'
+import { draftContext, NOTHING_LINKED } from './draft-context.js'
+
+/** Why a draft fails when every incident it links is gone (past retention, deleted). */
+const GONE = 'the incidents linked to this RCA are gone (past retention or deleted): link one that exists, then generate the draft'
 
 /** The RCA draft jobs: one per request, `{ organizationId, rcaId }`. */
 export const DRAFT_QUEUE = 'insights.draft-rca'
@@ -37,8 +40,13 @@ export async function processDraftJob(
   if (!rca) return
   let draft: RcaDraft
   try {
+    // The links may have been removed since the draft was asked for: nothing is drafted from nothing.
+    const links = await listLinks(db, job.organizationId, rca.id)
+    if (links.length === 0) throw new AnalyzerError(NOTHING_LINKED, false)
     const guard = createSpendGuard(deps.database, deps.ai, { organizationId: job.organizationId, referenceId: rca.id })
-    draft = await deps.analyzer.draftRca(await draftContext(db, rca), guard)
+    const context = await draftContext(db, rca, links)
+    if (context.incidents.length === 0) throw new AnalyzerError(GONE, false)
+    draft = await deps.analyzer.draftRca(context, guard)
   } catch (error) {
     const failure =
       error instanceof AnalyzerError ? error : new AnalyzerError(`the draft failed: ${(error as Error).message}`, true, { cause: error })

@@ -3,8 +3,9 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { Type } from 'typebox'
 import { inTransaction } from '@svc/jobs'
 import { BudgetExceededError, ConflictError } from '@svc/http'
-import { queueDraft } from '../queries/rcas.js'
+import { listLinks, queueDraft } from '../queries/rcas.js'
 import { limitReachedNow } from '../usage/budget.js'
+import { NOTHING_LINKED } from './draft-context.js'
 import { DRAFT_QUEUE, type DraftJob } from './draft-worker.js'
 import { assertEditable, rcaOf, tags } from './routes.js'
 import { Rca, RcaParams, rcaBody } from './schemas.js'
@@ -24,7 +25,7 @@ export const rcaGenerateRoutes: FastifyPluginAsyncTypebox<{ ai: AiConfig; wakeWo
         tags,
         summary: 'Generate an AI draft of an RCA (insights responder)',
         description:
-          'Answers 202 with the document, `draftStatus: queued`; poll it until `completed` or `failed`. 409 while a draft is queued or running, or once published; 402 BUDGET_EXCEEDED when the AI budget is spent.',
+          'Answers 202 with the document, `draftStatus: queued`; poll it until `completed` or `failed`. 409 when no incident is linked (the message says what to link), while a draft is queued or running, or once published; 402 BUDGET_EXCEEDED when the AI budget is spent.',
         params: RcaParams,
         body: Type.Object(
           { overwrite: Type.Boolean({ default: false, description: 'Replace the sections a person wrote too' }) },
@@ -43,6 +44,7 @@ export const rcaGenerateRoutes: FastifyPluginAsyncTypebox<{ ai: AiConfig; wakeWo
       const row = await db.transaction().execute(async (trx) => {
         const rca = await rcaOf(trx, request, request.params.rcaId, { lock: true })
         assertEditable(rca, 'it')
+        if ((await listLinks(trx, rca.organizationId, rca.id)).length === 0) throw new ConflictError(NOTHING_LINKED)
         const limit = await limitReachedNow(trx, options.ai, rca.organizationId)
         if (limit) throw new BudgetExceededError(`the organization's monthly AI ${limit} limit is reached`)
         const queued = await queueDraft(trx, rca.organizationId, rca.id, overwrite, request.user.userId)

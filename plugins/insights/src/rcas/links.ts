@@ -8,6 +8,10 @@ import { readableSources } from './readable.js'
 import { assertEditable, rcaOf, tags } from './routes.js'
 import { IncidentLink, LinkCreate, LinkParams, RcaParams, linkBody } from './schemas.js'
 
+/** What a link's 404 says: which kinds of incident an id may name. */
+export const UNKNOWN_INCIDENT =
+  'incident: with sourceProduct alerting the id names an incident (INC-n) or an alert, with statuspages a status page incident; this one was'
+
 /** Links from an RCA to the incidents it explains, on any surface, by incident reference. */
 export const rcaLinkRoutes: FastifyPluginAsyncTypebox = async (app) => {
   const db = app.database.db
@@ -39,7 +43,7 @@ export const rcaLinkRoutes: FastifyPluginAsyncTypebox = async (app) => {
         tags,
         summary: 'Link an incident (insights responder)',
         description:
-          'The incident must exist in the organization (404 otherwise); linking it twice is a 409; a published RCA is frozen (409).',
+          'With `alerting`, `incidentId` names an incident (INC-n) or an alert; with `statuspages`, a status page incident. It must exist in the organization (a 404 that names the kinds otherwise); linking it twice is a 409; a published RCA is frozen (409).',
         params: RcaParams,
         body: LinkCreate,
         response: { 201: IncidentLink },
@@ -50,11 +54,11 @@ export const rcaLinkRoutes: FastifyPluginAsyncTypebox = async (app) => {
       const { organizationId } = membershipOf(request)
       const readable = await readableSources(request)
       // An incident the caller may not read on its surface is as unknown as a missing one.
-      if (!readable.has(request.body.sourceProduct)) throw new NotFoundError('incident')
+      if (!readable.has(request.body.sourceProduct)) throw new NotFoundError(UNKNOWN_INCIDENT)
       const link = await db.transaction().execute(async (trx) => {
         const rca = await rcaOf(trx, request, request.params.rcaId, { lock: true })
         assertEditable(rca, 'its incidents')
-        if (!(await incidentContext(trx, { organizationId, ...request.body }))) throw new NotFoundError('incident')
+        if (!(await incidentContext(trx, { organizationId, ...request.body }))) throw new NotFoundError(UNKNOWN_INCIDENT)
         const created = await insertLink(trx, organizationId, rca.id, request.body, request.user.userId)
         if (!created) throw new ConflictError('the incident is already linked to this RCA')
         const links = await listLinks(trx, organizationId, rca.id)

@@ -65,6 +65,9 @@ export const RcaQuery = Type.Object({
   q: Type.Optional(Type.String({ minLength: 1, maxLength: 200, description: 'Words in the title' })),
 })
 
+/** What an RCA may link, by what the id names. */
+export const linkKinds = ['incident', 'alert', 'status_incident'] as const
+
 export const IncidentLink = Type.Object(
   {
     id: Type.String({ format: 'uuid' }),
@@ -75,8 +78,12 @@ export const IncidentLink = Type.Object(
     incident: Type.Union(
       [
         Type.Object({
+          kind: Type.Enum(linkKinds, {
+            description: 'incident: an incident of alerting (INC-n); alert: one alert; status_incident: a status page incident',
+          }),
+          reference: Type.String({ description: 'How people name it: INC-n, the alert’s title, the status page incident’s name' }),
           title: Type.String(),
-          priority: Type.String(),
+          priority: Type.String({ description: 'An incident’s severity, an alert’s priority, a status page incident’s impact' }),
           status: Type.String(),
           service: Type.Union([Type.String(), Type.Null()]),
           startedAt: Timestamp,
@@ -93,7 +100,13 @@ export const IncidentLink = Type.Object(
   { title: 'RcaIncidentLink' },
 )
 export const LinkCreate = Type.Object(
-  { sourceProduct: Type.Enum(sourceProducts), incidentId: Type.String({ format: 'uuid' }) },
+  {
+    sourceProduct: Type.Enum(sourceProducts),
+    incidentId: Type.String({
+      format: 'uuid',
+      description: 'With `alerting`: an incident (INC-n) or an alert; with `statuspages`: a status page incident',
+    }),
+  },
   { additionalProperties: false },
 )
 
@@ -172,6 +185,8 @@ export function linkBody(row: LinkRow, readable: ReadonlySet<string>) {
       row.title === null || row.firstSeenAt === null || !readable.has(row.sourceProduct)
         ? null
         : {
+            kind: row.kind,
+            reference: row.reference ?? row.title,
             title: row.title,
             priority: row.priority ?? '',
             status: row.status ?? '',

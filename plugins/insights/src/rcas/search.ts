@@ -5,13 +5,18 @@ import { ListResponse, PaginationQuery, Timestamp } from '@svc/http'
 import { OrgParams, sourceProducts } from '../analyses/schemas.js'
 import { searchIncidents } from '../queries/incident-search.js'
 import { readableSources } from './readable.js'
+import { linkKinds } from './schemas.js'
 import { tags } from './routes.js'
 import { pageOf } from '@svc/db'
 
 const FoundIncident = Type.Object(
   {
     sourceProduct: Type.Enum(sourceProducts),
-    incidentId: Type.String({ format: 'uuid' }),
+    kind: Type.Enum(linkKinds, {
+      description: 'incident: an incident of alerting (INC-n); alert: one alert; status_incident: a status page incident',
+    }),
+    incidentId: Type.String({ format: 'uuid', description: 'What a link to it names' }),
+    reference: Type.String({ description: 'How people name it: INC-n, the alert’s title, the status page incident’s name' }),
     title: Type.String(),
     priority: Type.String(),
     status: Type.String(),
@@ -28,7 +33,7 @@ const SearchQuery = Type.Object({
     Type.String({
       minLength: 1,
       maxLength: 200,
-      description: 'Words in an alert’s title or description, or a status page incident’s name or updates',
+      description: 'Words in an incident’s title or summary, an alert’s title or description, or a status page incident’s name or updates',
     }),
   ),
   sourceProduct: Type.Optional(Type.Enum(sourceProducts, { description: 'Only this surface' })),
@@ -36,7 +41,7 @@ const SearchQuery = Type.Object({
   to: Type.Optional(Type.String({ format: 'date-time', description: 'Began before' })),
 })
 
-/** Incidents of every surface, to link to an RCA: alerts and status page incidents (synthetics failures join when that surface lands). */
+/** Incidents of every surface, to link to an RCA: incidents of alerting (INC-n), alerts and status page incidents. */
 export const incidentSearchRoutes: FastifyPluginAsyncTypebox = async (app) => {
   const db = app.database.db
   app.get(
@@ -45,7 +50,7 @@ export const incidentSearchRoutes: FastifyPluginAsyncTypebox = async (app) => {
       schema: {
         tags,
         summary:
-          'Search incidents across surfaces by text and time (organization member; only the surfaces the caller may read: alerting viewer for alerts, statuspages viewer for status page incidents)',
+          'Search incidents across surfaces by text and time (organization member; only the surfaces the caller may read: alerting viewer for incidents and alerts, statuspages viewer for status page incidents)',
         params: OrgParams,
         querystring: SearchQuery,
         response: { 200: ListResponse(FoundIncident) },
