@@ -7,10 +7,14 @@ import type { IncidentReference } from '@svc/events'
 
 /**
  * The latest analysis of an incident, whatever its status, with the on-call agent's two lines
- * once it has them; undefined before one is requested.
+ * once it has them; undefined before one is requested. `sameIncident` names the other subjects of
+ * the same incident (an incident's alerts, an alert's incident): an analysis asked for any of them
+ * explains it, and the latest of all is the one shown (decision 0019, "One incident everywhere").
  */
-export async function latestAnalysisOf(db: Executor, organizationId: string, incident: IncidentReference) {
-  return (await latestAnalysesOf(db, organizationId, incident.sourceProduct, [incident.incidentId])).get(incident.incidentId)
+export async function latestAnalysisOf(db: Executor, organizationId: string, incident: IncidentReference & { sameIncident?: string[] }) {
+  const ids = [...new Set([incident.incidentId, ...(incident.sameIncident ?? [])])]
+  const latest = await latestAnalysesOf(db, organizationId, incident.sourceProduct, ids)
+  return [...latest.values()].sort((a, b) => b.createdAt.getTime() - a.createdAt.getTime())[0]
 }
 
 /** `latestAnalysisOf` for several incidents of one product, in one statement, by incident id. */

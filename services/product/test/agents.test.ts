@@ -268,13 +268,19 @@ t.test('agents are switched per organization; with the investigator off, alerts 
   t.same(await db.selectFrom('divinux.analyses').select('id').where('incidentId', '=', alertId).execute(), [], 'no automatic investigation')
 
   const asked = (await call(responder!, 'POST', `${base}/insights`, { sourceProduct: 'alerting', incidentId: alertId })).json()
-  await settledAnalyses(alertId)
+  // The P1 opened an incident: the analysis asked for its alert is the incident's.
+  t.not(asked.incidentId, alertId, 'kept under the incident the alert is in')
+  await settledAnalyses(asked.incidentId)
   const agents = (await call(viewer!, 'GET', `${base}/insights/${asked.id}/agents`)).json().data
   t.same(
     agents.map((output: { agent: string }) => output.agent),
     ['comms'],
     'only the agents left on answer',
   )
-  t.equal((agents[0].output as { publish: unknown }).publish, null, 'an alert has no incident to publish for')
+  t.match(
+    (agents[0].output as { publish: unknown }).publish,
+    { method: 'POST', path: `/api/v1/organizations/${orgId}/incidents/${asked.incidentId}/status-updates`, body: { draftOf: asked.id } },
+    'the incident’s status update, for a person to publish',
+  )
   t.equal((await call(viewer!, 'GET', `${base}/insights/${otherOrgId}/agents`)).statusCode, 404)
 })

@@ -2335,7 +2335,7 @@ export interface paths {
         put?: never;
         /**
          * Request an investigation of an alert or incident (insights responder)
-         * @description With `sourceProduct: alerting`, `incidentId` is an alert or an incident of alerting (INC-n: all its alerts and services are investigated). One active analysis per incident: while one is pending or processing, another request is a 409. When the usage budget is spent: 402 BUDGET_EXCEEDED.
+         * @description With `sourceProduct: alerting`, `incidentId` is an incident of alerting (INC-n: all its alerts and services are investigated) or an alert; an alert that is in an incident is analyzed as its incident, and the analysis answers with the incident’s id. One active analysis per incident: while one is pending or processing, another request is a 409. When the usage budget is spent: 402 BUDGET_EXCEEDED.
          */
         post: operations["postOrganizationsInsights"];
         delete?: never;

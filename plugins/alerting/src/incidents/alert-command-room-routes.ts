@@ -65,7 +65,10 @@ const CommandRoom = Type.Object(
 export type LatestAnalysisReader = (
   db: Executor,
   organizationId: string,
-  incident: IncidentReference,
+  incident: IncidentReference & {
+    /** The other subjects of the same incident (an incident's alerts, an alert's incident): the latest analysis of any is answered. */
+    sameIncident?: string[]
+  },
 ) => Promise<
   | (Omit<Static<typeof RoomAnalysis>, 'createdAt' | 'completedAt'> & {
       createdAt: Date
@@ -114,14 +117,19 @@ export const commandRoomRoutes: FastifyPluginAsyncTypebox<{ latestAnalysis: Late
       if (!alert || !(URGENT_PRIORITIES.has(alert.priority) || alert.commandRoomOpenedAt))
         throw new NotFoundError('command room (P1 and P2 alerts have one, and alerts a workflow opened one for)')
       const { windowMinutes } = request.query
-      const [incident, timeline, deploys, analysis] = await Promise.all([
+      const [incident, timeline, deploys] = await Promise.all([
         incidentOfAlert(db, organizationId, alert.id),
         listAlertEvents(db, organizationId, alert.id, { offset: 0, limit: COMMAND_ROOM_TIMELINE }),
         alert.service
           ? deploysIn(db, organizationId, { services: [alert.service], ...minutesBefore(alert.firstSeenAt, windowMinutes) })
           : Promise.resolve([]),
-        latestAnalysis(db, organizationId, { sourceProduct: 'alerting', incidentId: alert.id }),
       ])
+      // An analysis of its incident explains the alert too: the latest of either is shown.
+      const analysis = await latestAnalysis(db, organizationId, {
+        sourceProduct: 'alerting',
+        incidentId: alert.id,
+        sameIncident: incident ? [incident.id] : [],
+      })
       return {
         alert: alertBody(alert),
         incident: incident

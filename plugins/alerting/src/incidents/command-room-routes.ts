@@ -4,7 +4,7 @@ import { membershipOf } from '@svc/auth'
 import { deployBody, DeployEvent } from '../intake/index.js'
 import type { LatestAnalysisReader } from './alert-command-room-routes.js'
 import { deploysBeforeIncident, fullIncidentBody, incidentOrNotFound, linkBody, timelineBody } from './common.js'
-import { listIncidentAlerts, listTimeline } from './queries.js'
+import { alertIdsOf, listIncidentAlerts, listTimeline } from './queries.js'
 import { Incident, IncidentAlert, IncidentParams, TimelineEntry } from './schemas.js'
 
 /** What the room shows of each list; the list routes page through the rest. */
@@ -70,9 +70,12 @@ export const incidentCommandRoomRoutes: FastifyPluginAsyncTypebox<{ latestAnalys
         listTimeline(db, organizationId, row.id, first),
         deploysBeforeIncident(db, organizationId, row, windowMinutes, ROOM_DEPLOYS),
       ])
-      const analysis = alerts.rows[0]
-        ? await latestAnalysis(db, organizationId, { sourceProduct: 'alerting', incidentId: alerts.rows[0].alertId })
-        : undefined
+      // The latest analysis of the incident or of any of its alerts (an analysis asked for either explains it).
+      const analysis = await latestAnalysis(db, organizationId, {
+        sourceProduct: 'alerting',
+        incidentId: row.id,
+        sameIncident: await alertIdsOf(db, organizationId, row.id),
+      })
       return {
         incident,
         alerts: alerts.rows.map(linkBody),

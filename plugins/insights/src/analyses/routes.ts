@@ -5,7 +5,7 @@ import { isUuid, membershipOf } from '@svc/auth'
 import { BudgetExceededError, ConflictError, ListResponse, NotFoundError } from '@svc/http'
 import { severities } from '@svc/ai'
 import { analysisStatistics, findAnalysis, listAnalyses, listAnalysisEvents } from '../queries/analyses.js'
-import { subjectOf } from '../investigation/subject.js'
+import { analysisKeyOf, subjectOf } from '../investigation/subject.js'
 import { requestAnalysis } from './request.js'
 import { pageOf } from '@svc/db'
 import {
@@ -63,7 +63,7 @@ export const insightRoutes: FastifyPluginAsyncTypebox<{ ai: AiConfig; wakeWorker
         tags,
         summary: 'Request an investigation of an alert or incident (insights responder)',
         description:
-          'With `sourceProduct: alerting`, `incidentId` is an alert or an incident of alerting (INC-n: all its alerts and services are investigated). One active analysis per incident: while one is pending or processing, another request is a 409. When the usage budget is spent: 402 BUDGET_EXCEEDED.',
+          'With `sourceProduct: alerting`, `incidentId` is an incident of alerting (INC-n: all its alerts and services are investigated) or an alert; an alert that is in an incident is analyzed as its incident, and the analysis answers with the incident’s id. One active analysis per incident: while one is pending or processing, another request is a 409. When the usage budget is spent: 402 BUDGET_EXCEEDED.',
         params: OrgParams,
         body: InsightRequest,
         response: { 202: Insight },
@@ -72,7 +72,11 @@ export const insightRoutes: FastifyPluginAsyncTypebox<{ ai: AiConfig; wakeWorker
     },
     async (request, reply) => {
       const { organizationId } = membershipOf(request)
-      const key = { organizationId, sourceProduct: request.body.sourceProduct, incidentId: request.body.incidentId }
+      const key = await analysisKeyOf(db, {
+        organizationId,
+        sourceProduct: request.body.sourceProduct,
+        incidentId: request.body.incidentId,
+      })
       const subject = await subjectOf(db, key)
       if (!subject) throw new NotFoundError('incident')
       const result = await requestAnalysis(app.database, app.jobs, options.ai, key, {

@@ -1,6 +1,6 @@
 import type { Executor } from '@svc/db'
 import { priorityOfSeverity } from '@svc/events'
-import { alertUnderInvestigation, incidentUnderInvestigation } from '@svc/plugin-alerting'
+import { alertUnderInvestigation, incidentIdOfAlert, incidentUnderInvestigation } from '@svc/plugin-alerting'
 import { statusIncident } from '@svc/plugin-statuspages'
 import type { IncidentKey } from '../queries/analyses.js'
 
@@ -72,6 +72,17 @@ const environmentsOf = (alerts: SubjectAlert[]) => [
 /** The earliest onset of these alerts, or undefined for none. */
 const earliestOnset = (alerts: SubjectAlert[]) =>
   alerts.reduce<Date | undefined>((earliest, alert) => (earliest && earliest <= alert.onset ? earliest : alert.onset), undefined)
+
+/**
+ * The key a requested analysis is kept under: an alert that is in an incident of alerting is
+ * analyzed as its incident (decision 0019, "One incident everywhere"), so an incident has one
+ * active analysis whichever id the caller knew, and the analysis names the incident.
+ */
+export async function analysisKeyOf(db: Executor, key: IncidentKey): Promise<IncidentKey> {
+  if (key.sourceProduct !== 'alerting') return key
+  const incidentId = await incidentIdOfAlert(db, key.organizationId, key.incidentId)
+  return incidentId ? { ...key, incidentId } : key
+}
 
 /** The subject an analysis key names; undefined when its surface has no such thing in the organization. */
 export async function subjectOf(db: Executor, key: IncidentKey): Promise<Subject | undefined> {

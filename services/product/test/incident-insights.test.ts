@@ -3,10 +3,11 @@ import { startTestService, until } from '@svc/testkit'
 import { buildApp } from '../src/app.js'
 import { alertingOrganization } from './organization-setup.js'
 
-// An RCA explains an incident (decision 0019, "One incident everywhere"): it links INC-n as a
-// kind of its own, finds it by search, says which kinds an unknown id may name, and drafts from
-// the incident (its people, its latest analysis), counting the incident once however many of its
-// parts are linked. Nothing linked, nothing drafted.
+// The incident is the subject of insights (decision 0019, "One incident everywhere"). An RCA links
+// INC-n as a kind of its own, finds it by search, says which kinds an unknown id may name, and
+// drafts from the incident (its people, its latest analysis), counting the incident once however
+// many of its parts are linked; nothing linked, nothing drafted. An analysis asked for an alert of
+// an incident is the incident's, and both command rooms show the latest of either.
 
 const service = await startTestService(t, buildApp, {})
 const { app } = service
@@ -173,4 +174,26 @@ t.test('an RCA with nothing linked is not drafted: the 409 says what to link', a
     { draftStatus: null, summary: null },
     'nothing queued, nothing written',
   )
+})
+
+t.test('an analysis asked for an alert of an incident is the incident’s; both command rooms show it', async (t) => {
+  const insights = `${base}/insights`
+  // An analysis of the incident someone's worker is processing right now.
+  const active = await db
+    .insertInto('divinux.analyses')
+    .values({ organizationId: orgId, sourceProduct: 'alerting', incidentId: incident.id, trigger: 'manual', status: 'processing' })
+    .returning('id')
+    .executeTakeFirstOrThrow()
+  const refused = await call(ada!, 'POST', insights, { sourceProduct: 'alerting', incidentId: alertId })
+  t.equal(refused.statusCode, 409, 'one active analysis per incident, whichever id the caller knew')
+  t.match(refused.json().message, active.id)
+  await db.updateTable('divinux.analyses').set({ status: 'failed' }).where('id', '=', active.id).execute()
+
+  const asked = await call(ada!, 'POST', insights, { sourceProduct: 'alerting', incidentId: alertId })
+  t.equal(asked.statusCode, 202)
+  t.match(asked.json(), { sourceProduct: 'alerting', incidentId: incident.id }, 'kept under the incident')
+  const alertRoom = (await call(viewer!, 'GET', `${base}/alerts/${alertId}/command-room`)).json()
+  t.equal(alertRoom.analysis?.id, asked.json().id, 'the alert’s room shows its incident’s analysis')
+  const incidentRoom = (await call(viewer!, 'GET', `${base}/incidents/${incident.id}/command-room`)).json()
+  t.equal(incidentRoom.analysis?.id, asked.json().id, 'and so does the incident’s')
 })
