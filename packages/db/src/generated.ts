@@ -394,8 +394,10 @@ export interface DivinuxAlerts {
   priority: string;
   resolvedAt: Timestamp | null;
   resolvedBy: string | null;
+  runbookUrl: string | null;
   service: string | null;
   source: string;
+  sourceUrl: string | null;
   startedAt: Timestamp | null;
   status: Generated<string>;
   title: string;

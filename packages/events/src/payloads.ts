@@ -100,6 +100,8 @@ export interface CheckStateChanged {
   previous: CheckState
   /** The regions failing when it was judged. */
   failingRegions: string[]
+  /** Why each failing region failed, by its latest run (`HTTP 503`, `status code 503, expected equals 200`, `timed out after 5000 ms`). */
+  failures?: Array<{ region: string; reason: string }>
   /** The check's alert rule: the alert's priority and the escalation policy it pages with (none: unrouted). */
   priority: AlertPriority
   escalationPolicyId: string | null

@@ -26,7 +26,7 @@ import {
 } from './incidents/index.js'
 import { configUsingPolicy, type IngestLimits, intakeModule } from './intake/index.js'
 import { ackTimeoutFromNow, type ContactReader, oncallModule, type PreferencesReader, type PushReader } from './oncall/index.js'
-import { createEscalator, pagingModule, settleAttempt } from './paging/index.js'
+import { createEscalator, pagingModule, resolvedNoticeSubscriber, settleAttempt } from './paging/index.js'
 import { type AnalysisStarter, createWorkflowRunner, workflowSubscriber, workflowsModule } from './workflows/index.js'
 
 export interface AlertingOptions {
@@ -138,6 +138,15 @@ export const alertingSurface: FastifyPluginAsync<AlertingOptions> = async (app, 
   bus.subscribe(alertMovesSubscriber({ jobs: app.jobs }))
   bus.subscribe(workflowSubscriber(workflows))
   bus.subscribe(outboundWebhookSubscriber(webhooks))
+  bus.subscribe(
+    resolvedNoticeSubscriber({
+      notifier: options.notifier,
+      preferences: options.preferences,
+      contacts: options.contacts,
+      pushSubscriptions: options.pushSubscriptions,
+      productUrl: options.productUrl,
+    }),
+  )
   app.addHook('onReady', async () => {
     await webhooks.start()
     await workflows.start()

@@ -35,6 +35,7 @@ const preferences = (change: Partial<PagingPreferences>): PagingPreferences => (
   priorities: { P1: ['sms', 'email'], P3: ['email'] },
   rules: null,
   quietHours: { enabled: false, start: '22:00', end: '07:00', timeZone: 'UTC', bypassPriorities: ['P1'] },
+  whenResolved: true,
   ...change,
 })
 

@@ -47,6 +47,9 @@ export const NotificationPreferences = Type.Object(
       ],
       { description: 'Null (the default): `priorities` says which channels page at once' },
     ),
+    whenResolved: Type.Boolean({
+      description: 'Tell me when an alert that paged me resolves (by e-mail, SMS or push, as it paged me; never by a call)',
+    }),
     quietHours: Type.Object({
       enabled: Type.Boolean(),
       start: Clock,
@@ -78,6 +81,7 @@ export const NotificationPreferencesPatch = Type.Object(
     ),
     priorities: Type.Optional(Type.Partial(NotificationPreferences.properties.priorities, { additionalProperties: false })),
     rules: Type.Optional(NotificationPreferences.properties.rules),
+    whenResolved: Type.Optional(NotificationPreferences.properties.whenResolved),
     quietHours: Type.Optional(Type.Partial(NotificationPreferences.properties.quietHours, { additionalProperties: false })),
   },
   { additionalProperties: false, minProperties: 1 },
@@ -104,8 +108,17 @@ export function defaultPreferences(timeZone: string | null): NotificationPrefere
       P5: ['email'],
     },
     rules: null,
+    whenResolved: true,
     quietHours: { enabled: false, start: '22:00', end: '07:00', timeZone: timeZone ?? 'UTC', bypassPriorities: ['P1'] },
   }
+}
+
+/**
+ * Stored preferences as they read today: ones saved before rules existed have none (the
+ * priorities decide, as before), and ones saved before `whenResolved` existed are told.
+ */
+export function storedPreferencesOf(stored: Partial<NotificationPreferences> & Omit<NotificationPreferences, 'rules' | 'whenResolved'>) {
+  return { ...stored, rules: stored.rules ?? null, whenResolved: stored.whenResolved ?? true }
 }
 
 /** The preferences with the change applied, section by section. */
@@ -114,6 +127,7 @@ export function applyPatch(current: NotificationPreferences, patch: Notification
   for (const channel of channels) Object.assign(next.channels[channel], patch.channels?.[channel] ?? {})
   Object.assign(next.priorities, patch.priorities ?? {})
   if (patch.rules !== undefined) next.rules = patch.rules
+  if (patch.whenResolved !== undefined) next.whenResolved = patch.whenResolved
   Object.assign(next.quietHours, patch.quietHours ?? {})
   return next
 }

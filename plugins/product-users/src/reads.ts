@@ -1,6 +1,6 @@
 import type { Executor } from '@svc/db'
 import type { WebPushSubscription } from '@svc/notifier'
-import { defaultPreferences, type NotificationPreferences } from './preferences.js'
+import { defaultPreferences, type NotificationPreferences, storedPreferencesOf } from './preferences.js'
 
 /**
  * What other surfaces may read of product users (wired in by the service): each user's
@@ -16,11 +16,10 @@ export async function notificationPreferencesOf(db: Executor, userIds: string[])
     .where('u.id', 'in', userIds)
     .execute()
   // Stored preferences were validated as a whole NotificationPreferences when saved (routes.ts).
-  // Preferences saved before rules existed have none: the priorities decide, as before.
   return new Map(
     rows.map((row) => {
       const stored = row.preferences as NotificationPreferences | null
-      return [row.id, stored ? { ...stored, rules: stored.rules ?? null } : defaultPreferences(row.timeZone)]
+      return [row.id, stored ? storedPreferencesOf(stored) : defaultPreferences(row.timeZone)]
     }),
   )
 }

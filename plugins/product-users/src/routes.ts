@@ -6,7 +6,14 @@ import { type Json, pageOf } from '@svc/db'
 import { ListResponse, PaginationQuery, Timestamp, invalidField } from '@svc/http'
 import { listMembers, productRolesOfMembers } from '@svc/members'
 import { isTimeZone } from '@svc/profile'
-import { NotificationPreferences, NotificationPreferencesPatch, applyPatch, brokenRule, defaultPreferences } from './preferences.js'
+import {
+  NotificationPreferences,
+  NotificationPreferencesPatch,
+  applyPatch,
+  brokenRule,
+  defaultPreferences,
+  storedPreferencesOf,
+} from './preferences.js'
 import { OrganizationUser, organizationUserBody } from './organization-user.js'
 import { savePreferences, storedPreferences } from './queries.js'
 
@@ -28,10 +35,9 @@ export const productUserRoutes: FastifyPluginAsyncTypebox = async (app) => {
   // The defaults take the account's time zone, which the signed-in request already carries.
   const current = async (request: FastifyRequest) => {
     const stored = await storedPreferences(db, request.user.userId)
-    // Preferences saved before rules existed have none.
     if (stored) {
-      const preferences = stored.preferences as NotificationPreferences
-      return { ...preferences, rules: preferences.rules ?? null, updatedAt: stored.updatedAt.toISOString() }
+      const preferences = storedPreferencesOf(stored.preferences as NotificationPreferences)
+      return { ...preferences, updatedAt: stored.updatedAt.toISOString() }
     }
     return { ...defaultPreferences(accountOf(request).timeZone), updatedAt: null }
   }
@@ -41,7 +47,7 @@ export const productUserRoutes: FastifyPluginAsyncTypebox = async (app) => {
     {
       schema: {
         tags: ['users'],
-        summary: 'Notification preferences: channels, routing by priority, quiet hours',
+        summary: 'Notification preferences: channels, routing by priority, quiet hours, whether resolutions are told',
         response: { 200: Preferences },
       },
     },

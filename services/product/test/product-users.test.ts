@@ -44,6 +44,7 @@ t.test('notification preferences start from defaults in the user’s time zone',
       P5: ['email'],
     },
     rules: null,
+    whenResolved: true,
     quietHours: { enabled: false, start: '22:00', end: '07:00', timeZone: 'Europe/Berlin', bypassPriorities: ['P1'] },
     updatedAt: null,
   })

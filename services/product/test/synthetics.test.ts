@@ -150,6 +150,7 @@ t.test('a failing check opens an alert that escalates with its policy; recovery 
     priority: 'P3',
     service: 'Checkout',
     labels: { checkId: check.id, regions: 'local' },
+    description: `${target}/checkout is failing in local (HTTP 500)`,
   })
   const escalation = await until('the escalation to start', () =>
     db

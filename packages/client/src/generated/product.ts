@@ -2715,7 +2715,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Notification preferences: channels, routing by priority, quiet hours */
+        /** Notification preferences: channels, routing by priority, quiet hours, whether resolutions are told */
         get: operations["getUsersMeNotifications"];
         put?: never;
         post?: never;
@@ -3322,6 +3322,10 @@ export interface operations {
                             labels: {
                                 [key: string]: string;
                             };
+                            /** @description The runbook its sender named (Alertmanager’s runbook_url annotation, a generic event’s runbookUrl), http(s) only */
+                            runbookUrl: string | null;
+                            /** @description The source’s own view of the problem (Alertmanager’s generatorURL, PagerDuty’s client_url, Datadog’s link) */
+                            sourceUrl: string | null;
                             /** Format: date-time */
                             firstSeenAt: string;
                             /** Format: date-time */
@@ -3401,6 +3405,10 @@ export interface operations {
                         labels: {
                             [key: string]: string;
                         };
+                        /** @description The runbook its sender named (Alertmanager’s runbook_url annotation, a generic event’s runbookUrl), http(s) only */
+                        runbookUrl: string | null;
+                        /** @description The source’s own view of the problem (Alertmanager’s generatorURL, PagerDuty’s client_url, Datadog’s link) */
+                        sourceUrl: string | null;
                         /** Format: date-time */
                         firstSeenAt: string;
                         /** Format: date-time */
@@ -3562,6 +3570,10 @@ export interface operations {
                         labels: {
                             [key: string]: string;
                         };
+                        /** @description The runbook its sender named (Alertmanager’s runbook_url annotation, a generic event’s runbookUrl), http(s) only */
+                        runbookUrl: string | null;
+                        /** @description The source’s own view of the problem (Alertmanager’s generatorURL, PagerDuty’s client_url, Datadog’s link) */
+                        sourceUrl: string | null;
                         /** Format: date-time */
                         firstSeenAt: string;
                         /** Format: date-time */
@@ -3635,6 +3647,10 @@ export interface operations {
                         labels: {
                             [key: string]: string;
                         };
+                        /** @description The runbook its sender named (Alertmanager’s runbook_url annotation, a generic event’s runbookUrl), http(s) only */
+                        runbookUrl: string | null;
+                        /** @description The source’s own view of the problem (Alertmanager’s generatorURL, PagerDuty’s client_url, Datadog’s link) */
+                        sourceUrl: string | null;
                         /** Format: date-time */
                         firstSeenAt: string;
                         /** Format: date-time */
@@ -7798,6 +7814,10 @@ export interface operations {
                             labels: {
                                 [key: string]: string;
                             };
+                            /** @description The runbook its sender named (Alertmanager’s runbook_url annotation, a generic event’s runbookUrl), http(s) only */
+                            runbookUrl: string | null;
+                            /** @description The source’s own view of the problem (Alertmanager’s generatorURL, PagerDuty’s client_url, Datadog’s link) */
+                            sourceUrl: string | null;
                             /** Format: date-time */
                             firstSeenAt: string;
                             /** Format: date-time */
@@ -20490,6 +20510,8 @@ export interface operations {
                                 delayMinutes: number;
                             }[];
                         } | null;
+                        /** @description Tell me when an alert that paged me resolves (by e-mail, SMS or push, as it paged me; never by a call) */
+                        whenResolved: boolean;
                         quietHours: {
                             enabled: boolean;
                             /** @description HH:MM, 24-hour */
@@ -20576,6 +20598,8 @@ export interface operations {
                             delayMinutes: number;
                         }[];
                     } | null;
+                    /** @description Tell me when an alert that paged me resolves (by e-mail, SMS or push, as it paged me; never by a call) */
+                    whenResolved?: boolean;
                     quietHours?: {
                         enabled?: boolean;
                         /** @description HH:MM, 24-hour */
@@ -20639,6 +20663,8 @@ export interface operations {
                                 delayMinutes: number;
                             }[];
                         } | null;
+                        /** @description Tell me when an alert that paged me resolves (by e-mail, SMS or push, as it paged me; never by a call) */
+                        whenResolved: boolean;
                         quietHours: {
                             enabled: boolean;
                             /** @description HH:MM, 24-hour */

@@ -23,6 +23,13 @@ export async function resolvedSince(db: Executor, event: CheckStateChanged): Pro
   return result.rows[0]?.found ?? false
 }
 
+/** Where the check fails and why, region by region: `eu-west (HTTP 503), us-east (timed out after 5000 ms)`. */
+function failingIn(event: CheckStateChanged): string {
+  if (event.failingRegions.length === 0) return 'its regions'
+  const reasons = new Map((event.failures ?? []).map((failure) => [failure.region, failure.reason]))
+  return event.failingRegions.map((region) => (reasons.has(region) ? `${region} (${reasons.get(region)})` : region)).join(', ')
+}
+
 /**
  * A failing check's alert: created with its pending escalation (the check's policy, or none:
  * unrouted), or, while one is unresolved, counted as one more occurrence of it.
@@ -34,7 +41,7 @@ export async function fireCheckAlert(
 ): Promise<{ id: string; created: boolean }> {
   const labels = { checkId: event.checkId, kind: event.kind, target: event.target, regions: event.failingRegions.join(',') }
   const title = `Check failing: ${event.name}`
-  const description = `${event.target} is failing in ${event.failingRegions.join(', ') || 'its regions'}`
+  const description = `${event.target} is failing in ${failingIn(event)}`
   const result = await sql<{ id: string; created: boolean }>`
     with upserted as (
       insert into divinux.alerts (organization_id, source, title, description, priority, service, fingerprint, labels)

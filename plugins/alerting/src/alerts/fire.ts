@@ -27,6 +27,10 @@ export interface IngestedEvent {
   occurredAt?: string
   /** When the problem began by the sender's clock (ISO 8601), for the alert's onset; absent when not given or unreadable. */
   startedAt?: string
+  /** The runbook the sender names (an http(s) URL), for the person paged. */
+  runbookUrl?: string
+  /** The source's own view of the problem (an http(s) URL: Alertmanager's generatorURL, PagerDuty's client_url). */
+  sourceUrl?: string
 }
 
 /** The config as the caller authenticated it. */
@@ -114,9 +118,11 @@ export async function fireAlert(
   const result = await sql<Fired>`
     with config as (${configStillValid(configs, check)}),
     upserted as (
-      insert into divinux.alerts (organization_id, config_id, source, title, description, priority, service, fingerprint, group_key, started_at, group_id, labels)
+      insert into divinux.alerts (organization_id, config_id, source, title, description, priority, service, fingerprint, group_key, started_at,
+        runbook_url, source_url, group_id, labels)
       select ${organizationId}, config.id, ${firing.source}, ${event.title}, ${event.description ?? null}, ${firing.priority}, ${event.service ?? null},
         ${event.fingerprint}, ${event.groupKey ?? null}, least(${event.startedAt ?? null}::timestamptz, now()),
+        ${event.runbookUrl ?? null}, ${event.sourceUrl ?? null},
         (select first.id from divinux.alerts first
           where first.organization_id = ${organizationId} and first.group_key = ${event.groupKey ?? null} and first.group_id is null
             and first.created_at > now() - make_interval(secs => ${firing.groupWindowSeconds})
@@ -169,6 +175,8 @@ export async function fireAlerts(
     group_key: firing.event.groupKey ?? null,
     group_window_seconds: firing.groupWindowSeconds,
     started_at: firing.event.startedAt ?? null,
+    runbook_url: firing.event.runbookUrl ?? null,
+    source_url: firing.event.sourceUrl ?? null,
     labels: firing.event.labels,
   }))
   const written = await database.prepared<Fired & { ord: number }>('alerting.fire_alerts', fireAlertsText(database, configs, interest), [
@@ -200,7 +208,7 @@ const fireAlertsStatement = (batch: RawBuilder<unknown>, configs: EnabledConfigs
       select * from jsonb_to_recordset(${batch}::jsonb) as x(
         ord int, config_id uuid, organization_id uuid, api_key_hash text, signing_secret text, source text, title text,
         description text, priority text, service text, fingerprint text, group_key text, group_window_seconds int,
-        started_at timestamptz, labels jsonb)
+        started_at timestamptz, runbook_url text, source_url text, labels jsonb)
     ),
     valid as (
       select input.*, config.escalates from input
@@ -208,9 +216,10 @@ const fireAlertsStatement = (batch: RawBuilder<unknown>, configs: EnabledConfigs
         and config.api_key_hash = input.api_key_hash and config.signing_secret is not distinct from input.signing_secret
     ),
     upserted as (
-      insert into divinux.alerts (organization_id, config_id, source, title, description, priority, service, fingerprint, group_key, started_at, group_id, labels)
+      insert into divinux.alerts (organization_id, config_id, source, title, description, priority, service, fingerprint, group_key, started_at,
+        runbook_url, source_url, group_id, labels)
       select valid.organization_id, valid.config_id, valid.source, valid.title, valid.description, valid.priority, valid.service,
-        valid.fingerprint, valid.group_key, least(valid.started_at, now()),
+        valid.fingerprint, valid.group_key, least(valid.started_at, now()), valid.runbook_url, valid.source_url,
         (select first.id from divinux.alerts first
           where first.organization_id = valid.organization_id and first.group_key = valid.group_key and first.group_id is null
             and first.created_at > now() - make_interval(secs => valid.group_window_seconds)

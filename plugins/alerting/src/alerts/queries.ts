@@ -66,6 +66,8 @@ export const alertColumns = [
   'a.groupId',
   'a.occurrences',
   'a.labels',
+  'a.runbookUrl',
+  'a.sourceUrl',
   'a.firstSeenAt',
   'a.lastSeenAt',
   'a.acknowledgedAt',

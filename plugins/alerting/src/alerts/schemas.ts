@@ -27,6 +27,12 @@ export const Alert = Type.Object(
     }),
     occurrences: Type.Integer(),
     labels: Type.Record(Type.String(), Type.String()),
+    runbookUrl: Type.Union([Type.String(), Type.Null()], {
+      description: 'The runbook its sender named (Alertmanager’s runbook_url annotation, a generic event’s runbookUrl), http(s) only',
+    }),
+    sourceUrl: Type.Union([Type.String(), Type.Null()], {
+      description: 'The source’s own view of the problem (Alertmanager’s generatorURL, PagerDuty’s client_url, Datadog’s link)',
+    }),
     firstSeenAt: Timestamp,
     lastSeenAt: Timestamp,
     acknowledgedAt: NullableTimestamp,

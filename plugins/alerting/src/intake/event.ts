@@ -48,6 +48,21 @@ export function instantOf(value: unknown): string | undefined {
   return Number.isNaN(time) || time < 946_684_800_000 || time > 4_102_444_800_000 ? undefined : at.toISOString()
 }
 
+/** Most a link may be: a URL longer than this is not a link a person follows. */
+const MAX_LINK = 2_000
+
+/**
+ * A link a sender gives (a runbook, the source's view), if it is an absolute http(s) URL: a page
+ * carries it to a person, so nothing else (`javascript:`, `data:`, a relative path) is kept.
+ */
+export function linkOf(value: unknown): string | undefined {
+  const given = text(value)
+  if (given === undefined || given.length > MAX_LINK) return undefined
+  if (!URL.canParse(given)) return undefined
+  const { protocol } = new URL(given)
+  return protocol === 'https:' || protocol === 'http:' ? given : undefined
+}
+
 export function fingerprintOf(...parts: Array<string | undefined>): string {
   return hash('sha256', parts.map((part) => part ?? '').join('\u0000'), 'hex').slice(0, 32)
 }

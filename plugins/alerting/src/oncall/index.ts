@@ -3,6 +3,7 @@ export {
   type ContactReader,
   type PagingChannel,
   type PagingPreferences,
+  inQuietHours,
   planFor,
   type PreferencesReader,
   type PushReader,

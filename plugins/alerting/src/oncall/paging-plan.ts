@@ -25,6 +25,8 @@ export interface PagingPreferences {
   /** Per urgency, channels with delays; null: `priorities` pages at once. */
   rules: Record<Urgency, Array<{ channel: PagingChannel; delayMinutes: number }>> | null
   quietHours: { enabled: boolean; start: string; end: string; timeZone: string; bypassPriorities: string[] }
+  /** Whether an alert that paged them is told when it resolves (paging/resolved-notices.ts). */
+  whenResolved: boolean
 }
 
 /** The product-users surface's read of preferences, wired in by the service. */
@@ -36,7 +38,7 @@ const minutesOf = (clock: string) => {
 }
 
 /** Whether `at` falls in the quiet hours, on the user's clock (a window past midnight wraps). */
-function inQuietHours(quiet: PagingPreferences['quietHours'], at: Date): boolean {
+export function inQuietHours(quiet: PagingPreferences['quietHours'], at: Date): boolean {
   const local = DateTime.fromJSDate(at, { zone: quiet.timeZone })
   const now = local.hour * 60 + local.minute
   const [start, end] = [minutesOf(quiet.start), minutesOf(quiet.end)]

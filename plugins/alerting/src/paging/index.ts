@@ -2,4 +2,5 @@
 export { createEscalator, type Escalator } from './escalator.js'
 export { CHAT_QUEUE, type ChatJob } from './queues.js'
 export { pagingModule } from './plugin.js'
+export { resolvedNoticeSubscriber } from './resolved-notices.js'
 export { chatsPagedAbout, type QueuedAttempt, queuedAttempts, settleAttempt, settleAttempts } from './queries.js'

@@ -4,7 +4,7 @@ import { pushRecipient, type Notifier } from '@svc/notifier'
 import { hashSecret } from '@svc/auth'
 import { type AlertRow } from '../alerts/index.js'
 import { insertAttempt } from './queries.js'
-import { type LatestAnalysisReader } from '../incidents/index.js'
+import { incidentOfAlert, type LatestAnalysisReader } from '../incidents/index.js'
 import { CHAT_QUEUE } from './queues.js'
 import {
   activeMembersAmong,
@@ -75,10 +75,18 @@ function newAckLink(writes: StepWrites, deps: PagingDeps, alert: AlertRow, organ
   return { url: `${deps.productUrl}/api/v1/alerts/ack/${token}`, smsCode }
 }
 
-/** An SMS stays within one segment where it can: priority, title, service, how to acknowledge. */
-function pageSms(alert: AlertRow, ack: AckLink) {
+/** The incident a page's alert is in, as the page names it. */
+interface PagedIncident {
+  reference: string
+  title: string
+  status: string
+  url: string
+}
+
+/** An SMS stays within one segment where it can: priority, title, service, how to acknowledge, its incident. */
+function pageSms(alert: AlertRow, ack: AckLink, incident: PagedIncident | undefined) {
   const service = alert.service ? ` (${alert.service})` : ''
-  return `[${alert.priority}] ${alert.title}${service}. Reply "ack ${ack.smsCode}" to acknowledge, or open ${ack.url}`
+  return `[${alert.priority}] ${alert.title}${service}. Reply "ack ${ack.smsCode}" to acknowledge, or open ${ack.url}${incident ? ` · ${incident.reference}` : ''}`
 }
 
 /** What the call says; the keypress prompt is added by the call's TwiML (Twilio routes). */
@@ -98,34 +106,64 @@ function pagePush(
   position: StepPosition,
   links: { alert: string; ack: string },
   brief: string[] | null,
+  incident: PagedIncident | undefined,
 ) {
-  const where = `${alert.service ?? 'no service'} · ${position.policyName}, step ${position.step + 1}`
+  const where = `${alert.service ?? 'no service'}${incident ? ` · ${incident.reference}` : ''} · ${position.policyName}, step ${position.step + 1}`
   return JSON.stringify({
     title: `[${alert.priority}] ${alert.title}`.slice(0, 200),
     body: (brief ? `${brief[1]}\n${where}` : where).slice(0, 300),
     tag: `alert-${alert.id}`,
     requireInteraction: true,
-    data: { alertId: alert.id, organizationId, priority: alert.priority, url: links.alert, ackUrl: links.ack },
+    data: {
+      alertId: alert.id,
+      organizationId,
+      priority: alert.priority,
+      url: links.alert,
+      ackUrl: links.ack,
+      ...(incident ? { incident: incident.reference, incidentUrl: incident.url } : {}),
+    },
     actions: [{ action: 'acknowledge', title: 'Acknowledge' }],
   })
 }
 
+/** At most this many labels in an e-mail page: the rest are on the alert. */
+const LABELS_IN_PAGE = 20
+
+/** An alert's labels as a page lists them: sorted, `key=value`, at most LABELS_IN_PAGE. */
+function labelLines(labels: Record<string, string>): string[] {
+  const entries = Object.entries(labels).sort(([a], [b]) => a.localeCompare(b))
+  if (entries.length === 0) return []
+  const shown = entries.slice(0, LABELS_IN_PAGE).map(([key, value]) => `  ${key}=${value}`)
+  const more = entries.length > LABELS_IN_PAGE ? [`  … and ${entries.length - LABELS_IN_PAGE} more on the alert`] : []
+  return ['Labels:', ...shown, ...more]
+}
+
+/**
+ * An e-mail page: what is wrong and where (priority, service, source, the incident it is in),
+ * what the sender says to do (its runbook) and where to look (the source's own view, the labels),
+ * then how to acknowledge.
+ */
 function pageEmail(
   alert: AlertRow,
   organizationId: string,
   position: StepPosition,
   links: { alert: string; ack: string },
   brief: string[] | null,
+  incident: PagedIncident | undefined,
 ) {
   const subject = `[${alert.priority}] ${alert.title}`
   const text = [
     subject,
     '',
     ...(brief ? [...brief, ''] : []),
+    ...(incident ? [`Incident: ${incident.reference} "${incident.title}" (${incident.status}): ${incident.url}`] : []),
     `Priority: ${alert.priority}`,
     `Service: ${alert.service ?? 'not given'}`,
     `Source: ${alert.source}`,
+    ...(alert.runbookUrl ? [`Runbook: ${alert.runbookUrl}`] : []),
+    ...(alert.sourceUrl ? [`In the source: ${alert.sourceUrl}`] : []),
     ...(alert.description ? ['', alert.description] : []),
+    ...(Object.keys(alert.labels as object).length > 0 ? ['', ...labelLines(alert.labels as Record<string, string>)] : []),
     '',
     // The first link opens in a browser without signing in (its token is the credential); the
     // second is the API's resource, for a client holding a token.
@@ -169,6 +207,19 @@ export function pagingReads(db: Executor, deps: Pick<PagingDeps, 'preferences' |
           ? ((await deps.latestAnalysis(db, organizationId, { sourceProduct: 'alerting', incidentId: alertId }))?.oncall ?? null)
           : null,
       ),
+    /** The incident the alert is in, as a page names it. */
+    incident: (organizationId: string, alertId: string, productUrl: string) =>
+      once(`incident:${alertId}`, async (): Promise<PagedIncident | undefined> => {
+        const found = await incidentOfAlert(db, organizationId, alertId)
+        return found
+          ? {
+              reference: `INC-${found.number}`,
+              title: found.title,
+              status: found.status,
+              url: `${productUrl}/api/v1/organizations/${organizationId}/incidents/${found.id}`,
+            }
+          : undefined
+      }),
     supportHours: (organizationId: string, service: string) =>
       once(`support-hours:${organizationId}:${service}`, () => supportHoursOf(db, organizationId, service)),
   }
@@ -344,6 +395,7 @@ export async function pagePeople(
   const pushes = await reads.pushes(userIds)
   // The first step pages at once, before any investigation can be done; later pages carry its brief.
   const brief = position.step > 0 || position.round > 0 ? await reads.brief(organizationId, alert.id) : null
+  const incident = await reads.incident(organizationId, alert.id, deps.productUrl)
   const attempt = { organizationId, alertId: alert.id, round: position.round, step: position.step }
   for (const { userId, target, channels } of persons) {
     const via = { ...attempt, userId, targetType: target.type, targetId: target.id }
@@ -363,7 +415,7 @@ export async function pagePeople(
           channel,
           to: pushRecipient(subscriptions),
           subject: `[${alert.priority}] ${alert.title}`,
-          text: pagePush(alert, organizationId, position, links, brief),
+          text: pagePush(alert, organizationId, position, links, brief, incident),
         })
         writes.attempt({ ...via, channel, recipient: devices, ...carried(queued) })
         continue
@@ -380,8 +432,8 @@ export async function pagePeople(
         phone ?? (addresses.email.get(userId) ?? [])[0] ?? preferences.get(userId)?.channels.email.address ?? emails.get(userId) ?? ''
       const message =
         channel === 'email'
-          ? { ...pageEmail(alert, organizationId, position, links, brief), channel, to }
-          : { organizationId, kind: 'alert.page', channel, to, text: channel === 'sms' ? pageSms(alert, ack) : pageVoice(alert) }
+          ? { ...pageEmail(alert, organizationId, position, links, brief, incident), channel, to }
+          : { organizationId, kind: 'alert.page', channel, to, text: channel === 'sms' ? pageSms(alert, ack, incident) : pageVoice(alert) }
       writes.attempt({ ...via, channel, recipient: to, ...carried(writes.message(message)) })
     }
   }

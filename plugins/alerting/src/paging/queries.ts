@@ -1,6 +1,7 @@
 import { sql } from 'kysely'
 import type { Executor } from '@svc/db'
 import { alertsByIds, findAlert, type AlertRow } from '../alerts/index.js'
+import type { PagingChannel } from '../oncall/index.js'
 
 // Paging's tables: the attempts of a page (one per person, target and channel at a step) and the
 // acknowledgement links a page carries. A page's alert is read through the alerts door.
@@ -228,4 +229,22 @@ export async function chatsPagedAbout(db: Executor, organizationId: string, aler
     .where('status', '=', 'sent')
     .execute()
   return rows.map((row) => row.targetId)
+}
+
+/**
+ * Who was paged for these alerts, and by which channels that did not fail: each person and
+ * channel once per alert (a resolution is told through them).
+ */
+export async function pagedPeopleOf(db: Executor, alertIds: string[]) {
+  if (alertIds.length === 0) return []
+  const rows = await db
+    .selectFrom('divinux.notificationAttempts')
+    .select(['alertId', 'userId', 'channel'])
+    .distinct()
+    .where('alertId', 'in', alertIds)
+    .where('userId', 'is not', null)
+    .where('channel', 'in', ['email', 'sms', 'voice', 'push'])
+    .where('status', '<>', 'failed')
+    .execute()
+  return rows.flatMap((row) => (row.userId ? [{ alertId: row.alertId, userId: row.userId, channel: row.channel as PagingChannel }] : []))
 }

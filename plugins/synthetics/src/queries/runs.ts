@@ -1,6 +1,6 @@
 import { sql } from 'kysely'
 import type { Executor, Page } from '@svc/db'
-import { jsonb, paged } from '@svc/db'
+import { jsonb, jsonColumn, paged } from '@svc/db'
 import type { AttemptResult, ResultStatus } from '@svc/check-runner'
 import { relayHealthy } from './relays.js'
 
@@ -223,6 +223,24 @@ export async function recentResultsOf(db: Executor, checks: ReadonlyArray<{ id: 
     ) latest
     where latest.statuses is not null`.execute(db)
   return result.rows
+}
+
+/** A run's stored attempts, as `completeRun` wrote them. */
+export const storedAttempts = jsonColumn<AttemptResult[]>()
+
+/** The newest finished run of each of these regions of a check, with what it saw: why a failing region fails. */
+export async function latestRunsOf(db: Executor, checkId: string, regions: readonly string[]) {
+  if (regions.length === 0) return []
+  return db
+    .selectFrom('divinux.syntheticRuns')
+    .select(['region', 'status', 'statusCode', 'error', 'attempts'])
+    .distinctOn('region')
+    .where('checkId', '=', checkId)
+    .where('region', 'in', regions)
+    .where('state', '=', 'done')
+    .orderBy('region')
+    .orderBy('dueAt', 'desc')
+    .execute()
 }
 
 /** The newest `depth` results of one check's regions, by region: what judging the check reads. */

@@ -4,7 +4,8 @@ import { publish, type AlertPriority, type CheckState } from '@svc/events'
 import type { JobQueue } from '@svc/jobs'
 import { checkById, setCheckState, type CheckRow } from '../queries/checks.js'
 import { relayRegions } from '../queries/relays.js'
-import { recentStatuses } from '../queries/runs.js'
+import { latestRunsOf, recentStatuses } from '../queries/runs.js'
+import { failureReason } from './failure-reason.js'
 
 export type Quorum = 'any' | 'majority' | 'all'
 export type RegionStatus = ResultStatus | 'unknown'
@@ -83,6 +84,9 @@ export async function judgeCheck(trx: Executor, jobs: JobQueue, checkId: string,
   const previous = check.state as CheckState
   if (state === previous) return state
   await setCheckState(trx, check.id, state)
+  const failingRegions = statuses.filter((entry) => entry.status === 'failing').map((entry) => entry.region)
+  // Why each failing region fails, by its latest run: what the alert, and so the page, says.
+  const failures = (await latestRunsOf(trx, check.id, failingRegions)).map((run) => ({ region: run.region, reason: failureReason(run) }))
   const payload = {
     organizationId: check.organizationId,
     checkId: check.id,
@@ -91,7 +95,8 @@ export async function judgeCheck(trx: Executor, jobs: JobQueue, checkId: string,
     target: targetOf(check),
     state,
     previous,
-    failingRegions: statuses.filter((entry) => entry.status === 'failing').map((entry) => entry.region),
+    failingRegions,
+    failures,
     priority: check.alertPriority as AlertPriority,
     escalationPolicyId: check.escalationPolicyId,
     statusComponentIds: check.statusComponentIds,

@@ -1,4 +1,15 @@
-import { fingerprintOf, instantOf, isObject, labelsOf, priorityOf, refuse, text, type IngestedEvent, type JsonObject } from '../event.js'
+import {
+  fingerprintOf,
+  instantOf,
+  isObject,
+  labelsOf,
+  linkOf,
+  priorityOf,
+  refuse,
+  text,
+  type IngestedEvent,
+  type JsonObject,
+} from '../event.js'
 
 /**
  * Prometheus Alertmanager webhook (version 4), and Grafana unified alerting, which sends the
@@ -33,6 +44,9 @@ export function readAlertmanager(body: JsonObject): IngestedEvent[] {
       // No occurredAt: `startsAt` stays the same in every repeat notification of a firing alert,
       // and a repeat is a new occurrence, not a retry. It is when the alert began.
       startedAt: instantOf(alert.startsAt),
+      // Prometheus' runbook convention, and the expression's graph in Prometheus (Grafana's panel).
+      runbookUrl: linkOf(annotations.runbook_url ?? annotations.runbook),
+      sourceUrl: linkOf(alert.generatorURL) ?? linkOf(alert.panelURL) ?? linkOf(body.externalURL),
     }
   })
 }

@@ -1,4 +1,4 @@
-import { fingerprintOf, instantOf, priorityOf, refuse, text, type IngestedEvent, type JsonObject } from '../event.js'
+import { fingerprintOf, instantOf, linkOf, priorityOf, refuse, text, type IngestedEvent, type JsonObject } from '../event.js'
 
 /**
  * Datadog webhooks carry whatever payload template is pasted in the integration; this reads the
@@ -30,6 +30,7 @@ export function readDatadog(body: JsonObject): IngestedEvent[] {
       labels,
       occurredAt: text(body.date),
       startedAt: instantOf(body.date),
+      sourceUrl: linkOf(body.link),
     },
   ]
 }

@@ -1,4 +1,15 @@
-import { fingerprintOf, instantOf, isObject, labelsOf, priorityOf, refuse, text, type IngestedEvent, type JsonObject } from '../event.js'
+import {
+  fingerprintOf,
+  instantOf,
+  isObject,
+  labelsOf,
+  linkOf,
+  priorityOf,
+  refuse,
+  text,
+  type IngestedEvent,
+  type JsonObject,
+} from '../event.js'
 
 const resolving = new Set(['resolved', 'resolve', 'ok', 'recovered', 'closed'])
 const acknowledging = new Set(['acknowledged', 'acknowledge', 'ack'])
@@ -6,7 +17,8 @@ const acknowledging = new Set(['acknowledged', 'acknowledge', 'ack'])
 /**
  * The generic shape (docs/decisions/0007): `title` (required), `description`, `priority` (P1..P5
  * or a severity word), `status` (`firing`, `resolved`, `acknowledged`), `fingerprint` or
- * `dedupKey`, `service`, `groupKey`, `labels`, `timestamp`, `startedAt`. Unknown shapes are read this way too.
+ * `dedupKey`, `service`, `groupKey`, `labels`, `timestamp`, `startedAt`, `runbookUrl`, `sourceUrl`.
+ * Unknown shapes are read this way too.
  */
 export function readGeneric(body: JsonObject): IngestedEvent[] {
   const title = text(body.title) ?? text(body.summary) ?? text(body.name)
@@ -25,6 +37,8 @@ export function readGeneric(body: JsonObject): IngestedEvent[] {
       labels: isObject(body.labels) ? labelsOf(body.labels) : {},
       occurredAt: text(body.timestamp),
       startedAt: instantOf(body.startedAt ?? body.startsAt ?? body.timestamp),
+      runbookUrl: linkOf(body.runbookUrl ?? body.runbook_url ?? body.runbook),
+      sourceUrl: linkOf(body.sourceUrl ?? body.source_url ?? body.url),
     },
   ]
 }

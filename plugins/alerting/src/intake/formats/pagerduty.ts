@@ -1,10 +1,32 @@
-import { fingerprintOf, instantOf, isObject, labelsOf, priorityOf, refuse, text, type IngestedEvent, type JsonObject } from '../event.js'
+import {
+  fingerprintOf,
+  instantOf,
+  isObject,
+  labelsOf,
+  linkOf,
+  priorityOf,
+  refuse,
+  text,
+  type IngestedEvent,
+  type JsonObject,
+} from '../event.js'
 
 const actions = new Map<string, IngestedEvent['action']>([
   ['trigger', 'fire'],
   ['acknowledge', 'acknowledge'],
   ['resolve', 'resolve'],
 ])
+
+/** The first of an event's `links` whose text says it is a runbook (PagerDuty has no runbook field). */
+function runbookOf(links: unknown): string | undefined {
+  if (!Array.isArray(links)) return undefined
+  for (const link of links)
+    if (isObject(link) && /runbook|playbook/i.test(text(link.text) ?? '')) {
+      const href = linkOf(link.href)
+      if (href) return href
+    }
+  return undefined
+}
 
 /** PagerDuty Events API v2: `event_action` trigger/acknowledge/resolve, `dedup_key`, `payload`. */
 export function readPagerDuty(body: JsonObject): IngestedEvent[] {
@@ -27,6 +49,8 @@ export function readPagerDuty(body: JsonObject): IngestedEvent[] {
       labels: { ...labelsOf(payload.custom_details), ...(text(payload.source) ? { source: text(payload.source) as string } : {}) },
       occurredAt: text(payload.timestamp),
       startedAt: instantOf(payload.timestamp),
+      runbookUrl: runbookOf(body.links),
+      sourceUrl: linkOf(body.client_url),
     },
   ]
 }

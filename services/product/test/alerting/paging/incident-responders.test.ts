@@ -31,8 +31,9 @@ const base = `/api/v1/organizations/${orgId}`
 type Who = { headers: { authorization: string } }
 const call = (who: Who, method: 'GET' | 'POST' | 'PATCH', url: string, payload?: object) =>
   app.inject({ method, url, headers: who.headers, ...(payload ? { payload } : {}) })
+// Pages only: a request that resolves tells whoever it paged (`Resolved: …`), which is not a page.
 const pagesTo = (email: string) =>
-  smtp.received.filter((mail) => mail.envelopeTo.includes(email) && /Responder request/.test(mail.subject)).length
+  smtp.received.filter((mail) => mail.envelopeTo.includes(email) && /^\[P\d\] Responder request/.test(mail.subject)).length
 
 const team = (
   await call(manager!, 'POST', `${base}/teams`, { name: 'Payments', members: [{ userId: cy!.userId, role: 'responder' }] })

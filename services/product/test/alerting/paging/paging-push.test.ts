@@ -99,7 +99,8 @@ t.test('a P1 page reaches every subscribed browser, encrypted and signed with VA
   const shown = JSON.parse(push!.payload)
   t.match(shown, {
     title: '[P1] Payments failing',
-    body: 'payments · Ada and Bo, step 1',
+    // The P1 opened INC-1: the page names it.
+    body: 'payments · INC-1 · Ada and Bo, step 1',
     tag: `alert-${alertId}`,
     requireInteraction: true,
     data: { alertId, priority: 'P1', url: `${productUrl}/api/v1/organizations/${orgId}/alerts/${alertId}` },
