@@ -40,7 +40,15 @@ async function killedMidRunAndMidSend(t: Test) {
   t.teardown(() => new Promise<void>((resolve) => target.closeAllConnections() ?? target.close(() => resolve())))
   const targetUrl = `http://127.0.0.1:${(target.address() as AddressInfo).port}/health`
 
-  const env = { SMTP_URL: smtp.url, SMTP_FROM: 'Paging <paging@example.com>', ALLOW_PRIVATE_TARGETS: 'true' }
+  // The stalled send must still be in flight when the first replica is killed, however long the
+  // second takes to start on a busy machine: past the provider's 30 s socket timeout the first
+  // replica records the send failed and its retry waits a minute (CI saw exactly that). nodemailer
+  // reads transport options from the URL's query, over the provider's own.
+  const env = {
+    SMTP_URL: `${smtp.url}/?socketTimeout=240000`,
+    SMTP_FROM: 'Paging <paging@example.com>',
+    ALLOW_PRIVATE_TARGETS: 'true',
+  }
   const first = await startReplicaProcess(t, { service: 'product', databaseUrl, issuer, env })
 
   const signIn = async (email: string) => {
