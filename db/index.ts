@@ -65,6 +65,7 @@ import * as slackDeliveries from './migrations/0063_slack_deliveries.js'
 import * as outboxSequence from './migrations/0064_outbox_sequence.js'
 import * as alertOnset from './migrations/0065_alert_onset.js'
 import * as alertLinks from './migrations/0066_alert_links.js'
+import * as incidentSettings from './migrations/0067_incident_settings.js'
 
 /**
  * Every migration, in order, listed by hand rather than found by scanning a folder, so a
@@ -137,4 +138,5 @@ export const migrations: Record<string, Migration> = {
   '0064_outbox_sequence': outboxSequence,
   '0065_alert_onset': alertOnset,
   '0066_alert_links': alertLinks,
+  '0067_incident_settings': incidentSettings,
 }

@@ -32,6 +32,7 @@ const owners: Record<string, string[]> = {
     'incident_exclusions',
     'incident_responders',
     'incident_status_links',
+    'incident_settings',
   ],
   paging: ['notification_attempts', 'alert_ack_links'],
   chat: ['slack_messages', 'slack_users', 'incident_chat_channels'],

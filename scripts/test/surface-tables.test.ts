@@ -42,6 +42,7 @@ const owners: Record<string, string[]> = {
     'slackUsers',
     'serviceSupportHours',
     'incidentStatusLinks',
+    'incidentSettings',
   ],
   insights: [
     'analyses',

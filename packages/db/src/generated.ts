@@ -593,6 +593,13 @@ export interface DivinuxIncidents {
   updatedAt: Generated<Timestamp>;
 }
 
+export interface DivinuxIncidentSettings {
+  organizationId: string;
+  resolveWithAlerts: Generated<boolean>;
+  updatedAt: Generated<Timestamp>;
+  updatedBy: string | null;
+}
+
 export interface DivinuxIncidentStatusLinks {
   incidentId: string;
   linkedAt: Generated<Timestamp>;
@@ -1191,6 +1198,7 @@ export interface DB {
   "divinux.incidentRoles": DivinuxIncidentRoles;
   "divinux.incidentRuleSets": DivinuxIncidentRuleSets;
   "divinux.incidents": DivinuxIncidents;
+  "divinux.incidentSettings": DivinuxIncidentSettings;
   "divinux.incidentStatusLinks": DivinuxIncidentStatusLinks;
   "divinux.incidentTimeline": DivinuxIncidentTimeline;
   "divinux.notificationAttempts": DivinuxNotificationAttempts;

@@ -1192,6 +1192,24 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/organizations/{orgId}/incident-settings": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** How incidents follow their alerts (alerting viewer) */
+        get: operations["getOrganizationsIncidentSettings"];
+        /** Replace the incident settings (alerting manager) */
+        put: operations["putOrganizationsIncidentSettings"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/organizations/{orgId}/incidents/{incidentId}/responder-requests": {
         parameters: {
             query?: never;
@@ -9883,6 +9901,107 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content?: never;
+            };
+            /** @description Default Response */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Default Response */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    getOrganizationsIncidentSettings: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                orgId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description An incident that alerts opened resolves when the last of them resolves (default true); its status pages follow. Off: a person resolves it */
+                        resolveWithAlerts: boolean;
+                        /** @description Nobody has changed them */
+                        defaults: boolean;
+                        updatedBy: string | null;
+                        updatedAt: string | null;
+                    };
+                };
+            };
+            /** @description Default Response */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Default Response */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    putOrganizationsIncidentSettings: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                orgId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description An incident that alerts opened resolves when the last of them resolves (default true); its status pages follow. Off: a person resolves it */
+                    resolveWithAlerts: boolean;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description An incident that alerts opened resolves when the last of them resolves (default true); its status pages follow. Off: a person resolves it */
+                        resolveWithAlerts: boolean;
+                        /** @description Nobody has changed them */
+                        defaults: boolean;
+                        updatedBy: string | null;
+                        updatedAt: string | null;
+                    };
+                };
             };
             /** @description Default Response */
             "4XX": {

@@ -2,6 +2,7 @@ import type { FastifyPluginAsync } from 'fastify'
 import { commandRoomRoutes, type LatestAnalysisReader } from './alert-command-room-routes.js'
 import { incidentCommandRoomRoutes } from './command-room-routes.js'
 import { correlationRoutes } from './correlation/routes.js'
+import { incidentSettingsRoutes } from './settings-routes.js'
 import { STATUS_INCIDENT_OPENED_QUEUE, startCorrelatingStatusIncidents } from './correlation/status-pages.js'
 import { incidentLinkRoutes, type LinkRouteOptions } from './links-routes.js'
 import { regroupRoutes } from './regroup-routes.js'
@@ -27,4 +28,5 @@ export const incidentsModule: FastifyPluginAsync<IncidentsModuleOptions> = async
   await app.register(relatedRoutes)
   await app.register(incidentLinkRoutes, { statusIncidents: options.statusIncidents, rcas: options.rcas, hasAnalysis: options.hasAnalysis })
   await app.register(correlationRoutes)
+  await app.register(incidentSettingsRoutes)
 }

@@ -654,26 +654,40 @@ export async function triagedIncidentsOf(trx: Executor, organizationId: string, 
 
 /**
  * The open incidents an alert is in that alerts opened and whose every alert is now resolved
- * (responder requests aside: they are people asked to help, not signals), locked.
+ * (responder requests aside: they are people asked to help, not signals), locked; none when the
+ * organization's incident settings say a person resolves them.
  */
 export async function incidentsResolvedByAlertsOf(trx: Executor, organizationId: string, alertId: string) {
-  return incidentsOfAlertToMove(trx, organizationId, alertId)
-    .where('i.status', '<>', 'resolved')
-    .where('i.openedBy', '=', 'alert')
-    .where(({ not, exists, selectFrom }) =>
-      not(
-        exists(
-          selectFrom('divinux.incidentAlerts as other')
-            .innerJoin(alertsRelation.as('a'), 'a.id', 'other.alertId')
-            .select('other.alertId')
-            .whereRef('other.incidentId', '=', 'i.id')
-            .where('other.rule', '<>', 'responder_request')
-            .where('a.status', '<>', 'resolved'),
+  return (
+    incidentsOfAlertToMove(trx, organizationId, alertId)
+      .where('i.status', '<>', 'resolved')
+      .where('i.openedBy', '=', 'alert')
+      // Unless the organization turned it off (incident settings).
+      .where(({ not, exists, selectFrom }) =>
+        not(
+          exists(
+            selectFrom('divinux.incidentSettings as s')
+              .select('s.organizationId')
+              .whereRef('s.organizationId', '=', 'i.organizationId')
+              .where('s.resolveWithAlerts', '=', false),
+          ),
         ),
-      ),
-    )
-    .forUpdate('i')
-    .execute()
+      )
+      .where(({ not, exists, selectFrom }) =>
+        not(
+          exists(
+            selectFrom('divinux.incidentAlerts as other')
+              .innerJoin(alertsRelation.as('a'), 'a.id', 'other.alertId')
+              .select('other.alertId')
+              .whereRef('other.incidentId', '=', 'i.id')
+              .where('other.rule', '<>', 'responder_request')
+              .where('a.status', '<>', 'resolved'),
+          ),
+        ),
+      )
+      .forUpdate('i')
+      .execute()
+  )
 }
 
 /** Timeline entries written after `since`, oldest first, with their authors' addresses. */
@@ -776,4 +790,27 @@ export async function incidentByNumber(db: Executor, organizationId: string, num
     .where('number', '=', number)
     .executeTakeFirst()
   return row?.id
+}
+
+/** The organization's incident settings; the defaults when nobody changed them. */
+export async function incidentSettingsOf(db: Executor, organizationId: string) {
+  const row = await db
+    .selectFrom('divinux.incidentSettings')
+    .select(['resolveWithAlerts', 'updatedBy', 'updatedAt'])
+    .where('organizationId', '=', organizationId)
+    .executeTakeFirst()
+  return row ? { ...row, defaults: false } : { resolveWithAlerts: true, defaults: true, updatedBy: null, updatedAt: null }
+}
+
+export async function putIncidentSettings(
+  trx: Executor,
+  organizationId: string,
+  settings: { resolveWithAlerts: boolean },
+  updatedBy: string,
+) {
+  await trx
+    .insertInto('divinux.incidentSettings')
+    .values({ organizationId, ...settings, updatedBy })
+    .onConflict((conflict) => conflict.column('organizationId').doUpdateSet({ ...settings, updatedBy, updatedAt: sql<Date>`now()` }))
+    .execute()
 }

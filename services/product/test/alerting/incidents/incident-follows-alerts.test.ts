@@ -13,7 +13,7 @@ const { orgId, person } = await alertingOrganization(service, 'follows', { ada: 
 const [owner, ada, viewer] = ['owner', 'ada', 'viewer'].map(person)
 const base = `/api/v1/organizations/${orgId}`
 type Who = { headers: { authorization: string } }
-const call = (who: Who, method: 'GET' | 'POST' | 'PATCH', url: string, payload?: object) =>
+const call = (who: Who, method: 'GET' | 'POST' | 'PATCH' | 'PUT', url: string, payload?: object) =>
   app.inject({ method, url: `${base}${url}`, headers: who.headers, ...(payload ? { payload } : {}) })
 
 const config = (await call(owner!, 'POST', '/webhooks', { name: 'Follows' })).json() as { ingestPath: string }
@@ -105,4 +105,30 @@ t.test('an incident a person declared stays open when its alerts resolve: people
   await ingest({ title: 'Search degraded', status: 'resolved', fingerprint: 'search' })
   await handedOn(alertId)
   t.equal((await incident(declared.json().id)).status, 'triage')
+})
+
+t.test('an organization may have people resolve the incidents alerts opened: its incident settings', async (t) => {
+  t.match((await call(viewer!, 'GET', '/incident-settings')).json(), { resolveWithAlerts: true, defaults: true, updatedBy: null })
+  t.equal((await call(ada!, 'PUT', '/incident-settings', { resolveWithAlerts: false })).statusCode, 403, 'a manager decides')
+  const bad = await call(owner!, 'PUT', '/incident-settings', { resolveWithAlerts: 'no' })
+  t.equal(bad.statusCode, 400)
+  t.match(bad.json().message, 'resolveWithAlerts')
+  t.equal((await call(owner!, 'PUT', '/incident-settings', { resolveWithAlerts: false, extra: 1 })).statusCode, 400)
+  t.match((await call(viewer!, 'GET', '/incident-settings')).json(), { defaults: true }, 'a refused change changes nothing')
+
+  const off = await call(owner!, 'PUT', '/incident-settings', { resolveWithAlerts: false })
+  t.equal(off.statusCode, 200)
+  t.match(off.json(), { resolveWithAlerts: false, defaults: false, updatedBy: owner!.userId })
+  t.match(await db.selectFrom('core.auditLogs').select(['action', 'changes']).where('entityType', '=', 'incident_settings').execute(), [
+    { action: 'incident_settings.updated', changes: { before: { resolveWithAlerts: true }, after: { resolveWithAlerts: false } } },
+  ])
+
+  const alertId = await ingest({ title: 'Search down', priority: 'P1', service: 'search', fingerprint: 'search-1' })
+  const { id } = await incidentOf(alertId)
+  await ingest({ title: 'Search down', status: 'resolved', fingerprint: 'search-1' })
+  await handedOn(alertId)
+  t.not((await incident(id)).status, 'resolved', 'its only alert resolved, and it stays open for a person to resolve')
+
+  await call(owner!, 'PUT', '/incident-settings', { resolveWithAlerts: true })
+  t.match((await call(viewer!, 'GET', '/incident-settings')).json(), { resolveWithAlerts: true, defaults: false })
 })
