@@ -127,8 +127,14 @@ t.test('a refused delivery is retried with the same id and payload until it succ
     return data[0]?.responseStatus === 503 && data[0]
   })
   t.match(pending, { status: 'pending', responseStatus: 503, error: 'answered 503: busy' })
-  // As if the backoff had passed.
-  await sql`update pgboss.job set start_after = now() where name = 'alerting.webhook-delivery' and state = 'retry'`.execute(db)
+  // As if the backoff had passed: once pg-boss has put the job back for its retry (the delivery log
+  // has the failure a moment before), its start is brought to now.
+  await until('the job to wait for its retry', async () => {
+    const moved = await sql`update pgboss.job set start_after = now() where name = 'alerting.webhook-delivery' and state = 'retry'`.execute(
+      db,
+    )
+    return Number(moved.numAffectedRows ?? 0) > 0
+  })
   const delivered = await until('the retry', async () => {
     const data = (await call(viewer!, 'GET', `${base}/outbound-webhooks/${flaky.id}/deliveries`)).json().data
     return data[0]?.status === 'delivered' && data[0]
