@@ -1,5 +1,6 @@
 import { sql } from 'kysely'
 import { containing, paged, type Executor, type Page } from '@svc/db'
+import { incidentOfAlert } from './incidents/index.js'
 
 // What other surfaces may know of alerting's incidents (INC-n), the subject of analyses and RCAs
 // (decision 0019, "One incident everywhere"): summaries for a list of links, the whole record an
@@ -38,15 +39,9 @@ const servicesOfIncident = (organizationId: string) =>
     where l.organization_id = ${organizationId} and l.incident_id = i.id and a.service is not null
     order by a.service)`
 
-/** The incident an alert is in, if any. */
+/** The incident an alert is in, if any (the incidents door's `incidentOfAlert`, its id alone). */
 export async function incidentIdOfAlert(db: Executor, organizationId: string, alertId: string): Promise<string | undefined> {
-  const row = await db
-    .selectFrom('divinux.incidentAlerts')
-    .select('incidentId')
-    .where('organizationId', '=', organizationId)
-    .where('alertId', '=', alertId)
-    .executeTakeFirst()
-  return row?.incidentId
+  return (await incidentOfAlert(db, organizationId, alertId))?.id
 }
 
 /**
