@@ -56,6 +56,17 @@ export function insightsHelpers(service: TestService, orgId: string, owner: { he
     }
   }
 
+  /** The incident an alert opened or joined, once correlation (a job) has placed it. */
+  async function incidentOf(alertId: string, timeoutMs = 30_000) {
+    const deadline = Date.now() + timeoutMs
+    for (;;) {
+      const link = await db.selectFrom('divinux.incidentAlerts').select('incidentId').where('alertId', '=', alertId).executeTakeFirst()
+      if (link) return link.incidentId
+      if (Date.now() > deadline) throw new Error(`alert ${alertId} was placed in no incident`)
+      await new Promise((resolve) => setTimeout(resolve, 50))
+    }
+  }
+
   /** Lets the queue drain: the jobs of both insights queues are all finished. */
   async function queueDrained(timeoutMs = 30_000) {
     const deadline = Date.now() + timeoutMs
@@ -72,7 +83,7 @@ export function insightsHelpers(service: TestService, orgId: string, owner: { he
     }
   }
 
-  return { createConfig, ingest, deploy, settledAnalyses, queueDrained }
+  return { createConfig, ingest, deploy, incidentOf, settledAnalyses, queueDrained }
 }
 
 export const minutesAgo = (minutes: number) => new Date(Date.now() - minutes * 60_000).toISOString()

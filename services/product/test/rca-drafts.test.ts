@@ -12,7 +12,7 @@ const { orgId, otherOrgId, person } = await alertingOrganization(service, 'draft
   viewer: { insights: 'viewer' },
 })
 const [owner, responder, viewer, stranger] = ['owner', 'responder', 'viewer', 'stranger'].map(person)
-const { createConfig, ingest, deploy } = insightsHelpers(service, orgId, owner!)
+const { createConfig, ingest, deploy, incidentOf } = insightsHelpers(service, orgId, owner!)
 const rcasUrl = `/api/v1/organizations/${orgId}/rcas`
 type Who = { headers: { authorization: string } }
 const call = (method: 'GET' | 'POST' | 'PATCH', url: string, who: Who, payload?: unknown) =>
@@ -28,6 +28,8 @@ const culprit = await deploy(config, {
   finishedAt: minutesAgo(15),
 })
 const alert = await ingest(config, { title: 'Checkout errors above 5%', service: 'checkout' })
+// Correlation places the alert in its incident a moment after the 202; the drafts read it from there.
+await incidentOf(alert.alertId)
 
 async function rcaWithIncident(payload: Record<string, unknown> = {}) {
   const rca = (await call('POST', rcasUrl, responder!, { title: 'Checkout outage', ...payload })).json() as { id: string }
