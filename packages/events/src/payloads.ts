@@ -120,7 +120,8 @@ export interface StatusPageIncidentUpdateRequested {
   incidentId: string
   /** The timeline entry that carries the update: a consumer records each once. */
   updateId: string
-  name: string
+  /** The public name of a status page incident this update opens; null: the page names it after its affected components. */
+  name: string | null
   severity: 'SEV1' | 'SEV2' | 'SEV3' | 'SEV4'
   services: string[]
   /** Status page incidents correlation linked to the incident, updated too. */

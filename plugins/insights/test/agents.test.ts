@@ -92,7 +92,11 @@ t.test('runbooks fit by the cause’s service, a failing service, labels and tit
 t.test('the comms draft follows the incident’s state in plain words', async (t) => {
   const components = { components: [{ id: 'c1', name: 'Search', status: 'degraded_performance', changes: [] }] }
   const unknown = draftComms(subject(), findings(), {})
-  t.match(unknown.statusPageUpdate, { status: 'investigating', body: /^We are investigating problems affecting some of our services\./ })
+  t.match(unknown.statusPageUpdate, {
+    name: 'Problems affecting some of our services',
+    status: 'investigating',
+    body: /^We are investigating problems affecting some of our services\./,
+  })
   t.match(unknown.stakeholderSummary, /Cause: not established yet/)
   const capacity = draftComms(subject(), findings({ category: 'capacity', confidence: 0.7 }), components)
   t.match(capacity.statusPageUpdate, {
@@ -111,7 +115,7 @@ t.test('the comms draft follows the incident’s state in plain words', async (t
     body: /Search is working normally again/,
   })
   const two = { components: [...components.components, { id: 'c2', name: 'Web', status: 'operational', changes: [] }] }
-  t.match(draftComms(subject({ status: 'resolved' }), findings(), two).statusPageUpdate.body, /Search, Web are working normally again/)
+  t.match(draftComms(subject({ status: 'resolved' }), findings(), two).statusPageUpdate.body, /Search and Web are working normally again/)
   t.equal(draftComms(subject({ status: 'weird' }), findings(), {}).statusPageUpdate.status, 'investigating')
 })
 

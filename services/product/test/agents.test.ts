@@ -162,11 +162,15 @@ t.test(
     })
 
     const draft = comms!.output as {
-      statusPageUpdate: { status: string; body: string }
+      statusPageUpdate: { name: string; status: string; body: string }
       stakeholderSummary: string
       publish: { path: string; body: object }
     }
-    t.match(draft.statusPageUpdate, { status: 'identified', body: /a recent configuration change\. We are reverting the change\./ })
+    t.match(draft.statusPageUpdate, {
+      name: /^Problems affecting /,
+      status: 'identified',
+      body: /a recent configuration change\. We are reverting the change\./,
+    })
     t.notMatch(JSON.stringify(draft.statusPageUpdate) + draft.stakeholderSummary, /inventory|flagctl|production/i, 'no internal detail')
     t.match(draft.stakeholderSummary, /^INC-\d+: P1 incident, started \d\d:\d\d UTC, now triage\./)
     t.equal(draft.publish.path, `${base}/incidents/${incidentId}/status-updates`)
@@ -184,7 +188,11 @@ t.test(
     )
     const published = await call(responder!, 'POST', draft.publish.path, draft.publish.body)
     t.equal(published.statusCode, 201, published.body)
-    t.match(published.json(), { kind: 'status_update', body: draft.statusPageUpdate.body, data: { draftOf: requested.id } })
+    t.match(published.json(), {
+      kind: 'status_update',
+      body: draft.statusPageUpdate.body,
+      data: { draftOf: requested.id, statusPages: { name: draft.statusPageUpdate.name } },
+    })
 
     t.match(oncall!.output, {
       lines: [

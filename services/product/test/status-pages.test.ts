@@ -567,14 +567,19 @@ t.test('a workflow keeps a draft incident on the pages linked to an alert’s se
   const followed = async () =>
     (await db
       .selectFrom('divinux.statusIncidents')
-      .select(['id', 'status', 'published', 'impact'])
+      .select(['id', 'name', 'status', 'published', 'impact'])
       .where('alertId', '=', alertId)
       .executeTakeFirst()) ?? undefined
   const draft = await until('the draft incident', followed)
-  t.match(draft, { status: 'investigating', published: false, impact: 'major' })
+  t.match(draft, { name: 'Partial outage affecting Public API', status: 'investigating', published: false, impact: 'major' })
   t.equal(await statusOf(api), 'operational', 'a draft moves no component')
   const read = (await call(viewer!, 'GET', `${pageBase}/incidents/${draft.id}`)).json()
   t.same(read.components, [{ componentId: api.id, status: 'partial_outage' }])
+  t.match(
+    read.updates,
+    [{ body: /^We are investigating problems affecting Public API\./ }],
+    'the internal alert title "API latency high" stays inside',
+  )
   const unresolved = (await publicGet(`${publicBase}/api/v2/incidents/unresolved.json`)).json().incidents as Array<{ id: string }>
   t.notOk(
     unresolved.some((incident) => incident.id === draft.id),

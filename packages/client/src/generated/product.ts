@@ -9547,6 +9547,8 @@ export interface operations {
                     status: "investigating" | "identified" | "monitoring" | "resolved";
                     /** @description What the public reads */
                     body: string;
+                    /** @description The public name of a status page incident this update opens (the comms agent drafts one). Without it the page names it after its affected components, for example "Partial outage affecting Checkout": never the internal incident title */
+                    name?: string;
                     /**
                      * @description A status page incident opened for it is published at once; false: a draft a person publishes
                      * @default false
@@ -18961,7 +18963,7 @@ export interface operations {
                             inputs: {
                                 [key: string]: unknown;
                             };
-                            /** @description runbook: {matches: [{runbookId, version, title, score, why, steps}]}; comms: {statusPageUpdate: {status, body}, stakeholderSummary, publish}; oncall: {lines, suggestions} */
+                            /** @description runbook: {matches: [{runbookId, version, title, score, why, steps}]}; comms: {statusPageUpdate: {name, status, body}, stakeholderSummary, publish}; oncall: {lines, suggestions} */
                             output: {
                                 [key: string]: unknown;
                             };

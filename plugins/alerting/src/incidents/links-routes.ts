@@ -103,6 +103,15 @@ const PublishStatusUpdate = Type.Object(
       description: 'The status page incident’s status after it',
     }),
     body: Type.String({ minLength: 1, maxLength: 5000, pattern: '\\S', description: 'What the public reads' }),
+    name: Type.Optional(
+      Type.String({
+        minLength: 1,
+        maxLength: 200,
+        pattern: '\\S',
+        description:
+          'The public name of a status page incident this update opens (the comms agent drafts one). Without it the page names it after its affected components, for example "Partial outage affecting Checkout": never the internal incident title',
+      }),
+    ),
     publish: Type.Optional(
       Type.Boolean({
         default: false,
@@ -214,7 +223,7 @@ export const incidentLinkRoutes: FastifyPluginAsyncTypebox<LinkRouteOptions> = a
     },
     async (request, reply) => {
       const { organizationId } = membershipOf(request)
-      const { status, body, publish: publishNow = false, draftOf } = request.body
+      const { status, body, name = null, publish: publishNow = false, draftOf } = request.body
       const authorId = request.user.userId
       // Cited on the timeline and in the audit log: only an analysis of this organization.
       if (draftOf && !(await hasAnalysis(db, organizationId, draftOf)))
@@ -229,7 +238,7 @@ export const incidentLinkRoutes: FastifyPluginAsyncTypebox<LinkRouteOptions> = a
             incidentId: incident.id,
             kind: 'status_update',
             body,
-            data: { statusPages: { status, publish: publishNow }, ...(draftOf ? { draftOf } : {}) },
+            data: { statusPages: { status, publish: publishNow, ...(name ? { name } : {}) }, ...(draftOf ? { draftOf } : {}) },
             authorId,
           },
         ])
@@ -237,7 +246,7 @@ export const incidentLinkRoutes: FastifyPluginAsyncTypebox<LinkRouteOptions> = a
           organizationId,
           incidentId: incident.id,
           updateId: row!.id,
-          name: incident.title,
+          name,
           severity: incident.severity as Severity,
           services: [...new Set(facets.services.map((facet) => facet.service))],
           statusIncidentIds: links.map((link) => link.statusIncidentId),
@@ -250,7 +259,7 @@ export const incidentLinkRoutes: FastifyPluginAsyncTypebox<LinkRouteOptions> = a
         await recordAudit(trx, context, {
           ...auditEntry,
           action: 'incident.status_update_published',
-          after: { status, body, publish: publishNow, ...(draftOf ? { draftOf } : {}) },
+          after: { status, body, name, publish: publishNow, ...(draftOf ? { draftOf } : {}) },
         })
         return row!
       })

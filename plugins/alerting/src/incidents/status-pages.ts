@@ -17,7 +17,7 @@ export const RESOLVED_ON_STATUS_PAGES = 'This incident has been resolved.'
 export async function resolveOnStatusPages(
   jobs: JobQueue,
   trx: Executor,
-  incident: { organizationId: string; id: string; title: string; severity: string },
+  incident: { organizationId: string; id: string; severity: string },
   updateId: string,
   authorId: string | null,
 ): Promise<void> {
@@ -29,7 +29,7 @@ export async function resolveOnStatusPages(
     organizationId: incident.organizationId,
     incidentId: incident.id,
     updateId,
-    name: incident.title,
+    name: null,
     severity: incident.severity as Severity,
     services: [...new Set(facets.services.map((facet) => facet.service))],
     statusIncidentIds: links.map((link) => link.statusIncidentId),

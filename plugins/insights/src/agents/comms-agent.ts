@@ -10,7 +10,8 @@ import type { Gathered } from '../investigation/tools.js'
 export type PublicStatus = 'investigating' | 'identified' | 'monitoring' | 'resolved'
 
 export interface CommsDraft {
-  statusPageUpdate: { status: PublicStatus; body: string }
+  /** `name` is the public incident's name where the update opens one. */
+  statusPageUpdate: { name: string; status: PublicStatus; body: string }
   stakeholderSummary: string
 }
 
@@ -46,7 +47,7 @@ const CONFIDENT = 0.6
 
 export function draftComms(subject: Subject, findings: Findings, gathered: Gathered): CommsDraft {
   const components = (gathered.components ?? []).map((component) => component.name)
-  const affected = components.length > 0 ? components.join(', ') : 'some of our services'
+  const affected = components.length > 0 ? new Intl.ListFormat('en', { type: 'conjunction' }).format(components) : 'some of our services'
   const { category, confidence } = findings.probableCause
   const known = category !== 'unknown' && confidence >= CONFIDENT
   let status = PUBLIC_STATUS[subject.status] ?? 'investigating'
@@ -68,5 +69,5 @@ export function draftComms(subject: Subject, findings: Findings, gathered: Gathe
       ? `Likely cause: ${CAUSE_IN_PLAIN_WORDS[category]} (confidence ${Math.round(confidence * 100)} %). ${FIX_IN_PLAIN_WORDS[category]}`
       : 'Cause: not established yet; the team is investigating.',
   ].join('\n')
-  return { statusPageUpdate: { status, body }, stakeholderSummary }
+  return { statusPageUpdate: { name: `Problems affecting ${affected}`, status, body }, stakeholderSummary }
 }

@@ -26,7 +26,7 @@ const AgentOutput = Type.Object(
     inputs: Type.Record(Type.String(), Type.Unknown(), { description: 'What the agent used: the investigation, runbooks, policies' }),
     output: Type.Record(Type.String(), Type.Unknown(), {
       description:
-        'runbook: {matches: [{runbookId, version, title, score, why, steps}]}; comms: {statusPageUpdate: {status, body}, stakeholderSummary, publish}; oncall: {lines, suggestions}',
+        'runbook: {matches: [{runbookId, version, title, score, why, steps}]}; comms: {statusPageUpdate: {name, status, body}, stakeholderSummary, publish}; oncall: {lines, suggestions}',
     }),
     createdAt: Timestamp,
   },

@@ -6,6 +6,7 @@ import type { IncidentImpact } from '../model.js'
 import { componentsFollowingServices } from '../queries/components.js'
 import { incidentById } from '../queries/incidents.js'
 import type { SubscriberNotifications } from '../subscribers/notifications.js'
+import { publicIncidentName, publicWords } from './public-words.js'
 import { openRecord, recordUpdate } from './records.js'
 
 export const ALERT_FOLLOW_QUEUE = 'statuspages.alert-follow'
@@ -17,13 +18,6 @@ const impactOf: Record<StatusPageUpdateRequested['alert']['priority'], IncidentI
   P3: 'minor',
   P4: 'none',
   P5: 'none',
-}
-
-/** What the public reads at each step of an incident that follows an alert (a person may reword it before publishing). */
-export const followWords = {
-  opened: (title: string) => `We are investigating an issue: ${title}.`,
-  identified: 'The issue has been identified and a fix is being worked on.',
-  resolved: 'This incident has been resolved.',
 }
 
 async function openIncidentFor(db: Executor, pageId: string, alertId: string) {
@@ -40,7 +34,8 @@ async function openIncidentFor(db: Executor, pageId: string, alertId: string) {
 /**
  * The status pages' side of the workflow action `update_status_page` (an event from alerting,
  * which never writes these tables): on each page with components linked to the alert's service,
- * the alert's incident is opened (a draft unless the workflow publishes it), moved to
+ * an incident is opened for the alert (a draft unless the workflow publishes it), named after the
+ * page's affected components and never the internal alert title (public-words.ts), moved to
  * `identified` when the alert is acknowledged, and resolved with it. Each step looks at the
  * incident's state first, so an event delivered twice does nothing twice.
  */
@@ -55,13 +50,13 @@ export async function followAlert(
   for (const pageId of pages) {
     await db.selectFrom('divinux.statusPages').select('id').where('id', '=', pageId).forUpdate().executeTakeFirst()
     const existing = await openIncidentFor(db, pageId, event.alertId)
-    const statuses = new Map(
-      components.filter((component) => component.pageId === pageId).map((component) => [component.id, event.componentStatus]),
-    )
+    const onPage = components.filter((component) => component.pageId === pageId)
+    const statuses = new Map(onPage.map((component) => [component.id, event.componentStatus]))
+    const names = onPage.map((component) => component.name)
     const common = { createdBy: null, notify: true }
     if (event.trigger === 'alert.resolved') {
       if (!existing) continue
-      await recordUpdate(db, notifications, existing, { ...common, status: 'resolved', body: followWords.resolved, statuses: new Map() })
+      await recordUpdate(db, notifications, existing, { ...common, status: 'resolved', body: publicWords.resolved, statuses: new Map() })
     } else if (!existing) {
       await openRecord(
         db,
@@ -70,7 +65,7 @@ export async function followAlert(
           organizationId: event.organizationId,
           pageId,
           kind: 'incident',
-          name: event.alert.title.slice(0, 200),
+          name: publicIncidentName(event.componentStatus, names),
           status: 'investigating',
           impact: impactOf[event.alert.priority],
           published: event.publish,
@@ -78,13 +73,13 @@ export async function followAlert(
           workflowId: event.workflowId,
           createdBy: null,
         },
-        { ...common, status: 'investigating', body: followWords.opened(event.alert.title), statuses },
+        { ...common, status: 'investigating', body: publicWords.investigating(names), statuses },
       )
     } else if (event.trigger === 'alert.acknowledged' && existing.status === 'investigating') {
       await recordUpdate(db, notifications, existing, {
         ...common,
         status: 'identified',
-        body: followWords.identified,
+        body: publicWords.identified,
         statuses: new Map(),
       })
     } else continue

@@ -6,6 +6,7 @@ import type { ComponentStatus, IncidentImpact } from '../model.js'
 import { componentsFollowingServices } from '../queries/components.js'
 import { incidentById } from '../queries/incidents.js'
 import type { SubscriberNotifications } from '../subscribers/notifications.js'
+import { publicIncidentName } from './public-words.js'
 import { openRecord, recordUpdate } from './records.js'
 
 export const INCIDENT_FOLLOW_QUEUE = 'statuspages.incident-follow'
@@ -73,11 +74,16 @@ export async function followIncident(db: Executor, notifications: SubscriberNoti
   const covered = new Set(open.map((known) => known.pageId))
   for (const pageId of new Set(components.map((component) => component.pageId))) {
     if (covered.has(pageId)) continue
-    const statuses = new Map(
-      components
-        .filter((component) => component.pageId === pageId)
-        .map((component) => [component.id, componentStatusOf[event.severity]] as const),
-    )
+    const onPage = components.filter((component) => component.pageId === pageId)
+    const status = componentStatusOf[event.severity]
+    const statuses = new Map(onPage.map((component) => [component.id, status] as const))
+    // The caller's public name, else one from this page's components: never the internal title.
+    const name =
+      event.name ??
+      publicIncidentName(
+        status,
+        onPage.map((component) => component.name),
+      )
     await openRecord(
       db,
       notifications,
@@ -85,7 +91,7 @@ export async function followIncident(db: Executor, notifications: SubscriberNoti
         organizationId: event.organizationId,
         pageId,
         kind: 'incident',
-        name: event.name.slice(0, 200),
+        name: name.slice(0, 200),
         status: event.status,
         impact: impactOf[event.severity],
         published: event.publish,

@@ -236,8 +236,10 @@ export async function componentsFollowingServices(db: Executor, organizationId: 
   if (services.length === 0) return []
   return db
     .selectFrom('divinux.statusComponents')
-    .select(['id', 'pageId'])
+    .select(['id', 'pageId', 'name'])
     .where('organizationId', '=', organizationId)
     .where('alertServices', '&&', sql<string[]>`${services}::text[]`)
+    .orderBy('position')
+    .orderBy('createdAt')
     .execute()
 }

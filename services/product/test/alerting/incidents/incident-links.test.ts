@@ -72,7 +72,8 @@ t.test('an incident’s status updates are published on the pages that follow it
     data: { statusPages: { status: 'investigating', publish: false } },
   })
   const opened = await until('the status page incident', async () => (await linksOf(incident.id)).statusPageIncidents[0])
-  t.match(opened, { name: 'Checkout 500s', status: 'investigating', published: false, via: 'incident', link: null })
+  // The public reads the page's own component, never the internal title "Checkout 500s".
+  t.match(opened, { name: 'Outage affecting Checkout', status: 'investigating', published: false, via: 'incident', link: null })
   const onPage = (await call(ada!, 'GET', `${pages}/pages/${page.id}/incidents/${opened.id}`)).json()
   t.match(onPage, { impact: 'critical', components: [{ componentId: checkoutComponent.id, status: 'major_outage' }] })
 
@@ -179,10 +180,17 @@ t.test('resolving the incident resolves its status page incident: the page turns
   const alertId = await fire({ title: 'Payments declined', service: 'payments', priority: 'P1', fingerprint: 'payments' })
   const incident = await until('the incident', async () => (await call(ada!, 'GET', `${base}/alerts/${alertId}`)).json().incident)
   const url = `${base}/incidents/${incident.id}`
-  await call(ada!, 'POST', `${url}/status-updates`, { status: 'investigating', body: 'Card payments fail.', publish: true })
+  const named = await call(ada!, 'POST', `${url}/status-updates`, {
+    status: 'investigating',
+    body: 'Card payments fail.',
+    name: 'Card payments failing',
+    publish: true,
+  })
+  t.match(named.json(), { data: { statusPages: { name: 'Card payments failing' } } })
   const opened = await until('the published status page incident', async () =>
     (await linksOf(incident.id)).statusPageIncidents.find((found) => found.published && found.status === 'investigating'),
   )
+  t.equal(opened.name, 'Card payments failing', 'the name the responder gave')
   await until('the page to go red', async () =>
     (await summary()).components.some(
       (component: { id: string; status: string }) => component.id === payments.id && component.status === 'major_outage',
