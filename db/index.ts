@@ -66,6 +66,7 @@ import * as outboxSequence from './migrations/0064_outbox_sequence.js'
 import * as alertOnset from './migrations/0065_alert_onset.js'
 import * as alertLinks from './migrations/0066_alert_links.js'
 import * as incidentSettings from './migrations/0067_incident_settings.js'
+import * as statusBanner from './migrations/0068_status_banner.js'
 
 /**
  * Every migration, in order, listed by hand rather than found by scanning a folder, so a
@@ -139,4 +140,5 @@ export const migrations: Record<string, Migration> = {
   '0065_alert_onset': alertOnset,
   '0066_alert_links': alertLinks,
   '0067_incident_settings': incidentSettings,
+  '0068_status_banner': statusBanner,
 }

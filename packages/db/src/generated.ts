@@ -861,6 +861,7 @@ export interface DivinuxStatusComponents {
   alertServices: Generated<string[]>;
   checkStatuses: Generated<Json>;
   createdAt: Generated<Timestamp>;
+  declaredStatus: Generated<string>;
   description: string | null;
   groupId: string | null;
   id: Generated<string>;
@@ -924,6 +925,7 @@ export interface DivinuxStatusNotifications {
 
 export interface DivinuxStatusPages {
   allowSubscribers: Generated<boolean>;
+  bannerFollowsChecks: Generated<boolean>;
   createdAt: Generated<Timestamp>;
   createdBy: string | null;
   customDomain: string | null;

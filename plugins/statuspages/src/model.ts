@@ -42,7 +42,7 @@ export type OverallState = 'operational' | 'maintenance' | 'minor' | 'major' | '
  * incidents' impacts and the components' statuses. Components under maintenance and nothing worse
  * read "Service Under Maintenance" with the indicator `none`. `description` is Statuspage's
  * English, which the v2 documents and webhook payloads keep in every language; `state` is what a
- * page in another language puts in its own words.
+ * page in another language puts in its own words. Pass `bannerStatusOf` each component's status.
  */
 export function overallStatus(componentStatusList: ComponentStatus[], openImpacts: IncidentImpact[]) {
   const levels = [...componentStatusList.map((status) => indicatorOfStatus[status]), ...openImpacts]
@@ -53,6 +53,18 @@ export function overallStatus(componentStatusList: ComponentStatus[], openImpact
   const state: OverallState =
     indicator === 'none' ? (componentStatusList.includes('under_maintenance') ? 'maintenance' : 'operational') : indicator
   return { indicator, state, description: en.overall[state] }
+}
+
+/**
+ * The status a component brings to its page's overall status: what it shows where the page follows
+ * checks, else what people declared of it (its checks' verdicts alone raise no banner: decision
+ * 0015, "The banner").
+ */
+export function bannerStatusOf(
+  component: { status: string; declaredStatus: string },
+  page: { bannerFollowsChecks: boolean },
+): ComponentStatus {
+  return (page.bannerFollowsChecks ? component.status : component.declaredStatus) as ComponentStatus
 }
 
 /** Maintenance moves forward only: a settled one (completed, cancelled) takes no further status. */

@@ -56,6 +56,9 @@ export const StatusPage = Type.Object(
     ]),
     published: Type.Boolean(),
     allowSubscribers: Type.Boolean(),
+    bannerFollowsChecks: Type.Boolean({
+      description: 'Whether components held by their synthetic checks alone colour the overall status (decision 0015, "The banner")',
+    }),
     supportUrl: Type.Union([Type.String(), Type.Null()]),
     publicUrl: Type.String({ description: 'Where the public page is read (its custom domain once verified)' }),
     createdAt: Timestamp,
@@ -175,6 +178,7 @@ export function pageBody(row: PageRow, publicUrl: string) {
     customDomainVerification: verificationOf(row),
     published: row.published,
     allowSubscribers: row.allowSubscribers,
+    bannerFollowsChecks: row.bannerFollowsChecks,
     supportUrl: row.supportUrl,
     publicUrl,
     createdAt: iso(row.createdAt),

@@ -1,5 +1,5 @@
 import t from 'tap'
-import { maintenanceMayMove, overallStatus, worstStatus } from '../src/model.js'
+import { bannerStatusOf, maintenanceMayMove, overallStatus, worstStatus } from '../src/model.js'
 import { acceptsGzip } from '../src/public/routes.js'
 import { PARTIAL_OUTAGE_WEIGHT, uptimeOf } from '../src/public/uptime.js'
 
@@ -86,4 +86,12 @@ t.test('uptime: no data before the component existed, nor on a day spent in main
   t.equal(inMaintenance.days.at(-1)?.uptime, null)
   t.equal(inMaintenance.uptimePercentage, null)
   t.equal(uptimeOf([], now).uptimePercentage, null)
+})
+
+t.test('the banner reads what people declared of a component, and its checks only where the page follows them', async (t) => {
+  const heldByCheck = { status: 'major_outage', declaredStatus: 'operational' }
+  t.equal(bannerStatusOf(heldByCheck, { bannerFollowsChecks: false }), 'operational')
+  t.equal(bannerStatusOf(heldByCheck, { bannerFollowsChecks: true }), 'major_outage')
+  const declared = { status: 'partial_outage', declaredStatus: 'partial_outage' }
+  t.equal(bannerStatusOf(declared, { bannerFollowsChecks: false }), 'partial_outage')
 })

@@ -3,6 +3,7 @@ import Parser from 'rss-parser'
 import { Webhook } from 'standardwebhooks'
 import t from 'tap'
 import { DEFAULT_NOTIFIER_CONFIG } from '@svc/config'
+import { publish } from '@svc/events'
 import { startDnsServer, startSmtpServer, startTestService, startWebhookReceiver, until } from '@svc/testkit'
 import { buildApp as buildPlatform } from '@svc/platform'
 import { buildApp } from '../src/app.js'
@@ -300,6 +301,48 @@ t.test('uptime counts outages by their weight and leaves maintenance out', async
   t.ok(today.maintenance_seconds > 0 || today.partial_outage_seconds >= 0)
   t.equal(website.days[0].uptime, null, 'no data before the component existed')
   t.ok(website.uptime_percentage <= 100)
+})
+
+t.test('a component held by its check alone shows the check’s state, and turns the banner red only where the page asks', async (t) => {
+  const checked = (await call(manager!, 'POST', `${base}/pages`, { name: 'Checked', slug: 'checked', published: true })).json()
+  t.equal(checked.bannerFollowsChecks, false, 'off unless asked')
+  const login = (await call(manager!, 'POST', `${base}/pages/${checked.id}/components`, { name: 'Login' })).json()
+  const judged = async (state: 'failing' | 'passing', at: Date) =>
+    db.transaction().execute((trx) =>
+      publish(app.jobs, trx, 'check.state_changed', {
+        organizationId: orgId,
+        checkId: '00000000-0000-4000-8000-00000000c4ec',
+        name: 'Login page',
+        kind: 'http',
+        target: 'https://login.example.com/',
+        state,
+        previous: state === 'failing' ? 'passing' : 'failing',
+        failingRegions: state === 'failing' ? ['eu'] : [],
+        priority: 'P3',
+        escalationPolicyId: null,
+        statusComponentIds: [login.id],
+        at: at.toISOString(),
+      }),
+    )
+  const summary = async () => (await publicGet('/api/v1/statuspages/public/checked/api/v2/summary.json')).json()
+
+  await judged('failing', new Date())
+  await until('the component to follow its check', async () => (await summary()).components[0]?.status === 'major_outage')
+  t.same((await summary()).status, { indicator: 'none', description: 'All Systems Operational' }, 'no incident explains it: no banner')
+
+  const asked = await call(manager!, 'PATCH', `${base}/pages/${checked.id}`, { bannerFollowsChecks: true })
+  t.equal(asked.json().bannerFollowsChecks, true)
+  await until('the banner to follow the check', async () => (await summary()).status.indicator === 'critical')
+  t.equal((await summary()).status.description, 'Major System Outage')
+
+  await call(manager!, 'PATCH', `${base}/pages/${checked.id}`, { bannerFollowsChecks: false })
+  await call(manager!, 'PATCH', `${base}/pages/${checked.id}/components/${login.id}`, { status: 'partial_outage' })
+  await until('a status set by hand to reach the banner', async () => (await summary()).status.indicator === 'major')
+
+  await judged('passing', new Date(Date.now() + 1000))
+  await until('the check to let go', async () => (await summary()).components[0]?.status === 'operational')
+  t.same((await summary()).status.indicator, 'none', 'what holds it now is what its incidents and maintenances hold: nothing')
+  t.equal((await call(manager!, 'DELETE', `${base}/pages/${checked.id}`)).statusCode, 204)
 })
 
 t.test('the page is served at its custom domain by the Host header; unpublished pages are 404', async (t) => {

@@ -11901,6 +11901,8 @@ export interface operations {
                             } | null;
                             published: boolean;
                             allowSubscribers: boolean;
+                            /** @description Whether components held by their synthetic checks alone colour the overall status (decision 0015, "The banner") */
+                            bannerFollowsChecks: boolean;
                             supportUrl: string | null;
                             /** @description Where the public page is read (its custom domain once verified) */
                             publicUrl: string;
@@ -11960,6 +11962,8 @@ export interface operations {
                     customDomain?: string | null;
                     published?: boolean;
                     allowSubscribers?: boolean;
+                    /** @description Whether a component held by its synthetic checks alone colours the page’s overall status (banner, summary, widget, badge). Off by default: the component shows its checks’ state and the banner follows incidents, maintenances and statuses set by hand */
+                    bannerFollowsChecks?: boolean;
                     /** @description An http(s) URL shown on the public page */
                     supportUrl?: string | null;
                 };
@@ -11999,6 +12003,8 @@ export interface operations {
                         } | null;
                         published: boolean;
                         allowSubscribers: boolean;
+                        /** @description Whether components held by their synthetic checks alone colour the overall status (decision 0015, "The banner") */
+                        bannerFollowsChecks: boolean;
                         supportUrl: string | null;
                         /** @description Where the public page is read (its custom domain once verified) */
                         publicUrl: string;
@@ -12074,6 +12080,8 @@ export interface operations {
                         } | null;
                         published: boolean;
                         allowSubscribers: boolean;
+                        /** @description Whether components held by their synthetic checks alone colour the overall status (decision 0015, "The banner") */
+                        bannerFollowsChecks: boolean;
                         supportUrl: string | null;
                         /** @description Where the public page is read (its custom domain once verified) */
                         publicUrl: string;
@@ -12167,6 +12175,8 @@ export interface operations {
                     customDomain?: string | null;
                     published?: boolean;
                     allowSubscribers?: boolean;
+                    /** @description Whether a component held by its synthetic checks alone colours the page’s overall status (banner, summary, widget, badge). Off by default: the component shows its checks’ state and the banner follows incidents, maintenances and statuses set by hand */
+                    bannerFollowsChecks?: boolean;
                     /** @description An http(s) URL shown on the public page */
                     supportUrl?: string | null;
                 };
@@ -12206,6 +12216,8 @@ export interface operations {
                         } | null;
                         published: boolean;
                         allowSubscribers: boolean;
+                        /** @description Whether components held by their synthetic checks alone colour the overall status (decision 0015, "The banner") */
+                        bannerFollowsChecks: boolean;
                         supportUrl: string | null;
                         /** @description Where the public page is read (its custom domain once verified) */
                         publicUrl: string;
@@ -12281,6 +12293,8 @@ export interface operations {
                         } | null;
                         published: boolean;
                         allowSubscribers: boolean;
+                        /** @description Whether components held by their synthetic checks alone colour the overall status (decision 0015, "The banner") */
+                        bannerFollowsChecks: boolean;
                         supportUrl: string | null;
                         /** @description Where the public page is read (its custom domain once verified) */
                         publicUrl: string;

@@ -176,7 +176,7 @@ export const componentRoutes: FastifyPluginAsyncTypebox<{ changed: (pageId: stri
         await checkGroup(trx, organizationId, page.id, request.body.groupId)
         const { status, ...fields } = request.body
         if (fields.name !== undefined) fields.name = fields.name.trim()
-        if (status) await setComponentStatuses(trx, page.id, new Map([[before.id, status]]))
+        if (status) await setComponentStatuses(trx, page.id, new Map([[before.id, { status, declaredStatus: status }]]))
         const row = await updateComponent(trx, before.id, fields)
         await touchPage(trx, page.id)
         await recordAudit(trx, auditContextOf(request), {

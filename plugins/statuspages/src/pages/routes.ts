@@ -46,6 +46,12 @@ const fieldsSchema = {
   customDomain: Type.Optional(Domain),
   published: Type.Optional(Type.Boolean()),
   allowSubscribers: Type.Optional(Type.Boolean()),
+  bannerFollowsChecks: Type.Optional(
+    Type.Boolean({
+      description:
+        'Whether a component held by its synthetic checks alone colours the page’s overall status (banner, summary, widget, badge). Off by default: the component shows its checks’ state and the banner follows incidents, maintenances and statuses set by hand',
+    }),
+  ),
   supportUrl: Type.Optional(SupportUrl),
 }
 
@@ -64,6 +70,7 @@ const audited = (row: PageRow) => ({
   customDomain: row.customDomain,
   published: row.published,
   allowSubscribers: row.allowSubscribers,
+  bannerFollowsChecks: row.bannerFollowsChecks,
 })
 
 /**
@@ -136,6 +143,7 @@ export const pageRoutes: FastifyPluginAsyncTypebox<{
         customDomain: request.body.customDomain?.toLowerCase() ?? null,
         published: request.body.published ?? false,
         allowSubscribers: request.body.allowSubscribers ?? true,
+        bannerFollowsChecks: request.body.bannerFollowsChecks ?? false,
         supportUrl: request.body.supportUrl ?? null,
       }
       checkFields(fields)

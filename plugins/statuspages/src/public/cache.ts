@@ -21,6 +21,8 @@ export interface PublicPage {
   locales: string[]
   customDomain: string | null
   allowSubscribers: boolean
+  /** Whether components held by their checks alone colour the overall status. */
+  bannerFollowsChecks: boolean
   supportUrl: string | null
   revision: number
   updatedAt: Date

@@ -56,11 +56,11 @@ export async function renderJson(db: Executor, page: PublicPage, name: JsonDocum
         components: v2Components(content, page.timeZone),
         incidents: records(unresolved),
         scheduled_maintenances: records(maintenances),
-        status: v2Status(content, unresolved),
+        status: v2Status(page, content, unresolved),
       }
     }
     case 'status':
-      return { ...head, status: v2Status(content, await publicRecords(db, page.id, 'incident', { which: 'unresolved' })) }
+      return { ...head, status: v2Status(page, content, await publicRecords(db, page.id, 'incident', { which: 'unresolved' })) }
     case 'components':
       return { ...head, components: v2Components(content, page.timeZone) }
     case 'incidents':

@@ -104,7 +104,7 @@ export async function renderHtml(db: Executor, page: PublicPage, links: HtmlLink
     publicRecords(db, page.id, 'incident', { which: 'recent', limit: HISTORY_LIMIT }),
   ])
   const t = messagesOf(links.locale)
-  const status = currentStatus(content, unresolved)
+  const status = currentStatus(page, content, unresolved)
   const uptimes = await componentUptimes(
     db,
     page.id,

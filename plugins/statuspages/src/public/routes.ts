@@ -307,7 +307,7 @@ export const publicRoutes: FastifyPluginAsyncTypebox<PublicRouteOptions> = async
           publicComponents(db, located.page.id),
           publicRecords(db, located.page.id, 'incident', { which: 'unresolved' }),
         ])
-        return renderBadge(located.page.name, v2Status(content, unresolved))
+        return renderBadge(located.page.name, v2Status(located.page, content, unresolved))
       },
     },
   ]

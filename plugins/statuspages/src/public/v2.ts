@@ -1,4 +1,4 @@
-import { overallStatus, worstStatus, type ComponentStatus, type IncidentImpact } from '../model.js'
+import { bannerStatusOf, overallStatus, worstStatus, type ComponentStatus, type IncidentImpact } from '../model.js'
 import type { PublicComponents, PublicRecord } from '../queries/public.js'
 import type { AffectedComponentRecord } from '../schemas.js'
 import type { PublicPage } from './cache.js'
@@ -119,15 +119,15 @@ export function v2Record(record: PublicRecord, content: PublicComponents, pageUr
 }
 
 /** The page's overall status (indicator, words, and the state a translation words). */
-export function currentStatus(content: PublicComponents, unresolved: PublicRecord[]) {
+export function currentStatus(page: { bannerFollowsChecks: boolean }, content: PublicComponents, unresolved: PublicRecord[]) {
   return overallStatus(
-    content.components.map((component) => component.status as ComponentStatus),
+    content.components.map((component) => bannerStatusOf(component, page)),
     unresolved.map((incident) => incident.impact as IncidentImpact),
   )
 }
 
 /** The page's `status` object: Statuspage's indicator and its description (in English, as Statuspage's API). */
-export function v2Status(content: PublicComponents, unresolved: PublicRecord[]) {
-  const { indicator, description } = currentStatus(content, unresolved)
+export function v2Status(page: { bannerFollowsChecks: boolean }, content: PublicComponents, unresolved: PublicRecord[]) {
+  const { indicator, description } = currentStatus(page, content, unresolved)
   return { indicator, description }
 }

@@ -37,7 +37,7 @@ export async function renderWidget(db: Executor, page: PublicPage, root: string,
     publicRecords(db, page.id, 'incident', { which: 'unresolved' }),
   ])
   const t = messagesOf(locale)
-  const status = currentStatus(content, unresolved)
+  const status = currentStatus(page, content, unresolved)
   const listed = unresolved.slice(0, LISTED_INCIDENTS).map((incident) => `<li>${e(incident.name)}</li>`)
   if (unresolved.length > LISTED_INCIDENTS) listed.push(`<li>${e(t.widget.more(unresolved.length - LISTED_INCIDENTS))}</li>`)
   return `<!doctype html>

@@ -72,7 +72,7 @@ export async function insertComponent(
 ) {
   const row = await db
     .insertInto('divinux.statusComponents')
-    .values({ organizationId, pageId, ...fields, status })
+    .values({ organizationId, pageId, ...fields, status, declaredStatus: status })
     .returning(componentColumns)
     .executeTakeFirstOrThrow()
   await db.insertInto('divinux.statusComponentChanges').values({ componentId: row.id, status, changedAt: row.createdAt }).execute()
@@ -107,25 +107,40 @@ export async function componentStatusesOf(db: Executor, pageId: string, ids: str
     .execute()
 }
 
-export async function setComponentStatuses(db: Executor, pageId: string, statuses: Map<string, ComponentStatus>) {
-  if (statuses.size === 0) return []
+/**
+ * What a component shows (`status`) and what people declared of it (`declaredStatus`: the same
+ * without its checks' verdicts, what the banner reads unless the page follows checks).
+ */
+export interface ComponentState {
+  status: ComponentStatus
+  declaredStatus: ComponentStatus
+}
+
+/** Sets components' states; a change of what they show is kept in their history and answered. */
+export async function setComponentStatuses(db: Executor, pageId: string, states: Map<string, ComponentState>) {
+  if (states.size === 0) return []
   const current = await db
     .selectFrom('divinux.statusComponents')
-    .select(['id', 'name', 'status'])
+    .select(['id', 'name', 'status', 'declaredStatus'])
     .where('pageId', '=', pageId)
-    .where('id', 'in', [...statuses.keys()])
+    .where('id', 'in', [...states.keys()])
     .forUpdate()
     .execute()
-  const changes = current
-    .filter((row) => statuses.get(row.id) !== row.status)
-    .map((row) => ({ code: row.id, name: row.name, oldStatus: row.status as ComponentStatus, newStatus: statuses.get(row.id)! }))
-  for (const change of changes) {
+  const moved = current.filter((row) => {
+    const next = states.get(row.id)!
+    return next.status !== row.status || next.declaredStatus !== row.declaredStatus
+  })
+  for (const row of moved) {
+    const next = states.get(row.id)!
     await db
       .updateTable('divinux.statusComponents')
-      .set({ status: change.newStatus, updatedAt: sql<Date>`now()` })
-      .where('id', '=', change.code)
+      .set({ status: next.status, declaredStatus: next.declaredStatus, updatedAt: sql<Date>`now()` })
+      .where('id', '=', row.id)
       .execute()
   }
+  const changes = moved
+    .filter((row) => states.get(row.id)!.status !== row.status)
+    .map((row) => ({ code: row.id, name: row.name, oldStatus: row.status as ComponentStatus, newStatus: states.get(row.id)!.status }))
   if (changes.length > 0) {
     await db
       .insertInto('divinux.statusComponentChanges')
@@ -137,9 +152,14 @@ export async function setComponentStatuses(db: Executor, pageId: string, statuse
 
 export type ComponentChange = Awaited<ReturnType<typeof setComponentStatuses>>[number]
 
-/** The statuses published open incidents and active maintenances hold each of `componentIds` at. */
+/**
+ * The statuses each of `componentIds` is held at: `declared` by published open incidents and
+ * active maintenances, `checks` by the verdicts of the synthetic checks it follows.
+ */
 export async function heldStatuses(db: Executor, componentIds: string[]) {
-  const held = new Map<string, ComponentStatus[]>()
+  const held = new Map<string, { declared: ComponentStatus[]; checks: ComponentStatus[] }>(
+    componentIds.map((id) => [id, { declared: [], checks: [] }]),
+  )
   if (componentIds.length === 0) return held
   const rows = await db
     .selectFrom('divinux.statusIncidentComponents as c')
@@ -154,15 +174,13 @@ export async function heldStatuses(db: Executor, componentIds: string[]) {
     )
     .execute()
   for (const row of rows) {
-    const status = (row.kind === 'maintenance' ? 'under_maintenance' : row.status) as ComponentStatus
-    held.set(row.componentId, [...(held.get(row.componentId) ?? []), status])
+    held.get(row.componentId)?.declared.push((row.kind === 'maintenance' ? 'under_maintenance' : row.status) as ComponentStatus)
   }
   // Checks the components follow hold them too (components/follow-checks.ts writes their verdicts).
   const followed = await db.selectFrom('divinux.statusComponents').select(['id', 'checkStatuses']).where('id', 'in', componentIds).execute()
   for (const row of followed) {
     const verdicts = Object.values(row.checkStatuses as Record<string, { status: ComponentStatus | null }>)
-    const statuses = verdicts.flatMap((verdict) => (verdict.status ? [verdict.status] : []))
-    if (statuses.length > 0) held.set(row.id, [...(held.get(row.id) ?? []), ...statuses])
+    held.get(row.id)?.checks.push(...verdicts.flatMap((verdict) => (verdict.status ? [verdict.status] : [])))
   }
   return held
 }

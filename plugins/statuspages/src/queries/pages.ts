@@ -18,6 +18,7 @@ const pageColumns = [
   'customDomainFailingSince',
   'published',
   'allowSubscribers',
+  'bannerFollowsChecks',
   'supportUrl',
   'revision',
   'createdBy',
@@ -34,6 +35,7 @@ export interface PageFields {
   customDomain: string | null
   published: boolean
   allowSubscribers: boolean
+  bannerFollowsChecks: boolean
   supportUrl: string | null
 }
 
@@ -142,7 +144,19 @@ const verifiedDomain = sql<string | null>`case when custom_domain_verified_at is
 export async function publishedPageBy(db: Executor, by: 'slug' | 'customDomain', value: string) {
   return db
     .selectFrom('divinux.statusPages')
-    .select(['id', 'organizationId', 'name', 'slug', 'timeZone', 'locales', 'allowSubscribers', 'supportUrl', 'revision', 'updatedAt'])
+    .select([
+      'id',
+      'organizationId',
+      'name',
+      'slug',
+      'timeZone',
+      'locales',
+      'allowSubscribers',
+      'bannerFollowsChecks',
+      'supportUrl',
+      'revision',
+      'updatedAt',
+    ])
     .select(verifiedDomain.as('customDomain'))
     .where(by, '=', value)
     .$if(by === 'customDomain', (query) => query.where('customDomainVerifiedAt', 'is not', null))

@@ -6,7 +6,19 @@ export async function publicComponents(db: Executor, pageId: string) {
   const [components, groups] = await Promise.all([
     db
       .selectFrom('divinux.statusComponents')
-      .select(['id', 'pageId', 'groupId', 'name', 'description', 'position', 'status', 'showUptime', 'createdAt', 'updatedAt'])
+      .select([
+        'id',
+        'pageId',
+        'groupId',
+        'name',
+        'description',
+        'position',
+        'status',
+        'declaredStatus',
+        'showUptime',
+        'createdAt',
+        'updatedAt',
+      ])
       .where('pageId', '=', pageId)
       .orderBy('position')
       .orderBy('createdAt')

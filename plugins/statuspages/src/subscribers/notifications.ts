@@ -7,7 +7,14 @@ import type { Notifier, OutboundMessageRequest } from '@svc/notifier'
 import { dateTime } from '../i18n/format.js'
 import { messagesOf } from '../i18n/locales.js'
 import type { Messages } from '../i18n/messages.js'
-import { overallStatus, type ComponentStatus, type IncidentImpact, type IncidentStatus, type MaintenanceStatus } from '../model.js'
+import {
+  bannerStatusOf,
+  overallStatus,
+  type ComponentStatus,
+  type IncidentImpact,
+  type IncidentStatus,
+  type MaintenanceStatus,
+} from '../model.js'
 import { publicUrlOf } from '../pages/public-url.js'
 import { incidentComponents } from '../queries/incidents.js'
 import { publicComponents } from '../queries/public.js'
@@ -73,6 +80,7 @@ async function updateToSend(db: Executor, updateId: string) {
       // Links name the custom domain only once it is verified (decision 0015, "Custom domains").
       sql<string | null>`case when p.custom_domain_verified_at is not null then p.custom_domain end`.as('customDomain'),
       'p.published as pagePublished',
+      'p.bannerFollowsChecks',
       (eb) =>
         eb
           .selectFrom('divinux.statusIncidentUpdates as earlier')
@@ -148,7 +156,7 @@ export function createSubscriberNotifications(options: SubscriberNotificationsOp
       .where('status', '<>', 'resolved')
       .execute()
     const pageStatus = overallStatus(
-      content.components.map((component) => component.status as ComponentStatus),
+      content.components.map((component) => bannerStatusOf(component, update)),
       unresolved.map((row) => row.impact as IncidentImpact),
     )
     const pageUrl = publicUrlOf(productUrl, update)
