@@ -88,6 +88,23 @@ t.test('uptime: no data before the component existed, nor on a day spent in main
   t.equal(uptimeOf([], now).uptimePercentage, null)
 })
 
+t.test('uptime: the day a component was created counts whole, as Statuspage counts it', async (t) => {
+  const now = at('2026-11-24T12:00:00Z')
+  const fresh = uptimeOf(
+    [
+      { status: 'operational', changedAt: at('2026-11-24T11:55:00Z') },
+      { status: 'major_outage', changedAt: at('2026-11-24T11:56:00Z') },
+      { status: 'operational', changedAt: at('2026-11-24T11:56:42Z') },
+    ],
+    now,
+  )
+  // 42 s down of the 12 hours of the day so far, not of the 5 minutes since creation (86 %).
+  t.equal(fresh.days.at(-1)?.uptime, 99.903)
+  t.equal(fresh.uptimePercentage, 99.903)
+  t.equal(fresh.days.at(-2)?.uptime, null, 'the day before it existed: no data')
+  t.equal(fresh.days.filter((day) => day.uptime !== null).length, 1)
+})
+
 t.test('the banner reads what people declared of a component, and its checks only where the page follows them', async (t) => {
   const heldByCheck = { status: 'major_outage', declaredStatus: 'operational' }
   t.equal(bannerStatusOf(heldByCheck, { bannerFollowsChecks: false }), 'operational')

@@ -32,7 +32,7 @@ const percent = (share: number) => Math.round(share * 100_000) / 1000
  * A component's uptime over the last `UPTIME_DAYS` UTC days (today included, up to `now`), from
  * its status changes in order (the first may be older than the window: it is the status the
  * window starts in). Time under maintenance is left out of the measure; degraded performance
- * counts as up.
+ * counts as up; days before the component's first day are no data, not downtime.
  */
 export function uptimeOf(changes: StatusChange[], now: Date, days = UPTIME_DAYS): Uptime {
   const today = Math.floor(now.getTime() / DAY_MS) * DAY_MS
@@ -52,6 +52,12 @@ function uptimeOver(changes: StatusChange[], firstDay: number, end: number, last
     from: change.changedAt.getTime(),
     to: changes[index + 1]?.changedAt.getTime() ?? end,
   }))
+  // Statuspage measures whole days from a component's start date: the day it was created counts
+  // from its midnight, up before it existed, so a 42-second outage an hour after creation reads
+  // 99.9 %, not the 83 % of the minutes since. Days before that day have no data (null).
+  const created = changes[0]?.changedAt.getTime()
+  if (created !== undefined && created % DAY_MS !== 0)
+    segments.unshift({ status: 'operational', from: Math.floor(created / DAY_MS) * DAY_MS, to: created })
   const totals = { measured: 0, down: 0 }
   const result: UptimeDay[] = []
   for (let day = firstDay; day <= lastDay; day += DAY_MS) {
