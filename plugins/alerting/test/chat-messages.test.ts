@@ -42,3 +42,10 @@ t.test('each chat gets priority, title, service, link, analysis and why, in its 
   t.match(discordMessage(plain).embeds[0], { color: 0x98a2b3, fields: [{ value: 'api' }, {}, {}] })
   t.notOk('footer' in discordMessage(plain).embeds[0]!)
 })
+
+t.test('an alert in an incident names its INC reference in every chat', async (t) => {
+  const inIncident: ChatAlert = { ...alert, incident: { reference: 'INC-7' } }
+  t.match(slackMessage(inIncident).text, '[P1] Checkout down (Incident: INC-7 · Service: not given')
+  t.match(teamsMessage(inIncident).attachments[0]!.content.body[1], { text: /^Incident: INC-7 · / })
+  t.match(discordMessage(inIncident).embeds[0]!.fields[0], { name: 'Incident', value: 'INC-7' })
+})

@@ -32,13 +32,17 @@ export async function chatAlertOf(
   alert: AlertRow,
   reason?: string,
 ): Promise<ChatAlert> {
-  const analysis = await deps.latestAnalysis(db, organizationId, { sourceProduct: 'alerting', incidentId: alert.id })
-  return chatAlertWith(analysis, deps, organizationId, alert, reason)
+  const [analysis, incident] = await Promise.all([
+    deps.latestAnalysis(db, organizationId, { sourceProduct: 'alerting', incidentId: alert.id }),
+    incidentOfAlert(db, organizationId, alert.id),
+  ])
+  return chatAlertWith(analysis, incident, deps, organizationId, alert, reason)
 }
 
-/** `chatAlertOf` with the alert's latest analysis read already. */
+/** `chatAlertOf` with the alert's latest analysis and its incident read already. */
 function chatAlertWith(
   analysis: LatestAnalysis | undefined,
+  incident: { number: number } | undefined,
   deps: Pick<ChatDeliveryDeps, 'productUrl'>,
   organizationId: string,
   alert: AlertRow,
@@ -51,6 +55,7 @@ function chatAlertWith(
     source: alert.source,
     status: alert.status,
     alertUrl: `${deps.productUrl}/api/v1/organizations/${organizationId}/alerts/${alert.id}`,
+    ...(incident ? { incident: { reference: `INC-${incident.number}` } } : {}),
     ...(analysis?.status === 'completed' && analysis.summary
       ? // The on-call agent's two lines are what a responder reads first; the analysis' summary until they exist.
         { analysis: { summary: analysis.oncall?.join('\n') ?? analysis.summary, rootCause: analysis.rootCause } }
@@ -95,15 +100,12 @@ export function createChatDelivery(deps: ChatDeliveryDeps) {
       // A Slack app that can hear its buttons (a signing secret is set) gets them on the page,
       // and the message is kept so pressing one can rewrite it.
       const interactive = integration.kind === 'slack_bot' && integration.signingSecret !== null
+      const incident = await incidentOfAlert(db, queued.organizationId, queued.id)
       const controls = interactive
-        ? alertControls({
-            alertId: queued.id,
-            status: queued.status,
-            acknowledgedBy: null,
-            inIncident: (await incidentOfAlert(db, queued.organizationId, queued.id)) !== undefined,
-          })
+        ? alertControls({ alertId: queued.id, status: queued.status, acknowledgedBy: null, inIncident: incident !== undefined })
         : undefined
-      const posted = await sender.send(integration, chatAlertWith(analysis, deps, queued.organizationId, queued, reason), controls)
+      const message = chatAlertWith(analysis, incident, deps, queued.organizationId, queued, reason)
+      const posted = await sender.send(integration, message, controls)
       if (posted && interactive)
         await recordSlackMessage(db, {
           organizationId: queued.organizationId,

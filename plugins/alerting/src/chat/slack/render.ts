@@ -1,5 +1,5 @@
 import type { Executor } from '@svc/db'
-import { findIncident, incidentOfAlert, incidentResponders, incidentRoles, type LatestAnalysisReader } from '../../incidents/index.js'
+import { findIncident, incidentResponders, incidentRoles, type LatestAnalysisReader } from '../../incidents/index.js'
 import { chatAlertOf } from '../delivery.js'
 import { slackMessage } from '../../destinations/index.js'
 import { findAlert } from '../../alerts/index.js'
@@ -36,9 +36,10 @@ export async function renderIncident(db: Executor, deps: RenderDeps, organizatio
 export async function renderAlert(db: Executor, deps: RenderDeps, organizationId: string, alertId: string) {
   const alert = await findAlert(db, organizationId, alertId)
   if (!alert) return undefined
-  const message = slackMessage(await chatAlertOf(db, deps, organizationId, alert))
+  const chatAlert = await chatAlertOf(db, deps, organizationId, alert)
+  const message = slackMessage(chatAlert)
   const acknowledgedBy = alert.acknowledgedBy ? ((await emailsOf(db, [alert.acknowledgedBy])).get(alert.acknowledgedBy) ?? null) : null
-  const inIncident = (await incidentOfAlert(db, organizationId, alert.id)) !== undefined
+  const inIncident = chatAlert.incident !== undefined
   return {
     text: message.text,
     blocks: [...message.blocks, ...alertControls({ alertId: alert.id, status: alert.status, acknowledgedBy, inIncident })],

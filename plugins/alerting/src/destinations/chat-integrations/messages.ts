@@ -8,6 +8,8 @@ export interface ChatAlert {
   source: string
   status: string
   alertUrl: string
+  /** The incident the alert belongs to (its INC reference), once correlation placed it in one. */
+  incident?: { reference: string }
   /** The analysis's summary when it is done; absent while it runs or when there is none. */
   analysis?: { summary: string; rootCause: string | null }
   /** Why the message is sent, e.g. "Escalation policy Critical, step 1". */
@@ -63,6 +65,7 @@ function cardOf(message: ChatMessage): Card {
     headline: `[${message.priority}] ${message.title}`,
     title: message.title,
     facts: [
+      ...(message.incident ? [{ name: 'Incident', value: message.incident.reference }] : []),
       { name: 'Service', value: message.service ?? 'not given' },
       { name: 'Source', value: message.source },
       { name: 'Status', value: message.status },

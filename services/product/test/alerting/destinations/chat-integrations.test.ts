@@ -141,6 +141,21 @@ t.test('an escalation step posts to its chat integrations; a refused post is a f
     posted.blocks[0]!.text!.text,
     new RegExp(`<https://product\\.example/api/v1/organizations/${orgId}/alerts/${alertId}\\|\\[P4\\] Orders stuck>`),
   )
+
+  // A P2 opens an incident before it pages (correlation goes first): the page names it.
+  await app.inject({
+    method: 'POST',
+    url: config.ingestPath,
+    headers: { 'content-type': 'application/json' },
+    payload: JSON.stringify({ title: 'Ledger writes failing', service: 'ledger', priority: 'P2' }),
+  })
+  const paged = await until('the P2’s page in Slack', () =>
+    receiver.received
+      .filter((entry) => entry.path.includes('secret-slack'))
+      .map((entry) => (entry.body as { text: string }).text)
+      .find((text) => text.startsWith('[P2] Ledger writes failing')),
+  )
+  t.match(paged, /^\[P2\] Ledger writes failing \(Incident: INC-\d+ · Service: ledger · /)
 })
 
 t.test('a chat message shows the analysis once it is done', async (t) => {
