@@ -177,13 +177,32 @@ t.test('pnpm start brings both services up on the embedded default, and pnpm tok
     cwd: root,
     env: plainShell,
   })
+  // One incident walked from its first alert to its RCA, each hand-off seen as the reader sees it.
   t.match(walked, /^you are [0-9a-f-]{36} in organization [0-9a-f-]{36}$/m, 'the quickstart: an organization')
-  t.match(walked, /"channel":"email","recipient":"ada@example\.com"/, 'an alert that pages')
-  t.match(walked, /captured +email alert\.page → ada@example\.com/, 'the page, read with pnpm outbox')
-  t.match(walked, /"status":\{"indicator":"none","description":"All Systems Operational"\}/, 'a status page')
+  t.match(walked, /"status":\{"indicator":"none","description":"All Systems Operational"\}/, 'a status page, green')
+  t.match(walked, /"channel":"email","recipient":"ada@example\.com"/, 'the alert pages')
+  t.match(
+    walked,
+    /captured +email alert\.page → ada@example\.com[\s\S]*?\| Incident: INC-1 "Checkout error rate above 5%"/,
+    'the page names its incident',
+  )
+  t.match(walked, /\| Runbook: https:\/\/runbooks\.example\.com\/checkout/, 'and the runbook')
+  t.match(walked, /^acknowledged: HTTP 200$/m, 'acknowledged from the link')
+  t.match(walked, /"reference":"INC-1"[^\n]*"status":"investigating"[^\n]*"acknowledgedAt":"[^"]+"/, 'the incident acknowledged with it')
+  t.match(walked, /"status":\{"indicator":"major","description":"Partial System Outage"\}/, 'the status page red')
+  t.match(walked, /"name":"Partial outage affecting Checkout"/, 'named for the public')
+  t.match(walked, /^Likely caused by the deploy 2\.4\.0 of checkout \(commit 9f8e7d6c5b4a\)/m, 'the analysis of the incident')
+  t.match(walked, /captured +email alert\.resolved → ada@example\.com[\s\S]*?by its source \(generic\)/, 'whoever was paged told')
+  const green = walked.split('"indicator":"none","description":"All Systems Operational"').length - 1
+  t.equal(green, 2, 'the status page green again once the incident resolved')
+  t.match(walked, /^One incident on checkout: INC-1 "Checkout error rate above 5%" \(SEV2\)/m, 'the RCA draft names INC-1')
+  t.match(walked, /^The deploy 2\.4\.0 of checkout \(commit 9f8e7d6c5b4a\) to production finished 10 minutes before/m, 'and the deploy')
+  t.match(walked, /^- \S+ INC-1: paged \(ada@example\.com/m, 'who was paged')
+  t.match(walked, /^- \S+ INC-1: alert acknowledged \(ada@example\.com\)$/m, 'who acknowledged')
+  const reported = /^INC-1,[^\n]*,(\d+),\d+\r?\n(\d+)$/m.exec(walked)
+  t.ok(reported, 'a report of incidents, then the incident’s own MTTA')
+  t.equal(reported?.[1], reported?.[2], 'the report’s MTTA is the incident’s')
   t.match(walked, /"data":\[\{"id":"[^"]+","region":"local"[^\]]*"status":"passing"/, 'a check result')
-  t.match(walked, /"provider":"offline"/, 'an analysis')
-  t.match(walked, /"type":"incidents","format":"csv"/, 'a report')
 
   // A second copy is told which ports are taken and what moves them, in one line.
   const second = spawn(...node(['scripts/start.ts']), { cwd: root, env, stdio: ['ignore', 'pipe', 'pipe'] })
