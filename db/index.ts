@@ -67,6 +67,7 @@ import * as alertOnset from './migrations/0065_alert_onset.js'
 import * as alertLinks from './migrations/0066_alert_links.js'
 import * as incidentSettings from './migrations/0067_incident_settings.js'
 import * as statusBanner from './migrations/0068_status_banner.js'
+import * as apiTokens from './migrations/0069_api_tokens.js'
 
 /**
  * Every migration, in order, listed by hand rather than found by scanning a folder, so a
@@ -141,4 +142,5 @@ export const migrations: Record<string, Migration> = {
   '0066_alert_links': alertLinks,
   '0067_incident_settings': incidentSettings,
   '0068_status_banner': statusBanner,
+  '0069_api_tokens': apiTokens,
 }

@@ -13,9 +13,9 @@ export async function recordAudit(db: Executor, context: AuditContext, change: A
     .values({
       organizationId: change.organizationId,
       actorType: actor.type,
-      actorUserId: actor.type === 'user' ? actor.userId : null,
+      actorUserId: actor.type === 'user' || actor.type === 'api_token' ? actor.userId : null,
       actorOriginalUserId: actor.type === 'user' ? (actor.originalUserId ?? null) : null,
-      actorTokenId: actor.type === 'scim_token' ? actor.tokenId : null,
+      actorTokenId: actor.type === 'scim_token' || actor.type === 'api_token' ? actor.tokenId : null,
       product: change.product,
       entityType: change.entityType,
       entityId: change.entityId,

@@ -6,6 +6,7 @@ import { entitledTo } from './entitlements.js'
 import { productRoleAtLeast, type OrganizationRole, type Product, type ProductRole } from './roles.js'
 import { findMembership, heldProductRoles, type HeldProductRoles, type Membership } from './membership.js'
 import { isUuid } from './uuid.js'
+import { tokenProductRoles } from './api-tokens.js'
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -86,16 +87,25 @@ export function registerAccessRules(app: FastifyInstance, database: Database, en
           })
         : { membership: undefined }
     if (!membership) throw new NotFoundError('organization')
-    request.membership = membership
-    return membership
+    if (request.apiToken) {
+      // A token is a member of its organization, whatever its creator is (decision 0030).
+      creatorMemberships.set(request, membership)
+      request.membership = { ...membership, role: 'member' }
+    } else request.membership = membership
+    return request.membership
   }
 
+  /** The creator's own membership behind an API token's request, for capping what the token holds. */
+  const creatorMemberships = new WeakMap<FastifyRequest, Membership>()
   const heldByRequest = new WeakMap<FastifyRequest, Promise<HeldProductRoles>>()
   app.decorateRequest('heldProductRoles', function heldProductRolesOfRequest(this: FastifyRequest) {
     let held = heldByRequest.get(this)
     if (!held) {
       const { organizationId, memberId } = membershipOf(this)
       held = productRoles.get(organizationId, memberId, () => heldProductRoles(db, organizationId, memberId))
+      const token = this.apiToken
+      const creator = creatorMemberships.get(this)
+      if (token && creator) held = held.then((creatorHeld) => tokenProductRoles(token.productRoles, creator, creatorHeld))
       heldByRequest.set(this, held)
     }
     return held

@@ -1,5 +1,5 @@
 import jwt, { type VerifyOptions } from '@fastify/jwt'
-import type { FastifyInstance, FastifyRequest } from 'fastify'
+import type { FastifyInstance, FastifyReply, FastifyRequest, onRequestAsyncHookHandler } from 'fastify'
 import fp from 'fastify-plugin'
 import type { AuthConfig, CookieConfig } from '@svc/config'
 import type { Database } from '@svc/db'
@@ -19,6 +19,7 @@ import {
   type IdTokenClaims,
 } from './identity.js'
 import { rejectForeignOrigins } from './origin-check.js'
+import { authenticateApiToken, isApiToken, type ApiTokenPrincipal } from './api-tokens.js'
 import { authenticateScimToken, type ScimPrincipal } from './scim-tokens.js'
 import { createSessionCache, type CachedSession, type SessionCache } from './session-cache.js'
 import { createSigningKeyResolver, type SigningKeyResolver, type TokenHeader } from './signing-keys.js'
@@ -40,6 +41,8 @@ declare module 'fastify' {
   interface FastifyRequest {
     /** The SCIM token of a SCIM request and the one organization it may see. */
     scim: ScimPrincipal | null
+    /** The organization API token a request authenticated with, acting for its creator (decision 0030). */
+    apiToken: ApiTokenPrincipal | null
     /** The acting account (the impersonated one while impersonating). */
     account: Account | null
     /** Where the identity token came from; cookie-authenticated changes are origin-checked. */
@@ -77,6 +80,13 @@ export interface AuthPluginOptions {
 }
 
 const IMPERSONATION_HEADER = 'x-impersonate-user-id'
+
+/**
+ * How many requests one API token may make per minute, whichever replica and address they come
+ * from (with REDIS_URL, counted across replicas): PagerDuty allows 960 a minute per REST key,
+ * incident.io 1,200 per API key. The per-address limit applies to token requests as to any.
+ */
+export const API_TOKEN_RATE_LIMIT = { max: 1_200, timeWindow: '1 minute' }
 
 /**
  * The organization a request's path names (`:orgId`), which its activity counts toward. The member
@@ -120,6 +130,7 @@ async function authPlugin(app: FastifyInstance, options: AuthPluginOptions): Pro
   app.decorateRequest('account', null)
   app.decorateRequest('credentialSource', null)
   app.decorateRequest('scim', null)
+  app.decorateRequest('apiToken', null)
 
   async function verifiedClaims(request: FastifyRequest, token?: string): Promise<IdTokenClaims> {
     // @fastify/jwt honours `extractToken` in per-call options (lookupToken merges them with the
@@ -161,11 +172,33 @@ async function authPlugin(app: FastifyInstance, options: AuthPluginOptions): Pro
     return sessions.set(token, user, account, claims.exp)
   }
 
+  /**
+   * An organization API token (decision 0030): only on a route of its organization, where it
+   * acts for its creator; the access rules cap what it holds (access-rules.ts).
+   */
+  async function authenticateApiTokenRequest(request: FastifyRequest, token: string): Promise<void> {
+    const organizationId = organizationNamedBy(request)
+    if (!organizationId || !request.routeOptions.url?.includes('/organizations/:orgId'))
+      throw new ForbiddenError(
+        "an API token acts only on its organization's routes (/api/v1/organizations/:orgId/…); personal and platform-admin routes need a person's sign-in",
+      )
+    if (request.headers[IMPERSONATION_HEADER] !== undefined) throw new ForbiddenError('an API token cannot impersonate')
+    const principal = await authenticateApiToken(db, token)
+    if (!principal) throw new UnauthorizedError('the API token is unknown, revoked or expired, or its creator left the organization')
+    // Another organization's routes look to a token as they look to a person who is not a member.
+    if (principal.organizationId !== organizationId) throw new NotFoundError('organization')
+    request.apiToken = principal
+    request.credentialSource = 'bearer'
+    request.account = principal.creator
+    request.user = { userId: principal.creator.id, email: principal.creator.email, groups: [], isPlatformAdmin: false }
+  }
+
   app.decorate('authenticate', async function authenticate(request: FastifyRequest): Promise<void> {
     const presented = presentedToken(request)
     if (!presented) {
       throw new UnauthorizedError('missing credentials: send the svc_id_token cookie or an Authorization: Bearer ID token')
     }
+    if (presented.source === 'bearer' && isApiToken(presented.token)) return authenticateApiTokenRequest(request, presented.token)
     const session = sessions.get(presented.token) ?? (await establishSession(request, presented.token))
     request.credentialSource = presented.source
     request.account = session.account
@@ -208,8 +241,13 @@ async function authPlugin(app: FastifyInstance, options: AuthPluginOptions): Pro
   // The global JWT rule: every route added from here on needs a valid identity token unless
   // it is declared public. Attached per route at registration, so no request pays for the
   // decision, and an unknown path is a plain 404.
-  const jwtRule = async function jwtRule(request: FastifyRequest) {
+  const perToken = app.rateLimit({
+    ...API_TOKEN_RATE_LIMIT,
+    keyGenerator: (request: FastifyRequest) => `api-token:${request.apiToken?.tokenId ?? ''}`,
+  }) as onRequestAsyncHookHandler
+  const jwtRule = async function jwtRule(this: FastifyInstance, request: FastifyRequest, reply: FastifyReply) {
     await app.authenticate(request)
+    if (request.apiToken) await perToken.call(this, request, reply)
   }
   const publicPrefixes = options.publicPrefixes ?? []
   const isPublic = (url: string) => publicPrefixes.some((prefix) => url === prefix || url.startsWith(`${prefix}/`))

@@ -52,6 +52,20 @@ export interface CoreAnalyticsEvents {
   userId: string | null;
 }
 
+export interface CoreApiTokens {
+  createdAt: Generated<Timestamp>;
+  createdBy: string | null;
+  expiresAt: Timestamp | null;
+  id: Generated<string>;
+  lastUsedAt: Timestamp | null;
+  name: string;
+  organizationId: string;
+  productRoles: Generated<Json>;
+  revokedAt: Timestamp | null;
+  tokenHash: string;
+  tokenPrefix: string;
+}
+
 export interface CoreAuditLogs {
   action: string;
   actorOriginalUserId: string | null;
@@ -1160,6 +1174,7 @@ export interface DB {
   "core.analyticsDaily": CoreAnalyticsDaily;
   "core.analyticsDailyUsers": CoreAnalyticsDailyUsers;
   "core.analyticsEvents": CoreAnalyticsEvents;
+  "core.apiTokens": CoreApiTokens;
   "core.auditLogs": CoreAuditLogs;
   "core.billingCustomers": CoreBillingCustomers;
   "core.billingEvents": CoreBillingEvents;

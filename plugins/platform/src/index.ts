@@ -31,6 +31,7 @@ export type { ReportSources } from './reports/sources.js'
 export { REPORT_QUEUE } from './reports/generator.js'
 export { REPORT_RETENTION_QUEUE } from './reports/retention.js'
 import { scimTokenRoutes } from './scim-tokens/routes.js'
+import { apiTokenRoutes } from './api-tokens/routes.js'
 import { ssoRoutes } from './sso/routes.js'
 
 /** The platform surface: identity, organizations and members, audit log and reports, billing, platform roles, SCIM tokens and the SCIM server, SSO/SAML. */
@@ -91,6 +92,7 @@ export const platformSurface: FastifyPluginAsync<PlatformOptions> = async (app, 
   await app.register(reportFileRoutes, { signingKey: options.reportsSigningKey })
   await app.register(platformRoleRoutes)
   await app.register(scimTokenRoutes)
+  await app.register(apiTokenRoutes)
   await app.register(scimGroupBindingRoutes)
   await app.register(ssoRoutes)
   await app.register(scimSurface, { prefix: SCIM_BASE_PATH })

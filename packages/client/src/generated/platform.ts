@@ -844,6 +844,44 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/organizations/{orgId}/api-tokens": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** List API tokens (admin, owner) */
+        get: operations["getOrganizationsApiTokens"];
+        put?: never;
+        /**
+         * Create an API token (admin, owner); the answer is the only time the token is shown
+         * @description Send it as `Authorization: Bearer dvx_…` to the organization's routes of the platform and product APIs. It holds the organization role member and the product roles named here, none above its creator's (refused with 400 otherwise) and capped by its creator's at every request; it stops working when revoked, past `expiresAt`, or when its creator leaves the organization or is suspended. Personal routes (`/users/me`) and platform-admin routes refuse it with 403. Each token may make 1,200 requests a minute.
+         */
+        post: operations["postOrganizationsApiTokens"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/organizations/{orgId}/api-tokens/{tokenId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /** Revoke an API token (admin, owner); it fails authentication at once */
+        delete: operations["deleteOrganizationsApiTokensByTokenId"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/organizations/{orgId}/scim-groups": {
         parameters: {
             query?: never;
@@ -3464,11 +3502,12 @@ export interface operations {
                             id: string;
                             organizationId: string | null;
                             actor: {
-                                type: "user" | "scim_token" | "system";
+                                type: "user" | "scim_token" | "api_token" | "system";
+                                /** @description The user, or the person an API token acts for */
                                 userId: string | null;
                                 /** @description The platform admin, when impersonating */
                                 originalUserId: string | null;
-                                /** @description The SCIM token, when one acted */
+                                /** @description The SCIM or API token, when one acted */
                                 tokenId: string | null;
                             };
                             product: string;
@@ -4761,6 +4800,205 @@ export interface operations {
             path: {
                 orgId: string;
                 id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Default Response */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Default Response */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    getOrganizationsApiTokens: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Organization id */
+                orgId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            /** Format: uuid */
+                            id: string;
+                            name: string;
+                            /** @description The first characters of the token, to tell tokens apart */
+                            prefix: string;
+                            /** @description Product key → role, e.g. {"alerting": "manager"} */
+                            productRoles: {
+                                /** @enum {unknown} */
+                                statuspages?: "viewer" | "responder" | "manager" | "admin";
+                                /** @enum {unknown} */
+                                alerting?: "viewer" | "responder" | "manager" | "admin";
+                                /** @enum {unknown} */
+                                synthetics?: "viewer" | "responder" | "manager" | "admin";
+                                /** @enum {unknown} */
+                                insights?: "viewer" | "responder" | "manager" | "admin";
+                            };
+                            /** @description The person the token acts for */
+                            createdBy: string | null;
+                            /** Format: date-time */
+                            createdAt: string;
+                            /** @description After this, the token authenticates nothing; null: no end */
+                            expiresAt: string | null;
+                            lastUsedAt: string | null;
+                            revokedAt: string | null;
+                        }[];
+                    };
+                };
+            };
+            /** @description Default Response */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Default Response */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    postOrganizationsApiTokens: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Organization id */
+                orgId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description e.g. "CI: config as code" */
+                    name: string;
+                    /** @description Product key → role, e.g. {"alerting": "manager"} */
+                    productRoles: {
+                        /** @enum {unknown} */
+                        statuspages?: "viewer" | "responder" | "manager" | "admin";
+                        /** @enum {unknown} */
+                        alerting?: "viewer" | "responder" | "manager" | "admin";
+                        /** @enum {unknown} */
+                        synthetics?: "viewer" | "responder" | "manager" | "admin";
+                        /** @enum {unknown} */
+                        insights?: "viewer" | "responder" | "manager" | "admin";
+                    };
+                    /**
+                     * Format: date-time
+                     * @description When the token stops working; in the future
+                     */
+                    expiresAt?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** Format: uuid */
+                        id: string;
+                        name: string;
+                        /** @description The first characters of the token, to tell tokens apart */
+                        prefix: string;
+                        /** @description Product key → role, e.g. {"alerting": "manager"} */
+                        productRoles: {
+                            /** @enum {unknown} */
+                            statuspages?: "viewer" | "responder" | "manager" | "admin";
+                            /** @enum {unknown} */
+                            alerting?: "viewer" | "responder" | "manager" | "admin";
+                            /** @enum {unknown} */
+                            synthetics?: "viewer" | "responder" | "manager" | "admin";
+                            /** @enum {unknown} */
+                            insights?: "viewer" | "responder" | "manager" | "admin";
+                        };
+                        /** @description The person the token acts for */
+                        createdBy: string | null;
+                        /** Format: date-time */
+                        createdAt: string;
+                        /** @description After this, the token authenticates nothing; null: no end */
+                        expiresAt: string | null;
+                        lastUsedAt: string | null;
+                        revokedAt: string | null;
+                        /** @description The token itself (dvx_…). Shown once: only its SHA-256 hash is kept. */
+                        token: string;
+                    };
+                };
+            };
+            /** @description Default Response */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Default Response */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    deleteOrganizationsApiTokensByTokenId: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Organization id */
+                orgId: string;
+                tokenId: string;
             };
             cookie?: never;
         };

@@ -12,10 +12,10 @@ const AuditLogEntry = Type.Object(
     id: Type.String({ format: 'uuid' }),
     organizationId: Type.Union([Type.String({ format: 'uuid' }), Type.Null()]),
     actor: Type.Object({
-      type: Type.Union([Type.Literal('user'), Type.Literal('scim_token'), Type.Literal('system')]),
-      userId: Type.Union([Type.String(), Type.Null()]),
+      type: Type.Union([Type.Literal('user'), Type.Literal('scim_token'), Type.Literal('api_token'), Type.Literal('system')]),
+      userId: Type.Union([Type.String(), Type.Null()], { description: 'The user, or the person an API token acts for' }),
       originalUserId: Type.Union([Type.String(), Type.Null()], { description: 'The platform admin, when impersonating' }),
-      tokenId: Type.Union([Type.String(), Type.Null()], { description: 'The SCIM token, when one acted' }),
+      tokenId: Type.Union([Type.String(), Type.Null()], { description: 'The SCIM or API token, when one acted' }),
     }),
     product: Type.String(),
     entityType: Type.String(),
@@ -75,7 +75,7 @@ export const auditLogRoutes: FastifyPluginAsyncTypebox = async (app) => {
           id: row.id,
           organizationId: row.organizationId,
           actor: {
-            type: row.actorType as 'user' | 'scim_token' | 'system',
+            type: row.actorType as 'user' | 'scim_token' | 'api_token' | 'system',
             userId: row.actorUserId,
             originalUserId: row.actorOriginalUserId,
             tokenId: row.actorTokenId,
