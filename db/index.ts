@@ -68,6 +68,7 @@ import * as alertLinks from './migrations/0066_alert_links.js'
 import * as incidentSettings from './migrations/0067_incident_settings.js'
 import * as statusBanner from './migrations/0068_status_banner.js'
 import * as apiTokens from './migrations/0069_api_tokens.js'
+import * as services from './migrations/0070_services.js'
 
 /**
  * Every migration, in order, listed by hand rather than found by scanning a folder, so a
@@ -143,4 +144,5 @@ export const migrations: Record<string, Migration> = {
   '0067_incident_settings': incidentSettings,
   '0068_status_banner': statusBanner,
   '0069_api_tokens': apiTokens,
+  '0070_services': services,
 }

@@ -19,6 +19,7 @@ const owners: Record<string, string[]> = {
     'escalation_policies',
     'silences',
     'service_support_hours',
+    'services',
   ],
   destinations: ['chat_integrations', 'outbound_webhooks', 'outbound_webhook_deliveries'],
   intake: ['webhook_configs', 'webhook_deliveries', 'deploy_events'],

@@ -43,6 +43,7 @@ const owners: Record<string, string[]> = {
     'serviceSupportHours',
     'incidentStatusLinks',
     'incidentSettings',
+    'services',
   ],
   insights: [
     'analyses',

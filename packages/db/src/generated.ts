@@ -806,6 +806,23 @@ export interface DivinuxServiceDependencies {
   service: string;
 }
 
+export interface DivinuxServices {
+  aliases: Generated<string[]>;
+  createdAt: Generated<Timestamp>;
+  createdBy: string | null;
+  description: string | null;
+  escalationPolicyId: string | null;
+  id: Generated<string>;
+  key: string;
+  links: Generated<Json>;
+  name: string;
+  organizationId: string;
+  ownerTeamId: string | null;
+  tags: Generated<string[]>;
+  tier: number | null;
+  updatedAt: Generated<Timestamp>;
+}
+
 export interface DivinuxServiceSupportHours {
   days: number[];
   endTime: string;
@@ -1231,6 +1248,7 @@ export interface DB {
   "divinux.scheduleOverrides": DivinuxScheduleOverrides;
   "divinux.schedules": DivinuxSchedules;
   "divinux.serviceDependencies": DivinuxServiceDependencies;
+  "divinux.services": DivinuxServices;
   "divinux.serviceSupportHours": DivinuxServiceSupportHours;
   "divinux.silences": DivinuxSilences;
   "divinux.slackDeliveries": DivinuxSlackDeliveries;

@@ -41,6 +41,7 @@ export const apiTags: Readonly<Record<string, string>> = {
   sso: 'SAML single sign-on configuration and service-provider metadata',
   scim: 'SCIM 2.0 provisioning (Users, Groups, discovery) for identity providers',
   'scim tokens': 'Bearer tokens identity providers provision with',
+  services: 'The service catalog: the keys alerts name services by, with owner team, escalation policy, tier, tags, links and aliases',
   'api tokens': 'Organization tokens for CI and configuration as code: product roles capped by their creator’s (decision 0030)',
   'scim groups': 'Product roles granted through SCIM groups',
   webhooks: 'Webhook configs and ingestion of monitoring events (ours and PagerDuty’s Events API v2)',

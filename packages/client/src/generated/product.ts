@@ -280,6 +280,66 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/organizations/{orgId}/services": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** List services, by key (alerting viewer) */
+        get: operations["getOrganizationsServices"];
+        put?: never;
+        /**
+         * Register a service (alerting manager)
+         * @description The key and aliases are kept lower-case and name one service of the organization (409 naming the service that has one). Alerts whose `service` is its key or an alias are its alerts.
+         */
+        post: operations["postOrganizationsServices"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/organizations/{orgId}/services/unregistered": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Service names alerts carried in the last 30 days that no service answers to (alerting viewer)
+         * @description Busiest first, at most 100. Each is one call from the catalog: `POST …/services {"key": name}`, or the name added to an existing service’s `aliases`.
+         */
+        get: operations["getOrganizationsServicesUnregistered"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/organizations/{orgId}/services/{serviceId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** A service (alerting viewer) */
+        get: operations["getOrganizationsServicesByServiceId"];
+        put?: never;
+        post?: never;
+        /** Remove a service from the catalog (alerting manager); its alerts keep their `service` name */
+        delete: operations["deleteOrganizationsServicesByServiceId"];
+        options?: never;
+        head?: never;
+        /** Change a service (alerting manager) */
+        patch: operations["patchOrganizationsServicesByServiceId"];
+        trace?: never;
+    };
     "/api/v1/organizations/{orgId}/schedules": {
         parameters: {
             query?: never;
@@ -4120,6 +4180,416 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content?: never;
+            };
+            /** @description Default Response */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Default Response */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    getOrganizationsServices: {
+        parameters: {
+            query?: {
+                page?: number;
+                limit?: number;
+                /** @description Part of a key, name or alias */
+                q?: string;
+                /** @description Services carrying this tag */
+                tag?: string;
+            };
+            header?: never;
+            path: {
+                orgId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            /** Format: uuid */
+                            id: string;
+                            key: string;
+                            name: string;
+                            description: string | null;
+                            ownerTeamId: string | null;
+                            escalationPolicyId: string | null;
+                            tier: number | null;
+                            tags: string[];
+                            /** ServiceLinks */
+                            links: {
+                                runbook?: string;
+                                dashboard?: string;
+                                repository?: string;
+                                /** @description The team’s chat channel, e.g. #checkout */
+                                chat?: string;
+                            };
+                            aliases: string[];
+                            createdBy: string | null;
+                            /** Format: date-time */
+                            createdAt: string;
+                            /** Format: date-time */
+                            updatedAt: string;
+                        }[];
+                        meta: {
+                            page: number;
+                            limit: number;
+                            total: number;
+                        };
+                    };
+                };
+            };
+            /** @description Default Response */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Default Response */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    postOrganizationsServices: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                orgId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description A stable slug the organization names the service by (letters, digits, `.`, `_`, `-`; kept lower-case), unique in it */
+                    key: string;
+                    name?: string;
+                    description?: string | null;
+                    /** @description The team that owns it */
+                    ownerTeamId?: string | null;
+                    /** @description Whom its alerts page when their webhook config names no escalation policy and no routing rule matched */
+                    escalationPolicyId?: string | null;
+                    /** @description 1: most critical … 4: least */
+                    tier?: number | null;
+                    tags?: string[];
+                    /** ServiceLinks */
+                    links?: {
+                        runbook?: string;
+                        dashboard?: string;
+                        repository?: string;
+                        /** @description The team’s chat channel, e.g. #checkout */
+                        chat?: string;
+                    };
+                    aliases?: string[];
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** Format: uuid */
+                        id: string;
+                        key: string;
+                        name: string;
+                        description: string | null;
+                        ownerTeamId: string | null;
+                        escalationPolicyId: string | null;
+                        tier: number | null;
+                        tags: string[];
+                        /** ServiceLinks */
+                        links: {
+                            runbook?: string;
+                            dashboard?: string;
+                            repository?: string;
+                            /** @description The team’s chat channel, e.g. #checkout */
+                            chat?: string;
+                        };
+                        aliases: string[];
+                        createdBy: string | null;
+                        /** Format: date-time */
+                        createdAt: string;
+                        /** Format: date-time */
+                        updatedAt: string;
+                    };
+                };
+            };
+            /** @description Default Response */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Default Response */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    getOrganizationsServicesUnregistered: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                orgId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            /** @description The `service` alerts carried, as they carried it */
+                            name: string;
+                            /** @description Alerts that carried it in the last 30 days */
+                            alerts: number;
+                            /** Format: date-time */
+                            lastSeenAt: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description Default Response */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Default Response */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    getOrganizationsServicesByServiceId: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                orgId: string;
+                serviceId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** Format: uuid */
+                        id: string;
+                        key: string;
+                        name: string;
+                        description: string | null;
+                        ownerTeamId: string | null;
+                        escalationPolicyId: string | null;
+                        tier: number | null;
+                        tags: string[];
+                        /** ServiceLinks */
+                        links: {
+                            runbook?: string;
+                            dashboard?: string;
+                            repository?: string;
+                            /** @description The team’s chat channel, e.g. #checkout */
+                            chat?: string;
+                        };
+                        aliases: string[];
+                        createdBy: string | null;
+                        /** Format: date-time */
+                        createdAt: string;
+                        /** Format: date-time */
+                        updatedAt: string;
+                    };
+                };
+            };
+            /** @description Default Response */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Default Response */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    deleteOrganizationsServicesByServiceId: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                orgId: string;
+                serviceId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Default Response */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Default Response */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    patchOrganizationsServicesByServiceId: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                orgId: string;
+                serviceId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description A stable slug the organization names the service by (letters, digits, `.`, `_`, `-`; kept lower-case), unique in it */
+                    key?: string;
+                    name?: string;
+                    description?: string | null;
+                    /** @description The team that owns it */
+                    ownerTeamId?: string | null;
+                    /** @description Whom its alerts page when their webhook config names no escalation policy and no routing rule matched */
+                    escalationPolicyId?: string | null;
+                    /** @description 1: most critical … 4: least */
+                    tier?: number | null;
+                    tags?: string[];
+                    /** ServiceLinks */
+                    links?: {
+                        runbook?: string;
+                        dashboard?: string;
+                        repository?: string;
+                        /** @description The team’s chat channel, e.g. #checkout */
+                        chat?: string;
+                    };
+                    aliases?: string[];
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** Format: uuid */
+                        id: string;
+                        key: string;
+                        name: string;
+                        description: string | null;
+                        ownerTeamId: string | null;
+                        escalationPolicyId: string | null;
+                        tier: number | null;
+                        tags: string[];
+                        /** ServiceLinks */
+                        links: {
+                            runbook?: string;
+                            dashboard?: string;
+                            repository?: string;
+                            /** @description The team’s chat channel, e.g. #checkout */
+                            chat?: string;
+                        };
+                        aliases: string[];
+                        createdBy: string | null;
+                        /** Format: date-time */
+                        createdAt: string;
+                        /** Format: date-time */
+                        updatedAt: string;
+                    };
+                };
             };
             /** @description Default Response */
             "4XX": {

@@ -40,6 +40,7 @@ export {
   openCommandRoom,
   type PublishedAlert,
   raiseAlert,
+  recentServiceNames,
   recordAlertEvent,
   setAlertPriority,
 } from './queries.js'

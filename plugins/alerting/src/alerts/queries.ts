@@ -256,3 +256,18 @@ export async function markDispatched(db: Executor, eventIds: string[]) {
     .where('id', 'in', eventIds)
     .execute()
 }
+
+/** The service names the organization's alerts carried in the last `days` days, busiest first, with how many and when last. */
+export async function recentServiceNames(db: Executor, organizationId: string, days: number) {
+  return db
+    .selectFrom('divinux.alerts')
+    .select(['service', sql<number>`count(*)::int`.as('alerts'), sql<Date>`max(created_at)`.as('lastSeenAt')])
+    .where('organizationId', '=', organizationId)
+    .where('service', 'is not', null)
+    .where('createdAt', '>', sql<Date>`now() - make_interval(days => ${days})`)
+    .groupBy('service')
+    .orderBy(sql`count(*)`, 'desc')
+    .orderBy('service')
+    .limit(1_000)
+    .execute() as Promise<Array<{ service: string; alerts: number; lastSeenAt: Date }>>
+}

@@ -7,6 +7,7 @@ import { calendarFeedRoutes } from './schedules/calendar-feed-routes.js'
 import { scheduleRoutes } from './schedules/routes.js'
 import { silenceRoutes, type SilenceOptions } from './silences/routes.js'
 import { supportHoursRoutes } from './support-hours/routes.js'
+import { serviceRoutes } from './services/routes.js'
 import { teamRoutes } from './teams/routes.js'
 
 export interface OncallModuleOptions extends EscalationPolicyOptions, SilenceOptions {
@@ -15,7 +16,7 @@ export interface OncallModuleOptions extends EscalationPolicyOptions, SilenceOpt
 }
 
 /**
- * The on-call module's sub-plugin: teams, schedules and their calendar feeds, escalation policies,
+ * The on-call module's sub-plugin: teams, the service catalog, schedules and their calendar feeds, escalation policies,
  * support hours and silences, and the worker that takes a removed member out of all of them.
  */
 export const oncallModule: FastifyPluginAsync<OncallModuleOptions> = async (app, options) => {
@@ -27,6 +28,7 @@ export const oncallModule: FastifyPluginAsync<OncallModuleOptions> = async (app,
   })
   app.addHook('onClose', () => app.jobs.offWork(MEMBER_REMOVED_QUEUE))
   await app.register(teamRoutes)
+  await app.register(serviceRoutes)
   await app.register(scheduleRoutes)
   await app.register(calendarFeedRoutes, { productUrl: options.productUrl })
   await app.register(escalationPolicyRoutes, { destinations: options.destinations, references: options.references })

@@ -35,6 +35,7 @@ import {
   routeAlert,
   SILENCE_END_QUEUE,
   silenceEnd,
+  servicePoliciesOf,
   type SilenceEndJob,
   silencesInForce,
   type Step,
@@ -274,7 +275,8 @@ export function createEscalator(deps: EscalatorDeps): Escalator {
 
   /**
    * Up to BATCH pending escalations, claimed, each with what routing needs: its config's rules and
-   * policy, or (an alert of no config, a synthetic check's) the policy on its pending row.
+   * policy, or (an alert of no config, a synthetic check's) the policy on its pending row; where
+   * neither names a policy, the policy of the service its alert names (the catalog, by key or alias).
    */
   async function claimPending(trx: Executor) {
     const claimed = await claimPendingEscalations(trx, BATCH, CORRELATION_WAIT_SECONDS)
@@ -282,10 +284,23 @@ export function createEscalator(deps: EscalatorDeps): Escalator {
       trx,
       claimed.flatMap((row) => (row.configId ? [row.configId] : [])),
     )
-    return claimed.map((row) => {
+    const routed = claimed.map((row) => {
       const config = row.configId ? routing.get(row.configId) : undefined
       return { ...row, routingRules: config?.routingRules ?? null, escalationPolicyId: config?.escalationPolicyId ?? row.policyId }
     })
+    const servicesByOrganization = new Map<string, string[]>()
+    for (const row of routed)
+      if (!row.escalationPolicyId && row.service)
+        servicesByOrganization.set(row.organizationId, [...(servicesByOrganization.get(row.organizationId) ?? []), row.service])
+    if (servicesByOrganization.size === 0) return routed
+    const servicePolicies = new Map<string, Map<string, string>>()
+    for (const [organizationId, names] of servicesByOrganization)
+      servicePolicies.set(organizationId, await servicePoliciesOf(trx, organizationId, names))
+    return routed.map((row) =>
+      row.escalationPolicyId || !row.service
+        ? row
+        : { ...row, escalationPolicyId: servicePolicies.get(row.organizationId)?.get(row.service.toLowerCase()) ?? null },
+    )
   }
 
   /** Starts up to BATCH pending escalations; answers how many it took. */
@@ -339,7 +354,7 @@ export function createEscalator(deps: EscalatorDeps): Escalator {
       labels: row.labels as Record<string, string>,
     })
     if (!route.policyId) {
-      const note = 'no routing rule matched and the config has no escalation policy'
+      const note = 'no routing rule matched, and neither the config nor the alert’s service has an escalation policy'
       await view.setEscalation(row.alertId, { state: 'unrouted', nextAt: null, note })
       view.writes.event(row.organizationId, row.alertId, 'escalation_ended', { reason: note })
       return false

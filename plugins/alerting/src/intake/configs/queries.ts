@@ -1,14 +1,16 @@
 import { sql } from 'kysely'
 import { type Executor, type Json, type Page, jsonb, jsonColumn, paged } from '@svc/db'
-import type { RoutingRule } from '../../oncall/index.js'
+import { catalogRoutedOrganizations, type RoutingRule } from '../../oncall/index.js'
 
 /**
  * The enabled configs as the fire statements join them (alerts/fire.ts, `EnabledConfigs`): a
  * delivery writes only while its config is in this relation with the key and secret it was
- * authenticated by, and a new alert escalates when its config names a policy or routing rules.
+ * authenticated by, and a new alert escalates when its config names a policy or routing rules,
+ * or its organization's service catalog routes alerts (by the service they name).
  */
 export const enabledConfigs = sql`
-  select id, organization_id, api_key_hash, signing_secret, (escalation_policy_id is not null or routing_rules <> '[]'::jsonb) as escalates
+  select id, organization_id, api_key_hash, signing_secret,
+    (escalation_policy_id is not null or routing_rules <> '[]'::jsonb or organization_id in (${catalogRoutedOrganizations})) as escalates
   from divinux.webhook_configs where enabled`
 
 /** A config's stored routing rules, as the validated body wrote them. */

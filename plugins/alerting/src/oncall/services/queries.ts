@@ -1,0 +1,149 @@
+import { sql } from 'kysely'
+import { containing, paged, type Executor, type Json, type Page } from '@svc/db'
+
+const columns = [
+  's.id',
+  's.key',
+  's.name',
+  's.description',
+  's.ownerTeamId',
+  's.escalationPolicyId',
+  's.tier',
+  's.tags',
+  's.links',
+  's.aliases',
+  's.createdBy',
+  's.createdAt',
+  's.updatedAt',
+] as const
+
+export interface ServiceFields {
+  key: string
+  name: string
+  description: string | null
+  ownerTeamId: string | null
+  escalationPolicyId: string | null
+  tier: number | null
+  tags: string[]
+  links: Record<string, string>
+  aliases: string[]
+}
+
+const returned = [
+  'id',
+  'key',
+  'name',
+  'description',
+  'ownerTeamId',
+  'escalationPolicyId',
+  'tier',
+  'tags',
+  'links',
+  'aliases',
+  'createdBy',
+  'createdAt',
+  'updatedAt',
+] as const
+
+const servicesOf = (db: Executor, organizationId: string) =>
+  db.selectFrom('divinux.services as s').where('s.organizationId', '=', organizationId)
+
+/** Services by key; `q` matches keys, names and aliases containing it, `tag` those carrying it. */
+export async function listServices(db: Executor, organizationId: string, filter: { q?: string; tag?: string }, page: Page) {
+  let base = servicesOf(db, organizationId)
+  if (filter.q) {
+    const q = filter.q
+    base = base.where((eb) =>
+      eb.or([
+        eb('s.key', 'ilike', containing(q)),
+        eb('s.name', 'ilike', containing(q)),
+        sql<boolean>`exists (select 1 from unnest(s.aliases) alias where alias ilike ${containing(q)})`,
+      ]),
+    )
+  }
+  if (filter.tag) base = base.where(sql<boolean>`${filter.tag} = any(s.tags)`)
+  return paged(base, (rows) => rows.select(columns).orderBy('s.key').orderBy('s.id'), page)
+}
+
+export async function findService(db: Executor, organizationId: string, serviceId: string, forUpdate = false) {
+  const query = servicesOf(db, organizationId).select(columns).where('s.id', '=', serviceId)
+  return forUpdate ? query.forUpdate().executeTakeFirst() : query.executeTakeFirst()
+}
+
+export type ServiceRow = NonNullable<Awaited<ReturnType<typeof findService>>>
+
+/**
+ * The service of the organization a name names, by key or alias, whatever its letter case: how an
+ * alert's `service` finds its service (`checkout`, `checkout-api` and `svc-checkout` may be one).
+ */
+export async function serviceNamed(db: Executor, organizationId: string, name: string) {
+  const lower = name.toLowerCase()
+  return servicesOf(db, organizationId)
+    .select(columns)
+    .where((eb) => eb.or([eb('s.key', '=', lower), sql<boolean>`${lower} = any(s.aliases)`]))
+    .executeTakeFirst()
+}
+
+/** Which of `names` (keys or aliases) another service of the organization holds already: name → its key. */
+export async function namesTaken(db: Executor, organizationId: string, names: string[], exceptServiceId?: string) {
+  const taken = new Map<string, string>()
+  if (names.length === 0) return taken
+  const rows = await servicesOf(db, organizationId)
+    .select(['s.key', 's.aliases'])
+    .where((eb) => eb.or([eb('s.key', 'in', names), sql<boolean>`s.aliases && ${sql.val(names)}::text[]`]))
+    .$if(exceptServiceId !== undefined, (query) => query.where('s.id', '<>', exceptServiceId!))
+    .execute()
+  for (const row of rows) for (const name of [row.key, ...row.aliases]) if (names.includes(name)) taken.set(name, row.key)
+  return taken
+}
+
+export async function insertService(db: Executor, organizationId: string, fields: ServiceFields, createdBy: string) {
+  return db
+    .insertInto('divinux.services')
+    .values({ organizationId, ...fields, links: fields.links as Json, createdBy })
+    .returning(returned)
+    .executeTakeFirstOrThrow()
+}
+
+export async function updateService(db: Executor, organizationId: string, serviceId: string, fields: Partial<ServiceFields>) {
+  const { links, ...rest } = fields
+  return db
+    .updateTable('divinux.services')
+    .set({ ...rest, ...(links ? { links: links as Json } : {}), updatedAt: sql<Date>`now()` })
+    .where('organizationId', '=', organizationId)
+    .where('id', '=', serviceId)
+    .returning(returned)
+    .executeTakeFirstOrThrow()
+}
+
+export async function deleteService(db: Executor, organizationId: string, serviceId: string) {
+  await db.deleteFrom('divinux.services').where('organizationId', '=', organizationId).where('id', '=', serviceId).execute()
+}
+
+/** Every name (key and aliases) the organization's services answer to. */
+export async function catalogNames(db: Executor, organizationId: string): Promise<Set<string>> {
+  const rows = await servicesOf(db, organizationId).select(['s.key', 's.aliases']).execute()
+  return new Set(rows.flatMap((row) => [row.key, ...row.aliases]))
+}
+
+/**
+ * The organizations whose catalog routes alerts (a service of theirs names an escalation policy),
+ * as a relation of `organization_id`: intake's configs escalate their alerts even without a policy
+ * of their own, so the escalator can route them by their service (paging/escalator.ts).
+ */
+export const catalogRoutedOrganizations = sql`select organization_id from divinux.services where escalation_policy_id is not null`
+
+/** The escalation policy of the service each of `names` names (by key or alias), for routing: lower-cased name → policy. */
+export async function servicePoliciesOf(db: Executor, organizationId: string, names: string[]) {
+  const lower = [...new Set(names.map((name) => name.toLowerCase()))]
+  const policies = new Map<string, string>()
+  if (lower.length === 0) return policies
+  const rows = await servicesOf(db, organizationId)
+    .select(['s.key', 's.aliases', 's.escalationPolicyId'])
+    .where('s.escalationPolicyId', 'is not', null)
+    .where((eb) => eb.or([eb('s.key', 'in', lower), sql<boolean>`s.aliases && ${sql.val(lower)}::text[]`]))
+    .execute()
+  for (const row of rows)
+    for (const name of [row.key, ...row.aliases]) if (lower.includes(name)) policies.set(name, row.escalationPolicyId!)
+  return policies
+}

@@ -1,0 +1,252 @@
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
+import { Type } from 'typebox'
+import { auditContextOf, recordAudit } from '@svc/audit'
+import { isUuid, membershipOf } from '@svc/auth'
+import { pageOf, type Executor } from '@svc/db'
+import { ConflictError, ListResponse, NotFoundError, invalidField } from '@svc/http'
+import { recentServiceNames } from '../../alerts/index.js'
+import { policiesAmong } from '../policies/queries.js'
+import { teamsAmong } from '../teams/queries.js'
+import {
+  catalogNames,
+  deleteService,
+  findService,
+  insertService,
+  listServices,
+  namesTaken,
+  updateService,
+  type ServiceFields,
+  type ServiceRow,
+} from './queries.js'
+import { CreateService, Service, ServiceParams, ServiceQuery, UnregisteredService, UpdateService } from './schemas.js'
+
+const tags = ['services']
+const OrgParams = Type.Object({ orgId: Type.String() })
+/** How far back `…/services/unregistered` looks at alerts. */
+const UNREGISTERED_DAYS = 30
+
+function serviceBody(row: ServiceRow) {
+  return {
+    id: row.id,
+    key: row.key,
+    name: row.name,
+    description: row.description,
+    ownerTeamId: row.ownerTeamId,
+    escalationPolicyId: row.escalationPolicyId,
+    tier: row.tier,
+    tags: row.tags,
+    links: row.links as Record<string, string>,
+    aliases: row.aliases,
+    createdBy: row.createdBy,
+    createdAt: row.createdAt.toISOString(),
+    updatedAt: row.updatedAt.toISOString(),
+  }
+}
+
+const audited = (row: ServiceFields) => ({
+  key: row.key,
+  name: row.name,
+  ownerTeamId: row.ownerTeamId,
+  escalationPolicyId: row.escalationPolicyId,
+  tier: row.tier,
+  tags: row.tags,
+  links: row.links,
+  aliases: row.aliases,
+})
+
+/**
+ * What a service's fields must hold beyond their schema: its key and aliases name no other service
+ * (409 naming it) nor each other, its team and policy are the organization's (400 naming the field).
+ */
+async function checkService(db: Executor, organizationId: string, fields: ServiceFields, exceptServiceId?: string) {
+  if (fields.aliases.includes(fields.key)) throw invalidField('aliases', `names the service's own key ${fields.key}`)
+  const taken = await namesTaken(db, organizationId, [fields.key, ...fields.aliases], exceptServiceId)
+  for (const [name, owner] of taken)
+    throw new ConflictError(`${name === fields.key ? 'key' : 'aliases'}: ${name} already names the service ${owner}`)
+  if (fields.ownerTeamId && !(await teamsAmong(db, organizationId, [fields.ownerTeamId])).has(fields.ownerTeamId))
+    throw invalidField('ownerTeamId', 'is not a team of the organization')
+  if (fields.escalationPolicyId && !(await policiesAmong(db, organizationId, [fields.escalationPolicyId])).has(fields.escalationPolicyId))
+    throw invalidField('escalationPolicyId', 'is not an escalation policy of the organization')
+}
+
+const lowerCased = (names: string[]) => [...new Set(names.map((name) => name.toLowerCase()))]
+
+/**
+ * The service catalog (issue 55; docs/alerting.md, "Services"): a service is the key an
+ * organization's alerts name it by, with the team that owns it, the policy its alerts page when
+ * their config names none, its tier, tags, links and aliases. Reading needs alerting viewer,
+ * changing alerting manager; every change is audited.
+ */
+export const serviceRoutes: FastifyPluginAsyncTypebox = async (app) => {
+  const db = app.database.db
+  const viewer = app.requireProductRole('alerting', 'viewer')
+  const manager = app.requireProductRole('alerting', 'manager')
+  const serviceOf = async (executor: Executor, organizationId: string, serviceId: string, forUpdate = false) => {
+    const row = isUuid(serviceId) ? await findService(executor, organizationId, serviceId, forUpdate) : undefined
+    if (!row) throw new NotFoundError('service')
+    return row
+  }
+  const entry = (organizationId: string, serviceId: string) => ({
+    organizationId,
+    product: 'alerting' as const,
+    entityType: 'service',
+    entityId: serviceId,
+  })
+
+  app.get(
+    '/api/v1/organizations/:orgId/services',
+    {
+      schema: {
+        tags,
+        summary: 'List services, by key (alerting viewer)',
+        params: OrgParams,
+        querystring: ServiceQuery,
+        response: { 200: ListResponse(Service) },
+      },
+      onRequest: viewer,
+    },
+    async (request) => {
+      const { page, limit, q, tag } = request.query
+      const { rows, total } = await listServices(db, membershipOf(request).organizationId, { q, tag }, pageOf({ page, limit }))
+      return { data: rows.map(serviceBody), meta: { page, limit, total } }
+    },
+  )
+
+  app.get(
+    '/api/v1/organizations/:orgId/services/unregistered',
+    {
+      schema: {
+        tags,
+        summary: 'Service names alerts carried in the last 30 days that no service answers to (alerting viewer)',
+        description:
+          'Busiest first, at most 100. Each is one call from the catalog: `POST …/services {"key": name}`, or the name added to an existing service’s `aliases`.',
+        params: OrgParams,
+        response: { 200: Type.Object({ data: Type.Array(UnregisteredService) }) },
+      },
+      onRequest: viewer,
+    },
+    async (request) => {
+      const { organizationId } = membershipOf(request)
+      const [seen, known] = await Promise.all([recentServiceNames(db, organizationId, UNREGISTERED_DAYS), catalogNames(db, organizationId)])
+      const unknown = seen.filter((row) => !known.has(row.service.toLowerCase())).slice(0, 100)
+      return { data: unknown.map((row) => ({ name: row.service, alerts: row.alerts, lastSeenAt: row.lastSeenAt.toISOString() })) }
+    },
+  )
+
+  app.get(
+    '/api/v1/organizations/:orgId/services/:serviceId',
+    {
+      schema: { tags, summary: 'A service (alerting viewer)', params: ServiceParams, response: { 200: Service } },
+      onRequest: viewer,
+    },
+    async (request) => serviceBody(await serviceOf(db, membershipOf(request).organizationId, request.params.serviceId)),
+  )
+
+  app.post(
+    '/api/v1/organizations/:orgId/services',
+    {
+      schema: {
+        tags,
+        summary: 'Register a service (alerting manager)',
+        description:
+          'The key and aliases are kept lower-case and name one service of the organization (409 naming the service that has one). Alerts whose `service` is its key or an alias are its alerts.',
+        params: OrgParams,
+        body: CreateService,
+        response: { 201: Service },
+      },
+      onRequest: manager,
+    },
+    async (request, reply) => {
+      const { organizationId } = membershipOf(request)
+      const { body } = request
+      const key = body.key.toLowerCase()
+      const fields: ServiceFields = {
+        key,
+        name: body.name?.trim() ?? key,
+        description: body.description ?? null,
+        ownerTeamId: body.ownerTeamId ?? null,
+        escalationPolicyId: body.escalationPolicyId ?? null,
+        tier: body.tier ?? null,
+        tags: body.tags ?? [],
+        links: body.links ?? {},
+        aliases: lowerCased(body.aliases ?? []),
+      }
+      const created = await db.transaction().execute(async (trx) => {
+        await checkService(trx, organizationId, fields)
+        const row = await insertService(trx, organizationId, fields, request.user.userId)
+        await recordAudit(trx, auditContextOf(request), {
+          ...entry(organizationId, row.id),
+          action: 'service.created',
+          after: audited(fields),
+        })
+        return row
+      })
+      return reply.code(201).send(serviceBody(created))
+    },
+  )
+
+  app.patch(
+    '/api/v1/organizations/:orgId/services/:serviceId',
+    {
+      schema: {
+        tags,
+        summary: 'Change a service (alerting manager)',
+        params: ServiceParams,
+        body: UpdateService,
+        response: { 200: Service },
+      },
+      onRequest: manager,
+    },
+    async (request) => {
+      const { organizationId } = membershipOf(request)
+      const { body } = request
+      const changes: Partial<ServiceFields> = {
+        ...body,
+        ...(body.key === undefined ? {} : { key: body.key.toLowerCase() }),
+        ...(body.name === undefined ? {} : { name: body.name.trim() }),
+        ...(body.aliases === undefined ? {} : { aliases: lowerCased(body.aliases) }),
+      }
+      const updated = await db.transaction().execute(async (trx) => {
+        const before = await serviceOf(trx, organizationId, request.params.serviceId, true)
+        const current: ServiceFields = { ...before, links: before.links as Record<string, string> }
+        const next: ServiceFields = { ...current, ...changes }
+        await checkService(trx, organizationId, next, before.id)
+        const row = await updateService(trx, organizationId, before.id, changes)
+        await recordAudit(trx, auditContextOf(request), {
+          ...entry(organizationId, before.id),
+          action: 'service.updated',
+          before: audited(current),
+          after: audited(next),
+        })
+        return row
+      })
+      return serviceBody(updated)
+    },
+  )
+
+  app.delete(
+    '/api/v1/organizations/:orgId/services/:serviceId',
+    {
+      schema: {
+        tags,
+        summary: 'Remove a service from the catalog (alerting manager); its alerts keep their `service` name',
+        params: ServiceParams,
+        response: { 204: Type.Null() },
+      },
+      onRequest: manager,
+    },
+    async (request, reply) => {
+      const { organizationId } = membershipOf(request)
+      await db.transaction().execute(async (trx) => {
+        const before = await serviceOf(trx, organizationId, request.params.serviceId, true)
+        await deleteService(trx, organizationId, before.id)
+        await recordAudit(trx, auditContextOf(request), {
+          ...entry(organizationId, before.id),
+          action: 'service.deleted',
+          before: audited({ ...before, links: before.links as Record<string, string> }),
+        })
+      })
+      return reply.code(204).send(null)
+    },
+  )
+}

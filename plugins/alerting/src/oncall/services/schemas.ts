@@ -1,0 +1,101 @@
+import { Type, type Static } from 'typebox'
+import { NullableString, PaginationQuery, Timestamp } from '@svc/http'
+
+const KEY_PATTERN = '^[a-zA-Z0-9][a-zA-Z0-9._-]{0,62}$'
+const Key = Type.String({
+  pattern: KEY_PATTERN,
+  description: 'A stable slug the organization names the service by (letters, digits, `.`, `_`, `-`; kept lower-case), unique in it',
+})
+const Alias = Type.String({ pattern: KEY_PATTERN, description: 'Another name alerts give the service (kept lower-case)' })
+const Url = Type.String({ maxLength: 2000, pattern: '^https?://\\S+$' })
+const NullableUuid = Type.Union([Type.String({ format: 'uuid' }), Type.Null()])
+
+export const ServiceLinks = Type.Object(
+  {
+    runbook: Type.Optional(Url),
+    dashboard: Type.Optional(Url),
+    repository: Type.Optional(Url),
+    chat: Type.Optional(Type.String({ minLength: 1, maxLength: 200, description: 'The team’s chat channel, e.g. #checkout' })),
+  },
+  { additionalProperties: false, title: 'ServiceLinks' },
+)
+
+const editable = {
+  name: Type.String({ minLength: 1, maxLength: 100, pattern: '\\S' }),
+  description: NullableString({ maxLength: 2000 }),
+  ownerTeamId: Type.Union([NullableUuid], { description: 'The team that owns it' }),
+  escalationPolicyId: Type.Union([NullableUuid], {
+    description: 'Whom its alerts page when their webhook config names no escalation policy and no routing rule matched',
+  }),
+  tier: Type.Union([Type.Integer({ minimum: 1, maximum: 4 }), Type.Null()], { description: '1: most critical … 4: least' }),
+  tags: Type.Array(Type.String({ minLength: 1, maxLength: 50, pattern: '\\S' }), { maxItems: 20, uniqueItems: true }),
+  links: ServiceLinks,
+  aliases: Type.Array(Alias, { maxItems: 20, uniqueItems: true }),
+}
+
+export const CreateService = Type.Object(
+  {
+    key: Key,
+    name: Type.Optional(editable.name),
+    description: Type.Optional(editable.description),
+    ownerTeamId: Type.Optional(editable.ownerTeamId),
+    escalationPolicyId: Type.Optional(editable.escalationPolicyId),
+    tier: Type.Optional(editable.tier),
+    tags: Type.Optional(editable.tags),
+    links: Type.Optional(editable.links),
+    aliases: Type.Optional(editable.aliases),
+  },
+  { additionalProperties: false },
+)
+export type CreateService = Static<typeof CreateService>
+
+export const UpdateService = Type.Object(
+  {
+    key: Type.Optional(Key),
+    name: Type.Optional(editable.name),
+    description: Type.Optional(editable.description),
+    ownerTeamId: Type.Optional(editable.ownerTeamId),
+    escalationPolicyId: Type.Optional(editable.escalationPolicyId),
+    tier: Type.Optional(editable.tier),
+    tags: Type.Optional(editable.tags),
+    links: Type.Optional(editable.links),
+    aliases: Type.Optional(editable.aliases),
+  },
+  { additionalProperties: false, minProperties: 1 },
+)
+export type UpdateService = Static<typeof UpdateService>
+
+export const Service = Type.Object(
+  {
+    id: Type.String({ format: 'uuid' }),
+    key: Type.String(),
+    name: Type.String(),
+    description: Type.Union([Type.String(), Type.Null()]),
+    ownerTeamId: NullableUuid,
+    escalationPolicyId: NullableUuid,
+    tier: Type.Union([Type.Integer(), Type.Null()]),
+    tags: Type.Array(Type.String()),
+    links: ServiceLinks,
+    aliases: Type.Array(Type.String()),
+    createdBy: NullableUuid,
+    createdAt: Timestamp,
+    updatedAt: Timestamp,
+  },
+  { title: 'Service' },
+)
+
+export const ServiceParams = Type.Object({ orgId: Type.String(), serviceId: Type.String() })
+export const ServiceQuery = Type.Object({
+  ...PaginationQuery.properties,
+  q: Type.Optional(Type.String({ minLength: 1, maxLength: 100, description: 'Part of a key, name or alias' })),
+  tag: Type.Optional(Type.String({ minLength: 1, maxLength: 50, description: 'Services carrying this tag' })),
+})
+
+export const UnregisteredService = Type.Object(
+  {
+    name: Type.String({ description: 'The `service` alerts carried, as they carried it' }),
+    alerts: Type.Integer({ description: 'Alerts that carried it in the last 30 days' }),
+    lastSeenAt: Timestamp,
+  },
+  { title: 'UnregisteredService' },
+)

@@ -1,0 +1,119 @@
+import t from 'tap'
+import { startTestService, until } from '@svc/testkit'
+import { buildApp } from '../../../src/app.js'
+import { alertingOrganization } from '../../organization-setup.js'
+
+const service = await startTestService(t, buildApp)
+const { app } = service
+const db = app.database.db
+const { orgId, otherOrgId, person } = await alertingOrganization(service, 'catalog', { manager: 'manager', viewer: 'viewer' })
+const [owner, manager, viewer, stranger] = ['owner', 'manager', 'viewer', 'stranger'].map(person)
+const base = `/api/v1/organizations/${orgId}`
+const services = `${base}/services`
+type Who = { headers: { authorization: string } }
+const call = (who: Who, method: 'GET' | 'POST' | 'PATCH' | 'DELETE', url: string, payload?: object) =>
+  app.inject({ method, url, headers: who.headers, ...(payload ? { payload } : {}) })
+
+const team = (await call(manager!, 'POST', `${base}/teams`, { name: 'Payments team' })).json()
+const policy = (
+  await call(manager!, 'POST', `${base}/escalation-policies`, {
+    name: 'Checkout on-call',
+    steps: [{ delayMinutes: 5, targets: [{ type: 'user', id: owner!.userId }] }],
+  })
+).json()
+const checkoutFields = {
+  key: 'Checkout',
+  name: 'Checkout',
+  description: 'Takes the money',
+  ownerTeamId: team.id,
+  escalationPolicyId: policy.id,
+  tier: 1,
+  tags: ['payments', 'customer-facing'],
+  links: { runbook: 'https://runbooks.example.com/checkout', repository: 'https://git.example.com/shop/checkout', chat: '#checkout' },
+  aliases: ['checkout-api', 'SVC-Checkout'],
+}
+
+t.test('a manager registers a service; its key and aliases are one name each, kept lower-case', async (t) => {
+  const created = await call(manager!, 'POST', services, checkoutFields)
+  t.equal(created.statusCode, 201, created.body)
+  t.match(created.json(), {
+    key: 'checkout',
+    name: 'Checkout',
+    ownerTeamId: team.id,
+    escalationPolicyId: policy.id,
+    tier: 1,
+    aliases: ['checkout-api', 'svc-checkout'],
+    links: { chat: '#checkout' },
+    createdBy: manager!.userId,
+  })
+  const id = created.json().id
+  t.match((await call(viewer!, 'GET', `${services}?tag=payments`)).json(), { data: [{ id }], meta: { total: 1 } })
+  t.match((await call(viewer!, 'GET', `${services}?q=svc-check`)).json(), { data: [{ id }] }, 'found by an alias')
+  t.match((await call(viewer!, 'GET', `${services}/${id}`)).json(), { key: 'checkout' })
+  const audited = await db.selectFrom('core.auditLogs').select(['action']).where('entityId', '=', id).execute()
+  t.same(audited, [{ action: 'service.created' }])
+
+  const refused: Array<[Who, object, number, RegExp]> = [
+    [viewer!, { key: 'search' }, 403, /alerting role manager/],
+    [manager!, { key: 'no spaces' }, 400, /key/],
+    [manager!, { key: 'search', links: { runbook: 'javascript:alert(1)' } }, 400, /links\/runbook/],
+    [manager!, { key: 'search', ownerTeamId: '00000000-0000-4000-8000-000000000000' }, 400, /ownerTeamId/],
+    [manager!, { key: 'search', aliases: ['CHECKOUT-API'] }, 409, /aliases: checkout-api already names the service checkout/],
+    [manager!, { key: 'svc-checkout' }, 409, /key: svc-checkout already names the service checkout/],
+    [manager!, { key: 'search', aliases: ['search'] }, 400, /aliases/],
+    [manager!, { key: 'search', tier: 5 }, 400, /tier/],
+  ]
+  for (const [who, payload, status, message] of refused) {
+    const response = await call(who, 'POST', services, payload)
+    t.equal(response.statusCode, status, JSON.stringify(payload))
+    t.match(response.json().message, message)
+  }
+  t.equal((await call(viewer!, 'GET', services)).json().meta.total, 1, 'refusals register nothing')
+  t.equal((await call(stranger!, 'GET', services)).statusCode, 404)
+  t.equal((await call(stranger!, 'GET', `/api/v1/organizations/${otherOrgId}/services/${id}`)).statusCode, 404, 'another organization’s')
+
+  const renamed = await call(manager!, 'PATCH', `${services}/${id}`, {
+    aliases: ['checkout-api', 'svc-checkout', 'shop-checkout'],
+    tier: 2,
+  })
+  t.match(renamed.json(), { tier: 2, aliases: ['checkout-api', 'svc-checkout', 'shop-checkout'] })
+  t.equal((await call(manager!, 'PATCH', `${services}/${id}`, {})).statusCode, 400, 'a change names something')
+})
+
+t.test('an alert whose config names no policy pages its service’s; an unknown name is listed, one call from the catalog', async (t) => {
+  const config = (await call(manager!, 'POST', `${base}/webhooks`, { name: 'No policy' })).json()
+  const fire = async (body: object) =>
+    (await app.inject({ method: 'POST', url: config.ingestPath, headers: { 'content-type': 'application/json' }, payload: body })).json()
+      .alertId as string
+  const escalationOf = (alertId: string) =>
+    until('the escalation to start', async () => {
+      const { escalation } = (await call(viewer!, 'GET', `${base}/alerts/${alertId}/notifications`)).json()
+      return escalation && escalation.state !== 'pending' && escalation
+    })
+
+  const checkout = await fire({ title: 'Checkout 500s', service: 'SVC-Checkout', priority: 'P3' })
+  t.match(await escalationOf(checkout), { policyId: policy.id, state: 'active' }, 'routed by an alias, whatever its case')
+
+  const payments = await fire({ title: 'Payments slow', service: 'Payments', priority: 'P3' })
+  t.match(await escalationOf(payments), { state: 'unrouted', note: /neither the config nor the alert’s service/ })
+  const unregistered = (await call(viewer!, 'GET', `${services}/unregistered`)).json().data
+  t.match(unregistered, [{ name: 'Payments', alerts: 1 }])
+  t.notOk(
+    unregistered.some((row: { name: string }) => row.name === 'SVC-Checkout'),
+    'a registered name is not listed',
+  )
+
+  t.equal((await call(manager!, 'POST', services, { key: 'payments', escalationPolicyId: policy.id })).statusCode, 201)
+  t.same((await call(viewer!, 'GET', `${services}/unregistered`)).json().data, [], 'adopted')
+  const later = await fire({ title: 'Payments slower', service: 'payments', priority: 'P3', dedupKey: 'payments-2' })
+  t.match(await escalationOf(later), { policyId: policy.id, state: 'active' })
+})
+
+t.test('removing a service leaves its alerts their names', async (t) => {
+  const listed = (await call(viewer!, 'GET', `${services}?q=payments`)).json().data as Array<{ id: string; key: string }>
+  const payments = listed.find((row) => row.key === 'payments')!
+  t.equal((await call(viewer!, 'DELETE', `${services}/${payments.id}`)).statusCode, 403)
+  t.equal((await call(manager!, 'DELETE', `${services}/${payments.id}`)).statusCode, 204)
+  t.equal((await call(viewer!, 'GET', `${services}/${payments.id}`)).statusCode, 404)
+  t.match((await call(viewer!, 'GET', `${services}/unregistered`)).json().data, [{ name: 'Payments' }])
+})
