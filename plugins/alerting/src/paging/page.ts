@@ -8,6 +8,8 @@ import { incidentOfAlert, type LatestAnalysisReader } from '../incidents/index.j
 import { CHAT_QUEUE } from './queues.js'
 import {
   activeMembersAmong,
+  type CatalogEntry,
+  catalogEntryOf,
   type ContactReader,
   emailsOf,
   onCallUsers,
@@ -150,17 +152,23 @@ function pageEmail(
   links: { alert: string; ack: string },
   brief: string[] | null,
   incident: PagedIncident | undefined,
+  service: CatalogEntry | undefined,
 ) {
   const subject = `[${alert.priority}] ${alert.title}`
+  // The catalog's runbook where the sender gave none, and who owns the service.
+  const runbook = alert.runbookUrl ?? service?.runbook ?? null
+  const about = service
+    ? [service.ownerTeam && `owned by ${service.ownerTeam}`, service.tier && `tier ${service.tier}`].filter(Boolean)
+    : []
   const text = [
     subject,
     '',
     ...(brief ? [...brief, ''] : []),
     ...(incident ? [`Incident: ${incident.reference} "${incident.title}" (${incident.status}): ${incident.url}`] : []),
     `Priority: ${alert.priority}`,
-    `Service: ${alert.service ?? 'not given'}`,
+    `Service: ${alert.service ?? 'not given'}${about.length > 0 ? ` (${about.join(', ')})` : ''}`,
     `Source: ${alert.source}`,
-    ...(alert.runbookUrl ? [`Runbook: ${alert.runbookUrl}`] : []),
+    ...(runbook ? [`Runbook: ${runbook}`] : []),
     ...(alert.sourceUrl ? [`In the source: ${alert.sourceUrl}`] : []),
     ...(alert.description ? ['', alert.description] : []),
     ...(Object.keys(alert.labels as object).length > 0 ? ['', ...labelLines(alert.labels as Record<string, string>)] : []),
@@ -207,6 +215,11 @@ export function pagingReads(db: Executor, deps: Pick<PagingDeps, 'preferences' |
           ? ((await deps.latestAnalysis(db, organizationId, { sourceProduct: 'alerting', incidentId: alertId }))?.oncall ?? null)
           : null,
       ),
+    /** The catalog's entry for the service the alert names, if it knows it. */
+    service: (organizationId: string, name: string | null) =>
+      name === null
+        ? Promise.resolve(undefined)
+        : once(`service:${organizationId}:${name}`, () => catalogEntryOf(db, organizationId, name)),
     /** The incident the alert is in, as a page names it. */
     incident: (organizationId: string, alertId: string, productUrl: string) =>
       once(`incident:${alertId}`, async (): Promise<PagedIncident | undefined> => {
@@ -396,6 +409,7 @@ export async function pagePeople(
   // The first step pages at once, before any investigation can be done; later pages carry its brief.
   const brief = position.step > 0 || position.round > 0 ? await reads.brief(organizationId, alert.id) : null
   const incident = await reads.incident(organizationId, alert.id, deps.productUrl)
+  const service = await reads.service(organizationId, alert.service)
   const attempt = { organizationId, alertId: alert.id, round: position.round, step: position.step }
   for (const { userId, target, channels } of persons) {
     const via = { ...attempt, userId, targetType: target.type, targetId: target.id }
@@ -432,7 +446,7 @@ export async function pagePeople(
         phone ?? (addresses.email.get(userId) ?? [])[0] ?? preferences.get(userId)?.channels.email.address ?? emails.get(userId) ?? ''
       const message =
         channel === 'email'
-          ? { ...pageEmail(alert, organizationId, position, links, brief, incident), channel, to }
+          ? { ...pageEmail(alert, organizationId, position, links, brief, incident, service), channel, to }
           : { organizationId, kind: 'alert.page', channel, to, text: channel === 'sms' ? pageSms(alert, ack, incident) : pageVoice(alert) }
       writes.attempt({ ...via, channel, recipient: to, ...carried(writes.message(message)) })
     }

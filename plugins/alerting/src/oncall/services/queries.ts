@@ -120,6 +120,24 @@ export async function deleteService(db: Executor, organizationId: string, servic
   await db.deleteFrom('divinux.services').where('organizationId', '=', organizationId).where('id', '=', serviceId).execute()
 }
 
+/**
+ * What a page says of the service an alert names (by key or alias): its key, tier, owner team's
+ * name and runbook; undefined when the catalog does not know the name.
+ */
+export async function catalogEntryOf(db: Executor, organizationId: string, name: string) {
+  const lower = name.toLowerCase()
+  const row = await servicesOf(db, organizationId)
+    .leftJoin('divinux.teams as t', 't.id', 's.ownerTeamId')
+    .select(['s.key', 's.tier', 's.links', 't.name as ownerTeam'])
+    .where((eb) => eb.or([eb('s.key', '=', lower), sql<boolean>`${lower} = any(s.aliases)`]))
+    .executeTakeFirst()
+  if (!row) return undefined
+  const links = row.links as Record<string, string | undefined>
+  return { key: row.key, tier: row.tier, ownerTeam: row.ownerTeam, runbook: links.runbook ?? null }
+}
+
+export type CatalogEntry = NonNullable<Awaited<ReturnType<typeof catalogEntryOf>>>
+
 /** Every name (key and aliases) the organization's services answer to. */
 export async function catalogNames(db: Executor, organizationId: string): Promise<Set<string>> {
   const rows = await servicesOf(db, organizationId).select(['s.key', 's.aliases']).execute()

@@ -93,6 +93,17 @@ t.test('an alert whose config names no policy pages its service’s; an unknown 
 
   const checkout = await fire({ title: 'Checkout 500s', service: 'SVC-Checkout', priority: 'P3' })
   t.match(await escalationOf(checkout), { policyId: policy.id, state: 'active' }, 'routed by an alias, whatever its case')
+  const page = await until('the page e-mail', () =>
+    db
+      .selectFrom('core.outbox')
+      .select('bodyText')
+      .where('kind', '=', 'alert.page')
+      .where('channel', '=', 'email')
+      .where('subject', '=', '[P3] Checkout 500s')
+      .executeTakeFirst(),
+  )
+  t.match(page.bodyText, /^Service: SVC-Checkout \(owned by Payments team, tier 2\)$/m, 'the page names the owner')
+  t.match(page.bodyText, /^Runbook: https:\/\/runbooks\.example\.com\/checkout$/m, 'and the catalog’s runbook, the sender giving none')
 
   const payments = await fire({ title: 'Payments slow', service: 'Payments', priority: 'P3' })
   t.match(await escalationOf(payments), { state: 'unrouted', note: /neither the config nor the alert’s service/ })
