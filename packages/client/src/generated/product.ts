@@ -8319,6 +8319,13 @@ export interface operations {
                             /** Format: date-time */
                             updatedAt: string;
                         };
+                        /** @description Who owns the alert’s service and its runbook, when the catalog knows the name it carries */
+                        service: {
+                            key: string;
+                            ownerTeam: string | null;
+                            tier: number | null;
+                            runbook: string | null;
+                        } | null;
                         /** @description The incident the alert is in (INC-n), and why; null until correlation has placed it */
                         incident: {
                             /** Format: uuid */

@@ -16,6 +16,7 @@ import {
   listAlertEvents,
   URGENT_PRIORITIES,
 } from '../alerts/index.js'
+import { catalogEntryOf } from '../oncall/index.js'
 import { incidentOfAlert } from './queries.js'
 
 /** The first entries of the timeline a command room shows; repeats are one entry, so this is most of them. */
@@ -45,9 +46,22 @@ const RoomIncident = Type.Object(
   { title: 'CommandRoomIncident' },
 )
 
+const RoomService = Type.Object(
+  {
+    key: Type.String(),
+    ownerTeam: NullableString,
+    tier: Type.Union([Type.Integer(), Type.Null()]),
+    runbook: NullableString,
+  },
+  { title: 'CommandRoomService', description: 'The catalog’s entry for the alert’s service (`…/services`)' },
+)
+
 const CommandRoom = Type.Object(
   {
     alert: Alert,
+    service: Type.Union([RoomService, Type.Null()], {
+      description: 'Who owns the alert’s service and its runbook, when the catalog knows the name it carries',
+    }),
     incident: Type.Union([RoomIncident, Type.Null()], {
       description: 'The incident the alert is in (INC-n), and why; null until correlation has placed it',
     }),
@@ -117,8 +131,9 @@ export const commandRoomRoutes: FastifyPluginAsyncTypebox<{ latestAnalysis: Late
       if (!alert || !(URGENT_PRIORITIES.has(alert.priority) || alert.commandRoomOpenedAt))
         throw new NotFoundError('command room (P1 and P2 alerts have one, and alerts a workflow opened one for)')
       const { windowMinutes } = request.query
-      const [incident, timeline, deploys] = await Promise.all([
+      const [incident, service, timeline, deploys] = await Promise.all([
         incidentOfAlert(db, organizationId, alert.id),
+        alert.service ? catalogEntryOf(db, organizationId, alert.service) : Promise.resolve(undefined),
         listAlertEvents(db, organizationId, alert.id, { offset: 0, limit: COMMAND_ROOM_TIMELINE }),
         alert.service
           ? deploysIn(db, organizationId, { services: [alert.service], ...minutesBefore(alert.firstSeenAt, windowMinutes) })
@@ -132,6 +147,7 @@ export const commandRoomRoutes: FastifyPluginAsyncTypebox<{ latestAnalysis: Late
       })
       return {
         alert: alertBody(alert),
+        service: service ?? null,
         incident: incident
           ? {
               ...incident,

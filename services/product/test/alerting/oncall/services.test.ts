@@ -120,6 +120,18 @@ t.test('an alert whose config names no policy pages its service’s; an unknown 
   t.match(await escalationOf(later), { policyId: policy.id, state: 'active' })
 })
 
+t.test('an alert’s command room names its service’s owner and runbook', async (t) => {
+  const config = (await call(manager!, 'POST', `${base}/webhooks`, { name: 'Command rooms' })).json()
+  const fired = await app.inject({
+    method: 'POST',
+    url: config.ingestPath,
+    headers: { 'content-type': 'application/json' },
+    payload: { title: 'Checkout API down', service: 'checkout-api', priority: 'P2' },
+  })
+  const room = (await call(viewer!, 'GET', `${base}/alerts/${fired.json().alertId}/command-room`)).json()
+  t.same(room.service, { key: 'checkout', ownerTeam: 'Payments team', tier: 2, runbook: 'https://runbooks.example.com/checkout' })
+})
+
 t.test('removing a service leaves its alerts their names', async (t) => {
   const listed = (await call(viewer!, 'GET', `${services}?q=payments`)).json().data as Array<{ id: string; key: string }>
   const payments = listed.find((row) => row.key === 'payments')!
