@@ -33,36 +33,14 @@ const editable = {
   aliases: Type.Array(Alias, { maxItems: 20, uniqueItems: true }),
 }
 
-export const CreateService = Type.Object(
-  {
-    key: Key,
-    name: Type.Optional(editable.name),
-    description: Type.Optional(editable.description),
-    ownerTeamId: Type.Optional(editable.ownerTeamId),
-    escalationPolicyId: Type.Optional(editable.escalationPolicyId),
-    tier: Type.Optional(editable.tier),
-    tags: Type.Optional(editable.tags),
-    links: Type.Optional(editable.links),
-    aliases: Type.Optional(editable.aliases),
-  },
-  { additionalProperties: false },
-)
+const ServiceFields = Type.Object({ key: Key, ...editable })
+
+/** A new service: its key, and any other field. */
+export const CreateService = Type.Object({ key: Key, ...Type.Partial(Type.Object(editable)).properties }, { additionalProperties: false })
 export type CreateService = Static<typeof CreateService>
 
-export const UpdateService = Type.Object(
-  {
-    key: Type.Optional(Key),
-    name: Type.Optional(editable.name),
-    description: Type.Optional(editable.description),
-    ownerTeamId: Type.Optional(editable.ownerTeamId),
-    escalationPolicyId: Type.Optional(editable.escalationPolicyId),
-    tier: Type.Optional(editable.tier),
-    tags: Type.Optional(editable.tags),
-    links: Type.Optional(editable.links),
-    aliases: Type.Optional(editable.aliases),
-  },
-  { additionalProperties: false, minProperties: 1 },
-)
+/** A change names at least one field. */
+export const UpdateService = Type.Partial(ServiceFields, { additionalProperties: false, minProperties: 1 })
 export type UpdateService = Static<typeof UpdateService>
 
 export const Service = Type.Object(
