@@ -5,7 +5,7 @@ export { default as authPlugin, type AuthPluginOptions } from './plugin.js'
 export { cookieRoutes } from './cookie-routes.js'
 export { createSessionCache, type SessionCache } from './session-cache.js'
 export { hashSecret } from './secret-hash.js'
-export { API_TOKEN_PREFIX, generateApiToken, productRolesOf, tokenProductRoles, type ApiTokenPrincipal } from './api-tokens.js'
+export { generateApiToken, productRolesOf, type ApiTokenPrincipal } from './api-tokens.js'
 export { SCIM_BASE_PATH, SCIM_TOKEN_PREFIX, generateScimToken, hashScimToken, type ScimPrincipal } from './scim-tokens.js'
 export { createSigningKeyResolver, type SigningKeyResolver } from './signing-keys.js'
 export {

@@ -14,7 +14,7 @@ const HOW_AFFECTED: Record<Exclude<ComponentStatus, 'operational' | 'under_maint
 const inEnglish = new Intl.ListFormat('en', { type: 'conjunction' })
 
 /** "Checkout", "Checkout and Search", "Checkout, Search, and Login". */
-export function componentList(names: string[]): string {
+function componentList(names: string[]): string {
   return names.length === 0 ? 'some of our services' : inEnglish.format(names)
 }
 

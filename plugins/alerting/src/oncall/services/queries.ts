@@ -73,16 +73,10 @@ export async function findService(db: Executor, organizationId: string, serviceI
 export type ServiceRow = NonNullable<Awaited<ReturnType<typeof findService>>>
 
 /**
- * The service of the organization a name names, by key or alias, whatever its letter case: how an
- * alert's `service` finds its service (`checkout`, `checkout-api` and `svc-checkout` may be one).
+ * The services that answer to one of `names` (lower-case), by key or alias: how an alert's
+ * `service` finds its service (`checkout`, `checkout-api` and `svc-checkout` may be one).
  */
-export async function serviceNamed(db: Executor, organizationId: string, name: string) {
-  const lower = name.toLowerCase()
-  return servicesOf(db, organizationId)
-    .select(columns)
-    .where((eb) => eb.or([eb('s.key', '=', lower), sql<boolean>`${lower} = any(s.aliases)`]))
-    .executeTakeFirst()
-}
+const answeringTo = (names: string[]) => sql<boolean>`(s.key = any(${sql.val(names)}::text[]) or s.aliases && ${sql.val(names)}::text[])`
 
 /** Which of `names` (keys or aliases) another service of the organization holds already: name → its key. */
 export async function namesTaken(db: Executor, organizationId: string, names: string[], exceptServiceId?: string) {
@@ -90,7 +84,7 @@ export async function namesTaken(db: Executor, organizationId: string, names: st
   if (names.length === 0) return taken
   const rows = await servicesOf(db, organizationId)
     .select(['s.key', 's.aliases'])
-    .where((eb) => eb.or([eb('s.key', 'in', names), sql<boolean>`s.aliases && ${sql.val(names)}::text[]`]))
+    .where(answeringTo(names))
     .$if(exceptServiceId !== undefined, (query) => query.where('s.id', '<>', exceptServiceId!))
     .execute()
   for (const row of rows) for (const name of [row.key, ...row.aliases]) if (names.includes(name)) taken.set(name, row.key)
@@ -129,7 +123,7 @@ export async function catalogEntryOf(db: Executor, organizationId: string, name:
   const row = await servicesOf(db, organizationId)
     .leftJoin('divinux.teams as t', 't.id', 's.ownerTeamId')
     .select(['s.key', 's.tier', 's.links', 't.name as ownerTeam'])
-    .where((eb) => eb.or([eb('s.key', '=', lower), sql<boolean>`${lower} = any(s.aliases)`]))
+    .where(answeringTo([lower]))
     .executeTakeFirst()
   if (!row) return undefined
   const links = row.links as Record<string, string | undefined>
@@ -159,7 +153,7 @@ export async function servicePoliciesOf(db: Executor, organizationId: string, na
   const rows = await servicesOf(db, organizationId)
     .select(['s.key', 's.aliases', 's.escalationPolicyId'])
     .where('s.escalationPolicyId', 'is not', null)
-    .where((eb) => eb.or([eb('s.key', 'in', lower), sql<boolean>`s.aliases && ${sql.val(lower)}::text[]`]))
+    .where(answeringTo(lower))
     .execute()
   for (const row of rows)
     for (const name of [row.key, ...row.aliases]) if (lower.includes(name)) policies.set(name, row.escalationPolicyId!)
