@@ -69,6 +69,7 @@ import * as incidentSettings from './migrations/0067_incident_settings.js'
 import * as statusBanner from './migrations/0068_status_banner.js'
 import * as apiTokens from './migrations/0069_api_tokens.js'
 import * as services from './migrations/0070_services.js'
+import * as serviceEdges from './migrations/0071_service_edges.js'
 
 /**
  * Every migration, in order, listed by hand rather than found by scanning a folder, so a
@@ -145,4 +146,5 @@ export const migrations: Record<string, Migration> = {
   '0068_status_banner': statusBanner,
   '0069_api_tokens': apiTokens,
   '0070_services': services,
+  '0071_service_edges': serviceEdges,
 }

@@ -34,7 +34,7 @@ const owners: Record<string, string[]> = {
     'incidentAlerts',
     'incidentTimeline',
     'incidentRuleSets',
-    'serviceDependencies',
+    'serviceEdges',
     'incidentExclusions',
     'incidentResponders',
     'incidentChatChannels',

@@ -797,13 +797,13 @@ export interface DivinuxSchedules {
   updatedAt: Generated<Timestamp>;
 }
 
-export interface DivinuxServiceDependencies {
+export interface DivinuxServiceEdges {
   createdAt: Generated<Timestamp>;
   createdBy: string | null;
-  dependsOn: string;
+  dependsOnId: string;
   id: Generated<string>;
   organizationId: string;
-  service: string;
+  serviceId: string;
 }
 
 export interface DivinuxServices {
@@ -1247,7 +1247,7 @@ export interface DB {
   "divinux.runbookVersions": DivinuxRunbookVersions;
   "divinux.scheduleOverrides": DivinuxScheduleOverrides;
   "divinux.schedules": DivinuxSchedules;
-  "divinux.serviceDependencies": DivinuxServiceDependencies;
+  "divinux.serviceEdges": DivinuxServiceEdges;
   "divinux.services": DivinuxServices;
   "divinux.serviceSupportHours": DivinuxServiceSupportHours;
   "divinux.silences": DivinuxSilences;

@@ -1,6 +1,7 @@
 import { sql } from 'kysely'
 import type { Executor } from '@svc/db'
 import { deploysIn } from './intake/index.js'
+import { dependencyNameEdges } from './oncall/index.js'
 
 // What the insights surface's investigator may read of alerting's tables (decision 0021, "The
 // tools"): an incident with its alerts, the alerts' timelines, deploys around a moment, the
@@ -79,16 +80,8 @@ export async function deploysAround(
   return deploysIn(db, organizationId, { ...window, services: window.services ?? undefined })
 }
 
-/** The organization's service dependency map: each edge `service` depends on `dependsOn`. */
-export async function dependencyEdges(db: Executor, organizationId: string) {
-  return db
-    .selectFrom('divinux.serviceDependencies')
-    .select(['service', 'dependsOn'])
-    .where('organizationId', '=', organizationId)
-    .orderBy('service')
-    .orderBy('dependsOn')
-    .execute()
-}
+/** The organization's service dependency map by name (lower-case): each edge `service` depends on `dependsOn`. */
+export const dependencyEdges = dependencyNameEdges
 
 /** Resolved incidents of the last `lookbackDays` whose titles are alike (pg_trgm), most alike first, with the services of their alerts. */
 export async function similarResolvedIncidentsOf(

@@ -340,6 +340,44 @@ export interface paths {
         patch: operations["patchOrganizationsServicesByServiceId"];
         trace?: never;
     };
+    "/api/v1/organizations/{orgId}/service-dependencies": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The service dependency map: which service depends on which, by key (alerting viewer) */
+        get: operations["getOrganizationsServiceDependencies"];
+        put?: never;
+        /**
+         * Record that a service depends on another (alerting manager)
+         * @description Each name finds the service answering to it (key or alias, any case); a name none answers to registers a service (audited). A service cannot depend on itself (400); the same edge twice is 409; at most 2000 edges per organization.
+         */
+        post: operations["postOrganizationsServiceDependencies"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/organizations/{orgId}/service-dependencies/{dependencyId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /** Remove a dependency (alerting manager) */
+        delete: operations["deleteOrganizationsServiceDependenciesByDependencyId"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/organizations/{orgId}/schedules": {
         parameters: {
             query?: never;
@@ -1209,44 +1247,6 @@ export interface paths {
         put: operations["putOrganizationsIncidentRules"];
         post?: never;
         delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/api/v1/organizations/{orgId}/service-dependencies": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /** The service dependency map: which service depends on which (alerting viewer) */
-        get: operations["getOrganizationsServiceDependencies"];
-        put?: never;
-        /**
-         * Record that a service depends on another (alerting manager)
-         * @description A service cannot depend on itself (400); the same edge twice is 409; at most 2000 edges per organization.
-         */
-        post: operations["postOrganizationsServiceDependencies"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/api/v1/organizations/{orgId}/service-dependencies/{dependencyId}": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        post?: never;
-        /** Remove a dependency (alerting manager) */
-        delete: operations["deleteOrganizationsServiceDependenciesByDependencyId"];
         options?: never;
         head?: never;
         patch?: never;
@@ -4245,6 +4245,8 @@ export interface operations {
                                 chat?: string;
                             };
                             aliases: string[];
+                            /** @description The keys of the services it depends on */
+                            dependsOn: string[];
                             createdBy: string | null;
                             /** Format: date-time */
                             createdAt: string;
@@ -4311,6 +4313,8 @@ export interface operations {
                         chat?: string;
                     };
                     aliases?: string[];
+                    /** @description The keys of the services it depends on: correlation, the deploy rule and the investigator follow these edges */
+                    dependsOn?: string[];
                 };
             };
         };
@@ -4340,6 +4344,8 @@ export interface operations {
                             chat?: string;
                         };
                         aliases: string[];
+                        /** @description The keys of the services it depends on */
+                        dependsOn: string[];
                         createdBy: string | null;
                         /** Format: date-time */
                         createdAt: string;
@@ -4454,6 +4460,8 @@ export interface operations {
                             chat?: string;
                         };
                         aliases: string[];
+                        /** @description The keys of the services it depends on */
+                        dependsOn: string[];
                         createdBy: string | null;
                         /** Format: date-time */
                         createdAt: string;
@@ -4554,6 +4562,8 @@ export interface operations {
                         chat?: string;
                     };
                     aliases?: string[];
+                    /** @description The keys of the services it depends on: correlation, the deploy rule and the investigator follow these edges */
+                    dependsOn?: string[];
                 };
             };
         };
@@ -4583,6 +4593,8 @@ export interface operations {
                             chat?: string;
                         };
                         aliases: string[];
+                        /** @description The keys of the services it depends on */
+                        dependsOn: string[];
                         createdBy: string | null;
                         /** Format: date-time */
                         createdAt: string;
@@ -4590,6 +4602,156 @@ export interface operations {
                         updatedAt: string;
                     };
                 };
+            };
+            /** @description Default Response */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Default Response */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    getOrganizationsServiceDependencies: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                orgId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            /** Format: uuid */
+                            id: string;
+                            /** @description The key of the service that depends */
+                            service: string;
+                            /** @description The key of the service it depends on */
+                            dependsOn: string;
+                            createdBy: string | null;
+                            /** Format: date-time */
+                            createdAt: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description Default Response */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Default Response */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    postOrganizationsServiceDependencies: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                orgId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description A service’s key or alias, or a name alerts carry that no service answers to yet (it is registered) */
+                    service: string;
+                    /** @description A service’s key or alias, or a name alerts carry that no service answers to yet (it is registered) */
+                    dependsOn: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** Format: uuid */
+                        id: string;
+                        /** @description The key of the service that depends */
+                        service: string;
+                        /** @description The key of the service it depends on */
+                        dependsOn: string;
+                        createdBy: string | null;
+                        /** Format: date-time */
+                        createdAt: string;
+                    };
+                };
+            };
+            /** @description Default Response */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Default Response */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    deleteOrganizationsServiceDependenciesByDependencyId: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                orgId: string;
+                dependencyId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description Default Response */
             "4XX": {
@@ -10234,152 +10396,6 @@ export interface operations {
                         updatedAt: string | null;
                     };
                 };
-            };
-            /** @description Default Response */
-            "4XX": {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorResponse"];
-                };
-            };
-            /** @description Default Response */
-            "5XX": {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorResponse"];
-                };
-            };
-        };
-    };
-    getOrganizationsServiceDependencies: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                orgId: string;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description Default Response */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        data: {
-                            /** Format: uuid */
-                            id: string;
-                            service: string;
-                            dependsOn: string;
-                            createdBy: string | null;
-                            /** Format: date-time */
-                            createdAt: string;
-                        }[];
-                    };
-                };
-            };
-            /** @description Default Response */
-            "4XX": {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorResponse"];
-                };
-            };
-            /** @description Default Response */
-            "5XX": {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorResponse"];
-                };
-            };
-        };
-    };
-    postOrganizationsServiceDependencies: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                orgId: string;
-            };
-            cookie?: never;
-        };
-        requestBody: {
-            content: {
-                "application/json": {
-                    /** @description A service name as alerts carry it */
-                    service: string;
-                    /** @description A service name as alerts carry it */
-                    dependsOn: string;
-                };
-            };
-        };
-        responses: {
-            /** @description Default Response */
-            201: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** Format: uuid */
-                        id: string;
-                        service: string;
-                        dependsOn: string;
-                        createdBy: string | null;
-                        /** Format: date-time */
-                        createdAt: string;
-                    };
-                };
-            };
-            /** @description Default Response */
-            "4XX": {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorResponse"];
-                };
-            };
-            /** @description Default Response */
-            "5XX": {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorResponse"];
-                };
-            };
-        };
-    };
-    deleteOrganizationsServiceDependenciesByDependencyId: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                orgId: string;
-                dependencyId: string;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description Default Response */
-            204: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content?: never;
             };
             /** @description Default Response */
             "4XX": {

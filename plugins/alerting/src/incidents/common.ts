@@ -2,7 +2,7 @@ import { auditContextOf, type AuditContext } from '@svc/audit'
 import { isUuid } from '@svc/auth'
 import type { Executor } from '@svc/db'
 import { NotFoundError } from '@svc/http'
-import { listDependencies } from './correlation/queries.js'
+import { dependencyNameEdges } from '../oncall/index.js'
 import { deploysIn, minutesBefore } from '../intake/index.js'
 import { responseTimes, type IncidentStatus } from './model.js'
 import {
@@ -122,6 +122,6 @@ export async function deploysBeforeIncident(
 ) {
   const facets = await incidentFacets(db, organizationId, [incident.id])
   const services = new Set(facets.services.map((facet) => facet.service))
-  for (const edge of await listDependencies(db, organizationId)) if (services.has(edge.service)) services.add(edge.dependsOn)
+  for (const edge of await dependencyNameEdges(db, organizationId)) if (services.has(edge.service)) services.add(edge.dependsOn)
   return deploysIn(db, organizationId, { services: [...services], ...minutesBefore(incident.startedAt, windowMinutes), limit })
 }

@@ -1,7 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { Type } from 'typebox'
 import { membershipOf } from '@svc/auth'
-import { listDependencies } from './correlation/queries.js'
+import { dependencyNameEdges } from '../oncall/index.js'
 import { incidentOrNotFound, summaryBody } from './common.js'
 import { deploysIn, minutesBefore } from '../intake/index.js'
 import { incidentFacets, nearbyIncidents } from './queries.js'
@@ -44,7 +44,7 @@ export const relatedRoutes: FastifyPluginAsyncTypebox = async (app) => {
       const labelsOf = (id: string) => new Set(facets.labels.filter((row) => row.incidentId === id).map((row) => `${row.key}=${row.value}`))
       const ours = servicesOf(incident.id)
       const ourLabels = labelsOf(incident.id)
-      const edges = await listDependencies(db, organizationId)
+      const edges = await dependencyNameEdges(db, organizationId)
       const dependents = (service: string) => edges.filter((edge) => edge.dependsOn === service).map((edge) => edge.service)
       // Deploys before this incident of its services and of what they depend on.
       const upstream = [...ours].flatMap((service) => [

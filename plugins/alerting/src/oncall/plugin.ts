@@ -7,6 +7,7 @@ import { calendarFeedRoutes } from './schedules/calendar-feed-routes.js'
 import { scheduleRoutes } from './schedules/routes.js'
 import { silenceRoutes, type SilenceOptions } from './silences/routes.js'
 import { supportHoursRoutes } from './support-hours/routes.js'
+import { dependencyRoutes } from './services/dependency-routes.js'
 import { serviceRoutes } from './services/routes.js'
 import { teamRoutes } from './teams/routes.js'
 
@@ -29,6 +30,7 @@ export const oncallModule: FastifyPluginAsync<OncallModuleOptions> = async (app,
   app.addHook('onClose', () => app.jobs.offWork(MEMBER_REMOVED_QUEUE))
   await app.register(teamRoutes)
   await app.register(serviceRoutes)
+  await app.register(dependencyRoutes)
   await app.register(scheduleRoutes)
   await app.register(calendarFeedRoutes, { productUrl: options.productUrl })
   await app.register(escalationPolicyRoutes, { destinations: options.destinations, references: options.references })

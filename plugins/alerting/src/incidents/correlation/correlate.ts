@@ -3,18 +3,10 @@ import { lockUntilCommit, type Executor } from '@svc/db'
 import { publish } from '@svc/events'
 import type { JobQueue } from '@svc/jobs'
 import { URGENT_PRIORITIES } from '../../alerts/index.js'
+import { dependencyNameEdges } from '../../oncall/index.js'
 import { severityOfPriority } from '../model.js'
 import { addTimeline, findIncident, insertIncident, linkAlerts, updateIncident, type AlertLink } from '../queries.js'
-import {
-  bestMatch,
-  listDependencies,
-  newAlertsOf,
-  ruleSetOf,
-  servicesOnlyIn,
-  type Edge,
-  type NewAlert,
-  type NewAlertRow,
-} from './queries.js'
+import { bestMatch, newAlertsOf, ruleSetOf, servicesOnlyIn, type Edge, type NewAlert, type NewAlertRow } from './queries.js'
 import { RULE_WEIGHTS, scoreOf, type CorrelationRule } from './rules.js'
 
 export type Correlation = { incidentId: string; action: 'joined' | 'reopened' | 'opened' }
@@ -40,7 +32,7 @@ export class CorrelationBatch {
     if (!this.rules.has(organizationId)) {
       await lockUntilCommit(trx, `correlation:${organizationId}`)
       const { rules } = await ruleSetOf(trx, organizationId)
-      this.edges.set(organizationId, await listDependencies(trx, organizationId))
+      this.edges.set(organizationId, await dependencyNameEdges(trx, organizationId))
       this.rules.set(
         organizationId,
         [...rules].sort((a, b) => RULE_WEIGHTS[b.kind] - RULE_WEIGHTS[a.kind]),

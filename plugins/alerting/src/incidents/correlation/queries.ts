@@ -2,12 +2,13 @@ import { sql, type RawBuilder } from 'kysely'
 import { jsonb, jsonColumn, type Executor } from '@svc/db'
 import { alertsRelation } from '../../alerts/index.js'
 import { deploysRelation } from '../../intake/index.js'
+import { serviceEdgeNames } from '../../oncall/index.js'
 import { DEFAULT_RULES, REOPEN_MINUTES, type CorrelationRule } from './rules.js'
 
 /** An organization's stored correlation rules, as the validated body wrote them. */
 const storedRules = jsonColumn<CorrelationRule[]>()
 
-// Correlation's reads and writes: the rule set, the dependency map, and one query per rule kind
+// Correlation's reads and writes: the rule set and one query per rule kind
 // that finds the open incident a new alert belongs to. The incident tables are the alerting
 // surface's own, so these live beside the incidents' queries.
 
@@ -20,7 +21,7 @@ export interface NewAlert {
   firstSeenAt: Date
 }
 
-/** An edge of the organization's dependency map. */
+/** An edge of the organization's dependency map, by lower-case name (the catalog's `dependencyNameEdges`). */
 export interface Edge {
   service: string
   dependsOn: string
@@ -107,29 +108,31 @@ function ruleBranch(order: number, rule: CorrelationRule, alert: NewAlert, edges
       }
     case 'dependency': {
       if (!alert.service) return undefined
+      const service = alert.service.toLowerCase()
       const direction = new Map([
-        ...edges.filter((edge) => edge.service === alert.service).map((edge) => [edge.dependsOn, 'depends_on'] as const),
-        ...edges.filter((edge) => edge.dependsOn === alert.service).map((edge) => [edge.service, 'depended_on_by'] as const),
+        ...edges.filter((edge) => edge.service === service).map((edge) => [edge.dependsOn, 'depends_on'] as const),
+        ...edges.filter((edge) => edge.dependsOn === service).map((edge) => [edge.service, 'depended_on_by'] as const),
       ])
       if (direction.size === 0) return undefined
       return {
-        query: branch(order, alert, sql`l.service = any(${[...direction.keys()]}::text[]) and ${within(rule.windowMinutes, alert)}`),
+        query: branch(order, alert, sql`lower(l.service) = any(${[...direction.keys()]}::text[]) and ${within(rule.windowMinutes, alert)}`),
         matched: (row: { service: string | null }) => ({
           service: alert.service,
           relatedService: row.service,
-          direction: row.service ? direction.get(row.service) : undefined,
+          direction: row.service ? direction.get(row.service.toLowerCase()) : undefined,
         }),
       }
     }
     case 'deploy': {
       if (!alert.service) return undefined
+      const service = alert.service.toLowerCase()
       // The latest deploy of the alert's service, or of a service it depends on, in the window
       // before it; then alerts after the same deploy, of the deployed service or of one that
       // depends on it.
       const deploy = sql`(
         select d.id, d.service, d.version, d.deployed_at from ${deploysRelation} d
         where d.organization_id = ${alert.organizationId}
-          and d.service = any(${[alert.service, ...edges.filter((edge) => edge.service === alert.service).map((edge) => edge.dependsOn)]}::text[])
+          and lower(d.service) = any(${[service, ...edges.filter((edge) => edge.service === service).map((edge) => edge.dependsOn)]}::text[])
           and d.deployed_at <= ${alert.firstSeenAt}::timestamptz
           and d.deployed_at >= ${alert.firstSeenAt}::timestamptz - make_interval(mins => ${rule.windowMinutes})
         order by d.deployed_at desc limit 1) d cross join`
@@ -137,8 +140,8 @@ function ruleBranch(order: number, rule: CorrelationRule, alert: NewAlert, edges
         query: branch(
           order,
           alert,
-          sql`(l.service = d.service or exists (select 1 from divinux.service_dependencies dependent
-              where dependent.organization_id = ${alert.organizationId} and dependent.depends_on = d.service and dependent.service = l.service))
+          sql`(l.service = d.service or exists (select 1 from ${serviceEdgeNames} dependent
+              where dependent.organization_id = ${alert.organizationId} and dependent.depends_on = lower(d.service) and dependent.service = lower(l.service)))
             and b.first_seen_at >= d.deployed_at and b.first_seen_at <= d.deployed_at + make_interval(mins => ${rule.windowMinutes})`,
           sql`jsonb_build_object('deployId', d.id, 'service', d.service, 'version', d.version,
             'deployedAt', to_char(d.deployed_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'))`,
@@ -231,47 +234,6 @@ export async function newAlertsOf(db: Executor, organizationId: string, alertIds
 }
 
 export type NewAlertRow = Awaited<ReturnType<typeof newAlertsOf>>[number]
-
-// The service dependency map.
-
-export async function listDependencies(db: Executor, organizationId: string) {
-  return db
-    .selectFrom('divinux.serviceDependencies')
-    .select(['id', 'service', 'dependsOn', 'createdBy', 'createdAt'])
-    .where('organizationId', '=', organizationId)
-    .orderBy('service')
-    .orderBy('dependsOn')
-    .execute()
-}
-
-export async function insertDependency(trx: Executor, organizationId: string, service: string, dependsOn: string, createdBy: string) {
-  return trx
-    .insertInto('divinux.serviceDependencies')
-    .values({ organizationId, service, dependsOn, createdBy })
-    .onConflict((conflict) => conflict.columns(['organizationId', 'service', 'dependsOn']).doNothing())
-    .returning(['id', 'service', 'dependsOn', 'createdBy', 'createdAt'])
-    .executeTakeFirst()
-}
-
-export async function deleteDependency(trx: Executor, organizationId: string, id: string) {
-  return trx
-    .deleteFrom('divinux.serviceDependencies')
-    .where('organizationId', '=', organizationId)
-    .where('id', '=', id)
-    .returning(['service', 'dependsOn'])
-    .executeTakeFirst()
-}
-
-export const DEPENDENCIES_PER_ORGANIZATION = 2_000
-
-export async function countDependencies(db: Executor, organizationId: string): Promise<number> {
-  const row = await db
-    .selectFrom('divinux.serviceDependencies')
-    .select(sql<number>`count(*)::int`.as('count'))
-    .where('organizationId', '=', organizationId)
-    .executeTakeFirstOrThrow()
-  return row.count
-}
 
 /** The services of the incident's alerts that none but these alerts have: what they newly bring to it. */
 export async function servicesOnlyIn(db: Executor, organizationId: string, incidentId: string, alertIds: string[]): Promise<string[]> {

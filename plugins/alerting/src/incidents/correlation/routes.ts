@@ -1,42 +1,17 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { Type } from 'typebox'
 import { auditContextOf, recordAudit } from '@svc/audit'
-import { isUuid, membershipOf } from '@svc/auth'
-import { ConflictError, NotFoundError, Timestamp, invalidField } from '@svc/http'
-import {
-  DEPENDENCIES_PER_ORGANIZATION,
-  countDependencies,
-  deleteDependency,
-  insertDependency,
-  listDependencies,
-  putRuleSet,
-  ruleSetOf,
-} from './queries.js'
+import { membershipOf } from '@svc/auth'
+import { invalidField } from '@svc/http'
+import { putRuleSet, ruleSetOf } from './queries.js'
 import { PutRuleSet, RuleSet } from './rules.js'
 
 const OrgParams = Type.Object({ orgId: Type.String() })
-const Service = Type.String({ minLength: 1, maxLength: 200, pattern: '\\S', description: 'A service name as alerts carry it' })
-const Dependency = Type.Object(
-  {
-    id: Type.String({ format: 'uuid' }),
-    service: Type.String(),
-    dependsOn: Type.String(),
-    createdBy: Type.Union([Type.String({ format: 'uuid' }), Type.Null()]),
-    createdAt: Timestamp,
-  },
-  { title: 'ServiceDependency' },
-)
-const NewDependency = Type.Object({ service: Service, dependsOn: Service }, { additionalProperties: false })
-
-const dependencyBody = (row: { id: string; service: string; dependsOn: string; createdBy: string | null; createdAt: Date }) => ({
-  ...row,
-  createdAt: row.createdAt.toISOString(),
-})
 
 /**
  * What correlation follows (decision 0019, "Correlation"): the organization's rules, replaced
- * whole, and its service dependency map. Reading needs alerting viewer, changing alerting
- * manager; every change is audited.
+ * whole; the dependency map it follows is the service catalog's (oncall/services). Reading needs
+ * alerting viewer, changing alerting manager; every change is audited.
  */
 export const correlationRoutes: FastifyPluginAsyncTypebox = async (app) => {
   const db = app.database.db
@@ -92,76 +67,6 @@ export const correlationRoutes: FastifyPluginAsyncTypebox = async (app) => {
         await recordAudit(trx, context, { ...entry, action: 'incident_rules.updated', before: { rules: before.rules }, after: { rules } })
         return ruleSetBody(await ruleSetOf(trx, organizationId))
       })
-    },
-  )
-
-  app.get(
-    '/api/v1/organizations/:orgId/service-dependencies',
-    {
-      schema: {
-        tags: ['incidents'],
-        summary: 'The service dependency map: which service depends on which (alerting viewer)',
-        params: OrgParams,
-        response: { 200: Type.Object({ data: Type.Array(Dependency) }) },
-      },
-      onRequest: viewer,
-    },
-    async (request) => ({ data: (await listDependencies(db, membershipOf(request).organizationId)).map(dependencyBody) }),
-  )
-
-  app.post(
-    '/api/v1/organizations/:orgId/service-dependencies',
-    {
-      schema: {
-        tags: ['incidents'],
-        summary: 'Record that a service depends on another (alerting manager)',
-        description: `A service cannot depend on itself (400); the same edge twice is 409; at most ${DEPENDENCIES_PER_ORGANIZATION} edges per organization.`,
-        params: OrgParams,
-        body: NewDependency,
-        response: { 201: Dependency },
-      },
-      onRequest: manager,
-    },
-    async (request, reply) => {
-      const { organizationId } = membershipOf(request)
-      const service = request.body.service.trim()
-      const dependsOn = request.body.dependsOn.trim()
-      if (service === dependsOn) throw invalidField('dependsOn', 'is the service itself')
-      const created = await db.transaction().execute(async (trx) => {
-        if ((await countDependencies(trx, organizationId)) >= DEPENDENCIES_PER_ORGANIZATION) {
-          throw new ConflictError(`the organization has ${DEPENDENCIES_PER_ORGANIZATION} dependencies, the most it may keep`)
-        }
-        const row = await insertDependency(trx, organizationId, service, dependsOn, request.user.userId)
-        if (!row) throw new ConflictError(`${service} already depends on ${dependsOn}`)
-        const { context, entry } = audit(request, organizationId, 'service_dependency', row.id)
-        await recordAudit(trx, context, { ...entry, action: 'service_dependency.created', after: { service, dependsOn } })
-        return row
-      })
-      return reply.code(201).send(dependencyBody(created))
-    },
-  )
-
-  app.delete(
-    '/api/v1/organizations/:orgId/service-dependencies/:dependencyId',
-    {
-      schema: {
-        tags: ['incidents'],
-        summary: 'Remove a dependency (alerting manager)',
-        params: Type.Object({ orgId: Type.String(), dependencyId: Type.String() }),
-        response: { 204: Type.Null() },
-      },
-      onRequest: manager,
-    },
-    async (request, reply) => {
-      const { organizationId } = membershipOf(request)
-      const { dependencyId } = request.params
-      await db.transaction().execute(async (trx) => {
-        const removed = isUuid(dependencyId) ? await deleteDependency(trx, organizationId, dependencyId) : undefined
-        if (!removed) throw new NotFoundError('service dependency')
-        const { context, entry } = audit(request, organizationId, 'service_dependency', dependencyId)
-        await recordAudit(trx, context, { ...entry, action: 'service_dependency.deleted', before: removed })
-      })
-      return reply.code(204).send(null)
     },
   )
 }

@@ -91,6 +91,21 @@ export async function namesTaken(db: Executor, organizationId: string, names: st
   return taken
 }
 
+/** The organization's services among `keys` (lower-case): key → id. */
+export async function serviceIdsByKey(db: Executor, organizationId: string, keys: string[]): Promise<Map<string, string>> {
+  if (keys.length === 0) return new Map()
+  const rows = await servicesOf(db, organizationId).select(['s.id', 's.key']).where('s.key', 'in', keys).execute()
+  return new Map(rows.map((row) => [row.key, row.id]))
+}
+
+/** The service that answers to `name` (by key or alias, any case), if any. */
+export async function serviceAnsweringTo(db: Executor, organizationId: string, name: string) {
+  return servicesOf(db, organizationId)
+    .select(['s.id', 's.key'])
+    .where(answeringTo([name.toLowerCase()]))
+    .executeTakeFirst()
+}
+
 export async function insertService(db: Executor, organizationId: string, fields: ServiceFields, createdBy: string) {
   return db
     .insertInto('divinux.services')

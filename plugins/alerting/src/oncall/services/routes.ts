@@ -7,6 +7,7 @@ import { ConflictError, ListResponse, NotFoundError, invalidField } from '@svc/h
 import { recentServiceNames } from '../../alerts/index.js'
 import { policiesAmong } from '../policies/queries.js'
 import { teamsAmong } from '../teams/queries.js'
+import { countEdges, DEPENDENCIES_PER_ORGANIZATION, dependsOnOf, setDependsOn } from './edges.js'
 import {
   catalogNames,
   deleteService,
@@ -14,6 +15,7 @@ import {
   insertService,
   listServices,
   namesTaken,
+  serviceIdsByKey,
   updateService,
   type ServiceFields,
   type ServiceRow,
@@ -25,7 +27,7 @@ const OrgParams = Type.Object({ orgId: Type.String() })
 /** How far back `…/services/unregistered` looks at alerts. */
 const UNREGISTERED_DAYS = 30
 
-function serviceBody(row: ServiceRow) {
+function serviceBody(row: ServiceRow, dependsOn: string[]) {
   return {
     id: row.id,
     key: row.key,
@@ -37,13 +39,14 @@ function serviceBody(row: ServiceRow) {
     tags: row.tags,
     links: row.links as Record<string, string>,
     aliases: row.aliases,
+    dependsOn,
     createdBy: row.createdBy,
     createdAt: row.createdAt.toISOString(),
     updatedAt: row.updatedAt.toISOString(),
   }
 }
 
-const audited = (row: ServiceFields) => ({
+const audited = (row: ServiceFields, dependsOn: string[]) => ({
   key: row.key,
   name: row.name,
   ownerTeamId: row.ownerTeamId,
@@ -52,7 +55,35 @@ const audited = (row: ServiceFields) => ({
   tags: row.tags,
   links: row.links,
   aliases: row.aliases,
+  dependsOn,
 })
+
+/** A service's page of rows with what each depends on. */
+async function serviceBodies(db: Executor, organizationId: string, rows: ServiceRow[]) {
+  const dependsOn = await dependsOnOf(
+    db,
+    organizationId,
+    rows.map((row) => row.id),
+  )
+  return rows.map((row) => serviceBody(row, dependsOn.get(row.id) ?? []))
+}
+
+/**
+ * Makes the service depend on the services `keys` name: each must be a service of the
+ * organization other than itself (400 naming the key), and the organization keeps at most
+ * DEPENDENCIES_PER_ORGANIZATION edges (409).
+ */
+async function dependOn(db: Executor, organizationId: string, service: { id: string; key: string }, keys: string[], userId: string) {
+  const lower = lowerCased(keys)
+  if (lower.includes(service.key)) throw invalidField('dependsOn', `names the service itself (${service.key})`)
+  const ids = await serviceIdsByKey(db, organizationId, lower)
+  const unknown = lower.filter((key) => !ids.has(key))
+  if (unknown.length > 0) throw invalidField('dependsOn', `no service has the key ${unknown.join(', ')}`)
+  await setDependsOn(db, organizationId, service.id, [...ids.values()], userId)
+  if ((await countEdges(db, organizationId)) > DEPENDENCIES_PER_ORGANIZATION)
+    throw new ConflictError(`the organization would have more than ${DEPENDENCIES_PER_ORGANIZATION} dependencies, the most it may keep`)
+  return lower.sort()
+}
 
 /**
  * What a service's fields must hold beyond their schema: its key and aliases name no other service
@@ -108,7 +139,9 @@ export const serviceRoutes: FastifyPluginAsyncTypebox = async (app) => {
     async (request) => {
       const { page, limit, q, tag } = request.query
       const { rows, total } = await listServices(db, membershipOf(request).organizationId, { q, tag }, pageOf({ page, limit }))
-      return { data: rows.map(serviceBody), meta: { page, limit, total } }
+
+      const organizationId = membershipOf(request).organizationId
+      return { data: await serviceBodies(db, organizationId, rows), meta: { page, limit, total } }
     },
   )
 
@@ -139,7 +172,11 @@ export const serviceRoutes: FastifyPluginAsyncTypebox = async (app) => {
       schema: { tags, summary: 'A service (alerting viewer)', params: ServiceParams, response: { 200: Service } },
       onRequest: viewer,
     },
-    async (request) => serviceBody(await serviceOf(db, membershipOf(request).organizationId, request.params.serviceId)),
+    async (request) => {
+      const { organizationId } = membershipOf(request)
+      const [body] = await serviceBodies(db, organizationId, [await serviceOf(db, organizationId, request.params.serviceId)])
+      return body!
+    },
   )
 
   app.post(
@@ -159,6 +196,7 @@ export const serviceRoutes: FastifyPluginAsyncTypebox = async (app) => {
     async (request, reply) => {
       const { organizationId } = membershipOf(request)
       const { body } = request
+      const { dependsOn = [] } = body
       const key = body.key.toLowerCase()
       const fields: ServiceFields = {
         key,
@@ -174,14 +212,15 @@ export const serviceRoutes: FastifyPluginAsyncTypebox = async (app) => {
       const created = await db.transaction().execute(async (trx) => {
         await checkService(trx, organizationId, fields)
         const row = await insertService(trx, organizationId, fields, request.user.userId)
+        const keys = await dependOn(trx, organizationId, row, dependsOn, request.user.userId)
         await recordAudit(trx, auditContextOf(request), {
           ...entry(organizationId, row.id),
           action: 'service.created',
-          after: audited(fields),
+          after: audited(fields, keys),
         })
-        return row
+        return serviceBody(row, keys)
       })
-      return reply.code(201).send(serviceBody(created))
+      return reply.code(201).send(created)
     },
   )
 
@@ -199,7 +238,7 @@ export const serviceRoutes: FastifyPluginAsyncTypebox = async (app) => {
     },
     async (request) => {
       const { organizationId } = membershipOf(request)
-      const { body } = request
+      const { dependsOn, ...body } = request.body
       const changes: Partial<ServiceFields> = {
         ...body,
         ...(body.key === undefined ? {} : { key: body.key.toLowerCase() }),
@@ -212,15 +251,17 @@ export const serviceRoutes: FastifyPluginAsyncTypebox = async (app) => {
         const next: ServiceFields = { ...current, ...changes }
         await checkService(trx, organizationId, next, before.id)
         const row = await updateService(trx, organizationId, before.id, changes)
+        const dependedOn = (await dependsOnOf(trx, organizationId, [before.id])).get(before.id) ?? []
+        const keys = dependsOn === undefined ? dependedOn : await dependOn(trx, organizationId, row, dependsOn, request.user.userId)
         await recordAudit(trx, auditContextOf(request), {
           ...entry(organizationId, before.id),
           action: 'service.updated',
-          before: audited(current),
-          after: audited(next),
+          before: audited(current, dependedOn),
+          after: audited(next, keys),
         })
-        return row
+        return serviceBody(row, keys)
       })
-      return serviceBody(updated)
+      return updated
     },
   )
 
@@ -239,11 +280,12 @@ export const serviceRoutes: FastifyPluginAsyncTypebox = async (app) => {
       const { organizationId } = membershipOf(request)
       await db.transaction().execute(async (trx) => {
         const before = await serviceOf(trx, organizationId, request.params.serviceId, true)
+        const dependedOn = (await dependsOnOf(trx, organizationId, [before.id])).get(before.id) ?? []
         await deleteService(trx, organizationId, before.id)
         await recordAudit(trx, auditContextOf(request), {
           ...entry(organizationId, before.id),
           action: 'service.deleted',
-          before: audited({ ...before, links: before.links as Record<string, string> }),
+          before: audited({ ...before, links: before.links as Record<string, string> }, dependedOn),
         })
       })
       return reply.code(204).send(null)

@@ -31,6 +31,11 @@ const editable = {
   tags: Type.Array(Type.String({ minLength: 1, maxLength: 50, pattern: '\\S' }), { maxItems: 20, uniqueItems: true }),
   links: ServiceLinks,
   aliases: Type.Array(Alias, { maxItems: 20, uniqueItems: true }),
+  dependsOn: Type.Array(Key, {
+    maxItems: 50,
+    uniqueItems: true,
+    description: 'The keys of the services it depends on: correlation, the deploy rule and the investigator follow these edges',
+  }),
 }
 
 const ServiceFields = Type.Object({ key: Key, ...editable })
@@ -55,6 +60,7 @@ export const Service = Type.Object(
     tags: Type.Array(Type.String()),
     links: ServiceLinks,
     aliases: Type.Array(Type.String()),
+    dependsOn: Type.Array(Type.String(), { description: 'The keys of the services it depends on' }),
     createdBy: NullableUuid,
     createdAt: Timestamp,
     updatedAt: Timestamp,

@@ -140,3 +140,61 @@ t.test('removing a service leaves its alerts their names', async (t) => {
   t.equal((await call(viewer!, 'GET', `${services}/${payments.id}`)).statusCode, 404)
   t.match((await call(viewer!, 'GET', `${services}/unregistered`)).json().data, [{ name: 'Payments' }])
 })
+
+t.test('a service depends on others by key; correlation follows the edges by any of their names', async (t) => {
+  const database = (await call(manager!, 'POST', services, { key: 'orders-db', aliases: ['pg-orders'] })).json()
+  const created = await call(manager!, 'POST', services, { key: 'orders', aliases: ['svc-orders'], dependsOn: ['Orders-DB'] })
+  t.equal(created.statusCode, 201, created.body)
+  const orders = created.json()
+  t.same(orders.dependsOn, ['orders-db'], 'by key, lower-cased')
+  const unknown = await call(manager!, 'PATCH', `${services}/${orders.id}`, { dependsOn: ['orders-db', 'ledger'] })
+  t.equal(unknown.statusCode, 400)
+  t.match(unknown.json().message, /dependsOn no service has the key ledger/)
+  const itself = await call(manager!, 'PATCH', `${services}/${orders.id}`, { dependsOn: ['orders'] })
+  t.match(itself.json(), { statusCode: 400, message: /dependsOn names the service itself/ })
+  t.same((await call(viewer!, 'GET', `${services}/${orders.id}`)).json().dependsOn, ['orders-db'], 'a refused change changes nothing')
+
+  // The map's own API, as clients wrote it before the catalog: a name no service answers to registers one.
+  const legacy = await call(manager!, 'POST', `${base}/service-dependencies`, { service: 'Storefront UI', dependsOn: 'SVC-Orders' })
+  t.equal(legacy.statusCode, 201, legacy.body)
+  t.match(legacy.json(), { service: 'storefront-ui', dependsOn: 'orders' })
+  t.match((await call(viewer!, 'GET', `${services}?q=storefront`)).json().data, [
+    { key: 'storefront-ui', name: 'Storefront UI', aliases: ['storefront ui'], dependsOn: ['orders'] },
+  ])
+  const map = (await call(viewer!, 'GET', `${base}/service-dependencies`)).json().data
+  t.match(map, [
+    { service: 'orders', dependsOn: 'orders-db' },
+    { service: 'storefront-ui', dependsOn: 'orders' },
+  ])
+
+  const config = (await call(manager!, 'POST', `${base}/webhooks`, { name: 'Orders' })).json()
+  const fire = async (body: object) =>
+    (await app.inject({ method: 'POST', url: config.ingestPath, headers: { 'content-type': 'application/json' }, payload: body })).json()
+      .alertId as string
+  const linkOf = (alertId: string) =>
+    until('the alert’s incident', () =>
+      db.selectFrom('divinux.incidentAlerts').select(['incidentId', 'rule', 'matched']).where('alertId', '=', alertId).executeTakeFirst(),
+    )
+  const cause = await linkOf(await fire({ title: 'Orders database down', service: 'PG-Orders', priority: 'P1' }))
+  const symptom = await linkOf(await fire({ title: 'Orders failing', service: 'svc-orders', priority: 'P4' }))
+  t.match(symptom, {
+    incidentId: cause.incidentId,
+    rule: 'dependency',
+    matched: { service: 'svc-orders', relatedService: 'PG-Orders', direction: 'depends_on' },
+  })
+
+  const cleared = await call(manager!, 'PATCH', `${services}/${orders.id}`, { dependsOn: [] })
+  t.same(cleared.json().dependsOn, [])
+  const audit = await db
+    .selectFrom('core.auditLogs')
+    .select('changes')
+    .where('entityId', '=', orders.id)
+    .where('action', '=', 'service.updated')
+    .executeTakeFirstOrThrow()
+  t.match(audit.changes, { before: { dependsOn: ['orders-db'] }, after: { dependsOn: [] } })
+  t.equal((await call(manager!, 'DELETE', `${services}/${database.id}`)).statusCode, 204)
+  t.same(
+    (await call(viewer!, 'GET', `${base}/service-dependencies`)).json().data.map((edge: { service: string }) => edge.service),
+    ['storefront-ui'],
+  )
+})
