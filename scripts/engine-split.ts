@@ -23,6 +23,7 @@ export const PGLITE_FILES: Record<string, PgliteFile> = {
   'packages/db/test/invitation-migration.test.ts': { why: 'a migration over existing rows' },
   'packages/db/test/json-keys-repair.test.ts': { why: 'a migration over existing rows' },
   'packages/db/test/retention-migrations.test.ts': { why: 'migrations over existing rows' },
+  'packages/db/test/service-edges-migration.test.ts': { why: 'a migration over existing rows' },
   // The job queue: pg-boss on the pool, or on PGlite's one connection.
   'packages/jobs/test/queue.test.ts': { why: 'pg-boss on both engines' },
   'packages/notifier/test/delivery.test.ts': { why: 'outbox delivery on a job queue it starts itself' },

@@ -1,0 +1,16 @@
+import type { Kind } from '../kind.js'
+import { alertSources } from './alert-sources.js'
+import { checks } from './checks.js'
+import { escalationPolicies } from './escalation-policies.js'
+import { incidentRules } from './incident-rules.js'
+import { schedules } from './schedules.js'
+import { services } from './services.js'
+import { statusPages } from './status-pages.js'
+import { teams } from './teams.js'
+
+/**
+ * Every kind, in the order apply writes them: each after what it names (policies name schedules
+ * and teams, services name teams and policies, checks name policies and status components).
+ * Pruning deletes in the reverse order.
+ */
+export const kinds = [teams, schedules, escalationPolicies, services, incidentRules, alertSources, statusPages, checks] as unknown as Kind[]

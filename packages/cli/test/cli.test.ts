@@ -1,0 +1,270 @@
+import { cp, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
+import path from 'node:path'
+import t from 'tap'
+import { parse, stringify } from 'yaml'
+import { run } from '../src/index.js'
+import { organization, startSystem } from './setup.js'
+
+// Configuration as code end to end: an organization set up through the API is pulled, planned and
+// applied to a fresh organization of another deployment (staging and production), over real HTTP
+// with an organization API token, as `pnpm cli` does it.
+
+const workspace = await mkdtemp(path.join(tmpdir(), 'divinux-cli-'))
+t.teardown(() => rm(workspace, { recursive: true, force: true }))
+
+const production = await startSystem(t)
+const acme = await organization(production, 'acme')
+const minute = (days: number) => new Date(Math.floor((Date.now() + days * 86_400_000) / 60_000) * 60_000).toISOString()
+
+const team = await acme.call('POST', '/organizations/{orgId}/teams', {
+  name: 'Payments',
+  description: 'Takes the money',
+  members: [
+    { userId: acme.bob.userId, role: 'responder' },
+    { userId: acme.alice.userId, role: 'manager' },
+  ],
+})
+const schedule = await acme.call('POST', '/organizations/{orgId}/schedules', {
+  name: 'Primary',
+  timeZone: 'Europe/Berlin',
+  layers: [
+    {
+      name: 'Weekly',
+      start: '2026-11-30',
+      handoffTime: '09:00',
+      turn: { length: 1, unit: 'weeks' },
+      users: [acme.bob.userId, acme.alice.userId],
+      restriction: { days: ['monday', 'tuesday', 'wednesday', 'thursday', 'friday'], from: '08:00', to: '18:00' },
+    },
+  ],
+})
+await acme.call('POST', `/organizations/{orgId}/schedules/${schedule.id}/overrides`, {
+  userId: acme.alice.userId,
+  start: minute(2),
+  end: minute(3),
+})
+const policy = await acme.call('POST', '/organizations/{orgId}/escalation-policies', {
+  name: 'Default',
+  repeat: 1,
+  steps: [
+    { delayMinutes: 5, targets: [{ type: 'schedule', id: schedule.id }] },
+    {
+      delayMinutes: 10,
+      targets: [
+        { type: 'team', id: team.id },
+        { type: 'user', id: acme.alice.userId },
+      ],
+    },
+  ],
+})
+await acme.call('POST', '/organizations/{orgId}/services', { key: 'payments', name: 'Payments', tier: 1 })
+await acme.call('POST', '/organizations/{orgId}/services', {
+  key: 'checkout',
+  name: 'Checkout',
+  ownerTeamId: team.id,
+  escalationPolicyId: policy.id,
+  tier: 1,
+  tags: ['customer-facing'],
+  links: { runbook: 'https://runbooks.acme.example/checkout' },
+  aliases: ['svc-checkout'],
+  dependsOn: ['payments'],
+})
+await acme.call('PUT', '/organizations/{orgId}/incident-rules', {
+  rules: [{ kind: 'fingerprint' }, { kind: 'service', windowMinutes: 15 }, { kind: 'dependency', windowMinutes: 20 }],
+})
+await acme.call('POST', '/organizations/{orgId}/webhooks', {
+  name: 'Monitoring',
+  format: 'alertmanager',
+  escalationPolicyId: policy.id,
+  routingRules: [{ match: { priorities: ['P1'], services: ['checkout'] }, escalationPolicyId: policy.id }],
+})
+const page = await acme.call('POST', '/statuspages/organizations/{orgId}/pages', {
+  name: 'Acme',
+  slug: 'acme-status',
+  published: true,
+  locales: ['en', 'de'],
+})
+const group = await acme.call('POST', `/statuspages/organizations/{orgId}/pages/${page.id}/component-groups`, { name: 'Shop' })
+const api = await acme.call('POST', `/statuspages/organizations/{orgId}/pages/${page.id}/components`, {
+  name: 'API',
+  alertServices: ['api'],
+})
+await acme.call('POST', `/statuspages/organizations/{orgId}/pages/${page.id}/components`, {
+  name: 'Checkout',
+  groupId: group.id,
+  alertServices: ['checkout'],
+})
+await acme.call('POST', '/synthetics/organizations/{orgId}/checks', {
+  name: 'API health',
+  kind: 'http',
+  frequencySeconds: 60,
+  request: { url: 'https://api.acme.example/health' },
+  alertRule: { priority: 'P2', escalationPolicyId: policy.id },
+  statusComponentIds: [api.id],
+  paused: true,
+})
+
+// Staging: another deployment, with a fresh organization of the same people. Started before the
+// tests, as tap ends the file when its queued tests are done.
+const staging = await startSystem(t)
+const fresh = await organization(staging, 'acme-staging')
+
+/** Runs the CLI against an organization: its exit status and what it printed. */
+async function cli(env: Record<string, string>, ...argv: string[]) {
+  const out: string[] = []
+  const err: string[] = []
+  const status = await run(argv, { out: (line) => out.push(line), err: (line) => err.push(line) }, env)
+  return { status, out: out.join('\n'), err: err.join('\n') }
+}
+
+const pulled = path.join(workspace, 'production')
+const yamlFiles = async (directory: string) => (await readdir(directory)).filter((name) => name.endsWith('.yaml')).sort()
+
+t.test('pull writes one file per kind, naming things by key, name and e-mail, never by id or secret', async (t) => {
+  const pulling = await cli(acme.env, 'pull', pulled)
+  t.equal(pulling.status, 0, pulling.err)
+  t.same(await yamlFiles(pulled), [
+    'alert-sources.yaml',
+    'checks.yaml',
+    'escalation-policies.yaml',
+    'incident-rules.yaml',
+    'schedules.yaml',
+    'services.yaml',
+    'status-pages.yaml',
+    'teams.yaml',
+  ])
+  const text = async (file: string) => readFile(path.join(pulled, file), 'utf8')
+  t.match(await text('teams.yaml'), /^# yaml-language-server: \$schema=\.\/\.schemas\/teams\.json\n/)
+  t.same(parse(await text('teams.yaml')).teams, [
+    {
+      name: 'Payments',
+      description: 'Takes the money',
+      members: [
+        { email: 'alice@acme.example', role: 'manager' },
+        { email: 'bob@acme.example', role: 'responder' },
+      ],
+    },
+  ])
+  t.same(parse(await text('escalation-policies.yaml')).escalationPolicies[0].steps, [
+    { delayMinutes: 5, targets: [{ schedule: 'Primary' }] },
+    { delayMinutes: 10, targets: [{ team: 'Payments' }, { user: 'alice@acme.example' }] },
+  ])
+  t.match(parse(await text('services.yaml')).services, [
+    { key: 'checkout', ownerTeam: 'Payments', escalationPolicy: 'Default', dependsOn: ['payments'] },
+    { key: 'payments' },
+  ])
+  t.match(parse(await text('checks.yaml')).checks, [
+    { name: 'API health', statusComponents: ['acme-status/API'], alertRule: { escalationPolicy: 'Default' } },
+  ])
+  for (const file of await yamlFiles(pulled)) {
+    t.notMatch(await text(file), /[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-/, `${file} names nothing by id`)
+    t.notMatch(await text(file), /apiKey|signingSecret|dvx_/, `${file} holds no secret`)
+  }
+  const schema = JSON.parse(await readFile(path.join(pulled, '.schemas', 'teams.json'), 'utf8'))
+  t.match(schema, { $schema: 'https://json-schema.org/draft/2020-12/schema', properties: { teams: { type: 'array' } } })
+
+  const planned = await cli(acme.env, 'plan', pulled)
+  t.equal(planned.status, 0, 'pull then plan: nothing differs')
+  t.match(planned.out, /0 to create, 0 to change, 0 to delete, 9 unchanged/)
+})
+
+t.test('the pulled directory applies unchanged to a fresh organization and reproduces it; applying twice changes nothing', async (t) => {
+  const planned = await cli(fresh.env, 'plan', pulled)
+  t.equal(planned.status, 2, 'something differs: exit 2, as terraform plan -detailed-exitcode')
+  t.match(planned.out, /^\+ team Payments \(teams\.yaml:3\)$/m)
+  t.match(planned.out, /^~ incident rules the organization’s \(incident-rules\.yaml:3\)$/m)
+  t.match(planned.out, /8 to create, 1 to change, 0 to delete, 0 unchanged/)
+
+  const applied = await cli(fresh.env, 'apply', pulled)
+  t.equal(applied.status, 0, applied.err)
+  t.match(applied.out, /created alert source Monitoring\n {4}its API key \(shown once\): \S+; send alerts to \/api\/v1\/webhooks\/ingest\//)
+  t.match(applied.out, /8 created, 1 changed, 0 deleted, 0 unchanged/)
+
+  const again = await cli(fresh.env, 'apply', pulled)
+  t.match(again.out, /0 created, 0 changed, 0 deleted, 9 unchanged/, 'apply twice: the second changes nothing')
+  t.equal((await cli(fresh.env, 'plan', pulled)).status, 0)
+
+  const reproduced = path.join(workspace, 'staging')
+  t.equal((await cli(fresh.env, 'pull', reproduced)).status, 0)
+  for (const file of await yamlFiles(pulled))
+    t.equal(await readFile(path.join(reproduced, file), 'utf8'), await readFile(path.join(pulled, file), 'utf8'), `${file} is the same`)
+})
+
+/** A copy of the pulled directory with one file's data changed. */
+async function edited(name: string, file: string, change: (data: Record<string, unknown[]>) => void) {
+  const directory = path.join(workspace, name)
+  await cp(pulled, directory, { recursive: true })
+  const data = parse(await readFile(path.join(directory, file), 'utf8'))
+  change(data)
+  await writeFile(path.join(directory, file), stringify(data))
+  return directory
+}
+
+t.test('bad input names the file, the line and the field, and changes nothing', async (t) => {
+  const stranger = await edited('stranger', 'teams.yaml', (data) => {
+    ;(data.teams as Array<{ members: Array<{ email: string }> }>)[0]!.members[1]!.email = 'nobody@acme.example'
+  })
+  const refused = await cli(fresh.env, 'apply', stranger)
+  t.equal(refused.status, 1)
+  t.equal(
+    refused.err,
+    'teams.yaml:7: teams[0].members[1].email: no member of the organization with the e-mail nobody@acme.example\nnothing was changed',
+  )
+
+  const wrongType = await edited('wrong-type', 'services.yaml', (data) => {
+    ;(data.services as Array<Record<string, unknown>>)[1]!.tier = 'high'
+  })
+  const typed = await cli(fresh.env, 'plan', wrongType)
+  t.equal(typed.status, 1)
+  t.match(typed.err, /^services\.yaml:\d+: services\[1\]\.tier: /)
+  const line = Number(/^services\.yaml:(\d+)/.exec(typed.err)![1])
+  t.match((await readFile(path.join(wrongType, 'services.yaml'), 'utf8')).split('\n')[line - 1], /tier: high/, 'the line is the field’s')
+
+  const twice = await edited('twice', 'teams.yaml', (data) => {
+    data.teams!.push({ ...(data.teams![0] as object) })
+  })
+  t.match((await cli(fresh.env, 'plan', twice)).err, /^teams\.yaml:\d+: teams\[1\]: team Payments is named twice/)
+
+  const broken = await edited('broken', 'teams.yaml', () => {})
+  await writeFile(path.join(broken, 'checks.yaml'), 'checks:\n  - name: a\n    name: b\n')
+  t.match((await cli(fresh.env, 'plan', broken)).err, /^checks\.yaml:3: not YAML: Map keys must be unique/)
+  t.equal((await cli(fresh.env, 'plan', pulled)).status, 0, 'the organization is as it was')
+})
+
+t.test('a change is planned field by field; what the files no longer name is deleted only with --prune', async (t) => {
+  const changed = await edited('changed', 'services.yaml', (data) => {
+    const [checkout] = data.services as Array<Record<string, unknown>>
+    checkout!.tier = 2
+    checkout!.dependsOn = []
+    data.services = [checkout!]
+  })
+  const planned = await cli(fresh.env, 'plan', changed)
+  t.equal(planned.status, 2)
+  t.match(planned.out, /~ service checkout \(services\.yaml:\d+\)\n {4}tier: 1 → 2\n {4}dependsOn: \["payments"\] → \[\]/)
+  t.match(planned.out, /· service payments: not in the files, kept \(--prune deletes it\)/)
+  t.match((await cli(fresh.env, 'plan', changed, '--prune')).out, /- service payments: not in the files, deleted/)
+
+  const applied = await cli(fresh.env, 'apply', changed, '--prune')
+  t.equal(applied.status, 0, applied.err)
+  t.match(applied.out, /changed service checkout\ndeleted service payments\n/)
+  const services = (await fresh.call('GET', '/organizations/{orgId}/services')).data as unknown as Array<{
+    key: string
+    tier: number
+    dependsOn: string[]
+  }>
+  t.match(services, [{ key: 'checkout', tier: 2, dependsOn: [] }])
+  t.equal(services.length, 1)
+})
+
+t.test('apply stops at the first refusal with the server’s message', async (t) => {
+  const neighbour = await organization(staging, 'neighbour')
+  await neighbour.call('POST', '/statuspages/organizations/{orgId}/pages', { name: 'Held', slug: 'held' })
+  const clash = await edited('clash', 'status-pages.yaml', (data) => {
+    data.statusPages!.push({ slug: 'held', name: 'Ours' })
+  })
+  const refused = await cli(fresh.env, 'apply', clash)
+  t.equal(refused.status, 1)
+  t.match(refused.err, /^refused: creating the status page held: 409 /)
+  t.match(refused.err, /stopped there/)
+})
