@@ -1,5 +1,6 @@
 import { parseArgs } from 'node:util'
 import { connect, Refusal } from './api.js'
+import { importBackstage } from './backstage.js'
 import { apply, plan, pull, writeSchemas } from './commands.js'
 import { Names } from './context.js'
 import { readDirectory } from './directory.js'
@@ -14,6 +15,8 @@ const USAGE = `divinux: an organization's configuration as code
   divinux plan <dir> [--prune]   print what apply would do; exit 0 when nothing differs, 2 when something does
   divinux apply <dir> [--prune]  make the organization match the files; --prune deletes what they no longer name
   divinux schemas <dir>          write the files' JSON Schemas to <dir>
+  divinux import-backstage <catalog-info.yaml>
+                                 register the file's Backstage Components and Systems as services (again: no change)
 
 The product API, the organization and the token come from --url, --org and --token, or from
 DIVINUX_URL, DIVINUX_ORGANIZATION and DIVINUX_TOKEN (an organization API token, dvx_…).`
@@ -42,13 +45,19 @@ export async function run(argv: string[], output: Output, env: Record<string, st
     output.err(`${(error as Error).message}\n\n${USAGE}`)
     return 1
   }
-  const [command, directory, ...extra] = parsed.positionals
-  if (parsed.values.help || !command || !directory || extra.length > 0 || !['pull', 'plan', 'apply', 'schemas'].includes(command)) {
+  const [command, target, ...extra] = parsed.positionals
+  if (
+    parsed.values.help ||
+    !command ||
+    !target ||
+    extra.length > 0 ||
+    !['pull', 'plan', 'apply', 'schemas', 'import-backstage'].includes(command)
+  ) {
     ;(parsed.values.help ? output.out : output.err)(USAGE)
     return parsed.values.help ? 0 : 1
   }
   if (command === 'schemas') {
-    await writeSchemas(directory)
+    await writeSchemas(target)
     return 0
   }
   const url = parsed.values.url ?? env.DIVINUX_URL
@@ -65,10 +74,14 @@ export async function run(argv: string[], output: Output, env: Record<string, st
   const context = { connection, names: new Names(connection), say: output.out }
   try {
     if (command === 'pull') {
-      await pull(context, directory)
+      await pull(context, target)
       return 0
     }
-    const desired = await readDirectory(directory)
+    if (command === 'import-backstage') {
+      await importBackstage(context, target)
+      return 0
+    }
+    const desired = await readDirectory(target)
     if (command === 'plan') return (await plan(context, desired, parsed.values.prune)) ? 2 : 0
     await apply(context, desired, parsed.values.prune)
     return 0

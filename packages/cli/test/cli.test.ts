@@ -268,3 +268,35 @@ t.test('apply stops at the first refusal with the server’s message', async (t)
   t.match(refused.err, /^refused: creating the status page held: 409 /)
   t.match(refused.err, /stopped there/)
 })
+
+t.test('a Backstage catalog imports through the CLI, and importing it again changes nothing', async (t) => {
+  const file = path.join(workspace, 'catalog-info.yaml')
+  await writeFile(
+    file,
+    [
+      'apiVersion: backstage.io/v1alpha1',
+      'kind: Component',
+      'metadata:',
+      '  name: search',
+      '  annotations:',
+      '    github.com/project-slug: acme/search',
+      'spec:',
+      '  type: service',
+      '  lifecycle: production',
+      '  owner: group:payments',
+      '  dependsOn: [component:checkout]',
+      '',
+    ].join('\n'),
+  )
+  const imported = await cli(fresh.env, 'import-backstage', file)
+  t.equal(imported.status, 0, imported.err)
+  t.equal(imported.out, 'created service search\n1 created, 0 changed, 0 unchanged')
+  t.match((await cli(fresh.env, 'import-backstage', file)).out, /^0 created, 0 changed, 1 unchanged$/)
+  const pulledAgain = path.join(workspace, 'with-search')
+  await cli(fresh.env, 'pull', pulledAgain)
+  const pulledServices = parse(await readFile(path.join(pulledAgain, 'services.yaml'), 'utf8')).services as Array<{ key: string }>
+  t.match(
+    pulledServices.find((service) => service.key === 'search'),
+    { ownerTeam: 'Payments', dependsOn: ['checkout'], links: { repository: 'https://github.com/acme/search' } },
+  )
+})

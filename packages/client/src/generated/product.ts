@@ -378,6 +378,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/organizations/{orgId}/services/import/backstage": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Import services from a Backstage catalog-info.yaml (alerting manager)
+         * @description Send the file as `application/yaml`. Component and System entities become services (key: `metadata.name`, name: `metadata.title`, `metadata.description`, `metadata.tags` with `lifecycle:` and `system:` tags, `metadata.links` by type or icon as runbook, dashboard, repository or chat, the repository also from `github.com/project-slug` or `backstage.io/source-location`); `spec.owner` finds the team of that name; `spec.dependsOn`, `spec.dependencyOf` and a system’s components become dependencies. Annotations `divinux.io/tier`, `divinux.io/escalation-policy` (a policy name) and `divinux.io/aliases` (comma-separated) fill the rest. What an entity states replaces a service’s field, tags, links and aliases are merged, other kinds are skipped; a second import of the same file changes nothing.
+         */
+        post: operations["postOrganizationsServicesImportBackstage"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/organizations/{orgId}/schedules": {
         parameters: {
             query?: never;
@@ -4752,6 +4772,61 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content?: never;
+            };
+            /** @description Default Response */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Default Response */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    postOrganizationsServicesImportBackstage: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                orgId: string;
+            };
+            cookie?: never;
+        };
+        /** @description catalog-info.yaml */
+        requestBody: {
+            content: {
+                "application/yaml": string;
+                "application/x-yaml": string;
+                "text/yaml": string;
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Keys of the services registered */
+                        created: string[];
+                        /** @description Keys of the services changed */
+                        updated: string[];
+                        unchanged: string[];
+                        /** @description What was left out, and why: an owner no team answers to, a dependency on no service */
+                        warnings: string[];
+                    };
+                };
             };
             /** @description Default Response */
             "4XX": {

@@ -7,6 +7,7 @@ import { calendarFeedRoutes } from './schedules/calendar-feed-routes.js'
 import { scheduleRoutes } from './schedules/routes.js'
 import { silenceRoutes, type SilenceOptions } from './silences/routes.js'
 import { supportHoursRoutes } from './support-hours/routes.js'
+import { backstageRoutes } from './services/backstage-routes.js'
 import { dependencyRoutes } from './services/dependency-routes.js'
 import { serviceRoutes } from './services/routes.js'
 import { teamRoutes } from './teams/routes.js'
@@ -31,6 +32,7 @@ export const oncallModule: FastifyPluginAsync<OncallModuleOptions> = async (app,
   await app.register(teamRoutes)
   await app.register(serviceRoutes)
   await app.register(dependencyRoutes)
+  await app.register(backstageRoutes)
   await app.register(scheduleRoutes)
   await app.register(calendarFeedRoutes, { productUrl: options.productUrl })
   await app.register(escalationPolicyRoutes, { destinations: options.destinations, references: options.references })

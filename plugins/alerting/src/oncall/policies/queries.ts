@@ -130,3 +130,13 @@ export async function deletePolicy(db: Executor, organizationId: string, policyI
     .returning('id')
     .executeTakeFirst()
 }
+
+/** The organization's escalation policies by name, lower-cased. */
+export async function policyIdsByName(db: Executor, organizationId: string): Promise<Map<string, string>> {
+  const rows = await db
+    .selectFrom('divinux.escalationPolicies')
+    .select(['id', 'name'])
+    .where('organizationId', '=', organizationId)
+    .execute()
+  return new Map(rows.map((row) => [row.name.toLowerCase(), row.id]))
+}

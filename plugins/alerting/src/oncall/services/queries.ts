@@ -98,6 +98,13 @@ export async function serviceIdsByKey(db: Executor, organizationId: string, keys
   return new Map(rows.map((row) => [row.key, row.id]))
 }
 
+/** The organization's services among `keys` (lower-case), whole: key → row. */
+export async function servicesByKey(db: Executor, organizationId: string, keys: string[]): Promise<Map<string, ServiceRow>> {
+  if (keys.length === 0) return new Map()
+  const rows = await servicesOf(db, organizationId).select(columns).where('s.key', 'in', keys).forUpdate().execute()
+  return new Map(rows.map((row) => [row.key, row]))
+}
+
 /** The service that answers to `name` (by key or alias, any case), if any. */
 export async function serviceAnsweringTo(db: Executor, organizationId: string, name: string) {
   return servicesOf(db, organizationId)

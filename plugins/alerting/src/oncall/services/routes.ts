@@ -3,24 +3,21 @@ import { Type } from 'typebox'
 import { auditContextOf, recordAudit } from '@svc/audit'
 import { isUuid, membershipOf } from '@svc/auth'
 import { pageOf, type Executor } from '@svc/db'
-import { ConflictError, ListResponse, NotFoundError, invalidField } from '@svc/http'
+import { ListResponse, NotFoundError } from '@svc/http'
 import { recentServiceNames } from '../../alerts/index.js'
-import { policiesAmong } from '../policies/queries.js'
-import { teamsAmong } from '../teams/queries.js'
-import { countEdges, DEPENDENCIES_PER_ORGANIZATION, dependsOnOf, setDependsOn } from './edges.js'
+import { dependsOnOf } from './edges.js'
 import {
   catalogNames,
   deleteService,
   findService,
   insertService,
   listServices,
-  namesTaken,
-  serviceIdsByKey,
   updateService,
   type ServiceFields,
   type ServiceRow,
 } from './queries.js'
 import { CreateService, Service, ServiceParams, ServiceQuery, UnregisteredService, UpdateService } from './schemas.js'
+import { audited, checkService, dependOn, lowerCased } from './writes.js'
 
 const tags = ['services']
 const OrgParams = Type.Object({ orgId: Type.String() })
@@ -46,18 +43,6 @@ function serviceBody(row: ServiceRow, dependsOn: string[]) {
   }
 }
 
-const audited = (row: ServiceFields, dependsOn: string[]) => ({
-  key: row.key,
-  name: row.name,
-  ownerTeamId: row.ownerTeamId,
-  escalationPolicyId: row.escalationPolicyId,
-  tier: row.tier,
-  tags: row.tags,
-  links: row.links,
-  aliases: row.aliases,
-  dependsOn,
-})
-
 /** A service's page of rows with what each depends on. */
 async function serviceBodies(db: Executor, organizationId: string, rows: ServiceRow[]) {
   const dependsOn = await dependsOnOf(
@@ -67,40 +52,6 @@ async function serviceBodies(db: Executor, organizationId: string, rows: Service
   )
   return rows.map((row) => serviceBody(row, dependsOn.get(row.id) ?? []))
 }
-
-/**
- * Makes the service depend on the services `keys` name: each must be a service of the
- * organization other than itself (400 naming the key), and the organization keeps at most
- * DEPENDENCIES_PER_ORGANIZATION edges (409).
- */
-async function dependOn(db: Executor, organizationId: string, service: { id: string; key: string }, keys: string[], userId: string) {
-  const lower = lowerCased(keys)
-  if (lower.includes(service.key)) throw invalidField('dependsOn', `names the service itself (${service.key})`)
-  const ids = await serviceIdsByKey(db, organizationId, lower)
-  const unknown = lower.filter((key) => !ids.has(key))
-  if (unknown.length > 0) throw invalidField('dependsOn', `no service has the key ${unknown.join(', ')}`)
-  await setDependsOn(db, organizationId, service.id, [...ids.values()], userId)
-  if ((await countEdges(db, organizationId)) > DEPENDENCIES_PER_ORGANIZATION)
-    throw new ConflictError(`the organization would have more than ${DEPENDENCIES_PER_ORGANIZATION} dependencies, the most it may keep`)
-  return lower.sort()
-}
-
-/**
- * What a service's fields must hold beyond their schema: its key and aliases name no other service
- * (409 naming it) nor each other, its team and policy are the organization's (400 naming the field).
- */
-async function checkService(db: Executor, organizationId: string, fields: ServiceFields, exceptServiceId?: string) {
-  if (fields.aliases.includes(fields.key)) throw invalidField('aliases', `names the service's own key ${fields.key}`)
-  const taken = await namesTaken(db, organizationId, [fields.key, ...fields.aliases], exceptServiceId)
-  for (const [name, owner] of taken)
-    throw new ConflictError(`${name === fields.key ? 'key' : 'aliases'}: ${name} already names the service ${owner}`)
-  if (fields.ownerTeamId && !(await teamsAmong(db, organizationId, [fields.ownerTeamId])).has(fields.ownerTeamId))
-    throw invalidField('ownerTeamId', 'is not a team of the organization')
-  if (fields.escalationPolicyId && !(await policiesAmong(db, organizationId, [fields.escalationPolicyId])).has(fields.escalationPolicyId))
-    throw invalidField('escalationPolicyId', 'is not an escalation policy of the organization')
-}
-
-const lowerCased = (names: string[]) => [...new Set(names.map((name) => name.toLowerCase()))]
 
 /**
  * The service catalog (issue 55; docs/alerting.md, "Services"): a service is the key an

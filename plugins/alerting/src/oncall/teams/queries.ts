@@ -146,3 +146,9 @@ export async function teamResponders(db: Executor, organizationId: string, teamI
     .orderBy('createdAt')
     .execute()
 }
+
+/** The organization's teams by name, lower-cased: how an imported catalog's owner finds its team. */
+export async function teamIdsByName(db: Executor, organizationId: string): Promise<Map<string, string>> {
+  const rows = await db.selectFrom('divinux.teams').select(['id', 'name']).where('organizationId', '=', organizationId).execute()
+  return new Map(rows.map((row) => [row.name.toLowerCase(), row.id]))
+}

@@ -1,4 +1,5 @@
 import t from 'tap'
+import { sql } from 'kysely'
 import { startTestService, until } from '@svc/testkit'
 import { buildApp } from '../../../src/app.js'
 import { alertingOrganization } from '../../organization-setup.js'
@@ -197,4 +198,130 @@ t.test('a service depends on others by key; correlation follows the edges by any
     (await call(viewer!, 'GET', `${base}/service-dependencies`)).json().data.map((edge: { service: string }) => edge.service),
     ['storefront-ui'],
   )
+})
+
+const catalogInfo = `# a Backstage catalog: a system of two components and a database resource
+apiVersion: backstage.io/v1alpha1
+kind: System
+metadata:
+  name: shop
+  title: The shop
+spec:
+  owner: group:default/payments-team
+---
+apiVersion: backstage.io/v1alpha1
+kind: Component
+metadata:
+  name: Storefront
+  description: What customers see
+  tags: [web]
+  annotations:
+    github.com/project-slug: acme/storefront
+    divinux.io/tier: "2"
+    divinux.io/aliases: storefront-web, sf
+  links:
+    - url: https://grafana.acme.example/d/storefront
+      title: Storefront overview
+      icon: dashboard
+    - url: https://wiki.acme.example/runbooks/storefront
+      title: Runbook
+spec:
+  type: website
+  lifecycle: production
+  owner: payments-team
+  system: shop
+  dependsOn: [component:ledger, resource:default/orders-database]
+---
+apiVersion: backstage.io/v1beta1
+kind: Component
+metadata:
+  name: ledger
+spec:
+  type: service
+  lifecycle: experimental
+  owner: group:nobody
+  system: shop
+---
+apiVersion: backstage.io/v1alpha1
+kind: Resource
+metadata:
+  name: orders-database
+spec:
+  type: database
+  owner: payments-team
+`
+
+t.test('a Backstage catalog imports as services, with owners, links and dependencies; importing again changes nothing', async (t) => {
+  const importing = (body: string, who: Who = manager!) =>
+    app.inject({
+      method: 'POST',
+      url: `${services}/import/backstage`,
+      headers: { ...who.headers, 'content-type': 'application/yaml' },
+      payload: body,
+    })
+  t.equal((await importing(catalogInfo, viewer!)).statusCode, 403)
+  const first = await importing(catalogInfo)
+  t.equal(first.statusCode, 200, first.body)
+  t.same(first.json(), {
+    created: ['shop', 'storefront', 'ledger'],
+    updated: [],
+    unchanged: [],
+    warnings: [
+      'Resource:orders-database: only Component and System entities are imported',
+      'ledger: its owner group:nobody is no team of the organization',
+      'storefront: depends on orders-database, which is no service of the organization',
+    ],
+  })
+  const byKey = async (key: string) =>
+    (await call(viewer!, 'GET', `${services}?q=${key}`)).json().data.find((row: { key: string }) => row.key === key)
+  t.match(await byKey('storefront'), {
+    name: 'Storefront',
+    description: 'What customers see',
+    ownerTeamId: team.id,
+    tier: 2,
+    tags: ['web', 'lifecycle:production', 'system:shop'],
+    links: {
+      dashboard: 'https://grafana.acme.example/d/storefront',
+      runbook: 'https://wiki.acme.example/runbooks/storefront',
+      repository: 'https://github.com/acme/storefront',
+    },
+    aliases: ['storefront-web', 'sf'],
+    dependsOn: ['ledger'],
+  })
+  t.match(
+    await byKey('shop'),
+    { name: 'The shop', ownerTeamId: team.id, dependsOn: ['ledger', 'storefront'] },
+    'a system depends on its components',
+  )
+  t.match(await byKey('ledger'), { ownerTeamId: null, tags: ['lifecycle:experimental', 'system:shop'] })
+
+  const again = await importing(catalogInfo)
+  t.match(again.json(), { created: [], updated: [], unchanged: ['shop', 'storefront', 'ledger'] }, 'idempotent')
+  const audits = await db
+    .selectFrom('core.auditLogs')
+    .select(sql<number>`count(*)::int`.as('n'))
+    .where('action', 'in', ['service.created', 'service.updated'])
+    .where('organizationId', '=', orgId)
+    .executeTakeFirstOrThrow()
+
+  const changed = await importing(catalogInfo.replace('What customers see', 'What shoppers see'))
+  t.match(changed.json(), { updated: ['storefront'], unchanged: ['shop', 'ledger'] })
+  const after = await db
+    .selectFrom('core.auditLogs')
+    .select(sql<number>`count(*)::int`.as('n'))
+    .where('action', 'in', ['service.created', 'service.updated'])
+    .where('organizationId', '=', orgId)
+    .executeTakeFirstOrThrow()
+  t.equal(after.n, audits.n + 1, 'one change, one audit entry')
+
+  const wrong = await importing(
+    'apiVersion: backstage.io/v1alpha1\nkind: Component\nmetadata:\n  name: ok\n---\napiVersion: v1\nkind: Pod\n',
+  )
+  t.equal(wrong.statusCode, 400)
+  t.match(wrong.json().message, /^document 2: apiVersion must be backstage\.io/)
+  const tooLong = await importing(
+    `apiVersion: backstage.io/v1alpha1\nkind: Component\nmetadata:\n  name: long\n  title: ${'x'.repeat(120)}\n`,
+  )
+  t.match(tooLong.json(), { statusCode: 400, message: /^long: name / })
+  t.notOk(await byKey('ok'), 'a refused import registers nothing')
 })
