@@ -78,6 +78,8 @@ export interface StatusPageUpdateRequested {
   workflowName: string
   trigger: 'alert.created' | 'alert.acknowledged' | 'alert.resolved'
   alert: { title: string; service: string; priority: AlertPriority }
+  /** Every name of the alert's catalog service (key and aliases), the alert's own first; absent before 2026-12-02. */
+  services?: string[]
   componentStatus: 'degraded_performance' | 'partial_outage' | 'major_outage'
   publish: boolean
 }
@@ -123,6 +125,7 @@ export interface StatusPageIncidentUpdateRequested {
   /** The public name of a status page incident this update opens; null: the page names it after its affected components. */
   name: string | null
   severity: 'SEV1' | 'SEV2' | 'SEV3' | 'SEV4'
+  /** Its alerts' services, and every other name of their catalog services. */
   services: string[]
   /** Status page incidents correlation linked to the incident, updated too. */
   statusIncidentIds: string[]

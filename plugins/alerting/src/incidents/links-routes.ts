@@ -6,6 +6,7 @@ import type { Executor } from '@svc/db'
 import { publish } from '@svc/events'
 import { Timestamp, invalidField } from '@svc/http'
 import { deployBody, DeployEvent } from '../intake/index.js'
+import { withCatalogNames } from '../oncall/index.js'
 import { deploysBeforeIncident, incidentAuditOf, incidentOrNotFound, timelineBody } from './common.js'
 import type { Severity } from './model.js'
 import { addTimeline, alertIdsOf, checkAlertsOf, incidentFacets, statusLinksOf } from './queries.js'
@@ -248,7 +249,7 @@ export const incidentLinkRoutes: FastifyPluginAsyncTypebox<LinkRouteOptions> = a
           updateId: row!.id,
           name,
           severity: incident.severity as Severity,
-          services: [...new Set(facets.services.map((facet) => facet.service))],
+          services: await withCatalogNames(trx, organizationId, [...new Set(facets.services.map((facet) => facet.service))]),
           statusIncidentIds: links.map((link) => link.statusIncidentId),
           status,
           body,

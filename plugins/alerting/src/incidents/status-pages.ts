@@ -1,6 +1,7 @@
 import { publish } from '@svc/events'
 import type { Executor } from '@svc/db'
 import type { JobQueue } from '@svc/jobs'
+import { withCatalogNames } from '../oncall/index.js'
 import type { Severity } from './model.js'
 import { incidentFacets, statusLinksOf } from './queries.js'
 
@@ -31,7 +32,7 @@ export async function resolveOnStatusPages(
     updateId,
     name: null,
     severity: incident.severity as Severity,
-    services: [...new Set(facets.services.map((facet) => facet.service))],
+    services: await withCatalogNames(trx, incident.organizationId, [...new Set(facets.services.map((facet) => facet.service))]),
     statusIncidentIds: links.map((link) => link.statusIncidentId),
     status: 'resolved',
     body: RESOLVED_ON_STATUS_PAGES,

@@ -17,7 +17,7 @@ import {
 import { type Escalator } from '../paging/index.js'
 import { type AlertRow, findAlert, openCommandRoom, recordAlertEvent, setAlertPriority, URGENT_PRIORITIES } from '../alerts/index.js'
 import { findDeployEvent } from '../intake/index.js'
-import { findPolicy } from '../oncall/index.js'
+import { findPolicy, withCatalogNames } from '../oncall/index.js'
 import {
   enabledWorkflows,
   findWorkflow,
@@ -256,6 +256,7 @@ export function createWorkflowRunner(deps: WorkflowRunnerDeps) {
           workflowName: definition.name,
           trigger: run.trigger as 'alert.created' | 'alert.acknowledged' | 'alert.resolved',
           alert: { title: current.title, service: current.service, priority: current.priority as AlertPriority },
+          services: await withCatalogNames(trx, organizationId, [current.service]),
           componentStatus: action.componentStatus ?? 'major_outage',
           publish: action.publish ?? false,
         })

@@ -44,7 +44,7 @@ export async function followAlert(
   notifications: SubscriberNotifications,
   event: StatusPageUpdateRequested,
 ): Promise<string[]> {
-  const components = await componentsFollowingServices(db, event.organizationId, [event.alert.service])
+  const components = await componentsFollowingServices(db, event.organizationId, event.services ?? [event.alert.service])
   const pages = [...new Set(components.map((component) => component.pageId))]
   const changed: string[] = []
   for (const pageId of pages) {

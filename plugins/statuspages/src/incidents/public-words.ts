@@ -13,9 +13,9 @@ const HOW_AFFECTED: Record<Exclude<ComponentStatus, 'operational' | 'under_maint
 
 const inEnglish = new Intl.ListFormat('en', { type: 'conjunction' })
 
-/** "Checkout", "Checkout and Search", "Checkout, Search, and Login". */
+/** "Checkout", "Checkout and Search", "Checkout, Search, and Login"; a name two components share, once. */
 function componentList(names: string[]): string {
-  return names.length === 0 ? 'some of our services' : inEnglish.format(names)
+  return names.length === 0 ? 'some of our services' : inEnglish.format([...new Set(names)])
 }
 
 /** The public name of an incident affecting these components, at most 200 characters. */

@@ -249,14 +249,15 @@ export async function nextPosition(db: Executor, table: 'divinux.statusComponent
   return row.next
 }
 
-/** Components of the organization that follow any of these alert services, with their pages. */
+/** Components of the organization that follow any of these alert services (any letter case), with their pages. */
 export async function componentsFollowingServices(db: Executor, organizationId: string, services: string[]) {
   if (services.length === 0) return []
+  const lowered = [...new Set(services.map((service) => service.toLowerCase()))]
   return db
     .selectFrom('divinux.statusComponents')
     .select(['id', 'pageId', 'name'])
     .where('organizationId', '=', organizationId)
-    .where('alertServices', '&&', sql<string[]>`${services}::text[]`)
+    .where(sql<boolean>`exists (select 1 from unnest(alert_services) followed where lower(followed) = any(${lowered}::text[]))`)
     .orderBy('position')
     .orderBy('createdAt')
     .execute()

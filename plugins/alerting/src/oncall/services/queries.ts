@@ -154,6 +154,20 @@ export async function catalogEntryOf(db: Executor, organizationId: string, name:
 
 export type CatalogEntry = NonNullable<Awaited<ReturnType<typeof catalogEntryOf>>>
 
+/**
+ * The names given, and every other name (key and aliases) of the catalog services they answer to:
+ * what status page components follow for them (`svc-checkout` finds the component following
+ * `checkout`). In the order given, then the catalog's.
+ */
+export async function withCatalogNames(db: Executor, organizationId: string, names: string[]): Promise<string[]> {
+  if (names.length === 0) return []
+  const rows = await servicesOf(db, organizationId)
+    .select(['s.key', 's.aliases'])
+    .where(answeringTo([...new Set(names.map((name) => name.toLowerCase()))]))
+    .execute()
+  return [...new Set([...names, ...rows.flatMap((row) => [row.key, ...row.aliases])])]
+}
+
 /** Every name (key and aliases) the organization's services answer to. */
 export async function catalogNames(db: Executor, organizationId: string): Promise<Set<string>> {
   const rows = await servicesOf(db, organizationId).select(['s.key', 's.aliases']).execute()

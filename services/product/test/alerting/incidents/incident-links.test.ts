@@ -219,3 +219,25 @@ t.test('resolving the incident resolves its status page incident: the page turns
     'a published resolved update, as Statuspage words it',
   )
 })
+
+t.test('the catalog decides which components an incident proposes: any name of its service, any letter case', async (t) => {
+  const registered = await call(owner!, 'POST', `${base}/services`, { key: 'payments', aliases: ['svc-payments'] })
+  t.equal(registered.statusCode, 201, registered.body)
+  const cardComponent = (
+    await call(ada!, 'POST', `${pages}/pages/${page.id}/components`, { name: 'Card payments', alertServices: ['SVC-Payments'] })
+  ).json()
+  const alertId = await fire({ title: 'Card declines', service: 'svc-payments', priority: 'P1' })
+  const incident = await until(
+    'the incident the P1 opens',
+    async () => (await call(ada!, 'GET', `${base}/alerts/${alertId}`)).json().incident,
+  )
+  await call(ada!, 'POST', `${base}/incidents/${incident.id}/status-updates`, { status: 'investigating', body: 'Some cards are declined.' })
+  const opened = await until('the status page incident', async () => (await linksOf(incident.id)).statusPageIncidents[0])
+  const onPage = (await call(ada!, 'GET', `${pages}/pages/${page.id}/incidents/${opened.id}`)).json()
+  t.equal(onPage.name, 'Outage affecting Payments and Card payments', 'each component following the service')
+  t.match(
+    onPage.components.find((component: { componentId: string }) => component.componentId === cardComponent.id),
+    { status: 'major_outage' },
+    'the component following the service by another name and case',
+  )
+})
