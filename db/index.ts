@@ -70,6 +70,7 @@ import * as statusBanner from './migrations/0068_status_banner.js'
 import * as apiTokens from './migrations/0069_api_tokens.js'
 import * as services from './migrations/0070_services.js'
 import * as serviceEdges from './migrations/0071_service_edges.js'
+import * as checkServices from './migrations/0072_check_services.js'
 
 /**
  * Every migration, in order, listed by hand rather than found by scanning a folder, so a
@@ -147,4 +148,5 @@ export const migrations: Record<string, Migration> = {
   '0069_api_tokens': apiTokens,
   '0070_services': services,
   '0071_service_edges': serviceEdges,
+  '0072_check_services': checkServices,
 }

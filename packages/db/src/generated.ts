@@ -1015,6 +1015,7 @@ export interface DivinuxSyntheticChecks {
   regions: string[];
   request: Generated<Json>;
   retries: Generated<number>;
+  service: string | null;
   state: Generated<string>;
   stateChangedAt: Generated<Timestamp>;
   statusComponentIds: Generated<string[]>;

@@ -108,6 +108,8 @@ export interface CheckStateChanged {
   priority: AlertPriority
   escalationPolicyId: string | null
   statusComponentIds: string[]
+  /** The service the check belongs to, whose alert its failure is; null or absent (before 2026-12-02): none, the alert carries its name. */
+  service?: string | null
   /** When it was judged (ISO 8601): a consumer applies only the latest of a check's events. */
   at: string
 }

@@ -71,6 +71,12 @@ export const checkFieldsSchema = {
     Type.Array(Uuid, { maxItems: 50, uniqueItems: true, description: 'Status page components that follow the check' }),
   ),
   paused: Type.Optional(Type.Boolean()),
+  service: Type.Optional(
+    Type.Union([Type.String({ minLength: 1, maxLength: 200, pattern: '\\S' }), Type.Null()], {
+      description:
+        'The service it belongs to (a catalog key or alias, or a name alerts carry): its failure is an alert of that service, paging the service’s escalation policy when its alert rule names none. Default: none, the alert carries the check’s name',
+    }),
+  ),
 }
 
 const RegionState = Type.Object({
@@ -93,6 +99,7 @@ export const Check = Type.Object(
     alertRule: Type.Object({ failures: Type.Integer(), quorum: Type.String(), priority: Priority, escalationPolicyId: Nullable(Uuid) }),
     statusComponentIds: Type.Array(Uuid),
     paused: Type.Boolean(),
+    service: Type.Union([Type.String(), Type.Null()]),
     state: CheckStateSchema,
     stateChangedAt: Timestamp,
     regionStates: Type.Array(RegionState),
@@ -126,6 +133,7 @@ export function checkBody(row: CheckRow, judged: CheckJudgement, heartbeatUrl?: 
     },
     statusComponentIds: row.statusComponentIds,
     paused: row.paused,
+    service: row.service,
     state: judged.state,
     stateChangedAt: row.stateChangedAt.toISOString(),
     regionStates: judged.regions.map((entry) => ({ ...entry, lastRunAt: entry.lastRunAt?.toISOString() ?? null })),

@@ -246,6 +246,48 @@ t.test('a failing check opens an alert that escalates with its policy; recovery 
   t.match(evidence.evidence, { checks: [{ region: 'local', errors: ['HTTP 500'] }] }, 'the check results per region are evidence')
 })
 
+t.test('a check of a service fails as that service’s alert, paging the service’s policy', async (t) => {
+  const alerting = `/api/v1/organizations/${orgId}`
+  const policy = (
+    await call(manager!, 'POST', `${alerting}/escalation-policies`, {
+      name: 'Orders on-call',
+      steps: [{ delayMinutes: 5, targets: [{ type: 'user', id: owner!.userId }] }],
+    })
+  ).json()
+  const registered = await call(manager!, 'POST', `${alerting}/services`, {
+    key: 'orders',
+    aliases: ['orders-api'],
+    escalationPolicyId: policy.id,
+  })
+  t.equal(registered.statusCode, 201, registered.body)
+  answer = { status: 503, body: '{"status":"down"}' }
+  const created = await call(manager!, 'POST', `${base}/checks`, {
+    name: 'Orders API',
+    kind: 'http',
+    frequencySeconds: 60,
+    request: { url: `${target}/orders` },
+    service: 'orders-api',
+  })
+  t.equal(created.statusCode, 201, created.body)
+  t.equal(created.json().service, 'orders-api')
+  const check = created.json()
+  const alert = await until('the alert to open', () =>
+    db.selectFrom('divinux.alerts').selectAll().where('fingerprint', '=', `check:${check.id}`).executeTakeFirst(),
+  )
+  t.match(alert, { source: 'synthetics', service: 'orders-api', title: 'Check failing: Orders API' })
+  const escalation = await until('the escalation to start', () =>
+    db
+      .selectFrom('divinux.alertEscalations')
+      .selectAll()
+      .where('alertId', '=', alert.id)
+      .where('state', '<>', 'pending')
+      .executeTakeFirst(),
+  )
+  t.match(escalation, { policyId: policy.id, state: 'active' }, 'the alert rule names no policy: the service’s pages')
+  answer = { status: 200, body: '{"status":"ok"}' }
+  t.same((await call(manager!, 'PATCH', `${base}/checks/${check.id}`, { service: null, paused: true })).json().service, null)
+})
+
 t.test('secrets are sealed, never returned, and filled into requests where the check runs', async (t) => {
   const put = await call(manager!, 'PUT', `${base}/secrets/API_TOKEN`, { value: 's3cr3t-value' })
   t.equal(put.statusCode, 201)

@@ -33,6 +33,11 @@ const Check = Type.Object(
       description: 'Status page components that follow the check: `page slug/component name`',
     }),
     paused: Type.Optional(Type.Boolean()),
+    service: Type.Optional(
+      Type.Union([Type.String({ minLength: 1 }), Type.Null()], {
+        description: 'The service it belongs to: its failure is that service’s alert',
+      }),
+    ),
   },
   { additionalProperties: false, title: 'SyntheticCheck' },
 )
@@ -102,6 +107,7 @@ export const checks: Kind<Check> = {
           },
           statusComponents: (await Promise.all(row.statusComponentIds.map((id) => names.name('components', id)))).sort(),
           paused: row.paused,
+          service: row.service,
         },
       })),
     )

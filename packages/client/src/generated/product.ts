@@ -16388,6 +16388,7 @@ export interface operations {
                             };
                             statusComponentIds: string[];
                             paused: boolean;
+                            service: string | null;
                             /** @enum {unknown} */
                             state: "unknown" | "passing" | "degraded" | "failing";
                             /** Format: date-time */
@@ -16556,6 +16557,8 @@ export interface operations {
                     /** @description Status page components that follow the check */
                     statusComponentIds?: string[];
                     paused?: boolean;
+                    /** @description The service it belongs to (a catalog key or alias, or a name alerts carry): its failure is an alert of that service, paging the service’s escalation policy when its alert rule names none. Default: none, the alert carries the check’s name */
+                    service?: string | null;
                 };
             };
         };
@@ -16666,6 +16669,7 @@ export interface operations {
                         };
                         statusComponentIds: string[];
                         paused: boolean;
+                        service: string | null;
                         /** @enum {unknown} */
                         state: "unknown" | "passing" | "degraded" | "failing";
                         /** Format: date-time */
@@ -16825,6 +16829,7 @@ export interface operations {
                         };
                         statusComponentIds: string[];
                         paused: boolean;
+                        service: string | null;
                         /** @enum {unknown} */
                         state: "unknown" | "passing" | "degraded" | "failing";
                         /** Format: date-time */
@@ -17025,6 +17030,8 @@ export interface operations {
                     /** @description Status page components that follow the check */
                     statusComponentIds?: string[];
                     paused?: boolean;
+                    /** @description The service it belongs to (a catalog key or alias, or a name alerts carry): its failure is an alert of that service, paging the service’s escalation policy when its alert rule names none. Default: none, the alert carries the check’s name */
+                    service?: string | null;
                 };
             };
         };
@@ -17135,6 +17142,7 @@ export interface operations {
                         };
                         statusComponentIds: string[];
                         paused: boolean;
+                        service: string | null;
                         /** @enum {unknown} */
                         state: "unknown" | "passing" | "degraded" | "failing";
                         /** Format: date-time */
@@ -17294,6 +17302,7 @@ export interface operations {
                         };
                         statusComponentIds: string[];
                         paused: boolean;
+                        service: string | null;
                         /** @enum {unknown} */
                         state: "unknown" | "passing" | "degraded" | "failing";
                         /** Format: date-time */
@@ -17453,6 +17462,7 @@ export interface operations {
                         };
                         statusComponentIds: string[];
                         paused: boolean;
+                        service: string | null;
                         /** @enum {unknown} */
                         state: "unknown" | "passing" | "degraded" | "failing";
                         /** Format: date-time */
@@ -17612,6 +17622,7 @@ export interface operations {
                         };
                         statusComponentIds: string[];
                         paused: boolean;
+                        service: string | null;
                         /** @enum {unknown} */
                         state: "unknown" | "passing" | "degraded" | "failing";
                         /** Format: date-time */

@@ -31,8 +31,9 @@ function failingIn(event: CheckStateChanged): string {
 }
 
 /**
- * A failing check's alert: created with its pending escalation (the check's policy, or none:
- * unrouted), or, while one is unresolved, counted as one more occurrence of it.
+ * A failing check's alert, of the check's service (else named after the check): created with its
+ * pending escalation (the check's policy, or none: the escalator routes it by its service's policy
+ * or leaves it unrouted), or, while one is unresolved, counted as one more occurrence of it.
  */
 export async function fireCheckAlert(
   db: Executor,
@@ -45,7 +46,7 @@ export async function fireCheckAlert(
   const result = await sql<{ id: string; created: boolean }>`
     with upserted as (
       insert into divinux.alerts (organization_id, source, title, description, priority, service, fingerprint, labels)
-      values (${event.organizationId}, 'synthetics', ${title}, ${description}, ${event.priority}, ${event.name},
+      values (${event.organizationId}, 'synthetics', ${title}, ${description}, ${event.priority}, ${event.service ?? event.name},
         ${checkFingerprint(event.checkId)}, ${JSON.stringify(labels)}::jsonb)
       on conflict (organization_id, fingerprint) where status <> 'resolved'
       do update set occurrences = divinux.alerts.occurrences + 1, last_seen_at = now(), updated_at = now()

@@ -55,6 +55,7 @@ const audited = (row: CheckRow) => ({
   frequencySeconds: row.frequencySeconds,
   regions: row.regions,
   paused: row.paused,
+  service: row.service,
 })
 const hashToken = (token: string) => createHash('sha256').update(token).digest('hex')
 /** A heartbeat's push token: the credential in its URL, kept only as its hash. */
@@ -92,6 +93,7 @@ function merged(body: Partial<Static<typeof CreateBody>>, base: CheckFields, ser
     escalationPolicyId: rule.escalationPolicyId === undefined ? base.escalationPolicyId : rule.escalationPolicyId,
     statusComponentIds: body.statusComponentIds ?? base.statusComponentIds,
     paused: body.paused ?? base.paused,
+    service: body.service === undefined ? base.service : (body.service?.trim() ?? null),
   }
 }
 
@@ -110,6 +112,7 @@ const fieldsOf = (row: CheckRow): CheckFields => ({
   escalationPolicyId: row.escalationPolicyId,
   statusComponentIds: row.statusComponentIds,
   paused: row.paused,
+  service: row.service,
 })
 
 /**
@@ -197,6 +200,7 @@ export const checkRoutes: FastifyPluginAsyncTypebox<CheckRouteOptions> = async (
         escalationPolicyId: null,
         statusComponentIds: [],
         paused: false,
+        service: null,
       }
       const fields = merged(
         request.body,

@@ -20,6 +20,7 @@ export const checkColumns = [
   'escalationPolicyId',
   'statusComponentIds',
   'paused',
+  'service',
   'state',
   'stateChangedAt',
   'nextDueAt',
@@ -46,6 +47,7 @@ export interface CheckFields {
   escalationPolicyId: string | null
   statusComponentIds: string[]
   paused: boolean
+  service: string | null
 }
 
 export async function listChecks(db: Executor, organizationId: string, page: Page) {

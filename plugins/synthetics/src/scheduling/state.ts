@@ -100,6 +100,7 @@ export async function judgeCheck(trx: Executor, jobs: JobQueue, checkId: string,
     priority: check.alertPriority as AlertPriority,
     escalationPolicyId: check.escalationPolicyId,
     statusComponentIds: check.statusComponentIds,
+    service: check.service,
     at: new Date().toISOString(),
   }
   if (state === 'failing') await publish(jobs, trx, 'check.failed', payload)
