@@ -24,6 +24,7 @@ COPY packages/members/package.json packages/members/
 COPY packages/metrics/package.json packages/metrics/
 COPY packages/notifier/package.json packages/notifier/
 COPY packages/outbound/package.json packages/outbound/
+COPY packages/cli/package.json packages/cli/
 COPY packages/client/package.json packages/client/
 COPY packages/check-runner/package.json packages/check-runner/
 COPY packages/billing/package.json packages/billing/

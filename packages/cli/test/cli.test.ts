@@ -95,6 +95,15 @@ await acme.call('POST', `/statuspages/organizations/{orgId}/pages/${page.id}/com
   groupId: group.id,
   alertServices: ['checkout'],
 })
+await acme.call('POST', '/organizations/{orgId}/workflows', {
+  name: 'Checkout P1s',
+  trigger: 'alert.created',
+  conditions: [
+    { type: 'priority', in: ['P1'] },
+    { type: 'service', in: ['checkout'] },
+  ],
+  actions: [{ type: 'escalate', escalationPolicyId: policy.id }, { type: 'open_command_room' }],
+})
 await acme.call('POST', '/synthetics/organizations/{orgId}/checks', {
   name: 'API health',
   kind: 'http',
@@ -133,6 +142,7 @@ t.test('pull writes one file per kind, naming things by key, name and e-mail, ne
     'services.yaml',
     'status-pages.yaml',
     'teams.yaml',
+    'workflows.yaml',
   ])
   const text = async (file: string) => readFile(path.join(pulled, file), 'utf8')
   t.match(await text('teams.yaml'), /^# yaml-language-server: \$schema=\.\/\.schemas\/teams\.json\n/)
@@ -154,6 +164,9 @@ t.test('pull writes one file per kind, naming things by key, name and e-mail, ne
     { key: 'checkout', ownerTeam: 'Payments', escalationPolicy: 'Default', dependsOn: ['payments'] },
     { key: 'payments' },
   ])
+  t.match(parse(await text('workflows.yaml')).workflows, [
+    { name: 'Checkout P1s', actions: [{ type: 'escalate', escalationPolicy: 'Default' }, { type: 'open_command_room' }] },
+  ])
   t.match(parse(await text('checks.yaml')).checks, [
     { name: 'API health', statusComponents: ['acme-status/API'], alertRule: { escalationPolicy: 'Default' } },
   ])
@@ -166,7 +179,7 @@ t.test('pull writes one file per kind, naming things by key, name and e-mail, ne
 
   const planned = await cli(acme.env, 'plan', pulled)
   t.equal(planned.status, 0, 'pull then plan: nothing differs')
-  t.match(planned.out, /0 to create, 0 to change, 0 to delete, 9 unchanged/)
+  t.match(planned.out, /0 to create, 0 to change, 0 to delete, 10 unchanged/)
 })
 
 t.test('the pulled directory applies unchanged to a fresh organization and reproduces it; applying twice changes nothing', async (t) => {
@@ -174,15 +187,15 @@ t.test('the pulled directory applies unchanged to a fresh organization and repro
   t.equal(planned.status, 2, 'something differs: exit 2, as terraform plan -detailed-exitcode')
   t.match(planned.out, /^\+ team Payments \(teams\.yaml:3\)$/m)
   t.match(planned.out, /^~ incident rules the organization’s \(incident-rules\.yaml:3\)$/m)
-  t.match(planned.out, /8 to create, 1 to change, 0 to delete, 0 unchanged/)
+  t.match(planned.out, /9 to create, 1 to change, 0 to delete, 0 unchanged/)
 
   const applied = await cli(fresh.env, 'apply', pulled)
   t.equal(applied.status, 0, applied.err)
   t.match(applied.out, /created alert source Monitoring\n {4}its API key \(shown once\): \S+; send alerts to \/api\/v1\/webhooks\/ingest\//)
-  t.match(applied.out, /8 created, 1 changed, 0 deleted, 0 unchanged/)
+  t.match(applied.out, /9 created, 1 changed, 0 deleted, 0 unchanged/)
 
   const again = await cli(fresh.env, 'apply', pulled)
-  t.match(again.out, /0 created, 0 changed, 0 deleted, 9 unchanged/, 'apply twice: the second changes nothing')
+  t.match(again.out, /0 created, 0 changed, 0 deleted, 10 unchanged/, 'apply twice: the second changes nothing')
   t.equal((await cli(fresh.env, 'plan', pulled)).status, 0)
 
   const reproduced = path.join(workspace, 'staging')

@@ -25,7 +25,14 @@ import {
   type StatusIncidentsReader,
 } from './incidents/index.js'
 import { configUsingPolicy, type IngestLimits, intakeModule } from './intake/index.js'
-import { ackTimeoutFromNow, type ContactReader, oncallModule, type PreferencesReader, type PushReader } from './oncall/index.js'
+import {
+  ackTimeoutFromNow,
+  type ContactReader,
+  oncallModule,
+  type PreferencesReader,
+  type PushReader,
+  type ServiceShowings,
+} from './oncall/index.js'
 import { createEscalator, pagingModule, resolvedNoticeSubscriber, settleAttempt } from './paging/index.js'
 import { type AnalysisStarter, createWorkflowRunner, workflowSubscriber, workflowsModule } from './workflows/index.js'
 
@@ -49,6 +56,8 @@ export interface AlertingOptions {
   rcas: RcaReader
   /** The insights surface's answer to whether an analysis is the organization's, for a status update's `draftOf`. */
   hasAnalysis: AnalysisCheck
+  /** The status pages' and synthetics' reads of what shows a catalog service: components following it, checks belonging to it. */
+  serviceShowings: ServiceShowings
   /** The service's outbound messages (e-mail today). */
   notifier: Notifier
   /** Where links in pages point: the product API's public base URL. */
@@ -164,6 +173,7 @@ export const alertingSurface: FastifyPluginAsync<AlertingOptions> = async (app, 
   await app.register(alertsModule, { incidentOf: incidentOfAlert, ackTimeout: ackTimeoutFromNow })
   await app.register(oncallModule, {
     productUrl: options.productUrl,
+    serviceShowings: options.serviceShowings,
     destinations: { chat: chatIntegrationsAmong, webhook: outboundWebhooksAmong },
     references: [configUsingPolicy],
     silenceEnded: () => escalator.wakeSilences(),
@@ -199,6 +209,7 @@ export {
   deploysAround,
   incidentUnderInvestigation,
   pagingPoliciesOf,
+  sameServices,
   similarResolvedIncidentsOf,
 } from './investigation-reads.js'
 export { pruneAlertingHistory, type AlertingRetention } from './retention.js'

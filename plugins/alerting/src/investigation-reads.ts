@@ -1,7 +1,7 @@
 import { sql } from 'kysely'
 import type { Executor } from '@svc/db'
 import { deploysIn } from './intake/index.js'
-import { dependencyNameEdges } from './oncall/index.js'
+import { dependencyNameEdges, withCatalogNames } from './oncall/index.js'
 
 // What the insights surface's investigator may read of alerting's tables (decision 0021, "The
 // tools"): an incident with its alerts, the alerts' timelines, deploys around a moment, the
@@ -82,6 +82,9 @@ export async function deploysAround(
 
 /** The organization's service dependency map by name (lower-case): each edge `service` depends on `dependsOn`. */
 export const dependencyEdges = dependencyNameEdges
+
+/** The failing services' names, and every other name of their catalog services: a deploy of `checkout` is one of an alert carrying `svc-checkout`. */
+export const sameServices = withCatalogNames
 
 /** Resolved incidents of the last `lookbackDays` whose titles are alike (pg_trgm), most alike first, with the services of their alerts. */
 export async function similarResolvedIncidentsOf(

@@ -96,6 +96,7 @@ export const statusPagesSurface: FastifyPluginAsync<StatusPagesOptions> = async 
 
 export {
   componentHistoryAround,
+  componentsOfServices,
   componentUptimeBetween,
   maintenanceWindowsOf,
   unknownStatusComponents,

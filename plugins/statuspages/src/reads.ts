@@ -330,3 +330,19 @@ export async function componentHistoryAround(db: Executor, organizationId: strin
     changes: changes.filter((change) => change.componentId === component.id).map(({ status, changedAt }) => ({ status, changedAt })),
   }))
 }
+
+/** The components that follow any of these services (any letter case), with their page: what a catalog service shows. */
+export async function componentsOfServices(db: Executor, organizationId: string, services: string[]) {
+  if (services.length === 0) return []
+  const lowered = [...new Set(services.map((service) => service.toLowerCase()))]
+  return db
+    .selectFrom('divinux.statusComponents as c')
+    .innerJoin('divinux.statusPages as p', 'p.id', 'c.pageId')
+    .select(['c.id', 'c.name', 'p.id as pageId', 'p.slug as pageSlug'])
+    .where('c.organizationId', '=', organizationId)
+    .where(sql<boolean>`exists (select 1 from unnest(c.alert_services) followed where lower(followed) = any(${lowered}::text[]))`)
+    .orderBy('p.slug')
+    .orderBy('c.position')
+    .limit(100)
+    .execute()
+}

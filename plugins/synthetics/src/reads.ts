@@ -92,3 +92,17 @@ export async function checkResultsAround(db: Executor, organizationId: string, c
     order by c.name, r.region`.execute(db)
   return result.rows
 }
+
+/** The checks that belong to any of these services (by the name each check gives, any letter case): what a catalog service shows. */
+export async function checksOfServices(db: Executor, organizationId: string, services: string[]) {
+  if (services.length === 0) return []
+  const lowered = [...new Set(services.map((service) => service.toLowerCase()))]
+  return db
+    .selectFrom('divinux.syntheticChecks')
+    .select(['id', 'name'])
+    .where('organizationId', '=', organizationId)
+    .where(sql<boolean>`lower(service) = any(${lowered}::text[])`)
+    .orderBy('name')
+    .limit(100)
+    .execute()
+}

@@ -30,13 +30,14 @@ import {
   verifiedAddressesOf,
 } from '@svc/plugin-product-users'
 import {
+  componentsOfServices,
   maintenanceWindowsOf,
   statusIncidentsAbout,
   statusPagesSurface,
   subscriberWebhookTargets,
   unknownStatusComponents,
 } from '@svc/plugin-statuspages'
-import { syntheticsSurface } from '@svc/plugin-synthetics'
+import { checksOfServices, syntheticsSurface } from '@svc/plugin-synthetics'
 import { billingOf } from '@svc/billing'
 import { profileRoutes } from '@svc/profile'
 import { buildServiceApp, createDailyMaintenance, type Resources } from '@svc/runtime'
@@ -78,6 +79,7 @@ export function buildApp(config: ServiceConfig, shared?: Resources): Promise<Fas
           preferences: notificationPreferencesOf,
           contacts: { verifiedAddressesOf, hasVerifiedPhone },
           pushSubscriptions: pushSubscriptionsOf,
+          serviceShowings: { components: componentsOfServices, checks: checksOfServices },
           notifier,
           outbound: config.outbound ?? { allowPrivateTargets: false },
           productUrl,

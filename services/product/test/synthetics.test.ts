@@ -285,7 +285,21 @@ t.test('a check of a service fails as that service’s alert, paging the service
   )
   t.match(escalation, { policyId: policy.id, state: 'active' }, 'the alert rule names no policy: the service’s pages')
   answer = { status: 200, body: '{"status":"ok"}' }
+
+  const pages = `/api/v1/statuspages/organizations/${orgId}`
+  const page = (await call(manager!, 'POST', `${pages}/pages`, { name: 'Orders', slug: 'synth-orders' })).json()
+  const component = (
+    await call(manager!, 'POST', `${pages}/pages/${page.id}/components`, { name: 'Ordering', alertServices: ['Orders'] })
+  ).json()
+  const shown = (await call(manager!, 'GET', `${alerting}/services/${registered.json().id}`)).json()
+  t.same(shown.checks, [{ id: check.id, name: 'Orders API' }], 'the service shows the checks that belong to it')
+  t.same(
+    shown.statusComponents,
+    [{ id: component.id, name: 'Ordering', pageId: page.id, pageSlug: 'synth-orders' }],
+    'and the components following it',
+  )
   t.same((await call(manager!, 'PATCH', `${base}/checks/${check.id}`, { service: null, paused: true })).json().service, null)
+  t.same((await call(manager!, 'GET', `${alerting}/services/${registered.json().id}`)).json().checks, [])
 })
 
 t.test('secrets are sealed, never returned, and filled into requests where the check runs', async (t) => {

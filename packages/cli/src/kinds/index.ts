@@ -7,10 +7,22 @@ import { schedules } from './schedules.js'
 import { services } from './services.js'
 import { statusPages } from './status-pages.js'
 import { teams } from './teams.js'
+import { workflows } from './workflows.js'
 
 /**
  * Every kind, in the order apply writes them: each after what it names (policies name schedules
- * and teams, services name teams and policies, checks name policies and status components).
+ * and teams, services name teams and policies, checks name policies and status components,
+ * workflows name policies).
  * Pruning deletes in the reverse order.
  */
-export const kinds = [teams, schedules, escalationPolicies, services, incidentRules, alertSources, statusPages, checks] as unknown as Kind[]
+export const kinds = [
+  teams,
+  schedules,
+  escalationPolicies,
+  services,
+  incidentRules,
+  alertSources,
+  statusPages,
+  checks,
+  workflows,
+] as unknown as Kind[]

@@ -328,7 +328,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** A service (alerting viewer) */
+        /** A service, with the status page components and checks that show it (alerting viewer) */
         get: operations["getOrganizationsServicesByServiceId"];
         put?: never;
         post?: never;
@@ -4487,6 +4487,21 @@ export interface operations {
                         createdAt: string;
                         /** Format: date-time */
                         updatedAt: string;
+                        /** @description Components following any of its names (their `alertServices`): those its incidents propose to update */
+                        statusComponents: {
+                            /** Format: uuid */
+                            id: string;
+                            name: string;
+                            /** Format: uuid */
+                            pageId: string;
+                            pageSlug: string;
+                        }[];
+                        /** @description Synthetic checks that belong to it (their `service`): their failures are its alerts */
+                        checks: {
+                            /** Format: uuid */
+                            id: string;
+                            name: string;
+                        }[];
                     };
                 };
             };

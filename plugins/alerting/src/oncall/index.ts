@@ -23,3 +23,4 @@ export { type CatalogEntry, catalogEntryOf, catalogRoutedOrganizations, serviceP
 export { supportHoursOf } from './support-hours/queries.js'
 export { teamResponders, teamsAmong } from './teams/queries.js'
 export { oncallModule } from './plugin.js'
+export type { ServiceShowings } from './services/routes.js'

@@ -9,10 +9,10 @@ import { silenceRoutes, type SilenceOptions } from './silences/routes.js'
 import { supportHoursRoutes } from './support-hours/routes.js'
 import { backstageRoutes } from './services/backstage-routes.js'
 import { dependencyRoutes } from './services/dependency-routes.js'
-import { serviceRoutes } from './services/routes.js'
+import { serviceRoutes, type ServiceRouteOptions } from './services/routes.js'
 import { teamRoutes } from './teams/routes.js'
 
-export interface OncallModuleOptions extends EscalationPolicyOptions, SilenceOptions {
+export interface OncallModuleOptions extends EscalationPolicyOptions, SilenceOptions, ServiceRouteOptions {
   /** Where calendar feeds link back to: the product API's public base URL. */
   productUrl: string
 }
@@ -30,7 +30,7 @@ export const oncallModule: FastifyPluginAsync<OncallModuleOptions> = async (app,
   })
   app.addHook('onClose', () => app.jobs.offWork(MEMBER_REMOVED_QUEUE))
   await app.register(teamRoutes)
-  await app.register(serviceRoutes)
+  await app.register(serviceRoutes, { serviceShowings: options.serviceShowings })
   await app.register(dependencyRoutes)
   await app.register(backstageRoutes)
   await app.register(scheduleRoutes)

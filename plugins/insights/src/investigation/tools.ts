@@ -1,6 +1,6 @@
 import type { AgentTool } from '@svc/ai'
 import type { Executor } from '@svc/db'
-import { alertTimelines, dependencyEdges, deploysAround, similarResolvedAlerts, similarResolvedIncidentsOf } from '@svc/plugin-alerting'
+import { alertTimelines, dependencyEdges, deploysAround, sameServices, similarResolvedAlerts, similarResolvedIncidentsOf } from '@svc/plugin-alerting'
 import { componentHistoryAround, statusIncidentTimeline } from '@svc/plugin-statuspages'
 import { checkResultsAround } from '@svc/plugin-synthetics'
 import { pastConclusions, rcasWithActionItems } from '../queries/precedents.js'
@@ -130,9 +130,14 @@ export function investigationTools(db: Executor, organizationId: string, subject
   }
 
   const dependencyMap = once(() => dependencyEdges(db, organizationId))
+  // The failing services by every name the catalog knows them by (lower-cased too, as the map's edges are).
+  const affectedServices = once(async () => {
+    const names = await sameServices(db, organizationId, subject.services)
+    return [...new Set([...names, ...names.map((name) => name.toLowerCase())])]
+  })
   const dependencies = once(async () => {
     const edges = await dependencyMap()
-    const affected = subject.services
+    const affected = await affectedServices()
     const dependsOn = dependenciesOf(affected, edges)
     const dependents = [...new Set(edges.filter((edge) => affected.includes(edge.dependsOn)).map((edge) => edge.service))]
     const relevant = new Set([...affected, ...dependsOn, ...dependents])
@@ -191,7 +196,7 @@ export function investigationTools(db: Executor, organizationId: string, subject
     return scoreDeploys(rows, {
       onset: subject.onset,
       environments: subject.environments,
-      affected: subject.services,
+      affected: await affectedServices(),
       dependencies: dependsOn,
       failedAfterDependency: victimsOfDependencies(firstFailures, await dependencyMap()),
     })

@@ -16,8 +16,18 @@ import {
   type ServiceFields,
   type ServiceRow,
 } from './queries.js'
-import { CreateService, Service, ServiceParams, ServiceQuery, UnregisteredService, UpdateService } from './schemas.js'
+import { CreateService, Service, ServiceParams, ServiceQuery, ServiceWithShowings, UnregisteredService, UpdateService } from './schemas.js'
 import { audited, checkService, dependOn, lowerCased } from './writes.js'
+
+/** What shows a service elsewhere, read by the surfaces that own it (wired in by the product service). */
+export interface ServiceShowings {
+  components(db: Executor, organizationId: string, names: string[]): Promise<Array<{ id: string; name: string; pageId: string; pageSlug: string }>>
+  checks(db: Executor, organizationId: string, names: string[]): Promise<Array<{ id: string; name: string }>>
+}
+
+export interface ServiceRouteOptions {
+  serviceShowings: ServiceShowings
+}
 
 const tags = ['services']
 const OrgParams = Type.Object({ orgId: Type.String() })
@@ -59,7 +69,7 @@ async function serviceBodies(db: Executor, organizationId: string, rows: Service
  * their config names none, its tier, tags, links and aliases. Reading needs alerting viewer,
  * changing alerting manager; every change is audited.
  */
-export const serviceRoutes: FastifyPluginAsyncTypebox = async (app) => {
+export const serviceRoutes: FastifyPluginAsyncTypebox<ServiceRouteOptions> = async (app, { serviceShowings }) => {
   const db = app.database.db
   const viewer = app.requireProductRole('alerting', 'viewer')
   const manager = app.requireProductRole('alerting', 'manager')
@@ -120,13 +130,24 @@ export const serviceRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.get(
     '/api/v1/organizations/:orgId/services/:serviceId',
     {
-      schema: { tags, summary: 'A service (alerting viewer)', params: ServiceParams, response: { 200: Service } },
+      schema: {
+        tags,
+        summary: 'A service, with the status page components and checks that show it (alerting viewer)',
+        params: ServiceParams,
+        response: { 200: ServiceWithShowings },
+      },
       onRequest: viewer,
     },
     async (request) => {
       const { organizationId } = membershipOf(request)
-      const [body] = await serviceBodies(db, organizationId, [await serviceOf(db, organizationId, request.params.serviceId)])
-      return body!
+      const row = await serviceOf(db, organizationId, request.params.serviceId)
+      const names = [row.key, ...row.aliases]
+      const [[body], statusComponents, checks] = await Promise.all([
+        serviceBodies(db, organizationId, [row]),
+        serviceShowings.components(db, organizationId, names),
+        serviceShowings.checks(db, organizationId, names),
+      ])
+      return { ...body!, statusComponents, checks }
     },
   )
 

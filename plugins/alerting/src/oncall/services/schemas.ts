@@ -68,6 +68,21 @@ export const Service = Type.Object(
   { title: 'Service' },
 )
 
+/** One service as its own GET answers: with what shows it on the status pages and in synthetics. */
+export const ServiceWithShowings = Type.Object(
+  {
+    ...Service.properties,
+    statusComponents: Type.Array(
+      Type.Object({ id: Type.String({ format: 'uuid' }), name: Type.String(), pageId: Type.String({ format: 'uuid' }), pageSlug: Type.String() }),
+      { description: 'Components following any of its names (their `alertServices`): those its incidents propose to update' },
+    ),
+    checks: Type.Array(Type.Object({ id: Type.String({ format: 'uuid' }), name: Type.String() }), {
+      description: 'Synthetic checks that belong to it (their `service`): their failures are its alerts',
+    }),
+  },
+  { title: 'ServiceWithShowings' },
+)
+
 export const ServiceParams = Type.Object({ orgId: Type.String(), serviceId: Type.String() })
 export const ServiceQuery = Type.Object({
   ...PaginationQuery.properties,
