@@ -382,6 +382,21 @@ t.test('an alert is dated by when it began, not when it arrived, and deploys els
   t.match(inProduction?.reasons, [/./, /./, /to production, while the alerts are in staging/])
 })
 
+t.test('a deploy of a service is suspected for an alert carrying another of its catalog names', async (t) => {
+  const registered = await app.inject({
+    method: 'POST',
+    url: `/api/v1/organizations/${orgId}/services`,
+    headers: owner!.headers,
+    payload: { key: 'billing', aliases: ['svc-billing'] },
+  })
+  t.equal(registered.statusCode, 201, registered.body)
+  const generic = await createConfig({ name: 'Billing alerts', defaultPriority: 'P1' })
+  const change = await deploy(generic, { service: 'billing', environment: 'production', version: '3.2.0', finishedAt: minutesAgo(4) })
+  const { alertId } = await ingest(generic, { title: 'Invoices fail to render', service: 'svc-billing', priority: 'P1' })
+  const [analysis] = await settledAnalyses(alertId)
+  t.match(analysis, { status: 'completed', suspectedDeployId: change.id }, 'svc-billing and billing are one service')
+})
+
 t.test('the alert timelines tool tells which labels a repeat changed', async (t) => {
   const generic = await createConfig({ name: 'Label moves', defaultPriority: 'P3' })
   const fired = { title: 'Worker restarting', service: 'jobs', fingerprint: 'worker-restarting' }
