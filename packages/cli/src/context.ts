@@ -98,39 +98,33 @@ export class Names {
           (row) => row.key,
           (row) => row.id,
         )
-      case 'chat': {
-        const { data } = await answered(
-          api.GET('/api/v1/organizations/{orgId}/chat-integrations', { params: { path } }),
-          'reading the chat integrations',
-        )
+      case 'chat':
         return byName(
-          data,
+          await everyPage(
+            (page) => api.GET('/api/v1/organizations/{orgId}/chat-integrations', { params: { path, query: { page, limit: PAGE } } }),
+            'reading the chat integrations',
+          ),
           (row) => row.name,
           (row) => row.id,
         )
-      }
-      case 'webhooks': {
-        const { data } = await answered(
-          api.GET('/api/v1/organizations/{orgId}/outbound-webhooks', { params: { path } }),
-          'reading the outbound webhooks',
-        )
+      case 'webhooks':
         return byName(
-          data,
+          await everyPage(
+            (page) => api.GET('/api/v1/organizations/{orgId}/outbound-webhooks', { params: { path, query: { page, limit: PAGE } } }),
+            'reading the outbound webhooks',
+          ),
           (row) => row.name,
           (row) => row.id,
         )
-      }
-      case 'statusPages': {
-        const pages = await answered(
-          api.GET('/api/v1/statuspages/organizations/{orgId}/pages', { params: { path } }),
-          'reading the status pages',
-        )
+      case 'statusPages':
         return byName(
-          pages.data,
+          await everyPage(
+            (page) => api.GET('/api/v1/statuspages/organizations/{orgId}/pages', { params: { path, query: { page, limit: PAGE } } }),
+            'reading the status pages',
+          ),
           (row) => row.slug,
           (row) => row.id,
         )
-      }
       case 'components': {
         const components = new Map<string, string>()
         for (const [slug, pageId] of await this.ids('statusPages')) {

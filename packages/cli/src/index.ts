@@ -71,7 +71,7 @@ export async function run(argv: string[], output: Output, env: Record<string, st
     return 1
   }
   const connection = connect({ url: url!, token: token!, orgId: orgId! })
-  const context = { connection, names: new Names(connection), say: output.out }
+  const context = { connection, names: new Names(connection), say: output.out, env }
   try {
     if (command === 'pull') {
       await pull(context, target)

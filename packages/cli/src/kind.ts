@@ -8,6 +8,8 @@ export interface Context {
   connection: Connection
   names: Names
   say: (line: string) => void
+  /** The environment: where credentials named by a file are read from. */
+  env: Record<string, string | undefined>
 }
 
 /** An entry as the organization has it now, with its id there. */
@@ -38,6 +40,10 @@ export interface Kind<E extends object = Record<string, unknown>> {
   /** The entry's name in the organization (unique among the kind's). */
   identity(entry: E): string
   references(entry: E): Reference[]
+  /** Fields that are the file's only (where credentials come from): never compared, never a difference. */
+  unseen?: readonly string[]
+  /** What keeps an entry from being created (a credential the environment lacks), checked before anything is written. */
+  creatable?(context: Context, entry: E): Array<{ at: FieldPath; message: string }>
   /** Fields compared whole rather than key by key (see `differences`). */
   whole?: readonly string[]
   /** What is wrong within the entry beyond its schema (a component naming a group its page lacks). */

@@ -68,10 +68,13 @@ export async function planOf(context: Context, desired: Desired, prune: boolean)
       named.add(name)
       const row = byName.get(name)
       if (!row) {
+        for (const problem of kind.creatable?.(context, entry.value) ?? [])
+          throw entry.file.problem([...entry.at, ...problem.at], problem.message)
         plan.changes.push({ kind, action: 'create', name, entry, fields: [] })
         continue
       }
-      const fields = differences(kind.normal ? kind.normal(row.entry) : row.entry, entry.value, kind.whole)
+      const compared = Object.fromEntries(Object.entries(entry.value).filter(([field]) => !kind.unseen?.includes(field)))
+      const fields = differences(kind.normal ? kind.normal(row.entry) : row.entry, compared, kind.whole)
       if (fields.length > 0) plan.changes.push({ kind, action: 'change', name, entry, live: row, fields })
       else plan.unchanged++
     }

@@ -17,6 +17,16 @@ const production = await startSystem(t)
 const acme = await organization(production, 'acme')
 const minute = (days: number) => new Date(Math.floor((Date.now() + days * 86_400_000) / 60_000) * 60_000).toISOString()
 
+const chat = await acme.call('POST', '/organizations/{orgId}/chat-integrations', {
+  name: 'Ops room',
+  kind: 'slack',
+  webhookUrl: 'http://127.0.0.1:9/services/T0/B0/secret-ops',
+})
+await acme.call('POST', '/organizations/{orgId}/outbound-webhooks', {
+  name: 'Incident feed',
+  url: 'http://127.0.0.1:9/incidents',
+  events: ['alert.created', 'alert.resolved'],
+})
 const team = await acme.call('POST', '/organizations/{orgId}/teams', {
   name: 'Payments',
   description: 'Takes the money',
@@ -54,6 +64,7 @@ const policy = await acme.call('POST', '/organizations/{orgId}/escalation-polici
       targets: [
         { type: 'team', id: team.id },
         { type: 'user', id: acme.alice.userId },
+        { type: 'chat', id: chat.id },
       ],
     },
   ],
@@ -135,9 +146,11 @@ t.test('pull writes one file per kind, naming things by key, name and e-mail, ne
   t.equal(pulling.status, 0, pulling.err)
   t.same(await yamlFiles(pulled), [
     'alert-sources.yaml',
+    'chat-integrations.yaml',
     'checks.yaml',
     'escalation-policies.yaml',
     'incident-rules.yaml',
+    'outbound-webhooks.yaml',
     'schedules.yaml',
     'services.yaml',
     'status-pages.yaml',
@@ -158,11 +171,14 @@ t.test('pull writes one file per kind, naming things by key, name and e-mail, ne
   ])
   t.same(parse(await text('escalation-policies.yaml')).escalationPolicies[0].steps, [
     { delayMinutes: 5, targets: [{ schedule: 'Primary' }] },
-    { delayMinutes: 10, targets: [{ team: 'Payments' }, { user: 'alice@acme.example' }] },
+    { delayMinutes: 10, targets: [{ team: 'Payments' }, { user: 'alice@acme.example' }, { chat: 'Ops room' }] },
   ])
   t.match(parse(await text('services.yaml')).services, [
     { key: 'checkout', ownerTeam: 'Payments', escalationPolicy: 'Default', dependsOn: ['payments'] },
     { key: 'payments' },
+  ])
+  t.same(parse(await text('chat-integrations.yaml')).chatIntegrations, [
+    { name: 'Ops room', kind: 'slack', enabled: true, credentialsFrom: { webhookUrl: 'DIVINUX_CHAT_OPS_ROOM_WEBHOOK_URL' } },
   ])
   t.match(parse(await text('workflows.yaml')).workflows, [
     { name: 'Checkout P1s', actions: [{ type: 'escalate', escalationPolicy: 'Default' }, { type: 'open_command_room' }] },
@@ -172,30 +188,39 @@ t.test('pull writes one file per kind, naming things by key, name and e-mail, ne
   ])
   for (const file of await yamlFiles(pulled)) {
     t.notMatch(await text(file), /[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-/, `${file} names nothing by id`)
-    t.notMatch(await text(file), /apiKey|signingSecret|dvx_/, `${file} holds no secret`)
+    t.notMatch(await text(file), /apiKey|signingSecret:|dvx_|secret-ops|whsec_/, `${file} holds no secret`)
   }
   const schema = JSON.parse(await readFile(path.join(pulled, '.schemas', 'teams.json'), 'utf8'))
   t.match(schema, { $schema: 'https://json-schema.org/draft/2020-12/schema', properties: { teams: { type: 'array' } } })
 
   const planned = await cli(acme.env, 'plan', pulled)
   t.equal(planned.status, 0, 'pull then plan: nothing differs')
-  t.match(planned.out, /0 to create, 0 to change, 0 to delete, 10 unchanged/)
+  t.match(planned.out, /0 to create, 0 to change, 0 to delete, 12 unchanged/)
 })
 
 t.test('the pulled directory applies unchanged to a fresh organization and reproduces it; applying twice changes nothing', async (t) => {
+  const withoutCredential = await cli(fresh.env, 'plan', pulled)
+  t.equal(withoutCredential.status, 1)
+  t.equal(
+    withoutCredential.err,
+    'chat-integrations.yaml:7: chatIntegrations[0].credentialsFrom.webhookUrl: the environment variable DIVINUX_CHAT_OPS_ROOM_WEBHOOK_URL is not set (creating it needs its webhookUrl)\nnothing was changed',
+  )
+  // The credential comes from the environment of whoever applies, as a CI secret would.
+  fresh.env.DIVINUX_CHAT_OPS_ROOM_WEBHOOK_URL = 'http://127.0.0.1:9/services/T1/B1/secret-staging'
   const planned = await cli(fresh.env, 'plan', pulled)
   t.equal(planned.status, 2, 'something differs: exit 2, as terraform plan -detailed-exitcode')
   t.match(planned.out, /^\+ team Payments \(teams\.yaml:3\)$/m)
   t.match(planned.out, /^~ incident rules the organization’s \(incident-rules\.yaml:3\)$/m)
-  t.match(planned.out, /9 to create, 1 to change, 0 to delete, 0 unchanged/)
+  t.match(planned.out, /11 to create, 1 to change, 0 to delete, 0 unchanged/)
 
   const applied = await cli(fresh.env, 'apply', pulled)
   t.equal(applied.status, 0, applied.err)
   t.match(applied.out, /created alert source Monitoring\n {4}its API key \(shown once\): \S+; send alerts to \/api\/v1\/webhooks\/ingest\//)
-  t.match(applied.out, /9 created, 1 changed, 0 deleted, 0 unchanged/)
+  t.match(applied.out, /created outbound webhook Incident feed\n {4}its signing secret \(shown once\): whsec_\S+/)
+  t.match(applied.out, /11 created, 1 changed, 0 deleted, 0 unchanged/)
 
   const again = await cli(fresh.env, 'apply', pulled)
-  t.match(again.out, /0 created, 0 changed, 0 deleted, 10 unchanged/, 'apply twice: the second changes nothing')
+  t.match(again.out, /0 created, 0 changed, 0 deleted, 12 unchanged/, 'apply twice: the second changes nothing')
   t.equal((await cli(fresh.env, 'plan', pulled)).status, 0)
 
   const reproduced = path.join(workspace, 'staging')

@@ -6,7 +6,8 @@ import { acceptInvitationOf, startTestService, until, type SignedIn } from '@svc
 
 /** One deployment of the two services over real HTTP, as staging or production would be. */
 export async function startSystem(t: Test) {
-  const service = await startTestService(t, buildPlatform)
+  // Chat and webhook targets on loopback: the tests' targets never resolve from here otherwise.
+  const service = await startTestService(t, buildPlatform, { config: { outbound: { allowPrivateTargets: true } } })
   const product = await buildProduct(service.config, service.resources)
   t.teardown(() => product.close())
   const productUrl = await product.listen({ port: 0, host: '127.0.0.1' })
@@ -52,5 +53,12 @@ export async function organization(system: System, slug: string) {
   })) as unknown as { token: string }
   const call = (method: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE', path: string, payload?: object) =>
     send(system.product, alice, method, `/api/v1${path.replace('{orgId}', orgId)}`, payload)
-  return { orgId, token, alice, bob, call, env: { DIVINUX_URL: system.productUrl, DIVINUX_ORGANIZATION: orgId, DIVINUX_TOKEN: token } }
+  return {
+    orgId,
+    token,
+    alice,
+    bob,
+    call,
+    env: { DIVINUX_URL: system.productUrl, DIVINUX_ORGANIZATION: orgId, DIVINUX_TOKEN: token } as Record<string, string>,
+  }
 }

@@ -1,6 +1,7 @@
 import type { Kind } from '../kind.js'
 import { alertSources } from './alert-sources.js'
 import { checks } from './checks.js'
+import { chatIntegrations, outboundWebhooks } from './destinations.js'
 import { escalationPolicies } from './escalation-policies.js'
 import { incidentRules } from './incident-rules.js'
 import { schedules } from './schedules.js'
@@ -10,12 +11,14 @@ import { teams } from './teams.js'
 import { workflows } from './workflows.js'
 
 /**
- * Every kind, in the order apply writes them: each after what it names (policies name schedules
- * and teams, services name teams and policies, checks name policies and status components,
+ * Every kind, in the order apply writes them: each after what it names (policies name chat
+ * integrations, outbound webhooks, schedules and teams, services name teams and policies, checks name policies and status components,
  * workflows name policies).
  * Pruning deletes in the reverse order.
  */
 export const kinds = [
+  chatIntegrations,
+  outboundWebhooks,
   teams,
   schedules,
   escalationPolicies,
