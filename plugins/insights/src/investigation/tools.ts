@@ -1,6 +1,13 @@
 import type { AgentTool } from '@svc/ai'
 import type { Executor } from '@svc/db'
-import { alertTimelines, dependencyEdges, deploysAround, sameServices, similarResolvedAlerts, similarResolvedIncidentsOf } from '@svc/plugin-alerting'
+import {
+  alertTimelines,
+  dependencyEdges,
+  deploysAround,
+  sameServices,
+  similarResolvedAlerts,
+  similarResolvedIncidentsOf,
+} from '@svc/plugin-alerting'
 import { componentHistoryAround, statusIncidentTimeline } from '@svc/plugin-statuspages'
 import { checkResultsAround } from '@svc/plugin-synthetics'
 import { pastConclusions, rcasWithActionItems } from '../queries/precedents.js'

@@ -21,7 +21,11 @@ import { audited, checkService, dependOn, lowerCased } from './writes.js'
 
 /** What shows a service elsewhere, read by the surfaces that own it (wired in by the product service). */
 export interface ServiceShowings {
-  components(db: Executor, organizationId: string, names: string[]): Promise<Array<{ id: string; name: string; pageId: string; pageSlug: string }>>
+  components(
+    db: Executor,
+    organizationId: string,
+    names: string[],
+  ): Promise<Array<{ id: string; name: string; pageId: string; pageSlug: string }>>
   checks(db: Executor, organizationId: string, names: string[]): Promise<Array<{ id: string; name: string }>>
 }
 

@@ -73,7 +73,12 @@ export const ServiceWithShowings = Type.Object(
   {
     ...Service.properties,
     statusComponents: Type.Array(
-      Type.Object({ id: Type.String({ format: 'uuid' }), name: Type.String(), pageId: Type.String({ format: 'uuid' }), pageSlug: Type.String() }),
+      Type.Object({
+        id: Type.String({ format: 'uuid' }),
+        name: Type.String(),
+        pageId: Type.String({ format: 'uuid' }),
+        pageSlug: Type.String(),
+      }),
       { description: 'Components following any of its names (their `alertServices`): those its incidents propose to update' },
     ),
     checks: Type.Array(Type.Object({ id: Type.String({ format: 'uuid' }), name: Type.String() }), {
