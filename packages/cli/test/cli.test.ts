@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os'
 import path from 'node:path'
 import t from 'tap'
 import { parse, stringify } from 'yaml'
-import { run } from '../src/index.js'
+import { kinds, run } from '../src/index.js'
 import { organization, startSystem } from './setup.js'
 
 // Configuration as code end to end: an organization set up through the API is pulled, planned and
@@ -337,4 +337,69 @@ t.test('a Backstage catalog imports through the CLI, and importing it again chan
     pulledServices.find((service) => service.key === 'search'),
     { ownerTeam: 'Payments', dependsOn: ['checkout'], links: { repository: 'https://github.com/acme/search' } },
   )
+})
+
+t.test('every kind is changed through its file, then deleted with --prune', async (t) => {
+  const current = path.join(workspace, 'current')
+  t.equal((await cli(fresh.env, 'pull', current)).status, 0)
+  const edit = async (file: string, change: (data: Record<string, Array<Record<string, unknown>>>) => void) => {
+    const data = parse(await readFile(path.join(current, file), 'utf8'))
+    change(data)
+    await writeFile(path.join(current, file), stringify(data))
+  }
+  const first = (data: Record<string, Array<Record<string, unknown>>>, key: string) => data[key]![0]!
+  await edit('chat-integrations.yaml', (data) => void (first(data, 'chatIntegrations').enabled = false))
+  await edit('outbound-webhooks.yaml', (data) => void (first(data, 'outboundWebhooks').events = ['alert.created']))
+  await edit('teams.yaml', (data) => {
+    const team = first(data, 'teams')
+    team.description = 'Takes the money, carefully'
+    team.members = [{ email: 'bob@acme.example', role: 'manager' }]
+  })
+  await edit('schedules.yaml', (data) => {
+    const schedule = first(data, 'schedules')
+    schedule.description = 'Weekdays'
+    schedule.overrides = [{ email: 'bob@acme.example', start: minute(5), end: minute(6) }]
+  })
+  await edit('escalation-policies.yaml', (data) => void (first(data, 'escalationPolicies').repeat = 2))
+  await edit('alert-sources.yaml', (data) => {
+    const source = first(data, 'alertSources')
+    source.defaultPriority = 'P2'
+    source.signed = true
+  })
+  await edit('status-pages.yaml', (data) => {
+    const page = first(data, 'statusPages')
+    page.name = 'Acme (staging)'
+    page.groups = []
+    page.components = [{ name: 'API', description: 'The public API', group: null, alertServices: ['api'] }]
+  })
+  await edit('checks.yaml', (data) => void (first(data, 'checks').frequencySeconds = 120))
+  await edit('workflows.yaml', (data) => void (first(data, 'workflows').enabled = false))
+
+  const changed = await cli(fresh.env, 'apply', current)
+  t.equal(changed.status, 0, changed.err)
+  t.match(changed.out, /changed alert source Monitoring\n {4}its new signing secret \(shown once\): \S+/)
+  t.match(changed.out, /9 changed/)
+  t.equal((await cli(fresh.env, 'plan', current)).status, 0, 'what was applied is what the files say')
+  const schedule = parse(await readFile(path.join(current, 'schedules.yaml'), 'utf8')).schedules[0]
+  const again = path.join(workspace, 'current-again')
+  await cli(fresh.env, 'pull', again)
+  t.same(parse(await readFile(path.join(again, 'schedules.yaml'), 'utf8')).schedules[0], schedule, 'the override replaced')
+  t.same(
+    parse(await readFile(path.join(again, 'status-pages.yaml'), 'utf8')).statusPages[0].components.map(
+      (component: { name: string }) => component.name,
+    ),
+    ['API'],
+    'the page’s other component and its group are gone',
+  )
+
+  for (const kind of kinds.filter((kind) => !kind.singleton)) await writeFile(path.join(current, kind.file), `${kind.key}: []\n`)
+  const pruned = await cli(fresh.env, 'apply', current, '--prune')
+  t.equal(pruned.status, 0, pruned.err)
+  t.match(pruned.out, /^deleted workflow Checkout P1s$/m)
+  t.match(pruned.out, /^deleted chat integration Ops room$/m)
+  const emptied = path.join(workspace, 'emptied')
+  await cli(fresh.env, 'pull', emptied)
+  for (const kind of kinds.filter((kind) => !kind.singleton && kind.key !== 'statusPages'))
+    t.same(parse(await readFile(path.join(emptied, kind.file), 'utf8'))[kind.key], [], `${kind.file}: nothing left`)
+  t.same(parse(await readFile(path.join(emptied, 'status-pages.yaml'), 'utf8')).statusPages, [])
 })
