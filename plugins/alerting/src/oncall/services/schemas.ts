@@ -6,7 +6,13 @@ const Key = Type.String({
   pattern: KEY_PATTERN,
   description: 'A stable slug the organization names the service by (letters, digits, `.`, `_`, `-`; kept lower-case), unique in it',
 })
-const Alias = Type.String({ pattern: KEY_PATTERN, description: 'Another name alerts give the service (kept lower-case)' })
+/** Any name an alert's `service` may carry (free text up to 200 characters), not only a slug: `Storefront UI` is an alias as alerts send it. */
+const Alias = Type.String({
+  minLength: 1,
+  maxLength: 200,
+  pattern: '\\S',
+  description: 'Another name alerts give the service, as they carry it (kept lower-case)',
+})
 const Url = Type.String({ maxLength: 2000, pattern: '^https?://\\S+$' })
 const NullableUuid = Type.Union([Type.String({ format: 'uuid' }), Type.Null()])
 

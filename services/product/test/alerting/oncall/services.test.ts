@@ -159,9 +159,10 @@ t.test('a service depends on others by key; correlation follows the edges by any
   const legacy = await call(manager!, 'POST', `${base}/service-dependencies`, { service: 'Storefront UI', dependsOn: 'SVC-Orders' })
   t.equal(legacy.statusCode, 201, legacy.body)
   t.match(legacy.json(), { service: 'storefront-ui', dependsOn: 'orders' })
-  t.match((await call(viewer!, 'GET', `${services}?q=storefront`)).json().data, [
-    { key: 'storefront-ui', name: 'Storefront UI', aliases: ['storefront ui'], dependsOn: ['orders'] },
-  ])
+  const [storefront] = (await call(viewer!, 'GET', `${services}?q=storefront`)).json().data
+  t.match(storefront, { key: 'storefront-ui', name: 'Storefront UI', aliases: ['storefront ui'], dependsOn: ['orders'] })
+  const aliased = await call(manager!, 'PATCH', `${services}/${storefront.id}`, { aliases: [...storefront.aliases, 'Storefront Web'] })
+  t.same(aliased.json().aliases, ['storefront ui', 'storefront web'], 'an alias is any name alerts carry, as the register kept it')
   const map = (await call(viewer!, 'GET', `${base}/service-dependencies`)).json().data
   t.match(map, [
     { service: 'orders', dependsOn: 'orders-db' },
