@@ -9,9 +9,9 @@ import { policyIdsByName } from '../policies/queries.js'
 import { teamIdsByName } from '../teams/queries.js'
 import { readCatalog, refName, type CatalogService } from './backstage.js'
 import { dependsOnOf } from './edges.js'
-import { insertService, serviceIdsByKey, servicesByKey, updateService, type ServiceFields, type ServiceRow } from './queries.js'
+import { insertService, serviceIdsByKey, servicesByKey, updateService, type ServiceFields } from './queries.js'
 import { CreateService } from './schemas.js'
-import { audited, checkService, dependOn, lowerCased } from './writes.js'
+import { audited, checkService, dependOn, fieldsOf, lowerCased } from './writes.js'
 
 const YAML_TYPES = ['application/yaml', 'application/x-yaml', 'text/yaml']
 
@@ -55,18 +55,6 @@ function merged(
     aliases: lowerCased([...(before?.aliases ?? []), ...entry.aliases]).filter((alias) => alias !== entry.key),
   }
 }
-
-const fieldsOf = (row: ServiceRow): ServiceFields => ({
-  key: row.key,
-  name: row.name,
-  description: row.description,
-  ownerTeamId: row.ownerTeamId,
-  escalationPolicyId: row.escalationPolicyId,
-  tier: row.tier,
-  tags: row.tags,
-  links: row.links as Record<string, string>,
-  aliases: row.aliases,
-})
 
 /** The fields hold what the API itself would take (a title too long, a tag too long: 400 naming the entity). */
 function checkShape(key: string, fields: ServiceFields) {

@@ -17,7 +17,7 @@ import {
   type ServiceRow,
 } from './queries.js'
 import { CreateService, Service, ServiceParams, ServiceQuery, ServiceWithShowings, UnregisteredService, UpdateService } from './schemas.js'
-import { audited, checkService, dependOn, lowerCased } from './writes.js'
+import { audited, checkService, dependOn, fieldsOf, lowerCased } from './writes.js'
 
 /** What shows a service elsewhere, read by the surfaces that own it (wired in by the product service). */
 export interface ServiceShowings {
@@ -41,15 +41,7 @@ const UNREGISTERED_DAYS = 30
 function serviceBody(row: ServiceRow, dependsOn: string[]) {
   return {
     id: row.id,
-    key: row.key,
-    name: row.name,
-    description: row.description,
-    ownerTeamId: row.ownerTeamId,
-    escalationPolicyId: row.escalationPolicyId,
-    tier: row.tier,
-    tags: row.tags,
-    links: row.links as Record<string, string>,
-    aliases: row.aliases,
+    ...fieldsOf(row),
     dependsOn,
     createdBy: row.createdBy,
     createdAt: row.createdAt.toISOString(),
@@ -223,7 +215,7 @@ export const serviceRoutes: FastifyPluginAsyncTypebox<ServiceRouteOptions> = asy
       }
       const updated = await db.transaction().execute(async (trx) => {
         const before = await serviceOf(trx, organizationId, request.params.serviceId, true)
-        const current: ServiceFields = { ...before, links: before.links as Record<string, string> }
+        const current = fieldsOf(before)
         const next: ServiceFields = { ...current, ...changes }
         await checkService(trx, organizationId, next, before.id)
         const row = await updateService(trx, organizationId, before.id, changes)
@@ -261,7 +253,7 @@ export const serviceRoutes: FastifyPluginAsyncTypebox<ServiceRouteOptions> = asy
         await recordAudit(trx, auditContextOf(request), {
           ...entry(organizationId, before.id),
           action: 'service.deleted',
-          before: audited({ ...before, links: before.links as Record<string, string> }, dependedOn),
+          before: audited(fieldsOf(before), dependedOn),
         })
       })
       return reply.code(204).send(null)

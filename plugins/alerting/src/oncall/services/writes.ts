@@ -3,7 +3,7 @@ import { ConflictError, invalidField } from '@svc/http'
 import { policiesAmong } from '../policies/queries.js'
 import { teamsAmong } from '../teams/queries.js'
 import { countEdges, DEPENDENCIES_PER_ORGANIZATION, setDependsOn } from './edges.js'
-import { namesTaken, serviceIdsByKey, type ServiceFields } from './queries.js'
+import { namesTaken, serviceIdsByKey, type ServiceFields, type ServiceRow } from './queries.js'
 
 // The rules every write of a service keeps, whether a person sends it or a catalog is imported.
 
@@ -53,3 +53,16 @@ export async function checkService(db: Executor, organizationId: string, fields:
 }
 
 export const lowerCased = (names: string[]) => [...new Set(names.map((name) => name.toLowerCase()))]
+
+/** A stored service's own fields, as writes compare and audit them. */
+export const fieldsOf = (row: ServiceRow): ServiceFields => ({
+  key: row.key,
+  name: row.name,
+  description: row.description,
+  ownerTeamId: row.ownerTeamId,
+  escalationPolicyId: row.escalationPolicyId,
+  tier: row.tier,
+  tags: row.tags,
+  links: row.links as Record<string, string>,
+  aliases: row.aliases,
+})
