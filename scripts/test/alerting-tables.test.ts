@@ -34,6 +34,8 @@ const owners: Record<string, string[]> = {
     'incident_responders',
     'incident_status_links',
     'incident_settings',
+    'incident_fields',
+    'incident_types',
   ],
   paging: ['notification_attempts', 'alert_ack_links'],
   chat: ['slack_messages', 'slack_users', 'incident_chat_channels'],

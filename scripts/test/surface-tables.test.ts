@@ -43,6 +43,8 @@ const owners: Record<string, string[]> = {
     'serviceSupportHours',
     'incidentStatusLinks',
     'incidentSettings',
+    'incidentFields',
+    'incidentTypes',
     'services',
   ],
   insights: [

@@ -559,6 +559,20 @@ export interface DivinuxIncidentExclusions {
   organizationId: string;
 }
 
+export interface DivinuxIncidentFields {
+  createdAt: Generated<Timestamp>;
+  createdBy: string | null;
+  description: string | null;
+  id: Generated<string>;
+  key: string;
+  kind: string;
+  name: string;
+  options: Generated<string[]>;
+  organizationId: string;
+  required: Generated<string>;
+  updatedAt: Generated<Timestamp>;
+}
+
 export interface DivinuxIncidentResponders {
   addedAt: Generated<Timestamp>;
   addedBy: string | null;
@@ -591,6 +605,7 @@ export interface DivinuxIncidents {
   createdAt: Generated<Timestamp>;
   declaredBy: string | null;
   detectedAt: Generated<Timestamp>;
+  fields: Generated<Json>;
   id: Generated<string>;
   mergedInto: string | null;
   mitigatedAt: Timestamp | null;
@@ -604,6 +619,7 @@ export interface DivinuxIncidents {
   status: Generated<string>;
   summary: string | null;
   title: string;
+  typeId: string | null;
   updatedAt: Generated<Timestamp>;
 }
 
@@ -629,11 +645,24 @@ export interface DivinuxIncidentTimeline {
   body: string | null;
   createdAt: Generated<Timestamp>;
   data: Generated<Json>;
+  dispatchedAt: Generated<Timestamp | null>;
   id: Generated<string>;
   incidentId: string;
   kind: string;
   organizationId: string;
   seq: Generated<number>;
+}
+
+export interface DivinuxIncidentTypes {
+  createdAt: Generated<Timestamp>;
+  createdBy: string | null;
+  description: string | null;
+  fields: Generated<Json>;
+  id: Generated<string>;
+  key: string;
+  name: string;
+  organizationId: string;
+  updatedAt: Generated<Timestamp>;
 }
 
 export interface DivinuxNotificationAttempts {
@@ -1167,6 +1196,7 @@ export interface DivinuxWorkflowRuns {
   eventKey: string;
   finishedAt: Timestamp | null;
   id: Generated<string>;
+  incidentId: string | null;
   occurredAt: Timestamp;
   organizationId: string;
   status: Generated<string>;
@@ -1229,6 +1259,7 @@ export interface DB {
   "divinux.incidentAlerts": DivinuxIncidentAlerts;
   "divinux.incidentChatChannels": DivinuxIncidentChatChannels;
   "divinux.incidentExclusions": DivinuxIncidentExclusions;
+  "divinux.incidentFields": DivinuxIncidentFields;
   "divinux.incidentResponders": DivinuxIncidentResponders;
   "divinux.incidentRoles": DivinuxIncidentRoles;
   "divinux.incidentRuleSets": DivinuxIncidentRuleSets;
@@ -1236,6 +1267,7 @@ export interface DB {
   "divinux.incidentSettings": DivinuxIncidentSettings;
   "divinux.incidentStatusLinks": DivinuxIncidentStatusLinks;
   "divinux.incidentTimeline": DivinuxIncidentTimeline;
+  "divinux.incidentTypes": DivinuxIncidentTypes;
   "divinux.notificationAttempts": DivinuxNotificationAttempts;
   "divinux.notificationPreferences": DivinuxNotificationPreferences;
   "divinux.outboundWebhookDeliveries": DivinuxOutboundWebhookDeliveries;

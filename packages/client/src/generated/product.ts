@@ -1027,7 +1027,7 @@ export interface paths {
         put?: never;
         /**
          * Declare an incident (alerting responder)
-         * @description Starts in triage with the declarer (or `commanderId`) as commander. `alertIds` must be alerts of the organization in no other incident (409 when one is).
+         * @description Starts in triage with the declarer (or `commanderId`) as commander. `alertIds` must be alerts of the organization in no other incident (409 when one is). `type` and `fields` shape it: a field its type (or the field itself) requires at declaration is a 400 naming it when absent.
          */
         post: operations["postOrganizationsIncidents"];
         delete?: never;
@@ -1051,8 +1051,8 @@ export interface paths {
         options?: never;
         head?: never;
         /**
-         * Change an incident’s title, summary, severity or status (alerting responder)
-         * @description Status moves: any open status (triage, investigating, identified, monitoring) to another or to resolved; resolved only back to investigating (409 otherwise). Leaving triage sets acknowledgedAt, reaching monitoring or resolved sets mitigatedAt, resolving sets resolvedAt and reopening clears it.
+         * Change an incident’s title, summary, severity, status, type or custom fields (alerting responder)
+         * @description Resolving needs every field its type (or the field itself) requires at declaration or resolution: a 400 names those missing. `fields` sets the values given (null clears one) and keeps the others. Status moves: any open status (triage, investigating, identified, monitoring) to another or to resolved; resolved only back to investigating (409 otherwise). Leaving triage sets acknowledgedAt, reaching monitoring or resolved sets mitigatedAt, resolving sets resolvedAt and reopening clears it.
          */
         patch: operations["patchOrganizationsIncidentsByIncidentId"];
         trace?: never;
@@ -1290,6 +1290,92 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/organizations/{orgId}/incident-fields": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** List custom incident fields, by key (alerting viewer) */
+        get: operations["getOrganizationsIncidentFields"];
+        put?: never;
+        /**
+         * Add a custom incident field (alerting manager)
+         * @description Incidents carry its value under `fields.<key>`; `required` says when every incident needs it (an incident type may ask more). 409 when the key is taken.
+         */
+        post: operations["postOrganizationsIncidentFields"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/organizations/{orgId}/incident-fields/{fieldId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** A custom incident field (alerting viewer) */
+        get: operations["getOrganizationsIncidentFieldsByFieldId"];
+        put?: never;
+        post?: never;
+        /** Remove a custom incident field, its values on every incident and its place in every type (alerting manager) */
+        delete: operations["deleteOrganizationsIncidentFieldsByFieldId"];
+        options?: never;
+        head?: never;
+        /**
+         * Change a custom incident field’s name, description, options or requirement (alerting manager)
+         * @description Its key and kind stay. Values incidents already carry are kept when an option is removed.
+         */
+        patch: operations["patchOrganizationsIncidentFieldsByFieldId"];
+        trace?: never;
+    };
+    "/api/v1/organizations/{orgId}/incident-types": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** List incident types, by key (alerting viewer) */
+        get: operations["getOrganizationsIncidentTypes"];
+        put?: never;
+        /**
+         * Add an incident type (alerting manager)
+         * @description Incidents are declared with it as `type: <key>`. 409 when the key is taken.
+         */
+        post: operations["postOrganizationsIncidentTypes"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/organizations/{orgId}/incident-types/{typeId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** An incident type (alerting viewer) */
+        get: operations["getOrganizationsIncidentTypesByTypeId"];
+        put?: never;
+        post?: never;
+        /** Remove an incident type (alerting manager); its incidents keep their field values and have no type */
+        delete: operations["deleteOrganizationsIncidentTypesByTypeId"];
+        options?: never;
+        head?: never;
+        /**
+         * Change an incident type’s name, description or fields (alerting manager)
+         * @description Its key stays. The fields apply to its incidents from their next change on.
+         */
+        patch: operations["patchOrganizationsIncidentTypesByTypeId"];
+        trace?: never;
+    };
     "/api/v1/organizations/{orgId}/incidents/{incidentId}/responder-requests": {
         parameters: {
             query?: never;
@@ -1423,7 +1509,7 @@ export interface paths {
         put?: never;
         /**
          * Slack slash command `/incident` (signed by Slack)
-         * @description `declare [SEV1-SEV4] <title>`, `ack [INC-n]`, `resolve [INC-n]`, `status [INC-n] <text>`, `join [INC-n]`, `help`; without INC-n, the incident whose channel it is run in. Answers Slack with an ephemeral line. 403 unless signed with the integration’s signing secret within five minutes.
+         * @description `declare [SEV1-SEV4] [type=<key>] [<field>=<value> …] <title>`, `set [INC-n] <field>=<value> … [type=<key>]`, `ack [INC-n]`, `resolve [INC-n]`, `status [INC-n] <text>`, `join [INC-n]`, `help`; without INC-n, the incident whose channel it is run in. Answers Slack with an ephemeral line. 403 unless signed with the integration’s signing secret within five minutes.
          */
         post: operations["postChatSlackCommands"];
         delete?: never;
@@ -8691,6 +8777,10 @@ export interface operations {
                 limit?: number;
                 /** @description `open` for every status but resolved, or one status */
                 status?: "open" | ("triage" | "investigating" | "identified" | "monitoring" | "resolved");
+                /** @description Incidents of this type (its key); `none` for those of no type */
+                type?: string;
+                /** @description `key:value`, repeatable: incidents whose custom field holds the value (for a multi_select, among its values); every one must hold */
+                field?: string[];
             };
             header?: never;
             path: {
@@ -8733,6 +8823,12 @@ export interface operations {
                             mergedInto: string | null;
                             /** @description Snoozed: its alerts page again then, and it is back in triage */
                             snoozedUntil: string | null;
+                            /** @description The key of its incident type; null: none */
+                            type: string | null;
+                            /** @description Its custom field values, by the field’s key */
+                            fields: {
+                                [key: string]: unknown;
+                            };
                             alertCount: number;
                             /** Format: date-time */
                             startedAt: string;
@@ -8809,6 +8905,12 @@ export interface operations {
                     commanderId?: string;
                     /** @description Alerts in no other incident */
                     alertIds?: string[];
+                    /** @description The key of an incident type of the organization */
+                    type?: string;
+                    /** @description Custom field values by the field’s key (null clears one) */
+                    fields?: {
+                        [key: string]: unknown;
+                    };
                 };
             };
         };
@@ -8845,6 +8947,12 @@ export interface operations {
                         mergedInto: string | null;
                         /** @description Snoozed: its alerts page again then, and it is back in triage */
                         snoozedUntil: string | null;
+                        /** @description The key of its incident type; null: none */
+                        type: string | null;
+                        /** @description Its custom field values, by the field’s key */
+                        fields: {
+                            [key: string]: unknown;
+                        };
                         alertCount: number;
                         /** Format: date-time */
                         startedAt: string;
@@ -8947,6 +9055,12 @@ export interface operations {
                         mergedInto: string | null;
                         /** @description Snoozed: its alerts page again then, and it is back in triage */
                         snoozedUntil: string | null;
+                        /** @description The key of its incident type; null: none */
+                        type: string | null;
+                        /** @description Its custom field values, by the field’s key */
+                        fields: {
+                            [key: string]: unknown;
+                        };
                         alertCount: number;
                         /** Format: date-time */
                         startedAt: string;
@@ -9030,6 +9144,12 @@ export interface operations {
                      * @enum {unknown}
                      */
                     status?: "triage" | "investigating" | "identified" | "monitoring" | "resolved";
+                    /** @description Another incident type, or null for none */
+                    type?: string | null;
+                    /** @description Custom field values by the field’s key (null clears one) */
+                    fields?: {
+                        [key: string]: unknown;
+                    };
                     /** @description With `status: resolved`: whether the status page incidents opened for or linked to it are resolved with it, with a published resolved update (default true) */
                     statusPages?: boolean;
                 };
@@ -9068,6 +9188,12 @@ export interface operations {
                         mergedInto: string | null;
                         /** @description Snoozed: its alerts page again then, and it is back in triage */
                         snoozedUntil: string | null;
+                        /** @description The key of its incident type; null: none */
+                        type: string | null;
+                        /** @description Its custom field values, by the field’s key */
+                        fields: {
+                            [key: string]: unknown;
+                        };
                         alertCount: number;
                         /** Format: date-time */
                         startedAt: string;
@@ -9179,6 +9305,12 @@ export interface operations {
                         mergedInto: string | null;
                         /** @description Snoozed: its alerts page again then, and it is back in triage */
                         snoozedUntil: string | null;
+                        /** @description The key of its incident type; null: none */
+                        type: string | null;
+                        /** @description Its custom field values, by the field’s key */
+                        fields: {
+                            [key: string]: unknown;
+                        };
                         alertCount: number;
                         /** Format: date-time */
                         startedAt: string;
@@ -9307,7 +9439,7 @@ export interface operations {
                              * @description note and status_update are written by people; the others record a change (its values in `data`), by its author or the system (authorId null)
                              * @enum {unknown}
                              */
-                            kind: "opened" | "declared" | "note" | "status_update" | "status_changed" | "severity_changed" | "updated" | "role_assigned" | "role_removed" | "responder_joined" | "snoozed" | "repaged" | "responders_requested" | "reassigned" | "status_page_incident_linked" | "alert_linked" | "alerts_linked" | "alerts_acknowledged" | "alerts_resolved" | "merged" | "merged_into" | "split" | "split_from";
+                            kind: "opened" | "declared" | "note" | "status_update" | "status_changed" | "severity_changed" | "updated" | "type_changed" | "field_changed" | "role_assigned" | "role_removed" | "responder_joined" | "snoozed" | "repaged" | "responders_requested" | "reassigned" | "status_page_incident_linked" | "alert_linked" | "alerts_linked" | "alerts_acknowledged" | "alerts_resolved" | "merged" | "merged_into" | "split" | "split_from";
                             body: string | null;
                             data: {
                                 [key: string]: unknown;
@@ -9377,7 +9509,7 @@ export interface operations {
                          * @description note and status_update are written by people; the others record a change (its values in `data`), by its author or the system (authorId null)
                          * @enum {unknown}
                          */
-                        kind: "opened" | "declared" | "note" | "status_update" | "status_changed" | "severity_changed" | "updated" | "role_assigned" | "role_removed" | "responder_joined" | "snoozed" | "repaged" | "responders_requested" | "reassigned" | "status_page_incident_linked" | "alert_linked" | "alerts_linked" | "alerts_acknowledged" | "alerts_resolved" | "merged" | "merged_into" | "split" | "split_from";
+                        kind: "opened" | "declared" | "note" | "status_update" | "status_changed" | "severity_changed" | "updated" | "type_changed" | "field_changed" | "role_assigned" | "role_removed" | "responder_joined" | "snoozed" | "repaged" | "responders_requested" | "reassigned" | "status_page_incident_linked" | "alert_linked" | "alerts_linked" | "alerts_acknowledged" | "alerts_resolved" | "merged" | "merged_into" | "split" | "split_from";
                         body: string | null;
                         data: {
                             [key: string]: unknown;
@@ -9452,6 +9584,12 @@ export interface operations {
                         mergedInto: string | null;
                         /** @description Snoozed: its alerts page again then, and it is back in triage */
                         snoozedUntil: string | null;
+                        /** @description The key of its incident type; null: none */
+                        type: string | null;
+                        /** @description Its custom field values, by the field’s key */
+                        fields: {
+                            [key: string]: unknown;
+                        };
                         alertCount: number;
                         /** Format: date-time */
                         startedAt: string;
@@ -9699,6 +9837,12 @@ export interface operations {
                         mergedInto: string | null;
                         /** @description Snoozed: its alerts page again then, and it is back in triage */
                         snoozedUntil: string | null;
+                        /** @description The key of its incident type; null: none */
+                        type: string | null;
+                        /** @description Its custom field values, by the field’s key */
+                        fields: {
+                            [key: string]: unknown;
+                        };
                         alertCount: number;
                         /** Format: date-time */
                         startedAt: string;
@@ -9814,6 +9958,12 @@ export interface operations {
                         mergedInto: string | null;
                         /** @description Snoozed: its alerts page again then, and it is back in triage */
                         snoozedUntil: string | null;
+                        /** @description The key of its incident type; null: none */
+                        type: string | null;
+                        /** @description Its custom field values, by the field’s key */
+                        fields: {
+                            [key: string]: unknown;
+                        };
                         alertCount: number;
                         /** Format: date-time */
                         startedAt: string;
@@ -9921,6 +10071,12 @@ export interface operations {
                             mergedInto: string | null;
                             /** @description Snoozed: its alerts page again then, and it is back in triage */
                             snoozedUntil: string | null;
+                            /** @description The key of its incident type; null: none */
+                            type: string | null;
+                            /** @description Its custom field values, by the field’s key */
+                            fields: {
+                                [key: string]: unknown;
+                            };
                             alertCount: number;
                             /** Format: date-time */
                             startedAt: string;
@@ -9985,7 +10141,7 @@ export interface operations {
                              * @description note and status_update are written by people; the others record a change (its values in `data`), by its author or the system (authorId null)
                              * @enum {unknown}
                              */
-                            kind: "opened" | "declared" | "note" | "status_update" | "status_changed" | "severity_changed" | "updated" | "role_assigned" | "role_removed" | "responder_joined" | "snoozed" | "repaged" | "responders_requested" | "reassigned" | "status_page_incident_linked" | "alert_linked" | "alerts_linked" | "alerts_acknowledged" | "alerts_resolved" | "merged" | "merged_into" | "split" | "split_from";
+                            kind: "opened" | "declared" | "note" | "status_update" | "status_changed" | "severity_changed" | "updated" | "type_changed" | "field_changed" | "role_assigned" | "role_removed" | "responder_joined" | "snoozed" | "repaged" | "responders_requested" | "reassigned" | "status_page_incident_linked" | "alert_linked" | "alerts_linked" | "alerts_acknowledged" | "alerts_resolved" | "merged" | "merged_into" | "split" | "split_from";
                             body: string | null;
                             data: {
                                 [key: string]: unknown;
@@ -10099,6 +10255,12 @@ export interface operations {
                                 mergedInto: string | null;
                                 /** @description Snoozed: its alerts page again then, and it is back in triage */
                                 snoozedUntil: string | null;
+                                /** @description The key of its incident type; null: none */
+                                type: string | null;
+                                /** @description Its custom field values, by the field’s key */
+                                fields: {
+                                    [key: string]: unknown;
+                                };
                                 alertCount: number;
                                 /** Format: date-time */
                                 startedAt: string;
@@ -10305,7 +10467,7 @@ export interface operations {
                          * @description note and status_update are written by people; the others record a change (its values in `data`), by its author or the system (authorId null)
                          * @enum {unknown}
                          */
-                        kind: "opened" | "declared" | "note" | "status_update" | "status_changed" | "severity_changed" | "updated" | "role_assigned" | "role_removed" | "responder_joined" | "snoozed" | "repaged" | "responders_requested" | "reassigned" | "status_page_incident_linked" | "alert_linked" | "alerts_linked" | "alerts_acknowledged" | "alerts_resolved" | "merged" | "merged_into" | "split" | "split_from";
+                        kind: "opened" | "declared" | "note" | "status_update" | "status_changed" | "severity_changed" | "updated" | "type_changed" | "field_changed" | "role_assigned" | "role_removed" | "responder_joined" | "snoozed" | "repaged" | "responders_requested" | "reassigned" | "status_page_incident_linked" | "alert_linked" | "alerts_linked" | "alerts_acknowledged" | "alerts_resolved" | "merged" | "merged_into" | "split" | "split_from";
                         body: string | null;
                         data: {
                             [key: string]: unknown;
@@ -10608,6 +10770,648 @@ export interface operations {
             };
         };
     };
+    getOrganizationsIncidentFields: {
+        parameters: {
+            query?: {
+                page?: number;
+                limit?: number;
+            };
+            header?: never;
+            path: {
+                orgId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            /** Format: uuid */
+                            id: string;
+                            key: string;
+                            name: string;
+                            description: string | null;
+                            /** @enum {unknown} */
+                            kind: "text" | "number" | "select" | "multi_select" | "user" | "service" | "link";
+                            options: string[];
+                            /**
+                             * @description declare: an incident is declared with it; resolve: it is set before the incident is resolved; never: optional
+                             * @enum {unknown}
+                             */
+                            required: "never" | "declare" | "resolve";
+                            /** Format: date-time */
+                            createdAt: string;
+                            /** Format: date-time */
+                            updatedAt: string;
+                        }[];
+                        meta: {
+                            page: number;
+                            limit: number;
+                            total: number;
+                        };
+                    };
+                };
+            };
+            /** @description Default Response */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Default Response */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    postOrganizationsIncidentFields: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                orgId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description How the API names the field: lower-case, digits and `_` */
+                    key: string;
+                    name: string;
+                    description?: string | null;
+                    /**
+                     * @description text (up to 2,000 characters), number, select (one of `options`), multi_select (several), user (a member’s id), service (a catalog key), link (an http(s) URL)
+                     * @enum {unknown}
+                     */
+                    kind: "text" | "number" | "select" | "multi_select" | "user" | "service" | "link";
+                    /** @description The values a select or multi_select field takes (required for those, refused for the others) */
+                    options?: string[];
+                    /**
+                     * @description For every incident; a type may ask more of its own
+                     * @default never
+                     * @enum {unknown}
+                     */
+                    required?: "never" | "declare" | "resolve";
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** Format: uuid */
+                        id: string;
+                        key: string;
+                        name: string;
+                        description: string | null;
+                        /** @enum {unknown} */
+                        kind: "text" | "number" | "select" | "multi_select" | "user" | "service" | "link";
+                        options: string[];
+                        /**
+                         * @description declare: an incident is declared with it; resolve: it is set before the incident is resolved; never: optional
+                         * @enum {unknown}
+                         */
+                        required: "never" | "declare" | "resolve";
+                        /** Format: date-time */
+                        createdAt: string;
+                        /** Format: date-time */
+                        updatedAt: string;
+                    };
+                };
+            };
+            /** @description Default Response */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Default Response */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    getOrganizationsIncidentFieldsByFieldId: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                orgId: string;
+                fieldId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** Format: uuid */
+                        id: string;
+                        key: string;
+                        name: string;
+                        description: string | null;
+                        /** @enum {unknown} */
+                        kind: "text" | "number" | "select" | "multi_select" | "user" | "service" | "link";
+                        options: string[];
+                        /**
+                         * @description declare: an incident is declared with it; resolve: it is set before the incident is resolved; never: optional
+                         * @enum {unknown}
+                         */
+                        required: "never" | "declare" | "resolve";
+                        /** Format: date-time */
+                        createdAt: string;
+                        /** Format: date-time */
+                        updatedAt: string;
+                    };
+                };
+            };
+            /** @description Default Response */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Default Response */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    deleteOrganizationsIncidentFieldsByFieldId: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                orgId: string;
+                fieldId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Default Response */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Default Response */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    patchOrganizationsIncidentFieldsByFieldId: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                orgId: string;
+                fieldId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    name?: string;
+                    description?: string | null;
+                    /** @description The values a select or multi_select field takes (required for those, refused for the others) */
+                    options?: string[];
+                    /**
+                     * @description declare: an incident is declared with it; resolve: it is set before the incident is resolved; never: optional
+                     * @enum {unknown}
+                     */
+                    required?: "never" | "declare" | "resolve";
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** Format: uuid */
+                        id: string;
+                        key: string;
+                        name: string;
+                        description: string | null;
+                        /** @enum {unknown} */
+                        kind: "text" | "number" | "select" | "multi_select" | "user" | "service" | "link";
+                        options: string[];
+                        /**
+                         * @description declare: an incident is declared with it; resolve: it is set before the incident is resolved; never: optional
+                         * @enum {unknown}
+                         */
+                        required: "never" | "declare" | "resolve";
+                        /** Format: date-time */
+                        createdAt: string;
+                        /** Format: date-time */
+                        updatedAt: string;
+                    };
+                };
+            };
+            /** @description Default Response */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Default Response */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    getOrganizationsIncidentTypes: {
+        parameters: {
+            query?: {
+                page?: number;
+                limit?: number;
+            };
+            header?: never;
+            path: {
+                orgId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            /** Format: uuid */
+                            id: string;
+                            key: string;
+                            name: string;
+                            description: string | null;
+                            fields: {
+                                /** @description How the API names the field: lower-case, digits and `_` */
+                                field: string;
+                                /**
+                                 * @description declare: an incident is declared with it; resolve: it is set before the incident is resolved; never: optional
+                                 * @enum {unknown}
+                                 */
+                                required: "never" | "declare" | "resolve";
+                            }[];
+                            /** Format: date-time */
+                            createdAt: string;
+                            /** Format: date-time */
+                            updatedAt: string;
+                        }[];
+                        meta: {
+                            page: number;
+                            limit: number;
+                            total: number;
+                        };
+                    };
+                };
+            };
+            /** @description Default Response */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Default Response */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    postOrganizationsIncidentTypes: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                orgId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description How the API names the type: lower-case, digits, `_` and `-` */
+                    key: string;
+                    name: string;
+                    description?: string | null;
+                    /** @description Overrides the fields’ own `required` for incidents of the type; a field not listed keeps its own */
+                    fields?: {
+                        /** @description How the API names the field: lower-case, digits and `_` */
+                        field: string;
+                        /**
+                         * @description declare: an incident is declared with it; resolve: it is set before the incident is resolved; never: optional
+                         * @enum {unknown}
+                         */
+                        required: "never" | "declare" | "resolve";
+                    }[];
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** Format: uuid */
+                        id: string;
+                        key: string;
+                        name: string;
+                        description: string | null;
+                        fields: {
+                            /** @description How the API names the field: lower-case, digits and `_` */
+                            field: string;
+                            /**
+                             * @description declare: an incident is declared with it; resolve: it is set before the incident is resolved; never: optional
+                             * @enum {unknown}
+                             */
+                            required: "never" | "declare" | "resolve";
+                        }[];
+                        /** Format: date-time */
+                        createdAt: string;
+                        /** Format: date-time */
+                        updatedAt: string;
+                    };
+                };
+            };
+            /** @description Default Response */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Default Response */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    getOrganizationsIncidentTypesByTypeId: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                orgId: string;
+                typeId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** Format: uuid */
+                        id: string;
+                        key: string;
+                        name: string;
+                        description: string | null;
+                        fields: {
+                            /** @description How the API names the field: lower-case, digits and `_` */
+                            field: string;
+                            /**
+                             * @description declare: an incident is declared with it; resolve: it is set before the incident is resolved; never: optional
+                             * @enum {unknown}
+                             */
+                            required: "never" | "declare" | "resolve";
+                        }[];
+                        /** Format: date-time */
+                        createdAt: string;
+                        /** Format: date-time */
+                        updatedAt: string;
+                    };
+                };
+            };
+            /** @description Default Response */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Default Response */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    deleteOrganizationsIncidentTypesByTypeId: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                orgId: string;
+                typeId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Default Response */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Default Response */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    patchOrganizationsIncidentTypesByTypeId: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                orgId: string;
+                typeId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    name?: string;
+                    description?: string | null;
+                    /** @description Overrides the fields’ own `required` for incidents of the type; a field not listed keeps its own */
+                    fields?: {
+                        /** @description How the API names the field: lower-case, digits and `_` */
+                        field: string;
+                        /**
+                         * @description declare: an incident is declared with it; resolve: it is set before the incident is resolved; never: optional
+                         * @enum {unknown}
+                         */
+                        required: "never" | "declare" | "resolve";
+                    }[];
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** Format: uuid */
+                        id: string;
+                        key: string;
+                        name: string;
+                        description: string | null;
+                        fields: {
+                            /** @description How the API names the field: lower-case, digits and `_` */
+                            field: string;
+                            /**
+                             * @description declare: an incident is declared with it; resolve: it is set before the incident is resolved; never: optional
+                             * @enum {unknown}
+                             */
+                            required: "never" | "declare" | "resolve";
+                        }[];
+                        /** Format: date-time */
+                        createdAt: string;
+                        /** Format: date-time */
+                        updatedAt: string;
+                    };
+                };
+            };
+            /** @description Default Response */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Default Response */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
     getOrganizationsIncidentsResponderRequests: {
         parameters: {
             query?: never;
@@ -10850,6 +11654,12 @@ export interface operations {
                         mergedInto: string | null;
                         /** @description Snoozed: its alerts page again then, and it is back in triage */
                         snoozedUntil: string | null;
+                        /** @description The key of its incident type; null: none */
+                        type: string | null;
+                        /** @description Its custom field values, by the field’s key */
+                        fields: {
+                            [key: string]: unknown;
+                        };
                         alertCount: number;
                         /** Format: date-time */
                         startedAt: string;
@@ -10964,6 +11774,12 @@ export interface operations {
                         mergedInto: string | null;
                         /** @description Snoozed: its alerts page again then, and it is back in triage */
                         snoozedUntil: string | null;
+                        /** @description The key of its incident type; null: none */
+                        type: string | null;
+                        /** @description Its custom field values, by the field’s key */
+                        fields: {
+                            [key: string]: unknown;
+                        };
                         alertCount: number;
                         /** Format: date-time */
                         startedAt: string;

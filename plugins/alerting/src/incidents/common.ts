@@ -35,6 +35,8 @@ export function summaryBody(row: IncidentRow) {
     declaredBy: row.declaredBy,
     mergedInto: row.mergedInto,
     snoozedUntil: iso(row.snoozedUntil),
+    type: row.typeKey,
+    fields: row.fields as Record<string, unknown>,
     alertCount: row.alertCount ?? 0,
     startedAt: row.startedAt.toISOString(),
     detectedAt: row.detectedAt.toISOString(),

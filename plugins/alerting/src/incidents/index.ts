@@ -36,6 +36,7 @@ export {
   updateIncident,
 } from './queries.js'
 export { Incident, IncidentParams, SnoozeIncident } from './schemas.js'
+export { fieldValuesOfWords } from './shaping/filters.js'
 export { alertMovesSubscriber } from './alert-moves.js'
 export { correlationSubscriber } from './correlation/subscriber.js'
 export { type AnalysisCheck, type RcaReader, type StatusIncidentsReader } from './links-routes.js'

@@ -6,6 +6,8 @@ import { ConflictError } from '@svc/http'
 import { incidentAuditOf, incidentOrNotFound, timelineEntry } from './common.js'
 import { milestonesAfter, refusedTransition, type IncidentStatus, type Severity } from './model.js'
 import { resolveOnStatusPages } from './status-pages.js'
+import type { FieldValues } from './shaping/schemas.js'
+import { checkFieldValues, requireFields, shapeOf, type Shape } from './shaping/values.js'
 import {
   addResponder,
   addTimeline,
@@ -37,11 +39,24 @@ export interface Declaration {
   detectedAt: Date
   commanderId: string
   alertIds: string[]
+  /** The key of its incident type (none: no type). */
+  type?: string | null
+  fields?: FieldValues
 }
 
-/** Declares an incident in triage with its commander and alerts; answers its id. */
+/** Values that are set: a null given at declaration or in a change clears, and is not kept. */
+const setValues = (values: FieldValues) => Object.fromEntries(Object.entries(values).filter(([, value]) => value !== null))
+
+/**
+ * Declares an incident in triage with its commander and alerts; answers its id. Its type and
+ * custom field values are checked (400 naming the field), those its type requires at declaration
+ * included.
+ */
 export async function declareIncident(trx: Executor, actor: Actor, organizationId: string, declared: Declaration): Promise<string> {
   const { title, summary, severity, commanderId, alertIds } = declared
+  const shape = await shapeOf(trx, organizationId, declared.type ?? null)
+  const fields = setValues(await checkFieldValues(trx, organizationId, shape, declared.fields ?? {}))
+  requireFields(shape, fields, 'declare')
   const incidentId = await insertIncident(trx, {
     organizationId,
     title: title.trim(),
@@ -51,6 +66,8 @@ export async function declareIncident(trx: Executor, actor: Actor, organizationI
     declaredBy: actor.userId,
     startedAt: declared.startedAt,
     detectedAt: declared.detectedAt,
+    typeId: shape.type?.id ?? null,
+    fields,
   })
   await assignRole(trx, organizationId, incidentId, 'commander', commanderId, actor.userId)
   const linked = await linkAlerts(
@@ -61,7 +78,7 @@ export async function declareIncident(trx: Executor, actor: Actor, organizationI
   )
   const entry = (kind: string, data: Record<string, unknown>) => timelineEntry(organizationId, incidentId, actor.userId, kind, data)
   await addTimeline(trx, [
-    entry('declared', { title, severity }),
+    entry('declared', { title, severity, type: shape.type?.key ?? null, fields }),
     entry('role_assigned', { role: 'commander', userId: commanderId }),
     ...linked.map((alertId) => entry('alert_linked', { alertId, rule: 'declared' })),
   ])
@@ -69,13 +86,13 @@ export async function declareIncident(trx: Executor, actor: Actor, organizationI
   await recordAudit(trx, context, {
     ...auditEntry,
     action: 'incident.declared',
-    after: { title, summary, severity, commanderId, alertIds: linked },
+    after: { title, summary, severity, commanderId, alertIds: linked, type: shape.type?.key ?? null, fields },
   })
   await trackProductEvent(trx, {
     organizationId,
     name: 'Incident Declared',
     userId: actor.userId,
-    properties: { incidentId, severity, alerts: linked.length },
+    properties: { incidentId, severity, alerts: linked.length, type: shape.type?.key ?? null },
   })
   return incidentId
 }
@@ -85,8 +102,33 @@ export interface IncidentEdit {
   summary?: string | null
   severity?: Severity
   status?: IncidentStatus
+  /** Another type's key, or null for none. */
+  type?: string | null
+  /** Values to set (null clears one); the others stay. */
+  fields?: FieldValues
   /** With `status: resolved`: whether its status page incidents resolve with it (the default). */
   statusPages?: boolean
+}
+
+const same = (a: unknown, b: unknown) => JSON.stringify(a ?? null) === JSON.stringify(b ?? null)
+
+/**
+ * The type and field values an edit leaves the incident with, checked against its (new) type, and
+ * the timeline entries of what changed. Resolving needs what the type requires by then.
+ */
+async function shapeAfter(trx: Executor, organizationId: string, before: IncidentRow, edit: IncidentEdit, resolving: boolean) {
+  const typeKey = edit.type === undefined ? before.typeKey : edit.type
+  const shape: Shape = await shapeOf(trx, organizationId, typeKey)
+  const current = before.fields as Record<string, unknown>
+  const given = edit.fields ? await checkFieldValues(trx, organizationId, shape, edit.fields) : {}
+  const fields = setValues({ ...(current as FieldValues), ...given })
+  if (resolving) requireFields(shape, fields, 'resolve')
+  const changes: Array<{ kind: string; data: Record<string, unknown> }> = []
+  if (typeKey !== before.typeKey) changes.push({ kind: 'type_changed', data: { from: before.typeKey, to: typeKey } })
+  for (const key of Object.keys(given))
+    if (!same(current[key], fields[key]))
+      changes.push({ kind: 'field_changed', data: { field: key, from: current[key] ?? null, to: fields[key] ?? null } })
+  return { shape, fields, changes }
 }
 
 /**
@@ -104,10 +146,12 @@ export async function editIncident(
 ): Promise<IncidentRow> {
   const before = await incidentOrNotFound(trx, organizationId, incidentId, true)
   const { status, severity, title, summary } = edit
+  const shaped = await shapeAfter(trx, organizationId, before, edit, status === 'resolved' && before.status !== 'resolved')
   const change = {
     ...(title !== undefined ? { title: title.trim() } : {}),
     ...(summary !== undefined ? { summary } : {}),
     ...(severity !== undefined ? { severity } : {}),
+    ...(shaped.changes.length > 0 ? { typeId: shaped.shape.type?.id ?? null, fields: shaped.fields } : {}),
   }
   const timeline: NewTimelineRow[] = []
   const entry = (kind: string, data: Record<string, unknown>) => timelineEntry(organizationId, before.id, actor.userId, kind, data)
@@ -124,6 +168,7 @@ export async function editIncident(
     timeline.push(
       entry('updated', { ...(title !== undefined ? { title: change.title } : {}), ...(summary !== undefined ? { summary } : {}) }),
     )
+  for (const shapeChange of shaped.changes) timeline.push(entry(shapeChange.kind, shapeChange.data))
   if (timeline.length === 0) return before
   // A resolved incident has nothing to page again for.
   const unsnoozed = status === 'resolved' && before.snoozedUntil ? { snoozedUntil: null } : {}
@@ -139,7 +184,14 @@ export async function editIncident(
   if (status === 'resolved' && resolution && edit.statusPages !== false)
     await resolveOnStatusPages(jobs, trx, { ...after, organizationId }, resolution.id, actor.userId)
   const { context, entry: auditEntry } = incidentAuditOf(actor.audit, organizationId, before.id)
-  const fields = (row: IncidentRow) => ({ title: row.title, summary: row.summary, severity: row.severity, status: row.status })
+  const fields = (row: IncidentRow) => ({
+    title: row.title,
+    summary: row.summary,
+    severity: row.severity,
+    status: row.status,
+    type: row.typeKey,
+    fields: row.fields,
+  })
   await recordAudit(trx, context, { ...auditEntry, action: 'incident.updated', before: fields(before), after: fields(after) })
   return after
 }

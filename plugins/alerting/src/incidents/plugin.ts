@@ -8,6 +8,8 @@ import { incidentLinkRoutes, type LinkRouteOptions } from './links-routes.js'
 import { regroupRoutes } from './regroup-routes.js'
 import { relatedRoutes } from './related-routes.js'
 import { incidentRoutes } from './routes.js'
+import { incidentFieldRoutes } from './shaping/field-routes.js'
+import { incidentTypeRoutes } from './shaping/type-routes.js'
 
 export interface IncidentsModuleOptions extends LinkRouteOptions {
   /** The insights surface's read of an alert's latest analysis, for command rooms. */
@@ -29,4 +31,6 @@ export const incidentsModule: FastifyPluginAsync<IncidentsModuleOptions> = async
   await app.register(incidentLinkRoutes, { statusIncidents: options.statusIncidents, rcas: options.rcas, hasAnalysis: options.hasAnalysis })
   await app.register(correlationRoutes)
   await app.register(incidentSettingsRoutes)
+  await app.register(incidentFieldRoutes)
+  await app.register(incidentTypeRoutes)
 }

@@ -23,6 +23,8 @@ const incidentColumns = [
   'i.resolvedAt',
   'i.mergedInto',
   'i.snoozedUntil',
+  'i.typeId',
+  'i.fields',
   'i.createdAt',
   'i.updatedAt',
 ] as const
@@ -42,6 +44,7 @@ function withIncidentColumns(query: ReturnType<typeof incidentTable>) {
         .select(sql<number>`count(*)::int`.as('count'))
         .whereRef('l.incidentId', '=', 'i.id')
         .as('alertCount'),
+    (eb) => eb.selectFrom('divinux.incidentTypes as t').select('t.key').whereRef('t.id', '=', 'i.typeId').as('typeKey'),
   ])
 }
 
@@ -54,10 +57,25 @@ export async function findIncident(db: Executor, organizationId: string, inciden
   return forUpdate ? query.forUpdate('i').executeTakeFirst() : query.executeTakeFirst()
 }
 
-/** Newest first; `open` is every status but resolved. */
-export async function listIncidents(db: Executor, organizationId: string, status: IncidentStatus | 'open' | undefined, page: Page) {
-  const all = incidentTable(db, organizationId)
-  const base = status === 'open' ? all.where('i.status', '<>', 'resolved') : status ? all.where('i.status', '=', status) : all
+/** What the incident list keeps: a status (`open`: every one but resolved), a type, and field values each incident holds. */
+export interface IncidentFilter {
+  status?: IncidentStatus | 'open'
+  /** A type's id; null: incidents of no type. */
+  typeId?: string | null
+  /** Documents each incident's `fields` contains (a value, or a multi-select's option in a list). */
+  fields?: Array<Record<string, unknown>>
+}
+
+/** Newest first. */
+export async function listIncidents(db: Executor, organizationId: string, filter: IncidentFilter, page: Page) {
+  let base = incidentTable(db, organizationId)
+  const { status, typeId, fields = [] } = filter
+  if (status === 'open') base = base.where('i.status', '<>', 'resolved')
+  else if (status) base = base.where('i.status', '=', status)
+  if (typeId === null) base = base.where('i.typeId', 'is', null)
+  else if (typeId) base = base.where('i.typeId', '=', typeId)
+  // Containment through the fields' GIN index (jsonb_path_ops).
+  for (const document of fields) base = base.where(sql<boolean>`i.fields @> ${jsonb(document)}`)
   return paged(base, (rows) => withIncidentColumns(rows).orderBy('i.createdAt', 'desc').orderBy('i.id', 'desc'), page)
 }
 
@@ -70,6 +88,8 @@ export interface NewIncident {
   declaredBy: string | null
   startedAt: Date
   detectedAt: Date
+  typeId?: string | null
+  fields?: Record<string, unknown>
 }
 
 /** Inserts an incident with the organization's next number (taken under a lock held to commit). */
@@ -82,7 +102,7 @@ export async function insertIncident(trx: Executor, incident: NewIncident): Prom
     .executeTakeFirstOrThrow()
   const { id } = await trx
     .insertInto('divinux.incidents')
-    .values({ ...incident, number: next })
+    .values({ ...incident, fields: jsonb(incident.fields ?? {}), number: next })
     .returning('id')
     .executeTakeFirstOrThrow()
   return id
@@ -97,12 +117,15 @@ export interface IncidentChange {
   mitigatedAt?: Date | null
   resolvedAt?: Date | null
   snoozedUntil?: Date | null
+  typeId?: string | null
+  fields?: Record<string, unknown>
 }
 
 export async function updateIncident(trx: Executor, organizationId: string, incidentId: string, change: IncidentChange): Promise<void> {
+  const { fields, ...rest } = change
   await trx
     .updateTable('divinux.incidents')
-    .set({ ...change, updatedAt: sql<Date>`now()` })
+    .set({ ...rest, ...(fields === undefined ? {} : { fields: jsonb(fields) }), updatedAt: sql<Date>`now()` })
     .where('organizationId', '=', organizationId)
     .where('id', '=', incidentId)
     .execute()

@@ -6,6 +6,7 @@ import { membershipOf } from '@svc/auth'
 import { pageOf, type Executor } from '@svc/db'
 import { ConflictError, ListResponse, NotFoundError, invalidField } from '@svc/http'
 import { activeMembersAmong } from '../oncall/index.js'
+import { fieldFilters, typeIdOf } from './shaping/filters.js'
 import { fullIncidentBody, incidentAudit, incidentOrNotFound, linkBody, summaryBody, timelineBody } from './common.js'
 import { addTimelineText, assignIncidentRole, declareIncident, editIncident, joinIncident } from './operations.js'
 import {
@@ -79,8 +80,11 @@ export const incidentRoutes: FastifyPluginAsyncTypebox = async (app) => {
       onRequest: viewer,
     },
     async (request) => {
-      const { page, limit, status } = request.query
-      const { rows, total } = await listIncidents(db, membershipOf(request).organizationId, status, pageOf({ page, limit }))
+      const { organizationId } = membershipOf(request)
+      const { page, limit, status, type, field = [] } = request.query
+      const typeId = type === undefined ? undefined : type === 'none' ? null : await typeIdOf(db, organizationId, type)
+      const fields = await fieldFilters(db, organizationId, field)
+      const { rows, total } = await listIncidents(db, organizationId, { status, typeId, fields }, pageOf({ page, limit }))
       return { data: rows.map(summaryBody), meta: { page, limit, total } }
     },
   )
@@ -92,7 +96,7 @@ export const incidentRoutes: FastifyPluginAsyncTypebox = async (app) => {
         tags,
         summary: 'Declare an incident (alerting responder)',
         description:
-          'Starts in triage with the declarer (or `commanderId`) as commander. `alertIds` must be alerts of the organization in no other incident (409 when one is).',
+          'Starts in triage with the declarer (or `commanderId`) as commander. `alertIds` must be alerts of the organization in no other incident (409 when one is). `type` and `fields` shape it: a field its type (or the field itself) requires at declaration is a 400 naming it when absent.',
         params: OrgParams,
         body: DeclareIncident,
         response: { 201: Incident },
@@ -101,7 +105,7 @@ export const incidentRoutes: FastifyPluginAsyncTypebox = async (app) => {
     },
     async (request, reply) => {
       const { organizationId } = membershipOf(request)
-      const { title, summary = null, severity, alertIds = [], commanderId = request.user.userId } = request.body
+      const { title, summary = null, severity, alertIds = [], commanderId = request.user.userId, type, fields } = request.body
       const now = new Date()
       const startedAt = request.body.startedAt ? new Date(request.body.startedAt) : now
       if (startedAt > now) throw invalidField('startedAt', 'is in the future')
@@ -116,6 +120,8 @@ export const incidentRoutes: FastifyPluginAsyncTypebox = async (app) => {
           detectedAt: now,
           commanderId,
           alertIds,
+          type,
+          fields,
         })
         return fullIncidentBody(trx, organizationId, await incidentOrNotFound(trx, organizationId, incidentId))
       })
@@ -140,9 +146,9 @@ export const incidentRoutes: FastifyPluginAsyncTypebox = async (app) => {
     {
       schema: {
         tags,
-        summary: 'Change an incident’s title, summary, severity or status (alerting responder)',
+        summary: 'Change an incident’s title, summary, severity, status, type or custom fields (alerting responder)',
         description:
-          'Status moves: any open status (triage, investigating, identified, monitoring) to another or to resolved; resolved only back to investigating (409 otherwise). Leaving triage sets acknowledgedAt, reaching monitoring or resolved sets mitigatedAt, resolving sets resolvedAt and reopening clears it.',
+          'Resolving needs every field its type (or the field itself) requires at declaration or resolution: a 400 names those missing. `fields` sets the values given (null clears one) and keeps the others. Status moves: any open status (triage, investigating, identified, monitoring) to another or to resolved; resolved only back to investigating (409 otherwise). Leaving triage sets acknowledgedAt, reaching monitoring or resolved sets mitigatedAt, resolving sets resolvedAt and reopening clears it.',
         params: IncidentParams,
         body: UpdateIncident,
         response: { 200: Incident },

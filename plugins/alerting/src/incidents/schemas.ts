@@ -1,6 +1,7 @@
 import { Type, type Static } from 'typebox'
 import { NullableString, Timestamp } from '@svc/http'
 import { INCIDENT_STATUSES, ROLE_PATTERN, SEVERITIES } from './model.js'
+import { FieldValues } from './shaping/schemas.js'
 
 const Uuid = Type.String({ format: 'uuid' })
 const NullableUuid = Type.Union([Uuid, Type.Null()])
@@ -12,6 +13,7 @@ const Status = Type.Enum(INCIDENT_STATUSES, {
 const Severity = Type.Enum(SEVERITIES, {
   description: 'SEV1 (the worst) to SEV4; alerts map P1 → SEV1, P2 → SEV2, P3 → SEV3, P4/P5 → SEV4',
 })
+const TypeKey = Type.String({ minLength: 1, maxLength: 40, description: 'The key of an incident type of the organization' })
 const Title = Type.String({ minLength: 1, maxLength: 200, pattern: '\\S' })
 const Summary = NullableString({ maxLength: 5000 })
 const RoleName = Type.String({
@@ -41,6 +43,8 @@ const incidentFields = {
   declaredBy: NullableUuid,
   mergedInto: Type.Union([Uuid, Type.Null()], { description: 'The incident this one was merged into (it is then resolved)' }),
   snoozedUntil: Type.Union([Timestamp, Type.Null()], { description: 'Snoozed: its alerts page again then, and it is back in triage' }),
+  type: Type.Union([Type.String(), Type.Null()], { description: 'The key of its incident type; null: none' }),
+  fields: Type.Record(Type.String(), Type.Unknown(), { description: 'Its custom field values, by the field’s key' }),
   alertCount: Type.Integer(),
   startedAt: Timestamp,
   detectedAt: Timestamp,
@@ -84,6 +88,8 @@ export const DeclareIncident = Type.Object(
     alertIds: Type.Optional(
       Type.Array(Type.String({ format: 'uuid' }), { maxItems: 100, uniqueItems: true, description: 'Alerts in no other incident' }),
     ),
+    type: Type.Optional(TypeKey),
+    fields: Type.Optional(FieldValues),
   },
   { additionalProperties: false },
 )
@@ -95,6 +101,8 @@ export const UpdateIncident = Type.Object(
     summary: Type.Optional(Summary),
     severity: Type.Optional(Severity),
     status: Type.Optional(Status),
+    type: Type.Optional(Type.Union([TypeKey, Type.Null()], { description: 'Another incident type, or null for none' })),
+    fields: Type.Optional(FieldValues),
     statusPages: Type.Optional(
       Type.Boolean({
         description:
@@ -110,6 +118,16 @@ export const IncidentQuery = Type.Object({
   page: Type.Integer({ minimum: 1, default: 1 }),
   limit: Type.Integer({ minimum: 1, maximum: 100, default: 20 }),
   status: Type.Optional(Type.Union([Type.Literal('open'), Status], { description: '`open` for every status but resolved, or one status' })),
+  type: Type.Optional(
+    Type.String({ minLength: 1, maxLength: 40, description: 'Incidents of this type (its key); `none` for those of no type' }),
+  ),
+  field: Type.Optional(
+    Type.Array(Type.String({ minLength: 3, maxLength: 300, pattern: '^[a-z][a-z0-9_]{0,39}:' }), {
+      maxItems: 10,
+      description:
+        '`key:value`, repeatable: incidents whose custom field holds the value (for a multi_select, among its values); every one must hold',
+    }),
+  ),
 })
 
 export const SnoozeIncident = Type.Object(
@@ -130,6 +148,8 @@ export const TIMELINE_KINDS = [
   'status_changed',
   'severity_changed',
   'updated',
+  'type_changed',
+  'field_changed',
   'role_assigned',
   'role_removed',
   'responder_joined',

@@ -19,7 +19,14 @@ export { schedulesAmong } from './schedules/queries.js'
 export { SILENCE_END_QUEUE, type SilenceEndJob } from './silences/ending.js'
 export { silenceEnd, silencesInForce } from './silences/queries.js'
 export { dependencyNameEdges, serviceEdgeNames } from './services/edges.js'
-export { type CatalogEntry, catalogEntryOf, catalogRoutedOrganizations, servicePoliciesOf, withCatalogNames } from './services/queries.js'
+export {
+  type CatalogEntry,
+  catalogEntryOf,
+  catalogRoutedOrganizations,
+  serviceIdsByKey,
+  servicePoliciesOf,
+  withCatalogNames,
+} from './services/queries.js'
 export { supportHoursOf } from './support-hours/queries.js'
 export { teamResponders, teamsAmong } from './teams/queries.js'
 export { oncallModule } from './plugin.js'

@@ -7,6 +7,7 @@ import {
   declareIncident,
   editIncident,
   escalatingAlertOf,
+  fieldValuesOfWords,
   findIncident,
   incidentByNumber,
   incidentOfAlert,
@@ -30,6 +31,24 @@ export interface ChatActionDeps {
   /** For what an incident's change asks of other surfaces (its status pages). */
   jobs: JobQueue
   escalator: Pick<Escalator, 'escalateNow'>
+}
+
+const DECLARE_USAGE = '`/incident declare [SEV1-SEV4] [type=<key>] [<field>=<value> …] <title>`'
+
+/**
+ * The leading `type=<key>` and `<field>=<value>` words of a command (decision 0031), and the
+ * words after them. A value runs to the next space; a multi_select's values are split at commas.
+ */
+function shapingWords(args: string[]) {
+  const shaping: { type?: string; fields: Array<[string, string]> } = { fields: [] }
+  let index = 0
+  for (; index < args.length; index++) {
+    const pair = /^([a-z][a-z0-9_]{0,39})=(\S*)$/.exec(args[index]!)
+    if (!pair) break
+    if (pair[1] === 'type') shaping.type = pair[2]!
+    else shaping.fields.push([pair[1]!, pair[2]!])
+  }
+  return { shaping, words: args.slice(index) }
 }
 
 /** The change an HTTP error (409, 404) would answer, as a refusal; anything else is ours to log. */
@@ -113,7 +132,8 @@ export async function pressButton(
 }
 
 export const COMMAND_HELP = [
-  '`/incident declare [SEV1-SEV4] <title>`: declare an incident (SEV3 unless named), you command it',
+  `${DECLARE_USAGE}: declare an incident (SEV3 unless named), you command it`,
+  '`/incident set [INC-n] <field>=<value> … [type=<key>]`: set its type or custom fields (an empty value clears one)',
   '`/incident ack [INC-n]`: acknowledge it (it moves to investigating)',
   '`/incident resolve [INC-n]`: resolve it',
   '`/incident status [INC-n] <text>`: post a status update to its timeline',
@@ -155,23 +175,43 @@ export async function runCommand(
   switch (subcommand) {
     case 'declare': {
       const severity = SEVERITIES.find((candidate) => candidate === args[0]?.toUpperCase())
-      const title = (severity ? args.slice(1) : args).join(' ').trim()
-      if (!title) throw new ChatRefusal('Give the incident a title: `/incident declare [SEV1-SEV4] <title>`.')
+      const { shaping, words } = shapingWords(severity ? args.slice(1) : args)
+      const title = words.join(' ').trim()
+      if (!title) throw new ChatRefusal(`Give the incident a title: ${DECLARE_USAGE}.`)
       if (title.length > 200) throw new ChatRefusal('The title is longer than 200 characters.')
       const now = new Date()
-      const incidentId = await db.transaction().execute((trx) =>
-        declareIncident(trx, actor, organizationId, {
-          title,
-          summary: null,
-          severity: severity ?? ('SEV3' satisfies Severity),
-          startedAt: now,
-          detectedAt: now,
-          commanderId: actor.userId,
-          alertIds: [],
-        }),
+      const incidentId = await refusingClientErrors(() =>
+        db.transaction().execute(async (trx) =>
+          declareIncident(trx, actor, organizationId, {
+            title,
+            summary: null,
+            severity: severity ?? ('SEV3' satisfies Severity),
+            startedAt: now,
+            detectedAt: now,
+            commanderId: actor.userId,
+            alertIds: [],
+            type: shaping.type,
+            fields: await fieldValuesOfWords(trx, organizationId, shaping.fields),
+          }),
+        ),
       )
       const incident = await findIncident(db, organizationId, incidentId)
       return `You declared INC-${incident?.number ?? '?'} (${severity ?? 'SEV3'}) and command it.`
+    }
+    case 'set': {
+      const incidentId = await incidentNamed()
+      const { shaping, words } = shapingWords(args)
+      if (words.length > 0 || (shaping.type === undefined && shaping.fields.length === 0))
+        throw new ChatRefusal('Say what to set: `/incident set [INC-n] <field>=<value> … [type=<key>]` (an empty value clears a field).')
+      const incident = await refusingClientErrors(() =>
+        db.transaction().execute(async (trx) =>
+          editIncident(trx, deps.jobs, actor, organizationId, incidentId, {
+            ...(shaping.type === undefined ? {} : { type: shaping.type }),
+            fields: await fieldValuesOfWords(trx, organizationId, shaping.fields),
+          }),
+        ),
+      )
+      return `You updated INC-${incident.number}.`
     }
     case 'ack':
     case 'acknowledge':

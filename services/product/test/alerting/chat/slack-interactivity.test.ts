@@ -278,12 +278,54 @@ t.test('/incident refuses what it cannot do, and says how to use it', async (t) 
   t.equal((await command('declare Nope', 'U_VIEW')).text, 'This needs the alerting role responder or higher.')
   t.match((await command('declare', 'U_RESP')).text, /Give the incident a title/)
   t.match((await command('ack INC-99999', 'U_RESP')).text, /There is no INC-99999/)
-  t.match((await command('frobnicate', 'U_RESP')).text, /`\/incident declare \[SEV1-SEV4\] <title>`/)
+  t.match((await command('frobnicate', 'U_RESP')).text, /`\/incident declare \[SEV1-SEV4\] \[type=<key>\] \[<field>=<value> …\] <title>`/)
   const open = (await call(owner!, 'GET', `${base}/incidents`)).json().data as Array<{ title: string }>
   t.notOk(
     open.some((incident) => incident.title === 'Nope'),
     'a refused declaration declares nothing',
   )
+})
+
+t.test('/incident declares a typed incident with its fields, sets them, and is told what resolving needs', async (t) => {
+  for (const field of [
+    { key: 'impact', name: 'Customer impact', kind: 'select', options: ['none', 'some', 'all'] },
+    { key: 'regions', name: 'Regions', kind: 'multi_select', options: ['eu', 'us'] },
+    { key: 'customers', name: 'Customers hit', kind: 'number' },
+    { key: 'root_cause', name: 'Root cause', kind: 'text' },
+  ])
+    t.equal((await call(manager!, 'POST', `${base}/incident-fields`, field)).statusCode, 201)
+  const type = await call(manager!, 'POST', `${base}/incident-types`, {
+    key: 'security',
+    name: 'Security',
+    fields: [
+      { field: 'impact', required: 'declare' },
+      { field: 'root_cause', required: 'resolve' },
+    ],
+  })
+  t.equal(type.statusCode, 201)
+
+  t.match(
+    (await command('declare SEV2 type=security Token leaked', 'U_RESP')).text,
+    'fields/impact is required to declare a Security incident: set "Customer impact" (impact)',
+  )
+  const declared = await command('declare SEV2 type=security impact=some regions=eu,us customers=40 Token leaked', 'U_RESP')
+  t.match(declared.text, /^You declared INC-\d+ \(SEV2\)/)
+  const reference = /INC-\d+/.exec(declared.text)![0]
+  const incident = (
+    (await call(responder!, 'GET', `${base}/incidents?type=security`)).json().data as Array<{ id: string; reference: string }>
+  ).find((candidate) => candidate.reference === reference)!
+  t.match((await call(responder!, 'GET', `${base}/incidents/${incident.id}`)).json(), {
+    title: 'Token leaked',
+    type: 'security',
+    fields: { impact: 'some', regions: ['eu', 'us'], customers: 40 },
+  })
+  t.match((await command(`resolve ${reference}`, 'U_RESP')).text, 'fields/root_cause is required to resolve a Security incident')
+  t.equal((await command(`set ${reference} root_cause=rotated impact=`, 'U_RESP')).text, `You updated ${reference}.`)
+  t.match((await call(responder!, 'GET', `${base}/incidents/${incident.id}`)).json().fields, { root_cause: 'rotated' })
+  t.match((await command(`resolve ${reference}`, 'U_RESP')).text, 'fields/impact is required', 'an empty value cleared it')
+  t.equal((await command(`set ${reference} impact=none`, 'U_RESP')).text, `You updated ${reference}.`)
+  t.equal((await command(`resolve ${reference}`, 'U_RESP')).text, `You resolved ${reference}.`)
+  t.match((await command(`set ${reference} Something`, 'U_RESP')).text, /Say what to set/)
 })
 
 t.test('a captured request sent again within the signature’s five minutes acts once', async (t) => {
