@@ -54,6 +54,10 @@ export async function up(db: Kysely<any>): Promise<void> {
   await sql`alter table divinux.incident_timeline add column dispatched_at timestamptz default now()`.execute(db)
   await sql`create index incident_timeline_undispatched_idx on divinux.incident_timeline (seq) where dispatched_at is null`.execute(db)
   await sql`alter table divinux.workflow_runs add column incident_id uuid references divinux.incidents (id) on delete set null`.execute(db)
+  await sql`create index workflow_runs_incident_idx on divinux.workflow_runs (workflow_id, incident_id) where incident_id is not null`.execute(
+    db,
+  )
+  await sql`alter table divinux.workflows add column once_per_incident boolean not null default false`.execute(db)
   await sql`alter table divinux.workflows drop constraint workflows_trigger_check`.execute(db)
   await sql`alter table divinux.workflows add constraint workflows_trigger_check ${triggerCheck([...OLD_TRIGGERS, ...INCIDENT_TRIGGERS])}`.execute(
     db,
@@ -65,6 +69,7 @@ export async function down(db: Kysely<any>): Promise<void> {
   await sql`delete from divinux.workflows where trigger like 'incident.%'`.execute(db)
   await sql`alter table divinux.workflows drop constraint workflows_trigger_check`.execute(db)
   await sql`alter table divinux.workflows add constraint workflows_trigger_check ${triggerCheck(OLD_TRIGGERS)}`.execute(db)
+  await sql`alter table divinux.workflows drop column once_per_incident`.execute(db)
   await sql`alter table divinux.workflow_runs drop column incident_id`.execute(db)
   await sql`alter table divinux.incident_timeline drop column dispatched_at`.execute(db)
   await sql`alter table divinux.incidents drop column fields`.execute(db)

@@ -115,6 +115,39 @@ await acme.call('POST', '/organizations/{orgId}/workflows', {
   ],
   actions: [{ type: 'escalate', escalationPolicyId: policy.id }, { type: 'open_command_room' }],
 })
+await acme.call('POST', '/organizations/{orgId}/incident-fields', {
+  key: 'impact',
+  name: 'Customer impact',
+  kind: 'select',
+  options: ['none', 'some', 'all'],
+})
+await acme.call('POST', '/organizations/{orgId}/incident-fields', {
+  key: 'root_cause',
+  name: 'Root cause',
+  kind: 'text',
+  required: 'resolve',
+})
+await acme.call('POST', '/organizations/{orgId}/incident-types', {
+  key: 'security',
+  name: 'Security',
+  fields: [{ field: 'impact', required: 'declare' }],
+})
+await acme.call('POST', '/organizations/{orgId}/workflows', {
+  name: 'Security response',
+  trigger: 'incident.declared',
+  conditions: [{ type: 'incident_type', in: ['security'] }],
+  actions: [
+    {
+      type: 'request_responders',
+      targets: [
+        { type: 'escalation_policy', id: policy.id },
+        { type: 'user', id: acme.alice.userId },
+      ],
+    },
+    { type: 'set_field', field: 'impact', value: 'some' },
+  ],
+  oncePerIncident: true,
+})
 await acme.call('POST', '/synthetics/organizations/{orgId}/checks', {
   name: 'API health',
   kind: 'http',
@@ -149,7 +182,9 @@ t.test('pull writes one file per kind, naming things by key, name and e-mail, ne
     'chat-integrations.yaml',
     'checks.yaml',
     'escalation-policies.yaml',
+    'incident-fields.yaml',
     'incident-rules.yaml',
+    'incident-types.yaml',
     'outbound-webhooks.yaml',
     'schedules.yaml',
     'services.yaml',
@@ -182,6 +217,28 @@ t.test('pull writes one file per kind, naming things by key, name and e-mail, ne
   ])
   t.match(parse(await text('workflows.yaml')).workflows, [
     { name: 'Checkout P1s', actions: [{ type: 'escalate', escalationPolicy: 'Default' }, { type: 'open_command_room' }] },
+    {
+      name: 'Security response',
+      trigger: 'incident.declared',
+      oncePerIncident: true,
+      actions: [
+        {
+          type: 'request_responders',
+          targets: [
+            { type: 'escalation_policy', name: 'Default' },
+            { type: 'user', name: 'alice@acme.example' },
+          ],
+        },
+        { type: 'set_field', field: 'impact', value: 'some' },
+      ],
+    },
+  ])
+  t.same(parse(await text('incident-types.yaml')).incidentTypes, [
+    { key: 'security', name: 'Security', description: null, fields: [{ field: 'impact', required: 'declare' }] },
+  ])
+  t.match(parse(await text('incident-fields.yaml')).incidentFields, [
+    { key: 'impact', kind: 'select', options: ['none', 'some', 'all'], required: 'never' },
+    { key: 'root_cause', kind: 'text', options: [], required: 'resolve' },
   ])
   t.match(parse(await text('checks.yaml')).checks, [
     { name: 'API health', statusComponents: ['acme-status/API'], alertRule: { escalationPolicy: 'Default' } },
@@ -195,7 +252,7 @@ t.test('pull writes one file per kind, naming things by key, name and e-mail, ne
 
   const planned = await cli(acme.env, 'plan', pulled)
   t.equal(planned.status, 0, 'pull then plan: nothing differs')
-  t.match(planned.out, /0 to create, 0 to change, 0 to delete, 12 unchanged/)
+  t.match(planned.out, /0 to create, 0 to change, 0 to delete, 16 unchanged/)
 })
 
 t.test('the pulled directory applies unchanged to a fresh organization and reproduces it; applying twice changes nothing', async (t) => {
@@ -211,16 +268,16 @@ t.test('the pulled directory applies unchanged to a fresh organization and repro
   t.equal(planned.status, 2, 'something differs: exit 2, as terraform plan -detailed-exitcode')
   t.match(planned.out, /^\+ team Payments \(teams\.yaml:3\)$/m)
   t.match(planned.out, /^~ incident rules the organization’s \(incident-rules\.yaml:3\)$/m)
-  t.match(planned.out, /11 to create, 1 to change, 0 to delete, 0 unchanged/)
+  t.match(planned.out, /15 to create, 1 to change, 0 to delete, 0 unchanged/)
 
   const applied = await cli(fresh.env, 'apply', pulled)
   t.equal(applied.status, 0, applied.err)
   t.match(applied.out, /created alert source Monitoring\n {4}its API key \(shown once\): \S+; send alerts to \/api\/v1\/webhooks\/ingest\//)
   t.match(applied.out, /created outbound webhook Incident feed\n {4}its signing secret \(shown once\): whsec_\S+/)
-  t.match(applied.out, /11 created, 1 changed, 0 deleted, 0 unchanged/)
+  t.match(applied.out, /15 created, 1 changed, 0 deleted, 0 unchanged/)
 
   const again = await cli(fresh.env, 'apply', pulled)
-  t.match(again.out, /0 created, 0 changed, 0 deleted, 12 unchanged/, 'apply twice: the second changes nothing')
+  t.match(again.out, /0 created, 0 changed, 0 deleted, 16 unchanged/, 'apply twice: the second changes nothing')
   t.equal((await cli(fresh.env, 'plan', pulled)).status, 0)
 
   const reproduced = path.join(workspace, 'staging')
@@ -374,11 +431,13 @@ t.test('every kind is changed through its file, then deleted with --prune', asyn
   })
   await edit('checks.yaml', (data) => void (first(data, 'checks').frequencySeconds = 120))
   await edit('workflows.yaml', (data) => void (first(data, 'workflows').enabled = false))
+  await edit('incident-fields.yaml', (data) => void (first(data, 'incidentFields').options = ['none', 'some', 'most', 'all']))
+  await edit('incident-types.yaml', (data) => void (first(data, 'incidentTypes').description = 'Anything that touches secrets'))
 
   const changed = await cli(fresh.env, 'apply', current)
   t.equal(changed.status, 0, changed.err)
   t.match(changed.out, /changed alert source Monitoring\n {4}its new signing secret \(shown once\): \S+/)
-  t.match(changed.out, /9 changed/)
+  t.match(changed.out, /11 changed/)
   t.equal((await cli(fresh.env, 'plan', current)).status, 0, 'what was applied is what the files say')
   const schedule = parse(await readFile(path.join(current, 'schedules.yaml'), 'utf8')).schedules[0]
   const again = path.join(workspace, 'current-again')

@@ -1213,6 +1213,7 @@ export interface DivinuxWorkflows {
   enabled: Generated<boolean>;
   id: Generated<string>;
   name: string;
+  oncePerIncident: Generated<boolean>;
   organizationId: string;
   trigger: string;
   updatedAt: Generated<Timestamp>;

@@ -17,6 +17,7 @@ import {
   type AnalysisCheck,
   alertMovesSubscriber,
   correlationSubscriber,
+  createIncidentChangeBus,
   incidentOfAlert,
   incidentsModule,
   type LatestAnalysesReader,
@@ -156,14 +157,19 @@ export const alertingSurface: FastifyPluginAsync<AlertingOptions> = async (app, 
       productUrl: options.productUrl,
     }),
   )
+  // The incident change bus: workflows on incident triggers.
+  const incidentChanges = createIncidentChangeBus({ database: app.database, log: app.log.child({ component: 'incident-changes' }) })
+  incidentChanges.subscribe(workflows.incidentSubscriber())
   app.addHook('onReady', async () => {
     await webhooks.start()
     await workflows.start()
     bus.start()
+    incidentChanges.start()
   })
-  // Stopped in this order: the dispatcher, then the workflows it starts, then the webhooks both queue.
+  // Stopped in this order: the dispatchers, then the workflows they start, then the webhooks both queue.
   app.addHook('onClose', async () => {
     await bus.stop()
+    await incidentChanges.stop()
     await workflows.stop()
     await webhooks.stop()
   })

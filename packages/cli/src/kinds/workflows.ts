@@ -12,6 +12,19 @@ const named = {
 } as const satisfies Record<string, { to: Named; id: string }>
 type NamedField = keyof typeof named
 
+/** A responder request's target, by name: a person by e-mail, a team, schedule or policy by name. */
+const targetNames = {
+  user: 'people',
+  team: 'teams',
+  schedule: 'schedules',
+  escalation_policy: 'escalationPolicies',
+} as const satisfies Record<string, Named>
+const Target = Type.Object(
+  { type: Type.Enum(['user', 'team', 'schedule', 'escalation_policy']), name: Type.String({ minLength: 1 }) },
+  { additionalProperties: false, description: 'user: an e-mail; team, schedule, escalation_policy: its name' },
+)
+type Target = Static<typeof Target>
+
 const Action = Type.Object(
   {
     type: Type.Enum([
@@ -22,6 +35,8 @@ const Action = Type.Object(
       'escalate',
       'open_command_room',
       'update_status_page',
+      'request_responders',
+      'set_field',
     ]),
     chatIntegration: Type.Optional(Type.String({ minLength: 1, description: 'notify_chat: a chat integration, by name' })),
     outboundWebhook: Type.Optional(Type.String({ minLength: 1, description: 'call_webhook: an outbound webhook, by name' })),
@@ -29,6 +44,10 @@ const Action = Type.Object(
     priority: Type.Optional(Type.Enum(['P1', 'P2', 'P3', 'P4', 'P5'])),
     componentStatus: Type.Optional(Type.Enum(['degraded_performance', 'partial_outage', 'major_outage'])),
     publish: Type.Optional(Type.Boolean()),
+    targets: Type.Optional(Type.Array(Target, { minItems: 1, description: 'request_responders: whom to page' })),
+    message: Type.Optional(Type.String({ minLength: 1 })),
+    field: Type.Optional(Type.String({ minLength: 1, description: 'set_field: a custom incident field, by key' })),
+    value: Type.Optional(Type.Unknown({ description: 'set_field: its value' })),
   },
   { additionalProperties: false, description: 'As the API takes it, with what it names by name instead of id' },
 )
@@ -36,8 +55,20 @@ const Workflow = Type.Object(
   {
     name: Name,
     description: NullableText(1000),
-    trigger: Type.Enum(['alert.created', 'alert.acknowledged', 'alert.resolved', 'deploy.recorded']),
+    trigger: Type.Enum([
+      'alert.created',
+      'alert.acknowledged',
+      'alert.resolved',
+      'deploy.recorded',
+      'incident.declared',
+      'incident.status_changed',
+      'incident.severity_changed',
+      'incident.field_changed',
+      'incident.role_assigned',
+      'incident.resolved',
+    ]),
     enabled: Type.Boolean({ default: true }),
+    oncePerIncident: Type.Boolean({ default: false, description: 'Incident triggers: act at most once per incident' }),
     conditions: Type.Array(Type.Record(Type.String(), Type.Unknown()), { default: [], description: 'As the API takes them' }),
     actions: Type.Array(Action, { minItems: 1 }),
   },
@@ -46,6 +77,9 @@ const Workflow = Type.Object(
 type Workflow = Static<typeof Workflow>
 type Action = Static<typeof Action>
 type ApiAction = Record<string, unknown> & { type: string }
+
+/** E-mails are compared as the organization keeps them, in lower case. */
+const targetName = (target: Target) => (target.type === 'user' ? target.name.toLowerCase() : target.name)
 
 const fieldsOf = (action: Action) => (Object.keys(named) as NamedField[]).filter((field) => action[field] !== undefined)
 
@@ -57,6 +91,10 @@ async function apiActions(names: Context['names'], actions: Action[]): Promise<A
         delete body[field]
         body[named[field].id] = await names.id(named[field].to, action[field]!)
       }
+      if (action.targets)
+        body.targets = await Promise.all(
+          action.targets.map(async (target) => ({ type: target.type, id: await names.id(targetNames[target.type], targetName(target)) })),
+        )
       return body
     }),
   )
@@ -71,6 +109,13 @@ async function fileActions(names: Context['names'], actions: ApiAction[]): Promi
           delete entry[id]
           entry[field] = await names.name(to, action[id])
         }
+      if (Array.isArray(action.targets))
+        entry.targets = await Promise.all(
+          (action.targets as Array<{ type: Target['type']; id: string }>).map(async (target) => ({
+            type: target.type,
+            name: await names.name(targetNames[target.type], target.id),
+          })),
+        )
       return entry as Action
     }),
   )
@@ -89,9 +134,14 @@ export const workflows: Kind<Workflow> = {
   whole: ['conditions', 'actions'],
   identity: (workflow) => workflow.name,
   references: (workflow) =>
-    workflow.actions.flatMap((action, index) =>
-      fieldsOf(action).map((field): Reference => ({ at: ['actions', index, field], to: named[field].to, name: action[field]! })),
-    ),
+    workflow.actions.flatMap((action, index) => [
+      ...fieldsOf(action).map((field): Reference => ({ at: ['actions', index, field], to: named[field].to, name: action[field]! })),
+      ...(action.targets ?? []).map((target, at): Reference => ({
+        at: ['actions', index, 'targets', at, 'name'],
+        to: targetNames[target.type],
+        name: targetName(target),
+      })),
+    ]),
 
   async live({ connection: { api, orgId }, names }) {
     const rows = await everyPage(
@@ -106,6 +156,7 @@ export const workflows: Kind<Workflow> = {
           description: row.description,
           trigger: row.trigger,
           enabled: row.enabled,
+          oncePerIncident: row.oncePerIncident,
           conditions: row.conditions as Array<Record<string, unknown>>,
           actions: await fileActions(names, row.actions as ApiAction[]),
         },

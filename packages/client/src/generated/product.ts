@@ -7077,8 +7077,8 @@ export interface operations {
                              * @description The webhook-id header is msg_<id>
                              */
                             id: string;
-                            /** @enum {unknown} */
-                            event: "alert.created" | "alert.acknowledged" | "alert.resolved" | "alert.escalated";
+                            /** @description One of the webhook’s events, or the trigger of the workflow that sent it (deploy.recorded, incident.declared, …) */
+                            event: string;
                             alertId: string | null;
                             /** @enum {unknown} */
                             status: "pending" | "delivered" | "failed";
@@ -12107,7 +12107,7 @@ export interface operations {
             query?: {
                 page?: number;
                 limit?: number;
-                trigger?: "alert.created" | "alert.acknowledged" | "alert.resolved" | "deploy.recorded";
+                trigger?: "alert.created" | "alert.acknowledged" | "alert.resolved" | "deploy.recorded" | "incident.declared" | "incident.status_changed" | "incident.severity_changed" | "incident.field_changed" | "incident.role_assigned" | "incident.resolved";
             };
             header?: never;
             path: {
@@ -12130,7 +12130,7 @@ export interface operations {
                             name: string;
                             description: string | null;
                             /** @enum {unknown} */
-                            trigger: "alert.created" | "alert.acknowledged" | "alert.resolved" | "deploy.recorded";
+                            trigger: "alert.created" | "alert.acknowledged" | "alert.resolved" | "deploy.recorded" | "incident.declared" | "incident.status_changed" | "incident.severity_changed" | "incident.field_changed" | "incident.role_assigned" | "incident.resolved";
                             conditions: ({
                                 /** @enum {string} */
                                 type: "priority";
@@ -12166,6 +12166,22 @@ export interface operations {
                                 /** @enum {string} */
                                 type: "deploy_status";
                                 in: ("queued" | "pending" | "in_progress" | "success" | "failure" | "error" | "inactive")[];
+                            } | {
+                                /** @enum {string} */
+                                type: "incident_type";
+                                /** @description Incident type keys; `none` for incidents of no type */
+                                in: string[];
+                            } | {
+                                /** @enum {string} */
+                                type: "severity";
+                                in: ("SEV1" | "SEV2" | "SEV3" | "SEV4")[];
+                            } | {
+                                /** @enum {string} */
+                                type: "field";
+                                /** @description A custom field’s key */
+                                field: string;
+                                /** @description Values, as text (a number as written, e.g. 10) */
+                                in: string[];
                             })[];
                             actions: ({
                                 /** @enum {string} */
@@ -12212,8 +12228,29 @@ export interface operations {
                                 componentStatus?: "degraded_performance" | "partial_outage" | "major_outage";
                                 /** @description Unset or false: a draft incident a person reviews and publishes */
                                 publish?: boolean;
+                            } | {
+                                /** @enum {string} */
+                                type: "request_responders";
+                                targets: {
+                                    /** @enum {unknown} */
+                                    type: "user" | "team" | "schedule" | "escalation_policy";
+                                    /**
+                                     * Format: uuid
+                                     * @description A member, team, schedule or escalation policy of the organization
+                                     */
+                                    id: string;
+                                }[];
+                                message?: string;
+                            } | {
+                                /** @enum {string} */
+                                type: "set_field";
+                                /** @description A custom field’s key */
+                                field: string;
+                                /** @description A value of the field’s kind, checked as the incident API checks it; null clears it */
+                                value: unknown;
                             })[];
                             enabled: boolean;
+                            oncePerIncident: boolean;
                             /** @description What a run could not do as things stand, e.g. an action whose chat integration was deleted */
                             problems: string[];
                             createdBy: string | null;
@@ -12265,7 +12302,7 @@ export interface operations {
                     name: string;
                     description?: string | null;
                     /** @enum {unknown} */
-                    trigger: "alert.created" | "alert.acknowledged" | "alert.resolved" | "deploy.recorded";
+                    trigger: "alert.created" | "alert.acknowledged" | "alert.resolved" | "deploy.recorded" | "incident.declared" | "incident.status_changed" | "incident.severity_changed" | "incident.field_changed" | "incident.role_assigned" | "incident.resolved";
                     /** @description Every one must hold; none: every event of the trigger */
                     conditions?: ({
                         /** @enum {string} */
@@ -12302,6 +12339,22 @@ export interface operations {
                         /** @enum {string} */
                         type: "deploy_status";
                         in: ("queued" | "pending" | "in_progress" | "success" | "failure" | "error" | "inactive")[];
+                    } | {
+                        /** @enum {string} */
+                        type: "incident_type";
+                        /** @description Incident type keys; `none` for incidents of no type */
+                        in: string[];
+                    } | {
+                        /** @enum {string} */
+                        type: "severity";
+                        in: ("SEV1" | "SEV2" | "SEV3" | "SEV4")[];
+                    } | {
+                        /** @enum {string} */
+                        type: "field";
+                        /** @description A custom field’s key */
+                        field: string;
+                        /** @description Values, as text (a number as written, e.g. 10) */
+                        in: string[];
                     })[];
                     /** @description Run in order; one failing does not stop the rest */
                     actions: ({
@@ -12349,9 +12402,31 @@ export interface operations {
                         componentStatus?: "degraded_performance" | "partial_outage" | "major_outage";
                         /** @description Unset or false: a draft incident a person reviews and publishes */
                         publish?: boolean;
+                    } | {
+                        /** @enum {string} */
+                        type: "request_responders";
+                        targets: {
+                            /** @enum {unknown} */
+                            type: "user" | "team" | "schedule" | "escalation_policy";
+                            /**
+                             * Format: uuid
+                             * @description A member, team, schedule or escalation policy of the organization
+                             */
+                            id: string;
+                        }[];
+                        message?: string;
+                    } | {
+                        /** @enum {string} */
+                        type: "set_field";
+                        /** @description A custom field’s key */
+                        field: string;
+                        /** @description A value of the field’s kind, checked as the incident API checks it; null clears it */
+                        value: unknown;
                     })[];
                     /** @default true */
                     enabled?: boolean;
+                    /** @description Incident triggers: act at most once per incident (a later matching change is recorded not_matched, saying so) */
+                    oncePerIncident?: boolean;
                 };
             };
         };
@@ -12368,7 +12443,7 @@ export interface operations {
                         name: string;
                         description: string | null;
                         /** @enum {unknown} */
-                        trigger: "alert.created" | "alert.acknowledged" | "alert.resolved" | "deploy.recorded";
+                        trigger: "alert.created" | "alert.acknowledged" | "alert.resolved" | "deploy.recorded" | "incident.declared" | "incident.status_changed" | "incident.severity_changed" | "incident.field_changed" | "incident.role_assigned" | "incident.resolved";
                         conditions: ({
                             /** @enum {string} */
                             type: "priority";
@@ -12404,6 +12479,22 @@ export interface operations {
                             /** @enum {string} */
                             type: "deploy_status";
                             in: ("queued" | "pending" | "in_progress" | "success" | "failure" | "error" | "inactive")[];
+                        } | {
+                            /** @enum {string} */
+                            type: "incident_type";
+                            /** @description Incident type keys; `none` for incidents of no type */
+                            in: string[];
+                        } | {
+                            /** @enum {string} */
+                            type: "severity";
+                            in: ("SEV1" | "SEV2" | "SEV3" | "SEV4")[];
+                        } | {
+                            /** @enum {string} */
+                            type: "field";
+                            /** @description A custom field’s key */
+                            field: string;
+                            /** @description Values, as text (a number as written, e.g. 10) */
+                            in: string[];
                         })[];
                         actions: ({
                             /** @enum {string} */
@@ -12450,8 +12541,29 @@ export interface operations {
                             componentStatus?: "degraded_performance" | "partial_outage" | "major_outage";
                             /** @description Unset or false: a draft incident a person reviews and publishes */
                             publish?: boolean;
+                        } | {
+                            /** @enum {string} */
+                            type: "request_responders";
+                            targets: {
+                                /** @enum {unknown} */
+                                type: "user" | "team" | "schedule" | "escalation_policy";
+                                /**
+                                 * Format: uuid
+                                 * @description A member, team, schedule or escalation policy of the organization
+                                 */
+                                id: string;
+                            }[];
+                            message?: string;
+                        } | {
+                            /** @enum {string} */
+                            type: "set_field";
+                            /** @description A custom field’s key */
+                            field: string;
+                            /** @description A value of the field’s kind, checked as the incident API checks it; null clears it */
+                            value: unknown;
                         })[];
                         enabled: boolean;
+                        oncePerIncident: boolean;
                         /** @description What a run could not do as things stand, e.g. an action whose chat integration was deleted */
                         problems: string[];
                         createdBy: string | null;
@@ -12506,7 +12618,7 @@ export interface operations {
                         name: string;
                         description: string | null;
                         /** @enum {unknown} */
-                        trigger: "alert.created" | "alert.acknowledged" | "alert.resolved" | "deploy.recorded";
+                        trigger: "alert.created" | "alert.acknowledged" | "alert.resolved" | "deploy.recorded" | "incident.declared" | "incident.status_changed" | "incident.severity_changed" | "incident.field_changed" | "incident.role_assigned" | "incident.resolved";
                         conditions: ({
                             /** @enum {string} */
                             type: "priority";
@@ -12542,6 +12654,22 @@ export interface operations {
                             /** @enum {string} */
                             type: "deploy_status";
                             in: ("queued" | "pending" | "in_progress" | "success" | "failure" | "error" | "inactive")[];
+                        } | {
+                            /** @enum {string} */
+                            type: "incident_type";
+                            /** @description Incident type keys; `none` for incidents of no type */
+                            in: string[];
+                        } | {
+                            /** @enum {string} */
+                            type: "severity";
+                            in: ("SEV1" | "SEV2" | "SEV3" | "SEV4")[];
+                        } | {
+                            /** @enum {string} */
+                            type: "field";
+                            /** @description A custom field’s key */
+                            field: string;
+                            /** @description Values, as text (a number as written, e.g. 10) */
+                            in: string[];
                         })[];
                         actions: ({
                             /** @enum {string} */
@@ -12588,8 +12716,29 @@ export interface operations {
                             componentStatus?: "degraded_performance" | "partial_outage" | "major_outage";
                             /** @description Unset or false: a draft incident a person reviews and publishes */
                             publish?: boolean;
+                        } | {
+                            /** @enum {string} */
+                            type: "request_responders";
+                            targets: {
+                                /** @enum {unknown} */
+                                type: "user" | "team" | "schedule" | "escalation_policy";
+                                /**
+                                 * Format: uuid
+                                 * @description A member, team, schedule or escalation policy of the organization
+                                 */
+                                id: string;
+                            }[];
+                            message?: string;
+                        } | {
+                            /** @enum {string} */
+                            type: "set_field";
+                            /** @description A custom field’s key */
+                            field: string;
+                            /** @description A value of the field’s kind, checked as the incident API checks it; null clears it */
+                            value: unknown;
                         })[];
                         enabled: boolean;
+                        oncePerIncident: boolean;
                         /** @description What a run could not do as things stand, e.g. an action whose chat integration was deleted */
                         problems: string[];
                         createdBy: string | null;
@@ -12675,7 +12824,7 @@ export interface operations {
                     name?: string;
                     description?: string | null;
                     /** @enum {unknown} */
-                    trigger?: "alert.created" | "alert.acknowledged" | "alert.resolved" | "deploy.recorded";
+                    trigger?: "alert.created" | "alert.acknowledged" | "alert.resolved" | "deploy.recorded" | "incident.declared" | "incident.status_changed" | "incident.severity_changed" | "incident.field_changed" | "incident.role_assigned" | "incident.resolved";
                     /** @description Every one must hold; none: every event of the trigger */
                     conditions?: ({
                         /** @enum {string} */
@@ -12712,6 +12861,22 @@ export interface operations {
                         /** @enum {string} */
                         type: "deploy_status";
                         in: ("queued" | "pending" | "in_progress" | "success" | "failure" | "error" | "inactive")[];
+                    } | {
+                        /** @enum {string} */
+                        type: "incident_type";
+                        /** @description Incident type keys; `none` for incidents of no type */
+                        in: string[];
+                    } | {
+                        /** @enum {string} */
+                        type: "severity";
+                        in: ("SEV1" | "SEV2" | "SEV3" | "SEV4")[];
+                    } | {
+                        /** @enum {string} */
+                        type: "field";
+                        /** @description A custom field’s key */
+                        field: string;
+                        /** @description Values, as text (a number as written, e.g. 10) */
+                        in: string[];
                     })[];
                     /** @description Run in order; one failing does not stop the rest */
                     actions?: ({
@@ -12759,8 +12924,30 @@ export interface operations {
                         componentStatus?: "degraded_performance" | "partial_outage" | "major_outage";
                         /** @description Unset or false: a draft incident a person reviews and publishes */
                         publish?: boolean;
+                    } | {
+                        /** @enum {string} */
+                        type: "request_responders";
+                        targets: {
+                            /** @enum {unknown} */
+                            type: "user" | "team" | "schedule" | "escalation_policy";
+                            /**
+                             * Format: uuid
+                             * @description A member, team, schedule or escalation policy of the organization
+                             */
+                            id: string;
+                        }[];
+                        message?: string;
+                    } | {
+                        /** @enum {string} */
+                        type: "set_field";
+                        /** @description A custom field’s key */
+                        field: string;
+                        /** @description A value of the field’s kind, checked as the incident API checks it; null clears it */
+                        value: unknown;
                     })[];
                     enabled?: boolean;
+                    /** @description Incident triggers: act at most once per incident (a later matching change is recorded not_matched, saying so) */
+                    oncePerIncident?: boolean;
                 };
             };
         };
@@ -12777,7 +12964,7 @@ export interface operations {
                         name: string;
                         description: string | null;
                         /** @enum {unknown} */
-                        trigger: "alert.created" | "alert.acknowledged" | "alert.resolved" | "deploy.recorded";
+                        trigger: "alert.created" | "alert.acknowledged" | "alert.resolved" | "deploy.recorded" | "incident.declared" | "incident.status_changed" | "incident.severity_changed" | "incident.field_changed" | "incident.role_assigned" | "incident.resolved";
                         conditions: ({
                             /** @enum {string} */
                             type: "priority";
@@ -12813,6 +13000,22 @@ export interface operations {
                             /** @enum {string} */
                             type: "deploy_status";
                             in: ("queued" | "pending" | "in_progress" | "success" | "failure" | "error" | "inactive")[];
+                        } | {
+                            /** @enum {string} */
+                            type: "incident_type";
+                            /** @description Incident type keys; `none` for incidents of no type */
+                            in: string[];
+                        } | {
+                            /** @enum {string} */
+                            type: "severity";
+                            in: ("SEV1" | "SEV2" | "SEV3" | "SEV4")[];
+                        } | {
+                            /** @enum {string} */
+                            type: "field";
+                            /** @description A custom field’s key */
+                            field: string;
+                            /** @description Values, as text (a number as written, e.g. 10) */
+                            in: string[];
                         })[];
                         actions: ({
                             /** @enum {string} */
@@ -12859,8 +13062,29 @@ export interface operations {
                             componentStatus?: "degraded_performance" | "partial_outage" | "major_outage";
                             /** @description Unset or false: a draft incident a person reviews and publishes */
                             publish?: boolean;
+                        } | {
+                            /** @enum {string} */
+                            type: "request_responders";
+                            targets: {
+                                /** @enum {unknown} */
+                                type: "user" | "team" | "schedule" | "escalation_policy";
+                                /**
+                                 * Format: uuid
+                                 * @description A member, team, schedule or escalation policy of the organization
+                                 */
+                                id: string;
+                            }[];
+                            message?: string;
+                        } | {
+                            /** @enum {string} */
+                            type: "set_field";
+                            /** @description A custom field’s key */
+                            field: string;
+                            /** @description A value of the field’s kind, checked as the incident API checks it; null clears it */
+                            value: unknown;
                         })[];
                         enabled: boolean;
+                        oncePerIncident: boolean;
                         /** @description What a run could not do as things stand, e.g. an action whose chat integration was deleted */
                         problems: string[];
                         createdBy: string | null;
@@ -12915,7 +13139,7 @@ export interface operations {
                         name: string;
                         description: string | null;
                         /** @enum {unknown} */
-                        trigger: "alert.created" | "alert.acknowledged" | "alert.resolved" | "deploy.recorded";
+                        trigger: "alert.created" | "alert.acknowledged" | "alert.resolved" | "deploy.recorded" | "incident.declared" | "incident.status_changed" | "incident.severity_changed" | "incident.field_changed" | "incident.role_assigned" | "incident.resolved";
                         conditions: ({
                             /** @enum {string} */
                             type: "priority";
@@ -12951,6 +13175,22 @@ export interface operations {
                             /** @enum {string} */
                             type: "deploy_status";
                             in: ("queued" | "pending" | "in_progress" | "success" | "failure" | "error" | "inactive")[];
+                        } | {
+                            /** @enum {string} */
+                            type: "incident_type";
+                            /** @description Incident type keys; `none` for incidents of no type */
+                            in: string[];
+                        } | {
+                            /** @enum {string} */
+                            type: "severity";
+                            in: ("SEV1" | "SEV2" | "SEV3" | "SEV4")[];
+                        } | {
+                            /** @enum {string} */
+                            type: "field";
+                            /** @description A custom field’s key */
+                            field: string;
+                            /** @description Values, as text (a number as written, e.g. 10) */
+                            in: string[];
                         })[];
                         actions: ({
                             /** @enum {string} */
@@ -12997,8 +13237,29 @@ export interface operations {
                             componentStatus?: "degraded_performance" | "partial_outage" | "major_outage";
                             /** @description Unset or false: a draft incident a person reviews and publishes */
                             publish?: boolean;
+                        } | {
+                            /** @enum {string} */
+                            type: "request_responders";
+                            targets: {
+                                /** @enum {unknown} */
+                                type: "user" | "team" | "schedule" | "escalation_policy";
+                                /**
+                                 * Format: uuid
+                                 * @description A member, team, schedule or escalation policy of the organization
+                                 */
+                                id: string;
+                            }[];
+                            message?: string;
+                        } | {
+                            /** @enum {string} */
+                            type: "set_field";
+                            /** @description A custom field’s key */
+                            field: string;
+                            /** @description A value of the field’s kind, checked as the incident API checks it; null clears it */
+                            value: unknown;
                         })[];
                         enabled: boolean;
+                        oncePerIncident: boolean;
                         /** @description What a run could not do as things stand, e.g. an action whose chat integration was deleted */
                         problems: string[];
                         createdBy: string | null;
@@ -13053,7 +13314,7 @@ export interface operations {
                         name: string;
                         description: string | null;
                         /** @enum {unknown} */
-                        trigger: "alert.created" | "alert.acknowledged" | "alert.resolved" | "deploy.recorded";
+                        trigger: "alert.created" | "alert.acknowledged" | "alert.resolved" | "deploy.recorded" | "incident.declared" | "incident.status_changed" | "incident.severity_changed" | "incident.field_changed" | "incident.role_assigned" | "incident.resolved";
                         conditions: ({
                             /** @enum {string} */
                             type: "priority";
@@ -13089,6 +13350,22 @@ export interface operations {
                             /** @enum {string} */
                             type: "deploy_status";
                             in: ("queued" | "pending" | "in_progress" | "success" | "failure" | "error" | "inactive")[];
+                        } | {
+                            /** @enum {string} */
+                            type: "incident_type";
+                            /** @description Incident type keys; `none` for incidents of no type */
+                            in: string[];
+                        } | {
+                            /** @enum {string} */
+                            type: "severity";
+                            in: ("SEV1" | "SEV2" | "SEV3" | "SEV4")[];
+                        } | {
+                            /** @enum {string} */
+                            type: "field";
+                            /** @description A custom field’s key */
+                            field: string;
+                            /** @description Values, as text (a number as written, e.g. 10) */
+                            in: string[];
                         })[];
                         actions: ({
                             /** @enum {string} */
@@ -13135,8 +13412,29 @@ export interface operations {
                             componentStatus?: "degraded_performance" | "partial_outage" | "major_outage";
                             /** @description Unset or false: a draft incident a person reviews and publishes */
                             publish?: boolean;
+                        } | {
+                            /** @enum {string} */
+                            type: "request_responders";
+                            targets: {
+                                /** @enum {unknown} */
+                                type: "user" | "team" | "schedule" | "escalation_policy";
+                                /**
+                                 * Format: uuid
+                                 * @description A member, team, schedule or escalation policy of the organization
+                                 */
+                                id: string;
+                            }[];
+                            message?: string;
+                        } | {
+                            /** @enum {string} */
+                            type: "set_field";
+                            /** @description A custom field’s key */
+                            field: string;
+                            /** @description A value of the field’s kind, checked as the incident API checks it; null clears it */
+                            value: unknown;
                         })[];
                         enabled: boolean;
+                        oncePerIncident: boolean;
                         /** @description What a run could not do as things stand, e.g. an action whose chat integration was deleted */
                         problems: string[];
                         createdBy: string | null;
@@ -13196,9 +13494,10 @@ export interface operations {
                             /** Format: uuid */
                             workflowId: string;
                             /** @enum {unknown} */
-                            trigger: "alert.created" | "alert.acknowledged" | "alert.resolved" | "deploy.recorded";
+                            trigger: "alert.created" | "alert.acknowledged" | "alert.resolved" | "deploy.recorded" | "incident.declared" | "incident.status_changed" | "incident.severity_changed" | "incident.field_changed" | "incident.role_assigned" | "incident.resolved";
                             alertId: string | null;
                             deployEventId: string | null;
+                            incidentId: string | null;
                             /**
                              * @description not_matched: a condition did not hold, nothing ran; failed: at least one action failed
                              * @enum {unknown}

@@ -157,7 +157,8 @@ export async function raiseAlert(
     /** Unique to this alert: a raised alert is never a repeat of another. */
     fingerprint: string
     labels: Json
-    raisedBy: string
+    /** Who asked; null for a workflow acting on its own. */
+    raisedBy: string | null
     /** The `created` event's data: what it was raised about. */
     about: Json
   },

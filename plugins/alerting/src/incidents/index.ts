@@ -4,6 +4,7 @@ export { fullIncidentBody, incidentAuditOf, incidentOrNotFound, timelineEntry } 
 export { priorityOfSeverity, SEVERITIES, type Severity } from './model.js'
 export {
   type Actor,
+  type SystemActor,
   addTimelineText,
   assignIncidentRole,
   declareIncident,
@@ -18,12 +19,14 @@ export {
   claimIncidentsBehind,
   escalatingAlertOf,
   incidentByNumber,
+  incidentFacets,
   incidentPeople,
   markChatSynced,
   retryChatSyncAfter,
   timelineSince,
   type AlertIncidents,
   findIncident,
+  findTimelineEntry,
   incidentOfAlert,
   incidentResponders,
   incidentRoles,
@@ -34,10 +37,13 @@ export {
   recentLinksPerTarget,
   repageContextOf,
   updateIncident,
+  type IncidentRow,
 } from './queries.js'
 export { Incident, IncidentParams, SnoozeIncident } from './schemas.js'
 export { fieldValuesOfWords } from './shaping/filters.js'
+export { fieldKeysOf, serviceFieldKeys } from './shaping/queries.js'
 export { alertMovesSubscriber } from './alert-moves.js'
+export { createIncidentChangeBus, type IncidentChange, type IncidentChangeSubscriber } from './change-bus.js'
 export { correlationSubscriber } from './correlation/subscriber.js'
 export { type AnalysisCheck, type RcaReader, type StatusIncidentsReader } from './links-routes.js'
 export { incidentsModule } from './plugin.js'

@@ -31,6 +31,12 @@ export interface Actor {
   audit: AuditContext
 }
 
+/** The system acting on its own (a workflow): timeline entries without an author, audited as the system. */
+export interface SystemActor {
+  userId: null
+  audit: AuditContext
+}
+
 export interface Declaration {
   title: string
   summary: string | null
@@ -139,7 +145,7 @@ async function shapeAfter(trx: Executor, organizationId: string, before: Inciden
 export async function editIncident(
   trx: Executor,
   jobs: JobQueue,
-  actor: Actor,
+  actor: Actor | SystemActor,
   organizationId: string,
   incidentId: string,
   edit: IncidentEdit,

@@ -366,11 +366,23 @@ export interface NewTimelineRow {
  * Writes timeline entries and marks their incidents changed (updated_at): every change of an
  * incident writes one, and chat follows incidents whose updated_at moved past what it showed.
  */
+/** The timeline's kinds that are changes workflows may act on (change-bus.ts): written undispatched. */
+export const CHANGE_KINDS: ReadonlySet<string> = new Set([
+  'opened',
+  'declared',
+  'status_changed',
+  'severity_changed',
+  'field_changed',
+  'role_assigned',
+])
+
 export async function addTimeline(trx: Executor, entries: NewTimelineRow[]) {
   if (entries.length === 0) return []
   const rows = await trx
     .insertInto('divinux.incidentTimeline')
-    .values(entries.map((entry) => ({ ...entry, data: jsonb(entry.data) })))
+    .values(
+      entries.map((entry) => ({ ...entry, data: jsonb(entry.data), ...(CHANGE_KINDS.has(entry.kind) ? { dispatchedAt: null } : {}) })),
+    )
     .returning(['id', 'kind', 'body', 'data', 'authorId', 'createdAt'])
     .execute()
   await trx
@@ -420,6 +432,17 @@ export async function addResponder(
 }
 
 /** Newest first. */
+/** One change of the incident, as its timeline row records it. */
+export async function findTimelineEntry(db: Executor, organizationId: string, incidentId: string, entryId: string) {
+  return db
+    .selectFrom('divinux.incidentTimeline')
+    .select(['id', 'kind', 'data'])
+    .where('organizationId', '=', organizationId)
+    .where('incidentId', '=', incidentId)
+    .where('id', '=', entryId)
+    .executeTakeFirst()
+}
+
 export async function listTimeline(db: Executor, organizationId: string, incidentId: string, page: Page) {
   const base = db
     .selectFrom('divinux.incidentTimeline as e')
@@ -835,5 +858,33 @@ export async function putIncidentSettings(
     .insertInto('divinux.incidentSettings')
     .values({ organizationId, ...settings, updatedBy })
     .onConflict((conflict) => conflict.column('organizationId').doUpdateSet({ ...settings, updatedBy, updatedAt: sql<Date>`now()` }))
+    .execute()
+}
+
+/** Whether any change waits for the change bus: a look through the partial index before claiming. */
+export async function anyUndispatchedChange(db: Executor): Promise<boolean> {
+  const row = await db.selectFrom('divinux.incidentTimeline').select('id').where('dispatchedAt', 'is', null).limit(1).executeTakeFirst()
+  return row !== undefined
+}
+
+/** Incident changes not dispatched yet, oldest first; locked and skipped by other replicas. */
+export async function claimUndispatchedChanges(db: Executor, limit: number) {
+  return db
+    .selectFrom('divinux.incidentTimeline')
+    .select(['id', 'organizationId', 'incidentId', 'kind', 'data', 'authorId', 'createdAt'])
+    .where('dispatchedAt', 'is', null)
+    .orderBy('seq')
+    .limit(limit)
+    .forUpdate()
+    .skipLocked()
+    .execute()
+}
+
+export async function markChangesDispatched(db: Executor, ids: string[]) {
+  if (ids.length === 0) return
+  await db
+    .updateTable('divinux.incidentTimeline')
+    .set({ dispatchedAt: sql<Date>`now()` })
+    .where('id', 'in', ids)
     .execute()
 }

@@ -6,6 +6,7 @@ import { findAlert, raiseAlert } from '../alerts/index.js'
 import { activeMembersAmong, policiesAmong, schedulesAmong, teamsAmong } from '../oncall/index.js'
 import {
   type Actor,
+  type SystemActor,
   addTimeline,
   alertsLinkedByRule,
   incidentAuditOf,
@@ -95,7 +96,7 @@ async function checkRequestTargets(trx: Executor, organizationId: string, target
 export async function requestResponders(
   trx: Executor,
   escalator: Pick<Escalator, 'escalateWith' | 'pageTargets'>,
-  actor: Actor,
+  actor: Actor | SystemActor,
   organizationId: string,
   incidentId: string,
   request: { targets: RequestTarget[]; message: string | null; reason: 'requested' | 'reassigned' },

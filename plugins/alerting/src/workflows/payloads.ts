@@ -8,3 +8,8 @@ export function deployPayload(organizationId: string, deploy: DeployEventRow, ex
     data: { organizationId, deploy: deployBody(deploy), ...extra },
   })
 }
+
+/** The body of an incident change a workflow sends to a webhook: the incident as the API answers it. */
+export function incidentPayload(trigger: string, organizationId: string, incident: object, extra: Record<string, unknown> = {}): string {
+  return JSON.stringify({ type: trigger, timestamp: new Date().toISOString(), data: { organizationId, incident, ...extra } })
+}

@@ -17,6 +17,7 @@ const workflowColumns = [
   'conditions',
   'actions',
   'enabled',
+  'oncePerIncident',
   'createdBy',
   'createdAt',
   'updatedAt',
@@ -62,6 +63,7 @@ export interface WorkflowValues {
   conditions: Condition[]
   actions: Action[]
   enabled: boolean
+  oncePerIncident: boolean
 }
 
 export async function insertWorkflow(db: Executor, workflow: WorkflowValues & { organizationId: string; createdBy: string }) {
@@ -111,7 +113,7 @@ export async function insertRuns(
   db: Executor,
   organizationId: string,
   workflowIds: string[],
-  event: { trigger: Trigger; eventKey: string; alertId?: string; deployEventId?: string; occurredAt: Date },
+  event: { trigger: Trigger; eventKey: string; alertId?: string; deployEventId?: string; incidentId?: string; occurredAt: Date },
 ) {
   if (workflowIds.length === 0) return []
   const rows = await db
@@ -124,6 +126,7 @@ export async function insertRuns(
         eventKey: event.eventKey,
         alertId: event.alertId ?? null,
         deployEventId: event.deployEventId ?? null,
+        incidentId: event.incidentId ?? null,
         occurredAt: event.occurredAt,
       })),
     )
@@ -138,8 +141,10 @@ const runColumns = [
   'workflowId',
   'organizationId',
   'trigger',
+  'eventKey',
   'alertId',
   'deployEventId',
+  'incidentId',
   'status',
   'definition',
   'conditions',
@@ -199,4 +204,19 @@ export async function finishRun(db: Executor, runId: string) {
     .where('id', '=', runId)
     .where('status', '=', 'running')
     .execute()
+}
+
+/** Whether the workflow acted on the incident already (a run other than `runId` got past its conditions). */
+export async function ranForIncident(db: Executor, organizationId: string, workflowId: string, incidentId: string, runId: string) {
+  const row = await db
+    .selectFrom('divinux.workflowRuns')
+    .select('id')
+    .where('organizationId', '=', organizationId)
+    .where('workflowId', '=', workflowId)
+    .where('incidentId', '=', incidentId)
+    .where('id', '<>', runId)
+    .where('status', 'in', ['running', 'succeeded', 'failed'])
+    .limit(1)
+    .executeTakeFirst()
+  return row !== undefined
 }

@@ -45,6 +45,7 @@ async function workflowBodies(db: Executor, organizationId: string, rows: Workfl
     description: row.description,
     ...definitionOf(row),
     enabled: row.enabled,
+    oncePerIncident: row.oncePerIncident,
     problems: problemsOf(definitionOf(row).actions, references),
     createdBy: row.createdBy,
     createdAt: row.createdAt.toISOString(),
@@ -60,6 +61,7 @@ const runBody = (row: RunRow) => ({
   trigger: row.trigger as Trigger,
   alertId: row.alertId,
   deployEventId: row.deployEventId,
+  incidentId: row.incidentId,
   status: row.status as 'queued' | 'running' | 'succeeded' | 'failed' | 'not_matched',
   conditions: storedConditionOutcomes(row.conditions ?? []),
   actions: storedActionOutcomes(row.actions),
@@ -68,7 +70,12 @@ const runBody = (row: RunRow) => ({
   finishedAt: row.finishedAt?.toISOString() ?? null,
 })
 
-const audited = (row: WorkflowRow) => ({ name: row.name, enabled: row.enabled, ...definitionOf(row) })
+const audited = (row: WorkflowRow) => ({
+  name: row.name,
+  enabled: row.enabled,
+  oncePerIncident: row.oncePerIncident,
+  ...definitionOf(row),
+})
 
 /**
  * Workflow automation: on `alert.created`, `alert.acknowledged`, `alert.resolved` or
@@ -148,6 +155,7 @@ export const workflowRoutes: FastifyPluginAsyncTypebox = async (app) => {
         conditions: body.conditions ?? [],
         actions: body.actions,
         enabled: body.enabled ?? true,
+        oncePerIncident: body.oncePerIncident ?? false,
       }
       await checkWorkflow(db, organizationId, values)
       const created = await db.transaction().execute(async (trx) => {
@@ -197,6 +205,7 @@ export const workflowRoutes: FastifyPluginAsyncTypebox = async (app) => {
           ...(body.conditions ? { conditions: body.conditions } : {}),
           ...(body.actions ? { actions: body.actions } : {}),
           ...(body.enabled !== undefined ? { enabled: body.enabled } : {}),
+          ...(body.oncePerIncident !== undefined ? { oncePerIncident: body.oncePerIncident } : {}),
         })
         await recordAudit(trx, auditContextOf(request), {
           ...entry(organizationId, before.id),

@@ -2,7 +2,17 @@ import type { FastifyBaseLogger } from 'fastify'
 import { jsonColumn, type Database, type Executor } from '@svc/db'
 import { publish, subscribe, type AlertPriority, type DeployRecorded } from '@svc/events'
 import { ensureQueue, inTransaction, workEach, type JobQueue } from '@svc/jobs'
-import { type LatestAnalysisReader } from '../incidents/index.js'
+import { lockUntilCommit } from '@svc/db'
+import {
+  editIncident,
+  findIncident,
+  findTimelineEntry,
+  fullIncidentBody,
+  type IncidentChange,
+  type IncidentChangeSubscriber,
+  type IncidentRow,
+  type LatestAnalysisReader,
+} from '../incidents/index.js'
 import { chatAlertOf } from '../chat/index.js'
 import {
   alertPayload,
@@ -14,7 +24,7 @@ import {
   type OutboundEvent,
   type WebhookDelivery,
 } from '../destinations/index.js'
-import { type Escalator } from '../paging/index.js'
+import { type Escalator, requestResponders } from '../paging/index.js'
 import { type AlertRow, findAlert, openCommandRoom, recordAlertEvent, setAlertPriority, URGENT_PRIORITIES } from '../alerts/index.js'
 import { findDeployEvent } from '../intake/index.js'
 import { findPolicy, withCatalogNames } from '../oncall/index.js'
@@ -28,12 +38,13 @@ import {
   storedActionOutcomes,
   storedActions,
   storedConditions,
+  ranForIncident,
   takeRun,
   type RunRow,
 } from './queries.js'
-import { deployPayload } from './payloads.js'
+import { deployPayload, incidentPayload } from './payloads.js'
 import { evaluateConditions, type Subject } from './conditions.js'
-import type { Action, ActionOutcome, Condition, Trigger } from './schemas.js'
+import type { Action, ActionOutcome, Condition, IncidentTrigger, Trigger } from './schemas.js'
 
 /** One job per run: `{ runId }`. */
 export const WORKFLOW_QUEUE = 'alerting.workflow-run'
@@ -62,7 +73,7 @@ export interface WorkflowRunnerDeps {
   latestAnalysis: LatestAnalysisReader
   productUrl: string
   webhooks: WebhookDelivery
-  escalator: Pick<Escalator, 'escalateWith' | 'afterCommit'>
+  escalator: Pick<Escalator, 'escalateWith' | 'pageTargets' | 'afterCommit'>
   startAnalysis: AnalysisStarter
 }
 
@@ -71,6 +82,7 @@ interface Definition {
   name: string
   conditions: Condition[]
   actions: Action[]
+  oncePerIncident?: boolean
 }
 
 /** A run's stored definition: the workflow as it was when the run began. */
@@ -87,6 +99,28 @@ export type WorkflowRunner = ReturnType<typeof createWorkflowRunner>
 const succeeded = (detail: string): ActionOutcome => ({ type: '', status: 'succeeded', detail })
 const skipped = (detail: string): ActionOutcome => ({ type: '', status: 'skipped', detail })
 const failed = (detail: string): ActionOutcome => ({ type: '', status: 'failed', detail })
+
+/** A run's event key for an incident change: the prefix, then the change's timeline row id. */
+const INCIDENT_CHANGE_KEY = 'incident-change:'
+
+/** The workflow triggers an incident change is: a resolution is a status change too. */
+function triggersOfChange(change: IncidentChange): IncidentTrigger[] {
+  switch (change.kind) {
+    case 'opened':
+    case 'declared':
+      return ['incident.declared']
+    case 'status_changed':
+      return change.data.to === 'resolved' ? ['incident.status_changed', 'incident.resolved'] : ['incident.status_changed']
+    case 'severity_changed':
+      return ['incident.severity_changed']
+    case 'field_changed':
+      return ['incident.field_changed']
+    case 'role_assigned':
+      return ['incident.role_assigned']
+    default:
+      return []
+  }
+}
 
 /** A chat post that may succeed on a later try of the run. */
 class RetryLater extends Error {}
@@ -113,6 +147,17 @@ export function createWorkflowRunner(deps: WorkflowRunnerDeps) {
       const deploy = await findDeployEvent(executor, run.organizationId, run.deployEventId)
       return deploy && { kind: 'deploy', deploy }
     }
+    if (run.incidentId) {
+      const incident = await findIncident(executor, run.organizationId, run.incidentId)
+      if (!incident) return undefined
+      const entryId = run.eventKey.startsWith(INCIDENT_CHANGE_KEY) ? run.eventKey.slice(INCIDENT_CHANGE_KEY.length) : undefined
+      const change = entryId && (await findTimelineEntry(executor, run.organizationId, incident.id, entryId))
+      return {
+        kind: 'incident',
+        incident,
+        ...(change ? { change: { kind: change.kind, data: change.data as Record<string, unknown> } } : {}),
+      }
+    }
     return undefined
   }
 
@@ -129,10 +174,21 @@ export function createWorkflowRunner(deps: WorkflowRunnerDeps) {
         name: workflow.name,
         conditions: storedConditions(workflow.conditions),
         actions: storedActions(workflow.actions),
+        oncePerIncident: workflow.oncePerIncident,
       }
       const conditions = subject
         ? await evaluateConditions(trx, run.organizationId, definition.conditions, subject, run.occurredAt)
-        : [{ type: 'subject', matched: false, detail: 'the alert or deploy no longer exists' }]
+        : [{ type: 'subject', matched: false, detail: 'the alert, deploy or incident no longer exists' }]
+      if (subject?.kind === 'incident' && workflow.oncePerIncident && conditions.every((condition) => condition.matched)) {
+        // Two changes of one incident may begin runs of the workflow at once: one acts.
+        await lockUntilCommit(trx, `workflow-incident:${workflow.id}:${subject.incident.id}`)
+        const ran = await ranForIncident(trx, run.organizationId, workflow.id, subject.incident.id, run.id)
+        conditions.push({
+          type: 'once_per_incident',
+          matched: !ran,
+          detail: ran ? `it acted on INC-${subject.incident.number} already` : `first time for INC-${subject.incident.number}`,
+        })
+      }
       const matched = conditions.every((condition) => condition.matched)
       await startRun(trx, run.id, { definition, conditions, matched })
       return matched && subject ? { run, definition, subject } : undefined
@@ -158,6 +214,7 @@ export function createWorkflowRunner(deps: WorkflowRunnerDeps) {
     if (!integration) return failed('the chat integration was deleted')
     if (!integration.enabled) return failed(`the chat integration "${integration.name}" is disabled`)
     const reason = `Workflow "${definition.name}"`
+    if (subject.kind === 'incident') return failed('notify_chat posts alerts and deploys')
     const message =
       subject.kind === 'alert'
         ? // The alert as it is now: an earlier action may have changed its priority.
@@ -217,10 +274,13 @@ export function createWorkflowRunner(deps: WorkflowRunnerDeps) {
         payload:
           subject.kind === 'alert'
             ? alertPayload(trigger as OutboundEvent, organizationId, subject.alert, { workflow })
-            : deployPayload(organizationId, subject.deploy, { workflow }),
+            : subject.kind === 'deploy'
+              ? deployPayload(organizationId, subject.deploy, { workflow })
+              : incidentPayload(trigger, organizationId, await fullIncidentBody(trx, organizationId, subject.incident), { workflow }),
       })
       return succeeded(`delivery ${deliveryId} to "${webhook.name}" queued (its delivery log has the outcome)`)
     }
+    if (subject.kind === 'incident') return actOnIncident(trx, context, subject.incident, action)
     if (subject.kind !== 'alert') return failed(`${action.type} acts on an alert: not possible on deploy.recorded`)
     const { alert } = subject
     switch (action.type) {
@@ -267,6 +327,53 @@ export function createWorkflowRunner(deps: WorkflowRunnerDeps) {
     }
   }
 
+  /** The actions on an incident, in the transaction that records their outcome; the run acts as the system. */
+  async function actOnIncident(trx: Executor, context: RunContext, incident: IncidentRow, action: Action): Promise<ActionOutcome> {
+    const { run, definition } = context
+    const organizationId = run.organizationId
+    const actor = { userId: null, audit: { actor: { type: 'system' as const } } }
+    const reference = `INC-${incident.number}`
+    switch (action.type) {
+      case 'request_responders': {
+        try {
+          const requests = await requestResponders(
+            trx,
+            deps.escalator,
+            actor,
+            organizationId,
+            incident.id,
+            { targets: action.targets, message: action.message ?? `Workflow "${definition.name}"`, reason: 'requested' },
+            (index) => `targets/${index}`,
+          )
+          return requests.length > 0
+            ? succeeded(`${requests.length} responder request(s) paged about ${reference}`)
+            : skipped(`every target was asked about ${reference} already`)
+        } catch (error) {
+          // What the API would refuse (a resolved incident, a target gone, too many requests): the outcome says why.
+          if ((error as { statusCode?: number }).statusCode) return failed((error as Error).message)
+          throw error
+        }
+      }
+      case 'set_field': {
+        try {
+          const before = incident.fields as Record<string, unknown>
+          const after = await editIncident(trx, deps.jobs, actor, organizationId, incident.id, {
+            fields: { [action.field]: action.value as never },
+          })
+          const value = (after.fields as Record<string, unknown>)[action.field]
+          return JSON.stringify(before[action.field] ?? null) === JSON.stringify(value ?? null)
+            ? skipped(`${action.field} holds that value already`)
+            : succeeded(`${action.field} set to ${JSON.stringify(value ?? null)}`)
+        } catch (error) {
+          if ((error as { statusCode?: number }).statusCode) return failed((error as Error).message)
+          throw error
+        }
+      }
+      default:
+        return failed(`${action.type} does not act on incidents`)
+    }
+  }
+
   async function runAction(context: RunContext, index: number, action: Action, retryCount: number): Promise<void> {
     const typed = (outcome: ActionOutcome): ActionOutcome => ({ ...outcome, type: action.type })
     if (action.type === 'notify_chat' || action.type === 'start_analysis') {
@@ -303,7 +410,7 @@ export function createWorkflowRunner(deps: WorkflowRunnerDeps) {
   async function queueRuns(
     trx: Executor,
     organizationId: string,
-    event: { trigger: Trigger; eventKey: string; alertId?: string; deployEventId?: string; occurredAt: Date },
+    event: { trigger: Trigger; eventKey: string; alertId?: string; deployEventId?: string; incidentId?: string; occurredAt: Date },
   ): Promise<number> {
     const workflows = await enabledWorkflows(trx, organizationId, event.trigger)
     const runIds = await insertRuns(
@@ -318,6 +425,26 @@ export function createWorkflowRunner(deps: WorkflowRunnerDeps) {
 
   return {
     queueRuns,
+    /** Workflows on the incident change bus: each change queues the runs of the triggers it is. */
+    incidentSubscriber(): IncidentChangeSubscriber {
+      return {
+        async handle(trx, changes) {
+          let runs = 0
+          for (const change of changes)
+            for (const trigger of triggersOfChange(change))
+              runs += await queueRuns(trx, change.organizationId, {
+                trigger,
+                eventKey: `${INCIDENT_CHANGE_KEY}${change.id}`,
+                incidentId: change.incidentId,
+                occurredAt: change.createdAt,
+              })
+          return runs > 0
+        },
+        wake: () => {
+          if (worker) jobs.notifyWorker(worker)
+        },
+      }
+    },
     wake() {
       if (worker) jobs.notifyWorker(worker)
     },

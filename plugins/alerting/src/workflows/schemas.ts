@@ -1,9 +1,20 @@
 import { Type, type Static } from 'typebox'
 import { NullableString, Timestamp } from '@svc/http'
 import { priorities } from '../alerts/index.js'
+import { SEVERITIES } from '../incidents/index.js'
 
-export const triggers = ['alert.created', 'alert.acknowledged', 'alert.resolved', 'deploy.recorded'] as const
+export const incidentTriggers = [
+  'incident.declared',
+  'incident.status_changed',
+  'incident.severity_changed',
+  'incident.field_changed',
+  'incident.role_assigned',
+  'incident.resolved',
+] as const
+export type IncidentTrigger = (typeof incidentTriggers)[number]
+export const triggers = ['alert.created', 'alert.acknowledged', 'alert.resolved', 'deploy.recorded', ...incidentTriggers] as const
 export type Trigger = (typeof triggers)[number]
+export const isIncidentTrigger = (trigger: string): trigger is IncidentTrigger => trigger.startsWith('incident.')
 export const runStatuses = ['queued', 'running', 'succeeded', 'failed', 'not_matched'] as const
 
 export const WorkflowParams = Type.Object({ orgId: Type.String(), workflowId: Type.String() })
@@ -20,7 +31,10 @@ export const Condition = Type.Union(
     ),
     Type.Object(
       { type: Type.Literal('service'), in: Values('Services') },
-      { additionalProperties: false, description: 'The alert’s or deploy’s service is one of these' },
+      {
+        additionalProperties: false,
+        description: 'The alert’s or deploy’s service is one of these; for an incident, one of its alerts’ services or its service fields',
+      },
     ),
     Type.Object(
       { type: Type.Literal('source'), in: Values('Sources, e.g. prometheus, datadog, generic') },
@@ -31,7 +45,10 @@ export const Condition = Type.Union(
         type: Type.Literal('labels'),
         match: Type.Record(Type.String({ minLength: 1, maxLength: 100 }), Type.String({ maxLength: 500 }), { minProperties: 1 }),
       },
-      { additionalProperties: false, description: 'Every label given has exactly this value (alert triggers)' },
+      {
+        additionalProperties: false,
+        description: 'Every label given has exactly this value (alert triggers; for an incident, on one of its alerts)',
+      },
     ),
     Type.Object(
       {
@@ -54,6 +71,25 @@ export const Condition = Type.Union(
         }),
       },
       { additionalProperties: false, description: 'The deploy’s status is one of these (deploy.recorded)' },
+    ),
+    Type.Object(
+      { type: Type.Literal('incident_type'), in: Values('Incident type keys; `none` for incidents of no type') },
+      { additionalProperties: false, description: 'The incident is of one of these types (incident triggers)' },
+    ),
+    Type.Object(
+      { type: Type.Literal('severity'), in: Type.Array(Type.Enum(SEVERITIES), { minItems: 1, uniqueItems: true }) },
+      { additionalProperties: false, description: 'The incident’s severity is one of these (incident triggers)' },
+    ),
+    Type.Object(
+      {
+        type: Type.Literal('field'),
+        field: Type.String({ pattern: '^[a-z][a-z0-9_]{0,39}$', description: 'A custom field’s key' }),
+        in: Values('Values, as text (a number as written, e.g. 10)'),
+      },
+      {
+        additionalProperties: false,
+        description: 'The incident’s custom field holds one of these values (a multi_select: any of its values) (incident triggers)',
+      },
     ),
   ],
   { title: 'WorkflowCondition' },
@@ -111,6 +147,35 @@ export const Action = Type.Union(
           'Open or update an incident on the status pages whose components are linked to the alert’s service; resolve it on alert.resolved (alert triggers)',
       },
     ),
+    Type.Object(
+      {
+        type: Type.Literal('request_responders'),
+        targets: Type.Array(
+          Type.Object(
+            {
+              type: Type.Enum(['user', 'team', 'schedule', 'escalation_policy'] as const),
+              id: Id('A member, team, schedule or escalation policy of the organization'),
+            },
+            { additionalProperties: false },
+          ),
+          { minItems: 1, maxItems: 10 },
+        ),
+        message: Type.Optional(Type.String({ minLength: 1, maxLength: 1_000 })),
+      },
+      {
+        additionalProperties: false,
+        description:
+          'Page people about the incident: a person, a team, who is on call on a schedule, or an escalation policy, as a responder request (incident triggers)',
+      },
+    ),
+    Type.Object(
+      {
+        type: Type.Literal('set_field'),
+        field: Type.String({ pattern: '^[a-z][a-z0-9_]{0,39}$', description: 'A custom field’s key' }),
+        value: Type.Unknown({ description: 'A value of the field’s kind, checked as the incident API checks it; null clears it' }),
+      },
+      { additionalProperties: false, description: 'Set a custom field of the incident (incident triggers)' },
+    ),
   ],
   { title: 'WorkflowAction' },
 )
@@ -119,6 +184,9 @@ export type Action = Static<typeof Action>
 const Name = Type.String({ minLength: 1, maxLength: 100, pattern: '\\S' })
 const Description = NullableString({ maxLength: 1_000 })
 const Conditions = Type.Array(Condition, { maxItems: 20, description: 'Every one must hold; none: every event of the trigger' })
+const OncePerIncident = Type.Boolean({
+  description: 'Incident triggers: act at most once per incident (a later matching change is recorded not_matched, saying so)',
+})
 const Actions = Type.Array(Action, { minItems: 1, maxItems: 10, description: 'Run in order; one failing does not stop the rest' })
 
 export const CreateWorkflow = Type.Object(
@@ -129,6 +197,7 @@ export const CreateWorkflow = Type.Object(
     conditions: Type.Optional(Conditions),
     actions: Actions,
     enabled: Type.Optional(Type.Boolean({ default: true })),
+    oncePerIncident: Type.Optional(OncePerIncident),
   },
   { additionalProperties: false },
 )
@@ -141,6 +210,7 @@ export const UpdateWorkflow = Type.Object(
     conditions: Type.Optional(Conditions),
     actions: Type.Optional(Actions),
     enabled: Type.Optional(Type.Boolean()),
+    oncePerIncident: Type.Optional(OncePerIncident),
   },
   { additionalProperties: false, minProperties: 1 },
 )
@@ -154,6 +224,7 @@ export const Workflow = Type.Object(
     conditions: Type.Array(Condition),
     actions: Type.Array(Action),
     enabled: Type.Boolean(),
+    oncePerIncident: Type.Boolean(),
     problems: Type.Array(Type.String(), {
       description: 'What a run could not do as things stand, e.g. an action whose chat integration was deleted',
     }),
@@ -187,6 +258,7 @@ export const WorkflowRun = Type.Object(
     trigger: Type.Enum(triggers),
     alertId: Type.Union([Type.String({ format: 'uuid' }), Type.Null()]),
     deployEventId: Type.Union([Type.String({ format: 'uuid' }), Type.Null()]),
+    incidentId: Type.Union([Type.String({ format: 'uuid' }), Type.Null()]),
     status: Type.Enum(runStatuses, {
       description: 'not_matched: a condition did not hold, nothing ran; failed: at least one action failed',
     }),

@@ -1,41 +1,81 @@
 import type { Executor } from '@svc/db'
 import { invalidField } from '@svc/http'
 import { chatIntegrationsAmong, outboundWebhooksAmong } from '../destinations/index.js'
-import { policiesAmong } from '../oncall/index.js'
-import type { Action, Condition, Trigger } from './schemas.js'
+import { fieldKeysOf } from '../incidents/index.js'
+import { activeMembersAmong, policiesAmong, schedulesAmong, teamsAmong } from '../oncall/index.js'
+import { isIncidentTrigger, type Action, type Condition, type Trigger } from './schemas.js'
 
-const ALERT_ONLY_CONDITIONS = new Set<Condition['type']>(['priority', 'source', 'labels', 'deploy_recent'])
-const DEPLOY_ONLY_CONDITIONS = new Set<Condition['type']>(['environment', 'deploy_status'])
-const ALERT_ONLY_ACTIONS = new Set<Action['type']>([
-  'set_priority',
-  'start_analysis',
-  'escalate',
-  'open_command_room',
-  'update_status_page',
-])
+/** What a trigger's runs are about. */
+export type SubjectKind = 'alert' | 'deploy' | 'incident'
+export const subjectKindOf = (trigger: Trigger): SubjectKind =>
+  trigger === 'deploy.recorded' ? 'deploy' : isIncidentTrigger(trigger) ? 'incident' : 'alert'
+
+/** The subjects each condition and action applies to. */
+const CONDITION_SUBJECTS: Record<Condition['type'], SubjectKind[]> = {
+  priority: ['alert'],
+  source: ['alert'],
+  deploy_recent: ['alert'],
+  labels: ['alert', 'incident'],
+  service: ['alert', 'deploy', 'incident'],
+  environment: ['deploy'],
+  deploy_status: ['deploy'],
+  incident_type: ['incident'],
+  severity: ['incident'],
+  field: ['incident'],
+}
+const ACTION_SUBJECTS: Record<Action['type'], SubjectKind[]> = {
+  notify_chat: ['alert', 'deploy'],
+  call_webhook: ['alert', 'deploy', 'incident'],
+  set_priority: ['alert'],
+  start_analysis: ['alert'],
+  escalate: ['alert'],
+  open_command_room: ['alert'],
+  update_status_page: ['alert'],
+  request_responders: ['incident'],
+  set_field: ['incident'],
+}
+const triggersOf = (subjects: SubjectKind[]) =>
+  subjects.map((subject) => ({ alert: 'alert triggers', deploy: 'deploy.recorded', incident: 'incident triggers' })[subject]).join(' and ')
 
 interface References {
   chat: Set<string>
   webhooks: Set<string>
   policies: Set<string>
+  users: Set<string>
+  teams: Set<string>
+  schedules: Set<string>
+  fields: Set<string>
 }
+
+const TARGET_NOUNS = { user: 'an active member', team: 'a team', schedule: 'a schedule', escalation_policy: 'an escalation policy' }
 
 /** Which of the ids the actions name exist in the organization, read once for many workflows. */
 export async function referencesOf(db: Executor, organizationId: string, actionLists: Action[][]): Promise<References> {
   const chat: string[] = []
   const webhooks: string[] = []
   const policies: string[] = []
+  const targets = { user: [] as string[], team: [] as string[], schedule: [] as string[] }
+  let setsFields = false
   for (const action of actionLists.flat()) {
     if (action.type === 'notify_chat') chat.push(action.chatIntegrationId)
     if (action.type === 'call_webhook') webhooks.push(action.outboundWebhookId)
     if (action.type === 'escalate') policies.push(action.escalationPolicyId)
+    if (action.type === 'set_field') setsFields = true
+    if (action.type === 'request_responders')
+      for (const target of action.targets)
+        if (target.type === 'escalation_policy') policies.push(target.id)
+        else targets[target.type].push(target.id)
   }
-  const [chatFound, webhooksFound, policiesFound] = await Promise.all([
-    chatIntegrationsAmong(db, organizationId, [...new Set(chat)]),
-    outboundWebhooksAmong(db, organizationId, [...new Set(webhooks)]),
-    policiesAmong(db, organizationId, [...new Set(policies)]),
-  ])
-  return { chat: chatFound, webhooks: webhooksFound, policies: policiesFound }
+  const unique = (ids: string[]) => [...new Set(ids)]
+  // One after the other: the executor may be a transaction.
+  const chatFound = await chatIntegrationsAmong(db, organizationId, unique(chat))
+  const webhooksFound = await outboundWebhooksAmong(db, organizationId, unique(webhooks))
+  const policiesFound = await policiesAmong(db, organizationId, unique(policies))
+  const users = targets.user.length > 0 ? await activeMembersAmong(db, organizationId, unique(targets.user)) : new Set<string>()
+  const teams = targets.team.length > 0 ? await teamsAmong(db, organizationId, unique(targets.team)) : new Set<string>()
+  const schedules = targets.schedule.length > 0 ? await schedulesAmong(db, organizationId, unique(targets.schedule)) : new Set<string>()
+  const fields = setsFields ? new Set(await fieldKeysOf(db, organizationId)) : new Set<string>()
+  return { chat: chatFound, webhooks: webhooksFound, policies: policiesFound, users, teams, schedules, fields }
 }
 
 /** Why an action cannot run as things stand (its target was deleted), with the field that names it. */
@@ -46,6 +86,14 @@ function missingReference(action: Action, references: References): { field: stri
     return { field: 'outboundWebhookId', message: 'is not an outbound webhook of this organization' }
   if (action.type === 'escalate' && !references.policies.has(action.escalationPolicyId))
     return { field: 'escalationPolicyId', message: 'is not an escalation policy of this organization' }
+  if (action.type === 'set_field' && !references.fields.has(action.field))
+    return { field: 'field', message: 'is not a custom incident field of this organization' }
+  if (action.type === 'request_responders') {
+    const known = { user: references.users, team: references.teams, schedule: references.schedules, escalation_policy: references.policies }
+    const index = action.targets.findIndex((target) => !known[target.type].has(target.id))
+    if (index >= 0)
+      return { field: `targets/${index}/id`, message: `is not ${TARGET_NOUNS[action.targets[index]!.type]} of this organization` }
+  }
   return undefined
 }
 
@@ -59,24 +107,24 @@ export function problemsOf(actions: Action[], references: References): string[] 
 
 /**
  * Refuses a workflow that could not run as written (400 naming the field): conditions and
- * actions about alerts on `deploy.recorded` and the reverse, and targets that are not the
- * organization's.
+ * actions about another subject than its trigger's (alerts, deploys, incidents), and targets
+ * that are not the organization's.
  */
 export async function checkWorkflow(
   db: Executor,
   organizationId: string,
   workflow: { trigger: Trigger; conditions: Condition[]; actions: Action[] },
 ): Promise<void> {
-  const onDeploys = workflow.trigger === 'deploy.recorded'
+  const subject = subjectKindOf(workflow.trigger)
   workflow.conditions.forEach((condition, index) => {
-    if (onDeploys && ALERT_ONLY_CONDITIONS.has(condition.type))
-      throw invalidField(`conditions/${index}/type`, `${condition.type} applies to alert triggers, not deploy.recorded`)
-    if (!onDeploys && DEPLOY_ONLY_CONDITIONS.has(condition.type))
-      throw invalidField(`conditions/${index}/type`, `${condition.type} applies to deploy.recorded only`)
+    const fits = CONDITION_SUBJECTS[condition.type]
+    if (!fits.includes(subject))
+      throw invalidField(`conditions/${index}/type`, `${condition.type} applies to ${triggersOf(fits)}, not ${workflow.trigger}`)
   })
   workflow.actions.forEach((action, index) => {
-    if (onDeploys && ALERT_ONLY_ACTIONS.has(action.type))
-      throw invalidField(`actions/${index}/type`, `${action.type} acts on an alert: not possible on deploy.recorded`)
+    const fits = ACTION_SUBJECTS[action.type]
+    if (!fits.includes(subject))
+      throw invalidField(`actions/${index}/type`, `${action.type} acts on ${triggersOf(fits)}, not ${workflow.trigger}`)
   })
   const references = await referencesOf(db, organizationId, [workflow.actions])
   workflow.actions.forEach((action, index) => {

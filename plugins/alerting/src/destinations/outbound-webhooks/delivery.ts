@@ -14,7 +14,8 @@ const RETRY_LIMIT = 5
 export const outboundEvents = ['alert.created', 'alert.acknowledged', 'alert.resolved', 'alert.escalated'] as const
 export type OutboundEvent = (typeof outboundEvents)[number]
 /** What a delivery carries: a subscribed event, or a deploy a workflow sends on. */
-export type DeliveredEvent = OutboundEvent | 'deploy.recorded'
+/** An event a webhook subscribes to, or the trigger of the workflow that calls it. */
+export type DeliveredEvent = OutboundEvent | 'deploy.recorded' | `incident.${string}`
 
 interface WebhookJob {
   deliveryId: string

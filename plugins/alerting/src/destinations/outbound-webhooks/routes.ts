@@ -55,7 +55,9 @@ const WithSecret = Type.Object(
 const Delivery = Type.Object(
   {
     id: Type.String({ format: 'uuid', description: 'The webhook-id header is msg_<id>' }),
-    event: Type.Enum(outboundEvents),
+    event: Type.String({
+      description: 'One of the webhook’s events, or the trigger of the workflow that sent it (deploy.recorded, incident.declared, …)',
+    }),
     alertId: Type.Union([Type.String({ format: 'uuid' }), Type.Null()]),
     status: Type.Enum(['pending', 'delivered', 'failed'] as const),
     attempts: Type.Integer(),
@@ -288,7 +290,7 @@ export const outboundWebhookRoutes: FastifyPluginAsyncTypebox<{ outbound: Outbou
       return {
         data: rows.map((row) => ({
           ...row,
-          event: row.event as OutboundEvent,
+          event: row.event,
           status: row.status as 'pending' | 'delivered' | 'failed',
           createdAt: row.createdAt.toISOString(),
           updatedAt: row.updatedAt.toISOString(),

@@ -43,6 +43,22 @@ export async function fieldsByKey(db: Executor, organizationId: string): Promise
   return new Map(rows.map((row) => [row.key, asDefinition(row)]))
 }
 
+/** The keys of the organization's custom fields. */
+export async function fieldKeysOf(db: Executor, organizationId: string): Promise<string[]> {
+  return (await fieldsOf(db, organizationId).execute()).map((row) => row.key)
+}
+
+/** The keys of the organization's service fields: their values name catalog services. */
+export async function serviceFieldKeys(db: Executor, organizationId: string): Promise<string[]> {
+  const rows = await db
+    .selectFrom('divinux.incidentFields')
+    .select('key')
+    .where('organizationId', '=', organizationId)
+    .where('kind', '=', 'service')
+    .execute()
+  return rows.map((row) => row.key)
+}
+
 export async function findField(db: Executor, organizationId: string, fieldId: string, forUpdate = false) {
   const query = fieldsOf(db, organizationId).where('id', '=', fieldId)
   const row = await (forUpdate ? query.forUpdate() : query).executeTakeFirst()

@@ -135,14 +135,14 @@ t.test('workflows are created with a trigger, conditions and actions; ones that 
       manager!,
       { name: 'X', trigger: 'alert.resolved', conditions: [{ type: 'environment', in: ['production'] }], actions: [notify] },
       400,
-      /conditions\/0\/type environment applies to deploy.recorded only/,
+      /conditions\/0\/type environment applies to deploy.recorded, not alert.resolved/,
     ],
     [
       'an alert action on deploys',
       manager!,
       { name: 'X', trigger: 'deploy.recorded', actions: [notify, { type: 'set_priority', priority: 'P1' }] },
       400,
-      /actions\/1\/type set_priority acts on an alert/,
+      /actions\/1\/type set_priority acts on alert triggers, not deploy.recorded/,
     ],
     [
       'another organization’s chat integration',
