@@ -41,3 +41,4 @@ export {
   splitList,
   trustProxyOf,
 } from './load.js'
+export { SecretsKeyMissing, secretSealer, type SecretSealer } from './seal.js'

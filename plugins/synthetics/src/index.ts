@@ -1,5 +1,5 @@
 import type { FastifyPluginAsync } from 'fastify'
-import { DEFAULT_SYNTHETICS_CONFIG, type SyntheticsConfig } from '@svc/config'
+import { DEFAULT_SYNTHETICS_CONFIG, secretSealer, type SyntheticsConfig } from '@svc/config'
 import type { OutboundPolicy } from '@svc/outbound'
 import type { DefinitionContext } from './checks/definition.js'
 import { checkRoutes } from './checks/routes.js'
@@ -9,7 +9,6 @@ import { relayRoutes } from './relays/routes.js'
 import { resultRoutes, type ResultRouteOptions } from './results/routes.js'
 import { createScheduler } from './scheduling/scheduler.js'
 import { secretRoutes } from './secrets/routes.js'
-import { secretSealer } from './secrets/seal.js'
 
 export interface SyntheticsOptions {
   config?: SyntheticsConfig

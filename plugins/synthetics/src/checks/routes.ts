@@ -27,7 +27,7 @@ import {
 import { Check, CheckParams, MANAGED_BASE, OrgParams, ResultStatusSchema, checkBody, checkFieldsSchema, tags } from '../schemas.js'
 import { failedRun, type Scheduler } from '../scheduling/scheduler.js'
 import { runnableCheck } from '../secrets/resolve.js'
-import type { SecretSealer } from '../secrets/seal.js'
+import type { SecretSealer } from '@svc/config'
 import { auditEntry, checkOfRequest, judgementsOf } from './access.js'
 import { checkDefinition, type DefinitionContext } from './definition.js'
 

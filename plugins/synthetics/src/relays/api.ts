@@ -8,7 +8,7 @@ import { relayByKey } from '../queries/relays.js'
 import { leaseRelayRuns, runsLeasedBy } from '../queries/runs.js'
 import { failedRun, type Scheduler } from '../scheduling/scheduler.js'
 import { runnableCheck } from '../secrets/resolve.js'
-import type { SecretSealer } from '../secrets/seal.js'
+import type { SecretSealer } from '@svc/config'
 import { hashRelayKey } from './routes.js'
 
 export const RELAY_BASE = '/api/v1/synthetics/relay'

@@ -10,7 +10,7 @@ import { completeRun, deleteOldRuns, leaseLocalRuns, markMissedRuns, rollUp, tak
 import { abandonOrphanedRuns, beat, removeGoneRunners } from '../queries/runners.js'
 import { checksLosingRunners } from '../queries/schedule.js'
 import { runnableCheck } from '../secrets/resolve.js'
-import type { SecretSealer } from '../secrets/seal.js'
+import type { SecretSealer } from '@svc/config'
 import { judgeCheck } from './state.js'
 
 export const MAINTENANCE_QUEUE = 'synthetics.maintenance'

@@ -2,7 +2,7 @@ import { SECRET_REFERENCE, type HttpRequest, type RunnableCheck } from '@svc/che
 import type { Executor } from '@svc/db'
 import type { CheckRow } from '../queries/checks.js'
 import { sealedSecrets } from '../queries/secrets.js'
-import type { SecretSealer } from './seal.js'
+import type { SecretSealer } from '@svc/config'
 
 /** The names of the secrets an HTTP request refers to, in its URL, header values and body. */
 export function secretNames(request: Pick<HttpRequest, 'url' | 'headers' | 'body'>): Set<string> {

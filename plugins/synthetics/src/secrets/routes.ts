@@ -6,7 +6,7 @@ import { ConflictError, NotFoundError, Timestamp } from '@svc/http'
 import { deleteSecret, listSecrets, putSecret } from '../queries/secrets.js'
 import { MANAGED_BASE, OrgParams, SecretParams, tags } from '../schemas.js'
 import { auditEntry } from '../checks/access.js'
-import { SecretsKeyMissing, type SecretSealer } from './seal.js'
+import { SecretsKeyMissing, type SecretSealer } from '@svc/config'
 
 const SecretName = Type.String({
   pattern: '^[A-Za-z_][A-Za-z0-9_]{0,63}$',

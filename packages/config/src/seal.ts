@@ -2,7 +2,8 @@ import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto'
 
 // AES-256-GCM with the key from SYNTHETICS_SECRETS_KEY: a random 12-byte nonce per value, the
 // 16-byte tag after it, then the ciphertext. The secret's organization and name are the
-// additional data, so a sealed value copied to another row does not open there.
+// additional data, so a sealed value copied to another row does not open there. Check secrets and
+// ticket trackers' credentials are sealed with it.
 
 export class SecretsKeyMissing extends Error {
   override name = 'SecretsKeyMissing'

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto'
 import t from 'tap'
-import { SecretsKeyMissing, secretSealer } from '../src/secrets/seal.js'
+import { SecretsKeyMissing, secretSealer } from '../src/seal.js'
 
 const key = randomBytes(32).toString('base64')
 
