@@ -72,6 +72,7 @@ import * as services from './migrations/0070_services.js'
 import * as serviceEdges from './migrations/0071_service_edges.js'
 import * as checkServices from './migrations/0072_check_services.js'
 import * as incidentTypesAndFields from './migrations/0073_incident_types_and_fields.js'
+import * as followUps from './migrations/0074_follow_ups.js'
 
 /**
  * Every migration, in order, listed by hand rather than found by scanning a folder, so a
@@ -151,4 +152,5 @@ export const migrations: Record<string, Migration> = {
   '0071_service_edges': serviceEdges,
   '0072_check_services': checkServices,
   '0073_incident_types_and_fields': incidentTypesAndFields,
+  '0074_follow_ups': followUps,
 }

@@ -22,7 +22,7 @@ const owners: Record<string, string[]> = {
     'services',
     'service_edges',
   ],
-  destinations: ['chat_integrations', 'outbound_webhooks', 'outbound_webhook_deliveries'],
+  destinations: ['chat_integrations', 'outbound_webhooks', 'outbound_webhook_deliveries', 'tracker_integrations'],
   intake: ['webhook_configs', 'webhook_deliveries', 'deploy_events'],
   incidents: [
     'incidents',
@@ -36,6 +36,7 @@ const owners: Record<string, string[]> = {
     'incident_settings',
     'incident_fields',
     'incident_types',
+    'incident_follow_ups',
   ],
   paging: ['notification_attempts', 'alert_ack_links'],
   chat: ['slack_messages', 'slack_users', 'incident_chat_channels'],

@@ -45,6 +45,8 @@ const owners: Record<string, string[]> = {
     'incidentSettings',
     'incidentFields',
     'incidentTypes',
+    'incidentFollowUps',
+    'trackerIntegrations',
     'services',
   ],
   insights: [

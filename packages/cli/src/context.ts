@@ -2,7 +2,7 @@ import { answered, everyPage, PAGE, type Connection } from './api.js'
 
 /** What files name things by, per kind of thing: people by e-mail, the rest by name (services by key, pages by slug). */
 export type Named =
-  'people' | 'teams' | 'schedules' | 'escalationPolicies' | 'services' | 'chat' | 'webhooks' | 'statusPages' | 'components'
+  'people' | 'teams' | 'schedules' | 'escalationPolicies' | 'services' | 'chat' | 'webhooks' | 'trackers' | 'statusPages' | 'components'
 
 /**
  * The organization's names and ids, read once each and read again after the CLI changed that kind,
@@ -112,6 +112,15 @@ export class Names {
           await everyPage(
             (page) => api.GET('/api/v1/organizations/{orgId}/outbound-webhooks', { params: { path, query: { page, limit: PAGE } } }),
             'reading the outbound webhooks',
+          ),
+          (row) => row.name,
+          (row) => row.id,
+        )
+      case 'trackers':
+        return byName(
+          await everyPage(
+            (page) => api.GET('/api/v1/organizations/{orgId}/trackers', { params: { path, query: { page, limit: PAGE } } }),
+            'reading the trackers',
           ),
           (row) => row.name,
           (row) => row.id,

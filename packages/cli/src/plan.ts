@@ -28,6 +28,7 @@ const what = (named: Named) =>
     services: 'service with the key',
     chat: 'chat integration',
     webhooks: 'outbound webhook',
+    trackers: 'tracker',
     statusPages: 'status page',
     components: 'status page component',
   })[named]

@@ -573,6 +573,25 @@ export interface DivinuxIncidentFields {
   updatedAt: Generated<Timestamp>;
 }
 
+export interface DivinuxIncidentFollowUps {
+  createdAt: Generated<Timestamp>;
+  createdBy: string | null;
+  description: string | null;
+  id: Generated<string>;
+  incidentId: string;
+  organizationId: string;
+  status: Generated<string>;
+  syncError: string | null;
+  syncStatus: Generated<string>;
+  ticketId: string | null;
+  ticketKey: string | null;
+  ticketStatus: string | null;
+  ticketUrl: string | null;
+  title: string;
+  trackerId: string | null;
+  updatedAt: Generated<Timestamp>;
+}
+
 export interface DivinuxIncidentResponders {
   addedAt: Generated<Timestamp>;
   addedBy: string | null;
@@ -1147,6 +1166,23 @@ export interface DivinuxTenantBudgets {
   updatedBy: string | null;
 }
 
+export interface DivinuxTrackerIntegrations {
+  accountEmail: string | null;
+  createdAt: Generated<Timestamp>;
+  createdBy: string | null;
+  credential: Buffer;
+  enabled: Generated<boolean>;
+  id: Generated<string>;
+  issueType: string | null;
+  kind: string;
+  name: string;
+  organizationId: string;
+  project: string;
+  siteUrl: string | null;
+  updatedAt: Generated<Timestamp>;
+  webhookSecret: Buffer;
+}
+
 export interface DivinuxUsageEvents {
   createdAt: Generated<Timestamp>;
   data: Generated<Json>;
@@ -1261,6 +1297,7 @@ export interface DB {
   "divinux.incidentChatChannels": DivinuxIncidentChatChannels;
   "divinux.incidentExclusions": DivinuxIncidentExclusions;
   "divinux.incidentFields": DivinuxIncidentFields;
+  "divinux.incidentFollowUps": DivinuxIncidentFollowUps;
   "divinux.incidentResponders": DivinuxIncidentResponders;
   "divinux.incidentRoles": DivinuxIncidentRoles;
   "divinux.incidentRuleSets": DivinuxIncidentRuleSets;
@@ -1306,6 +1343,7 @@ export interface DB {
   "divinux.teamMembers": DivinuxTeamMembers;
   "divinux.teams": DivinuxTeams;
   "divinux.tenantBudgets": DivinuxTenantBudgets;
+  "divinux.trackerIntegrations": DivinuxTrackerIntegrations;
   "divinux.usageEvents": DivinuxUsageEvents;
   "divinux.webhookConfigs": DivinuxWebhookConfigs;
   "divinux.webhookDeliveries": DivinuxWebhookDeliveries;

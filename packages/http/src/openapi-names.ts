@@ -55,6 +55,8 @@ export const apiTags: Readonly<Record<string, string>> = {
   workflows: 'Automations run on alert, incident and deploy events',
   chat: 'Chat integrations (Slack, Teams, Discord) and Slack interactivity',
   'outbound-webhooks': 'Signed outbound webhooks of alert events, with their delivery log',
+  trackers:
+    'Ticket trackers (Jira Cloud, Linear) where incident follow-ups become tickets, and the webhooks that bring ticket changes back',
   twilio: 'Twilio callbacks: SMS replies, voice and delivery status',
   statuspages: 'Status pages: components, incidents, maintenance, subscribers',
   'statuspages-public': 'The public status pages: HTML, Statuspage v2 documents, feeds, badge, widget, subscriptions',

@@ -37,3 +37,5 @@ export { ALERTMANAGER_BINARY, alertmanagerPresent, startAlertmanager } from './p
 export { startPushService, type PushTestService, type ReceivedPush } from './fakes/web-push.js'
 export { startStripeServer, type StripeCall, type StripeTestServer } from './fakes/stripe.js'
 export { startDnsServer, type DnsTestServer } from './fakes/dns.js'
+export { startJiraServer, type JiraIssue, type JiraTestServer } from './fakes/jira.js'
+export { startLinearServer, type LinearIssue, type LinearTestServer } from './fakes/linear.js'

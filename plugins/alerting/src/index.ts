@@ -1,5 +1,5 @@
 import type { FastifyPluginAsync } from 'fastify'
-import type { OutboundConfig } from '@svc/config'
+import type { OutboundConfig, SecretSealer } from '@svc/config'
 import type { Notifier } from '@svc/notifier'
 import { alertsModule, createAlertEventBus } from './alerts/index.js'
 import { chatModule, createChatDelivery } from './chat/index.js'
@@ -9,6 +9,7 @@ import {
   createOutboundClient,
   createWebhookDelivery,
   alertPayload,
+  createTrackerClient,
   destinationsModule,
   outboundWebhookSubscriber,
   outboundWebhooksAmong,
@@ -65,6 +66,8 @@ export interface AlertingOptions {
   productUrl: string
   /** Requests to users' targets (chat webhooks) and Slack's Web API. */
   outbound: OutboundConfig
+  /** Seals ticket trackers' credentials and webhook secrets (the secrets key). */
+  sealer: SecretSealer
   /** Billing is on: ingestion needs the organization's plan (with 7 days of grace). */
   enforcePlans?: boolean
 }
@@ -82,6 +85,7 @@ export interface AlertingOptions {
  */
 export const alertingSurface: FastifyPluginAsync<AlertingOptions> = async (app, options) => {
   const outbound = createOutboundClient({ allowPrivateTargets: options.outbound.allowPrivateTargets })
+  const trackers = createTrackerClient({ allowPrivateTargets: options.outbound.allowPrivateTargets })
   const chatSender = createChatSender({ outbound, slackApiUrl: options.outbound.slackApiUrl })
   const chat = createChatDelivery({
     database: app.database,
@@ -96,6 +100,7 @@ export const alertingSurface: FastifyPluginAsync<AlertingOptions> = async (app, 
   app.addHook('onClose', async () => {
     await chat.stop()
     await outbound.close()
+    await trackers.close()
   })
   const webhooks = createWebhookDelivery({
     database: app.database,
@@ -184,7 +189,12 @@ export const alertingSurface: FastifyPluginAsync<AlertingOptions> = async (app, 
     references: [configUsingPolicy],
     silenceEnded: () => escalator.wakeSilences(),
   })
-  await app.register(destinationsModule, { outbound: options.outbound, sender: chatSender, productUrl: options.productUrl })
+  await app.register(destinationsModule, {
+    outbound: options.outbound,
+    sender: chatSender,
+    productUrl: options.productUrl,
+    sealer: options.sealer,
+  })
   await app.register(intakeModule, {
     ingestLimits: options.ingestLimits,
     enforcePlans: options.enforcePlans,
@@ -192,6 +202,9 @@ export const alertingSurface: FastifyPluginAsync<AlertingOptions> = async (app, 
     wake: { escalator: () => escalator.wake(), dispatcher: () => bus.wake() },
   })
   await app.register(incidentsModule, {
+    sealer: options.sealer,
+    trackers,
+    productUrl: options.productUrl,
     latestAnalysis: options.latestAnalysis,
     statusIncidents: options.statusIncidents,
     rcas: options.rcas,

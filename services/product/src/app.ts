@@ -5,6 +5,7 @@ import {
   DEFAULT_NOTIFIER_CONFIG,
   DEFAULT_PHONE_VERIFICATION_CONFIG,
   DEFAULT_RETENTION_CONFIG,
+  secretSealer,
   type ServiceConfig,
 } from '@svc/config'
 import { createNotifier, pruneOutbox } from '@svc/notifier'
@@ -82,6 +83,7 @@ export function buildApp(config: ServiceConfig, shared?: Resources): Promise<Fas
           serviceShowings: { components: componentsOfServices, checks: checksOfServices },
           notifier,
           outbound: config.outbound ?? { allowPrivateTargets: false },
+          sealer: secretSealer(config.synthetics?.secretsKey),
           productUrl,
           enforcePlans: config.billing !== undefined,
         })

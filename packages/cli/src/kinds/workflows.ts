@@ -9,6 +9,7 @@ const named = {
   chatIntegration: { to: 'chat', id: 'chatIntegrationId' },
   outboundWebhook: { to: 'webhooks', id: 'outboundWebhookId' },
   escalationPolicy: { to: 'escalationPolicies', id: 'escalationPolicyId' },
+  tracker: { to: 'trackers', id: 'trackerId' },
 } as const satisfies Record<string, { to: Named; id: string }>
 type NamedField = keyof typeof named
 
@@ -37,6 +38,7 @@ const Action = Type.Object(
       'update_status_page',
       'request_responders',
       'set_field',
+      'create_ticket',
     ]),
     chatIntegration: Type.Optional(Type.String({ minLength: 1, description: 'notify_chat: a chat integration, by name' })),
     outboundWebhook: Type.Optional(Type.String({ minLength: 1, description: 'call_webhook: an outbound webhook, by name' })),
@@ -46,6 +48,13 @@ const Action = Type.Object(
     publish: Type.Optional(Type.Boolean()),
     targets: Type.Optional(Type.Array(Target, { minItems: 1, description: 'request_responders: whom to page' })),
     message: Type.Optional(Type.String({ minLength: 1 })),
+    tracker: Type.Optional(
+      Type.String({
+        minLength: 1,
+        description: 'create_ticket: a ticket tracker, by name (connected through the API: it holds credentials)',
+      }),
+    ),
+    title: Type.Optional(Type.String({ minLength: 1 })),
     field: Type.Optional(Type.String({ minLength: 1, description: 'set_field: a custom incident field, by key' })),
     value: Type.Optional(Type.Unknown({ description: 'set_field: its value' })),
   },

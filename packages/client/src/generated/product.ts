@@ -804,6 +804,46 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/organizations/{orgId}/trackers": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** List ticket trackers (alerting viewer) */
+        get: operations["getOrganizationsTrackers"];
+        put?: never;
+        /**
+         * Connect a ticket tracker: Jira Cloud or Linear (alerting manager)
+         * @description Answers `webhookUrl` and, once, `webhookSecret`: register a webhook for issue updates in the tracker with them, and ticket changes come back to their follow-ups.
+         */
+        post: operations["postOrganizationsTrackers"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/organizations/{orgId}/trackers/{trackerId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** A ticket tracker (alerting viewer) */
+        get: operations["getOrganizationsTrackersByTrackerId"];
+        put?: never;
+        post?: never;
+        /** Disconnect a ticket tracker (alerting manager); follow-ups keep their ticket links */
+        delete: operations["deleteOrganizationsTrackersByTrackerId"];
+        options?: never;
+        head?: never;
+        /** Change a ticket tracker: its name, project, issue type, credential, or whether it is used (alerting manager) */
+        patch: operations["patchOrganizationsTrackersByTrackerId"];
+        trace?: never;
+    };
     "/api/v1/organizations/{orgId}/webhooks": {
         parameters: {
             query?: never;
@@ -1374,6 +1414,67 @@ export interface paths {
          * @description Its key stays. The fields apply to its incidents from their next change on.
          */
         patch: operations["patchOrganizationsIncidentTypesByTypeId"];
+        trace?: never;
+    };
+    "/api/v1/organizations/{orgId}/incidents/{incidentId}/follow-ups": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The incident’s follow-ups, oldest first, with their tickets (alerting viewer) */
+        get: operations["getOrganizationsIncidentsFollowUps"];
+        put?: never;
+        /**
+         * Add a follow-up to the incident, optionally as a ticket in a tracker (alerting responder)
+         * @description With `trackerId` the ticket is created after the answer (`syncStatus: pending`), tried again with backoff while the tracker does not answer; the incident is never held up by it.
+         */
+        post: operations["postOrganizationsIncidentsFollowUps"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/organizations/{orgId}/incidents/{incidentId}/follow-ups/{followUpId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        /**
+         * Change a follow-up’s title, description or status (alerting responder)
+         * @description Its ticket is not changed in the tracker; the tracker’s changes to the ticket come back here.
+         */
+        patch: operations["patchOrganizationsIncidentsFollowUpsByFollowUpId"];
+        trace?: never;
+    };
+    "/api/v1/trackers/{trackerId}/events": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A tracker’s webhook: a ticket changed (signed by the tracker)
+         * @description Jira Cloud: `X-Hub-Signature: sha256=<HMAC of the body>` with the tracker’s webhook secret. Linear: `Linear-Signature`, with `webhookTimestamp` within a minute. 401 when the signature does not hold.
+         */
+        post: operations["postTrackersEvents"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
         trace?: never;
     };
     "/api/v1/organizations/{orgId}/incidents/{incidentId}/responder-requests": {
@@ -7518,6 +7619,338 @@ export interface operations {
             };
         };
     };
+    getOrganizationsTrackers: {
+        parameters: {
+            query?: {
+                page?: number;
+                limit?: number;
+            };
+            header?: never;
+            path: {
+                orgId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            /** Format: uuid */
+                            id: string;
+                            name: string;
+                            /** @enum {unknown} */
+                            kind: "jira" | "linear";
+                            siteUrl: string | null;
+                            accountEmail: string | null;
+                            /** @description Jira: the project key tickets are created in. Linear: the team id */
+                            project: string;
+                            /** @description Jira: the issue type of new tickets */
+                            issueType: string | null;
+                            enabled: boolean;
+                            /** @description Where the tracker’s webhook sends ticket changes (register it there with the secret) */
+                            webhookUrl: string;
+                            /** Format: date-time */
+                            createdAt: string;
+                            /** Format: date-time */
+                            updatedAt: string;
+                        }[];
+                        meta: {
+                            page: number;
+                            limit: number;
+                            total: number;
+                        };
+                    };
+                };
+            };
+            /** @description Default Response */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Default Response */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    postOrganizationsTrackers: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                orgId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    name: string;
+                    /** @enum {string} */
+                    kind: "jira";
+                    /** @description The Jira Cloud site, e.g. https://acme.atlassian.net */
+                    siteUrl: string;
+                    /** @description The account the API token belongs to */
+                    accountEmail: string;
+                    /** @description An Atlassian API token (stored sealed, never answered) */
+                    apiToken: string;
+                    projectKey: string;
+                    /** @description Default: Task */
+                    issueType?: string;
+                    /** @description The secret of the Jira webhook (one is made when left out) */
+                    webhookSecret?: string;
+                } | {
+                    name: string;
+                    /** @enum {string} */
+                    kind: "linear";
+                    /** @description A Linear API key (stored sealed, never answered) */
+                    apiKey: string;
+                    /** @description The Linear team new issues belong to */
+                    teamId: string;
+                    /** @description The signing secret of the Linear webhook that sends issue changes here */
+                    webhookSecret: string;
+                    /** @description Linear’s GraphQL endpoint, when not https://api.linear.app/graphql */
+                    apiUrl?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** Format: uuid */
+                        id: string;
+                        name: string;
+                        /** @enum {unknown} */
+                        kind: "jira" | "linear";
+                        siteUrl: string | null;
+                        accountEmail: string | null;
+                        /** @description Jira: the project key tickets are created in. Linear: the team id */
+                        project: string;
+                        /** @description Jira: the issue type of new tickets */
+                        issueType: string | null;
+                        enabled: boolean;
+                        /** @description Where the tracker’s webhook sends ticket changes (register it there with the secret) */
+                        webhookUrl: string;
+                        /** Format: date-time */
+                        createdAt: string;
+                        /** Format: date-time */
+                        updatedAt: string;
+                        /** @description Shown once: the secret the tracker signs its webhook with (Jira: paste it as the webhook’s secret; Linear: the one you gave) */
+                        webhookSecret: string;
+                    };
+                };
+            };
+            /** @description Default Response */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Default Response */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    getOrganizationsTrackersByTrackerId: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                orgId: string;
+                trackerId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** Format: uuid */
+                        id: string;
+                        name: string;
+                        /** @enum {unknown} */
+                        kind: "jira" | "linear";
+                        siteUrl: string | null;
+                        accountEmail: string | null;
+                        /** @description Jira: the project key tickets are created in. Linear: the team id */
+                        project: string;
+                        /** @description Jira: the issue type of new tickets */
+                        issueType: string | null;
+                        enabled: boolean;
+                        /** @description Where the tracker’s webhook sends ticket changes (register it there with the secret) */
+                        webhookUrl: string;
+                        /** Format: date-time */
+                        createdAt: string;
+                        /** Format: date-time */
+                        updatedAt: string;
+                    };
+                };
+            };
+            /** @description Default Response */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Default Response */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    deleteOrganizationsTrackersByTrackerId: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                orgId: string;
+                trackerId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Default Response */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Default Response */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    patchOrganizationsTrackersByTrackerId: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                orgId: string;
+                trackerId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    name?: string;
+                    enabled?: boolean;
+                    /** @description Jira project key or Linear team id */
+                    project?: string;
+                    issueType?: string;
+                    /** @description A new API token (Jira) or API key (Linear) */
+                    credential?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** Format: uuid */
+                        id: string;
+                        name: string;
+                        /** @enum {unknown} */
+                        kind: "jira" | "linear";
+                        siteUrl: string | null;
+                        accountEmail: string | null;
+                        /** @description Jira: the project key tickets are created in. Linear: the team id */
+                        project: string;
+                        /** @description Jira: the issue type of new tickets */
+                        issueType: string | null;
+                        enabled: boolean;
+                        /** @description Where the tracker’s webhook sends ticket changes (register it there with the secret) */
+                        webhookUrl: string;
+                        /** Format: date-time */
+                        createdAt: string;
+                        /** Format: date-time */
+                        updatedAt: string;
+                    };
+                };
+            };
+            /** @description Default Response */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Default Response */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
     getOrganizationsWebhooks: {
         parameters: {
             query?: {
@@ -9439,7 +9872,7 @@ export interface operations {
                              * @description note and status_update are written by people; the others record a change (its values in `data`), by its author or the system (authorId null)
                              * @enum {unknown}
                              */
-                            kind: "opened" | "declared" | "note" | "status_update" | "status_changed" | "severity_changed" | "updated" | "type_changed" | "field_changed" | "role_assigned" | "role_removed" | "responder_joined" | "snoozed" | "repaged" | "responders_requested" | "reassigned" | "status_page_incident_linked" | "alert_linked" | "alerts_linked" | "alerts_acknowledged" | "alerts_resolved" | "merged" | "merged_into" | "split" | "split_from";
+                            kind: "opened" | "declared" | "note" | "status_update" | "status_changed" | "severity_changed" | "updated" | "type_changed" | "field_changed" | "role_assigned" | "role_removed" | "responder_joined" | "snoozed" | "repaged" | "responders_requested" | "reassigned" | "status_page_incident_linked" | "alert_linked" | "alerts_linked" | "alerts_acknowledged" | "alerts_resolved" | "merged" | "merged_into" | "split" | "split_from" | "follow_up_added" | "follow_up_updated";
                             body: string | null;
                             data: {
                                 [key: string]: unknown;
@@ -9509,7 +9942,7 @@ export interface operations {
                          * @description note and status_update are written by people; the others record a change (its values in `data`), by its author or the system (authorId null)
                          * @enum {unknown}
                          */
-                        kind: "opened" | "declared" | "note" | "status_update" | "status_changed" | "severity_changed" | "updated" | "type_changed" | "field_changed" | "role_assigned" | "role_removed" | "responder_joined" | "snoozed" | "repaged" | "responders_requested" | "reassigned" | "status_page_incident_linked" | "alert_linked" | "alerts_linked" | "alerts_acknowledged" | "alerts_resolved" | "merged" | "merged_into" | "split" | "split_from";
+                        kind: "opened" | "declared" | "note" | "status_update" | "status_changed" | "severity_changed" | "updated" | "type_changed" | "field_changed" | "role_assigned" | "role_removed" | "responder_joined" | "snoozed" | "repaged" | "responders_requested" | "reassigned" | "status_page_incident_linked" | "alert_linked" | "alerts_linked" | "alerts_acknowledged" | "alerts_resolved" | "merged" | "merged_into" | "split" | "split_from" | "follow_up_added" | "follow_up_updated";
                         body: string | null;
                         data: {
                             [key: string]: unknown;
@@ -10141,7 +10574,7 @@ export interface operations {
                              * @description note and status_update are written by people; the others record a change (its values in `data`), by its author or the system (authorId null)
                              * @enum {unknown}
                              */
-                            kind: "opened" | "declared" | "note" | "status_update" | "status_changed" | "severity_changed" | "updated" | "type_changed" | "field_changed" | "role_assigned" | "role_removed" | "responder_joined" | "snoozed" | "repaged" | "responders_requested" | "reassigned" | "status_page_incident_linked" | "alert_linked" | "alerts_linked" | "alerts_acknowledged" | "alerts_resolved" | "merged" | "merged_into" | "split" | "split_from";
+                            kind: "opened" | "declared" | "note" | "status_update" | "status_changed" | "severity_changed" | "updated" | "type_changed" | "field_changed" | "role_assigned" | "role_removed" | "responder_joined" | "snoozed" | "repaged" | "responders_requested" | "reassigned" | "status_page_incident_linked" | "alert_linked" | "alerts_linked" | "alerts_acknowledged" | "alerts_resolved" | "merged" | "merged_into" | "split" | "split_from" | "follow_up_added" | "follow_up_updated";
                             body: string | null;
                             data: {
                                 [key: string]: unknown;
@@ -10467,7 +10900,7 @@ export interface operations {
                          * @description note and status_update are written by people; the others record a change (its values in `data`), by its author or the system (authorId null)
                          * @enum {unknown}
                          */
-                        kind: "opened" | "declared" | "note" | "status_update" | "status_changed" | "severity_changed" | "updated" | "type_changed" | "field_changed" | "role_assigned" | "role_removed" | "responder_joined" | "snoozed" | "repaged" | "responders_requested" | "reassigned" | "status_page_incident_linked" | "alert_linked" | "alerts_linked" | "alerts_acknowledged" | "alerts_resolved" | "merged" | "merged_into" | "split" | "split_from";
+                        kind: "opened" | "declared" | "note" | "status_update" | "status_changed" | "severity_changed" | "updated" | "type_changed" | "field_changed" | "role_assigned" | "role_removed" | "responder_joined" | "snoozed" | "repaged" | "responders_requested" | "reassigned" | "status_page_incident_linked" | "alert_linked" | "alerts_linked" | "alerts_acknowledged" | "alerts_resolved" | "merged" | "merged_into" | "split" | "split_from" | "follow_up_added" | "follow_up_updated";
                         body: string | null;
                         data: {
                             [key: string]: unknown;
@@ -11412,6 +11845,287 @@ export interface operations {
             };
         };
     };
+    getOrganizationsIncidentsFollowUps: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                orgId: string;
+                incidentId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            /** Format: uuid */
+                            id: string;
+                            /** Format: uuid */
+                            incidentId: string;
+                            title: string;
+                            description: string | null;
+                            /**
+                             * @description done when its ticket is done in the tracker, or set by hand
+                             * @enum {unknown}
+                             */
+                            status: "open" | "done";
+                            trackerId: string | null;
+                            /**
+                             * @description none: no tracker; pending: the ticket is being created (tried again with backoff); synced; failed: given up, see syncError
+                             * @enum {unknown}
+                             */
+                            syncStatus: "none" | "pending" | "synced" | "failed";
+                            /** @description What the tracker last answered when it did not create the ticket */
+                            syncError: string | null;
+                            /** @description The ticket in the tracker, once created; its status as the tracker last said */
+                            ticket: {
+                                id: string;
+                                key: string;
+                                url: string;
+                                status: string | null;
+                            } | null;
+                            createdBy: string | null;
+                            /** Format: date-time */
+                            createdAt: string;
+                            /** Format: date-time */
+                            updatedAt: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description Default Response */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Default Response */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    postOrganizationsIncidentsFollowUps: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                orgId: string;
+                incidentId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    title: string;
+                    description?: string | null;
+                    /**
+                     * Format: uuid
+                     * @description A tracker of the organization: a ticket is created there
+                     */
+                    trackerId?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** Format: uuid */
+                        id: string;
+                        /** Format: uuid */
+                        incidentId: string;
+                        title: string;
+                        description: string | null;
+                        /**
+                         * @description done when its ticket is done in the tracker, or set by hand
+                         * @enum {unknown}
+                         */
+                        status: "open" | "done";
+                        trackerId: string | null;
+                        /**
+                         * @description none: no tracker; pending: the ticket is being created (tried again with backoff); synced; failed: given up, see syncError
+                         * @enum {unknown}
+                         */
+                        syncStatus: "none" | "pending" | "synced" | "failed";
+                        /** @description What the tracker last answered when it did not create the ticket */
+                        syncError: string | null;
+                        /** @description The ticket in the tracker, once created; its status as the tracker last said */
+                        ticket: {
+                            id: string;
+                            key: string;
+                            url: string;
+                            status: string | null;
+                        } | null;
+                        createdBy: string | null;
+                        /** Format: date-time */
+                        createdAt: string;
+                        /** Format: date-time */
+                        updatedAt: string;
+                    };
+                };
+            };
+            /** @description Default Response */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Default Response */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    patchOrganizationsIncidentsFollowUpsByFollowUpId: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                orgId: string;
+                incidentId: string;
+                followUpId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    title?: string;
+                    description?: string | null;
+                    /** @enum {unknown} */
+                    status?: "open" | "done";
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** Format: uuid */
+                        id: string;
+                        /** Format: uuid */
+                        incidentId: string;
+                        title: string;
+                        description: string | null;
+                        /**
+                         * @description done when its ticket is done in the tracker, or set by hand
+                         * @enum {unknown}
+                         */
+                        status: "open" | "done";
+                        trackerId: string | null;
+                        /**
+                         * @description none: no tracker; pending: the ticket is being created (tried again with backoff); synced; failed: given up, see syncError
+                         * @enum {unknown}
+                         */
+                        syncStatus: "none" | "pending" | "synced" | "failed";
+                        /** @description What the tracker last answered when it did not create the ticket */
+                        syncError: string | null;
+                        /** @description The ticket in the tracker, once created; its status as the tracker last said */
+                        ticket: {
+                            id: string;
+                            key: string;
+                            url: string;
+                            status: string | null;
+                        } | null;
+                        createdBy: string | null;
+                        /** Format: date-time */
+                        createdAt: string;
+                        /** Format: date-time */
+                        updatedAt: string;
+                    };
+                };
+            };
+            /** @description Default Response */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Default Response */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    postTrackersEvents: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                trackerId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Default Response */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Default Response */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
     getOrganizationsIncidentsResponderRequests: {
         parameters: {
             query?: never;
@@ -12243,6 +12957,16 @@ export interface operations {
                                 message?: string;
                             } | {
                                 /** @enum {string} */
+                                type: "create_ticket";
+                                /**
+                                 * Format: uuid
+                                 * @description A ticket tracker of the organization (Jira or Linear)
+                                 */
+                                trackerId: string;
+                                /** @description Default: "INC-n: <the incident’s title>" */
+                                title?: string;
+                            } | {
+                                /** @enum {string} */
                                 type: "set_field";
                                 /** @description A custom field’s key */
                                 field: string;
@@ -12417,6 +13141,16 @@ export interface operations {
                         message?: string;
                     } | {
                         /** @enum {string} */
+                        type: "create_ticket";
+                        /**
+                         * Format: uuid
+                         * @description A ticket tracker of the organization (Jira or Linear)
+                         */
+                        trackerId: string;
+                        /** @description Default: "INC-n: <the incident’s title>" */
+                        title?: string;
+                    } | {
+                        /** @enum {string} */
                         type: "set_field";
                         /** @description A custom field’s key */
                         field: string;
@@ -12554,6 +13288,16 @@ export interface operations {
                                 id: string;
                             }[];
                             message?: string;
+                        } | {
+                            /** @enum {string} */
+                            type: "create_ticket";
+                            /**
+                             * Format: uuid
+                             * @description A ticket tracker of the organization (Jira or Linear)
+                             */
+                            trackerId: string;
+                            /** @description Default: "INC-n: <the incident’s title>" */
+                            title?: string;
                         } | {
                             /** @enum {string} */
                             type: "set_field";
@@ -12729,6 +13473,16 @@ export interface operations {
                                 id: string;
                             }[];
                             message?: string;
+                        } | {
+                            /** @enum {string} */
+                            type: "create_ticket";
+                            /**
+                             * Format: uuid
+                             * @description A ticket tracker of the organization (Jira or Linear)
+                             */
+                            trackerId: string;
+                            /** @description Default: "INC-n: <the incident’s title>" */
+                            title?: string;
                         } | {
                             /** @enum {string} */
                             type: "set_field";
@@ -12939,6 +13693,16 @@ export interface operations {
                         message?: string;
                     } | {
                         /** @enum {string} */
+                        type: "create_ticket";
+                        /**
+                         * Format: uuid
+                         * @description A ticket tracker of the organization (Jira or Linear)
+                         */
+                        trackerId: string;
+                        /** @description Default: "INC-n: <the incident’s title>" */
+                        title?: string;
+                    } | {
+                        /** @enum {string} */
                         type: "set_field";
                         /** @description A custom field’s key */
                         field: string;
@@ -13075,6 +13839,16 @@ export interface operations {
                                 id: string;
                             }[];
                             message?: string;
+                        } | {
+                            /** @enum {string} */
+                            type: "create_ticket";
+                            /**
+                             * Format: uuid
+                             * @description A ticket tracker of the organization (Jira or Linear)
+                             */
+                            trackerId: string;
+                            /** @description Default: "INC-n: <the incident’s title>" */
+                            title?: string;
                         } | {
                             /** @enum {string} */
                             type: "set_field";
@@ -13252,6 +14026,16 @@ export interface operations {
                             message?: string;
                         } | {
                             /** @enum {string} */
+                            type: "create_ticket";
+                            /**
+                             * Format: uuid
+                             * @description A ticket tracker of the organization (Jira or Linear)
+                             */
+                            trackerId: string;
+                            /** @description Default: "INC-n: <the incident’s title>" */
+                            title?: string;
+                        } | {
+                            /** @enum {string} */
                             type: "set_field";
                             /** @description A custom field’s key */
                             field: string;
@@ -13425,6 +14209,16 @@ export interface operations {
                                 id: string;
                             }[];
                             message?: string;
+                        } | {
+                            /** @enum {string} */
+                            type: "create_ticket";
+                            /**
+                             * Format: uuid
+                             * @description A ticket tracker of the organization (Jira or Linear)
+                             */
+                            trackerId: string;
+                            /** @description Default: "INC-n: <the incident’s title>" */
+                            title?: string;
                         } | {
                             /** @enum {string} */
                             type: "set_field";

@@ -41,6 +41,7 @@ export {
 } from './queries.js'
 export { Incident, IncidentParams, SnoozeIncident } from './schemas.js'
 export { fieldValuesOfWords } from './shaping/filters.js'
+export { addFollowUp } from './follow-ups/operations.js'
 export { fieldKeysOf, serviceFieldKeys } from './shaping/queries.js'
 export { alertMovesSubscriber } from './alert-moves.js'
 export { createIncidentChangeBus, type IncidentChange, type IncidentChangeSubscriber } from './change-bus.js'

@@ -1,4 +1,9 @@
 import type { FastifyPluginAsync } from 'fastify'
+import type { SecretSealer } from '@svc/config'
+import type { TrackerClient } from '../destinations/index.js'
+import { followUpRoutes } from './follow-ups/routes.js'
+import { createFollowUpSync } from './follow-ups/sync.js'
+import { trackerEventRoutes } from './follow-ups/tracker-events-routes.js'
 import { commandRoomRoutes, type LatestAnalysisReader } from './alert-command-room-routes.js'
 import { incidentCommandRoomRoutes } from './command-room-routes.js'
 import { correlationRoutes } from './correlation/routes.js'
@@ -14,6 +19,11 @@ import { incidentTypeRoutes } from './shaping/type-routes.js'
 export interface IncidentsModuleOptions extends LinkRouteOptions {
   /** The insights surface's read of an alert's latest analysis, for command rooms. */
   latestAnalysis: LatestAnalysisReader
+  /** Opens trackers' credentials and webhook secrets. */
+  sealer: SecretSealer
+  /** Creates follow-ups' tickets. */
+  trackers: TrackerClient
+  productUrl: string
 }
 
 /**
@@ -23,6 +33,16 @@ export interface IncidentsModuleOptions extends LinkRouteOptions {
 export const incidentsModule: FastifyPluginAsync<IncidentsModuleOptions> = async (app, options) => {
   app.addHook('onReady', () => startCorrelatingStatusIncidents(app.database, app.jobs))
   app.addHook('onClose', () => app.jobs.offWork(STATUS_INCIDENT_OPENED_QUEUE))
+  const followUpSync = createFollowUpSync({
+    database: app.database,
+    jobs: app.jobs,
+    log: app.log.child({ component: 'follow-ups' }),
+    trackers: options.trackers,
+    sealer: options.sealer,
+    productUrl: options.productUrl,
+  })
+  app.addHook('onReady', () => followUpSync.start())
+  app.addHook('onClose', () => followUpSync.stop())
   await app.register(commandRoomRoutes, { latestAnalysis: options.latestAnalysis })
   await app.register(incidentRoutes)
   await app.register(regroupRoutes)
@@ -33,4 +53,6 @@ export const incidentsModule: FastifyPluginAsync<IncidentsModuleOptions> = async
   await app.register(incidentSettingsRoutes)
   await app.register(incidentFieldRoutes)
   await app.register(incidentTypeRoutes)
+  await app.register(followUpRoutes)
+  await app.register(trackerEventRoutes, { sealer: options.sealer })
 }

@@ -166,6 +166,8 @@ export const TIMELINE_KINDS = [
   'merged_into',
   'split',
   'split_from',
+  'follow_up_added',
+  'follow_up_updated',
 ] as const
 export const TimelineEntry = Type.Object(
   {

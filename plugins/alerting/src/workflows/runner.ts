@@ -4,6 +4,7 @@ import { publish, subscribe, type AlertPriority, type DeployRecorded } from '@sv
 import { ensureQueue, inTransaction, workEach, type JobQueue } from '@svc/jobs'
 import { lockUntilCommit } from '@svc/db'
 import {
+  addFollowUp,
   editIncident,
   findIncident,
   findTimelineEntry,
@@ -353,6 +354,19 @@ export function createWorkflowRunner(deps: WorkflowRunnerDeps) {
           if ((error as { statusCode?: number }).statusCode) return failed((error as Error).message)
           throw error
         }
+      }
+      case 'create_ticket': {
+        const followUp = await addFollowUp(trx, deps.jobs, actor, organizationId, incident.id, {
+          title: action.title ?? `${reference}: ${incident.title}`,
+          description: `Opened by the workflow "${definition.name}".`,
+          trackerId: action.trackerId,
+        }).catch((error: unknown) => {
+          if ((error as { statusCode?: number }).statusCode) return (error as Error).message
+          throw error
+        })
+        return typeof followUp === 'string'
+          ? failed(followUp)
+          : succeeded(`follow-up ${followUp.id} added; its ticket is being created (the follow-up shows it)`)
       }
       case 'set_field': {
         try {

@@ -170,6 +170,17 @@ export const Action = Type.Union(
     ),
     Type.Object(
       {
+        type: Type.Literal('create_ticket'),
+        trackerId: Id('A ticket tracker of the organization (Jira or Linear)'),
+        title: Type.Optional(Type.String({ minLength: 1, maxLength: 255, description: 'Default: "INC-n: <the incident’s title>"' })),
+      },
+      {
+        additionalProperties: false,
+        description: 'Add a follow-up to the incident whose ticket is created in the tracker (incident triggers)',
+      },
+    ),
+    Type.Object(
+      {
         type: Type.Literal('set_field'),
         field: Type.String({ pattern: '^[a-z][a-z0-9_]{0,39}$', description: 'A custom field’s key' }),
         value: Type.Unknown({ description: 'A value of the field’s kind, checked as the incident API checks it; null clears it' }),

@@ -1,6 +1,6 @@
 import type { Executor } from '@svc/db'
 import { invalidField } from '@svc/http'
-import { chatIntegrationsAmong, outboundWebhooksAmong } from '../destinations/index.js'
+import { chatIntegrationsAmong, outboundWebhooksAmong, trackersAmong } from '../destinations/index.js'
 import { fieldKeysOf } from '../incidents/index.js'
 import { activeMembersAmong, policiesAmong, schedulesAmong, teamsAmong } from '../oncall/index.js'
 import { isIncidentTrigger, type Action, type Condition, type Trigger } from './schemas.js'
@@ -33,6 +33,7 @@ const ACTION_SUBJECTS: Record<Action['type'], SubjectKind[]> = {
   update_status_page: ['alert'],
   request_responders: ['incident'],
   set_field: ['incident'],
+  create_ticket: ['incident'],
 }
 const triggersOf = (subjects: SubjectKind[]) =>
   subjects.map((subject) => ({ alert: 'alert triggers', deploy: 'deploy.recorded', incident: 'incident triggers' })[subject]).join(' and ')
@@ -45,6 +46,7 @@ interface References {
   teams: Set<string>
   schedules: Set<string>
   fields: Set<string>
+  trackers: Set<string>
 }
 
 const TARGET_NOUNS = { user: 'an active member', team: 'a team', schedule: 'a schedule', escalation_policy: 'an escalation policy' }
@@ -56,11 +58,13 @@ export async function referencesOf(db: Executor, organizationId: string, actionL
   const policies: string[] = []
   const targets = { user: [] as string[], team: [] as string[], schedule: [] as string[] }
   let setsFields = false
+  const trackers: string[] = []
   for (const action of actionLists.flat()) {
     if (action.type === 'notify_chat') chat.push(action.chatIntegrationId)
     if (action.type === 'call_webhook') webhooks.push(action.outboundWebhookId)
     if (action.type === 'escalate') policies.push(action.escalationPolicyId)
     if (action.type === 'set_field') setsFields = true
+    if (action.type === 'create_ticket') trackers.push(action.trackerId)
     if (action.type === 'request_responders')
       for (const target of action.targets)
         if (target.type === 'escalation_policy') policies.push(target.id)
@@ -75,7 +79,8 @@ export async function referencesOf(db: Executor, organizationId: string, actionL
   const teams = targets.team.length > 0 ? await teamsAmong(db, organizationId, unique(targets.team)) : new Set<string>()
   const schedules = targets.schedule.length > 0 ? await schedulesAmong(db, organizationId, unique(targets.schedule)) : new Set<string>()
   const fields = setsFields ? new Set(await fieldKeysOf(db, organizationId)) : new Set<string>()
-  return { chat: chatFound, webhooks: webhooksFound, policies: policiesFound, users, teams, schedules, fields }
+  const trackersFound = await trackersAmong(db, organizationId, unique(trackers))
+  return { chat: chatFound, webhooks: webhooksFound, policies: policiesFound, users, teams, schedules, fields, trackers: trackersFound }
 }
 
 /** Why an action cannot run as things stand (its target was deleted), with the field that names it. */
@@ -86,6 +91,8 @@ function missingReference(action: Action, references: References): { field: stri
     return { field: 'outboundWebhookId', message: 'is not an outbound webhook of this organization' }
   if (action.type === 'escalate' && !references.policies.has(action.escalationPolicyId))
     return { field: 'escalationPolicyId', message: 'is not an escalation policy of this organization' }
+  if (action.type === 'create_ticket' && !references.trackers.has(action.trackerId))
+    return { field: 'trackerId', message: 'is not a tracker of this organization' }
   if (action.type === 'set_field' && !references.fields.has(action.field))
     return { field: 'field', message: 'is not a custom incident field of this organization' }
   if (action.type === 'request_responders') {
