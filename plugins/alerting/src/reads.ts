@@ -140,7 +140,8 @@ const responseStats = sql<IncidentResponseStats>`json_build_object(
 export async function incidentReportBetween(db: Executor, organizationId: string, from: Date, to: Date, rowLimit: number) {
   const opened = sql`
     with opened as (
-      select i.id, i.number, i.title, i.severity, i.status, i.detected_at, i.acknowledged_at, i.resolved_at,
+      select i.id, i.number, i.title, i.severity, i.status, i.detected_at, i.acknowledged_at, i.resolved_at, i.fields,
+        (select t.key from divinux.incident_types t where t.id = i.type_id and t.organization_id = ${organizationId}) as type,
         -- greatest() passes over a null: the case keeps a time not reached null.
         case when i.acknowledged_at is not null then greatest(0, round(extract(epoch from i.acknowledged_at - i.detected_at)))::int end
           as seconds_to_acknowledge,
@@ -178,10 +179,12 @@ export async function incidentReportBetween(db: Executor, organizationId: string
       resolvedAt: Date | null
       secondsToAcknowledge: number | null
       secondsToResolve: number | null
+      type: string | null
+      fields: Record<string, unknown>
     }>`
       ${opened} select id, number, title, severity, status, services, alerts, detected_at as "detectedAt",
         acknowledged_at as "acknowledgedAt", resolved_at as "resolvedAt", seconds_to_acknowledge as "secondsToAcknowledge",
-        seconds_to_resolve as "secondsToResolve"
+        seconds_to_resolve as "secondsToResolve", type, fields
       from opened order by detected_at, number limit ${rowLimit}`.execute(db),
     db
       .selectFrom('divinux.alerts')

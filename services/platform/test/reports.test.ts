@@ -104,6 +104,7 @@ for (const incident of seeded) {
       detectedAt,
       acknowledgedAt: later(detectedAt, ackSeconds),
       resolvedAt: later(detectedAt, resolveSeconds),
+      ...(title === 'Checkout latency' ? { fields: JSON.stringify({ regions: ['eu', 'us'], impact: 'some' }) } : {}),
     })
     .returning('id')
     .executeTakeFirstOrThrow()
@@ -293,15 +294,15 @@ t.test('an incidents report in CSV: the incidents of the period with their respo
   const lines = text.trimEnd().split('\r\n')
   t.equal(
     lines[0],
-    'reference,id,detected_at,title,severity,status,services,alerts,acknowledged_at,resolved_at,seconds_to_acknowledge,seconds_to_resolve',
+    'reference,id,detected_at,title,severity,status,services,alerts,acknowledged_at,resolved_at,seconds_to_acknowledge,seconds_to_resolve,type,custom_fields',
   )
   t.equal(lines.length, 4, 'three incidents of the period, nothing before it or of another organization')
   t.match(
     lines[1],
-    /^INC-1,[0-9a-f-]{36},[^,]+,Checkout latency,SEV1,resolved,api,1,[^,]+,[^,]+,60,600$/,
+    /^INC-1,[0-9a-f-]{36},[^,]+,Checkout latency,SEV1,resolved,api,1,[^,]+,[^,]+,60,600,,"\{""impact"":""some"",""regions"":\[""eu"",""us""\]\}"$/,
     'the incident’s own times, not its alert’s',
   )
-  t.match(lines[3], /^INC-3,[0-9a-f-]{36},[^,]+,Stale cache,SEV2,triage,web,1,,,,$/)
+  t.match(lines[3], /^INC-3,[0-9a-f-]{36},[^,]+,Stale cache,SEV2,triage,web,1,,,,,,$/)
   t.notMatch(text, /secret-service|Before the period/)
   t.equal(file.headers.get('content-length'), String(report.sizeBytes))
 })

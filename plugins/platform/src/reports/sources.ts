@@ -40,6 +40,10 @@ export type IncidentReader = (
     resolvedAt: Date | null
     secondsToAcknowledge: number | null
     secondsToResolve: number | null
+    /** Its incident type's key, or null. */
+    type: string | null
+    /** Its custom field values, by key. */
+    fields: Record<string, unknown>
   }>
   alertsReceived: number
 }>

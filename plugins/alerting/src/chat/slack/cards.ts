@@ -61,7 +61,14 @@ export interface IncidentCardState {
   url: string
   channelName?: string
   lastChange?: string
+  /** Its type's name, when it has one. */
+  type?: string
+  /** Its custom fields that are set, by name, as text. */
+  fields?: Array<{ name: string; value: string }>
 }
+
+/** Slack shows at most ten fields in a section. */
+const SECTION_FIELDS = 10
 
 /** An incident as its Slack message shows it (mrkdwn, escaped); rewritten in place whenever the incident changes. */
 export function incidentCard(state: IncidentCardState): { text: string; blocks: object[] } {
@@ -71,7 +78,9 @@ export function incidentCard(state: IncidentCardState): { text: string; blocks: 
     `*Commander:* ${mrkdwn(state.commander ?? 'nobody')}`,
     `*Responders:* ${state.responders.length > 0 ? mrkdwn(state.responders.join(', ')) : 'none yet'}`,
     `*Alerts:* ${state.alertCount}`,
-  ]
+    ...(state.type ? [`*Type:* ${mrkdwn(state.type)}`] : []),
+    ...(state.fields ?? []).map((field) => `*${mrkdwn(field.name)}:* ${mrkdwn(field.value)}`),
+  ].slice(0, SECTION_FIELDS)
   const context = [
     ...(state.channelName ? [`Worked in #${state.channelName}`] : []),
     ...(state.lastChange ? [mrkdwn(state.lastChange)] : []),

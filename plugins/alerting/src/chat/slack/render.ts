@@ -1,5 +1,5 @@
 import type { Executor } from '@svc/db'
-import { findIncident, incidentResponders, incidentRoles, type LatestAnalysisReader } from '../../incidents/index.js'
+import { findIncident, incidentResponders, incidentRoles, shownFieldsOf, type LatestAnalysisReader } from '../../incidents/index.js'
 import { chatAlertOf } from '../delivery.js'
 import { slackMessage } from '../../destinations/index.js'
 import { findAlert } from '../../alerts/index.js'
@@ -28,6 +28,7 @@ export async function renderIncident(db: Executor, deps: RenderDeps, organizatio
     alertCount: incident.alertCount ?? 0,
     url: `${deps.productUrl}/api/v1/organizations/${organizationId}/incidents/${incident.id}`,
     ...(channelName ? { channelName } : {}),
+    ...(await shownFieldsOf(db, organizationId, incident)),
   }
   return { incident, state, ...incidentCard(state) }
 }

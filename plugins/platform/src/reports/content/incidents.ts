@@ -70,6 +70,8 @@ export async function incidentsReport(
         'resolved_at',
         'seconds_to_acknowledge',
         'seconds_to_resolve',
+        'type',
+        'custom_fields',
       ],
       rows: report.rows.map((incident) => [
         `INC-${incident.number}`,
@@ -84,6 +86,9 @@ export async function incidentsReport(
         incident.resolvedAt?.toISOString() ?? null,
         incident.secondsToAcknowledge,
         incident.secondsToResolve,
+        incident.type,
+        // One column whatever fields an organization defines: the values as JSON, keys sorted.
+        Object.keys(incident.fields).length > 0 ? JSON.stringify(incident.fields, Object.keys(incident.fields).sort()) : null,
       ]),
     },
     notes: [

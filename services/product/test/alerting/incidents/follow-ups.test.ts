@@ -219,6 +219,10 @@ t.test('/incident declare in Slack does the same', async (t) => {
   t.ok(incident, 'declared as a Security incident with its impact')
   const followUp = await syncedTicket(incident.id)
   t.match(followUp.ticket, { key: 'SEC-2' })
+  const card = await until('the incident’s card in Slack, with its type and fields', () =>
+    slack.posts.find((post) => post.text.startsWith(`[SEV1] INC-${number}`) && JSON.stringify(post.blocks).includes('*Type:* Security')),
+  )
+  t.match(JSON.stringify(card.blocks), '*Customer impact:* all')
   await until('the security policy paged', async () => {
     const data = (await call(viewer!, 'GET', `${base}/incidents/${incident.id}/responder-requests`)).json().data as Array<{
       paged: unknown[]
@@ -283,6 +287,37 @@ t.test('a tracker that is down never holds the incident up; a forged or foreign 
     400,
   )
   t.equal((await call(stranger!, 'GET', `/api/v1/organizations/${otherOrgId}/incidents/${incident.id}/follow-ups`)).statusCode, 404)
+
+  const [followUp] = await followUpsOf(incident.id)
+  const changed = await call(ada!, 'PATCH', `${base}/incidents/${incident.id}/follow-ups/${followUp!.id}`, {
+    title: 'Rotate every key',
+    status: 'done',
+  })
+  t.match(changed.json(), { title: 'Rotate every key', status: 'done' })
+  t.equal((await call(viewer!, 'PATCH', `${base}/incidents/${incident.id}/follow-ups/${followUp!.id}`, { status: 'open' })).statusCode, 403)
+  t.equal(
+    (await call(ada!, 'PATCH', `${base}/incidents/${incident.id}/follow-ups/00000000-0000-4000-8000-000000000000`, { status: 'open' }))
+      .statusCode,
+    404,
+  )
+})
+
+t.test('a disabled tracker fails its follow-ups with the reason; a disconnected one leaves their tickets', async (t) => {
+  const disabled = await call(manager!, 'PATCH', `${base}/trackers/${tracker.id}`, {
+    enabled: false,
+    issueType: 'Bug',
+    credential: jira.apiToken,
+  })
+  t.match(disabled.json(), { enabled: false, issueType: 'Bug' })
+  const incident = await created(`${base}/incidents`, { title: 'Leaked backup', severity: 'SEV3' }, ada!)
+  await created(`${base}/incidents/${incident.id}/follow-ups`, { title: 'Encrypt backups', trackerId: tracker.id }, ada!)
+  const failed = await until('the follow-up failed', async () =>
+    (await followUpsOf(incident.id)).find((followUp) => followUp.syncStatus === 'failed'),
+  )
+  t.equal(failed.syncError, 'the tracker "Jira" is disabled')
+  t.match((await call(viewer!, 'GET', `${base}/trackers`)).json(), { meta: { total: 1 }, data: [{ name: 'Jira' }] })
+  t.equal((await call(manager!, 'DELETE', `${base}/trackers/${tracker.id}`)).statusCode, 204)
+  t.equal((await call(viewer!, 'GET', `${base}/trackers/${tracker.id}`)).statusCode, 404)
 })
 
 t.test('a Linear tracker: the issue is created through @linear/sdk and its state comes back by its signed webhook', async (t) => {

@@ -83,6 +83,31 @@ t.test('fields and types: managers shape them, viewers read them, input is check
   t.equal((await call(manager!, 'POST', `${base}/incident-types`, { key: 'none', name: 'None' })).statusCode, 400)
   t.equal((await call(manager!, 'POST', `${base}/incident-types`, { key: 'security', name: 'Again' })).statusCode, 409)
   t.equal((await call(stranger!, 'GET', `/api/v1/organizations/${otherOrgId}/incident-types/${security.id}`)).statusCode, 404)
+
+  const renamed = await call(manager!, 'PATCH', `${base}/incident-fields/${fields.ticket.id}`, { name: 'Ticket link', required: 'resolve' })
+  t.match(renamed.json(), { key: 'ticket', kind: 'link', name: 'Ticket link', required: 'resolve' })
+  t.equal(
+    (await call(manager!, 'PATCH', `${base}/incident-fields/${fields.ticket.id}`, { options: ['a'] })).statusCode,
+    400,
+    'a link takes no options',
+  )
+  t.equal((await call(manager!, 'PATCH', `${base}/incident-fields/${fields.ticket.id}`, { required: 'never' })).statusCode, 200)
+  t.match((await call(viewer!, 'GET', `${base}/incident-fields/${fields.ticket.id}`)).json(), { required: 'never' })
+  const retyped = await call(manager!, 'PATCH', `${base}/incident-types/${security.id}`, { description: 'Anything touching secrets' })
+  t.match(retyped.json(), { description: 'Anything touching secrets', fields: { length: 2 } })
+  t.equal(
+    (
+      await call(manager!, 'PATCH', `${base}/incident-types/${security.id}`, {
+        fields: [
+          { field: 'impact', required: 'declare' },
+          { field: 'impact', required: 'resolve' },
+        ],
+      })
+    ).statusCode,
+    400,
+    'a field named twice',
+  )
+  t.match((await call(viewer!, 'GET', `${base}/incident-types?limit=10`)).json(), { meta: { total: 1 }, data: [{ key: 'security' }] })
   t.equal((await call(stranger!, 'GET', `/api/v1/organizations/${otherOrgId}/incident-fields/${fields.impact.id}`)).statusCode, 404)
 })
 
@@ -199,7 +224,14 @@ t.test(
       .execute()
     t.same(
       new Set(audit.map((row) => row.action)),
-      new Set(['incident_field.created', 'incident_type.created', 'incident_field.deleted', 'incident_type.deleted']),
+      new Set([
+        'incident_field.created',
+        'incident_field.updated',
+        'incident_type.created',
+        'incident_type.updated',
+        'incident_field.deleted',
+        'incident_type.deleted',
+      ]),
     )
   },
 )
