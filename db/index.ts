@@ -73,6 +73,7 @@ import * as serviceEdges from './migrations/0071_service_edges.js'
 import * as checkServices from './migrations/0072_check_services.js'
 import * as incidentTypesAndFields from './migrations/0073_incident_types_and_fields.js'
 import * as followUps from './migrations/0074_follow_ups.js'
+import * as roleChecklists from './migrations/0075_role_checklists.js'
 
 /**
  * Every migration, in order, listed by hand rather than found by scanning a folder, so a
@@ -153,4 +154,5 @@ export const migrations: Record<string, Migration> = {
   '0072_check_services': checkServices,
   '0073_incident_types_and_fields': incidentTypesAndFields,
   '0074_follow_ups': followUps,
+  '0075_role_checklists': roleChecklists,
 }

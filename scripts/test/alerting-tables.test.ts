@@ -37,6 +37,8 @@ const owners: Record<string, string[]> = {
     'incident_fields',
     'incident_types',
     'incident_follow_ups',
+    'incident_checklists',
+    'incident_task_ticks',
   ],
   paging: ['notification_attempts', 'alert_ack_links'],
   chat: ['slack_messages', 'slack_users', 'incident_chat_channels'],

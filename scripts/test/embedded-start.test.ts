@@ -199,7 +199,8 @@ t.test('pnpm start brings both services up on the embedded default, and pnpm tok
   t.match(walked, /^The deploy 2\.4\.0 of checkout \(commit 9f8e7d6c5b4a\) to production finished 10 minutes before/m, 'and the deploy')
   t.match(walked, /^- \S+ INC-1: paged \(ada@example\.com/m, 'who was paged')
   t.match(walked, /^- \S+ INC-1: alert acknowledged \(ada@example\.com\)$/m, 'who acknowledged')
-  const reported = /^INC-1,[^\n]*,(\d+),\d+\r?\n(\d+)$/m.exec(walked)
+  // The row ends with its response times, then its type and custom fields (none here).
+  const reported = /^INC-1,[^\n]*,(\d+),\d+,,\r?\n(\d+)$/m.exec(walked)
   t.ok(reported, 'a report of incidents, then the incident’s own MTTA')
   t.equal(reported?.[1], reported?.[2], 'the report’s MTTA is the incident’s')
   t.match(walked, /"data":\[\{"id":"[^"]+","region":"local"[^\]]*"status":"passing"/, 'a check result')

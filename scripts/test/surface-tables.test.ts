@@ -46,6 +46,8 @@ const owners: Record<string, string[]> = {
     'incidentFields',
     'incidentTypes',
     'incidentFollowUps',
+    'incidentChecklists',
+    'incidentTaskTicks',
     'trackerIntegrations',
     'services',
   ],

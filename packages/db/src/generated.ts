@@ -553,6 +553,14 @@ export interface DivinuxIncidentChatChannels {
   postedThrough: Generated<Timestamp>;
 }
 
+export interface DivinuxIncidentChecklists {
+  organizationId: string;
+  role: string;
+  tasks: string[];
+  updatedAt: Generated<Timestamp>;
+  updatedBy: string | null;
+}
+
 export interface DivinuxIncidentExclusions {
   fingerprint: string;
   incidentId: string;
@@ -657,6 +665,15 @@ export interface DivinuxIncidentStatusLinks {
   rule: string;
   score: number;
   statusIncidentId: string;
+}
+
+export interface DivinuxIncidentTaskTicks {
+  doneAt: Generated<Timestamp>;
+  doneBy: string | null;
+  incidentId: string;
+  organizationId: string;
+  role: string;
+  task: string;
 }
 
 export interface DivinuxIncidentTimeline {
@@ -1295,6 +1312,7 @@ export interface DB {
   "divinux.escalationPolicies": DivinuxEscalationPolicies;
   "divinux.incidentAlerts": DivinuxIncidentAlerts;
   "divinux.incidentChatChannels": DivinuxIncidentChatChannels;
+  "divinux.incidentChecklists": DivinuxIncidentChecklists;
   "divinux.incidentExclusions": DivinuxIncidentExclusions;
   "divinux.incidentFields": DivinuxIncidentFields;
   "divinux.incidentFollowUps": DivinuxIncidentFollowUps;
@@ -1304,6 +1322,7 @@ export interface DB {
   "divinux.incidents": DivinuxIncidents;
   "divinux.incidentSettings": DivinuxIncidentSettings;
   "divinux.incidentStatusLinks": DivinuxIncidentStatusLinks;
+  "divinux.incidentTaskTicks": DivinuxIncidentTaskTicks;
   "divinux.incidentTimeline": DivinuxIncidentTimeline;
   "divinux.incidentTypes": DivinuxIncidentTypes;
   "divinux.notificationAttempts": DivinuxNotificationAttempts;

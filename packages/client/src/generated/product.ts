@@ -1457,6 +1457,85 @@ export interface paths {
         patch: operations["patchOrganizationsIncidentsFollowUpsByFollowUpId"];
         trace?: never;
     };
+    "/api/v1/organizations/{orgId}/incident-checklists": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The checklists of incident roles (alerting viewer) */
+        get: operations["getOrganizationsIncidentChecklists"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/organizations/{orgId}/incident-checklists/{role}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /**
+         * Set the tasks of an incident role (alerting manager)
+         * @description Replaces the list. Ticks on incidents stay with their task’s words: a task reworded is a new task.
+         */
+        put: operations["putOrganizationsIncidentChecklistsByRole"];
+        post?: never;
+        /** Remove the checklist of an incident role (alerting manager) */
+        delete: operations["deleteOrganizationsIncidentChecklistsByRole"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/organizations/{orgId}/incidents/{incidentId}/checklist": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The incident’s checklist: each role with tasks, who holds it, and each task’s state (alerting viewer) */
+        get: operations["getOrganizationsIncidentsChecklist"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/organizations/{orgId}/incidents/{incidentId}/checklist/{role}/{position}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /**
+         * Tick a task of the incident’s checklist (alerting responder)
+         * @description On the timeline (`task_done`, `task_undone`) with who did it; doing it twice changes nothing.
+         */
+        put: operations["putOrganizationsIncidentsChecklistByPosition"];
+        post?: never;
+        /**
+         * Untick a task of the incident’s checklist (alerting responder)
+         * @description On the timeline (`task_done`, `task_undone`) with who did it; doing it twice changes nothing.
+         */
+        delete: operations["deleteOrganizationsIncidentsChecklistByPosition"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/trackers/{trackerId}/events": {
         parameters: {
             query?: never;
@@ -1610,7 +1689,7 @@ export interface paths {
         put?: never;
         /**
          * Slack slash command `/incident` (signed by Slack)
-         * @description `declare [SEV1-SEV4] [type=<key>] [<field>=<value> …] <title>`, `set [INC-n] <field>=<value> … [type=<key>]`, `ack [INC-n]`, `resolve [INC-n]`, `status [INC-n] <text>`, `join [INC-n]`, `help`; without INC-n, the incident whose channel it is run in. Answers Slack with an ephemeral line. 403 unless signed with the integration’s signing secret within five minutes.
+         * @description `declare [SEV1-SEV4] [type=<key>] [<field>=<value> …] <title>`, `set [INC-n] <field>=<value> … [type=<key>]`, `done [INC-n] <role> <number>`, `ack [INC-n]`, `resolve [INC-n]`, `status [INC-n] <text>`, `join [INC-n]`, `help`; without INC-n, the incident whose channel it is run in. Answers Slack with an ephemeral line. 403 unless signed with the integration’s signing secret within five minutes.
          */
         post: operations["postChatSlackCommands"];
         delete?: never;
@@ -1690,6 +1769,26 @@ export interface paths {
         put?: never;
         /** Disable a workflow: events from now on do not run it; queued runs still run (alerting manager) */
         post: operations["postOrganizationsWorkflowsDisable"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/organizations/{orgId}/workflows/{workflowId}/dry-run": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * What the workflow would do for an alert, deploy or incident as it is now, doing none of it (alerting viewer)
+         * @description Name the subject its trigger acts on (`alertId`, `deployEventId` or `incidentId`). The conditions are evaluated as a run would evaluate them now (an incident change’s own value is the incident’s current one); each action says what it would act on, or why it would fail. Nothing is written.
+         */
+        post: operations["postOrganizationsWorkflowsDryRun"];
         delete?: never;
         options?: never;
         head?: never;
@@ -9872,7 +9971,7 @@ export interface operations {
                              * @description note and status_update are written by people; the others record a change (its values in `data`), by its author or the system (authorId null)
                              * @enum {unknown}
                              */
-                            kind: "opened" | "declared" | "note" | "status_update" | "status_changed" | "severity_changed" | "updated" | "type_changed" | "field_changed" | "role_assigned" | "role_removed" | "responder_joined" | "snoozed" | "repaged" | "responders_requested" | "reassigned" | "status_page_incident_linked" | "alert_linked" | "alerts_linked" | "alerts_acknowledged" | "alerts_resolved" | "merged" | "merged_into" | "split" | "split_from" | "follow_up_added" | "follow_up_updated";
+                            kind: "opened" | "declared" | "note" | "status_update" | "status_changed" | "severity_changed" | "updated" | "type_changed" | "field_changed" | "role_assigned" | "role_removed" | "responder_joined" | "snoozed" | "repaged" | "responders_requested" | "reassigned" | "status_page_incident_linked" | "alert_linked" | "alerts_linked" | "alerts_acknowledged" | "alerts_resolved" | "merged" | "merged_into" | "split" | "split_from" | "follow_up_added" | "follow_up_updated" | "task_done" | "task_undone";
                             body: string | null;
                             data: {
                                 [key: string]: unknown;
@@ -9942,7 +10041,7 @@ export interface operations {
                          * @description note and status_update are written by people; the others record a change (its values in `data`), by its author or the system (authorId null)
                          * @enum {unknown}
                          */
-                        kind: "opened" | "declared" | "note" | "status_update" | "status_changed" | "severity_changed" | "updated" | "type_changed" | "field_changed" | "role_assigned" | "role_removed" | "responder_joined" | "snoozed" | "repaged" | "responders_requested" | "reassigned" | "status_page_incident_linked" | "alert_linked" | "alerts_linked" | "alerts_acknowledged" | "alerts_resolved" | "merged" | "merged_into" | "split" | "split_from" | "follow_up_added" | "follow_up_updated";
+                        kind: "opened" | "declared" | "note" | "status_update" | "status_changed" | "severity_changed" | "updated" | "type_changed" | "field_changed" | "role_assigned" | "role_removed" | "responder_joined" | "snoozed" | "repaged" | "responders_requested" | "reassigned" | "status_page_incident_linked" | "alert_linked" | "alerts_linked" | "alerts_acknowledged" | "alerts_resolved" | "merged" | "merged_into" | "split" | "split_from" | "follow_up_added" | "follow_up_updated" | "task_done" | "task_undone";
                         body: string | null;
                         data: {
                             [key: string]: unknown;
@@ -10574,7 +10673,7 @@ export interface operations {
                              * @description note and status_update are written by people; the others record a change (its values in `data`), by its author or the system (authorId null)
                              * @enum {unknown}
                              */
-                            kind: "opened" | "declared" | "note" | "status_update" | "status_changed" | "severity_changed" | "updated" | "type_changed" | "field_changed" | "role_assigned" | "role_removed" | "responder_joined" | "snoozed" | "repaged" | "responders_requested" | "reassigned" | "status_page_incident_linked" | "alert_linked" | "alerts_linked" | "alerts_acknowledged" | "alerts_resolved" | "merged" | "merged_into" | "split" | "split_from" | "follow_up_added" | "follow_up_updated";
+                            kind: "opened" | "declared" | "note" | "status_update" | "status_changed" | "severity_changed" | "updated" | "type_changed" | "field_changed" | "role_assigned" | "role_removed" | "responder_joined" | "snoozed" | "repaged" | "responders_requested" | "reassigned" | "status_page_incident_linked" | "alert_linked" | "alerts_linked" | "alerts_acknowledged" | "alerts_resolved" | "merged" | "merged_into" | "split" | "split_from" | "follow_up_added" | "follow_up_updated" | "task_done" | "task_undone";
                             body: string | null;
                             data: {
                                 [key: string]: unknown;
@@ -10900,7 +10999,7 @@ export interface operations {
                          * @description note and status_update are written by people; the others record a change (its values in `data`), by its author or the system (authorId null)
                          * @enum {unknown}
                          */
-                        kind: "opened" | "declared" | "note" | "status_update" | "status_changed" | "severity_changed" | "updated" | "type_changed" | "field_changed" | "role_assigned" | "role_removed" | "responder_joined" | "snoozed" | "repaged" | "responders_requested" | "reassigned" | "status_page_incident_linked" | "alert_linked" | "alerts_linked" | "alerts_acknowledged" | "alerts_resolved" | "merged" | "merged_into" | "split" | "split_from" | "follow_up_added" | "follow_up_updated";
+                        kind: "opened" | "declared" | "note" | "status_update" | "status_changed" | "severity_changed" | "updated" | "type_changed" | "field_changed" | "role_assigned" | "role_removed" | "responder_joined" | "snoozed" | "repaged" | "responders_requested" | "reassigned" | "status_page_incident_linked" | "alert_linked" | "alerts_linked" | "alerts_acknowledged" | "alerts_resolved" | "merged" | "merged_into" | "split" | "split_from" | "follow_up_added" | "follow_up_updated" | "task_done" | "task_undone";
                         body: string | null;
                         data: {
                             [key: string]: unknown;
@@ -12065,6 +12164,334 @@ export interface operations {
                         createdAt: string;
                         /** Format: date-time */
                         updatedAt: string;
+                    };
+                };
+            };
+            /** @description Default Response */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Default Response */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    getOrganizationsIncidentChecklists: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                orgId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            role: string;
+                            tasks: string[];
+                            updatedBy: string | null;
+                            /** Format: date-time */
+                            updatedAt: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description Default Response */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Default Response */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    putOrganizationsIncidentChecklistsByRole: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                orgId: string;
+                /** @description commander, communications, scribe, or a role of the organization’s own */
+                role: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description In the order they are worked; each once */
+                    tasks: string[];
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        role: string;
+                        tasks: string[];
+                        updatedBy: string | null;
+                        /** Format: date-time */
+                        updatedAt: string;
+                    };
+                };
+            };
+            /** @description Default Response */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Default Response */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    deleteOrganizationsIncidentChecklistsByRole: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                orgId: string;
+                /** @description commander, communications, scribe, or a role of the organization’s own */
+                role: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Default Response */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Default Response */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    getOrganizationsIncidentsChecklist: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                orgId: string;
+                incidentId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            role: string;
+                            holder: {
+                                userId: string | null;
+                                email: string | null;
+                            } | null;
+                            tasks: {
+                                position: number;
+                                task: string;
+                                done: boolean;
+                                doneBy: {
+                                    userId: string | null;
+                                    email: string | null;
+                                } | null;
+                                doneAt: string | null;
+                            }[];
+                        }[];
+                    };
+                };
+            };
+            /** @description Default Response */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Default Response */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    putOrganizationsIncidentsChecklistByPosition: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                orgId: string;
+                incidentId: string;
+                /** @description commander, communications, scribe, or a role of the organization’s own */
+                role: string;
+                /** @description The task’s place in the checklist, from 1 */
+                position: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            role: string;
+                            holder: {
+                                userId: string | null;
+                                email: string | null;
+                            } | null;
+                            tasks: {
+                                position: number;
+                                task: string;
+                                done: boolean;
+                                doneBy: {
+                                    userId: string | null;
+                                    email: string | null;
+                                } | null;
+                                doneAt: string | null;
+                            }[];
+                        }[];
+                    };
+                };
+            };
+            /** @description Default Response */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Default Response */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    deleteOrganizationsIncidentsChecklistByPosition: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                orgId: string;
+                incidentId: string;
+                /** @description commander, communications, scribe, or a role of the organization’s own */
+                role: string;
+                /** @description The task’s place in the checklist, from 1 */
+                position: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            role: string;
+                            holder: {
+                                userId: string | null;
+                                email: string | null;
+                            } | null;
+                            tasks: {
+                                position: number;
+                                task: string;
+                                done: boolean;
+                                doneBy: {
+                                    userId: string | null;
+                                    email: string | null;
+                                } | null;
+                                doneAt: string | null;
+                            }[];
+                        }[];
                     };
                 };
             };
@@ -14236,6 +14663,81 @@ export interface operations {
                         createdAt: string;
                         /** Format: date-time */
                         updatedAt: string;
+                    };
+                };
+            };
+            /** @description Default Response */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Default Response */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    postOrganizationsWorkflowsDryRun: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                orgId: string;
+                workflowId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /**
+                     * Format: uuid
+                     * @description For an alert trigger
+                     */
+                    alertId?: string;
+                    /**
+                     * Format: uuid
+                     * @description For deploy.recorded
+                     */
+                    deployEventId?: string;
+                    /**
+                     * Format: uuid
+                     * @description For an incident trigger
+                     */
+                    incidentId?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Every condition holds now: a run would act */
+                        wouldAct: boolean;
+                        conditions: {
+                            type: string;
+                            matched: boolean;
+                            detail: string;
+                        }[];
+                        actions: {
+                            type: string;
+                            wouldFail: boolean;
+                            /** @description What it would do, naming what it acts on, or why it would fail */
+                            detail: string;
+                        }[];
                     };
                 };
             };

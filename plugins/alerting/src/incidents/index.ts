@@ -42,6 +42,7 @@ export {
 export { Incident, IncidentParams, SnoozeIncident } from './schemas.js'
 export { fieldValuesOfWords } from './shaping/filters.js'
 export { addFollowUp } from './follow-ups/operations.js'
+export { setTaskDone } from './checklists/operations.js'
 export { fieldKeysOf, serviceFieldKeys } from './shaping/queries.js'
 export { shownFieldsOf } from './shaping/shown.js'
 export { alertMovesSubscriber } from './alert-moves.js'

@@ -1,6 +1,7 @@
 import type { FastifyPluginAsync } from 'fastify'
 import type { SecretSealer } from '@svc/config'
 import type { TrackerClient } from '../destinations/index.js'
+import { checklistRoutes } from './checklists/routes.js'
 import { followUpRoutes } from './follow-ups/routes.js'
 import { createFollowUpSync } from './follow-ups/sync.js'
 import { trackerEventRoutes } from './follow-ups/tracker-events-routes.js'
@@ -54,5 +55,6 @@ export const incidentsModule: FastifyPluginAsync<IncidentsModuleOptions> = async
   await app.register(incidentFieldRoutes)
   await app.register(incidentTypeRoutes)
   await app.register(followUpRoutes)
+  await app.register(checklistRoutes)
   await app.register(trackerEventRoutes, { sealer: options.sealer })
 }

@@ -168,6 +168,8 @@ export const TIMELINE_KINDS = [
   'split_from',
   'follow_up_added',
   'follow_up_updated',
+  'task_done',
+  'task_undone',
 ] as const
 export const TimelineEntry = Type.Object(
   {

@@ -19,7 +19,19 @@ import {
   type RunRow,
   type WorkflowRow,
 } from './queries.js'
-import { CreateWorkflow, RunQuery, UpdateWorkflow, Workflow, WorkflowParams, WorkflowQuery, WorkflowRun, type Trigger } from './schemas.js'
+import {
+  CreateWorkflow,
+  DryRunBody,
+  DryRunResult,
+  RunQuery,
+  UpdateWorkflow,
+  Workflow,
+  WorkflowParams,
+  WorkflowQuery,
+  WorkflowRun,
+  type Trigger,
+} from './schemas.js'
+import { dryRun } from './dry-run.js'
 import { checkWorkflow, problemsOf, referencesOf } from './validate.js'
 
 const tags = ['workflows']
@@ -275,6 +287,32 @@ export const workflowRoutes: FastifyPluginAsyncTypebox = async (app) => {
         })
       })
       return reply.code(204).send(null)
+    },
+  )
+
+  app.post(
+    '/api/v1/organizations/:orgId/workflows/:workflowId/dry-run',
+    {
+      schema: {
+        tags,
+        summary: 'What the workflow would do for an alert, deploy or incident as it is now, doing none of it (alerting viewer)',
+        description:
+          'Name the subject its trigger acts on (`alertId`, `deployEventId` or `incidentId`). The conditions are evaluated as a run would evaluate them now (an incident change’s own value is the incident’s current one); each action says what it would act on, or why it would fail. Nothing is written.',
+        params: WorkflowParams,
+        body: DryRunBody,
+        response: { 200: DryRunResult },
+      },
+      onRequest: viewer,
+    },
+    async (request) => {
+      const { organizationId } = membershipOf(request)
+      const workflow = await workflowOf(db, organizationId, request.params.workflowId)
+      return dryRun(
+        db,
+        organizationId,
+        { id: workflow.id, oncePerIncident: workflow.oncePerIncident, ...definitionOf(workflow) },
+        request.body,
+      )
     },
   )
 

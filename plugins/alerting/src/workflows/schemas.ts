@@ -293,3 +293,27 @@ export const RunQuery = Type.Object({
   limit: Type.Integer({ minimum: 1, maximum: 100, default: 20 }),
   status: Type.Optional(Type.Enum(runStatuses)),
 })
+
+export const DryRunBody = Type.Object(
+  {
+    alertId: Type.Optional(Type.String({ format: 'uuid', description: 'For an alert trigger' })),
+    deployEventId: Type.Optional(Type.String({ format: 'uuid', description: 'For deploy.recorded' })),
+    incidentId: Type.Optional(Type.String({ format: 'uuid', description: 'For an incident trigger' })),
+  },
+  { additionalProperties: false, minProperties: 1, maxProperties: 1 },
+)
+
+export const DryRunResult = Type.Object(
+  {
+    wouldAct: Type.Boolean({ description: 'Every condition holds now: a run would act' }),
+    conditions: Type.Array(ConditionOutcome),
+    actions: Type.Array(
+      Type.Object({
+        type: Type.String(),
+        wouldFail: Type.Boolean(),
+        detail: Type.String({ description: 'What it would do, naming what it acts on, or why it would fail' }),
+      }),
+    ),
+  },
+  { title: 'WorkflowDryRun' },
+)

@@ -14,6 +14,7 @@ import {
   incidentOrNotFound,
   joinIncident,
   SEVERITIES,
+  setTaskDone,
   type Severity,
 } from '../../incidents/index.js'
 import { findAlert, moveAlertByPerson } from '../../alerts/index.js'
@@ -134,6 +135,7 @@ export async function pressButton(
 export const COMMAND_HELP = [
   `${DECLARE_USAGE}: declare an incident (SEV3 unless named), you command it`,
   '`/incident set [INC-n] <field>=<value> … [type=<key>]`: set its type or custom fields (an empty value clears one)',
+  '`/incident done [INC-n] <role> <number>`: tick a task of a role’s checklist',
   '`/incident ack [INC-n]`: acknowledge it (it moves to investigating)',
   '`/incident resolve [INC-n]`: resolve it',
   '`/incident status [INC-n] <text>`: post a status update to its timeline',
@@ -197,6 +199,15 @@ export async function runCommand(
       )
       const incident = await findIncident(db, organizationId, incidentId)
       return `You declared INC-${incident?.number ?? '?'} (${severity ?? 'SEV3'}) and command it.`
+    }
+    case 'done': {
+      const incidentId = await incidentNamed()
+      const [role, position] = args
+      if (!role || !/^[1-9]\d?$/.test(position ?? '')) throw new ChatRefusal('Say which task: `/incident done [INC-n] <role> <number>`.')
+      const { task, changed, reference } = await refusingClientErrors(() =>
+        db.transaction().execute((trx) => setTaskDone(trx, actor, organizationId, incidentId, role.toLowerCase(), Number(position), true)),
+      )
+      return changed ? `Done on ${reference}: ${task}.` : `That was done on ${reference} already: ${task}.`
     }
     case 'set': {
       const incidentId = await incidentNamed()

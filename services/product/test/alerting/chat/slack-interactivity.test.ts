@@ -326,6 +326,14 @@ t.test('/incident declares a typed incident with its fields, sets them, and is t
   t.equal((await command(`set ${reference} impact=none`, 'U_RESP')).text, `You updated ${reference}.`)
   t.equal((await command(`resolve ${reference}`, 'U_RESP')).text, `You resolved ${reference}.`)
   t.match((await command(`set ${reference} Something`, 'U_RESP')).text, /Say what to set/)
+  t.equal(
+    (await call(manager!, 'PUT', `${base}/incident-checklists/commander`, { tasks: ['Open a bridge', 'Post an update'] })).statusCode,
+    200,
+  )
+  t.equal((await command(`done ${reference} commander 2`, 'U_RESP')).text, `Done on ${reference}: Post an update.`)
+  t.equal((await command(`done ${reference} commander 2`, 'U_RESP')).text, `That was done on ${reference} already: Post an update.`)
+  t.match((await command(`done ${reference} commander 9`, 'U_RESP')).text, /task 9 of the commander checklist/)
+  t.match((await command(`done ${reference} commander`, 'U_RESP')).text, /Say which task/)
 })
 
 t.test('a captured request sent again within the signature’s five minutes acts once', async (t) => {

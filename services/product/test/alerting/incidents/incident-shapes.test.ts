@@ -16,7 +16,7 @@ const { orgId, otherOrgId, person } = await alertingOrganization(service, 'shape
 const [owner, manager, ada, viewer, stranger] = ['owner', 'manager', 'ada', 'viewer', 'stranger'].map(person)
 const base = `/api/v1/organizations/${orgId}`
 type Who = { headers: { authorization: string } }
-const call = (who: Who, method: 'GET' | 'POST' | 'PATCH' | 'DELETE', url: string, payload?: object) =>
+const call = (who: Who, method: 'GET' | 'POST' | 'PATCH' | 'PUT' | 'DELETE', url: string, payload?: object) =>
   app.inject({ method, url, headers: who.headers, ...(payload ? { payload } : {}) })
 const created = async (who: Who, url: string, payload: object) => {
   const response = await call(who, 'POST', url, payload)
@@ -235,3 +235,58 @@ t.test(
     )
   },
 )
+
+t.test('roles carry checklists: managers set the tasks, responders tick them, the timeline says who', async (t) => {
+  t.equal((await call(ada!, 'PUT', `${base}/incident-checklists/commander`, { tasks: ['Open a bridge'] })).statusCode, 403)
+  const set = await call(manager!, 'PUT', `${base}/incident-checklists/commander`, {
+    tasks: ['Open a bridge', 'Name a comms lead', 'Post the first update'],
+  })
+  t.equal(set.statusCode, 200, set.body)
+  t.match(set.json(), { role: 'commander', tasks: { length: 3 } })
+  t.equal((await call(manager!, 'PUT', `${base}/incident-checklists/scribe`, { tasks: ['Keep the timeline'] })).statusCode, 200)
+  t.equal((await call(manager!, 'PUT', `${base}/incident-checklists/scribe`, { tasks: ['A', 'A'] })).statusCode, 400, 'a task once')
+  t.same(
+    ((await call(viewer!, 'GET', `${base}/incident-checklists`)).json().data as Array<{ role: string }>).map((row) => row.role),
+    ['commander', 'scribe'],
+  )
+
+  const incident = await created(ada!, `${base}/incidents`, { title: 'Checklist drill', severity: 'SEV3' })
+  const ticked = await call(ada!, 'PUT', `${base}/incidents/${incident.id}/checklist/commander/2`)
+  t.equal(ticked.statusCode, 200, ticked.body)
+  const [commander, scribe] = ticked.json().data
+  t.match(commander, {
+    role: 'commander',
+    holder: { userId: ada!.userId },
+    tasks: [
+      { position: 1, task: 'Open a bridge', done: false, doneBy: null },
+      { position: 2, task: 'Name a comms lead', done: true, doneBy: { userId: ada!.userId, email: ada!.email } },
+      { position: 3, done: false },
+    ],
+  })
+  t.match(scribe, { role: 'scribe', holder: null, tasks: [{ done: false }] })
+  t.equal(
+    (await call(ada!, 'PUT', `${base}/incidents/${incident.id}/checklist/commander/2`)).statusCode,
+    200,
+    'ticking twice changes nothing',
+  )
+  t.equal((await call(ada!, 'PUT', `${base}/incidents/${incident.id}/checklist/commander/4`)).statusCode, 404)
+  t.equal((await call(ada!, 'PUT', `${base}/incidents/${incident.id}/checklist/comms/1`)).statusCode, 404)
+  t.equal((await call(viewer!, 'PUT', `${base}/incidents/${incident.id}/checklist/commander/1`)).statusCode, 403)
+  const unticked = await call(ada!, 'DELETE', `${base}/incidents/${incident.id}/checklist/commander/2`)
+  t.equal(unticked.json().data[0].tasks[1].done, false)
+  const timeline = (await call(viewer!, 'GET', `${base}/incidents/${incident.id}/timeline`)).json().data as Array<{
+    kind: string
+    authorId: string
+    data: Record<string, unknown>
+  }>
+  t.match(
+    timeline.filter((entry) => entry.kind.startsWith('task_')),
+    [
+      { kind: 'task_undone', authorId: ada!.userId, data: { role: 'commander', task: 'Name a comms lead' } },
+      { kind: 'task_done', authorId: ada!.userId, data: { role: 'commander', task: 'Name a comms lead', position: 2 } },
+    ],
+  )
+  t.equal((await call(stranger!, 'GET', `/api/v1/organizations/${otherOrgId}/incidents/${incident.id}/checklist`)).statusCode, 404)
+  t.equal((await call(manager!, 'DELETE', `${base}/incident-checklists/scribe`)).statusCode, 204)
+  t.equal((await call(manager!, 'DELETE', `${base}/incident-checklists/scribe`)).statusCode, 404)
+})

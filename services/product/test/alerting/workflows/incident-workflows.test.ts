@@ -241,3 +241,72 @@ t.test('severity, role, status and resolution changes trigger their workflows, w
   ])
   t.equal((await call(stranger!, 'GET', `/api/v1/organizations/${otherOrgId}/workflows/${severe}/runs`)).statusCode, 404)
 })
+
+t.test('a dry run says what a workflow would do for an incident as it is, and does none of it', async (t) => {
+  const flow = await created(`${base}/workflows`, {
+    name: 'Dry',
+    trigger: 'incident.declared',
+    conditions: [
+      { type: 'incident_type', in: ['security'] },
+      { type: 'severity', in: ['SEV1', 'SEV2'] },
+    ],
+    actions: [
+      {
+        type: 'request_responders',
+        targets: [
+          { type: 'escalation_policy', id: securityPolicy.id },
+          { type: 'user', id: sam!.userId },
+        ],
+      },
+      { type: 'call_webhook', outboundWebhookId: tracker.id },
+      { type: 'set_field', field: 'postmortem', value: 'needed' },
+    ],
+    enabled: false,
+  })
+  const incident = await created(
+    `${base}/incidents`,
+    { title: 'Dry', severity: 'SEV2', type: 'security', fields: { impact: 'none' } },
+    ada!,
+  )
+  const dry = await call(viewer!, 'POST', `${base}/workflows/${flow.id}/dry-run`, { incidentId: incident.id })
+  t.equal(dry.statusCode, 200, dry.body)
+  t.same(dry.json(), {
+    wouldAct: true,
+    conditions: [
+      { type: 'incident_type', matched: true, detail: 'type "security" is one of "security"' },
+      { type: 'severity', matched: true, detail: 'severity "SEV2" is one of "SEV1", "SEV2"' },
+    ],
+    actions: [
+      {
+        type: 'request_responders',
+        wouldFail: false,
+        detail: `page the escalation policy "Security on call", ${sam!.email} about the incident, unless asked already`,
+      },
+      { type: 'call_webhook', wouldFail: false, detail: 'send the event to "Tracker", signed' },
+      { type: 'set_field', wouldFail: false, detail: 'set the field postmortem to "needed", checked as the incident API checks it' },
+    ],
+  })
+  t.notOk('postmortem' in (await call(viewer!, 'GET', `${base}/incidents/${incident.id}`)).json().fields, 'nothing was set')
+  t.same((await call(viewer!, 'GET', `${base}/incidents/${incident.id}/responder-requests`)).json().data, [], 'nobody was paged')
+  t.equal((await call(viewer!, 'GET', `${base}/workflows/${flow.id}/runs`)).json().meta.total, 0, 'no run was recorded')
+
+  const minor = await created(`${base}/incidents`, { title: 'Minor', severity: 'SEV4', type: 'security', fields: { impact: 'none' } }, ada!)
+  t.match((await call(viewer!, 'POST', `${base}/workflows/${flow.id}/dry-run`, { incidentId: minor.id })).json(), {
+    wouldAct: false,
+    conditions: [{ matched: true }, { matched: false }],
+  })
+  const wrongKind = await call(viewer!, 'POST', `${base}/workflows/${flow.id}/dry-run`, { alertId: incident.id })
+  t.equal(wrongKind.statusCode, 400)
+  t.match(wrongKind.json().message, 'incidentId is what incident.declared workflows run on')
+  const theirs = (
+    await call(stranger!, 'POST', `/api/v1/organizations/${otherOrgId}/incidents`, { title: 'Theirs', severity: 'SEV3' })
+  ).json().id as string
+  const foreign = await call(viewer!, 'POST', `${base}/workflows/${flow.id}/dry-run`, { incidentId: theirs })
+  t.equal(foreign.statusCode, 400)
+  t.match(foreign.json().message, 'incidentId is not an incident of the organization')
+  t.equal(
+    (await call(stranger!, 'POST', `/api/v1/organizations/${otherOrgId}/workflows/${flow.id}/dry-run`, { incidentId: theirs })).statusCode,
+    404,
+  )
+  t.equal((await call(viewer!, 'POST', `${base}/workflows/${flow.id}/dry-run`, {})).statusCode, 400)
+})
