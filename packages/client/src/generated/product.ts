@@ -1710,7 +1710,7 @@ export interface paths {
         put?: never;
         /**
          * Create a workflow (alerting manager)
-         * @description Conditions about alerts (priority, source, labels, deploy_recent) and actions on alerts (set_priority, start_analysis, escalate, open_command_room) are refused on deploy.recorded, and environment and deploy_status on alert triggers; every chat integration, outbound webhook and escalation policy named must be the organization’s. 400 names the field.
+         * @description Each condition and action applies to the subjects of some triggers only (alerts, deploy.recorded, incidents; their descriptions say which): one on another trigger is refused. Every chat integration, outbound webhook, escalation policy, member, team, schedule, tracker and custom field named must be the organization’s. 400 names the field.
          */
         post: operations["postOrganizationsWorkflows"];
         delete?: never;

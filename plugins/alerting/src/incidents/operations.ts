@@ -7,7 +7,7 @@ import { incidentAuditOf, incidentOrNotFound, timelineEntry } from './common.js'
 import { milestonesAfter, refusedTransition, type IncidentStatus, type Severity } from './model.js'
 import { resolveOnStatusPages } from './status-pages.js'
 import type { FieldValues } from './shaping/schemas.js'
-import { checkFieldValues, requireFields, shapeOf, type Shape } from './shaping/values.js'
+import { checkFieldValues, fieldValue, requireFields, shapeOf, type Shape } from './shaping/values.js'
 import {
   addResponder,
   addTimeline,
@@ -131,9 +131,10 @@ async function shapeAfter(trx: Executor, organizationId: string, before: Inciden
   if (resolving) requireFields(shape, fields, 'resolve')
   const changes: Array<{ kind: string; data: Record<string, unknown> }> = []
   if (typeKey !== before.typeKey) changes.push({ kind: 'type_changed', data: { from: before.typeKey, to: typeKey } })
-  for (const key of Object.keys(given))
-    if (!same(current[key], fields[key]))
-      changes.push({ kind: 'field_changed', data: { field: key, from: current[key] ?? null, to: fields[key] ?? null } })
+  for (const key of Object.keys(given)) {
+    const [from, to] = [fieldValue(current, key), fieldValue(fields, key)]
+    if (!same(from, to)) changes.push({ kind: 'field_changed', data: { field: key, from: from ?? null, to: to ?? null } })
+  }
   return { shape, fields, changes }
 }
 

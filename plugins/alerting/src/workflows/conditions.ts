@@ -1,7 +1,7 @@
 import type { Executor } from '@svc/db'
 import { type AlertRow } from '../alerts/index.js'
 import { type DeployEventRow, deploysIn, minutesBefore } from '../intake/index.js'
-import { incidentFacets, serviceFieldKeys, type IncidentRow } from '../incidents/index.js'
+import { fieldValue, incidentFacets, serviceFieldKeys, type IncidentRow } from '../incidents/index.js'
 import type { Condition, ConditionOutcome } from './schemas.js'
 
 /** What a run is about: the alert of an alert trigger, the deploy of `deploy.recorded`, the incident of an incident trigger. */
@@ -101,7 +101,7 @@ async function evaluateOnIncident(
     case 'severity':
       return among(changed('severity_changed', '') ? String(change!.data.to) : incident.severity, condition.in, 'severity')
     case 'field': {
-      const values = asTexts(changed('field_changed', condition.field) ? change!.data.to : fields[condition.field])
+      const values = asTexts(changed('field_changed', condition.field) ? change!.data.to : fieldValue(fields, condition.field))
       if (values.length === 0) return { matched: false, detail: `field ${condition.field} is not set` }
       const held = values.filter((value) => condition.in.includes(value))
       return held.length > 0
@@ -119,7 +119,7 @@ async function evaluateOnIncident(
           : { matched: false, detail: `no alert of the incident carries label ${differing.map(([key]) => `"${key}"`).join(', ')} as given` }
       }
       // Its alerts' services and the values of its service fields (catalog keys), compared in any letter case.
-      const serviceFields = (await serviceFieldKeys(db, organizationId)).flatMap((key) => asTexts(fields[key]))
+      const serviceFields = (await serviceFieldKeys(db, organizationId)).flatMap((key) => asTexts(fieldValue(fields, key)))
       const services = new Set([...facets.services.map((facet) => facet.service), ...serviceFields])
       const wanted = new Set(condition.in.map((name) => name.toLowerCase()))
       const hit = [...services].find((service) => wanted.has(service.toLowerCase()))

@@ -90,8 +90,8 @@ const audited = (row: WorkflowRow) => ({
 })
 
 /**
- * Workflow automation: on `alert.created`, `alert.acknowledged`, `alert.resolved` or
- * `deploy.recorded`, when every condition holds, ordered actions; every run is recorded with
+ * Workflow automation: on an alert's, a deploy's or an incident's event (schemas.ts, `triggers`),
+ * when every condition holds, ordered actions; every run is recorded with
  * the outcome of each condition and action (workflows/runner.ts runs them). Reading needs
  * alerting viewer, changing alerting manager; changes are audited.
  */
@@ -150,7 +150,7 @@ export const workflowRoutes: FastifyPluginAsyncTypebox = async (app) => {
         tags,
         summary: 'Create a workflow (alerting manager)',
         description:
-          'Conditions about alerts (priority, source, labels, deploy_recent) and actions on alerts (set_priority, start_analysis, escalate, open_command_room) are refused on deploy.recorded, and environment and deploy_status on alert triggers; every chat integration, outbound webhook and escalation policy named must be the organization’s. 400 names the field.',
+          'Each condition and action applies to the subjects of some triggers only (alerts, deploy.recorded, incidents; their descriptions say which): one on another trigger is refused. Every chat integration, outbound webhook, escalation policy, member, team, schedule, tracker and custom field named must be the organization’s. 400 names the field.',
         params: OrgParams,
         body: CreateWorkflow,
         response: { 201: Workflow },

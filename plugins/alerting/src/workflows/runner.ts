@@ -6,6 +6,7 @@ import { lockUntilCommit } from '@svc/db'
 import {
   addFollowUp,
   editIncident,
+  fieldValue,
   findIncident,
   findTimelineEntry,
   fullIncidentBody,
@@ -374,8 +375,8 @@ export function createWorkflowRunner(deps: WorkflowRunnerDeps) {
           const after = await editIncident(trx, deps.jobs, actor, organizationId, incident.id, {
             fields: { [action.field]: action.value as never },
           })
-          const value = (after.fields as Record<string, unknown>)[action.field]
-          return JSON.stringify(before[action.field] ?? null) === JSON.stringify(value ?? null)
+          const value = fieldValue(after.fields as Record<string, unknown>, action.field)
+          return JSON.stringify(fieldValue(before, action.field) ?? null) === JSON.stringify(value ?? null)
             ? skipped(`${action.field} holds that value already`)
             : succeeded(`${action.field} set to ${JSON.stringify(value ?? null)}`)
         } catch (error) {

@@ -15,6 +15,12 @@ export interface Shape {
   type: { id: string; key: string; name: string; fields: TypeField[] } | null
 }
 
+/**
+ * A field's value in values keyed by field keys, own properties only: a field may be keyed
+ * `constructor` or `valueOf`, which every plain object answers to.
+ */
+export const fieldValue = (values: Record<string, unknown>, key: string): unknown => (Object.hasOwn(values, key) ? values[key] : undefined)
+
 /** The shape of an incident of the type keyed `typeKey` (none: no type); 400 naming `field` for an unknown type. */
 export async function shapeOf(db: Executor, organizationId: string, typeKey: string | null, field = 'type'): Promise<Shape> {
   const fields = await fieldsByKey(db, organizationId)
@@ -69,7 +75,7 @@ function misfit(field: FieldDefinition, value: FieldValues[string]): string | un
 /**
  * Checks values given for an incident's fields (400 naming the first that is wrong): each names a
  * field of the organization and fits its kind; a user is an active member, a service a key of the
- * catalog. Answers them as they are stored (a service key lower-cased, a text trimmed).
+ * catalog. Answers them as they are stored: as given, a service key lower-cased (the catalog's own form).
  */
 export async function checkFieldValues(db: Executor, organizationId: string, shape: Shape, values: FieldValues): Promise<FieldValues> {
   const checked: FieldValues = {}
@@ -82,7 +88,7 @@ export async function checkFieldValues(db: Executor, organizationId: string, sha
     if (wrong) throw invalidField(`fields/${key}`, `(${field.kind}) ${wrong}`)
     if (value !== null && field.kind === 'user') users.push([key, value as string])
     if (value !== null && field.kind === 'service') services.push([key, (value as string).trim().toLowerCase()])
-    checked[key] = typeof value === 'string' && field.kind !== 'user' ? value.trim() : value
+    checked[key] = value
   }
   if (users.length > 0) {
     const members = await activeMembersAmong(
@@ -115,7 +121,9 @@ const isSet = (value: unknown) => value !== undefined && value !== null && !(Arr
  */
 export function requireFields(shape: Shape, values: Record<string, unknown>, moment: 'declare' | 'resolve') {
   const needed = new Set<Requirement>(moment === 'declare' ? ['declare'] : ['declare', 'resolve'])
-  const missing = [...shape.fields.values()].filter((field) => needed.has(requirementOf(shape, field)) && !isSet(values[field.key]))
+  const missing = [...shape.fields.values()].filter(
+    (field) => needed.has(requirementOf(shape, field)) && !isSet(fieldValue(values, field.key)),
+  )
   if (missing.length === 0) return
   const what = shape.type ? `a ${shape.type.name} incident` : 'an incident'
   const names = missing.map((field) => `"${field.name}" (${field.key})`).join(', ')

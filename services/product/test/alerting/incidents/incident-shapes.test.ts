@@ -290,3 +290,23 @@ t.test('roles carry checklists: managers set the tasks, responders tick them, th
   t.equal((await call(manager!, 'DELETE', `${base}/incident-checklists/scribe`)).statusCode, 204)
   t.equal((await call(manager!, 'DELETE', `${base}/incident-checklists/scribe`)).statusCode, 404)
 })
+
+t.test('a field keyed like a property every object has is still required', async (t) => {
+  await created(manager!, `${base}/incident-fields`, { key: 'constructor', name: 'Builder', kind: 'text' })
+  await created(manager!, `${base}/incident-types`, {
+    key: 'privacy',
+    name: 'Privacy',
+    fields: [{ field: 'constructor', required: 'declare' }],
+  })
+  const refused = await call(ada!, 'POST', `${base}/incidents`, { title: 'Leak', severity: 'SEV3', type: 'privacy' })
+  t.equal(refused.statusCode, 400)
+  t.match(refused.json().message, 'fields/constructor is required to declare a Privacy incident')
+  const declared = await call(ada!, 'POST', `${base}/incidents`, {
+    title: 'Leak',
+    severity: 'SEV3',
+    type: 'privacy',
+    fields: { constructor: '  as typed  ' },
+  })
+  t.equal(declared.statusCode, 201)
+  t.same(declared.json().fields, { constructor: '  as typed  ' }, 'a text comes back as it was sent')
+})
