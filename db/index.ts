@@ -74,6 +74,7 @@ import * as checkServices from './migrations/0072_check_services.js'
 import * as incidentTypesAndFields from './migrations/0073_incident_types_and_fields.js'
 import * as followUps from './migrations/0074_follow_ups.js'
 import * as roleChecklists from './migrations/0075_role_checklists.js'
+import * as workflowDelaysAndChannels from './migrations/0076_workflow_delays_and_channels.js'
 
 /**
  * Every migration, in order, listed by hand rather than found by scanning a folder, so a
@@ -155,4 +156,5 @@ export const migrations: Record<string, Migration> = {
   '0073_incident_types_and_fields': incidentTypesAndFields,
   '0074_follow_ups': followUps,
   '0075_role_checklists': roleChecklists,
+  '0076_workflow_delays_and_channels': workflowDelaysAndChannels,
 }

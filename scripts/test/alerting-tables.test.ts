@@ -41,7 +41,7 @@ const owners: Record<string, string[]> = {
     'incident_task_ticks',
   ],
   paging: ['notification_attempts', 'alert_ack_links'],
-  chat: ['slack_messages', 'slack_users', 'incident_chat_channels'],
+  chat: ['slack_messages', 'slack_users', 'incident_chat_channels', 'incident_channel_requests'],
   workflows: ['workflows', 'workflow_runs'],
 }
 

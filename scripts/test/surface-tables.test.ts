@@ -38,6 +38,7 @@ const owners: Record<string, string[]> = {
     'incidentExclusions',
     'incidentResponders',
     'incidentChatChannels',
+    'incidentChannelRequests',
     'slackMessages',
     'slackUsers',
     'serviceSupportHours',

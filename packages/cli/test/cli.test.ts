@@ -145,8 +145,10 @@ await acme.call('POST', '/organizations/{orgId}/workflows', {
       ],
     },
     { type: 'set_field', field: 'impact', value: 'some' },
+    { type: 'post_status_update', body: 'We are looking into {{incident.title}}.' },
   ],
   oncePerIncident: true,
+  delayMinutes: 5,
 })
 await acme.call('POST', '/synthetics/organizations/{orgId}/checks', {
   name: 'API health',
@@ -221,6 +223,7 @@ t.test('pull writes one file per kind, naming things by key, name and e-mail, ne
       name: 'Security response',
       trigger: 'incident.declared',
       oncePerIncident: true,
+      delayMinutes: 5,
       actions: [
         {
           type: 'request_responders',
@@ -230,6 +233,7 @@ t.test('pull writes one file per kind, naming things by key, name and e-mail, ne
           ],
         },
         { type: 'set_field', field: 'impact', value: 'some' },
+        { type: 'post_status_update', body: 'We are looking into {{incident.title}}.' },
       ],
     },
   ])

@@ -542,6 +542,13 @@ export interface DivinuxIncidentAlerts {
   service: string | null;
 }
 
+export interface DivinuxIncidentChannelRequests {
+  incidentId: string;
+  integrationId: string;
+  organizationId: string;
+  requestedAt: Generated<Timestamp>;
+}
+
 export interface DivinuxIncidentChatChannels {
   channelId: string;
   createdAt: Generated<Timestamp>;
@@ -1252,6 +1259,7 @@ export interface DivinuxWorkflowRuns {
   incidentId: string | null;
   occurredAt: Timestamp;
   organizationId: string;
+  startsAt: Timestamp | null;
   status: Generated<string>;
   trigger: string;
   workflowId: string;
@@ -1262,6 +1270,7 @@ export interface DivinuxWorkflows {
   conditions: Generated<Json>;
   createdAt: Generated<Timestamp>;
   createdBy: string | null;
+  delayMinutes: Generated<number>;
   description: string | null;
   enabled: Generated<boolean>;
   id: Generated<string>;
@@ -1311,6 +1320,7 @@ export interface DB {
   "divinux.deployEvents": DivinuxDeployEvents;
   "divinux.escalationPolicies": DivinuxEscalationPolicies;
   "divinux.incidentAlerts": DivinuxIncidentAlerts;
+  "divinux.incidentChannelRequests": DivinuxIncidentChannelRequests;
   "divinux.incidentChatChannels": DivinuxIncidentChatChannels;
   "divinux.incidentChecklists": DivinuxIncidentChecklists;
   "divinux.incidentExclusions": DivinuxIncidentExclusions;

@@ -36,7 +36,7 @@ import {
   type ServiceShowings,
 } from './oncall/index.js'
 import { createEscalator, pagingModule, resolvedNoticeSubscriber, settleAttempt } from './paging/index.js'
-import { type AnalysisStarter, createWorkflowRunner, workflowSubscriber, workflowsModule } from './workflows/index.js'
+import { type AnalysisStarter, createWorkflowRunner, type RcaOpener, workflowSubscriber, workflowsModule } from './workflows/index.js'
 
 export interface AlertingOptions {
   ingestLimits: IngestLimits
@@ -46,6 +46,8 @@ export interface AlertingOptions {
   latestAnalyses: LatestAnalysesReader
   /** The insights surface's request for an analysis, for workflows' start_analysis action. */
   startAnalysis: AnalysisStarter
+  /** The insights surface's RCA for an incident, for workflows' create_rca action. */
+  openRca: RcaOpener
   /** The product-users surface's read of notification preferences, for paging. */
   preferences: PreferencesReader
   /** The product-users surface's read of verified phone numbers, for SMS and voice pages and replies. */
@@ -146,6 +148,7 @@ export const alertingSurface: FastifyPluginAsync<AlertingOptions> = async (app, 
     webhooks,
     escalator,
     startAnalysis: options.startAnalysis,
+    openRca: options.openRca,
   })
   // The alert event bus: every subscriber registers here, before the first alert is fired.
   const bus = createAlertEventBus({ database: app.database, log: app.log.child({ component: 'event-dispatcher' }) })
@@ -232,7 +235,7 @@ export {
   similarResolvedIncidentsOf,
 } from './investigation-reads.js'
 export { pruneAlertingHistory, type AlertingRetention } from './retention.js'
-export type { AnalysisStart, AnalysisStarter } from './workflows/index.js'
+export type { AnalysisStart, AnalysisStarter, RcaOpener } from './workflows/index.js'
 export type { PagingPreferences, ContactReader, PreferencesReader, PushReader } from './oncall/index.js'
 export {
   alertIncident,

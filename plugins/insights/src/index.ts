@@ -110,6 +110,7 @@ export const insightsSurface: FastifyPluginAsync<InsightsOptions> = async (app, 
 
 export { aiUsageBetween, hasAnalysis, latestAnalysesOf, latestAnalysisOf, rcasAbout } from './reads.js'
 export { pruneAnalysisEvents } from './retention.js'
+export { openRcaForIncident } from './rcas/for-incident.js'
 
 /**
  * How another surface asks for an analysis of one of its alerts (alerting's workflows): as the

@@ -17,6 +17,7 @@ import {
   hasAnalysis,
   latestAnalysisOf,
   pruneAnalysisEvents,
+  openRcaForIncident,
   rcasAbout,
 } from '@svc/plugin-insights'
 import {
@@ -77,6 +78,7 @@ export function buildApp(config: ServiceConfig, shared?: Resources): Promise<Fas
           rcas: rcasAbout,
           hasAnalysis,
           startAnalysis: alertAnalysisStarter(app.database, app.jobs, config.ai),
+          openRca: openRcaForIncident,
           preferences: notificationPreferencesOf,
           contacts: { verifiedAddressesOf, hasVerifiedPhone },
           pushSubscriptions: pushSubscriptionsOf,

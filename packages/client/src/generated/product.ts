@@ -1767,7 +1767,7 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Disable a workflow: events from now on do not run it; queued runs still run (alerting manager) */
+        /** Disable a workflow: events from now on do not run it; queued runs still run, except those waiting out a delay (alerting manager) */
         post: operations["postOrganizationsWorkflowsDisable"];
         delete?: never;
         options?: never;
@@ -13332,6 +13332,13 @@ export interface operations {
                                  * @description A chat integration of the organization
                                  */
                                 chatIntegrationId: string;
+                                /**
+                                 * @description Incident triggers: integration (unset) posts to the integration’s own channel; incident, to the incident’s channel of that Slack app (made for every incident, or by create_incident_channel)
+                                 * @enum {unknown}
+                                 */
+                                channel?: "integration" | "incident";
+                                /** @description Incident triggers: a line posted above the incident’s card. A Mustache template of {{incident.reference}}, {{incident.title}}, {{incident.severity}}, {{incident.status}}, {{incident.type}}, {{incident.summary}}, {{incident.url}}, {{workflow.name}} and {{fields.<key>}} (a custom field; a list joins with ", ") */
+                                message?: string;
                             } | {
                                 /** @enum {string} */
                                 type: "call_webhook";
@@ -13394,6 +13401,33 @@ export interface operations {
                                 title?: string;
                             } | {
                                 /** @enum {string} */
+                                type: "create_incident_channel";
+                                /**
+                                 * Format: uuid
+                                 * @description An interactive Slack app of the organization
+                                 */
+                                chatIntegrationId: string;
+                            } | {
+                                /** @enum {string} */
+                                type: "post_status_update";
+                                /**
+                                 * @description Unset: investigating
+                                 * @enum {unknown}
+                                 */
+                                status?: "investigating" | "identified" | "monitoring" | "resolved";
+                                /** @description The update’s words. A Mustache template of {{incident.reference}}, {{incident.title}}, {{incident.severity}}, {{incident.status}}, {{incident.type}}, {{incident.summary}}, {{incident.url}}, {{workflow.name}} and {{fields.<key>}} (a custom field; a list joins with ", ") */
+                                body: string;
+                                /** @description The public name of a status page incident it opens; unset: named after its components. A Mustache template of {{incident.reference}}, {{incident.title}}, {{incident.severity}}, {{incident.status}}, {{incident.type}}, {{incident.summary}}, {{incident.url}}, {{workflow.name}} and {{fields.<key>}} (a custom field; a list joins with ", ") */
+                                title?: string;
+                                /** @description Unset or false: a draft a person reviews and publishes */
+                                publish?: boolean;
+                            } | {
+                                /** @enum {string} */
+                                type: "create_rca";
+                                /** @description Unset: "INC-n: <the incident’s title>". A Mustache template of {{incident.reference}}, {{incident.title}}, {{incident.severity}}, {{incident.status}}, {{incident.type}}, {{incident.summary}}, {{incident.url}}, {{workflow.name}} and {{fields.<key>}} (a custom field; a list joins with ", ") */
+                                title?: string;
+                            } | {
+                                /** @enum {string} */
                                 type: "set_field";
                                 /** @description A custom field’s key */
                                 field: string;
@@ -13402,6 +13436,8 @@ export interface operations {
                             })[];
                             enabled: boolean;
                             oncePerIncident: boolean;
+                            /** @description Wait this long after the event, then evaluate the conditions on the subject as it is then and act (0: at once). A run waiting out its delay when the workflow is disabled does not act. */
+                            delayMinutes: number;
                             /** @description What a run could not do as things stand, e.g. an action whose chat integration was deleted */
                             problems: string[];
                             createdBy: string | null;
@@ -13516,6 +13552,13 @@ export interface operations {
                          * @description A chat integration of the organization
                          */
                         chatIntegrationId: string;
+                        /**
+                         * @description Incident triggers: integration (unset) posts to the integration’s own channel; incident, to the incident’s channel of that Slack app (made for every incident, or by create_incident_channel)
+                         * @enum {unknown}
+                         */
+                        channel?: "integration" | "incident";
+                        /** @description Incident triggers: a line posted above the incident’s card. A Mustache template of {{incident.reference}}, {{incident.title}}, {{incident.severity}}, {{incident.status}}, {{incident.type}}, {{incident.summary}}, {{incident.url}}, {{workflow.name}} and {{fields.<key>}} (a custom field; a list joins with ", ") */
+                        message?: string;
                     } | {
                         /** @enum {string} */
                         type: "call_webhook";
@@ -13578,6 +13621,33 @@ export interface operations {
                         title?: string;
                     } | {
                         /** @enum {string} */
+                        type: "create_incident_channel";
+                        /**
+                         * Format: uuid
+                         * @description An interactive Slack app of the organization
+                         */
+                        chatIntegrationId: string;
+                    } | {
+                        /** @enum {string} */
+                        type: "post_status_update";
+                        /**
+                         * @description Unset: investigating
+                         * @enum {unknown}
+                         */
+                        status?: "investigating" | "identified" | "monitoring" | "resolved";
+                        /** @description The update’s words. A Mustache template of {{incident.reference}}, {{incident.title}}, {{incident.severity}}, {{incident.status}}, {{incident.type}}, {{incident.summary}}, {{incident.url}}, {{workflow.name}} and {{fields.<key>}} (a custom field; a list joins with ", ") */
+                        body: string;
+                        /** @description The public name of a status page incident it opens; unset: named after its components. A Mustache template of {{incident.reference}}, {{incident.title}}, {{incident.severity}}, {{incident.status}}, {{incident.type}}, {{incident.summary}}, {{incident.url}}, {{workflow.name}} and {{fields.<key>}} (a custom field; a list joins with ", ") */
+                        title?: string;
+                        /** @description Unset or false: a draft a person reviews and publishes */
+                        publish?: boolean;
+                    } | {
+                        /** @enum {string} */
+                        type: "create_rca";
+                        /** @description Unset: "INC-n: <the incident’s title>". A Mustache template of {{incident.reference}}, {{incident.title}}, {{incident.severity}}, {{incident.status}}, {{incident.type}}, {{incident.summary}}, {{incident.url}}, {{workflow.name}} and {{fields.<key>}} (a custom field; a list joins with ", ") */
+                        title?: string;
+                    } | {
+                        /** @enum {string} */
                         type: "set_field";
                         /** @description A custom field’s key */
                         field: string;
@@ -13588,6 +13658,8 @@ export interface operations {
                     enabled?: boolean;
                     /** @description Incident triggers: act at most once per incident (a later matching change is recorded not_matched, saying so) */
                     oncePerIncident?: boolean;
+                    /** @description Wait this long after the event, then evaluate the conditions on the subject as it is then and act (0: at once). A run waiting out its delay when the workflow is disabled does not act. */
+                    delayMinutes?: number;
                 };
             };
         };
@@ -13665,6 +13737,13 @@ export interface operations {
                              * @description A chat integration of the organization
                              */
                             chatIntegrationId: string;
+                            /**
+                             * @description Incident triggers: integration (unset) posts to the integration’s own channel; incident, to the incident’s channel of that Slack app (made for every incident, or by create_incident_channel)
+                             * @enum {unknown}
+                             */
+                            channel?: "integration" | "incident";
+                            /** @description Incident triggers: a line posted above the incident’s card. A Mustache template of {{incident.reference}}, {{incident.title}}, {{incident.severity}}, {{incident.status}}, {{incident.type}}, {{incident.summary}}, {{incident.url}}, {{workflow.name}} and {{fields.<key>}} (a custom field; a list joins with ", ") */
+                            message?: string;
                         } | {
                             /** @enum {string} */
                             type: "call_webhook";
@@ -13727,6 +13806,33 @@ export interface operations {
                             title?: string;
                         } | {
                             /** @enum {string} */
+                            type: "create_incident_channel";
+                            /**
+                             * Format: uuid
+                             * @description An interactive Slack app of the organization
+                             */
+                            chatIntegrationId: string;
+                        } | {
+                            /** @enum {string} */
+                            type: "post_status_update";
+                            /**
+                             * @description Unset: investigating
+                             * @enum {unknown}
+                             */
+                            status?: "investigating" | "identified" | "monitoring" | "resolved";
+                            /** @description The update’s words. A Mustache template of {{incident.reference}}, {{incident.title}}, {{incident.severity}}, {{incident.status}}, {{incident.type}}, {{incident.summary}}, {{incident.url}}, {{workflow.name}} and {{fields.<key>}} (a custom field; a list joins with ", ") */
+                            body: string;
+                            /** @description The public name of a status page incident it opens; unset: named after its components. A Mustache template of {{incident.reference}}, {{incident.title}}, {{incident.severity}}, {{incident.status}}, {{incident.type}}, {{incident.summary}}, {{incident.url}}, {{workflow.name}} and {{fields.<key>}} (a custom field; a list joins with ", ") */
+                            title?: string;
+                            /** @description Unset or false: a draft a person reviews and publishes */
+                            publish?: boolean;
+                        } | {
+                            /** @enum {string} */
+                            type: "create_rca";
+                            /** @description Unset: "INC-n: <the incident’s title>". A Mustache template of {{incident.reference}}, {{incident.title}}, {{incident.severity}}, {{incident.status}}, {{incident.type}}, {{incident.summary}}, {{incident.url}}, {{workflow.name}} and {{fields.<key>}} (a custom field; a list joins with ", ") */
+                            title?: string;
+                        } | {
+                            /** @enum {string} */
                             type: "set_field";
                             /** @description A custom field’s key */
                             field: string;
@@ -13735,6 +13841,8 @@ export interface operations {
                         })[];
                         enabled: boolean;
                         oncePerIncident: boolean;
+                        /** @description Wait this long after the event, then evaluate the conditions on the subject as it is then and act (0: at once). A run waiting out its delay when the workflow is disabled does not act. */
+                        delayMinutes: number;
                         /** @description What a run could not do as things stand, e.g. an action whose chat integration was deleted */
                         problems: string[];
                         createdBy: string | null;
@@ -13850,6 +13958,13 @@ export interface operations {
                              * @description A chat integration of the organization
                              */
                             chatIntegrationId: string;
+                            /**
+                             * @description Incident triggers: integration (unset) posts to the integration’s own channel; incident, to the incident’s channel of that Slack app (made for every incident, or by create_incident_channel)
+                             * @enum {unknown}
+                             */
+                            channel?: "integration" | "incident";
+                            /** @description Incident triggers: a line posted above the incident’s card. A Mustache template of {{incident.reference}}, {{incident.title}}, {{incident.severity}}, {{incident.status}}, {{incident.type}}, {{incident.summary}}, {{incident.url}}, {{workflow.name}} and {{fields.<key>}} (a custom field; a list joins with ", ") */
+                            message?: string;
                         } | {
                             /** @enum {string} */
                             type: "call_webhook";
@@ -13912,6 +14027,33 @@ export interface operations {
                             title?: string;
                         } | {
                             /** @enum {string} */
+                            type: "create_incident_channel";
+                            /**
+                             * Format: uuid
+                             * @description An interactive Slack app of the organization
+                             */
+                            chatIntegrationId: string;
+                        } | {
+                            /** @enum {string} */
+                            type: "post_status_update";
+                            /**
+                             * @description Unset: investigating
+                             * @enum {unknown}
+                             */
+                            status?: "investigating" | "identified" | "monitoring" | "resolved";
+                            /** @description The update’s words. A Mustache template of {{incident.reference}}, {{incident.title}}, {{incident.severity}}, {{incident.status}}, {{incident.type}}, {{incident.summary}}, {{incident.url}}, {{workflow.name}} and {{fields.<key>}} (a custom field; a list joins with ", ") */
+                            body: string;
+                            /** @description The public name of a status page incident it opens; unset: named after its components. A Mustache template of {{incident.reference}}, {{incident.title}}, {{incident.severity}}, {{incident.status}}, {{incident.type}}, {{incident.summary}}, {{incident.url}}, {{workflow.name}} and {{fields.<key>}} (a custom field; a list joins with ", ") */
+                            title?: string;
+                            /** @description Unset or false: a draft a person reviews and publishes */
+                            publish?: boolean;
+                        } | {
+                            /** @enum {string} */
+                            type: "create_rca";
+                            /** @description Unset: "INC-n: <the incident’s title>". A Mustache template of {{incident.reference}}, {{incident.title}}, {{incident.severity}}, {{incident.status}}, {{incident.type}}, {{incident.summary}}, {{incident.url}}, {{workflow.name}} and {{fields.<key>}} (a custom field; a list joins with ", ") */
+                            title?: string;
+                        } | {
+                            /** @enum {string} */
                             type: "set_field";
                             /** @description A custom field’s key */
                             field: string;
@@ -13920,6 +14062,8 @@ export interface operations {
                         })[];
                         enabled: boolean;
                         oncePerIncident: boolean;
+                        /** @description Wait this long after the event, then evaluate the conditions on the subject as it is then and act (0: at once). A run waiting out its delay when the workflow is disabled does not act. */
+                        delayMinutes: number;
                         /** @description What a run could not do as things stand, e.g. an action whose chat integration was deleted */
                         problems: string[];
                         createdBy: string | null;
@@ -14068,6 +14212,13 @@ export interface operations {
                          * @description A chat integration of the organization
                          */
                         chatIntegrationId: string;
+                        /**
+                         * @description Incident triggers: integration (unset) posts to the integration’s own channel; incident, to the incident’s channel of that Slack app (made for every incident, or by create_incident_channel)
+                         * @enum {unknown}
+                         */
+                        channel?: "integration" | "incident";
+                        /** @description Incident triggers: a line posted above the incident’s card. A Mustache template of {{incident.reference}}, {{incident.title}}, {{incident.severity}}, {{incident.status}}, {{incident.type}}, {{incident.summary}}, {{incident.url}}, {{workflow.name}} and {{fields.<key>}} (a custom field; a list joins with ", ") */
+                        message?: string;
                     } | {
                         /** @enum {string} */
                         type: "call_webhook";
@@ -14130,6 +14281,33 @@ export interface operations {
                         title?: string;
                     } | {
                         /** @enum {string} */
+                        type: "create_incident_channel";
+                        /**
+                         * Format: uuid
+                         * @description An interactive Slack app of the organization
+                         */
+                        chatIntegrationId: string;
+                    } | {
+                        /** @enum {string} */
+                        type: "post_status_update";
+                        /**
+                         * @description Unset: investigating
+                         * @enum {unknown}
+                         */
+                        status?: "investigating" | "identified" | "monitoring" | "resolved";
+                        /** @description The update’s words. A Mustache template of {{incident.reference}}, {{incident.title}}, {{incident.severity}}, {{incident.status}}, {{incident.type}}, {{incident.summary}}, {{incident.url}}, {{workflow.name}} and {{fields.<key>}} (a custom field; a list joins with ", ") */
+                        body: string;
+                        /** @description The public name of a status page incident it opens; unset: named after its components. A Mustache template of {{incident.reference}}, {{incident.title}}, {{incident.severity}}, {{incident.status}}, {{incident.type}}, {{incident.summary}}, {{incident.url}}, {{workflow.name}} and {{fields.<key>}} (a custom field; a list joins with ", ") */
+                        title?: string;
+                        /** @description Unset or false: a draft a person reviews and publishes */
+                        publish?: boolean;
+                    } | {
+                        /** @enum {string} */
+                        type: "create_rca";
+                        /** @description Unset: "INC-n: <the incident’s title>". A Mustache template of {{incident.reference}}, {{incident.title}}, {{incident.severity}}, {{incident.status}}, {{incident.type}}, {{incident.summary}}, {{incident.url}}, {{workflow.name}} and {{fields.<key>}} (a custom field; a list joins with ", ") */
+                        title?: string;
+                    } | {
+                        /** @enum {string} */
                         type: "set_field";
                         /** @description A custom field’s key */
                         field: string;
@@ -14139,6 +14317,8 @@ export interface operations {
                     enabled?: boolean;
                     /** @description Incident triggers: act at most once per incident (a later matching change is recorded not_matched, saying so) */
                     oncePerIncident?: boolean;
+                    /** @description Wait this long after the event, then evaluate the conditions on the subject as it is then and act (0: at once). A run waiting out its delay when the workflow is disabled does not act. */
+                    delayMinutes?: number;
                 };
             };
         };
@@ -14216,6 +14396,13 @@ export interface operations {
                              * @description A chat integration of the organization
                              */
                             chatIntegrationId: string;
+                            /**
+                             * @description Incident triggers: integration (unset) posts to the integration’s own channel; incident, to the incident’s channel of that Slack app (made for every incident, or by create_incident_channel)
+                             * @enum {unknown}
+                             */
+                            channel?: "integration" | "incident";
+                            /** @description Incident triggers: a line posted above the incident’s card. A Mustache template of {{incident.reference}}, {{incident.title}}, {{incident.severity}}, {{incident.status}}, {{incident.type}}, {{incident.summary}}, {{incident.url}}, {{workflow.name}} and {{fields.<key>}} (a custom field; a list joins with ", ") */
+                            message?: string;
                         } | {
                             /** @enum {string} */
                             type: "call_webhook";
@@ -14278,6 +14465,33 @@ export interface operations {
                             title?: string;
                         } | {
                             /** @enum {string} */
+                            type: "create_incident_channel";
+                            /**
+                             * Format: uuid
+                             * @description An interactive Slack app of the organization
+                             */
+                            chatIntegrationId: string;
+                        } | {
+                            /** @enum {string} */
+                            type: "post_status_update";
+                            /**
+                             * @description Unset: investigating
+                             * @enum {unknown}
+                             */
+                            status?: "investigating" | "identified" | "monitoring" | "resolved";
+                            /** @description The update’s words. A Mustache template of {{incident.reference}}, {{incident.title}}, {{incident.severity}}, {{incident.status}}, {{incident.type}}, {{incident.summary}}, {{incident.url}}, {{workflow.name}} and {{fields.<key>}} (a custom field; a list joins with ", ") */
+                            body: string;
+                            /** @description The public name of a status page incident it opens; unset: named after its components. A Mustache template of {{incident.reference}}, {{incident.title}}, {{incident.severity}}, {{incident.status}}, {{incident.type}}, {{incident.summary}}, {{incident.url}}, {{workflow.name}} and {{fields.<key>}} (a custom field; a list joins with ", ") */
+                            title?: string;
+                            /** @description Unset or false: a draft a person reviews and publishes */
+                            publish?: boolean;
+                        } | {
+                            /** @enum {string} */
+                            type: "create_rca";
+                            /** @description Unset: "INC-n: <the incident’s title>". A Mustache template of {{incident.reference}}, {{incident.title}}, {{incident.severity}}, {{incident.status}}, {{incident.type}}, {{incident.summary}}, {{incident.url}}, {{workflow.name}} and {{fields.<key>}} (a custom field; a list joins with ", ") */
+                            title?: string;
+                        } | {
+                            /** @enum {string} */
                             type: "set_field";
                             /** @description A custom field’s key */
                             field: string;
@@ -14286,6 +14500,8 @@ export interface operations {
                         })[];
                         enabled: boolean;
                         oncePerIncident: boolean;
+                        /** @description Wait this long after the event, then evaluate the conditions on the subject as it is then and act (0: at once). A run waiting out its delay when the workflow is disabled does not act. */
+                        delayMinutes: number;
                         /** @description What a run could not do as things stand, e.g. an action whose chat integration was deleted */
                         problems: string[];
                         createdBy: string | null;
@@ -14401,6 +14617,13 @@ export interface operations {
                              * @description A chat integration of the organization
                              */
                             chatIntegrationId: string;
+                            /**
+                             * @description Incident triggers: integration (unset) posts to the integration’s own channel; incident, to the incident’s channel of that Slack app (made for every incident, or by create_incident_channel)
+                             * @enum {unknown}
+                             */
+                            channel?: "integration" | "incident";
+                            /** @description Incident triggers: a line posted above the incident’s card. A Mustache template of {{incident.reference}}, {{incident.title}}, {{incident.severity}}, {{incident.status}}, {{incident.type}}, {{incident.summary}}, {{incident.url}}, {{workflow.name}} and {{fields.<key>}} (a custom field; a list joins with ", ") */
+                            message?: string;
                         } | {
                             /** @enum {string} */
                             type: "call_webhook";
@@ -14463,6 +14686,33 @@ export interface operations {
                             title?: string;
                         } | {
                             /** @enum {string} */
+                            type: "create_incident_channel";
+                            /**
+                             * Format: uuid
+                             * @description An interactive Slack app of the organization
+                             */
+                            chatIntegrationId: string;
+                        } | {
+                            /** @enum {string} */
+                            type: "post_status_update";
+                            /**
+                             * @description Unset: investigating
+                             * @enum {unknown}
+                             */
+                            status?: "investigating" | "identified" | "monitoring" | "resolved";
+                            /** @description The update’s words. A Mustache template of {{incident.reference}}, {{incident.title}}, {{incident.severity}}, {{incident.status}}, {{incident.type}}, {{incident.summary}}, {{incident.url}}, {{workflow.name}} and {{fields.<key>}} (a custom field; a list joins with ", ") */
+                            body: string;
+                            /** @description The public name of a status page incident it opens; unset: named after its components. A Mustache template of {{incident.reference}}, {{incident.title}}, {{incident.severity}}, {{incident.status}}, {{incident.type}}, {{incident.summary}}, {{incident.url}}, {{workflow.name}} and {{fields.<key>}} (a custom field; a list joins with ", ") */
+                            title?: string;
+                            /** @description Unset or false: a draft a person reviews and publishes */
+                            publish?: boolean;
+                        } | {
+                            /** @enum {string} */
+                            type: "create_rca";
+                            /** @description Unset: "INC-n: <the incident’s title>". A Mustache template of {{incident.reference}}, {{incident.title}}, {{incident.severity}}, {{incident.status}}, {{incident.type}}, {{incident.summary}}, {{incident.url}}, {{workflow.name}} and {{fields.<key>}} (a custom field; a list joins with ", ") */
+                            title?: string;
+                        } | {
+                            /** @enum {string} */
                             type: "set_field";
                             /** @description A custom field’s key */
                             field: string;
@@ -14471,6 +14721,8 @@ export interface operations {
                         })[];
                         enabled: boolean;
                         oncePerIncident: boolean;
+                        /** @description Wait this long after the event, then evaluate the conditions on the subject as it is then and act (0: at once). A run waiting out its delay when the workflow is disabled does not act. */
+                        delayMinutes: number;
                         /** @description What a run could not do as things stand, e.g. an action whose chat integration was deleted */
                         problems: string[];
                         createdBy: string | null;
@@ -14586,6 +14838,13 @@ export interface operations {
                              * @description A chat integration of the organization
                              */
                             chatIntegrationId: string;
+                            /**
+                             * @description Incident triggers: integration (unset) posts to the integration’s own channel; incident, to the incident’s channel of that Slack app (made for every incident, or by create_incident_channel)
+                             * @enum {unknown}
+                             */
+                            channel?: "integration" | "incident";
+                            /** @description Incident triggers: a line posted above the incident’s card. A Mustache template of {{incident.reference}}, {{incident.title}}, {{incident.severity}}, {{incident.status}}, {{incident.type}}, {{incident.summary}}, {{incident.url}}, {{workflow.name}} and {{fields.<key>}} (a custom field; a list joins with ", ") */
+                            message?: string;
                         } | {
                             /** @enum {string} */
                             type: "call_webhook";
@@ -14648,6 +14907,33 @@ export interface operations {
                             title?: string;
                         } | {
                             /** @enum {string} */
+                            type: "create_incident_channel";
+                            /**
+                             * Format: uuid
+                             * @description An interactive Slack app of the organization
+                             */
+                            chatIntegrationId: string;
+                        } | {
+                            /** @enum {string} */
+                            type: "post_status_update";
+                            /**
+                             * @description Unset: investigating
+                             * @enum {unknown}
+                             */
+                            status?: "investigating" | "identified" | "monitoring" | "resolved";
+                            /** @description The update’s words. A Mustache template of {{incident.reference}}, {{incident.title}}, {{incident.severity}}, {{incident.status}}, {{incident.type}}, {{incident.summary}}, {{incident.url}}, {{workflow.name}} and {{fields.<key>}} (a custom field; a list joins with ", ") */
+                            body: string;
+                            /** @description The public name of a status page incident it opens; unset: named after its components. A Mustache template of {{incident.reference}}, {{incident.title}}, {{incident.severity}}, {{incident.status}}, {{incident.type}}, {{incident.summary}}, {{incident.url}}, {{workflow.name}} and {{fields.<key>}} (a custom field; a list joins with ", ") */
+                            title?: string;
+                            /** @description Unset or false: a draft a person reviews and publishes */
+                            publish?: boolean;
+                        } | {
+                            /** @enum {string} */
+                            type: "create_rca";
+                            /** @description Unset: "INC-n: <the incident’s title>". A Mustache template of {{incident.reference}}, {{incident.title}}, {{incident.severity}}, {{incident.status}}, {{incident.type}}, {{incident.summary}}, {{incident.url}}, {{workflow.name}} and {{fields.<key>}} (a custom field; a list joins with ", ") */
+                            title?: string;
+                        } | {
+                            /** @enum {string} */
                             type: "set_field";
                             /** @description A custom field’s key */
                             field: string;
@@ -14656,6 +14942,8 @@ export interface operations {
                         })[];
                         enabled: boolean;
                         oncePerIncident: boolean;
+                        /** @description Wait this long after the event, then evaluate the conditions on the subject as it is then and act (0: at once). A run waiting out its delay when the workflow is disabled does not act. */
+                        delayMinutes: number;
                         /** @description What a run could not do as things stand, e.g. an action whose chat integration was deleted */
                         problems: string[];
                         createdBy: string | null;
@@ -14817,6 +15105,8 @@ export interface operations {
                             occurredAt: string;
                             /** Format: date-time */
                             createdAt: string;
+                            /** @description When a delayed run evaluates its conditions and acts; null: at once */
+                            startsAt: string | null;
                             finishedAt: string | null;
                         }[];
                         meta: {

@@ -1,10 +1,11 @@
 // The destinations module's door: what the modules above it may use (docs/alerting.md).
-export { type ChatAlert, type ChatDeploy, slackMessage } from './chat-integrations/messages.js'
+export { type ChatAlert, type ChatDeploy, type ChatIncident, slackMessage } from './chat-integrations/messages.js'
 export { mrkdwn } from './chat-integrations/mrkdwn.js'
 export { slackCommandPath, slackInteractivityPath } from './chat-integrations/paths.js'
 export {
   type ChatIntegrationRow,
   chatIntegrationsAmong,
+  slackAppsAmong,
   chatIntegrationsByIds,
   findChatIntegration,
   findSlackIntegration,

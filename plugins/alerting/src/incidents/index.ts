@@ -16,6 +16,7 @@ export {
   addTimeline,
   alertIdsOfIncident,
   alertsLinkedByRule,
+  chatBehind,
   claimIncidentsBehind,
   escalatingAlertOf,
   incidentByNumber,
@@ -50,4 +51,5 @@ export { alertMovesSubscriber } from './alert-moves.js'
 export { createIncidentChangeBus, type IncidentChange, type IncidentChangeSubscriber } from './change-bus.js'
 export { correlationSubscriber } from './correlation/subscriber.js'
 export { type AnalysisCheck, type RcaReader, type StatusIncidentsReader } from './links-routes.js'
+export { postStatusUpdate } from './status-pages.js'
 export { incidentsModule } from './plugin.js'

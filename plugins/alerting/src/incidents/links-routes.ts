@@ -1,15 +1,13 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { Type } from 'typebox'
-import { auditContextOf, recordAudit } from '@svc/audit'
+import { auditContextOf } from '@svc/audit'
 import { membershipOf } from '@svc/auth'
 import type { Executor } from '@svc/db'
-import { publish } from '@svc/events'
 import { Timestamp, invalidField } from '@svc/http'
 import { deployBody, DeployEvent } from '../intake/index.js'
-import { withCatalogNames } from '../oncall/index.js'
-import { deploysBeforeIncident, incidentAuditOf, incidentOrNotFound, timelineBody } from './common.js'
-import type { Severity } from './model.js'
-import { addTimeline, alertIdsOf, checkAlertsOf, incidentFacets, statusLinksOf } from './queries.js'
+import { deploysBeforeIncident, incidentOrNotFound, timelineBody } from './common.js'
+import { postStatusUpdate } from './status-pages.js'
+import { alertIdsOf, checkAlertsOf, statusLinksOf } from './queries.js'
 import { IncidentParams, TimelineEntry } from './schemas.js'
 
 const tags = ['incidents']
@@ -229,41 +227,16 @@ export const incidentLinkRoutes: FastifyPluginAsyncTypebox<LinkRouteOptions> = a
       // Cited on the timeline and in the audit log: only an analysis of this organization.
       if (draftOf && !(await hasAnalysis(db, organizationId, draftOf)))
         throw invalidField('draftOf', 'is not an analysis of the organization')
-      const entry = await db.transaction().execute(async (trx) => {
-        const incident = await incidentOrNotFound(trx, organizationId, request.params.incidentId, true)
-        const facets = await incidentFacets(trx, organizationId, [incident.id])
-        const links = await statusLinksOf(trx, organizationId, incident.id)
-        const [row] = await addTimeline(trx, [
-          {
-            organizationId,
-            incidentId: incident.id,
-            kind: 'status_update',
-            body,
-            data: { statusPages: { status, publish: publishNow, ...(name ? { name } : {}) }, ...(draftOf ? { draftOf } : {}) },
-            authorId,
-          },
-        ])
-        await publish(app.jobs, trx, 'statuspage.incident_update_requested', {
-          organizationId,
-          incidentId: incident.id,
-          updateId: row!.id,
-          name,
-          severity: incident.severity as Severity,
-          services: await withCatalogNames(trx, organizationId, [...new Set(facets.services.map((facet) => facet.service))]),
-          statusIncidentIds: links.map((link) => link.statusIncidentId),
+      const actor = { userId: authorId, audit: auditContextOf(request) }
+      const entry = await db.transaction().execute((trx) =>
+        postStatusUpdate(trx, app.jobs, actor, organizationId, request.params.incidentId, {
           status,
           body,
+          name,
           publish: publishNow,
-          authorId,
-        })
-        const { context, entry: auditEntry } = incidentAuditOf(auditContextOf(request), organizationId, incident.id)
-        await recordAudit(trx, context, {
-          ...auditEntry,
-          action: 'incident.status_update_published',
-          after: { status, body, name, publish: publishNow, ...(draftOf ? { draftOf } : {}) },
-        })
-        return row!
-      })
+          ...(draftOf ? { draftOf } : {}),
+        }),
+      )
       return reply.code(201).send(timelineBody(entry))
     },
   )

@@ -790,6 +790,16 @@ export async function claimIncidentsBehind(db: Executor, limit: number, leaseSec
   return claimed.rows
 }
 
+/** The incident's chat is behind whatever it showed: the chat sync takes it in its next round. */
+export async function chatBehind(db: Executor, organizationId: string, incidentId: string): Promise<void> {
+  await db
+    .updateTable('divinux.incidents')
+    .set({ chatSyncedAt: null })
+    .where('organizationId', '=', organizationId)
+    .where('id', '=', incidentId)
+    .execute()
+}
+
 /** The incident's chat shows it as of `seen`; a change after that leaves it behind again. */
 export async function markChatSynced(db: Executor, incidentId: string, seenAt: string): Promise<void> {
   await db

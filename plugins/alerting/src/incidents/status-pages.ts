@@ -1,9 +1,12 @@
+import { recordAudit } from '@svc/audit'
 import { publish } from '@svc/events'
 import type { Executor } from '@svc/db'
 import type { JobQueue } from '@svc/jobs'
 import { withCatalogNames } from '../oncall/index.js'
+import { incidentAuditOf, incidentOrNotFound } from './common.js'
 import type { Severity } from './model.js'
-import { incidentFacets, statusLinksOf } from './queries.js'
+import type { Actor, SystemActor } from './operations.js'
+import { addTimeline, incidentFacets, statusLinksOf } from './queries.js'
 
 /** What a status page says when the incident behind it is resolved: Statuspage's own words. */
 export const RESOLVED_ON_STATUS_PAGES = 'This incident has been resolved.'
@@ -39,4 +42,64 @@ export async function resolveOnStatusPages(
     publish: false,
     authorId,
   })
+}
+
+export interface StatusUpdate {
+  status: 'investigating' | 'identified' | 'monitoring' | 'resolved'
+  body: string
+  /** The public name of a status page incident it opens; null: named after its components. */
+  name: string | null
+  publish: boolean
+  /** The analysis whose draft the words come from. */
+  draftOf?: string
+}
+
+/**
+ * Posts a status update to the incident's timeline and asks the status pages to publish it
+ * (`statuspage.incident_update_requested`: alerting never writes their tables), with its audit
+ * entry, in the caller's transaction; answers the timeline entry. 404 when the incident is not
+ * the organization's.
+ */
+export async function postStatusUpdate(
+  trx: Executor,
+  jobs: JobQueue,
+  actor: Actor | SystemActor,
+  organizationId: string,
+  incidentId: string,
+  update: StatusUpdate,
+) {
+  const { status, body, name, publish: publishNow, draftOf } = update
+  const incident = await incidentOrNotFound(trx, organizationId, incidentId, true)
+  const facets = await incidentFacets(trx, organizationId, [incident.id])
+  const links = await statusLinksOf(trx, organizationId, incident.id)
+  const [row] = await addTimeline(trx, [
+    {
+      organizationId,
+      incidentId: incident.id,
+      kind: 'status_update',
+      body,
+      data: { statusPages: { status, publish: publishNow, ...(name ? { name } : {}) }, ...(draftOf ? { draftOf } : {}) },
+      authorId: actor.userId,
+    },
+  ])
+  await publish(jobs, trx, 'statuspage.incident_update_requested', {
+    organizationId,
+    incidentId: incident.id,
+    updateId: row!.id,
+    name,
+    severity: incident.severity as Severity,
+    services: await withCatalogNames(trx, organizationId, [...new Set(facets.services.map((facet) => facet.service))]),
+    statusIncidentIds: links.map((link) => link.statusIncidentId),
+    status,
+    body,
+    publish: publishNow,
+    authorId: actor.userId,
+  })
+  const { context, entry } = incidentAuditOf(actor.audit, organizationId, incident.id)
+  await recordAudit(trx, context, {
+    ...entry,
+    action: 'incident.status_update_published',
+    after: { status, body, name, publish: publishNow, ...(draftOf ? { draftOf } : {}) },
+  })
+  return row!
 }

@@ -3,6 +3,7 @@ import { invalidField } from '@svc/http'
 import { findAlert } from '../alerts/index.js'
 import { findChatIntegration, findOutboundWebhook, findTracker } from '../destinations/index.js'
 import { findIncident } from '../incidents/index.js'
+import { incidentChannel } from '../chat/index.js'
 import { findDeployEvent } from '../intake/index.js'
 import { emailsOf, findPolicy } from '../oncall/index.js'
 import { evaluateConditions, type Subject } from './conditions.js'
@@ -56,8 +57,26 @@ async function describe(
     case 'notify_chat': {
       const integration = await findChatIntegration(db, organizationId, action.chatIntegrationId)
       if (!integration) return fail('the chat integration was deleted')
-      return integration.enabled ? would(`post to "${integration.name}"`) : fail(`the chat integration "${integration.name}" is disabled`)
+      if (!integration.enabled) return fail(`the chat integration "${integration.name}" is disabled`)
+      if (action.channel !== 'incident' || subject.kind !== 'incident') return would(`post to "${integration.name}"`)
+      const room = await incidentChannel(db, integration.id, subject.incident.id)
+      return room
+        ? would(`post to #${room.name} in "${integration.name}"`)
+        : would(`post to INC-${subject.incident.number}'s channel in "${integration.name}", once it has one (it has none now)`)
     }
+    case 'create_incident_channel': {
+      const integration = await findChatIntegration(db, organizationId, action.chatIntegrationId)
+      if (!integration) return fail('the chat integration was deleted')
+      if (!integration.enabled) return fail(`the chat integration "${integration.name}" is disabled`)
+      const room = subject.kind === 'incident' ? await incidentChannel(db, integration.id, subject.incident.id) : undefined
+      return would(room ? `nothing: the incident has its channel #${room.name}` : `open the incident’s channel in "${integration.name}"`)
+    }
+    case 'post_status_update':
+      return would(
+        `post a ${action.status ?? 'investigating'} update to the timeline and, ${action.publish ? 'published' : 'as a draft'}, to the status pages following the incident’s services`,
+      )
+    case 'create_rca':
+      return would('draft an RCA document linked to the incident, unless one is linked already')
     case 'call_webhook': {
       const webhook = await findOutboundWebhook(db, organizationId, action.outboundWebhookId)
       if (!webhook) return fail('the outbound webhook was deleted')

@@ -18,6 +18,7 @@ const workflowColumns = [
   'actions',
   'enabled',
   'oncePerIncident',
+  'delayMinutes',
   'createdBy',
   'createdAt',
   'updatedAt',
@@ -64,6 +65,7 @@ export interface WorkflowValues {
   actions: Action[]
   enabled: boolean
   oncePerIncident: boolean
+  delayMinutes: number
 }
 
 export async function insertWorkflow(db: Executor, workflow: WorkflowValues & { organizationId: string; createdBy: string }) {
@@ -97,7 +99,7 @@ export async function deleteWorkflow(db: Executor, organizationId: string, workf
 /** The enabled workflows of a trigger, oldest first: the order their runs are queued in. */
 export async function enabledWorkflows(db: Executor, organizationId: string, trigger: Trigger) {
   return workflowsOf(db, organizationId)
-    .select(['id'])
+    .select(['id', 'delayMinutes'])
     .where('trigger', '=', trigger)
     .where('enabled', '=', true)
     .orderBy('createdAt')
@@ -106,21 +108,23 @@ export async function enabledWorkflows(db: Executor, organizationId: string, tri
 }
 
 /**
- * Queues one run per workflow for an event; a run that exists for the workflow and event (a
- * redelivered event) is left alone. Answers the new runs' ids.
+ * Queues one run per workflow for an event, a delayed workflow's starting its delay after the
+ * event; a run that exists for the workflow and event (a redelivered event) is left alone.
+ * Answers the new runs with when each starts (null: at once).
  */
 export async function insertRuns(
   db: Executor,
   organizationId: string,
-  workflowIds: string[],
+  workflows: Array<{ id: string; delayMinutes: number }>,
   event: { trigger: Trigger; eventKey: string; alertId?: string; deployEventId?: string; incidentId?: string; occurredAt: Date },
 ) {
-  if (workflowIds.length === 0) return []
-  const rows = await db
+  if (workflows.length === 0) return []
+  return db
     .insertInto('divinux.workflowRuns')
     .values(
-      workflowIds.map((workflowId) => ({
+      workflows.map(({ id: workflowId, delayMinutes }) => ({
         workflowId,
+        startsAt: delayMinutes > 0 ? new Date(event.occurredAt.getTime() + delayMinutes * 60_000) : null,
         organizationId,
         trigger: event.trigger,
         eventKey: event.eventKey,
@@ -131,9 +135,8 @@ export async function insertRuns(
       })),
     )
     .onConflict((oc) => oc.columns(['workflowId', 'eventKey']).doNothing())
-    .returning('id')
+    .returning(['id', 'startsAt'])
     .execute()
-  return rows.map((row) => row.id)
 }
 
 const runColumns = [
@@ -151,6 +154,7 @@ const runColumns = [
   'actions',
   'occurredAt',
   'createdAt',
+  'startsAt',
   'finishedAt',
 ] as const
 

@@ -58,6 +58,7 @@ async function workflowBodies(db: Executor, organizationId: string, rows: Workfl
     ...definitionOf(row),
     enabled: row.enabled,
     oncePerIncident: row.oncePerIncident,
+    delayMinutes: row.delayMinutes,
     problems: problemsOf(definitionOf(row).actions, references),
     createdBy: row.createdBy,
     createdAt: row.createdAt.toISOString(),
@@ -79,6 +80,7 @@ const runBody = (row: RunRow) => ({
   actions: storedActionOutcomes(row.actions),
   occurredAt: row.occurredAt.toISOString(),
   createdAt: row.createdAt.toISOString(),
+  startsAt: row.startsAt?.toISOString() ?? null,
   finishedAt: row.finishedAt?.toISOString() ?? null,
 })
 
@@ -86,6 +88,7 @@ const audited = (row: WorkflowRow) => ({
   name: row.name,
   enabled: row.enabled,
   oncePerIncident: row.oncePerIncident,
+  delayMinutes: row.delayMinutes,
   ...definitionOf(row),
 })
 
@@ -168,6 +171,7 @@ export const workflowRoutes: FastifyPluginAsyncTypebox = async (app) => {
         actions: body.actions,
         enabled: body.enabled ?? true,
         oncePerIncident: body.oncePerIncident ?? false,
+        delayMinutes: body.delayMinutes ?? 0,
       }
       await checkWorkflow(db, organizationId, values)
       const created = await db.transaction().execute(async (trx) => {
@@ -218,6 +222,7 @@ export const workflowRoutes: FastifyPluginAsyncTypebox = async (app) => {
           ...(body.actions ? { actions: body.actions } : {}),
           ...(body.enabled !== undefined ? { enabled: body.enabled } : {}),
           ...(body.oncePerIncident !== undefined ? { oncePerIncident: body.oncePerIncident } : {}),
+          ...(body.delayMinutes !== undefined ? { delayMinutes: body.delayMinutes } : {}),
         })
         await recordAudit(trx, auditContextOf(request), {
           ...entry(organizationId, before.id),
@@ -239,7 +244,7 @@ export const workflowRoutes: FastifyPluginAsyncTypebox = async (app) => {
           tags,
           summary: enabled
             ? 'Enable a workflow: events from now on run it (alerting manager)'
-            : 'Disable a workflow: events from now on do not run it; queued runs still run (alerting manager)',
+            : 'Disable a workflow: events from now on do not run it; queued runs still run, except those waiting out a delay (alerting manager)',
           params: WorkflowParams,
           response: { 200: Workflow },
         },

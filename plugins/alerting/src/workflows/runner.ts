@@ -14,12 +14,16 @@ import {
   type IncidentChangeSubscriber,
   type IncidentRow,
   type LatestAnalysisReader,
+  incidentRoles,
+  postStatusUpdate,
+  shownFieldsOf,
 } from '../incidents/index.js'
-import { chatAlertOf } from '../chat/index.js'
+import { chatAlertOf, incidentChannel, incidentChannelRequested, requestIncidentChannel } from '../chat/index.js'
 import {
   alertPayload,
   type ChatDeploy,
   ChatFailure,
+  type ChatIncident,
   type ChatSender,
   findChatIntegration,
   findOutboundWebhook,
@@ -47,6 +51,7 @@ import {
 import { deployPayload, incidentPayload } from './payloads.js'
 import { evaluateConditions, type Subject } from './conditions.js'
 import type { Action, ActionOutcome, Condition, IncidentTrigger, Trigger } from './schemas.js'
+import { renderTemplate, type TemplateView } from './templates.js'
 
 /** One job per run: `{ runId }`. */
 export const WORKFLOW_QUEUE = 'alerting.workflow-run'
@@ -67,6 +72,12 @@ export type AnalysisStart =
   | { outcome: 'budget_exceeded'; limit: string }
 export type AnalysisStarter = (incident: { organizationId: string; alertId: string }) => Promise<AnalysisStart>
 
+/** The insights surface's RCA for an incident, in the caller's transaction: a new draft, or the one linked already. */
+export type RcaOpener = (
+  trx: Executor,
+  request: { organizationId: string; incidentId: string; title: string },
+) => Promise<{ created: boolean; id: string; title: string }>
+
 export interface WorkflowRunnerDeps {
   database: Database
   jobs: JobQueue
@@ -77,6 +88,7 @@ export interface WorkflowRunnerDeps {
   webhooks: WebhookDelivery
   escalator: Pick<Escalator, 'escalateWith' | 'pageTargets' | 'afterCommit'>
   startAnalysis: AnalysisStarter
+  openRca: RcaOpener
 }
 
 /** The workflow as its run follows it, kept on the run so later edits do not change what it did. */
@@ -178,8 +190,15 @@ export function createWorkflowRunner(deps: WorkflowRunnerDeps) {
         actions: storedActions(workflow.actions),
         oncePerIncident: workflow.oncePerIncident,
       }
-      const conditions = subject
-        ? await evaluateConditions(trx, run.organizationId, definition.conditions, subject, run.occurredAt)
+      if (run.startsAt && !workflow.enabled) {
+        const conditions = [{ type: 'enabled', matched: false, detail: 'the workflow was disabled while the run waited out its delay' }]
+        await startRun(trx, run.id, { definition, conditions, matched: false })
+        return undefined
+      }
+      // After a delay the conditions look at the incident as it is then, not at what the change set.
+      const judged = subject?.kind === 'incident' && run.startsAt ? { kind: subject.kind, incident: subject.incident } : subject
+      const conditions = judged
+        ? await evaluateConditions(trx, run.organizationId, definition.conditions, judged, run.occurredAt)
         : [{ type: 'subject', matched: false, detail: 'the alert, deploy or incident no longer exists' }]
       if (subject?.kind === 'incident' && workflow.oncePerIncident && conditions.every((condition) => condition.matched)) {
         // Two changes of one incident may begin runs of the workflow at once: one acts.
@@ -210,13 +229,51 @@ export function createWorkflowRunner(deps: WorkflowRunnerDeps) {
     })
   }
 
-  async function notifyChat(context: RunContext, chatIntegrationId: string, retryCount: number): Promise<ActionOutcome> {
+  /** The words a template may name, for the incident as it is now. */
+  async function templateViewOf(executor: Executor, context: RunContext, incident: IncidentRow): Promise<TemplateView> {
+    const organizationId = context.run.organizationId
+    const shown = await shownFieldsOf(executor, organizationId, incident)
+    return {
+      incident: {
+        reference: `INC-${incident.number}`,
+        title: incident.title,
+        severity: incident.severity,
+        status: incident.status,
+        type: shown.type ?? '',
+        summary: incident.summary ?? '',
+        url: `${deps.productUrl}/api/v1/organizations/${organizationId}/incidents/${incident.id}`,
+      },
+      fields: Object.fromEntries(shown.fields.map((field) => [field.key, field.value])),
+      workflow: { name: context.definition.name },
+    }
+  }
+
+  /** The incident's card for a chat, with the workflow's words above it. */
+  async function chatIncidentOf(context: RunContext, incidentId: string, message: string | undefined) {
+    const incident = await findIncident(db, context.run.organizationId, incidentId)
+    if (!incident) return undefined
+    const view = await templateViewOf(db, context, incident)
+    const roles = await incidentRoles(db, context.run.organizationId, incident.id)
+    const commander = roles.find((role) => role.role === 'commander')?.email ?? null
+    return {
+      incident: { ...view.incident, type: view.incident.type || null, commander },
+      url: view.incident.url,
+      ...(message ? { text: renderTemplate(message, view) } : {}),
+      reason: `Workflow "${context.definition.name}"`,
+    } satisfies ChatIncident
+  }
+
+  async function notifyChat(
+    context: RunContext,
+    action: Extract<Action, { type: 'notify_chat' }>,
+    retryCount: number,
+  ): Promise<ActionOutcome> {
     const { run, subject, definition } = context
-    const integration = await findChatIntegration(db, run.organizationId, chatIntegrationId)
+    const integration = await findChatIntegration(db, run.organizationId, action.chatIntegrationId)
     if (!integration) return failed('the chat integration was deleted')
     if (!integration.enabled) return failed(`the chat integration "${integration.name}" is disabled`)
     const reason = `Workflow "${definition.name}"`
-    if (subject.kind === 'incident') return failed('notify_chat posts alerts and deploys')
+    if (subject.kind === 'incident') return notifyChatOfIncident(context, integration, action, retryCount)
     const message =
       subject.kind === 'alert'
         ? // The alert as it is now: an earlier action may have changed its priority.
@@ -232,14 +289,55 @@ export function createWorkflowRunner(deps: WorkflowRunnerDeps) {
             url: subject.deploy.url ?? `${deps.productUrl}/api/v1/organizations/${run.organizationId}/deploy-events`,
             reason,
           } satisfies ChatDeploy)
+    return sendToChat(() => deps.sender.send(integration, message), `posted to "${integration.name}"`, retryCount)
+  }
+
+  /** Sends, answering the outcome; a failure that may pass is tried again with the run, while tries are left. */
+  async function sendToChat(send: () => Promise<unknown>, done: string, retryCount: number): Promise<ActionOutcome> {
     try {
-      await deps.sender.send(integration, message)
-      return succeeded(`posted to "${integration.name}"`)
+      await send()
+      return succeeded(done)
     } catch (error) {
       const failure = error instanceof ChatFailure ? error : new ChatFailure((error as Error).message, false)
       if (!failure.permanent && retryCount < RETRY_LIMIT) throw new RetryLater(failure.message)
       return failed(failure.message)
     }
+  }
+
+  /**
+   * The incident's card, to the integration's channel or to the incident's own channel there. A
+   * channel still being opened (the app opens one for every incident, or a workflow asked) is
+   * waited for by trying the run again.
+   */
+  async function notifyChatOfIncident(
+    context: RunContext,
+    integration: NonNullable<Awaited<ReturnType<typeof findChatIntegration>>>,
+    action: Extract<Action, { type: 'notify_chat' }>,
+    retryCount: number,
+  ): Promise<ActionOutcome> {
+    const incidentId = (context.subject as { incident: IncidentRow }).incident.id
+    const message = await chatIncidentOf(context, incidentId, action.message)
+    if (!message) return failed('the incident no longer exists')
+    if (action.channel !== 'incident')
+      return sendToChat(
+        () => deps.sender.send(integration, message),
+        `posted ${message.incident.reference} to "${integration.name}"`,
+        retryCount,
+      )
+    const room = await incidentChannel(db, integration.id, incidentId)
+    if (!room) {
+      const coming =
+        message.incident.status !== 'resolved' &&
+        (integration.incidentChannels || (await incidentChannelRequested(db, integration.id, incidentId)))
+      if (coming && retryCount < RETRY_LIMIT)
+        throw new RetryLater(`${message.incident.reference} has no channel in "${integration.name}" yet`)
+      return failed(`${message.incident.reference} has no channel in "${integration.name}" (create_incident_channel opens one)`)
+    }
+    return sendToChat(
+      () => deps.sender.send(integration, message, undefined, room.channelId),
+      `posted to #${room.name} in "${integration.name}"`,
+      retryCount,
+    )
   }
 
   async function startAnalysis(context: RunContext, alert: AlertRow): Promise<ActionOutcome> {
@@ -369,6 +467,39 @@ export function createWorkflowRunner(deps: WorkflowRunnerDeps) {
           ? failed(followUp)
           : succeeded(`follow-up ${followUp.id} added; its ticket is being created (the follow-up shows it)`)
       }
+      case 'create_incident_channel': {
+        const integration = await findChatIntegration(trx, organizationId, action.chatIntegrationId)
+        if (!integration) return failed('the chat integration was deleted')
+        if (!integration.enabled) return failed(`the chat integration "${integration.name}" is disabled`)
+        if (incident.status === 'resolved') return skipped(`${reference} is resolved: no channel is opened for it`)
+        const room = await incidentChannel(trx, integration.id, incident.id)
+        if (room) return skipped(`${reference} has its channel #${room.name} in "${integration.name}"`)
+        const asked = await requestIncidentChannel(trx, { organizationId, incidentId: incident.id, integrationId: integration.id })
+        return asked
+          ? succeeded(`"${integration.name}" opens ${reference}'s channel within seconds`)
+          : skipped(`${reference}'s channel in "${integration.name}" was asked for already`)
+      }
+      case 'post_status_update': {
+        const view = await templateViewOf(trx, context, incident)
+        const entry = await postStatusUpdate(trx, deps.jobs, actor, organizationId, incident.id, {
+          status: action.status ?? 'investigating',
+          body: renderTemplate(action.body, view),
+          name: action.title ? renderTemplate(action.title, view) : null,
+          publish: action.publish ?? false,
+        })
+        return succeeded(
+          `status update ${entry.id} posted to ${reference}; the status pages following its services ${action.publish ? 'publish it' : 'hold it as a draft'}`,
+        )
+      }
+      case 'create_rca': {
+        const title = action.title
+          ? renderTemplate(action.title, await templateViewOf(trx, context, incident))
+          : `${reference}: ${incident.title}`
+        const rca = await deps.openRca(trx, { organizationId, incidentId: incident.id, title: title.slice(0, 200) })
+        return rca.created
+          ? succeeded(`RCA ${rca.id} "${rca.title}" drafted for ${reference}`)
+          : skipped(`RCA ${rca.id} "${rca.title}" is linked to ${reference} already`)
+      }
       case 'set_field': {
         try {
           const before = incident.fields as Record<string, unknown>
@@ -395,7 +526,7 @@ export function createWorkflowRunner(deps: WorkflowRunnerDeps) {
       // Calls outside the database: never inside a transaction (the embedded database has one connection).
       const outcome =
         action.type === 'notify_chat'
-          ? await notifyChat(context, action.chatIntegrationId, retryCount)
+          ? await notifyChat(context, action, retryCount)
           : context.subject.kind === 'alert'
             ? await startAnalysis(context, context.subject.alert)
             : failed('start_analysis acts on an alert: not possible on deploy.recorded')
@@ -428,14 +559,14 @@ export function createWorkflowRunner(deps: WorkflowRunnerDeps) {
     event: { trigger: Trigger; eventKey: string; alertId?: string; deployEventId?: string; incidentId?: string; occurredAt: Date },
   ): Promise<number> {
     const workflows = await enabledWorkflows(trx, organizationId, event.trigger)
-    const runIds = await insertRuns(
-      trx,
-      organizationId,
-      workflows.map((workflow) => workflow.id),
-      event,
-    )
-    for (const runId of runIds) await jobs.send(WORKFLOW_QUEUE, { runId } satisfies RunJob, { db: inTransaction(trx), singletonKey: runId })
-    return runIds.length
+    const runs = await insertRuns(trx, organizationId, workflows, event)
+    for (const { id: runId, startsAt } of runs)
+      await jobs.send(WORKFLOW_QUEUE, { runId } satisfies RunJob, {
+        db: inTransaction(trx),
+        singletonKey: runId,
+        ...(startsAt ? { startAfter: startsAt } : {}),
+      })
+    return runs.length
   }
 
   return {

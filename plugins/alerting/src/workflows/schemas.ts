@@ -2,6 +2,7 @@ import { Type, type Static } from 'typebox'
 import { NullableString, Timestamp } from '@svc/http'
 import { priorities } from '../alerts/index.js'
 import { SEVERITIES } from '../incidents/index.js'
+import { TEMPLATE_HELP } from './templates.js'
 
 export const incidentTriggers = [
   'incident.declared',
@@ -97,13 +98,24 @@ export const Condition = Type.Union(
 export type Condition = Static<typeof Condition>
 
 const Id = (description: string) => Type.String({ format: 'uuid', description })
+const Template = (description: string) => Type.String({ minLength: 1, maxLength: 5_000, description: `${description}. ${TEMPLATE_HELP}` })
 
 /** What a run does, in order. */
 export const Action = Type.Union(
   [
     Type.Object(
-      { type: Type.Literal('notify_chat'), chatIntegrationId: Id('A chat integration of the organization') },
-      { additionalProperties: false, description: 'Post the alert or deploy to a chat integration' },
+      {
+        type: Type.Literal('notify_chat'),
+        chatIntegrationId: Id('A chat integration of the organization'),
+        channel: Type.Optional(
+          Type.Enum(['integration', 'incident'] as const, {
+            description:
+              'Incident triggers: integration (unset) posts to the integration’s own channel; incident, to the incident’s channel of that Slack app (made for every incident, or by create_incident_channel)',
+          }),
+        ),
+        message: Type.Optional(Template('Incident triggers: a line posted above the incident’s card')),
+      },
+      { additionalProperties: false, description: 'Post the alert, deploy or incident to a chat integration' },
     ),
     Type.Object(
       { type: Type.Literal('call_webhook'), outboundWebhookId: Id('An outbound webhook of the organization') },
@@ -180,6 +192,40 @@ export const Action = Type.Union(
       },
     ),
     Type.Object(
+      { type: Type.Literal('create_incident_channel'), chatIntegrationId: Id('An interactive Slack app of the organization') },
+      {
+        additionalProperties: false,
+        description:
+          'Open the incident’s own channel in a Slack app that does not open one for every incident, inviting its commander and responders (incident triggers)',
+      },
+    ),
+    Type.Object(
+      {
+        type: Type.Literal('post_status_update'),
+        status: Type.Optional(
+          Type.Enum(['investigating', 'identified', 'monitoring', 'resolved'] as const, { description: 'Unset: investigating' }),
+        ),
+        body: Template('The update’s words'),
+        title: Type.Optional(Template('The public name of a status page incident it opens; unset: named after its components')),
+        publish: Type.Optional(Type.Boolean({ description: 'Unset or false: a draft a person reviews and publishes' })),
+      },
+      {
+        additionalProperties: false,
+        description:
+          'Post a status update to the incident’s timeline and to the status pages following its services, as POST …/incidents/:id/status-updates does (incident triggers)',
+      },
+    ),
+    Type.Object(
+      {
+        type: Type.Literal('create_rca'),
+        title: Type.Optional(Template('Unset: "INC-n: <the incident’s title>"')),
+      },
+      {
+        additionalProperties: false,
+        description: 'Create a draft RCA document linked to the incident, unless one is linked already (incident triggers)',
+      },
+    ),
+    Type.Object(
       {
         type: Type.Literal('set_field'),
         field: Type.String({ pattern: '^[a-z][a-z0-9_]{0,39}$', description: 'A custom field’s key' }),
@@ -198,6 +244,12 @@ const Conditions = Type.Array(Condition, { maxItems: 20, description: 'Every one
 const OncePerIncident = Type.Boolean({
   description: 'Incident triggers: act at most once per incident (a later matching change is recorded not_matched, saying so)',
 })
+const DelayMinutes = Type.Integer({
+  minimum: 0,
+  maximum: 1_440,
+  description:
+    'Wait this long after the event, then evaluate the conditions on the subject as it is then and act (0: at once). A run waiting out its delay when the workflow is disabled does not act.',
+})
 const Actions = Type.Array(Action, { minItems: 1, maxItems: 10, description: 'Run in order; one failing does not stop the rest' })
 
 export const CreateWorkflow = Type.Object(
@@ -209,6 +261,7 @@ export const CreateWorkflow = Type.Object(
     actions: Actions,
     enabled: Type.Optional(Type.Boolean({ default: true })),
     oncePerIncident: Type.Optional(OncePerIncident),
+    delayMinutes: Type.Optional(DelayMinutes),
   },
   { additionalProperties: false },
 )
@@ -222,6 +275,7 @@ export const UpdateWorkflow = Type.Object(
     actions: Type.Optional(Actions),
     enabled: Type.Optional(Type.Boolean()),
     oncePerIncident: Type.Optional(OncePerIncident),
+    delayMinutes: Type.Optional(DelayMinutes),
   },
   { additionalProperties: false, minProperties: 1 },
 )
@@ -236,6 +290,7 @@ export const Workflow = Type.Object(
     actions: Type.Array(Action),
     enabled: Type.Boolean(),
     oncePerIncident: Type.Boolean(),
+    delayMinutes: DelayMinutes,
     problems: Type.Array(Type.String(), {
       description: 'What a run could not do as things stand, e.g. an action whose chat integration was deleted',
     }),
@@ -277,6 +332,9 @@ export const WorkflowRun = Type.Object(
     actions: Type.Array(ActionOutcome, { description: 'Each action run so far, in order' }),
     occurredAt: Timestamp,
     createdAt: Timestamp,
+    startsAt: Type.Union([Timestamp, Type.Null()], {
+      description: 'When a delayed run evaluates its conditions and acts; null: at once',
+    }),
     finishedAt: Type.Union([Timestamp, Type.Null()]),
   },
   { title: 'WorkflowRun' },

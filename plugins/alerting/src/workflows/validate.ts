@@ -1,9 +1,10 @@
 import type { Executor } from '@svc/db'
 import { invalidField } from '@svc/http'
-import { chatIntegrationsAmong, outboundWebhooksAmong, trackersAmong } from '../destinations/index.js'
+import { chatIntegrationsAmong, outboundWebhooksAmong, slackAppsAmong, trackersAmong } from '../destinations/index.js'
 import { fieldKeysOf } from '../incidents/index.js'
 import { activeMembersAmong, policiesAmong, schedulesAmong, teamsAmong } from '../oncall/index.js'
 import { isIncidentTrigger, type Action, type Condition, type Trigger } from './schemas.js'
+import { templateProblem } from './templates.js'
 
 /** What a trigger's runs are about. */
 export type SubjectKind = 'alert' | 'deploy' | 'incident'
@@ -24,7 +25,7 @@ const CONDITION_SUBJECTS: Record<Condition['type'], SubjectKind[]> = {
   field: ['incident'],
 }
 const ACTION_SUBJECTS: Record<Action['type'], SubjectKind[]> = {
-  notify_chat: ['alert', 'deploy'],
+  notify_chat: ['alert', 'deploy', 'incident'],
   call_webhook: ['alert', 'deploy', 'incident'],
   set_priority: ['alert'],
   start_analysis: ['alert'],
@@ -34,12 +35,16 @@ const ACTION_SUBJECTS: Record<Action['type'], SubjectKind[]> = {
   request_responders: ['incident'],
   set_field: ['incident'],
   create_ticket: ['incident'],
+  create_incident_channel: ['incident'],
+  post_status_update: ['incident'],
+  create_rca: ['incident'],
 }
 const triggersOf = (subjects: SubjectKind[]) =>
   subjects.map((subject) => ({ alert: 'alert triggers', deploy: 'deploy.recorded', incident: 'incident triggers' })[subject]).join(' and ')
 
 interface References {
   chat: Set<string>
+  slackApps: Set<string>
   webhooks: Set<string>
   policies: Set<string>
   users: Set<string>
@@ -60,7 +65,7 @@ export async function referencesOf(db: Executor, organizationId: string, actionL
   let setsFields = false
   const trackers: string[] = []
   for (const action of actionLists.flat()) {
-    if (action.type === 'notify_chat') chat.push(action.chatIntegrationId)
+    if (action.type === 'notify_chat' || action.type === 'create_incident_channel') chat.push(action.chatIntegrationId)
     if (action.type === 'call_webhook') webhooks.push(action.outboundWebhookId)
     if (action.type === 'escalate') policies.push(action.escalationPolicyId)
     if (action.type === 'set_field') setsFields = true
@@ -73,6 +78,7 @@ export async function referencesOf(db: Executor, organizationId: string, actionL
   const unique = (ids: string[]) => [...new Set(ids)]
   // One after the other: the executor may be a transaction.
   const chatFound = await chatIntegrationsAmong(db, organizationId, unique(chat))
+  const slackApps = await slackAppsAmong(db, organizationId, [...chatFound])
   const webhooksFound = await outboundWebhooksAmong(db, organizationId, unique(webhooks))
   const policiesFound = await policiesAmong(db, organizationId, unique(policies))
   const users = targets.user.length > 0 ? await activeMembersAmong(db, organizationId, unique(targets.user)) : new Set<string>()
@@ -80,13 +86,43 @@ export async function referencesOf(db: Executor, organizationId: string, actionL
   const schedules = targets.schedule.length > 0 ? await schedulesAmong(db, organizationId, unique(targets.schedule)) : new Set<string>()
   const fields = setsFields ? new Set(await fieldKeysOf(db, organizationId)) : new Set<string>()
   const trackersFound = await trackersAmong(db, organizationId, unique(trackers))
-  return { chat: chatFound, webhooks: webhooksFound, policies: policiesFound, users, teams, schedules, fields, trackers: trackersFound }
+  return {
+    chat: chatFound,
+    slackApps,
+    webhooks: webhooksFound,
+    policies: policiesFound,
+    users,
+    teams,
+    schedules,
+    fields,
+    trackers: trackersFound,
+  }
+}
+
+/** The action's words that are templates, by field. */
+function templatesOf(action: Action): Record<string, string> {
+  switch (action.type) {
+    case 'notify_chat':
+      return action.message ? { message: action.message } : {}
+    case 'post_status_update':
+      return { body: action.body, ...(action.title ? { title: action.title } : {}) }
+    case 'create_rca':
+      return action.title ? { title: action.title } : {}
+    default:
+      return {}
+  }
 }
 
 /** Why an action cannot run as things stand (its target was deleted), with the field that names it. */
 function missingReference(action: Action, references: References): { field: string; message: string } | undefined {
-  if (action.type === 'notify_chat' && !references.chat.has(action.chatIntegrationId))
+  if ((action.type === 'notify_chat' || action.type === 'create_incident_channel') && !references.chat.has(action.chatIntegrationId))
     return { field: 'chatIntegrationId', message: 'is not a chat integration of this organization' }
+  const needsSlackApp = action.type === 'create_incident_channel' || (action.type === 'notify_chat' && action.channel === 'incident')
+  if (needsSlackApp && !references.slackApps.has(action.chatIntegrationId))
+    return {
+      field: 'chatIntegrationId',
+      message: 'is not a Slack app with a signing secret (only those keep incident channels)',
+    }
   if (action.type === 'call_webhook' && !references.webhooks.has(action.outboundWebhookId))
     return { field: 'outboundWebhookId', message: 'is not an outbound webhook of this organization' }
   if (action.type === 'escalate' && !references.policies.has(action.escalationPolicyId))
@@ -132,6 +168,16 @@ export async function checkWorkflow(
     const fits = ACTION_SUBJECTS[action.type]
     if (!fits.includes(subject))
       throw invalidField(`actions/${index}/type`, `${action.type} acts on ${triggersOf(fits)}, not ${workflow.trigger}`)
+  })
+  workflow.actions.forEach((action, index) => {
+    if (action.type === 'notify_chat' && subject !== 'incident') {
+      const extra = (['channel', 'message'] as const).find((field) => action[field] !== undefined)
+      if (extra) throw invalidField(`actions/${index}/${extra}`, `applies to incident triggers, not ${workflow.trigger}`)
+    }
+    for (const [field, template] of Object.entries(templatesOf(action))) {
+      const problem = templateProblem(template)
+      if (problem) throw invalidField(`actions/${index}/${field}`, problem)
+    }
   })
   const references = await referencesOf(db, organizationId, [workflow.actions])
   workflow.actions.forEach((action, index) => {

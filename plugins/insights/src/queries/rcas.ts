@@ -74,7 +74,7 @@ export async function insertRca(
   organizationId: string,
   content: RcaContent & { title: string },
   editedFields: NarrativeField[],
-  createdBy: string,
+  createdBy: string | null,
 ) {
   return db
     .insertInto('divinux.rcas')
@@ -196,7 +196,7 @@ export async function insertLink(
   organizationId: string,
   rcaId: string,
   incident: { sourceProduct: string; incidentId: string },
-  linkedBy: string,
+  linkedBy: string | null,
 ) {
   return db
     .insertInto('divinux.rcaIncidentLinks')

@@ -5,7 +5,14 @@ import { interactiveIntegrations, slackClient, slackErrorOf, type SlackIntegrati
 import { claimIncidentsBehind, incidentPeople, markChatSynced, retryChatSyncAfter, timelineSince } from '../../incidents/index.js'
 import { incidentCard, timelineLine } from './cards.js'
 import type { SlackPeople } from './people.js'
-import { incidentChannel, insertIncidentChannel, messagesAboutIncident, recordSlackMessage, updateIncidentChannel } from './queries.js'
+import {
+  incidentChannel,
+  incidentChannelRequested,
+  insertIncidentChannel,
+  messagesAboutIncident,
+  recordSlackMessage,
+  updateIncidentChannel,
+} from './queries.js'
 import { renderAlert, renderIncident, type RenderDeps } from './render.js'
 
 const POLL_MS = 1_000
@@ -39,7 +46,7 @@ export function channelNameOf(number: number, title: string): string {
  * of an incident writes a timeline entry, which moves its updated_at; this worker takes incidents
  * whose chat is behind that, under a lease, and for each interactive Slack app of the
  * organization: posts the incident's card to the app's channel once, creates the incident's own
- * channel when the app asks for one (inviting its commander and responders) and posts the new
+ * channel when the app asks for one or a workflow did (inviting its commander and responders) and posts the new
  * timeline entries there, then rewrites every message that shows the incident or one of its
  * alerts. Failures leave the incident behind and try again later.
  */
@@ -59,7 +66,8 @@ export function createIncidentChatSync(deps: IncidentChatDeps) {
     const announced = shown.some((message) => message.incidentId !== null)
     if (incident.status === 'resolved' && !announced && !room) return
 
-    if (integration.incidentChannels && !room && incident.status !== 'resolved') {
+    const wantsRoom = integration.incidentChannels || (await incidentChannelRequested(db, integration.id, incidentId))
+    if (wantsRoom && !room && incident.status !== 'resolved') {
       const name = channelNameOf(incident.number, incident.title)
       let created
       try {

@@ -1,6 +1,6 @@
 import { sql } from 'kysely'
 import type { Executor } from '@svc/db'
-import { alertIdsOfIncident } from '../../incidents/index.js'
+import { alertIdsOfIncident, chatBehind } from '../../incidents/index.js'
 
 // The tables of Slack interactivity (migration 0045): messages we can rewrite, who a Slack user
 // is, and the channel each incident got. Each query is scoped by organization or by integration
@@ -143,4 +143,32 @@ export async function updateIncidentChannel(
     .where('integrationId', '=', integrationId)
     .where('incidentId', '=', incidentId)
     .execute()
+}
+
+/**
+ * Asks the Slack app for the incident's own channel (a workflow's create_incident_channel), and
+ * leaves the incident's chat behind so the sync opens it; false when it was asked already.
+ */
+export async function requestIncidentChannel(
+  db: Executor,
+  request: { organizationId: string; incidentId: string; integrationId: string },
+): Promise<boolean> {
+  const inserted = await db
+    .insertInto('divinux.incidentChannelRequests')
+    .values(request)
+    .onConflict((conflict) => conflict.columns(['incidentId', 'integrationId']).doNothing())
+    .returning('incidentId')
+    .executeTakeFirst()
+  if (inserted) await chatBehind(db, request.organizationId, request.incidentId)
+  return inserted !== undefined
+}
+
+export async function incidentChannelRequested(db: Executor, integrationId: string, incidentId: string): Promise<boolean> {
+  const row = await db
+    .selectFrom('divinux.incidentChannelRequests')
+    .select('incidentId')
+    .where('integrationId', '=', integrationId)
+    .where('incidentId', '=', incidentId)
+    .executeTakeFirst()
+  return row !== undefined
 }

@@ -24,7 +24,16 @@ export interface ChatDeploy {
   reason?: string
 }
 
-export type ChatMessage = ChatAlert | ChatDeploy
+/** What a chat message about an incident shows (an incident workflow's notify_chat posts it). */
+export interface ChatIncident {
+  incident: { reference: string; title: string; severity: string; status: string; type: string | null; commander: string | null }
+  url: string
+  /** The workflow's own words, above the card. */
+  text?: string
+  reason?: string
+}
+
+export type ChatMessage = ChatAlert | ChatDeploy | ChatIncident
 
 /** The parts every chat's shape is made of. */
 interface Card {
@@ -36,14 +45,37 @@ interface Card {
   color: number
   analysis?: { summary: string; rootCause: string | null }
   reason?: string
+  /** Words above the card. */
+  text?: string
 }
 
 const COLORS: Record<string, number> = { P1: 0xd92d20, P2: 0xf79009, P3: 0xfdb022, P4: 0x2e90fa, P5: 0x98a2b3 }
 const DEPLOY_COLORS: Record<string, number> = { success: 0x12b76a, failure: 0xd92d20, error: 0xd92d20 }
 const GREY = 0x98a2b3
 
+const isIncidentMessage = (message: ChatMessage): message is ChatIncident => 'url' in message && 'incident' in message
+
+const SEVERITY_COLORS: Record<string, number> = { SEV1: 0xd92d20, SEV2: 0xf79009, SEV3: 0xfdb022, SEV4: 0x2e90fa }
+
 function cardOf(message: ChatMessage): Card {
   const reason = message.reason ? { reason: message.reason } : {}
+  if (isIncidentMessage(message)) {
+    const { incident } = message
+    return {
+      headline: `[${incident.severity}] ${incident.reference}: ${incident.title}`,
+      title: `${incident.reference}: ${incident.title}`,
+      facts: [
+        { name: 'Status', value: incident.status },
+        ...(incident.type ? [{ name: 'Type', value: incident.type }] : []),
+        { name: 'Commander', value: incident.commander ?? 'nobody yet' },
+      ],
+      url: message.url,
+      linkTitle: 'Open the incident',
+      color: SEVERITY_COLORS[incident.severity] ?? GREY,
+      ...(message.text ? { text: message.text } : {}),
+      ...reason,
+    }
+  }
   if ('deploy' in message) {
     const { deploy } = message
     const what = `${deploy.service}${deploy.version ? ` ${deploy.version}` : ''}`
@@ -88,19 +120,23 @@ export function slackMessage(message: ChatMessage) {
   const card = cardOf(message)
   const headline = mrkdwn(card.headline)
   const facts = mrkdwn(factLine(card))
-  const blocks: object[] = [{ type: 'section', text: { type: 'mrkdwn', text: `*<${card.url}|${headline}>*\n${facts}` } }]
+  const blocks: object[] = [
+    ...(card.text ? [{ type: 'section', text: { type: 'mrkdwn', text: mrkdwn(card.text) } }] : []),
+    { type: 'section', text: { type: 'mrkdwn', text: `*<${card.url}|${headline}>*\n${facts}` } },
+  ]
   if (card.analysis) {
     const rootCause = card.analysis.rootCause ? `\n*Root cause:* ${mrkdwn(card.analysis.rootCause)}` : ''
     blocks.push({ type: 'section', text: { type: 'mrkdwn', text: `*Analysis:* ${mrkdwn(card.analysis.summary)}${rootCause}` } })
   }
   if (card.reason) blocks.push({ type: 'context', elements: [{ type: 'mrkdwn', text: mrkdwn(card.reason) }] })
-  return { text: `${headline} (${facts})`, blocks }
+  return { text: `${card.text ? `${mrkdwn(card.text)}\n` : ''}${headline} (${facts})`, blocks }
 }
 
 /** Microsoft Teams: an Adaptive Card, the form Teams' incoming webhooks (Workflows) post. */
 export function teamsMessage(message: ChatMessage) {
   const card = cardOf(message)
   const body: object[] = [
+    ...(card.text ? [{ type: 'TextBlock', wrap: true, text: card.text }] : []),
     { type: 'TextBlock', size: 'Large', weight: 'Bolder', wrap: true, text: card.headline },
     { type: 'TextBlock', wrap: true, isSubtle: true, text: factLine(card) },
   ]
@@ -129,7 +165,7 @@ export function discordMessage(message: ChatMessage) {
   const fields = card.facts.map((fact) => ({ ...fact, inline: true }))
   if (card.analysis) fields.push({ name: 'Analysis', value: card.analysis.summary.slice(0, 1024), inline: false })
   return {
-    content: card.headline,
+    content: card.text ? `${card.text}\n${card.headline}` : card.headline,
     embeds: [
       {
         title: card.title.slice(0, 256),

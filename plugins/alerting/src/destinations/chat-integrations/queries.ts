@@ -64,6 +64,18 @@ export async function chatIntegrationsAmong(db: Executor, organizationId: string
   return new Set(rows.map((row) => row.id))
 }
 
+/** Which of the ids are Slack apps whose buttons work (a signing secret is set), enabled or not: those that keep incident channels. */
+export async function slackAppsAmong(db: Executor, organizationId: string, ids: string[]): Promise<Set<string>> {
+  if (ids.length === 0) return new Set()
+  const rows = await integrationsOf(db, organizationId)
+    .select('id')
+    .where('id', 'in', ids)
+    .where('kind', '=', 'slack_bot')
+    .where('signingSecret', 'is not', null)
+    .execute()
+  return new Set(rows.map((row) => row.id))
+}
+
 export async function chatNameTaken(db: Executor, organizationId: string, name: string, exceptId?: string) {
   let query = integrationsOf(db, organizationId)
     .select('id')

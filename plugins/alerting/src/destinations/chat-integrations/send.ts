@@ -21,12 +21,12 @@ export type ChatSender = ReturnType<typeof createChatSender>
  * non-public targets unless allowed), Slack's Web API through its SDK (`@slack/web-api`).
  */
 export function createChatSender({ outbound, slackApiUrl }: { outbound: OutboundClient; slackApiUrl?: string | undefined }) {
-  async function postToSlackApi(integration: ChatIntegrationRow, message: ChatMessage, blocks?: object[]) {
+  async function postToSlackApi(integration: ChatIntegrationRow, message: ChatMessage, blocks?: object[], channel?: string) {
     const client = slackClient(integration.botToken ?? '', slackApiUrl)
     const body = slackMessage(message)
     try {
       const posted = await client.chat.postMessage({
-        channel: integration.channel ?? '',
+        channel: channel ?? integration.channel ?? '',
         ...body,
         // Our blocks are Block Kit JSON built by messages.ts; the SDK's types are a union we do not restate.
         blocks: [...body.blocks, ...(blocks ?? [])] as Block[],
@@ -41,15 +41,17 @@ export function createChatSender({ outbound, slackApiUrl }: { outbound: Outbound
 
   return {
     /**
-     * Posts the message; through Slack's Web API with `blocks` added after its own (buttons), and
-     * answers where it landed so it can be rewritten later.
+     * Posts the message; through Slack's Web API with `blocks` added after its own (buttons), to
+     * `channel` instead of the integration's when given, and answers where it landed so it can be
+     * rewritten later.
      */
     async send(
       integration: ChatIntegrationRow,
       message: ChatMessage,
       blocks?: object[],
+      channel?: string,
     ): Promise<{ channel: string; ts: string } | undefined> {
-      if (integration.kind === 'slack_bot') return postToSlackApi(integration, message, blocks)
+      if (integration.kind === 'slack_bot') return postToSlackApi(integration, message, blocks, channel)
       const payload =
         integration.kind === 'slack'
           ? slackMessage(message)
