@@ -75,6 +75,8 @@ import * as incidentTypesAndFields from './migrations/0073_incident_types_and_fi
 import * as followUps from './migrations/0074_follow_ups.js'
 import * as roleChecklists from './migrations/0075_role_checklists.js'
 import * as workflowDelaysAndChannels from './migrations/0076_workflow_delays_and_channels.js'
+import * as incidentSeverities from './migrations/0077_incident_severities.js'
+import * as incidentTypeRoles from './migrations/0078_incident_type_roles.js'
 
 /**
  * Every migration, in order, listed by hand rather than found by scanning a folder, so a
@@ -157,4 +159,6 @@ export const migrations: Record<string, Migration> = {
   '0074_follow_ups': followUps,
   '0075_role_checklists': roleChecklists,
   '0076_workflow_delays_and_channels': workflowDelaysAndChannels,
+  '0077_incident_severities': incidentSeverities,
+  '0078_incident_type_roles': incidentTypeRoles,
 }

@@ -81,6 +81,13 @@ await acme.call('POST', '/organizations/{orgId}/services', {
   aliases: ['svc-checkout'],
   dependsOn: ['payments'],
 })
+await acme.call('PUT', '/organizations/{orgId}/incident-severities', {
+  severities: [
+    { key: 'critical', name: 'Critical', description: 'Everyone is affected', priority: 'P1' },
+    { key: 'major', name: 'Major', priority: 'P2' },
+    { key: 'minor', name: 'Minor', priority: 'P3' },
+  ],
+})
 await acme.call('PUT', '/organizations/{orgId}/incident-rules', {
   rules: [{ kind: 'fingerprint' }, { kind: 'service', windowMinutes: 15 }, { kind: 'dependency', windowMinutes: 20 }],
 })
@@ -131,6 +138,16 @@ await acme.call('POST', '/organizations/{orgId}/incident-types', {
   key: 'security',
   name: 'Security',
   fields: [{ field: 'impact', required: 'declare' }],
+  roles: [{ role: 'forensics', tasks: ['Image the host'] }],
+})
+await acme.call('PUT', '/organizations/{orgId}/incident-checklists/commander', { tasks: ['Open a bridge', 'Post the first update'] })
+const jira = await acme.call('POST', '/organizations/{orgId}/trackers', {
+  name: 'Jira',
+  kind: 'jira',
+  siteUrl: 'http://127.0.0.1:9',
+  accountEmail: 'bot@acme.example',
+  apiToken: 'atlassian-token-1',
+  projectKey: 'SEC',
 })
 await acme.call('POST', '/organizations/{orgId}/workflows', {
   name: 'Security response',
@@ -146,6 +163,7 @@ await acme.call('POST', '/organizations/{orgId}/workflows', {
     },
     { type: 'set_field', field: 'impact', value: 'some' },
     { type: 'post_status_update', body: 'We are looking into {{incident.title}}.' },
+    { type: 'create_ticket', trackerId: jira.id },
   ],
   oncePerIncident: true,
   delayMinutes: 5,
@@ -184,14 +202,17 @@ t.test('pull writes one file per kind, naming things by key, name and e-mail, ne
     'chat-integrations.yaml',
     'checks.yaml',
     'escalation-policies.yaml',
+    'incident-checklists.yaml',
     'incident-fields.yaml',
     'incident-rules.yaml',
+    'incident-severities.yaml',
     'incident-types.yaml',
     'outbound-webhooks.yaml',
     'schedules.yaml',
     'services.yaml',
     'status-pages.yaml',
     'teams.yaml',
+    'trackers.yaml',
     'workflows.yaml',
   ])
   const text = async (file: string) => readFile(path.join(pulled, file), 'utf8')
@@ -234,11 +255,21 @@ t.test('pull writes one file per kind, naming things by key, name and e-mail, ne
         },
         { type: 'set_field', field: 'impact', value: 'some' },
         { type: 'post_status_update', body: 'We are looking into {{incident.title}}.' },
+        { type: 'create_ticket', tracker: 'Jira' },
       ],
     },
   ])
   t.same(parse(await text('incident-types.yaml')).incidentTypes, [
-    { key: 'security', name: 'Security', description: null, fields: [{ field: 'impact', required: 'declare' }] },
+    {
+      key: 'security',
+      name: 'Security',
+      description: null,
+      fields: [{ field: 'impact', required: 'declare' }],
+      roles: [{ role: 'forensics', tasks: ['Image the host'] }],
+    },
+  ])
+  t.same(parse(await text('incident-checklists.yaml')).incidentChecklists, [
+    { role: 'commander', tasks: ['Open a bridge', 'Post the first update'] },
   ])
   t.match(parse(await text('incident-fields.yaml')).incidentFields, [
     { key: 'impact', kind: 'select', options: ['none', 'some', 'all'], required: 'never' },
@@ -256,10 +287,23 @@ t.test('pull writes one file per kind, naming things by key, name and e-mail, ne
 
   const planned = await cli(acme.env, 'plan', pulled)
   t.equal(planned.status, 0, 'pull then plan: nothing differs')
-  t.match(planned.out, /0 to create, 0 to change, 0 to delete, 16 unchanged/)
+  t.match(planned.out, /0 to create, 0 to change, 0 to delete, 19 unchanged/)
 })
 
 t.test('the pulled directory applies unchanged to a fresh organization and reproduces it; applying twice changes nothing', async (t) => {
+  t.same(parse(await readFile(path.join(pulled, 'trackers.yaml'), 'utf8')).trackers, [
+    {
+      name: 'Jira',
+      kind: 'jira',
+      enabled: true,
+      project: 'SEC',
+      siteUrl: 'http://127.0.0.1:9',
+      accountEmail: 'bot@acme.example',
+      issueType: 'Task',
+      credentialsFrom: { credential: 'DIVINUX_TRACKER_JIRA_CREDENTIAL', webhookSecret: 'DIVINUX_TRACKER_JIRA_WEBHOOK_SECRET' },
+    },
+  ])
+  fresh.env.DIVINUX_TRACKER_JIRA_CREDENTIAL = 'atlassian-token-staging'
   const withoutCredential = await cli(fresh.env, 'plan', pulled)
   t.equal(withoutCredential.status, 1)
   t.equal(
@@ -272,16 +316,21 @@ t.test('the pulled directory applies unchanged to a fresh organization and repro
   t.equal(planned.status, 2, 'something differs: exit 2, as terraform plan -detailed-exitcode')
   t.match(planned.out, /^\+ team Payments \(teams\.yaml:3\)$/m)
   t.match(planned.out, /^~ incident rules the organization’s \(incident-rules\.yaml:3\)$/m)
-  t.match(planned.out, /15 to create, 1 to change, 0 to delete, 0 unchanged/)
+  t.match(planned.out, /^~ incident severities the organization’s \(incident-severities\.yaml:3\)$/m)
+  t.match(planned.out, /17 to create, 2 to change, 0 to delete, 0 unchanged/)
 
   const applied = await cli(fresh.env, 'apply', pulled)
   t.equal(applied.status, 0, applied.err)
   t.match(applied.out, /created alert source Monitoring\n {4}its API key \(shown once\): \S+; send alerts to \/api\/v1\/webhooks\/ingest\//)
   t.match(applied.out, /created outbound webhook Incident feed\n {4}its signing secret \(shown once\): whsec_\S+/)
-  t.match(applied.out, /15 created, 1 changed, 0 deleted, 0 unchanged/)
+  t.match(
+    applied.out,
+    /created tracker Jira\n {4}register its webhook in Jira: \S+\/api\/v1\/trackers\/\S+\/events\n {4}its webhook secret \(shown once\): \S+/,
+  )
+  t.match(applied.out, /17 created, 2 changed, 0 deleted, 0 unchanged/)
 
   const again = await cli(fresh.env, 'apply', pulled)
-  t.match(again.out, /0 created, 0 changed, 0 deleted, 16 unchanged/, 'apply twice: the second changes nothing')
+  t.match(again.out, /0 created, 0 changed, 0 deleted, 19 unchanged/, 'apply twice: the second changes nothing')
   t.equal((await cli(fresh.env, 'plan', pulled)).status, 0)
 
   const reproduced = path.join(workspace, 'staging')

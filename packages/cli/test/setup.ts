@@ -1,5 +1,7 @@
+import { randomBytes } from 'node:crypto'
 import type { FastifyInstance } from 'fastify'
 import type { Test } from 'tap'
+import { DEFAULT_SYNTHETICS_CONFIG } from '@svc/config'
 import { buildApp as buildPlatform } from '@svc/platform'
 import { buildApp as buildProduct } from '@svc/product'
 import { acceptInvitationOf, startTestService, until, type SignedIn } from '@svc/testkit'
@@ -7,7 +9,13 @@ import { acceptInvitationOf, startTestService, until, type SignedIn } from '@svc
 /** One deployment of the two services over real HTTP, as staging or production would be. */
 export async function startSystem(t: Test) {
   // Chat and webhook targets on loopback: the tests' targets never resolve from here otherwise.
-  const service = await startTestService(t, buildPlatform, { config: { outbound: { allowPrivateTargets: true } } })
+  // Trackers' credentials are sealed with the secrets key, as check secrets are.
+  const service = await startTestService(t, buildPlatform, {
+    config: {
+      outbound: { allowPrivateTargets: true },
+      synthetics: { ...DEFAULT_SYNTHETICS_CONFIG, secretsKey: randomBytes(32).toString('base64') },
+    },
+  })
   const product = await buildProduct(service.config, service.resources)
   t.teardown(() => product.close())
   const productUrl = await product.listen({ port: 0, host: '127.0.0.1' })

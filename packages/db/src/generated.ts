@@ -664,6 +664,17 @@ export interface DivinuxIncidentSettings {
   updatedBy: string | null;
 }
 
+export interface DivinuxIncidentSeverities {
+  description: string | null;
+  key: string;
+  name: string;
+  organizationId: string;
+  priority: string;
+  rank: number;
+  updatedAt: Generated<Timestamp>;
+  updatedBy: string | null;
+}
+
 export interface DivinuxIncidentStatusLinks {
   incidentId: string;
   linkedAt: Generated<Timestamp>;
@@ -705,6 +716,7 @@ export interface DivinuxIncidentTypes {
   key: string;
   name: string;
   organizationId: string;
+  roles: Generated<Json>;
   updatedAt: Generated<Timestamp>;
 }
 
@@ -1331,6 +1343,7 @@ export interface DB {
   "divinux.incidentRuleSets": DivinuxIncidentRuleSets;
   "divinux.incidents": DivinuxIncidents;
   "divinux.incidentSettings": DivinuxIncidentSettings;
+  "divinux.incidentSeverities": DivinuxIncidentSeverities;
   "divinux.incidentStatusLinks": DivinuxIncidentStatusLinks;
   "divinux.incidentTaskTicks": DivinuxIncidentTaskTicks;
   "divinux.incidentTimeline": DivinuxIncidentTimeline;

@@ -17,4 +17,3 @@ export {
   type StatusPageUpdateRequested,
   URGENT_PRIORITIES,
 } from './payloads.js'
-export { type IncidentSeverity, priorityOfSeverity, severityOfPriority } from './severity.js'

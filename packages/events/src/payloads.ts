@@ -126,7 +126,10 @@ export interface StatusPageIncidentUpdateRequested {
   updateId: string
   /** The public name of a status page incident this update opens; null: the page names it after its affected components. */
   name: string | null
-  severity: 'SEV1' | 'SEV2' | 'SEV3' | 'SEV4'
+  /** The incident's severity, a key of its organization's severities (SEV1 to SEV4 unless it set its own). */
+  severity: string
+  /** The alert priority the severity pages at, which the status pages take the impact from; absent before 2026-12-03 (then read from a SEV1–SEV4 severity). */
+  priority?: 'P1' | 'P2' | 'P3' | 'P4'
   /** Its alerts' services, and every other name of their catalog services. */
   services: string[]
   /** Status page incidents correlation linked to the incident, updated too. */

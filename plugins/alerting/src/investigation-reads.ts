@@ -1,5 +1,6 @@
 import { sql } from 'kysely'
 import type { Executor } from '@svc/db'
+import { priorityOfIncidentSeverity } from './incidents/index.js'
 import { deploysIn } from './intake/index.js'
 import { dependencyNameEdges, withCatalogNames } from './oncall/index.js'
 
@@ -23,7 +24,7 @@ const alertColumns = [
   'a.occurrences',
 ] as const
 
-/** An incident of alerting and its alerts (the first 100 by onset); undefined when the organization has no such incident. */
+/** An incident of alerting, the priority its severity pages at, and its alerts (the first 100 by onset); undefined when the organization has no such incident. */
 export async function incidentUnderInvestigation(db: Executor, organizationId: string, incidentId: string) {
   const incident = await db
     .selectFrom('divinux.incidents')
@@ -42,7 +43,8 @@ export async function incidentUnderInvestigation(db: Executor, organizationId: s
     .orderBy('a.id')
     .limit(100)
     .execute()
-  return { ...incident, alerts }
+  // The alert priority its severity pages at: how the investigator ranks it beside alerts.
+  return { ...incident, priority: await priorityOfIncidentSeverity(db, organizationId, incident.severity), alerts }
 }
 
 /** One alert in the same shape as an incident's alerts, and the incident it belongs to (if any). */

@@ -84,6 +84,16 @@ export const incidentFields: Kind<IncidentField> = {
   },
 }
 
+const RoleName = Type.String({
+  pattern: '^[a-z][a-z0-9_-]{0,39}$',
+  description: 'commander, communications, scribe, or one of the organization’s own',
+})
+const Tasks = Type.Array(Type.String({ minLength: 1, maxLength: 200 }), {
+  minItems: 1,
+  maxItems: 30,
+  description: 'In the order they are worked',
+})
+
 const IncidentType = Type.Object(
   {
     key: Type.String({ pattern: '^[a-z][a-z0-9_-]{0,39}$' }),
@@ -92,6 +102,10 @@ const IncidentType = Type.Object(
     fields: Type.Array(Type.Object({ field: FieldKey, required: Requirement }, { additionalProperties: false }), {
       default: [],
       description: 'Custom fields (by key) and when incidents of the type need them',
+    }),
+    roles: Type.Array(Type.Object({ role: RoleName, tasks: Type.Optional(Tasks) }, { additionalProperties: false }), {
+      default: [],
+      description: 'The roles its incidents have besides commander, each with its own checklist if given; empty: every role',
     }),
   },
   { additionalProperties: false, title: 'IncidentType' },
@@ -104,7 +118,7 @@ export const incidentTypes: Kind<IncidentType> = {
   file: 'incident-types.yaml',
   key: 'incidentTypes',
   entry: IncidentType,
-  whole: ['fields'],
+  whole: ['fields', 'roles'],
   identity: (type) => type.key,
   references: () => [],
 
@@ -115,7 +129,7 @@ export const incidentTypes: Kind<IncidentType> = {
     )
     return rows.map((row) => ({
       id: row.id,
-      entry: { key: row.key, name: row.name, description: row.description, fields: row.fields },
+      entry: { key: row.key, name: row.name, description: row.description, fields: row.fields, roles: row.roles },
     }))
   },
 
@@ -138,6 +152,49 @@ export const incidentTypes: Kind<IncidentType> = {
     await answered(
       api.DELETE('/api/v1/organizations/{orgId}/incident-types/{typeId}', { params: { path: { orgId, typeId: live.id } } }),
       `deleting the incident type ${live.entry.key}`,
+    )
+  },
+}
+
+const Checklist = Type.Object({ role: RoleName, tasks: Tasks }, { additionalProperties: false, title: 'IncidentChecklist' })
+type Checklist = Static<typeof Checklist>
+
+/** The organization's checklist of each incident role, by role. */
+export const incidentChecklists: Kind<Checklist> = {
+  noun: 'incident checklist',
+  file: 'incident-checklists.yaml',
+  key: 'incidentChecklists',
+  entry: Checklist,
+  whole: ['tasks'],
+  identity: (checklist) => checklist.role,
+  references: () => [],
+
+  async live({ connection: { api, orgId } }) {
+    const { data } = await answered(
+      api.GET('/api/v1/organizations/{orgId}/incident-checklists', { params: { path: { orgId } } }),
+      'reading the incident checklists',
+    )
+    return data.map((row) => ({ id: row.role, entry: { role: row.role, tasks: row.tasks } }))
+  },
+
+  async create(context, checklist) {
+    await this.update(context, { id: checklist.role, entry: checklist }, checklist)
+  },
+
+  async update({ connection: { api, orgId } }, _live, checklist) {
+    await answered(
+      api.PUT('/api/v1/organizations/{orgId}/incident-checklists/{role}', {
+        params: { path: { orgId, role: checklist.role } },
+        body: { tasks: checklist.tasks },
+      }),
+      `setting the ${checklist.role} checklist`,
+    )
+  },
+
+  async remove({ connection: { api, orgId } }, live) {
+    await answered(
+      api.DELETE('/api/v1/organizations/{orgId}/incident-checklists/{role}', { params: { path: { orgId, role: live.id } } }),
+      `removing the ${live.entry.role} checklist`,
     )
   },
 }

@@ -4,22 +4,25 @@ import { checks } from './checks.js'
 import { chatIntegrations, outboundWebhooks } from './destinations.js'
 import { escalationPolicies } from './escalation-policies.js'
 import { incidentRules } from './incident-rules.js'
-import { incidentFields, incidentTypes } from './incident-shapes.js'
+import { incidentSeverities } from './incident-severities.js'
+import { incidentChecklists, incidentFields, incidentTypes } from './incident-shapes.js'
 import { schedules } from './schedules.js'
 import { services } from './services.js'
 import { statusPages } from './status-pages.js'
 import { teams } from './teams.js'
+import { trackers } from './trackers.js'
 import { workflows } from './workflows.js'
 
 /**
- * Every kind, in the order apply writes them: each after what it names (policies name chat
+ * Every kind, in the order apply writes them: each after what it names (workflows name trackers, policies name chat
  * integrations, outbound webhooks, schedules and teams, services name teams and policies, checks name policies and status components,
- * incident types name incident fields, workflows name policies, people, teams, schedules and fields).
+ * incident types name incident fields, workflows name policies, people, teams, schedules, fields and severities).
  * Pruning deletes in the reverse order.
  */
 export const kinds = [
   chatIntegrations,
   outboundWebhooks,
+  trackers,
   teams,
   schedules,
   escalationPolicies,
@@ -28,7 +31,9 @@ export const kinds = [
   alertSources,
   statusPages,
   checks,
+  incidentSeverities,
   incidentFields,
+  incidentChecklists,
   incidentTypes,
   workflows,
 ] as unknown as Kind[]

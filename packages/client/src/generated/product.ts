@@ -1107,7 +1107,7 @@ export interface paths {
         get?: never;
         /**
          * Give a role of the incident to a person (alerting responder)
-         * @description commander, communications, scribe, or a role name of the organization’s own; replaces whoever held it.
+         * @description commander, communications, scribe, or a role name of the organization’s own; replaces whoever held it. An incident of a type that lists roles takes only those and commander (400 naming them).
          */
         put: operations["putOrganizationsIncidentsRolesByRole"];
         post?: never;
@@ -1410,10 +1410,31 @@ export interface paths {
         options?: never;
         head?: never;
         /**
-         * Change an incident type’s name, description or fields (alerting manager)
-         * @description Its key stays. The fields apply to its incidents from their next change on.
+         * Change an incident type’s name, description, fields or roles (alerting manager)
+         * @description Its key stays. The fields apply to its incidents from their next change on; the roles and their checklists at once (a role held on an incident stays held).
          */
         patch: operations["patchOrganizationsIncidentTypesByTypeId"];
+        trace?: never;
+    };
+    "/api/v1/organizations/{orgId}/incident-severities": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** List the organization’s incident severities, the most severe first (alerting viewer) */
+        get: operations["getOrganizationsIncidentSeverities"];
+        /**
+         * Replace the organization’s incident severities, the most severe first (alerting manager)
+         * @description Two to ten severities with distinct keys (in any letter case). A severity that incidents have cannot be left out: 409 names it and how many incidents have it (move them first). Workflows whose severity condition names one left out say so in their `problems`. The defaults are SEV1 Critical (P1), SEV2 Major (P2), SEV3 Minor (P3) and SEV4 Low (P4).
+         */
+        put: operations["putOrganizationsIncidentSeverities"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
         trace?: never;
     };
     "/api/v1/organizations/{orgId}/incidents/{incidentId}/follow-ups": {
@@ -1502,7 +1523,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The incident’s checklist: each role with tasks, who holds it, and each task’s state (alerting viewer) */
+        /**
+         * The incident’s checklist: each role with tasks, who holds it, and each task’s state (alerting viewer)
+         * @description An incident of a type that lists roles has those roles (and commander), each with the type’s tasks or else the organization’s checklist of the role; any other incident, the organization’s checklists.
+         */
         get: operations["getOrganizationsIncidentsChecklist"];
         put?: never;
         post?: never;
@@ -1689,7 +1713,7 @@ export interface paths {
         put?: never;
         /**
          * Slack slash command `/incident` (signed by Slack)
-         * @description `declare [SEV1-SEV4] [type=<key>] [<field>=<value> …] <title>`, `set [INC-n] <field>=<value> … [type=<key>]`, `done [INC-n] <role> <number>`, `ack [INC-n]`, `resolve [INC-n]`, `status [INC-n] <text>`, `join [INC-n]`, `help`; without INC-n, the incident whose channel it is run in. Answers Slack with an ephemeral line. 403 unless signed with the integration’s signing secret within five minutes.
+         * @description `declare [<severity>] [type=<key>] [<field>=<value> …] <title>`, `set [INC-n] <field>=<value> … [type=<key>]`, `done [INC-n] <role> <number>`, `ack [INC-n]`, `resolve [INC-n]`, `status [INC-n] <text>`, `join [INC-n]`, `help`; without INC-n, the incident whose channel it is run in. Answers Slack with an ephemeral line. 403 unless signed with the integration’s signing secret within five minutes.
          */
         post: operations["postChatSlackCommands"];
         delete?: never;
@@ -9311,6 +9335,8 @@ export interface operations {
                 status?: "open" | ("triage" | "investigating" | "identified" | "monitoring" | "resolved");
                 /** @description Incidents of this type (its key); `none` for those of no type */
                 type?: string;
+                /** @description Repeatable: incidents of any of these severities (keys, in any letter case) */
+                severity?: string[];
                 /** @description `key:value`, repeatable: incidents whose custom field holds the value (for a multi_select, among its values); every one must hold */
                 field?: string[];
             };
@@ -9338,11 +9364,8 @@ export interface operations {
                             reference: string;
                             title: string;
                             summary: string | null;
-                            /**
-                             * @description SEV1 (the worst) to SEV4; alerts map P1 → SEV1, P2 → SEV2, P3 → SEV3, P4/P5 → SEV4
-                             * @enum {unknown}
-                             */
-                            severity: "SEV1" | "SEV2" | "SEV3" | "SEV4";
+                            /** @description A key of the organization’s severities (GET …/incident-severities; unless it set its own, SEV1, the worst, to SEV4); an alert opens an incident at the most severe one not paging more urgently than itself (P1 → SEV1 … P4/P5 → SEV4) */
+                            severity: string;
                             /**
                              * @description triage → investigating → identified → monitoring → resolved; any open status may move to another, a resolved one only back to investigating
                              * @enum {unknown}
@@ -9420,11 +9443,8 @@ export interface operations {
                 "application/json": {
                     title: string;
                     summary?: string | null;
-                    /**
-                     * @description SEV1 (the worst) to SEV4; alerts map P1 → SEV1, P2 → SEV2, P3 → SEV3, P4/P5 → SEV4
-                     * @enum {unknown}
-                     */
-                    severity: "SEV1" | "SEV2" | "SEV3" | "SEV4";
+                    /** @description A key of the organization’s severities (GET …/incident-severities; unless it set its own, SEV1, the worst, to SEV4); an alert opens an incident at the most severe one not paging more urgently than itself (P1 → SEV1 … P4/P5 → SEV4) */
+                    severity: string;
                     /**
                      * Format: date-time
                      * @description When the impact began, if before now
@@ -9462,11 +9482,8 @@ export interface operations {
                         reference: string;
                         title: string;
                         summary: string | null;
-                        /**
-                         * @description SEV1 (the worst) to SEV4; alerts map P1 → SEV1, P2 → SEV2, P3 → SEV3, P4/P5 → SEV4
-                         * @enum {unknown}
-                         */
-                        severity: "SEV1" | "SEV2" | "SEV3" | "SEV4";
+                        /** @description A key of the organization’s severities (GET …/incident-severities; unless it set its own, SEV1, the worst, to SEV4); an alert opens an incident at the most severe one not paging more urgently than itself (P1 → SEV1 … P4/P5 → SEV4) */
+                        severity: string;
                         /**
                          * @description triage → investigating → identified → monitoring → resolved; any open status may move to another, a resolved one only back to investigating
                          * @enum {unknown}
@@ -9570,11 +9587,8 @@ export interface operations {
                         reference: string;
                         title: string;
                         summary: string | null;
-                        /**
-                         * @description SEV1 (the worst) to SEV4; alerts map P1 → SEV1, P2 → SEV2, P3 → SEV3, P4/P5 → SEV4
-                         * @enum {unknown}
-                         */
-                        severity: "SEV1" | "SEV2" | "SEV3" | "SEV4";
+                        /** @description A key of the organization’s severities (GET …/incident-severities; unless it set its own, SEV1, the worst, to SEV4); an alert opens an incident at the most severe one not paging more urgently than itself (P1 → SEV1 … P4/P5 → SEV4) */
+                        severity: string;
                         /**
                          * @description triage → investigating → identified → monitoring → resolved; any open status may move to another, a resolved one only back to investigating
                          * @enum {unknown}
@@ -9666,11 +9680,8 @@ export interface operations {
                 "application/json": {
                     title?: string;
                     summary?: string | null;
-                    /**
-                     * @description SEV1 (the worst) to SEV4; alerts map P1 → SEV1, P2 → SEV2, P3 → SEV3, P4/P5 → SEV4
-                     * @enum {unknown}
-                     */
-                    severity?: "SEV1" | "SEV2" | "SEV3" | "SEV4";
+                    /** @description A key of the organization’s severities (GET …/incident-severities; unless it set its own, SEV1, the worst, to SEV4); an alert opens an incident at the most severe one not paging more urgently than itself (P1 → SEV1 … P4/P5 → SEV4) */
+                    severity?: string;
                     /**
                      * @description triage → investigating → identified → monitoring → resolved; any open status may move to another, a resolved one only back to investigating
                      * @enum {unknown}
@@ -9703,11 +9714,8 @@ export interface operations {
                         reference: string;
                         title: string;
                         summary: string | null;
-                        /**
-                         * @description SEV1 (the worst) to SEV4; alerts map P1 → SEV1, P2 → SEV2, P3 → SEV3, P4/P5 → SEV4
-                         * @enum {unknown}
-                         */
-                        severity: "SEV1" | "SEV2" | "SEV3" | "SEV4";
+                        /** @description A key of the organization’s severities (GET …/incident-severities; unless it set its own, SEV1, the worst, to SEV4); an alert opens an incident at the most severe one not paging more urgently than itself (P1 → SEV1 … P4/P5 → SEV4) */
+                        severity: string;
                         /**
                          * @description triage → investigating → identified → monitoring → resolved; any open status may move to another, a resolved one only back to investigating
                          * @enum {unknown}
@@ -9820,11 +9828,8 @@ export interface operations {
                         reference: string;
                         title: string;
                         summary: string | null;
-                        /**
-                         * @description SEV1 (the worst) to SEV4; alerts map P1 → SEV1, P2 → SEV2, P3 → SEV3, P4/P5 → SEV4
-                         * @enum {unknown}
-                         */
-                        severity: "SEV1" | "SEV2" | "SEV3" | "SEV4";
+                        /** @description A key of the organization’s severities (GET …/incident-severities; unless it set its own, SEV1, the worst, to SEV4); an alert opens an incident at the most severe one not paging more urgently than itself (P1 → SEV1 … P4/P5 → SEV4) */
+                        severity: string;
                         /**
                          * @description triage → investigating → identified → monitoring → resolved; any open status may move to another, a resolved one only back to investigating
                          * @enum {unknown}
@@ -10099,11 +10104,8 @@ export interface operations {
                         reference: string;
                         title: string;
                         summary: string | null;
-                        /**
-                         * @description SEV1 (the worst) to SEV4; alerts map P1 → SEV1, P2 → SEV2, P3 → SEV3, P4/P5 → SEV4
-                         * @enum {unknown}
-                         */
-                        severity: "SEV1" | "SEV2" | "SEV3" | "SEV4";
+                        /** @description A key of the organization’s severities (GET …/incident-severities; unless it set its own, SEV1, the worst, to SEV4); an alert opens an incident at the most severe one not paging more urgently than itself (P1 → SEV1 … P4/P5 → SEV4) */
+                        severity: string;
                         /**
                          * @description triage → investigating → identified → monitoring → resolved; any open status may move to another, a resolved one only back to investigating
                          * @enum {unknown}
@@ -10352,11 +10354,8 @@ export interface operations {
                         reference: string;
                         title: string;
                         summary: string | null;
-                        /**
-                         * @description SEV1 (the worst) to SEV4; alerts map P1 → SEV1, P2 → SEV2, P3 → SEV3, P4/P5 → SEV4
-                         * @enum {unknown}
-                         */
-                        severity: "SEV1" | "SEV2" | "SEV3" | "SEV4";
+                        /** @description A key of the organization’s severities (GET …/incident-severities; unless it set its own, SEV1, the worst, to SEV4); an alert opens an incident at the most severe one not paging more urgently than itself (P1 → SEV1 … P4/P5 → SEV4) */
+                        severity: string;
                         /**
                          * @description triage → investigating → identified → monitoring → resolved; any open status may move to another, a resolved one only back to investigating
                          * @enum {unknown}
@@ -10449,11 +10448,8 @@ export interface operations {
                     /** @description Alerts of this incident */
                     alertIds: string[];
                     title: string;
-                    /**
-                     * @description SEV1 (the worst) to SEV4; alerts map P1 → SEV1, P2 → SEV2, P3 → SEV3, P4/P5 → SEV4
-                     * @enum {unknown}
-                     */
-                    severity?: "SEV1" | "SEV2" | "SEV3" | "SEV4";
+                    /** @description A key of the organization’s severities (GET …/incident-severities; unless it set its own, SEV1, the worst, to SEV4); an alert opens an incident at the most severe one not paging more urgently than itself (P1 → SEV1 … P4/P5 → SEV4) */
+                    severity?: string;
                 };
             };
         };
@@ -10473,11 +10469,8 @@ export interface operations {
                         reference: string;
                         title: string;
                         summary: string | null;
-                        /**
-                         * @description SEV1 (the worst) to SEV4; alerts map P1 → SEV1, P2 → SEV2, P3 → SEV3, P4/P5 → SEV4
-                         * @enum {unknown}
-                         */
-                        severity: "SEV1" | "SEV2" | "SEV3" | "SEV4";
+                        /** @description A key of the organization’s severities (GET …/incident-severities; unless it set its own, SEV1, the worst, to SEV4); an alert opens an incident at the most severe one not paging more urgently than itself (P1 → SEV1 … P4/P5 → SEV4) */
+                        severity: string;
                         /**
                          * @description triage → investigating → identified → monitoring → resolved; any open status may move to another, a resolved one only back to investigating
                          * @enum {unknown}
@@ -10586,11 +10579,8 @@ export interface operations {
                             reference: string;
                             title: string;
                             summary: string | null;
-                            /**
-                             * @description SEV1 (the worst) to SEV4; alerts map P1 → SEV1, P2 → SEV2, P3 → SEV3, P4/P5 → SEV4
-                             * @enum {unknown}
-                             */
-                            severity: "SEV1" | "SEV2" | "SEV3" | "SEV4";
+                            /** @description A key of the organization’s severities (GET …/incident-severities; unless it set its own, SEV1, the worst, to SEV4); an alert opens an incident at the most severe one not paging more urgently than itself (P1 → SEV1 … P4/P5 → SEV4) */
+                            severity: string;
                             /**
                              * @description triage → investigating → identified → monitoring → resolved; any open status may move to another, a resolved one only back to investigating
                              * @enum {unknown}
@@ -10770,11 +10760,8 @@ export interface operations {
                                 reference: string;
                                 title: string;
                                 summary: string | null;
-                                /**
-                                 * @description SEV1 (the worst) to SEV4; alerts map P1 → SEV1, P2 → SEV2, P3 → SEV3, P4/P5 → SEV4
-                                 * @enum {unknown}
-                                 */
-                                severity: "SEV1" | "SEV2" | "SEV3" | "SEV4";
+                                /** @description A key of the organization’s severities (GET …/incident-severities; unless it set its own, SEV1, the worst, to SEV4); an alert opens an incident at the most severe one not paging more urgently than itself (P1 → SEV1 … P4/P5 → SEV4) */
+                                severity: string;
                                 /**
                                  * @description triage → investigating → identified → monitoring → resolved; any open status may move to another, a resolved one only back to investigating
                                  * @enum {unknown}
@@ -11657,6 +11644,12 @@ export interface operations {
                                  */
                                 required: "never" | "declare" | "resolve";
                             }[];
+                            roles: {
+                                /** @description commander, communications, scribe, or a role of the organization’s own */
+                                role: string;
+                                /** @description Its checklist on incidents of the type; unset: the organization’s checklist of the role */
+                                tasks?: string[];
+                            }[];
                             /** Format: date-time */
                             createdAt: string;
                             /** Format: date-time */
@@ -11716,6 +11709,13 @@ export interface operations {
                          */
                         required: "never" | "declare" | "resolve";
                     }[];
+                    /** @description The roles its incidents have besides commander, each with its checklist if given; assigning another is refused. Empty: every role, with the organization’s checklists */
+                    roles?: {
+                        /** @description commander, communications, scribe, or a role of the organization’s own */
+                        role: string;
+                        /** @description Its checklist on incidents of the type; unset: the organization’s checklist of the role */
+                        tasks?: string[];
+                    }[];
                 };
             };
         };
@@ -11740,6 +11740,12 @@ export interface operations {
                              * @enum {unknown}
                              */
                             required: "never" | "declare" | "resolve";
+                        }[];
+                        roles: {
+                            /** @description commander, communications, scribe, or a role of the organization’s own */
+                            role: string;
+                            /** @description Its checklist on incidents of the type; unset: the organization’s checklist of the role */
+                            tasks?: string[];
                         }[];
                         /** Format: date-time */
                         createdAt: string;
@@ -11800,6 +11806,12 @@ export interface operations {
                              * @enum {unknown}
                              */
                             required: "never" | "declare" | "resolve";
+                        }[];
+                        roles: {
+                            /** @description commander, communications, scribe, or a role of the organization’s own */
+                            role: string;
+                            /** @description Its checklist on incidents of the type; unset: the organization’s checklist of the role */
+                            tasks?: string[];
                         }[];
                         /** Format: date-time */
                         createdAt: string;
@@ -11892,6 +11904,13 @@ export interface operations {
                          */
                         required: "never" | "declare" | "resolve";
                     }[];
+                    /** @description The roles its incidents have besides commander, each with its checklist if given; assigning another is refused. Empty: every role, with the organization’s checklists */
+                    roles?: {
+                        /** @description commander, communications, scribe, or a role of the organization’s own */
+                        role: string;
+                        /** @description Its checklist on incidents of the type; unset: the organization’s checklist of the role */
+                        tasks?: string[];
+                    }[];
                 };
             };
         };
@@ -11917,10 +11936,151 @@ export interface operations {
                              */
                             required: "never" | "declare" | "resolve";
                         }[];
+                        roles: {
+                            /** @description commander, communications, scribe, or a role of the organization’s own */
+                            role: string;
+                            /** @description Its checklist on incidents of the type; unset: the organization’s checklist of the role */
+                            tasks?: string[];
+                        }[];
                         /** Format: date-time */
                         createdAt: string;
                         /** Format: date-time */
                         updatedAt: string;
+                    };
+                };
+            };
+            /** @description Default Response */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Default Response */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    getOrganizationsIncidentSeverities: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                orgId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            /** @description What incidents, the API and Slack call it, e.g. SEV1 or critical */
+                            key: string;
+                            /** @description What people read, e.g. Critical */
+                            name: string;
+                            /** @description When to pick it */
+                            description: string | null;
+                            /**
+                             * @description The alert priority its incidents page at (responder requests), and the most urgent alert priority that opens an incident at it; status pages take its impact from it (P1 critical … P4 none)
+                             * @enum {unknown}
+                             */
+                            priority: "P1" | "P2" | "P3" | "P4";
+                            /** @description 1: the most severe */
+                            rank: number;
+                        }[];
+                        /** @description false: the organization set none, these are the defaults */
+                        custom: boolean;
+                    };
+                };
+            };
+            /** @description Default Response */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Default Response */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    putOrganizationsIncidentSeverities: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                orgId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description The most severe first */
+                    severities: {
+                        /** @description What incidents, the API and Slack call it, e.g. SEV1 or critical */
+                        key: string;
+                        /** @description What people read, e.g. Critical */
+                        name: string;
+                        /** @description When to pick it */
+                        description?: string | null;
+                        /**
+                         * @description The alert priority its incidents page at (responder requests), and the most urgent alert priority that opens an incident at it; status pages take its impact from it (P1 critical … P4 none)
+                         * @enum {unknown}
+                         */
+                        priority: "P1" | "P2" | "P3" | "P4";
+                    }[];
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            /** @description What incidents, the API and Slack call it, e.g. SEV1 or critical */
+                            key: string;
+                            /** @description What people read, e.g. Critical */
+                            name: string;
+                            /** @description When to pick it */
+                            description: string | null;
+                            /**
+                             * @description The alert priority its incidents page at (responder requests), and the most urgent alert priority that opens an incident at it; status pages take its impact from it (P1 critical … P4 none)
+                             * @enum {unknown}
+                             */
+                            priority: "P1" | "P2" | "P3" | "P4";
+                            /** @description 1: the most severe */
+                            rank: number;
+                        }[];
+                        /** @description false: the organization set none, these are the defaults */
+                        custom: boolean;
                     };
                 };
             };
@@ -12778,11 +12938,8 @@ export interface operations {
                         reference: string;
                         title: string;
                         summary: string | null;
-                        /**
-                         * @description SEV1 (the worst) to SEV4; alerts map P1 → SEV1, P2 → SEV2, P3 → SEV3, P4/P5 → SEV4
-                         * @enum {unknown}
-                         */
-                        severity: "SEV1" | "SEV2" | "SEV3" | "SEV4";
+                        /** @description A key of the organization’s severities (GET …/incident-severities; unless it set its own, SEV1, the worst, to SEV4); an alert opens an incident at the most severe one not paging more urgently than itself (P1 → SEV1 … P4/P5 → SEV4) */
+                        severity: string;
                         /**
                          * @description triage → investigating → identified → monitoring → resolved; any open status may move to another, a resolved one only back to investigating
                          * @enum {unknown}
@@ -12898,11 +13055,8 @@ export interface operations {
                         reference: string;
                         title: string;
                         summary: string | null;
-                        /**
-                         * @description SEV1 (the worst) to SEV4; alerts map P1 → SEV1, P2 → SEV2, P3 → SEV3, P4/P5 → SEV4
-                         * @enum {unknown}
-                         */
-                        severity: "SEV1" | "SEV2" | "SEV3" | "SEV4";
+                        /** @description A key of the organization’s severities (GET …/incident-severities; unless it set its own, SEV1, the worst, to SEV4); an alert opens an incident at the most severe one not paging more urgently than itself (P1 → SEV1 … P4/P5 → SEV4) */
+                        severity: string;
                         /**
                          * @description triage → investigating → identified → monitoring → resolved; any open status may move to another, a resolved one only back to investigating
                          * @enum {unknown}
@@ -13315,7 +13469,7 @@ export interface operations {
                             } | {
                                 /** @enum {string} */
                                 type: "severity";
-                                in: ("SEV1" | "SEV2" | "SEV3" | "SEV4")[];
+                                in: string[];
                             } | {
                                 /** @enum {string} */
                                 type: "field";
@@ -13534,7 +13688,7 @@ export interface operations {
                     } | {
                         /** @enum {string} */
                         type: "severity";
-                        in: ("SEV1" | "SEV2" | "SEV3" | "SEV4")[];
+                        in: string[];
                     } | {
                         /** @enum {string} */
                         type: "field";
@@ -13720,7 +13874,7 @@ export interface operations {
                         } | {
                             /** @enum {string} */
                             type: "severity";
-                            in: ("SEV1" | "SEV2" | "SEV3" | "SEV4")[];
+                            in: string[];
                         } | {
                             /** @enum {string} */
                             type: "field";
@@ -13941,7 +14095,7 @@ export interface operations {
                         } | {
                             /** @enum {string} */
                             type: "severity";
-                            in: ("SEV1" | "SEV2" | "SEV3" | "SEV4")[];
+                            in: string[];
                         } | {
                             /** @enum {string} */
                             type: "field";
@@ -14194,7 +14348,7 @@ export interface operations {
                     } | {
                         /** @enum {string} */
                         type: "severity";
-                        in: ("SEV1" | "SEV2" | "SEV3" | "SEV4")[];
+                        in: string[];
                     } | {
                         /** @enum {string} */
                         type: "field";
@@ -14379,7 +14533,7 @@ export interface operations {
                         } | {
                             /** @enum {string} */
                             type: "severity";
-                            in: ("SEV1" | "SEV2" | "SEV3" | "SEV4")[];
+                            in: string[];
                         } | {
                             /** @enum {string} */
                             type: "field";
@@ -14600,7 +14754,7 @@ export interface operations {
                         } | {
                             /** @enum {string} */
                             type: "severity";
-                            in: ("SEV1" | "SEV2" | "SEV3" | "SEV4")[];
+                            in: string[];
                         } | {
                             /** @enum {string} */
                             type: "field";
@@ -14821,7 +14975,7 @@ export interface operations {
                         } | {
                             /** @enum {string} */
                             type: "severity";
-                            in: ("SEV1" | "SEV2" | "SEV3" | "SEV4")[];
+                            in: string[];
                         } | {
                             /** @enum {string} */
                             type: "field";

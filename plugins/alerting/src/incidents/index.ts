@@ -1,7 +1,8 @@
 // The incidents module's door: what the modules above it may use (docs/alerting.md).
 export { type LatestAnalysesReader, type LatestAnalysis, type LatestAnalysisReader } from './alert-command-room-routes.js'
 export { fullIncidentBody, incidentAuditOf, incidentOrNotFound, timelineEntry } from './common.js'
-export { priorityOfSeverity, SEVERITIES, type Severity } from './model.js'
+export { type Severity, SEVERITY_KEY_PATTERN } from './model.js'
+export { priorityOfIncidentSeverity, requireSeverity, severitiesOf, usualSeverity, type SeverityDefinition } from './shaping/severities.js'
 export {
   type Actor,
   type SystemActor,

@@ -1,5 +1,3 @@
-import type { IncidentSeverity } from '@svc/events'
-
 // The incident's state machine and severities (decision 0019). Kept apart from the routes so the
 // rule reads in one place and the correlation that opens incidents uses the same one.
 
@@ -7,15 +5,13 @@ export const INCIDENT_STATUSES = ['triage', 'investigating', 'identified', 'moni
 export type IncidentStatus = (typeof INCIDENT_STATUSES)[number]
 export const OPEN_STATUSES: ReadonlySet<IncidentStatus> = new Set(['triage', 'investigating', 'identified', 'monitoring'])
 
-export const SEVERITIES = ['SEV1', 'SEV2', 'SEV3', 'SEV4'] as const satisfies readonly IncidentSeverity[]
-export type Severity = (typeof SEVERITIES)[number]
+/** A key of the organization's severities (shaping/severities.ts): SEV1 to SEV4 unless it set its own. */
+export type Severity = string
+export const SEVERITY_KEY_PATTERN = '^[A-Za-z0-9][A-Za-z0-9_-]{0,19}$'
 
 /** Roles every organization has; it may name others of its own (lower-case words). */
 export const BUILT_IN_ROLES = ['commander', 'communications', 'scribe'] as const
 export const ROLE_PATTERN = '^[a-z][a-z0-9_-]{0,39}$'
-
-/** An alert's priority says how bad an incident it opens is (the product's one mapping, in @svc/events). */
-export { priorityOfSeverity, severityOfPriority } from '@svc/events'
 
 /**
  * Which moves are allowed: an open incident may go to any other open status (a fix that did not

@@ -8,6 +8,7 @@ import { milestonesAfter, refusedTransition, type IncidentStatus, type Severity 
 import { resolveOnStatusPages } from './status-pages.js'
 import type { FieldValues } from './shaping/schemas.js'
 import { checkFieldValues, fieldValue, requireFields, shapeOf, type Shape } from './shaping/values.js'
+import { requireSeverity } from './shaping/severities.js'
 import {
   addResponder,
   addTimeline,
@@ -59,7 +60,9 @@ const setValues = (values: FieldValues) => Object.fromEntries(Object.entries(val
  * included.
  */
 export async function declareIncident(trx: Executor, actor: Actor, organizationId: string, declared: Declaration): Promise<string> {
-  const { title, summary, severity, commanderId, alertIds } = declared
+  const { title, summary, commanderId, alertIds } = declared
+  // The organization's own spelling of the key (Slack's sev2 is SEV2).
+  const severity = (await requireSeverity(trx, organizationId, declared.severity, 'severity')).key
   const shape = await shapeOf(trx, organizationId, declared.type ?? null)
   const fields = setValues(await checkFieldValues(trx, organizationId, shape, declared.fields ?? {}))
   requireFields(shape, fields, 'declare')
@@ -152,7 +155,11 @@ export async function editIncident(
   edit: IncidentEdit,
 ): Promise<IncidentRow> {
   const before = await incidentOrNotFound(trx, organizationId, incidentId, true)
-  const { status, severity, title, summary } = edit
+  const { status, title, summary } = edit
+  const severity =
+    edit.severity === undefined || edit.severity === before.severity
+      ? edit.severity
+      : (await requireSeverity(trx, organizationId, edit.severity, 'severity')).key
   const shaped = await shapeAfter(trx, organizationId, before, edit, status === 'resolved' && before.status !== 'resolved')
   const change = {
     ...(title !== undefined ? { title: title.trim() } : {}),

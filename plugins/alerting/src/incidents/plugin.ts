@@ -16,6 +16,7 @@ import { relatedRoutes } from './related-routes.js'
 import { incidentRoutes } from './routes.js'
 import { incidentFieldRoutes } from './shaping/field-routes.js'
 import { incidentTypeRoutes } from './shaping/type-routes.js'
+import { incidentSeverityRoutes } from './shaping/severity-routes.js'
 
 export interface IncidentsModuleOptions extends LinkRouteOptions {
   /** The insights surface's read of an alert's latest analysis, for command rooms. */
@@ -54,6 +55,7 @@ export const incidentsModule: FastifyPluginAsync<IncidentsModuleOptions> = async
   await app.register(incidentSettingsRoutes)
   await app.register(incidentFieldRoutes)
   await app.register(incidentTypeRoutes)
+  await app.register(incidentSeverityRoutes)
   await app.register(followUpRoutes)
   await app.register(checklistRoutes)
   await app.register(trackerEventRoutes, { sealer: options.sealer })

@@ -62,6 +62,8 @@ export interface IncidentFilter {
   status?: IncidentStatus | 'open'
   /** A type's id; null: incidents of no type. */
   typeId?: string | null
+  /** Severity keys, any of them. */
+  severities?: string[]
   /** Documents each incident's `fields` contains (a value, or a multi-select's option in a list). */
   fields?: Array<Record<string, unknown>>
 }
@@ -69,7 +71,8 @@ export interface IncidentFilter {
 /** Newest first. */
 export async function listIncidents(db: Executor, organizationId: string, filter: IncidentFilter, page: Page) {
   let base = incidentTable(db, organizationId)
-  const { status, typeId, fields = [] } = filter
+  const { status, typeId, severities, fields = [] } = filter
+  if (severities) base = base.where('i.severity', 'in', severities)
   if (status === 'open') base = base.where('i.status', '<>', 'resolved')
   else if (status) base = base.where('i.status', '=', status)
   if (typeId === null) base = base.where('i.typeId', 'is', null)

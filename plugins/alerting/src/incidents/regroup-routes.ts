@@ -14,6 +14,7 @@ import {
   updateIncident,
 } from './queries.js'
 import { Incident, IncidentParams, MergeIncident, SplitIncident } from './schemas.js'
+import { requireSeverity } from './shaping/severities.js'
 
 const tags = ['incidents']
 const base = '/api/v1/organizations/:orgId/incidents/:incidentId'
@@ -110,7 +111,9 @@ export const regroupRoutes: FastifyPluginAsyncTypebox = async (app) => {
         alertIds.forEach((alertId, index) => {
           if (!linked.has(alertId)) throw invalidField(`alertIds/${index}`, 'is not an alert of this incident')
         })
-        const severity = request.body.severity ?? (source.severity as 'SEV1')
+        const severity = request.body.severity
+          ? (await requireSeverity(trx, organizationId, request.body.severity, 'severity')).key
+          : source.severity
         const now = new Date()
         const incidentId = await insertIncident(trx, {
           organizationId,

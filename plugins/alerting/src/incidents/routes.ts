@@ -7,6 +7,8 @@ import { pageOf, type Executor } from '@svc/db'
 import { ConflictError, ListResponse, NotFoundError, invalidField } from '@svc/http'
 import { activeMembersAmong } from '../oncall/index.js'
 import { fieldFilters, typeIdOf } from './shaping/filters.js'
+import { requireSeverity } from './shaping/severities.js'
+import { checkRoleOfIncident } from './checklists/of-type.js'
 import { fullIncidentBody, incidentAudit, incidentOrNotFound, linkBody, summaryBody, timelineBody } from './common.js'
 import { addTimelineText, assignIncidentRole, declareIncident, editIncident, joinIncident } from './operations.js'
 import {
@@ -81,10 +83,15 @@ export const incidentRoutes: FastifyPluginAsyncTypebox = async (app) => {
     },
     async (request) => {
       const { organizationId } = membershipOf(request)
-      const { page, limit, status, type, field = [] } = request.query
+      const { page, limit, status, type, severity, field = [] } = request.query
       const typeId = type === undefined ? undefined : type === 'none' ? null : await typeIdOf(db, organizationId, type)
       const fields = await fieldFilters(db, organizationId, field)
-      const { rows, total } = await listIncidents(db, organizationId, { status, typeId, fields }, pageOf({ page, limit }))
+      const severities =
+        severity &&
+        (await Promise.all(
+          severity.map(async (key, index) => (await requireSeverity(db, organizationId, key, `severity/${index}`, 'querystring')).key),
+        ))
+      const { rows, total } = await listIncidents(db, organizationId, { status, typeId, severities, fields }, pageOf({ page, limit }))
       return { data: rows.map(summaryBody), meta: { page, limit, total } }
     },
   )
@@ -175,7 +182,8 @@ export const incidentRoutes: FastifyPluginAsyncTypebox = async (app) => {
       schema: {
         tags,
         summary: 'Give a role of the incident to a person (alerting responder)',
-        description: 'commander, communications, scribe, or a role name of the organization’s own; replaces whoever held it.',
+        description:
+          'commander, communications, scribe, or a role name of the organization’s own; replaces whoever held it. An incident of a type that lists roles takes only those and commander (400 naming them).',
         params: IncidentRoleParams,
         body: PutRole,
         response: { 200: Incident },
@@ -188,6 +196,7 @@ export const incidentRoutes: FastifyPluginAsyncTypebox = async (app) => {
       const { userId } = request.body
       return db.transaction().execute(async (trx) => {
         const incident = await incidentOrNotFound(trx, organizationId, request.params.incidentId, true)
+        await checkRoleOfIncident(trx, organizationId, incident, role, 'role')
         await checkMember(trx, organizationId, userId, 'userId')
         await assignIncidentRole(trx, actorOf(request), organizationId, incident.id, role, userId)
         return fullIncidentBody(trx, organizationId, incident)

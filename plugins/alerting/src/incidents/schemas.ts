@@ -1,6 +1,6 @@
 import { Type, type Static } from 'typebox'
 import { NullableString, Timestamp } from '@svc/http'
-import { INCIDENT_STATUSES, ROLE_PATTERN, SEVERITIES } from './model.js'
+import { INCIDENT_STATUSES, ROLE_PATTERN, SEVERITY_KEY_PATTERN } from './model.js'
 import { FieldValues } from './shaping/schemas.js'
 
 const Uuid = Type.String({ format: 'uuid' })
@@ -10,8 +10,10 @@ const Status = Type.Enum(INCIDENT_STATUSES, {
   description:
     'triage → investigating → identified → monitoring → resolved; any open status may move to another, a resolved one only back to investigating',
 })
-const Severity = Type.Enum(SEVERITIES, {
-  description: 'SEV1 (the worst) to SEV4; alerts map P1 → SEV1, P2 → SEV2, P3 → SEV3, P4/P5 → SEV4',
+const Severity = Type.String({
+  pattern: SEVERITY_KEY_PATTERN,
+  description:
+    'A key of the organization’s severities (GET …/incident-severities; unless it set its own, SEV1, the worst, to SEV4); an alert opens an incident at the most severe one not paging more urgently than itself (P1 → SEV1 … P4/P5 → SEV4)',
 })
 const TypeKey = Type.String({ minLength: 1, maxLength: 40, description: 'The key of an incident type of the organization' })
 const Title = Type.String({ minLength: 1, maxLength: 200, pattern: '\\S' })
@@ -120,6 +122,9 @@ export const IncidentQuery = Type.Object({
   status: Type.Optional(Type.Union([Type.Literal('open'), Status], { description: '`open` for every status but resolved, or one status' })),
   type: Type.Optional(
     Type.String({ minLength: 1, maxLength: 40, description: 'Incidents of this type (its key); `none` for those of no type' }),
+  ),
+  severity: Type.Optional(
+    Type.Array(Severity, { maxItems: 10, description: 'Repeatable: incidents of any of these severities (keys, in any letter case)' }),
   ),
   field: Type.Optional(
     Type.Array(Type.String({ minLength: 3, maxLength: 300, pattern: '^[a-z][a-z0-9_]{0,39}:' }), {

@@ -4,7 +4,7 @@ import type { Executor } from '@svc/db'
 import type { JobQueue } from '@svc/jobs'
 import { withCatalogNames } from '../oncall/index.js'
 import { incidentAuditOf, incidentOrNotFound } from './common.js'
-import type { Severity } from './model.js'
+import { priorityOfIncidentSeverity } from './shaping/severities.js'
 import type { Actor, SystemActor } from './operations.js'
 import { addTimeline, incidentFacets, statusLinksOf } from './queries.js'
 
@@ -34,7 +34,8 @@ export async function resolveOnStatusPages(
     incidentId: incident.id,
     updateId,
     name: null,
-    severity: incident.severity as Severity,
+    severity: incident.severity,
+    priority: await priorityOfIncidentSeverity(trx, incident.organizationId, incident.severity),
     services: await withCatalogNames(trx, incident.organizationId, [...new Set(facets.services.map((facet) => facet.service))]),
     statusIncidentIds: links.map((link) => link.statusIncidentId),
     status: 'resolved',
@@ -87,7 +88,8 @@ export async function postStatusUpdate(
     incidentId: incident.id,
     updateId: row!.id,
     name,
-    severity: incident.severity as Severity,
+    severity: incident.severity,
+    priority: await priorityOfIncidentSeverity(trx, organizationId, incident.severity),
     services: await withCatalogNames(trx, organizationId, [...new Set(facets.services.map((facet) => facet.service))]),
     statusIncidentIds: links.map((link) => link.statusIncidentId),
     status,

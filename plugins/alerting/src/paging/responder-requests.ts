@@ -12,7 +12,7 @@ import {
   incidentAuditOf,
   incidentOrNotFound,
   linkAlerts,
-  priorityOfSeverity,
+  priorityOfIncidentSeverity,
   recentLinksPerTarget,
   timelineEntry,
 } from '../incidents/index.js'
@@ -116,7 +116,7 @@ export async function requestResponders(
       organizationId,
       title: `Responder request for ${reference}: ${incident.title}`,
       description: request.message,
-      priority: priorityOfSeverity(incident.severity) ?? 'P3',
+      priority: await priorityOfIncidentSeverity(trx, organizationId, incident.severity),
       fingerprint: `responder-request:${crypto.randomUUID()}`,
       labels: { incident: reference, request: request.reason },
       raisedBy: actor.userId,

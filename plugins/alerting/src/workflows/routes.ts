@@ -59,7 +59,7 @@ async function workflowBodies(db: Executor, organizationId: string, rows: Workfl
     enabled: row.enabled,
     oncePerIncident: row.oncePerIncident,
     delayMinutes: row.delayMinutes,
-    problems: problemsOf(definitionOf(row).actions, references),
+    problems: problemsOf(definitionOf(row).actions, references, definitionOf(row).conditions),
     createdBy: row.createdBy,
     createdAt: row.createdAt.toISOString(),
     updatedAt: row.updatedAt.toISOString(),

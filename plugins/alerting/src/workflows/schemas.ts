@@ -1,7 +1,7 @@
 import { Type, type Static } from 'typebox'
 import { NullableString, Timestamp } from '@svc/http'
 import { priorities } from '../alerts/index.js'
-import { SEVERITIES } from '../incidents/index.js'
+import { SEVERITY_KEY_PATTERN } from '../incidents/index.js'
 import { TEMPLATE_HELP } from './templates.js'
 
 export const incidentTriggers = [
@@ -78,7 +78,14 @@ export const Condition = Type.Union(
       { additionalProperties: false, description: 'The incident is of one of these types (incident triggers)' },
     ),
     Type.Object(
-      { type: Type.Literal('severity'), in: Type.Array(Type.Enum(SEVERITIES), { minItems: 1, uniqueItems: true }) },
+      {
+        type: Type.Literal('severity'),
+        in: Type.Array(Type.String({ pattern: SEVERITY_KEY_PATTERN, description: 'A key of the organization’s severities' }), {
+          minItems: 1,
+          maxItems: 10,
+          uniqueItems: true,
+        }),
+      },
       { additionalProperties: false, description: 'The incident’s severity is one of these (incident triggers)' },
     ),
     Type.Object(

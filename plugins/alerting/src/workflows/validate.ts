@@ -1,7 +1,7 @@
 import type { Executor } from '@svc/db'
 import { invalidField } from '@svc/http'
 import { chatIntegrationsAmong, outboundWebhooksAmong, slackAppsAmong, trackersAmong } from '../destinations/index.js'
-import { fieldKeysOf } from '../incidents/index.js'
+import { fieldKeysOf, severitiesOf } from '../incidents/index.js'
 import { activeMembersAmong, policiesAmong, schedulesAmong, teamsAmong } from '../oncall/index.js'
 import { isIncidentTrigger, type Action, type Condition, type Trigger } from './schemas.js'
 import { templateProblem } from './templates.js'
@@ -52,6 +52,8 @@ interface References {
   schedules: Set<string>
   fields: Set<string>
   trackers: Set<string>
+  /** The organization's severity keys. */
+  severities: Set<string>
 }
 
 const TARGET_NOUNS = { user: 'an active member', team: 'a team', schedule: 'a schedule', escalation_policy: 'an escalation policy' }
@@ -86,6 +88,7 @@ export async function referencesOf(db: Executor, organizationId: string, actionL
   const schedules = targets.schedule.length > 0 ? await schedulesAmong(db, organizationId, unique(targets.schedule)) : new Set<string>()
   const fields = setsFields ? new Set(await fieldKeysOf(db, organizationId)) : new Set<string>()
   const trackersFound = await trackersAmong(db, organizationId, unique(trackers))
+  const severities = new Set((await severitiesOf(db, organizationId)).map((severity) => severity.key))
   return {
     chat: chatFound,
     slackApps,
@@ -96,6 +99,7 @@ export async function referencesOf(db: Executor, organizationId: string, actionL
     schedules,
     fields,
     trackers: trackersFound,
+    severities,
   }
 }
 
@@ -140,12 +144,22 @@ function missingReference(action: Action, references: References): { field: stri
   return undefined
 }
 
-/** A stored workflow's actions whose targets are gone: what its reader is told. */
-export function problemsOf(actions: Action[], references: References): string[] {
-  return actions.flatMap((action, index) => {
-    const missing = missingReference(action, references)
-    return missing ? [`actions/${index}/${missing.field} ${missing.message} (it was deleted): the action fails`] : []
-  })
+/** A severity condition's keys the organization does not have. */
+const unknownSeverities = (condition: Condition, references: References) =>
+  condition.type === 'severity' ? condition.in.filter((key) => !references.severities.has(key)) : []
+
+/** A stored workflow's actions whose targets are gone, and severities the organization dropped: what its reader is told. */
+export function problemsOf(actions: Action[], references: References, conditions: Condition[] = []): string[] {
+  return [
+    ...conditions.flatMap((condition, index) => {
+      const unknown = unknownSeverities(condition, references)
+      return unknown.length > 0 ? [`conditions/${index}/in names ${unknown.join(', ')}, no longer a severity: it never holds for them`] : []
+    }),
+    ...actions.flatMap((action, index) => {
+      const missing = missingReference(action, references)
+      return missing ? [`actions/${index}/${missing.field} ${missing.message} (it was deleted): the action fails`] : []
+    }),
+  ]
 }
 
 /**
@@ -183,5 +197,13 @@ export async function checkWorkflow(
   workflow.actions.forEach((action, index) => {
     const missing = missingReference(action, references)
     if (missing) throw invalidField(`actions/${index}/${missing.field}`, missing.message)
+  })
+  workflow.conditions.forEach((condition, index) => {
+    const unknown = unknownSeverities(condition, references)
+    if (unknown.length > 0)
+      throw invalidField(
+        `conditions/${index}/in`,
+        `names ${unknown.join(', ')}: not a severity of this organization (GET …/incident-severities)`,
+      )
   })
 }

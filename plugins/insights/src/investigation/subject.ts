@@ -1,5 +1,4 @@
 import type { Executor } from '@svc/db'
-import { priorityOfSeverity } from '@svc/events'
 import { alertUnderInvestigation, incidentIdOfAlert, incidentUnderInvestigation } from '@svc/plugin-alerting'
 import { statusIncident } from '@svc/plugin-statuspages'
 import type { IncidentKey } from '../queries/analyses.js'
@@ -134,7 +133,7 @@ export async function subjectOf(db: Executor, key: IncidentKey): Promise<Subject
     reference: `INC-${incident.number}`,
     title: incident.title,
     description: incident.summary,
-    priority: priorityOfSeverity(incident.severity) ?? 'P3',
+    priority: incident.priority,
     status: incident.status,
     onset: firstAlert && firstAlert < incident.startedAt ? firstAlert : incident.startedAt,
     occurrences: alerts.reduce((sum, alert) => sum + alert.occurrences, 0),

@@ -11,18 +11,18 @@ import { openRecord, recordUpdate } from './records.js'
 
 export const INCIDENT_FOLLOW_QUEUE = 'statuspages.incident-follow'
 
-const impactOf: Record<StatusPageIncidentUpdateRequested['severity'], IncidentImpact> = {
-  SEV1: 'critical',
-  SEV2: 'major',
-  SEV3: 'minor',
-  SEV4: 'none',
+type Priority = NonNullable<StatusPageIncidentUpdateRequested['priority']>
+const impactOf: Record<Priority, IncidentImpact> = { P1: 'critical', P2: 'major', P3: 'minor', P4: 'none' }
+const componentStatusOf: Record<Priority, ComponentStatus> = {
+  P1: 'major_outage',
+  P2: 'partial_outage',
+  P3: 'degraded_performance',
+  P4: 'degraded_performance',
 }
-const componentStatusOf: Record<StatusPageIncidentUpdateRequested['severity'], ComponentStatus> = {
-  SEV1: 'major_outage',
-  SEV2: 'partial_outage',
-  SEV3: 'degraded_performance',
-  SEV4: 'degraded_performance',
-}
+/** Events from before severities were the organization's carry SEV1–SEV4 only. */
+const PRIORITY_OF_DEFAULT_SEVERITY: Record<string, Priority> = { SEV1: 'P1', SEV2: 'P2', SEV3: 'P3', SEV4: 'P4' }
+const priorityOf = (event: StatusPageIncidentUpdateRequested): Priority =>
+  event.priority ?? (Object.hasOwn(PRIORITY_OF_DEFAULT_SEVERITY, event.severity) ? PRIORITY_OF_DEFAULT_SEVERITY[event.severity]! : 'P3')
 
 /** The status page incidents to update: the ones opened for the incident, and those linked to it, still open. */
 async function openIncidentsOf(db: Executor, event: StatusPageIncidentUpdateRequested) {
@@ -75,7 +75,7 @@ export async function followIncident(db: Executor, notifications: SubscriberNoti
   for (const pageId of new Set(components.map((component) => component.pageId))) {
     if (covered.has(pageId)) continue
     const onPage = components.filter((component) => component.pageId === pageId)
-    const status = componentStatusOf[event.severity]
+    const status = componentStatusOf[priorityOf(event)]
     const statuses = new Map(onPage.map((component) => [component.id, status] as const))
     // The caller's public name, else one from this page's components: never the internal title.
     const name =
@@ -93,7 +93,7 @@ export async function followIncident(db: Executor, notifications: SubscriberNoti
         kind: 'incident',
         name: name.slice(0, 200),
         status: event.status,
-        impact: impactOf[event.severity],
+        impact: impactOf[priorityOf(event)],
         published: event.publish,
         alertingIncidentId: event.incidentId,
         createdBy: event.authorId,

@@ -13,9 +13,9 @@ import {
   incidentOfAlert,
   incidentOrNotFound,
   joinIncident,
-  SEVERITIES,
+  severitiesOf,
+  usualSeverity,
   setTaskDone,
-  type Severity,
 } from '../../incidents/index.js'
 import { findAlert, moveAlertByPerson } from '../../alerts/index.js'
 import { ackTimeoutFromNow } from '../../oncall/index.js'
@@ -34,7 +34,7 @@ export interface ChatActionDeps {
   escalator: Pick<Escalator, 'escalateNow'>
 }
 
-const DECLARE_USAGE = '`/incident declare [SEV1-SEV4] [type=<key>] [<field>=<value> …] <title>`'
+const DECLARE_USAGE = '`/incident declare [<severity>] [type=<key>] [<field>=<value> …] <title>`'
 
 /**
  * The leading `type=<key>` and `<field>=<value>` words of a command (decision 0031), and the
@@ -133,7 +133,7 @@ export async function pressButton(
 }
 
 export const COMMAND_HELP = [
-  `${DECLARE_USAGE}: declare an incident (SEV3 unless named), you command it`,
+  `${DECLARE_USAGE}: declare an incident (SEV3, or the organization’s first severity paging at P3, unless named), you command it`,
   '`/incident set [INC-n] <field>=<value> … [type=<key>]`: set its type or custom fields (an empty value clears one)',
   '`/incident done [INC-n] <role> <number>`: tick a task of a role’s checklist',
   '`/incident ack [INC-n]`: acknowledge it (it moves to investigating)',
@@ -176,8 +176,10 @@ export async function runCommand(
 
   switch (subcommand) {
     case 'declare': {
-      const severity = SEVERITIES.find((candidate) => candidate === args[0]?.toUpperCase())
-      const { shaping, words } = shapingWords(severity ? args.slice(1) : args)
+      const severities = await severitiesOf(db, organizationId)
+      const named = severities.find((candidate) => candidate.key.toLowerCase() === args[0]?.toLowerCase())
+      const severity = (named ?? usualSeverity(severities)).key
+      const { shaping, words } = shapingWords(named ? args.slice(1) : args)
       const title = words.join(' ').trim()
       if (!title) throw new ChatRefusal(`Give the incident a title: ${DECLARE_USAGE}.`)
       if (title.length > 200) throw new ChatRefusal('The title is longer than 200 characters.')
@@ -187,7 +189,7 @@ export async function runCommand(
           declareIncident(trx, actor, organizationId, {
             title,
             summary: null,
-            severity: severity ?? ('SEV3' satisfies Severity),
+            severity,
             startedAt: now,
             detectedAt: now,
             commanderId: actor.userId,
@@ -198,7 +200,7 @@ export async function runCommand(
         ),
       )
       const incident = await findIncident(db, organizationId, incidentId)
-      return `You declared INC-${incident?.number ?? '?'} (${severity ?? 'SEV3'}) and command it.`
+      return `You declared INC-${incident?.number ?? '?'} (${severity}) and command it.`
     }
     case 'done': {
       const incidentId = await incidentNamed()

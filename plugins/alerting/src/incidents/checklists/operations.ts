@@ -4,7 +4,8 @@ import { NotFoundError } from '@svc/http'
 import { incidentAuditOf, incidentOrNotFound, timelineEntry } from '../common.js'
 import type { Actor } from '../operations.js'
 import { addTimeline, incidentRoles } from '../queries.js'
-import { findChecklist, ticksOf, tick, untick } from './queries.js'
+import { checklistsOfIncident } from './of-type.js'
+import { ticksOf, tick, untick } from './queries.js'
 
 /** The incident's checklist: each role the organization gave tasks, who holds it, and each task's state. */
 export async function checklistOf(
@@ -36,7 +37,7 @@ export async function checklistOf(
 
 /**
  * Ticks (or unticks) the task at `position` (1-based) of the role's checklist on the incident, from
- * the API or chat; on the timeline and audited. 404 for a role without a checklist or a position
+ * the API or chat; on the timeline and audited. 404 for a role without a checklist on the incident (its type's, else the organization's) or a position
  * beyond it. Answers the task and whether anything changed.
  */
 export async function setTaskDone(
@@ -49,7 +50,7 @@ export async function setTaskDone(
   done: boolean,
 ): Promise<{ task: string; changed: boolean; reference: string }> {
   const incident = await incidentOrNotFound(trx, organizationId, incidentId, true)
-  const checklist = await findChecklist(trx, organizationId, role)
+  const checklist = (await checklistsOfIncident(trx, organizationId, incident)).find((candidate) => candidate.role === role)
   const task = checklist?.tasks[position - 1]
   if (!task) throw new NotFoundError(`task ${position} of the ${role} checklist`)
   const changed = done

@@ -5,6 +5,7 @@ import { membershipOf } from '@svc/auth'
 import { NotFoundError, Timestamp } from '@svc/http'
 import { ROLE_PATTERN } from '../model.js'
 import { incidentOrNotFound } from '../common.js'
+import { checklistsOfIncident } from './of-type.js'
 import { checklistOf, setTaskDone } from './operations.js'
 import { deleteChecklist, listChecklists, putChecklist, type ChecklistRow } from './queries.js'
 
@@ -154,6 +155,8 @@ export const checklistRoutes: FastifyPluginAsyncTypebox = async (app) => {
       schema: {
         tags,
         summary: 'The incident’s checklist: each role with tasks, who holds it, and each task’s state (alerting viewer)',
+        description:
+          'An incident of a type that lists roles has those roles (and commander), each with the type’s tasks or else the organization’s checklist of the role; any other incident, the organization’s checklists.',
         params: Type.Object({ orgId: Type.String(), incidentId: Type.String() }),
         response: { 200: IncidentChecklist },
       },
@@ -162,7 +165,7 @@ export const checklistRoutes: FastifyPluginAsyncTypebox = async (app) => {
     async (request) => {
       const { organizationId } = membershipOf(request)
       const incident = await incidentOrNotFound(db, organizationId, request.params.incidentId)
-      return { data: await checklistOf(db, organizationId, incident.id, await listChecklists(db, organizationId)) }
+      return { data: await checklistOf(db, organizationId, incident.id, await checklistsOfIncident(db, organizationId, incident)) }
     },
   )
 
@@ -185,7 +188,8 @@ export const checklistRoutes: FastifyPluginAsyncTypebox = async (app) => {
         const { incidentId, role, position } = request.params
         const actor = { userId: request.user.userId, audit: auditContextOf(request) }
         await db.transaction().execute((trx) => setTaskDone(trx, actor, organizationId, incidentId, role, position, done))
-        return { data: await checklistOf(db, organizationId, incidentId, await listChecklists(db, organizationId)) }
+        const incident = await incidentOrNotFound(db, organizationId, incidentId)
+        return { data: await checklistOf(db, organizationId, incident.id, await checklistsOfIncident(db, organizationId, incident)) }
       },
     })
 }

@@ -4,7 +4,7 @@ import { publish } from '@svc/events'
 import type { JobQueue } from '@svc/jobs'
 import { URGENT_PRIORITIES } from '../../alerts/index.js'
 import { dependencyNameEdges } from '../../oncall/index.js'
-import { severityOfPriority } from '../model.js'
+import { severitiesOf, severityForPriority } from '../shaping/severities.js'
 import { addTimeline, findIncident, insertIncident, linkAlerts, updateIncident, type AlertLink } from '../queries.js'
 import { bestMatch, newAlertsOf, ruleSetOf, servicesOnlyIn, type Edge, type NewAlert, type NewAlertRow } from './queries.js'
 import { RULE_WEIGHTS, scoreOf, type CorrelationRule } from './rules.js'
@@ -165,7 +165,7 @@ async function reopenIncident(trx: Executor, alert: Alert, incidentId: string) {
 
 async function open(trx: Executor, alert: Alert): Promise<string> {
   const { organizationId } = alert
-  const severity = severityOfPriority(alert.priority)
+  const severity = severityForPriority(await severitiesOf(trx, organizationId), alert.priority).key
   const incidentId = await insertIncident(trx, {
     organizationId,
     title: alert.title,

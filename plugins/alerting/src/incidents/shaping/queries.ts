@@ -1,15 +1,16 @@
 import { sql } from 'kysely'
 import { jsonb, jsonColumn, paged, type Executor, type Page } from '@svc/db'
-import type { FieldKind, Requirement, TypeField } from './schemas.js'
+import type { FieldKind, Requirement, TypeField, TypeRole } from './schemas.js'
 
 // The custom field and incident type tables are the alerting surface's; every query is scoped by
 // organization in its own WHERE.
 
 const fieldColumns = ['id', 'key', 'name', 'description', 'kind', 'options', 'required', 'createdAt', 'updatedAt'] as const
-const typeColumns = ['id', 'key', 'name', 'description', 'fields', 'createdAt', 'updatedAt'] as const
+const typeColumns = ['id', 'key', 'name', 'description', 'fields', 'roles', 'createdAt', 'updatedAt'] as const
 
-/** A type's stored field list, as the validated body wrote it. */
+/** A type's stored field list and roles, as the validated body wrote them. */
 export const storedTypeFields = jsonColumn<TypeField[]>()
+export const storedTypeRoles = jsonColumn<TypeRole[]>()
 
 export interface FieldDefinition {
   id: string
@@ -147,21 +148,22 @@ export interface TypeValues {
   name: string
   description: string | null
   fields: TypeField[]
+  roles: TypeRole[]
 }
 
 export async function insertType(db: Executor, organizationId: string, type: TypeValues, createdBy: string) {
   return db
     .insertInto('divinux.incidentTypes')
-    .values({ ...type, fields: jsonb(type.fields), organizationId, createdBy })
+    .values({ ...type, fields: jsonb(type.fields), roles: jsonb(type.roles), organizationId, createdBy })
     .returning(typeColumns)
     .executeTakeFirstOrThrow()
 }
 
 export async function updateType(db: Executor, organizationId: string, typeId: string, change: Partial<TypeValues>) {
-  const { fields, ...rest } = change
+  const { fields, roles, ...rest } = change
   return db
     .updateTable('divinux.incidentTypes')
-    .set({ ...rest, ...(fields ? { fields: jsonb(fields) } : {}), updatedAt: sql<Date>`now()` })
+    .set({ ...rest, ...(fields ? { fields: jsonb(fields) } : {}), ...(roles ? { roles: jsonb(roles) } : {}), updatedAt: sql<Date>`now()` })
     .where('organizationId', '=', organizationId)
     .where('id', '=', typeId)
     .returning(typeColumns)

@@ -1,5 +1,6 @@
 import { Type, type Static } from 'typebox'
 import { NullableString, Timestamp } from '@svc/http'
+import { ROLE_PATTERN } from '../model.js'
 
 // Custom fields and incident types (decision 0031): what an organization adds to its incidents.
 
@@ -84,6 +85,27 @@ const TypeFields = Type.Array(TypeField, {
   description: 'Overrides the fields’ own `required` for incidents of the type; a field not listed keeps its own',
 })
 
+export const TypeRole = Type.Object(
+  {
+    role: Type.String({ pattern: ROLE_PATTERN, description: 'commander, communications, scribe, or a role of the organization’s own' }),
+    tasks: Type.Optional(
+      Type.Array(Type.String({ minLength: 1, maxLength: 200, pattern: '\\S' }), {
+        minItems: 1,
+        maxItems: 30,
+        uniqueItems: true,
+        description: 'Its checklist on incidents of the type; unset: the organization’s checklist of the role',
+      }),
+    ),
+  },
+  { additionalProperties: false, title: 'IncidentTypeRole' },
+)
+export type TypeRole = Static<typeof TypeRole>
+const TypeRoles = Type.Array(TypeRole, {
+  maxItems: 20,
+  description:
+    'The roles its incidents have besides commander, each with its checklist if given; assigning another is refused. Empty: every role, with the organization’s checklists',
+})
+
 export const IncidentType = Type.Object(
   {
     id: Type.String({ format: 'uuid' }),
@@ -91,6 +113,7 @@ export const IncidentType = Type.Object(
     name: Type.String(),
     description: Description,
     fields: Type.Array(TypeField),
+    roles: Type.Array(TypeRole),
     createdAt: Timestamp,
     updatedAt: Timestamp,
   },
@@ -98,13 +121,18 @@ export const IncidentType = Type.Object(
 )
 
 export const CreateIncidentType = Type.Object(
-  { key: TypeKey, name: Name, description: Type.Optional(Description), fields: Type.Optional(TypeFields) },
+  { key: TypeKey, name: Name, description: Type.Optional(Description), fields: Type.Optional(TypeFields), roles: Type.Optional(TypeRoles) },
   { additionalProperties: false },
 )
 export type CreateIncidentType = Static<typeof CreateIncidentType>
 
 export const UpdateIncidentType = Type.Object(
-  { name: Type.Optional(Name), description: Type.Optional(Description), fields: Type.Optional(TypeFields) },
+  {
+    name: Type.Optional(Name),
+    description: Type.Optional(Description),
+    fields: Type.Optional(TypeFields),
+    roles: Type.Optional(TypeRoles),
+  },
   { additionalProperties: false, minProperties: 1 },
 )
 export type UpdateIncidentType = Static<typeof UpdateIncidentType>

@@ -12,10 +12,11 @@ import {
   insertType,
   listTypes,
   storedTypeFields,
+  storedTypeRoles,
   updateType,
   type TypeRow,
 } from './queries.js'
-import { CreateIncidentType, IncidentType, TypeParams, UpdateIncidentType, type TypeField } from './schemas.js'
+import { CreateIncidentType, IncidentType, TypeParams, UpdateIncidentType, type TypeField, type TypeRole } from './schemas.js'
 
 const tags = ['incidents']
 const OrgParams = Type.Object({ orgId: Type.String() })
@@ -24,11 +25,26 @@ const base = '/api/v1/organizations/:orgId/incident-types'
 export const typeBody = (row: TypeRow) => ({
   ...row,
   fields: storedTypeFields(row.fields),
+  roles: storedTypeRoles(row.roles),
   createdAt: row.createdAt.toISOString(),
   updatedAt: row.updatedAt.toISOString(),
 })
 
-const audited = (row: { key: string; name: string; fields: TypeField[] }) => ({ key: row.key, name: row.name, fields: row.fields })
+const audited = (row: { key: string; name: string; fields: TypeField[]; roles: TypeRole[] }) => ({
+  key: row.key,
+  name: row.name,
+  fields: row.fields,
+  roles: row.roles,
+})
+
+/** Each role once; commander is every incident's, so it may carry tasks but is never left out (400 naming the entry). */
+function checkTypeRoles(roles: TypeRole[]) {
+  const seen = new Set<string>()
+  roles.forEach((entry, index) => {
+    if (seen.has(entry.role)) throw invalidField(`roles/${index}/role`, `names ${entry.role} a second time`)
+    seen.add(entry.role)
+  })
+}
 
 /** Each entry names a custom field of the organization, once (400 naming the entry). */
 async function checkTypeFields(db: Executor, organizationId: string, fields: TypeField[]) {
@@ -105,16 +121,17 @@ export const incidentTypeRoutes: FastifyPluginAsyncTypebox = async (app) => {
     },
     async (request, reply) => {
       const { organizationId } = membershipOf(request)
-      const { key, name, description = null, fields = [] } = request.body
+      const { key, name, description = null, fields = [], roles = [] } = request.body
       if (key === 'none') throw invalidField('key', 'none is how the incident list asks for incidents of no type')
+      checkTypeRoles(roles)
       const created = await db.transaction().execute(async (trx) => {
         if (await findTypeByKey(trx, organizationId, key)) throw new ConflictError(`key: ${key} already names an incident type`)
         await checkTypeFields(trx, organizationId, fields)
-        const row = await insertType(trx, organizationId, { key, name: name.trim(), description, fields }, request.user.userId)
+        const row = await insertType(trx, organizationId, { key, name: name.trim(), description, fields, roles }, request.user.userId)
         await recordAudit(trx, auditContextOf(request), {
           ...entry(organizationId, row.id),
           action: 'incident_type.created',
-          after: audited({ key, name, fields }),
+          after: audited({ key, name, fields, roles }),
         })
         return row
       })
@@ -127,8 +144,9 @@ export const incidentTypeRoutes: FastifyPluginAsyncTypebox = async (app) => {
     {
       schema: {
         tags,
-        summary: 'Change an incident type’s name, description or fields (alerting manager)',
-        description: 'Its key stays. The fields apply to its incidents from their next change on.',
+        summary: 'Change an incident type’s name, description, fields or roles (alerting manager)',
+        description:
+          'Its key stays. The fields apply to its incidents from their next change on; the roles and their checklists at once (a role held on an incident stays held).',
         params: TypeParams,
         body: UpdateIncidentType,
         response: { 200: IncidentType },
@@ -137,7 +155,8 @@ export const incidentTypeRoutes: FastifyPluginAsyncTypebox = async (app) => {
     },
     async (request) => {
       const { organizationId } = membershipOf(request)
-      const { name, fields, description } = request.body
+      const { name, fields, description, roles } = request.body
+      if (roles) checkTypeRoles(roles)
       const updated = await db.transaction().execute(async (trx) => {
         const before = await typeOf(trx, organizationId, request.params.typeId, true)
         if (fields) await checkTypeFields(trx, organizationId, fields)
@@ -145,12 +164,13 @@ export const incidentTypeRoutes: FastifyPluginAsyncTypebox = async (app) => {
           ...(name === undefined ? {} : { name: name.trim() }),
           ...(description === undefined ? {} : { description }),
           ...(fields === undefined ? {} : { fields }),
+          ...(roles === undefined ? {} : { roles }),
         })
         await recordAudit(trx, auditContextOf(request), {
           ...entry(organizationId, before.id),
           action: 'incident_type.updated',
-          before: audited({ ...before, fields: storedTypeFields(before.fields) }),
-          after: audited({ ...row, fields: storedTypeFields(row.fields) }),
+          before: audited(typeBody(before)),
+          after: audited(typeBody(row)),
         })
         return row
       })
@@ -177,7 +197,7 @@ export const incidentTypeRoutes: FastifyPluginAsyncTypebox = async (app) => {
         await recordAudit(trx, auditContextOf(request), {
           ...entry(organizationId, before.id),
           action: 'incident_type.deleted',
-          before: audited({ ...before, fields: storedTypeFields(before.fields) }),
+          before: audited(typeBody(before)),
         })
       })
       return reply.code(204).send(null)

@@ -278,7 +278,7 @@ t.test('/incident refuses what it cannot do, and says how to use it', async (t) 
   t.equal((await command('declare Nope', 'U_VIEW')).text, 'This needs the alerting role responder or higher.')
   t.match((await command('declare', 'U_RESP')).text, /Give the incident a title/)
   t.match((await command('ack INC-99999', 'U_RESP')).text, /There is no INC-99999/)
-  t.match((await command('frobnicate', 'U_RESP')).text, /`\/incident declare \[SEV1-SEV4\] \[type=<key>\] \[<field>=<value> …\] <title>`/)
+  t.match((await command('frobnicate', 'U_RESP')).text, /`\/incident declare \[<severity>\] \[type=<key>\] \[<field>=<value> …\] <title>`/)
   const open = (await call(owner!, 'GET', `${base}/incidents`)).json().data as Array<{ title: string }>
   t.notOk(
     open.some((incident) => incident.title === 'Nope'),

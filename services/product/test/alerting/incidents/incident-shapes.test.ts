@@ -291,6 +291,55 @@ t.test('roles carry checklists: managers set the tasks, responders tick them, th
   t.equal((await call(manager!, 'DELETE', `${base}/incident-checklists/scribe`)).statusCode, 404)
 })
 
+t.test('a type gives its incidents its roles, each with the type’s checklist or the organization’s', async (t) => {
+  const refused = await call(manager!, 'POST', `${base}/incident-types`, {
+    key: 'breach',
+    name: 'Breach',
+    roles: [{ role: 'forensics' }, { role: 'forensics' }],
+  })
+  t.equal(refused.statusCode, 400)
+  t.equal(refused.json().message, 'body/roles/1/role names forensics a second time')
+  const breach = await created(manager!, `${base}/incident-types`, {
+    key: 'breach',
+    name: 'Breach',
+    roles: [{ role: 'forensics', tasks: ['Image the host', 'Preserve the logs'] }, { role: 'communications' }],
+  })
+  t.match(breach.roles, [{ role: 'forensics', tasks: ['Image the host', 'Preserve the logs'] }, { role: 'communications' }])
+  await call(manager!, 'PUT', `${base}/incident-checklists/communications`, { tasks: ['Tell legal'] })
+
+  const incident = await created(ada!, `${base}/incidents`, { title: 'Data breach', severity: 'SEV1', type: 'breach' })
+  const checklist = (await call(viewer!, 'GET', `${base}/incidents/${incident.id}/checklist`)).json().data as Array<{
+    role: string
+    tasks: Array<{ task: string }>
+  }>
+  t.same(
+    checklist.map(({ role, tasks }) => [role, tasks.map((task) => task.task)]),
+    [
+      ['commander', ['Open a bridge', 'Name a comms lead', 'Post the first update']],
+      ['forensics', ['Image the host', 'Preserve the logs']],
+      ['communications', ['Tell legal']],
+    ],
+    'commander and the type’s roles; the type’s tasks, else the organization’s',
+  )
+  t.equal((await call(ada!, 'PUT', `${base}/incidents/${incident.id}/checklist/forensics/2`)).statusCode, 200)
+
+  const scribe = await call(ada!, 'PUT', `${base}/incidents/${incident.id}/roles/scribe`, { userId: viewer!.userId })
+  t.equal(scribe.statusCode, 400)
+  t.equal(scribe.json().message, 'params/role is not a role of Breach incidents: commander, forensics, communications')
+  t.equal((await call(ada!, 'PUT', `${base}/incidents/${incident.id}/roles/forensics`, { userId: ada!.userId })).statusCode, 200)
+
+  // Untyped incidents keep every role and the organization's checklists.
+  const plain = await created(ada!, `${base}/incidents`, { title: 'Plain', severity: 'SEV4' })
+  t.equal((await call(ada!, 'PUT', `${base}/incidents/${plain.id}/roles/scribe`, { userId: ada!.userId })).statusCode, 200)
+  t.same(
+    ((await call(viewer!, 'GET', `${base}/incidents/${plain.id}/checklist`)).json().data as Array<{ role: string }>).map((row) => row.role),
+    ['commander', 'communications'],
+  )
+  const patched = await call(manager!, 'PATCH', `${base}/incident-types/${breach.id}`, { roles: [] })
+  t.same(patched.json().roles, [])
+  t.equal((await call(ada!, 'PUT', `${base}/incidents/${incident.id}/roles/scribe`, { userId: viewer!.userId })).statusCode, 200)
+})
+
 t.test('a field keyed like a property every object has is still required', async (t) => {
   await created(manager!, `${base}/incident-fields`, { key: 'constructor', name: 'Builder', kind: 'text' })
   await created(manager!, `${base}/incident-types`, {
