@@ -77,6 +77,7 @@ import * as roleChecklists from './migrations/0075_role_checklists.js'
 import * as workflowDelaysAndChannels from './migrations/0076_workflow_delays_and_channels.js'
 import * as incidentSeverities from './migrations/0077_incident_severities.js'
 import * as incidentTypeRoles from './migrations/0078_incident_type_roles.js'
+import * as actionItemTickets from './migrations/0079_action_item_tickets.js'
 
 /**
  * Every migration, in order, listed by hand rather than found by scanning a folder, so a
@@ -161,4 +162,5 @@ export const migrations: Record<string, Migration> = {
   '0076_workflow_delays_and_channels': workflowDelaysAndChannels,
   '0077_incident_severities': incidentSeverities,
   '0078_incident_type_roles': incidentTypeRoles,
+  '0079_action_item_tickets': actionItemTickets,
 }

@@ -593,8 +593,9 @@ export interface DivinuxIncidentFollowUps {
   createdBy: string | null;
   description: string | null;
   id: Generated<string>;
-  incidentId: string;
+  incidentId: string | null;
   organizationId: string;
+  rcaActionItemId: string | null;
   status: Generated<string>;
   syncError: string | null;
   syncStatus: Generated<string>;

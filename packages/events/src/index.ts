@@ -15,5 +15,6 @@ export {
   type StatusPageIncidentOpened,
   type StatusPageIncidentUpdateRequested,
   type StatusPageUpdateRequested,
+  type TicketStatusChanged,
   URGENT_PRIORITIES,
 } from './payloads.js'

@@ -153,6 +153,23 @@ export interface StatusPageIncidentOpened {
   at: string
 }
 
+/**
+ * A follow-up's ticket changed in its tracker (the tracker's signed webhook, decision 0031): an
+ * RCA action item's ticket moves its item (insights), as an incident's moves its follow-up.
+ */
+export interface TicketStatusChanged {
+  organizationId: string
+  followUpId: string
+  /** The incident whose follow-up it is, or null for an RCA action item's ticket. */
+  incidentId: string | null
+  rcaActionItemId: string | null
+  ticketKey: string
+  /** As the tracker names it, e.g. "In Progress". */
+  ticketStatus: string
+  /** Whether the tracker counts the ticket done. */
+  done: boolean
+}
+
 export interface EventPayloads {
   'alert.created': AlertCreated
   'analysis.completed': AnalysisCompleted
@@ -165,6 +182,7 @@ export interface EventPayloads {
   'statuspage.update_requested': StatusPageUpdateRequested
   'statuspage.incident_update_requested': StatusPageIncidentUpdateRequested
   'statuspage.incident_opened': StatusPageIncidentOpened
+  'ticket.status_changed': TicketStatusChanged
 }
 
 export type EventName = keyof EventPayloads

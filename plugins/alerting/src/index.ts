@@ -235,6 +235,8 @@ export {
   similarResolvedIncidentsOf,
 } from './investigation-reads.js'
 export { pruneAlertingHistory, type AlertingRetention } from './retention.js'
+/** RCA action items' tickets, for the insights surface (decision 0031, "Action items as tickets"). */
+export { actionItemTickets, openActionItemTicket } from './incidents/index.js'
 export type { AnalysisStart, AnalysisStarter, RcaOpener } from './workflows/index.js'
 export type { PagingPreferences, ContactReader, PreferencesReader, PushReader } from './oncall/index.js'
 export {

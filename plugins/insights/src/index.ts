@@ -1,7 +1,14 @@
 import type { FastifyPluginAsync } from 'fastify'
 import { createAnalyzer } from '@svc/ai'
 import { DEFAULT_AI_CONFIG, type AiConfig } from '@svc/config'
-import { alertGetsAnalysis, subscribe, type AlertCreated, type DeployRecorded, type IncidentChanged } from '@svc/events'
+import {
+  alertGetsAnalysis,
+  subscribe,
+  type AlertCreated,
+  type DeployRecorded,
+  type IncidentChanged,
+  type TicketStatusChanged,
+} from '@svc/events'
 import type { Database } from '@svc/db'
 import { ensureQueue, workEach, type JobQueue } from '@svc/jobs'
 import { agentRoutes } from './agents/routes.js'
@@ -18,6 +25,7 @@ import {
 } from './investigation/reinvestigation.js'
 import { actionItemRoutes } from './rcas/action-items.js'
 import { DRAFT_QUEUE, processDraftJob, type DraftJob } from './rcas/draft-worker.js'
+import { followTicket, TICKET_STATUS_QUEUE } from './rcas/ticket-follow.js'
 import { rcaExportRoutes } from './rcas/export.js'
 import { rcaGenerateRoutes } from './rcas/generate.js'
 import { rcaLinkRoutes } from './rcas/links.js'
@@ -30,6 +38,8 @@ import { usageRoutes } from './usage/routes.js'
 
 export interface InsightsOptions {
   ai?: AiConfig
+  /** Where the product API is reached: the links an action item's ticket carries back to its RCA. */
+  productUrl?: string
 }
 
 const POLLING_INTERVAL_SECONDS = 1
@@ -49,17 +59,9 @@ export const insightsSurface: FastifyPluginAsync<InsightsOptions> = async (app, 
 
   await app.register(insightRoutes, { ai, wakeWorker: () => analyzeWorker && jobs.notifyWorker(analyzeWorker) })
   await app.register(usageRoutes, { ai })
-  for (const routes of [
-    agentRoutes,
-    runbookRoutes,
-    rcaRoutes,
-    rcaLinkRoutes,
-    actionItemRoutes,
-    incidentSearchRoutes,
-    rcaStatsRoutes,
-    rcaExportRoutes,
-  ])
+  for (const routes of [agentRoutes, runbookRoutes, rcaRoutes, rcaLinkRoutes, incidentSearchRoutes, rcaStatsRoutes, rcaExportRoutes])
     await app.register(routes)
+  await app.register(actionItemRoutes, { productUrl: options.productUrl ?? 'http://localhost:3003' })
   await app.register(rcaGenerateRoutes, { ai, wakeWorker: () => draftWorker && jobs.notifyWorker(draftWorker) })
 
   // Workers start once the app is ready and stop with it; jobs in flight finish when the queue stops.
@@ -70,6 +72,7 @@ export const insightsSurface: FastifyPluginAsync<InsightsOptions> = async (app, 
     await subscribe(jobs, 'incident.changed', INCIDENT_CHANGED_QUEUE, { retryLimit: 5, retryDelay: 5, retryBackoff: true })
     await subscribe(jobs, 'deploy.recorded', DEPLOY_RECORDED_QUEUE, { retryLimit: 5, retryDelay: 5, retryBackoff: true })
     await ensureQueue(jobs, REINVESTIGATE_QUEUE, { retryLimit: 5, retryDelay: 5, retryBackoff: true })
+    await subscribe(jobs, 'ticket.status_changed', TICKET_STATUS_QUEUE, { retryLimit: 5, retryDelay: 5, retryBackoff: true })
 
     const log = app.log.child({ surface: 'insights' })
     // One job at a time, and the next fetched as soon as one is done (workEach): a burst of 20
@@ -95,13 +98,14 @@ export const insightsSurface: FastifyPluginAsync<InsightsOptions> = async (app, 
     const changes = reinvestigation(database, jobs, ai)
     await workEach<IncidentChanged>(jobs, INCIDENT_CHANGED_QUEUE, ONE_AT_A_TIME, (job) => changes.onIncidentChanged(job.data))
     await workEach<DeployRecorded>(jobs, DEPLOY_RECORDED_QUEUE, ONE_AT_A_TIME, (job) => changes.onDeployRecorded(job.data))
+    await workEach<TicketStatusChanged>(jobs, TICKET_STATUS_QUEUE, ONE_AT_A_TIME, (job) => followTicket(database.db, job.data))
     await workEach<ReinvestigateJob>(jobs, REINVESTIGATE_QUEUE, ONE_AT_A_TIME, async (job) => {
       const result = await changes.reinvestigate(job.data)
       if (result.outcome === 'requested' && analyzeWorker) jobs.notifyWorker(analyzeWorker)
     })
   })
   app.addHook('onClose', async () => {
-    for (const queue of [INCIDENT_CHANGED_QUEUE, DEPLOY_RECORDED_QUEUE, REINVESTIGATE_QUEUE]) await jobs.offWork(queue)
+    for (const queue of [INCIDENT_CHANGED_QUEUE, DEPLOY_RECORDED_QUEUE, REINVESTIGATE_QUEUE, TICKET_STATUS_QUEUE]) await jobs.offWork(queue)
     await jobs.offWork(ANALYZE_QUEUE)
     await jobs.offWork(ALERT_CREATED_QUEUE)
     await jobs.offWork(DRAFT_QUEUE)

@@ -103,7 +103,7 @@ export function buildApp(config: ServiceConfig, shared?: Resources): Promise<Fas
           policyExists: escalationPolicyExists,
           maintenanceWindows: maintenanceWindowsOf,
         })
-        await app.register(insightsSurface, { ai: config.ai })
+        await app.register(insightsSurface, { ai: config.ai, productUrl })
         // The product surfaces' growing history, pruned daily in short batches (decision 0022).
         const retention = config.retention ?? DEFAULT_RETENTION_CONFIG
         const productRetention = createDailyMaintenance({

@@ -2991,42 +2991,6 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
-    "/api/v1/organizations/{orgId}/rcas/{rcaId}/action-items": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /** List the action items of an RCA, oldest first (organization member) */
-        get: operations["getOrganizationsRcasActionItems"];
-        put?: never;
-        /** Create an action item (insights responder) */
-        post: operations["postOrganizationsRcasActionItems"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/api/v1/organizations/{orgId}/rcas/{rcaId}/action-items/{itemId}": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        post?: never;
-        /** Delete an action item (insights responder) */
-        delete: operations["deleteOrganizationsRcasActionItemsByItemId"];
-        options?: never;
-        head?: never;
-        /** Update an action item (insights responder); done stamps completedAt */
-        patch: operations["patchOrganizationsRcasActionItemsByItemId"];
-        trace?: never;
-    };
     "/api/v1/organizations/{orgId}/rcas/search-incidents": {
         parameters: {
             query?: never;
@@ -3076,6 +3040,42 @@ export interface paths {
         options?: never;
         head?: never;
         patch?: never;
+        trace?: never;
+    };
+    "/api/v1/organizations/{orgId}/rcas/{rcaId}/action-items": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** List the action items of an RCA, oldest first (organization member) */
+        get: operations["getOrganizationsRcasActionItems"];
+        put?: never;
+        /** Create an action item (insights responder) */
+        post: operations["postOrganizationsRcasActionItems"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/organizations/{orgId}/rcas/{rcaId}/action-items/{itemId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /** Delete an action item (insights responder) */
+        delete: operations["deleteOrganizationsRcasActionItemsByItemId"];
+        options?: never;
+        head?: never;
+        /** Update an action item (insights responder); done stamps completedAt */
+        patch: operations["patchOrganizationsRcasActionItemsByItemId"];
         trace?: never;
     };
     "/api/v1/organizations/{orgId}/rcas/{rcaId}/generate": {
@@ -23364,260 +23364,6 @@ export interface operations {
             };
         };
     };
-    getOrganizationsRcasActionItems: {
-        parameters: {
-            query?: {
-                status?: "open" | "in_progress" | "done" | "wont_do";
-                assigneeUserId?: string;
-            };
-            header?: never;
-            path: {
-                orgId: string;
-                rcaId: string;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description Default Response */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        data: {
-                            /** Format: uuid */
-                            id: string;
-                            /** Format: uuid */
-                            rcaId: string;
-                            title: string;
-                            description: string | null;
-                            assigneeUserId: string | null;
-                            /** @enum {unknown} */
-                            status: "open" | "in_progress" | "done" | "wont_do";
-                            /** @enum {unknown} */
-                            priority: "low" | "medium" | "high" | "urgent";
-                            dueDate: string | null;
-                            createdBy: string | null;
-                            completedAt: string | null;
-                            /** Format: date-time */
-                            createdAt: string;
-                            /** Format: date-time */
-                            updatedAt: string;
-                        }[];
-                    };
-                };
-            };
-            /** @description Default Response */
-            "4XX": {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorResponse"];
-                };
-            };
-            /** @description Default Response */
-            "5XX": {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorResponse"];
-                };
-            };
-        };
-    };
-    postOrganizationsRcasActionItems: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                orgId: string;
-                rcaId: string;
-            };
-            cookie?: never;
-        };
-        requestBody: {
-            content: {
-                "application/json": {
-                    title: string;
-                    description?: string | null;
-                    /** @description A member of the organization */
-                    assigneeUserId?: string | null;
-                    /** @enum {unknown} */
-                    status?: "open" | "in_progress" | "done" | "wont_do";
-                    /** @enum {unknown} */
-                    priority?: "low" | "medium" | "high" | "urgent";
-                    dueDate?: string | null;
-                };
-            };
-        };
-        responses: {
-            /** @description Default Response */
-            201: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** Format: uuid */
-                        id: string;
-                        /** Format: uuid */
-                        rcaId: string;
-                        title: string;
-                        description: string | null;
-                        assigneeUserId: string | null;
-                        /** @enum {unknown} */
-                        status: "open" | "in_progress" | "done" | "wont_do";
-                        /** @enum {unknown} */
-                        priority: "low" | "medium" | "high" | "urgent";
-                        dueDate: string | null;
-                        createdBy: string | null;
-                        completedAt: string | null;
-                        /** Format: date-time */
-                        createdAt: string;
-                        /** Format: date-time */
-                        updatedAt: string;
-                    };
-                };
-            };
-            /** @description Default Response */
-            "4XX": {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorResponse"];
-                };
-            };
-            /** @description Default Response */
-            "5XX": {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorResponse"];
-                };
-            };
-        };
-    };
-    deleteOrganizationsRcasActionItemsByItemId: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                orgId: string;
-                rcaId: string;
-                itemId: string;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description Default Response */
-            204: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
-            /** @description Default Response */
-            "4XX": {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorResponse"];
-                };
-            };
-            /** @description Default Response */
-            "5XX": {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorResponse"];
-                };
-            };
-        };
-    };
-    patchOrganizationsRcasActionItemsByItemId: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                orgId: string;
-                rcaId: string;
-                itemId: string;
-            };
-            cookie?: never;
-        };
-        requestBody: {
-            content: {
-                "application/json": {
-                    title?: string;
-                    description?: string | null;
-                    /** @description A member of the organization */
-                    assigneeUserId?: string | null;
-                    /** @enum {unknown} */
-                    status?: "open" | "in_progress" | "done" | "wont_do";
-                    /** @enum {unknown} */
-                    priority?: "low" | "medium" | "high" | "urgent";
-                    dueDate?: string | null;
-                };
-            };
-        };
-        responses: {
-            /** @description Default Response */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** Format: uuid */
-                        id: string;
-                        /** Format: uuid */
-                        rcaId: string;
-                        title: string;
-                        description: string | null;
-                        assigneeUserId: string | null;
-                        /** @enum {unknown} */
-                        status: "open" | "in_progress" | "done" | "wont_do";
-                        /** @enum {unknown} */
-                        priority: "low" | "medium" | "high" | "urgent";
-                        dueDate: string | null;
-                        createdBy: string | null;
-                        completedAt: string | null;
-                        /** Format: date-time */
-                        createdAt: string;
-                        /** Format: date-time */
-                        updatedAt: string;
-                    };
-                };
-            };
-            /** @description Default Response */
-            "4XX": {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorResponse"];
-                };
-            };
-            /** @description Default Response */
-            "5XX": {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorResponse"];
-                };
-            };
-        };
-    };
     getOrganizationsRcasSearchIncidents: {
         parameters: {
             query?: {
@@ -23806,6 +23552,315 @@ export interface operations {
                 };
                 content: {
                     "text/markdown": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    getOrganizationsRcasActionItems: {
+        parameters: {
+            query?: {
+                status?: "open" | "in_progress" | "done" | "wont_do";
+                assigneeUserId?: string;
+            };
+            header?: never;
+            path: {
+                orgId: string;
+                rcaId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            /** Format: uuid */
+                            id: string;
+                            /** Format: uuid */
+                            rcaId: string;
+                            title: string;
+                            description: string | null;
+                            assigneeUserId: string | null;
+                            /** @enum {unknown} */
+                            status: "open" | "in_progress" | "done" | "wont_do";
+                            /** @enum {unknown} */
+                            priority: "low" | "medium" | "high" | "urgent";
+                            dueDate: string | null;
+                            createdBy: string | null;
+                            completedAt: string | null;
+                            /** @description Its ticket in a tracker (Jira, Linear), when it has one; done there makes the item done */
+                            ticket: {
+                                trackerId: string | null;
+                                /**
+                                 * @description pending: being created (tried again with backoff while the tracker does not answer); failed: given up, see syncError
+                                 * @enum {unknown}
+                                 */
+                                syncStatus: "none" | "pending" | "synced" | "failed";
+                                syncError: string | null;
+                                /** @description e.g. SEC-12, once created */
+                                key: string | null;
+                                url: string | null;
+                                /** @description As the tracker names it; its webhook keeps it current */
+                                status: string | null;
+                            } | null;
+                            /** Format: date-time */
+                            createdAt: string;
+                            /** Format: date-time */
+                            updatedAt: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description Default Response */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Default Response */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    postOrganizationsRcasActionItems: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                orgId: string;
+                rcaId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    title: string;
+                    description?: string | null;
+                    /** @description A member of the organization */
+                    assigneeUserId?: string | null;
+                    /** @enum {unknown} */
+                    status?: "open" | "in_progress" | "done" | "wont_do";
+                    /** @enum {unknown} */
+                    priority?: "low" | "medium" | "high" | "urgent";
+                    dueDate?: string | null;
+                    /**
+                     * Format: uuid
+                     * @description A ticket tracker of the organization (alerting’s …/trackers): the item gets its ticket there, created after the answer
+                     */
+                    trackerId?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** Format: uuid */
+                        id: string;
+                        /** Format: uuid */
+                        rcaId: string;
+                        title: string;
+                        description: string | null;
+                        assigneeUserId: string | null;
+                        /** @enum {unknown} */
+                        status: "open" | "in_progress" | "done" | "wont_do";
+                        /** @enum {unknown} */
+                        priority: "low" | "medium" | "high" | "urgent";
+                        dueDate: string | null;
+                        createdBy: string | null;
+                        completedAt: string | null;
+                        /** @description Its ticket in a tracker (Jira, Linear), when it has one; done there makes the item done */
+                        ticket: {
+                            trackerId: string | null;
+                            /**
+                             * @description pending: being created (tried again with backoff while the tracker does not answer); failed: given up, see syncError
+                             * @enum {unknown}
+                             */
+                            syncStatus: "none" | "pending" | "synced" | "failed";
+                            syncError: string | null;
+                            /** @description e.g. SEC-12, once created */
+                            key: string | null;
+                            url: string | null;
+                            /** @description As the tracker names it; its webhook keeps it current */
+                            status: string | null;
+                        } | null;
+                        /** Format: date-time */
+                        createdAt: string;
+                        /** Format: date-time */
+                        updatedAt: string;
+                    };
+                };
+            };
+            /** @description Default Response */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Default Response */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    deleteOrganizationsRcasActionItemsByItemId: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                orgId: string;
+                rcaId: string;
+                itemId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Default Response */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Default Response */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    patchOrganizationsRcasActionItemsByItemId: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                orgId: string;
+                rcaId: string;
+                itemId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    title?: string;
+                    description?: string | null;
+                    /** @description A member of the organization */
+                    assigneeUserId?: string | null;
+                    /** @enum {unknown} */
+                    status?: "open" | "in_progress" | "done" | "wont_do";
+                    /** @enum {unknown} */
+                    priority?: "low" | "medium" | "high" | "urgent";
+                    dueDate?: string | null;
+                    /**
+                     * Format: uuid
+                     * @description A ticket tracker of the organization (alerting’s …/trackers): the item gets its ticket there, created after the answer; 409 when it has one already
+                     */
+                    trackerId?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** Format: uuid */
+                        id: string;
+                        /** Format: uuid */
+                        rcaId: string;
+                        title: string;
+                        description: string | null;
+                        assigneeUserId: string | null;
+                        /** @enum {unknown} */
+                        status: "open" | "in_progress" | "done" | "wont_do";
+                        /** @enum {unknown} */
+                        priority: "low" | "medium" | "high" | "urgent";
+                        dueDate: string | null;
+                        createdBy: string | null;
+                        completedAt: string | null;
+                        /** @description Its ticket in a tracker (Jira, Linear), when it has one; done there makes the item done */
+                        ticket: {
+                            trackerId: string | null;
+                            /**
+                             * @description pending: being created (tried again with backoff while the tracker does not answer); failed: given up, see syncError
+                             * @enum {unknown}
+                             */
+                            syncStatus: "none" | "pending" | "synced" | "failed";
+                            syncError: string | null;
+                            /** @description e.g. SEC-12, once created */
+                            key: string | null;
+                            url: string | null;
+                            /** @description As the tracker names it; its webhook keeps it current */
+                            status: string | null;
+                        } | null;
+                        /** Format: date-time */
+                        createdAt: string;
+                        /** Format: date-time */
+                        updatedAt: string;
+                    };
+                };
+            };
+            /** @description Default Response */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Default Response */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
         };

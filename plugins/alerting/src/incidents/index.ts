@@ -43,7 +43,7 @@ export {
 } from './queries.js'
 export { Incident, IncidentParams, SnoozeIncident } from './schemas.js'
 export { fieldValuesOfWords } from './shaping/filters.js'
-export { addFollowUp } from './follow-ups/operations.js'
+export { actionItemTickets, addFollowUp, openActionItemTicket } from './follow-ups/operations.js'
 export { setTaskDone } from './checklists/operations.js'
 export { fieldKeysOf, serviceFieldKeys } from './shaping/queries.js'
 export { shownFieldsOf } from './shaping/shown.js'

@@ -245,6 +245,16 @@ export async function findActionItem(db: Executor, organizationId: string, rcaId
     .executeTakeFirst()
 }
 
+/** An action item by its id alone, in the organization (a ticket's change names only the item). */
+export async function actionItemOfId(db: Executor, organizationId: string, itemId: string) {
+  return db
+    .selectFrom('divinux.rcaActionItems')
+    .select(itemColumns)
+    .where('organizationId', '=', organizationId)
+    .where('id', '=', itemId)
+    .executeTakeFirst()
+}
+
 export async function listActionItems(
   db: Executor,
   organizationId: string,

@@ -1,11 +1,15 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
+import type { FastifyRequest } from 'fastify'
 import { Type } from 'typebox'
+import { auditContextOf } from '@svc/audit'
 import { findMembership, isUuid } from '@svc/auth'
-import type { Database } from '@svc/db'
+import type { Database, Executor } from '@svc/db'
 import { NotFoundError, invalidField } from '@svc/http'
+import { actionItemTickets, openActionItemTicket } from '@svc/plugin-alerting'
 import { deleteActionItem, findActionItem, insertActionItem, listActionItems, updateActionItem } from '../queries/rcas.js'
 import { rcaOf, tags } from './routes.js'
 import { ActionItem, ActionItemCreate, ActionItemPatch, ActionItemQuery, ItemParams, RcaParams, actionItemBody } from './schemas.js'
+import type { ActionItemRow } from '../queries/rcas.js'
 
 /** An assignee must be an active member of the organization (the membership rule's own query: suspended members are none). */
 async function assertAssignable(database: Database, organizationId: string, userId: string | null | undefined): Promise<void> {
@@ -15,15 +19,48 @@ async function assertAssignable(database: Database, organizationId: string, user
   }
 }
 
+/** Action items as answered, each with its ticket (alerting keeps tickets: decision 0031, "Action items as tickets"). */
+async function itemBodies(db: Executor, organizationId: string, rows: ActionItemRow[]) {
+  const tickets = await actionItemTickets(
+    db,
+    organizationId,
+    rows.map((row) => row.id),
+  )
+  return rows.map((row) => actionItemBody(row, tickets.get(row.id) ?? null))
+}
+const itemBody = async (db: Executor, organizationId: string, row: ActionItemRow) => (await itemBodies(db, organizationId, [row]))[0]!
+
 /**
  * Action items of an RCA: what must change so it does not happen again. They stay editable after
- * the document is published. Reading needs membership; writing the insights role responder.
+ * the document is published; each may get a ticket in one of the organization's trackers, whose
+ * done makes the item done. Reading needs membership; writing the insights role responder.
  */
-export const actionItemRoutes: FastifyPluginAsyncTypebox = async (app) => {
+export const actionItemRoutes: FastifyPluginAsyncTypebox<{ productUrl: string }> = async (app, { productUrl }) => {
   const db = app.database.db
   const member = app.requireOrgMember
   const writer = app.requireProductRole('insights', 'responder')
   const itemUrl = '/api/v1/organizations/:orgId/rcas/:rcaId/action-items/:itemId'
+  /** Opens the item's ticket in the tracker, in the caller's transaction. */
+  const openTicket = (
+    trx: Executor,
+    request: FastifyRequest,
+    rca: { id: string; organizationId: string; title: string },
+    item: ActionItemRow,
+    trackerId: string,
+  ) =>
+    openActionItemTicket(
+      trx,
+      app.jobs,
+      { userId: request.user.userId, audit: auditContextOf(request) },
+      rca.organizationId,
+      {
+        id: item.id,
+        title: item.title,
+        description: item.description,
+        rca: { title: rca.title, url: `${productUrl}/api/v1/organizations/${rca.organizationId}/rcas/${rca.id}` },
+      },
+      trackerId,
+    )
 
   app.get(
     '/api/v1/organizations/:orgId/rcas/:rcaId/action-items',
@@ -39,7 +76,7 @@ export const actionItemRoutes: FastifyPluginAsyncTypebox = async (app) => {
     },
     async (request) => {
       const rca = await rcaOf(db, request, request.params.rcaId)
-      return { data: (await listActionItems(db, rca.organizationId, rca.id, request.query)).map(actionItemBody) }
+      return { data: await itemBodies(db, rca.organizationId, await listActionItems(db, rca.organizationId, rca.id, request.query)) }
     },
   )
 
@@ -57,9 +94,14 @@ export const actionItemRoutes: FastifyPluginAsyncTypebox = async (app) => {
     },
     async (request, reply) => {
       const rca = await rcaOf(db, request, request.params.rcaId)
-      await assertAssignable(app.database, rca.organizationId, request.body.assigneeUserId)
-      const row = await insertActionItem(db, rca.organizationId, rca.id, request.body, request.user.userId)
-      return reply.code(201).send(actionItemBody(row))
+      const { trackerId, ...content } = request.body
+      await assertAssignable(app.database, rca.organizationId, content.assigneeUserId)
+      const row = await db.transaction().execute(async (trx) => {
+        const item = await insertActionItem(trx, rca.organizationId, rca.id, content, request.user.userId)
+        if (trackerId) await openTicket(trx, request, rca, item, trackerId)
+        return item
+      })
+      return reply.code(201).send(await itemBody(db, rca.organizationId, row))
     },
   )
 
@@ -79,10 +121,15 @@ export const actionItemRoutes: FastifyPluginAsyncTypebox = async (app) => {
       const rca = await rcaOf(db, request, request.params.rcaId)
       const { itemId } = request.params
       if (!isUuid(itemId) || !(await findActionItem(db, rca.organizationId, rca.id, itemId))) throw new NotFoundError('action item')
-      await assertAssignable(app.database, rca.organizationId, request.body.assigneeUserId)
-      const row = await updateActionItem(db, rca.organizationId, rca.id, itemId, request.body)
-      if (!row) throw new NotFoundError('action item')
-      return actionItemBody(row)
+      const { trackerId, ...changes } = request.body
+      await assertAssignable(app.database, rca.organizationId, changes.assigneeUserId)
+      const row = await db.transaction().execute(async (trx) => {
+        const item = await updateActionItem(trx, rca.organizationId, rca.id, itemId, changes)
+        if (!item) throw new NotFoundError('action item')
+        if (trackerId) await openTicket(trx, request, rca, item, trackerId)
+        return item
+      })
+      return itemBody(db, rca.organizationId, row)
     },
   )
 

@@ -1,4 +1,4 @@
-import { Type } from 'typebox'
+import { Type, type Static } from 'typebox'
 import { PaginationQuery, Timestamp } from '@svc/http'
 import { narrativeFields, type ActionItemRow, type LinkRow, type NarrativeField, type RcaRow } from '../queries/rcas.js'
 import { sourceProducts } from '../analyses/schemas.js'
@@ -122,6 +122,26 @@ export const ActionItem = Type.Object(
     dueDate: Type.Union([Type.String({ format: 'date' }), Type.Null()]),
     createdBy: NullableId,
     completedAt: NullableTimestamp,
+    ticket: Type.Union(
+      [
+        Type.Object(
+          {
+            trackerId: NullableId,
+            syncStatus: Type.Enum(['none', 'pending', 'synced', 'failed'], {
+              description:
+                'pending: being created (tried again with backoff while the tracker does not answer); failed: given up, see syncError',
+            }),
+            syncError: Type.Union([Type.String(), Type.Null()]),
+            key: Type.Union([Type.String(), Type.Null()], { description: 'e.g. SEC-12, once created' }),
+            url: Type.Union([Type.String(), Type.Null()]),
+            status: Type.Union([Type.String(), Type.Null()], { description: 'As the tracker names it; its webhook keeps it current' }),
+          },
+          { title: 'RcaActionItemTicket' },
+        ),
+        Type.Null(),
+      ],
+      { description: 'Its ticket in a tracker (Jira, Linear), when it has one; done there makes the item done' },
+    ),
     createdAt: Timestamp,
     updatedAt: Timestamp,
   },
@@ -134,12 +154,18 @@ const ItemFields = {
   priority: Type.Enum(actionItemPriorities),
   dueDate: Type.Union([Type.String({ format: 'date' }), Type.Null()]),
 }
+const TRACKER_ID = 'A ticket tracker of the organization (alerting’s …/trackers): the item gets its ticket there, created after the answer'
+const TrackerId = Type.String({ format: 'uuid', description: TRACKER_ID })
 export const ActionItemCreate = Type.Object(
-  { title: Title, ...Type.Partial(Type.Object(ItemFields)).properties },
+  { title: Title, ...Type.Partial(Type.Object(ItemFields)).properties, trackerId: Type.Optional(TrackerId) },
   { additionalProperties: false },
 )
 export const ActionItemPatch = Type.Object(
-  { title: Type.Optional(Title), ...Type.Partial(Type.Object(ItemFields)).properties },
+  {
+    title: Type.Optional(Title),
+    ...Type.Partial(Type.Object(ItemFields)).properties,
+    trackerId: Type.Optional(Type.String({ format: 'uuid', description: `${TRACKER_ID}; 409 when it has one already` })),
+  },
   { additionalProperties: false, minProperties: 1 },
 )
 export const ActionItemQuery = Type.Object({
@@ -197,7 +223,9 @@ export function linkBody(row: LinkRow, readable: ReadonlySet<string>) {
   }
 }
 
-export function actionItemBody(row: ActionItemRow) {
+export type ActionItemTicket = Static<typeof ActionItem>['ticket']
+
+export function actionItemBody(row: ActionItemRow, ticket: ActionItemTicket = null) {
   return {
     id: row.id,
     rcaId: row.rcaId,
@@ -209,6 +237,7 @@ export function actionItemBody(row: ActionItemRow) {
     dueDate: row.dueDate,
     createdBy: row.createdBy,
     completedAt: iso(row.completedAt),
+    ticket,
     createdAt: row.createdAt.toISOString(),
     updatedAt: row.updatedAt.toISOString(),
   }

@@ -1,12 +1,12 @@
 import { recordAudit } from '@svc/audit'
 import type { Executor } from '@svc/db'
-import { invalidField } from '@svc/http'
+import { ConflictError, invalidField } from '@svc/http'
 import { inTransaction, type JobQueue } from '@svc/jobs'
 import { trackersAmong } from '../../destinations/index.js'
 import { incidentAuditOf, incidentOrNotFound, timelineEntry } from '../common.js'
 import type { Actor, SystemActor } from '../operations.js'
 import { addTimeline } from '../queries.js'
-import { insertFollowUp, type FollowUpRow } from './queries.js'
+import { followUpsOfActionItems, insertFollowUp, type FollowUpRow } from './queries.js'
 
 /** One job per follow-up whose ticket is to be created: `{ organizationId, followUpId }`. */
 export const FOLLOW_UP_SYNC_QUEUE = 'alerting.follow-up-sync'
@@ -16,9 +16,10 @@ export interface FollowUpSyncJob {
   followUpId: string
 }
 
-export const followUpBody = (row: FollowUpRow) => ({
+/** A follow-up of the incident, as its routes answer it. */
+export const followUpBody = (row: FollowUpRow, incidentId: string) => ({
   id: row.id,
-  incidentId: row.incidentId,
+  incidentId,
   title: row.title,
   description: row.description,
   status: row.status as 'open' | 'done',
@@ -77,4 +78,64 @@ export async function addFollowUp(
     after: { followUpId: row.id, title: row.title, trackerId: row.trackerId },
   })
   return row
+}
+
+/**
+ * Opens the ticket of an RCA action item (decision 0031, "Action items as tickets"): a follow-up
+ * of no incident, in the caller's transaction, its ticket created by the same job as an
+ * incident's; audited against the item. 400 when the tracker is not the organization's, 409 when
+ * the item has its ticket already.
+ */
+export async function openActionItemTicket(
+  trx: Executor,
+  jobs: JobQueue,
+  actor: Actor,
+  organizationId: string,
+  item: { id: string; title: string; description: string | null; rca: { title: string; url: string } },
+  trackerId: string,
+): Promise<FollowUpRow> {
+  if (!(await trackersAmong(trx, organizationId, [trackerId])).has(trackerId))
+    throw invalidField('trackerId', 'is not a tracker of the organization')
+  if ((await followUpsOfActionItems(trx, organizationId, [item.id])).length > 0)
+    throw new ConflictError('the action item has its ticket already')
+  const row = await insertFollowUp(trx, {
+    organizationId,
+    incidentId: null,
+    rcaActionItemId: item.id,
+    title: item.title.trim(),
+    description: [item.description ?? '', `Action item of the RCA "${item.rca.title}"`, item.rca.url].filter(Boolean).join('\n'),
+    trackerId,
+    createdBy: actor.userId,
+  })
+  await jobs.send(FOLLOW_UP_SYNC_QUEUE, { organizationId, followUpId: row.id } satisfies FollowUpSyncJob, {
+    db: inTransaction(trx),
+    singletonKey: row.id,
+  })
+  await recordAudit(trx, actor.audit, {
+    organizationId,
+    product: 'insights',
+    entityType: 'rca_action_item',
+    entityId: item.id,
+    action: 'rca_action_item.ticket_requested',
+    after: { followUpId: row.id, trackerId },
+  })
+  return row
+}
+
+/** The tickets of RCA action items as the insights surface shows them on each item, by item id. */
+export async function actionItemTickets(db: Executor, organizationId: string, itemIds: string[]) {
+  const rows = await followUpsOfActionItems(db, organizationId, itemIds)
+  return new Map(
+    rows.map((row) => [
+      row.rcaActionItemId,
+      {
+        trackerId: row.trackerId,
+        syncStatus: row.syncStatus as 'none' | 'pending' | 'synced' | 'failed',
+        syncError: row.syncError,
+        key: row.ticketKey,
+        url: row.ticketUrl,
+        status: row.ticketStatus,
+      },
+    ]),
+  )
 }

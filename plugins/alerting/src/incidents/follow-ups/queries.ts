@@ -1,4 +1,4 @@
-import { sql } from 'kysely'
+import { sql, type NotNull } from 'kysely'
 import type { Executor } from '@svc/db'
 
 // The follow-up table is the incidents module's; every query is scoped by organization in its own WHERE.
@@ -6,6 +6,7 @@ import type { Executor } from '@svc/db'
 const columns = [
   'id',
   'incidentId',
+  'rcaActionItemId',
   'title',
   'description',
   'status',
@@ -40,7 +41,8 @@ export async function insertFollowUp(
   db: Executor,
   followUp: {
     organizationId: string
-    incidentId: string
+    incidentId: string | null
+    rcaActionItemId?: string
     title: string
     description: string | null
     trackerId: string | null
@@ -82,4 +84,10 @@ export async function updateFollowUp(
 /** The follow-up whose ticket this is, in the tracker's organization; locked for the change. */
 export async function followUpOfTicket(db: Executor, organizationId: string, trackerId: string, ticketId: string) {
   return followUpsOf(db, organizationId).where('trackerId', '=', trackerId).where('ticketId', '=', ticketId).forUpdate().executeTakeFirst()
+}
+
+/** The tickets of these RCA action items, by item (an item has at most one). */
+export async function followUpsOfActionItems(db: Executor, organizationId: string, itemIds: string[]) {
+  if (itemIds.length === 0) return []
+  return followUpsOf(db, organizationId).where('rcaActionItemId', 'in', itemIds).$narrowType<{ rcaActionItemId: NotNull }>().execute()
 }

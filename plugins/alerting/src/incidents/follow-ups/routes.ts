@@ -37,7 +37,7 @@ export const followUpRoutes: FastifyPluginAsyncTypebox = async (app) => {
     async (request) => {
       const { organizationId } = membershipOf(request)
       const incident = await incidentOrNotFound(db, organizationId, request.params.incidentId)
-      return { data: (await listFollowUps(db, organizationId, incident.id)).map(followUpBody) }
+      return { data: (await listFollowUps(db, organizationId, incident.id)).map((row) => followUpBody(row, incident.id)) }
     },
   )
 
@@ -62,7 +62,7 @@ export const followUpRoutes: FastifyPluginAsyncTypebox = async (app) => {
       const row = await db
         .transaction()
         .execute((trx) => addFollowUp(trx, app.jobs, actor, organizationId, request.params.incidentId, { title, description, trackerId }))
-      return reply.code(201).send(followUpBody(row))
+      return reply.code(201).send(followUpBody(row, row.incidentId ?? request.params.incidentId))
     },
   )
 
@@ -103,9 +103,9 @@ export const followUpRoutes: FastifyPluginAsyncTypebox = async (app) => {
           before: { followUpId: before.id, title: before.title, status: before.status },
           after: { followUpId: row.id, title: row.title, status: row.status },
         })
-        return row
+        return followUpBody(row, incident.id)
       })
-      return followUpBody(updated)
+      return updated
     },
   )
 }

@@ -21,7 +21,7 @@ export interface FollowUpSyncDeps {
 }
 
 /**
- * Creates follow-ups' tickets in their trackers, one pg-boss job each, outside any transaction
+ * Creates follow-ups' tickets (an incident's, or an RCA action item's) in their trackers, one pg-boss job each, outside any transaction
  * (the call to the tracker may take seconds). What the tracker answers when it does not create
  * the ticket is kept on the follow-up (`syncError`) and the job is tried again; after the last
  * try the follow-up is `failed`. A ticket created whose recording then failed may be created
@@ -40,9 +40,14 @@ export function createFollowUpSync(deps: FollowUpSyncDeps) {
     const tracker = await findTracker(db, organizationId, followUp.trackerId)
     if (!tracker) return fail('the tracker was disconnected')
     if (!tracker.enabled) return fail(`the tracker "${tracker.name}" is disabled`)
-    const incident = await findIncident(db, organizationId, followUp.incidentId)
-    const reference = incident ? `INC-${incident.number}` : 'an incident'
-    const link = incident ? `${deps.productUrl}/api/v1/organizations/${organizationId}/incidents/${incident.id}` : ''
+    // An RCA action item's ticket carries its RCA in its description already.
+    const incident = followUp.incidentId ? await findIncident(db, organizationId, followUp.incidentId) : undefined
+    const about = incident
+      ? [
+          `Follow-up of INC-${incident.number}: ${incident.title}`,
+          `${deps.productUrl}/api/v1/organizations/${organizationId}/incidents/${incident.id}`,
+        ]
+      : []
     try {
       const ticket = await deps.trackers.createTicket(
         {
@@ -55,7 +60,7 @@ export function createFollowUpSync(deps: FollowUpSyncDeps) {
         },
         {
           title: followUp.title,
-          description: [followUp.description ?? '', `Follow-up of ${reference}${incident ? `: ${incident.title}` : ''}`, link].join('\n'),
+          description: [followUp.description ?? '', ...about].join('\n'),
         },
       )
       await db.transaction().execute(async (trx) => {
@@ -67,14 +72,15 @@ export function createFollowUpSync(deps: FollowUpSyncDeps) {
           ticketUrl: ticket.url,
           ...(ticket.status ? { ticketStatus: ticket.status } : {}),
         })
-        await addTimeline(trx, [
-          timelineEntry(organizationId, followUp.incidentId, null, 'follow_up_updated', {
-            followUpId: followUp.id,
-            ticket: ticket.key,
-            url: ticket.url,
-            status: ticket.status,
-          }),
-        ])
+        if (followUp.incidentId)
+          await addTimeline(trx, [
+            timelineEntry(organizationId, followUp.incidentId, null, 'follow_up_updated', {
+              followUpId: followUp.id,
+              ticket: ticket.key,
+              url: ticket.url,
+              status: ticket.status,
+            }),
+          ])
       })
     } catch (error) {
       if (!(error instanceof TrackerFailure)) throw error

@@ -1,6 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { Type } from 'typebox'
 import { isUuid } from '@svc/auth'
+import { publish } from '@svc/events'
 import type { SecretSealer } from '@svc/config'
 import { NotFoundError, UnauthorizedError, BadRequestError } from '@svc/http'
 import { openTrackerValue, ticketEventOf, trackerForEvents, trackerSignatureHolds } from '../../destinations/index.js'
@@ -15,7 +16,8 @@ const BODY_LIMIT = 1_048_576
  * Where a tracker's webhook sends ticket changes (decision 0031): public, the tracker's signature
  * over the raw body proving the sender (401 otherwise). A change of a ticket a follow-up has
  * sets its status as the tracker names it, and the follow-up done when the tracker counts the
- * ticket done (open again when reopened); anything else is acknowledged and ignored (204).
+ * ticket done (open again when reopened), and publishes `ticket.status_changed` (an RCA action
+ * item's ticket moves its item); anything else is acknowledged and ignored (204).
  */
 export const trackerEventRoutes: FastifyPluginAsyncTypebox<{ sealer: SecretSealer }> = async (app, { sealer }) => {
   const db = app.database.db
@@ -56,15 +58,26 @@ export const trackerEventRoutes: FastifyPluginAsyncTypebox<{ sealer: SecretSeale
         const status = event.done ? 'done' : 'open'
         if (followUp.ticketStatus === event.status && followUp.status === status) return
         await updateFollowUp(trx, tracker.organizationId, followUp.id, { ticketStatus: event.status, status })
-        await addTimeline(trx, [
-          timelineEntry(tracker.organizationId, followUp.incidentId, null, 'follow_up_updated', {
-            followUpId: followUp.id,
-            ticket: event.key,
-            ticketStatus: event.status,
-            status,
-            via: kind,
-          }),
-        ])
+        if (followUp.incidentId)
+          await addTimeline(trx, [
+            timelineEntry(tracker.organizationId, followUp.incidentId, null, 'follow_up_updated', {
+              followUpId: followUp.id,
+              ticket: event.key,
+              ticketStatus: event.status,
+              status,
+              via: kind,
+            }),
+          ])
+        // Whoever keeps what the ticket stands for follows it (insights moves an RCA action item).
+        await publish(app.jobs, trx, 'ticket.status_changed', {
+          organizationId: tracker.organizationId,
+          followUpId: followUp.id,
+          incidentId: followUp.incidentId,
+          rcaActionItemId: followUp.rcaActionItemId,
+          ticketKey: event.key,
+          ticketStatus: event.status,
+          done: event.done,
+        })
       })
       return reply.code(204).send(null)
     },

@@ -1,4 +1,4 @@
-import { randomBytes } from 'node:crypto'
+import { randomBytes, randomUUID } from 'node:crypto'
 import t from 'tap'
 import { DEFAULT_SYNTHETICS_CONFIG } from '@svc/config'
 import { startJiraServer, startLinearServer, startSlackServer, startTestService, until } from '@svc/testkit'
@@ -238,6 +238,46 @@ t.test('/incident declare in Slack does the same', async (t) => {
     response_url: slack.responseUrl(),
   })
   t.match((JSON.parse(resolve.body) as { text: string }).text, 'fields/root_cause is required to resolve a Security incident')
+})
+
+t.test('an RCA action item gets its ticket in Jira, and done there makes it done', async (t) => {
+  const owner = person('owner')
+  const rca = await created(`${base}/rcas`, { title: 'Token leak' }, owner)
+  const items = async () =>
+    (await call(owner, 'GET', `${base}/rcas/${rca.id}/action-items`)).json().data as Array<{
+      id: string
+      status: string
+      completedAt: string | null
+      ticket: { trackerId: string; syncStatus: string; key: string | null; url: string | null; status: string | null } | null
+    }>
+  const refused = await call(owner, 'POST', `${base}/rcas/${rca.id}/action-items`, { title: 'Rotate', trackerId: randomUUID() })
+  t.equal(refused.statusCode, 400)
+  t.equal(refused.json().message, 'body/trackerId is not a tracker of the organization')
+  t.same(await items(), [], 'a refused item is not kept')
+
+  const item = await created(
+    `${base}/rcas/${rca.id}/action-items`,
+    { title: 'Scrub tokens from build logs', description: 'CI masks secrets', trackerId: tracker.id },
+    owner,
+  )
+  t.match(item.ticket, { trackerId: tracker.id, syncStatus: 'pending', key: null })
+  const synced = await until('the item’s ticket', async () => (await items()).find((row) => row.ticket?.syncStatus === 'synced'))
+  const key = synced.ticket!.key!
+  t.match(synced.ticket, { key: /^SEC-\d+$/, url: `${jira.url}/browse/${key}`, status: 'To Do' })
+  const issue = jira.issues.find((candidate) => candidate.key === key)
+  t.match(issue, { summary: 'Scrub tokens from build logs' })
+  t.match(JSON.stringify(issue!.description), 'Action item of the RCA \\"Token leak\\"')
+  const again = await call(owner, 'PATCH', `${base}/rcas/${rca.id}/action-items/${item.id}`, { trackerId: tracker.id })
+  t.equal(again.statusCode, 409)
+  t.equal(again.json().message, 'the action item has its ticket already')
+
+  t.equal(await jira.transition(key, 'Done', 'done'), 204)
+  const done = await until('the item done', async () => (await items()).find((row) => row.status === 'done'))
+  t.ok(done.completedAt, 'stamped when done')
+  t.equal(done.ticket!.status, 'Done')
+  t.equal(await jira.transition(key, 'To Do', 'new'), 204)
+  await until('the item open again', async () => (await items()).find((row) => row.status === 'open' && row.completedAt === null))
+  t.equal((await call(stranger!, 'GET', `/api/v1/organizations/${otherOrgId}/rcas/${rca.id}/action-items`)).statusCode, 404)
 })
 
 t.test('a tracker that is down never holds the incident up; a forged or foreign event changes nothing', async (t) => {
