@@ -1,8 +1,11 @@
 // The servers `pnpm bench` measures, in a process of their own so the load generator does
-// not share their event loop: a bare Fastify hello-world, and the platform and product APIs on
+// not share their event loop: a bare Fastify hello-world, a minimal route that verifies the
+// token and reads one row (the baseline of /users/me), and the platform and product APIs on
 // one in-memory embedded database trusting a loopback issuer, with an organization of 25
 // alerts to list. Prints one JSON line when ready. With TEST_DATABASE_URL set, the APIs run on a
 // database of their own on that PostgreSQL server (dropped at exit) instead.
+import { createPublicKey, type JsonWebKey } from 'node:crypto'
+import fastifyJwt from '@fastify/jwt'
 import Fastify from 'fastify'
 import { buildApp } from '@svc/platform'
 import { buildApp as buildProduct } from '@svc/product'
@@ -67,6 +70,26 @@ for (let index = 0; index < 25; index += 1) {
   })
 }
 
+// The least a route answering who the caller is must do (issue 57's baseline for /users/me):
+// verify the same RS256 ID token with @fastify/jwt (issuer, audience, expiry) against the issuer's
+// key, and read the caller's row by primary key from the same database.
+const { userId } = (await platform.inject({ method: 'GET', url: '/api/v1/users/me', headers: { authorization } })).json() as {
+  userId: string
+}
+const { keys } = (await (await fetch(config.auth.jwksUrl)).json()) as { keys: JsonWebKey[] }
+const minimal = Fastify()
+await minimal.register(fastifyJwt, {
+  secret: { public: createPublicKey({ key: keys[0]!, format: 'jwk' }).export({ type: 'spki', format: 'pem' }).toString() },
+  // fast-jwt's cache of verified tokens, as a route serving the same token again would keep: the
+  // platform keeps its verified sessions too, so neither pays an RSA verification per request.
+  verify: { algorithms: ['RS256'], allowedIss: config.auth.issuer, allowedAud: config.auth.clientIds, cache: true },
+})
+minimal.get('/me', async (request) => {
+  await request.jwtVerify()
+  return resources.database.db.selectFrom('core.users').select(['id', 'email', 'name']).where('id', '=', userId).executeTakeFirstOrThrow()
+})
+const minimalAddress = await minimal.listen({ port: 0, host: '127.0.0.1' })
+
 console.log(
   JSON.stringify({
     bare: `${bareAddress}/hello`,
@@ -74,13 +97,14 @@ console.log(
     yardstick: `${yardstickAddress}/hello`,
     yardstickMicroseconds: YARDSTICK_MICROSECONDS,
     platform: `${platformAddress}/api/v1/users/me`,
+    minimal: `${minimalAddress}/me`,
     list: `${productAddress}/api/v1/organizations/${orgId}/alerts?limit=20`,
     token,
   }),
 )
 
 process.once('SIGTERM', async () => {
-  await Promise.all([bare.close(), control.close(), yardstick.close(), platform.close(), product.close()])
+  await Promise.all([bare.close(), control.close(), yardstick.close(), minimal.close(), platform.close(), product.close()])
   await resources.close()
   for (const teardown of teardowns) await teardown()
   process.exit(0)

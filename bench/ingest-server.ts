@@ -1,6 +1,6 @@
-// The servers `pnpm bench:ingest` measures, in a process of their own: a bare Fastify that
-// parses a JSON body and answers 202, and the product API on a fresh PostgreSQL database with
-// one organization and one signed webhook config. Prints one JSON line when ready; on SIGTERM
+// The servers `pnpm bench:ingest` and `pnpm bench:peers` measure, in a process of their own: a
+// bare Fastify that parses a JSON body and answers 202, and the product API on a fresh PostgreSQL
+// database with one organization and two signed webhook configs (generic and Alertmanager). Prints one JSON line when ready; on SIGTERM
 // prints the number of alerts stored, then drops the database.
 import Fastify from 'fastify'
 import { buildApp } from '@svc/product'
@@ -44,12 +44,23 @@ const created = await product.inject({
   payload: { name: 'Bench', format: 'generic', signed: true },
 })
 const webhook = created.json() as { ingestPath: string; signingSecret: string }
+// The same, for Alertmanager's webhook payload (`pnpm bench:peers` sends both formats).
+const alertmanager = (
+  await product.inject({
+    method: 'POST',
+    url: `/api/v1/organizations/${organization.id}/webhooks`,
+    headers: { authorization: `Bearer ${token}` },
+    payload: { name: 'Bench Alertmanager', format: 'alertmanager', signed: true },
+  })
+).json() as { ingestPath: string; signingSecret: string }
 
 console.log(
   JSON.stringify({
     bare: `${bareAddress}/ingest`,
     ingest: `${productAddress}${webhook.ingestPath}`,
     secret: webhook.signingSecret,
+    alertmanagerIngest: `${productAddress}${alertmanager.ingestPath}`,
+    alertmanagerSecret: alertmanager.signingSecret,
     database: new URL(database.url).pathname.slice(1),
   }),
 )

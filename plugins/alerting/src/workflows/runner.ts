@@ -273,7 +273,7 @@ export function createWorkflowRunner(deps: WorkflowRunnerDeps) {
     if (!integration) return failed('the chat integration was deleted')
     if (!integration.enabled) return failed(`the chat integration "${integration.name}" is disabled`)
     const reason = `Workflow "${definition.name}"`
-    if (subject.kind === 'incident') return notifyChatOfIncident(context, integration, action, retryCount)
+    if (subject.kind === 'incident') return notifyChatOfIncident(context, subject.incident.id, integration, action, retryCount)
     const message =
       subject.kind === 'alert'
         ? // The alert as it is now: an earlier action may have changed its priority.
@@ -311,11 +311,11 @@ export function createWorkflowRunner(deps: WorkflowRunnerDeps) {
    */
   async function notifyChatOfIncident(
     context: RunContext,
+    incidentId: string,
     integration: NonNullable<Awaited<ReturnType<typeof findChatIntegration>>>,
     action: Extract<Action, { type: 'notify_chat' }>,
     retryCount: number,
   ): Promise<ActionOutcome> {
-    const incidentId = (context.subject as { incident: IncidentRow }).incident.id
     const message = await chatIncidentOf(context, incidentId, action.message)
     if (!message) return failed('the incident no longer exists')
     if (action.channel !== 'incident')
