@@ -2,7 +2,7 @@
 export { type LatestAnalysesReader, type LatestAnalysis, type LatestAnalysisReader } from './alert-command-room-routes.js'
 export { fullIncidentBody, incidentAuditOf, incidentOrNotFound, timelineEntry } from './common.js'
 export { type Severity, SEVERITY_KEY_PATTERN } from './model.js'
-export { priorityOfIncidentSeverity, requireSeverity, severitiesOf, usualSeverity, type SeverityDefinition } from './shaping/severities.js'
+export { priorityOfIncidentSeverity, severitiesOf, usualSeverity } from './shaping/severities.js'
 export {
   type Actor,
   type SystemActor,
