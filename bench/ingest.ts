@@ -10,9 +10,9 @@
 import { createHmac } from 'node:crypto'
 import { spawn } from 'node:child_process'
 import { createInterface } from 'node:readline'
-import { Pool } from 'undici'
 import { databaseProcesses, machineCpu, processCpu } from './cpu.js'
 import { footprintTable, type Footprint } from './footprint.js'
+import { postLoad } from './http-load.js'
 
 const DURATION_SECONDS = Number(process.env.BENCH_INGEST_DURATION ?? 30)
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 50)
@@ -90,43 +90,15 @@ function cpuBetween(before: ReturnType<typeof cpuSoFar>, after: ReturnType<typeo
   }
 }
 
-/** `CONNECTIONS` loops, each sending one signed alert after another until `duration` is over. */
+/** Signed alerts over `CONNECTIONS` connections until `duration` is over, with the CPU spent meanwhile. */
 async function load(url: string, duration: number): Promise<Run> {
-  const target = new URL(url)
-  const pool = new Pool(target.origin, { connections: CONNECTIONS, pipelining: 1 })
-  const latencies: number[] = []
-  let accepted = 0
-  let rejected = 0
   const databasePids = databaseProcesses(targets.database)
   const cpuBefore = cpuSoFar(databasePids)
-  const started = performance.now()
-  const deadline = started + duration * 1000
-  await Promise.all(
-    Array.from({ length: CONNECTIONS }, async () => {
-      while (performance.now() < deadline) {
-        const { body, signature } = signedAlert()
-        const sent = performance.now()
-        try {
-          const response = await pool.request({
-            path: target.pathname,
-            method: 'POST',
-            headers: { 'content-type': 'application/json', 'x-webhook-signature': signature },
-            body,
-          })
-          await response.body.dump()
-          latencies.push(performance.now() - sent)
-          if (response.statusCode >= 200 && response.statusCode < 300) accepted += 1
-          else rejected += 1
-        } catch {
-          rejected += 1
-        }
-      }
-    }),
-  )
-  const seconds = (performance.now() - started) / 1000
-  const cpu = cpuBetween(cpuBefore, cpuSoFar(databasePids))
-  await pool.close()
-  return { accepted, rejected, seconds, latencies, cpu }
+  const result = await postLoad(url, duration, CONNECTIONS, () => {
+    const { body, signature } = signedAlert()
+    return { body, headers: { 'content-type': 'application/json', 'x-webhook-signature': signature } }
+  })
+  return { ...result, cpu: cpuBetween(cpuBefore, cpuSoFar(databasePids)) }
 }
 
 /** Several runs of one target as one: events over time, p99 over every latency. */

@@ -5,8 +5,8 @@
 import { createHmac } from 'node:crypto'
 import { spawn } from 'node:child_process'
 import { createInterface } from 'node:readline'
-import { Pool } from 'undici'
 import { databaseProcesses, processCpu } from './cpu.js'
+import { postLoad, type LoadRequest, type LoadResult } from './http-load.js'
 import { startAlertmanager } from './peer-process.js'
 
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 50)
@@ -16,11 +16,6 @@ export const INGEST_TARGET = 0.75
 
 const PADDING = 'x'.repeat(700)
 let sequence = 0
-
-interface Request {
-  body: string
-  headers: Record<string, string>
-}
 
 /** The same alert for every target: a title, a service, a fingerprint of its own, ~1 KB of description. */
 function nextAlert() {
@@ -33,7 +28,7 @@ function nextAlert() {
   }
 }
 
-const alertmanagerApiRequest = (): Request => {
+const alertmanagerApiRequest = (): LoadRequest => {
   const alert = nextAlert()
   return {
     headers: { 'content-type': 'application/json' },
@@ -47,7 +42,7 @@ const alertmanagerApiRequest = (): Request => {
   }
 }
 
-const signed = (secret: string, body: string): Request => ({
+const signed = (secret: string, body: string): LoadRequest => ({
   body,
   headers: {
     'content-type': 'application/json',
@@ -55,7 +50,7 @@ const signed = (secret: string, body: string): Request => ({
   },
 })
 
-const genericRequest = (secret: string) => (): Request => {
+const genericRequest = (secret: string) => (): LoadRequest => {
   const alert = nextAlert()
   return signed(
     secret,
@@ -71,7 +66,7 @@ const genericRequest = (secret: string) => (): Request => {
 }
 
 /** Alertmanager's webhook payload (version 4) with one alert, as Alertmanager sends it to a receiver. */
-const alertmanagerWebhookRequest = (secret: string) => (): Request => {
+const alertmanagerWebhookRequest = (secret: string) => (): LoadRequest => {
   const alert = nextAlert()
   const labels = { alertname: alert.name, service: alert.service, severity: 'warning', ...alert.labels }
   return signed(
@@ -100,51 +95,27 @@ const alertmanagerWebhookRequest = (secret: string) => (): Request => {
   )
 }
 
-interface Run {
-  accepted: number
-  rejected: number
-  seconds: number
-  latencies: number[]
+interface Run extends LoadResult {
   /** µs of CPU: the target's server process, and PostgreSQL's for our database. */
   server: number
   database: number
 }
 
-/** `CONNECTIONS` loops, each sending one request after another until `seconds` are over; each finishes the request it started. */
-async function load(url: string, seconds: number, request: () => Request, cpu: { server: number; databasePids: number[] }): Promise<Run> {
-  const target = new URL(url)
-  const pool = new Pool(target.origin, { connections: CONNECTIONS, pipelining: 1 })
-  const latencies: number[] = []
-  let accepted = 0
-  let rejected = 0
+/** The load, with the CPU the target's server and database spent on it. */
+async function load(
+  url: string,
+  seconds: number,
+  request: () => LoadRequest,
+  cpu: { server: number; databasePids: number[] },
+): Promise<Run> {
   const serverBefore = processCpu(cpu.server)
   const databaseBefore = cpu.databasePids.map(processCpu)
-  const started = performance.now()
-  const deadline = started + seconds * 1000
-  await Promise.all(
-    Array.from({ length: CONNECTIONS }, async () => {
-      while (performance.now() < deadline) {
-        const { body, headers } = request()
-        const sent = performance.now()
-        try {
-          const response = await pool.request({ path: `${target.pathname}${target.search}`, method: 'POST', headers, body })
-          await response.body.dump()
-          latencies.push(performance.now() - sent)
-          if (response.statusCode >= 200 && response.statusCode < 300) accepted += 1
-          else rejected += 1
-        } catch {
-          rejected += 1
-        }
-      }
-    }),
-  )
-  const elapsed = (performance.now() - started) / 1000
+  const result = await postLoad(url, seconds, CONNECTIONS, request)
   const database = cpu.databasePids.reduce((sum, pid, index) => {
     const spent = processCpu(pid) - databaseBefore[index]!
     return Number.isFinite(spent) ? sum + spent : sum
   }, 0)
-  await pool.close()
-  return { accepted, rejected, seconds: elapsed, latencies, server: processCpu(cpu.server) - serverBefore, database }
+  return { ...result, server: processCpu(cpu.server) - serverBefore, database }
 }
 
 function combined(runs: Run[]) {
