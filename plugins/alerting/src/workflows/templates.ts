@@ -33,7 +33,7 @@ export function templateProblem(template: string): string | undefined {
   for (const [kind, name] of spans) {
     if (kind === 'text' || kind === '!') continue
     if (kind !== 'name' && kind !== '&') return `uses {{${kind}${name}}}: only plain {{name}} variables are taken`
-    if (!(name in TEMPLATE_NAMES) && !FIELD_NAME.test(name))
+    if (!Object.hasOwn(TEMPLATE_NAMES, name) && !FIELD_NAME.test(name))
       return `names {{${name}}}, which is none of ${Object.keys(TEMPLATE_NAMES).join(', ')} or fields.<key>`
   }
   return undefined

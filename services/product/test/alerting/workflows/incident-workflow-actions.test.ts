@@ -70,6 +70,10 @@ t.test('templates, channels and chat are checked when a workflow is saved', asyn
       /actions\/0\/title uses \{\{#fields.impact\}\}: only plain \{\{name\}\} variables are taken/,
     ],
     [
+      { trigger: 'incident.declared', actions: [{ type: 'post_status_update', body: 'Made by {{constructor}}' }] },
+      /actions\/0\/body names \{\{constructor\}\}, which is none of/,
+    ],
+    [
       { trigger: 'incident.declared', actions: [{ type: 'post_status_update', body: 'Broken {{incident.title' }] },
       /actions\/0\/body is not a valid template: Unclosed tag/,
     ],
