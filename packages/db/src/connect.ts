@@ -8,6 +8,7 @@ import type { DB } from './generated.js'
 import { PGlitePool, type SqlExecutor } from './pglite-pool.js'
 import { ChangeNotices, CHANGES_CHANNEL } from './change-notices.js'
 import { listenForChanges } from './change-listener.js'
+import { JobArrivals, JOBS_CHANNEL } from './job-arrivals.js'
 
 export interface DatabaseOptions {
   /** PostgreSQL URL; when absent the embedded PGlite database is used. */
@@ -45,6 +46,8 @@ export interface Database {
   kind: 'postgres' | 'pglite'
   /** The changes this process has heard of, for caches kept right by them (change-notices.ts). */
   changes: ChangeNotices
+  /** The jobs this process hears arrive in the queue, so its workers fetch when there is work (job-arrivals.ts). */
+  jobArrivals: JobArrivals
   /**
    * Runs a statement as a named prepared statement on PostgreSQL, planned once per connection
    * and reused, for hot statements whose planning costs as much as their execution. On PGlite
@@ -103,6 +106,7 @@ function openPostgres(
   onPoolError: (error: Error) => void = () => {},
 ): Database {
   const changes = new ChangeNotices(false)
+  const jobArrivals = new JobArrivals(false)
   const pool = new pg.Pool({
     connectionString,
     max,
@@ -133,7 +137,7 @@ function openPostgres(
   }
   pool.on('error', report)
   pool.on('connect', (client) => client.on('error', report))
-  const listener = listenForChanges(listenUrl ?? connectionString, changes, report)
+  const listener = listenForChanges(listenUrl ?? connectionString, changes, jobArrivals, report)
   const db = new Kysely<DB>({ dialect: new PostgresDialect({ pool }), plugins: [camelCase] })
   return {
     db,
@@ -141,6 +145,7 @@ function openPostgres(
     sql: { executeSql: (text, values) => pool.query(text, values) },
     kind: 'postgres',
     changes,
+    jobArrivals,
     prepared: async <R>(name: string, text: string, values: readonly unknown[]) =>
       (await pool.query({ name, text, values: [...values] })).rows as R[],
     ping: pinger(db),
@@ -169,8 +174,13 @@ async function openPGlite(dataDir: string | undefined, seed: Blob | undefined): 
   // One process, one connection: every change is heard in the answer of the statement that made
   // it (the pool's reader for statements, PGlite's own for scripts), so notices never lapse.
   const changes = new ChangeNotices(true)
-  const pool = new PGlitePool(pglite, (notification) => changes.hear(notification))
+  const jobArrivals = new JobArrivals(true)
+  const pool = new PGlitePool(pglite, (notification) => {
+    changes.hear(notification)
+    jobArrivals.hear(notification)
+  })
   await pglite.listen(CHANGES_CHANNEL, (payload) => changes.receive(payload))
+  await pglite.listen(JOBS_CHANNEL, (payload) => jobArrivals.hear({ channel: JOBS_CHANNEL, payload }))
   const db = new Kysely<DB>({ dialect: new PostgresDialect({ pool }), plugins: [camelCase] })
   return {
     db,
@@ -178,6 +188,7 @@ async function openPGlite(dataDir: string | undefined, seed: Blob | undefined): 
     sql: pool,
     kind: 'pglite',
     changes,
+    jobArrivals,
     prepared: <R>(_name: string, text: string, values: readonly unknown[]) => pool.statement<R>(text, values),
     ping: pinger(db),
     close: once(async () => {

@@ -8,6 +8,7 @@ export {
   type KeptAnswers,
   type KeptAnswersOptions,
 } from './change-notices.js'
+export { JobArrivals, JOBS_CHANNEL, type JobArrivalHandler } from './job-arrivals.js'
 export { PGlitePool, STATEMENTS_KEPT, type SqlExecutor } from './pglite-pool.js'
 export type { Executor } from './executor.js'
 // Every generated table type, so declarations that infer row types can name them.

@@ -13,4 +13,5 @@ export {
   workEach,
   type WorkEachOptions,
 } from './queue.js'
+export { installJobArrivals, RESTING_POLL_SECONDS, wakeWorkersOnArrival } from './arrivals.js'
 export { createPoller, type Poller, type PollerOptions } from './poller.js'

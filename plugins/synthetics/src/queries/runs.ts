@@ -30,16 +30,21 @@ export interface TakeOptions {
  * by more than a period (the service was down) runs once now, not once per due time it missed.
  * The first `localSlots` runs of the service's own region are inserted already leased by this
  * runner (no queued state to write and lease again); relay regions and heartbeats are queued.
- * Answers the runs and how many checks were taken.
+ * Answers the runs, how many checks were taken, and when the next check not taken falls due
+ * (null when none will), so the runner sleeps until then.
  */
-export async function takeDueChecks(db: Executor, options: TakeOptions): Promise<{ checks: number; runs: TakenRun[] }> {
+export async function takeDueChecks(
+  db: Executor,
+  options: TakeOptions,
+): Promise<{ checks: number; runs: TakenRun[]; nextDueAt: Date | null }> {
   const { region, runnerId, leaseSeconds, localSlots, limit } = options
   const result = await sql<{
-    checkId: string
+    checkId: string | null
     kind: string
     dueAt: Date
     runId: string | null
     state: TakenRun['state'] | null
+    nextDueAt: Date | null
   }>`
     with candidates as (
       select id from divinux.synthetic_checks
@@ -54,7 +59,7 @@ export async function takeDueChecks(db: Executor, options: TakeOptions): Promise
         + case when c.next_due_at < now() - make_interval(secs => c.frequency_seconds) then now() else c.next_due_at end
       from candidates
       where c.id = candidates.id
-      returning c.id, c.organization_id, c.kind, c.regions, c.next_due_at - make_interval(secs => c.frequency_seconds) as due_at
+      returning c.id, c.organization_id, c.kind, c.regions, c.next_due_at, c.next_due_at - make_interval(secs => c.frequency_seconds) as due_at
     ),
     numbered as (
       select advanced.*, row_number() over (partition by runs_here order by due_at) as position, runs_here
@@ -74,13 +79,27 @@ export async function takeDueChecks(db: Executor, options: TakeOptions): Promise
       on conflict (check_id, region, due_at) do nothing
       returning id, check_id, state
     )
-    select numbered.id as "checkId", numbered.kind, numbered.due_at as "dueAt", runs.id as "runId", runs.state
-    from numbered left join runs on runs.check_id = numbered.id`.execute(db)
-  const checks = new Set(result.rows.map((row) => row.checkId)).size
-  const runs = result.rows.flatMap((row) =>
-    row.runId === null ? [] : [{ id: row.runId, checkId: row.checkId, kind: row.kind, dueAt: new Date(row.dueAt), state: row.state! }],
+    -- Due times after this statement: those of the checks not taken (a check due now that another
+    -- runner holds is that runner's), and the next ones of the checks taken. One row even when
+    -- nothing was due.
+    select taken.*, upcoming.next_due_at as "nextDueAt"
+    from (
+      select min(due) as next_due_at from (
+        select min(next_due_at) as due from divinux.synthetic_checks where not paused and next_due_at > now()
+        union all select min(next_due_at) from advanced
+      ) due_times
+    ) upcoming
+    left join (
+      select numbered.id as "checkId", numbered.kind, numbered.due_at as "dueAt", runs.id as "runId", runs.state
+      from numbered left join runs on runs.check_id = numbered.id
+    ) taken on true`.execute(db)
+  const rows = result.rows.filter((row) => row.checkId !== null)
+  const checks = new Set(rows.map((row) => row.checkId)).size
+  const runs = rows.flatMap((row) =>
+    row.runId === null ? [] : [{ id: row.runId, checkId: row.checkId!, kind: row.kind, dueAt: new Date(row.dueAt), state: row.state! }],
   )
-  return { checks, runs }
+  const nextDueAt = result.rows[0]?.nextDueAt
+  return { checks, runs, nextDueAt: nextDueAt ? new Date(nextDueAt) : null }
 }
 
 /**

@@ -20,8 +20,17 @@ const FORMER_QUEUES = ['synthetics.due', 'synthetics.run']
 
 /** A local run may take the longest run there is: a 30 s timeout tried 6 times, and margin. */
 const LEASE_SECONDS = 240
-/** How often each runner looks for due checks: a run starts at most this late, plus its batch. */
+/**
+ * A runner looks for due checks when the next one falls due, but at most this often (checks due
+ * within it are taken together, so a run starts at most this late, plus its batch) and at least
+ * every IDLE_TICK_MS (runs queued for want of a slot or given back are leased within it). Checks
+ * created or resumed here wake it at once; those of other replicas are theirs to wake for, and
+ * taken by whichever runner looks first (decision 0032).
+ */
 const TICK_MS = 250
+const IDLE_TICK_MS = 5_000
+/** What migration 0080's trigger calls the checks' due times on the job arrivals channel. */
+const CHECKS_DUE = 'synthetics.checks'
 /** Due checks taken in one statement; when there were more, the next tick follows at once. */
 const TAKE_LIMIT = 500
 const RETENTION_BATCH = 5_000
@@ -69,8 +78,8 @@ export function heartbeatResult(check: Pick<CheckRow, 'request' | 'frequencySeco
 }
 
 /**
- * Runs checks on time (docs/decisions/0016-synthetics.md, "Scheduling"): every TICK_MS each
- * replica's runner takes the checks whose `next_due_at` has come, in one statement that moves
+ * Runs checks on time (docs/decisions/0016-synthetics.md, "Scheduling"): when the next check falls
+ * due (TICK_MS at the busiest), each replica's runner takes the checks whose `next_due_at` has come, in one statement that moves
  * them on and creates their runs (one per region, unique per due time), with the runs of its own
  * region already leased up to its free slots; it then runs those. Runs queued for want of a slot,
  * given back by a runner that died or whose lease ran out are leased at the next tick. Relays
@@ -84,7 +93,20 @@ export function createScheduler(options: SchedulerOptions) {
   const runnerId = randomUUID()
   const region = config.region
   let beating: NodeJS.Timeout | undefined
-  const ticker: { timer?: NodeJS.Timeout; tick?: Promise<void>; again: boolean; stopped: boolean } = { again: false, stopped: true }
+  const ticker: {
+    timer?: NodeJS.Timeout
+    /** When the timer fires (epoch ms). */
+    wakeAt: number
+    tick?: Promise<void>
+    again: boolean
+    stopped: boolean
+    nextDueAt: number | undefined
+    /** A due time announced while a look was under way: the sleep after it ends by then. */
+    announced: number | undefined
+  } = { wakeAt: 0, again: false, stopped: true, nextDueAt: undefined, announced: undefined }
+  let stopHearing: (() => void) | undefined
+  /** The last look found every local slot busy: a run that ends frees one for the runs queued meanwhile. */
+  let slotsWereFull = false
   const underWay = new Set<Promise<void>>()
 
   async function record(trx: Executor, runId: string, result: { status: ResultStatus; attempts: AttemptResult[]; resultId?: string }) {
@@ -109,12 +131,18 @@ export function createScheduler(options: SchedulerOptions) {
   function start(run: { id: string; checkId: string }): void {
     const running: Promise<void> = runLocal(run)
       .catch((error: Error) => log.warn({ err: error, runId: run.id }, 'a synthetic run could not be recorded'))
-      .finally(() => underWay.delete(running))
+      .finally(() => {
+        underWay.delete(running)
+        if (slotsWereFull) {
+          slotsWereFull = false
+          wake()
+        }
+      })
     underWay.add(running)
   }
 
-  /** One tick: leases waiting local runs, then takes due checks; answers whether more were due than taken. */
-  async function takeAndStart(): Promise<boolean> {
+  /** One tick: leases waiting local runs, then takes due checks; answers whether more were due than taken, and when the next falls due. */
+  async function takeAndStart(): Promise<{ more: boolean; nextDueAt: Date | null }> {
     const free = () => Math.max(0, config.concurrency - underWay.size)
     if (free() > 0) for (const run of await leaseLocalRuns(db, { region, runnerId, leaseSeconds: LEASE_SECONDS, limit: free() })) start(run)
     const taken = await db.transaction().execute(async (trx) => {
@@ -127,7 +155,29 @@ export function createScheduler(options: SchedulerOptions) {
       return due
     })
     for (const run of taken.runs) if (run.state === 'leased') start(run)
-    return taken.checks === TAKE_LIMIT
+    slotsWereFull = free() === 0
+    return { more: taken.checks === TAKE_LIMIT, nextDueAt: taken.nextDueAt }
+  }
+
+  /** How long to sleep after a look: until the next due time, within TICK_MS and IDLE_TICK_MS. */
+  function pause(): number {
+    if (ticker.again) return 0
+    const untilDue = ticker.nextDueAt === undefined ? IDLE_TICK_MS : ticker.nextDueAt - Date.now()
+    return Math.min(IDLE_TICK_MS, Math.max(TICK_MS, untilDue))
+  }
+
+  function sleep(ms: number): void {
+    clearTimeout(ticker.timer)
+    ticker.wakeAt = Date.now() + ms
+    ticker.timer = setTimeout(wake, ms)
+    ticker.timer.unref()
+  }
+
+  /** A statement created, resumed or moved checks (here or on another replica): look by their due time. */
+  function dueAnnounced(queue: string, dueAt: number): void {
+    if (queue !== CHECKS_DUE || ticker.stopped) return
+    if (ticker.tick) ticker.announced = Math.min(ticker.announced ?? dueAt, dueAt)
+    else if (dueAt < ticker.wakeAt) sleep(Math.max(0, dueAt - Date.now()))
   }
 
   /** Ticks now (a check was created or resumed), or right after the tick under way. */
@@ -139,15 +189,18 @@ export function createScheduler(options: SchedulerOptions) {
     }
     clearTimeout(ticker.timer)
     ticker.tick = takeAndStart()
-      .then((more) => {
+      .then(({ more, nextDueAt }) => {
         ticker.again ||= more
+        const announced = ticker.announced ?? Infinity
+        ticker.nextDueAt = Math.min(nextDueAt?.getTime() ?? Infinity, announced)
+        if (ticker.nextDueAt === Infinity) ticker.nextDueAt = undefined
       })
       .catch((error: Error) => log.warn({ err: error }, 'synthetics scheduling failed'))
       .finally(() => {
         ticker.tick = undefined
+        ticker.announced = undefined
         if (ticker.stopped) return
-        ticker.timer = setTimeout(wake, ticker.again ? 0 : TICK_MS)
-        ticker.timer.unref()
+        sleep(pause())
         ticker.again = false
       })
   }
@@ -199,11 +252,13 @@ export function createScheduler(options: SchedulerOptions) {
       }, BEAT_MS)
       beating.unref()
       ticker.stopped = false
+      stopHearing = database.jobArrivals.subscribe(dueAnnounced, wake)
       wake()
       log.debug({ region }, 'synthetics scheduler started')
     },
     async stop(): Promise<void> {
       clearInterval(beating)
+      stopHearing?.()
       ticker.stopped = true
       clearTimeout(ticker.timer)
       await ticker.tick
