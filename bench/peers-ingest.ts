@@ -5,7 +5,7 @@
 import { createHmac } from 'node:crypto'
 import { spawn } from 'node:child_process'
 import { createInterface } from 'node:readline'
-import { databaseProcesses, processCpu } from './cpu.js'
+import { databaseProcesses, machineCpu, processCpu } from './cpu.js'
 import { postLoad, type LoadRequest, type LoadResult } from './http-load.js'
 import { startAlertmanager } from './peer-process.js'
 
@@ -99,6 +99,16 @@ interface Run extends LoadResult {
   /** µs of CPU: the target's server process, and PostgreSQL's for our database. */
   server: number
   database: number
+  /** µs of CPU of this process, the load generator. */
+  loader: number
+  /** The machine's idle and total CPU time over the load (µs, all cores). */
+  idle: number
+  total: number
+}
+
+const ownCpu = () => {
+  const usage = process.cpuUsage()
+  return usage.user + usage.system
 }
 
 /** The load, with the CPU the target's server and database spent on it. */
@@ -106,16 +116,29 @@ async function load(
   url: string,
   seconds: number,
   request: () => LoadRequest,
-  cpu: { server: number; databasePids: number[] },
+  cpu: { server: number; databasePids: () => number[] },
 ): Promise<Run> {
   const serverBefore = processCpu(cpu.server)
-  const databaseBefore = cpu.databasePids.map(processCpu)
+  // Listed at each load: the pool opens connections as the load needs them.
+  const databasePids = cpu.databasePids()
+  const databaseBefore = databasePids.map(processCpu)
+  const loaderBefore = ownCpu()
+  const machineBefore = machineCpu()
   const result = await postLoad(url, seconds, CONNECTIONS, request)
-  const database = cpu.databasePids.reduce((sum, pid, index) => {
+  const machineAfter = machineCpu()
+  const loader = ownCpu() - loaderBefore
+  const database = databasePids.reduce((sum, pid, index) => {
     const spent = processCpu(pid) - databaseBefore[index]!
     return Number.isFinite(spent) ? sum + spent : sum
   }, 0)
-  return { ...result, server: processCpu(cpu.server) - serverBefore, database }
+  return {
+    ...result,
+    server: processCpu(cpu.server) - serverBefore,
+    database,
+    loader,
+    idle: machineAfter.idle - machineBefore.idle,
+    total: machineAfter.total - machineBefore.total,
+  }
 }
 
 function combined(runs: Run[]) {
@@ -131,6 +154,9 @@ function combined(runs: Run[]) {
     p99: Math.round(latencies[Math.floor(latencies.length * 0.99)] ?? 0),
     serverCpu: runs.reduce((sum, run) => sum + run.server, 0) / events,
     databaseCpu: runs.reduce((sum, run) => sum + run.database, 0) / events,
+    loaderCpu: runs.reduce((sum, run) => sum + run.loader, 0) / events,
+    /** The share of the machine's CPU nobody used during the load: above zero, the target waited rather than worked. */
+    idleShare: runs.reduce((sum, run) => sum + run.idle, 0) / runs.reduce((sum, run) => sum + run.total, 0),
   }
 }
 
@@ -154,8 +180,8 @@ export async function ingestAgainstAlertmanager(): Promise<IngestComparison> {
   }
   try {
     const targets = await nextLine()
-    const ours = { server: server.pid!, databasePids: databaseProcesses(targets.database!) }
-    const peer = { server: alertmanager.pid, databasePids: [] }
+    const ours = { server: server.pid!, databasePids: () => databaseProcesses(targets.database!) }
+    const peer = { server: alertmanager.pid, databasePids: () => [] }
     const cases = [
       {
         label: 'Alertmanager 0.25, POST /api/v2/alerts (in memory)',
@@ -193,11 +219,11 @@ export async function ingestAgainstAlertmanager(): Promise<IngestComparison> {
     const table = [
       `Ingestion, ${CONNECTIONS} connections, one new ~1 KB alert per request, ${SECONDS} s per target in two alternating halves, Node ${process.version}, PostgreSQL`,
       '',
-      '| target | alerts/s | p99 (ms) | 2xx | other | server CPU per alert (µs) | PostgreSQL CPU per alert (µs) | ratio to Alertmanager |',
-      '|---|---:|---:|---:|---:|---:|---:|---:|',
+      '| target | alerts/s | p99 (ms) | 2xx | other | server CPU per alert (µs) | PostgreSQL CPU per alert (µs) | load generator CPU per alert (µs) | machine idle | ratio to Alertmanager |',
+      '|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|',
       ...cases.map((entry, index) => {
         const result = results[index]!
-        return `| ${entry.label} | ${result.perSecond.toFixed(0)} | ${result.p99} | ${result.accepted} | ${result.rejected} | ${result.serverCpu.toFixed(0)} | ${index === 0 ? '—' : result.databaseCpu.toFixed(0)} | ${(result.perSecond / peerResult.perSecond).toFixed(2)} |`
+        return `| ${entry.label} | ${result.perSecond.toFixed(0)} | ${result.p99} | ${result.accepted} | ${result.rejected} | ${result.serverCpu.toFixed(0)} | ${index === 0 ? '—' : result.databaseCpu.toFixed(0)} | ${result.loaderCpu.toFixed(0)} | ${(100 * result.idleShare).toFixed(0)} % | ${(result.perSecond / peerResult.perSecond).toFixed(2)} |`
       }),
       '',
       `our alerts stored: ${alerts}; our 2xx answers (warm-up included): ${answered}; ${alerts === answered ? 'none lost' : `MISMATCH of ${answered - alerts}`}`,

@@ -26,6 +26,7 @@ export const PGLITE_FILES: Record<string, PgliteFile> = {
   'packages/db/test/service-edges-migration.test.ts': { why: 'a migration over existing rows' },
   // The job queue: pg-boss on the pool, or on PGlite's one connection.
   'packages/jobs/test/queue.test.ts': { why: 'pg-boss on both engines' },
+  'packages/jobs/test/arrivals.test.ts': { why: 'job notices: the listener’s connection, or PGlite’s answers' },
   'packages/notifier/test/delivery.test.ts': { why: 'outbox delivery on a job queue it starts itself' },
   // The embedded start: what `pnpm start` runs on a fresh machine.
   'scripts/test/embedded-start.test.ts': { why: 'the embedded default, started as README says' },

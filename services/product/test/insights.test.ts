@@ -1,5 +1,5 @@
 import t from 'tap'
-import { startTestService } from '@svc/testkit'
+import { startTestService, until } from '@svc/testkit'
 import { buildApp } from '../src/app.js'
 import { insightsHelpers, minutesAgo } from './insights-setup.js'
 import { alertingOrganization } from './organization-setup.js'
@@ -314,7 +314,10 @@ t.test('an incident is investigated as a whole: its alerts, their services and w
   await deploy(generic, { service: 'inventory', version: '5.0.0', environment: 'staging', finishedAt: minutesAgo(2) })
   const { alertId } = await ingest(generic, { title: 'Inventory reservations failing', service: 'inventory', priority: 'P1' })
   await settledAnalyses(alertId)
-  const link = await db.selectFrom('divinux.incidentAlerts').select('incidentId').where('alertId', '=', alertId).executeTakeFirstOrThrow()
+  // Correlation and the alert's analysis run side by side: either may finish first.
+  const link = await until('the alert to join an incident', () =>
+    db.selectFrom('divinux.incidentAlerts').select('incidentId').where('alertId', '=', alertId).executeTakeFirst(),
+  )
 
   const requested = await app.inject({
     method: 'POST',

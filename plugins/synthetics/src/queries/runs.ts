@@ -3,6 +3,7 @@ import type { Executor, Page } from '@svc/db'
 import { jsonb, jsonColumn, paged } from '@svc/db'
 import type { AttemptResult, ResultStatus } from '@svc/check-runner'
 import { relayHealthy } from './relays.js'
+import type { RunnableFields } from '../secrets/resolve.js'
 
 /** A run created by taking a due time: leased at once by the runner that took it, or queued. */
 export interface TakenRun {
@@ -11,6 +12,8 @@ export interface TakenRun {
   kind: string
   dueAt: Date
   state: 'queued' | 'leased'
+  /** The check as the statement that took it left it: what the run needs, read without another statement. */
+  check: RunnableFields
 }
 
 export interface TakeOptions {
@@ -38,14 +41,16 @@ export async function takeDueChecks(
   options: TakeOptions,
 ): Promise<{ checks: number; runs: TakenRun[]; nextDueAt: Date | null }> {
   const { region, runnerId, leaseSeconds, localSlots, limit } = options
-  const result = await sql<{
-    checkId: string | null
-    kind: string
-    dueAt: Date
-    runId: string | null
-    state: TakenRun['state'] | null
-    nextDueAt: Date | null
-  }>`
+  const result = await sql<
+    {
+      checkId: string | null
+      kind: string
+      dueAt: Date
+      runId: string | null
+      state: TakenRun['state'] | null
+      nextDueAt: Date | null
+    } & Omit<RunnableFields, 'kind'>
+  >`
     with candidates as (
       select id from divinux.synthetic_checks
       where not paused and next_due_at <= now()
@@ -59,7 +64,8 @@ export async function takeDueChecks(
         + case when c.next_due_at < now() - make_interval(secs => c.frequency_seconds) then now() else c.next_due_at end
       from candidates
       where c.id = candidates.id
-      returning c.id, c.organization_id, c.kind, c.regions, c.next_due_at, c.next_due_at - make_interval(secs => c.frequency_seconds) as due_at
+      returning c.id, c.organization_id, c.kind, c.regions, c.next_due_at, c.next_due_at - make_interval(secs => c.frequency_seconds) as due_at,
+        c.request, c.timeout_ms, c.degraded_ms, c.retries
     ),
     numbered as (
       select advanced.*, row_number() over (partition by runs_here order by due_at) as position, runs_here
@@ -90,14 +96,19 @@ export async function takeDueChecks(
       ) due_times
     ) upcoming
     left join (
-      select numbered.id as "checkId", numbered.kind, numbered.due_at as "dueAt", runs.id as "runId", runs.state
+      select numbered.id as "checkId", numbered.kind, numbered.due_at as "dueAt", runs.id as "runId", runs.state,
+        numbered.organization_id as "organizationId", numbered.request, numbered.timeout_ms as "timeoutMs",
+        numbered.degraded_ms as "degradedMs", numbered.retries
       from numbered left join runs on runs.check_id = numbered.id
     ) taken on true`.execute(db)
   const rows = result.rows.filter((row) => row.checkId !== null)
   const checks = new Set(rows.map((row) => row.checkId)).size
-  const runs = rows.flatMap((row) =>
-    row.runId === null ? [] : [{ id: row.runId, checkId: row.checkId!, kind: row.kind, dueAt: new Date(row.dueAt), state: row.state! }],
-  )
+  const runs = rows.flatMap((row): TakenRun[] => {
+    if (row.runId === null) return []
+    const { organizationId, kind, request, timeoutMs, degradedMs, retries } = row
+    const check = { organizationId, kind, request, timeoutMs, degradedMs, retries }
+    return [{ id: row.runId, checkId: row.checkId!, kind: row.kind, dueAt: new Date(row.dueAt), state: row.state!, check }]
+  })
   const nextDueAt = result.rows[0]?.nextDueAt
   return { checks, runs, nextDueAt: nextDueAt ? new Date(nextDueAt) : null }
 }

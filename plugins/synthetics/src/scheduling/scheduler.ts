@@ -9,7 +9,7 @@ import { checkById, type CheckRow } from '../queries/checks.js'
 import { completeRun, deleteOldRuns, leaseLocalRuns, markMissedRuns, rollUp, takeDueChecks } from '../queries/runs.js'
 import { abandonOrphanedRuns, beat, removeGoneRunners } from '../queries/runners.js'
 import { checksLosingRunners } from '../queries/schedule.js'
-import { runnableCheck } from '../secrets/resolve.js'
+import { runnableCheck, type RunnableFields } from '../secrets/resolve.js'
 import type { SecretSealer } from '@svc/config'
 import { judgeCheck } from './state.js'
 
@@ -115,9 +115,9 @@ export function createScheduler(options: SchedulerOptions) {
     return done !== undefined
   }
 
-  /** Runs one leased run of this service's region, then records it. */
-  async function runLocal(run: { id: string; checkId: string }): Promise<void> {
-    const check = await checkById(db, run.checkId)
+  /** Runs one leased run of this service's region, then records it; a run just taken carries its check. */
+  async function runLocal(run: { id: string; checkId: string; check?: RunnableFields }): Promise<void> {
+    const check = run.check ?? (await checkById(db, run.checkId))
     if (!check) return
     let result: { status: ResultStatus; attempts: AttemptResult[] }
     try {
@@ -128,7 +128,7 @@ export function createScheduler(options: SchedulerOptions) {
     await db.transaction().execute((trx) => record(trx, run.id, result))
   }
 
-  function start(run: { id: string; checkId: string }): void {
+  function start(run: { id: string; checkId: string; check?: RunnableFields }): void {
     const running: Promise<void> = runLocal(run)
       .catch((error: Error) => log.warn({ err: error, runId: run.id }, 'a synthetic run could not be recorded'))
       .finally(() => {

@@ -10,6 +10,9 @@ export function secretNames(request: Pick<HttpRequest, 'url' | 'headers' | 'body
   return new Set(texts.flatMap((text) => [...text.matchAll(SECRET_REFERENCE)].map((match) => match[1]!)))
 }
 
+/** What of a check its run needs. */
+export type RunnableFields = Pick<CheckRow, 'organizationId' | 'kind' | 'request' | 'timeoutMs' | 'degradedMs' | 'retries'>
+
 /** A reference to a secret that no longer exists fails the run with this message. */
 export class UnknownSecret extends Error {}
 
@@ -17,7 +20,7 @@ export class UnknownSecret extends Error {}
  * The check as a runner needs it, its secret references replaced by their values: done where
  * the check runs (this service, or just before a relay is handed its run), never stored.
  */
-export async function runnableCheck(db: Executor, sealer: SecretSealer, check: CheckRow): Promise<RunnableCheck> {
+export async function runnableCheck(db: Executor, sealer: SecretSealer, check: RunnableFields): Promise<RunnableCheck> {
   const common = { timeoutMs: check.timeoutMs, degradedMs: check.degradedMs, retries: check.retries }
   if (check.kind !== 'http') return { kind: check.kind, request: check.request, ...common } as RunnableCheck
   const request = check.request as unknown as HttpRequest
