@@ -18,6 +18,7 @@ export const PGLITE_FILES: Record<string, PgliteFile> = {
   // The database package and the migrations: the engines' own code paths.
   'packages/db/test/database.test.ts': { why: 'opens, migrates and closes both engines' },
   'packages/db/test/change-notices.test.ts': { why: 'LISTEN/NOTIFY: PGlite delivers notices in a statement’s answer' },
+  'packages/db/test/due-notices.test.ts': { why: 'LISTEN/NOTIFY on the listener’s connection, or in PGlite’s answers' },
   'packages/db/test/pglite-statements.test.ts': { why: 'the PGlite pool’s kept statements' },
   'packages/db/test/paging.test.ts': { why: 'keyset paging SQL on a database it opens' },
   'packages/db/test/invitation-migration.test.ts': { why: 'a migration over existing rows' },
@@ -26,7 +27,6 @@ export const PGLITE_FILES: Record<string, PgliteFile> = {
   'packages/db/test/service-edges-migration.test.ts': { why: 'a migration over existing rows' },
   // The job queue: pg-boss on the pool, or on PGlite's one connection.
   'packages/jobs/test/queue.test.ts': { why: 'pg-boss on both engines' },
-  'packages/jobs/test/arrivals.test.ts': { why: 'job notices: the listener’s connection, or PGlite’s answers' },
   'packages/notifier/test/delivery.test.ts': { why: 'outbox delivery on a job queue it starts itself' },
   // The embedded start: what `pnpm start` runs on a fresh machine.
   'scripts/test/embedded-start.test.ts': { why: 'the embedded default, started as README says' },

@@ -4,12 +4,12 @@ import { sql, type Kysely } from 'kysely'
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 export async function up(db: Kysely<any>): Promise<void> {
   // Runners sleep until the next check falls due (decision 0032): a statement that creates,
-  // resumes or moves checks announces their earliest due time on the job arrivals channel, when
-  // it commits, as `synthetics.checks:<epoch ms>`, so every replica's runner wakes for it.
+  // resumes or moves checks announces their earliest due time on the channel `svc_due` when it
+  // commits, as `synthetics.checks:<epoch ms>`, so every replica's runner wakes for it.
   await sql`
     create function divinux.announce_checks_due() returns trigger language plpgsql as $$
     begin
-      perform pg_notify('svc_jobs', 'synthetics.checks:' || floor(extract(epoch from min(next_due_at)) * 1000)::bigint)
+      perform pg_notify('svc_due', 'synthetics.checks:' || floor(extract(epoch from min(next_due_at)) * 1000)::bigint)
       from changed_checks where not paused
       having min(next_due_at) is not null;
       return null;

@@ -1,18 +1,18 @@
 import pg from 'pg'
 import { CHANGES_CHANNEL, type ChangeNotices } from './change-notices.js'
-import { JOBS_CHANNEL, type JobArrivals } from './job-arrivals.js'
+import { DUE_CHANNEL, type DueNotices } from './due-notices.js'
 
 const FIRST_RETRY_MS = 500
 const LONGEST_RETRY_MS = 10_000
 
 /**
- * A PostgreSQL connection of its own that listens for change notices and job arrivals all the
- * time, so that other replicas' changes and jobs are heard even while this process's pool has no
+ * A PostgreSQL connection of its own that listens for change notices and due notices all the
+ * time, so that other replicas' changes are heard even while this process's pool has no
  * connection open. While it is down, notices may be missed: both are suspended (nothing is
- * served from what change notices keep right; workers fall back on their resting poll) until it
+ * served from what change notices keep right; sleepers fall back on their longest sleep) until it
  * listens again, retrying with a growing pause.
  */
-export function listenForChanges(connectionString: string, notices: ChangeNotices, arrivals: JobArrivals, onError: (error: Error) => void) {
+export function listenForChanges(connectionString: string, notices: ChangeNotices, dues: DueNotices, onError: (error: Error) => void) {
   let current: pg.Client | undefined
   let retry: NodeJS.Timeout | undefined
   let pause = FIRST_RETRY_MS
@@ -22,7 +22,7 @@ export function listenForChanges(connectionString: string, notices: ChangeNotice
     if (current !== client) return
     current = undefined
     notices.suspend()
-    arrivals.suspend()
+    dues.suspend()
     client.end().catch(() => {})
     if (stopped) return
     retry = setTimeout(listen, pause)
@@ -36,7 +36,7 @@ export function listenForChanges(connectionString: string, notices: ChangeNotice
     current = client
     client.on('notification', (notification) => {
       notices.hear(notification)
-      arrivals.hear(notification)
+      dues.hear(notification)
     })
     client.on('error', (error) => {
       onError(error)
@@ -46,7 +46,7 @@ export function listenForChanges(connectionString: string, notices: ChangeNotice
     try {
       await client.connect()
       await client.query(`listen ${CHANGES_CHANNEL}`)
-      await client.query(`listen ${JOBS_CHANNEL}`)
+      await client.query(`listen ${DUE_CHANNEL}`)
     } catch (error) {
       if (current === client) onError(error as Error)
       lost(client)
@@ -55,7 +55,7 @@ export function listenForChanges(connectionString: string, notices: ChangeNotice
     if (current !== client) return
     pause = FIRST_RETRY_MS
     notices.resume()
-    arrivals.resume()
+    dues.resume()
   }
 
   void listen()
@@ -66,7 +66,7 @@ export function listenForChanges(connectionString: string, notices: ChangeNotice
       const client = current
       current = undefined
       notices.suspend()
-      arrivals.suspend()
+      dues.suspend()
       await client?.end().catch(() => {})
     },
   }

@@ -8,7 +8,7 @@ import type { DB } from './generated.js'
 import { PGlitePool, type SqlExecutor } from './pglite-pool.js'
 import { ChangeNotices, CHANGES_CHANNEL } from './change-notices.js'
 import { listenForChanges } from './change-listener.js'
-import { JobArrivals, JOBS_CHANNEL } from './job-arrivals.js'
+import { DueNotices, DUE_CHANNEL } from './due-notices.js'
 
 export interface DatabaseOptions {
   /** PostgreSQL URL; when absent the embedded PGlite database is used. */
@@ -46,8 +46,8 @@ export interface Database {
   kind: 'postgres' | 'pglite'
   /** The changes this process has heard of, for caches kept right by them (change-notices.ts). */
   changes: ChangeNotices
-  /** The jobs this process hears arrive in the queue, so its workers fetch when there is work (job-arrivals.ts). */
-  jobArrivals: JobArrivals
+  /** When work kept in tables falls due, as this process hears it (due-notices.ts). */
+  dueNotices: DueNotices
   /**
    * Runs a statement as a named prepared statement on PostgreSQL, planned once per connection
    * and reused, for hot statements whose planning costs as much as their execution. On PGlite
@@ -106,7 +106,7 @@ function openPostgres(
   onPoolError: (error: Error) => void = () => {},
 ): Database {
   const changes = new ChangeNotices(false)
-  const jobArrivals = new JobArrivals(false)
+  const dueNotices = new DueNotices(false)
   const pool = new pg.Pool({
     connectionString,
     max,
@@ -137,7 +137,7 @@ function openPostgres(
   }
   pool.on('error', report)
   pool.on('connect', (client) => client.on('error', report))
-  const listener = listenForChanges(listenUrl ?? connectionString, changes, jobArrivals, report)
+  const listener = listenForChanges(listenUrl ?? connectionString, changes, dueNotices, report)
   const db = new Kysely<DB>({ dialect: new PostgresDialect({ pool }), plugins: [camelCase] })
   return {
     db,
@@ -145,7 +145,7 @@ function openPostgres(
     sql: { executeSql: (text, values) => pool.query(text, values) },
     kind: 'postgres',
     changes,
-    jobArrivals,
+    dueNotices,
     prepared: async <R>(name: string, text: string, values: readonly unknown[]) =>
       (await pool.query({ name, text, values: [...values] })).rows as R[],
     ping: pinger(db),
@@ -174,13 +174,13 @@ async function openPGlite(dataDir: string | undefined, seed: Blob | undefined): 
   // One process, one connection: every change is heard in the answer of the statement that made
   // it (the pool's reader for statements, PGlite's own for scripts), so notices never lapse.
   const changes = new ChangeNotices(true)
-  const jobArrivals = new JobArrivals(true)
+  const dueNotices = new DueNotices(true)
   const pool = new PGlitePool(pglite, (notification) => {
     changes.hear(notification)
-    jobArrivals.hear(notification)
+    dueNotices.hear(notification)
   })
   await pglite.listen(CHANGES_CHANNEL, (payload) => changes.receive(payload))
-  await pglite.listen(JOBS_CHANNEL, (payload) => jobArrivals.hear({ channel: JOBS_CHANNEL, payload }))
+  await pglite.listen(DUE_CHANNEL, (payload) => dueNotices.hear({ channel: DUE_CHANNEL, payload }))
   const db = new Kysely<DB>({ dialect: new PostgresDialect({ pool }), plugins: [camelCase] })
   return {
     db,
@@ -188,7 +188,7 @@ async function openPGlite(dataDir: string | undefined, seed: Blob | undefined): 
     sql: pool,
     kind: 'pglite',
     changes,
-    jobArrivals,
+    dueNotices,
     prepared: <R>(_name: string, text: string, values: readonly unknown[]) => pool.statement<R>(text, values),
     ping: pinger(db),
     close: once(async () => {

@@ -8,7 +8,7 @@ export {
   type KeptAnswers,
   type KeptAnswersOptions,
 } from './change-notices.js'
-export { JobArrivals, JOBS_CHANNEL, type JobArrivalHandler } from './job-arrivals.js'
+export { DueNotices, DUE_CHANNEL, type DueHandler } from './due-notices.js'
 export { PGlitePool, STATEMENTS_KEPT, type SqlExecutor } from './pglite-pool.js'
 export type { Executor } from './executor.js'
 // Every generated table type, so declarations that infer row types can name them.

@@ -13,5 +13,4 @@ export {
   workEach,
   type WorkEachOptions,
 } from './queue.js'
-export { installJobArrivals, RESTING_POLL_SECONDS, wakeWorkersOnArrival } from './arrivals.js'
 export { createPoller, type Poller, type PollerOptions } from './poller.js'

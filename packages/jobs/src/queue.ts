@@ -1,7 +1,6 @@
 import PgBoss from 'pg-boss'
 import { CompiledQuery } from 'kysely'
-import type { Executor, JobArrivals, SqlExecutor } from '@svc/db'
-import { wakeWorkersOnArrival } from './arrivals.js'
+import type { Executor, SqlExecutor } from '@svc/db'
 
 export interface JobQueueOptions {
   /** The application's own connections: pg-boss shares the pool (PostgreSQL) or the PGlite handle. */
@@ -10,11 +9,6 @@ export interface JobQueueOptions {
   onError: (error: Error) => void
   /** Background maintenance and cron scheduling; tests that only send and work can turn it off. */
   supervise?: boolean
-  /**
-   * The database's job notices: given, workers fetch when a job for them arrives and otherwise
-   * rest (arrivals.ts); the trigger must be installed once the queue has started (`installJobArrivals`).
-   */
-  arrivals?: JobArrivals
 }
 
 /**
@@ -49,10 +43,6 @@ export function createJobQueue(options: JobQueueOptions): PgBoss {
     schedule: options.supervise ?? true,
   })
   boss.on('error', options.onError)
-  if (options.arrivals) {
-    const stopWaking = wakeWorkersOnArrival(boss, options.arrivals)
-    boss.on('stopped', stopWaking)
-  }
   return boss
 }
 

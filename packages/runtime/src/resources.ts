@@ -2,7 +2,7 @@ import pino, { type Logger } from 'pino'
 import { createSessionCache, createSigningKeyResolver, type SessionCache, type SigningKeyResolver } from '@svc/auth'
 import type { ServiceConfig } from '@svc/config'
 import { migrateToLatest, openDatabase, type Database } from '@svc/db'
-import { countJobs, createJobQueue, installJobArrivals, jobQueueProbe, stopJobQueue, type JobQueue } from '@svc/jobs'
+import { countJobs, createJobQueue, jobQueueProbe, stopJobQueue, type JobQueue } from '@svc/jobs'
 import { jobQueueErrors, trackJobQueue } from '@svc/metrics'
 import { connectSharedState, type SharedState } from './shared-state.js'
 
@@ -50,7 +50,6 @@ export async function openResources(config: ServiceConfig, options: ResourceOpti
     await migrateToLatest(database.db)
     const jobs = createJobQueue({
       sql: database.sql,
-      arrivals: database.jobArrivals,
       onError: (error) => {
         jobQueueErrors.inc()
         log.error({ err: error }, 'job queue error')
@@ -58,7 +57,6 @@ export async function openResources(config: ServiceConfig, options: ResourceOpti
     })
     const checkJobQueue = jobQueueProbe(jobs)
     await jobs.start()
-    await installJobArrivals(database.sql)
     const untrack = trackJobQueue(() => countJobs(database.sql))
     const shared = config.redisUrl ? await connectSharedState(config.redisUrl, options.redisNamespace ?? 'svc:', log) : undefined
     const sessions = createSessionCache({ announceForget: shared?.announceForget })

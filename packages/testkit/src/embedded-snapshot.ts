@@ -3,7 +3,7 @@ import { readFile, rename, writeFile } from 'node:fs/promises'
 import os from 'node:os'
 import path from 'node:path'
 import { dumpEmbedded, migrateToLatest, openDatabase, type Database } from '@svc/db'
-import { createJobQueue, installJobArrivals, stopJobQueue } from '@svc/jobs'
+import { createJobQueue, stopJobQueue } from '@svc/jobs'
 import { migrations } from '@svc/migrations'
 
 /**
@@ -16,13 +16,12 @@ export function migrationSetHash(): string {
   return hash.digest('hex').slice(0, 16)
 }
 
-/** What a test database starts with: every migration, then pg-boss's schema (its first start) and the job arrivals trigger. */
+/** What a test database starts with: every migration, then pg-boss's schema (its first start). */
 export async function prepareSchema(database: Database): Promise<void> {
   await migrateToLatest(database.db)
   let queueError: Error | undefined
   const jobs = createJobQueue({ sql: database.sql, supervise: false, onError: (error) => (queueError ??= error) })
   await jobs.start()
-  await installJobArrivals(database.sql)
   await stopJobQueue(jobs)
   if (queueError) throw queueError
 }

@@ -29,7 +29,7 @@ const LEASE_SECONDS = 240
  */
 const TICK_MS = 250
 const IDLE_TICK_MS = 5_000
-/** What migration 0080's trigger calls the checks' due times on the job arrivals channel. */
+/** What migration 0080's trigger calls the checks' due times on the due notices' channel. */
 const CHECKS_DUE = 'synthetics.checks'
 /** Due checks taken in one statement; when there were more, the next tick follows at once. */
 const TAKE_LIMIT = 500
@@ -252,7 +252,7 @@ export function createScheduler(options: SchedulerOptions) {
       }, BEAT_MS)
       beating.unref()
       ticker.stopped = false
-      stopHearing = database.jobArrivals.subscribe(dueAnnounced, wake)
+      stopHearing = database.dueNotices.subscribe(dueAnnounced, wake)
       wake()
       log.debug({ region }, 'synthetics scheduler started')
     },
