@@ -23,9 +23,9 @@ const LEASE_SECONDS = 240
 /**
  * A runner looks for due checks when the next one falls due, but at most this often (checks due
  * within it are taken together, so a run starts at most this late, plus its batch) and at least
- * every IDLE_TICK_MS (runs queued for want of a slot or given back are leased within it). Checks
- * created or resumed here wake it at once; those of other replicas are theirs to wake for, and
- * taken by whichever runner looks first (decision 0032).
+ * every IDLE_TICK_MS (runs given back by a runner whose lease ran out are leased within it).
+ * Checks created, resumed or moved by any replica wake every runner through due notices
+ * (migration 0080; decision 0032).
  */
 const TICK_MS = 250
 const IDLE_TICK_MS = 5_000
@@ -78,9 +78,9 @@ export function heartbeatResult(check: Pick<CheckRow, 'request' | 'frequencySeco
 }
 
 /**
- * Runs checks on time (docs/decisions/0016-synthetics.md, "Scheduling"): when the next check falls
- * due (TICK_MS at the busiest), each replica's runner takes the checks whose `next_due_at` has come, in one statement that moves
- * them on and creates their runs (one per region, unique per due time), with the runs of its own
+ * Runs checks on time (docs/decisions/0016-synthetics.md, "Scheduling"): when the next check
+ * falls due (every TICK_MS at the busiest), each replica's runner takes the checks whose
+ * `next_due_at` has come, in one statement that moves them on and creates their runs (one per region, unique per due time), with the runs of its own
  * region already leased up to its free slots; it then runs those. Runs queued for want of a slot,
  * given back by a runner that died or whose lease ran out are leased at the next tick. Relays
  * lease the runs of their regions over HTTP. A minute's maintenance job (pg-boss cron) marks runs
@@ -174,8 +174,8 @@ export function createScheduler(options: SchedulerOptions) {
   }
 
   /** A statement created, resumed or moved checks (here or on another replica): look by their due time. */
-  function dueAnnounced(queue: string, dueAt: number): void {
-    if (queue !== CHECKS_DUE || ticker.stopped) return
+  function dueAnnounced(name: string, dueAt: number): void {
+    if (name !== CHECKS_DUE || ticker.stopped) return
     if (ticker.tick) ticker.announced = Math.min(ticker.announced ?? dueAt, dueAt)
     else if (dueAt < ticker.wakeAt) sleep(Math.max(0, dueAt - Date.now()))
   }
