@@ -56,6 +56,7 @@ interface Answer {
   answeredAt: number
   status: number
   code?: string
+  message?: string
   retryAfter: string | null
 }
 
@@ -93,12 +94,13 @@ async function cutTwiceUnderLoad(
   const load = async (replica: ReplicaProcess, request: () => Promise<Response>) => {
     while (loading) {
       const response = await request()
-      const body = (await response.json()) as { code?: string }
+      const body = (await response.json()) as { code?: string; message?: string }
       answers.push({
         replica,
         answeredAt: Date.now(),
         status: response.status,
         code: body.code,
+        message: body.message,
         retryAfter: response.headers.get('retry-after'),
       })
     }
@@ -144,14 +146,42 @@ async function cutTwiceUnderLoad(
 
   const refused = answers.filter((answer) => answer.status >= 300)
   t.ok(answers.length > refused.length + 100, `${answers.length} requests, ${refused.length} refused`)
-  t.same(
-    refused.filter((answer) => answer.status !== 503 || answer.code !== 'DATABASE_UNAVAILABLE' || answer.retryAfter === null),
-    [],
-    'a request that met a cut answered a clean 503 with Retry-After, never a 500',
-  )
+  const unclean = refused.filter((answer) => answer.status !== 503 || answer.code !== 'DATABASE_UNAVAILABLE' || answer.retryAfter === null)
+  expectNone(t, describe(unclean, readyAt), 'a request that met a cut answered a clean 503 with Retry-After, never a 500')
   // The fault run that asked for this saw 503s after readiness; on this code, in processes under
   // load, the requests that meet a cut have answered before their replica's ping works again.
   const afterReady = refused.filter((answer) => answer.answeredAt >= readyAt.get(answer.replica)!)
-  t.same(afterReady, [], 'no replica answered a 5xx after it had answered ready')
+  expectNone(t, describe(afterReady, readyAt), 'no replica answered a 5xx after it had answered ready')
   for (const replica of replicas) t.notMatch(replica.output(), /exited/, `${replica.url} is still running`)
+}
+
+/** CI's summary prints only a failed assertion's name: a failure names its first two answers. */
+function expectNone(t: Test, found: ReturnType<typeof describe>, name: string) {
+  t.same(found, [], found.length === 0 ? name : `${name}; ${found.length} did not: ${JSON.stringify(found.slice(0, 2))}`)
+}
+
+/**
+ * The refusals as a failure should show them: which replica, what it answered, how long after it
+ * answered ready, and the errors that replica logged. The answers themselves hold the process.
+ */
+function describe(answers: Answer[], readyAt: Map<ReplicaProcess, number>) {
+  return answers.map((answer) => ({
+    replica: answer.replica.url,
+    status: answer.status,
+    code: answer.code,
+    message: answer.message,
+    retryAfter: answer.retryAfter,
+    msAfterReady: answer.answeredAt - readyAt.get(answer.replica)!,
+    logged: loggedErrors(answer.replica),
+  }))
+}
+
+/** The messages of the errors a replica logged (pino's level 50 and above), the last five. */
+function loggedErrors(replica: ReplicaProcess): string[] {
+  return replica
+    .output()
+    .split('\n')
+    .filter((line) => /"level":(5|6)\d/.test(line))
+    .map((line) => /"message":"([^"]*)"/.exec(line)?.[1] ?? line.slice(0, 300))
+    .slice(-5)
 }
