@@ -1,10 +1,10 @@
-import { createServer as createHttpServer } from 'node:http'
+import { createServer as createHttpServer, type ServerResponse } from 'node:http'
 import { createServer, type AddressInfo } from 'node:net'
 import { randomBytes } from 'node:crypto'
 import { sql } from 'kysely'
 import t from 'tap'
 import { MAINTENANCE_QUEUE } from '@svc/plugin-synthetics'
-import { startTestService, until } from '@svc/testkit'
+import { startTestService, testServerUrl, until } from '@svc/testkit'
 import { buildApp as buildPlatform } from '@svc/platform'
 import { buildApp } from '../src/app.js'
 import { alertingOrganization } from './organization-setup.js'
@@ -35,9 +35,18 @@ let answer = { status: 200, body: '{"status":"ok"}' }
 const seen: Array<{ authorization?: string }> = []
 const hits = new Map<string, number>()
 const targetHits = (path: string) => hits.get(path) ?? 0
+const TOGETHER = 8
+const waitingTogether: ServerResponse[] = []
 const targetServer = createHttpServer((request, response) => {
   seen.push({ authorization: request.headers.authorization })
   hits.set(request.url ?? '', targetHits(request.url ?? '') + 1)
+  // `/down-together` fails, and answers no one until eight are waiting: their runs end at once.
+  if (request.url === '/down-together') {
+    waitingTogether.push(response)
+    if (waitingTogether.length === TOGETHER)
+      for (const waiting of waitingTogether.splice(0)) waiting.writeHead(503, { 'content-type': 'application/json' }).end('{}')
+    return
+  }
   response.writeHead(answer.status, { 'content-type': 'application/json' })
   // `/slow` holds a runner's slot for a while.
   setTimeout(() => response.end(answer.body), request.url === '/slow' ? 400 : 0)
@@ -647,5 +656,67 @@ t.test('more runs due than free slots: the rest wait queued and run as slots fre
   )
   const firstFinished = Math.min(...runs.map((run) => run.finishedAt!.getTime()))
   t.ok(runs[10]!.startedAt!.getTime() >= firstFinished, 'the runs past the tenth started once a slot was free')
+  await db.deleteFrom('divinux.syntheticChecks').where('id', 'in', ids).execute()
+})
+
+t.test('runs that end together are recorded together, each check judged on its own: eight fail and open eight alerts', async (t) => {
+  // Eight checks due at once against a target that fails them all at one moment: the first run
+  // to end is recorded alone, the others while it is, together, in one transaction (so one `now()`).
+  const checks = await db
+    .insertInto('divinux.syntheticChecks')
+    .values(
+      Array.from({ length: TOGETHER }, (_, index) => ({
+        organizationId: orgId,
+        name: `Down ${index}`,
+        kind: 'http',
+        request: sql`${JSON.stringify({ url: `${target}/down-together` })}::jsonb`,
+        frequencySeconds: 3600,
+        timeoutMs: 5000,
+        regions: sql`array['local']::text[]`,
+        alertAfterFailures: 1,
+        retries: 0,
+        nextDueAt: sql<Date>`now()`,
+      })) as never,
+    )
+    .returning('id')
+    .execute()
+  const ids = checks.map((check) => check.id)
+  const runs = await until('every run to be done', async () => {
+    const rows = await db
+      .selectFrom('divinux.syntheticRuns')
+      .select(['checkId', 'state', 'status', 'finishedAt'])
+      .where('checkId', 'in', ids)
+      .execute()
+    return rows.length === TOGETHER && rows.every((row) => row.state === 'done') ? rows : undefined
+  })
+  t.ok(
+    runs.every((run) => run.status === 'failing'),
+    'each run failed',
+  )
+  const transactions = new Set(runs.map((run) => run.finishedAt!.getTime()))
+  // PGlite answers a statement without waiting on a socket: each result is recorded before the next
+  // run's response is read, so there is nothing to group there (and no round trip to save).
+  if (testServerUrl()) t.ok(transactions.size < TOGETHER, `${TOGETHER} runs recorded in ${transactions.size} transactions`)
+  else t.equal(transactions.size, TOGETHER, 'on PGlite, each run is recorded as it ends')
+  const states = await db.selectFrom('divinux.syntheticChecks').select(['id', 'state']).where('id', 'in', ids).execute()
+  t.same(
+    states.map((check) => check.state),
+    ids.map(() => 'failing'),
+    'every check is failing',
+  )
+  const alerts = await until('an alert for each check', async () => {
+    const rows = await db
+      .selectFrom('divinux.alerts')
+      .select('fingerprint')
+      .where('organizationId', '=', orgId)
+      .where(
+        'fingerprint',
+        'in',
+        ids.map((id) => `check:${id}`),
+      )
+      .execute()
+    return rows.length === TOGETHER ? rows : undefined
+  })
+  t.equal(new Set(alerts.map((alert) => alert.fingerprint)).size, TOGETHER, 'one alert per check')
   await db.deleteFrom('divinux.syntheticChecks').where('id', 'in', ids).execute()
 })

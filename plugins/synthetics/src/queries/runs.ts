@@ -4,6 +4,7 @@ import { jsonb, jsonColumn, paged } from '@svc/db'
 import type { AttemptResult, ResultStatus } from '@svc/check-runner'
 import { relayHealthy } from './relays.js'
 import type { RunnableFields } from '../secrets/resolve.js'
+import type { CheckRow } from './checks.js'
 
 /** A run created by taking a due time: leased at once by the runner that took it, or queued. */
 export interface TakenRun {
@@ -179,30 +180,73 @@ export async function runsLeasedBy(db: Executor, relayId: string, runIds: readon
     .execute()
 }
 
-/** A run's result: done, with every attempt and the last one's outcome in columns. */
-export async function completeRun(
-  db: Executor,
-  runId: string,
-  result: { status: ResultStatus; attempts: AttemptResult[]; resultId?: string },
-): Promise<{ checkId: string; region: string } | undefined> {
-  const last = result.attempts.at(-1)
-  return db
-    .updateTable('divinux.syntheticRuns')
-    .set({
-      state: 'done',
+/** A result to record: the run it completes and what it found. */
+export interface RunResult {
+  runId: string
+  status: ResultStatus
+  attempts: AttemptResult[]
+  /** A relay's own id for the result: a result sent twice is recorded once. */
+  resultId?: string
+}
+
+/** What judging a check reads of it. */
+export type JudgedCheck = Pick<
+  CheckRow,
+  | 'id'
+  | 'organizationId'
+  | 'name'
+  | 'kind'
+  | 'request'
+  | 'regions'
+  | 'alertAfterFailures'
+  | 'alertQuorum'
+  | 'alertPriority'
+  | 'escalationPolicyId'
+  | 'statusComponentIds'
+  | 'service'
+  | 'state'
+>
+
+/**
+ * Records runs' results (done, with every attempt and the last one's outcome in columns), for
+ * runs still queued or leased (a run recorded already, or missed
+ * meanwhile, stays as it is) and, in the same statement, locks their checks: replicas recording
+ * results of one check take turns, and a batch locks its checks in id order so that two batches
+ * do not deadlock. Answers each locked check with the runs of it that this statement completed.
+ * Judging reads the results in a later statement, which sees any committed while it waited.
+ */
+export async function completeRuns(db: Executor, results: readonly RunResult[]): Promise<Array<JudgedCheck & { runIds: string[] }>> {
+  const rows = results.map((result) => {
+    const last = result.attempts.at(-1)
+    return {
+      run_id: result.runId,
       status: result.status,
-      attempts: jsonb(result.attempts),
-      totalMs: last?.timings.total ?? null,
-      statusCode: last?.statusCode ?? null,
+      attempts: result.attempts,
+      total_ms: last?.timings.total ?? null,
+      status_code: last?.statusCode ?? null,
       error: last?.error ?? null,
-      resultId: result.resultId ?? null,
-      leasedUntil: null,
-      finishedAt: sql<Date>`now()`,
-    })
-    .where('id', '=', runId)
-    .where('state', 'in', ['queued', 'leased'])
-    .returning(['checkId', 'region'])
-    .executeTakeFirst()
+      result_id: result.resultId ?? null,
+    }
+  })
+  const locked = await sql<JudgedCheck & { runIds: string[] }>`
+    with done as (
+      update divinux.synthetic_runs run
+      set state = 'done', status = result.status, attempts = result.attempts, total_ms = result.total_ms,
+        status_code = result.status_code, error = result.error, result_id = result.result_id, leased_until = null, finished_at = now()
+      from jsonb_to_recordset(${JSON.stringify(rows)}::jsonb) as result(
+        run_id uuid, status text, attempts jsonb, total_ms double precision, status_code integer, error text, result_id text)
+      where run.id = result.run_id and run.state in ('queued', 'leased')
+      returning run.id, run.check_id
+    )
+    select c.id, c.organization_id as "organizationId", c.name, c.kind, c.request, c.regions,
+      c.alert_after_failures as "alertAfterFailures", c.alert_quorum as "alertQuorum", c.alert_priority as "alertPriority",
+      c.escalation_policy_id as "escalationPolicyId", c.status_component_ids as "statusComponentIds", c.service, c.state,
+      array(select done.id from done where done.check_id = c.id)::text[] as "runIds"
+    from divinux.synthetic_checks c
+    where c.id in (select check_id from done)
+    order by c.id
+    for update of c`.execute(db)
+  return locked.rows
 }
 
 /** A run recorded as done at once: heartbeat evaluations and pings. */
@@ -255,7 +299,7 @@ export async function recentResultsOf(db: Executor, checks: ReadonlyArray<{ id: 
   return result.rows
 }
 
-/** A run's stored attempts, as `completeRun` wrote them. */
+/** A run's stored attempts, as `completeRuns` wrote them. */
 export const storedAttempts = jsonColumn<AttemptResult[]>()
 
 /** The newest finished run of each of these regions of a check, with what it saw: why a failing region fails. */
@@ -271,12 +315,6 @@ export async function latestRunsOf(db: Executor, checkId: string, regions: reado
     .orderBy('region')
     .orderBy('dueAt', 'desc')
     .execute()
-}
-
-/** The newest `depth` results of one check's regions, by region: what judging the check reads. */
-export async function recentStatuses(db: Executor, checkId: string, regions: readonly string[], depth: number) {
-  const rows = await recentResultsOf(db, [{ id: checkId, regions }], depth)
-  return new Map(rows.map((row) => [row.region, row.statuses]))
 }
 
 export interface ResultFilter {

@@ -5,7 +5,7 @@ import { AttemptResult, RESULT_STATUSES, type RunnableCheck } from '@svc/check-r
 import { BadRequestError, ConflictError, UnauthorizedError } from '@svc/http'
 import { checkById } from '../queries/checks.js'
 import { relayByKey } from '../queries/relays.js'
-import { leaseRelayRuns, runsLeasedBy } from '../queries/runs.js'
+import { leaseRelayRuns, runsLeasedBy, type RunResult } from '../queries/runs.js'
 import { failedRun, type Scheduler } from '../scheduling/scheduler.js'
 import { runnableCheck } from '../secrets/resolve.js'
 import type { SecretSealer } from '@svc/config'
@@ -165,7 +165,8 @@ export const relayApi: FastifyPluginAsyncTypebox<{ scheduler: Scheduler; sealer:
             )
           ).map((run) => [run.id, run]),
         )
-        let recorded = 0
+        const recording: RunResult[] = []
+        let accepted = 0
         let duplicates = 0
         for (const [index, result] of results.entries()) {
           const run = held.get(result.runId)
@@ -177,10 +178,13 @@ export const relayApi: FastifyPluginAsyncTypebox<{ scheduler: Scheduler; sealer:
             throw new ConflictError(
               `results/${index}/runId: run ${result.runId} is not leased by this relay${run ? ` (it is ${run.state})` : ''}`,
             )
-          await options.scheduler.record(trx, run.id, { status: result.status, attempts: result.attempts, resultId: result.id })
-          recorded += 1
+          accepted += 1
+          // A second result for one run in a batch changes nothing: the first is the run's, as when sent apart.
+          if (!recording.some((first) => first.runId === run.id))
+            recording.push({ runId: run.id, status: result.status, attempts: result.attempts, resultId: result.id })
         }
-        return { recorded, duplicates }
+        await options.scheduler.recordResults(trx, recording)
+        return { recorded: accepted, duplicates }
       })
     },
   )

@@ -2,16 +2,16 @@ import { randomUUID } from 'node:crypto'
 import type { FastifyBaseLogger } from 'fastify'
 import { DEFAULT_GRACE_SECONDS, runCheck, type AttemptResult, type HeartbeatRequest, type ResultStatus } from '@svc/check-runner'
 import type { SyntheticsConfig } from '@svc/config'
-import type { Database, Executor } from '@svc/db'
+import { createGroupCommit, type Database, type Executor } from '@svc/db'
 import { ensureQueue, type JobQueue } from '@svc/jobs'
 import type { OutboundPolicy } from '@svc/outbound'
 import { checkById, type CheckRow } from '../queries/checks.js'
-import { completeRun, deleteOldRuns, leaseLocalRuns, markMissedRuns, rollUp, takeDueChecks } from '../queries/runs.js'
+import { completeRuns, deleteOldRuns, leaseLocalRuns, markMissedRuns, rollUp, takeDueChecks, type RunResult } from '../queries/runs.js'
 import { abandonOrphanedRuns, beat, removeGoneRunners } from '../queries/runners.js'
 import { checksLosingRunners } from '../queries/schedule.js'
 import { runnableCheck, type RunnableFields } from '../secrets/resolve.js'
 import type { SecretSealer } from '@svc/config'
-import { judgeCheck } from './state.js'
+import { judgeCheck, judgeChecks } from './state.js'
 
 export const MAINTENANCE_QUEUE = 'synthetics.maintenance'
 export const ROLLUP_QUEUE = 'synthetics.rollup'
@@ -43,6 +43,8 @@ const BEAT_MS = 5_000
 const STALE_SECONDS = 20
 /** On stop, runs under way get this long to record their results; the rest are taken again by the sweep. */
 const STOP_GRACE_MS = 10_000
+/** Local results recorded in one transaction at most. */
+const RECORD_BATCH = 100
 
 export interface SchedulerOptions {
   database: Database
@@ -109,11 +111,32 @@ export function createScheduler(options: SchedulerOptions) {
   let slotsWereFull = false
   const underWay = new Set<Promise<void>>()
 
-  async function record(trx: Executor, runId: string, result: { status: ResultStatus; attempts: AttemptResult[]; resultId?: string }) {
-    const done = await completeRun(trx, runId, result)
-    if (done) await judgeCheck(trx, jobs, done.checkId, region)
-    return done !== undefined
+  /**
+   * Records results in the caller's transaction and judges their checks again; answers the runs
+   * recorded (a run recorded already, or missed meanwhile, is not).
+   */
+  async function recordResults(trx: Executor, results: readonly RunResult[]): Promise<Set<string>> {
+    const locked = await completeRuns(trx, results)
+    await judgeChecks(trx, jobs, locked, region)
+    return new Set(locked.flatMap((check) => check.runIds))
   }
+
+  async function record(trx: Executor, runId: string, result: { status: ResultStatus; attempts: AttemptResult[]; resultId?: string }) {
+    return (await recordResults(trx, [{ runId, ...result }])).has(runId)
+  }
+
+  /**
+   * Local runs that end while others are being recorded are recorded together, in one
+   * transaction of four statements however many they are (decision 0032, "Recording runs").
+   */
+  const localResults = createGroupCommit<RunResult, boolean>({
+    writeBatch: async (batch) => {
+      const recorded = await db.transaction().execute((trx) => recordResults(trx, batch))
+      return batch.map((result) => recorded.has(result.runId))
+    },
+    writeOne: (result) => db.transaction().execute((trx) => record(trx, result.runId, result)),
+    maxBatch: RECORD_BATCH,
+  })
 
   /** Runs one leased run of this service's region, then records it; a run just taken carries its check. */
   async function runLocal(run: { id: string; checkId: string; check?: RunnableFields }): Promise<void> {
@@ -125,7 +148,7 @@ export function createScheduler(options: SchedulerOptions) {
     } catch (error) {
       result = failedRun((error as Error).message)
     }
-    await db.transaction().execute((trx) => record(trx, run.id, result))
+    await localResults.write({ runId: run.id, ...result })
   }
 
   function start(run: { id: string; checkId: string; check?: RunnableFields }): void {
@@ -234,6 +257,7 @@ export function createScheduler(options: SchedulerOptions) {
 
   return {
     record,
+    recordResults,
     rollUpRecent,
     wake,
     async start(): Promise<void> {

@@ -4,7 +4,7 @@ import { publish, type AlertPriority, type CheckState } from '@svc/events'
 import type { JobQueue } from '@svc/jobs'
 import { checkById, setCheckState, type CheckRow } from '../queries/checks.js'
 import { relayRegions } from '../queries/relays.js'
-import { latestRunsOf, recentStatuses } from '../queries/runs.js'
+import { latestRunsOf, recentResultsOf, type JudgedCheck } from '../queries/runs.js'
 import { failureReason } from './failure-reason.js'
 
 export type Quorum = 'any' | 'majority' | 'all'
@@ -57,35 +57,78 @@ export function targetOf(check: Pick<CheckRow, 'kind' | 'request'>): string {
   }
 }
 
-/** Which of a check's regions have a runner now: this service's own, or a healthy relay's. */
-export async function runnableRegions(db: Executor, check: Pick<CheckRow, 'organizationId' | 'regions'>, serviceRegion: string) {
-  const own = check.regions.every((region) => region === serviceRegion)
-  const relays = own ? new Map<string, boolean>() : await relayRegions(db, check.organizationId)
-  return (region: string) => region === serviceRegion || relays.get(region) === true
+/**
+ * Which regions of these checks have a runner now: this service's own, or a healthy relay's.
+ * Relays are read once per organization, and only for checks with a region not the service's.
+ */
+async function runnableRegions(db: Executor, checks: ReadonlyArray<Pick<CheckRow, 'organizationId' | 'regions'>>, serviceRegion: string) {
+  const relays = new Map<string, Map<string, boolean>>()
+  for (const check of checks)
+    if (!relays.has(check.organizationId) && check.regions.some((region) => region !== serviceRegion))
+      relays.set(check.organizationId, await relayRegions(db, check.organizationId))
+  return (check: Pick<CheckRow, 'organizationId'>, region: string) =>
+    region === serviceRegion || relays.get(check.organizationId)?.get(region) === true
 }
 
 /**
  * Judges a check again after a result, in the caller's transaction (the check row locked, so
- * replicas recording results of one check take turns), and publishes what its change means:
- * `check.failed` on becoming failing, `check.recovered` on leaving it, and
- * `check.state_changed` on any change.
+ * replicas recording results of one check take turns), and publishes what its change means
+ * (`judgeChecks`).
  */
 export async function judgeCheck(trx: Executor, jobs: JobQueue, checkId: string, serviceRegion: string): Promise<CheckState | undefined> {
   const check = await checkById(trx, checkId, true)
   if (!check) return undefined
-  const rule = { failures: check.alertAfterFailures, quorum: check.alertQuorum as Quorum }
-  const latest = await recentStatuses(trx, check.id, check.regions, rule.failures)
-  const runnable = await runnableRegions(trx, check, serviceRegion)
-  const statuses = check.regions.map((region) => ({ region, status: regionStatus(latest.get(region) ?? [], rule, runnable(region)) }))
-  const state = checkState(
-    statuses.map((entry) => entry.status),
-    rule.quorum,
+  return (await judgeChecks(trx, jobs, [check], serviceRegion)).get(check.id)
+}
+
+/**
+ * Judges checks again after results, in the caller's transaction, which holds their rows
+ * locked; answers each one's state. A check whose state changes publishes what the change
+ * means: `check.failed` on becoming failing, `check.recovered` on leaving it, and
+ * `check.state_changed` on any change.
+ */
+export async function judgeChecks(
+  trx: Executor,
+  jobs: JobQueue,
+  checks: readonly JudgedCheck[],
+  serviceRegion: string,
+): Promise<Map<string, CheckState>> {
+  const judged = new Map<string, CheckState>()
+  if (checks.length === 0) return judged
+  // One read of every check's newest results, as deep as the deepest rule needs.
+  const depth = Math.max(...checks.map((check) => check.alertAfterFailures))
+  const latest = new Map(
+    (await recentResultsOf(trx, checks, depth)).map((row) => [`${row.checkId}\u0000${row.region}`, row.statuses] as const),
   )
-  const previous = check.state as CheckState
-  if (state === previous) return state
-  await setCheckState(trx, check.id, state)
-  const failingRegions = statuses.filter((entry) => entry.status === 'failing').map((entry) => entry.region)
-  // Why each failing region fails, by its latest run: what the alert, and so the page, says.
+  const runnable = await runnableRegions(trx, checks, serviceRegion)
+  for (const check of checks) {
+    const rule = { failures: check.alertAfterFailures, quorum: check.alertQuorum as Quorum }
+    const statuses = check.regions.map((region) => ({
+      region,
+      status: regionStatus(latest.get(`${check.id}\u0000${region}`) ?? [], rule, runnable(check, region)),
+    }))
+    const state = checkState(
+      statuses.map((entry) => entry.status),
+      rule.quorum,
+    )
+    judged.set(check.id, state)
+    const previous = check.state as CheckState
+    if (state === previous) continue
+    await setCheckState(trx, check.id, state)
+    const failingRegions = statuses.filter((entry) => entry.status === 'failing').map((entry) => entry.region)
+    await publishChange(trx, jobs, check, { state, previous, failingRegions })
+  }
+  return judged
+}
+
+/** Publishes a check's change of state; a failing region's reason is its latest run's, what the alert (so the page) says. */
+async function publishChange(
+  trx: Executor,
+  jobs: JobQueue,
+  check: JudgedCheck,
+  change: { state: CheckState; previous: CheckState; failingRegions: string[] },
+): Promise<void> {
+  const { state, previous, failingRegions } = change
   const failures = (await latestRunsOf(trx, check.id, failingRegions)).map((run) => ({ region: run.region, reason: failureReason(run) }))
   const payload = {
     organizationId: check.organizationId,
@@ -106,5 +149,4 @@ export async function judgeCheck(trx: Executor, jobs: JobQueue, checkId: string,
   if (state === 'failing') await publish(jobs, trx, 'check.failed', payload)
   else if (previous === 'failing') await publish(jobs, trx, 'check.recovered', payload)
   await publish(jobs, trx, 'check.state_changed', payload)
-  return state
 }
