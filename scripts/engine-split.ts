@@ -17,6 +17,7 @@ export interface PgliteFile {
 export const PGLITE_FILES: Record<string, PgliteFile> = {
   // The database package and the migrations: the engines' own code paths.
   'packages/db/test/database.test.ts': { why: 'opens, migrates and closes both engines' },
+  'packages/db/test/group-commit.test.ts': { why: 'the database package (no engine: milliseconds on either pass)' },
   'packages/db/test/change-notices.test.ts': { why: 'LISTEN/NOTIFY: PGlite delivers notices in a statement’s answer' },
   'packages/db/test/due-notices.test.ts': { why: 'LISTEN/NOTIFY on the listener’s connection, or in PGlite’s answers' },
   'packages/db/test/pglite-statements.test.ts': { why: 'the PGlite pool’s kept statements' },
@@ -27,6 +28,7 @@ export const PGLITE_FILES: Record<string, PgliteFile> = {
   'packages/db/test/service-edges-migration.test.ts': { why: 'a migration over existing rows' },
   // The job queue: pg-boss on the pool, or on PGlite's one connection.
   'packages/jobs/test/queue.test.ts': { why: 'pg-boss on both engines' },
+  'packages/jobs/test/census.test.ts': { why: 'the census statement, prepared, over pg-boss on both engines' },
   'packages/notifier/test/delivery.test.ts': { why: 'outbox delivery on a job queue it starts itself' },
   // The embedded start: what `pnpm start` runs on a fresh machine.
   'scripts/test/embedded-start.test.ts': { why: 'the embedded default, started as README says' },

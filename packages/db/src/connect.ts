@@ -112,6 +112,10 @@ function openPostgres(
     max,
     types: pgTypes,
     connectionTimeoutMillis: 5_000,
+    // pg's default closes a connection idle for 10 s, so a node at rest, whose pollers use a few
+    // connections by turns, opened one every 9 s (and PostgreSQL forked a backend for it); a
+    // minute keeps those few open and still gives back what a burst opened (decision 0033).
+    idleTimeoutMillis: 60_000,
     // Every connection listens before it is handed out, so a writer hears of its own change
     // before its statement returns and this process never serves what it has just changed from a
     // cache; the listener below hears the other replicas' changes while the pool has no

@@ -1,6 +1,7 @@
 import PgBoss from 'pg-boss'
 import { CompiledQuery } from 'kysely'
 import type { Executor, SqlExecutor } from '@svc/db'
+import { wakeWorkersByCensus, type CensusOptions } from './census.js'
 
 export interface JobQueueOptions {
   /** The application's own connections: pg-boss shares the pool (PostgreSQL) or the PGlite handle. */
@@ -9,6 +10,11 @@ export interface JobQueueOptions {
   onError: (error: Error) => void
   /** Background maintenance and cron scheduling; tests that only send and work can turn it off. */
   supervise?: boolean
+  /**
+   * Given, workers fetch when a census finds work for their queues, and otherwise rest
+   * (census.ts, decision 0033); without it each polls its queue on its own interval.
+   */
+  census?: Pick<CensusOptions, 'prepared' | 'intervalMs'>
 }
 
 /**
@@ -43,6 +49,7 @@ export function createJobQueue(options: JobQueueOptions): PgBoss {
     schedule: options.supervise ?? true,
   })
   boss.on('error', options.onError)
+  if (options.census) wakeWorkersByCensus(boss, { ...options.census, onError: options.onError })
   return boss
 }
 

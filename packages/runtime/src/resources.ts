@@ -50,6 +50,7 @@ export async function openResources(config: ServiceConfig, options: ResourceOpti
     await migrateToLatest(database.db)
     const jobs = createJobQueue({
       sql: database.sql,
+      census: { prepared: database.prepared },
       onError: (error) => {
         jobQueueErrors.inc()
         log.error({ err: error }, 'job queue error')

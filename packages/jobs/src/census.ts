@@ -1,0 +1,117 @@
+import type PgBoss from 'pg-boss'
+
+/**
+ * The queues with a job to fetch now. One statement over every queue's partition of
+ * `pgboss.job`, through pg-boss's fetch index (`job_i5`: name, start_after, where state <
+ * 'active'); planning it over some thirty partitions costs more than running it, so it is a
+ * prepared statement, planned once per connection.
+ */
+export const QUEUES_WITH_WORK = `select name from pgboss.job where state < 'active' and start_after < now() group by name`
+
+/**
+ * How often the census looks: twice as often as the busiest workers polled before it, since a
+ * job waits for a look and then for its worker's fetch. A chain of queues (an alert's page goes
+ * through several) measured slower at 500 ms than the workers' own 0.5 s polling (decision 0033).
+ */
+export const CENSUS_INTERVAL_MS = 250
+/**
+ * How often a worker fetches on its own: the safety net should a census fail. pg-boss 10 polls
+ * every queue on its worker's interval (0.5–2 s here), which was most of what an idle node spent,
+ * about 35 fetches a second for nothing (decision 0033).
+ */
+export const RESTING_POLL_SECONDS = 15
+
+export interface CensusOptions {
+  /** Runs a named prepared statement (`Database['prepared']`). */
+  prepared<R>(name: string, text: string, values: readonly unknown[]): Promise<R[]>
+  onError(error: Error): void
+  intervalMs?: number
+  restingPollSeconds?: number
+}
+
+/**
+ * Wakes this process's pg-boss workers when their queues have work, instead of each polling its
+ * own (decision 0033): every `intervalMs` one statement asks which queues hold a job that can
+ * be fetched now, and only those queues' workers fetch (`notifyWorker`), each at most as often
+ * as it asked to poll. A job sent, retried, or come due by its `start_after`, from any replica,
+ * is seen the same way. Wakes are coalesced by construction, and the jobs arrived between two
+ * fetches are fetched as one batch, as before; under load a worker fetches as often as it did,
+ * at rest it does not fetch at all. Workers registered through `boss.work` after this call poll
+ * on their own only every `restingPollSeconds`.
+ *
+ * Written here because pg-boss 10, the newest that runs on Node 20, has no such thing; pg-boss 12
+ * wakes workers by LISTEN/NOTIFY but needs Node 22.12. A trigger-and-notify wake of our own was
+ * tried and withdrawn (decision 0032).
+ */
+export function wakeWorkersByCensus(boss: PgBoss, options: CensusOptions) {
+  const intervalMs = options.intervalMs ?? CENSUS_INTERVAL_MS
+  const restingPollSeconds = options.restingPollSeconds ?? RESTING_POLL_SECONDS
+  /** This process's workers by queue: the interval each asked to poll at, and when the census last woke it. */
+  const workers = new Map<string, Map<string, { intervalMs: number; wokenAt: number }>>()
+  let timer: NodeJS.Timeout | undefined
+  let stopped = false
+  let looking: Promise<void> | undefined
+
+  async function census(): Promise<void> {
+    if (workers.size === 0) return
+    const rows = await options.prepared<{ name: string }>('svc_job_census', QUEUES_WITH_WORK, [])
+    const now = Date.now()
+    for (const { name } of rows)
+      for (const [id, worker] of workers.get(name) ?? []) {
+        // Never more often than the worker asked to poll: under load it fetches as it did before.
+        if (now - worker.wokenAt < worker.intervalMs) continue
+        worker.wokenAt = now
+        boss.notifyWorker(id)
+      }
+  }
+
+  /** Looks now (or joins the look under way). */
+  function look(): Promise<void> {
+    looking ??= census()
+      .catch((error: Error) => options.onError(error))
+      .finally(() => (looking = undefined))
+    return looking
+  }
+
+  /** The next look `intervalMs` after the last one began, however long that one took. */
+  function schedule(lastBegan = Date.now()): void {
+    if (stopped) return
+    timer = setTimeout(
+      () => {
+        const began = Date.now()
+        void look().then(() => schedule(began))
+      },
+      Math.max(0, lastBegan + intervalMs - Date.now()),
+    )
+    timer.unref()
+  }
+
+  const work = boss.work.bind(boss) as (name: string, ...rest: unknown[]) => Promise<string>
+  const offWork = boss.offWork.bind(boss)
+  boss.work = (async (name: string, ...rest: unknown[]) => {
+    const handler = rest.pop()
+    const workOptions = (rest[0] ?? {}) as PgBoss.WorkOptions
+    const id = await work(name, { ...workOptions, pollingIntervalSeconds: restingPollSeconds }, handler)
+    const ids = workers.get(name) ?? new Map<string, { intervalMs: number; wokenAt: number }>()
+    ids.set(id, { intervalMs: (workOptions.pollingIntervalSeconds ?? 2) * 1000, wokenAt: 0 })
+    workers.set(name, ids)
+    return id
+  }) as PgBoss['work']
+  boss.offWork = (async (value: string | { id: string }) => {
+    if (typeof value === 'string') workers.delete(value)
+    else
+      for (const [name, ids] of workers) {
+        ids.delete(value.id)
+        if (ids.size === 0) workers.delete(name)
+      }
+    await offWork(value as never)
+  }) as PgBoss['offWork']
+
+  schedule()
+  const stop = () => {
+    stopped = true
+    clearTimeout(timer)
+  }
+  boss.on('stopped', stop)
+  return { look, stop }
+}

@@ -1,0 +1,104 @@
+import t from 'tap'
+import { migrateToLatest, openDatabase } from '@svc/db'
+import { createJobQueue, stopJobQueue, wakeWorkersByCensus } from '@svc/jobs'
+import { createTestDatabase, until } from '@svc/testkit'
+
+// Workers woken by the census (decision 0033), on both engines. Every timer here is an hour long:
+// a job is fetched only because a census the test asks for (`look`) woke its worker.
+const HOUR_MS = 3_600_000
+
+const database = await openDatabase({ databaseUrl: await createTestDatabase(t) })
+t.teardown(() => database.close())
+await migrateToLatest(database.db)
+/** pg-boss's fetches, by queue: a worker's fetch is the one statement naming its queue first that takes jobs. */
+const fetches = new Map<string, number>()
+const sql = {
+  executeSql(text: string, values?: unknown[]) {
+    if (/^\s*WITH next as/.test(text)) fetches.set(String(values?.[0]), (fetches.get(String(values?.[0])) ?? 0) + 1)
+    return database.sql.executeSql(text, values)
+  },
+}
+const jobs = createJobQueue({ sql, supervise: false, onError: (error) => t.fail(`job queue: ${error.message}`) })
+const census = wakeWorkersByCensus(jobs, {
+  prepared: database.prepared,
+  onError: (error) => t.fail(`census: ${error.message}`),
+  intervalMs: HOUR_MS,
+  restingPollSeconds: HOUR_MS / 1000,
+})
+await jobs.start()
+t.teardown(() => stopJobQueue(jobs))
+for (const queue of ['census.a', 'census.b']) await jobs.createQueue(queue)
+
+/** A worker on `queue` that records the jobs it takes, and how many fetches found some. */
+async function recordingWorker(queue: string) {
+  const taken: string[] = []
+  const batches: number[] = []
+  await jobs.work<{ name: string }>(queue, { batchSize: 10, pollingIntervalSeconds: 0.5 }, async (batch) => {
+    batches.push(batch.length)
+    for (const job of batch) taken.push(job.data.name)
+  })
+  return { taken, batches }
+}
+
+const a = await recordingWorker('census.a')
+const b = await recordingWorker('census.b')
+// Each worker's first fetch, at start, found nothing; from here on it rests for an hour.
+await until('both workers to have made their first fetch', async () =>
+  fetches.get('census.a') === 1 && fetches.get('census.b') === 1 ? true : undefined,
+)
+
+t.test('a job waits for no worker’s poll: the next census wakes its queue’s worker, and only that one', async (t) => {
+  await jobs.send('census.a', { name: 'first' })
+  await census.look()
+  await until('the job to be taken', async () => (a.taken.length === 1 ? true : undefined))
+  t.same(a.taken, ['first'])
+  t.equal(fetches.get('census.a'), 2, 'one fetch, woken by the census')
+  t.equal(fetches.get('census.b'), 1, 'the other queue’s worker was not woken')
+})
+
+t.test('jobs arrived between two looks are fetched as one batch', async (t) => {
+  await jobs.insert([
+    { name: 'census.b', data: { name: 'one' } },
+    { name: 'census.b', data: { name: 'two' } },
+    { name: 'census.b', data: { name: 'three' } },
+  ])
+  await census.look()
+  await until('the jobs to be taken', async () => (b.taken.length === 3 ? true : undefined))
+  t.same(b.batches, [3], 'one fetch took all three')
+  t.same(b.taken.sort(), ['one', 'three', 'two'])
+})
+
+t.test('a job not yet due is left for a census after its start_after', async (t) => {
+  await jobs.send('census.a', { name: 'later' }, { startAfter: 3600 })
+  await census.look()
+  const [row] = await database.prepared<{ state: string }>(
+    'census_state',
+    `select state::text from pgboss.job where name = 'census.a' and data->>'name' = 'later'`,
+    [],
+  )
+  t.equal(row?.state, 'created', 'still waiting: the census saw nothing to fetch')
+  t.same(a.taken, ['first'])
+})
+
+t.test('a queue worked no more is not woken', async (t) => {
+  await jobs.offWork('census.b')
+  await jobs.send('census.b', { name: 'unworked' })
+  await census.look()
+  t.same(b.taken.sort(), ['one', 'three', 'two'], 'nothing more taken')
+})
+
+t.test('a worker is woken at most as often as it asked to poll: under load it fetches as it did before', async (t) => {
+  await jobs.createQueue('census.c')
+  const taken: string[] = []
+  await jobs.work<{ name: string }>('census.c', { batchSize: 10, pollingIntervalSeconds: HOUR_MS / 1000 }, async (batch) => {
+    for (const job of batch) taken.push(job.data.name)
+  })
+  await until('the worker’s first fetch', async () => (fetches.get('census.c') === 1 ? true : undefined))
+  await jobs.send('census.c', { name: 'woken' })
+  await census.look()
+  await until('the job to be taken', async () => (taken.length === 1 ? true : undefined))
+  await jobs.send('census.c', { name: 'within the hour' })
+  await census.look()
+  t.equal(fetches.get('census.c'), 2, 'the second look, within the worker’s hour, did not wake it')
+  t.same(taken, ['woken'])
+})
