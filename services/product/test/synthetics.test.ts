@@ -621,34 +621,44 @@ t.test('a run leased by a runner that stopped beating (its replica died) is reco
   t.equal(targetHits('/orphaned'), 1, 'and the target was not called for it')
 })
 
-t.test('more runs due than free slots: the rest wait queued and run as slots free up, each once', async (t) => {
-  // Twelve checks due at once, on a runner of ten slots, against a target that answers slowly.
+/** Inserts `count` HTTP checks of `url`, due now, hourly afterwards; answers their ids. */
+async function checksDueNow(count: number, name: string, url: string, rule: { alertAfterFailures?: number; retries?: number } = {}) {
   const checks = await db
     .insertInto('divinux.syntheticChecks')
     .values(
-      Array.from({ length: 12 }, (_, index) => ({
+      Array.from({ length: count }, (_, index) => ({
         organizationId: orgId,
-        name: `Slow ${index}`,
+        name: `${name} ${index}`,
         kind: 'http',
-        request: sql`${JSON.stringify({ url: `${target}/slow` })}::jsonb`,
+        request: sql`${JSON.stringify({ url })}::jsonb`,
         frequencySeconds: 3600,
         timeoutMs: 5000,
         regions: sql`array['local']::text[]`,
+        ...rule,
         nextDueAt: sql<Date>`now()`,
       })) as never,
     )
     .returning('id')
     .execute()
-  const ids = checks.map((check) => check.id)
-  const runs = await until('every run to be done', async () => {
+  return checks.map((check) => check.id)
+}
+
+/** The runs of these checks, one each, once every one is done; in the order they started. */
+const runsOnceDone = (ids: string[]) =>
+  until('every run to be done', async () => {
     const rows = await db
       .selectFrom('divinux.syntheticRuns')
       .select(['checkId', 'state', 'status', 'startedAt', 'finishedAt'])
       .where('checkId', 'in', ids)
       .orderBy('startedAt')
       .execute()
-    return rows.length === 12 && rows.every((row) => row.state === 'done') ? rows : undefined
+    return rows.length === ids.length && rows.every((row) => row.state === 'done') ? rows : undefined
   })
+
+t.test('more runs due than free slots: the rest wait queued and run as slots free up, each once', async (t) => {
+  // Twelve checks due at once, on a runner of ten slots, against a target that answers slowly.
+  const ids = await checksDueNow(12, 'Slow', `${target}/slow`)
+  const runs = await runsOnceDone(ids)
   t.equal(new Set(runs.map((run) => run.checkId)).size, 12, 'one run per check')
   t.ok(
     runs.every((run) => run.status === 'passing'),
@@ -662,33 +672,8 @@ t.test('more runs due than free slots: the rest wait queued and run as slots fre
 t.test('runs that end together are recorded together, each check judged on its own: eight fail and open eight alerts', async (t) => {
   // Eight checks due at once against a target that fails them all at one moment: the first run
   // to end is recorded alone, the others while it is, together, in one transaction (so one `now()`).
-  const checks = await db
-    .insertInto('divinux.syntheticChecks')
-    .values(
-      Array.from({ length: TOGETHER }, (_, index) => ({
-        organizationId: orgId,
-        name: `Down ${index}`,
-        kind: 'http',
-        request: sql`${JSON.stringify({ url: `${target}/down-together` })}::jsonb`,
-        frequencySeconds: 3600,
-        timeoutMs: 5000,
-        regions: sql`array['local']::text[]`,
-        alertAfterFailures: 1,
-        retries: 0,
-        nextDueAt: sql<Date>`now()`,
-      })) as never,
-    )
-    .returning('id')
-    .execute()
-  const ids = checks.map((check) => check.id)
-  const runs = await until('every run to be done', async () => {
-    const rows = await db
-      .selectFrom('divinux.syntheticRuns')
-      .select(['checkId', 'state', 'status', 'finishedAt'])
-      .where('checkId', 'in', ids)
-      .execute()
-    return rows.length === TOGETHER && rows.every((row) => row.state === 'done') ? rows : undefined
-  })
+  const ids = await checksDueNow(TOGETHER, 'Down', `${target}/down-together`, { alertAfterFailures: 1, retries: 0 })
+  const runs = await runsOnceDone(ids)
   t.ok(
     runs.every((run) => run.status === 'failing'),
     'each run failed',
