@@ -165,7 +165,7 @@ export const relayApi: FastifyPluginAsyncTypebox<{ scheduler: Scheduler; sealer:
             )
           ).map((run) => [run.id, run]),
         )
-        const recording: RunResult[] = []
+        const recording = new Map<string, RunResult>()
         let accepted = 0
         let duplicates = 0
         for (const [index, result] of results.entries()) {
@@ -180,10 +180,10 @@ export const relayApi: FastifyPluginAsyncTypebox<{ scheduler: Scheduler; sealer:
             )
           accepted += 1
           // A second result for one run in a batch changes nothing: the first is the run's, as when sent apart.
-          if (!recording.some((first) => first.runId === run.id))
-            recording.push({ runId: run.id, status: result.status, attempts: result.attempts, resultId: result.id })
+          if (!recording.has(run.id))
+            recording.set(run.id, { runId: run.id, status: result.status, attempts: result.attempts, resultId: result.id })
         }
-        await options.scheduler.recordResults(trx, recording)
+        await options.scheduler.recordResults(trx, [...recording.values()])
         return { recorded: accepted, duplicates }
       })
     },
