@@ -29,7 +29,7 @@ export {
 export { findMembership, findProductRole, productRoleOfUser, type HeldProductRoles, type Membership } from './membership.js'
 export { accountOf, hasPlatformRole, mayReadProduct, membershipOf } from './access-rules.js'
 export { isUuid } from './uuid.js'
-export { ID_TOKEN_COOKIE, REFRESH_TOKEN_COOKIE } from './token-extraction.js'
+export { ID_TOKEN_COOKIE, REFRESH_TOKEN_COOKIE, bearerToken, cookiesOf } from './token-extraction.js'
 export { entitledTo } from './entitlements.js'
 export { createActivityRecorder, type Activity, type ActivityKind, type ActivityRecorder } from './activity.js'
 export { lastActiveInOrganization, listUserActivities, maintainUserActivities, USER_ACTIVITIES } from './activity-queries.js'

@@ -1039,6 +1039,17 @@ export interface DivinuxStatusNotifications {
   updateId: string;
 }
 
+export interface DivinuxStatusPageAccessLinks {
+  createdAt: Generated<Timestamp>;
+  email: string;
+  expiresAt: Timestamp;
+  id: Generated<string>;
+  organizationId: string;
+  pageId: string;
+  tokenHash: string;
+  usedAt: Timestamp | null;
+}
+
 export interface DivinuxStatusPages {
   allowSubscribers: Generated<boolean>;
   bannerFollowsChecks: Generated<boolean>;
@@ -1060,6 +1071,18 @@ export interface DivinuxStatusPages {
   supportUrl: string | null;
   timeZone: Generated<string>;
   updatedAt: Generated<Timestamp>;
+  viewerEmailDomains: Generated<string[]>;
+  visibility: Generated<string>;
+}
+
+export interface DivinuxStatusPageViewerSessions {
+  createdAt: Generated<Timestamp>;
+  email: string;
+  expiresAt: Timestamp;
+  id: Generated<string>;
+  organizationId: string;
+  pageId: string;
+  tokenHash: string;
 }
 
 export interface DivinuxStatusSubscribers {
@@ -1375,7 +1398,9 @@ export interface DB {
   "divinux.statusIncidents": DivinuxStatusIncidents;
   "divinux.statusIncidentUpdates": DivinuxStatusIncidentUpdates;
   "divinux.statusNotifications": DivinuxStatusNotifications;
+  "divinux.statusPageAccessLinks": DivinuxStatusPageAccessLinks;
   "divinux.statusPages": DivinuxStatusPages;
+  "divinux.statusPageViewerSessions": DivinuxStatusPageViewerSessions;
   "divinux.statusSubscribers": DivinuxStatusSubscribers;
   "divinux.syntheticChecks": DivinuxSyntheticChecks;
   "divinux.syntheticRelays": DivinuxSyntheticRelays;

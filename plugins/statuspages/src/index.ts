@@ -11,6 +11,7 @@ import { maintenanceRoutes } from './maintenances/routes.js'
 import { createDomainChecker, createDomainMaintenance } from './pages/custom-domains.js'
 import { pageRoutes } from './pages/routes.js'
 import { createPublicCache } from './public/cache.js'
+import { accessRoutes } from './private/routes.js'
 import { publicRoutes } from './public/routes.js'
 import { createSubscriberNotifications } from './subscribers/notifications.js'
 import { subscriberRoutes } from './subscribers/routes.js'
@@ -92,6 +93,7 @@ export const statusPagesSurface: FastifyPluginAsync<StatusPagesOptions> = async 
   await app.register(maintenanceRoutes, { notifications, scheduler, changed })
   await app.register(subscriberRoutes, { notifier: options.notifier, outbound: options.outbound, productUrl: options.productUrl })
   await app.register(publicRoutes, { cache, notifier: options.notifier, outbound: options.outbound, productUrl: options.productUrl })
+  await app.register(accessRoutes, { cache, notifier: options.notifier, productUrl: options.productUrl })
 }
 
 export {

@@ -2434,6 +2434,61 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/statuspages/public/{slug}/access": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Ask for a link to sign in to a private page by e-mail
+         * @description Sends a link that works once within 15 minutes when the page is private and the address's domain is one of its viewerEmailDomains (at most 5 an hour per address). The answer is the same in every case.
+         */
+        post: operations["postStatuspagesPublicAccess"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/statuspages/public/{slug}/access/verify": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The page of a sign-in link: a button that signs in (POST), so a mail scanner fetching the link uses nothing */
+        get: operations["getStatuspagesPublicAccessVerify"];
+        put?: never;
+        /** Sign in with a link: uses it up, sets the reader’s cookie and redirects to the page */
+        post: operations["postStatuspagesPublicAccessVerify"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/statuspages/public/{slug}/access/sign-out": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Sign out of a private page (ends the session of the reader’s cookie) */
+        post: operations["postStatuspagesPublicAccessSignOut"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/synthetics/organizations/{orgId}/checks": {
         parameters: {
             query?: never;
@@ -15342,6 +15397,13 @@ export interface operations {
                             /** @description Whether components held by their synthetic checks alone colour the overall status (decision 0015, "The banner") */
                             bannerFollowsChecks: boolean;
                             supportUrl: string | null;
+                            /**
+                             * @description private: members and readers of viewerEmailDomains only (decision 0015, "Private pages")
+                             * @enum {unknown}
+                             */
+                            visibility: "public" | "private";
+                            /** @description The e-mail domains that may sign in to a private page by a link */
+                            viewerEmailDomains: string[];
                             /** @description Where the public page is read (its custom domain once verified) */
                             publicUrl: string;
                             /** Format: date-time */
@@ -15404,6 +15466,13 @@ export interface operations {
                     bannerFollowsChecks?: boolean;
                     /** @description An http(s) URL shown on the public page */
                     supportUrl?: string | null;
+                    /**
+                     * @description private: read only by members of the organization (signed in to the platform) and by people of `viewerEmailDomains` through a link sent by e-mail; every public path of the page answers 404 to anyone else
+                     * @enum {unknown}
+                     */
+                    visibility?: "public" | "private";
+                    /** @description A private page: the e-mail domains (example.com) whose addresses may ask for a sign-in link; exact domains, no subdomains. Empty: members only */
+                    viewerEmailDomains?: string[];
                 };
             };
         };
@@ -15444,6 +15513,13 @@ export interface operations {
                         /** @description Whether components held by their synthetic checks alone colour the overall status (decision 0015, "The banner") */
                         bannerFollowsChecks: boolean;
                         supportUrl: string | null;
+                        /**
+                         * @description private: members and readers of viewerEmailDomains only (decision 0015, "Private pages")
+                         * @enum {unknown}
+                         */
+                        visibility: "public" | "private";
+                        /** @description The e-mail domains that may sign in to a private page by a link */
+                        viewerEmailDomains: string[];
                         /** @description Where the public page is read (its custom domain once verified) */
                         publicUrl: string;
                         /** Format: date-time */
@@ -15521,6 +15597,13 @@ export interface operations {
                         /** @description Whether components held by their synthetic checks alone colour the overall status (decision 0015, "The banner") */
                         bannerFollowsChecks: boolean;
                         supportUrl: string | null;
+                        /**
+                         * @description private: members and readers of viewerEmailDomains only (decision 0015, "Private pages")
+                         * @enum {unknown}
+                         */
+                        visibility: "public" | "private";
+                        /** @description The e-mail domains that may sign in to a private page by a link */
+                        viewerEmailDomains: string[];
                         /** @description Where the public page is read (its custom domain once verified) */
                         publicUrl: string;
                         /** Format: date-time */
@@ -15617,6 +15700,13 @@ export interface operations {
                     bannerFollowsChecks?: boolean;
                     /** @description An http(s) URL shown on the public page */
                     supportUrl?: string | null;
+                    /**
+                     * @description private: read only by members of the organization (signed in to the platform) and by people of `viewerEmailDomains` through a link sent by e-mail; every public path of the page answers 404 to anyone else
+                     * @enum {unknown}
+                     */
+                    visibility?: "public" | "private";
+                    /** @description A private page: the e-mail domains (example.com) whose addresses may ask for a sign-in link; exact domains, no subdomains. Empty: members only */
+                    viewerEmailDomains?: string[];
                 };
             };
         };
@@ -15657,6 +15747,13 @@ export interface operations {
                         /** @description Whether components held by their synthetic checks alone colour the overall status (decision 0015, "The banner") */
                         bannerFollowsChecks: boolean;
                         supportUrl: string | null;
+                        /**
+                         * @description private: members and readers of viewerEmailDomains only (decision 0015, "Private pages")
+                         * @enum {unknown}
+                         */
+                        visibility: "public" | "private";
+                        /** @description The e-mail domains that may sign in to a private page by a link */
+                        viewerEmailDomains: string[];
                         /** @description Where the public page is read (its custom domain once verified) */
                         publicUrl: string;
                         /** Format: date-time */
@@ -15734,6 +15831,13 @@ export interface operations {
                         /** @description Whether components held by their synthetic checks alone colour the overall status (decision 0015, "The banner") */
                         bannerFollowsChecks: boolean;
                         supportUrl: string | null;
+                        /**
+                         * @description private: members and readers of viewerEmailDomains only (decision 0015, "Private pages")
+                         * @enum {unknown}
+                         */
+                        visibility: "public" | "private";
+                        /** @description The e-mail domains that may sign in to a private page by a link */
+                        viewerEmailDomains: string[];
                         /** @description Where the public page is read (its custom domain once verified) */
                         publicUrl: string;
                         /** Format: date-time */
@@ -19100,6 +19204,165 @@ export interface operations {
                 /** @description A language tag (de, de-CH, ja); a region reads as its language, a language the page is not in as the page’s default */
                 locale?: string;
             };
+            header?: never;
+            path: {
+                slug: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description An HTML page */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description Default Response */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Default Response */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    postStatuspagesPublicAccess: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                slug: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** Format: email */
+                    email: string;
+                    /** @description A language tag (de, de-CH, ja); a region reads as its language, a language the page is not in as the page’s default */
+                    locale?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Always true, whether or not a page is here and the address may read it: the answer tells nothing
+                         * @enum {boolean}
+                         */
+                        accepted: true;
+                    };
+                };
+            };
+            /** @description Default Response */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Default Response */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    getStatuspagesPublicAccessVerify: {
+        parameters: {
+            query: {
+                token: string;
+            };
+            header?: never;
+            path: {
+                slug: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description An HTML page */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description An HTML page */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+        };
+    };
+    postStatuspagesPublicAccessVerify: {
+        parameters: {
+            query: {
+                token: string;
+            };
+            header?: never;
+            path: {
+                slug: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Location: the page */
+            303: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description An HTML page */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+        };
+    };
+    postStatuspagesPublicAccessSignOut: {
+        parameters: {
+            query?: never;
             header?: never;
             path: {
                 slug: string;

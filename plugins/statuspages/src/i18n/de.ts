@@ -69,6 +69,29 @@ export const de: Messages = {
     unsubscribed: 'Abbestellt',
     unsubscribedText: (page) => `Sie erhalten keine Status-Updates von ${page} mehr.`,
   },
+  access: {
+    notFoundTitle: 'Statusseite nicht gefunden',
+    notFoundText: 'Hier gibt es keine Statusseite, oder sie ist privat.',
+    requestText: 'Wenn Ihre E-Mail-Adresse sie lesen darf, senden wir Ihnen einen Anmeldelink.',
+    requestButton: 'Link senden',
+    membersText: 'Mitglieder der Organisation: Melden Sie sich in der App an und öffnen Sie diese Seite erneut.',
+    sentTitle: 'Prüfen Sie Ihre E-Mails',
+    sentText: (minutes) =>
+      `Wenn diese Adresse die Seite lesen darf, ist ein Anmeldelink unterwegs. Er gilt einmal, innerhalb von ${minutes} Minuten.`,
+    continueTitle: (page) => `Bei ${page} anmelden`,
+    continueButton: 'Weiter zur Statusseite',
+    linkNotValidText: 'Dieser Anmeldelink ist nicht mehr gültig. Fordern Sie auf der Statusseite einen neuen an.',
+    signOut: 'Abmelden',
+    signedOutTitle: 'Abgemeldet',
+    emailSubject: (page) => `Ihr Anmeldelink für den Status von ${page}`,
+    emailBody: (page, url, minutes) => [
+      `Jemand (hoffentlich Sie) möchte die Statusseite von ${page} lesen.`,
+      '',
+      `Anmelden: ${url}`,
+      '',
+      `Der Link gilt einmal, innerhalb von ${minutes} Minuten. Falls Sie es nicht waren, ignorieren Sie diese Nachricht.`,
+    ],
+  },
   email: {
     confirmSubject: (page) => `Bestätigen Sie Ihr Abonnement der Status-Updates von ${page}`,
     confirmBody: (page, url) => [

@@ -68,6 +68,28 @@ export const en: Messages = {
     unsubscribed: 'Unsubscribed',
     unsubscribedText: (page) => `You will not receive ${page} status updates any more.`,
   },
+  access: {
+    notFoundTitle: 'Status page not found',
+    notFoundText: 'There is no status page here, or it is private.',
+    requestText: 'If your e-mail address may read it, we will send you a link to sign in.',
+    requestButton: 'Send me a link',
+    membersText: 'Members of the organization: sign in to the app, then open this page again.',
+    sentTitle: 'Check your e-mail',
+    sentText: (minutes) => `If this address may read the page, a sign-in link is on its way. It works once, within ${minutes} minutes.`,
+    continueTitle: (page) => `Sign in to ${page}`,
+    continueButton: 'Continue to the status page',
+    linkNotValidText: 'This sign-in link is not valid any more. Ask for a new one on the status page.',
+    signOut: 'Sign out',
+    signedOutTitle: 'Signed out',
+    emailSubject: (page) => `Your sign-in link to ${page} status`,
+    emailBody: (page, url, minutes) => [
+      `Someone (we hope you) asked to read the status page of ${page}.`,
+      '',
+      `Sign in: ${url}`,
+      '',
+      `The link works once, within ${minutes} minutes. If it was not you, ignore this message.`,
+    ],
+  },
   email: {
     confirmSubject: (page) => `Confirm your subscription to ${page} status updates`,
     confirmBody: (page, url) => [

@@ -69,6 +69,29 @@ export const es: Messages = {
     unsubscribed: 'Baja confirmada',
     unsubscribedText: (page) => `Ya no recibirá actualizaciones de estado de ${page}.`,
   },
+  access: {
+    notFoundTitle: 'Página de estado no encontrada',
+    notFoundText: 'Aquí no hay ninguna página de estado, o es privada.',
+    requestText: 'Si su dirección de correo puede leerla, le enviaremos un enlace para iniciar sesión.',
+    requestButton: 'Enviarme un enlace',
+    membersText: 'Miembros de la organización: inicien sesión en la aplicación y vuelvan a abrir esta página.',
+    sentTitle: 'Revise su correo',
+    sentText: (minutes) =>
+      `Si esta dirección puede leer la página, le llegará un enlace para iniciar sesión. Sirve una vez, en los próximos ${minutes} minutos.`,
+    continueTitle: (page) => `Iniciar sesión en ${page}`,
+    continueButton: 'Continuar a la página de estado',
+    linkNotValidText: 'Este enlace ya no es válido. Pida uno nuevo en la página de estado.',
+    signOut: 'Cerrar sesión',
+    signedOutTitle: 'Sesión cerrada',
+    emailSubject: (page) => `Su enlace para ver el estado de ${page}`,
+    emailBody: (page, url, minutes) => [
+      `Alguien (esperamos que usted) pidió leer la página de estado de ${page}.`,
+      '',
+      `Iniciar sesión: ${url}`,
+      '',
+      `El enlace sirve una vez, en los próximos ${minutes} minutos. Si no fue usted, ignore este mensaje.`,
+    ],
+  },
   email: {
     confirmSubject: (page) => `Confirme su suscripción a las actualizaciones de estado de ${page}`,
     confirmBody: (page, url) => [

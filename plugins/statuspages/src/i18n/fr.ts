@@ -69,6 +69,29 @@ export const fr: Messages = {
     unsubscribed: 'Désabonnement effectué',
     unsubscribedText: (page) => `Vous ne recevrez plus les mises à jour de l’état de ${page}.`,
   },
+  access: {
+    notFoundTitle: 'Page d’état introuvable',
+    notFoundText: 'Il n’y a pas de page d’état ici, ou elle est privée.',
+    requestText: 'Si votre adresse e-mail peut la lire, nous vous enverrons un lien de connexion.',
+    requestButton: 'Envoyer un lien',
+    membersText: 'Membres de l’organisation : connectez-vous à l’application, puis rouvrez cette page.',
+    sentTitle: 'Consultez vos e-mails',
+    sentText: (minutes) =>
+      `Si cette adresse peut lire la page, un lien de connexion est en route. Il sert une fois, dans les ${minutes} minutes.`,
+    continueTitle: (page) => `Connexion à ${page}`,
+    continueButton: 'Continuer vers la page d’état',
+    linkNotValidText: 'Ce lien de connexion n’est plus valide. Demandez-en un nouveau sur la page d’état.',
+    signOut: 'Se déconnecter',
+    signedOutTitle: 'Déconnecté',
+    emailSubject: (page) => `Votre lien de connexion à l’état de ${page}`,
+    emailBody: (page, url, minutes) => [
+      `Quelqu’un (vous, nous l’espérons) a demandé à lire la page d’état de ${page}.`,
+      '',
+      `Se connecter : ${url}`,
+      '',
+      `Le lien sert une fois, dans les ${minutes} minutes. Si ce n’était pas vous, ignorez ce message.`,
+    ],
+  },
   email: {
     confirmSubject: (page) => `Confirmez votre abonnement aux mises à jour de l’état de ${page}`,
     confirmBody: (page, url) => [

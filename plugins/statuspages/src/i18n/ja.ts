@@ -68,6 +68,28 @@ export const ja: Messages = {
     unsubscribed: '購読を解除しました',
     unsubscribedText: (page) => `${page} のステータス更新は今後届きません。`,
   },
+  access: {
+    notFoundTitle: 'ステータスページが見つかりません',
+    notFoundText: 'ここにステータスページはないか、非公開です。',
+    requestText: 'お使いのメールアドレスで閲覧できる場合は、サインイン用のリンクをお送りします。',
+    requestButton: 'リンクを送信',
+    membersText: '組織のメンバーの方は、アプリにサインインしてからこのページを開き直してください。',
+    sentTitle: 'メールをご確認ください',
+    sentText: (minutes) => `このアドレスで閲覧できる場合は、サインイン用のリンクをお送りしました。${minutes} 分以内に一度だけ使えます。`,
+    continueTitle: (page) => `${page} にサインイン`,
+    continueButton: 'ステータスページへ進む',
+    linkNotValidText: 'このサインイン用リンクは無効になりました。ステータスページで新しいリンクを請求してください。',
+    signOut: 'サインアウト',
+    signedOutTitle: 'サインアウトしました',
+    emailSubject: (page) => `${page} のステータスへのサインインリンク`,
+    emailBody: (page, url, minutes) => [
+      `${page} のステータスページの閲覧がリクエストされました。`,
+      '',
+      `サインイン: ${url}`,
+      '',
+      `このリンクは ${minutes} 分以内に一度だけ使えます。お心当たりがない場合は、このメールを無視してください。`,
+    ],
+  },
   email: {
     confirmSubject: (page) => `${page} のステータス更新の購読を確認してください`,
     confirmBody: (page, url) => [

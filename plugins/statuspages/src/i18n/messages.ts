@@ -61,6 +61,26 @@ export interface Messages {
     unsubscribed: string
     unsubscribedText(page: string): string
   }
+  /**
+   * Private pages (decision 0015, "Private pages"). What an outsider is shown names no page: it
+   * reads the same for a private page as for a slug no page has.
+   */
+  access: {
+    notFoundTitle: string
+    notFoundText: string
+    requestText: string
+    requestButton: string
+    membersText: string
+    sentTitle: string
+    sentText(minutes: number): string
+    continueTitle(page: string): string
+    continueButton: string
+    linkNotValidText: string
+    signOut: string
+    signedOutTitle: string
+    emailSubject(page: string): string
+    emailBody(page: string, url: string, minutes: number): string[]
+  }
   email: {
     confirmSubject(page: string): string
     confirmBody(page: string, url: string): string[]

@@ -15,6 +15,7 @@ import {
   type PageFields,
   type PageRow,
 } from '../queries/pages.js'
+import { endViewerSessionsOutside } from '../queries/viewers.js'
 import { DEFAULT_LOCALES, PageLocales } from '../i18n/locales.js'
 import { MANAGED_BASE, OrgParams, PageParams, StatusPage, pageBody, tags } from '../schemas.js'
 import { auditEntry, pageOfRequest } from './access.js'
@@ -36,6 +37,19 @@ const Domain = Type.Unsafe<string | null>({
     'A host name (status.example.com) pointed at the product API; its Host header chooses the page once the domain is verified (POST …/custom-domain/verify)',
 })
 const TimeZone = Type.String({ minLength: 1, maxLength: 64, description: 'An IANA time zone, e.g. Europe/Berlin' })
+const Visibility = Type.Enum(['public', 'private'] as const, {
+  description:
+    'private: read only by members of the organization (signed in to the platform) and by people of `viewerEmailDomains` through a link sent by e-mail; every public path of the page answers 404 to anyone else',
+})
+const EmailDomains = Type.Array(
+  Type.String({ maxLength: 253, pattern: '^(?:[a-zA-Z0-9](?:[a-zA-Z0-9-]{0,61}[a-zA-Z0-9])?\\.)+[a-zA-Z]{2,63}$' }),
+  {
+    maxItems: 20,
+    uniqueItems: true,
+    description:
+      'A private page: the e-mail domains (example.com) whose addresses may ask for a sign-in link; exact domains, no subdomains. Empty: members only',
+  },
+)
 const SupportUrl = NullableString({ maxLength: 2000, description: 'An http(s) URL shown on the public page' })
 
 const fieldsSchema = {
@@ -53,7 +67,12 @@ const fieldsSchema = {
     }),
   ),
   supportUrl: Type.Optional(SupportUrl),
+  visibility: Type.Optional(Visibility),
+  viewerEmailDomains: Type.Optional(EmailDomains),
 }
+
+/** Domains are matched lower-case; the same domain twice in other cases is one. */
+const lowerCased = (domains: string[]) => [...new Set(domains.map((domain) => domain.toLowerCase()))]
 
 const knownTimeZones = new Set(Intl.supportedValuesOf('timeZone'))
 
@@ -71,6 +90,8 @@ const audited = (row: PageRow) => ({
   published: row.published,
   allowSubscribers: row.allowSubscribers,
   bannerFollowsChecks: row.bannerFollowsChecks,
+  visibility: row.visibility,
+  viewerEmailDomains: row.viewerEmailDomains,
 })
 
 /**
@@ -145,6 +166,8 @@ export const pageRoutes: FastifyPluginAsyncTypebox<{
         allowSubscribers: request.body.allowSubscribers ?? true,
         bannerFollowsChecks: request.body.bannerFollowsChecks ?? false,
         supportUrl: request.body.supportUrl ?? null,
+        visibility: request.body.visibility ?? 'public',
+        viewerEmailDomains: lowerCased(request.body.viewerEmailDomains ?? []),
       }
       checkFields(fields)
       await refuseTaken(db, fields)
@@ -188,12 +211,16 @@ export const pageRoutes: FastifyPluginAsyncTypebox<{
       const fields: Partial<PageFields> = { ...request.body }
       if (fields.name !== undefined) fields.name = fields.name.trim()
       if (fields.customDomain) fields.customDomain = fields.customDomain.toLowerCase()
+      if (fields.viewerEmailDomains) fields.viewerEmailDomains = lowerCased(fields.viewerEmailDomains)
       checkFields(fields)
       const updated = await db.transaction().execute(async (trx) => {
         const before = await pageOfRequest(trx, request, true)
         await refuseTaken(trx, { slug: fields.slug, customDomain: fields.customDomain }, before.id)
         const claimsDomain = fields.customDomain !== undefined && fields.customDomain !== before.customDomain
         const row = await updatePage(trx, organizationId, before.id, fields, claimsDomain)
+        // Readers signed in by e-mail keep reading only while the page is private and allows their domain.
+        if (row.visibility !== before.visibility || fields.viewerEmailDomains !== undefined)
+          await endViewerSessionsOutside(trx, row.id, row.visibility === 'private' ? row.viewerEmailDomains : [])
         await recordAudit(trx, auditContextOf(request), {
           ...auditEntry(organizationId, 'status_page', row.id),
           action: 'status_page.updated',

@@ -24,6 +24,10 @@ export interface PublicPage {
   /** Whether components held by their checks alone colour the overall status. */
   bannerFollowsChecks: boolean
   supportUrl: string | null
+  /** `private`: read only by the organization's members and readers signed in by e-mail (private/readers.ts). */
+  visibility: 'public' | 'private'
+  /** The e-mail domains whose addresses may sign in to a private page by a link. */
+  viewerEmailDomains: string[]
   revision: number
   updatedAt: Date
 }
@@ -95,7 +99,7 @@ export function createPublicCache(db: Executor, now: () => number = Date.now) {
     if (answer !== undefined) return answer
     const known = pages.get(key)
     const row = await publishedPageBy(db, by, value)
-    const page = row ? { ...row, revision: Number(row.revision) } : null
+    const page = row ? { ...row, visibility: row.visibility as PublicPage['visibility'], revision: Number(row.revision) } : null
     if (known && (!page || known.value.revision !== page.revision)) dropDocuments(known.value.id)
     if (page) {
       pages.set(key, { value: page, checkedAt: now() })

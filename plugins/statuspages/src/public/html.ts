@@ -155,9 +155,14 @@ export async function renderHtml(db: Executor, page: PublicPage, links: HtmlLink
       ? `<nav class="languages" aria-label="${e(t.page.languages)}">${others.map((locale) => `<a href="${e(localizedUrl(page.locales, links.root, locale))}" hreflang="${e(locale)}" lang="${e(locale)}">${e(messagesOf(locale).languageName)}</a>`).join(' · ')}</nav>`
       : ''
   const historyTitle = e(t.page.history(page.name))
+  // A private page's reader may have signed in by e-mail (decision 0015, "Private pages").
+  const signOut =
+    page.visibility === 'private'
+      ? `<form method="post" action="${e(links.root)}access/sign-out"><button type="submit">${e(t.access.signOut)}</button></form>`
+      : ''
   return `<!doctype html>
 <html lang="${e(links.locale)}"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1">
-<title>${e(t.page.title(page.name))}</title>
+<title>${e(t.page.title(page.name))}</title>${page.visibility === 'private' ? '\n<meta name="robots" content="noindex, nofollow">' : ''}
 <link rel="alternate" type="application/atom+xml" title="${historyTitle}" href="${feed('history.atom')}">
 <link rel="alternate" type="application/rss+xml" title="${historyTitle}" href="${feed('history.rss')}">${alternates}
 <style>${STYLE}</style></head>
@@ -168,7 +173,7 @@ ${section(t.page.activeIncidents, unresolved)}${section(t.page.maintenanceInProg
 <h2>${e(t.page.components)}</h2>${grouped || `<p class="meta">${e(t.page.noComponents)}</p>`}
 ${section(t.page.upcomingMaintenance, upcoming)}${subscribe}
 <h2>${e(t.page.incidentHistory)}</h2>${past.length > 0 ? past.map((record) => recordHtml(t, record, page.timeZone)).join('') : `<p class="meta">${e(t.page.noIncidents)}</p>`}
-<footer>${e(t.page.timesIn(page.timeZone))} · <a href="${feed('history.atom')}">Atom</a> · <a href="${feed('history.rss')}">RSS</a> · <a href="${e(links.root)}api/v2/summary.json">API</a>${support}${languages ? `<br>${languages}` : ''}</footer>
+<footer>${e(t.page.timesIn(page.timeZone))} · <a href="${feed('history.atom')}">Atom</a> · <a href="${feed('history.rss')}">RSS</a> · <a href="${e(links.root)}api/v2/summary.json">API</a>${support}${languages ? `<br>${languages}` : ''}${signOut}</footer>
 </main></body></html>
 `
 }

@@ -9,8 +9,10 @@ import type { Notifier } from '@svc/notifier'
 import { LocaleTag, chooseLocale, messagesOf } from '../i18n/locales.js'
 import type { Messages } from '../i18n/messages.js'
 import { publicUrlOf } from '../pages/public-url.js'
+import { anyPageLanguage, notFoundPage, sendAccessPage } from '../private/answers.js'
+import { createReaderCheck } from '../private/readers.js'
 import { publicComponents, publicRecords } from '../queries/public.js'
-import { confirmSubscriber, unsubscribe } from '../queries/subscribers.js'
+import { confirmSubscriber, subscriberOfUnsubscribeToken, unsubscribe } from '../queries/subscribers.js'
 import { SubscribeBody, confirmLinks, subscribe, tokenHash } from '../subscribers/subscribe.js'
 import { renderBadge } from './badge.js'
 import type { PublicCache, PublicPage, RenderedDocument } from './cache.js'
@@ -28,6 +30,18 @@ const tags = ['statuspages-public']
 /** Every route here: no credentials, and the CORS headers of the surface's own hook (below). */
 const PUBLIC = { public: true, cors: false } as const
 const CACHING = { 'cache-control': `public, max-age=${PUBLIC_MAX_AGE_SECONDS}`, vary: 'Accept-Encoding' }
+/**
+ * A private page's documents (decision 0015, "Private pages"): kept by the reader's browser only,
+ * revalidated each time (the reader may have signed out), their answer depending on the credentials,
+ * never indexed, and not readable by other sites (no CORS, same-site resource policy).
+ */
+const PRIVATE_CACHING = {
+  'cache-control': 'private, no-cache',
+  vary: 'Accept-Encoding, Cookie, Authorization',
+  'x-robots-tag': 'noindex, nofollow',
+  'cross-origin-resource-policy': 'same-site',
+}
+const CORS_HEADERS = Object.keys(PUBLIC_CORS_HEADERS)
 /**
  * What any site may do with these answers: read them (CORS) and embed them (an `<img>` of the
  * badge, a feed reader's fetch, the widget in an `<iframe>`): the service's own default,
@@ -118,7 +132,7 @@ function languageHeaders(headers: Record<string, string>, page: PublicPage, loca
   return {
     ...headers,
     'content-language': locale,
-    ...(page.locales.length > 1 ? { vary: 'Accept-Encoding, Accept-Language' } : {}),
+    ...(page.locales.length > 1 ? { vary: `${headers.vary ?? 'Accept-Encoding'}, Accept-Language` } : {}),
   }
 }
 
@@ -171,9 +185,23 @@ export const publicRoutes: FastifyPluginAsyncTypebox<PublicRouteOptions> = async
     lookup: (request) => cache.byDomain(hostOf(request)),
     at: (page) => ({ page, root: publicUrlOf(options.productUrl, page) }),
   }
-  const locate = (locator: Locator) => async (request: FastifyRequest) => locator.at(found(await locator.lookup(request)))
+  const mayRead = createReaderCheck(app)
+  /** The page at this address as this reader may read it: a private page they may not read is not found. */
+  const readable = async (request: FastifyRequest, page: PublicPage | null): Promise<PublicPage> => {
+    if (page?.visibility === 'private' && !(await mayRead(request, page))) throw new NotFoundError('status page')
+    return found(page)
+  }
+  const locate = (locator: Locator) => async (request: FastifyRequest) => locator.at(await readable(request, await locator.lookup(request)))
+  /**
+   * The page at this address for a link that carries its own token (confirm, unsubscribe): any
+   * reader may follow one, but on a private page a token that is not the page's is answered as
+   * if no page were there.
+   */
+  const locateForToken = (locator: Locator) => async (request: FastifyRequest) => locator.at(found(await locator.lookup(request)))
   const bySlug = locate(bySlugLocator)
   const byHost = locate(byHostLocator)
+  const bySlugForToken = locateForToken(bySlugLocator)
+  const byHostForToken = locateForToken(byHostLocator)
 
   const gzipWanted = gzipWantedBy()
   function sendRendered(request: FastifyRequest, reply: FastifyReply, document: RenderedDocument): FastifyReply {
@@ -191,8 +219,11 @@ export const publicRoutes: FastifyPluginAsyncTypebox<PublicRouteOptions> = async
   function documentHandler(locator: Locator, document: PublicDocument) {
     const name = `${document.name}|${locator.kind}`
     const { period } = document
-    const headers = { ...CACHING, ...document.headers }
+    const publicHeaders = { ...CACHING, ...document.headers }
+    const privateHeaders = { ...PRIVATE_CACHING, ...document.headers }
     const answer = (request: FastifyRequest, reply: FastifyReply, page: PublicPage): Promise<FastifyReply> | undefined => {
+      const headers = page.visibility === 'private' ? privateHeaders : publicHeaders
+      if (page.visibility === 'private') for (const header of CORS_HEADERS) reply.removeHeader(header)
       // The service forbids framing everywhere (X-Frame-Options); a frameable document says where instead (its CSP).
       if (document.frameable) reply.removeHeader('x-frame-options')
       const now = new Date()
@@ -215,10 +246,25 @@ export const publicRoutes: FastifyPluginAsyncTypebox<PublicRouteOptions> = async
         }))
         .then((fresh) => sendRendered(request, reply, fresh))
     }
+    /**
+     * A page nobody may read here (none at this address, or private to this reader): 404, the
+     * same for both. A browser asking for the page itself gets the form that asks for a sign-in link.
+     */
+    const refuse = (request: FastifyRequest, reply: FastifyReply): FastifyReply => {
+      if (document.name !== 'html') throw new NotFoundError('status page')
+      for (const header of CORS_HEADERS) reply.removeHeader(header)
+      return sendAccessPage(reply, 404, notFoundPage(anyPageLanguage(request)))
+    }
+    const serve = (request: FastifyRequest, reply: FastifyReply, page: PublicPage | null) => {
+      if (!page) return refuse(request, reply)
+      if (page.visibility === 'private')
+        return mayRead(request, page).then((allowed) => (allowed ? (answer(request, reply, page) ?? reply) : refuse(request, reply)))
+      return answer(request, reply, page)
+    }
     return (request: FastifyRequest, reply: FastifyReply) => {
       const page = locator.remembered(request)
-      if (page === undefined) return locator.lookup(request).then((fresh) => answer(request, reply, found(fresh)) ?? reply)
-      return answer(request, reply, found(page))
+      if (page === undefined) return locator.lookup(request).then((fresh) => serve(request, reply, fresh) ?? reply)
+      return serve(request, reply, page)
     }
   }
 
@@ -374,9 +420,9 @@ export const publicRoutes: FastifyPluginAsyncTypebox<PublicRouteOptions> = async
     )
   const wantsHtml = (request: FastifyRequest) => request.headers['content-type']?.startsWith('application/x-www-form-urlencoded') ?? false
 
-  for (const [base, locate] of [
-    [PUBLIC_BASE, bySlug],
-    ['', byHost],
+  for (const [base, locate, locateForToken] of [
+    [PUBLIC_BASE, bySlug, bySlugForToken],
+    ['', byHost, byHostForToken],
   ] as const) {
     const hide = base === ''
     app.post(
@@ -428,9 +474,10 @@ export const publicRoutes: FastifyPluginAsyncTypebox<PublicRouteOptions> = async
         config: PUBLIC,
       },
       async (request, reply) => {
-        const located = await locate(request)
+        const located = await locateForToken(request)
         // Another page's token (through this page's address) confirms nothing.
         const ok = (await confirmSubscriber(db, located.page.id, tokenHash(request.query.token))) !== undefined
+        if (!ok && located.page.visibility === 'private') throw new NotFoundError('status page')
         const t = answerIn(request, located)
         return reply
           .code(ok ? 200 : 404)
@@ -459,7 +506,9 @@ export const publicRoutes: FastifyPluginAsyncTypebox<PublicRouteOptions> = async
         config: PUBLIC,
       },
       async (request, reply) => {
-        const located = await locate(request)
+        const located = await locateForToken(request)
+        if (located.page.visibility === 'private' && !(await subscriberOfUnsubscribeToken(db, located.page.id, request.query.token)))
+          throw new NotFoundError('status page')
         const t = answerIn(request, located)
         const language = request.query.locale ? `&locale=${encodeURIComponent(request.query.locale)}` : ''
         const action = `${located.root}subscribers/unsubscribe?token=${encodeURIComponent(request.query.token)}${language}`
@@ -488,14 +537,16 @@ export const publicRoutes: FastifyPluginAsyncTypebox<PublicRouteOptions> = async
         config: PUBLIC,
       },
       async (request, reply) => {
-        const located = await locate(request)
+        const located = await locateForToken(request)
+        // On a private page an unknown token must read as no page at all.
+        const unknown = () => new NotFoundError(located.page.visibility === 'private' ? 'status page' : 'subscription')
         const removed = await db.transaction().execute(async (trx) => {
           const row = await unsubscribe(trx, request.query.token)
           // Another page's token (through this page's address) removes nothing.
-          if (row && row.pageId !== located.page.id) throw new NotFoundError('subscription')
+          if (row && row.pageId !== located.page.id) throw unknown()
           return row
         })
-        if (!removed) throw new NotFoundError('subscription')
+        if (!removed) throw unknown()
         const t = answerIn(request, located)
         return reply
           .type('text/html; charset=utf-8')

@@ -42,7 +42,7 @@ export async function renderWidget(db: Executor, page: PublicPage, root: string,
   if (unresolved.length > LISTED_INCIDENTS) listed.push(`<li>${e(t.widget.more(unresolved.length - LISTED_INCIDENTS))}</li>`)
   return `<!doctype html>
 <html lang="${e(locale)}"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1">
-<title>${e(t.page.title(page.name))}</title><style>${STYLE}</style></head>
+<title>${e(t.page.title(page.name))}</title>${page.visibility === 'private' ? '<meta name="robots" content="noindex, nofollow">' : ''}<style>${STYLE}</style></head>
 <body><a class="widget" href="${e(localizedUrl(page.locales, root, locale))}" target="_top" rel="noopener">
 <div class="status" data-indicator="${status.indicator}"><span class="dot i-${status.indicator}"></span>${e(t.overall[status.state])}</div>
 ${listed.length > 0 ? `<ul>${listed.join('')}</ul>` : ''}

@@ -20,6 +20,8 @@ const pageColumns = [
   'allowSubscribers',
   'bannerFollowsChecks',
   'supportUrl',
+  'visibility',
+  'viewerEmailDomains',
   'revision',
   'createdBy',
   'createdAt',
@@ -37,6 +39,9 @@ export interface PageFields {
   allowSubscribers: boolean
   bannerFollowsChecks: boolean
   supportUrl: string | null
+  /** `private`: members and readers of `viewerEmailDomains` only (decision 0015, "Private pages"). */
+  visibility: 'public' | 'private'
+  viewerEmailDomains: string[]
 }
 
 export async function listPages(db: Executor, organizationId: string, page: Page) {
@@ -154,6 +159,8 @@ export async function publishedPageBy(db: Executor, by: 'slug' | 'customDomain',
       'allowSubscribers',
       'bannerFollowsChecks',
       'supportUrl',
+      'visibility',
+      'viewerEmailDomains',
       'revision',
       'updatedAt',
     ])

@@ -127,6 +127,16 @@ export async function deleteSubscriber(db: Executor, id: string): Promise<void> 
   await db.deleteFrom('divinux.statusSubscribers').where('id', '=', id).execute()
 }
 
+/** The page's subscriber holding this unsubscribe token, if any. */
+export async function subscriberOfUnsubscribeToken(db: Executor, pageId: string, unsubscribeToken: string) {
+  return db
+    .selectFrom('divinux.statusSubscribers')
+    .select(['id'])
+    .where('pageId', '=', pageId)
+    .where('unsubscribeToken', '=', unsubscribeToken)
+    .executeTakeFirst()
+}
+
 /** Removes the subscriber holding this unsubscribe token; answers it, or undefined for an unknown token. */
 export async function unsubscribe(db: Executor, unsubscribeToken: string) {
   return db
