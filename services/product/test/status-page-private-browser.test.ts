@@ -1,0 +1,110 @@
+import { access, mkdir, rm } from 'node:fs/promises'
+import { createServer } from 'node:net'
+import path from 'node:path'
+import { chromium } from 'playwright-core'
+import t from 'tap'
+import { DEFAULT_NOTIFIER_CONFIG } from '@svc/config'
+import { startSmtpServer, startTestService, until, workspaceRoot } from '@svc/testkit'
+import { buildApp } from '../src/app.js'
+import { alertingOrganization } from './organization-setup.js'
+
+// A private status page in a real browser (issue 58): Debian's Chromium driven by playwright-core.
+// An outsider sees a page that names nothing and asks for an e-mail address; a person of an
+// allowed domain follows the e-mailed link, presses the button, reads the page, and signs out.
+// Without Chromium here, the test says so and skips (CI installs it and fails without it).
+const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium'
+const present = await access(CHROMIUM).then(
+  () => true,
+  () => false,
+)
+if (!present && process.env.CI === 'true') {
+  t.fail(`${CHROMIUM} is not installed: .ci/run installs it (apt-get install -y chromium), and CI does not skip the browser check`)
+} else if (!present) {
+  t.plan(0, `${CHROMIUM} is not installed (apt-get install -y chromium): the private page's browser check is skipped`)
+} else {
+  // Links in e-mails are built from the product's public URL: the port is chosen before the service starts.
+  const port = await new Promise<number>((resolve) => {
+    const probe = createServer().listen(0, '127.0.0.1', () => {
+      const { port } = probe.address() as { port: number }
+      probe.close(() => resolve(port))
+    })
+  })
+  const origin = `http://127.0.0.1:${port}`
+  const smtp = await startSmtpServer(t)
+  const service = await startTestService(t, buildApp, {
+    config: {
+      publicUrls: { product: origin },
+      notifier: { ...DEFAULT_NOTIFIER_CONFIG, smtpUrl: smtp.url, from: 'Status <status@example.com>', retryDelaySeconds: 1 },
+    },
+  })
+  const { app } = service
+  await app.listen({ port, host: '127.0.0.1' })
+  const { orgId, person } = await alertingOrganization(service, 'private-browser', { manager: { statuspages: 'manager' } })
+  const manager = person('manager')
+  const base = `/api/v1/statuspages/organizations/${orgId}`
+  const call = (url: string, payload: object) => app.inject({ method: 'POST', url, headers: manager.headers, payload })
+  const page = (
+    await call(`${base}/pages`, {
+      name: 'Partner Portal',
+      slug: 'partner-portal',
+      published: true,
+      visibility: 'private',
+      viewerEmailDomains: ['customer.example'],
+    })
+  ).json()
+  const api = (await call(`${base}/pages/${page.id}/components`, { name: 'Orders API' })).json()
+  await call(`${base}/pages/${page.id}/incidents`, {
+    name: 'Order sync delayed',
+    body: 'Orders reach your ERP up to ten minutes late.',
+    impact: 'minor',
+    components: [{ componentId: api.id, status: 'degraded_performance' }],
+  })
+  const root = `${origin}/api/v1/statuspages/public/partner-portal/`
+
+  const browser = await chromium.launch({
+    executablePath: CHROMIUM,
+    // This machine's network is closed, and its kernel gives Chromium's sandbox nothing to use.
+    args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update'],
+  })
+  t.teardown(() => browser.close())
+  const screenshots = path.join(workspaceRoot(), '.tap/screenshots')
+  await mkdir(screenshots, { recursive: true })
+
+  t.test('an outsider is shown a page that names nothing; a reader of an allowed domain signs in by e-mail', async (t) => {
+    const context = await browser.newContext({ locale: 'en-GB' })
+    t.teardown(() => context.close())
+    const tab = await context.newPage()
+    const first = await tab.goto(root)
+    t.equal(first?.status(), 404)
+    t.equal(await tab.locator('h1').textContent(), 'Status page not found')
+    t.notMatch(await tab.content(), /Partner Portal|Orders API/, 'nothing of the page shows')
+
+    await tab.getByRole('textbox').fill('ana@customer.example')
+    await tab.getByRole('button', { name: 'Send me a link' }).click()
+    await tab.waitForURL(`${root}access`)
+    t.equal(await tab.locator('h1').textContent(), 'Check your e-mail')
+
+    const mail = await until('the sign-in e-mail', () => smtp.received.find((sent) => sent.envelopeTo.includes('ana@customer.example')))
+    const link = /Sign in: (\S+)/.exec(mail.text)?.[1]
+    t.ok(link?.startsWith(`${root}access/verify?token=`), 'the link leads to the page’s own address')
+    await tab.goto(link!)
+    await tab.getByRole('button', { name: 'Continue to the status page' }).click()
+    await tab.waitForURL(root)
+    t.equal(await tab.locator('h1').textContent(), 'Partner Portal')
+    t.match(await tab.locator('body').textContent(), /Order sync delayed/)
+    t.equal(await tab.locator('meta[name=robots]').getAttribute('content'), 'noindex, nofollow')
+    const file = path.join(screenshots, 'private-status-page.png')
+    await rm(file, { force: true })
+    const png = await tab.screenshot({ path: file, fullPage: true })
+    t.ok(png.length > 10_000, `a screenshot of the signed-in page is saved at ${path.relative(process.cwd(), file)}`)
+
+    const stranger = await browser.newContext()
+    t.teardown(() => stranger.close())
+    const theirs = await stranger.newPage()
+    t.equal((await theirs.goto(root))?.status(), 404, 'another browser, without the cookie, still sees nothing')
+
+    await tab.getByRole('button', { name: 'Sign out' }).click()
+    t.equal(await tab.locator('h1').textContent(), 'Signed out')
+    t.equal((await tab.goto(root))?.status(), 404, 'signed out, the page is gone again')
+  })
+}
