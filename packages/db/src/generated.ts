@@ -928,6 +928,7 @@ export interface DivinuxSilences {
   matchers: Json;
   organizationId: string;
   startsAt: Timestamp;
+  statusMaintenanceId: string | null;
   updatedAt: Generated<Timestamp>;
 }
 

@@ -239,6 +239,8 @@ export { pruneAlertingHistory, type AlertingRetention } from './retention.js'
 export { actionItemTickets, openActionItemTicket } from './incidents/index.js'
 export type { AnalysisStart, AnalysisStarter, RcaOpener } from './workflows/index.js'
 export type { PagingPreferences, ContactReader, PreferencesReader, PushReader } from './oncall/index.js'
+/** Status page maintenance quiets alerts through silences of its own (decision 0015, "Maintenance quiets monitoring"). */
+export { type MaintenanceQuiet, quietForMaintenance } from './oncall/index.js'
 export {
   alertIncident,
   incidentReportBetween,

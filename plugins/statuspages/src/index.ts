@@ -7,6 +7,7 @@ import { ALERT_FOLLOW_QUEUE, startFollowingAlerts } from './incidents/alert-foll
 import { INCIDENT_FOLLOW_QUEUE, startFollowingIncidents } from './incidents/incident-follow.js'
 import { incidentRoutes } from './incidents/routes.js'
 import { createMaintenanceScheduler } from './maintenances/scheduler.js'
+import type { MonitoringQuieter } from './maintenances/quiet.js'
 import { maintenanceRoutes } from './maintenances/routes.js'
 import { createDomainChecker, createDomainMaintenance } from './pages/custom-domains.js'
 import { pageRoutes } from './pages/routes.js'
@@ -25,6 +26,8 @@ export interface StatusPagesOptions {
   outbound: OutboundConfig
   /** DNS_SERVERS: the resolvers custom domains are verified with; unset: the system's. */
   dnsServers?: string[]
+  /** How a maintenance quiets the alerts and checks of its components (alerting, synthetics); unset: it quiets nothing. */
+  quieter?: MonitoringQuieter
 }
 
 /**
@@ -49,6 +52,7 @@ export const statusPagesSurface: FastifyPluginAsync<StatusPagesOptions> = async 
     notifications,
     changed,
     log: app.log.child({ component: 'maintenance-scheduler' }),
+    ...(options.quieter ? { quieter: options.quieter } : {}),
   })
   const checkDomain = createDomainChecker(options.dnsServers)
   const domains = createDomainMaintenance({
@@ -90,12 +94,13 @@ export const statusPagesSurface: FastifyPluginAsync<StatusPagesOptions> = async 
   await app.register(pageRoutes, { productUrl: options.productUrl, changed, checkDomain })
   await app.register(componentRoutes, { changed })
   await app.register(incidentRoutes, { notifications, changed })
-  await app.register(maintenanceRoutes, { notifications, scheduler, changed })
+  await app.register(maintenanceRoutes, { notifications, scheduler, changed, ...(options.quieter ? { quieter: options.quieter } : {}) })
   await app.register(subscriberRoutes, { notifier: options.notifier, outbound: options.outbound, productUrl: options.productUrl })
   await app.register(publicRoutes, { cache, notifier: options.notifier, outbound: options.outbound, productUrl: options.productUrl })
   await app.register(accessRoutes, { cache, notifier: options.notifier, productUrl: options.productUrl })
 }
 
+export type { MonitoringQuieter, QuietRequest } from './maintenances/quiet.js'
 export {
   componentHistoryAround,
   componentsOfServices,

@@ -57,6 +57,6 @@ export const syntheticsSurface: FastifyPluginAsync<SyntheticsOptions> = async (a
   await app.register(heartbeatRoutes, { jobs: app.jobs, serviceRegion: config.region })
 }
 
-export { checkAvailabilityBetween, checkResultsAround, checksOf, checksOfServices, recentCheckResults } from './reads.js'
+export { checkAvailabilityBetween, checkResultsAround, checksFollowedBy, checksOf, checksOfServices, recentCheckResults } from './reads.js'
 export type { MaintenanceWindowsReader } from './results/availability.js'
 export { MAINTENANCE_QUEUE, ROLLUP_QUEUE } from './scheduling/scheduler.js'

@@ -106,3 +106,15 @@ export async function checksOfServices(db: Executor, organizationId: string, ser
     .limit(100)
     .execute()
 }
+
+/** The organization's checks that status page components follow, for a maintenance of those components to quiet. */
+export async function checksFollowedBy(db: Executor, organizationId: string, componentIds: string[]): Promise<string[]> {
+  if (componentIds.length === 0) return []
+  const rows = await db
+    .selectFrom('divinux.syntheticChecks')
+    .select('id')
+    .where('organizationId', '=', organizationId)
+    .where(sql<boolean>`status_component_ids && ${sql.val(componentIds)}::uuid[]`)
+    .execute()
+  return rows.map((row) => row.id)
+}

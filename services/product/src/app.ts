@@ -9,7 +9,7 @@ import {
   type ServiceConfig,
 } from '@svc/config'
 import { createNotifier, pruneOutbox } from '@svc/notifier'
-import { alertingSurface, escalationPolicyExists, pruneAlertingHistory } from '@svc/plugin-alerting'
+import { alertingSurface, escalationPolicyExists, pruneAlertingHistory, quietForMaintenance } from '@svc/plugin-alerting'
 import {
   alertAnalysisStarter,
   insightsSurface,
@@ -39,7 +39,7 @@ import {
   subscriberWebhookTargets,
   unknownStatusComponents,
 } from '@svc/plugin-statuspages'
-import { checksOfServices, syntheticsSurface } from '@svc/plugin-synthetics'
+import { checksFollowedBy, checksOfServices, syntheticsSurface } from '@svc/plugin-synthetics'
 import { billingOf } from '@svc/billing'
 import { profileRoutes } from '@svc/profile'
 import { buildServiceApp, createDailyMaintenance, type Resources } from '@svc/runtime'
@@ -92,6 +92,11 @@ export function buildApp(config: ServiceConfig, shared?: Resources): Promise<Fas
         await app.register(statusPagesSurface, {
           notifier,
           productUrl,
+          // A maintenance silences its components' services and checks for its window.
+          quieter: {
+            silence: (db, request) => quietForMaintenance(db, app.jobs, request),
+            checksFollowing: checksFollowedBy,
+          },
           outbound: config.outbound ?? { allowPrivateTargets: false },
           ...(config.dnsServers ? { dnsServers: config.dnsServers } : {}),
         })

@@ -6669,6 +6669,8 @@ export interface operations {
                              */
                             state: "active" | "pending" | "expired";
                             createdBy: string | null;
+                            /** @description The status page maintenance that holds this silence over its window (its changes move the silence; it cannot be changed here, only deleted) */
+                            statusMaintenanceId: string | null;
                             /** Format: date-time */
                             createdAt: string;
                             /** Format: date-time */
@@ -6768,6 +6770,8 @@ export interface operations {
                          */
                         state: "active" | "pending" | "expired";
                         createdBy: string | null;
+                        /** @description The status page maintenance that holds this silence over its window (its changes move the silence; it cannot be changed here, only deleted) */
+                        statusMaintenanceId: string | null;
                         /** Format: date-time */
                         createdAt: string;
                         /** Format: date-time */
@@ -6836,6 +6840,8 @@ export interface operations {
                          */
                         state: "active" | "pending" | "expired";
                         createdBy: string | null;
+                        /** @description The status page maintenance that holds this silence over its window (its changes move the silence; it cannot be changed here, only deleted) */
+                        statusMaintenanceId: string | null;
                         /** Format: date-time */
                         createdAt: string;
                         /** Format: date-time */
@@ -6963,6 +6969,8 @@ export interface operations {
                          */
                         state: "active" | "pending" | "expired";
                         createdBy: string | null;
+                        /** @description The status page maintenance that holds this silence over its window (its changes move the silence; it cannot be changed here, only deleted) */
+                        statusMaintenanceId: string | null;
                         /** Format: date-time */
                         createdAt: string;
                         /** Format: date-time */

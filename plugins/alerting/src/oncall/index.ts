@@ -18,6 +18,7 @@ export { onCallUsers } from './schedules/on-call.js'
 export { schedulesAmong } from './schedules/queries.js'
 export { SILENCE_END_QUEUE, type SilenceEndJob } from './silences/ending.js'
 export { silenceEnd, silencesInForce } from './silences/queries.js'
+export { type MaintenanceQuiet, quietForMaintenance } from './silences/maintenance.js'
 export { dependencyNameEdges, serviceEdgeNames } from './services/edges.js'
 export {
   type CatalogEntry,

@@ -3,7 +3,7 @@ import type { Database, Executor } from '@svc/db'
 import { subscribe, type StatusPageUpdateRequested } from '@svc/events'
 import { workEach, type JobQueue } from '@svc/jobs'
 import type { IncidentImpact } from '../model.js'
-import { componentsFollowingServices } from '../queries/components.js'
+import { componentsFollowingServices, componentsUnderMaintenance } from '../queries/components.js'
 import { incidentById } from '../queries/incidents.js'
 import type { SubscriberNotifications } from '../subscribers/notifications.js'
 import { publicIncidentName, publicWords } from './public-words.js'
@@ -45,12 +45,22 @@ export async function followAlert(
   event: StatusPageUpdateRequested,
 ): Promise<string[]> {
   const components = await componentsFollowingServices(db, event.organizationId, event.services ?? [event.alert.service])
+  // A component under maintenance is not opened an incident for its planned work's alerts
+  // (decision 0015, "Maintenance quiets monitoring"); one opened before still follows its alert.
+  const resting =
+    event.trigger === 'alert.resolved'
+      ? new Set<string>()
+      : await componentsUnderMaintenance(
+          db,
+          components.map((component) => component.id),
+        )
   const pages = [...new Set(components.map((component) => component.pageId))]
   const changed: string[] = []
   for (const pageId of pages) {
     await db.selectFrom('divinux.statusPages').select('id').where('id', '=', pageId).forUpdate().executeTakeFirst()
     const existing = await openIncidentFor(db, pageId, event.alertId)
-    const onPage = components.filter((component) => component.pageId === pageId)
+    const onPage = components.filter((component) => component.pageId === pageId && (existing || !resting.has(component.id)))
+    if (onPage.length === 0) continue
     const statuses = new Map(onPage.map((component) => [component.id, event.componentStatus]))
     const names = onPage.map((component) => component.name)
     const common = { createdBy: null, notify: true }

@@ -30,6 +30,7 @@ import {
 import type { SubscriberNotifications } from '../subscribers/notifications.js'
 import { settleComponents } from '../incidents/effects.js'
 import { checkComponents, openRecord, recordDetails, recordUpdate, removeRecord, setPublished } from '../incidents/records.js'
+import { quietMonitoring, type MonitoringQuieter } from './quiet.js'
 import type { MaintenanceScheduler } from './scheduler.js'
 
 const Name = Type.String({ minLength: 1, maxLength: 200, pattern: '\\S' })
@@ -64,7 +65,9 @@ export const maintenanceRoutes: FastifyPluginAsyncTypebox<{
   notifications: SubscriberNotifications
   scheduler: MaintenanceScheduler
   changed: (pageId: string) => void
-}> = async (app, { notifications, scheduler, changed }) => {
+  /** Unset: a maintenance quiets no alerts (the status pages alone). */
+  quieter?: MonitoringQuieter
+}> = async (app, { notifications, scheduler, changed, quieter }) => {
   const db = app.database.db
   const viewer = app.requireProductRole('statuspages', 'viewer')
   const responder = app.requireProductRole('statuspages', 'responder')
@@ -191,6 +194,7 @@ export const maintenanceRoutes: FastifyPluginAsyncTypebox<{
           },
         )
         await scheduler.schedule(trx, row)
+        await quietMonitoring(trx, quieter, row)
         await recordAudit(trx, auditContextOf(request), {
           ...auditEntry(organizationId, 'status_maintenance', row.id),
           action: 'status_maintenance.created',
@@ -258,6 +262,7 @@ export const maintenanceRoutes: FastifyPluginAsyncTypebox<{
         const moved =
           scheduledFor.getTime() !== before.scheduledFor?.getTime() || scheduledUntil.getTime() !== before.scheduledUntil?.getTime()
         if (moved) await scheduler.schedule(trx, row)
+        await quietMonitoring(trx, quieter, row)
         await touchPage(trx, page.id)
         await recordAudit(trx, auditContextOf(request), {
           ...auditEntry(organizationId, 'status_maintenance', row.id),
@@ -288,6 +293,7 @@ export const maintenanceRoutes: FastifyPluginAsyncTypebox<{
       const pageId = await db.transaction().execute(async (trx) => {
         const page = await pageOfRequest(trx, request, true)
         const row = await maintenanceOf(trx, organizationId, page.id, request.params.maintenanceId, true)
+        await quietMonitoring(trx, quieter, row, true)
         await removeRecord(trx, row)
         await recordAudit(trx, auditContextOf(request), {
           ...auditEntry(organizationId, 'status_maintenance', row.id),
@@ -331,6 +337,7 @@ export const maintenanceRoutes: FastifyPluginAsyncTypebox<{
           createdBy: request.user.userId,
           notify: request.body.notify ?? true,
         })
+        await quietMonitoring(trx, quieter, row)
         await recordAudit(trx, auditContextOf(request), {
           ...auditEntry(organizationId, 'status_maintenance', row.id),
           action: 'status_maintenance.update_posted',

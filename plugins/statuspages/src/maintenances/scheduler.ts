@@ -5,6 +5,7 @@ import type { MaintenanceStatus } from '../model.js'
 import { incidentById, type IncidentRow } from '../queries/incidents.js'
 import { recordUpdate } from '../incidents/records.js'
 import type { SubscriberNotifications } from '../subscribers/notifications.js'
+import { quietMonitoring, type MonitoringQuieter } from './quiet.js'
 
 export const MAINTENANCE_QUEUE = 'statuspages.maintenance'
 
@@ -27,6 +28,7 @@ export interface MaintenanceSchedulerOptions {
   notifications: SubscriberNotifications
   changed: (pageId: string) => void
   log: FastifyBaseLogger
+  quieter?: MonitoringQuieter
 }
 
 /**
@@ -36,7 +38,7 @@ export interface MaintenanceSchedulerOptions {
  * the one it was queued for and that the maintenance still wants it (auto start, auto complete).
  */
 export function createMaintenanceScheduler(options: MaintenanceSchedulerOptions) {
-  const { database, jobs, notifications, changed, log } = options
+  const { database, jobs, notifications, changed, log, quieter } = options
 
   async function run(job: MaintenanceJob): Promise<void> {
     const pageId = await database.db.transaction().execute(async (trx) => {
@@ -52,13 +54,14 @@ export function createMaintenanceScheduler(options: MaintenanceSchedulerOptions)
           : !maintenance.autoComplete || (status !== 'in_progress' && status !== 'verifying')
       )
         return undefined
-      await recordUpdate(trx, notifications, maintenance, {
+      const { row } = await recordUpdate(trx, notifications, maintenance, {
         status: job.to,
         body: automaticWords[job.to],
         statuses: new Map(),
         createdBy: null,
         notify: true,
       })
+      await quietMonitoring(trx, quieter, row)
       return maintenance.pageId
     })
     if (pageId) {

@@ -185,6 +185,20 @@ export async function heldStatuses(db: Executor, componentIds: string[]) {
   return held
 }
 
+/** Which of these components an active maintenance holds (in progress or verifying). */
+export async function componentsUnderMaintenance(db: Executor, componentIds: string[]): Promise<Set<string>> {
+  if (componentIds.length === 0) return new Set()
+  const rows = await db
+    .selectFrom('divinux.statusIncidentComponents as c')
+    .innerJoin('divinux.statusIncidents as i', 'i.id', 'c.incidentId')
+    .select('c.componentId')
+    .where('c.componentId', 'in', componentIds)
+    .where('i.kind', '=', 'maintenance')
+    .where('i.status', 'in', ['in_progress', 'verifying'])
+    .execute()
+  return new Set(rows.map((row) => row.componentId))
+}
+
 export async function listGroups(db: Executor, organizationId: string, pageId: string) {
   return db
     .selectFrom('divinux.statusComponentGroups')

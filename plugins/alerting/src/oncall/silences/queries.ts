@@ -1,7 +1,17 @@
 import { sql } from 'kysely'
 import { jsonb, paged, type Executor, type Page } from '@svc/db'
 
-const silenceColumns = ['id', 'comment', 'matchers', 'startsAt', 'endsAt', 'createdBy', 'createdAt', 'updatedAt'] as const
+const silenceColumns = [
+  'id',
+  'comment',
+  'matchers',
+  'startsAt',
+  'endsAt',
+  'createdBy',
+  'statusMaintenanceId',
+  'createdAt',
+  'updatedAt',
+] as const
 export type SilenceState = 'active' | 'pending' | 'expired'
 
 function silencesOf(db: Executor, organizationId: string) {

@@ -26,6 +26,7 @@ function silenceBody(row: SilenceRow, now = new Date()) {
     endsAt: row.endsAt.toISOString(),
     state: stateOf(row, now),
     createdBy: row.createdBy,
+    statusMaintenanceId: row.statusMaintenanceId,
     createdAt: row.createdAt.toISOString(),
     updatedAt: row.updatedAt.toISOString(),
   }
@@ -152,6 +153,8 @@ export const silenceRoutes: FastifyPluginAsyncTypebox<SilenceOptions> = async (a
       const updated = await db.transaction().execute(async (trx) => {
         const before = await silenceOf(trx, organizationId, request.params.silenceId, true)
         if (before.endsAt <= now) throw new ConflictError('the silence has expired: create a new one')
+        if (before.statusMaintenanceId)
+          throw new ConflictError('the silence belongs to a status page maintenance: move or end the maintenance instead')
         const startsAt = request.body.startsAt ? new Date(request.body.startsAt) : before.startsAt
         const endsAt = request.body.endsAt ? new Date(request.body.endsAt) : before.endsAt
         if (endsAt <= startsAt) throw invalidField(request.body.endsAt ? 'endsAt' : 'startsAt', 'must leave endsAt after startsAt')

@@ -40,6 +40,10 @@ export const Silence = Type.Object(
     endsAt: Timestamp,
     state: Type.Enum(silenceStates, { description: 'pending: not started; active: in force; expired: over' }),
     createdBy: Type.Union([Type.String({ format: 'uuid' }), Type.Null()]),
+    statusMaintenanceId: Type.Union([Type.String({ format: 'uuid' }), Type.Null()], {
+      description:
+        'The status page maintenance that holds this silence over its window (its changes move the silence; it cannot be changed here, only deleted)',
+    }),
     createdAt: Timestamp,
     updatedAt: Timestamp,
   },
