@@ -81,6 +81,7 @@ import * as actionItemTickets from './migrations/0079_action_item_tickets.js'
 import * as syntheticChecksDueNotices from './migrations/0080_synthetic_checks_due_notices.js'
 import * as privateStatusPages from './migrations/0081_private_status_pages.js'
 import * as maintenanceSilences from './migrations/0082_maintenance_silences.js'
+import * as statusPageBranding from './migrations/0083_status_page_branding.js'
 
 /**
  * Every migration, in order, listed by hand rather than found by scanning a folder, so a
@@ -169,4 +170,5 @@ export const migrations: Record<string, Migration> = {
   '0080_synthetic_checks_due_notices': syntheticChecksDueNotices,
   '0081_private_status_pages': privateStatusPages,
   '0082_maintenance_silences': maintenanceSilences,
+  '0083_status_page_branding': statusPageBranding,
 }

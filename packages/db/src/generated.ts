@@ -1051,6 +1051,19 @@ export interface DivinuxStatusPageAccessLinks {
   usedAt: Timestamp | null;
 }
 
+export interface DivinuxStatusPageAssets {
+  bytes: Buffer;
+  contentType: string;
+  createdAt: Generated<Timestamp>;
+  height: number;
+  id: Generated<string>;
+  kind: string;
+  organizationId: string;
+  pageId: string;
+  sha256: string;
+  width: number;
+}
+
 export interface DivinuxStatusPages {
   allowSubscribers: Generated<boolean>;
   bannerFollowsChecks: Generated<boolean>;
@@ -1062,6 +1075,8 @@ export interface DivinuxStatusPages {
   customDomainFailingSince: Timestamp | null;
   customDomainToken: string | null;
   customDomainVerifiedAt: Timestamp | null;
+  footerText: string | null;
+  headerLinks: Generated<Json>;
   id: Generated<string>;
   locales: Generated<string[]>;
   name: string;
@@ -1070,6 +1085,7 @@ export interface DivinuxStatusPages {
   revision: Generated<number>;
   slug: string;
   supportUrl: string | null;
+  theme: Generated<Json>;
   timeZone: Generated<string>;
   updatedAt: Generated<Timestamp>;
   viewerEmailDomains: Generated<string[]>;
@@ -1400,6 +1416,7 @@ export interface DB {
   "divinux.statusIncidentUpdates": DivinuxStatusIncidentUpdates;
   "divinux.statusNotifications": DivinuxStatusNotifications;
   "divinux.statusPageAccessLinks": DivinuxStatusPageAccessLinks;
+  "divinux.statusPageAssets": DivinuxStatusPageAssets;
   "divinux.statusPages": DivinuxStatusPages;
   "divinux.statusPageViewerSessions": DivinuxStatusPageViewerSessions;
   "divinux.statusSubscribers": DivinuxStatusSubscribers;

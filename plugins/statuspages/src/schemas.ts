@@ -4,7 +4,8 @@ import { componentStatuses, incidentImpacts, incidentStatuses, maintenanceStatus
 import type { ComponentRow, GroupRow } from './queries/components.js'
 import type { IncidentRow, UpdateRow } from './queries/incidents.js'
 import { verificationOf } from './pages/custom-domains.js'
-import type { PageRow } from './queries/pages.js'
+import type { HeaderLink, PageRow } from './queries/pages.js'
+import { assetFileName, type AssetKind } from './branding/assets.js'
 import { PageLocales, type Locale } from './i18n/locales.js'
 
 /** Where the managed routes live (spec: the status page surface's prefix). */
@@ -64,6 +65,15 @@ export const StatusPage = Type.Object(
       description: 'private: members and readers of viewerEmailDomains only (decision 0015, "Private pages")',
     }),
     viewerEmailDomains: Type.Array(Type.String(), { description: 'The e-mail domains that may sign in to a private page by a link' }),
+    theme: Type.Record(Type.String(), Type.String(), {
+      description: 'Colours of the page’s declared CSS variables (decision 0015, "Branding"); unset ones keep their defaults',
+    }),
+    headerLinks: Type.Array(Type.Object({ label: Type.String(), url: Type.String() })),
+    footerText: Type.Union([Type.String(), Type.Null()]),
+    logoUrl: Type.Union([Type.String(), Type.Null()], {
+      description: 'Where the uploaded logo is served (PUT …/branding/logo), named by its hash: cached for ever',
+    }),
+    faviconUrl: Type.Union([Type.String(), Type.Null()], { description: 'Where the uploaded favicon is served (PUT …/branding/favicon)' }),
     publicUrl: Type.String({ description: 'Where the public page is read (its custom domain once verified)' }),
     createdAt: Timestamp,
     updatedAt: Timestamp,
@@ -171,7 +181,13 @@ export const OptionalText = (maxLength: number) => Type.Optional(NullableString(
 const iso = (date: Date) => date.toISOString()
 const isoOrNull = (date: Date | null) => (date ? date.toISOString() : null)
 
-export function pageBody(row: PageRow, publicUrl: string) {
+type PageAssets = Partial<Record<AssetKind, { sha256: string; contentType: string }>>
+
+export function pageBody(row: PageRow, publicUrl: string, assets: PageAssets = {}) {
+  const assetUrl = (kind: AssetKind) => {
+    const asset = assets[kind]
+    return asset ? `${publicUrl}assets/${assetFileName(asset)}` : null
+  }
   return {
     id: row.id,
     name: row.name,
@@ -186,6 +202,12 @@ export function pageBody(row: PageRow, publicUrl: string) {
     supportUrl: row.supportUrl,
     visibility: row.visibility as 'public' | 'private',
     viewerEmailDomains: row.viewerEmailDomains,
+    // Both written only from the validated request body.
+    theme: row.theme as Record<string, string>,
+    headerLinks: row.headerLinks as unknown as HeaderLink[],
+    footerText: row.footerText,
+    logoUrl: assetUrl('logo'),
+    faviconUrl: assetUrl('favicon'),
     publicUrl,
     createdAt: iso(row.createdAt),
     updatedAt: iso(row.updatedAt),

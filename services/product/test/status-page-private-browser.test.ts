@@ -7,10 +7,12 @@ import { DEFAULT_NOTIFIER_CONFIG } from '@svc/config'
 import { startSmtpServer, startTestService, until, workspaceRoot } from '@svc/testkit'
 import { buildApp } from '../src/app.js'
 import { alertingOrganization } from './organization-setup.js'
+import { solidPng } from './png.js'
 
 // A private status page in a real browser (issue 58): Debian's Chromium driven by playwright-core.
 // An outsider sees a page that names nothing and asks for an e-mail address; a person of an
 // allowed domain follows the e-mailed link, presses the button, reads the page, and signs out.
+// Then a branded page: its policy lets the browser apply its theme and show its logo, nothing else.
 // Without Chromium here, the test says so and skips (CI installs it and fails without it).
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium'
 const present = await access(CHROMIUM).then(
@@ -106,5 +108,42 @@ if (!present && process.env.CI === 'true') {
     await tab.getByRole('button', { name: 'Sign out' }).click()
     t.equal(await tab.locator('h1').textContent(), 'Signed out')
     t.equal((await tab.goto(root))?.status(), 404, 'signed out, the page is gone again')
+  })
+
+  t.test('a branded page shows its theme, logo, links and footer, and the browser reports no refused style or image', async (t) => {
+    const branded = (
+      await call(`${base}/pages`, {
+        name: 'Brandy',
+        slug: 'brandy',
+        published: true,
+        theme: { '--header-background': '#0b3d2e', '--header-text': '#ffffff', '--link': '#0b6e4f' },
+        headerLinks: [{ label: 'Brandy home', url: 'https://brandy.example/' }],
+        footerText: 'Brandy Ltd, 1 Cask Lane',
+      })
+    ).json()
+    await app.inject({
+      method: 'PUT',
+      url: `${base}/pages/${branded.id}/branding/logo`,
+      headers: { ...manager.headers, 'content-type': 'image/png' },
+      payload: solidPng(160, 40, [240, 200, 80]),
+    })
+    const context = await browser.newContext()
+    t.teardown(() => context.close())
+    const tab = await context.newPage()
+    const refused: string[] = []
+    tab.on('console', (message) => {
+      if (message.type() === 'error') refused.push(message.text())
+    })
+    t.equal((await tab.goto(`${origin}/api/v1/statuspages/public/brandy/`))?.status(), 200)
+    // Evaluated in the page, as text: this project's TypeScript knows Node, not the DOM.
+    t.equal(await tab.evaluate("getComputedStyle(document.querySelector('header.brand')).backgroundColor"), 'rgb(11, 61, 46)')
+    t.equal(await tab.evaluate("document.querySelector('header.brand img').naturalWidth"), 160, 'the logo loaded')
+    t.equal(await tab.getByRole('link', { name: 'Brandy home' }).getAttribute('href'), 'https://brandy.example/')
+    t.match(await tab.locator('footer').textContent(), /Brandy Ltd, 1 Cask Lane/)
+    t.same(refused, [], 'nothing was refused by the page’s policy')
+    const file = path.join(screenshots, 'branded-status-page.png')
+    await rm(file, { force: true })
+    const png = await tab.screenshot({ path: file, fullPage: true })
+    t.ok(png.length > 10_000, `a screenshot of the branded page is saved at ${path.relative(process.cwd(), file)}`)
   })
 }

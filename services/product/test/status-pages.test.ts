@@ -406,7 +406,10 @@ t.test('other sites may embed what is public: cross-origin resources, and a fram
   t.equal(widget.statusCode, 200)
   t.match(widget.headers['content-type'], /text\/html/)
   t.notOk(widget.headers['x-frame-options'], 'the widget is made to be framed')
-  t.match(widget.headers['content-security-policy'], /default-src 'none'; style-src 'sha256-[\w+/=]+';.* frame-ancestors \*/)
+  t.match(
+    widget.headers['content-security-policy'],
+    /default-src 'none'; style-src 'sha256-[\w+/=]+' 'sha256-[\w+/=]+';.* frame-ancestors \*/,
+  )
   t.notMatch(widget.body, /<script/i)
   t.match(widget.body, /data-indicator="minor"/)
   t.match(widget.body, /Minor Service Outage/)

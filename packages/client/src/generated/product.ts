@@ -1893,6 +1893,27 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/statuspages/organizations/{orgId}/pages/{pageId}/branding/{kind}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /**
+         * Upload the page’s logo or favicon (statuspages manager)
+         * @description logo: png, jpg, webp, at most 256 KB and 2048 px a side; favicon: png, ico, at most 64 KB and 512 px a side
+         */
+        put: operations["putStatuspagesOrganizationsPagesBrandingByKind"];
+        post?: never;
+        /** Remove the page’s logo or favicon (statuspages manager) */
+        delete: operations["deleteStatuspagesOrganizationsPagesBrandingByKind"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/statuspages/organizations/{orgId}/pages/{pageId}/components": {
         parameters: {
             query?: never;
@@ -2357,6 +2378,23 @@ export interface paths {
         };
         /** The page’s status as an SVG badge */
         get: operations["getStatuspagesPublicBadgeSvg"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/statuspages/public/{slug}/assets/{file}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The page’s logo or favicon (decision 0015, "Branding") */
+        get: operations["getStatuspagesPublicAssetsByFile"];
         put?: never;
         post?: never;
         delete?: never;
@@ -15412,6 +15450,19 @@ export interface operations {
                             visibility: "public" | "private";
                             /** @description The e-mail domains that may sign in to a private page by a link */
                             viewerEmailDomains: string[];
+                            /** @description Colours of the page’s declared CSS variables (decision 0015, "Branding"); unset ones keep their defaults */
+                            theme: {
+                                [key: string]: string;
+                            };
+                            headerLinks: {
+                                label: string;
+                                url: string;
+                            }[];
+                            footerText: string | null;
+                            /** @description Where the uploaded logo is served (PUT …/branding/logo), named by its hash: cached for ever */
+                            logoUrl: string | null;
+                            /** @description Where the uploaded favicon is served (PUT …/branding/favicon) */
+                            faviconUrl: string | null;
                             /** @description Where the public page is read (its custom domain once verified) */
                             publicUrl: string;
                             /** Format: date-time */
@@ -15481,6 +15532,36 @@ export interface operations {
                     visibility?: "public" | "private";
                     /** @description A private page: the e-mail domains (example.com) whose addresses may ask for a sign-in link; exact domains, no subdomains. Empty: members only */
                     viewerEmailDomains?: string[];
+                    /** @description Colours of the page's declared CSS variables (--background, --text, --muted, --link, --card, --border, --header-background, --header-text, --button, --button-text); unset ones keep their defaults. Text and its background must keep WCAG AA contrast (4.5:1) */
+                    theme?: {
+                        /** @description A colour: #rgb or #rrggbb */
+                        "--background"?: string;
+                        /** @description A colour: #rgb or #rrggbb */
+                        "--text"?: string;
+                        /** @description A colour: #rgb or #rrggbb */
+                        "--muted"?: string;
+                        /** @description A colour: #rgb or #rrggbb */
+                        "--link"?: string;
+                        /** @description A colour: #rgb or #rrggbb */
+                        "--card"?: string;
+                        /** @description A colour: #rgb or #rrggbb */
+                        "--border"?: string;
+                        /** @description A colour: #rgb or #rrggbb */
+                        "--header-background"?: string;
+                        /** @description A colour: #rgb or #rrggbb */
+                        "--header-text"?: string;
+                        /** @description A colour: #rgb or #rrggbb */
+                        "--button"?: string;
+                        /** @description A colour: #rgb or #rrggbb */
+                        "--button-text"?: string;
+                    };
+                    /** @description Links in the page’s header (your site, support, a contact page): http or https */
+                    headerLinks?: {
+                        label: string;
+                        url: string;
+                    }[];
+                    /** @description Plain text at the foot of the page, the widget and subscribers’ e-mails */
+                    footerText?: string | null;
                 };
             };
         };
@@ -15528,6 +15609,19 @@ export interface operations {
                         visibility: "public" | "private";
                         /** @description The e-mail domains that may sign in to a private page by a link */
                         viewerEmailDomains: string[];
+                        /** @description Colours of the page’s declared CSS variables (decision 0015, "Branding"); unset ones keep their defaults */
+                        theme: {
+                            [key: string]: string;
+                        };
+                        headerLinks: {
+                            label: string;
+                            url: string;
+                        }[];
+                        footerText: string | null;
+                        /** @description Where the uploaded logo is served (PUT …/branding/logo), named by its hash: cached for ever */
+                        logoUrl: string | null;
+                        /** @description Where the uploaded favicon is served (PUT …/branding/favicon) */
+                        faviconUrl: string | null;
                         /** @description Where the public page is read (its custom domain once verified) */
                         publicUrl: string;
                         /** Format: date-time */
@@ -15612,6 +15706,19 @@ export interface operations {
                         visibility: "public" | "private";
                         /** @description The e-mail domains that may sign in to a private page by a link */
                         viewerEmailDomains: string[];
+                        /** @description Colours of the page’s declared CSS variables (decision 0015, "Branding"); unset ones keep their defaults */
+                        theme: {
+                            [key: string]: string;
+                        };
+                        headerLinks: {
+                            label: string;
+                            url: string;
+                        }[];
+                        footerText: string | null;
+                        /** @description Where the uploaded logo is served (PUT …/branding/logo), named by its hash: cached for ever */
+                        logoUrl: string | null;
+                        /** @description Where the uploaded favicon is served (PUT …/branding/favicon) */
+                        faviconUrl: string | null;
                         /** @description Where the public page is read (its custom domain once verified) */
                         publicUrl: string;
                         /** Format: date-time */
@@ -15715,6 +15822,36 @@ export interface operations {
                     visibility?: "public" | "private";
                     /** @description A private page: the e-mail domains (example.com) whose addresses may ask for a sign-in link; exact domains, no subdomains. Empty: members only */
                     viewerEmailDomains?: string[];
+                    /** @description Colours of the page's declared CSS variables (--background, --text, --muted, --link, --card, --border, --header-background, --header-text, --button, --button-text); unset ones keep their defaults. Text and its background must keep WCAG AA contrast (4.5:1) */
+                    theme?: {
+                        /** @description A colour: #rgb or #rrggbb */
+                        "--background"?: string;
+                        /** @description A colour: #rgb or #rrggbb */
+                        "--text"?: string;
+                        /** @description A colour: #rgb or #rrggbb */
+                        "--muted"?: string;
+                        /** @description A colour: #rgb or #rrggbb */
+                        "--link"?: string;
+                        /** @description A colour: #rgb or #rrggbb */
+                        "--card"?: string;
+                        /** @description A colour: #rgb or #rrggbb */
+                        "--border"?: string;
+                        /** @description A colour: #rgb or #rrggbb */
+                        "--header-background"?: string;
+                        /** @description A colour: #rgb or #rrggbb */
+                        "--header-text"?: string;
+                        /** @description A colour: #rgb or #rrggbb */
+                        "--button"?: string;
+                        /** @description A colour: #rgb or #rrggbb */
+                        "--button-text"?: string;
+                    };
+                    /** @description Links in the page’s header (your site, support, a contact page): http or https */
+                    headerLinks?: {
+                        label: string;
+                        url: string;
+                    }[];
+                    /** @description Plain text at the foot of the page, the widget and subscribers’ e-mails */
+                    footerText?: string | null;
                 };
             };
         };
@@ -15762,6 +15899,19 @@ export interface operations {
                         visibility: "public" | "private";
                         /** @description The e-mail domains that may sign in to a private page by a link */
                         viewerEmailDomains: string[];
+                        /** @description Colours of the page’s declared CSS variables (decision 0015, "Branding"); unset ones keep their defaults */
+                        theme: {
+                            [key: string]: string;
+                        };
+                        headerLinks: {
+                            label: string;
+                            url: string;
+                        }[];
+                        footerText: string | null;
+                        /** @description Where the uploaded logo is served (PUT …/branding/logo), named by its hash: cached for ever */
+                        logoUrl: string | null;
+                        /** @description Where the uploaded favicon is served (PUT …/branding/favicon) */
+                        faviconUrl: string | null;
                         /** @description Where the public page is read (its custom domain once verified) */
                         publicUrl: string;
                         /** Format: date-time */
@@ -15846,6 +15996,19 @@ export interface operations {
                         visibility: "public" | "private";
                         /** @description The e-mail domains that may sign in to a private page by a link */
                         viewerEmailDomains: string[];
+                        /** @description Colours of the page’s declared CSS variables (decision 0015, "Branding"); unset ones keep their defaults */
+                        theme: {
+                            [key: string]: string;
+                        };
+                        headerLinks: {
+                            label: string;
+                            url: string;
+                        }[];
+                        footerText: string | null;
+                        /** @description Where the uploaded logo is served (PUT …/branding/logo), named by its hash: cached for ever */
+                        logoUrl: string | null;
+                        /** @description Where the uploaded favicon is served (PUT …/branding/favicon) */
+                        faviconUrl: string | null;
                         /** @description Where the public page is read (its custom domain once verified) */
                         publicUrl: string;
                         /** Format: date-time */
@@ -15854,6 +16017,107 @@ export interface operations {
                         updatedAt: string;
                     };
                 };
+            };
+            /** @description Default Response */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Default Response */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    putStatuspagesOrganizationsPagesBrandingByKind: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                orgId: string;
+                pageId: string;
+                kind: "logo" | "favicon";
+            };
+            cookie?: never;
+        };
+        /** @description The image’s bytes */
+        requestBody: {
+            content: {
+                "image/png": unknown;
+                "image/jpeg": unknown;
+                "image/webp": unknown;
+                "image/x-icon": unknown;
+                "image/vnd.microsoft.icon": unknown;
+                "image/svg+xml": unknown;
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {unknown} */
+                        kind: "logo" | "favicon";
+                        /** @description Where the public page serves it, named by its hash (cached for ever) */
+                        url: string;
+                        contentType: string;
+                        width: number;
+                        height: number;
+                        sha256: string;
+                    };
+                };
+            };
+            /** @description Default Response */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Default Response */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    deleteStatuspagesOrganizationsPagesBrandingByKind: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                orgId: string;
+                pageId: string;
+                kind: "logo" | "favicon";
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description Default Response */
             "4XX": {
@@ -18998,6 +19262,57 @@ export interface operations {
                 };
                 content: {
                     "image/svg+xml": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    getStatuspagesPublicAssetsByFile: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                slug: string;
+                /** @description The asset’s hash and extension */
+                file: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The image */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "image/png": unknown;
+                    "image/jpeg": unknown;
+                    "image/webp": unknown;
+                    "image/x-icon": unknown;
+                };
+            };
+            /** @description Default Response */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "image/png": components["schemas"]["ErrorResponse"];
+                    "image/jpeg": components["schemas"]["ErrorResponse"];
+                    "image/webp": components["schemas"]["ErrorResponse"];
+                    "image/x-icon": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Default Response */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "image/png": components["schemas"]["ErrorResponse"];
+                    "image/jpeg": components["schemas"]["ErrorResponse"];
+                    "image/webp": components["schemas"]["ErrorResponse"];
+                    "image/x-icon": components["schemas"]["ErrorResponse"];
                 };
             };
         };

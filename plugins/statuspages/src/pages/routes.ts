@@ -10,12 +10,14 @@ import {
   insertPage,
   listPages,
   markDomainVerified,
+  assetsOfPages,
   takenBy,
   updatePage,
   type PageFields,
   type PageRow,
 } from '../queries/pages.js'
 import { endViewerSessionsOutside } from '../queries/viewers.js'
+import { ThemeSchema, contrastProblem } from '../branding/theme.js'
 import { DEFAULT_LOCALES, PageLocales } from '../i18n/locales.js'
 import { MANAGED_BASE, OrgParams, PageParams, StatusPage, pageBody, tags } from '../schemas.js'
 import { auditEntry, pageOfRequest } from './access.js'
@@ -50,6 +52,13 @@ const EmailDomains = Type.Array(
       'A private page: the e-mail domains (example.com) whose addresses may ask for a sign-in link; exact domains, no subdomains. Empty: members only',
   },
 )
+const HeaderLinks = Type.Array(
+  Type.Object(
+    { label: Type.String({ minLength: 1, maxLength: 40, pattern: '\\S' }), url: Type.String({ maxLength: 2000 }) },
+    { additionalProperties: false },
+  ),
+  { maxItems: 5, description: 'Links in the page’s header (your site, support, a contact page): http or https' },
+)
 const SupportUrl = NullableString({ maxLength: 2000, description: 'An http(s) URL shown on the public page' })
 
 const fieldsSchema = {
@@ -69,6 +78,11 @@ const fieldsSchema = {
   supportUrl: Type.Optional(SupportUrl),
   visibility: Type.Optional(Visibility),
   viewerEmailDomains: Type.Optional(EmailDomains),
+  theme: Type.Optional(ThemeSchema),
+  headerLinks: Type.Optional(HeaderLinks),
+  footerText: Type.Optional(
+    NullableString({ maxLength: 500, description: 'Plain text at the foot of the page, the widget and subscribers’ e-mails' }),
+  ),
 }
 
 /** Domains are matched lower-case; the same domain twice in other cases is one. */
@@ -80,6 +94,10 @@ function checkFields(fields: Partial<PageFields>): void {
   if (fields.timeZone !== undefined && fields.timeZone !== 'UTC' && !knownTimeZones.has(fields.timeZone))
     throw invalidField('timeZone', 'must be an IANA time zone')
   if (fields.supportUrl && !/^https?:\/\/[^\s]+$/.test(fields.supportUrl)) throw invalidField('supportUrl', 'must be an http or https URL')
+  const link = fields.headerLinks?.findIndex((entry) => !/^https?:\/\/[^\s]+$/.test(entry.url)) ?? -1
+  if (link >= 0) throw invalidField(`headerLinks/${link}/url`, 'must be an http or https URL')
+  const unreadable = fields.theme && contrastProblem(fields.theme)
+  if (unreadable) throw invalidField('theme', unreadable)
 }
 
 const audited = (row: PageRow) => ({
@@ -92,6 +110,9 @@ const audited = (row: PageRow) => ({
   bannerFollowsChecks: row.bannerFollowsChecks,
   visibility: row.visibility,
   viewerEmailDomains: row.viewerEmailDomains,
+  theme: row.theme,
+  headerLinks: row.headerLinks,
+  footerText: row.footerText,
 })
 
 /**
@@ -107,7 +128,15 @@ export const pageRoutes: FastifyPluginAsyncTypebox<{
   const db = app.database.db
   const viewer = app.requireProductRole('statuspages', 'viewer')
   const manager = app.requireProductRole('statuspages', 'manager')
-  const body = (row: PageRow) => pageBody(row, publicUrlOfRow(options.productUrl, row))
+  /** The pages as the API answers them, with their assets' public URLs. */
+  const bodies = async (rows: PageRow[]) => {
+    const assets = await assetsOfPages(
+      db,
+      rows.map((row) => row.id),
+    )
+    return rows.map((row) => pageBody(row, publicUrlOfRow(options.productUrl, row), assets.get(row.id) ?? {}))
+  }
+  const body = async (row: PageRow) => (await bodies([row]))[0]!
   const refuseTaken = async (executor: Executor, fields: { slug?: string; customDomain?: string | null }, exceptPageId?: string) => {
     const taken = await takenBy(executor, fields, exceptPageId)
     if (taken.slug) throw new ConflictError(`slug: ${fields.slug} is taken by another status page`)
@@ -129,7 +158,7 @@ export const pageRoutes: FastifyPluginAsyncTypebox<{
     async (request) => {
       const { page, limit } = request.query
       const { rows, total } = await listPages(db, membershipOf(request).organizationId, pageOf({ page, limit }))
-      return { data: rows.map(body), meta: { page, limit, total } }
+      return { data: await bodies(rows), meta: { page, limit, total } }
     },
   )
 
@@ -167,6 +196,9 @@ export const pageRoutes: FastifyPluginAsyncTypebox<{
         bannerFollowsChecks: request.body.bannerFollowsChecks ?? false,
         supportUrl: request.body.supportUrl ?? null,
         visibility: request.body.visibility ?? 'public',
+        theme: request.body.theme ?? {},
+        headerLinks: request.body.headerLinks ?? [],
+        footerText: request.body.footerText?.trim() || null,
         viewerEmailDomains: lowerCased(request.body.viewerEmailDomains ?? []),
       }
       checkFields(fields)
@@ -187,7 +219,7 @@ export const pageRoutes: FastifyPluginAsyncTypebox<{
           })
         return row
       })
-      return reply.code(201).send(body(created))
+      return reply.code(201).send(await body(created))
     },
   )
 
@@ -212,6 +244,7 @@ export const pageRoutes: FastifyPluginAsyncTypebox<{
       if (fields.name !== undefined) fields.name = fields.name.trim()
       if (fields.customDomain) fields.customDomain = fields.customDomain.toLowerCase()
       if (fields.viewerEmailDomains) fields.viewerEmailDomains = lowerCased(fields.viewerEmailDomains)
+      if (fields.footerText !== undefined) fields.footerText = fields.footerText?.trim() || null
       checkFields(fields)
       const updated = await db.transaction().execute(async (trx) => {
         const before = await pageOfRequest(trx, request, true)

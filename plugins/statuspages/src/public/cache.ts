@@ -1,7 +1,8 @@
 import { createHash } from 'node:crypto'
 import { gzipSync } from 'node:zlib'
 import type { Executor } from '@svc/db'
-import { publishedPageBy } from '../queries/pages.js'
+import type { Theme } from '../branding/theme.js'
+import { publishedPageBy, type HeaderLink } from '../queries/pages.js'
 
 /** How long a replica trusts what it read of a page without asking the database again. */
 export const FRESH_FOR_MS = 1_000
@@ -28,6 +29,13 @@ export interface PublicPage {
   visibility: 'public' | 'private'
   /** The e-mail domains whose addresses may sign in to a private page by a link. */
   viewerEmailDomains: string[]
+  /** Branding (decision 0015, "Branding"). */
+  theme: Theme
+  headerLinks: HeaderLink[]
+  footerText: string | null
+  /** Its logo and favicon as `<sha256>|<content type>`, or null. */
+  logo: string | null
+  favicon: string | null
   revision: number
   updatedAt: Date
 }
@@ -99,7 +107,16 @@ export function createPublicCache(db: Executor, now: () => number = Date.now) {
     if (answer !== undefined) return answer
     const known = pages.get(key)
     const row = await publishedPageBy(db, by, value)
-    const page = row ? { ...row, visibility: row.visibility as PublicPage['visibility'], revision: Number(row.revision) } : null
+    const page: PublicPage | null = row
+      ? {
+          ...row,
+          visibility: row.visibility as PublicPage['visibility'],
+          // Both written only from a validated request body.
+          theme: row.theme as Theme,
+          headerLinks: row.headerLinks as unknown as HeaderLink[],
+          revision: Number(row.revision),
+        }
+      : null
     if (known && (!page || known.value.revision !== page.revision)) dropDocuments(known.value.id)
     if (page) {
       pages.set(key, { value: page, checkedAt: now() })

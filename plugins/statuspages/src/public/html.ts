@@ -10,6 +10,8 @@ import type { PublicPage } from './cache.js'
 import { HISTORY_LIMIT, componentUptimes } from './documents.js'
 import type { UptimeDay } from './uptime.js'
 import { currentStatus } from './v2.js'
+import { assetFileName } from '../branding/assets.js'
+import { themeRule } from '../branding/theme.js'
 
 const colors: Record<ComponentStatus, string> = {
   operational: '#2e8540',
@@ -33,25 +35,44 @@ const colorRules = [
 ].join('')
 
 const STYLE = `
-body{font-family:system-ui,-apple-system,"Segoe UI",Roboto,sans-serif;margin:0;background:#f6f7f9;color:#1d2330}
+body{font-family:system-ui,-apple-system,"Segoe UI",Roboto,sans-serif;margin:0;background:var(--background);color:var(--text)}
 main{max-width:860px;margin:0 auto;padding:24px 16px 48px}
+header.brand{background:var(--header-background);color:var(--header-text)}
+header.brand .inner{max-width:860px;margin:0 auto;padding:16px;display:flex;align-items:center;gap:14px;flex-wrap:wrap}
+header.brand img{max-height:40px;width:auto}header.brand h1{margin:0;flex:1}
+header.brand nav a{color:var(--header-text);margin-left:12px}
 h1{font-size:1.6rem;margin:0 0 16px}h2{font-size:1.15rem;margin:32px 0 12px}
 .banner{color:#fff;border-radius:6px;padding:16px 20px;font-size:1.15rem;font-weight:600}
-.card{background:#fff;border:1px solid #dde1e7;border-radius:6px;padding:12px 16px;margin:8px 0}
+.card{background:var(--card);border:1px solid var(--border);border-radius:6px;padding:12px 16px;margin:8px 0}
 .component{display:flex;justify-content:space-between;align-items:baseline;gap:12px}
 .status{font-size:.9rem;font-weight:600}
 .bars{display:flex;gap:2px;margin:8px 0 2px;height:28px}
 .bars span{flex:1;border-radius:2px;background:#d5d9e0}
-.legend{display:flex;justify-content:space-between;font-size:.75rem;color:#5d6675}
+.legend{display:flex;justify-content:space-between;font-size:.75rem;color:var(--muted)}
 .group>.name{font-weight:600}.group .card{margin-left:12px}
-.update{margin:8px 0 0;font-size:.95rem}.update time,.meta{color:#5d6675;font-size:.8rem}
-form{display:flex;gap:8px;flex-wrap:wrap}input[type=email]{flex:1;min-width:200px;padding:8px;border:1px solid #c3c9d2;border-radius:4px}
-button{padding:8px 14px;border:0;border-radius:4px;background:#1d2330;color:#fff}
-footer{margin-top:40px;font-size:.8rem;color:#5d6675}a{color:#3558a8}
+.update{margin:8px 0 0;font-size:.95rem}.update time,.meta{color:var(--muted);font-size:.8rem}
+form{display:flex;gap:8px;flex-wrap:wrap}input[type=email]{flex:1;min-width:200px;padding:8px;border:1px solid var(--border);border-radius:4px}
+button{padding:8px 14px;border:0;border-radius:4px;background:var(--button);color:var(--button-text)}
+footer{margin-top:40px;font-size:.8rem;color:var(--muted)}a{color:var(--link)}
 ${colorRules}`
 
-/** The page's Content-Security-Policy: its own style sheet (by hash), forms to itself, no script, no framing. */
-export const HTML_CSP = `default-src 'none'; style-src 'sha256-${createHash('sha256').update(STYLE).digest('base64')}'; img-src 'self' data:; form-action 'self'; base-uri 'none'; frame-ancestors 'none'`
+const styleHash = (style: string) => `'sha256-${createHash('sha256').update(style).digest('base64')}'`
+const STYLE_HASH = styleHash(STYLE)
+
+/**
+ * The page's Content-Security-Policy: its own style sheet and its theme's variables (each by
+ * hash), images from itself (its logo), forms to itself, no script, no framing.
+ */
+export function htmlCsp(page: Pick<PublicPage, 'theme'>): string {
+  return `default-src 'none'; style-src ${STYLE_HASH} ${styleHash(themeRule(page.theme))}; img-src 'self' data:; form-action 'self'; base-uri 'none'; frame-ancestors 'none'`
+}
+
+/** Where a page serves its logo or favicon (`<sha256>|<content type>`), under its root. */
+export function assetUrl(root: string, asset: string | null): string | null {
+  if (!asset) return null
+  const [sha256 = '', contentType = ''] = asset.split('|')
+  return `${root}assets/${assetFileName({ sha256, contentType })}`
+}
 
 export interface HtmlLinks {
   /** The page's public root, ending in `/`. */
@@ -160,20 +181,23 @@ export async function renderHtml(db: Executor, page: PublicPage, links: HtmlLink
     page.visibility === 'private'
       ? `<form method="post" action="${e(links.root)}access/sign-out"><button type="submit">${e(t.access.signOut)}</button></form>`
       : ''
+  const logo = assetUrl(links.root, page.logo)
+  const favicon = assetUrl(links.root, page.favicon)
+  const headerLinks = page.headerLinks.map((link) => `<a href="${e(link.url)}" rel="noopener">${e(link.label)}</a>`).join('')
+  const footerText = page.footerText ? `<p class="meta">${e(page.footerText)}</p>` : ''
   return `<!doctype html>
-<html lang="${e(links.locale)}"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1">
+<html lang="${e(links.locale)}"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1">${favicon ? `\n<link rel="icon" href="${e(favicon)}">` : ''}
 <title>${e(t.page.title(page.name))}</title>${page.visibility === 'private' ? '\n<meta name="robots" content="noindex, nofollow">' : ''}
 <link rel="alternate" type="application/atom+xml" title="${historyTitle}" href="${feed('history.atom')}">
 <link rel="alternate" type="application/rss+xml" title="${historyTitle}" href="${feed('history.rss')}">${alternates}
-<style>${STYLE}</style></head>
-<body><main>
-<h1>${e(page.name)}</h1>
+<style>${STYLE}</style><style>${themeRule(page.theme)}</style></head>
+<body><header class="brand"><div class="inner">${logo ? `<img src="${e(logo)}" alt="">` : ''}<h1>${e(page.name)}</h1>${headerLinks ? `<nav>${headerLinks}</nav>` : ''}</div></header><main>
 <div class="banner i-${status.indicator}" data-indicator="${status.indicator}">${e(t.overall[status.state])}</div>
 ${section(t.page.activeIncidents, unresolved)}${section(t.page.maintenanceInProgress, active)}
 <h2>${e(t.page.components)}</h2>${grouped || `<p class="meta">${e(t.page.noComponents)}</p>`}
 ${section(t.page.upcomingMaintenance, upcoming)}${subscribe}
 <h2>${e(t.page.incidentHistory)}</h2>${past.length > 0 ? past.map((record) => recordHtml(t, record, page.timeZone)).join('') : `<p class="meta">${e(t.page.noIncidents)}</p>`}
-<footer>${e(t.page.timesIn(page.timeZone))} · <a href="${feed('history.atom')}">Atom</a> · <a href="${feed('history.rss')}">RSS</a> · <a href="${e(links.root)}api/v2/summary.json">API</a>${support}${languages ? `<br>${languages}` : ''}${signOut}</footer>
+<footer>${footerText}${e(t.page.timesIn(page.timeZone))} · <a href="${feed('history.atom')}">Atom</a> · <a href="${feed('history.rss')}">RSS</a> · <a href="${e(links.root)}api/v2/summary.json">API</a>${support}${languages ? `<br>${languages}` : ''}${signOut}</footer>
 </main></body></html>
 `
 }

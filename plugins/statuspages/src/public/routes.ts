@@ -11,6 +11,7 @@ import type { Messages } from '../i18n/messages.js'
 import { publicUrlOf } from '../pages/public-url.js'
 import { anyPageLanguage, notFoundPage, sendAccessPage } from '../private/answers.js'
 import { createReaderCheck } from '../private/readers.js'
+import { assetByHash } from '../queries/assets.js'
 import { publicComponents, publicRecords } from '../queries/public.js'
 import { confirmSubscriber, subscriberOfUnsubscribeToken, unsubscribe } from '../queries/subscribers.js'
 import { SubscribeBody, confirmLinks, subscribe, tokenHash } from '../subscribers/subscribe.js'
@@ -18,10 +19,10 @@ import { renderBadge } from './badge.js'
 import type { PublicCache, PublicPage, RenderedDocument } from './cache.js'
 import { jsonDocuments, renderJson } from './documents.js'
 import { renderFeed } from './feeds.js'
-import { HTML_CSP, renderHtml } from './html.js'
+import { htmlCsp, renderHtml } from './html.js'
 import { v2DocumentSchemas } from './v2-schemas.js'
 import { v2Status } from './v2.js'
-import { WIDGET_CSP, renderWidget } from './widget.js'
+import { renderWidget, widgetCsp } from './widget.js'
 
 export const PUBLIC_BASE = '/api/v1/statuspages/public/:slug'
 /** Browsers and proxies keep a public document this long, then revalidate it with its ETag. */
@@ -219,10 +220,9 @@ export const publicRoutes: FastifyPluginAsyncTypebox<PublicRouteOptions> = async
   function documentHandler(locator: Locator, document: PublicDocument) {
     const name = `${document.name}|${locator.kind}`
     const { period } = document
-    const publicHeaders = { ...CACHING, ...document.headers }
-    const privateHeaders = { ...PRIVATE_CACHING, ...document.headers }
     const answer = (request: FastifyRequest, reply: FastifyReply, page: PublicPage): Promise<FastifyReply> | undefined => {
-      const headers = page.visibility === 'private' ? privateHeaders : publicHeaders
+      // Merged only when the document is rendered: a request answered from memory reuses them.
+      const headersOf = () => ({ ...(page.visibility === 'private' ? PRIVATE_CACHING : CACHING), ...document.headersOf?.(page) })
       if (page.visibility === 'private') for (const header of CORS_HEADERS) reply.removeHeader(header)
       // The service forbids framing everywhere (X-Frame-Options); a frameable document says where instead (its CSP).
       if (document.frameable) reply.removeHeader('x-frame-options')
@@ -242,7 +242,7 @@ export const publicRoutes: FastifyPluginAsyncTypebox<PublicRouteOptions> = async
         .document(page, key, async () => ({
           body: await document.render(located, now, language),
           contentType: document.contentType,
-          headers: locale ? languageHeaders(headers, page, locale) : headers,
+          headers: locale ? languageHeaders(headersOf(), page, locale) : headersOf(),
         }))
         .then((fresh) => sendRendered(request, reply, fresh))
     }
@@ -286,8 +286,8 @@ export const publicRoutes: FastifyPluginAsyncTypebox<PublicRouteOptions> = async
      * the badge keep Statuspage's English, as machine-read values.
      */
     localized?: boolean
-    /** Headers of its own (the HTML page's policy). */
-    headers?: Record<string, string>
+    /** Headers of its own for a page (the HTML page's policy, which names its theme's hash). */
+    headersOf?: (page: PublicPage) => Record<string, string>
     /** Made to be framed by other sites (the widget): its CSP's `frame-ancestors` decides, not X-Frame-Options. */
     frameable?: boolean
   }
@@ -311,7 +311,7 @@ export const publicRoutes: FastifyPluginAsyncTypebox<PublicRouteOptions> = async
       period: minute,
       localized: true,
       render: (located, now, locale) => renderHtml(db, located.page, { root: located.root, locale }, now),
-      headers: { 'content-security-policy': HTML_CSP },
+      headersOf: (page) => ({ 'content-security-policy': htmlCsp(page) }),
     },
     {
       path: '/embed',
@@ -321,7 +321,7 @@ export const publicRoutes: FastifyPluginAsyncTypebox<PublicRouteOptions> = async
       name: 'widget',
       localized: true,
       render: (located, _now, locale) => renderWidget(db, located.page, located.root, locale),
-      headers: { 'content-security-policy': WIDGET_CSP },
+      headersOf: (page) => ({ 'content-security-policy': widgetCsp(page) }),
       frameable: true,
     },
     {
@@ -353,7 +353,7 @@ export const publicRoutes: FastifyPluginAsyncTypebox<PublicRouteOptions> = async
           publicComponents(db, located.page.id),
           publicRecords(db, located.page.id, 'incident', { which: 'unresolved' }),
         ])
-        return renderBadge(located.page.name, v2Status(located.page, content, unresolved))
+        return renderBadge(located.page.name, v2Status(located.page, content, unresolved), located.page.theme['--header-background'])
       },
     },
   ]
@@ -388,6 +388,41 @@ export const publicRoutes: FastifyPluginAsyncTypebox<PublicRouteOptions> = async
       documentHandler(byHostLocator, document),
     )
   }
+  // A page's logo and favicon, named by their hash: a new upload is a new name, so each can be kept for ever.
+  const AssetFile = Type.String({ pattern: '^[0-9a-f]{32}\\.(?:png|jpg|webp|ico)$', description: 'The asset’s hash and extension' })
+  for (const [path, locateAsset, hide] of [
+    [`${PUBLIC_BASE}/assets/:file`, bySlug, false],
+    ['/assets/:file', byHost, true],
+  ] as const) {
+    app.get(
+      path,
+      {
+        schema: {
+          tags,
+          summary: hide ? 'A page’s logo or favicon, at its custom domain' : 'The page’s logo or favicon (decision 0015, "Branding")',
+          hide,
+          params: hide ? Type.Object({ file: AssetFile }) : Type.Object({ slug: SlugParams.properties.slug, file: AssetFile }),
+          produces: ['image/png', 'image/jpeg', 'image/webp', 'image/x-icon'],
+          response: { 200: Type.Unsafe<Buffer>({ description: 'The image' }) },
+        },
+        config: PUBLIC,
+      },
+      async (request, reply) => {
+        const { page } = await locateAsset(request)
+        const asset = await assetByHash(db, page.id, (request.params as { file: string }).file.slice(0, 32))
+        if (!asset) throw new NotFoundError('asset')
+        if (page.visibility === 'private') {
+          for (const header of CORS_HEADERS) reply.removeHeader(header)
+          reply.header('cross-origin-resource-policy', 'same-site').header('x-robots-tag', 'noindex, nofollow')
+        }
+        return reply
+          .header('cache-control', `${page.visibility === 'private' ? 'private' : 'public'}, max-age=31536000, immutable`)
+          .type(asset.contentType)
+          .send(asset.bytes)
+      },
+    )
+  }
+
   // The page without its trailing slash: the links on it are relative to its root.
   app.get(
     PUBLIC_BASE,

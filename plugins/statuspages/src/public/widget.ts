@@ -5,25 +5,31 @@ import { publicComponents, publicRecords } from '../queries/public.js'
 import type { PublicPage } from './cache.js'
 import { localizedUrl, messagesOf } from '../i18n/locales.js'
 import { currentStatus } from './v2.js'
+import { themeRule } from '../branding/theme.js'
 
 /** Unresolved incidents the widget names; past this it says how many more there are. */
 const LISTED_INCIDENTS = 3
 
 const STYLE = `
 html,body{margin:0;height:100%}
-body{font-family:system-ui,-apple-system,"Segoe UI",Roboto,sans-serif;font-size:14px;color:#1d2330;background:#fff}
-a.widget{display:block;height:100%;box-sizing:border-box;padding:10px 12px;border:1px solid #dde1e7;border-radius:6px;color:inherit;text-decoration:none}
+body{font-family:system-ui,-apple-system,"Segoe UI",Roboto,sans-serif;font-size:14px;color:var(--text);background:var(--card)}
+a.widget{display:block;height:100%;box-sizing:border-box;padding:10px 12px;border:1px solid var(--border);border-radius:6px;color:inherit;text-decoration:none}
 .status{display:flex;align-items:center;gap:8px;font-weight:600}
 .dot{width:10px;height:10px;border-radius:50%;flex:none}
 .i-none{background:#2e8540}.i-minor{background:#c9a100}.i-major{background:#d9700a}.i-critical{background:#c0262d}
 ul{margin:6px 0 0;padding-left:18px}li{margin:2px 0}
-.page{margin-top:6px;font-size:12px;color:#3558a8}`
+.page{margin-top:6px;font-size:12px;color:var(--link)}`
+
+const styleHash = (style: string) => `'sha256-${createHash('sha256').update(style).digest('base64')}'`
+const STYLE_HASH = styleHash(STYLE)
 
 /**
- * The widget's Content-Security-Policy: its own style sheet (by hash), no script, and, unlike the
- * full page, framing by any site: it is made for other people's pages.
+ * The widget's Content-Security-Policy: its own style sheet and its page's theme (by hash), no
+ * script, and, unlike the full page, framing by any site: it is made for other people's pages.
  */
-export const WIDGET_CSP = `default-src 'none'; style-src 'sha256-${createHash('sha256').update(STYLE).digest('base64')}'; base-uri 'none'; form-action 'none'; frame-ancestors *`
+export function widgetCsp(page: Pick<PublicPage, 'theme'>): string {
+  return `default-src 'none'; style-src ${STYLE_HASH} ${styleHash(themeRule(page.theme))}; base-uri 'none'; form-action 'none'; frame-ancestors *`
+}
 
 const e = (text: string | null | undefined) => escapeHtml(text ?? '')
 
@@ -42,7 +48,7 @@ export async function renderWidget(db: Executor, page: PublicPage, root: string,
   if (unresolved.length > LISTED_INCIDENTS) listed.push(`<li>${e(t.widget.more(unresolved.length - LISTED_INCIDENTS))}</li>`)
   return `<!doctype html>
 <html lang="${e(locale)}"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1">
-<title>${e(t.page.title(page.name))}</title>${page.visibility === 'private' ? '<meta name="robots" content="noindex, nofollow">' : ''}<style>${STYLE}</style></head>
+<title>${e(t.page.title(page.name))}</title>${page.visibility === 'private' ? '<meta name="robots" content="noindex, nofollow">' : ''}<style>${STYLE}</style><style>${themeRule(page.theme)}</style></head>
 <body><a class="widget" href="${e(localizedUrl(page.locales, root, locale))}" target="_top" rel="noopener">
 <div class="status" data-indicator="${status.indicator}"><span class="dot i-${status.indicator}"></span>${e(t.overall[status.state])}</div>
 ${listed.length > 0 ? `<ul>${listed.join('')}</ul>` : ''}

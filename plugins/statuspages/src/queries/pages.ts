@@ -1,7 +1,8 @@
 import { randomBytes } from 'node:crypto'
 import { sql } from 'kysely'
 import type { Executor, Page } from '@svc/db'
-import { paged } from '@svc/db'
+import { jsonb, paged } from '@svc/db'
+import type { Theme } from '../branding/theme.js'
 
 const pageColumns = [
   'id',
@@ -22,6 +23,9 @@ const pageColumns = [
   'supportUrl',
   'visibility',
   'viewerEmailDomains',
+  'theme',
+  'headerLinks',
+  'footerText',
   'revision',
   'createdBy',
   'createdAt',
@@ -42,6 +46,15 @@ export interface PageFields {
   /** `private`: members and readers of `viewerEmailDomains` only (decision 0015, "Private pages"). */
   visibility: 'public' | 'private'
   viewerEmailDomains: string[]
+  /** Branding (decision 0015, "Branding"): colours of declared CSS variables, header links, footer text. */
+  theme: Theme
+  headerLinks: HeaderLink[]
+  footerText: string | null
+}
+
+export interface HeaderLink {
+  label: string
+  url: string
 }
 
 export async function listPages(db: Executor, organizationId: string, page: Page) {
@@ -78,18 +91,27 @@ export function domainClaim(customDomain: string | null) {
 export async function insertPage(db: Executor, organizationId: string, fields: PageFields, createdBy: string) {
   return db
     .insertInto('divinux.statusPages')
-    .values({ organizationId, ...fields, ...domainClaim(fields.customDomain), createdBy })
+    .values({
+      organizationId,
+      ...fields,
+      theme: jsonb(fields.theme),
+      headerLinks: jsonb(fields.headerLinks),
+      ...domainClaim(fields.customDomain),
+      createdBy,
+    })
     .returning(pageColumns)
     .executeTakeFirstOrThrow()
 }
 
 /** Changes a page; a new custom domain (`claimsDomain`) starts a new, unverified claim. */
 export async function updatePage(db: Executor, organizationId: string, pageId: string, fields: Partial<PageFields>, claimsDomain = false) {
-  const { customDomain, ...rest } = fields
+  const { customDomain, theme, headerLinks, ...rest } = fields
   return db
     .updateTable('divinux.statusPages')
     .set({
       ...rest,
+      ...(theme !== undefined ? { theme: jsonb(theme) } : {}),
+      ...(headerLinks !== undefined ? { headerLinks: jsonb(headerLinks) } : {}),
       ...(claimsDomain && customDomain !== undefined ? domainClaim(customDomain) : {}),
       revision: sql<number>`revision + 1`,
       updatedAt: sql<Date>`now()`,
@@ -139,6 +161,29 @@ export async function touchPage(db: Executor, pageId: string): Promise<void> {
     .execute()
 }
 
+/** A page's asset as `<sha256>|<content type>`, or null (public documents name it by its hash). */
+const assetOf = (kind: 'logo' | 'favicon') =>
+  sql<
+    string | null
+  >`(select a.sha256 || '|' || a.content_type from divinux.status_page_assets a where a.page_id = divinux.status_pages.id and a.kind = ${kind})`
+
+/** Each page's assets, by page id and kind. */
+export async function assetsOfPages(db: Executor, pageIds: string[]) {
+  const found = new Map<string, { logo?: { sha256: string; contentType: string }; favicon?: { sha256: string; contentType: string } }>()
+  if (pageIds.length === 0) return found
+  const rows = await db
+    .selectFrom('divinux.statusPageAssets')
+    .select(['pageId', 'kind', 'sha256', 'contentType'])
+    .where('pageId', 'in', pageIds)
+    .execute()
+  for (const row of rows) {
+    const assets = found.get(row.pageId) ?? {}
+    assets[row.kind as 'logo' | 'favicon'] = { sha256: row.sha256, contentType: row.contentType }
+    found.set(row.pageId, assets)
+  }
+  return found
+}
+
 /** A page's custom domain as links may name it: only once verified. */
 const verifiedDomain = sql<string | null>`case when custom_domain_verified_at is not null then custom_domain end`
 
@@ -161,10 +206,14 @@ export async function publishedPageBy(db: Executor, by: 'slug' | 'customDomain',
       'supportUrl',
       'visibility',
       'viewerEmailDomains',
+      'theme',
+      'headerLinks',
+      'footerText',
       'revision',
       'updatedAt',
     ])
     .select(verifiedDomain.as('customDomain'))
+    .select([assetOf('logo').as('logo'), assetOf('favicon').as('favicon')])
     .where(by, '=', value)
     .$if(by === 'customDomain', (query) => query.where('customDomainVerifiedAt', 'is not', null))
     .where('published', '=', true)

@@ -74,6 +74,7 @@ async function updateToSend(db: Executor, updateId: string) {
       'p.id as pageId',
       'p.organizationId',
       'p.name as pageName',
+      'p.footerText',
       'p.slug',
       'p.timeZone',
       'p.locales',
@@ -186,6 +187,8 @@ export function createSubscriberNotifications(options: SubscriberNotificationsOp
         ...window,
         t.email.statusPage(pageUrl),
         '',
+        // The page's own footer (decision 0015, "Branding"), as plain text.
+        ...(update.footerText ? [update.footerText, ''] : []),
       ].join('\n')
       return {
         subject: `[${update.pageName}] ${update.name}: ${words}`,
