@@ -10,6 +10,7 @@ import type { Notifier } from '@svc/notifier'
 import { LocaleTag, chooseLocale, messagesOf } from '../i18n/locales.js'
 import { publicUrlOf } from '../pages/public-url.js'
 import type { PublicCache, PublicPage } from '../public/cache.js'
+import { HtmlPage, PUBLIC, PUBLIC_TAGS, SlugParams } from '../public/routes.js'
 import {
   accessLinksSentSince,
   deleteViewerSession,
@@ -31,10 +32,7 @@ export const VIEWER_SESSION_DAYS = 7
 /** Asking for links is limited per client address, tighter than the service's limit. */
 const ACCESS_LIMIT = { max: 10, timeWindow: '1 minute' }
 
-const tags = ['statuspages-public']
-const PUBLIC = { public: true, cors: false } as const
-const SlugParams = Type.Object({ slug: Type.String({ maxLength: 63 }) })
-const HtmlPage = Type.String({ description: 'An HTML page' })
+const tags = PUBLIC_TAGS
 const AccessBody = Type.Object(
   { email: Type.String({ format: 'email', maxLength: 320 }), locale: Type.Optional(LocaleTag) },
   { additionalProperties: false },

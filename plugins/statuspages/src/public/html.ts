@@ -1,4 +1,3 @@
-import { createHash } from 'node:crypto'
 import escapeHtml from 'escape-html'
 import type { Executor } from '@svc/db'
 import { dateTime, percentage } from '../i18n/format.js'
@@ -11,7 +10,7 @@ import { HISTORY_LIMIT, componentUptimes } from './documents.js'
 import type { UptimeDay } from './uptime.js'
 import { currentStatus } from './v2.js'
 import { assetFileName } from '../branding/assets.js'
-import { themeRule } from '../branding/theme.js'
+import { styleHash, themeRule } from '../branding/theme.js'
 
 const colors: Record<ComponentStatus, string> = {
   operational: '#2e8540',
@@ -56,7 +55,6 @@ button{padding:8px 14px;border:0;border-radius:4px;background:var(--button);colo
 footer{margin-top:40px;font-size:.8rem;color:var(--muted)}a{color:var(--link)}
 ${colorRules}`
 
-const styleHash = (style: string) => `'sha256-${createHash('sha256').update(style).digest('base64')}'`
 const STYLE_HASH = styleHash(STYLE)
 
 /**

@@ -27,9 +27,10 @@ import { renderWidget, widgetCsp } from './widget.js'
 export const PUBLIC_BASE = '/api/v1/statuspages/public/:slug'
 /** Browsers and proxies keep a public document this long, then revalidate it with its ETag. */
 export const PUBLIC_MAX_AGE_SECONDS = 30
-const tags = ['statuspages-public']
+export const PUBLIC_TAGS = ['statuspages-public']
+const tags = PUBLIC_TAGS
 /** Every route here: no credentials, and the CORS headers of the surface's own hook (below). */
-const PUBLIC = { public: true, cors: false } as const
+export const PUBLIC = { public: true, cors: false } as const
 const CACHING = { 'cache-control': `public, max-age=${PUBLIC_MAX_AGE_SECONDS}`, vary: 'Accept-Encoding' }
 /**
  * A private page's documents (decision 0015, "Private pages"): kept by the reader's browser only,
@@ -68,8 +69,8 @@ interface Located {
   root: string
 }
 
-const SlugParams = Type.Object({ slug: Type.String({ maxLength: 63 }) })
-const HtmlPage = Type.String({ description: 'An HTML page' })
+export const SlugParams = Type.Object({ slug: Type.String({ maxLength: 63 }) })
+export const HtmlPage = Type.String({ description: 'An HTML page' })
 const LocaleQuery = Type.Object({ locale: Type.Optional(LocaleTag) })
 const Token = Type.Object({ token: Type.String({ minLength: 10, maxLength: 100 }), locale: Type.Optional(LocaleTag) })
 const Subscribed = Type.Object({

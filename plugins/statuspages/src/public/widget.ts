@@ -1,11 +1,10 @@
-import { createHash } from 'node:crypto'
 import escapeHtml from 'escape-html'
 import type { Executor } from '@svc/db'
 import { publicComponents, publicRecords } from '../queries/public.js'
 import type { PublicPage } from './cache.js'
 import { localizedUrl, messagesOf } from '../i18n/locales.js'
 import { currentStatus } from './v2.js'
-import { themeRule } from '../branding/theme.js'
+import { styleHash, themeRule } from '../branding/theme.js'
 
 /** Unresolved incidents the widget names; past this it says how many more there are. */
 const LISTED_INCIDENTS = 3
@@ -20,7 +19,6 @@ a.widget{display:block;height:100%;box-sizing:border-box;padding:10px 12px;borde
 ul{margin:6px 0 0;padding-left:18px}li{margin:2px 0}
 .page{margin-top:6px;font-size:12px;color:var(--link)}`
 
-const styleHash = (style: string) => `'sha256-${createHash('sha256').update(style).digest('base64')}'`
 const STYLE_HASH = styleHash(STYLE)
 
 /**
