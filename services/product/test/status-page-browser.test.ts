@@ -1,28 +1,20 @@
 import { execFile } from 'node:child_process'
 import { createServer } from 'node:http'
 import type { AddressInfo } from 'node:net'
-import { access, mkdir, mkdtemp, readFile, rm } from 'node:fs/promises'
+import { mkdir, mkdtemp, readFile, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
 import { promisify } from 'node:util'
 import t from 'tap'
 import { startTestService, workspaceRoot } from '@svc/testkit'
 import { buildApp } from '../src/app.js'
+import { CHROMIUM, chromiumPresent } from './chromium.js'
 import { alertingOrganization } from './organization-setup.js'
 
 // The public page in a real browser: Debian's Chromium (installed by .ci/run), headless. The page
 // has no script and its Content-Security-Policy allows none, so what Chromium shows is what a
 // browser with JavaScript off shows. Without Chromium here, the test says so and skips (CI fails).
-const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium'
-const present = await access(CHROMIUM).then(
-  () => true,
-  () => false,
-)
-if (!present && process.env.CI === 'true') {
-  t.fail(`${CHROMIUM} is not installed: .ci/run installs it (apt-get install -y chromium), and CI does not skip the browser check`)
-} else if (!present) {
-  t.plan(0, `${CHROMIUM} is not installed (apt-get install -y chromium): the browser check of the status page is skipped`)
-} else {
+if (await chromiumPresent('the browser check of the status page')) {
   const service = await startTestService(t, buildApp)
   const { app } = service
   const address = await app.listen({ port: 0, host: '127.0.0.1' })

@@ -1,4 +1,4 @@
-import { access, mkdir, rm } from 'node:fs/promises'
+import { mkdir, rm } from 'node:fs/promises'
 import { createServer } from 'node:net'
 import path from 'node:path'
 import { chromium } from 'playwright-core'
@@ -6,6 +6,7 @@ import t from 'tap'
 import { DEFAULT_NOTIFIER_CONFIG } from '@svc/config'
 import { startSmtpServer, startTestService, until, workspaceRoot } from '@svc/testkit'
 import { buildApp } from '../src/app.js'
+import { CHROMIUM, chromiumPresent } from './chromium.js'
 import { alertingOrganization } from './organization-setup.js'
 import { solidPng } from './png.js'
 
@@ -14,16 +15,7 @@ import { solidPng } from './png.js'
 // allowed domain follows the e-mailed link, presses the button, reads the page, and signs out.
 // Then a branded page: its policy lets the browser apply its theme and show its logo, nothing else.
 // Without Chromium here, the test says so and skips (CI installs it and fails without it).
-const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium'
-const present = await access(CHROMIUM).then(
-  () => true,
-  () => false,
-)
-if (!present && process.env.CI === 'true') {
-  t.fail(`${CHROMIUM} is not installed: .ci/run installs it (apt-get install -y chromium), and CI does not skip the browser check`)
-} else if (!present) {
-  t.plan(0, `${CHROMIUM} is not installed (apt-get install -y chromium): the private page's browser check is skipped`)
-} else {
+if (await chromiumPresent("the private page's browser check")) {
   // Links in e-mails are built from the product's public URL: the port is chosen before the service starts.
   const port = await new Promise<number>((resolve) => {
     const probe = createServer().listen(0, '127.0.0.1', () => {
