@@ -42,7 +42,9 @@ COPY services/product/package.json services/product/
 COPY services/relay/package.json services/relay/
 RUN pnpm install --frozen-lockfile
 COPY . .
-# Compiles every package and deploys each service with production dependencies only.
+# The types are checked here, since the recipe below only transpiles (decision 0013).
+RUN pnpm typecheck
+# Transpiles every package and deploys each service with production dependencies only.
 RUN scripts/build-runtime.sh /runtime
 
 # The runtime stage: Node, the two compiled services and their production dependencies.

@@ -10,26 +10,13 @@
  * This is transpiling only (like tap's loader, `TS_NODE_TRANSPILE_ONLY`): types are checked by
  * `tsc --noEmit`, which `pnpm test` runs first.
  */
-import { copyFile, mkdir, readdir, rm, writeFile } from 'node:fs/promises'
+import { copyFile, mkdir, readdir, rm } from 'node:fs/promises'
 import path from 'node:path'
-import { transformFile, type Options } from '@swc/core'
 import { TEST_BUILD_DIR } from '@svc/testkit'
+import { transpileFile } from './transpile.js'
 
 /** Folders of a package that hold code a test may load; anything else (dist, node_modules) is not read. */
 const SOURCE_FOLDERS = ['src', 'test', 'codegen', 'migrations', 'scripts']
-
-const swcOptions: Options = {
-  jsc: {
-    parser: { syntax: 'typescript' },
-    target: 'es2022',
-    keepClassNames: true,
-  },
-  module: { type: 'es6' },
-  sourceMaps: true,
-  inlineSourcesContent: false,
-  swcrc: false,
-  configFile: false,
-}
 
 /** The workspace's packages, as pnpm-workspace.yaml lists them, and the root (for `scripts`). */
 async function packageRoots(root: string): Promise<string[]> {
@@ -68,18 +55,14 @@ async function* packageFiles(packageRoot: string, isWorkspaceRoot: boolean): Asy
 }
 
 async function buildFile(source: string, target: string): Promise<void> {
-  await mkdir(path.dirname(target), { recursive: true })
   if (!source.endsWith('.ts') || source.endsWith('.d.ts')) {
     // Fixtures (keys, conformance collections) beside the tests, found through import.meta.url.
-    if (!source.endsWith('.d.ts')) await copyFile(source, target)
+    if (source.endsWith('.d.ts')) return
+    await mkdir(path.dirname(target), { recursive: true })
+    await copyFile(source, target)
     return
   }
-  const output = await transformFile(source, { ...swcOptions, filename: source })
-  const js = target.replace(/\.ts$/, '.js')
-  const map = JSON.parse(output.map ?? '{}') as { sources?: string[] }
-  map.sources = [path.relative(path.dirname(js), source)]
-  await writeFile(js, `${output.code}\n//# sourceMappingURL=${path.basename(js)}.map\n`)
-  await writeFile(`${js}.map`, JSON.stringify(map))
+  await transpileFile(source, target)
 }
 
 export async function buildForTests(root: string): Promise<{ files: number }> {

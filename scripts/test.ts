@@ -1,7 +1,7 @@
-// `pnpm test`: everything CI checks, in order: lint, typecheck, generated-types freshness, the
-// test build, then the whole suite on real PostgreSQL with the coverage floor (TEST_DATABASE_URL,
-// or the server on 127.0.0.1:5432) and on PGlite the files that can differ there
-// (scripts/engine-split.ts). Without a server the whole suite runs on PGlite instead; with
+// `pnpm test`: everything CI checks: lint, formatting, typecheck and generated-types freshness
+// (side by side), the test build, then the whole suite on real PostgreSQL with the coverage floor
+// (TEST_DATABASE_URL, or the server on 127.0.0.1:5432) and on PGlite the files that can differ
+// there (scripts/engine-split.ts). Without a server the whole suite runs on PGlite instead; with
 // CI=true a missing server fails the run. It ends with the ten slowest files and the totals.
 import { spawn } from 'node:child_process'
 import { readdir, readFile } from 'node:fs/promises'
@@ -18,14 +18,22 @@ interface Counts {
   failed: number
 }
 
-function run(command: string, args: string[], env: NodeJS.ProcessEnv = process.env): Promise<{ code: number; output: string }> {
+/** Runs a command; its output goes to ours as it comes, or is only answered when `quiet`. */
+function run(
+  command: string,
+  args: string[],
+  env: NodeJS.ProcessEnv = process.env,
+  quiet = false,
+): Promise<{ code: number; output: string }> {
   return new Promise((resolve) => {
-    const child = spawn(command, args, { env, stdio: ['ignore', 'pipe', 'inherit'] })
+    const child = spawn(command, args, { env, stdio: ['ignore', 'pipe', quiet ? 'pipe' : 'inherit'] })
     let output = ''
-    child.stdout.on('data', (chunk: Buffer) => {
+    const take = (chunk: Buffer) => {
       output += chunk.toString()
-      process.stdout.write(chunk)
-    })
+      if (!quiet) process.stdout.write(chunk)
+    }
+    child.stdout?.on('data', take)
+    child.stderr?.on('data', take)
     child.once('exit', (code) => resolve({ code: code ?? 1, output }))
   })
 }
@@ -42,13 +50,34 @@ async function timed<T>(title: string, work: () => Promise<T>): Promise<T> {
   }
 }
 
-async function step(title: string, command: string, args: string[]): Promise<void> {
-  console.log(`\n▶ ${title}`)
-  const { code } = await timed(title, () => run(command, args))
-  if (code !== 0) {
-    console.error(`✗ ${title} failed`)
-    process.exit(code)
-  }
+interface Step {
+  title: string
+  command: string
+  args: string[]
+}
+
+/**
+ * Steps in lanes that run side by side, each lane's steps one after the other; a step's output is
+ * printed whole when it ends, so lanes do not interleave. Every lane runs to its end (or its
+ * first failure), so one run reports a lint error and a type error together; then a failure
+ * stops the run.
+ */
+async function lanes(...groups: Step[][]): Promise<void> {
+  const failed: string[] = []
+  await Promise.all(
+    groups.map(async (group) => {
+      for (const { title, command, args } of group) {
+        const { code, output } = await timed(title, () => run(command, args, process.env, true))
+        console.log(`\n▶ ${title}\n${output.trimEnd()}`)
+        if (code !== 0) {
+          console.error(`✗ ${title} failed`)
+          failed.push(title)
+          return
+        }
+      }
+    }),
+  )
+  if (failed.length > 0) process.exit(1)
 }
 
 /** tap's last line reads `# { total: 297, pass: 296, fail: 1, skip: 0 }`. */
@@ -112,18 +141,24 @@ async function checkCoverageFloor(): Promise<boolean> {
   return ok
 }
 
-await step('lint', 'eslint', ['.'])
-await step('formatting (Prettier)', 'prettier', ['--check', '.'])
-await step('typecheck', 'tsc', ['--noEmit'])
-await step('generated database types are fresh', 'tsx', ['--conditions=@svc/source', 'scripts/codegen.ts', '--check'])
+// The type check takes a core for about a minute; lint, formatting, the generated types and the
+// builds take the other (each of them is single-threaded), so the checks cost the longest lane.
+await lanes(
+  [{ title: 'typecheck', command: 'tsc', args: ['--noEmit'] }],
+  [
+    { title: 'lint', command: 'eslint', args: ['.'] },
+    { title: 'formatting (Prettier)', command: 'prettier', args: ['--check', '.'] },
+    { title: 'generated database types are fresh', command: 'tsx', args: ['--conditions=@svc/source', 'scripts/codegen.ts', '--check'] },
+    // tap rebuilds its test class when `.taprc`'s plugins differ from the installed ones, but a
+    // run that finds the difference has already handed its test processes the old loaders (the
+    // TypeScript one among them): on a clean install the first pass would pay for them.
+    { title: 'tap built with the plugins `.taprc` names', command: 'tap', args: ['build'] },
+  ],
+)
 
 console.log('\n▶ test build (swc, into each package’s .test-build)')
 const built = await timed('test build', () => buildForTests(process.cwd()))
 console.log(`${built.files} files built`)
-// tap rebuilds its test class when `.taprc`'s plugins differ from the installed ones, but a run
-// that finds the difference has already handed its test processes the old loaders (the
-// TypeScript one among them): on a clean install the first pass would pay for them.
-await step('tap built with the plugins `.taprc` names', 'tap', ['build'])
 
 const { TEST_DATABASE_URL: _ignored, ...pgliteEnv } = process.env
 const totals: Counts = { passed: 0, failed: 0 }
