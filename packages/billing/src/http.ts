@@ -24,8 +24,8 @@ export interface Billing {
   config: BillingConfig
 }
 
-export function billingOf(config: BillingConfig | undefined): Billing | undefined {
-  return config ? { stripe: stripeClient(config), config } : undefined
+export async function billingOf(config: BillingConfig | undefined): Promise<Billing | undefined> {
+  return config ? { stripe: await stripeClient(config), config } : undefined
 }
 
 /** Stripe refused or could not be reached: a 502 saying so, never the SDK's error as a 500. */

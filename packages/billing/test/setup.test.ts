@@ -4,7 +4,7 @@ import { catalog, ensureCatalog, listCatalog, lookupKey, priceFor, priceOf, stri
 
 t.test('setup creates the four products and their monthly prices once; running it again creates nothing', async (t) => {
   const server = await startStripeServer(t)
-  const stripe = stripeClient({ secretKey: server.secretKey, apiUrl: server.url })
+  const stripe = await stripeClient({ secretKey: server.secretKey, apiUrl: server.url })
   t.same(await ensureCatalog(stripe), { createdPrices: 8 })
   t.equal(server.products.size, 4)
   t.equal(server.prices.size, 8)
@@ -55,7 +55,7 @@ t.test('setup creates the four products and their monthly prices once; running i
 
 t.test('a product created before its prices (an interrupted setup) is reused, not created twice', async (t) => {
   const server = await startStripeServer(t)
-  const stripe = stripeClient({ secretKey: server.secretKey, apiUrl: server.url })
+  const stripe = await stripeClient({ secretKey: server.secretKey, apiUrl: server.url })
   await stripe.products.create({ id: 'incident_platform_alerting', name: 'Alerting' })
   t.same(await ensureCatalog(stripe), { createdPrices: 8 })
   t.equal(server.products.size, 4)
@@ -63,12 +63,12 @@ t.test('a product created before its prices (an interrupted setup) is reused, no
 
 t.test('a wrong key is refused by the server and the SDK says so', async (t) => {
   const server = await startStripeServer(t)
-  const stripe = stripeClient({ secretKey: 'sk_test_wrong', apiUrl: server.url })
+  const stripe = await stripeClient({ secretKey: 'sk_test_wrong', apiUrl: server.url })
   await t.rejects(ensureCatalog(stripe), { message: 'Invalid API Key provided' } as Error)
 })
 
 t.test('the client talks to Stripe itself unless STRIPE_API_URL names another server', async (t) => {
-  t.ok(stripeClient({ secretKey: 'sk_test_x' }))
-  t.ok(stripeClient({ secretKey: 'sk_test_x', apiUrl: 'https://stripe.internal.example' }))
-  t.ok(stripeClient({ secretKey: 'sk_test_x', apiUrl: 'http://stripe.internal.example:8080' }))
+  t.ok(await stripeClient({ secretKey: 'sk_test_x' }))
+  t.ok(await stripeClient({ secretKey: 'sk_test_x', apiUrl: 'https://stripe.internal.example' }))
+  t.ok(await stripeClient({ secretKey: 'sk_test_x', apiUrl: 'http://stripe.internal.example:8080' }))
 })

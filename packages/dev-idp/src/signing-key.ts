@@ -18,7 +18,8 @@ export function generateSigningKey(): SigningKey {
   )
 }
 
-function signingKeyFrom(privateKeyPem: string, publicKeyPem: string): SigningKey {
+/** A key pair kept as PEM, with its JWK and RFC 7638 key id. */
+export function signingKeyFrom(privateKeyPem: string, publicKeyPem: string): SigningKey {
   const jwk = createPublicKey(publicKeyPem).export({ format: 'jwk' })
   // RFC 7638 thumbprint as the key id: stable for the key, different for every other key.
   const kid = createHash('sha256')

@@ -1,6 +1,7 @@
 import type { FastifyInstance } from 'fastify'
-import { buildDevIdentityProviderServer, createDevIdentityProvider, generateSigningKey, type DevIdentityProvider } from '@svc/dev-idp'
+import { buildDevIdentityProviderServer, createDevIdentityProvider, type DevIdentityProvider } from '@svc/dev-idp'
 import { freePort } from './ports.js'
+import { nextSigningKey } from './signing-keys.js'
 import type { TestContext } from './teardown.js'
 
 export interface TestIssuer {
@@ -16,7 +17,7 @@ export interface TestIssuer {
   tokenRequestAuthorizations: Array<string | undefined>
 }
 
-/** An RS256 issuer with a fresh key, serving its JWKS and token endpoint on loopback. */
+/** An RS256 issuer with a key of its own (no other issuer of the process has it), serving its JWKS and token endpoint on loopback. */
 export async function startTestIssuer(
   t: TestContext,
   options: { clientId?: string; clientSecret?: string; path?: string } = {},
@@ -24,7 +25,7 @@ export async function startTestIssuer(
   const clientId = options.clientId ?? 'test-client'
   const port = await freePort()
   const issuer = `http://127.0.0.1:${port}${options.path ?? '/pool'}`
-  const idp = createDevIdentityProvider({ issuer, clientId, key: generateSigningKey(), clientSecret: options.clientSecret })
+  const idp = createDevIdentityProvider({ issuer, clientId, key: await nextSigningKey(), clientSecret: options.clientSecret })
   const server = await buildDevIdentityProviderServer(idp)
   let jwksRequests = 0
   const tokenRequestAuthorizations: Array<string | undefined> = []

@@ -78,7 +78,7 @@ export const platformSurface: FastifyPluginAsync<PlatformOptions> = async (app, 
   await app.register(analyticsRoutes, { retentionDays: options.analyticsRetentionDays ?? DEFAULT_RETENTION_CONFIG.analyticsEvents })
   await app.register(statusPageListRoutes, { statusPages: options.statusPages })
   await app.register(checkListRoutes, { checks: options.checks })
-  const billing = billingOf(options.billing)
+  const billing = await billingOf(options.billing)
   await app.register(billingRoutes, { billing })
   await app.register(billingWebhookRoutes, { billing, notifier: options.notifier, appUrl: options.appUrl })
   const reportJobs = { database: app.database, jobs: app.jobs, log: app.log.child({ component: 'reports' }) }

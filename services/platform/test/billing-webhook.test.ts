@@ -9,7 +9,7 @@ import { startStripeServer, startTestService } from '@svc/testkit'
 
 const webhookSecret = 'whsec_billingtestsecret'
 const stripe = await startStripeServer(t)
-await ensureCatalog(stripeClient({ secretKey: stripe.secretKey, apiUrl: stripe.url }))
+await ensureCatalog(await stripeClient({ secretKey: stripe.secretKey, apiUrl: stripe.url }))
 const service = await startTestService(t, buildApp, {
   config: {
     billing: {

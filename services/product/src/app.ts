@@ -125,7 +125,7 @@ export function buildApp(config: ServiceConfig, shared?: Resources): Promise<Fas
         app.addHook('onReady', () => productRetention.start())
         await app.register(profileRoutes)
         await app.register(productUserRoutes)
-        await app.register(subscriptionRoutes, { billing: billingOf(config.billing) })
+        await app.register(subscriptionRoutes, { billing: await billingOf(config.billing) })
         await app.register(inviteRoutes, { notifier, ttlDays: config.invitationTtlDays ?? DEFAULT_INVITATION_TTL_DAYS })
         await app.register(contactMethodRoutes, {
           notifier,

@@ -7,7 +7,7 @@ import { buildApp } from '../src/app.js'
 // through the real `stripe` SDK against a loopback Stripe-compatible server.
 
 const stripe = await startStripeServer(t)
-await ensureCatalog(stripeClient({ secretKey: stripe.secretKey, apiUrl: stripe.url }))
+await ensureCatalog(await stripeClient({ secretKey: stripe.secretKey, apiUrl: stripe.url }))
 const service = await startTestService(t, buildApp, {
   config: {
     billing: { secretKey: stripe.secretKey, apiUrl: stripe.url, successUrl: 'https://app.example/ok', cancelUrl: 'https://app.example/no' },

@@ -1,14 +1,16 @@
 import { Agent as HttpAgent } from 'node:http'
 import { Agent as HttpsAgent } from 'node:https'
-import { LinearClient } from '@linear/sdk'
-import { Version3Client } from 'jira.js'
+import type { LinearClientOptions } from '@linear/sdk'
 import { Agent } from 'undici'
 import { guardedLookup, type OutboundPolicy } from '@svc/outbound'
 import { withoutTrailingSlashes } from './paths.js'
 
 // Tickets in the trackers an organization connects, through their official SDKs: jira.js for
 // Jira Cloud's REST API (v3), @linear/sdk for Linear's GraphQL API. Connections are checked
-// against the private-target rule when they are made, as outbound webhooks' are.
+// against the private-target rule when they are made, as outbound webhooks' are. The SDKs are
+// imported when a ticket is first made: jira.js (with axios) and Linear's load several hundred
+// modules, half a second of every process's start (each test file's among them) that most never
+// use.
 
 /** A ticket as the tracker keeps it. */
 export interface Ticket {
@@ -61,6 +63,7 @@ export function createTrackerClient(policy: OutboundPolicy) {
 
   async function createInJira(account: TrackerAccount, title: string, description: string): Promise<Ticket> {
     const host = withoutTrailingSlashes(account.siteUrl!)
+    const { Version3Client } = await import('jira.js')
     const jira = new Version3Client({
       host,
       authentication: { basic: { email: account.accountEmail!, apiToken: account.credential } },
@@ -80,11 +83,12 @@ export function createTrackerClient(policy: OutboundPolicy) {
   }
 
   async function createInLinear(account: TrackerAccount, title: string, description: string): Promise<Ticket> {
+    const { LinearClient } = await import('@linear/sdk')
     const linear = new LinearClient({
       apiKey: account.credential,
       ...(account.siteUrl ? { apiUrl: account.siteUrl } : {}),
       dispatcher,
-    } as ConstructorParameters<typeof LinearClient>[0])
+    } as LinearClientOptions)
     const payload = await linear.createIssue({ teamId: account.project, title, description })
     const issue = await payload.issue
     if (!payload.success || !issue) throw new TrackerFailure('Linear did not create the issue')
