@@ -82,6 +82,7 @@ import * as syntheticChecksDueNotices from './migrations/0080_synthetic_checks_d
 import * as privateStatusPages from './migrations/0081_private_status_pages.js'
 import * as maintenanceSilences from './migrations/0082_maintenance_silences.js'
 import * as statusPageBranding from './migrations/0083_status_page_branding.js'
+import * as subscriberChannels from './migrations/0084_subscriber_channels.js'
 
 /**
  * Every migration, in order, listed by hand rather than found by scanning a folder, so a
@@ -171,4 +172,5 @@ export const migrations: Record<string, Migration> = {
   '0081_private_status_pages': privateStatusPages,
   '0082_maintenance_silences': maintenanceSilences,
   '0083_status_page_branding': statusPageBranding,
+  '0084_subscriber_channels': subscriberChannels,
 }

@@ -188,6 +188,7 @@ export interface CoreOutbox {
   seq: Generated<number>;
   status: Generated<string>;
   subject: string | null;
+  unsubscribeUrl: string | null;
   updatedAt: Generated<Timestamp>;
 }
 

@@ -18,6 +18,11 @@ export interface OutboundMessageRequest {
   subject?: string
   text: string
   html?: string
+  /**
+   * Where the recipient leaves what this message came from, in one click (RFC 8058: the URL takes
+   * a POST). E-mail carries it as `List-Unsubscribe` and `List-Unsubscribe-Post`.
+   */
+  unsubscribeUrl?: string
 }
 
 /** What a provider needs to carry one message; `id` is the outbox row's. */
@@ -27,6 +32,7 @@ export interface OutboundMessage {
   subject: string
   text: string
   html?: string
+  unsubscribeUrl?: string
 }
 
 export interface MessageProvider {
@@ -58,6 +64,8 @@ export interface EmailEnvelope {
   subject: string
   text: string
   html?: string
+  /** A one-click unsubscribe URL (RFC 8058), written as `List-Unsubscribe` and `List-Unsubscribe-Post`. */
+  unsubscribeUrl?: string
 }
 
 export interface EmailProvider {

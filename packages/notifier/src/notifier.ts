@@ -124,7 +124,7 @@ function providersOf(
     const smtp = smtpProvider(config.smtpUrl, config.from)
     providers.email = {
       name: smtp.name,
-      send: ({ id, to, subject, text, html }) => smtp.send({ id, to, subject, text, ...(html ? { html } : {}) }),
+      send: (message) => smtp.send(message),
       close: () => smtp.close?.(),
     }
   }
@@ -199,6 +199,7 @@ export function createNotifier({
         subject: message.subject ?? '',
         text: message.bodyText,
         ...(message.bodyHtml ? { html: message.bodyHtml } : {}),
+        ...(message.unsubscribeUrl ? { unsubscribeUrl: message.unsubscribeUrl } : {}),
       })
       const status = provider.captures ? 'captured' : 'sent'
       return {
@@ -323,6 +324,7 @@ export function createNotifier({
       subject: message.subject ?? null,
       bodyText: message.text,
       bodyHtml: message.html ?? null,
+      unsubscribeUrl: message.unsubscribeUrl ?? null,
       status: reason ? 'held' : 'pending',
       lastError: reason ?? null,
     }

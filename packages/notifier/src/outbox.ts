@@ -10,6 +10,7 @@ export interface NewOutboxRow {
   subject: string | null
   bodyText: string
   bodyHtml: string | null
+  unsubscribeUrl: string | null
   status: Extract<OutboxStatus, 'pending' | 'held'>
   /** Why a message is held. */
   lastError: string | null
@@ -47,7 +48,7 @@ export async function startAttempts(db: Executor, messageIds: string[], claimSec
     .where('id', 'in', messageIds)
     .where('status', '=', 'pending')
     .where((where) => where.or([where('claimedUntil', 'is', null), where('claimedUntil', '<', sql<Date>`now()`)]))
-    .returning(['id', 'channel', 'recipient', 'subject', 'bodyText', 'bodyHtml', 'attempts'])
+    .returning(['id', 'channel', 'recipient', 'subject', 'bodyText', 'bodyHtml', 'unsubscribeUrl', 'attempts'])
     .execute()
 }
 

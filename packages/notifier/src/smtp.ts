@@ -47,6 +47,11 @@ export function smtpProvider(url: string, from: string): EmailProvider {
           subject: email.subject,
           text: email.text,
           ...(email.html ? { html: email.html } : {}),
+          // RFC 2369's List-Unsubscribe, and RFC 8058's one-click POST that mailbox providers
+          // (Gmail, Yahoo) require of bulk senders: the client POSTs to the URL, no page to read.
+          ...(email.unsubscribeUrl
+            ? { list: { unsubscribe: email.unsubscribeUrl }, headers: { 'List-Unsubscribe-Post': 'List-Unsubscribe=One-Click' } }
+            : {}),
         })
         return { messageId: info.messageId }
       } catch (error) {

@@ -3,10 +3,14 @@ import { Agent, request } from 'undici'
 import { TargetRefused, checkTarget, guardedLookup, type OutboundPolicy } from '@svc/outbound'
 import { DeliveryError, type MessageProvider } from './message.js'
 
-/** Where a webhook message goes and the secret that signs it, found again at each attempt. */
+/**
+ * Where a webhook message goes and the secret that signs it, found again at each attempt; null
+ * for an incoming webhook whose URL is its own credential (a Slack or Teams channel's), which is
+ * posted to unsigned.
+ */
 export interface WebhookTarget {
   url: string
-  secret: string
+  secret: string | null
 }
 
 export interface WebhookProviderOptions {
@@ -49,9 +53,13 @@ export function webhookProvider(options: WebhookProviderOptions): MessageProvide
           headers: {
             'content-type': 'application/json',
             'user-agent': 'incident-platform',
-            'webhook-id': messageId,
-            'webhook-timestamp': String(Math.floor(sentAt.getTime() / 1000)),
-            'webhook-signature': new Webhook(target.secret).sign(messageId, sentAt, message.text),
+            ...(target.secret
+              ? {
+                  'webhook-id': messageId,
+                  'webhook-timestamp': String(Math.floor(sentAt.getTime() / 1000)),
+                  'webhook-signature': new Webhook(target.secret).sign(messageId, sentAt, message.text),
+                }
+              : {}),
           },
           dispatcher,
         })

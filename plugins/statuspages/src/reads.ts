@@ -86,7 +86,10 @@ export function subscriberWebhookTargets(db: Executor) {
   return async (recipient: string): Promise<WebhookTarget | undefined> => {
     if (!recipient.startsWith(SUBSCRIBER_RECIPIENT)) return undefined
     const row = await webhookTargetOf(db, recipient.slice(SUBSCRIBER_RECIPIENT.length))
-    return row?.url && row.secret ? { url: row.url, secret: row.secret } : undefined
+    if (!row?.url) return undefined
+    // A webhook's events are signed; a Slack or Teams channel's URL is its own credential.
+    if (row.kind === 'webhook') return row.secret ? { url: row.url, secret: row.secret } : undefined
+    return { url: row.url, secret: null }
   }
 }
 

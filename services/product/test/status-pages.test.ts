@@ -1,4 +1,6 @@
 import { sql } from 'kysely'
+import type * as AdaptiveCardsSdk from 'adaptivecards'
+import { createRequire } from 'node:module'
 import Parser from 'rss-parser'
 import { Webhook } from 'standardwebhooks'
 import t from 'tap'
@@ -8,6 +10,10 @@ import { startDnsServer, startSmtpServer, startTestService, startWebhookReceiver
 import { buildApp as buildPlatform } from '@svc/platform'
 import { buildApp } from '../src/app.js'
 import { alertingOrganization } from './organization-setup.js'
+
+// Microsoft's Adaptive Cards SDK, whose card model Teams renders. Its ES modules name their
+// imports without the file extensions Node needs, so its UMD bundle is loaded instead.
+const AdaptiveCards = createRequire(import.meta.url)('adaptivecards/dist/adaptivecards.min.js') as typeof AdaptiveCardsSdk
 
 const smtp = await startSmtpServer(t)
 const receiver = await startWebhookReceiver(t, () => ({ status: 204 }))
@@ -462,6 +468,7 @@ t.test('subscribers: e-mail is double opt-in, webhooks are signed, either can un
   )
   const link = /https?:\/\/\S+\/subscribers\/confirm\?token=[\w-]+/.exec(confirmation.text)?.[0]
   t.ok(link, 'the message holds a confirmation link')
+  t.notOk(confirmation.headers['list-unsubscribe'], 'nothing to leave before the subscription is confirmed')
 
   const hook = await app.inject({
     method: 'POST',
@@ -509,10 +516,21 @@ t.test('subscribers: e-mail is double opt-in, webhooks are signed, either can un
   t.match(update.subject, /\[Acme\] Web down: Resolved/)
   const unsubscribeLink = /https?:\/\/\S+\/subscribers\/unsubscribe\?token=[\w-]+/.exec(update.text)?.[0]
   t.ok(unsubscribeLink)
+  // The mail client's own button: RFC 2369's header names the footer's link, and RFC 8058's says
+  // a POST of `List-Unsubscribe=One-Click` to it is enough.
+  t.equal(update.headers['list-unsubscribe'], `<${unsubscribeLink}>`)
+  t.equal(update.headers['list-unsubscribe-post'], 'List-Unsubscribe=One-Click')
   const { pathname, search } = new URL(unsubscribeLink!)
   t.match((await app.inject({ method: 'GET', url: pathname + search })).body, /<form method="post"/)
-  t.equal((await app.inject({ method: 'POST', url: pathname + search })).statusCode, 200)
-  t.equal((await app.inject({ method: 'POST', url: pathname + search })).statusCode, 404, 'a token works once')
+  const oneClick = () =>
+    app.inject({
+      method: 'POST',
+      url: pathname + search,
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      payload: 'List-Unsubscribe=One-Click',
+    })
+  t.equal((await oneClick()).statusCode, 200)
+  t.equal((await oneClick()).statusCode, 404, 'a token works once')
   const listed = (await call(viewer!, 'GET', `${pageBase}/subscribers`)).json()
   t.same(
     listed.data.map((row: { kind: string }) => row.kind),
@@ -525,6 +543,109 @@ t.test('subscribers: e-mail is double opt-in, webhooks are signed, either can un
   t.equal(closed.statusCode, 400)
   t.match(closed.json().message, /email/)
   await call(manager!, 'PATCH', pageBase, { allowSubscribers: true })
+})
+
+t.test('Slack and Teams channels subscribe by their incoming webhook URL, get each update as a card, and can leave', async (t) => {
+  const slackPath = '/services/T0001/B0001/slack-secret-path'
+  const teamsPath = '/workflows/teams-secret-path/triggers/manual/paths/invoke'
+  const slack = await app.inject({
+    method: 'POST',
+    url: `${publicBase}/subscribers`,
+    payload: { url: `${receiver.url}${slackPath}`, kind: 'slack' },
+  })
+  t.equal(slack.statusCode, 201)
+  t.match(slack.json(), { kind: 'slack', confirmed: true })
+  t.notOk('secret' in slack.json(), 'a channel’s URL is its own credential: there is nothing to sign with')
+  const again = await app.inject({
+    method: 'POST',
+    url: `${publicBase}/subscribers`,
+    payload: { url: `${receiver.url}${slackPath}`, kind: 'slack' },
+  })
+  t.equal(again.statusCode, 409)
+  const teams = await call(manager!, 'POST', `${pageBase}/subscribers`, {
+    url: `${receiver.url}${teamsPath}`,
+    kind: 'teams',
+    componentIds: [api.id],
+  })
+  t.equal(teams.statusCode, 201)
+  t.match(teams.json(), { kind: 'teams', url: `${receiver.url}${teamsPath}`, componentIds: [api.id], confirmed: true })
+  const badKind = await call(manager!, 'POST', `${pageBase}/subscribers`, { url: `${receiver.url}/x`, kind: 'discord' })
+  t.equal(badKind.statusCode, 400)
+  t.match(badKind.json().message, /kind/)
+
+  const incident = (
+    await call(manager!, 'POST', `${pageBase}/incidents`, {
+      name: 'API <errors> & timeouts',
+      body: 'We are looking into *rising* errors.',
+      impact: 'major',
+      components: [{ componentId: api.id, status: 'partial_outage' }],
+    })
+  ).json()
+  const slackPost = await until('the Slack post', () => receiver.received.find((entry) => entry.path === slackPath))
+  t.notOk(slackPost.headers['webhook-signature'], 'posted unsigned, as incoming webhooks take it')
+  const slackBody = slackPost.body as { text: string; blocks: Array<Record<string, unknown>> }
+  t.equal(slackBody.text, '[Acme] API <errors> & timeouts: Investigating', 'the notification’s text')
+  t.same(slackBody.blocks[0], { type: 'header', text: { type: 'plain_text', text: 'API <errors> & timeouts' } })
+  t.same(slackBody.blocks[1], {
+    type: 'section',
+    text: { type: 'mrkdwn', text: '*Investigating*: We are looking into *rising* errors.' },
+  })
+  t.match(JSON.stringify(slackBody.blocks[2]), /Components: Public API \(Partial Outage\)/)
+  const [pageButton, leaveButton] = (slackBody.blocks[3] as { elements: Array<{ text: { text: string }; url: string }> }).elements
+  t.equal(pageButton!.text.text, 'Acme')
+  t.match(pageButton!.url, /\/public\/acme\/$/)
+  t.equal(leaveButton!.text.text, 'Unsubscribe')
+  t.match(leaveButton!.url, /\/subscribers\/unsubscribe\?token=[\w-]+$/)
+
+  const teamsPost = await until('the Teams post', () => receiver.received.find((entry) => entry.path === teamsPath))
+  const card = (teamsPost.body as { type: string; attachments: Array<{ contentType: string; content: Record<string, unknown> }> })
+    .attachments[0]!
+  t.equal((teamsPost.body as { type: string }).type, 'message')
+  t.equal(card.contentType, 'application/vnd.microsoft.card.adaptive')
+  t.match(card.content, {
+    type: 'AdaptiveCard',
+    version: '1.4',
+    body: [
+      { type: 'TextBlock', text: 'API <errors> & timeouts', weight: 'Bolder' },
+      { type: 'TextBlock', text: '**Investigating**: We are looking into *rising* errors.' },
+      { type: 'TextBlock', text: 'Components: Public API (Partial Outage)', isSubtle: true },
+    ],
+    actions: [
+      { type: 'Action.OpenUrl', title: 'Acme' },
+      { type: 'Action.OpenUrl', title: 'Unsubscribe' },
+    ],
+  })
+
+  const read = new AdaptiveCards.AdaptiveCard()
+  const reading = new AdaptiveCards.SerializationContext()
+  read.parse(card.content, reading)
+  t.same(
+    Array.from({ length: reading.eventCount }, (_, index) => reading.getEventAt(index).message),
+    [],
+    'Microsoft’s Adaptive Cards SDK reads the card without a complaint',
+  )
+  t.same(
+    read.validateProperties().validationEvents.map((event) => event.message),
+    [],
+    'and finds every required property set',
+  )
+  t.same(read.toJSON(), card.content, 'every property is one the SDK knows')
+
+  // Slack unfurls links by fetching them: the button's page asks, a POST leaves.
+  const { pathname, search } = new URL(leaveButton!.url)
+  t.match((await app.inject({ method: 'GET', url: pathname + search })).body, /<form method="post"/)
+  t.equal((await app.inject({ method: 'POST', url: pathname + search })).statusCode, 200)
+  const listed = (await call(viewer!, 'GET', `${pageBase}/subscribers`)).json()
+  t.notOk(
+    listed.data.some((row: { kind: string }) => row.kind === 'slack'),
+    'the Slack channel left',
+  )
+  await call(manager!, 'POST', `${pageBase}/incidents/${incident.id}/updates`, { body: 'Fixed', status: 'resolved' })
+  await until('the Teams post of the resolution', () =>
+    receiver.received.find((entry) => entry.path === teamsPath && /Resolved/.test(entry.raw)),
+  )
+  t.equal(receiver.received.filter((entry) => entry.path === slackPath).length, 1, 'nothing more went to the channel that left')
+  t.equal((await call(manager!, 'DELETE', `${pageBase}/subscribers/${teams.json().id}`)).statusCode, 204)
 })
 
 t.test('the subscription form works without JavaScript', async (t) => {
@@ -712,8 +833,8 @@ t.test('the public form is capped: confirmations waiting per page, anonymous web
     hooks.map((hook) => hook.statusCode),
     [201, 201, 201, 201, 201],
   )
-  const sixth = await subscribe({ url: `${receiver.url}/anon-6` })
-  t.equal(sixth.statusCode, 429, 'a sixth from the same address in a day')
+  const sixth = await subscribe({ url: `${receiver.url}/anon-6`, kind: 'slack' })
+  t.equal(sixth.statusCode, 429, 'a sixth from the same address in a day, a Slack channel as well as a webhook')
   t.match(sixth.json().message, /at most 5 webhook subscriptions a day from one address/)
   t.equal((await subscribe({ url: `${receiver.url}/anon-7` }, '198.51.100.20')).statusCode, 201, 'another address may')
   const managed = await call(manager!, 'POST', `${base}/pages/${capped.id}/subscribers`, { url: `${receiver.url}/managed-hook` })

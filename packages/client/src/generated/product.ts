@@ -2429,7 +2429,7 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Subscribe by e-mail (a confirmation link is sent) or webhook (confirmed at once) */
+        /** Subscribe by e-mail (a confirmation link is sent), or by webhook, Slack or Teams (confirmed at once) */
         post: operations["postStatuspagesPublicSubscribers"];
         delete?: never;
         options?: never;
@@ -17815,7 +17815,7 @@ export interface operations {
                             /** Format: uuid */
                             id: string;
                             /** @enum {unknown} */
-                            kind: "email" | "webhook";
+                            kind: "email" | "webhook" | "slack" | "teams";
                             email: string | null;
                             url: string | null;
                             /** @description Empty: every component */
@@ -17876,6 +17876,11 @@ export interface operations {
                     locale?: string;
                 } | {
                     url: string;
+                    /**
+                     * @description What the URL is: `webhook` (the default) gets signed Standard Webhooks events; `slack` a Slack incoming webhook (Block Kit; Mattermost’s take the same), `teams` a Microsoft Teams Workflows webhook (an Adaptive Card)
+                     * @enum {unknown}
+                     */
+                    kind?: "webhook" | "slack" | "teams";
                     /** @description Only these components; unset: every one */
                     componentIds?: string[];
                     /** @description The language of the e-mails, one of the page’s (a region reads as its language). Unset: the reader’s Accept-Language through the public form, else the page’s default */
@@ -17894,7 +17899,7 @@ export interface operations {
                         /** Format: uuid */
                         id: string;
                         /** @enum {unknown} */
-                        kind: "email" | "webhook";
+                        kind: "email" | "webhook" | "slack" | "teams";
                         email: string | null;
                         url: string | null;
                         /** @description Empty: every component */
@@ -19375,6 +19380,11 @@ export interface operations {
                     locale?: string;
                 } | {
                     url: string;
+                    /**
+                     * @description What the URL is: `webhook` (the default) gets signed Standard Webhooks events; `slack` a Slack incoming webhook (Block Kit; Mattermost’s take the same), `teams` a Microsoft Teams Workflows webhook (an Adaptive Card)
+                     * @enum {unknown}
+                     */
+                    kind?: "webhook" | "slack" | "teams";
                     /** @description Only these components; unset: every one */
                     componentIds?: string[];
                     /** @description The language of the e-mails, one of the page’s (a region reads as its language). Unset: the reader’s Accept-Language through the public form, else the page’s default */
@@ -19393,7 +19403,7 @@ export interface operations {
                         /** Format: uuid */
                         id: string;
                         /** @enum {unknown} */
-                        kind: "email" | "webhook";
+                        kind: "email" | "webhook" | "slack" | "teams";
                         /** @description false: a confirmation link was e-mailed; nothing is sent before it is followed */
                         confirmed: boolean;
                         /** @description Webhook subscribers: the Standard Webhooks signing secret, shown once */
@@ -19412,7 +19422,7 @@ export interface operations {
                         /** Format: uuid */
                         id: string;
                         /** @enum {unknown} */
-                        kind: "email" | "webhook";
+                        kind: "email" | "webhook" | "slack" | "teams";
                         /** @description false: a confirmation link was e-mailed; nothing is sent before it is followed */
                         confirmed: boolean;
                         /** @description Webhook subscribers: the Standard Webhooks signing secret, shown once */

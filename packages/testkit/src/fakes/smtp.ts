@@ -11,6 +11,8 @@ export interface ReceivedMail {
   html: string
   /** The Message-ID header, angle brackets included. */
   messageId: string
+  /** Every header as written (unfolded), by its lower-case name, e.g. `list-unsubscribe`. */
+  headers: Record<string, string>
   /** When the message was accepted (Date.now()). */
   at: number
 }
@@ -77,6 +79,15 @@ export async function startSmtpServer(
             text: mail.text ?? '',
             html: typeof mail.html === 'string' ? mail.html : '',
             messageId: mail.messageId ?? '',
+            headers: Object.fromEntries(
+              mail.headerLines.map(({ key, line }) => [
+                key,
+                line
+                  .slice(line.indexOf(':') + 1)
+                  .replace(/\r?\n[ \t]+/g, ' ')
+                  .trim(),
+              ]),
+            ),
             at: Date.now(),
           })
           if (!stall) callback()

@@ -14,7 +14,7 @@ import { createReaderCheck } from '../private/readers.js'
 import { assetByHash } from '../queries/assets.js'
 import { publicComponents, publicRecords } from '../queries/public.js'
 import { confirmSubscriber, subscriberOfUnsubscribeToken, unsubscribe } from '../queries/subscribers.js'
-import { SubscribeBody, confirmLinks, subscribe, tokenHash } from '../subscribers/subscribe.js'
+import { SUBSCRIBER_KINDS, SubscribeBody, confirmLinks, subscribe, tokenHash } from '../subscribers/subscribe.js'
 import { renderBadge } from './badge.js'
 import type { PublicCache, PublicPage, RenderedDocument } from './cache.js'
 import { jsonDocuments, renderJson } from './documents.js'
@@ -75,7 +75,7 @@ const LocaleQuery = Type.Object({ locale: Type.Optional(LocaleTag) })
 const Token = Type.Object({ token: Type.String({ minLength: 10, maxLength: 100 }), locale: Type.Optional(LocaleTag) })
 const Subscribed = Type.Object({
   id: Type.String({ format: 'uuid' }),
-  kind: Type.Enum(['email', 'webhook'] as const),
+  kind: Type.Enum(SUBSCRIBER_KINDS),
   confirmed: Type.Boolean({ description: 'false: a confirmation link was e-mailed; nothing is sent before it is followed' }),
   secret: Type.Optional(Type.String({ description: 'Webhook subscribers: the Standard Webhooks signing secret, shown once' })),
   unsubscribeUrl: Type.Optional(Type.String()),
@@ -466,7 +466,7 @@ export const publicRoutes: FastifyPluginAsyncTypebox<PublicRouteOptions> = async
       {
         schema: {
           tags,
-          summary: 'Subscribe by e-mail (a confirmation link is sent) or webhook (confirmed at once)',
+          summary: 'Subscribe by e-mail (a confirmation link is sent), or by webhook, Slack or Teams (confirmed at once)',
           ...(hide ? { hide } : { params: SlugParams }),
           body: SubscribeBody,
           response: { 201: Subscribed, 202: Subscribed },

@@ -7,7 +7,7 @@ const subscriberColumns = ['id', 'pageId', 'kind', 'email', 'url', 'componentIds
 export interface NewSubscriber {
   organizationId: string
   pageId: string
-  kind: 'email' | 'webhook'
+  kind: 'email' | 'webhook' | 'slack' | 'teams'
   email?: string | null
   url?: string | null
   secret?: string | null
@@ -81,8 +81,12 @@ export async function listSubscriberNotifications(db: Executor, organizationId: 
   )
 }
 
-/** The page's e-mail subscriber with this address (any letter case), or its webhook subscriber with this URL. */
-export async function existingSubscriber(db: Executor, pageId: string, target: { email: string } | { url: string }) {
+/** The page's e-mail subscriber with this address (any letter case), or its subscriber of this kind with this URL. */
+export async function existingSubscriber(
+  db: Executor,
+  pageId: string,
+  target: { email: string } | { url: string; kind: 'webhook' | 'slack' | 'teams' },
+) {
   let query = db
     .selectFrom('divinux.statusSubscribers')
     .select([...subscriberColumns, 'unsubscribeToken', 'confirmationSentAt'])
@@ -90,7 +94,7 @@ export async function existingSubscriber(db: Executor, pageId: string, target: {
   query =
     'email' in target
       ? query.where('kind', '=', 'email').where((eb) => eb(eb.fn('lower', ['email']), '=', target.email.toLowerCase()))
-      : query.where('kind', '=', 'webhook').where('url', '=', target.url)
+      : query.where('kind', '=', target.kind).where('url', '=', target.url)
   return query.forUpdate().executeTakeFirst()
 }
 
@@ -199,13 +203,13 @@ export async function claimRecipients(
   return recipients.filter((recipient) => mine.has(recipient.id))
 }
 
-/** A webhook subscriber's URL and secret, for the notifier's webhook provider. */
+/** A URL subscriber's URL and kind, and a webhook's secret, for the notifier's webhook provider. */
 export async function webhookTargetOf(db: Executor, subscriberId: string) {
   return db
     .selectFrom('divinux.statusSubscribers')
-    .select(['url', 'secret'])
+    .select(['kind', 'url', 'secret'])
     .where('id', '=', subscriberId)
-    .where('kind', '=', 'webhook')
+    .where('kind', '<>', 'email')
     .executeTakeFirst()
 }
 
@@ -216,17 +220,17 @@ export async function lockPageSubscriptions(db: Executor, pageId: string): Promi
 
 /**
  * What the public subscription caps count: the page's unconfirmed e-mail subscribers sent a link
- * in the last day, the page's webhook subscribers that came from the public form, and those this
- * client address added (to any page) in the last day.
+ * in the last day, the page's URL subscribers (webhooks, Slack and Teams channels) that came from
+ * the public form, and those this client address added (to any page) in the last day.
  */
 export async function publicSubscriptionCounts(db: Executor, pageId: string, address: string) {
   const row = await sql<{ pendingConfirmations: number; publicWebhooks: number; webhooksPerAddress: number }>`
     select
       (select count(*) from divinux.status_subscribers where page_id = ${pageId} and kind = 'email' and confirmed_at is null
         and confirmation_sent_at > now() - interval '1 day')::int as "pendingConfirmations",
-      (select count(*) from divinux.status_subscribers where page_id = ${pageId} and kind = 'webhook' and created_from is not null)::int
+      (select count(*) from divinux.status_subscribers where page_id = ${pageId} and kind <> 'email' and created_from is not null)::int
         as "publicWebhooks",
-      (select count(*) from divinux.status_subscribers where kind = 'webhook' and created_from = ${address}::inet
+      (select count(*) from divinux.status_subscribers where kind <> 'email' and created_from = ${address}::inet
         and created_at > now() - interval '1 day')::int as "webhooksPerAddress"`.execute(db)
   return row.rows[0] ?? { pendingConfirmations: 0, publicWebhooks: 0, webhooksPerAddress: 0 }
 }

@@ -19,6 +19,7 @@ import { publicUrlOf } from '../pages/public-url.js'
 import { incidentComponents } from '../queries/incidents.js'
 import { publicComponents } from '../queries/public.js'
 import { claimRecipients } from '../queries/subscribers.js'
+import { slackUpdate, teamsUpdate, type ChatUpdate } from './chat-messages.js'
 import type { AffectedComponentRecord } from '../schemas.js'
 
 export const NOTIFY_QUEUE = 'statuspages.notify'
@@ -97,8 +98,8 @@ async function updateToSend(db: Executor, updateId: string) {
 /**
  * Subscriber notifications (issue 15): every published update of a published page's incident or
  * maintenance is sent to the page's confirmed subscribers (those following every component or one
- * the record names), e-mail through the outbox and webhooks through the outbox's webhook provider
- * (signed per Standard Webhooks). Queued in the transaction of the update, sent by a job that
+ * the record names), e-mail through the outbox, and webhooks (signed per Standard Webhooks) and
+ * Slack and Teams channels (chat-messages.ts) through the outbox's webhook provider. Queued in the transaction of the update, sent by a job that
  * records each recipient, so nothing is sent twice.
  */
 export function createSubscriberNotifications(options: SubscriberNotificationsOptions) {
@@ -166,17 +167,10 @@ export function createSubscriberNotifications(options: SubscriberNotificationsOp
     const components = content.components.filter((component) => named.includes(component.id))
     const unsubscribeUrl = (token: string, locale?: string) =>
       `${productUrl}/api/v1/statuspages/public/${update.slug}/subscribers/unsubscribe?token=${token}${locale && update.locales.length > 1 ? `&locale=${locale}` : ''}`
-    /** The e-mail of this update in one language, but for the recipient's unsubscribe link. */
-    const emailIn = (t: Messages) => {
-      const words = t.progress[update.status as IncidentStatus | MaintenanceStatus] ?? update.status
-      const window =
-        update.scheduledFor && update.scheduledUntil
-          ? [t.email.window(dateTime(t, update.scheduledFor, update.timeZone), dateTime(t, update.scheduledUntil, update.timeZone))]
-          : []
-      const head = [
-        update.name,
-        `${words}: ${update.body}`,
-        '',
+    /** The update's status in words, and the lines under it: the components it names, a maintenance's window. */
+    const wordsIn = (t: Messages) => ({
+      words: t.progress[update.status as IncidentStatus | MaintenanceStatus] ?? update.status,
+      details: [
         ...(components.length > 0
           ? [
               t.email.components(
@@ -184,7 +178,19 @@ export function createSubscriberNotifications(options: SubscriberNotificationsOp
               ),
             ]
           : []),
-        ...window,
+        ...(update.scheduledFor && update.scheduledUntil
+          ? [t.email.window(dateTime(t, update.scheduledFor, update.timeZone), dateTime(t, update.scheduledUntil, update.timeZone))]
+          : []),
+      ],
+    })
+    /** The e-mail of this update in one language, but for the recipient's unsubscribe link. */
+    const emailIn = (t: Messages) => {
+      const { words, details } = wordsIn(t)
+      const head = [
+        update.name,
+        `${words}: ${update.body}`,
+        '',
+        ...details,
         t.email.statusPage(pageUrl),
         '',
         // The page's own footer (decision 0015, "Branding"), as plain text.
@@ -193,15 +199,32 @@ export function createSubscriberNotifications(options: SubscriberNotificationsOp
       return {
         subject: `[${update.pageName}] ${update.name}: ${words}`,
         text: (token: string) => `${head}\n${t.email.footer(update.pageName, unsubscribeUrl(token, t.language))}`,
+        unsubscribeUrl: (token: string) => unsubscribeUrl(token, t.language),
       }
     }
     // Each subscriber reads their language while the page still offers it, else the page's default.
+    const languageOf = (locale: string | null) => (locale && update.locales.includes(locale) ? locale : (update.locales[0] ?? 'en'))
     const emails = new Map<string, ReturnType<typeof emailIn>>()
     const emailFor = (locale: string | null) => {
-      const language = locale && update.locales.includes(locale) ? locale : (update.locales[0] ?? 'en')
+      const language = languageOf(locale)
       let email = emails.get(language)
       if (!email) emails.set(language, (email = emailIn(messagesOf(language))))
       return email
+    }
+    /** A Slack or Teams channel's post of this update, in its language, with its own unsubscribe link. */
+    const chatPost = (kind: 'slack' | 'teams', locale: string | null, token: string) => {
+      const t = messagesOf(languageOf(locale))
+      const { words, details } = wordsIn(t)
+      const post: ChatUpdate = {
+        pageName: update.pageName,
+        title: update.name,
+        status: words,
+        body: update.body,
+        details,
+        pageUrl,
+        unsubscribe: { label: t.answers.unsubscribeButton, url: unsubscribeUrl(token, t.language) },
+      }
+      return JSON.stringify(kind === 'slack' ? slackUpdate(post) : teamsUpdate(post))
     }
     const payload = (token: string) =>
       JSON.stringify({
@@ -251,10 +274,15 @@ export function createSubscriberNotifications(options: SubscriberNotificationsOp
         return {
           id: recipient.messageId,
           organizationId: update.organizationId,
+          // Through the notifier's webhook provider, which asks this surface for the URL (and a
+          // webhook's secret) at each attempt.
           channel: 'webhook',
           kind: `statuspage.${event}`,
           to: `${SUBSCRIBER_RECIPIENT}${recipient.id}`,
-          text: payload(recipient.unsubscribeToken),
+          text:
+            recipient.kind === 'slack' || recipient.kind === 'teams'
+              ? chatPost(recipient.kind, recipient.locale, recipient.unsubscribeToken)
+              : payload(recipient.unsubscribeToken),
         }
       const email = emailFor(recipient.locale)
       return {
@@ -265,6 +293,8 @@ export function createSubscriberNotifications(options: SubscriberNotificationsOp
         to: recipient.email ?? '',
         subject: email.subject,
         text: email.text(recipient.unsubscribeToken),
+        // The mail client's own unsubscribe button (List-Unsubscribe), one click, as the footer's link.
+        unsubscribeUrl: email.unsubscribeUrl(recipient.unsubscribeToken),
       }
     })
     await notifier.queueMessages(trx, messages)

@@ -16,12 +16,12 @@ import {
 import { auditEntry, pageOfRequest } from '../pages/access.js'
 import { publicUrlOf } from '../pages/public-url.js'
 import { MANAGED_BASE, PageParams, tags } from '../schemas.js'
-import { SubscribeBody, confirmLinks, subscribe } from './subscribe.js'
+import { SUBSCRIBER_KINDS, SubscribeBody, confirmLinks, subscribe, type SubscriberKind } from './subscribe.js'
 
 const Subscriber = Type.Object(
   {
     id: Type.String({ format: 'uuid' }),
-    kind: Type.Enum(['email', 'webhook'] as const),
+    kind: Type.Enum(SUBSCRIBER_KINDS),
     email: Type.Union([Type.String(), Type.Null()]),
     url: Type.Union([Type.String(), Type.Null()]),
     componentIds: Type.Array(Type.String({ format: 'uuid' }), { description: 'Empty: every component' }),
@@ -76,7 +76,7 @@ const notificationBody = (row: Notification) => ({
 
 const body = (row: SubscriberRow) => ({
   id: row.id,
-  kind: row.kind as 'email' | 'webhook',
+  kind: row.kind as SubscriberKind,
   email: row.email,
   url: row.url,
   componentIds: row.componentIds,
@@ -183,7 +183,7 @@ export const subscriberRoutes: FastifyPluginAsyncTypebox<{ notifier: Notifier; o
           action: 'status_subscriber.created',
           after: { kind: result.kind },
         })
-        return { ...body(row!), ...(result.kind === 'webhook' ? { secret: result.secret } : {}) }
+        return { ...body(row!), ...('secret' in result ? { secret: result.secret } : {}) }
       })
       options.notifier.wake()
       return reply.code(201).send(created)

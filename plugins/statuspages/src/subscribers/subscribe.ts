@@ -26,6 +26,12 @@ export const CONFIRMATION_RESEND_MS = 10 * 60_000
  */
 export const PUBLIC_LIMITS = { pendingConfirmationsPerPage: 200, webhooksPerPage: 100, webhooksPerAddressPerDay: 5 }
 
+/** How a subscriber hears of updates: e-mail, a signed webhook, or a Slack or Microsoft Teams channel's incoming webhook. */
+export const SUBSCRIBER_KINDS = ['email', 'webhook', 'slack', 'teams'] as const
+export type SubscriberKind = (typeof SUBSCRIBER_KINDS)[number]
+/** The kinds a URL names, and what is posted to it. */
+const URL_KINDS = ['webhook', 'slack', 'teams'] as const
+
 export const tokenHash = (token: string) => createHash('sha256').update(token).digest('hex')
 const newToken = () => randomBytes(24).toString('base64url')
 
@@ -55,7 +61,17 @@ export const SubscribeBody = Type.Union([
     { additionalProperties: false },
   ),
   Type.Object(
-    { url: Type.String({ minLength: 10, maxLength: 2000 }), componentIds: ComponentIds, locale: SubscriberLocale },
+    {
+      url: Type.String({ minLength: 10, maxLength: 2000 }),
+      kind: Type.Optional(
+        Type.Enum(URL_KINDS, {
+          description:
+            'What the URL is: `webhook` (the default) gets signed Standard Webhooks events; `slack` a Slack incoming webhook (Block Kit; Mattermost’s take the same), `teams` a Microsoft Teams Workflows webhook (an Adaptive Card)',
+        }),
+      ),
+      componentIds: ComponentIds,
+      locale: SubscriberLocale,
+    },
     { additionalProperties: false },
   ),
 ])
@@ -158,17 +174,20 @@ export async function subscribe(db: Executor, context: SubscribeContext, page: S
     if (error instanceof TargetRefused) throw invalidField('url', error.message)
     throw error
   }
-  if (await existingSubscriber(db, page.id, { url: subscription.url }))
+  const kind = subscription.kind ?? 'webhook'
+  if (await existingSubscriber(db, page.id, { url: subscription.url, kind }))
     throw new ConflictError('url: this URL is subscribed to the page already')
+  // Slack and Teams channels count with webhooks: each is a URL we post to whenever the page changes.
   if (counts && counts.webhooksPerAddress >= PUBLIC_LIMITS.webhooksPerAddressPerDay)
     throw refuse(`at most ${PUBLIC_LIMITS.webhooksPerAddressPerDay} webhook subscriptions a day from one address: try again tomorrow`)
   if (counts && counts.publicWebhooks >= PUBLIC_LIMITS.webhooksPerPage)
     throw refuse('this page takes no more webhook subscribers from its public form: ask its owner to add yours')
-  const secret = `whsec_${randomBytes(24).toString('base64')}`
+  // A channel's incoming webhook URL is its own credential: what is posted to it is not signed.
+  const secret = kind === 'webhook' ? `whsec_${randomBytes(24).toString('base64')}` : null
   const row = await insertSubscriber(db, {
     organizationId: page.organizationId,
     pageId: page.id,
-    kind: 'webhook',
+    kind,
     url: subscription.url,
     secret,
     componentIds,
@@ -176,6 +195,7 @@ export async function subscribe(db: Executor, context: SubscribeContext, page: S
     unsubscribeToken: newToken(),
     confirmedAt: new Date(),
     createdFrom: publicFrom ?? null,
+    locale,
   })
-  return { kind: 'webhook' as const, id: row.id, confirmed: true, secret }
+  return { kind, id: row.id, confirmed: true, ...(secret ? { secret } : {}) }
 }
