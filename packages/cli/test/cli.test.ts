@@ -102,6 +102,9 @@ const page = await acme.call('POST', '/statuspages/organizations/{orgId}/pages',
   slug: 'acme-status',
   published: true,
   locales: ['en', 'de'],
+  theme: { '--header-background': '#102a43', '--header-text': '#ffffff' },
+  headerLinks: [{ label: 'Support', url: 'https://acme.example/support' }],
+  footerText: 'Acme Ltd',
 })
 const group = await acme.call('POST', `/statuspages/organizations/{orgId}/pages/${page.id}/component-groups`, { name: 'Shop' })
 const api = await acme.call('POST', `/statuspages/organizations/{orgId}/pages/${page.id}/components`, {
@@ -479,6 +482,10 @@ t.test('every kind is changed through its file, then deleted with --prune', asyn
   await edit('status-pages.yaml', (data) => {
     const page = first(data, 'statusPages')
     page.name = 'Acme (staging)'
+    page.visibility = 'private'
+    page.viewerEmailDomains = ['customer.example']
+    page.theme = { '--link': '#1a4d8f' }
+    page.footerText = null
     page.groups = []
     page.components = [{ name: 'API', description: 'The public API', group: null, alertServices: ['api'] }]
   })
@@ -502,6 +509,21 @@ t.test('every kind is changed through its file, then deleted with --prune', asyn
     ),
     ['API'],
     'the page’s other component and its group are gone',
+  )
+  t.match(
+    parse(await readFile(path.join(again, 'status-pages.yaml'), 'utf8')).statusPages[0],
+    {
+      visibility: 'private',
+      viewerEmailDomains: ['customer.example'],
+      theme: { '--link': '#1a4d8f' },
+      headerLinks: [{ label: 'Support', url: 'https://acme.example/support' }],
+      footerText: null,
+    },
+    'who reads the page and how it looks are configuration too',
+  )
+  t.notOk(
+    '--header-background' in parse(await readFile(path.join(again, 'status-pages.yaml'), 'utf8')).statusPages[0].theme,
+    'a colour the file left out is back to its default',
   )
 
   for (const kind of kinds.filter((kind) => !kind.singleton)) await writeFile(path.join(current, kind.file), `${kind.key}: []\n`)

@@ -14,6 +14,10 @@ const Component = Type.Object(
   },
   { additionalProperties: false, description: 'In display order; its status is the page’s state, not configuration' },
 )
+// Written as the service keeps them (domains and colours in lower case), so a file read back
+// compares equal to what it set.
+const Domain = Type.String({ pattern: '^(?:[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?\\.)+[a-z]{2,63}$' })
+const Colour = Type.String({ pattern: '^#(?:[0-9a-f]{3}|[0-9a-f]{6})$', description: '#rgb or #rrggbb, lower case' })
 const Page = Type.Object(
   {
     slug: Type.String({
@@ -28,6 +32,21 @@ const Page = Type.Object(
     allowSubscribers: Type.Optional(Type.Boolean()),
     bannerFollowsChecks: Type.Optional(Type.Boolean()),
     supportUrl: Type.Optional(Type.Union([Type.String({ minLength: 1 }), Type.Null()])),
+    visibility: Type.Optional(
+      Type.Enum(['public', 'private'] as const, { description: 'private: members, and people of viewerEmailDomains by an e-mailed link' }),
+    ),
+    viewerEmailDomains: Type.Optional(Type.Array(Domain, { uniqueItems: true })),
+    theme: Type.Optional(
+      Type.Record(Type.String({ pattern: '^--[a-z-]+$' }), Colour, {
+        description: 'The page’s declared CSS variables (--header-background, --link, …); the service checks their contrast',
+      }),
+    ),
+    headerLinks: Type.Optional(
+      Type.Array(
+        Type.Object({ label: Type.String({ minLength: 1 }), url: Type.String({ minLength: 1 }) }, { additionalProperties: false }),
+      ),
+    ),
+    footerText: Type.Optional(Type.Union([Type.String({ minLength: 1 }), Type.Null()])),
     groups: Type.Array(Group, { default: [], description: 'In display order' }),
     components: Type.Array(Component, { default: [] }),
   },
@@ -152,6 +171,8 @@ export const statusPages: Kind<Page> = {
   names: 'statusPages',
   identity: (page) => page.slug,
   references: () => [],
+  // A colour left out of the file goes back to its default.
+  whole: ['theme'],
   problems: (page) => {
     const groups = new Set(page.groups.map((group) => group.name))
     return page.components.flatMap((component: Component, index) =>
@@ -184,6 +205,11 @@ export const statusPages: Kind<Page> = {
             allowSubscribers: page.allowSubscribers,
             bannerFollowsChecks: page.bannerFollowsChecks,
             supportUrl: page.supportUrl,
+            visibility: page.visibility,
+            viewerEmailDomains: page.viewerEmailDomains,
+            theme: page.theme,
+            headerLinks: page.headerLinks,
+            footerText: page.footerText,
             groups: groups.map((group) => ({ name: group.name, description: group.description })),
             components: components.map((component) => ({
               name: component.name,
