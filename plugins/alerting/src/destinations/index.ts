@@ -1,6 +1,5 @@
 // The destinations module's door: what the modules above it may use (docs/alerting.md).
 export { type ChatAlert, type ChatDeploy, type ChatIncident, slackMessage } from './chat-integrations/messages.js'
-export { mrkdwn } from './chat-integrations/mrkdwn.js'
 export { slackCommandPath, slackInteractivityPath } from './chat-integrations/paths.js'
 export {
   type ChatIntegrationRow,

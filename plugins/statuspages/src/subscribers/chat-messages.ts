@@ -7,6 +7,7 @@
  * the page it opens has the button.
  */
 import type { KnownBlock } from '@slack/types'
+import { mrkdwn } from '@svc/notifier'
 
 export interface ChatUpdate {
   pageName: string
@@ -20,9 +21,6 @@ export interface ChatUpdate {
   pageUrl: string
   unsubscribe: { label: string; url: string }
 }
-
-/** Slack's mrkdwn treats these three as markup; everything else is kept as written. */
-const mrkdwn = (text: string) => text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;')
 
 // Block Kit's limits: a header's text 150 characters, a section's 3,000, a button's label 75.
 const cut = (text: string, limit: number) => (text.length > limit ? `${text.slice(0, limit - 1)}…` : text)

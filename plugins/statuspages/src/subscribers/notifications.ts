@@ -99,8 +99,8 @@ async function updateToSend(db: Executor, updateId: string) {
  * Subscriber notifications (issue 15): every published update of a published page's incident or
  * maintenance is sent to the page's confirmed subscribers (those following every component or one
  * the record names), e-mail through the outbox, and webhooks (signed per Standard Webhooks) and
- * Slack and Teams channels (chat-messages.ts) through the outbox's webhook provider. Queued in the transaction of the update, sent by a job that
- * records each recipient, so nothing is sent twice.
+ * Slack and Teams channels (chat-messages.ts) through the outbox's webhook provider. Queued in the
+ * transaction of the update, sent by a job that records each recipient, so nothing is sent twice.
  */
 export function createSubscriberNotifications(options: SubscriberNotificationsOptions) {
   const { database, jobs, notifier, log } = options

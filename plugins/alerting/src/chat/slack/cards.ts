@@ -2,7 +2,7 @@
 // A button's action_id is what it does; its value names what it acts on (`incident:<id>` or
 // `alert:<id>`), always looked up again inside the integration's organization.
 
-import { mrkdwn } from '../../destinations/index.js'
+import { mrkdwn } from '@svc/notifier'
 
 export const BUTTON_ACTIONS = ['acknowledge', 'resolve', 'escalate', 'join'] as const
 export type ButtonAction = (typeof BUTTON_ACTIONS)[number]

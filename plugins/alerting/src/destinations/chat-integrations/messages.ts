@@ -1,4 +1,4 @@
-import { mrkdwn } from './mrkdwn.js'
+import { mrkdwn } from '@svc/notifier'
 
 /** What a chat message about an alert shows: priority, title, service, links, and the analysis once done. */
 export interface ChatAlert {

@@ -4,7 +4,7 @@
  * asks senders to escape exactly these three characters
  * (https://api.slack.com/reference/surfaces/formatting#escaping). Every text that reaches
  * mrkdwn from a person or an ingested event passes through here: alert and incident titles,
- * notes, analyses, names and reasons.
+ * notes, analyses, names and reasons, status page updates.
  */
 export function mrkdwn(text: string): string {
   return text.replaceAll('&', '&amp;').replaceAll('<', '&lt;').replaceAll('>', '&gt;')
