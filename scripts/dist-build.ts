@@ -4,7 +4,7 @@
  * `scripts/build-runtime.sh` runs it before deploying each service.
  *
  * Why not `pnpm build` (`tsc -b`): it checks every type again, which CI's typecheck has already
- * done before any image is built, and it took 68 s alone on the 2-core machine (up to 150 s
+ * done before any image is built, and it took 68 s alone on the 2-core machine (up to 230 s
  * beside the suite) where this takes a few seconds; the image needs no declarations. The code
  * relies on nothing that needs the checker to emit (`isolatedModules`, `verbatimModuleSyntax`),
  * and the whole test suite runs the same transpiler's output (decision 0013).
