@@ -83,6 +83,7 @@ import * as privateStatusPages from './migrations/0081_private_status_pages.js'
 import * as maintenanceSilences from './migrations/0082_maintenance_silences.js'
 import * as statusPageBranding from './migrations/0083_status_page_branding.js'
 import * as subscriberChannels from './migrations/0084_subscriber_channels.js'
+import * as smsSubscribers from './migrations/0085_sms_subscribers.js'
 
 /**
  * Every migration, in order, listed by hand rather than found by scanning a folder, so a
@@ -173,4 +174,5 @@ export const migrations: Record<string, Migration> = {
   '0082_maintenance_silences': maintenanceSilences,
   '0083_status_page_branding': statusPageBranding,
   '0084_subscriber_channels': subscriberChannels,
+  '0085_sms_subscribers': smsSubscribers,
 }

@@ -1106,6 +1106,7 @@ export interface DivinuxStatusPageViewerSessions {
 export interface DivinuxStatusSubscribers {
   componentIds: Generated<string[]>;
   confirmationSentAt: Timestamp | null;
+  confirmAttempts: Generated<number>;
   confirmedAt: Timestamp | null;
   confirmTokenHash: string | null;
   createdAt: Generated<Timestamp>;
@@ -1116,6 +1117,7 @@ export interface DivinuxStatusSubscribers {
   locale: string | null;
   organizationId: string;
   pageId: string;
+  phone: string | null;
   secret: string | null;
   unsubscribeToken: string;
   url: string | null;

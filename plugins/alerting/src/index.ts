@@ -35,7 +35,7 @@ import {
   type PushReader,
   type ServiceShowings,
 } from './oncall/index.js'
-import { createEscalator, pagingModule, resolvedNoticeSubscriber, settleAttempt } from './paging/index.js'
+import { createEscalator, pagingModule, resolvedNoticeSubscriber, settleAttempt, type SmsOptOut } from './paging/index.js'
 import { type AnalysisStarter, createWorkflowRunner, type RcaOpener, workflowSubscriber, workflowsModule } from './workflows/index.js'
 
 export interface AlertingOptions {
@@ -52,6 +52,8 @@ export interface AlertingOptions {
   preferences: PreferencesReader
   /** The product-users surface's read of verified phone numbers, for SMS and voice pages and replies. */
   contacts: ContactReader
+  /** What other surfaces end when a number texts STOP to our Twilio number (status page SMS subscriptions). */
+  smsOptOut?: SmsOptOut
   /** The product-users surface's read of web-push subscriptions, for push pages. */
   pushSubscriptions: PushReader
   /** The status pages surface's read of the status page incidents about an incident, for its links. */
@@ -213,7 +215,12 @@ export const alertingSurface: FastifyPluginAsync<AlertingOptions> = async (app, 
     rcas: options.rcas,
     hasAnalysis: options.hasAnalysis,
   })
-  await app.register(pagingModule, { escalator, twilio: options.notifier.config.twilio, contacts: options.contacts })
+  await app.register(pagingModule, {
+    escalator,
+    twilio: options.notifier.config.twilio,
+    contacts: options.contacts,
+    ...(options.smsOptOut ? { smsOptOut: options.smsOptOut } : {}),
+  })
   await app.register(chatModule, {
     sender: chatSender,
     escalator,

@@ -117,3 +117,4 @@ export {
   statusPagesOf,
   subscriberWebhookTargets,
 } from './reads.js'
+export { endSmsSubscriptions } from './queries/subscribers.js'

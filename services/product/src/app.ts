@@ -33,6 +33,7 @@ import {
 } from '@svc/plugin-product-users'
 import {
   componentsOfServices,
+  endSmsSubscriptions,
   maintenanceWindowsOf,
   statusIncidentsAbout,
   statusPagesSurface,
@@ -81,6 +82,8 @@ export function buildApp(config: ServiceConfig, shared?: Resources): Promise<Fas
           openRca: openRcaForIncident,
           preferences: notificationPreferencesOf,
           contacts: { verifiedAddressesOf, hasVerifiedPhone },
+          // STOP to our number ends the number's status page subscriptions.
+          smsOptOut: endSmsSubscriptions,
           pushSubscriptions: pushSubscriptionsOf,
           serviceShowings: { components: componentsOfServices, checks: checksOfServices },
           notifier,

@@ -2106,7 +2106,7 @@ export interface paths {
         /** A page’s subscribers (statuspages viewer) */
         get: operations["getStatuspagesOrganizationsPagesSubscribers"];
         put?: never;
-        /** Add a subscriber (statuspages manager): an e-mail one confirms by the link sent to it */
+        /** Add a subscriber (statuspages manager): an e-mail one confirms by the link sent to it, an SMS one by the code texted to it */
         post: operations["postStatuspagesOrganizationsPagesSubscribers"];
         delete?: never;
         options?: never;
@@ -2431,6 +2431,23 @@ export interface paths {
         put?: never;
         /** Subscribe by e-mail (a confirmation link is sent), or by webhook, Slack or Teams (confirmed at once) */
         post: operations["postStatuspagesPublicSubscribers"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/statuspages/public/{slug}/subscribers/confirm-sms": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Confirm an SMS subscription with the code texted to the number (five wrong codes void it) */
+        post: operations["postStatuspagesPublicSubscribersConfirmSms"];
         delete?: never;
         options?: never;
         head?: never;
@@ -17815,8 +17832,10 @@ export interface operations {
                             /** Format: uuid */
                             id: string;
                             /** @enum {unknown} */
-                            kind: "email" | "webhook" | "slack" | "teams";
+                            kind: "email" | "webhook" | "slack" | "teams" | "sms";
                             email: string | null;
+                            /** @description An SMS subscriber’s number, in E.164 */
+                            phone: string | null;
                             url: string | null;
                             /** @description Empty: every component */
                             componentIds: string[];
@@ -17885,6 +17904,13 @@ export interface operations {
                     componentIds?: string[];
                     /** @description The language of the e-mails, one of the page’s (a region reads as its language). Unset: the reader’s Accept-Language through the public form, else the page’s default */
                     locale?: string;
+                } | {
+                    /** @description Texted a code that confirms the subscription; STOP ends it */
+                    phone: string;
+                    /** @description Only these components; unset: every one */
+                    componentIds?: string[];
+                    /** @description The language of the e-mails, one of the page’s (a region reads as its language). Unset: the reader’s Accept-Language through the public form, else the page’s default */
+                    locale?: string;
                 };
             };
         };
@@ -17899,8 +17925,10 @@ export interface operations {
                         /** Format: uuid */
                         id: string;
                         /** @enum {unknown} */
-                        kind: "email" | "webhook" | "slack" | "teams";
+                        kind: "email" | "webhook" | "slack" | "teams" | "sms";
                         email: string | null;
+                        /** @description An SMS subscriber’s number, in E.164 */
+                        phone: string | null;
                         url: string | null;
                         /** @description Empty: every component */
                         componentIds: string[];
@@ -19389,6 +19417,13 @@ export interface operations {
                     componentIds?: string[];
                     /** @description The language of the e-mails, one of the page’s (a region reads as its language). Unset: the reader’s Accept-Language through the public form, else the page’s default */
                     locale?: string;
+                } | {
+                    /** @description Texted a code that confirms the subscription; STOP ends it */
+                    phone: string;
+                    /** @description Only these components; unset: every one */
+                    componentIds?: string[];
+                    /** @description The language of the e-mails, one of the page’s (a region reads as its language). Unset: the reader’s Accept-Language through the public form, else the page’s default */
+                    locale?: string;
                 };
             };
         };
@@ -19403,7 +19438,7 @@ export interface operations {
                         /** Format: uuid */
                         id: string;
                         /** @enum {unknown} */
-                        kind: "email" | "webhook" | "slack" | "teams";
+                        kind: "email" | "webhook" | "slack" | "teams" | "sms";
                         /** @description false: a confirmation link was e-mailed; nothing is sent before it is followed */
                         confirmed: boolean;
                         /** @description Webhook subscribers: the Standard Webhooks signing secret, shown once */
@@ -19422,12 +19457,64 @@ export interface operations {
                         /** Format: uuid */
                         id: string;
                         /** @enum {unknown} */
-                        kind: "email" | "webhook" | "slack" | "teams";
+                        kind: "email" | "webhook" | "slack" | "teams" | "sms";
                         /** @description false: a confirmation link was e-mailed; nothing is sent before it is followed */
                         confirmed: boolean;
                         /** @description Webhook subscribers: the Standard Webhooks signing secret, shown once */
                         secret?: string;
                         unsubscribeUrl?: string;
+                    };
+                };
+            };
+            /** @description Default Response */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Default Response */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    postStatuspagesPublicSubscribersConfirmSms: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                slug: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description In E.164, e.g. +14155550100 */
+                    phone: string;
+                    /** @description The six digits texted to the number */
+                    code: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        confirmed: true;
                     };
                 };
             };

@@ -5,13 +5,14 @@ import { ackLinkRoutes } from './ack-link-routes.js'
 import { notificationRoutes } from './attempt-routes.js'
 import type { Escalator } from './escalator.js'
 import { incidentPagingRoutes } from './incident-paging-routes.js'
-import { twilioRoutes } from './twilio-routes.js'
+import { twilioRoutes, type SmsOptOut } from './twilio-routes.js'
 
 export interface PagingModuleOptions {
   escalator: Escalator
   /** Without Twilio settings there is nothing to call back: its routes exist only with them. */
   twilio: TwilioConfig | undefined
   contacts: ContactReader
+  smsOptOut?: SmsOptOut
 }
 
 /**
@@ -23,5 +24,10 @@ export const pagingModule: FastifyPluginAsync<PagingModuleOptions> = async (app,
   await app.register(incidentPagingRoutes, { escalator: options.escalator })
   await app.register(notificationRoutes)
   await app.register(ackLinkRoutes)
-  if (options.twilio) await app.register(twilioRoutes, { twilio: options.twilio, contacts: options.contacts })
+  if (options.twilio)
+    await app.register(twilioRoutes, {
+      twilio: options.twilio,
+      contacts: options.contacts,
+      ...(options.smsOptOut ? { smsOptOut: options.smsOptOut } : {}),
+    })
 }

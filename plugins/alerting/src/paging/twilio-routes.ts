@@ -18,6 +18,11 @@ const Form = Type.Record(Type.String(), Type.String())
 const MessageParams = Type.Object({ messageId: Type.String({ format: 'uuid' }) })
 const TwiML = Type.String({ description: 'TwiML (text/xml)' })
 const ACK_REPLY = /^\s*ack\s+(\d{6})\s*$/i
+// The opt-out keywords US carriers and Twilio honour (https://help.twilio.com/articles/223134027).
+const OPT_OUT = /^\s*(stop|stopall|unsubscribe|cancel|end|quit|revoke|optout)\s*$/i
+
+/** What a number that texted STOP ends elsewhere (status page subscriptions); it is told nothing more. */
+export type SmsOptOut = (db: Executor, phone: string) => Promise<unknown>
 
 // Twilio's final states, and what they mean for the message (https://www.twilio.com/docs/messaging/api/message-resource#message-status-values).
 const DELIVERED = new Set(['delivered', 'completed'])
@@ -26,6 +31,7 @@ const FAILED = new Set(['failed', 'undelivered', 'busy', 'no-answer', 'canceled'
 export interface TwilioRouteOptions {
   twilio: TwilioConfig
   contacts: ContactReader
+  smsOptOut?: SmsOptOut
 }
 
 /** Acknowledges as the paged person, once (compare-and-set); answers whether it did. */
@@ -39,7 +45,7 @@ async function acknowledge(db: Executor, page: { organizationId: string; alertId
  * refused with 403 unless `X-Twilio-Signature` is Twilio's HMAC over the URL it called and the
  * form it posted, with our auth token (twilio.validateRequest).
  */
-export const twilioRoutes: FastifyPluginAsyncTypebox<TwilioRouteOptions> = async (app, { twilio: config, contacts }) => {
+export const twilioRoutes: FastifyPluginAsyncTypebox<TwilioRouteOptions> = async (app, { twilio: config, contacts, smsOptOut }) => {
   const db = app.database.db
   await app.register(formBody)
 
@@ -156,7 +162,8 @@ export const twilioRoutes: FastifyPluginAsyncTypebox<TwilioRouteOptions> = async
       ...route,
       schema: {
         tags: ['twilio'],
-        summary: 'An SMS to our number: "ack <code>" from a paged person’s verified number acknowledges (signed by Twilio)',
+        summary:
+          'An SMS to our number: "ack <code>" from a paged person’s verified number acknowledges; STOP ends the number’s status page subscriptions (signed by Twilio)',
         body: Form,
         response: { 200: TwiML },
       },
@@ -165,6 +172,12 @@ export const twilioRoutes: FastifyPluginAsyncTypebox<TwilioRouteOptions> = async
       const code = ACK_REPLY.exec(request.body.Body ?? '')?.[1]
       const from = request.body.From ?? ''
       const response = new twilio.twiml.MessagingResponse()
+      // STOP (Twilio's Advanced Opt-Out names it in OptOutType too): nothing more is sent to the
+      // number, this answer included; Twilio itself confirms the opt-out to it.
+      if (OPT_OUT.test(request.body.Body ?? '') || request.body.OptOutType === 'STOP') {
+        if (from && smsOptOut) await db.transaction().execute((trx) => smsOptOut(trx, from))
+        return reply.type('text/xml').send(response.toString())
+      }
       if (!code) response.message('To acknowledge, reply "ack" and the code of the page, e.g. "ack 123456".')
       else {
         const answer = await db.transaction().execute(async (trx) => {

@@ -106,4 +106,8 @@ export const de: Messages = {
     statusPage: (url) => `Statusseite: ${url}`,
     footer: (page, url) => `Sie haben Updates von ${page} abonniert. Abbestellen: ${url}`,
   },
+  sms: {
+    code: (page, code) => `Status-Updates von ${page}: Ihr Code ist ${code}. Nicht Sie? Ignorieren Sie diese SMS.`,
+    stop: 'Antworten Sie STOP zum Abbestellen.',
+  },
 }

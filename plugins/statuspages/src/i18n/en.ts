@@ -104,4 +104,8 @@ export const en: Messages = {
     statusPage: (url) => `Status page: ${url}`,
     footer: (page, url) => `You are subscribed to updates of ${page}. Unsubscribe: ${url}`,
   },
+  sms: {
+    code: (page, code) => `${page} status updates: your code is ${code}. Not you? Ignore this text.`,
+    stop: 'Reply STOP to unsubscribe.',
+  },
 }

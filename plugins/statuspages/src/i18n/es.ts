@@ -106,4 +106,8 @@ export const es: Messages = {
     statusPage: (url) => `Página de estado: ${url}`,
     footer: (page, url) => `Está suscrito a las actualizaciones de ${page}. Darse de baja: ${url}`,
   },
+  sms: {
+    code: (page, code) => `Actualizaciones de estado de ${page}: su código es ${code}. ¿No fue usted? Ignore este SMS.`,
+    stop: 'Responda STOP para darse de baja.',
+  },
 }

@@ -106,4 +106,8 @@ export const fr: Messages = {
     statusPage: (url) => `Page d’état : ${url}`,
     footer: (page, url) => `Vous êtes abonné aux mises à jour de ${page}. Se désabonner : ${url}`,
   },
+  sms: {
+    code: (page, code) => `Mises à jour de l’état de ${page} : votre code est ${code}. Pas vous ? Ignorez ce SMS.`,
+    stop: 'Répondez STOP pour vous désabonner.',
+  },
 }

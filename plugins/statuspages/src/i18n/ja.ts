@@ -104,4 +104,8 @@ export const ja: Messages = {
     statusPage: (url) => `ステータスページ: ${url}`,
     footer: (page, url) => `${page} の更新情報を購読中です。購読解除: ${url}`,
   },
+  sms: {
+    code: (page, code) => `${page} のステータス更新: 確認コードは ${code} です。お心当たりがない場合は無視してください。`,
+    stop: '配信停止は STOP と返信してください。',
+  },
 }

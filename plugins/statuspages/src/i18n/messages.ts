@@ -89,4 +89,9 @@ export interface Messages {
     statusPage(url: string): string
     footer(page: string, unsubscribeUrl: string): string
   }
+  /** Text messages: short, and STOP (the carriers' own keyword) ends them. */
+  sms: {
+    code(page: string, code: string): string
+    stop: string
+  }
 }

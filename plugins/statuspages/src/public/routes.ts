@@ -4,7 +4,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify'
 import { Type, type TSchema } from 'typebox'
 import escapeHtml from 'escape-html'
 import type { OutboundConfig } from '@svc/config'
-import { NotFoundError, PUBLIC_CORS_HEADERS } from '@svc/http'
+import { NotFoundError, PUBLIC_CORS_HEADERS, invalidField } from '@svc/http'
 import type { Notifier } from '@svc/notifier'
 import { LocaleTag, chooseLocale, messagesOf } from '../i18n/locales.js'
 import type { Messages } from '../i18n/messages.js'
@@ -13,8 +13,17 @@ import { anyPageLanguage, notFoundPage, sendAccessPage } from '../private/answer
 import { createReaderCheck } from '../private/readers.js'
 import { assetByHash } from '../queries/assets.js'
 import { publicComponents, publicRecords } from '../queries/public.js'
-import { confirmSubscriber, subscriberOfUnsubscribeToken, unsubscribe } from '../queries/subscribers.js'
-import { SUBSCRIBER_KINDS, SubscribeBody, confirmLinks, subscribe, tokenHash } from '../subscribers/subscribe.js'
+import { confirmSmsSubscriber, confirmSubscriber, subscriberOfUnsubscribeToken, unsubscribe } from '../queries/subscribers.js'
+import {
+  PhoneNumber,
+  SMS_CODE,
+  SUBSCRIBER_KINDS,
+  SubscribeBody,
+  confirmLinks,
+  smsCodeHash,
+  subscribe,
+  tokenHash,
+} from '../subscribers/subscribe.js'
 import { renderBadge } from './badge.js'
 import type { PublicCache, PublicPage, RenderedDocument } from './cache.js'
 import { jsonDocuments, renderJson } from './documents.js'
@@ -73,6 +82,10 @@ export const SlugParams = Type.Object({ slug: Type.String({ maxLength: 63 }) })
 export const HtmlPage = Type.String({ description: 'An HTML page' })
 const LocaleQuery = Type.Object({ locale: Type.Optional(LocaleTag) })
 const Token = Type.Object({ token: Type.String({ minLength: 10, maxLength: 100 }), locale: Type.Optional(LocaleTag) })
+const SmsCode = Type.Object(
+  { phone: PhoneNumber, code: Type.String({ pattern: '^[0-9]{6}$', description: 'The six digits texted to the number' }) },
+  { additionalProperties: false },
+)
 const Subscribed = Type.Object({
   id: Type.String({ format: 'uuid' }),
   kind: Type.Enum(SUBSCRIBER_KINDS),
@@ -485,14 +498,39 @@ export const publicRoutes: FastifyPluginAsyncTypebox<PublicRouteOptions> = async
               request.body,
             ),
           )
-        if (result.kind === 'email') options.notifier.wake()
+        if (result.kind === 'email' || result.kind === 'sms') options.notifier.wake()
         if (wantsHtml(request)) {
           const t = answerIn(request, located, request.body.locale)
           return htmlAnswer(reply, 202, message(t, t.answers.almostThere, escapeHtml(t.answers.almostThereText(located.page.name))))
         }
-        return reply
-          .code(result.kind === 'email' ? 202 : 201)
-          .send(result.kind === 'email' ? { id: result.id, kind: result.kind, confirmed: false } : result)
+        // Whether an address or number was confirmed already is not told: the answer is the same.
+        const confirms = result.kind === 'email' || result.kind === 'sms'
+        return reply.code(confirms ? 202 : 201).send(confirms ? { id: result.id, kind: result.kind, confirmed: false } : result)
+      },
+    )
+
+    app.post(
+      `${base}/subscribers/confirm-sms`,
+      {
+        schema: {
+          tags,
+          summary: 'Confirm an SMS subscription with the code texted to the number (five wrong codes void it)',
+          ...(hide ? { hide } : { params: SlugParams }),
+          body: SmsCode,
+          response: { 200: Type.Object({ confirmed: Type.Literal(true) }) },
+        },
+        config: PUBLIC,
+      },
+      async (request) => {
+        const located = await locate(request)
+        const { phone, code } = request.body
+        // A wrong code is counted even though the answer is an error, so the count commits first.
+        const outcome = await db
+          .transaction()
+          .execute((trx) => confirmSmsSubscriber(trx, located.page.id, phone, smsCodeHash(located.page.id, phone, code), SMS_CODE))
+        if (outcome === 'spent') throw invalidField('code', 'too many wrong codes: subscribe again for a new one')
+        if (outcome === 'wrong') throw invalidField('code', 'is wrong or has expired')
+        return { confirmed: true as const }
       },
     )
 

@@ -2,13 +2,14 @@ import { sql } from 'kysely'
 import type { Executor, Page } from '@svc/db'
 import { lockUntilCommit, paged } from '@svc/db'
 
-const subscriberColumns = ['id', 'pageId', 'kind', 'email', 'url', 'componentIds', 'locale', 'confirmedAt', 'createdAt'] as const
+const subscriberColumns = ['id', 'pageId', 'kind', 'email', 'phone', 'url', 'componentIds', 'locale', 'confirmedAt', 'createdAt'] as const
 
 export interface NewSubscriber {
   organizationId: string
   pageId: string
-  kind: 'email' | 'webhook' | 'slack' | 'teams'
+  kind: 'email' | 'webhook' | 'slack' | 'teams' | 'sms'
   email?: string | null
+  phone?: string | null
   url?: string | null
   secret?: string | null
   componentIds: string[]
@@ -81,11 +82,14 @@ export async function listSubscriberNotifications(db: Executor, organizationId: 
   )
 }
 
-/** The page's e-mail subscriber with this address (any letter case), or its subscriber of this kind with this URL. */
+/**
+ * The page's e-mail subscriber with this address (any letter case), its SMS subscriber of this
+ * number, or its subscriber of this kind with this URL.
+ */
 export async function existingSubscriber(
   db: Executor,
   pageId: string,
-  target: { email: string } | { url: string; kind: 'webhook' | 'slack' | 'teams' },
+  target: { email: string } | { phone: string } | { url: string; kind: 'webhook' | 'slack' | 'teams' },
 ) {
   let query = db
     .selectFrom('divinux.statusSubscribers')
@@ -94,7 +98,9 @@ export async function existingSubscriber(
   query =
     'email' in target
       ? query.where('kind', '=', 'email').where((eb) => eb(eb.fn('lower', ['email']), '=', target.email.toLowerCase()))
-      : query.where('kind', '=', target.kind).where('url', '=', target.url)
+      : 'phone' in target
+        ? query.where('kind', '=', 'sms').where('phone', '=', target.phone)
+        : query.where('kind', '=', target.kind).where('url', '=', target.url)
   return query.forUpdate().executeTakeFirst()
 }
 
@@ -110,7 +116,7 @@ export async function insertSubscriber(db: Executor, subscriber: NewSubscriber) 
 export async function renewConfirmation(db: Executor, id: string, confirmTokenHash: string, locale: string | null): Promise<void> {
   await db
     .updateTable('divinux.statusSubscribers')
-    .set({ confirmTokenHash, confirmationSentAt: sql<Date>`now()`, ...(locale ? { locale } : {}) })
+    .set({ confirmTokenHash, confirmAttempts: 0, confirmationSentAt: sql<Date>`now()`, ...(locale ? { locale } : {}) })
     .where('id', '=', id)
     .where('confirmedAt', 'is', null)
     .execute()
@@ -125,6 +131,56 @@ export async function confirmSubscriber(db: Executor, pageId: string, confirmTok
     .where('confirmTokenHash', '=', confirmTokenHash)
     .returning(['id', 'pageId', 'organizationId', 'email'])
     .executeTakeFirst()
+}
+
+/**
+ * Confirms the page's SMS subscriber of `phone` when `codeHash` is its code's, sent within
+ * `validMs`; a wrong code counts against it, and after `attempts` wrong ones it confirms nothing.
+ */
+export async function confirmSmsSubscriber(
+  db: Executor,
+  pageId: string,
+  phone: string,
+  codeHash: string,
+  limits: { validMs: number; attempts: number },
+): Promise<'confirmed' | 'wrong' | 'spent'> {
+  const pending = await db
+    .selectFrom('divinux.statusSubscribers')
+    .select(['id', 'confirmTokenHash', 'confirmAttempts'])
+    .where('pageId', '=', pageId)
+    .where('kind', '=', 'sms')
+    .where('phone', '=', phone)
+    .where('confirmedAt', 'is', null)
+    .where('confirmationSentAt', '>', sql<Date>`now() - make_interval(secs => ${limits.validMs / 1000})`)
+    .forUpdate()
+    .executeTakeFirst()
+  if (!pending) return 'wrong'
+  if (pending.confirmAttempts >= limits.attempts) return 'spent'
+  if (pending.confirmTokenHash !== codeHash) {
+    await db
+      .updateTable('divinux.statusSubscribers')
+      .set({ confirmAttempts: sql<number>`confirm_attempts + 1` })
+      .where('id', '=', pending.id)
+      .execute()
+    return pending.confirmAttempts + 1 >= limits.attempts ? 'spent' : 'wrong'
+  }
+  await db
+    .updateTable('divinux.statusSubscribers')
+    .set({ confirmedAt: new Date(), confirmTokenHash: null })
+    .where('id', '=', pending.id)
+    .execute()
+  return 'confirmed'
+}
+
+/** A number that texted STOP: its SMS subscriptions end, on every page; answers how many. */
+export async function endSmsSubscriptions(db: Executor, phone: string): Promise<number> {
+  const ended = await db
+    .deleteFrom('divinux.statusSubscribers')
+    .where('kind', '=', 'sms')
+    .where('phone', '=', phone)
+    .returning('id')
+    .execute()
+  return ended.length
 }
 
 export async function deleteSubscriber(db: Executor, id: string): Promise<void> {
@@ -171,7 +227,7 @@ export async function claimRecipients(
   const following = sql<boolean>`(cardinality(s.component_ids) = 0 or s.component_ids && ${sql.val(componentIds)}::uuid[])`
   const candidates = await db
     .selectFrom('divinux.statusSubscribers as s')
-    .select(['s.id', 's.kind', 's.email', 's.unsubscribeToken', 's.componentIds', 's.locale'])
+    .select(['s.id', 's.kind', 's.email', 's.phone', 's.unsubscribeToken', 's.componentIds', 's.locale'])
     .where('s.pageId', '=', pageId)
     // An update goes to those subscribed, confirmed, when it was posted: one confirmed later does not
     // receive the earlier updates a later job writes first (notifications.ts, in order per incident).
@@ -209,7 +265,7 @@ export async function webhookTargetOf(db: Executor, subscriberId: string) {
     .selectFrom('divinux.statusSubscribers')
     .select(['kind', 'url', 'secret'])
     .where('id', '=', subscriberId)
-    .where('kind', '<>', 'email')
+    .where('kind', 'in', ['webhook', 'slack', 'teams'])
     .executeTakeFirst()
 }
 
@@ -226,11 +282,11 @@ export async function lockPageSubscriptions(db: Executor, pageId: string): Promi
 export async function publicSubscriptionCounts(db: Executor, pageId: string, address: string) {
   const row = await sql<{ pendingConfirmations: number; publicWebhooks: number; webhooksPerAddress: number }>`
     select
-      (select count(*) from divinux.status_subscribers where page_id = ${pageId} and kind = 'email' and confirmed_at is null
+      (select count(*) from divinux.status_subscribers where page_id = ${pageId} and kind in ('email', 'sms') and confirmed_at is null
         and confirmation_sent_at > now() - interval '1 day')::int as "pendingConfirmations",
-      (select count(*) from divinux.status_subscribers where page_id = ${pageId} and kind <> 'email' and created_from is not null)::int
-        as "publicWebhooks",
-      (select count(*) from divinux.status_subscribers where kind <> 'email' and created_from = ${address}::inet
+      (select count(*) from divinux.status_subscribers where page_id = ${pageId} and kind in ('webhook', 'slack', 'teams')
+        and created_from is not null)::int as "publicWebhooks",
+      (select count(*) from divinux.status_subscribers where kind in ('webhook', 'slack', 'teams') and created_from = ${address}::inet
         and created_at > now() - interval '1 day')::int as "webhooksPerAddress"`.execute(db)
   return row.rows[0] ?? { pendingConfirmations: 0, publicWebhooks: 0, webhooksPerAddress: 0 }
 }

@@ -25,6 +25,8 @@ import type { AffectedComponentRecord } from '../schemas.js'
 export const NOTIFY_QUEUE = 'statuspages.notify'
 /** Recipients claimed, and their outbox messages written, per transaction. */
 export const RECIPIENTS_PER_BATCH = 500
+/** An SMS notification's length: two segments of GSM-7 (153 characters each once concatenated). */
+const SMS_LENGTH = 306
 /** How a webhook subscriber is named in the outbox; the notifier asks this surface for its URL and secret. */
 export const SUBSCRIBER_RECIPIENT = 'status-subscriber:'
 
@@ -98,8 +100,8 @@ async function updateToSend(db: Executor, updateId: string) {
 /**
  * Subscriber notifications (issue 15): every published update of a published page's incident or
  * maintenance is sent to the page's confirmed subscribers (those following every component or one
- * the record names), e-mail through the outbox, and webhooks (signed per Standard Webhooks) and
- * Slack and Teams channels (chat-messages.ts) through the outbox's webhook provider. Queued in the
+ * the record names), e-mail and SMS through the outbox, and webhooks (signed per Standard Webhooks)
+ * and Slack and Teams channels (chat-messages.ts) through the outbox's webhook provider. Queued in the
  * transaction of the update, sent by a job that records each recipient, so nothing is sent twice.
  */
 export function createSubscriberNotifications(options: SubscriberNotificationsOptions) {
@@ -211,6 +213,17 @@ export function createSubscriberNotifications(options: SubscriberNotificationsOp
       if (!email) emails.set(language, (email = emailIn(messagesOf(language))))
       return email
     }
+    /**
+     * A text of this update in the subscriber's language: the page, the name, the status and as
+     * much of the body as fits two SMS segments beside the page's address and how to stop.
+     */
+    const smsText = (locale: string | null) => {
+      const t = messagesOf(languageOf(locale))
+      const tail = ` ${pageUrl} ${t.sms.stop}`
+      const head = `[${update.pageName}] ${update.name}: ${wordsIn(t).words}. ${update.body}`
+      const room = SMS_LENGTH - tail.length
+      return `${head.length > room ? `${head.slice(0, Math.max(0, room - 1))}…` : head}${tail}`
+    }
     /** A Slack or Teams channel's post of this update, in its language, with its own unsubscribe link. */
     const chatPost = (kind: 'slack' | 'teams', locale: string | null, token: string) => {
       const t = messagesOf(languageOf(locale))
@@ -270,6 +283,15 @@ export function createSubscriberNotifications(options: SubscriberNotificationsOp
         },
       })
     const messages = recipients.map((recipient): OutboundMessageRequest & { id: string } => {
+      if (recipient.kind === 'sms')
+        return {
+          id: recipient.messageId,
+          organizationId: update.organizationId,
+          channel: 'sms',
+          kind: `statuspage.${event}`,
+          to: recipient.phone ?? '',
+          text: smsText(recipient.locale),
+        }
       if (recipient.kind !== 'email')
         return {
           id: recipient.messageId,

@@ -23,6 +23,7 @@ const Subscriber = Type.Object(
     id: Type.String({ format: 'uuid' }),
     kind: Type.Enum(SUBSCRIBER_KINDS),
     email: Type.Union([Type.String(), Type.Null()]),
+    phone: Type.Union([Type.String(), Type.Null()], { description: 'An SMS subscriber’s number, in E.164' }),
     url: Type.Union([Type.String(), Type.Null()]),
     componentIds: Type.Array(Type.String({ format: 'uuid' }), { description: 'Empty: every component' }),
     locale: Type.Union([Type.String(), Type.Null()], { description: 'The language of its e-mails; null: the page’s default' }),
@@ -78,6 +79,7 @@ const body = (row: SubscriberRow) => ({
   id: row.id,
   kind: row.kind as SubscriberKind,
   email: row.email,
+  phone: row.phone,
   url: row.url,
   componentIds: row.componentIds,
   locale: row.locale,
@@ -159,7 +161,8 @@ export const subscriberRoutes: FastifyPluginAsyncTypebox<{ notifier: Notifier; o
     {
       schema: {
         tags,
-        summary: 'Add a subscriber (statuspages manager): an e-mail one confirms by the link sent to it',
+        summary:
+          'Add a subscriber (statuspages manager): an e-mail one confirms by the link sent to it, an SMS one by the code texted to it',
         params: PageParams,
         body: SubscribeBody,
         response: {

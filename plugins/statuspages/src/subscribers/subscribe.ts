@@ -1,4 +1,4 @@
-import { createHash, randomBytes } from 'node:crypto'
+import { createHash, randomBytes, randomInt } from 'node:crypto'
 import { Type, type Static } from 'typebox'
 import type { OutboundConfig } from '@svc/config'
 import type { Executor } from '@svc/db'
@@ -26,13 +26,20 @@ export const CONFIRMATION_RESEND_MS = 10 * 60_000
  */
 export const PUBLIC_LIMITS = { pendingConfirmationsPerPage: 200, webhooksPerPage: 100, webhooksPerAddressPerDay: 5 }
 
-/** How a subscriber hears of updates: e-mail, a signed webhook, or a Slack or Microsoft Teams channel's incoming webhook. */
-export const SUBSCRIBER_KINDS = ['email', 'webhook', 'slack', 'teams'] as const
+/** How a subscriber hears of updates: e-mail, a signed webhook, a Slack or Microsoft Teams channel's incoming webhook, or SMS. */
+export const SUBSCRIBER_KINDS = ['email', 'webhook', 'slack', 'teams', 'sms'] as const
 export type SubscriberKind = (typeof SUBSCRIBER_KINDS)[number]
 /** The kinds a URL names, and what is posted to it. */
 const URL_KINDS = ['webhook', 'slack', 'teams'] as const
 
 export const tokenHash = (token: string) => createHash('sha256').update(token).digest('hex')
+/**
+ * An SMS code's hash names its page and number too: six digits repeat across subscribers, and
+ * the stored hashes are unique.
+ */
+export const smsCodeHash = (pageId: string, phone: string, code: string) => tokenHash(`sms:${pageId}:${phone}:${code}`)
+/** How long a texted code confirms, and how many wrong ones void it (a code cannot be guessed). */
+export const SMS_CODE = { validMs: 60 * 60_000, attempts: 5 }
 const newToken = () => randomBytes(24).toString('base64url')
 
 export interface SubscribingPage {
@@ -54,7 +61,10 @@ const SubscriberLocale = Type.Optional({
     'The language of the e-mails, one of the page’s (a region reads as its language). Unset: the reader’s Accept-Language through the public form, else the page’s default',
 })
 
-/** A subscription as asked for, publicly or by a manager: an e-mail address or a webhook URL. */
+/** A phone number in E.164 (+ and the country code), as Twilio takes it. */
+export const PhoneNumber = Type.String({ pattern: '^\\+[1-9][0-9]{6,14}$', description: 'In E.164, e.g. +14155550100' })
+
+/** A subscription as asked for, publicly or by a manager: an e-mail address, a phone number, or a URL. */
 export const SubscribeBody = Type.Union([
   Type.Object(
     { email: Type.String({ format: 'email', maxLength: 320 }), componentIds: ComponentIds, locale: SubscriberLocale },
@@ -69,6 +79,14 @@ export const SubscribeBody = Type.Union([
             'What the URL is: `webhook` (the default) gets signed Standard Webhooks events; `slack` a Slack incoming webhook (Block Kit; Mattermost’s take the same), `teams` a Microsoft Teams Workflows webhook (an Adaptive Card)',
         }),
       ),
+      componentIds: ComponentIds,
+      locale: SubscriberLocale,
+    },
+    { additionalProperties: false },
+  ),
+  Type.Object(
+    {
+      phone: { ...PhoneNumber, description: 'Texted a code that confirms the subscription; STOP ends it' },
       componentIds: ComponentIds,
       locale: SubscriberLocale,
     },
@@ -117,7 +135,7 @@ const refuse = (message: string) => new TooManyRequestsError(message)
  * public form both are capped (PUBLIC_LIMITS; 429 past them, nothing stored or sent).
  */
 export async function subscribe(db: Executor, context: SubscribeContext, page: SubscribingPage, subscription: Subscription) {
-  const field = 'email' in subscription ? 'email' : 'url'
+  const field = 'email' in subscription ? 'email' : 'phone' in subscription ? 'phone' : 'url'
   if (!page.allowSubscribers) throw invalidField(field, 'this status page does not take subscribers')
   const componentIds = subscription.componentIds ?? []
   const known = new Set((await componentsOfPage(db, page, componentIds.filter(isUuid))).map((row) => row.id))
@@ -166,6 +184,44 @@ export async function subscribe(db: Executor, context: SubscribeContext, page: S
       text: t.email.confirmBody(page.name, context.confirmUrl(token, t.language)).join('\n'),
     })
     return { kind: 'email' as const, id: row.id, confirmed: false }
+  }
+
+  if ('phone' in subscription) {
+    // Double opt-in by a texted code; as for e-mail, asking again within the window sends nothing.
+    const { phone } = subscription
+    const existing = await existingSubscriber(db, page.id, { phone })
+    if (existing?.confirmedAt) return { kind: 'sms' as const, id: existing.id, confirmed: true }
+    if (existing?.confirmationSentAt && Date.now() - existing.confirmationSentAt.getTime() < CONFIRMATION_RESEND_MS)
+      return { kind: 'sms' as const, id: existing.id, confirmed: false }
+    if (counts && counts.pendingConfirmations >= PUBLIC_LIMITS.pendingConfirmationsPerPage)
+      throw refuse('this page has too many subscriptions waiting for their confirmation: try again tomorrow')
+    const code = String(randomInt(0, 1_000_000)).padStart(6, '0')
+    const hash = smsCodeHash(page.id, phone, code)
+    if (existing) await renewConfirmation(db, existing.id, hash, locale)
+    const row =
+      existing ??
+      (await insertSubscriber(db, {
+        organizationId: page.organizationId,
+        pageId: page.id,
+        kind: 'sms',
+        phone,
+        componentIds,
+        confirmTokenHash: hash,
+        unsubscribeToken: newToken(),
+        confirmedAt: null,
+        confirmationSentAt: new Date(),
+        createdFrom: publicFrom ?? null,
+        locale,
+      }))
+    const t = messagesOf(locale ?? row.locale ?? page.locales[0] ?? 'en')
+    await context.notifier.queueMessage(db, {
+      organizationId: page.organizationId,
+      kind: 'statuspage.subscription_confirmation',
+      channel: 'sms',
+      to: phone,
+      text: t.sms.code(page.name, code),
+    })
+    return { kind: 'sms' as const, id: row.id, confirmed: false }
   }
 
   try {
