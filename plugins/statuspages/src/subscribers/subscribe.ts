@@ -189,6 +189,8 @@ export async function subscribe(db: Executor, context: SubscribeContext, page: S
   if ('phone' in subscription) {
     // Double opt-in by a texted code; as for e-mail, asking again within the window sends nothing.
     const { phone } = subscription
+    if (!context.notifier.config.twilio)
+      throw invalidField('phone', 'this service sends no text messages: SMS subscriptions need Twilio (the TWILIO_* settings)')
     const existing = await existingSubscriber(db, page.id, { phone })
     if (existing?.confirmedAt) return { kind: 'sms' as const, id: existing.id, confirmed: true }
     if (existing?.confirmationSentAt && Date.now() - existing.confirmationSentAt.getTime() < CONFIRMATION_RESEND_MS)
