@@ -7,7 +7,7 @@
  * the page it opens has the button.
  */
 import type { KnownBlock } from '@slack/types'
-import { mrkdwn } from '@svc/notifier'
+import { adaptiveCardMessage, mrkdwn } from '@svc/notifier'
 
 export interface ChatUpdate {
   pageName: string
@@ -44,26 +44,15 @@ export function slackUpdate(update: ChatUpdate): { text: string; blocks: KnownBl
 }
 
 export function teamsUpdate(update: ChatUpdate) {
-  return {
-    type: 'message',
-    attachments: [
-      {
-        contentType: 'application/vnd.microsoft.card.adaptive',
-        content: {
-          $schema: 'http://adaptivecards.io/schemas/adaptive-card.json',
-          type: 'AdaptiveCard',
-          version: '1.4',
-          body: [
-            { type: 'TextBlock', size: 'Large', weight: 'Bolder', wrap: true, text: update.title },
-            { type: 'TextBlock', wrap: true, text: `**${update.status}**: ${update.body}` },
-            ...update.details.map((line) => ({ type: 'TextBlock', wrap: true, isSubtle: true, text: line })),
-          ],
-          actions: [
-            { type: 'Action.OpenUrl', title: update.pageName, url: update.pageUrl },
-            { type: 'Action.OpenUrl', title: update.unsubscribe.label, url: update.unsubscribe.url },
-          ],
-        },
-      },
+  return adaptiveCardMessage({
+    body: [
+      { type: 'TextBlock', size: 'Large', weight: 'Bolder', wrap: true, text: update.title },
+      { type: 'TextBlock', wrap: true, text: `**${update.status}**: ${update.body}` },
+      ...update.details.map((line) => ({ type: 'TextBlock', wrap: true, isSubtle: true, text: line })),
     ],
-  }
+    actions: [
+      { type: 'Action.OpenUrl', title: update.pageName, url: update.pageUrl },
+      { type: 'Action.OpenUrl', title: update.unsubscribe.label, url: update.unsubscribe.url },
+    ],
+  })
 }

@@ -7,6 +7,7 @@ import type { Notifier } from '@svc/notifier'
 import { TargetRefused, checkTarget } from '@svc/outbound'
 import { isUuid } from '@svc/auth'
 import { LocaleTag, chooseLocale, matchLocale, messagesOf } from '../i18n/locales.js'
+import type { Messages } from '../i18n/messages.js'
 import { componentsOfPage } from '../queries/components.js'
 import {
   existingSubscriber,
@@ -127,12 +128,50 @@ export function confirmLinks(root: string, locales: readonly string[]) {
 const refuse = (message: string) => new TooManyRequestsError(message)
 
 /**
- * Adds a subscriber to a page. E-mail is double opt-in: a confirmation link is sent and nothing
- * else until it is followed; asking again re-sends it (at most every ten minutes), and an address
+ * Double opt-in, for an e-mail address (a link) and a phone number (a code) alike. A subscriber
  * already confirmed is told nothing new (the answer is the same either way, so it does not reveal
- * who subscribed). A
- * webhook subscriber is confirmed at once and gets its signing secret, shown once. Through the
- * public form both are capped (PUBLIC_LIMITS; 429 past them, nothing stored or sent).
+ * who subscribed). Anyone can type an address or a number into the public form, so asking again
+ * within CONFIRMATION_RESEND_MS sends nothing, and the page's cap of confirmations waiting holds.
+ * Otherwise a new secret replaces the old one (which stops working) and is sent.
+ */
+async function optIn(
+  db: Executor,
+  page: SubscribingPage,
+  target: { kind: 'email'; email: string } | { kind: 'sms'; phone: string },
+  fields: { componentIds: string[]; locale: string | null },
+  counts: { pendingConfirmations: number } | undefined,
+  confirmation: { hash: string; send: (t: Messages) => Promise<unknown> },
+) {
+  const { kind } = target
+  const existing = await existingSubscriber(db, page.id, kind === 'email' ? { email: target.email } : { phone: target.phone })
+  if (existing?.confirmedAt) return { kind, id: existing.id, confirmed: true }
+  if (existing?.confirmationSentAt && Date.now() - existing.confirmationSentAt.getTime() < CONFIRMATION_RESEND_MS)
+    return { kind, id: existing.id, confirmed: false }
+  if (counts && counts.pendingConfirmations >= PUBLIC_LIMITS.pendingConfirmationsPerPage)
+    throw refuse('this page has too many subscriptions waiting for their confirmation: try again tomorrow')
+  if (existing) await renewConfirmation(db, existing.id, confirmation.hash, fields.locale)
+  const row =
+    existing ??
+    (await insertSubscriber(db, {
+      organizationId: page.organizationId,
+      pageId: page.id,
+      ...target,
+      componentIds: fields.componentIds,
+      confirmTokenHash: confirmation.hash,
+      unsubscribeToken: newToken(),
+      confirmedAt: null,
+      confirmationSentAt: new Date(),
+      locale: fields.locale,
+    }))
+  await confirmation.send(messagesOf(fields.locale ?? row.locale ?? page.locales[0] ?? 'en'))
+  return { kind, id: row.id, confirmed: false }
+}
+
+/**
+ * Adds a subscriber to a page. E-mail and SMS are double opt-in (`optIn`): a confirmation link or
+ * code is sent and nothing else until it is used. A webhook subscriber is confirmed at once and
+ * gets its signing secret, shown once; a Slack or Teams channel is confirmed at once too. Through
+ * the public form they are capped (PUBLIC_LIMITS; 429 past them, nothing stored or sent).
  */
 export async function subscribe(db: Executor, context: SubscribeContext, page: SubscribingPage, subscription: Subscription) {
   const field = 'email' in subscription ? 'email' : 'phone' in subscription ? 'phone' : 'url'
@@ -153,77 +192,35 @@ export async function subscribe(db: Executor, context: SubscribeContext, page: S
   if ('email' in subscription) {
     const email = subscription.email.trim()
     const token = newToken()
-    const existing = await existingSubscriber(db, page.id, { email })
-    if (existing?.confirmedAt) return { kind: 'email' as const, id: existing.id, confirmed: true }
-    // Anyone can type an address into the public form: asking again within the window sends nothing.
-    if (existing?.confirmationSentAt && Date.now() - existing.confirmationSentAt.getTime() < CONFIRMATION_RESEND_MS)
-      return { kind: 'email' as const, id: existing.id, confirmed: false }
-    if (counts && counts.pendingConfirmations >= PUBLIC_LIMITS.pendingConfirmationsPerPage)
-      throw refuse('this page has too many subscriptions waiting for their confirmation: try again tomorrow')
-    if (existing) await renewConfirmation(db, existing.id, tokenHash(token), locale)
-    const row =
-      existing ??
-      (await insertSubscriber(db, {
-        organizationId: page.organizationId,
-        pageId: page.id,
-        kind: 'email',
-        email,
-        componentIds,
-        confirmTokenHash: tokenHash(token),
-        unsubscribeToken: newToken(),
-        confirmedAt: null,
-        confirmationSentAt: new Date(),
-        locale,
-      }))
-    const t = messagesOf(locale ?? row.locale ?? page.locales[0] ?? 'en')
-    await context.notifier.queueEmail(db, {
-      organizationId: page.organizationId,
-      kind: 'statuspage.subscription_confirmation',
-      to: email,
-      subject: t.email.confirmSubject(page.name),
-      text: t.email.confirmBody(page.name, context.confirmUrl(token, t.language)).join('\n'),
+    return optIn(db, page, { kind: 'email', email }, { componentIds, locale }, counts, {
+      hash: tokenHash(token),
+      send: (t) =>
+        context.notifier.queueEmail(db, {
+          organizationId: page.organizationId,
+          kind: 'statuspage.subscription_confirmation',
+          to: email,
+          subject: t.email.confirmSubject(page.name),
+          text: t.email.confirmBody(page.name, context.confirmUrl(token, t.language)).join('\n'),
+        }),
     })
-    return { kind: 'email' as const, id: row.id, confirmed: false }
   }
 
   if ('phone' in subscription) {
-    // Double opt-in by a texted code; as for e-mail, asking again within the window sends nothing.
     const { phone } = subscription
     if (!context.notifier.config.twilio)
       throw invalidField('phone', 'this service sends no text messages: SMS subscriptions need Twilio (the TWILIO_* settings)')
-    const existing = await existingSubscriber(db, page.id, { phone })
-    if (existing?.confirmedAt) return { kind: 'sms' as const, id: existing.id, confirmed: true }
-    if (existing?.confirmationSentAt && Date.now() - existing.confirmationSentAt.getTime() < CONFIRMATION_RESEND_MS)
-      return { kind: 'sms' as const, id: existing.id, confirmed: false }
-    if (counts && counts.pendingConfirmations >= PUBLIC_LIMITS.pendingConfirmationsPerPage)
-      throw refuse('this page has too many subscriptions waiting for their confirmation: try again tomorrow')
     const code = String(randomInt(0, 1_000_000)).padStart(6, '0')
-    const hash = smsCodeHash(page.id, phone, code)
-    if (existing) await renewConfirmation(db, existing.id, hash, locale)
-    const row =
-      existing ??
-      (await insertSubscriber(db, {
-        organizationId: page.organizationId,
-        pageId: page.id,
-        kind: 'sms',
-        phone,
-        componentIds,
-        confirmTokenHash: hash,
-        unsubscribeToken: newToken(),
-        confirmedAt: null,
-        confirmationSentAt: new Date(),
-        createdFrom: publicFrom ?? null,
-        locale,
-      }))
-    const t = messagesOf(locale ?? row.locale ?? page.locales[0] ?? 'en')
-    await context.notifier.queueMessage(db, {
-      organizationId: page.organizationId,
-      kind: 'statuspage.subscription_confirmation',
-      channel: 'sms',
-      to: phone,
-      text: t.sms.code(page.name, code),
+    return optIn(db, page, { kind: 'sms', phone }, { componentIds, locale }, counts, {
+      hash: smsCodeHash(page.id, phone, code),
+      send: (t) =>
+        context.notifier.queueMessage(db, {
+          organizationId: page.organizationId,
+          kind: 'statuspage.subscription_confirmation',
+          channel: 'sms',
+          to: phone,
+          text: t.sms.code(page.name, code),
+        }),
     })
-    return { kind: 'sms' as const, id: row.id, confirmed: false }
   }
 
   try {

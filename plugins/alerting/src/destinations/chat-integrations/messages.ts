@@ -1,4 +1,4 @@
-import { mrkdwn } from '@svc/notifier'
+import { adaptiveCardMessage, mrkdwn } from '@svc/notifier'
 
 /** What a chat message about an alert shows: priority, title, service, links, and the analysis once done. */
 export interface ChatAlert {
@@ -142,21 +142,7 @@ export function teamsMessage(message: ChatMessage) {
   ]
   if (card.analysis) body.push({ type: 'TextBlock', wrap: true, text: `Analysis: ${card.analysis.summary}` })
   if (card.reason) body.push({ type: 'TextBlock', wrap: true, isSubtle: true, size: 'Small', text: card.reason })
-  return {
-    type: 'message',
-    attachments: [
-      {
-        contentType: 'application/vnd.microsoft.card.adaptive',
-        content: {
-          $schema: 'http://adaptivecards.io/schemas/adaptive-card.json',
-          type: 'AdaptiveCard',
-          version: '1.4',
-          body,
-          actions: [{ type: 'Action.OpenUrl', title: card.linkTitle, url: card.url }],
-        },
-      },
-    ],
-  }
+  return adaptiveCardMessage({ body, actions: [{ type: 'Action.OpenUrl', title: card.linkTitle, url: card.url }] })
 }
 
 /** Discord: an embed coloured by priority (or a deploy's outcome). */
