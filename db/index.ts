@@ -84,6 +84,7 @@ import * as maintenanceSilences from './migrations/0082_maintenance_silences.js'
 import * as statusPageBranding from './migrations/0083_status_page_branding.js'
 import * as subscriberChannels from './migrations/0084_subscriber_channels.js'
 import * as smsSubscribers from './migrations/0085_sms_subscribers.js'
+import * as statusPageAudiences from './migrations/0086_status_page_audiences.js'
 
 /**
  * Every migration, in order, listed by hand rather than found by scanning a folder, so a
@@ -175,4 +176,5 @@ export const migrations: Record<string, Migration> = {
   '0083_status_page_branding': statusPageBranding,
   '0084_subscriber_channels': subscriberChannels,
   '0085_sms_subscribers': smsSubscribers,
+  '0086_status_page_audiences': statusPageAudiences,
 }

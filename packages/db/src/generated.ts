@@ -957,6 +957,17 @@ export interface DivinuxSlackUsers {
   slackUserId: string;
 }
 
+export interface DivinuxStatusAudiences {
+  createdAt: Generated<Timestamp>;
+  emailDomains: Generated<string[]>;
+  id: Generated<string>;
+  linkTokenHash: string;
+  name: string;
+  organizationId: string;
+  pageId: string;
+  updatedAt: Generated<Timestamp>;
+}
+
 export interface DivinuxStatusComponentChanges {
   changedAt: Generated<Timestamp>;
   componentId: string;
@@ -977,6 +988,7 @@ export interface DivinuxStatusComponentGroups {
 
 export interface DivinuxStatusComponents {
   alertServices: Generated<string[]>;
+  audienceIds: Generated<string[]>;
   checkStatuses: Generated<Json>;
   createdAt: Generated<Timestamp>;
   declaredStatus: Generated<string>;
@@ -1001,6 +1013,7 @@ export interface DivinuxStatusIncidentComponents {
 export interface DivinuxStatusIncidents {
   alertId: string | null;
   alertingIncidentId: string | null;
+  audienceIds: Generated<string[]>;
   autoComplete: Generated<boolean>;
   autoStart: Generated<boolean>;
   createdAt: Generated<Timestamp>;
@@ -1104,6 +1117,7 @@ export interface DivinuxStatusPageViewerSessions {
 }
 
 export interface DivinuxStatusSubscribers {
+  audienceIds: Generated<string[]>;
   componentIds: Generated<string[]>;
   confirmationSentAt: Timestamp | null;
   confirmAttempts: Generated<number>;
@@ -1411,6 +1425,7 @@ export interface DB {
   "divinux.slackDeliveries": DivinuxSlackDeliveries;
   "divinux.slackMessages": DivinuxSlackMessages;
   "divinux.slackUsers": DivinuxSlackUsers;
+  "divinux.statusAudiences": DivinuxStatusAudiences;
   "divinux.statusComponentChanges": DivinuxStatusComponentChanges;
   "divinux.statusComponentGroups": DivinuxStatusComponentGroups;
   "divinux.statusComponents": DivinuxStatusComponents;

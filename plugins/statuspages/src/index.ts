@@ -1,6 +1,7 @@
 import type { FastifyPluginAsync } from 'fastify'
 import type { OutboundConfig } from '@svc/config'
 import type { Notifier } from '@svc/notifier'
+import { audienceRoutes } from './audiences/routes.js'
 import { brandingRoutes } from './branding/routes.js'
 import { CHECK_FOLLOW_QUEUE, startFollowingChecks } from './components/follow-checks.js'
 import { componentRoutes } from './components/routes.js'
@@ -94,6 +95,7 @@ export const statusPagesSurface: FastifyPluginAsync<StatusPagesOptions> = async 
 
   await app.register(pageRoutes, { productUrl: options.productUrl, changed, checkDomain })
   await app.register(brandingRoutes, { productUrl: options.productUrl, changed })
+  await app.register(audienceRoutes, { productUrl: options.productUrl, changed })
   await app.register(componentRoutes, { changed })
   await app.register(incidentRoutes, { notifications, changed })
   await app.register(maintenanceRoutes, { notifications, scheduler, changed, ...(options.quieter ? { quieter: options.quieter } : {}) })

@@ -92,6 +92,7 @@ export const Component = Type.Object(
     status: ComponentStatusSchema,
     showUptime: Type.Boolean(),
     alertServices: Type.Array(Type.String(), { description: 'Alert services whose workflows may update this component' }),
+    audienceIds: Type.Array(Uuid, { description: 'The audiences it is shown to; empty: everyone who reads the page' }),
     createdAt: Timestamp,
     updatedAt: Timestamp,
   },
@@ -137,6 +138,7 @@ const recordProperties = {
   pageId: Uuid,
   name: Type.String(),
   published: Type.Boolean({ description: 'A draft (false) is not on the public page and notifies nobody' }),
+  audienceIds: Type.Array(Uuid, { description: 'The audiences it is published to; empty: everyone who reads the page' }),
   startedAt: Timestamp,
   resolvedAt: Type.Union([Timestamp, Type.Null()]),
   createdAt: Timestamp,
@@ -167,6 +169,19 @@ export const Maintenance = Type.Object(
   },
   { title: 'StatusMaintenance' },
 )
+
+/** An e-mail domain (example.com): exact, no subdomains. */
+export const EmailDomain = Type.String({ maxLength: 253, pattern: '^(?:[a-zA-Z0-9](?:[a-zA-Z0-9-]{0,61}[a-zA-Z0-9])?\\.)+[a-zA-Z]{2,63}$' })
+
+/** Domains as the service keeps them: lower case, each once. */
+export const lowerCasedDomains = (domains: string[]) => [...new Set(domains.map((domain) => domain.toLowerCase()))]
+
+/** The audiences a component or a record is for (decision 0015, "Audiences"): ids of the page's audiences. */
+export const AudienceIdsInput = Type.Array(Type.String(), {
+  maxItems: 20,
+  uniqueItems: true,
+  description: 'Audiences of the page it is shown to (besides the organization’s members); empty: everyone who reads the page',
+})
 
 /** A component id with the status an incident gives it. */
 export const ComponentStatusInput = Type.Array(
@@ -225,6 +240,7 @@ export function componentBody(row: ComponentRow) {
     status: row.status as ComponentStatus,
     showUptime: row.showUptime,
     alertServices: row.alertServices,
+    audienceIds: row.audienceIds,
     createdAt: iso(row.createdAt),
     updatedAt: iso(row.updatedAt),
   }
@@ -266,6 +282,7 @@ function recordBody(row: IncidentRow, components: Array<{ componentId: string; s
     pageId: row.pageId,
     name: row.name,
     published: row.published,
+    audienceIds: row.audienceIds,
     startedAt: iso(row.startedAt),
     resolvedAt: isoOrNull(row.resolvedAt),
     createdAt: iso(row.createdAt),

@@ -1914,6 +1914,63 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/statuspages/organizations/{orgId}/pages/{pageId}/audiences": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** A page’s audiences (statuspages viewer) */
+        get: operations["getStatuspagesOrganizationsPagesAudiences"];
+        put?: never;
+        /** Add an audience; the answer holds its link, shown once (statuspages manager) */
+        post: operations["postStatuspagesOrganizationsPagesAudiences"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/statuspages/organizations/{orgId}/pages/{pageId}/audiences/{audienceId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** An audience (statuspages viewer) */
+        get: operations["getStatuspagesOrganizationsPagesAudiencesByAudienceId"];
+        put?: never;
+        post?: never;
+        /**
+         * Remove an audience that tags nothing any more (statuspages manager)
+         * @description Refused (409) while components or incidents are tagged for it: untagged, they would be shown to everyone. Its subscribers stay, told from then on what everyone is told.
+         */
+        delete: operations["deleteStatuspagesOrganizationsPagesAudiencesByAudienceId"];
+        options?: never;
+        head?: never;
+        /** Rename an audience or change its e-mail domains (statuspages manager) */
+        patch: operations["patchStatuspagesOrganizationsPagesAudiencesByAudienceId"];
+        trace?: never;
+    };
+    "/api/v1/statuspages/organizations/{orgId}/pages/{pageId}/audiences/{audienceId}/link": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** A new link for an audience; the old one, and every browser that followed it, stops reading as it (statuspages manager) */
+        post: operations["postStatuspagesOrganizationsPagesAudiencesLink"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/statuspages/organizations/{orgId}/pages/{pageId}/components": {
         parameters: {
             query?: never;
@@ -2499,8 +2556,8 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Ask for a link to sign in to a private page by e-mail
-         * @description Sends a link that works once within 15 minutes when the page is private and the address's domain is one of its viewerEmailDomains (at most 5 an hour per address). The answer is the same in every case.
+         * Ask for a link to sign in to a private page, or as an audience, by e-mail
+         * @description Sends a link that works once within 15 minutes when the address's domain is one of a private page's viewerEmailDomains or one of the emailDomains of the page's audiences (at most 5 an hour per address). The answer is the same in every case.
          */
         post: operations["postStatuspagesPublicAccess"];
         delete?: never;
@@ -2527,6 +2584,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/statuspages/public/{slug}/audience": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** An audience’s link: the browser reads the page as the audience from then on (a cookie), and is sent to the page */
+        get: operations["getStatuspagesPublicAudience"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/statuspages/public/{slug}/access/sign-out": {
         parameters: {
             query?: never;
@@ -2536,7 +2610,7 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Sign out of a private page (ends the session of the reader’s cookie) */
+        /** Sign out of a private page or an audience (ends the session of the reader’s cookie, forgets an audience’s link) */
         post: operations["postStatuspagesPublicAccessSignOut"];
         delete?: never;
         options?: never;
@@ -16156,6 +16230,341 @@ export interface operations {
             };
         };
     };
+    getStatuspagesOrganizationsPagesAudiences: {
+        parameters: {
+            query?: {
+                page?: number;
+                limit?: number;
+            };
+            header?: never;
+            path: {
+                orgId: string;
+                pageId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            /** Format: uuid */
+                            id: string;
+                            /** Format: uuid */
+                            pageId: string;
+                            name: string;
+                            emailDomains: string[];
+                            /** Format: date-time */
+                            createdAt: string;
+                            /** Format: date-time */
+                            updatedAt: string;
+                        }[];
+                        meta: {
+                            page: number;
+                            limit: number;
+                            total: number;
+                        };
+                    };
+                };
+            };
+            /** @description Default Response */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Default Response */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    postStatuspagesOrganizationsPagesAudiences: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                orgId: string;
+                pageId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description Unique on the page: a customer, a region, a team */
+                    name: string;
+                    /** @description Addresses of these domains (example.com; exact, no subdomains) may ask for a sign-in link and read as the audience. Empty: the audience is reached by its link only */
+                    emailDomains?: string[];
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** Format: uuid */
+                        id: string;
+                        /** Format: uuid */
+                        pageId: string;
+                        name: string;
+                        emailDomains: string[];
+                        /** Format: date-time */
+                        createdAt: string;
+                        /** Format: date-time */
+                        updatedAt: string;
+                        /** @description The audience’s own link, shown once: whoever follows it reads the page as the audience. A new link voids it */
+                        link: string;
+                    };
+                };
+            };
+            /** @description Default Response */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Default Response */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    getStatuspagesOrganizationsPagesAudiencesByAudienceId: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                orgId: string;
+                pageId: string;
+                audienceId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** Format: uuid */
+                        id: string;
+                        /** Format: uuid */
+                        pageId: string;
+                        name: string;
+                        emailDomains: string[];
+                        /** Format: date-time */
+                        createdAt: string;
+                        /** Format: date-time */
+                        updatedAt: string;
+                    };
+                };
+            };
+            /** @description Default Response */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Default Response */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    deleteStatuspagesOrganizationsPagesAudiencesByAudienceId: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                orgId: string;
+                pageId: string;
+                audienceId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Default Response */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Default Response */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    patchStatuspagesOrganizationsPagesAudiencesByAudienceId: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                orgId: string;
+                pageId: string;
+                audienceId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description Unique on the page: a customer, a region, a team */
+                    name?: string;
+                    /** @description Addresses of these domains (example.com; exact, no subdomains) may ask for a sign-in link and read as the audience. Empty: the audience is reached by its link only */
+                    emailDomains?: string[];
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** Format: uuid */
+                        id: string;
+                        /** Format: uuid */
+                        pageId: string;
+                        name: string;
+                        emailDomains: string[];
+                        /** Format: date-time */
+                        createdAt: string;
+                        /** Format: date-time */
+                        updatedAt: string;
+                    };
+                };
+            };
+            /** @description Default Response */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Default Response */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    postStatuspagesOrganizationsPagesAudiencesLink: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                orgId: string;
+                pageId: string;
+                audienceId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** Format: uuid */
+                        id: string;
+                        /** Format: uuid */
+                        pageId: string;
+                        name: string;
+                        emailDomains: string[];
+                        /** Format: date-time */
+                        createdAt: string;
+                        /** Format: date-time */
+                        updatedAt: string;
+                        /** @description The audience’s own link, shown once: whoever follows it reads the page as the audience. A new link voids it */
+                        link: string;
+                    };
+                };
+            };
+            /** @description Default Response */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Default Response */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
     getStatuspagesOrganizationsPagesComponents: {
         parameters: {
             query?: {
@@ -16192,6 +16601,8 @@ export interface operations {
                             showUptime: boolean;
                             /** @description Alert services whose workflows may update this component */
                             alertServices: string[];
+                            /** @description The audiences it is shown to; empty: everyone who reads the page */
+                            audienceIds: string[];
                             /** Format: date-time */
                             createdAt: string;
                             /** Format: date-time */
@@ -16249,6 +16660,8 @@ export interface operations {
                     showUptime?: boolean;
                     /** @description Alert services linked to this component (the workflow action update_status_page finds components by them) */
                     alertServices?: string[];
+                    /** @description Audiences of the page it is shown to (besides the organization’s members); empty: everyone who reads the page */
+                    audienceIds?: string[];
                 };
             };
         };
@@ -16273,6 +16686,8 @@ export interface operations {
                         showUptime: boolean;
                         /** @description Alert services whose workflows may update this component */
                         alertServices: string[];
+                        /** @description The audiences it is shown to; empty: everyone who reads the page */
+                        audienceIds: string[];
                         /** Format: date-time */
                         createdAt: string;
                         /** Format: date-time */
@@ -16333,6 +16748,8 @@ export interface operations {
                         showUptime: boolean;
                         /** @description Alert services whose workflows may update this component */
                         alertServices: string[];
+                        /** @description The audiences it is shown to; empty: everyone who reads the page */
+                        audienceIds: string[];
                         /** Format: date-time */
                         createdAt: string;
                         /** Format: date-time */
@@ -16425,6 +16842,8 @@ export interface operations {
                     showUptime?: boolean;
                     /** @description Alert services linked to this component (the workflow action update_status_page finds components by them) */
                     alertServices?: string[];
+                    /** @description Audiences of the page it is shown to (besides the organization’s members); empty: everyone who reads the page */
+                    audienceIds?: string[];
                 };
             };
         };
@@ -16449,6 +16868,8 @@ export interface operations {
                         showUptime: boolean;
                         /** @description Alert services whose workflows may update this component */
                         alertServices: string[];
+                        /** @description The audiences it is shown to; empty: everyone who reads the page */
+                        audienceIds: string[];
                         /** Format: date-time */
                         createdAt: string;
                         /** Format: date-time */
@@ -16735,6 +17156,8 @@ export interface operations {
                             name: string;
                             /** @description A draft (false) is not on the public page and notifies nobody */
                             published: boolean;
+                            /** @description The audiences it is published to; empty: everyone who reads the page */
+                            audienceIds: string[];
                             /** Format: date-time */
                             startedAt: string;
                             resolvedAt: string | null;
@@ -16830,6 +17253,8 @@ export interface operations {
                     }[];
                     /** @description false: a draft, shown to nobody outside until published */
                     published?: boolean;
+                    /** @description Audiences of the page it is shown to (besides the organization’s members); empty: everyone who reads the page */
+                    audienceIds?: string[];
                     /** Format: date-time */
                     startedAt?: string;
                     /**
@@ -16855,6 +17280,8 @@ export interface operations {
                         name: string;
                         /** @description A draft (false) is not on the public page and notifies nobody */
                         published: boolean;
+                        /** @description The audiences it is published to; empty: everyone who reads the page */
+                        audienceIds: string[];
                         /** Format: date-time */
                         startedAt: string;
                         resolvedAt: string | null;
@@ -16944,6 +17371,8 @@ export interface operations {
                         name: string;
                         /** @description A draft (false) is not on the public page and notifies nobody */
                         published: boolean;
+                        /** @description The audiences it is published to; empty: everyone who reads the page */
+                        audienceIds: string[];
                         /** Format: date-time */
                         startedAt: string;
                         resolvedAt: string | null;
@@ -17064,6 +17493,8 @@ export interface operations {
                     /** @enum {unknown} */
                     impact?: "none" | "minor" | "major" | "critical";
                     published?: boolean;
+                    /** @description Audiences of the page it is shown to (besides the organization’s members); empty: everyone who reads the page */
+                    audienceIds?: string[];
                 };
             };
         };
@@ -17082,6 +17513,8 @@ export interface operations {
                         name: string;
                         /** @description A draft (false) is not on the public page and notifies nobody */
                         published: boolean;
+                        /** @description The audiences it is published to; empty: everyone who reads the page */
+                        audienceIds: string[];
                         /** Format: date-time */
                         startedAt: string;
                         resolvedAt: string | null;
@@ -17318,6 +17751,8 @@ export interface operations {
                             name: string;
                             /** @description A draft (false) is not on the public page and notifies nobody */
                             published: boolean;
+                            /** @description The audiences it is published to; empty: everyone who reads the page */
+                            audienceIds: string[];
                             /** Format: date-time */
                             startedAt: string;
                             resolvedAt: string | null;
@@ -17415,6 +17850,8 @@ export interface operations {
                     autoComplete?: boolean;
                     /** @default true */
                     published?: boolean;
+                    /** @description Audiences of the page it is shown to (besides the organization’s members); empty: everyone who reads the page */
+                    audienceIds?: string[];
                     /** @default true */
                     notify?: boolean;
                 };
@@ -17435,6 +17872,8 @@ export interface operations {
                         name: string;
                         /** @description A draft (false) is not on the public page and notifies nobody */
                         published: boolean;
+                        /** @description The audiences it is published to; empty: everyone who reads the page */
+                        audienceIds: string[];
                         /** Format: date-time */
                         startedAt: string;
                         resolvedAt: string | null;
@@ -17526,6 +17965,8 @@ export interface operations {
                         name: string;
                         /** @description A draft (false) is not on the public page and notifies nobody */
                         published: boolean;
+                        /** @description The audiences it is published to; empty: everyone who reads the page */
+                        audienceIds: string[];
                         /** Format: date-time */
                         startedAt: string;
                         resolvedAt: string | null;
@@ -17654,6 +18095,8 @@ export interface operations {
                     autoStart?: boolean;
                     autoComplete?: boolean;
                     published?: boolean;
+                    /** @description Audiences of the page it is shown to (besides the organization’s members); empty: everyone who reads the page */
+                    audienceIds?: string[];
                 };
             };
         };
@@ -17672,6 +18115,8 @@ export interface operations {
                         name: string;
                         /** @description A draft (false) is not on the public page and notifies nobody */
                         published: boolean;
+                        /** @description The audiences it is published to; empty: everyone who reads the page */
+                        audienceIds: string[];
                         /** Format: date-time */
                         startedAt: string;
                         resolvedAt: string | null;
@@ -18080,7 +18525,10 @@ export interface operations {
     };
     getStatuspagesPublicApiV2SummaryJson: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description An audience’s link token: the answer is what that audience reads (for feed readers and API clients, which keep no cookie) */
+                audience?: string;
+            };
             header?: never;
             path: {
                 slug: string;
@@ -18277,7 +18725,10 @@ export interface operations {
     };
     getStatuspagesPublicApiV2StatusJson: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description An audience’s link token: the answer is what that audience reads (for feed readers and API clients, which keep no cookie) */
+                audience?: string;
+            };
             header?: never;
             path: {
                 slug: string;
@@ -18339,7 +18790,10 @@ export interface operations {
     };
     getStatuspagesPublicApiV2ComponentsJson: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description An audience’s link token: the answer is what that audience reads (for feed readers and API clients, which keep no cookie) */
+                audience?: string;
+            };
             header?: never;
             path: {
                 slug: string;
@@ -18414,7 +18868,10 @@ export interface operations {
     };
     getStatuspagesPublicApiV2IncidentsJson: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description An audience’s link token: the answer is what that audience reads (for feed readers and API clients, which keep no cookie) */
+                audience?: string;
+            };
             header?: never;
             path: {
                 slug: string;
@@ -18528,7 +18985,10 @@ export interface operations {
     };
     getStatuspagesPublicApiV2IncidentsUnresolvedJson: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description An audience’s link token: the answer is what that audience reads (for feed readers and API clients, which keep no cookie) */
+                audience?: string;
+            };
             header?: never;
             path: {
                 slug: string;
@@ -18642,7 +19102,10 @@ export interface operations {
     };
     getStatuspagesPublicApiV2ScheduledMaintenancesJson: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description An audience’s link token: the answer is what that audience reads (for feed readers and API clients, which keep no cookie) */
+                audience?: string;
+            };
             header?: never;
             path: {
                 slug: string;
@@ -18756,7 +19219,10 @@ export interface operations {
     };
     getStatuspagesPublicApiV2ScheduledMaintenancesUpcomingJson: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description An audience’s link token: the answer is what that audience reads (for feed readers and API clients, which keep no cookie) */
+                audience?: string;
+            };
             header?: never;
             path: {
                 slug: string;
@@ -18870,7 +19336,10 @@ export interface operations {
     };
     getStatuspagesPublicApiV2ScheduledMaintenancesActiveJson: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description An audience’s link token: the answer is what that audience reads (for feed readers and API clients, which keep no cookie) */
+                audience?: string;
+            };
             header?: never;
             path: {
                 slug: string;
@@ -18984,7 +19453,10 @@ export interface operations {
     };
     getStatuspagesPublicApiV2UptimeJson: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description An audience’s link token: the answer is what that audience reads (for feed readers and API clients, which keep no cookie) */
+                audience?: string;
+            };
             header?: never;
             path: {
                 slug: string;
@@ -19057,6 +19529,8 @@ export interface operations {
             query?: {
                 /** @description A language tag (de, de-CH, ja); a region reads as its language, a language the page is not in as the page’s default */
                 locale?: string;
+                /** @description An audience’s link token: the answer is what that audience reads (for feed readers and API clients, which keep no cookie) */
+                audience?: string;
             };
             header?: never;
             path: {
@@ -19107,6 +19581,8 @@ export interface operations {
             query?: {
                 /** @description A language tag (de, de-CH, ja); a region reads as its language, a language the page is not in as the page’s default */
                 locale?: string;
+                /** @description An audience’s link token: the answer is what that audience reads (for feed readers and API clients, which keep no cookie) */
+                audience?: string;
             };
             header?: never;
             path: {
@@ -19157,6 +19633,8 @@ export interface operations {
             query?: {
                 /** @description A language tag (de, de-CH, ja); a region reads as its language, a language the page is not in as the page’s default */
                 locale?: string;
+                /** @description An audience’s link token: the answer is what that audience reads (for feed readers and API clients, which keep no cookie) */
+                audience?: string;
             };
             header?: never;
             path: {
@@ -19207,6 +19685,8 @@ export interface operations {
             query?: {
                 /** @description A language tag (de, de-CH, ja); a region reads as its language, a language the page is not in as the page’s default */
                 locale?: string;
+                /** @description An audience’s link token: the answer is what that audience reads (for feed readers and API clients, which keep no cookie) */
+                audience?: string;
             };
             header?: never;
             path: {
@@ -19254,7 +19734,10 @@ export interface operations {
     };
     getStatuspagesPublicBadgeSvg: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description An audience’s link token: the answer is what that audience reads (for feed readers and API clients, which keep no cookie) */
+                audience?: string;
+            };
             header?: never;
             path: {
                 slug: string;
@@ -19750,6 +20233,37 @@ export interface operations {
         };
     };
     postStatuspagesPublicAccessVerify: {
+        parameters: {
+            query: {
+                token: string;
+            };
+            header?: never;
+            path: {
+                slug: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Location: the page */
+            303: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description An HTML page */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+        };
+    };
+    getStatuspagesPublicAudience: {
         parameters: {
             query: {
                 token: string;

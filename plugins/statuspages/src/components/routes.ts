@@ -21,8 +21,10 @@ import {
   type ComponentRow,
 } from '../queries/components.js'
 import { touchPage } from '../queries/pages.js'
+import { checkAudiences } from '../audiences/tags.js'
 import { auditEntry, pageOfRequest } from '../pages/access.js'
 import {
+  AudienceIdsInput,
   Component,
   ComponentGroup,
   ComponentParams,
@@ -51,10 +53,17 @@ const componentFields = {
   status: Type.Optional(ComponentStatusSchema),
   showUptime: Type.Optional(Type.Boolean()),
   alertServices: Type.Optional(AlertServices),
+  audienceIds: Type.Optional(AudienceIdsInput),
 }
 const groupFields = { name: Name, description: OptionalText(1000), position: Type.Optional(Position) }
 
-const audited = (row: ComponentRow) => ({ name: row.name, groupId: row.groupId, status: row.status, position: row.position })
+const audited = (row: ComponentRow) => ({
+  name: row.name,
+  groupId: row.groupId,
+  status: row.status,
+  position: row.position,
+  audienceIds: row.audienceIds,
+})
 
 /** A page's list answered whole, sliced to the asked page: components are few and ordered by position. */
 const sliced = <T>(rows: T[], query: { page: number; limit: number }) => ({
@@ -134,6 +143,7 @@ export const componentRoutes: FastifyPluginAsyncTypebox<{ changed: (pageId: stri
       const created = await db.transaction().execute(async (trx) => {
         const page = await pageOfRequest(trx, request, true)
         await checkGroup(trx, organizationId, page.id, request.body.groupId)
+        const audienceIds = (await checkAudiences(trx, page, request.body.audienceIds)) ?? []
         const fields: ComponentFields = {
           name: request.body.name.trim(),
           description: request.body.description ?? null,
@@ -141,6 +151,7 @@ export const componentRoutes: FastifyPluginAsyncTypebox<{ changed: (pageId: stri
           position: request.body.position ?? (await nextPosition(trx, 'divinux.statusComponents', page.id)),
           showUptime: request.body.showUptime ?? true,
           alertServices: request.body.alertServices ?? [],
+          audienceIds,
         }
         const row = await insertComponent(trx, organizationId, page.id, fields, request.body.status ?? 'operational')
         await touchPage(trx, page.id)
@@ -176,6 +187,7 @@ export const componentRoutes: FastifyPluginAsyncTypebox<{ changed: (pageId: stri
         await checkGroup(trx, organizationId, page.id, request.body.groupId)
         const { status, ...fields } = request.body
         if (fields.name !== undefined) fields.name = fields.name.trim()
+        fields.audienceIds = await checkAudiences(trx, page, fields.audienceIds)
         if (status) await setComponentStatuses(trx, page.id, new Map([[before.id, { status, declaredStatus: status }]]))
         const row = await updateComponent(trx, before.id, fields)
         await touchPage(trx, page.id)

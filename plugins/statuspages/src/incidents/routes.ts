@@ -7,8 +7,10 @@ import { pageOf, type Executor } from '@svc/db'
 import { ListResponse, NotFoundError, PaginationQuery, Timestamp, invalidField } from '@svc/http'
 import { findIncident, listIncidents, updateIncident, type IncidentRow } from '../queries/incidents.js'
 import { touchPage } from '../queries/pages.js'
+import { checkAudiences } from '../audiences/tags.js'
 import { auditEntry, pageOfRequest } from '../pages/access.js'
 import {
+  AudienceIdsInput,
   ComponentStatusInput,
   ImpactSchema,
   Incident,
@@ -29,7 +31,13 @@ const Name = Type.String({ minLength: 1, maxLength: 200, pattern: '\\S' })
 const Body = Type.String({ minLength: 1, maxLength: 10_000, pattern: '\\S', description: 'What the public reads' })
 const Notify = Type.Optional(Type.Boolean({ default: true, description: 'Tell subscribers (published incidents only)' }))
 
-const audited = (row: IncidentRow) => ({ name: row.name, status: row.status, impact: row.impact, published: row.published })
+const audited = (row: IncidentRow) => ({
+  name: row.name,
+  status: row.status,
+  impact: row.impact,
+  published: row.published,
+  audienceIds: row.audienceIds,
+})
 
 /**
  * A page's incidents and their updates (issue 15). Reading needs statuspages viewer; opening,
@@ -109,6 +117,7 @@ export const incidentRoutes: FastifyPluginAsyncTypebox<{
             impact: Type.Optional(ImpactSchema),
             components: Type.Optional(ComponentStatusInput),
             published: Type.Optional(Type.Boolean({ description: 'false: a draft, shown to nobody outside until published' })),
+            audienceIds: Type.Optional(AudienceIdsInput),
             startedAt: Type.Optional(Timestamp),
             notify: Notify,
           },
@@ -133,6 +142,7 @@ export const incidentRoutes: FastifyPluginAsyncTypebox<{
       const created = await db.transaction().execute(async (trx) => {
         const page = await pageOfRequest(trx, request, true)
         const statuses = await checkComponents(trx, page, components)
+        const audienceIds = (await checkAudiences(trx, page, request.body.audienceIds)) ?? []
         const { row } = await openRecord(
           trx,
           notifications,
@@ -144,6 +154,7 @@ export const incidentRoutes: FastifyPluginAsyncTypebox<{
             status,
             impact,
             published,
+            audienceIds,
             createdBy: request.user.userId,
             ...(startedAt ? { startedAt: new Date(startedAt) } : {}),
             ...(status === 'resolved' ? { resolvedAt: new Date() } : {}),
@@ -180,7 +191,12 @@ export const incidentRoutes: FastifyPluginAsyncTypebox<{
         summary: 'Rename, change the impact of, or publish an incident (statuspages manager); its status moves by updates',
         params: IncidentParams,
         body: Type.Object(
-          { name: Type.Optional(Name), impact: Type.Optional(ImpactSchema), published: Type.Optional(Type.Boolean()) },
+          {
+            name: Type.Optional(Name),
+            impact: Type.Optional(ImpactSchema),
+            published: Type.Optional(Type.Boolean()),
+            audienceIds: Type.Optional(AudienceIdsInput),
+          },
           { additionalProperties: false, minProperties: 1 },
         ),
         response: { 200: Incident },
@@ -193,6 +209,7 @@ export const incidentRoutes: FastifyPluginAsyncTypebox<{
         const page = await pageOfRequest(trx, request, true)
         const before = await incidentOf(trx, organizationId, page.id, request.params.incidentId, true)
         const { published, ...fields } = request.body
+        fields.audienceIds = await checkAudiences(trx, page, fields.audienceIds)
         let row = await updateIncident(trx, before.id, { ...fields, ...(fields.name ? { name: fields.name.trim() } : {}) })
         if (published !== undefined) row = await setPublished(trx, notifications, { ...row, published: before.published }, published)
         await touchPage(trx, page.id)

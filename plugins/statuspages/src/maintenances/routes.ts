@@ -17,6 +17,7 @@ import {
 import { touchPage } from '../queries/pages.js'
 import { auditEntry, pageOfRequest } from '../pages/access.js'
 import {
+  AudienceIdsInput,
   IncidentUpdate,
   MANAGED_BASE,
   Maintenance,
@@ -29,6 +30,7 @@ import {
 } from '../schemas.js'
 import type { SubscriberNotifications } from '../subscribers/notifications.js'
 import { settleComponents } from '../incidents/effects.js'
+import { checkAudiences } from '../audiences/tags.js'
 import { checkComponents, openRecord, recordDetails, recordUpdate, removeRecord, setPublished } from '../incidents/records.js'
 import { quietMonitoring, type MonitoringQuieter } from './quiet.js'
 import type { MaintenanceScheduler } from './scheduler.js'
@@ -44,6 +46,7 @@ const ComponentIds = Type.Array(Type.String(), {
 const audited = (row: IncidentRow) => ({
   name: row.name,
   status: row.status,
+  audienceIds: row.audienceIds,
   scheduledFor: row.scheduledFor?.toISOString(),
   scheduledUntil: row.scheduledUntil?.toISOString(),
 })
@@ -150,6 +153,7 @@ export const maintenanceRoutes: FastifyPluginAsyncTypebox<{
             autoStart: Type.Optional(Type.Boolean({ default: true })),
             autoComplete: Type.Optional(Type.Boolean({ default: true })),
             published: Type.Optional(Type.Boolean({ default: true })),
+            audienceIds: Type.Optional(AudienceIdsInput),
             notify: Type.Optional(Type.Boolean({ default: true })),
           },
           { additionalProperties: false },
@@ -167,6 +171,7 @@ export const maintenanceRoutes: FastifyPluginAsyncTypebox<{
       const created = await db.transaction().execute(async (trx) => {
         const page = await pageOfRequest(trx, request, true)
         const statuses = await checkComponents(trx, page, underMaintenance(componentIds), 'componentIds')
+        const audienceIds = (await checkAudiences(trx, page, request.body.audienceIds)) ?? []
         const { row } = await openRecord(
           trx,
           notifications,
@@ -178,6 +183,7 @@ export const maintenanceRoutes: FastifyPluginAsyncTypebox<{
             status: 'scheduled',
             impact: 'maintenance',
             published,
+            audienceIds,
             scheduledFor,
             scheduledUntil,
             autoStart,
@@ -223,6 +229,7 @@ export const maintenanceRoutes: FastifyPluginAsyncTypebox<{
             autoStart: Type.Optional(Type.Boolean()),
             autoComplete: Type.Optional(Type.Boolean()),
             published: Type.Optional(Type.Boolean()),
+            audienceIds: Type.Optional(AudienceIdsInput),
           },
           { additionalProperties: false, minProperties: 1 },
         ),
@@ -247,8 +254,10 @@ export const maintenanceRoutes: FastifyPluginAsyncTypebox<{
           await removeIncidentComponents(trx, before.id)
           await putIncidentComponents(trx, before.id, statuses)
         }
+        const audienceIds = await checkAudiences(trx, page, fields.audienceIds)
         let row = await updateIncident(trx, before.id, {
           ...(fields.name ? { name: fields.name.trim() } : {}),
+          ...(audienceIds ? { audienceIds } : {}),
           ...(fields.autoStart !== undefined ? { autoStart: fields.autoStart } : {}),
           ...(fields.autoComplete !== undefined ? { autoComplete: fields.autoComplete } : {}),
           scheduledFor,

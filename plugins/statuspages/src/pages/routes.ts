@@ -19,7 +19,7 @@ import {
 import { endViewerSessionsOutside } from '../queries/viewers.js'
 import { ThemeSchema, contrastProblem } from '../branding/theme.js'
 import { DEFAULT_LOCALES, PageLocales } from '../i18n/locales.js'
-import { MANAGED_BASE, OrgParams, PageParams, StatusPage, pageBody, tags } from '../schemas.js'
+import { EmailDomain, MANAGED_BASE, OrgParams, PageParams, StatusPage, lowerCasedDomains, pageBody, tags } from '../schemas.js'
 import { auditEntry, pageOfRequest } from './access.js'
 import { recordNameOf, type DomainChecker } from './custom-domains.js'
 import { publicUrlOfRow } from './public-url.js'
@@ -43,15 +43,12 @@ const Visibility = Type.Enum(['public', 'private'] as const, {
   description:
     'private: read only by members of the organization (signed in to the platform) and by people of `viewerEmailDomains` through a link sent by e-mail; every public path of the page answers 404 to anyone else',
 })
-const EmailDomains = Type.Array(
-  Type.String({ maxLength: 253, pattern: '^(?:[a-zA-Z0-9](?:[a-zA-Z0-9-]{0,61}[a-zA-Z0-9])?\\.)+[a-zA-Z]{2,63}$' }),
-  {
-    maxItems: 20,
-    uniqueItems: true,
-    description:
-      'A private page: the e-mail domains (example.com) whose addresses may ask for a sign-in link; exact domains, no subdomains. Empty: members only',
-  },
-)
+const EmailDomains = Type.Array(EmailDomain, {
+  maxItems: 20,
+  uniqueItems: true,
+  description:
+    'A private page: the e-mail domains (example.com) whose addresses may ask for a sign-in link; exact domains, no subdomains. Empty: members only',
+})
 const HeaderLinks = Type.Array(
   Type.Object(
     { label: Type.String({ minLength: 1, maxLength: 40, pattern: '\\S' }), url: Type.String({ maxLength: 2000 }) },
@@ -86,7 +83,6 @@ const fieldsSchema = {
 }
 
 /** Domains are matched lower-case; the same domain twice in other cases is one. */
-const lowerCased = (domains: string[]) => [...new Set(domains.map((domain) => domain.toLowerCase()))]
 
 const knownTimeZones = new Set(Intl.supportedValuesOf('timeZone'))
 
@@ -199,7 +195,7 @@ export const pageRoutes: FastifyPluginAsyncTypebox<{
         theme: request.body.theme ?? {},
         headerLinks: request.body.headerLinks ?? [],
         footerText: request.body.footerText?.trim() || null,
-        viewerEmailDomains: lowerCased(request.body.viewerEmailDomains ?? []),
+        viewerEmailDomains: lowerCasedDomains(request.body.viewerEmailDomains ?? []),
       }
       checkFields(fields)
       await refuseTaken(db, fields)
@@ -243,7 +239,7 @@ export const pageRoutes: FastifyPluginAsyncTypebox<{
       const fields: Partial<PageFields> = { ...request.body }
       if (fields.name !== undefined) fields.name = fields.name.trim()
       if (fields.customDomain) fields.customDomain = fields.customDomain.toLowerCase()
-      if (fields.viewerEmailDomains) fields.viewerEmailDomains = lowerCased(fields.viewerEmailDomains)
+      if (fields.viewerEmailDomains) fields.viewerEmailDomains = lowerCasedDomains(fields.viewerEmailDomains)
       if (fields.footerText !== undefined) fields.footerText = fields.footerText?.trim() || null
       checkFields(fields)
       const updated = await db.transaction().execute(async (trx) => {
@@ -251,9 +247,8 @@ export const pageRoutes: FastifyPluginAsyncTypebox<{
         await refuseTaken(trx, { slug: fields.slug, customDomain: fields.customDomain }, before.id)
         const claimsDomain = fields.customDomain !== undefined && fields.customDomain !== before.customDomain
         const row = await updatePage(trx, organizationId, before.id, fields, claimsDomain)
-        // Readers signed in by e-mail keep reading only while the page is private and allows their domain.
-        if (row.visibility !== before.visibility || fields.viewerEmailDomains !== undefined)
-          await endViewerSessionsOutside(trx, row.id, row.visibility === 'private' ? row.viewerEmailDomains : [])
+        // Readers signed in by e-mail keep reading only while the page (private) or one of its audiences allows their domain.
+        if (row.visibility !== before.visibility || fields.viewerEmailDomains !== undefined) await endViewerSessionsOutside(trx, row.id)
         await recordAudit(trx, auditContextOf(request), {
           ...auditEntry(organizationId, 'status_page', row.id),
           action: 'status_page.updated',

@@ -21,7 +21,7 @@ import {
 } from '../queries/viewers.js'
 import { tokenHash } from '../subscribers/subscribe.js'
 import { accessPage, anyPageLanguage, sendAccessPage } from './answers.js'
-import { VIEWER_COOKIE, emailMayRead } from './readers.js'
+import { AUDIENCE_COOKIE, VIEWER_COOKIE, audienceOfToken, emailMayRead, signInDomains } from './readers.js'
 
 /** A sign-in link works once, this long after it is sent. */
 export const ACCESS_LINK_MINUTES = 15
@@ -29,6 +29,8 @@ export const ACCESS_LINK_MINUTES = 15
 export const ACCESS_LINKS_PER_ADDRESS_PER_HOUR = 5
 /** A reader signed in by a link stays signed in this long (Statuspage's private pages keep a week too). */
 export const VIEWER_SESSION_DAYS = 7
+/** A browser that followed an audience's link reads as the audience this long (or until the link changes). */
+export const AUDIENCE_COOKIE_DAYS = 30
 /** Asking for links is limited per client address, tighter than the service's limit. */
 const ACCESS_LIMIT = { max: 10, timeWindow: '1 minute' }
 
@@ -54,10 +56,11 @@ export interface AccessRouteOptions {
 }
 
 /**
- * Signing in to a private page by e-mail (decision 0015, "Private pages"): a reader asks for a
- * link at `…/access`, the link's page (GET, a button: mail scanners fetch links) signs them in by
- * POST, which sets a cookie scoped to the page's root. Every answer reads the same whether a page
- * is there or not, so none of these routes tells an outsider that a private page exists.
+ * Signing in to a private page, or as an audience of any page, by e-mail (decision 0015, "Private
+ * pages", "Audiences"): a reader asks for a link at `…/access`, the link's page (GET, a button: mail
+ * scanners fetch links) signs them in by POST, which sets a cookie scoped to the page's root. An
+ * audience's own link (`…/audience?token=`) sets a cookie of its token. Every answer reads the same
+ * whether a page is there or not, so none of these routes tells an outsider that a private page exists.
  */
 export const accessRoutes: FastifyPluginAsyncTypebox<AccessRouteOptions> = async (app, options) => {
   const db = app.database.db
@@ -77,9 +80,10 @@ export const accessRoutes: FastifyPluginAsyncTypebox<AccessRouteOptions> = async
     page: (request) => cache.byDomain(request.hostname.toLowerCase()),
     root: (_request, page) => publicUrlOf(options.productUrl, page),
   }
-  const privatePage = async (locator: Locator, request: FastifyRequest) => {
+  /** The page at this address when a reader may sign in to it by e-mail: private, or with audiences that have domains. */
+  const signInPage = async (locator: Locator, request: FastifyRequest) => {
     const page = await locator.page(request)
-    return page?.visibility === 'private' ? page : null
+    return page && (page.visibility === 'private' || signInDomains(page).length > 0) ? page : null
   }
   const wantsHtml = (request: FastifyRequest) => request.headers['content-type']?.startsWith('application/x-www-form-urlencoded') ?? false
   const linkNotValid = (request: FastifyRequest, reply: FastifyReply) => {
@@ -107,8 +111,8 @@ export const accessRoutes: FastifyPluginAsyncTypebox<AccessRouteOptions> = async
       {
         schema: {
           tags,
-          summary: 'Ask for a link to sign in to a private page by e-mail',
-          description: `Sends a link that works once within ${ACCESS_LINK_MINUTES} minutes when the page is private and the address's domain is one of its viewerEmailDomains (at most ${ACCESS_LINKS_PER_ADDRESS_PER_HOUR} an hour per address). The answer is the same in every case.`,
+          summary: 'Ask for a link to sign in to a private page, or as an audience, by e-mail',
+          description: `Sends a link that works once within ${ACCESS_LINK_MINUTES} minutes when the address's domain is one of a private page's viewerEmailDomains or one of the emailDomains of the page's audiences (at most ${ACCESS_LINKS_PER_ADDRESS_PER_HOUR} an hour per address). The answer is the same in every case.`,
           ...params,
           body: AccessBody,
           response: { 202: Accepted },
@@ -116,9 +120,9 @@ export const accessRoutes: FastifyPluginAsyncTypebox<AccessRouteOptions> = async
         config: { ...PUBLIC, limit: ACCESS_LIMIT },
       },
       async (request, reply) => {
-        const page = await privatePage(locator, request)
+        const page = await signInPage(locator, request)
         const email = request.body.email.trim()
-        if (page && emailMayRead(email, page.viewerEmailDomains)) {
+        if (page && emailMayRead(email, signInDomains(page))) {
           const sent = await db.transaction().execute(async (trx) => {
             const since = new Date(Date.now() - 3_600_000)
             if ((await accessLinksSentSince(trx, page.id, email, since)) >= ACCESS_LINKS_PER_ADDRESS_PER_HOUR) return false
@@ -165,7 +169,7 @@ export const accessRoutes: FastifyPluginAsyncTypebox<AccessRouteOptions> = async
         config: PUBLIC,
       },
       async (request, reply) => {
-        const page = await privatePage(locator, request)
+        const page = await signInPage(locator, request)
         const link = page && (await pendingAccessLink(db, page.id, tokenHash(request.query.token)))
         if (!page || !link) return linkNotValid(request, reply)
         const t = messagesOf(chooseLocale(page.locales, undefined, request.headers['accept-language']))
@@ -196,14 +200,14 @@ export const accessRoutes: FastifyPluginAsyncTypebox<AccessRouteOptions> = async
         config: PUBLIC,
       },
       async (request, reply) => {
-        const page = await privatePage(locator, request)
+        const page = await signInPage(locator, request)
         if (!page) return linkNotValid(request, reply)
         const root = locator.root(request, page)
         const token = newToken()
         const signedIn = await db.transaction().execute(async (trx) => {
           const link = await useAccessLink(trx, page.id, tokenHash(request.query.token))
           // The page's domains may have changed since the link was sent.
-          if (!link || !emailMayRead(link.email, page.viewerEmailDomains)) return false
+          if (!link || !emailMayRead(link.email, signInDomains(page))) return false
           const expiresAt = new Date(Date.now() + VIEWER_SESSION_DAYS * 86_400_000)
           await insertViewerSession(trx, {
             pageId: page.id,
@@ -222,12 +226,38 @@ export const accessRoutes: FastifyPluginAsyncTypebox<AccessRouteOptions> = async
       },
     )
 
+    app.get(
+      `${base}/audience`,
+      {
+        schema: {
+          tags,
+          summary: 'An audience’s link: the browser reads the page as the audience from then on (a cookie), and is sent to the page',
+          ...params,
+          querystring: Token,
+          produces: ['text/html'],
+          response: { 303: Type.Null({ description: 'Location: the page' }), 404: HtmlPage },
+        },
+        config: PUBLIC,
+      },
+      async (request, reply) => {
+        const page = await locator.page(request)
+        // A token that is not one of the page's reads as no page, as the page of a private slug does.
+        if (!page || !audienceOfToken(page, request.query.token)) return linkNotValid(request, reply)
+        const root = locator.root(request, page)
+        return reply
+          .setCookie(AUDIENCE_COOKIE, request.query.token, cookieOptions(root, AUDIENCE_COOKIE_DAYS * 86_400))
+          .header('cache-control', 'no-store')
+          .header('referrer-policy', 'no-referrer')
+          .redirect(root, 303)
+      },
+    )
+
     app.post(
       `${base}/access/sign-out`,
       {
         schema: {
           tags,
-          summary: 'Sign out of a private page (ends the session of the reader’s cookie)',
+          summary: 'Sign out of a private page or an audience (ends the session of the reader’s cookie, forgets an audience’s link)',
           ...params,
           produces: ['text/html'],
           response: { 200: HtmlPage },
@@ -235,11 +265,14 @@ export const accessRoutes: FastifyPluginAsyncTypebox<AccessRouteOptions> = async
         config: PUBLIC,
       },
       async (request, reply) => {
-        const page = await privatePage(locator, request)
+        const page = await locator.page(request)
         const token = cookiesOf(request)[VIEWER_COOKIE]
         if (page && token) await deleteViewerSession(db, page.id, tokenHash(token))
         const t = anyPageLanguage(request)
-        if (page) reply.clearCookie(VIEWER_COOKIE, cookieOptions(locator.root(request, page)))
+        if (page) {
+          reply.clearCookie(VIEWER_COOKIE, cookieOptions(locator.root(request, page)))
+          reply.clearCookie(AUDIENCE_COOKIE, cookieOptions(locator.root(request, page)))
+        }
         return sendAccessPage(reply, 200, accessPage(t, t.access.signedOutTitle, ''))
       },
     )

@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto'
 import { gzipSync } from 'node:zlib'
 import type { Executor } from '@svc/db'
 import type { Theme } from '../branding/theme.js'
-import { publishedPageBy, type HeaderLink } from '../queries/pages.js'
+import { publishedPageBy, type HeaderLink, type PageAudience } from '../queries/pages.js'
 
 /** How long a replica trusts what it read of a page without asking the database again. */
 export const FRESH_FOR_MS = 1_000
@@ -29,6 +29,8 @@ export interface PublicPage {
   visibility: 'public' | 'private'
   /** The e-mail domains whose addresses may sign in to a private page by a link. */
   viewerEmailDomains: string[]
+  /** Its audiences, ordered by id (decision 0015, "Audiences"); most pages have none. */
+  audiences: PageAudience[]
   /** Branding (decision 0015, "Branding"). */
   theme: Theme
   headerLinks: HeaderLink[]

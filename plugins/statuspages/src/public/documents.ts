@@ -40,16 +40,23 @@ export async function componentUptimes(db: Executor, pageId: string, components:
 }
 
 /** Renders one of a page's JSON documents from the database. */
-export async function renderJson(db: Executor, page: PublicPage, name: JsonDocument, pageUrl: string, now: Date): Promise<unknown> {
-  const content = await publicComponents(db, page.id)
+export async function renderJson(
+  db: Executor,
+  page: PublicPage,
+  reader: readonly string[],
+  name: JsonDocument,
+  pageUrl: string,
+  now: Date,
+): Promise<unknown> {
+  const content = await publicComponents(db, page.id, reader)
   const head = { page: v2Page(page, pageUrl) }
   const records = (list: Awaited<ReturnType<typeof publicRecords>>) =>
     list.map((record) => v2Record(record, content, pageUrl, page.timeZone))
   switch (name) {
     case 'summary': {
       const [unresolved, maintenances] = await Promise.all([
-        publicRecords(db, page.id, 'incident', { which: 'unresolved' }),
-        publicRecords(db, page.id, 'maintenance', { which: 'current' }),
+        publicRecords(db, page.id, 'incident', { which: 'unresolved' }, reader),
+        publicRecords(db, page.id, 'maintenance', { which: 'current' }, reader),
       ])
       return {
         ...head,
@@ -60,22 +67,25 @@ export async function renderJson(db: Executor, page: PublicPage, name: JsonDocum
       }
     }
     case 'status':
-      return { ...head, status: v2Status(page, content, await publicRecords(db, page.id, 'incident', { which: 'unresolved' })) }
+      return { ...head, status: v2Status(page, content, await publicRecords(db, page.id, 'incident', { which: 'unresolved' }, reader)) }
     case 'components':
       return { ...head, components: v2Components(content, page.timeZone) }
     case 'incidents':
-      return { ...head, incidents: records(await publicRecords(db, page.id, 'incident', { which: 'recent', limit: HISTORY_LIMIT })) }
+      return {
+        ...head,
+        incidents: records(await publicRecords(db, page.id, 'incident', { which: 'recent', limit: HISTORY_LIMIT }, reader)),
+      }
     case 'incidents/unresolved':
-      return { ...head, incidents: records(await publicRecords(db, page.id, 'incident', { which: 'unresolved' })) }
+      return { ...head, incidents: records(await publicRecords(db, page.id, 'incident', { which: 'unresolved' }, reader)) }
     case 'scheduled-maintenances':
       return {
         ...head,
-        scheduled_maintenances: records(await publicRecords(db, page.id, 'maintenance', { which: 'recent', limit: HISTORY_LIMIT })),
+        scheduled_maintenances: records(await publicRecords(db, page.id, 'maintenance', { which: 'recent', limit: HISTORY_LIMIT }, reader)),
       }
     case 'scheduled-maintenances/upcoming':
-      return { ...head, scheduled_maintenances: records(await publicRecords(db, page.id, 'maintenance', { which: 'upcoming' })) }
+      return { ...head, scheduled_maintenances: records(await publicRecords(db, page.id, 'maintenance', { which: 'upcoming' }, reader)) }
     case 'scheduled-maintenances/active':
-      return { ...head, scheduled_maintenances: records(await publicRecords(db, page.id, 'maintenance', { which: 'active' })) }
+      return { ...head, scheduled_maintenances: records(await publicRecords(db, page.id, 'maintenance', { which: 'active' }, reader)) }
     case 'uptime': {
       const shown = content.components.filter((component) => component.showUptime)
       const uptimes = await componentUptimes(db, page.id, shown, now)

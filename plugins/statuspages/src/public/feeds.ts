@@ -11,10 +11,17 @@ import { HISTORY_LIMIT } from './documents.js'
  * The page's history as a feed (the `feed` package writes Atom 1.0 and RSS 2.0): the newest
  * incidents and maintenances, each entry holding its updates, newest first.
  */
-export async function renderFeed(db: Executor, page: PublicPage, root: string, format: 'atom' | 'rss', locale: string): Promise<string> {
+export async function renderFeed(
+  db: Executor,
+  page: PublicPage,
+  reader: readonly string[],
+  root: string,
+  format: 'atom' | 'rss',
+  locale: string,
+): Promise<string> {
   const [incidents, maintenances] = await Promise.all([
-    publicRecords(db, page.id, 'incident', { which: 'recent', limit: HISTORY_LIMIT }),
-    publicRecords(db, page.id, 'maintenance', { which: 'recent', limit: HISTORY_LIMIT }),
+    publicRecords(db, page.id, 'incident', { which: 'recent', limit: HISTORY_LIMIT }, reader),
+    publicRecords(db, page.id, 'maintenance', { which: 'recent', limit: HISTORY_LIMIT }, reader),
   ])
   const records = [...incidents, ...maintenances].sort((a, b) => b.updatedAt.getTime() - a.updatedAt.getTime()).slice(0, HISTORY_LIMIT)
   const t = messagesOf(locale)

@@ -4,6 +4,7 @@ import { dateTime, percentage } from '../i18n/format.js'
 import { localizedUrl, messagesOf } from '../i18n/locales.js'
 import type { Messages } from '../i18n/messages.js'
 import type { ComponentStatus, IncidentStatus, MaintenanceStatus } from '../model.js'
+import { signInDomains } from '../private/readers.js'
 import { publicComponents, publicRecords, type PublicRecord } from '../queries/public.js'
 import type { PublicPage } from './cache.js'
 import { HISTORY_LIMIT, componentUptimes } from './documents.js'
@@ -115,12 +116,12 @@ function recordHtml(t: Messages, record: PublicRecord, timeZone: string): string
  * JavaScript off): overall status, components with their 90-day uptime bars, unresolved
  * incidents, maintenance in progress and upcoming, the subscription form, and incident history.
  */
-export async function renderHtml(db: Executor, page: PublicPage, links: HtmlLinks, now: Date): Promise<string> {
+export async function renderHtml(db: Executor, page: PublicPage, reader: readonly string[], links: HtmlLinks, now: Date): Promise<string> {
   const [content, unresolved, current, history] = await Promise.all([
-    publicComponents(db, page.id),
-    publicRecords(db, page.id, 'incident', { which: 'unresolved' }),
-    publicRecords(db, page.id, 'maintenance', { which: 'current' }),
-    publicRecords(db, page.id, 'incident', { which: 'recent', limit: HISTORY_LIMIT }),
+    publicComponents(db, page.id, reader),
+    publicRecords(db, page.id, 'incident', { which: 'unresolved' }, reader),
+    publicRecords(db, page.id, 'maintenance', { which: 'current' }, reader),
+    publicRecords(db, page.id, 'incident', { which: 'recent', limit: HISTORY_LIMIT }, reader),
   ])
   const t = messagesOf(links.locale)
   const status = currentStatus(page, content, unresolved)
@@ -174,11 +175,14 @@ export async function renderHtml(db: Executor, page: PublicPage, links: HtmlLink
       ? `<nav class="languages" aria-label="${e(t.page.languages)}">${others.map((locale) => `<a href="${e(localizedUrl(page.locales, links.root, locale))}" hreflang="${e(locale)}" lang="${e(locale)}">${e(messagesOf(locale).languageName)}</a>`).join(' · ')}</nav>`
       : ''
   const historyTitle = e(t.page.history(page.name))
-  // A private page's reader may have signed in by e-mail (decision 0015, "Private pages").
+  // A private page's reader, or an audience's, may have signed in by e-mail or followed a link
+  // (decision 0015, "Private pages", "Audiences"); on a public page with audiences others may sign in.
   const signOut =
-    page.visibility === 'private'
+    page.visibility === 'private' || reader.length > 0
       ? `<form method="post" action="${e(links.root)}access/sign-out"><button type="submit">${e(t.access.signOut)}</button></form>`
-      : ''
+      : signInDomains(page).length > 0
+        ? `<form method="post" action="${e(links.root)}access"><input type="hidden" name="locale" value="${e(links.locale)}"><p class="meta">${e(t.access.requestText)}</p><input type="email" name="email" required autocomplete="email" placeholder="you@example.com" aria-label="${e(t.page.emailLabel)}"> <button type="submit">${e(t.access.requestButton)}</button></form>`
+        : ''
   const logo = assetUrl(links.root, page.logo)
   const favicon = assetUrl(links.root, page.favicon)
   const headerLinks = page.headerLinks.map((link) => `<a href="${e(link.url)}" rel="noopener">${e(link.label)}</a>`).join('')

@@ -10,7 +10,7 @@ import { LocaleTag, chooseLocale, messagesOf } from '../i18n/locales.js'
 import type { Messages } from '../i18n/messages.js'
 import { publicUrlOf } from '../pages/public-url.js'
 import { anyPageLanguage, notFoundPage, sendAccessPage } from '../private/answers.js'
-import { createReaderCheck } from '../private/readers.js'
+import { NO_AUDIENCE, createReaderCheck } from '../private/readers.js'
 import { assetByHash } from '../queries/assets.js'
 import { publicComponents, publicRecords } from '../queries/public.js'
 import { confirmSmsSubscriber, confirmSubscriber, subscriberOfUnsubscribeToken, unsubscribe } from '../queries/subscribers.js'
@@ -41,6 +41,11 @@ const tags = PUBLIC_TAGS
 /** Every route here: no credentials, and the CORS headers of the surface's own hook (below). */
 export const PUBLIC = { public: true, cors: false } as const
 const CACHING = { 'cache-control': `public, max-age=${PUBLIC_MAX_AGE_SECONDS}`, vary: 'Accept-Encoding' }
+/**
+ * What everyone reads of a page with audiences: still public, but a reader with a cookie or a token
+ * reads more (decision 0015, "Audiences"), so a shared cache keeps it apart from their answers.
+ */
+const AUDIENCE_CACHING = { ...CACHING, vary: 'Accept-Encoding, Cookie, Authorization' }
 /**
  * A private page's documents (decision 0015, "Private pages"): kept by the reader's browser only,
  * revalidated each time (the reader may have signed out), their answer depending on the credentials,
@@ -76,11 +81,19 @@ interface Located {
   page: PublicPage
   /** The page's public root as this request reached it, ending in `/`. */
   root: string
+  /** The audiences the reader reads as (private/readers.ts); empty for most. */
+  reader: readonly string[]
 }
 
 export const SlugParams = Type.Object({ slug: Type.String({ maxLength: 63 }) })
 export const HtmlPage = Type.String({ description: 'An HTML page' })
-const LocaleQuery = Type.Object({ locale: Type.Optional(LocaleTag) })
+const AudienceToken = Type.String({
+  minLength: 10,
+  maxLength: 100,
+  description: 'An audience’s link token: the answer is what that audience reads (for feed readers and API clients, which keep no cookie)',
+})
+const AudienceQuery = Type.Object({ audience: Type.Optional(AudienceToken) })
+const LocaleQuery = Type.Object({ locale: Type.Optional(LocaleTag), audience: Type.Optional(AudienceToken) })
 const Token = Type.Object({ token: Type.String({ minLength: 10, maxLength: 100 }), locale: Type.Optional(LocaleTag) })
 const SmsCode = Type.Object(
   { phone: PhoneNumber, code: Type.String({ pattern: '^[0-9]{6}$', description: 'The six digits texted to the number' }) },
@@ -173,9 +186,9 @@ export const publicRoutes: FastifyPluginAsyncTypebox<PublicRouteOptions> = async
     done()
   })
 
-  const found = (page: PublicPage | null): PublicPage => {
-    if (!page) throw new NotFoundError('status page')
-    return page
+  const found = <T>(value: T | null): T => {
+    if (!value) throw new NotFoundError('status page')
+    return value
   }
   /** How a request names its page: by the slug in its path, or by its Host (a custom domain). */
   interface Locator {
@@ -184,7 +197,7 @@ export const publicRoutes: FastifyPluginAsyncTypebox<PublicRouteOptions> = async
     /** What the cache answers without the database (`undefined`: it must ask). */
     remembered(request: FastifyRequest): PublicPage | null | undefined
     lookup(request: FastifyRequest): Promise<PublicPage | null>
-    at(page: PublicPage): Located
+    at(page: PublicPage, reader: readonly string[]): Located
   }
   const slugOf = (request: FastifyRequest) => (request.params as { slug: string }).slug
   const hostOf = (request: FastifyRequest) => request.hostname.toLowerCase()
@@ -192,27 +205,27 @@ export const publicRoutes: FastifyPluginAsyncTypebox<PublicRouteOptions> = async
     kind: 'slug',
     remembered: (request) => cache.rememberedSlug(slugOf(request)),
     lookup: (request) => cache.bySlug(slugOf(request)),
-    at: (page) => ({ page, root: publicUrlOf(options.productUrl, { slug: page.slug, customDomain: null }) }),
+    at: (page, reader) => ({ page, reader, root: publicUrlOf(options.productUrl, { slug: page.slug, customDomain: null }) }),
   }
   const byHostLocator: Locator = {
     kind: 'host',
     remembered: (request) => cache.rememberedDomain(hostOf(request)),
     lookup: (request) => cache.byDomain(hostOf(request)),
-    at: (page) => ({ page, root: publicUrlOf(options.productUrl, page) }),
+    at: (page, reader) => ({ page, reader, root: publicUrlOf(options.productUrl, page) }),
   }
-  const mayRead = createReaderCheck(app)
-  /** The page at this address as this reader may read it: a private page they may not read is not found. */
-  const readable = async (request: FastifyRequest, page: PublicPage | null): Promise<PublicPage> => {
-    if (page?.visibility === 'private' && !(await mayRead(request, page))) throw new NotFoundError('status page')
-    return found(page)
+  const readerOf = createReaderCheck(app)
+  const locate = (locator: Locator) => async (request: FastifyRequest) => {
+    const page = found(await locator.lookup(request))
+    // A private page this reader may not read is not found.
+    return locator.at(page, found(await readerOf(request, page)))
   }
-  const locate = (locator: Locator) => async (request: FastifyRequest) => locator.at(await readable(request, await locator.lookup(request)))
   /**
    * The page at this address for a link that carries its own token (confirm, unsubscribe): any
    * reader may follow one, but on a private page a token that is not the page's is answered as
    * if no page were there.
    */
-  const locateForToken = (locator: Locator) => async (request: FastifyRequest) => locator.at(found(await locator.lookup(request)))
+  const locateForToken = (locator: Locator) => async (request: FastifyRequest) =>
+    locator.at(found(await locator.lookup(request)), NO_AUDIENCE)
   const bySlug = locate(bySlugLocator)
   const byHost = locate(byHostLocator)
   const bySlugForToken = locateForToken(bySlugLocator)
@@ -234,23 +247,33 @@ export const publicRoutes: FastifyPluginAsyncTypebox<PublicRouteOptions> = async
   function documentHandler(locator: Locator, document: PublicDocument) {
     const name = `${document.name}|${locator.kind}`
     const { period } = document
-    const answer = (request: FastifyRequest, reply: FastifyReply, page: PublicPage): Promise<FastifyReply> | undefined => {
+    const answer = (
+      request: FastifyRequest,
+      reply: FastifyReply,
+      page: PublicPage,
+      reader: readonly string[],
+    ): Promise<FastifyReply> | undefined => {
+      // What a private page or an audience reads is the reader's own (decision 0015, "Audiences").
+      const personal = page.visibility === 'private' || reader.length > 0
       // Merged only when the document is rendered: a request answered from memory reuses them.
-      const headersOf = () => ({ ...(page.visibility === 'private' ? PRIVATE_CACHING : CACHING), ...document.headersOf?.(page) })
-      if (page.visibility === 'private') for (const header of CORS_HEADERS) reply.removeHeader(header)
+      const headersOf = () => ({
+        ...(personal ? PRIVATE_CACHING : page.audiences.length > 0 ? AUDIENCE_CACHING : CACHING),
+        ...document.headersOf?.(page),
+      })
+      if (personal) for (const header of CORS_HEADERS) reply.removeHeader(header)
       // The service forbids framing everywhere (X-Frame-Options); a frameable document says where instead (its CSP).
       if (document.frameable) reply.removeHeader('x-frame-options')
       const now = new Date()
       // A document in words is kept once per language it was asked in.
       const locale = document.localized ? localeOf(request, page) : undefined
-      const named = locale ? `${name}|${locale}` : name
+      const named = `${locale ? `${name}|${locale}` : name}${reader.length > 0 ? `|a:${reader.join(',')}` : ''}`
       const key = period ? `${named}@${period(now)}` : named
       const rendered = cache.renderedOf(page, key)
       if (rendered) {
         sendRendered(request, reply, rendered)
         return undefined
       }
-      const located = locator.at(page)
+      const located = locator.at(page, reader)
       const language = locale ?? page.locales[0] ?? 'en'
       return cache
         .document(page, key, async () => ({
@@ -271,9 +294,9 @@ export const publicRoutes: FastifyPluginAsyncTypebox<PublicRouteOptions> = async
     }
     const serve = (request: FastifyRequest, reply: FastifyReply, page: PublicPage | null) => {
       if (!page) return refuse(request, reply)
-      if (page.visibility === 'private')
-        return mayRead(request, page).then((allowed) => (allowed ? (answer(request, reply, page) ?? reply) : refuse(request, reply)))
-      return answer(request, reply, page)
+      // Most pages: public and read alike by everyone, answered without waiting on a promise.
+      if (page.visibility === 'public' && page.audiences.length === 0) return answer(request, reply, page, NO_AUDIENCE)
+      return readerOf(request, page).then((reader) => (reader ? (answer(request, reply, page, reader) ?? reply) : refuse(request, reply)))
     }
     return (request: FastifyRequest, reply: FastifyReply) => {
       const page = locator.remembered(request)
@@ -314,7 +337,7 @@ export const publicRoutes: FastifyPluginAsyncTypebox<PublicRouteOptions> = async
       contentType: 'application/json; charset=utf-8',
       name: document,
       ...(document === 'uptime' ? { period: minute } : {}),
-      render: async (located, now) => JSON.stringify(await renderJson(db, located.page, document, located.root, now)),
+      render: async (located, now) => JSON.stringify(await renderJson(db, located.page, located.reader, document, located.root, now)),
     })),
     {
       path: '/',
@@ -324,7 +347,7 @@ export const publicRoutes: FastifyPluginAsyncTypebox<PublicRouteOptions> = async
       name: 'html',
       period: minute,
       localized: true,
-      render: (located, now, locale) => renderHtml(db, located.page, { root: located.root, locale }, now),
+      render: (located, now, locale) => renderHtml(db, located.page, located.reader, { root: located.root, locale }, now),
       headersOf: (page) => ({ 'content-security-policy': htmlCsp(page) }),
     },
     {
@@ -334,7 +357,7 @@ export const publicRoutes: FastifyPluginAsyncTypebox<PublicRouteOptions> = async
       contentType: 'text/html; charset=utf-8',
       name: 'widget',
       localized: true,
-      render: (located, _now, locale) => renderWidget(db, located.page, located.root, locale),
+      render: (located, _now, locale) => renderWidget(db, located.page, located.reader, located.root, locale),
       headersOf: (page) => ({ 'content-security-policy': widgetCsp(page) }),
       frameable: true,
     },
@@ -345,7 +368,7 @@ export const publicRoutes: FastifyPluginAsyncTypebox<PublicRouteOptions> = async
       contentType: 'application/atom+xml; charset=utf-8',
       name: 'atom',
       localized: true,
-      render: (located, _now, locale) => renderFeed(db, located.page, located.root, 'atom', locale),
+      render: (located, _now, locale) => renderFeed(db, located.page, located.reader, located.root, 'atom', locale),
     },
     {
       path: '/history.rss',
@@ -354,7 +377,7 @@ export const publicRoutes: FastifyPluginAsyncTypebox<PublicRouteOptions> = async
       contentType: 'application/rss+xml; charset=utf-8',
       name: 'rss',
       localized: true,
-      render: (located, _now, locale) => renderFeed(db, located.page, located.root, 'rss', locale),
+      render: (located, _now, locale) => renderFeed(db, located.page, located.reader, located.root, 'rss', locale),
     },
     {
       path: '/badge.svg',
@@ -364,8 +387,8 @@ export const publicRoutes: FastifyPluginAsyncTypebox<PublicRouteOptions> = async
       name: 'badge',
       render: async (located) => {
         const [content, unresolved] = await Promise.all([
-          publicComponents(db, located.page.id),
-          publicRecords(db, located.page.id, 'incident', { which: 'unresolved' }),
+          publicComponents(db, located.page.id, located.reader),
+          publicRecords(db, located.page.id, 'incident', { which: 'unresolved' }, located.reader),
         ])
         return renderBadge(located.page.name, v2Status(located.page, content, unresolved), located.page.theme['--header-background'])
       },
@@ -380,7 +403,7 @@ export const publicRoutes: FastifyPluginAsyncTypebox<PublicRouteOptions> = async
           tags,
           summary: document.summary,
           params: SlugParams,
-          ...(document.localized ? { querystring: LocaleQuery } : {}),
+          querystring: document.localized ? LocaleQuery : AudienceQuery,
           produces: [document.response.produces],
           response: { 200: document.response.schema, 304: Type.Null({ description: 'Not modified (If-None-Match)' }) },
         },
@@ -395,7 +418,7 @@ export const publicRoutes: FastifyPluginAsyncTypebox<PublicRouteOptions> = async
           tags,
           summary: `${document.summary}, at a page’s custom domain`,
           hide: true,
-          ...(document.localized ? { querystring: LocaleQuery } : {}),
+          querystring: document.localized ? LocaleQuery : AudienceQuery,
         },
         config: PUBLIC,
       },
@@ -488,16 +511,19 @@ export const publicRoutes: FastifyPluginAsyncTypebox<PublicRouteOptions> = async
       },
       async (request, reply) => {
         const located = await locate(request)
-        const result = await db
-          .transaction()
-          .execute((trx) =>
-            subscribe(
-              trx,
-              { ...context(located), publicFrom: request.ip, readerLanguages: request.headers['accept-language'] },
-              located.page,
-              request.body,
-            ),
-          )
+        const result = await db.transaction().execute((trx) =>
+          subscribe(
+            trx,
+            {
+              ...context(located),
+              publicFrom: request.ip,
+              readerLanguages: request.headers['accept-language'],
+              audienceIds: located.reader,
+            },
+            located.page,
+            request.body,
+          ),
+        )
         if (result.kind === 'email' || result.kind === 'sms') options.notifier.wake()
         if (wantsHtml(request)) {
           const t = answerIn(request, located, request.body.locale)

@@ -35,10 +35,16 @@ const e = (text: string | null | undefined) => escapeHtml(text ?? '')
  * A small view of a page's status for an `<iframe>` on another site: the overall status, the
  * names of unresolved incidents, and a link that opens the full page in the top window. No script.
  */
-export async function renderWidget(db: Executor, page: PublicPage, root: string, locale: string): Promise<string> {
+export async function renderWidget(
+  db: Executor,
+  page: PublicPage,
+  reader: readonly string[],
+  root: string,
+  locale: string,
+): Promise<string> {
   const [content, unresolved] = await Promise.all([
-    publicComponents(db, page.id),
-    publicRecords(db, page.id, 'incident', { which: 'unresolved' }),
+    publicComponents(db, page.id, reader),
+    publicRecords(db, page.id, 'incident', { which: 'unresolved' }, reader),
   ])
   const t = messagesOf(locale)
   const status = currentStatus(page, content, unresolved)

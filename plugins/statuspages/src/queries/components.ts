@@ -12,6 +12,7 @@ const componentColumns = [
   'status',
   'showUptime',
   'alertServices',
+  'audienceIds',
   'createdAt',
   'updatedAt',
 ] as const
@@ -24,6 +25,8 @@ export interface ComponentFields {
   position: number
   showUptime: boolean
   alertServices: string[]
+  /** The audiences it is shown to besides the page's members; empty: everyone (decision 0015, "Audiences"). */
+  audienceIds: string[]
 }
 
 /** A page's components in display order. */
@@ -56,7 +59,7 @@ export async function componentsOfPage(db: Executor, page: { id: string; organiz
   if (ids.length === 0) return []
   return db
     .selectFrom('divinux.statusComponents')
-    .select(['id', 'name', 'status'])
+    .select(['id', 'name', 'status', 'audienceIds'])
     .where('organizationId', '=', page.organizationId)
     .where('pageId', '=', page.id)
     .where('id', 'in', ids)

@@ -15,6 +15,7 @@ export const incidentColumns = [
   'status',
   'impact',
   'published',
+  'audienceIds',
   'alertId',
   'workflowId',
   'scheduledFor',
@@ -48,6 +49,8 @@ export interface NewIncident {
   status: string
   impact: string
   published: boolean
+  /** The audiences it is published to; empty or unset: everyone (decision 0015, "Audiences"). */
+  audienceIds?: string[]
   alertId?: string | null
   /** The incident of alerting it tells the public about. */
   alertingIncidentId?: string | null
@@ -121,6 +124,7 @@ export async function updateIncident(
     status: string
     impact: string
     published: boolean
+    audienceIds: string[]
     scheduledFor: Date
     scheduledUntil: Date
     autoStart: boolean

@@ -161,6 +161,15 @@ export async function touchPage(db: Executor, pageId: string): Promise<void> {
     .execute()
 }
 
+/** What a public request needs of each of a page's audiences (decision 0015, "Audiences"). */
+export interface PageAudience {
+  id: string
+  /** The domains whose addresses sign in as the audience. */
+  emailDomains: string[]
+  /** The hash of its link's token: a reader holding the token reads as the audience. */
+  linkTokenHash: string
+}
+
 /** A page's asset as `<sha256>|<content type>`, or null (public documents name it by its hash). */
 const assetOf = (kind: 'logo' | 'favicon') =>
   sql<
@@ -214,6 +223,13 @@ export async function publishedPageBy(db: Executor, by: 'slug' | 'customDomain',
     ])
     .select(verifiedDomain.as('customDomain'))
     .select([assetOf('logo').as('logo'), assetOf('favicon').as('favicon')])
+    .select(
+      sql<
+        PageAudience[]
+      >`(select coalesce(json_agg(json_build_object('id', a.id, 'emailDomains', a.email_domains, 'linkTokenHash', a.link_token_hash) order by a.id), '[]') from divinux.status_audiences a where a.page_id = divinux.status_pages.id)`.as(
+        'audiences',
+      ),
+    )
     .where(by, '=', value)
     .$if(by === 'customDomain', (query) => query.where('customDomainVerifiedAt', 'is not', null))
     .where('published', '=', true)

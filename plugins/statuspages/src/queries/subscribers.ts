@@ -2,7 +2,19 @@ import { sql } from 'kysely'
 import type { Executor, Page } from '@svc/db'
 import { lockUntilCommit, paged } from '@svc/db'
 
-const subscriberColumns = ['id', 'pageId', 'kind', 'email', 'phone', 'url', 'componentIds', 'locale', 'confirmedAt', 'createdAt'] as const
+const subscriberColumns = [
+  'id',
+  'pageId',
+  'kind',
+  'email',
+  'phone',
+  'url',
+  'componentIds',
+  'audienceIds',
+  'locale',
+  'confirmedAt',
+  'createdAt',
+] as const
 
 export interface NewSubscriber {
   organizationId: string
@@ -13,6 +25,8 @@ export interface NewSubscriber {
   url?: string | null
   secret?: string | null
   componentIds: string[]
+  /** The audiences it subscribed as (decision 0015, "Audiences"): it is told of what they see. */
+  audienceIds?: string[]
   confirmTokenHash: string | null
   unsubscribeToken: string
   confirmedAt: Date | null
@@ -111,12 +125,18 @@ export async function insertSubscriber(db: Executor, subscriber: NewSubscriber) 
 /**
  * A new confirmation token for an unconfirmed e-mail subscriber (the earlier one stops working),
  * sent now: the resend window starts again from this send. A `locale` (asked for again, maybe in
- * another language this time) replaces the stored one.
+ * another language this time) replaces the stored one, and so do the audiences it subscribes as.
  */
-export async function renewConfirmation(db: Executor, id: string, confirmTokenHash: string, locale: string | null): Promise<void> {
+export async function renewConfirmation(
+  db: Executor,
+  id: string,
+  confirmTokenHash: string,
+  locale: string | null,
+  audienceIds: string[],
+): Promise<void> {
   await db
     .updateTable('divinux.statusSubscribers')
-    .set({ confirmTokenHash, confirmAttempts: 0, confirmationSentAt: sql<Date>`now()`, ...(locale ? { locale } : {}) })
+    .set({ confirmTokenHash, confirmAttempts: 0, confirmationSentAt: sql<Date>`now()`, audienceIds, ...(locale ? { locale } : {}) })
     .where('id', '=', id)
     .where('confirmedAt', 'is', null)
     .execute()
@@ -214,7 +234,7 @@ export async function unsubscribe(db: Executor, unsubscribeToken: string) {
  */
 export async function claimRecipients(
   db: Executor,
-  update: { id: string },
+  update: { id: string; audienceIds: string[] },
   pageId: string,
   componentIds: string[],
   newMessageId: () => string,
@@ -225,9 +245,11 @@ export async function claimRecipients(
   // microseconds, so a subscriber confirmed in the same millisecond before the update counts.
   const postedAt = sql<Date>`(select u.created_at from divinux.status_incident_updates u where u.id = ${updateId})`
   const following = sql<boolean>`(cardinality(s.component_ids) = 0 or s.component_ids && ${sql.val(componentIds)}::uuid[])`
+  // A record tagged for audiences goes only to subscribers of one of them (decision 0015, "Audiences").
+  const seen = sql<boolean>`(cardinality(${sql.val(update.audienceIds)}::uuid[]) = 0 or s.audience_ids && ${sql.val(update.audienceIds)}::uuid[])`
   const candidates = await db
     .selectFrom('divinux.statusSubscribers as s')
-    .select(['s.id', 's.kind', 's.email', 's.phone', 's.unsubscribeToken', 's.componentIds', 's.locale'])
+    .select(['s.id', 's.kind', 's.email', 's.phone', 's.unsubscribeToken', 's.componentIds', 's.audienceIds', 's.locale'])
     .where('s.pageId', '=', pageId)
     // An update goes to those subscribed, confirmed, when it was posted: one confirmed later does not
     // receive the earlier updates a later job writes first (notifications.ts, in order per incident).
@@ -244,6 +266,7 @@ export async function claimRecipients(
       ),
     )
     .where(following)
+    .where(seen)
     .orderBy('s.id')
     .limit(limit)
     .execute()

@@ -79,11 +79,19 @@ export async function deleteViewerSession(db: Executor, pageId: string, tokenHas
   await db.deleteFrom('divinux.statusPageViewerSessions').where('pageId', '=', pageId).where('tokenHash', '=', tokenHash).execute()
 }
 
-/** A page made public again, or its domains changed: sessions of addresses no longer allowed end. */
-export async function endViewerSessionsOutside(db: Executor, pageId: string, allowedDomains: readonly string[]): Promise<void> {
+/**
+ * A page made public again, or its domains or its audiences' changed: sessions of addresses no
+ * longer allowed end. Allowed: a private page's own domains and its audiences' (private/readers.ts `signInDomains`).
+ */
+export async function endViewerSessionsOutside(db: Executor, pageId: string): Promise<void> {
+  // An array expression, not a subquery: `<> all (select …)` would compare with each row's whole array.
+  const allowed = sql<
+    string[]
+  >`coalesce((select viewer_email_domains from divinux.status_pages where id = ${pageId} and visibility = 'private'), '{}')
+    || coalesce((select array_agg(d) from divinux.status_audiences a, unnest(a.email_domains) d where a.page_id = ${pageId}), '{}')`
   await db
     .deleteFrom('divinux.statusPageViewerSessions')
     .where('pageId', '=', pageId)
-    .where(sql<boolean>`lower(substring(email from '@([^@]+)$')) <> all(${sql.val([...allowedDomains])}::text[])`)
+    .where(sql<boolean>`lower(substring(email from '@([^@]+)$')) <> all(${allowed})`)
     .execute()
 }

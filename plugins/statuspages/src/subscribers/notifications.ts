@@ -17,7 +17,8 @@ import {
 } from '../model.js'
 import { publicUrlOf } from '../pages/public-url.js'
 import { incidentComponents } from '../queries/incidents.js'
-import { publicComponents } from '../queries/public.js'
+import { isSeenBy } from '../queries/audiences.js'
+import { pageComponents, seenComponents } from '../queries/public.js'
 import { claimRecipients } from '../queries/subscribers.js'
 import { slackUpdate, teamsUpdate, type ChatUpdate } from './chat-messages.js'
 import type { AffectedComponentRecord } from '../schemas.js'
@@ -72,6 +73,7 @@ async function updateToSend(db: Executor, updateId: string) {
       'i.published',
       'i.startedAt',
       'i.resolvedAt',
+      'i.audienceIds',
       'i.scheduledFor',
       'i.scheduledUntil',
       'p.id as pageId',
@@ -150,27 +152,48 @@ export function createSubscriberNotifications(options: SubscriberNotificationsOp
     const named = (await incidentComponents(trx, [update.incidentId])).map((row) => row.componentId)
     const recipients = await claimRecipients(trx, update, update.pageId, named, randomUUID, RECIPIENTS_PER_BATCH)
     if (recipients.length === 0) return 0
-    const content = await publicComponents(trx, update.pageId)
+    const everything = await pageComponents(trx, update.pageId)
     const unresolved = await trx
       .selectFrom('divinux.statusIncidents')
-      .select('impact')
+      .select(['impact', 'audienceIds'])
       .where('pageId', '=', update.pageId)
       .where('kind', '=', 'incident')
       .where('published', '=', true)
       .where('status', '<>', 'resolved')
       .execute()
-    const pageStatus = overallStatus(
-      content.components.map((component) => bannerStatusOf(component, update)),
-      unresolved.map((row) => row.impact as IncidentImpact),
-    )
     const pageUrl = publicUrlOf(productUrl, update)
     const event = eventOf(update.kind, update.status, Number(update.earlierUpdates) === 0)
-    const affected = update.affectedComponents as unknown as AffectedComponentRecord[]
-    const components = content.components.filter((component) => named.includes(component.id))
+    const allAffected = update.affectedComponents as unknown as AffectedComponentRecord[]
+    /**
+     * The update as subscribers of some audiences see it (decision 0015, "Audiences"): the page's
+     * status from what they see, and only the components they see named.
+     */
+    const views = new Map<string, ReturnType<typeof viewFor>>()
+    const viewFor = (audienceIds: readonly string[], key: string) => {
+      const content = seenComponents(everything, audienceIds)
+      const seen = new Set(content.components.map((component) => component.id))
+      const hidden = (id: string) => !seen.has(id) && everything.components.some((component) => component.id === id)
+      return {
+        key,
+        pageStatus: overallStatus(
+          content.components.map((component) => bannerStatusOf(component, update)),
+          unresolved.filter((row) => isSeenBy(audienceIds, row.audienceIds)).map((row) => row.impact as IncidentImpact),
+        ),
+        components: content.components.filter((component) => named.includes(component.id)),
+        affected: allAffected.filter((change) => !hidden(change.code)),
+      }
+    }
+    type View = ReturnType<typeof viewFor>
+    const viewOf = (audienceIds: readonly string[]): View => {
+      const key = [...audienceIds].sort().join(',')
+      let view = views.get(key)
+      if (!view) views.set(key, (view = viewFor(audienceIds, key)))
+      return view
+    }
     const unsubscribeUrl = (token: string, locale?: string) =>
       `${productUrl}/api/v1/statuspages/public/${update.slug}/subscribers/unsubscribe?token=${token}${locale && update.locales.length > 1 ? `&locale=${locale}` : ''}`
     /** The update's status in words, and the lines under it: the components it names, a maintenance's window. */
-    const wordsIn = (t: Messages) => ({
+    const wordsIn = (t: Messages, { components }: View) => ({
       words: t.progress[update.status as IncidentStatus | MaintenanceStatus] ?? update.status,
       details: [
         ...(components.length > 0
@@ -186,8 +209,8 @@ export function createSubscriberNotifications(options: SubscriberNotificationsOp
       ],
     })
     /** The e-mail of this update in one language, but for the recipient's unsubscribe link. */
-    const emailIn = (t: Messages) => {
-      const { words, details } = wordsIn(t)
+    const emailIn = (t: Messages, view: View) => {
+      const { words, details } = wordsIn(t, view)
       const head = [
         update.name,
         `${words}: ${update.body}`,
@@ -207,10 +230,10 @@ export function createSubscriberNotifications(options: SubscriberNotificationsOp
     // Each subscriber reads their language while the page still offers it, else the page's default.
     const languageOf = (locale: string | null) => (locale && update.locales.includes(locale) ? locale : (update.locales[0] ?? 'en'))
     const emails = new Map<string, ReturnType<typeof emailIn>>()
-    const emailFor = (locale: string | null) => {
+    const emailFor = (locale: string | null, view: View) => {
       const language = languageOf(locale)
-      let email = emails.get(language)
-      if (!email) emails.set(language, (email = emailIn(messagesOf(language))))
+      let email = emails.get(`${language}|${view.key}`)
+      if (!email) emails.set(`${language}|${view.key}`, (email = emailIn(messagesOf(language), view)))
       return email
     }
     /**
@@ -220,14 +243,14 @@ export function createSubscriberNotifications(options: SubscriberNotificationsOp
     const smsText = (locale: string | null) => {
       const t = messagesOf(languageOf(locale))
       const tail = ` ${pageUrl} ${t.sms.stop}`
-      const head = `[${update.pageName}] ${update.name}: ${wordsIn(t).words}. ${update.body}`
+      const head = `[${update.pageName}] ${update.name}: ${t.progress[update.status as IncidentStatus | MaintenanceStatus] ?? update.status}. ${update.body}`
       const room = SMS_LENGTH - tail.length
       return `${head.length > room ? `${head.slice(0, Math.max(0, room - 1))}…` : head}${tail}`
     }
     /** A Slack or Teams channel's post of this update, in its language, with its own unsubscribe link. */
-    const chatPost = (kind: 'slack' | 'teams', locale: string | null, token: string) => {
+    const chatPost = (kind: 'slack' | 'teams', locale: string | null, token: string, view: View) => {
       const t = messagesOf(languageOf(locale))
-      const { words, details } = wordsIn(t)
+      const { words, details } = wordsIn(t, view)
       const post: ChatUpdate = {
         pageName: update.pageName,
         title: update.name,
@@ -239,7 +262,7 @@ export function createSubscriberNotifications(options: SubscriberNotificationsOp
       }
       return JSON.stringify(kind === 'slack' ? slackUpdate(post) : teamsUpdate(post))
     }
-    const payload = (token: string) =>
+    const payload = (token: string, { pageStatus, components, affected }: View) =>
       JSON.stringify({
         type: event,
         timestamp: new Date().toISOString(),
@@ -283,6 +306,7 @@ export function createSubscriberNotifications(options: SubscriberNotificationsOp
         },
       })
     const messages = recipients.map((recipient): OutboundMessageRequest & { id: string } => {
+      const view = viewOf(recipient.audienceIds)
       if (recipient.kind === 'sms')
         return {
           id: recipient.messageId,
@@ -303,10 +327,10 @@ export function createSubscriberNotifications(options: SubscriberNotificationsOp
           to: `${SUBSCRIBER_RECIPIENT}${recipient.id}`,
           text:
             recipient.kind === 'slack' || recipient.kind === 'teams'
-              ? chatPost(recipient.kind, recipient.locale, recipient.unsubscribeToken)
-              : payload(recipient.unsubscribeToken),
+              ? chatPost(recipient.kind, recipient.locale, recipient.unsubscribeToken, view)
+              : payload(recipient.unsubscribeToken, view),
         }
-      const email = emailFor(recipient.locale)
+      const email = emailFor(recipient.locale, view)
       return {
         id: recipient.messageId,
         organizationId: update.organizationId,

@@ -8,6 +8,7 @@ import { TargetRefused, checkTarget } from '@svc/outbound'
 import { isUuid } from '@svc/auth'
 import { LocaleTag, chooseLocale, matchLocale, messagesOf } from '../i18n/locales.js'
 import type { Messages } from '../i18n/messages.js'
+import { isSeenBy } from '../queries/audiences.js'
 import { componentsOfPage } from '../queries/components.js'
 import {
   existingSubscriber,
@@ -105,6 +106,11 @@ export interface SubscribeContext {
   publicFrom?: string
   /** The public reader's Accept-Language: their e-mails' language when they name none. */
   readerLanguages?: string
+  /**
+   * The audiences the subscriber subscribes as (decision 0015, "Audiences"): the public reader's,
+   * or those a manager chose. It may follow only components they see, and is told only of what they see.
+   */
+  audienceIds?: readonly string[]
 }
 
 /**
@@ -138,7 +144,7 @@ async function optIn(
   db: Executor,
   page: SubscribingPage,
   target: { kind: 'email'; email: string } | { kind: 'sms'; phone: string },
-  fields: { componentIds: string[]; locale: string | null },
+  fields: { componentIds: string[]; audienceIds: string[]; locale: string | null },
   counts: { pendingConfirmations: number } | undefined,
   confirmation: { hash: string; send: (t: Messages) => Promise<unknown> },
 ) {
@@ -149,7 +155,7 @@ async function optIn(
     return { kind, id: existing.id, confirmed: false }
   if (counts && counts.pendingConfirmations >= PUBLIC_LIMITS.pendingConfirmationsPerPage)
     throw refuse('this page has too many subscriptions waiting for their confirmation: try again tomorrow')
-  if (existing) await renewConfirmation(db, existing.id, confirmation.hash, fields.locale)
+  if (existing) await renewConfirmation(db, existing.id, confirmation.hash, fields.locale, fields.audienceIds)
   const row =
     existing ??
     (await insertSubscriber(db, {
@@ -157,6 +163,7 @@ async function optIn(
       pageId: page.id,
       ...target,
       componentIds: fields.componentIds,
+      audienceIds: fields.audienceIds,
       confirmTokenHash: confirmation.hash,
       unsubscribeToken: newToken(),
       confirmedAt: null,
@@ -177,7 +184,13 @@ export async function subscribe(db: Executor, context: SubscribeContext, page: S
   const field = 'email' in subscription ? 'email' : 'phone' in subscription ? 'phone' : 'url'
   if (!page.allowSubscribers) throw invalidField(field, 'this status page does not take subscribers')
   const componentIds = subscription.componentIds ?? []
-  const known = new Set((await componentsOfPage(db, page, componentIds.filter(isUuid))).map((row) => row.id))
+  const audienceIds = [...(context.audienceIds ?? [])]
+  // A component tagged for audiences the subscriber is not of is not theirs to follow: as unknown as another page's.
+  const known = new Set(
+    (await componentsOfPage(db, page, componentIds.filter(isUuid)))
+      .filter((row) => isSeenBy(audienceIds, row.audienceIds))
+      .map((row) => row.id),
+  )
   const unknown = componentIds.findIndex((id) => !known.has(id))
   if (unknown >= 0) throw invalidField(`componentIds/${unknown}`, 'is not a component of this status page')
 
@@ -192,7 +205,7 @@ export async function subscribe(db: Executor, context: SubscribeContext, page: S
   if ('email' in subscription) {
     const email = subscription.email.trim()
     const token = newToken()
-    return optIn(db, page, { kind: 'email', email }, { componentIds, locale }, counts, {
+    return optIn(db, page, { kind: 'email', email }, { componentIds, audienceIds, locale }, counts, {
       hash: tokenHash(token),
       send: (t) =>
         context.notifier.queueEmail(db, {
@@ -210,7 +223,7 @@ export async function subscribe(db: Executor, context: SubscribeContext, page: S
     if (!context.notifier.config.twilio)
       throw invalidField('phone', 'this service sends no text messages: SMS subscriptions need Twilio (the TWILIO_* settings)')
     const code = String(randomInt(0, 1_000_000)).padStart(6, '0')
-    return optIn(db, page, { kind: 'sms', phone }, { componentIds, locale }, counts, {
+    return optIn(db, page, { kind: 'sms', phone }, { componentIds, audienceIds, locale }, counts, {
       hash: smsCodeHash(page.id, phone, code),
       send: (t) =>
         context.notifier.queueMessage(db, {
@@ -246,6 +259,7 @@ export async function subscribe(db: Executor, context: SubscribeContext, page: S
     url: subscription.url,
     secret,
     componentIds,
+    audienceIds,
     confirmTokenHash: null,
     unsubscribeToken: newToken(),
     confirmedAt: new Date(),
