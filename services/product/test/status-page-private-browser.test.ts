@@ -14,6 +14,8 @@ import { solidPng } from './png.js'
 // An outsider sees a page that names nothing and asks for an e-mail address; a person of an
 // allowed domain follows the e-mailed link, presses the button, reads the page, and signs out.
 // Then a branded page: its policy lets the browser apply its theme and show its logo, nothing else.
+// Then a page with audiences: a customer follows their audience's link and reads their own
+// component and incident, which another browser on the same page does not see.
 // Without Chromium here, the test says so and skips (CI installs it and fails without it).
 if (await chromiumPresent("the private page's browser check")) {
   // Links in e-mails are built from the product's public URL: the port is chosen before the service starts.
@@ -137,5 +139,48 @@ if (await chromiumPresent("the private page's browser check")) {
     await rm(file, { force: true })
     const png = await tab.screenshot({ path: file, fullPage: true })
     t.ok(png.length > 10_000, `a screenshot of the branded page is saved at ${path.relative(process.cwd(), file)}`)
+  })
+
+  t.test('an audience’s link shows its reader their own components and incidents; another browser sees only everyone’s', async (t) => {
+    const shared = (await call(`${base}/pages`, { name: 'Shared Cloud', slug: 'shared-cloud', published: true })).json()
+    const pageBase = `${base}/pages/${shared.id}`
+    const acme = (await call(`${pageBase}/audiences`, { name: 'Acme' })).json()
+    await call(`${pageBase}/components`, { name: 'Public API' })
+    const database = (await call(`${pageBase}/components`, { name: 'Acme dedicated database', audienceIds: [acme.id] })).json()
+    await call(`${pageBase}/incidents`, {
+      name: 'Acme database failover',
+      body: 'Your database moved to its standby.',
+      impact: 'major',
+      audienceIds: [acme.id],
+      components: [{ componentId: database.id, status: 'partial_outage' }],
+    })
+    const sharedRoot = `${origin}/api/v1/statuspages/public/shared-cloud/`
+    t.match(acme.link, `${sharedRoot}audience?token=`, 'the link is built from the product’s public URL')
+
+    const customer = await browser.newContext({ locale: 'en-GB' })
+    t.teardown(() => customer.close())
+    const tab = await customer.newPage()
+    await tab.goto(acme.link)
+    t.equal(tab.url(), sharedRoot, 'the link leads to the page itself')
+    const seen = await tab.locator('body').textContent()
+    t.match(seen, /Acme dedicated database/)
+    t.match(seen, /Acme database failover/)
+    const file = path.join(screenshots, 'audience-status-page.png')
+    await rm(file, { force: true })
+    const png = await tab.screenshot({ path: file, fullPage: true })
+    t.ok(png.length > 10_000, `a screenshot of Acme’s view is saved at ${path.relative(process.cwd(), file)}`)
+    await tab.reload()
+    t.match(await tab.locator('body').textContent(), /Acme database failover/, 'the browser keeps reading as Acme')
+
+    const other = await browser.newContext({ locale: 'en-GB' })
+    t.teardown(() => other.close())
+    const theirs = await other.newPage()
+    t.equal((await theirs.goto(sharedRoot))?.status(), 200)
+    const everyone = await theirs.locator('body').textContent()
+    t.match(everyone, /Public API/)
+    t.notMatch(everyone, /Acme/, 'another browser reads nothing of Acme')
+
+    await tab.getByRole('button', { name: 'Sign out' }).click()
+    t.notMatch(await (await tab.goto(sharedRoot))!.text(), /Acme/, 'signed out, the browser reads what everyone reads')
   })
 }
