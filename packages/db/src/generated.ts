@@ -1035,6 +1035,19 @@ export interface DivinuxStatusIncidents {
   workflowId: string | null;
 }
 
+export interface DivinuxStatusIncidentTemplates {
+  componentStatuses: Generated<Json>;
+  createdAt: Generated<Timestamp>;
+  id: Generated<string>;
+  impact: Generated<string>;
+  key: string;
+  organizationId: string;
+  pageId: string;
+  status: Generated<string>;
+  texts: Json;
+  updatedAt: Generated<Timestamp>;
+}
+
 export interface DivinuxStatusIncidentUpdates {
   affectedComponents: Generated<Json>;
   body: string;
@@ -1431,6 +1444,7 @@ export interface DB {
   "divinux.statusComponents": DivinuxStatusComponents;
   "divinux.statusIncidentComponents": DivinuxStatusIncidentComponents;
   "divinux.statusIncidents": DivinuxStatusIncidents;
+  "divinux.statusIncidentTemplates": DivinuxStatusIncidentTemplates;
   "divinux.statusIncidentUpdates": DivinuxStatusIncidentUpdates;
   "divinux.statusNotifications": DivinuxStatusNotifications;
   "divinux.statusPageAccessLinks": DivinuxStatusPageAccessLinks;

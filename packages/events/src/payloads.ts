@@ -135,7 +135,13 @@ export interface StatusPageIncidentUpdateRequested {
   /** Status page incidents correlation linked to the incident, updated too. */
   statusIncidentIds: string[]
   status: 'investigating' | 'identified' | 'monitoring' | 'resolved'
+  /** Empty when a template gives the words. */
   body: string
+  /**
+   * The key of an incident template: each page with one by that key takes its title, body and
+   * component statuses from it (the body given here still wins); other pages take the body.
+   */
+  template?: string
   /** Whether a status page incident opened for it is published at once (else a draft). */
   publish: boolean
   /** Who asked; null when the incident resolved because its alerts did. */

@@ -119,6 +119,39 @@ t.test('the comms draft follows the incident’s state in plain words', async (t
   t.equal(draftComms(subject({ status: 'weird' }), findings(), {}).statusPageUpdate.status, 'investigating')
 })
 
+t.test('an opening comms draft takes the words of the status page template naming most of the affected components', async (t) => {
+  const gathered = {
+    components: [
+      { id: 'c1', name: 'Search', status: 'degraded_performance', changes: [] },
+      { id: 'c2', name: 'Web', status: 'operational', changes: [] },
+    ],
+  }
+  const templates = [
+    { key: 'web-slow', title: 'Pages load slowly', body: 'Pages take longer to load.', componentIds: ['c2', 'c9'] },
+    { key: 'search-and-web', title: 'Search and pages degraded', body: 'Searching and browsing are slow.', componentIds: ['c1', 'c2'] },
+    { key: 'billing', title: 'Billing delayed', body: 'Invoices are late.', componentIds: ['c7'] },
+  ]
+  t.same(draftComms(subject(), findings(), gathered, templates).statusPageUpdate, {
+    name: 'Search and pages degraded',
+    status: 'investigating',
+    body: 'Searching and browsing are slow.',
+    template: 'search-and-web',
+  })
+  t.equal(
+    draftComms(subject(), findings({ category: 'capacity', confidence: 0.7 }), gathered, templates).statusPageUpdate.template,
+    'search-and-web',
+    'identified: still an opening update',
+  )
+  const monitoring = draftComms(subject({ status: 'monitoring' }), findings(), gathered, templates).statusPageUpdate
+  t.equal(monitoring.template, undefined, 'a later update keeps the agent’s words')
+  t.match(monitoring.body, /monitoring Search and Web/)
+  t.equal(
+    draftComms(subject(), findings(), gathered, [templates[2]!]).statusPageUpdate.template,
+    undefined,
+    'no template for these components',
+  )
+})
+
 t.test('the on-call brief: what is failing, then the suspect or the likely cause and the runbook', async (t) => {
   const policies = [
     { service: 'search', policyId: 'p-search', policyName: 'Search team' },

@@ -18,6 +18,7 @@ import { accessRoutes } from './private/routes.js'
 import { publicRoutes } from './public/routes.js'
 import { createSubscriberNotifications } from './subscribers/notifications.js'
 import { subscriberRoutes } from './subscribers/routes.js'
+import { templateRoutes } from './templates/routes.js'
 
 export interface StatusPagesOptions {
   /** The service's outbound messages: subscriber e-mail and webhooks. */
@@ -97,6 +98,7 @@ export const statusPagesSurface: FastifyPluginAsync<StatusPagesOptions> = async 
   await app.register(brandingRoutes, { productUrl: options.productUrl, changed })
   await app.register(audienceRoutes, { productUrl: options.productUrl, changed })
   await app.register(componentRoutes, { changed })
+  await app.register(templateRoutes)
   await app.register(incidentRoutes, { notifications, changed })
   await app.register(maintenanceRoutes, { notifications, scheduler, changed, ...(options.quieter ? { quieter: options.quieter } : {}) })
   await app.register(subscriberRoutes, { notifier: options.notifier, outbound: options.outbound, productUrl: options.productUrl })
@@ -109,6 +111,7 @@ export {
   componentHistoryAround,
   componentsOfServices,
   componentUptimeBetween,
+  incidentTemplatesFor,
   maintenanceWindowsOf,
   unknownStatusComponents,
   searchStatusIncidents,

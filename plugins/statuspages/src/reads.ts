@@ -8,6 +8,8 @@ import { publicUrlOfRow } from './pages/public-url.js'
 import { uptimeBetween, PARTIAL_OUTAGE_WEIGHT } from './public/uptime.js'
 import { componentHistory } from './queries/public.js'
 import { webhookTargetOf } from './queries/subscribers.js'
+import { templatesForComponents } from './queries/templates.js'
+import { templateText } from './templates/apply.js'
 import { SUBSCRIBER_RECIPIENT } from './subscribers/notifications.js'
 
 /** The organization's status pages, for the platform's `GET /organizations/:orgId/status-pages`. */
@@ -348,4 +350,22 @@ export async function componentsOfServices(db: Executor, organizationId: string,
     .orderBy('c.position')
     .limit(100)
     .execute()
+}
+
+/**
+ * The incident templates of the organization's pages that give one of these components a status,
+ * each in its page's default language (decision 0015, "Incident templates"): what the comms
+ * agent drafts an opening update from.
+ */
+export async function incidentTemplatesFor(db: Executor, organizationId: string, componentIds: string[]) {
+  const templates = await templatesForComponents(db, organizationId, componentIds)
+  return templates.map((template) => {
+    const text = templateText(template, template.locales)
+    return {
+      key: template.key,
+      title: text.title,
+      body: text.body,
+      componentIds: template.components.map((component) => component.componentId),
+    }
+  })
 }

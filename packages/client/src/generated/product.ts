@@ -1713,7 +1713,7 @@ export interface paths {
         put?: never;
         /**
          * Slack slash command `/incident` (signed by Slack)
-         * @description `declare [<severity>] [type=<key>] [<field>=<value> …] <title>`, `set [INC-n] <field>=<value> … [type=<key>]`, `done [INC-n] <role> <number>`, `ack [INC-n]`, `resolve [INC-n]`, `status [INC-n] <text>`, `join [INC-n]`, `help`; without INC-n, the incident whose channel it is run in. Answers Slack with an ephemeral line. 403 unless signed with the integration’s signing secret within five minutes.
+         * @description `declare [<severity>] [type=<key>] [<field>=<value> …] <title>`, `set [INC-n] <field>=<value> … [type=<key>]`, `done [INC-n] <role> <number>`, `ack [INC-n]`, `resolve [INC-n]`, `status [INC-n] <text>`, `statuspage [INC-n] [template=<key>] [<status>] [<text>]`, `join [INC-n]`, `help`; without INC-n, the incident whose channel it is run in. Answers Slack with an ephemeral line. 403 unless signed with the integration’s signing secret within five minutes.
          */
         post: operations["postChatSlackCommands"];
         delete?: never;
@@ -2044,6 +2044,43 @@ export interface paths {
         patch: operations["patchStatuspagesOrganizationsPagesComponentGroupsByGroupId"];
         trace?: never;
     };
+    "/api/v1/statuspages/organizations/{orgId}/pages/{pageId}/incident-templates": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** A page’s incident templates, by key (statuspages viewer) */
+        get: operations["getStatuspagesOrganizationsPagesIncidentTemplates"];
+        put?: never;
+        /** Add an incident template (statuspages manager) */
+        post: operations["postStatuspagesOrganizationsPagesIncidentTemplates"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/statuspages/organizations/{orgId}/pages/{pageId}/incident-templates/{templateId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** An incident template (statuspages viewer) */
+        get: operations["getStatuspagesOrganizationsPagesIncidentTemplatesByTemplateId"];
+        put?: never;
+        post?: never;
+        /** Remove an incident template (statuspages manager) */
+        delete: operations["deleteStatuspagesOrganizationsPagesIncidentTemplatesByTemplateId"];
+        options?: never;
+        head?: never;
+        /** Change an incident template; `texts` is replaced whole (statuspages manager) */
+        patch: operations["patchStatuspagesOrganizationsPagesIncidentTemplatesByTemplateId"];
+        trace?: never;
+    };
     "/api/v1/statuspages/organizations/{orgId}/pages/{pageId}/incidents": {
         parameters: {
             query?: never;
@@ -2054,7 +2091,7 @@ export interface paths {
         /** A page’s incidents, newest first (statuspages viewer) */
         get: operations["getStatuspagesOrganizationsPagesIncidents"];
         put?: never;
-        /** Open an incident with its first update (statuspages manager) */
+        /** Open an incident with its first update, written or from a template (statuspages manager) */
         post: operations["postStatuspagesOrganizationsPagesIncidents"];
         delete?: never;
         options?: never;
@@ -11147,8 +11184,10 @@ export interface operations {
                 "application/json": {
                     /** @description The status page incident’s status after it */
                     status: "investigating" | "identified" | "monitoring" | "resolved";
-                    /** @description What the public reads */
-                    body: string;
+                    /** @description What the public reads; required unless `template` names one (then it wins over the template’s) */
+                    body?: string;
+                    /** @description The key of a status page incident template: each page with one by that key takes its title, body and component statuses; other pages take `body`, or the status’s default words */
+                    template?: string;
                     /** @description The public name of a status page incident this update opens (the comms agent drafts one). Without it the page names it after its affected components, for example "Partial outage affecting Checkout": never the internal incident title */
                     name?: string;
                     /**
@@ -17125,6 +17164,384 @@ export interface operations {
             };
         };
     };
+    getStatuspagesOrganizationsPagesIncidentTemplates: {
+        parameters: {
+            query?: {
+                page?: number;
+                limit?: number;
+            };
+            header?: never;
+            path: {
+                orgId: string;
+                pageId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            /** Format: uuid */
+                            id: string;
+                            /** Format: uuid */
+                            pageId: string;
+                            key: string;
+                            /** @enum {unknown} */
+                            status: "investigating" | "identified" | "monitoring" | "resolved";
+                            /** @enum {unknown} */
+                            impact: "none" | "minor" | "major" | "critical";
+                            components: {
+                                componentId: string;
+                                /** @enum {unknown} */
+                                status: "operational" | "under_maintenance" | "degraded_performance" | "partial_outage" | "major_outage";
+                            }[];
+                            texts: {
+                                [key: string]: {
+                                    title: string;
+                                    body: string;
+                                };
+                            };
+                            /** Format: date-time */
+                            createdAt: string;
+                            /** Format: date-time */
+                            updatedAt: string;
+                        }[];
+                        meta: {
+                            page: number;
+                            limit: number;
+                            total: number;
+                        };
+                    };
+                };
+            };
+            /** @description Default Response */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Default Response */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    postStatuspagesOrganizationsPagesIncidentTemplates: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                orgId: string;
+                pageId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description How the template is named where it is used (the API’s `template`, Slack’s `template=`): lower case, digits and dashes */
+                    key: string;
+                    /**
+                     * @description The incident’s status when opened; unset: investigating
+                     * @enum {unknown}
+                     */
+                    status?: "investigating" | "identified" | "monitoring" | "resolved";
+                    /**
+                     * @description Its impact; unset: minor
+                     * @enum {unknown}
+                     */
+                    impact?: "none" | "minor" | "major" | "critical";
+                    components?: {
+                        componentId: string;
+                        /** @enum {unknown} */
+                        status: "operational" | "under_maintenance" | "degraded_performance" | "partial_outage" | "major_outage";
+                    }[];
+                    /** @description The title and body in each of the page’s languages, by language tag; the page’s default language is required */
+                    texts: {
+                        [key: string]: {
+                            /** @description The incident’s public name */
+                            title: string;
+                            /** @description Its first update */
+                            body: string;
+                        };
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** Format: uuid */
+                        id: string;
+                        /** Format: uuid */
+                        pageId: string;
+                        key: string;
+                        /** @enum {unknown} */
+                        status: "investigating" | "identified" | "monitoring" | "resolved";
+                        /** @enum {unknown} */
+                        impact: "none" | "minor" | "major" | "critical";
+                        components: {
+                            componentId: string;
+                            /** @enum {unknown} */
+                            status: "operational" | "under_maintenance" | "degraded_performance" | "partial_outage" | "major_outage";
+                        }[];
+                        texts: {
+                            [key: string]: {
+                                title: string;
+                                body: string;
+                            };
+                        };
+                        /** Format: date-time */
+                        createdAt: string;
+                        /** Format: date-time */
+                        updatedAt: string;
+                    };
+                };
+            };
+            /** @description Default Response */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Default Response */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    getStatuspagesOrganizationsPagesIncidentTemplatesByTemplateId: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                orgId: string;
+                pageId: string;
+                templateId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** Format: uuid */
+                        id: string;
+                        /** Format: uuid */
+                        pageId: string;
+                        key: string;
+                        /** @enum {unknown} */
+                        status: "investigating" | "identified" | "monitoring" | "resolved";
+                        /** @enum {unknown} */
+                        impact: "none" | "minor" | "major" | "critical";
+                        components: {
+                            componentId: string;
+                            /** @enum {unknown} */
+                            status: "operational" | "under_maintenance" | "degraded_performance" | "partial_outage" | "major_outage";
+                        }[];
+                        texts: {
+                            [key: string]: {
+                                title: string;
+                                body: string;
+                            };
+                        };
+                        /** Format: date-time */
+                        createdAt: string;
+                        /** Format: date-time */
+                        updatedAt: string;
+                    };
+                };
+            };
+            /** @description Default Response */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Default Response */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    deleteStatuspagesOrganizationsPagesIncidentTemplatesByTemplateId: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                orgId: string;
+                pageId: string;
+                templateId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Default Response */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Default Response */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    patchStatuspagesOrganizationsPagesIncidentTemplatesByTemplateId: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                orgId: string;
+                pageId: string;
+                templateId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description How the template is named where it is used (the API’s `template`, Slack’s `template=`): lower case, digits and dashes */
+                    key?: string;
+                    /**
+                     * @description The incident’s status when opened; unset: investigating
+                     * @enum {unknown}
+                     */
+                    status?: "investigating" | "identified" | "monitoring" | "resolved";
+                    /**
+                     * @description Its impact; unset: minor
+                     * @enum {unknown}
+                     */
+                    impact?: "none" | "minor" | "major" | "critical";
+                    components?: {
+                        componentId: string;
+                        /** @enum {unknown} */
+                        status: "operational" | "under_maintenance" | "degraded_performance" | "partial_outage" | "major_outage";
+                    }[];
+                    /** @description The title and body in each of the page’s languages, by language tag; the page’s default language is required */
+                    texts?: {
+                        [key: string]: {
+                            /** @description The incident’s public name */
+                            title: string;
+                            /** @description Its first update */
+                            body: string;
+                        };
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** Format: uuid */
+                        id: string;
+                        /** Format: uuid */
+                        pageId: string;
+                        key: string;
+                        /** @enum {unknown} */
+                        status: "investigating" | "identified" | "monitoring" | "resolved";
+                        /** @enum {unknown} */
+                        impact: "none" | "minor" | "major" | "critical";
+                        components: {
+                            componentId: string;
+                            /** @enum {unknown} */
+                            status: "operational" | "under_maintenance" | "degraded_performance" | "partial_outage" | "major_outage";
+                        }[];
+                        texts: {
+                            [key: string]: {
+                                title: string;
+                                body: string;
+                            };
+                        };
+                        /** Format: date-time */
+                        createdAt: string;
+                        /** Format: date-time */
+                        updatedAt: string;
+                    };
+                };
+            };
+            /** @description Default Response */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Default Response */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
     getStatuspagesOrganizationsPagesIncidents: {
         parameters: {
             query?: {
@@ -17239,9 +17656,13 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    name: string;
+                    /** @description The key of one of the page’s incident templates: its title, body, status, impact and components, each unless given here */
+                    template?: string;
+                    /** @description A language tag (de, de-CH, ja); a region reads as its language, a language the page is not in as the page’s default */
+                    locale?: string;
+                    name?: string;
                     /** @description What the public reads */
-                    body: string;
+                    body?: string;
                     /** @enum {unknown} */
                     status?: "investigating" | "identified" | "monitoring" | "resolved";
                     /** @enum {unknown} */

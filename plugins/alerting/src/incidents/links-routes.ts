@@ -101,7 +101,21 @@ const PublishStatusUpdate = Type.Object(
     status: Type.Union([Type.Literal('investigating'), Type.Literal('identified'), Type.Literal('monitoring'), Type.Literal('resolved')], {
       description: 'The status page incident’s status after it',
     }),
-    body: Type.String({ minLength: 1, maxLength: 5000, pattern: '\\S', description: 'What the public reads' }),
+    body: Type.Optional(
+      Type.String({
+        minLength: 1,
+        maxLength: 5000,
+        pattern: '\\S',
+        description: 'What the public reads; required unless `template` names one (then it wins over the template’s)',
+      }),
+    ),
+    template: Type.Optional(
+      Type.String({
+        pattern: '^[a-z0-9][a-z0-9-]{0,62}$',
+        description:
+          'The key of a status page incident template: each page with one by that key takes its title, body and component statuses; other pages take `body`, or the status’s default words',
+      }),
+    ),
     name: Type.Optional(
       Type.String({
         minLength: 1,
@@ -222,7 +236,8 @@ export const incidentLinkRoutes: FastifyPluginAsyncTypebox<LinkRouteOptions> = a
     },
     async (request, reply) => {
       const { organizationId } = membershipOf(request)
-      const { status, body, name = null, publish: publishNow = false, draftOf } = request.body
+      const { status, body = '', template, name = null, publish: publishNow = false, draftOf } = request.body
+      if (!body && !template) throw invalidField('body', 'is required unless a template is named')
       const authorId = request.user.userId
       // Cited on the timeline and in the audit log: only an analysis of this organization.
       if (draftOf && !(await hasAnalysis(db, organizationId, draftOf)))
@@ -234,6 +249,7 @@ export const incidentLinkRoutes: FastifyPluginAsyncTypebox<LinkRouteOptions> = a
           body,
           name,
           publish: publishNow,
+          ...(template ? { template } : {}),
           ...(draftOf ? { draftOf } : {}),
         }),
       )

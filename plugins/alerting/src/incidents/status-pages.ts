@@ -47,7 +47,10 @@ export async function resolveOnStatusPages(
 
 export interface StatusUpdate {
   status: 'investigating' | 'identified' | 'monitoring' | 'resolved'
+  /** Empty when `template` gives the words. */
   body: string
+  /** The key of a status page incident template (decision 0015, "Incident templates"). */
+  template?: string
   /** The public name of a status page incident it opens; null: named after its components. */
   name: string | null
   publish: boolean
@@ -69,7 +72,7 @@ export async function postStatusUpdate(
   incidentId: string,
   update: StatusUpdate,
 ) {
-  const { status, body, name, publish: publishNow, draftOf } = update
+  const { status, body, name, publish: publishNow, draftOf, template } = update
   const incident = await incidentOrNotFound(trx, organizationId, incidentId, true)
   const facets = await incidentFacets(trx, organizationId, [incident.id])
   const links = await statusLinksOf(trx, organizationId, incident.id)
@@ -78,8 +81,12 @@ export async function postStatusUpdate(
       organizationId,
       incidentId: incident.id,
       kind: 'status_update',
-      body,
-      data: { statusPages: { status, publish: publishNow, ...(name ? { name } : {}) }, ...(draftOf ? { draftOf } : {}) },
+      // The timeline says which template gave the words when none were written.
+      body: body || `Status page template ${template ?? ''}`.trim(),
+      data: {
+        statusPages: { status, publish: publishNow, ...(name ? { name } : {}), ...(template ? { template } : {}) },
+        ...(draftOf ? { draftOf } : {}),
+      },
       authorId: actor.userId,
     },
   ])
@@ -94,6 +101,7 @@ export async function postStatusUpdate(
     statusIncidentIds: links.map((link) => link.statusIncidentId),
     status,
     body,
+    ...(template ? { template } : {}),
     publish: publishNow,
     authorId: actor.userId,
   })
@@ -101,7 +109,7 @@ export async function postStatusUpdate(
   await recordAudit(trx, context, {
     ...entry,
     action: 'incident.status_update_published',
-    after: { status, body, name, publish: publishNow, ...(draftOf ? { draftOf } : {}) },
+    after: { status, body, name, publish: publishNow, ...(template ? { template } : {}), ...(draftOf ? { draftOf } : {}) },
   })
   return row!
 }

@@ -6,12 +6,23 @@ import type { Gathered } from '../investigation/tools.js'
 // and a stakeholder summary from the incident's state and the investigation, in plain language:
 // no service names, hosts, versions, commits or people, only what the public sees (the status
 // page's component names). A draft is never published by the agent: a person publishes it.
+// Where a status page has an incident template for the affected components (decision 0015,
+// "Incident templates"), an opening draft takes its words: what the team wrote ahead beats ours.
 
 export type PublicStatus = 'investigating' | 'identified' | 'monitoring' | 'resolved'
 
+/** An incident template of a status page, in the words of the page's default language. */
+export interface CommsTemplate {
+  key: string
+  title: string
+  body: string
+  /** The components it gives a status. */
+  componentIds: string[]
+}
+
 export interface CommsDraft {
-  /** `name` is the public incident's name where the update opens one. */
-  statusPageUpdate: { name: string; status: PublicStatus; body: string }
+  /** `name` is the public incident's name where the update opens one; `template` the template whose words these are. */
+  statusPageUpdate: { name: string; status: PublicStatus; body: string; template?: string }
   stakeholderSummary: string
 }
 
@@ -45,7 +56,17 @@ const FIX_IN_PLAIN_WORDS: Record<Findings['probableCause']['category'], string> 
 
 const CONFIDENT = 0.6
 
-export function draftComms(subject: Subject, findings: Findings, gathered: Gathered): CommsDraft {
+/** The template naming most of the affected components (the first key on a tie), if any names one. */
+export function templateFor(templates: readonly CommsTemplate[], componentIds: readonly string[]): CommsTemplate | undefined {
+  let best: { template: CommsTemplate; covered: number } | undefined
+  for (const template of [...templates].sort((a, b) => a.key.localeCompare(b.key))) {
+    const covered = template.componentIds.filter((id) => componentIds.includes(id)).length
+    if (covered > 0 && (!best || covered > best.covered)) best = { template, covered }
+  }
+  return best?.template
+}
+
+export function draftComms(subject: Subject, findings: Findings, gathered: Gathered, templates: readonly CommsTemplate[] = []): CommsDraft {
   const components = (gathered.components ?? []).map((component) => component.name)
   const affected = components.length > 0 ? new Intl.ListFormat('en', { type: 'conjunction' }).format(components) : 'some of our services'
   const { category, confidence } = findings.probableCause
@@ -69,5 +90,16 @@ export function draftComms(subject: Subject, findings: Findings, gathered: Gathe
       ? `Likely cause: ${CAUSE_IN_PLAIN_WORDS[category]} (confidence ${Math.round(confidence * 100)} %). ${FIX_IN_PLAIN_WORDS[category]}`
       : 'Cause: not established yet; the team is investigating.',
   ].join('\n')
-  return { statusPageUpdate: { name: `Problems affecting ${affected}`, status, body }, stakeholderSummary }
+  // A template is written to open an incident: later updates (monitoring, resolved) keep our words.
+  const template =
+    status === 'investigating' || status === 'identified'
+      ? templateFor(
+          templates,
+          (gathered.components ?? []).map((component) => component.id),
+        )
+      : undefined
+  const statusPageUpdate = template
+    ? { name: template.title, status, body: template.body, template: template.key }
+    : { name: `Problems affecting ${affected}`, status, body }
+  return { statusPageUpdate, stakeholderSummary }
 }

@@ -1,5 +1,6 @@
 import type { Executor, Json } from '@svc/db'
 import { pagingPoliciesOf } from '@svc/plugin-alerting'
+import { incidentTemplatesFor } from '@svc/plugin-statuspages'
 import type { Investigation } from '../investigation/investigate.js'
 import { agentSwitches, recordAgentOutput } from '../queries/agents.js'
 import { runbooksFor } from '../queries/runbooks.js'
@@ -32,7 +33,9 @@ export async function runAgents(trx: Executor, organizationId: string, analysisI
       { matches } as unknown as Json,
     )
   if (switches.comms) {
-    const draft = draftComms(subject, findings, gathered)
+    const componentIds = (gathered.components ?? []).map((row) => row.id)
+    const templates = await incidentTemplatesFor(trx, organizationId, componentIds)
+    const draft = draftComms(subject, findings, gathered, templates)
     await recordAgentOutput(
       trx,
       organizationId,
@@ -42,7 +45,8 @@ export async function runAgents(trx: Executor, organizationId: string, analysisI
         ...base,
         status: subject.status,
         category: findings.probableCause.category,
-        components: (gathered.components ?? []).map((row) => row.id),
+        components: componentIds,
+        templatesConsidered: templates.map((template) => template.key),
       } as Json,
       {
         ...draft,

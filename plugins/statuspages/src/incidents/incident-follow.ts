@@ -5,6 +5,8 @@ import { workEach, type JobQueue } from '@svc/jobs'
 import type { ComponentStatus, IncidentImpact } from '../model.js'
 import { componentsFollowingServices } from '../queries/components.js'
 import { incidentById } from '../queries/incidents.js'
+import { templateByKey } from '../queries/templates.js'
+import { templateStatuses, templateText } from '../templates/apply.js'
 import type { SubscriberNotifications } from '../subscribers/notifications.js'
 import { publicIncidentName } from './public-words.js'
 import { openRecord, recordUpdate } from './records.js'
@@ -41,6 +43,30 @@ async function openIncidentsOf(db: Executor, event: StatusPageIncidentUpdateRequ
     .execute()
 }
 
+/**
+ * What an update says when its author gave no words and the page has no template by the name
+ * they gave: Statuspage's own default words for each status.
+ */
+export const DEFAULT_WORDS: Record<StatusPageIncidentUpdateRequested['status'], string> = {
+  investigating: 'We are currently investigating this issue.',
+  identified: 'The issue has been identified and a fix is being implemented.',
+  monitoring: 'A fix has been implemented and we are monitoring the results.',
+  resolved: 'This incident has been resolved.',
+}
+
+/** The page's template the event names, with the words it gives there (the page's default language). */
+async function templateOn(db: Executor, pageId: string, event: StatusPageIncidentUpdateRequested) {
+  if (!event.template) return undefined
+  const template = await templateByKey(db, pageId, event.template)
+  if (!template) return undefined
+  const page = await db
+    .selectFrom('divinux.statusPages')
+    .select(['id', 'organizationId', 'locales'])
+    .where('id', '=', pageId)
+    .executeTakeFirstOrThrow()
+  return { template, page, text: templateText(template, page.locales) }
+}
+
 /** Whether the incident's newest update already says this (the event was delivered before). */
 async function alreadySaid(db: Executor, statusIncidentId: string, status: string, body: string) {
   const latest = await db
@@ -65,8 +91,12 @@ export async function followIncident(db: Executor, notifications: SubscriberNoti
   const common = { createdBy: event.authorId, notify: true }
   for (const known of open) {
     const incident = await incidentById(db, known.id, true)
-    if (!incident || (await alreadySaid(db, incident.id, event.status, event.body))) continue
-    await recordUpdate(db, notifications, incident, { ...common, status: event.status, body: event.body, statuses: new Map() })
+    if (!incident) continue
+    const templated = await templateOn(db, incident.pageId, event)
+    const body = event.body || templated?.text.body || DEFAULT_WORDS[event.status]
+    if (await alreadySaid(db, incident.id, event.status, body)) continue
+    const statuses = templated ? await templateStatuses(db, templated.page, templated.template) : new Map<string, ComponentStatus>()
+    await recordUpdate(db, notifications, incident, { ...common, status: event.status, body, statuses })
     changed.add(incident.pageId)
   }
   if (event.status === 'resolved') return [...changed]
@@ -76,10 +106,16 @@ export async function followIncident(db: Executor, notifications: SubscriberNoti
     if (covered.has(pageId)) continue
     const onPage = components.filter((component) => component.pageId === pageId)
     const status = componentStatusOf[priorityOf(event)]
-    const statuses = new Map(onPage.map((component) => [component.id, status] as const))
-    // The caller's public name, else one from this page's components: never the internal title.
+    const templated = await templateOn(db, pageId, event)
+    // The template's statuses win over the severity's for the components it names.
+    const statuses = new Map([
+      ...onPage.map((component) => [component.id, status] as const),
+      ...(templated ? await templateStatuses(db, templated.page, templated.template) : []),
+    ])
+    // The caller's public name, else the template's, else one from this page's components: never the internal title.
     const name =
       event.name ??
+      templated?.text.title ??
       publicIncidentName(
         status,
         onPage.map((component) => component.name),
@@ -93,12 +129,12 @@ export async function followIncident(db: Executor, notifications: SubscriberNoti
         kind: 'incident',
         name: name.slice(0, 200),
         status: event.status,
-        impact: impactOf[priorityOf(event)],
+        impact: templated?.template.impact ?? impactOf[priorityOf(event)],
         published: event.publish,
         alertingIncidentId: event.incidentId,
         createdBy: event.authorId,
       },
-      { ...common, status: event.status, body: event.body, statuses },
+      { ...common, status: event.status, body: event.body || templated?.text.body || DEFAULT_WORDS[event.status], statuses },
     )
     changed.add(pageId)
   }

@@ -7,7 +7,10 @@ import { pageOf, type Executor } from '@svc/db'
 import { ListResponse, NotFoundError, PaginationQuery, Timestamp, invalidField } from '@svc/http'
 import { findIncident, listIncidents, updateIncident, type IncidentRow } from '../queries/incidents.js'
 import { touchPage } from '../queries/pages.js'
+import { templateByKey } from '../queries/templates.js'
+import { templateStatuses, templateText } from '../templates/apply.js'
 import { checkAudiences } from '../audiences/tags.js'
+import { LocaleTag } from '../i18n/locales.js'
 import { auditEntry, pageOfRequest } from '../pages/access.js'
 import {
   AudienceIdsInput,
@@ -107,12 +110,20 @@ export const incidentRoutes: FastifyPluginAsyncTypebox<{
     {
       schema: {
         tags,
-        summary: 'Open an incident with its first update (statuspages manager)',
+        summary: 'Open an incident with its first update, written or from a template (statuspages manager)',
         params: PageParams,
         body: Type.Object(
           {
-            name: Name,
-            body: Body,
+            template: Type.Optional(
+              Type.String({
+                maxLength: 63,
+                description:
+                  'The key of one of the page’s incident templates: its title, body, status, impact and components, each unless given here',
+              }),
+            ),
+            locale: Type.Optional(LocaleTag),
+            name: Type.Optional(Name),
+            body: Type.Optional(Body),
             status: Type.Optional(IncidentStatusSchema),
             impact: Type.Optional(ImpactSchema),
             components: Type.Optional(ComponentStatusInput),
@@ -129,19 +140,23 @@ export const incidentRoutes: FastifyPluginAsyncTypebox<{
     },
     async (request, reply) => {
       const { organizationId } = membershipOf(request)
-      const {
-        name,
-        body,
-        status = 'investigating',
-        impact = 'none',
-        components = [],
-        published = true,
-        startedAt,
-        notify = true,
-      } = request.body
+      const { published = true, startedAt, notify = true } = request.body
       const created = await db.transaction().execute(async (trx) => {
         const page = await pageOfRequest(trx, request, true)
-        const statuses = await checkComponents(trx, page, components)
+        const template = request.body.template === undefined ? undefined : await templateByKey(trx, page.id, request.body.template)
+        if (request.body.template !== undefined && !template)
+          throw invalidField('template', 'is not an incident template of this status page')
+        const text = template && templateText(template, page.locales, request.body.locale)
+        const name = request.body.name ?? text?.title
+        const body = request.body.body ?? text?.body
+        if (name === undefined) throw invalidField('name', 'is required unless a template is named')
+        if (body === undefined) throw invalidField('body', 'is required unless a template is named')
+        const status = request.body.status ?? template?.status ?? 'investigating'
+        const impact = request.body.impact ?? template?.impact ?? 'none'
+        const statuses =
+          request.body.components || !template
+            ? await checkComponents(trx, page, request.body.components ?? [])
+            : await templateStatuses(trx, page, template)
         const audienceIds = (await checkAudiences(trx, page, request.body.audienceIds)) ?? []
         const { row } = await openRecord(
           trx,

@@ -1,3 +1,4 @@
+import { productRoleAtLeast, productRoleOfUser } from '@svc/auth'
 import type { Database } from '@svc/db'
 import type { JobQueue } from '@svc/jobs'
 import { type Escalator } from '../../paging/index.js'
@@ -13,6 +14,7 @@ import {
   incidentOfAlert,
   incidentOrNotFound,
   joinIncident,
+  postStatusUpdate,
   severitiesOf,
   usualSeverity,
   setTaskDone,
@@ -35,6 +37,8 @@ export interface ChatActionDeps {
 }
 
 const DECLARE_USAGE = '`/incident declare [<severity>] [type=<key>] [<field>=<value> …] <title>`'
+const STATUSPAGE_USAGE = '`/incident statuspage [INC-n] [template=<key>] [investigating|identified|monitoring|resolved] [<text>]`'
+const PUBLIC_STATUSES = ['investigating', 'identified', 'monitoring', 'resolved'] as const
 
 /**
  * The leading `type=<key>` and `<field>=<value>` words of a command (decision 0031), and the
@@ -139,6 +143,7 @@ export const COMMAND_HELP = [
   '`/incident ack [INC-n]`: acknowledge it (it moves to investigating)',
   '`/incident resolve [INC-n]`: resolve it',
   '`/incident status [INC-n] <text>`: post a status update to its timeline',
+  `${STATUSPAGE_USAGE}: publish it on the status pages, in a template’s words or your own (statuspages manager)`,
   '`/incident join [INC-n]`: join it as a responder',
   'Without INC-n, the incident whose channel this is.',
 ].join('\n')
@@ -241,6 +246,33 @@ export async function runCommand(
         db.transaction().execute((trx) => addTimelineText(trx, actor, organizationId, incidentId, 'status_update', body.slice(0, 10_000))),
       )
       return 'Status update posted to the incident’s timeline.'
+    }
+    case 'statuspage': {
+      const incidentId = await incidentNamed()
+      // What reaches a status page asks what the status pages API asks for the same change.
+      if (!productRoleAtLeast(await productRoleOfUser(deps.database, organizationId, actor.userId, 'statuspages'), 'manager'))
+        throw new ChatRefusal('Publishing on status pages needs the statuspages role manager.')
+      const template = /^template=([a-z0-9][a-z0-9-]{0,62})$/.exec(args[0] ?? '')?.[1]
+      if (template) args = args.slice(1)
+      const named = PUBLIC_STATUSES.find((status) => status === args[0]?.toLowerCase())
+      if (named) args = args.slice(1)
+      const body = args.join(' ').trim()
+      if (!body && !template) throw new ChatRefusal(`Say what to publish, or name a template: ${STATUSPAGE_USAGE}.`)
+      if (body.length > 5000) throw new ChatRefusal('The text is longer than 5,000 characters.')
+      const incident = await incidentOrNotFound(db, organizationId, incidentId)
+      const status = named ?? (incident.status === 'resolved' ? 'resolved' : 'investigating')
+      await refusingClientErrors(() =>
+        db.transaction().execute((trx) =>
+          postStatusUpdate(trx, deps.jobs, actor, organizationId, incidentId, {
+            status,
+            body,
+            name: null,
+            publish: true,
+            ...(template ? { template } : {}),
+          }),
+        ),
+      )
+      return `Published on the status pages of INC-${incident.number} (${status}${template ? `, template ${template}` : ''}).`
     }
     default:
       return COMMAND_HELP

@@ -163,7 +163,7 @@ export const slackInteractivityRoutes: FastifyPluginAsyncTypebox<SlackRouteOptio
         tags,
         summary: 'Slack slash command `/incident` (signed by Slack)',
         description:
-          '`declare [<severity>] [type=<key>] [<field>=<value> …] <title>`, `set [INC-n] <field>=<value> … [type=<key>]`, `done [INC-n] <role> <number>`, `ack [INC-n]`, `resolve [INC-n]`, `status [INC-n] <text>`, `join [INC-n]`, `help`; without INC-n, the incident whose channel it is run in. Answers Slack with an ephemeral line. 403 unless signed with the integration’s signing secret within five minutes.',
+          '`declare [<severity>] [type=<key>] [<field>=<value> …] <title>`, `set [INC-n] <field>=<value> … [type=<key>]`, `done [INC-n] <role> <number>`, `ack [INC-n]`, `resolve [INC-n]`, `status [INC-n] <text>`, `statuspage [INC-n] [template=<key>] [<status>] [<text>]`, `join [INC-n]`, `help`; without INC-n, the incident whose channel it is run in. Answers Slack with an ephemeral line. 403 unless signed with the integration’s signing secret within five minutes.',
         params: Params,
         body: FormBody,
         response: { 200: Ephemeral },

@@ -274,6 +274,44 @@ t.test('/incident declares and works an incident; its channel, card and timeline
   )
 })
 
+t.test('/incident statuspage publishes on the status pages in a template’s words, for statuspages managers', async (t) => {
+  // The owner holds every product role; the responder holds alerting's only.
+  slack.addUser('U_OWN', 'owner@slackops.example')
+  const declared = await command('declare SEV2 Payments failing', 'U_RESP')
+  const reference = /INC-\d+/.exec(declared.text)![0]
+  t.equal(
+    (await command(`statuspage ${reference} template=payments-failing`, 'U_RESP')).text,
+    'Publishing on status pages needs the statuspages role manager.',
+  )
+  t.match((await command(`statuspage ${reference}`, 'U_OWN')).text, /Say what to publish, or name a template/)
+  t.equal(
+    (await command(`statuspage ${reference} template=payments-failing identified`, 'U_OWN')).text,
+    `Published on the status pages of ${reference} (identified, template payments-failing).`,
+  )
+  t.equal(
+    (await command(`statuspage ${reference} monitoring Payments recover as the fix rolls out.`, 'U_OWN')).text,
+    `Published on the status pages of ${reference} (monitoring).`,
+  )
+  const incident = (await call(owner!, 'GET', `${base}/incidents?status=open`))
+    .json()
+    .data.find((candidate: { reference: string }) => candidate.reference === reference)
+  const updates = await db
+    .selectFrom('divinux.incidentTimeline')
+    .select(['body', 'data', 'authorId'])
+    .where('incidentId', '=', incident.id)
+    .where('kind', '=', 'status_update')
+    .orderBy('createdAt')
+    .execute()
+  t.match(updates, [
+    {
+      body: 'Status page template payments-failing',
+      data: { statusPages: { status: 'identified', publish: true, template: 'payments-failing' } },
+      authorId: owner!.userId,
+    },
+    { body: 'Payments recover as the fix rolls out.', data: { statusPages: { status: 'monitoring', publish: true } } },
+  ])
+})
+
 t.test('/incident refuses what it cannot do, and says how to use it', async (t) => {
   t.equal((await command('declare Nope', 'U_VIEW')).text, 'This needs the alerting role responder or higher.')
   t.match((await command('declare', 'U_RESP')).text, /Give the incident a title/)
