@@ -11,7 +11,7 @@ import type { Assertion, AssertionOutcome } from './definitions.js'
 const compiledPatterns = new Map<string, RE2JS>()
 const COMPILED_KEPT = 1_000
 
-function patternOf(target: string): RE2JS {
+export function patternOf(target: string): RE2JS {
   let compiled = compiledPatterns.get(target)
   if (!compiled) {
     compiled = RE2JS.compile(RE2JS.translateRegExp(target))
@@ -58,7 +58,7 @@ function actualOf(assertion: Assertion, observed: Observed): string | null {
 }
 
 /** The first value a JSONPath selects in a JSON body, as text; null when the body is not JSON or nothing matches. */
-function jsonPathValue(body: string | undefined, path: string): string | null {
+export function jsonPathValue(body: string | undefined, path: string): string | null {
   if (body === undefined) return null
   let json: unknown
   try {

@@ -4,7 +4,7 @@ import { Type, type Static } from 'typebox'
 // both so a relay runs exactly what the service validated. Names follow Checkly's where it has
 // one (assertion sources and comparisons, in camelCase).
 
-export const CHECK_KINDS = ['http', 'tcp', 'dns', 'tls', 'heartbeat'] as const
+export const CHECK_KINDS = ['http', 'multistep', 'tcp', 'dns', 'tls', 'heartbeat'] as const
 export type CheckKind = (typeof CHECK_KINDS)[number]
 
 export const HTTP_METHODS = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'] as const
@@ -56,6 +56,47 @@ export const HttpRequest = Type.Object(
   { additionalProperties: false },
 )
 export type HttpRequest = Static<typeof HttpRequest>
+
+/** A variable's name, as a later step refers to it: `{{NAME}}` (a secret is `{{secret:NAME}}`). */
+export const VARIABLE_NAME = '^[A-Za-z_][A-Za-z0-9_]{0,63}$'
+/** References to variables in a step's URL, header values and body. */
+export const VARIABLE_REFERENCE = /\{\{([A-Za-z_][A-Za-z0-9_]{0,63})\}\}/g
+
+export const Extraction = Type.Object(
+  {
+    variable: Type.String({ pattern: VARIABLE_NAME, description: 'The name later steps use: {{NAME}}' }),
+    source: Type.Enum(['jsonPath', 'header', 'body'] as const, {
+      description:
+        'jsonPath (property: a JSONPath), header (property: its name), body (property: a regular expression whose first group is taken)',
+    }),
+    property: Type.String({ minLength: 1, maxLength: 500 }),
+  },
+  { additionalProperties: false },
+)
+export type Extraction = Static<typeof Extraction>
+
+export const ApiStep = Type.Object(
+  {
+    name: Type.String({ minLength: 1, maxLength: 100, pattern: '\\S', description: 'Named in results and in a failure' }),
+    ...HttpRequest.properties,
+    url: Type.String({ minLength: 8, maxLength: 2000, description: 'An http(s) URL; may hold {{secret:NAME}} and {{VARIABLE}}' }),
+    extract: Type.Optional(Type.Array(Extraction, { maxItems: 10, description: 'Values this step hands to the steps after it' })),
+  },
+  { additionalProperties: false },
+)
+export type ApiStep = Static<typeof ApiStep>
+
+export const MultiStepRequest = Type.Object(
+  {
+    steps: Type.Array(ApiStep, {
+      minItems: 1,
+      maxItems: 10,
+      description: 'Requests made in order within the check’s timeout; the first that fails fails the run',
+    }),
+  },
+  { additionalProperties: false },
+)
+export type MultiStepRequest = Static<typeof MultiStepRequest>
 
 export const TcpRequest = Type.Object(
   {
@@ -111,6 +152,7 @@ export type HeartbeatRequest = Static<typeof HeartbeatRequest>
 /** Which assertion sources each kind can answer: anything else is an assertion on an unknown field. */
 export const SOURCES_OF_KIND: Record<Exclude<CheckKind, 'heartbeat'>, ReadonlySet<Assertion['source']>> = {
   http: new Set(ASSERTION_SOURCES),
+  multistep: new Set(ASSERTION_SOURCES),
   tcp: new Set(['responseTime']),
   dns: new Set(['responseTime', 'body']),
   tls: new Set(),
@@ -119,6 +161,7 @@ export const SOURCES_OF_KIND: Record<Exclude<CheckKind, 'heartbeat'>, ReadonlySe
 /** A check as a runner needs it: its request, with secrets already put in. */
 export type RunnableCheck =
   | { kind: 'http'; request: HttpRequest; timeoutMs: number; degradedMs: number | null; retries: number }
+  | { kind: 'multistep'; request: MultiStepRequest; timeoutMs: number; degradedMs: number | null; retries: number }
   | { kind: 'tcp'; request: TcpRequest; timeoutMs: number; degradedMs: number | null; retries: number }
   | { kind: 'dns'; request: DnsRequest; timeoutMs: number; degradedMs: number | null; retries: number }
   | { kind: 'tls'; request: TlsRequest; timeoutMs: number; degradedMs: number | null; retries: number }
@@ -151,6 +194,20 @@ export const AssertionOutcome = Type.Object(
 )
 export type AssertionOutcome = Static<typeof AssertionOutcome>
 
+export const StepResult = Type.Object(
+  {
+    name: Type.String(),
+    status: Type.Enum(['passing', 'failing'] as const),
+    statusCode: Type.Optional(Type.Integer()),
+    timings: Timings,
+    assertions: Type.Array(AssertionOutcome, { maxItems: 30 }),
+    error: Type.Optional(Type.String({ maxLength: 2000 })),
+    extracted: Type.Array(Type.String(), { description: 'The variables it set (their names: values may be secret)' }),
+  },
+  { additionalProperties: false },
+)
+export type StepResult = Static<typeof StepResult>
+
 export const AttemptResult = Type.Object(
   {
     status: Type.Enum(RESULT_STATUSES),
@@ -162,6 +219,7 @@ export const AttemptResult = Type.Object(
     details: Type.Optional(
       Type.Record(Type.String(), Type.Unknown(), { description: 'What the kind observed: DNS answers, certificate expiry' }),
     ),
+    steps: Type.Optional(Type.Array(StepResult, { maxItems: 10, description: 'A multi-step check: each step run, in order' })),
   },
   { additionalProperties: false },
 )

@@ -54,8 +54,15 @@ async function readLimited(body: Dispatcher.ResponseData['body']): Promise<strin
   return Buffer.concat(chunks).subarray(0, BODY_LIMIT).toString('utf8')
 }
 
-/** One HTTP attempt: the request, its timings, status code and assertion outcomes. */
-export async function runHttp(spec: HttpRequest, timeoutMs: number, policy: OutboundPolicy): Promise<Observation> {
+/** What one request saw: the observation, and the response's headers and body for what follows it (a next step). */
+export interface Exchange {
+  observation: Observation
+  headers?: Record<string, string | string[] | undefined>
+  body?: string
+}
+
+/** One request: its timings, status code, assertion outcomes, headers and body. */
+export async function exchange(spec: HttpRequest, timeoutMs: number, policy: OutboundPolicy): Promise<Exchange> {
   const clock: PhaseClock = { start: performance.now() }
   const agent = timedAgent(policy, clock)
   try {
@@ -81,18 +88,33 @@ export async function runHttp(spec: HttpRequest, timeoutMs: number, policy: Outb
     // No assertions: a status below 400 is what "up" means (Checkly's and OpenStatus' default).
     const failure = (spec.assertions ?? []).length === 0 && response.statusCode >= 400 ? `HTTP ${response.statusCode}` : undefined
     return {
-      timings: { dns: clock.dns, connect: clock.connect, tls: clock.tls, firstByte, total },
-      statusCode: response.statusCode,
-      assertions,
-      error: failure,
+      observation: {
+        timings: { dns: clock.dns, connect: clock.connect, tls: clock.tls, firstByte, total },
+        statusCode: response.statusCode,
+        assertions,
+        error: failure,
+      },
+      headers: response.headers,
+      body,
     }
   } catch (error) {
     const reason =
       (error as Error).name === 'TimeoutError' || (error as Error).name === 'AbortError'
         ? `timed out after ${timeoutMs} ms`
         : (error as Error).message
-    return { timings: { dns: clock.dns, connect: clock.connect, tls: clock.tls, total: elapsed(clock) }, assertions: [], error: reason }
+    return {
+      observation: {
+        timings: { dns: clock.dns, connect: clock.connect, tls: clock.tls, total: elapsed(clock) },
+        assertions: [],
+        error: reason,
+      },
+    }
   } finally {
     void agent.destroy()
   }
+}
+
+/** One HTTP attempt: the request, its timings, status code and assertion outcomes. */
+export async function runHttp(spec: HttpRequest, timeoutMs: number, policy: OutboundPolicy): Promise<Observation> {
+  return (await exchange(spec, timeoutMs, policy)).observation
 }

@@ -1,4 +1,4 @@
-import type { AssertionOutcome, Timings } from './definitions.js'
+import type { AssertionOutcome, StepResult, Timings } from './definitions.js'
 
 /** What one attempt of any kind saw, before it is judged passing, degraded or failing. */
 export interface Observation {
@@ -8,4 +8,5 @@ export interface Observation {
   /** Set when the attempt failed for a reason other than an assertion. */
   error?: string
   details?: Record<string, unknown>
+  steps?: StepResult[]
 }

@@ -1,7 +1,8 @@
 import type { OutboundPolicy } from '@svc/outbound'
-import type { AttemptResult, ResultStatus, RunnableCheck } from './definitions.js'
+import type { AttemptResult, ResultStatus, RunnableCheck, Timings } from './definitions.js'
 import { runDns } from './dns.js'
 import { runHttp } from './http.js'
+import { runMultiStep } from './multistep.js'
 import type { Observation } from './observation.js'
 import { runTcp } from './tcp.js'
 import { runTls } from './tls.js'
@@ -10,6 +11,8 @@ function observe(check: RunnableCheck, policy: OutboundPolicy): Promise<Observat
   switch (check.kind) {
     case 'http':
       return runHttp(check.request, check.timeoutMs, policy)
+    case 'multistep':
+      return runMultiStep(check.request, check.timeoutMs, policy)
     case 'tcp':
       return runTcp(check.request, check.timeoutMs, policy)
     case 'dns':
@@ -17,6 +20,15 @@ function observe(check: RunnableCheck, policy: OutboundPolicy): Promise<Observat
     case 'tls':
       return runTls(check.request, check.timeoutMs, policy)
   }
+}
+
+/** Timings to a hundredth of a millisecond, without the phases that did not happen. */
+function rounded(timings: Timings): Timings {
+  return Object.fromEntries(
+    Object.entries(timings)
+      .filter(([, value]) => value !== undefined)
+      .map(([key, value]) => [key, Math.round((value as number) * 100) / 100]),
+  ) as Timings
 }
 
 /** Failing when anything failed; degraded when it passed slower than the degraded threshold. */
@@ -30,19 +42,16 @@ export function judge(observation: Observation, degradedMs: number | null): Resu
 export async function attempt(check: RunnableCheck, policy: OutboundPolicy): Promise<AttemptResult> {
   const startedAt = new Date().toISOString()
   const observation = await observe(check, policy)
-  const timings = Object.fromEntries(
-    Object.entries(observation.timings)
-      .filter(([, value]) => value !== undefined)
-      .map(([key, value]) => [key, Math.round((value as number) * 100) / 100]),
-  )
+  const timings = rounded(observation.timings)
   return {
     status: judge(observation, check.degradedMs),
     startedAt,
-    timings: timings as AttemptResult['timings'],
+    timings,
     ...(observation.statusCode !== undefined ? { statusCode: observation.statusCode } : {}),
     assertions: observation.assertions,
     ...(observation.error !== undefined ? { error: observation.error.slice(0, 2000) } : {}),
     ...(observation.details ? { details: observation.details } : {}),
+    ...(observation.steps ? { steps: observation.steps.map((step) => ({ ...step, timings: rounded(step.timings) })) } : {}),
   }
 }
 

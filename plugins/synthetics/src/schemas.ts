@@ -5,6 +5,7 @@ import {
   DnsRequest,
   HeartbeatRequest,
   HttpRequest,
+  MultiStepRequest,
   RESULT_STATUSES,
   TcpRequest,
   TlsRequest,
@@ -49,7 +50,7 @@ export const AlertRule = Type.Object(
 )
 
 /** Any kind's request; the handler checks it against its kind's schema and names the field. */
-export const AnyRequest = Type.Union([HttpRequest, TcpRequest, DnsRequest, TlsRequest, HeartbeatRequest])
+export const AnyRequest = Type.Union([HttpRequest, MultiStepRequest, TcpRequest, DnsRequest, TlsRequest, HeartbeatRequest])
 
 export const checkFieldsSchema = {
   name: Type.String({ minLength: 1, maxLength: 100, pattern: '\\S' }),

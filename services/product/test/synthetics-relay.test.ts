@@ -173,3 +173,44 @@ t.test('the relay API: its key is required, results are recorded once, runs it d
   t.equal((await call('DELETE', `${base}/relays/${manual.id}`)).statusCode, 204)
   t.equal((await asRelay(manual.key, 'heartbeat', {})).statusCode, 401, 'a deleted relay’s key stops working')
 })
+
+t.test('a relay runs a multi-step check: the token of its login step reaches the next, each step kept', async (t) => {
+  const login = createServer((request: IncomingMessage, response: ServerResponse) => {
+    if (request.url === '/login') return response.writeHead(200, { 'content-type': 'application/json' }).end('{"token":"relay-tok"}')
+    response.writeHead(request.headers.authorization === 'Bearer relay-tok' ? 200 : 401).end()
+  })
+  await new Promise<void>((resolve) => login.listen(0, '127.0.0.1', resolve))
+  t.teardown(() => new Promise((done) => login.close(done)))
+  const api = `http://127.0.0.1:${(login.address() as AddressInfo).port}`
+  const relay = (await call('POST', `${base}/relays`, { name: 'Branch', regions: ['branch'], heartbeatSeconds: 1 })).json()
+  const check = (
+    await call('POST', `${base}/checks`, {
+      name: 'Branch journey',
+      kind: 'multistep',
+      frequencySeconds: 60,
+      regions: ['branch'],
+      request: {
+        steps: [
+          {
+            name: 'log in',
+            method: 'POST',
+            url: `${api}/login`,
+            extract: [{ variable: 'TOKEN', source: 'jsonPath', property: '$.token' }],
+          },
+          { name: 'account', url: `${api}/account`, headers: { authorization: 'Bearer {{TOKEN}}' } },
+        ],
+      },
+    })
+  ).json()
+  startRelay(relay.key)
+  const run = await until('the relay’s result', async () => (await runsOf(check.id)).find((one) => one.state === 'done'))
+  t.match(run, { region: 'branch', relayId: relay.id, status: 'passing' })
+  const attempts = run.attempts as Array<{ steps: Array<{ name: string; status: string; extracted: string[] }> }>
+  t.same(
+    attempts[0]!.steps.map((step) => [step.name, step.status, step.extracted]),
+    [
+      ['log in', 'passing', ['TOKEN']],
+      ['account', 'passing', []],
+    ],
+  )
+})

@@ -6,7 +6,7 @@ import { Name, Priority } from './fields.js'
 const Check = Type.Object(
   {
     name: Name,
-    kind: Type.Enum(['http', 'tcp', 'dns', 'tls', 'heartbeat']),
+    kind: Type.Enum(['http', 'multistep', 'tcp', 'dns', 'tls', 'heartbeat']),
     request: Type.Record(Type.String(), Type.Unknown(), {
       description: 'As the API takes it for the kind (secrets by reference, never their values)',
     }),

@@ -20781,7 +20781,7 @@ export interface operations {
                             id: string;
                             name: string;
                             /** @enum {unknown} */
-                            kind: "http" | "tcp" | "dns" | "tls" | "heartbeat";
+                            kind: "http" | "multistep" | "tcp" | "dns" | "tls" | "heartbeat";
                             request: {
                                 /**
                                  * @description Default GET
@@ -20810,6 +20810,51 @@ export interface operations {
                                      */
                                     comparison: "equals" | "notEquals" | "greaterThan" | "lessThan" | "contains" | "notContains" | "isEmpty" | "notEmpty" | "matches";
                                     target?: string;
+                                }[];
+                            } | {
+                                /** @description Requests made in order within the check’s timeout; the first that fails fails the run */
+                                steps: {
+                                    /** @description Named in results and in a failure */
+                                    name: string;
+                                    /**
+                                     * @description Default GET
+                                     * @enum {unknown}
+                                     */
+                                    method?: "GET" | "HEAD" | "POST" | "PUT" | "PATCH" | "DELETE" | "OPTIONS";
+                                    /** @description An http(s) URL; may hold {{secret:NAME}} and {{VARIABLE}} */
+                                    url: string;
+                                    /** @description Values may hold {{secret:NAME}} references */
+                                    headers?: {
+                                        [key: string]: string;
+                                    };
+                                    body?: string;
+                                    /** @description Default true */
+                                    followRedirects?: boolean;
+                                    assertions?: {
+                                        /**
+                                         * @description statusCode, responseTime (ms), header (property: its name), jsonPath (property: a JSONPath such as $.data.status), body (the text)
+                                         * @enum {unknown}
+                                         */
+                                        source: "statusCode" | "responseTime" | "header" | "jsonPath" | "body";
+                                        property?: string;
+                                        /**
+                                         * @description matches: target is a regular expression
+                                         * @enum {unknown}
+                                         */
+                                        comparison: "equals" | "notEquals" | "greaterThan" | "lessThan" | "contains" | "notContains" | "isEmpty" | "notEmpty" | "matches";
+                                        target?: string;
+                                    }[];
+                                    /** @description Values this step hands to the steps after it */
+                                    extract?: {
+                                        /** @description The name later steps use: {{NAME}} */
+                                        variable: string;
+                                        /**
+                                         * @description jsonPath (property: a JSONPath), header (property: its name), body (property: a regular expression whose first group is taken)
+                                         * @enum {unknown}
+                                         */
+                                        source: "jsonPath" | "header" | "body";
+                                        property: string;
+                                    }[];
                                 }[];
                             } | {
                                 host: string;
@@ -20938,7 +20983,7 @@ export interface operations {
                 "application/json": {
                     name: string;
                     /** @enum {unknown} */
-                    kind: "http" | "tcp" | "dns" | "tls" | "heartbeat";
+                    kind: "http" | "multistep" | "tcp" | "dns" | "tls" | "heartbeat";
                     request: {
                         /**
                          * @description Default GET
@@ -20967,6 +21012,51 @@ export interface operations {
                              */
                             comparison: "equals" | "notEquals" | "greaterThan" | "lessThan" | "contains" | "notContains" | "isEmpty" | "notEmpty" | "matches";
                             target?: string;
+                        }[];
+                    } | {
+                        /** @description Requests made in order within the check’s timeout; the first that fails fails the run */
+                        steps: {
+                            /** @description Named in results and in a failure */
+                            name: string;
+                            /**
+                             * @description Default GET
+                             * @enum {unknown}
+                             */
+                            method?: "GET" | "HEAD" | "POST" | "PUT" | "PATCH" | "DELETE" | "OPTIONS";
+                            /** @description An http(s) URL; may hold {{secret:NAME}} and {{VARIABLE}} */
+                            url: string;
+                            /** @description Values may hold {{secret:NAME}} references */
+                            headers?: {
+                                [key: string]: string;
+                            };
+                            body?: string;
+                            /** @description Default true */
+                            followRedirects?: boolean;
+                            assertions?: {
+                                /**
+                                 * @description statusCode, responseTime (ms), header (property: its name), jsonPath (property: a JSONPath such as $.data.status), body (the text)
+                                 * @enum {unknown}
+                                 */
+                                source: "statusCode" | "responseTime" | "header" | "jsonPath" | "body";
+                                property?: string;
+                                /**
+                                 * @description matches: target is a regular expression
+                                 * @enum {unknown}
+                                 */
+                                comparison: "equals" | "notEquals" | "greaterThan" | "lessThan" | "contains" | "notContains" | "isEmpty" | "notEmpty" | "matches";
+                                target?: string;
+                            }[];
+                            /** @description Values this step hands to the steps after it */
+                            extract?: {
+                                /** @description The name later steps use: {{NAME}} */
+                                variable: string;
+                                /**
+                                 * @description jsonPath (property: a JSONPath), header (property: its name), body (property: a regular expression whose first group is taken)
+                                 * @enum {unknown}
+                                 */
+                                source: "jsonPath" | "header" | "body";
+                                property: string;
+                            }[];
                         }[];
                     } | {
                         host: string;
@@ -21062,7 +21152,7 @@ export interface operations {
                         id: string;
                         name: string;
                         /** @enum {unknown} */
-                        kind: "http" | "tcp" | "dns" | "tls" | "heartbeat";
+                        kind: "http" | "multistep" | "tcp" | "dns" | "tls" | "heartbeat";
                         request: {
                             /**
                              * @description Default GET
@@ -21091,6 +21181,51 @@ export interface operations {
                                  */
                                 comparison: "equals" | "notEquals" | "greaterThan" | "lessThan" | "contains" | "notContains" | "isEmpty" | "notEmpty" | "matches";
                                 target?: string;
+                            }[];
+                        } | {
+                            /** @description Requests made in order within the check’s timeout; the first that fails fails the run */
+                            steps: {
+                                /** @description Named in results and in a failure */
+                                name: string;
+                                /**
+                                 * @description Default GET
+                                 * @enum {unknown}
+                                 */
+                                method?: "GET" | "HEAD" | "POST" | "PUT" | "PATCH" | "DELETE" | "OPTIONS";
+                                /** @description An http(s) URL; may hold {{secret:NAME}} and {{VARIABLE}} */
+                                url: string;
+                                /** @description Values may hold {{secret:NAME}} references */
+                                headers?: {
+                                    [key: string]: string;
+                                };
+                                body?: string;
+                                /** @description Default true */
+                                followRedirects?: boolean;
+                                assertions?: {
+                                    /**
+                                     * @description statusCode, responseTime (ms), header (property: its name), jsonPath (property: a JSONPath such as $.data.status), body (the text)
+                                     * @enum {unknown}
+                                     */
+                                    source: "statusCode" | "responseTime" | "header" | "jsonPath" | "body";
+                                    property?: string;
+                                    /**
+                                     * @description matches: target is a regular expression
+                                     * @enum {unknown}
+                                     */
+                                    comparison: "equals" | "notEquals" | "greaterThan" | "lessThan" | "contains" | "notContains" | "isEmpty" | "notEmpty" | "matches";
+                                    target?: string;
+                                }[];
+                                /** @description Values this step hands to the steps after it */
+                                extract?: {
+                                    /** @description The name later steps use: {{NAME}} */
+                                    variable: string;
+                                    /**
+                                     * @description jsonPath (property: a JSONPath), header (property: its name), body (property: a regular expression whose first group is taken)
+                                     * @enum {unknown}
+                                     */
+                                    source: "jsonPath" | "header" | "body";
+                                    property: string;
+                                }[];
                             }[];
                         } | {
                             host: string;
@@ -21222,7 +21357,7 @@ export interface operations {
                         id: string;
                         name: string;
                         /** @enum {unknown} */
-                        kind: "http" | "tcp" | "dns" | "tls" | "heartbeat";
+                        kind: "http" | "multistep" | "tcp" | "dns" | "tls" | "heartbeat";
                         request: {
                             /**
                              * @description Default GET
@@ -21251,6 +21386,51 @@ export interface operations {
                                  */
                                 comparison: "equals" | "notEquals" | "greaterThan" | "lessThan" | "contains" | "notContains" | "isEmpty" | "notEmpty" | "matches";
                                 target?: string;
+                            }[];
+                        } | {
+                            /** @description Requests made in order within the check’s timeout; the first that fails fails the run */
+                            steps: {
+                                /** @description Named in results and in a failure */
+                                name: string;
+                                /**
+                                 * @description Default GET
+                                 * @enum {unknown}
+                                 */
+                                method?: "GET" | "HEAD" | "POST" | "PUT" | "PATCH" | "DELETE" | "OPTIONS";
+                                /** @description An http(s) URL; may hold {{secret:NAME}} and {{VARIABLE}} */
+                                url: string;
+                                /** @description Values may hold {{secret:NAME}} references */
+                                headers?: {
+                                    [key: string]: string;
+                                };
+                                body?: string;
+                                /** @description Default true */
+                                followRedirects?: boolean;
+                                assertions?: {
+                                    /**
+                                     * @description statusCode, responseTime (ms), header (property: its name), jsonPath (property: a JSONPath such as $.data.status), body (the text)
+                                     * @enum {unknown}
+                                     */
+                                    source: "statusCode" | "responseTime" | "header" | "jsonPath" | "body";
+                                    property?: string;
+                                    /**
+                                     * @description matches: target is a regular expression
+                                     * @enum {unknown}
+                                     */
+                                    comparison: "equals" | "notEquals" | "greaterThan" | "lessThan" | "contains" | "notContains" | "isEmpty" | "notEmpty" | "matches";
+                                    target?: string;
+                                }[];
+                                /** @description Values this step hands to the steps after it */
+                                extract?: {
+                                    /** @description The name later steps use: {{NAME}} */
+                                    variable: string;
+                                    /**
+                                     * @description jsonPath (property: a JSONPath), header (property: its name), body (property: a regular expression whose first group is taken)
+                                     * @enum {unknown}
+                                     */
+                                    source: "jsonPath" | "header" | "body";
+                                    property: string;
+                                }[];
                             }[];
                         } | {
                             host: string;
@@ -21442,6 +21622,51 @@ export interface operations {
                             target?: string;
                         }[];
                     } | {
+                        /** @description Requests made in order within the check’s timeout; the first that fails fails the run */
+                        steps: {
+                            /** @description Named in results and in a failure */
+                            name: string;
+                            /**
+                             * @description Default GET
+                             * @enum {unknown}
+                             */
+                            method?: "GET" | "HEAD" | "POST" | "PUT" | "PATCH" | "DELETE" | "OPTIONS";
+                            /** @description An http(s) URL; may hold {{secret:NAME}} and {{VARIABLE}} */
+                            url: string;
+                            /** @description Values may hold {{secret:NAME}} references */
+                            headers?: {
+                                [key: string]: string;
+                            };
+                            body?: string;
+                            /** @description Default true */
+                            followRedirects?: boolean;
+                            assertions?: {
+                                /**
+                                 * @description statusCode, responseTime (ms), header (property: its name), jsonPath (property: a JSONPath such as $.data.status), body (the text)
+                                 * @enum {unknown}
+                                 */
+                                source: "statusCode" | "responseTime" | "header" | "jsonPath" | "body";
+                                property?: string;
+                                /**
+                                 * @description matches: target is a regular expression
+                                 * @enum {unknown}
+                                 */
+                                comparison: "equals" | "notEquals" | "greaterThan" | "lessThan" | "contains" | "notContains" | "isEmpty" | "notEmpty" | "matches";
+                                target?: string;
+                            }[];
+                            /** @description Values this step hands to the steps after it */
+                            extract?: {
+                                /** @description The name later steps use: {{NAME}} */
+                                variable: string;
+                                /**
+                                 * @description jsonPath (property: a JSONPath), header (property: its name), body (property: a regular expression whose first group is taken)
+                                 * @enum {unknown}
+                                 */
+                                source: "jsonPath" | "header" | "body";
+                                property: string;
+                            }[];
+                        }[];
+                    } | {
                         host: string;
                         port: number;
                         assertions?: {
@@ -21535,7 +21760,7 @@ export interface operations {
                         id: string;
                         name: string;
                         /** @enum {unknown} */
-                        kind: "http" | "tcp" | "dns" | "tls" | "heartbeat";
+                        kind: "http" | "multistep" | "tcp" | "dns" | "tls" | "heartbeat";
                         request: {
                             /**
                              * @description Default GET
@@ -21564,6 +21789,51 @@ export interface operations {
                                  */
                                 comparison: "equals" | "notEquals" | "greaterThan" | "lessThan" | "contains" | "notContains" | "isEmpty" | "notEmpty" | "matches";
                                 target?: string;
+                            }[];
+                        } | {
+                            /** @description Requests made in order within the check’s timeout; the first that fails fails the run */
+                            steps: {
+                                /** @description Named in results and in a failure */
+                                name: string;
+                                /**
+                                 * @description Default GET
+                                 * @enum {unknown}
+                                 */
+                                method?: "GET" | "HEAD" | "POST" | "PUT" | "PATCH" | "DELETE" | "OPTIONS";
+                                /** @description An http(s) URL; may hold {{secret:NAME}} and {{VARIABLE}} */
+                                url: string;
+                                /** @description Values may hold {{secret:NAME}} references */
+                                headers?: {
+                                    [key: string]: string;
+                                };
+                                body?: string;
+                                /** @description Default true */
+                                followRedirects?: boolean;
+                                assertions?: {
+                                    /**
+                                     * @description statusCode, responseTime (ms), header (property: its name), jsonPath (property: a JSONPath such as $.data.status), body (the text)
+                                     * @enum {unknown}
+                                     */
+                                    source: "statusCode" | "responseTime" | "header" | "jsonPath" | "body";
+                                    property?: string;
+                                    /**
+                                     * @description matches: target is a regular expression
+                                     * @enum {unknown}
+                                     */
+                                    comparison: "equals" | "notEquals" | "greaterThan" | "lessThan" | "contains" | "notContains" | "isEmpty" | "notEmpty" | "matches";
+                                    target?: string;
+                                }[];
+                                /** @description Values this step hands to the steps after it */
+                                extract?: {
+                                    /** @description The name later steps use: {{NAME}} */
+                                    variable: string;
+                                    /**
+                                     * @description jsonPath (property: a JSONPath), header (property: its name), body (property: a regular expression whose first group is taken)
+                                     * @enum {unknown}
+                                     */
+                                    source: "jsonPath" | "header" | "body";
+                                    property: string;
+                                }[];
                             }[];
                         } | {
                             host: string;
@@ -21695,7 +21965,7 @@ export interface operations {
                         id: string;
                         name: string;
                         /** @enum {unknown} */
-                        kind: "http" | "tcp" | "dns" | "tls" | "heartbeat";
+                        kind: "http" | "multistep" | "tcp" | "dns" | "tls" | "heartbeat";
                         request: {
                             /**
                              * @description Default GET
@@ -21724,6 +21994,51 @@ export interface operations {
                                  */
                                 comparison: "equals" | "notEquals" | "greaterThan" | "lessThan" | "contains" | "notContains" | "isEmpty" | "notEmpty" | "matches";
                                 target?: string;
+                            }[];
+                        } | {
+                            /** @description Requests made in order within the check’s timeout; the first that fails fails the run */
+                            steps: {
+                                /** @description Named in results and in a failure */
+                                name: string;
+                                /**
+                                 * @description Default GET
+                                 * @enum {unknown}
+                                 */
+                                method?: "GET" | "HEAD" | "POST" | "PUT" | "PATCH" | "DELETE" | "OPTIONS";
+                                /** @description An http(s) URL; may hold {{secret:NAME}} and {{VARIABLE}} */
+                                url: string;
+                                /** @description Values may hold {{secret:NAME}} references */
+                                headers?: {
+                                    [key: string]: string;
+                                };
+                                body?: string;
+                                /** @description Default true */
+                                followRedirects?: boolean;
+                                assertions?: {
+                                    /**
+                                     * @description statusCode, responseTime (ms), header (property: its name), jsonPath (property: a JSONPath such as $.data.status), body (the text)
+                                     * @enum {unknown}
+                                     */
+                                    source: "statusCode" | "responseTime" | "header" | "jsonPath" | "body";
+                                    property?: string;
+                                    /**
+                                     * @description matches: target is a regular expression
+                                     * @enum {unknown}
+                                     */
+                                    comparison: "equals" | "notEquals" | "greaterThan" | "lessThan" | "contains" | "notContains" | "isEmpty" | "notEmpty" | "matches";
+                                    target?: string;
+                                }[];
+                                /** @description Values this step hands to the steps after it */
+                                extract?: {
+                                    /** @description The name later steps use: {{NAME}} */
+                                    variable: string;
+                                    /**
+                                     * @description jsonPath (property: a JSONPath), header (property: its name), body (property: a regular expression whose first group is taken)
+                                     * @enum {unknown}
+                                     */
+                                    source: "jsonPath" | "header" | "body";
+                                    property: string;
+                                }[];
                             }[];
                         } | {
                             host: string;
@@ -21855,7 +22170,7 @@ export interface operations {
                         id: string;
                         name: string;
                         /** @enum {unknown} */
-                        kind: "http" | "tcp" | "dns" | "tls" | "heartbeat";
+                        kind: "http" | "multistep" | "tcp" | "dns" | "tls" | "heartbeat";
                         request: {
                             /**
                              * @description Default GET
@@ -21884,6 +22199,51 @@ export interface operations {
                                  */
                                 comparison: "equals" | "notEquals" | "greaterThan" | "lessThan" | "contains" | "notContains" | "isEmpty" | "notEmpty" | "matches";
                                 target?: string;
+                            }[];
+                        } | {
+                            /** @description Requests made in order within the check’s timeout; the first that fails fails the run */
+                            steps: {
+                                /** @description Named in results and in a failure */
+                                name: string;
+                                /**
+                                 * @description Default GET
+                                 * @enum {unknown}
+                                 */
+                                method?: "GET" | "HEAD" | "POST" | "PUT" | "PATCH" | "DELETE" | "OPTIONS";
+                                /** @description An http(s) URL; may hold {{secret:NAME}} and {{VARIABLE}} */
+                                url: string;
+                                /** @description Values may hold {{secret:NAME}} references */
+                                headers?: {
+                                    [key: string]: string;
+                                };
+                                body?: string;
+                                /** @description Default true */
+                                followRedirects?: boolean;
+                                assertions?: {
+                                    /**
+                                     * @description statusCode, responseTime (ms), header (property: its name), jsonPath (property: a JSONPath such as $.data.status), body (the text)
+                                     * @enum {unknown}
+                                     */
+                                    source: "statusCode" | "responseTime" | "header" | "jsonPath" | "body";
+                                    property?: string;
+                                    /**
+                                     * @description matches: target is a regular expression
+                                     * @enum {unknown}
+                                     */
+                                    comparison: "equals" | "notEquals" | "greaterThan" | "lessThan" | "contains" | "notContains" | "isEmpty" | "notEmpty" | "matches";
+                                    target?: string;
+                                }[];
+                                /** @description Values this step hands to the steps after it */
+                                extract?: {
+                                    /** @description The name later steps use: {{NAME}} */
+                                    variable: string;
+                                    /**
+                                     * @description jsonPath (property: a JSONPath), header (property: its name), body (property: a regular expression whose first group is taken)
+                                     * @enum {unknown}
+                                     */
+                                    source: "jsonPath" | "header" | "body";
+                                    property: string;
+                                }[];
                             }[];
                         } | {
                             host: string;
@@ -22015,7 +22375,7 @@ export interface operations {
                         id: string;
                         name: string;
                         /** @enum {unknown} */
-                        kind: "http" | "tcp" | "dns" | "tls" | "heartbeat";
+                        kind: "http" | "multistep" | "tcp" | "dns" | "tls" | "heartbeat";
                         request: {
                             /**
                              * @description Default GET
@@ -22044,6 +22404,51 @@ export interface operations {
                                  */
                                 comparison: "equals" | "notEquals" | "greaterThan" | "lessThan" | "contains" | "notContains" | "isEmpty" | "notEmpty" | "matches";
                                 target?: string;
+                            }[];
+                        } | {
+                            /** @description Requests made in order within the check’s timeout; the first that fails fails the run */
+                            steps: {
+                                /** @description Named in results and in a failure */
+                                name: string;
+                                /**
+                                 * @description Default GET
+                                 * @enum {unknown}
+                                 */
+                                method?: "GET" | "HEAD" | "POST" | "PUT" | "PATCH" | "DELETE" | "OPTIONS";
+                                /** @description An http(s) URL; may hold {{secret:NAME}} and {{VARIABLE}} */
+                                url: string;
+                                /** @description Values may hold {{secret:NAME}} references */
+                                headers?: {
+                                    [key: string]: string;
+                                };
+                                body?: string;
+                                /** @description Default true */
+                                followRedirects?: boolean;
+                                assertions?: {
+                                    /**
+                                     * @description statusCode, responseTime (ms), header (property: its name), jsonPath (property: a JSONPath such as $.data.status), body (the text)
+                                     * @enum {unknown}
+                                     */
+                                    source: "statusCode" | "responseTime" | "header" | "jsonPath" | "body";
+                                    property?: string;
+                                    /**
+                                     * @description matches: target is a regular expression
+                                     * @enum {unknown}
+                                     */
+                                    comparison: "equals" | "notEquals" | "greaterThan" | "lessThan" | "contains" | "notContains" | "isEmpty" | "notEmpty" | "matches";
+                                    target?: string;
+                                }[];
+                                /** @description Values this step hands to the steps after it */
+                                extract?: {
+                                    /** @description The name later steps use: {{NAME}} */
+                                    variable: string;
+                                    /**
+                                     * @description jsonPath (property: a JSONPath), header (property: its name), body (property: a regular expression whose first group is taken)
+                                     * @enum {unknown}
+                                     */
+                                    source: "jsonPath" | "header" | "body";
+                                    property: string;
+                                }[];
                             }[];
                         } | {
                             host: string;
@@ -22203,6 +22608,34 @@ export interface operations {
                             details?: {
                                 [key: string]: unknown;
                             };
+                            /** @description A multi-step check: each step run, in order */
+                            steps?: {
+                                name: string;
+                                /** @enum {unknown} */
+                                status: "passing" | "failing";
+                                statusCode?: number;
+                                /** @description Milliseconds */
+                                timings: {
+                                    dns?: number;
+                                    connect?: number;
+                                    tls?: number;
+                                    firstByte?: number;
+                                    total: number;
+                                };
+                                assertions: {
+                                    /** @enum {unknown} */
+                                    source: "statusCode" | "responseTime" | "header" | "jsonPath" | "body";
+                                    property?: string;
+                                    /** @enum {unknown} */
+                                    comparison: "equals" | "notEquals" | "greaterThan" | "lessThan" | "contains" | "notContains" | "isEmpty" | "notEmpty" | "matches";
+                                    target?: string;
+                                    actual: string | null;
+                                    passed: boolean;
+                                }[];
+                                error?: string;
+                                /** @description The variables it set (their names: values may be secret) */
+                                extracted: string[];
+                            }[];
                         }[];
                     };
                 };
@@ -22298,6 +22731,34 @@ export interface operations {
                                 details?: {
                                     [key: string]: unknown;
                                 };
+                                /** @description A multi-step check: each step run, in order */
+                                steps?: {
+                                    name: string;
+                                    /** @enum {unknown} */
+                                    status: "passing" | "failing";
+                                    statusCode?: number;
+                                    /** @description Milliseconds */
+                                    timings: {
+                                        dns?: number;
+                                        connect?: number;
+                                        tls?: number;
+                                        firstByte?: number;
+                                        total: number;
+                                    };
+                                    assertions: {
+                                        /** @enum {unknown} */
+                                        source: "statusCode" | "responseTime" | "header" | "jsonPath" | "body";
+                                        property?: string;
+                                        /** @enum {unknown} */
+                                        comparison: "equals" | "notEquals" | "greaterThan" | "lessThan" | "contains" | "notContains" | "isEmpty" | "notEmpty" | "matches";
+                                        target?: string;
+                                        actual: string | null;
+                                        passed: boolean;
+                                    }[];
+                                    error?: string;
+                                    /** @description The variables it set (their names: values may be secret) */
+                                    extracted: string[];
+                                }[];
                             }[];
                         }[];
                         meta: {
@@ -22973,7 +23434,7 @@ export interface operations {
                             dueAt: string;
                             check: {
                                 /** @enum {unknown} */
-                                kind: "http" | "tcp" | "dns" | "tls";
+                                kind: "http" | "multistep" | "tcp" | "dns" | "tls";
                                 /** @description The request, its secrets filled in */
                                 request: {
                                     [key: string]: unknown;
@@ -23054,6 +23515,34 @@ export interface operations {
                             details?: {
                                 [key: string]: unknown;
                             };
+                            /** @description A multi-step check: each step run, in order */
+                            steps?: {
+                                name: string;
+                                /** @enum {unknown} */
+                                status: "passing" | "failing";
+                                statusCode?: number;
+                                /** @description Milliseconds */
+                                timings: {
+                                    dns?: number;
+                                    connect?: number;
+                                    tls?: number;
+                                    firstByte?: number;
+                                    total: number;
+                                };
+                                assertions: {
+                                    /** @enum {unknown} */
+                                    source: "statusCode" | "responseTime" | "header" | "jsonPath" | "body";
+                                    property?: string;
+                                    /** @enum {unknown} */
+                                    comparison: "equals" | "notEquals" | "greaterThan" | "lessThan" | "contains" | "notContains" | "isEmpty" | "notEmpty" | "matches";
+                                    target?: string;
+                                    actual: string | null;
+                                    passed: boolean;
+                                }[];
+                                error?: string;
+                                /** @description The variables it set (their names: values may be secret) */
+                                extracted: string[];
+                            }[];
                         }[];
                     }[];
                 };

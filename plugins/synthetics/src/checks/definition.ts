@@ -4,10 +4,13 @@ import {
   DnsRequest,
   HeartbeatRequest,
   HttpRequest,
+  MultiStepRequest,
   SOURCES_OF_KIND,
+  VARIABLE_REFERENCE,
   TcpRequest,
   TlsRequest,
   assertionProblem,
+  patternOf,
   type Assertion,
   type CheckKind,
 } from '@svc/check-runner'
@@ -21,6 +24,7 @@ import { sealedSecrets } from '../queries/secrets.js'
 
 const requestSchemas: Record<CheckKind, TSchema> = {
   http: HttpRequest,
+  multistep: MultiStepRequest,
   tcp: TcpRequest,
   dns: DnsRequest,
   tls: TlsRequest,
@@ -50,14 +54,59 @@ function requestOfKind(kind: CheckKind, request: unknown): Json {
   return request as Json
 }
 
-function checkAssertions(kind: Exclude<CheckKind, 'heartbeat'>, assertions: readonly Assertion[] | undefined): void {
+function checkAssertions(kind: Exclude<CheckKind, 'heartbeat'>, assertions: readonly Assertion[] | undefined, at = 'request'): void {
   for (const [index, assertion] of (assertions ?? []).entries()) {
     if (!SOURCES_OF_KIND[kind].has(assertion.source))
-      throw invalidField(`request/assertions/${index}/source`, `a ${kind} check cannot assert on ${assertion.source}`)
+      throw invalidField(`${at}/assertions/${index}/source`, `a ${kind} check cannot assert on ${assertion.source}`)
     const problem = assertionProblem(assertion)
     if (problem) {
       const [field, ...words] = problem.split(': ')
-      throw invalidField(`request/assertions/${index}/${field}`, words.join(': '))
+      throw invalidField(`${at}/assertions/${index}/${field}`, words.join(': '))
+    }
+  }
+}
+
+/** An HTTP request's URL (`{{…}}` references read as a placeholder), host and assertions, and the secrets it names. */
+async function checkHttpRequest(http: HttpRequest, at: string, context: DefinitionContext, kind: 'http' | 'multistep'): Promise<void> {
+  const url = http.url.replace(/\{\{(?:secret:)?[A-Za-z0-9_]+\}\}/g, 'placeholder')
+  let parsed: URL
+  try {
+    parsed = new URL(url)
+  } catch {
+    throw invalidField(`${at}/url`, 'must be an absolute http or https URL')
+  }
+  if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') throw invalidField(`${at}/url`, 'must be an http or https URL')
+  // A host a variable names is known only when the check runs: the runner checks each address it connects to.
+  if (!/^[a-z]+:\/\/[^/?#]*\{\{[A-Za-z0-9_]+\}\}/i.test(http.url)) await checkHost(`${at}/url`, url, context.policy)
+  checkAssertions(kind, http.assertions, at)
+  const names = [...secretNames(http)]
+  const known = new Set((await sealedSecrets(context.db, context.organizationId, names)).map((row) => row.name))
+  const missing = names.find((name) => !known.has(name))
+  if (missing) throw invalidField(at, `refers to the secret ${missing}, which does not exist`)
+}
+
+/** Each step of a multi-step check: its request, what it extracts, and only variables an earlier step extracts. */
+async function checkSteps(request: MultiStepRequest, context: DefinitionContext): Promise<void> {
+  const defined = new Set<string>()
+  for (const [index, step] of request.steps.entries()) {
+    const at = `request/steps/${index}`
+    for (const text of [step.url, ...Object.values(step.headers ?? {}), step.body ?? ''])
+      for (const [, name] of text.matchAll(VARIABLE_REFERENCE))
+        if (!defined.has(name!)) throw invalidField(at, `uses {{${name}}}, which no step before it extracts`)
+    await checkHttpRequest(step, at, context, 'multistep')
+    for (const [position, extraction] of (step.extract ?? []).entries()) {
+      const field = `${at}/extract/${position}/property`
+      if (extraction.source === 'jsonPath' && !extraction.property.startsWith('$')) throw invalidField(field, 'a JSONPath starts with $')
+      if (extraction.source === 'body') {
+        let groups: number
+        try {
+          groups = patternOf(extraction.property).matcher('').groupCount()
+        } catch {
+          throw invalidField(field, 'not a valid regular expression (RE2 syntax: no lookaround, no backreferences)')
+        }
+        if (groups < 1) throw invalidField(field, 'needs a group, (…), around the value to take')
+      }
+      defined.add(extraction.variable)
     }
   }
 }
@@ -78,24 +127,10 @@ const hostUrl = (host: string) => `http://${host.includes(':') && !host.startsWi
 
 async function checkRequest(kind: CheckKind, request: Json, context: DefinitionContext): Promise<void> {
   switch (kind) {
-    case 'http': {
-      const http = request as unknown as HttpRequest
-      const url = http.url.replace(/\{\{secret:[A-Za-z0-9_]+\}\}/g, 'secret')
-      let parsed: URL
-      try {
-        parsed = new URL(url)
-      } catch {
-        throw invalidField('request/url', 'must be an absolute http or https URL')
-      }
-      if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') throw invalidField('request/url', 'must be an http or https URL')
-      await checkHost('request/url', url, context.policy)
-      checkAssertions('http', http.assertions)
-      const names = [...secretNames(http)]
-      const known = new Set((await sealedSecrets(context.db, context.organizationId, names)).map((row) => row.name))
-      const missing = names.find((name) => !known.has(name))
-      if (missing) throw invalidField('request', `refers to the secret ${missing}, which does not exist`)
-      return
-    }
+    case 'http':
+      return checkHttpRequest(request as unknown as HttpRequest, 'request', context, 'http')
+    case 'multistep':
+      return checkSteps(request as unknown as MultiStepRequest, context)
     case 'tcp':
     case 'tls': {
       const target = request as unknown as TcpRequest | TlsRequest

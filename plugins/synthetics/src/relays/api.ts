@@ -35,7 +35,7 @@ const Leased = Type.Object({
   region: Type.String(),
   dueAt: Type.String({ format: 'date-time' }),
   check: Type.Object({
-    kind: Type.Enum(['http', 'tcp', 'dns', 'tls'] as const),
+    kind: Type.Enum(['http', 'multistep', 'tcp', 'dns', 'tls'] as const),
     request: Type.Record(Type.String(), Type.Unknown(), { description: 'The request, its secrets filled in' }),
     timeoutMs: Type.Integer(),
     degradedMs: Type.Union([Type.Integer(), Type.Null()]),

@@ -48,6 +48,11 @@ export function targetOf(check: Pick<CheckRow, 'kind' | 'request'>): string {
   switch (check.kind) {
     case 'http':
       return String(request.url)
+    case 'multistep': {
+      // Its first step's URL names what it checks; the count says there is more.
+      const steps = (request.steps ?? []) as Array<{ url: string }>
+      return `${steps[0]?.url ?? ''} (${steps.length} steps)`
+    }
     case 'dns':
       return `${String(request.name)} ${String(request.recordType)}`
     case 'heartbeat':

@@ -1,13 +1,20 @@
-import { SECRET_REFERENCE, type HttpRequest, type RunnableCheck } from '@svc/check-runner'
+import { SECRET_REFERENCE, type HttpRequest, type MultiStepRequest, type RunnableCheck } from '@svc/check-runner'
 import type { Executor } from '@svc/db'
 import type { CheckRow } from '../queries/checks.js'
 import { sealedSecrets } from '../queries/secrets.js'
 import type { SecretSealer } from '@svc/config'
 
-/** The names of the secrets an HTTP request refers to, in its URL, header values and body. */
+/** The names of the secrets an HTTP request (or a multi-step check's step) refers to, in its URL, header values and body. */
 export function secretNames(request: Pick<HttpRequest, 'url' | 'headers' | 'body'>): Set<string> {
   const texts = [request.url, ...Object.values(request.headers ?? {}), request.body ?? '']
   return new Set(texts.flatMap((text) => [...text.matchAll(SECRET_REFERENCE)].map((match) => match[1]!)))
+}
+
+/** The requests of a check that may refer to secrets: an HTTP check's, each step of a multi-step check. */
+export function requestsOf(kind: string, request: unknown): Array<Pick<HttpRequest, 'url' | 'headers' | 'body'>> {
+  if (kind === 'http') return [request as HttpRequest]
+  if (kind === 'multistep') return (request as MultiStepRequest).steps
+  return []
 }
 
 /** What of a check its run needs. */
@@ -16,16 +23,25 @@ export type RunnableFields = Pick<CheckRow, 'organizationId' | 'kind' | 'request
 /** A reference to a secret that no longer exists fails the run with this message. */
 export class UnknownSecret extends Error {}
 
+/** A request with `fill` applied to its URL, header values and body. */
+function filledWith<T extends Pick<HttpRequest, 'url' | 'headers' | 'body'>>(request: T, fill: (text: string) => string): T {
+  return {
+    ...request,
+    url: fill(request.url),
+    ...(request.headers ? { headers: Object.fromEntries(Object.entries(request.headers).map(([key, value]) => [key, fill(value)])) } : {}),
+    ...(request.body !== undefined ? { body: fill(request.body) } : {}),
+  }
+}
+
 /**
  * The check as a runner needs it, its secret references replaced by their values: done where
  * the check runs (this service, or just before a relay is handed its run), never stored.
  */
 export async function runnableCheck(db: Executor, sealer: SecretSealer, check: RunnableFields): Promise<RunnableCheck> {
   const common = { timeoutMs: check.timeoutMs, degradedMs: check.degradedMs, retries: check.retries }
-  if (check.kind !== 'http') return { kind: check.kind, request: check.request, ...common } as RunnableCheck
-  const request = check.request as unknown as HttpRequest
-  const names = secretNames(request)
-  if (names.size === 0) return { kind: 'http', request, ...common }
+  const unfilled = { kind: check.kind, request: check.request, ...common } as RunnableCheck
+  const names = new Set(requestsOf(check.kind, check.request).flatMap((request) => [...secretNames(request)]))
+  if (names.size === 0) return unfilled
   const sealed = await sealedSecrets(db, check.organizationId, [...names])
   const values = new Map(sealed.map((row) => [row.name, sealer.open(check.organizationId, row.name, row.sealed)]))
   const fill = (text: string) =>
@@ -34,16 +50,8 @@ export async function runnableCheck(db: Executor, sealer: SecretSealer, check: R
       if (value === undefined) throw new UnknownSecret(`the secret ${name} does not exist`)
       return value
     })
-  return {
-    kind: 'http',
-    request: {
-      ...request,
-      url: fill(request.url),
-      ...(request.headers
-        ? { headers: Object.fromEntries(Object.entries(request.headers).map(([key, value]) => [key, fill(value)])) }
-        : {}),
-      ...(request.body !== undefined ? { body: fill(request.body) } : {}),
-    },
-    ...common,
-  }
+  if (unfilled.kind === 'multistep')
+    return { ...unfilled, request: { steps: unfilled.request.steps.map((step) => filledWith(step, fill)) } }
+  if (unfilled.kind === 'http') return { ...unfilled, request: filledWith(unfilled.request, fill) }
+  return unfilled
 }
