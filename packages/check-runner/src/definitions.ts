@@ -138,6 +138,27 @@ export const TlsRequest = Type.Object(
 )
 export type TlsRequest = Static<typeof TlsRequest>
 
+/** A browser check's script (issue 59): Playwright, as a `@playwright/test` test's body. */
+export const BrowserRequest = Type.Object(
+  {
+    script: Type.String({
+      minLength: 1,
+      maxLength: 65_536,
+      description:
+        'The body of an async function given `page`, `context`, `expect` (@playwright/test’s) and `test.step`; no imports. It fails by throwing (a failed expect)',
+    }),
+    screenshotOnSuccess: Type.Optional(Type.Boolean({ description: 'A screenshot is kept on failure always; on success only when true' })),
+    viewport: Type.Optional(
+      Type.Object(
+        { width: Type.Integer({ minimum: 320, maximum: 3840 }), height: Type.Integer({ minimum: 240, maximum: 2160 }) },
+        { additionalProperties: false },
+      ),
+    ),
+  },
+  { additionalProperties: false },
+)
+export type BrowserRequest = Static<typeof BrowserRequest>
+
 /** How late a heartbeat's ping may be when its check does not say. */
 export const DEFAULT_GRACE_SECONDS = 60
 

@@ -39,3 +39,4 @@ export { startStripeServer, type StripeCall, type StripeTestServer } from './fak
 export { startDnsServer, type DnsTestServer } from './fakes/dns.js'
 export { startJiraServer, type JiraIssue, type JiraTestServer } from './fakes/jira.js'
 export { startLinearServer, type LinearIssue, type LinearTestServer } from './fakes/linear.js'
+export { CHROMIUM, chromiumPresent } from './chromium.js'

@@ -6,15 +6,14 @@ import { tmpdir } from 'node:os'
 import path from 'node:path'
 import { promisify } from 'node:util'
 import t from 'tap'
-import { startTestService, workspaceRoot } from '@svc/testkit'
+import { CHROMIUM, chromiumPresent, startTestService, workspaceRoot } from '@svc/testkit'
 import { buildApp } from '../src/app.js'
-import { CHROMIUM, chromiumPresent } from './chromium.js'
 import { alertingOrganization } from './organization-setup.js'
 
 // The public page in a real browser: Debian's Chromium (installed by .ci/run), headless. The page
 // has no script and its Content-Security-Policy allows none, so what Chromium shows is what a
 // browser with JavaScript off shows. Without Chromium here, the test says so and skips (CI fails).
-if (await chromiumPresent('the browser check of the status page')) {
+if (await chromiumPresent(t, 'the browser check of the status page')) {
   const service = await startTestService(t, buildApp)
   const { app } = service
   const address = await app.listen({ port: 0, host: '127.0.0.1' })

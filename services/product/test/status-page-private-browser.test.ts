@@ -4,9 +4,8 @@ import path from 'node:path'
 import { chromium } from 'playwright-core'
 import t from 'tap'
 import { DEFAULT_NOTIFIER_CONFIG } from '@svc/config'
-import { startSmtpServer, startTestService, until, workspaceRoot } from '@svc/testkit'
+import { CHROMIUM, chromiumPresent, startSmtpServer, startTestService, until, workspaceRoot } from '@svc/testkit'
 import { buildApp } from '../src/app.js'
-import { CHROMIUM, chromiumPresent } from './chromium.js'
 import { alertingOrganization } from './organization-setup.js'
 import { solidPng } from './png.js'
 
@@ -17,7 +16,7 @@ import { solidPng } from './png.js'
 // Then a page with audiences: a customer follows their audience's link and reads their own
 // component and incident, which another browser on the same page does not see.
 // Without Chromium here, the test says so and skips (CI installs it and fails without it).
-if (await chromiumPresent("the private page's browser check")) {
+if (await chromiumPresent(t, "the private page's browser check")) {
   // Links in e-mails are built from the product's public URL: the port is chosen before the service starts.
   const port = await new Promise<number>((resolve) => {
     const probe = createServer().listen(0, '127.0.0.1', () => {

@@ -1,14 +1,19 @@
 import { access } from 'node:fs/promises'
-import t from 'tap'
 
 /** Debian's Chromium, which .ci/run installs; CHROMIUM_PATH points elsewhere. */
 export const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium'
 
+/** What of a tap test saying why a file runs nothing takes. */
+export interface ChromiumTest {
+  fail(message: string): void
+  plan(count: number, why: string): void
+}
+
 /**
- * Whether Chromium is here for a browser check. Without it, CI fails (it installs Chromium and
- * never skips a browser check) and a local run says what it skips.
+ * Whether Chromium is here for a browser test. Without it, CI fails (it installs Chromium and
+ * never skips a browser test) and a local run says what it skips.
  */
-export async function chromiumPresent(what: string): Promise<boolean> {
+export async function chromiumPresent(t: ChromiumTest, what: string): Promise<boolean> {
   const present = await access(CHROMIUM).then(
     () => true,
     () => false,
