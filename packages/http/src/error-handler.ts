@@ -166,10 +166,11 @@ function defaultCode(statusCode: number): string {
 /** A URL with the secrets some URLs carry replaced, for logs and answers. */
 export function redactedUrl(url: string): string {
   // Credentials that travel in URLs: ingest keys, acknowledgement links and heartbeat push tokens
-  // in the path; feed and subscriber tokens and report links' signatures in the query.
+  // in the path; feed and subscriber tokens, report links' signatures and status page audiences'
+  // link tokens in the query.
   return url
     .replace(/(\/(?:ingest|ack|heartbeats)\/)[^/?#]+/gi, '$1[redacted]')
-    .replace(/([?&](?:token|signature)=)[^&#]*/gi, '$1[redacted]')
+    .replace(/([?&](?:token|signature|audience)=)[^&#]*/gi, '$1[redacted]')
 }
 
 export function registerErrorHandling(app: FastifyInstance): void {

@@ -191,6 +191,12 @@ export const ComponentStatusInput = Type.Array(
   },
 )
 
+/** A page's list answered whole, sliced to the asked page: components, audiences and templates are few. */
+export const sliced = <T>(rows: T[], query: { page: number; limit: number }) => ({
+  data: rows.slice((query.page - 1) * query.limit, query.page * query.limit),
+  meta: { page: query.page, limit: query.limit, total: rows.length },
+})
+
 export const OptionalText = (maxLength: number) => Type.Optional(NullableString({ maxLength }))
 
 const iso = (date: Date) => date.toISOString()

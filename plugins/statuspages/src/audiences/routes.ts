@@ -18,7 +18,7 @@ import {
 } from '../queries/audiences.js'
 import { touchPage } from '../queries/pages.js'
 import { endViewerSessionsOutside } from '../queries/viewers.js'
-import { EmailDomain, MANAGED_BASE, PageParams, lowerCasedDomains, tags } from '../schemas.js'
+import { EmailDomain, MANAGED_BASE, PageParams, lowerCasedDomains, sliced, tags } from '../schemas.js'
 import { tokenHash } from '../subscribers/subscribe.js'
 
 const AudienceParams = Type.Object({ orgId: Type.String(), pageId: Type.String(), audienceId: Type.String() })
@@ -97,9 +97,7 @@ export const audienceRoutes: FastifyPluginAsyncTypebox<{ productUrl: string; cha
     },
     async (request) => {
       const page = await pageOfRequest(db, request)
-      const rows = await listAudiences(db, page.organizationId, page.id)
-      const { page: at, limit } = request.query
-      return { data: rows.slice((at - 1) * limit, at * limit).map(audienceBody), meta: { page: at, limit, total: rows.length } }
+      return sliced((await listAudiences(db, page.organizationId, page.id)).map(audienceBody), request.query)
     },
   )
 

@@ -35,6 +35,7 @@ import {
   PageParams,
   componentBody,
   groupBody,
+  sliced,
   tags,
 } from '../schemas.js'
 
@@ -63,12 +64,6 @@ const audited = (row: ComponentRow) => ({
   status: row.status,
   position: row.position,
   audienceIds: row.audienceIds,
-})
-
-/** A page's list answered whole, sliced to the asked page: components are few and ordered by position. */
-const sliced = <T>(rows: T[], query: { page: number; limit: number }) => ({
-  data: rows.slice((query.page - 1) * query.limit, query.page * query.limit),
-  meta: { page: query.page, limit: query.limit, total: rows.length },
 })
 
 /**

@@ -16,7 +16,7 @@ import {
   type TemplateFields,
   type TemplateRow,
 } from '../queries/templates.js'
-import { ComponentStatusInput, ComponentStatusSchema, MANAGED_BASE, PageParams, tags } from '../schemas.js'
+import { ComponentStatusInput, ComponentStatusSchema, MANAGED_BASE, PageParams, sliced, tags } from '../schemas.js'
 import { checkTexts } from './apply.js'
 
 const TemplateParams = Type.Object({ orgId: Type.String(), pageId: Type.String(), templateId: Type.String() })
@@ -102,9 +102,7 @@ export const templateRoutes: FastifyPluginAsyncTypebox = async (app) => {
     },
     async (request) => {
       const page = await pageOfRequest(db, request)
-      const rows = await listTemplates(db, page.organizationId, page.id)
-      const { page: at, limit } = request.query
-      return { data: rows.slice((at - 1) * limit, at * limit).map(templateBody), meta: { page: at, limit, total: rows.length } }
+      return sliced((await listTemplates(db, page.organizationId, page.id)).map(templateBody), request.query)
     },
   )
 
