@@ -4,16 +4,22 @@ import { VARIABLE_REFERENCE, type ApiStep, type Extraction, type MultiStepReques
 import { exchange, type Exchange } from './http.js'
 import type { Observation } from './observation.js'
 
-/** A step's requests with the variables of the steps before it put in (secrets were put in before the run). */
-function filled(step: ApiStep, variables: ReadonlyMap<string, string>): ApiStep {
-  const fill = (text: string) => text.replace(VARIABLE_REFERENCE, (reference, name: string) => variables.get(name) ?? reference)
+/**
+ * A request with `fill` applied to its URL, header values and body: a step's variables put in
+ * here, a check's secrets where it runs (plugins/synthetics secrets/resolve.ts).
+ */
+export function filledRequest<T extends Pick<ApiStep, 'url' | 'headers' | 'body'>>(request: T, fill: (text: string) => string): T {
   return {
-    ...step,
-    url: fill(step.url),
-    ...(step.headers ? { headers: Object.fromEntries(Object.entries(step.headers).map(([key, value]) => [key, fill(value)])) } : {}),
-    ...(step.body !== undefined ? { body: fill(step.body) } : {}),
+    ...request,
+    url: fill(request.url),
+    ...(request.headers ? { headers: Object.fromEntries(Object.entries(request.headers).map(([key, value]) => [key, fill(value)])) } : {}),
+    ...(request.body !== undefined ? { body: fill(request.body) } : {}),
   }
 }
+
+/** A step's request with the variables of the steps before it put in (secrets were put in before the run). */
+const filled = (step: ApiStep, variables: ReadonlyMap<string, string>): ApiStep =>
+  filledRequest(step, (text) => text.replace(VARIABLE_REFERENCE, (reference, name: string) => variables.get(name) ?? reference))
 
 /** The value an extraction takes from a response, or null when there is none. */
 function extracted(extraction: Extraction, response: Exchange): string | null {

@@ -1,4 +1,4 @@
-import { SECRET_REFERENCE, type HttpRequest, type MultiStepRequest, type RunnableCheck } from '@svc/check-runner'
+import { SECRET_REFERENCE, filledRequest, type HttpRequest, type MultiStepRequest, type RunnableCheck } from '@svc/check-runner'
 import type { Executor } from '@svc/db'
 import type { CheckRow } from '../queries/checks.js'
 import { sealedSecrets } from '../queries/secrets.js'
@@ -23,16 +23,6 @@ export type RunnableFields = Pick<CheckRow, 'organizationId' | 'kind' | 'request
 /** A reference to a secret that no longer exists fails the run with this message. */
 export class UnknownSecret extends Error {}
 
-/** A request with `fill` applied to its URL, header values and body. */
-function filledWith<T extends Pick<HttpRequest, 'url' | 'headers' | 'body'>>(request: T, fill: (text: string) => string): T {
-  return {
-    ...request,
-    url: fill(request.url),
-    ...(request.headers ? { headers: Object.fromEntries(Object.entries(request.headers).map(([key, value]) => [key, fill(value)])) } : {}),
-    ...(request.body !== undefined ? { body: fill(request.body) } : {}),
-  }
-}
-
 /**
  * The check as a runner needs it, its secret references replaced by their values: done where
  * the check runs (this service, or just before a relay is handed its run), never stored.
@@ -51,7 +41,7 @@ export async function runnableCheck(db: Executor, sealer: SecretSealer, check: R
       return value
     })
   if (unfilled.kind === 'multistep')
-    return { ...unfilled, request: { steps: unfilled.request.steps.map((step) => filledWith(step, fill)) } }
-  if (unfilled.kind === 'http') return { ...unfilled, request: filledWith(unfilled.request, fill) }
+    return { ...unfilled, request: { steps: unfilled.request.steps.map((step) => filledRequest(step, fill)) } }
+  if (unfilled.kind === 'http') return { ...unfilled, request: filledRequest(unfilled.request, fill) }
   return unfilled
 }
