@@ -4,7 +4,7 @@ import { Type, type Static } from 'typebox'
 // both so a relay runs exactly what the service validated. Names follow Checkly's where it has
 // one (assertion sources and comparisons, in camelCase).
 
-export const CHECK_KINDS = ['http', 'multistep', 'tcp', 'dns', 'tls', 'heartbeat'] as const
+export const CHECK_KINDS = ['http', 'multistep', 'browser', 'tcp', 'dns', 'tls', 'heartbeat'] as const
 export type CheckKind = (typeof CHECK_KINDS)[number]
 
 export const HTTP_METHODS = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'] as const
@@ -174,6 +174,8 @@ export type HeartbeatRequest = Static<typeof HeartbeatRequest>
 export const SOURCES_OF_KIND: Record<Exclude<CheckKind, 'heartbeat'>, ReadonlySet<Assertion['source']>> = {
   http: new Set(ASSERTION_SOURCES),
   multistep: new Set(ASSERTION_SOURCES),
+  // A browser check asserts in its script, with `expect`.
+  browser: new Set(),
   tcp: new Set(['responseTime']),
   dns: new Set(['responseTime', 'body']),
   tls: new Set(),
@@ -183,6 +185,7 @@ export const SOURCES_OF_KIND: Record<Exclude<CheckKind, 'heartbeat'>, ReadonlySe
 export type RunnableCheck =
   | { kind: 'http'; request: HttpRequest; timeoutMs: number; degradedMs: number | null; retries: number }
   | { kind: 'multistep'; request: MultiStepRequest; timeoutMs: number; degradedMs: number | null; retries: number }
+  | { kind: 'browser'; request: BrowserRequest; timeoutMs: number; degradedMs: number | null; retries: number }
   | { kind: 'tcp'; request: TcpRequest; timeoutMs: number; degradedMs: number | null; retries: number }
   | { kind: 'dns'; request: DnsRequest; timeoutMs: number; degradedMs: number | null; retries: number }
   | { kind: 'tls'; request: TlsRequest; timeoutMs: number; degradedMs: number | null; retries: number }
@@ -229,6 +232,9 @@ export const StepResult = Type.Object(
 )
 export type StepResult = Static<typeof StepResult>
 
+/** A screenshot's PNG as base64 at most (3 MB of PNG: a full HD page is well below). */
+export const MAX_SCREENSHOT_BASE64 = 4_194_304
+
 export const AttemptResult = Type.Object(
   {
     status: Type.Enum(RESULT_STATUSES),
@@ -241,6 +247,14 @@ export const AttemptResult = Type.Object(
       Type.Record(Type.String(), Type.Unknown(), { description: 'What the kind observed: DNS answers, certificate expiry' }),
     ),
     steps: Type.Optional(Type.Array(StepResult, { maxItems: 10, description: 'A multi-step check: each step run, in order' })),
+    screenshot: Type.Optional(
+      Type.String({
+        maxLength: MAX_SCREENSHOT_BASE64,
+        contentEncoding: 'base64',
+        description:
+          'A browser check: the page as a PNG, base64, where a relay sends it and a test run answers it; stored results link to it instead (`screenshotUrl`)',
+      }),
+    ),
   },
   { additionalProperties: false },
 )

@@ -1,6 +1,7 @@
 export { assertionProblem, evaluate, patternOf } from './assertions.js'
 export * from './definitions.js'
-export { attempt, judge, runCheck } from './run.js'
+export { attempt, judge, NO_BROWSER, runCheck } from './run.js'
 export type { Observation } from './observation.js'
 export { runBrowser, type BrowserObservation, type BrowserOptions, type BrowserStep } from './browser/run-browser.js'
 export { filledRequest } from './multistep.js'
+export { browserRuntime, DEFAULT_CHROMIUM_PATH, type BrowserRuntime } from './browser/runtime.js'

@@ -9,4 +9,6 @@ export interface Observation {
   error?: string
   details?: Record<string, unknown>
   steps?: StepResult[]
+  /** A browser check's page as a PNG. */
+  screenshot?: Buffer
 }

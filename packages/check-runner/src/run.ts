@@ -1,4 +1,5 @@
 import type { OutboundPolicy } from '@svc/outbound'
+import type { BrowserRuntime } from './browser/runtime.js'
 import type { AttemptResult, ResultStatus, RunnableCheck, Timings } from './definitions.js'
 import { runDns } from './dns.js'
 import { runHttp } from './http.js'
@@ -7,12 +8,18 @@ import type { Observation } from './observation.js'
 import { runTcp } from './tcp.js'
 import { runTls } from './tls.js'
 
-function observe(check: RunnableCheck, policy: OutboundPolicy): Promise<Observation> {
+/** Why a browser check fails on a runner without Chromium (the scheduler and relays keep them apart; a test run may not). */
+export const NO_BROWSER = 'this runner has no Chromium: it runs no browser check'
+
+function observe(check: RunnableCheck, policy: OutboundPolicy, browser: BrowserRuntime | undefined): Promise<Observation> {
   switch (check.kind) {
     case 'http':
       return runHttp(check.request, check.timeoutMs, policy)
     case 'multistep':
       return runMultiStep(check.request, check.timeoutMs, policy)
+    case 'browser':
+      if (!browser) return Promise.resolve({ timings: { total: 0 }, assertions: [], error: NO_BROWSER })
+      return browser.run(check.request, check.timeoutMs, policy)
     case 'tcp':
       return runTcp(check.request, check.timeoutMs, policy)
     case 'dns':
@@ -39,9 +46,9 @@ export function judge(observation: Observation, degradedMs: number | null): Resu
 }
 
 /** One attempt, judged. */
-export async function attempt(check: RunnableCheck, policy: OutboundPolicy): Promise<AttemptResult> {
+export async function attempt(check: RunnableCheck, policy: OutboundPolicy, browser?: BrowserRuntime): Promise<AttemptResult> {
   const startedAt = new Date().toISOString()
-  const observation = await observe(check, policy)
+  const observation = await observe(check, policy, browser)
   const timings = rounded(observation.timings)
   return {
     status: judge(observation, check.degradedMs),
@@ -52,6 +59,7 @@ export async function attempt(check: RunnableCheck, policy: OutboundPolicy): Pro
     ...(observation.error !== undefined ? { error: observation.error.slice(0, 2000) } : {}),
     ...(observation.details ? { details: observation.details } : {}),
     ...(observation.steps ? { steps: observation.steps.map((step) => ({ ...step, timings: rounded(step.timings) })) } : {}),
+    ...(observation.screenshot ? { screenshot: observation.screenshot.toString('base64') } : {}),
   }
 }
 
@@ -59,10 +67,14 @@ export async function attempt(check: RunnableCheck, policy: OutboundPolicy): Pro
  * A run: attempts until one does not fail, at most `retries + 1` (a failure counts only when
  * every retry failed too). The run's status is its last attempt's.
  */
-export async function runCheck(check: RunnableCheck, policy: OutboundPolicy): Promise<{ status: ResultStatus; attempts: AttemptResult[] }> {
+export async function runCheck(
+  check: RunnableCheck,
+  policy: OutboundPolicy,
+  browser?: BrowserRuntime,
+): Promise<{ status: ResultStatus; attempts: AttemptResult[] }> {
   const attempts: AttemptResult[] = []
   for (let index = 0; index <= check.retries; index++) {
-    const result = await attempt(check, policy)
+    const result = await attempt(check, policy, browser)
     attempts.push(result)
     if (result.status !== 'failing') break
   }

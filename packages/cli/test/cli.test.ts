@@ -1,9 +1,10 @@
-import { cp, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises'
+import { cp, mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
 import t from 'tap'
 import { parse, stringify } from 'yaml'
 import { kinds, run } from '../src/index.js'
+import { chromiumPresent } from '@svc/testkit'
 import { organization, startSystem } from './setup.js'
 
 // Configuration as code end to end: an organization set up through the API is pulled, planned and
@@ -536,4 +537,36 @@ t.test('every kind is changed through its file, then deleted with --prune', asyn
   for (const kind of kinds.filter((kind) => !kind.singleton && kind.key !== 'statusPages'))
     t.same(parse(await readFile(path.join(emptied, kind.file), 'utf8'))[kind.key], [], `${kind.file}: nothing left`)
   t.same(parse(await readFile(path.join(emptied, 'status-pages.yaml'), 'utf8')).statusPages, [])
+})
+
+t.test('a browser check is configuration too: its script a YAML block, applied and pulled back as written', async (t) => {
+  if (!(await chromiumPresent(t, 'applying a browser check'))) return
+  const browser = await organization(staging, 'acme-browser')
+  const directory = path.join(workspace, 'browser')
+  await mkdir(directory, { recursive: true })
+  const script = "await page.goto('https://shop.acme.example/')\nawait expect(page.getByRole('button', { name: 'Buy' })).toBeVisible()\n"
+  await writeFile(
+    path.join(directory, 'checks.yaml'),
+    stringify({
+      checks: [{ name: 'Shop', kind: 'browser', frequencySeconds: 300, timeoutMs: 30000, paused: true, request: { script } }],
+    }),
+  )
+  t.match(await readFile(path.join(directory, 'checks.yaml'), 'utf8'), /script: \|/, 'the script reads as a block')
+  const applied = await cli(browser.env, 'apply', directory)
+  t.equal(applied.status, 0, applied.err)
+  t.match(applied.out, /created check Shop/)
+  const pulled = path.join(workspace, 'browser-pulled')
+  await cli(browser.env, 'pull', pulled)
+  t.match(parse(await readFile(path.join(pulled, 'checks.yaml'), 'utf8')).checks, [
+    { name: 'Shop', kind: 'browser', frequencySeconds: 300, request: { script } },
+  ])
+  await writeFile(
+    path.join(directory, 'checks.yaml'),
+    stringify({
+      checks: [{ name: 'Shop', kind: 'browser', frequencySeconds: 300, paused: true, request: { script: 'await page.goto(' } }],
+    }),
+  )
+  const refused = await cli(browser.env, 'apply', directory)
+  t.not(refused.status, 0)
+  t.match(refused.err, /request\/script does not compile/, 'the service’s refusal, named')
 })

@@ -295,6 +295,12 @@ export interface SyntheticsConfig {
   concurrency: number
   /** SYNTHETICS_SECRETS_KEY: 32 bytes, base64; seals check secrets. Unset: secrets cannot be stored. */
   secretsKey?: string
+  /** SYNTHETICS_CHROMIUM_PATH: the Chromium browser checks run in; default Debian's `/usr/bin/chromium`. Absent: this region runs none. */
+  chromiumPath?: string
+  /** SYNTHETICS_BROWSER_CONCURRENCY: browser checks this replica runs at once (each is a Chromium); default 2. */
+  browserConcurrency?: number
+  /** SYNTHETICS_BROWSER_RUNS_PER_MONTH: the browser runs an organization's checks may be scheduled for in 30 days; default 50,000. */
+  browserRunsPerMonth?: number
 }
 
 export const DEFAULT_SYNTHETICS_CONFIG: SyntheticsConfig = { region: 'local', retentionDays: 30, concurrency: 50 }

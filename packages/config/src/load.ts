@@ -143,6 +143,9 @@ export function syntheticsConfigFor(env: Environment): SyntheticsConfig {
     retentionDays: env.SYNTHETICS_RETENTION_DAYS,
     concurrency: env.SYNTHETICS_CONCURRENCY,
     secretsKey: env.SYNTHETICS_SECRETS_KEY,
+    chromiumPath: env.SYNTHETICS_CHROMIUM_PATH,
+    browserConcurrency: env.SYNTHETICS_BROWSER_CONCURRENCY,
+    browserRunsPerMonth: env.SYNTHETICS_BROWSER_RUNS_PER_MONTH,
   }
 }
 

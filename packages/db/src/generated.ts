@@ -1179,6 +1179,7 @@ export interface DivinuxSyntheticChecks {
 }
 
 export interface DivinuxSyntheticRelays {
+  browser: Generated<boolean>;
   createdAt: Generated<Timestamp>;
   createdBy: string | null;
   heartbeatSeconds: Generated<number>;
@@ -1233,6 +1234,16 @@ export interface DivinuxSyntheticRuns {
   status: string | null;
   statusCode: number | null;
   totalMs: number | null;
+}
+
+export interface DivinuxSyntheticScreenshots {
+  attempt: number;
+  createdAt: Generated<Timestamp>;
+  id: Generated<string>;
+  linkKey: Buffer;
+  organizationId: string;
+  png: Buffer;
+  runId: string;
 }
 
 export interface DivinuxSyntheticSecrets {
@@ -1457,6 +1468,7 @@ export interface DB {
   "divinux.syntheticRollups": DivinuxSyntheticRollups;
   "divinux.syntheticRunners": DivinuxSyntheticRunners;
   "divinux.syntheticRuns": DivinuxSyntheticRuns;
+  "divinux.syntheticScreenshots": DivinuxSyntheticScreenshots;
   "divinux.syntheticSecrets": DivinuxSyntheticSecrets;
   "divinux.teamMembers": DivinuxTeamMembers;
   "divinux.teams": DivinuxTeams;

@@ -1,4 +1,5 @@
 import type { FastifyPluginAsync } from 'fastify'
+import { browserRuntime, DEFAULT_CHROMIUM_PATH } from '@svc/check-runner'
 import { DEFAULT_SYNTHETICS_CONFIG, secretSealer, type SyntheticsConfig } from '@svc/config'
 import type { OutboundPolicy } from '@svc/outbound'
 import type { DefinitionContext } from './checks/definition.js'
@@ -7,8 +8,13 @@ import { heartbeatRoutes } from './heartbeats/routes.js'
 import { relayApi } from './relays/api.js'
 import { relayRoutes } from './relays/routes.js'
 import { resultRoutes, type ResultRouteOptions } from './results/routes.js'
+import { screenshotRoutes } from './results/screenshot-routes.js'
 import { createScheduler } from './scheduling/scheduler.js'
 import { secretRoutes } from './secrets/routes.js'
+
+/** Unless configured (SYNTHETICS_BROWSER_CONCURRENCY, SYNTHETICS_BROWSER_RUNS_PER_MONTH): two Chromiums at once, as on two cores. */
+const DEFAULT_BROWSER_CONCURRENCY = 2
+const DEFAULT_BROWSER_RUNS_PER_MONTH = 50_000
 
 export interface SyntheticsOptions {
   config?: SyntheticsConfig
@@ -30,7 +36,9 @@ export interface SyntheticsOptions {
 export const syntheticsSurface: FastifyPluginAsync<SyntheticsOptions> = async (app, options) => {
   const config = options.config ?? DEFAULT_SYNTHETICS_CONFIG
   const sealer = secretSealer(config.secretsKey)
+  const browser = browserRuntime(config.chromiumPath ?? DEFAULT_CHROMIUM_PATH, config.browserConcurrency ?? DEFAULT_BROWSER_CONCURRENCY)
   const scheduler = createScheduler({
+    browser,
     database: app.database,
     jobs: app.jobs,
     config,
@@ -45,12 +53,19 @@ export const syntheticsSurface: FastifyPluginAsync<SyntheticsOptions> = async (a
     scheduler,
     sealer,
     serviceRegion: config.region,
+    browser,
+    browserRunsPerMonth: config.browserRunsPerMonth ?? DEFAULT_BROWSER_RUNS_PER_MONTH,
     policy: options.outbound,
     productUrl: options.productUrl,
     unknownComponents: options.unknownComponents,
     policyExists: options.policyExists,
   })
-  await app.register(resultRoutes, { retentionDays: config.retentionDays, maintenanceWindows: options.maintenanceWindows })
+  await app.register(resultRoutes, {
+    retentionDays: config.retentionDays,
+    maintenanceWindows: options.maintenanceWindows,
+    productUrl: options.productUrl,
+  })
+  await app.register(screenshotRoutes)
   await app.register(secretRoutes, { sealer })
   await app.register(relayRoutes, { serviceRegion: config.region })
   await app.register(relayApi, { scheduler, sealer })

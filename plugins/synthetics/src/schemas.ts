@@ -1,6 +1,7 @@
-import { Type } from 'typebox'
+import { Type, type Static } from 'typebox'
 import {
   AttemptResult,
+  BrowserRequest,
   CHECK_KINDS,
   DnsRequest,
   HeartbeatRequest,
@@ -50,16 +51,18 @@ export const AlertRule = Type.Object(
 )
 
 /** Any kind's request; the handler checks it against its kind's schema and names the field. */
-export const AnyRequest = Type.Union([HttpRequest, MultiStepRequest, TcpRequest, DnsRequest, TlsRequest, HeartbeatRequest])
+export const AnyRequest = Type.Union([HttpRequest, MultiStepRequest, BrowserRequest, TcpRequest, DnsRequest, TlsRequest, HeartbeatRequest])
 
 export const checkFieldsSchema = {
   name: Type.String({ minLength: 1, maxLength: 100, pattern: '\\S' }),
   kind: Type.Enum(CHECK_KINDS),
   request: AnyRequest,
   frequencySeconds: Type.Integer({ minimum: 30, maximum: 86_400, description: 'From 30 seconds to 24 hours' }),
-  timeoutMs: Type.Optional(Type.Integer({ minimum: 100, maximum: 30_000, description: 'Default 10000' })),
+  timeoutMs: Type.Optional(
+    Type.Integer({ minimum: 100, maximum: 60_000, description: 'Default 10000; at most 30000, or 60000 for a browser check' }),
+  ),
   degradedMs: Type.Optional(
-    Type.Union([Type.Integer({ minimum: 1, maximum: 30_000 }), Type.Null()], { description: 'Slower than this is degraded' }),
+    Type.Union([Type.Integer({ minimum: 1, maximum: 60_000 }), Type.Null()], { description: 'Slower than this is degraded' }),
   ),
   regions: Type.Optional(
     Type.Array(Region, { minItems: 1, maxItems: 20, uniqueItems: true, description: 'Default: the service’s own region' }),
@@ -146,6 +149,22 @@ export function checkBody(row: CheckRow, judged: CheckJudgement, heartbeatUrl?: 
   }
 }
 
+const { screenshot: _inTransit, ...storedAttempt } = AttemptResult.properties
+/** An attempt as stored: a browser check's screenshot is a signed link, not the image. */
+export const StoredAttempt = Type.Object(
+  {
+    ...storedAttempt,
+    screenshotUrl: Type.Optional(
+      Type.String({
+        format: 'uri',
+        description: 'A browser check’s screenshot (PNG) of this attempt: a signed link, valid an hour, that needs no credentials',
+      }),
+    ),
+  },
+  { additionalProperties: false, title: 'SyntheticAttempt' },
+)
+export type StoredAttempt = Static<typeof StoredAttempt>
+
 export const RunResult = Type.Object(
   {
     id: Uuid,
@@ -158,7 +177,7 @@ export const RunResult = Type.Object(
     relayId: Type.Union([Uuid, Type.Null()]),
     startedAt: Type.Union([Timestamp, Type.Null()]),
     finishedAt: Type.Union([Timestamp, Type.Null()]),
-    attempts: Type.Array(AttemptResult, { description: 'Every attempt of the run, retries included; the last decided it' }),
+    attempts: Type.Array(StoredAttempt, { description: 'Every attempt of the run, retries included; the last decided it' }),
   },
   { title: 'SyntheticRunResult' },
 )
@@ -172,6 +191,7 @@ export const Relay = Type.Object(
     healthy: Type.Boolean({ description: 'false once 3 heartbeats are missed' }),
     lastHeartbeatAt: Type.Union([Timestamp, Type.Null()]),
     version: Type.Union([Type.String(), Type.Null()]),
+    browser: Type.Boolean({ description: 'It said at its last heartbeat that it has Chromium: browser checks run on it' }),
     key: Type.Optional(Type.String({ description: 'When created: the relay’s key (RELAY_KEY), shown once' })),
     createdAt: Timestamp,
     updatedAt: Timestamp,
@@ -188,6 +208,7 @@ export function relayBody(row: RelayRow, key?: string) {
     healthy: row.healthy,
     lastHeartbeatAt: row.lastHeartbeatAt?.toISOString() ?? null,
     version: row.version,
+    browser: row.browser,
     ...(key ? { key } : {}),
     createdAt: row.createdAt.toISOString(),
     updatedAt: row.updatedAt.toISOString(),

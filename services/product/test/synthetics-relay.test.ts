@@ -4,7 +4,7 @@ import type { AddressInfo } from 'node:net'
 import { sql } from 'kysely'
 import t from 'tap'
 import { MAINTENANCE_QUEUE } from '@svc/plugin-synthetics'
-import { entryPointArgs, startTestService, until, workspaceRoot } from '@svc/testkit'
+import { CHROMIUM, chromiumPresent, entryPointArgs, startTestService, until, workspaceRoot } from '@svc/testkit'
 import { buildApp } from '../src/app.js'
 import { alertingOrganization } from './organization-setup.js'
 
@@ -34,7 +34,7 @@ await new Promise<void>((resolve) => target.listen(0, '127.0.0.1', resolve))
 t.teardown(() => new Promise((done) => target.close(done)))
 const targetUrl = `http://127.0.0.1:${(target.address() as AddressInfo).port}/`
 
-function startRelay(key: string): ChildProcess {
+function startRelay(key: string, env: Record<string, string> = {}): ChildProcess {
   const child = spawn(process.execPath, entryPointArgs('services/relay/src/main.ts'), {
     cwd: root,
     env: {
@@ -44,6 +44,7 @@ function startRelay(key: string): ChildProcess {
       RELAY_POLL_SECONDS: '0.2',
       ALLOW_PRIVATE_TARGETS: 'true',
       LOG_LEVEL: 'warn',
+      ...env,
     },
     stdio: ['ignore', 'inherit', 'inherit'],
   })
@@ -213,4 +214,43 @@ t.test('a relay runs a multi-step check: the token of its login step reaches the
       ['account', 'passing', []],
     ],
   )
+})
+
+const script = `await page.goto('${targetUrl}')\nawait expect(page.locator('body')).toHaveText('welcome', { timeout: 500 })`
+const browserCheck = {
+  name: 'Kiosk page',
+  kind: 'browser',
+  frequencySeconds: 600,
+  timeoutMs: 20_000,
+  regions: ['kiosk'],
+  request: { script },
+}
+
+t.test('a relay without Chromium says so, and a browser check of its region alone is refused', async (t) => {
+  const plain = (await call('POST', `${base}/relays`, { name: 'Kiosk plain', regions: ['kiosk'], heartbeatSeconds: 1 })).json()
+  startRelay(plain.key, { RELAY_CHROMIUM_PATH: '/nonexistent/chromium' })
+  await until('the plain relay to heartbeat', async () => (await call('GET', `${base}/relays/${plain.id}`)).json().healthy)
+  t.equal((await call('GET', `${base}/relays/${plain.id}`)).json().browser, false)
+  const refused = await call('POST', `${base}/checks`, browserCheck)
+  t.equal(refused.statusCode, 400)
+  t.match(refused.json().message, /regions\/0 no relay of kiosk has said it has Chromium/)
+})
+
+t.test('browser checks go only to a relay that has Chromium; its screenshot comes with the result and is served by link', async (t) => {
+  if (!(await chromiumPresent(t, 'a relay running a browser check'))) return
+
+  const capable = (await call('POST', `${base}/relays`, { name: 'Kiosk browser', regions: ['kiosk'], heartbeatSeconds: 1 })).json()
+  startRelay(capable.key, { RELAY_CHROMIUM_PATH: CHROMIUM })
+  await until('the capable relay to say it has Chromium', async () => (await call('GET', `${base}/relays/${capable.id}`)).json().browser)
+  const created = await call('POST', `${base}/checks`, browserCheck)
+  t.equal(created.statusCode, 201, created.body)
+  const check = created.json()
+  const run = await until('the relay’s result', async () => (await runsOf(check.id)).find((one) => one.state === 'done'), 30_000)
+  t.match(run, { region: 'kiosk', relayId: capable.id, status: 'failing', error: /toHaveText/ }, 'run by the relay with Chromium')
+  const [result] = (await call('GET', `${base}/checks/${check.id}/results`)).json().data
+  const link = new URL(result.attempts[0].screenshotUrl)
+  const image = await app.inject({ method: 'GET', url: `${link.pathname}${link.search}` })
+  t.equal(image.statusCode, 200)
+  t.equal(image.rawPayload.subarray(1, 4).toString(), 'PNG', 'the relay’s screenshot, stored with its result and served by link')
+  t.equal((run.attempts as Array<{ screenshot?: string }>)[0]!.screenshot, undefined, 'not in the stored attempt: apart, with the run')
 })

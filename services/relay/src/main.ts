@@ -1,4 +1,5 @@
 import pino from 'pino'
+import { browserRuntime, DEFAULT_CHROMIUM_PATH } from '@svc/check-runner'
 import { createRelay } from './relay.js'
 
 // `pnpm relay` (or `docker run IMAGE relay`): RELAY_URL and RELAY_KEY are required.
@@ -17,12 +18,16 @@ const number = (name: string, fallback: number, min: number, max: number) => {
   }
   return value
 }
+const chromium = process.env.RELAY_CHROMIUM_PATH ?? DEFAULT_CHROMIUM_PATH
+const browser = browserRuntime(chromium, number('RELAY_BROWSER_CONCURRENCY', 2, 1, 64))
+if (!browser) log.info({ chromium }, 'no Chromium here: this relay runs no browser check (RELAY_CHROMIUM_PATH)')
 const relay = createRelay({
   url,
   key,
   concurrency: number('RELAY_CONCURRENCY', 20, 1, 500),
   pollSeconds: number('RELAY_POLL_SECONDS', 2, 0.1, 60),
   allowPrivateTargets: process.env.ALLOW_PRIVATE_TARGETS === 'true',
+  ...(browser ? { browser } : {}),
   log,
   version: process.env.npm_package_version,
 })

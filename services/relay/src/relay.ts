@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto'
-import { runCheck, type AttemptResult, type ResultStatus, type RunnableCheck } from '@svc/check-runner'
+import { runCheck, type AttemptResult, type BrowserRuntime, type ResultStatus, type RunnableCheck } from '@svc/check-runner'
 import type { Logger } from 'pino'
 
 // The relay: a private location's runner (issue 16, docs/decisions/0016-synthetics.md). It
@@ -18,6 +18,8 @@ export interface RelayOptions {
   pollSeconds: number
   /** Targets on private addresses are allowed (ALLOW_PRIVATE_TARGETS): a relay is usually inside the network it checks. */
   allowPrivateTargets: boolean
+  /** Its Chromium (RELAY_CHROMIUM_PATH), when it has one: it says so at each heartbeat, and browser checks are leased to it. */
+  browser?: BrowserRuntime
   log: Logger
   version?: string
 }
@@ -36,6 +38,9 @@ interface PendingResult {
   status: ResultStatus
   attempts: AttemptResult[]
 }
+
+/** Half what the service takes in one batch of results (its RESULTS_BODY_LIMIT, 32 MB). */
+const BATCH_BYTES = 16 * 1024 * 1024
 
 const sleep = (ms: number, signal: AbortSignal) =>
   new Promise<void>((resolve) => {
@@ -73,7 +78,7 @@ export function createRelay(options: RelayOptions) {
   }
 
   async function heartbeat(): Promise<void> {
-    const answer = await call<{ heartbeatSeconds: number; regions: string[] }>('heartbeat', {})
+    const answer = await call<{ heartbeatSeconds: number; regions: string[] }>('heartbeat', { browser: options.browser !== undefined })
     if (answer.status !== 200) throw new Error(`heartbeat refused: HTTP ${answer.status}`)
     heartbeatSeconds = answer.body.heartbeatSeconds
   }
@@ -83,9 +88,21 @@ export function createRelay(options: RelayOptions) {
    * again after a lost answer is recorded once. A result the service refuses (409: the run is
    * no longer this relay's) is dropped with a warning, the rest are sent again.
    */
+  /** The pending results a batch takes: at most 100, and at most BATCH_BYTES of JSON (screenshots are large) but at least one. */
+  function nextBatch(): PendingResult[] {
+    let bytes = 0
+    const batch: PendingResult[] = []
+    for (const result of pending.slice(0, 100)) {
+      bytes += JSON.stringify(result).length
+      if (batch.length > 0 && bytes > BATCH_BYTES) break
+      batch.push(result)
+    }
+    return batch
+  }
+
   async function flush(): Promise<void> {
     while (pending.length > 0) {
-      const batch = pending.slice(0, 100)
+      const batch = nextBatch()
       const answer = await call<{ message?: string }>('results', { results: batch })
       if (answer.status === 200) {
         pending.splice(0, batch.length)
@@ -101,7 +118,7 @@ export function createRelay(options: RelayOptions) {
   async function execute(run: LeasedRun): Promise<void> {
     running += 1
     try {
-      const result = await runCheck(run.check, { allowPrivateTargets: options.allowPrivateTargets })
+      const result = await runCheck(run.check, { allowPrivateTargets: options.allowPrivateTargets }, options.browser)
       pending.push({ id: randomUUID(), runId: run.runId, ...result })
       log.debug({ runId: run.runId, checkId: run.checkId, status: result.status }, 'run finished')
     } finally {

@@ -40,10 +40,8 @@ export interface BrowserStep {
   durationMs: number
 }
 
-/** What one run of a browser check saw, with its screenshot (on failure, or always when asked) apart. */
-export interface BrowserObservation extends Observation {
-  screenshot?: Buffer
-}
+/** What one run of a browser check saw, with its screenshot (on failure, or always when asked). */
+export type BrowserObservation = Observation
 
 interface ScriptResult {
   error?: string

@@ -6,9 +6,10 @@ import { Name, Priority } from './fields.js'
 const Check = Type.Object(
   {
     name: Name,
-    kind: Type.Enum(['http', 'multistep', 'tcp', 'dns', 'tls', 'heartbeat']),
+    kind: Type.Enum(['http', 'multistep', 'browser', 'tcp', 'dns', 'tls', 'heartbeat']),
     request: Type.Record(Type.String(), Type.Unknown(), {
-      description: 'As the API takes it for the kind (secrets by reference, never their values)',
+      description:
+        'As the API takes it for the kind (secrets by reference, never their values); a browser check’s `script` reads best as a YAML block (`script: |`)',
     }),
     frequencySeconds: Type.Integer({ minimum: 30 }),
     timeoutMs: Type.Optional(Type.Integer({ minimum: 100 })),

@@ -2811,6 +2811,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/synthetics/screenshots/{screenshotId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** A browser check’s screenshot, through the signed link of its result (no credentials) */
+        get: operations["getSyntheticsScreenshotsByScreenshotId"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/synthetics/organizations/{orgId}/secrets": {
         parameters: {
             query?: never;
@@ -2892,7 +2909,7 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** A relay reports it is alive; answers its regions and heartbeat period */
+        /** A relay reports it is alive and what it can run; answers its regions and heartbeat period */
         post: operations["postSyntheticsRelayHeartbeat"];
         delete?: never;
         options?: never;
@@ -2926,7 +2943,7 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Record results of leased runs; a result id sent again is ignored, a run the relay did not lease is 409 */
+        /** Record results of leased runs; a result id sent again is ignored, a run the relay did not lease is 409. Up to 32 MB: a browser check’s attempts carry their screenshots */
         post: operations["postSyntheticsRelayResults"];
         delete?: never;
         options?: never;
@@ -20781,7 +20798,7 @@ export interface operations {
                             id: string;
                             name: string;
                             /** @enum {unknown} */
-                            kind: "http" | "multistep" | "tcp" | "dns" | "tls" | "heartbeat";
+                            kind: "http" | "multistep" | "browser" | "tcp" | "dns" | "tls" | "heartbeat";
                             request: {
                                 /**
                                  * @description Default GET
@@ -20856,6 +20873,15 @@ export interface operations {
                                         property: string;
                                     }[];
                                 }[];
+                            } | {
+                                /** @description The body of an async function given `page`, `context`, `expect` (@playwright/test’s) and `test.step`; no imports. It fails by throwing (a failed expect) */
+                                script: string;
+                                /** @description A screenshot is kept on failure always; on success only when true */
+                                screenshotOnSuccess?: boolean;
+                                viewport?: {
+                                    width: number;
+                                    height: number;
+                                };
                             } | {
                                 host: string;
                                 port: number;
@@ -20983,7 +21009,7 @@ export interface operations {
                 "application/json": {
                     name: string;
                     /** @enum {unknown} */
-                    kind: "http" | "multistep" | "tcp" | "dns" | "tls" | "heartbeat";
+                    kind: "http" | "multistep" | "browser" | "tcp" | "dns" | "tls" | "heartbeat";
                     request: {
                         /**
                          * @description Default GET
@@ -21059,6 +21085,15 @@ export interface operations {
                             }[];
                         }[];
                     } | {
+                        /** @description The body of an async function given `page`, `context`, `expect` (@playwright/test’s) and `test.step`; no imports. It fails by throwing (a failed expect) */
+                        script: string;
+                        /** @description A screenshot is kept on failure always; on success only when true */
+                        screenshotOnSuccess?: boolean;
+                        viewport?: {
+                            width: number;
+                            height: number;
+                        };
+                    } | {
                         host: string;
                         port: number;
                         assertions?: {
@@ -21111,7 +21146,7 @@ export interface operations {
                     };
                     /** @description From 30 seconds to 24 hours */
                     frequencySeconds: number;
-                    /** @description Default 10000 */
+                    /** @description Default 10000; at most 30000, or 60000 for a browser check */
                     timeoutMs?: number;
                     /** @description Slower than this is degraded */
                     degradedMs?: number | null;
@@ -21152,7 +21187,7 @@ export interface operations {
                         id: string;
                         name: string;
                         /** @enum {unknown} */
-                        kind: "http" | "multistep" | "tcp" | "dns" | "tls" | "heartbeat";
+                        kind: "http" | "multistep" | "browser" | "tcp" | "dns" | "tls" | "heartbeat";
                         request: {
                             /**
                              * @description Default GET
@@ -21227,6 +21262,15 @@ export interface operations {
                                     property: string;
                                 }[];
                             }[];
+                        } | {
+                            /** @description The body of an async function given `page`, `context`, `expect` (@playwright/test’s) and `test.step`; no imports. It fails by throwing (a failed expect) */
+                            script: string;
+                            /** @description A screenshot is kept on failure always; on success only when true */
+                            screenshotOnSuccess?: boolean;
+                            viewport?: {
+                                width: number;
+                                height: number;
+                            };
                         } | {
                             host: string;
                             port: number;
@@ -21357,7 +21401,7 @@ export interface operations {
                         id: string;
                         name: string;
                         /** @enum {unknown} */
-                        kind: "http" | "multistep" | "tcp" | "dns" | "tls" | "heartbeat";
+                        kind: "http" | "multistep" | "browser" | "tcp" | "dns" | "tls" | "heartbeat";
                         request: {
                             /**
                              * @description Default GET
@@ -21432,6 +21476,15 @@ export interface operations {
                                     property: string;
                                 }[];
                             }[];
+                        } | {
+                            /** @description The body of an async function given `page`, `context`, `expect` (@playwright/test’s) and `test.step`; no imports. It fails by throwing (a failed expect) */
+                            script: string;
+                            /** @description A screenshot is kept on failure always; on success only when true */
+                            screenshotOnSuccess?: boolean;
+                            viewport?: {
+                                width: number;
+                                height: number;
+                            };
                         } | {
                             host: string;
                             port: number;
@@ -21667,6 +21720,15 @@ export interface operations {
                             }[];
                         }[];
                     } | {
+                        /** @description The body of an async function given `page`, `context`, `expect` (@playwright/test’s) and `test.step`; no imports. It fails by throwing (a failed expect) */
+                        script: string;
+                        /** @description A screenshot is kept on failure always; on success only when true */
+                        screenshotOnSuccess?: boolean;
+                        viewport?: {
+                            width: number;
+                            height: number;
+                        };
+                    } | {
                         host: string;
                         port: number;
                         assertions?: {
@@ -21719,7 +21781,7 @@ export interface operations {
                     };
                     /** @description From 30 seconds to 24 hours */
                     frequencySeconds?: number;
-                    /** @description Default 10000 */
+                    /** @description Default 10000; at most 30000, or 60000 for a browser check */
                     timeoutMs?: number;
                     /** @description Slower than this is degraded */
                     degradedMs?: number | null;
@@ -21760,7 +21822,7 @@ export interface operations {
                         id: string;
                         name: string;
                         /** @enum {unknown} */
-                        kind: "http" | "multistep" | "tcp" | "dns" | "tls" | "heartbeat";
+                        kind: "http" | "multistep" | "browser" | "tcp" | "dns" | "tls" | "heartbeat";
                         request: {
                             /**
                              * @description Default GET
@@ -21835,6 +21897,15 @@ export interface operations {
                                     property: string;
                                 }[];
                             }[];
+                        } | {
+                            /** @description The body of an async function given `page`, `context`, `expect` (@playwright/test’s) and `test.step`; no imports. It fails by throwing (a failed expect) */
+                            script: string;
+                            /** @description A screenshot is kept on failure always; on success only when true */
+                            screenshotOnSuccess?: boolean;
+                            viewport?: {
+                                width: number;
+                                height: number;
+                            };
                         } | {
                             host: string;
                             port: number;
@@ -21965,7 +22036,7 @@ export interface operations {
                         id: string;
                         name: string;
                         /** @enum {unknown} */
-                        kind: "http" | "multistep" | "tcp" | "dns" | "tls" | "heartbeat";
+                        kind: "http" | "multistep" | "browser" | "tcp" | "dns" | "tls" | "heartbeat";
                         request: {
                             /**
                              * @description Default GET
@@ -22040,6 +22111,15 @@ export interface operations {
                                     property: string;
                                 }[];
                             }[];
+                        } | {
+                            /** @description The body of an async function given `page`, `context`, `expect` (@playwright/test’s) and `test.step`; no imports. It fails by throwing (a failed expect) */
+                            script: string;
+                            /** @description A screenshot is kept on failure always; on success only when true */
+                            screenshotOnSuccess?: boolean;
+                            viewport?: {
+                                width: number;
+                                height: number;
+                            };
                         } | {
                             host: string;
                             port: number;
@@ -22170,7 +22250,7 @@ export interface operations {
                         id: string;
                         name: string;
                         /** @enum {unknown} */
-                        kind: "http" | "multistep" | "tcp" | "dns" | "tls" | "heartbeat";
+                        kind: "http" | "multistep" | "browser" | "tcp" | "dns" | "tls" | "heartbeat";
                         request: {
                             /**
                              * @description Default GET
@@ -22245,6 +22325,15 @@ export interface operations {
                                     property: string;
                                 }[];
                             }[];
+                        } | {
+                            /** @description The body of an async function given `page`, `context`, `expect` (@playwright/test’s) and `test.step`; no imports. It fails by throwing (a failed expect) */
+                            script: string;
+                            /** @description A screenshot is kept on failure always; on success only when true */
+                            screenshotOnSuccess?: boolean;
+                            viewport?: {
+                                width: number;
+                                height: number;
+                            };
                         } | {
                             host: string;
                             port: number;
@@ -22375,7 +22464,7 @@ export interface operations {
                         id: string;
                         name: string;
                         /** @enum {unknown} */
-                        kind: "http" | "multistep" | "tcp" | "dns" | "tls" | "heartbeat";
+                        kind: "http" | "multistep" | "browser" | "tcp" | "dns" | "tls" | "heartbeat";
                         request: {
                             /**
                              * @description Default GET
@@ -22450,6 +22539,15 @@ export interface operations {
                                     property: string;
                                 }[];
                             }[];
+                        } | {
+                            /** @description The body of an async function given `page`, `context`, `expect` (@playwright/test’s) and `test.step`; no imports. It fails by throwing (a failed expect) */
+                            script: string;
+                            /** @description A screenshot is kept on failure always; on success only when true */
+                            screenshotOnSuccess?: boolean;
+                            viewport?: {
+                                width: number;
+                                height: number;
+                            };
                         } | {
                             host: string;
                             port: number;
@@ -22636,6 +22734,11 @@ export interface operations {
                                 /** @description The variables it set (their names: values may be secret) */
                                 extracted: string[];
                             }[];
+                            /**
+                             * Format: byte
+                             * @description A browser check: the page as a PNG, base64, where a relay sends it and a test run answers it; stored results link to it instead (`screenshotUrl`)
+                             */
+                            screenshot?: string;
                         }[];
                     };
                 };
@@ -22759,6 +22862,11 @@ export interface operations {
                                     /** @description The variables it set (their names: values may be secret) */
                                     extracted: string[];
                                 }[];
+                                /**
+                                 * Format: uri
+                                 * @description A browser check’s screenshot (PNG) of this attempt: a signed link, valid an hour, that needs no credentials
+                                 */
+                                screenshotUrl?: string;
                             }[];
                         }[];
                         meta: {
@@ -22891,6 +22999,50 @@ export interface operations {
                             to: string;
                         }[];
                     };
+                };
+            };
+            /** @description Default Response */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Default Response */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    getSyntheticsScreenshotsByScreenshotId: {
+        parameters: {
+            query: {
+                /** @description Unix seconds */
+                expires: number;
+                signature: string;
+            };
+            header?: never;
+            path: {
+                screenshotId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The PNG */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": string;
                 };
             };
             /** @description Default Response */
@@ -23097,6 +23249,8 @@ export interface operations {
                             healthy: boolean;
                             lastHeartbeatAt: string | null;
                             version: string | null;
+                            /** @description It said at its last heartbeat that it has Chromium: browser checks run on it */
+                            browser: boolean;
                             /** @description When created: the relay’s key (RELAY_KEY), shown once */
                             key?: string;
                             /** Format: date-time */
@@ -23164,6 +23318,8 @@ export interface operations {
                         healthy: boolean;
                         lastHeartbeatAt: string | null;
                         version: string | null;
+                        /** @description It said at its last heartbeat that it has Chromium: browser checks run on it */
+                        browser: boolean;
                         /** @description When created: the relay’s key (RELAY_KEY), shown once */
                         key?: string;
                         /** Format: date-time */
@@ -23221,6 +23377,8 @@ export interface operations {
                         healthy: boolean;
                         lastHeartbeatAt: string | null;
                         version: string | null;
+                        /** @description It said at its last heartbeat that it has Chromium: browser checks run on it */
+                        browser: boolean;
                         /** @description When created: the relay’s key (RELAY_KEY), shown once */
                         key?: string;
                         /** Format: date-time */
@@ -23327,6 +23485,8 @@ export interface operations {
                         healthy: boolean;
                         lastHeartbeatAt: string | null;
                         version: string | null;
+                        /** @description It said at its last heartbeat that it has Chromium: browser checks run on it */
+                        browser: boolean;
                         /** @description When created: the relay’s key (RELAY_KEY), shown once */
                         key?: string;
                         /** Format: date-time */
@@ -23365,7 +23525,14 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
-        requestBody?: never;
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description It has Chromium: browser checks may be leased to it. Unsaid: it has not */
+                    browser?: boolean;
+                };
+            };
+        };
         responses: {
             /** @description Default Response */
             200: {
@@ -23434,7 +23601,7 @@ export interface operations {
                             dueAt: string;
                             check: {
                                 /** @enum {unknown} */
-                                kind: "http" | "multistep" | "tcp" | "dns" | "tls";
+                                kind: "http" | "multistep" | "browser" | "tcp" | "dns" | "tls";
                                 /** @description The request, its secrets filled in */
                                 request: {
                                     [key: string]: unknown;
@@ -23543,6 +23710,11 @@ export interface operations {
                                 /** @description The variables it set (their names: values may be secret) */
                                 extracted: string[];
                             }[];
+                            /**
+                             * Format: byte
+                             * @description A browser check: the page as a PNG, base64, where a relay sends it and a test run answers it; stored results link to it instead (`screenshotUrl`)
+                             */
+                            screenshot?: string;
                         }[];
                     }[];
                 };

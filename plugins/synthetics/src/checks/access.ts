@@ -3,7 +3,7 @@ import { isUuid, membershipOf } from '@svc/auth'
 import type { Executor } from '@svc/db'
 import { NotFoundError } from '@svc/http'
 import { findCheck, type CheckRow } from '../queries/checks.js'
-import { relayRegions } from '../queries/relays.js'
+import { relayRegions, relayRuns } from '../queries/relays.js'
 import { recentResultsOf } from '../queries/runs.js'
 import { checkState, regionStatus, type Quorum, type RegionStatus } from '../scheduling/state.js'
 
@@ -43,13 +43,13 @@ export async function judgementsOf(db: Executor, organizationId: string, checks:
   const recent = new Map(rows.map((row) => [`${row.checkId}/${row.region}`, row]))
   const relays = checks.some((check) => check.regions.some((region) => region !== serviceRegion))
     ? await relayRegions(db, organizationId)
-    : new Map<string, boolean>()
+    : new Map<string, { healthy: boolean; browser: boolean; healthyBrowser: boolean }>()
   const byCheck = new Map<string, CheckJudgement>()
   for (const check of checks) {
     const rule = { failures: check.alertAfterFailures, quorum: check.alertQuorum as Quorum }
     const regions = check.regions.map((region) => {
       const found = recent.get(`${check.id}/${region}`)
-      const runnable = region === serviceRegion || relays.get(region) === true
+      const runnable = region === serviceRegion || relayRuns(check.kind, relays.get(region))
       const status = regionStatus((found?.statuses ?? []).slice(0, rule.failures), rule, runnable)
       return { region, status, lastRunAt: found?.lastRunAt ?? null }
     })

@@ -1,6 +1,7 @@
 import { Value } from 'typebox/value'
 import type { TSchema } from 'typebox'
 import {
+  BrowserRequest,
   DnsRequest,
   HeartbeatRequest,
   HttpRequest,
@@ -15,9 +16,10 @@ import {
   type CheckKind,
 } from '@svc/check-runner'
 import type { Executor, Json } from '@svc/db'
-import { invalidField } from '@svc/http'
+import { BudgetExceededError, invalidField } from '@svc/http'
 import { checkTarget, TargetRefused, TargetUnresolved, type OutboundPolicy } from '@svc/outbound'
 import type { CheckFields } from '../queries/checks.js'
+import { browserRunsScheduled, MONTH_SECONDS } from '../queries/checks.js'
 import { relayRegions } from '../queries/relays.js'
 import { secretNames } from '../secrets/resolve.js'
 import { sealedSecrets } from '../queries/secrets.js'
@@ -25,6 +27,7 @@ import { sealedSecrets } from '../queries/secrets.js'
 const requestSchemas: Record<CheckKind, TSchema> = {
   http: HttpRequest,
   multistep: MultiStepRequest,
+  browser: BrowserRequest,
   tcp: TcpRequest,
   dns: DnsRequest,
   tls: TlsRequest,
@@ -36,6 +39,12 @@ export interface DefinitionContext {
   db: Executor
   organizationId: string
   serviceRegion: string
+  /** Whether this service's own region runs browser checks (Chromium is where it is configured). */
+  serviceHasBrowser: boolean
+  /** The browser runs an organization's checks may be scheduled for in 30 days. */
+  browserRunsPerMonth: number
+  /** The check being changed: its own runs are not counted twice against the limit. */
+  checkId?: string
   policy: OutboundPolicy
   /** The ids among `ids` that are not status page components of the organization. */
   unknownComponents: (db: Executor, organizationId: string, ids: string[]) => Promise<string[]>
@@ -149,19 +158,82 @@ async function checkRequest(kind: CheckKind, request: Json, context: DefinitionC
       checkAssertions('dns', dns.assertions)
       return
     }
+    case 'browser':
+      return checkScript(request as unknown as BrowserRequest)
     case 'heartbeat':
       return
   }
 }
 
-/** Each region must have a runner: this service's own, or a relay of the organization. */
-async function checkRegions(regions: readonly string[], context: DefinitionContext): Promise<void> {
+/** A script must compile as the body it runs as (sandbox/browser-script.mjs); compiling runs none of it. */
+function checkScript(request: BrowserRequest): void {
+  const AsyncFunction = (async () => undefined).constructor as new (...parameters: string[]) => unknown
+  try {
+    new AsyncFunction('page', 'context', 'expect', 'test', 'step', request.script)
+  } catch (error) {
+    throw invalidField('request/script', `does not compile: ${(error as Error).message}`)
+  }
+}
+
+/** Browser checks run longer, less often and fewer at a time than the other kinds: their runs hold a Chromium. */
+export const BROWSER_MIN_FREQUENCY_SECONDS = 60
+export const BROWSER_MAX_TIMEOUT_MS = 60_000
+export const OTHER_MAX_TIMEOUT_MS = 30_000
+const BROWSER_MAX_RETRIES = 2
+
+function checkBrowserTiming(fields: CheckFields): void {
+  if (fields.kind !== 'browser') {
+    if (fields.timeoutMs > OTHER_MAX_TIMEOUT_MS)
+      throw invalidField('timeoutMs', `must be at most ${OTHER_MAX_TIMEOUT_MS} for a ${fields.kind} check`)
+    return
+  }
+  if (fields.frequencySeconds < BROWSER_MIN_FREQUENCY_SECONDS)
+    throw invalidField('frequencySeconds', `must be at least ${BROWSER_MIN_FREQUENCY_SECONDS} for a browser check`)
+  if (fields.timeoutMs > BROWSER_MAX_TIMEOUT_MS)
+    throw invalidField('timeoutMs', `must be at most ${BROWSER_MAX_TIMEOUT_MS} for a browser check`)
+  if (fields.retries > BROWSER_MAX_RETRIES) throw invalidField('retries', `must be at most ${BROWSER_MAX_RETRIES} for a browser check`)
+}
+
+/**
+ * An organization's browser checks, this one with them, may be scheduled for at most
+ * `browserRunsPerMonth` runs in 30 days (a run per region per period): past it, 402 as the AI
+ * budget's. A paused check counts nothing; resuming one is checked again.
+ */
+export async function checkBrowserBudget(
+  fields: Pick<CheckFields, 'kind' | 'paused' | 'regions' | 'frequencySeconds'>,
+  context: Pick<DefinitionContext, 'db' | 'organizationId' | 'browserRunsPerMonth' | 'checkId'>,
+): Promise<void> {
+  if (fields.kind !== 'browser' || fields.paused) return
+  const others = await browserRunsScheduled(context.db, context.organizationId, context.checkId)
+  const these = fields.regions.length * Math.ceil(MONTH_SECONDS / fields.frequencySeconds)
+  if (others + these > context.browserRunsPerMonth)
+    throw new BudgetExceededError(
+      `browser checks of this organization would run ${others + these} times in 30 days (this one ${these}); the limit is ${context.browserRunsPerMonth}: run it less often, in fewer regions, or pause another`,
+    )
+}
+
+/**
+ * Each region must have a runner: this service's own, or a relay of the organization; for a
+ * browser check, one with Chromium (a relay says so when it calls).
+ */
+async function checkRegions(kind: CheckKind, regions: readonly string[], context: DefinitionContext): Promise<void> {
   const relays = await relayRegions(context.db, context.organizationId)
   const index = regions.findIndex((region) => region !== context.serviceRegion && !relays.has(region))
   if (index >= 0)
     throw invalidField(
       `regions/${index}`,
       `no runner serves ${regions[index]}: use ${context.serviceRegion} or a region one of your relays runs`,
+    )
+  if (kind !== 'browser') return
+  const browserless = regions.findIndex((region) =>
+    region === context.serviceRegion ? !context.serviceHasBrowser : !relays.get(region)?.browser,
+  )
+  if (browserless >= 0)
+    throw invalidField(
+      `regions/${browserless}`,
+      regions[browserless] === context.serviceRegion
+        ? `this service runs no browser check in ${context.serviceRegion}: Chromium is not installed where SYNTHETICS_CHROMIUM_PATH says`
+        : `no relay of ${regions[browserless]} has said it has Chromium: install it where the relay runs (RELAY_CHROMIUM_PATH)`,
     )
 }
 
@@ -170,11 +242,13 @@ export async function checkDefinition(fields: CheckFields, context: DefinitionCo
   const kind = fields.kind as CheckKind
   const request = requestOfKind(kind, fields.request)
   await checkRequest(kind, request, context)
+  checkBrowserTiming(fields)
   if (fields.timeoutMs >= fields.frequencySeconds * 1000) throw invalidField('timeoutMs', 'must be shorter than the frequency')
   if (fields.degradedMs !== null && fields.degradedMs >= fields.timeoutMs) throw invalidField('degradedMs', 'must be below timeoutMs')
   // A heartbeat is judged by the service itself: it has one region, the service's own.
   const regions = kind === 'heartbeat' ? [context.serviceRegion] : fields.regions
-  await checkRegions(regions, context)
+  await checkRegions(kind, regions, context)
+  await checkBrowserBudget({ ...fields, regions }, context)
   if (fields.escalationPolicyId && !(await context.policyExists(context.db, context.organizationId, fields.escalationPolicyId)))
     throw invalidField('alertRule/escalationPolicyId', 'no escalation policy of this organization has this id')
   const unknown = await context.unknownComponents(context.db, context.organizationId, fields.statusComponentIds)

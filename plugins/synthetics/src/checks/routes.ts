@@ -8,6 +8,7 @@ import {
   AttemptResult,
   DEFAULT_GRACE_SECONDS,
   runCheck,
+  type BrowserRuntime,
   type CheckKind,
   type HeartbeatRequest,
   type RunnableCheck,
@@ -29,19 +30,31 @@ import { failedRun, type Scheduler } from '../scheduling/scheduler.js'
 import { runnableCheck } from '../secrets/resolve.js'
 import type { SecretSealer } from '@svc/config'
 import { auditEntry, checkOfRequest, judgementsOf } from './access.js'
-import { checkDefinition, type DefinitionContext } from './definition.js'
+import { checkBrowserBudget, checkDefinition, type DefinitionContext } from './definition.js'
 
 export interface CheckRouteOptions {
   scheduler: Scheduler
   sealer: SecretSealer
   serviceRegion: string
+  /** This replica's Chromium, when it has one: test runs of browser checks use it. */
+  browser: BrowserRuntime | undefined
+  browserRunsPerMonth: number
   policy: OutboundPolicy
   productUrl: string
   unknownComponents: DefinitionContext['unknownComponents']
   policyExists: DefinitionContext['policyExists']
 }
 
-const DEFAULT_TIMEOUT_MS = 10_000
+/** A page, its scripts and a few clicks take longer than one request. */
+const DEFAULT_TIMEOUT_MS: Record<CheckKind, number> = {
+  http: 10_000,
+  multistep: 10_000,
+  browser: 30_000,
+  tcp: 10_000,
+  dns: 10_000,
+  tls: 10_000,
+  heartbeat: 10_000,
+}
 /** A heartbeat's first due time leaves it one period and its grace to send its first ping. */
 function firstDueAt(fields: CheckFields): Date {
   if (fields.kind !== 'heartbeat') return new Date()
@@ -124,10 +137,13 @@ export const checkRoutes: FastifyPluginAsyncTypebox<CheckRouteOptions> = async (
   const { scheduler, serviceRegion } = options
   const viewer = app.requireProductRole('synthetics', 'viewer')
   const manager = app.requireProductRole('synthetics', 'manager')
-  const context = (executor: Executor, organizationId: string): DefinitionContext => ({
+  const context = (executor: Executor, organizationId: string, checkId?: string): DefinitionContext => ({
     db: executor,
     organizationId,
     serviceRegion,
+    serviceHasBrowser: options.browser !== undefined,
+    browserRunsPerMonth: options.browserRunsPerMonth,
+    ...(checkId ? { checkId } : {}),
     policy: options.policy,
     unknownComponents: options.unknownComponents,
     policyExists: options.policyExists,
@@ -190,7 +206,7 @@ export const checkRoutes: FastifyPluginAsyncTypebox<CheckRouteOptions> = async (
         kind: request.body.kind,
         request: {},
         frequencySeconds: request.body.frequencySeconds,
-        timeoutMs: DEFAULT_TIMEOUT_MS,
+        timeoutMs: DEFAULT_TIMEOUT_MS[request.body.kind],
         degradedMs: null,
         regions: [],
         retries: 0,
@@ -204,7 +220,7 @@ export const checkRoutes: FastifyPluginAsyncTypebox<CheckRouteOptions> = async (
       }
       const fields = merged(
         request.body,
-        { ...defaults, timeoutMs: Math.min(DEFAULT_TIMEOUT_MS, request.body.frequencySeconds * 1000 - 1) },
+        { ...defaults, timeoutMs: Math.min(DEFAULT_TIMEOUT_MS[request.body.kind], request.body.frequencySeconds * 1000 - 1) },
         serviceRegion,
       )
       const valid = await checkDefinition(fields, context(db, organizationId))
@@ -282,7 +298,7 @@ export const checkRoutes: FastifyPluginAsyncTypebox<CheckRouteOptions> = async (
       const { organizationId } = membershipOf(request)
       const updated = await db.transaction().execute(async (trx) => {
         const before = await checkOfRequest(trx, request, true)
-        const valid = await checkDefinition(merged(request.body, fieldsOf(before), serviceRegion), context(trx, organizationId))
+        const valid = await checkDefinition(merged(request.body, fieldsOf(before), serviceRegion), context(trx, organizationId, before.id))
         const nextDueAt = valid.paused ? null : valid.kind === 'heartbeat' ? (before.nextDueAt ?? firstDueAt(valid)) : new Date()
         const row = await updateCheck(trx, organizationId, before.id, { ...valid, nextDueAt })
         await recordAudit(trx, auditContextOf(request), {
@@ -321,6 +337,7 @@ export const checkRoutes: FastifyPluginAsyncTypebox<CheckRouteOptions> = async (
         const updated = await db.transaction().execute(async (trx) => {
           const before = await checkOfRequest(trx, request, true)
           if (before.paused === paused) return before
+          if (!paused) await checkBrowserBudget({ ...fieldsOf(before), paused }, context(trx, organizationId, before.id))
           const nextDueAt = paused ? null : firstDueAt(fieldsOf(before))
           const row = await updateCheck(trx, organizationId, before.id, { paused, nextDueAt })
           await recordAudit(trx, auditContextOf(request), {
@@ -385,7 +402,7 @@ export const checkRoutes: FastifyPluginAsyncTypebox<CheckRouteOptions> = async (
         // A secret that is gone (or no key to open it) fails the run, as it would on schedule.
         return { ...failedRun((error as Error).message), region: serviceRegion }
       }
-      return { ...(await runCheck(runnable, options.policy)), region: serviceRegion }
+      return { ...(await runCheck(runnable, options.policy, options.browser)), region: serviceRegion }
     },
   )
 }

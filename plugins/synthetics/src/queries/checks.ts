@@ -145,3 +145,19 @@ export async function setCheckState(db: Executor, checkId: string, state: string
     .where('id', '=', checkId)
     .execute()
 }
+
+/** The 30 days a browser run limit is counted over. */
+export const MONTH_SECONDS = 30 * 86_400
+
+/**
+ * The browser runs an organization's running browser checks are scheduled for in 30 days (a run
+ * per region per period), leaving out one check (the one being changed).
+ */
+export async function browserRunsScheduled(db: Executor, organizationId: string, exceptCheckId?: string): Promise<number> {
+  const result = await sql<{ runs: number }>`
+    select coalesce(sum(cardinality(regions) * ceil(${MONTH_SECONDS}::numeric / frequency_seconds)), 0)::int as runs
+    from divinux.synthetic_checks
+    where organization_id = ${organizationId} and kind = 'browser' and not paused
+      ${exceptCheckId ? sql`and id <> ${exceptCheckId}` : sql``}`.execute(db)
+  return result.rows[0]?.runs ?? 0
+}

@@ -10,6 +10,7 @@ export const relayColumns = [
   'heartbeatSeconds',
   'lastHeartbeatAt',
   'version',
+  'browser',
   'createdAt',
   'updatedAt',
 ] as const
@@ -79,16 +80,29 @@ export async function relayByKey(db: Executor, keyHash: string, version: string 
     .updateTable('divinux.syntheticRelays')
     .set({ lastHeartbeatAt: sql<Date>`now()`, ...(version ? { version } : {}) })
     .where('keyHash', '=', keyHash)
-    .returning(['id', 'organizationId', 'name', 'regions', 'heartbeatSeconds'])
+    .returning(['id', 'organizationId', 'name', 'regions', 'heartbeatSeconds', 'browser'])
     .executeTakeFirst()
 }
 
-/** Every region an organization can run checks in through its relays, and whether any relay serving it is healthy. */
+/** Whether a relay can run a check of this kind in a region now: a healthy relay, with Chromium for a browser check. */
+export const relayRuns = (kind: string, serving: { healthy: boolean; healthyBrowser: boolean } | undefined) =>
+  (kind === 'browser' ? serving?.healthyBrowser : serving?.healthy) === true
+
+/**
+ * Every region an organization can run checks in through its relays: whether any relay serving
+ * it is healthy, whether any has said it has Chromium (browser checks), and whether one healthy has.
+ */
 export async function relayRegions(db: Executor, organizationId: string) {
-  const rows = await sql<{ region: string; healthy: boolean }>`
-    select region, bool_or(${relayHealthy}) as healthy
+  const rows = await sql<{ region: string; healthy: boolean; browser: boolean; healthyBrowser: boolean }>`
+    select region, bool_or(${relayHealthy}) as healthy, bool_or(relay.browser) as browser,
+      bool_or(relay.browser and ${relayHealthy}) as "healthyBrowser"
     from divinux.synthetic_relays relay, unnest(relay.regions) as region
     where relay.organization_id = ${organizationId}
     group by region`.execute(db)
-  return new Map(rows.rows.map((row) => [row.region, row.healthy]))
+  return new Map(rows.rows.map(({ region, ...serving }) => [region, serving]))
+}
+
+/** What a relay said it can run: recorded at each heartbeat. */
+export async function recordRelayBrowser(db: Executor, relayId: string, browser: boolean) {
+  await db.updateTable('divinux.syntheticRelays').set({ browser }).where('id', '=', relayId).where('browser', '<>', browser).execute()
 }

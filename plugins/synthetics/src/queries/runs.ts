@@ -144,8 +144,13 @@ export async function leaseLocalRuns(db: Executor, options: { region: string; ru
  * Leases up to `limit` due runs of a relay's regions: queued ones, those whose lease ran out, and
  * those leased by a relay that stopped heartbeating. Runs older than two periods are left for
  * the maintenance job to mark missed: a relay coming back does not replay an hour of them.
+ * Browser runs go only to a relay that said it has Chromium.
  */
-export async function leaseRelayRuns(db: Executor, relay: { id: string; organizationId: string; regions: string[] }, limit: number) {
+export async function leaseRelayRuns(
+  db: Executor,
+  relay: { id: string; organizationId: string; regions: string[]; browser: boolean },
+  limit: number,
+) {
   if (relay.regions.length === 0) return []
   const result = await sql<{ id: string; checkId: string; region: string; dueAt: Date }>`
     with candidates as (
@@ -154,6 +159,7 @@ export async function leaseRelayRuns(db: Executor, relay: { id: string; organiza
       left join divinux.synthetic_relays relay on relay.id = run.relay_id
       where run.organization_id = ${relay.organizationId}
         and run.region = any(array[${sql.join(relay.regions)}]::text[])
+        ${relay.browser ? sql`` : sql`and c.kind <> 'browser'`}
         and run.due_at <= now() and run.due_at > now() - make_interval(secs => c.frequency_seconds * 2)
         and (run.state = 'queued' or (run.state = 'leased' and (run.leased_until < now() or (run.relay_id is not null and not ${relayHealthy}))))
       order by run.due_at
@@ -221,7 +227,8 @@ export async function completeRuns(db: Executor, results: readonly RunResult[]):
     return {
       run_id: result.runId,
       status: result.status,
-      attempts: result.attempts,
+      // Screenshots are stored apart (screenshots.ts), with the run.
+      attempts: result.attempts.map(({ screenshot: _, ...stored }) => stored),
       total_ms: last?.timings.total ?? null,
       status_code: last?.statusCode ?? null,
       error: last?.error ?? null,

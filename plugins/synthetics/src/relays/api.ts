@@ -1,10 +1,10 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import type { FastifyRequest } from 'fastify'
 import { Type } from 'typebox'
-import { AttemptResult, RESULT_STATUSES, type RunnableCheck } from '@svc/check-runner'
+import { AttemptResult, CHECK_KINDS, RESULT_STATUSES, type RunnableCheck } from '@svc/check-runner'
 import { BadRequestError, ConflictError, UnauthorizedError } from '@svc/http'
 import { checkById } from '../queries/checks.js'
-import { relayByKey } from '../queries/relays.js'
+import { recordRelayBrowser, relayByKey } from '../queries/relays.js'
 import { leaseRelayRuns, runsLeasedBy, type RunResult } from '../queries/runs.js'
 import { failedRun, type Scheduler } from '../scheduling/scheduler.js'
 import { runnableCheck } from '../secrets/resolve.js'
@@ -12,6 +12,8 @@ import type { SecretSealer } from '@svc/config'
 import { hashRelayKey } from './routes.js'
 
 export const RELAY_BASE = '/api/v1/synthetics/relay'
+/** A batch of results with screenshots in it; relays send batches of at most half this (services/relay). */
+export const RESULTS_BODY_LIMIT = 32 * 1024 * 1024
 const tags = ['synthetics-relay']
 
 interface AuthenticatedRelay {
@@ -20,6 +22,8 @@ interface AuthenticatedRelay {
   name: string
   regions: string[]
   heartbeatSeconds: number
+  /** It said it has Chromium when it last heartbeated. */
+  browser: boolean
 }
 
 const relays = new WeakMap<FastifyRequest, AuthenticatedRelay>()
@@ -35,7 +39,7 @@ const Leased = Type.Object({
   region: Type.String(),
   dueAt: Type.String({ format: 'date-time' }),
   check: Type.Object({
-    kind: Type.Enum(['http', 'multistep', 'tcp', 'dns', 'tls'] as const),
+    kind: Type.Enum(CHECK_KINDS.filter((kind) => kind !== 'heartbeat')),
     request: Type.Record(Type.String(), Type.Unknown(), { description: 'The request, its secrets filled in' }),
     timeoutMs: Type.Integer(),
     degradedMs: Type.Union([Type.Integer(), Type.Null()]),
@@ -80,8 +84,18 @@ export const relayApi: FastifyPluginAsyncTypebox<{ scheduler: Scheduler; sealer:
     {
       schema: {
         tags,
-        summary: 'A relay reports it is alive; answers its regions and heartbeat period',
+        summary: 'A relay reports it is alive and what it can run; answers its regions and heartbeat period',
         headers: RelayHeaders,
+        body: Type.Optional(
+          Type.Object(
+            {
+              browser: Type.Optional(
+                Type.Boolean({ description: 'It has Chromium: browser checks may be leased to it. Unsaid: it has not' }),
+              ),
+            },
+            { additionalProperties: false },
+          ),
+        ),
         response: { 200: Type.Object({ relayId: Type.String(), regions: Type.Array(Type.String()), heartbeatSeconds: Type.Integer() }) },
       },
       // Not a person's token: the relay's key is checked by its own access rule.
@@ -90,6 +104,7 @@ export const relayApi: FastifyPluginAsyncTypebox<{ scheduler: Scheduler; sealer:
     },
     async (request) => {
       const relay = relayOf(request)
+      await recordRelayBrowser(db, relay.id, request.body?.browser ?? false)
       return { relayId: relay.id, regions: relay.regions, heartbeatSeconds: relay.heartbeatSeconds }
     },
   )
@@ -140,7 +155,8 @@ export const relayApi: FastifyPluginAsyncTypebox<{ scheduler: Scheduler; sealer:
     {
       schema: {
         tags,
-        summary: 'Record results of leased runs; a result id sent again is ignored, a run the relay did not lease is 409',
+        summary:
+          'Record results of leased runs; a result id sent again is ignored, a run the relay did not lease is 409. Up to 32 MB: a browser check’s attempts carry their screenshots',
         headers: RelayHeaders,
         body: Type.Object({ results: Type.Array(ResultItem, { minItems: 1, maxItems: 100 }) }, { additionalProperties: false }),
         response: { 200: Type.Object({ recorded: Type.Integer(), duplicates: Type.Integer() }) },
@@ -148,6 +164,7 @@ export const relayApi: FastifyPluginAsyncTypebox<{ scheduler: Scheduler; sealer:
       // Not a person's token: the relay's key is checked by its own access rule.
       config: { public: true },
       onRequest: relayKey,
+      bodyLimit: RESULTS_BODY_LIMIT,
     },
     async (request) => {
       const relay = relayOf(request)

@@ -1,15 +1,19 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { Type } from 'typebox'
 import { membershipOf } from '@svc/auth'
-import type { AttemptResult } from '@svc/check-runner'
 import { pageOf } from '@svc/db'
 import { ListResponse, Timestamp, invalidField } from '@svc/http'
 import { listResults, statsFromRollups, statsFromRuns, type StatsRow } from '../queries/runs.js'
-import { CheckParams, MANAGED_BASE, Region, ResultStatusSchema, RunResult, tags } from '../schemas.js'
+import { screenshotsOfRuns } from '../queries/screenshots.js'
+import { CheckParams, MANAGED_BASE, Region, ResultStatusSchema, RunResult, tags, type StoredAttempt } from '../schemas.js'
 import { checkOfRequest } from '../checks/access.js'
 import { availabilityOf, percentUp as percent, type AvailabilityOptions } from './availability.js'
+import { screenshotLink } from './screenshot-links.js'
 
-export type ResultRouteOptions = AvailabilityOptions
+export type ResultRouteOptions = AvailabilityOptions & {
+  /** The product API's public base URL: screenshot links. */
+  productUrl: string
+}
 
 const DAY_MS = 86_400_000
 /** Ranges up to this long are computed from the raw runs (exact percentiles); longer ones from roll-ups. */
@@ -84,13 +88,17 @@ export const resultRoutes: FastifyPluginAsyncTypebox<ResultRouteOptions> = async
       const from = request.query.from ? new Date(request.query.from) : undefined
       const to = request.query.to ? new Date(request.query.to) : undefined
       if (from && to && from >= to) throw invalidField('from', 'must be before to', 'querystring')
-      const { rows, total } = await listResults(
+      const { organizationId } = membershipOf(request)
+      const { rows, total } = await listResults(db, organizationId, check.id, { from, to, region, status }, pageOf({ page, limit }))
+      const screenshots = await screenshotsOfRuns(
         db,
-        membershipOf(request).organizationId,
-        check.id,
-        { from, to, region, status },
-        pageOf({ page, limit }),
+        organizationId,
+        rows.map((row) => row.id),
       )
+      const linkOf = (runId: string, attempt: number) => {
+        const screenshot = screenshots.find((shot) => shot.runId === runId && shot.attempt === attempt)
+        return screenshot ? { screenshotUrl: screenshotLink(options.productUrl, screenshot) } : {}
+      }
       return {
         data: rows.map((row) => ({
           id: row.id,
@@ -103,7 +111,10 @@ export const resultRoutes: FastifyPluginAsyncTypebox<ResultRouteOptions> = async
           relayId: row.relayId,
           startedAt: row.startedAt?.toISOString() ?? null,
           finishedAt: row.finishedAt?.toISOString() ?? null,
-          attempts: (row.attempts ?? []) as unknown as AttemptResult[],
+          attempts: ((row.attempts ?? []) as unknown as StoredAttempt[]).map((attempt, index) => ({
+            ...attempt,
+            ...linkOf(row.id, index),
+          })),
         })),
         meta: { page, limit, total },
       }

@@ -1,6 +1,13 @@
 import { randomUUID } from 'node:crypto'
 import type { FastifyBaseLogger } from 'fastify'
-import { DEFAULT_GRACE_SECONDS, runCheck, type AttemptResult, type HeartbeatRequest, type ResultStatus } from '@svc/check-runner'
+import {
+  DEFAULT_GRACE_SECONDS,
+  runCheck,
+  type AttemptResult,
+  type BrowserRuntime,
+  type HeartbeatRequest,
+  type ResultStatus,
+} from '@svc/check-runner'
 import type { SyntheticsConfig } from '@svc/config'
 import { createGroupCommit, type Database, type Executor } from '@svc/db'
 import { ensureQueue, type JobQueue } from '@svc/jobs'
@@ -9,6 +16,7 @@ import { checkById, type CheckRow } from '../queries/checks.js'
 import { completeRuns, deleteOldRuns, leaseLocalRuns, markMissedRuns, rollUp, takeDueChecks, type RunResult } from '../queries/runs.js'
 import { abandonOrphanedRuns, beat, removeGoneRunners } from '../queries/runners.js'
 import { checksLosingRunners } from '../queries/schedule.js'
+import { insertScreenshots } from '../queries/screenshots.js'
 import { runnableCheck, type RunnableFields } from '../secrets/resolve.js'
 import type { SecretSealer } from '@svc/config'
 import { judgeCheck, judgeChecks } from './state.js'
@@ -52,6 +60,8 @@ export interface SchedulerOptions {
   config: SyntheticsConfig
   policy: OutboundPolicy
   sealer: SecretSealer
+  /** This replica's Chromium, when it has one: browser checks of its region run in it. */
+  browser: BrowserRuntime | undefined
   log: FastifyBaseLogger
 }
 
@@ -90,7 +100,7 @@ export function heartbeatResult(check: Pick<CheckRow, 'request' | 'frequencySeco
  * The check row is the schedule: no job per due time or per run, so a run writes three rows.
  */
 export function createScheduler(options: SchedulerOptions) {
-  const { database, jobs, config, policy, sealer, log } = options
+  const { database, jobs, config, policy, sealer, browser, log } = options
   const db = database.db
   const runnerId = randomUUID()
   const region = config.region
@@ -117,8 +127,28 @@ export function createScheduler(options: SchedulerOptions) {
    */
   async function recordResults(trx: Executor, results: readonly RunResult[]): Promise<Set<string>> {
     const locked = await completeRuns(trx, results)
+    const recorded = new Map(locked.flatMap((check) => check.runIds.map((runId) => [runId, check.organizationId])))
+    await insertScreenshots(
+      trx,
+      results.flatMap((result) =>
+        recorded.has(result.runId)
+          ? result.attempts.flatMap((attempt, index) =>
+              attempt.screenshot
+                ? [
+                    {
+                      runId: result.runId,
+                      organizationId: recorded.get(result.runId)!,
+                      attempt: index,
+                      png: Buffer.from(attempt.screenshot, 'base64'),
+                    },
+                  ]
+                : [],
+            )
+          : [],
+      ),
+    )
     await judgeChecks(trx, jobs, locked, region)
-    return new Set(locked.flatMap((check) => check.runIds))
+    return new Set(recorded.keys())
   }
 
   async function record(trx: Executor, runId: string, result: { status: ResultStatus; attempts: AttemptResult[]; resultId?: string }) {
@@ -144,7 +174,7 @@ export function createScheduler(options: SchedulerOptions) {
     if (!check) return
     let result: { status: ResultStatus; attempts: AttemptResult[] }
     try {
-      result = await runCheck(await runnableCheck(db, sealer, check), policy)
+      result = await runCheck(await runnableCheck(db, sealer, check), policy, browser)
     } catch (error) {
       result = failedRun((error as Error).message)
     }

@@ -3,7 +3,7 @@ import type { Executor } from '@svc/db'
 import { publish, type AlertPriority, type CheckState } from '@svc/events'
 import type { JobQueue } from '@svc/jobs'
 import { checkById, setCheckState, type CheckRow } from '../queries/checks.js'
-import { relayRegions } from '../queries/relays.js'
+import { relayRegions, relayRuns } from '../queries/relays.js'
 import { latestRunsOf, recentResultsOf, type JudgedCheck } from '../queries/runs.js'
 import { failureReason } from './failure-reason.js'
 
@@ -53,6 +53,11 @@ export function targetOf(check: Pick<CheckRow, 'kind' | 'request'>): string {
       const steps = (request.steps ?? []) as Array<{ url: string }>
       return `${steps[0]?.url ?? ''} (${steps.length} steps)`
     }
+    case 'browser': {
+      // The first page its script opens names what it checks.
+      const opened = /page\.goto\(\s*(['"`])([^'"`]+)\1/.exec(String(request.script))?.[2]
+      return opened ? `${opened} (browser)` : 'a browser script'
+    }
     case 'dns':
       return `${String(request.name)} ${String(request.recordType)}`
     case 'heartbeat':
@@ -67,12 +72,12 @@ export function targetOf(check: Pick<CheckRow, 'kind' | 'request'>): string {
  * Relays are read once per organization, and only for checks with a region not the service's.
  */
 async function runnableRegions(db: Executor, checks: ReadonlyArray<Pick<CheckRow, 'organizationId' | 'regions'>>, serviceRegion: string) {
-  const relays = new Map<string, Map<string, boolean>>()
+  const relays = new Map<string, Awaited<ReturnType<typeof relayRegions>>>()
   for (const check of checks)
     if (!relays.has(check.organizationId) && check.regions.some((region) => region !== serviceRegion))
       relays.set(check.organizationId, await relayRegions(db, check.organizationId))
-  return (check: Pick<CheckRow, 'organizationId'>, region: string) =>
-    region === serviceRegion || relays.get(check.organizationId)?.get(region) === true
+  return (check: Pick<CheckRow, 'organizationId' | 'kind'>, region: string) =>
+    region === serviceRegion || relayRuns(check.kind, relays.get(check.organizationId)?.get(region))
 }
 
 /**
