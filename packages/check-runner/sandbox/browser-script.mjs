@@ -2,7 +2,8 @@
 // started by src/browser/run-browser.ts under Node's permission model: it reads only the code it
 // runs, writes nothing, starts no process, thread or add-on, and has no environment. It drives a
 // Chromium the runner launched (over Playwright's WebSocket), runs the owner's script with
-// `page`, `context`, `expect` (@playwright/test's) and `test.step`, and writes one JSON line:
+// `page`, `context`, `expect` (@playwright/test's), `test.step` and the check's `secrets` it names,
+// and writes one JSON line:
 // the outcome, each step's time, console errors, failed requests, Web Vitals and a screenshot.
 // Plain JavaScript: it is started by `node` itself, with no loader, in the runner's image too.
 /* global process, performance, PerformanceObserver, setTimeout -- Node's, and the page's inside page.evaluate */
@@ -18,7 +19,7 @@ const SCREENSHOT_LIMIT = 2 * 1024 * 1024
 
 let input = ''
 for await (const chunk of process.stdin) input += chunk
-const { wsEndpoint, script, viewport, screenshotOnSuccess, timeoutMs } = JSON.parse(input)
+const { wsEndpoint, script, secrets, viewport, screenshotOnSuccess, timeoutMs } = JSON.parse(input)
 
 const started = performance.now()
 const since = () => Math.round((performance.now() - started) * 100) / 100
@@ -105,7 +106,14 @@ async function screenshot() {
 let error
 try {
   const AsyncFunction = (async () => {}).constructor
-  await new AsyncFunction('page', 'context', 'expect', 'test', 'step', script)(page, context, expect, { step }, step)
+  await new AsyncFunction('page', 'context', 'expect', 'test', 'step', 'secrets', script)(
+    page,
+    context,
+    expect,
+    { step },
+    step,
+    Object.freeze({ ...secrets }),
+  )
 } catch (caught) {
   // Playwright's messages carry ANSI colours and a call log: the first lines say what failed.
   error = String(caught?.message ?? caught)

@@ -145,7 +145,7 @@ export const BrowserRequest = Type.Object(
       minLength: 1,
       maxLength: 65_536,
       description:
-        'The body of an async function given `page`, `context`, `expect` (@playwright/test’s) and `test.step`; no imports. It fails by throwing (a failed expect)',
+        'The body of an async function given `page`, `context`, `expect` (@playwright/test’s), `test.step` and `secrets` (the check secrets it names: `secrets.NAME`); no imports. It fails by throwing (a failed expect)',
     }),
     screenshotOnSuccess: Type.Optional(Type.Boolean({ description: 'A screenshot is kept on failure always; on success only when true' })),
     viewport: Type.Optional(
@@ -158,6 +158,17 @@ export const BrowserRequest = Type.Object(
   { additionalProperties: false },
 )
 export type BrowserRequest = Static<typeof BrowserRequest>
+
+/** A browser script's secrets, by name: `secrets.NAME` or `secrets['NAME']`, named literally. */
+export const SCRIPT_SECRET_REFERENCE = /\bsecrets(?:\.([A-Za-z_][A-Za-z0-9_]{0,63})\b|\[\s*(['"`])([A-Za-z_][A-Za-z0-9_]{0,63})\2\s*\])/g
+
+/** The names of the secrets a browser script refers to. */
+export function scriptSecretNames(script: string): Set<string> {
+  return new Set([...script.matchAll(SCRIPT_SECRET_REFERENCE)].map((match) => (match[1] ?? match[3])!))
+}
+
+/** A browser check as a runner gets it: its script, and the values of the secrets it names (never stored). */
+export type RunnableBrowserRequest = BrowserRequest & { secrets?: Record<string, string> }
 
 /** How late a heartbeat's ping may be when its check does not say. */
 export const DEFAULT_GRACE_SECONDS = 60
@@ -185,7 +196,7 @@ export const SOURCES_OF_KIND: Record<Exclude<CheckKind, 'heartbeat'>, ReadonlySe
 export type RunnableCheck =
   | { kind: 'http'; request: HttpRequest; timeoutMs: number; degradedMs: number | null; retries: number }
   | { kind: 'multistep'; request: MultiStepRequest; timeoutMs: number; degradedMs: number | null; retries: number }
-  | { kind: 'browser'; request: BrowserRequest; timeoutMs: number; degradedMs: number | null; retries: number }
+  | { kind: 'browser'; request: RunnableBrowserRequest; timeoutMs: number; degradedMs: number | null; retries: number }
   | { kind: 'tcp'; request: TcpRequest; timeoutMs: number; degradedMs: number | null; retries: number }
   | { kind: 'dns'; request: DnsRequest; timeoutMs: number; degradedMs: number | null; retries: number }
   | { kind: 'tls'; request: TlsRequest; timeoutMs: number; degradedMs: number | null; retries: number }

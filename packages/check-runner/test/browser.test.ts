@@ -125,6 +125,26 @@ await test.step('place an order', async () => {
     t.match((privately.details as Details).failedRequests[0], { url: /^http:\/\/127\.0\.0\.1/, failure: /refused/ })
   })
 
+  t.test('the script reads the secrets it was given, and what the run keeps never shows their values', async (t) => {
+    const run = await runBrowser(
+      {
+        script: `await page.goto('${app}/')
+await page.getByLabel('Password').fill(secrets.SHOP_PASSWORD)
+console.log(secrets.SHOP_PASSWORD)
+secrets.SHOP_PASSWORD = 'changed'
+if (secrets.SHOP_PASSWORD !== 'open sesame') throw new Error('the secrets were changed')
+await expect(page.getByLabel('Password')).toHaveValue('something else', { timeout: 500 })`,
+        secrets: { SHOP_PASSWORD: 'open sesame' },
+      },
+      20_000,
+      allowed,
+      options,
+    )
+    t.match(run.error, /toHaveValue/, 'the secrets are the runner’s: frozen, the script could not change them')
+    t.match(run.error, /\[secret SHOP_PASSWORD\]/, 'the value the expectation saw is named, not shown')
+    t.notMatch(JSON.stringify({ error: run.error, details: run.details }), /open sesame/, 'nowhere in what is kept')
+  })
+
   t.test('a script that never ends is stopped at the check’s timeout', async (t) => {
     const run = await runBrowser({ script: 'await new Promise(() => {})' }, 1500, allowed, options)
     t.equal(run.error, 'timed out after 1500 ms')

@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto'
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { sql } from 'kysely'
@@ -16,7 +17,13 @@ if (await chromiumPresent(t, 'browser checks through the API')) {
   const service = await startTestService(t, buildApp, {
     config: {
       outbound: { allowPrivateTargets: true },
-      synthetics: { region: 'local', retentionDays: 30, concurrency: 10, browserRunsPerMonth: 50_000 },
+      synthetics: {
+        region: 'local',
+        retentionDays: 30,
+        concurrency: 10,
+        browserRunsPerMonth: 50_000,
+        secretsKey: randomBytes(32).toString('base64'),
+      },
     },
   })
   const { app } = service
@@ -28,7 +35,7 @@ if (await chromiumPresent(t, 'browser checks through the API')) {
   const [manager, viewer] = ['manager', 'viewer'].map(person)
   type Who = { headers: { authorization: string } }
   const base = `/api/v1/synthetics/organizations/${orgId}`
-  const call = (who: Who, method: 'GET' | 'POST' | 'PATCH', url: string, payload?: object) =>
+  const call = (who: Who, method: 'GET' | 'POST' | 'PATCH' | 'PUT', url: string, payload?: object) =>
     app.inject({ method, url, headers: who.headers, ...(payload ? { payload } : {}) })
 
   let broken = false
@@ -63,13 +70,13 @@ if (await chromiumPresent(t, 'browser checks through the API')) {
 await test.step('sign in', async () => {
   await page.goto('${shopUrl}/')
   await page.getByLabel('Email').fill('ana@example.com')
-  await page.getByLabel('Password').fill('open sesame')
+  await page.getByLabel('Password').fill(secrets.SHOP_PASSWORD)
   await page.getByRole('button', { name: 'Sign in' }).click()
   await expect(page.getByRole('heading', { name: 'Welcome, Ana' })).toBeVisible()
 })
 await test.step('place an order', async () => {
   await page.getByRole('button', { name: 'Place order' }).click()
-  await expect(page.locator('#result')).toHaveText('Order placed', { timeout: 2000 })
+  await expect(page.locator('#result')).toHaveText('Order placed', { timeout: 1000 })
 })`
   const definition = (fields: object = {}) => ({
     name: 'Checkout journey',
@@ -84,6 +91,9 @@ await test.step('place an order', async () => {
   const stateOf = async (checkId: string) => (await call(viewer!, 'GET', `${base}/checks/${checkId}`)).json().state
 
   t.test('a browser check is saved only within its kind’s bounds', async (t) => {
+    const unknownSecret = await call(manager!, 'POST', `${base}/checks`, definition())
+    t.match(unknownSecret.json(), { statusCode: 400, message: /request\/script refers to the secret SHOP_PASSWORD, which does not exist/ })
+    t.equal((await call(manager!, 'PUT', `${base}/secrets/SHOP_PASSWORD`, { value: 'open sesame' })).statusCode, 201)
     const refusals: Array<[object, number, RegExp]> = [
       [{ request: { script: 'await page.goto(' } }, 400, /request\/script does not compile/],
       [{ request: { script: 'x', extra: true } }, 400, /request/],
@@ -108,24 +118,35 @@ await test.step('place an order', async () => {
   })
 
   t.test('the organization’s browser runs a month are limited: past it, 402 and nothing changes', async (t) => {
+    // The checks counted here are a relay region's whose relay said it has Chromium and never
+    // leases: they are scheduled, and no Chromium is started for them.
+    const relay = (await call(manager!, 'POST', `${base}/relays`, { name: 'Counted', regions: ['counted'] })).json()
+    const said = await app.inject({
+      method: 'POST',
+      url: '/api/v1/synthetics/relay/heartbeat',
+      headers: { authorization: `Bearer ${relay.key}` },
+      payload: { browser: true },
+    })
+    t.equal(said.statusCode, 200)
+    const counted = (fields: object) => definition({ regions: ['counted'], ...fields })
     // 50,000 runs in 30 days: a check every minute in one region is 43,200.
     const everyMinute = await call(
       manager!,
       'POST',
       `${base}/checks`,
-      definition({ name: 'Every minute', frequencySeconds: 60, paused: true }),
+      counted({ name: 'Every minute', frequencySeconds: 60, paused: true }),
     )
     t.equal(everyMinute.statusCode, 201, 'paused, it counts nothing')
     const check = everyMinute.json()
     t.equal((await call(manager!, 'POST', `${base}/checks/${check.id}/resume`)).statusCode, 200, 'resumed: 43,200 of 50,000')
-    const another = await call(manager!, 'POST', `${base}/checks`, definition({ name: 'Another', frequencySeconds: 120 }))
+    const another = await call(manager!, 'POST', `${base}/checks`, counted({ name: 'Another', frequencySeconds: 120 }))
     t.equal(another.statusCode, 402)
     t.match(another.json(), {
       code: 'BUDGET_EXCEEDED',
       message: /would run 64800 times in 30 days \(this one 21600\); the limit is 50000/,
     })
     t.equal((await call(manager!, 'POST', `${base}/checks/${check.id}/pause`)).statusCode, 200)
-    const second = await call(manager!, 'POST', `${base}/checks`, definition({ name: 'Another', frequencySeconds: 120 }))
+    const second = await call(manager!, 'POST', `${base}/checks`, counted({ name: 'Another', frequencySeconds: 120 }))
     t.equal(second.statusCode, 201, 'with the first paused, the second fits')
     t.equal((await call(manager!, 'POST', `${base}/checks/${check.id}/resume`)).statusCode, 402, 'and the first cannot resume over it')
     t.equal((await call(viewer!, 'GET', `${base}/checks/${check.id}`)).json().paused, true, 'it stays paused')
@@ -159,6 +180,8 @@ await test.step('place an order', async () => {
         'each step of the script is kept',
       )
       t.equal(run.attempts[0].screenshotUrl, undefined, 'no screenshot of a success unless asked')
+      t.equal(run.attempts[0].details.url, `${shopUrl}/account`, 'signed in with the secret, which the check shows by name only')
+      t.match(check.request.script, /secrets\.SHOP_PASSWORD/)
       await until('the check to pass', async () => (await stateOf(check.id)) === 'passing')
 
       broken = true

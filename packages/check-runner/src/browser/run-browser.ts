@@ -3,7 +3,7 @@ import { realpathSync } from 'node:fs'
 import { createRequire } from 'node:module'
 import { dirname, sep } from 'node:path'
 import type { OutboundPolicy } from '@svc/outbound'
-import type { BrowserRequest } from '../definitions.js'
+import type { RunnableBrowserRequest } from '../definitions.js'
 import type { Observation } from '../observation.js'
 import { startEgressProxy } from './egress-proxy.js'
 
@@ -76,6 +76,25 @@ function readablePaths(): string[] {
 }
 
 /**
+ * What a run keeps, with each secret's value written `[secret NAME]`: a failed expectation, a
+ * console line or a URL may show what the script typed, and results are read by every viewer.
+ */
+function hideSecrets(secrets: Record<string, string>) {
+  const values = Object.entries(secrets)
+    .filter(([, value]) => value.length > 0)
+    .sort(([, a], [, b]) => b.length - a.length)
+  const text = (value: string) => values.reduce((hidden, [name, secret]) => hidden.replaceAll(secret, `[secret ${name}]`), value)
+  const hidden = <T>(value: T): T => {
+    if (typeof value === 'string') return text(value) as T
+    if (Array.isArray(value)) return value.map(hidden) as T
+    if (value && typeof value === 'object')
+      return Object.fromEntries(Object.entries(value).map(([key, entry]) => [key, hidden(entry)])) as T
+    return value
+  }
+  return hidden
+}
+
+/**
  * One run of a browser check (issue 59; decision 0016, "Browser checks"). Chromium is launched
  * here, headless, its only way out the egress proxy (the outbound rule on every connection); the
  * script runs in a process of its own under Node's permission model (sandbox/browser-script.mjs)
@@ -83,7 +102,7 @@ function readablePaths(): string[] {
  * process is killed and Chromium closed.
  */
 export async function runBrowser(
-  spec: BrowserRequest,
+  spec: RunnableBrowserRequest,
   timeoutMs: number,
   policy: OutboundPolicy,
   options: BrowserOptions,
@@ -144,6 +163,7 @@ export async function runBrowser(
         JSON.stringify({
           wsEndpoint: server.wsEndpoint(),
           script: spec.script,
+          secrets: spec.secrets ?? {},
           viewport: spec.viewport,
           screenshotOnSuccess: spec.screenshotOnSuccess ?? false,
           timeoutMs,
@@ -151,7 +171,8 @@ export async function runBrowser(
       )
     })
     const total = performance.now() - started
-    if (!('durationMs' in result)) return { timings: { total }, assertions: [], error: result.error }
+    const hidden = hideSecrets(spec.secrets ?? {})
+    if (!('durationMs' in result)) return { timings: { total }, assertions: [], error: hidden(result.error) }
     // The page's own requests the proxy refused say why (Chromium's own background requests are left out).
     const reasonFor = (url: string) => {
       const host = new URL(url).host
@@ -164,15 +185,15 @@ export async function runBrowser(
     return {
       timings: { total },
       assertions: [],
-      ...(result.error !== undefined ? { error: result.error } : {}),
-      details: {
+      ...(result.error !== undefined ? { error: hidden(result.error) } : {}),
+      details: hidden({
         url: result.url,
         scriptMs: result.durationMs,
         steps: result.steps,
         consoleErrors: result.consoleErrors,
         failedRequests,
         vitals: result.vitals,
-      },
+      }),
       ...(result.screenshot ? { screenshot: Buffer.from(result.screenshot, 'base64') } : {}),
     }
   } finally {

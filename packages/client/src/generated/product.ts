@@ -20874,7 +20874,7 @@ export interface operations {
                                     }[];
                                 }[];
                             } | {
-                                /** @description The body of an async function given `page`, `context`, `expect` (@playwright/test’s) and `test.step`; no imports. It fails by throwing (a failed expect) */
+                                /** @description The body of an async function given `page`, `context`, `expect` (@playwright/test’s), `test.step` and `secrets` (the check secrets it names: `secrets.NAME`); no imports. It fails by throwing (a failed expect) */
                                 script: string;
                                 /** @description A screenshot is kept on failure always; on success only when true */
                                 screenshotOnSuccess?: boolean;
@@ -21085,7 +21085,7 @@ export interface operations {
                             }[];
                         }[];
                     } | {
-                        /** @description The body of an async function given `page`, `context`, `expect` (@playwright/test’s) and `test.step`; no imports. It fails by throwing (a failed expect) */
+                        /** @description The body of an async function given `page`, `context`, `expect` (@playwright/test’s), `test.step` and `secrets` (the check secrets it names: `secrets.NAME`); no imports. It fails by throwing (a failed expect) */
                         script: string;
                         /** @description A screenshot is kept on failure always; on success only when true */
                         screenshotOnSuccess?: boolean;
@@ -21263,7 +21263,7 @@ export interface operations {
                                 }[];
                             }[];
                         } | {
-                            /** @description The body of an async function given `page`, `context`, `expect` (@playwright/test’s) and `test.step`; no imports. It fails by throwing (a failed expect) */
+                            /** @description The body of an async function given `page`, `context`, `expect` (@playwright/test’s), `test.step` and `secrets` (the check secrets it names: `secrets.NAME`); no imports. It fails by throwing (a failed expect) */
                             script: string;
                             /** @description A screenshot is kept on failure always; on success only when true */
                             screenshotOnSuccess?: boolean;
@@ -21477,7 +21477,7 @@ export interface operations {
                                 }[];
                             }[];
                         } | {
-                            /** @description The body of an async function given `page`, `context`, `expect` (@playwright/test’s) and `test.step`; no imports. It fails by throwing (a failed expect) */
+                            /** @description The body of an async function given `page`, `context`, `expect` (@playwright/test’s), `test.step` and `secrets` (the check secrets it names: `secrets.NAME`); no imports. It fails by throwing (a failed expect) */
                             script: string;
                             /** @description A screenshot is kept on failure always; on success only when true */
                             screenshotOnSuccess?: boolean;
@@ -21720,7 +21720,7 @@ export interface operations {
                             }[];
                         }[];
                     } | {
-                        /** @description The body of an async function given `page`, `context`, `expect` (@playwright/test’s) and `test.step`; no imports. It fails by throwing (a failed expect) */
+                        /** @description The body of an async function given `page`, `context`, `expect` (@playwright/test’s), `test.step` and `secrets` (the check secrets it names: `secrets.NAME`); no imports. It fails by throwing (a failed expect) */
                         script: string;
                         /** @description A screenshot is kept on failure always; on success only when true */
                         screenshotOnSuccess?: boolean;
@@ -21898,7 +21898,7 @@ export interface operations {
                                 }[];
                             }[];
                         } | {
-                            /** @description The body of an async function given `page`, `context`, `expect` (@playwright/test’s) and `test.step`; no imports. It fails by throwing (a failed expect) */
+                            /** @description The body of an async function given `page`, `context`, `expect` (@playwright/test’s), `test.step` and `secrets` (the check secrets it names: `secrets.NAME`); no imports. It fails by throwing (a failed expect) */
                             script: string;
                             /** @description A screenshot is kept on failure always; on success only when true */
                             screenshotOnSuccess?: boolean;
@@ -22112,7 +22112,7 @@ export interface operations {
                                 }[];
                             }[];
                         } | {
-                            /** @description The body of an async function given `page`, `context`, `expect` (@playwright/test’s) and `test.step`; no imports. It fails by throwing (a failed expect) */
+                            /** @description The body of an async function given `page`, `context`, `expect` (@playwright/test’s), `test.step` and `secrets` (the check secrets it names: `secrets.NAME`); no imports. It fails by throwing (a failed expect) */
                             script: string;
                             /** @description A screenshot is kept on failure always; on success only when true */
                             screenshotOnSuccess?: boolean;
@@ -22326,7 +22326,7 @@ export interface operations {
                                 }[];
                             }[];
                         } | {
-                            /** @description The body of an async function given `page`, `context`, `expect` (@playwright/test’s) and `test.step`; no imports. It fails by throwing (a failed expect) */
+                            /** @description The body of an async function given `page`, `context`, `expect` (@playwright/test’s), `test.step` and `secrets` (the check secrets it names: `secrets.NAME`); no imports. It fails by throwing (a failed expect) */
                             script: string;
                             /** @description A screenshot is kept on failure always; on success only when true */
                             screenshotOnSuccess?: boolean;
@@ -22540,7 +22540,7 @@ export interface operations {
                                 }[];
                             }[];
                         } | {
-                            /** @description The body of an async function given `page`, `context`, `expect` (@playwright/test’s) and `test.step`; no imports. It fails by throwing (a failed expect) */
+                            /** @description The body of an async function given `page`, `context`, `expect` (@playwright/test’s), `test.step` and `secrets` (the check secrets it names: `secrets.NAME`); no imports. It fails by throwing (a failed expect) */
                             script: string;
                             /** @description A screenshot is kept on failure always; on success only when true */
                             screenshotOnSuccess?: boolean;
@@ -23119,7 +23119,7 @@ export interface operations {
             header?: never;
             path: {
                 orgId: string;
-                /** @description Referred to as {{secret:NAME}} in a check’s URL, headers or body */
+                /** @description Referred to as {{secret:NAME}} in a check’s URL, headers or body, and as secrets.NAME in a browser check’s script */
                 name: string;
             };
             cookie?: never;

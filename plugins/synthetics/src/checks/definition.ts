@@ -12,6 +12,7 @@ import {
   TlsRequest,
   assertionProblem,
   patternOf,
+  scriptSecretNames,
   type Assertion,
   type CheckKind,
 } from '@svc/check-runner'
@@ -88,10 +89,7 @@ async function checkHttpRequest(http: HttpRequest, at: string, context: Definiti
   // A host a variable names is known only when the check runs: the runner checks each address it connects to.
   if (!/^[a-z]+:\/\/[^/?#]*\{\{[A-Za-z0-9_]+\}\}/i.test(http.url)) await checkHost(`${at}/url`, url, context.policy)
   checkAssertions(kind, http.assertions, at)
-  const names = [...secretNames(http)]
-  const known = new Set((await sealedSecrets(context.db, context.organizationId, names)).map((row) => row.name))
-  const missing = names.find((name) => !known.has(name))
-  if (missing) throw invalidField(at, `refers to the secret ${missing}, which does not exist`)
+  await checkSecretsExist([...secretNames(http)], at, context)
 }
 
 /** Each step of a multi-step check: its request, what it extracts, and only variables an earlier step extracts. */
@@ -159,20 +157,31 @@ async function checkRequest(kind: CheckKind, request: Json, context: DefinitionC
       return
     }
     case 'browser':
-      return checkScript(request as unknown as BrowserRequest)
+      return checkScript(request as unknown as BrowserRequest, context)
     case 'heartbeat':
       return
   }
 }
 
-/** A script must compile as the body it runs as (sandbox/browser-script.mjs); compiling runs none of it. */
-function checkScript(request: BrowserRequest): void {
+/**
+ * A script must compile as the body it runs as (sandbox/browser-script.mjs); compiling runs none
+ * of it. The secrets it names must exist.
+ */
+async function checkScript(request: BrowserRequest, context: DefinitionContext): Promise<void> {
   const AsyncFunction = (async () => undefined).constructor as new (...parameters: string[]) => unknown
   try {
-    new AsyncFunction('page', 'context', 'expect', 'test', 'step', request.script)
+    new AsyncFunction('page', 'context', 'expect', 'test', 'step', 'secrets', request.script)
   } catch (error) {
     throw invalidField('request/script', `does not compile: ${(error as Error).message}`)
   }
+  await checkSecretsExist([...scriptSecretNames(request.script)], 'request/script', context)
+}
+
+/** Each secret named must be one of the organization's. */
+async function checkSecretsExist(names: readonly string[], at: string, context: DefinitionContext): Promise<void> {
+  const known = new Set((await sealedSecrets(context.db, context.organizationId, names)).map((row) => row.name))
+  const missing = names.find((name) => !known.has(name))
+  if (missing) throw invalidField(at, `refers to the secret ${missing}, which does not exist`)
 }
 
 /** Browser checks run longer, less often and fewer at a time than the other kinds: their runs hold a Chromium. */

@@ -1,4 +1,12 @@
-import { SECRET_REFERENCE, filledRequest, type HttpRequest, type MultiStepRequest, type RunnableCheck } from '@svc/check-runner'
+import {
+  SECRET_REFERENCE,
+  filledRequest,
+  scriptSecretNames,
+  type BrowserRequest,
+  type HttpRequest,
+  type MultiStepRequest,
+  type RunnableCheck,
+} from '@svc/check-runner'
 import type { Executor } from '@svc/db'
 import type { CheckRow } from '../queries/checks.js'
 import { sealedSecrets } from '../queries/secrets.js'
@@ -17,6 +25,12 @@ export function requestsOf(kind: string, request: unknown): Array<Pick<HttpReque
   return []
 }
 
+/** Every secret a check refers to: in its requests' URLs, header values and bodies, or as `secrets.NAME` in its script. */
+export function secretsOfCheck(kind: string, request: unknown): Set<string> {
+  if (kind === 'browser') return scriptSecretNames((request as BrowserRequest).script)
+  return new Set(requestsOf(kind, request).flatMap((one) => [...secretNames(one)]))
+}
+
 /** What of a check its run needs. */
 export type RunnableFields = Pick<CheckRow, 'organizationId' | 'kind' | 'request' | 'timeoutMs' | 'degradedMs' | 'retries'>
 
@@ -30,10 +44,16 @@ export class UnknownSecret extends Error {}
 export async function runnableCheck(db: Executor, sealer: SecretSealer, check: RunnableFields): Promise<RunnableCheck> {
   const common = { timeoutMs: check.timeoutMs, degradedMs: check.degradedMs, retries: check.retries }
   const unfilled = { kind: check.kind, request: check.request, ...common } as RunnableCheck
-  const names = new Set(requestsOf(check.kind, check.request).flatMap((request) => [...secretNames(request)]))
+  const names = secretsOfCheck(check.kind, check.request)
   if (names.size === 0) return unfilled
   const sealed = await sealedSecrets(db, check.organizationId, [...names])
   const values = new Map(sealed.map((row) => [row.name, sealer.open(check.organizationId, row.name, row.sealed)]))
+  if (unfilled.kind === 'browser') {
+    // A script is code: its secrets are handed over as values, never written into its text.
+    const missing = [...names].find((name) => !values.has(name))
+    if (missing) throw new UnknownSecret(`the secret ${missing} does not exist`)
+    return { ...unfilled, request: { ...unfilled.request, secrets: Object.fromEntries(values) } }
+  }
   const fill = (text: string) =>
     text.replace(SECRET_REFERENCE, (_match, name: string) => {
       const value = values.get(name)

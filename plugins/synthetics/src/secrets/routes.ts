@@ -10,7 +10,7 @@ import { SecretsKeyMissing, type SecretSealer } from '@svc/config'
 
 const SecretName = Type.String({
   pattern: '^[A-Za-z_][A-Za-z0-9_]{0,63}$',
-  description: 'Referred to as {{secret:NAME}} in a check’s URL, headers or body',
+  description: 'Referred to as {{secret:NAME}} in a check’s URL, headers or body, and as secrets.NAME in a browser check’s script',
 })
 const Secret = Type.Object(
   { name: Type.String(), createdAt: Timestamp, updatedAt: Timestamp },
