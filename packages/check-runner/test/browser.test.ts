@@ -1,9 +1,8 @@
 import { mkdir, rm, writeFile } from 'node:fs/promises'
 import path from 'node:path'
 import t from 'tap'
-import { CHROMIUM, chromiumPresent, workspaceRoot } from '@svc/testkit'
+import { CHROMIUM, chromiumPresent, shopScript, startShop, workspaceRoot } from '@svc/testkit'
 import { runBrowser, type BrowserStep } from '../src/index.js'
-import { startHttp } from './servers.js'
 
 // Browser checks (issue 59): a Playwright script signs in to a small web app on loopback and
 // places an order, in Debian's Chromium, from a process that can read no file of the runner's
@@ -12,43 +11,9 @@ import { startHttp } from './servers.js'
 if (await chromiumPresent(t, 'the browser check runner')) {
   const options = { executablePath: CHROMIUM, args: ['--no-sandbox', '--disable-gpu'] }
   const allowed = { allowPrivateTargets: true }
-  let broken = false
-  const app = await startHttp(t.teardown, (request, body, response) => {
-    const html = (content: string) =>
-      response.writeHead(200, { 'content-type': 'text/html' }).end(`<!doctype html><html><body>${content}</body></html>`)
-    if (request.url === '/' && request.method === 'GET')
-      return html(
-        '<form method="post" action="/login"><label>Email <input name="email"></label><label>Password <input name="password" type="password"></label><button>Sign in</button></form>',
-      )
-    if (request.url === '/login') {
-      const ok = new URLSearchParams(body).get('password') === 'open sesame'
-      return ok
-        ? response.writeHead(303, { location: '/account', 'set-cookie': 'session=s1; Path=/' }).end()
-        : html('<p>Wrong password</p>')
-    }
-    if (request.url === '/account' && request.headers.cookie === 'session=s1')
-      return html(`<h1>Welcome, Ana</h1><button id="order">Place order</button><p id="result"></p>
-<script>document.getElementById('order').onclick = async () => {
-  const answer = await fetch('/api/order', { method: 'POST' })
-  if (!answer.ok) { console.error('order failed: ' + answer.status); return }
-  document.getElementById('result').textContent = 'Order placed'
-}</script>`)
-    if (request.url === '/api/order') return response.writeHead(broken ? 500 : 200).end()
-    if (request.url === '/favicon.ico') return response.writeHead(204).end()
-    response.writeHead(404).end()
-  })
-  const script = `
-await test.step('sign in', async () => {
-  await page.goto('${app}/')
-  await page.getByLabel('Email').fill('ana@example.com')
-  await page.getByLabel('Password').fill('open sesame')
-  await page.getByRole('button', { name: 'Sign in' }).click()
-  await expect(page.getByRole('heading', { name: 'Welcome, Ana' })).toBeVisible()
-})
-await test.step('place an order', async () => {
-  await page.getByRole('button', { name: 'Place order' }).click()
-  await expect(page.locator('#result')).toHaveText('Order placed', { timeout: 2000 })
-})`
+  const shop = await startShop(t.teardown)
+  const app = shop.url
+  const script = shopScript(app)
   const screenshots = path.join(workspaceRoot(), '.tap/screenshots')
   await mkdir(screenshots, { recursive: true })
   type Details = {
@@ -78,9 +43,9 @@ await test.step('place an order', async () => {
   })
 
   t.test('the button breaks: the run fails on the expectation, with a screenshot, the console error and the failed request', async (t) => {
-    broken = true
+    shop.broken = true
     const run = await runBrowser({ script }, 20_000, allowed, options)
-    broken = false
+    shop.broken = false
     t.match(run.error, /toHaveText/)
     const details = run.details as Details
     t.same(

@@ -1,9 +1,7 @@
 import { randomBytes } from 'node:crypto'
-import { createServer, type IncomingMessage, type ServerResponse } from 'node:http'
-import type { AddressInfo } from 'node:net'
 import { sql } from 'kysely'
 import t from 'tap'
-import { chromiumPresent, startTestService, until } from '@svc/testkit'
+import { chromiumPresent, SHOP_PASSWORD, shopScript, startShop, startTestService, until } from '@svc/testkit'
 import { buildApp } from '../src/app.js'
 import { alertingOrganization } from './organization-setup.js'
 
@@ -38,46 +36,9 @@ if (await chromiumPresent(t, 'browser checks through the API')) {
   const call = (who: Who, method: 'GET' | 'POST' | 'PATCH' | 'PUT', url: string, payload?: object) =>
     app.inject({ method, url, headers: who.headers, ...(payload ? { payload } : {}) })
 
-  let broken = false
-  const shop = createServer((request: IncomingMessage, response: ServerResponse) => {
-    const html = (content: string) =>
-      response.writeHead(200, { 'content-type': 'text/html' }).end(`<!doctype html><html><body>${content}</body></html>`)
-    let body = ''
-    request.on('data', (chunk: Buffer) => (body += chunk.toString()))
-    request.on('end', () => {
-      if (request.url === '/' && request.method === 'GET')
-        return html(
-          '<form method="post" action="/login"><label>Email <input name="email"></label><label>Password <input name="password" type="password"></label><button>Sign in</button></form>',
-        )
-      if (request.url === '/login')
-        return new URLSearchParams(body).get('password') === 'open sesame'
-          ? response.writeHead(303, { location: '/account', 'set-cookie': 'session=s1; Path=/' }).end()
-          : html('<p>Wrong password</p>')
-      if (request.url === '/account' && request.headers.cookie === 'session=s1')
-        return html(`<h1>Welcome, Ana</h1><button id="order">Place order</button><p id="result"></p>
-<script>document.getElementById('order').onclick = async () => {
-  const answer = await fetch('/api/order', { method: 'POST' })
-  if (answer.ok) document.getElementById('result').textContent = 'Order placed'
-}</script>`)
-      if (request.url === '/api/order') return response.writeHead(broken ? 500 : 200).end()
-      response.writeHead(404).end()
-    })
-  })
-  await new Promise<void>((resolve) => shop.listen(0, '127.0.0.1', resolve))
-  t.teardown(() => new Promise((done) => shop.close(done)))
-  const shopUrl = `http://127.0.0.1:${(shop.address() as AddressInfo).port}`
-  const script = `
-await test.step('sign in', async () => {
-  await page.goto('${shopUrl}/')
-  await page.getByLabel('Email').fill('ana@example.com')
-  await page.getByLabel('Password').fill(secrets.SHOP_PASSWORD)
-  await page.getByRole('button', { name: 'Sign in' }).click()
-  await expect(page.getByRole('heading', { name: 'Welcome, Ana' })).toBeVisible()
-})
-await test.step('place an order', async () => {
-  await page.getByRole('button', { name: 'Place order' }).click()
-  await expect(page.locator('#result')).toHaveText('Order placed', { timeout: 1000 })
-})`
+  const shop = await startShop(t.teardown)
+  const shopUrl = shop.url
+  const script = shopScript(shopUrl, 'secrets.SHOP_PASSWORD')
   const definition = (fields: object = {}) => ({
     name: 'Checkout journey',
     kind: 'browser',
@@ -93,7 +54,7 @@ await test.step('place an order', async () => {
   t.test('a browser check is saved only within its kind’s bounds', async (t) => {
     const unknownSecret = await call(manager!, 'POST', `${base}/checks`, definition())
     t.match(unknownSecret.json(), { statusCode: 400, message: /request\/script refers to the secret SHOP_PASSWORD, which does not exist/ })
-    t.equal((await call(manager!, 'PUT', `${base}/secrets/SHOP_PASSWORD`, { value: 'open sesame' })).statusCode, 201)
+    t.equal((await call(manager!, 'PUT', `${base}/secrets/SHOP_PASSWORD`, { value: SHOP_PASSWORD })).statusCode, 201)
     const refusals: Array<[object, number, RegExp]> = [
       [{ request: { script: 'await page.goto(' } }, 400, /request\/script does not compile/],
       [{ request: { script: 'x', extra: true } }, 400, /request/],
@@ -184,7 +145,7 @@ await test.step('place an order', async () => {
       t.match(check.request.script, /secrets\.SHOP_PASSWORD/)
       await until('the check to pass', async () => (await stateOf(check.id)) === 'passing')
 
-      broken = true
+      shop.broken = true
       await dueNow(check.id)
       await until('the check to fail', async () => (await stateOf(check.id)) === 'failing', 30_000)
       const failed = (await results(check.id)).data[0]
@@ -229,7 +190,7 @@ await test.step('place an order', async () => {
         'a test run answers its screenshot itself: it is not stored',
       )
 
-      broken = false
+      shop.broken = false
       await dueNow(check.id)
       await until('the check to pass again', async () => (await stateOf(check.id)) === 'passing', 30_000)
       await until(

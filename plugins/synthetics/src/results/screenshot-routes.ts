@@ -1,9 +1,9 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { Type } from 'typebox'
-import { ForbiddenError } from '@svc/http'
+import { expiringLinkHolds, ForbiddenError } from '@svc/http'
 import { screenshotById } from '../queries/screenshots.js'
 import { tags } from '../schemas.js'
-import { SCREENSHOT_PATH, screenshotLinkHolds } from './screenshot-links.js'
+import { SCREENSHOT_PATH } from './screenshot-links.js'
 
 /**
  * A browser check's screenshot through the signed link its result gave (public: the signature is
@@ -32,7 +32,7 @@ export const screenshotRoutes: FastifyPluginAsyncTypebox = async (app) => {
       const { screenshotId } = request.params
       const { expires, signature } = request.query
       const screenshot = await screenshotById(db, screenshotId)
-      if (!screenshot || !screenshotLinkHolds(screenshot.linkKey, screenshotId, expires, signature))
+      if (!screenshot || !expiringLinkHolds(screenshot.linkKey, screenshotId, { expires, signature }))
         throw new ForbiddenError('The screenshot link is invalid or has expired')
       return reply
         .header('content-type', 'image/png')
