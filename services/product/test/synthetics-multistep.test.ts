@@ -2,7 +2,8 @@ import { createServer } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { randomBytes } from 'node:crypto'
 import t from 'tap'
-import { startTestService } from '@svc/testkit'
+import { sql } from 'kysely'
+import { startTestService, until } from '@svc/testkit'
 import { buildApp } from '../src/app.js'
 import { alertingOrganization } from './organization-setup.js'
 
@@ -13,7 +14,14 @@ import { alertingOrganization } from './organization-setup.js'
 const service = await startTestService(t, buildApp, {
   config: {
     outbound: { allowPrivateTargets: true },
-    synthetics: { region: 'local', retentionDays: 30, concurrency: 10, secretsKey: randomBytes(32).toString('base64') },
+    synthetics: {
+      region: 'local',
+      retentionDays: 30,
+      concurrency: 10,
+      secretsKey: randomBytes(32).toString('base64'),
+      // No Chromium here: the browser kind's refusal and its runs left queued (the last test).
+      chromiumPath: '/nonexistent/chromium',
+    },
   },
 })
 const { app } = service
@@ -140,3 +148,24 @@ t.test('a run carries the token from the login step to two calls, keeps each ste
   )
   ordersBroken = false
 })
+
+t.test(
+  'a service without Chromium refuses a browser check in its region, and leaves one made elsewhere queued for a replica that has it',
+  async (t) => {
+    const browserCheck = { name: 'Shop page', kind: 'browser', frequencySeconds: 600, request: { script: `await page.goto('${url}/')` } }
+    const refused = await call(manager!, 'POST', `${base}/checks`, browserCheck)
+    t.equal(refused.statusCode, 400)
+    t.match(
+      refused.json().message,
+      /regions\/0 this service runs no browser check in local: Chromium is not installed where SYNTHETICS_CHROMIUM_PATH says/,
+    )
+    const check = (await call(manager!, 'POST', `${base}/checks`, { ...definition(journey), name: 'Made where Chromium was' })).json()
+    // As a replica with Chromium would have saved it: a browser check of this region.
+    await sql`update divinux.synthetic_checks set kind = 'browser', request = ${JSON.stringify(browserCheck.request)}::jsonb,
+    paused = false, next_due_at = now() where id = ${check.id}`.execute(app.database.db)
+    const run = await until('the due time to be taken', () =>
+      app.database.db.selectFrom('divinux.syntheticRuns').selectAll().where('checkId', '=', check.id).executeTakeFirst(),
+    )
+    t.match(run, { region: 'local', state: 'queued', runnerId: null }, 'queued, not leased by a runner that would fail it')
+  },
+)

@@ -26,6 +26,8 @@ export interface TakeOptions {
   localSlots: number
   /** At most this many checks in one statement. */
   limit: number
+  /** The runner has Chromium: it takes browser runs of its region too; without, it leaves them queued for a replica that has. */
+  browser: boolean
 }
 
 /**
@@ -41,7 +43,7 @@ export async function takeDueChecks(
   db: Executor,
   options: TakeOptions,
 ): Promise<{ checks: number; runs: TakenRun[]; nextDueAt: Date | null }> {
-  const { region, runnerId, leaseSeconds, localSlots, limit } = options
+  const { region, runnerId, leaseSeconds, localSlots, limit, browser } = options
   const result = await sql<
     {
       checkId: string | null
@@ -70,7 +72,9 @@ export async function takeDueChecks(
     ),
     numbered as (
       select advanced.*, row_number() over (partition by runs_here order by due_at) as position, runs_here
-      from advanced, lateral (select advanced.kind <> 'heartbeat' and ${region} = any(advanced.regions) as runs_here) here
+      from advanced, lateral (
+        select advanced.kind <> 'heartbeat' and (advanced.kind <> 'browser' or ${browser}) and ${region} = any(advanced.regions) as runs_here
+      ) here
     ),
     runs as (
       insert into divinux.synthetic_runs (check_id, organization_id, region, due_at, state, runner_id, leased_until, started_at)
@@ -118,17 +122,21 @@ export async function takeDueChecks(
  * Leases up to `limit` queued runs of the service's own region (taken while every slot was busy).
  * A leased run is never leased again, even when its lease ran out: it started, and a due time
  * runs at most once (the maintenance job records it missed). As for relays, runs older than two
- * periods are left for the maintenance job to mark missed.
+ * periods are left for the maintenance job to mark missed. A runner without Chromium leaves
+ * browser runs to one that has it.
  */
-export async function leaseLocalRuns(db: Executor, options: { region: string; runnerId: string; leaseSeconds: number; limit: number }) {
-  const { region, runnerId, leaseSeconds, limit } = options
+export async function leaseLocalRuns(
+  db: Executor,
+  options: { region: string; runnerId: string; leaseSeconds: number; limit: number; browser: boolean },
+) {
+  const { region, runnerId, leaseSeconds, limit, browser } = options
   const result = await sql<{ id: string; checkId: string }>`
     with candidates as (
       select run.id from divinux.synthetic_runs run
       join divinux.synthetic_checks c on c.id = run.check_id
       where run.region = ${region} and run.state = 'queued'
         and run.due_at <= now() and run.due_at > now() - make_interval(secs => c.frequency_seconds * 2)
-        and c.kind <> 'heartbeat'
+        and c.kind <> 'heartbeat' ${browser ? sql`` : sql`and c.kind <> 'browser'`}
       order by run.due_at
       limit ${limit}
       for update of run skip locked

@@ -197,9 +197,19 @@ export function createScheduler(options: SchedulerOptions) {
   /** One tick: leases waiting local runs, then takes due checks; answers whether more were due than taken, and when the next falls due. */
   async function takeAndStart(): Promise<{ more: boolean; nextDueAt: Date | null }> {
     const free = () => Math.max(0, config.concurrency - underWay.size)
-    if (free() > 0) for (const run of await leaseLocalRuns(db, { region, runnerId, leaseSeconds: LEASE_SECONDS, limit: free() })) start(run)
+    const hasBrowser = browser !== undefined
+    if (free() > 0)
+      for (const run of await leaseLocalRuns(db, { region, runnerId, leaseSeconds: LEASE_SECONDS, limit: free(), browser: hasBrowser }))
+        start(run)
     const taken = await db.transaction().execute(async (trx) => {
-      const due = await takeDueChecks(trx, { region, runnerId, leaseSeconds: LEASE_SECONDS, localSlots: free(), limit: TAKE_LIMIT })
+      const due = await takeDueChecks(trx, {
+        region,
+        runnerId,
+        leaseSeconds: LEASE_SECONDS,
+        localSlots: free(),
+        limit: TAKE_LIMIT,
+        browser: hasBrowser,
+      })
       // A heartbeat's run is judged from its pings, at once and in the same transaction.
       for (const run of due.runs.filter((taken) => taken.kind === 'heartbeat')) {
         const check = await checkById(trx, run.checkId)
