@@ -155,12 +155,18 @@ t.test('the relay API: its key is required, results are recorded once, runs it d
         assertions: [],
         error: 'HTTP 503',
         statusCode: 503,
+        screenshot: Buffer.from('<script>not a PNG</script>').toString('base64'),
       },
     ],
   }
   t.same((await asRelay(manual.key, 'results', { results: [result] })).json(), { recorded: 1, duplicates: 0 })
   t.same((await asRelay(manual.key, 'results', { results: [result] })).json(), { recorded: 0, duplicates: 1 }, 'sent again: ignored')
   t.equal((await runsOf(check.id)).filter((run) => run.state === 'done').length, 1, 'recorded once')
+  const [stored] = (await call('GET', `${base}/checks/${check.id}/results`)).json().data
+  t.notOk(
+    'screenshotUrl' in stored.attempts[0] || 'screenshot' in stored.attempts[0],
+    'bytes that are not a PNG are not kept as a screenshot',
+  )
   const again = await asRelay(manual.key, 'results', { results: [{ ...result, id: 'result-2' }] })
   t.equal(again.statusCode, 409, 'a second result for a run: refused')
 

@@ -16,7 +16,7 @@ import { checkById, type CheckRow } from '../queries/checks.js'
 import { completeRuns, deleteOldRuns, leaseLocalRuns, markMissedRuns, rollUp, takeDueChecks, type RunResult } from '../queries/runs.js'
 import { abandonOrphanedRuns, beat, removeGoneRunners } from '../queries/runners.js'
 import { checksLosingRunners } from '../queries/schedule.js'
-import { insertScreenshots } from '../queries/screenshots.js'
+import { insertScreenshots, screenshotsOf } from '../queries/screenshots.js'
 import { runnableCheck, type RunnableFields } from '../secrets/resolve.js'
 import type { SecretSealer } from '@svc/config'
 import { judgeCheck, judgeChecks } from './state.js'
@@ -128,25 +128,7 @@ export function createScheduler(options: SchedulerOptions) {
   async function recordResults(trx: Executor, results: readonly RunResult[]): Promise<Set<string>> {
     const locked = await completeRuns(trx, results)
     const recorded = new Map(locked.flatMap((check) => check.runIds.map((runId) => [runId, check.organizationId])))
-    await insertScreenshots(
-      trx,
-      results.flatMap((result) =>
-        recorded.has(result.runId)
-          ? result.attempts.flatMap((attempt, index) =>
-              attempt.screenshot
-                ? [
-                    {
-                      runId: result.runId,
-                      organizationId: recorded.get(result.runId)!,
-                      attempt: index,
-                      png: Buffer.from(attempt.screenshot, 'base64'),
-                    },
-                  ]
-                : [],
-            )
-          : [],
-      ),
-    )
+    await insertScreenshots(trx, screenshotsOf(results, recorded))
     await judgeChecks(trx, jobs, locked, region)
     return new Set(recorded.keys())
   }
