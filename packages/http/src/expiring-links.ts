@@ -1,4 +1,5 @@
 import { createHmac, timingSafeEqual } from 'node:crypto'
+import { Type } from 'typebox'
 
 // A link that works without credentials until it expires: the query carries when it expires
 // (Unix seconds) and an HMAC-SHA256 over the thing's id and that time. Report downloads sign
@@ -25,3 +26,9 @@ export function expiringLinkHolds(
   const given = Buffer.from(link.signature)
   return given.length === expected.length && timingSafeEqual(given, expected)
 }
+
+/** The query of a link `signExpiringLink` made: what a route serving it takes. */
+export const ExpiringLinkQuery = Type.Object({
+  expires: Type.Integer({ minimum: 0, description: 'Unix seconds' }),
+  signature: Type.String({ minLength: 1, maxLength: 128 }),
+})

@@ -13,4 +13,4 @@ export { redactedUrl, registerErrorHandling, toErrorBody } from './error-handler
 export * from './errors.js'
 export * from './schemas.js'
 export { sendSerialized, serializedAnswer } from './serialized.js'
-export { expiringLinkHolds, signExpiringLink } from './expiring-links.js'
+export { ExpiringLinkQuery, expiringLinkHolds, signExpiringLink } from './expiring-links.js'

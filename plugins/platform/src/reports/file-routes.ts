@@ -1,6 +1,6 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { Type } from 'typebox'
-import { ForbiddenError, NotFoundError, ReportsDisabledError } from '@svc/http'
+import { ExpiringLinkQuery, ForbiddenError, NotFoundError, ReportsDisabledError } from '@svc/http'
 import { reportFile } from '../queries/reports.js'
 import { verifyDownload } from './signing.js'
 
@@ -19,10 +19,7 @@ export const reportFileRoutes: FastifyPluginAsyncTypebox<{ signingKey?: string }
         tags: ['reports'],
         summary: 'A report’s file, through the signed link `download` gave (no credentials)',
         params: Type.Object({ reportId: Type.String({ format: 'uuid' }) }),
-        querystring: Type.Object({
-          expires: Type.Integer({ minimum: 0, description: 'Unix seconds' }),
-          signature: Type.String({ minLength: 1, maxLength: 128 }),
-        }),
+        querystring: ExpiringLinkQuery,
         response: { 200: Type.Unsafe<Buffer>({ type: 'string', format: 'binary', description: 'The PDF or CSV file' }) },
       },
     },

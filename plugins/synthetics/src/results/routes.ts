@@ -95,8 +95,9 @@ export const resultRoutes: FastifyPluginAsyncTypebox<ResultRouteOptions> = async
         organizationId,
         rows.map((row) => row.id),
       )
+      const shotOf = new Map(screenshots.map((shot) => [`${shot.runId}/${shot.attempt}`, shot]))
       const linkOf = (runId: string, attempt: number) => {
-        const screenshot = screenshots.find((shot) => shot.runId === runId && shot.attempt === attempt)
+        const screenshot = shotOf.get(`${runId}/${attempt}`)
         return screenshot ? { screenshotUrl: screenshotLink(options.productUrl, screenshot) } : {}
       }
       return {

@@ -1,6 +1,6 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { Type } from 'typebox'
-import { expiringLinkHolds, ForbiddenError } from '@svc/http'
+import { ExpiringLinkQuery, expiringLinkHolds, ForbiddenError } from '@svc/http'
 import { screenshotById } from '../queries/screenshots.js'
 import { tags } from '../schemas.js'
 import { SCREENSHOT_PATH } from './screenshot-links.js'
@@ -21,10 +21,7 @@ export const screenshotRoutes: FastifyPluginAsyncTypebox = async (app) => {
         tags,
         summary: 'A browser check’s screenshot, through the signed link of its result (no credentials)',
         params: Type.Object({ screenshotId: Type.String({ format: 'uuid' }) }),
-        querystring: Type.Object({
-          expires: Type.Integer({ minimum: 0, description: 'Unix seconds' }),
-          signature: Type.String({ minLength: 1, maxLength: 128 }),
-        }),
+        querystring: ExpiringLinkQuery,
         response: { 200: Type.Unsafe<Buffer>({ type: 'string', format: 'binary', description: 'The PNG' }) },
       },
     },
