@@ -88,6 +88,7 @@ import * as statusPageAudiences from './migrations/0086_status_page_audiences.js
 import * as statusIncidentTemplates from './migrations/0087_status_incident_templates.js'
 import * as multistepChecks from './migrations/0088_multistep_checks.js'
 import * as browserChecks from './migrations/0089_browser_checks.js'
+import * as correlationWaiting from './migrations/0090_correlation_waiting.js'
 
 /**
  * Every migration, in order, listed by hand rather than found by scanning a folder, so a
@@ -183,4 +184,5 @@ export const migrations: Record<string, Migration> = {
   '0087_status_incident_templates': statusIncidentTemplates,
   '0088_multistep_checks': multistepChecks,
   '0089_browser_checks': browserChecks,
+  '0090_correlation_waiting': correlationWaiting,
 }

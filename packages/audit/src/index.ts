@@ -8,4 +8,4 @@ export {
   type AuditProduct,
   type Fields,
 } from './entry.js'
-export { recordAudit } from './record.js'
+export { recordAudit, recordAudits } from './record.js'

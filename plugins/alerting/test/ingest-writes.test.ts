@@ -61,17 +61,35 @@ t.test('a routed alert leaves a pending escalation; an opening priority leaves a
 })
 
 t.test('a batch answers each event for itself', async (t) => {
-  const answers = await fireAlerts(database, [
-    { check: quiet, firing: firing('batch-quiet', 'P4') },
-    { check: routed, firing: firing('batch-routed', 'P4') },
-    { check: quiet, firing: firing('batch-opening', 'P2') },
-  ])
-  t.match(answers, [
-    { created: true, escalates: false, dispatches: false },
-    { created: true, escalates: true, dispatches: false },
-    { created: true, escalates: false, dispatches: true },
-  ])
-  // Its open P1 and P2 alerts have not opened an incident here (no dispatcher runs), so the
-  // quiet organization's later alerts still leave nothing.
-  t.match(await fireAlerts(database, [{ check: quiet, firing: firing('batch-quiet-2', 'P5') }]), [{ escalates: false, dispatches: false }])
+  const silent = await organizationWithConfig('silent', false)
+  t.match(
+    await fireAlerts(database, [
+      { check: silent, firing: firing('batch-quiet', 'P4') },
+      { check: routed, firing: firing('batch-routed', 'P4') },
+    ]),
+    [
+      { created: true, escalates: false, dispatches: false },
+      { created: true, escalates: true, dispatches: false },
+    ],
+  )
+  // An alert that may open an incident waits for correlation, and so does every alert of its
+  // organization fired with it, or later while it waits: they may join the incident it opens.
+  t.match(
+    await fireAlerts(database, [
+      { check: silent, firing: firing('batch-opening', 'P2') },
+      { check: silent, firing: firing('batch-symptom', 'P4') },
+      { check: routed, firing: firing('batch-routed-2', 'P4') },
+    ]),
+    [
+      { created: true, escalates: false, dispatches: true },
+      { created: true, escalates: false, dispatches: true },
+      { created: true, escalates: true, dispatches: false },
+    ],
+    'an alert of another organization does not',
+  )
+  t.match(
+    await fireAlerts(database, [{ check: silent, firing: firing('batch-silent-later', 'P5') }]),
+    [{ escalates: false, dispatches: true }],
+    'nor does the organization’s next alert before the first is correlated (no dispatcher runs here)',
+  )
 })

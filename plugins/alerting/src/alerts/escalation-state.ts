@@ -158,6 +158,9 @@ export async function repageAcknowledgedAt<D, T extends keyof D>(
   return snoozed.length
 }
 
+/** How many pending escalations, oldest first, a claim looks at per one it may take (some wait for correlation). */
+const CLAIM_LOOKAHEAD = 20
+
 /**
  * Escalations written with their alerts and not started yet, oldest first, with what routing
  * needs of the alert; locked and skipped by other replicas until the caller's transaction ends.
@@ -173,6 +176,15 @@ export async function claimPendingEscalations(db: Executor, limit: number, corre
       // An alert of no config (a synthetic check's) carries its policy on its pending row.
       .select(['e.alertId', 'e.organizationId', 'e.configId', 'e.policyId', 'a.status', 'a.priority', 'a.service', 'a.labels'])
       .where('e.state', '=', 'pending')
+      // Among the oldest pending ones only, as many as a claim may look at: under a storm's
+      // backlog the planner, its statistics from before the storm, would otherwise weigh every
+      // pending escalation (thousands) for each claim of fifty.
+      .where(
+        'e.createdAt',
+        '<=',
+        sql<Date>`coalesce((select oldest.created_at from divinux.alert_escalations oldest where oldest.state = 'pending'
+          order by oldest.created_at offset ${limit * CLAIM_LOOKAHEAD - 1} limit 1), 'infinity')`,
+      )
       .where(({ not, exists, selectFrom }) =>
         not(
           exists(
@@ -182,7 +194,11 @@ export async function claimPendingEscalations(db: Executor, limit: number, corre
               .whereRef('ev.alertId', '=', 'e.alertId')
               .where('ev.type', '=', 'created')
               .where('ev.dispatchedAt', 'is', null)
-              .where('ev.createdAt', '>', sql<Date>`now() - make_interval(secs => ${correlationWaitSeconds})`),
+              .where('ev.createdAt', '>', sql<Date>`now() - make_interval(secs => ${correlationWaitSeconds})`)
+              // A probe of alert_events_waiting_idx per candidate: `offset 0` keeps the planner
+              // from turning it into an anti-join, which it would plan, its statistics from before
+              // a storm, as a scan of every waiting event for each candidate.
+              .offset(0),
           ),
         ),
       )

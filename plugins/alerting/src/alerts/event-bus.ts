@@ -28,11 +28,12 @@ export interface BusEvent {
 export interface AlertEventSubscriber {
   /**
    * Whether it may act on a new alert's `created` event, as a SQL condition over the alert's
-   * organization and priority. The statement that fires an alert writes that event as already
-   * dispatched when no subscriber may act on it, so the ingestion hot path leaves the bus nothing
-   * to claim (alerts/fire.ts).
+   * organization and priority, and, where one statement fires several alerts, `firedWith`: those
+   * alerts, a relation of `(organization_id, priority)`. The statement that fires an alert writes
+   * that event as already dispatched when no subscriber may act on it, so the ingestion hot path
+   * leaves the bus nothing to claim (alerts/fire.ts).
    */
-  wantsCreated(organization: RawBuilder<unknown>, priority: RawBuilder<unknown>): RawBuilder<unknown>
+  wantsCreated(organization: RawBuilder<unknown>, priority: RawBuilder<unknown>, firedWith?: RawBuilder<unknown>): RawBuilder<unknown>
   /** The batch's events, in the transaction that marks them dispatched; answers whether it queued work. */
   handle(trx: Executor, events: BusEvent[]): Promise<boolean>
   /** After the batch commits, when `handle` queued work: its worker may start at once. */
@@ -40,16 +41,20 @@ export interface AlertEventSubscriber {
 }
 
 /** Whether a new alert's `created` event is for the bus: a `dispatched_at` value for its timeline row. */
-export type DispatchInterest = (organization: RawBuilder<unknown>, priority: RawBuilder<unknown>) => RawBuilder<unknown>
+export type DispatchInterest = (
+  organization: RawBuilder<unknown>,
+  priority: RawBuilder<unknown>,
+  firedWith?: RawBuilder<unknown>,
+) => RawBuilder<unknown>
 
 /**
  * The `dispatched_at` of a new alert's `created` row: null (for the bus) when a subscriber may act
  * on it, now otherwise. One expression, inside the statement that fires the alert.
  */
 export function dispatchInterest(subscribers: ReadonlyArray<Pick<AlertEventSubscriber, 'wantsCreated'>>): DispatchInterest {
-  return (organization, priority) => {
+  return (organization, priority, firedWith) => {
     if (subscribers.length === 0) return sql`now()`
-    const wanted = subscribers.map((subscriber) => sql`(${subscriber.wantsCreated(organization, priority)})`)
+    const wanted = subscribers.map((subscriber) => sql`(${subscriber.wantsCreated(organization, priority, firedWith)})`)
     return sql`case when ${sql.join(wanted, sql` or `)} then null else now() end`
   }
 }

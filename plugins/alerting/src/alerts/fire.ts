@@ -240,7 +240,7 @@ const fireAlertsStatement = (batch: RawBuilder<unknown>, configs: EnabledConfigs
       select organization_id, id, case when created then 'created' else 'occurred' end,
         jsonb_build_object('source', source, 'title', title, 'labels', labels),
         case when created then null else now() end,
-        ${interest(sql`answered.organization_id`, sql`answered.priority`)}
+        ${interest(sql`answered.organization_id`, sql`answered.priority`, sql`valid`)}
       from answered order by ord
       ${countRepeats}
       returning alert_id, type = 'created' and dispatched_at is null as waiting

@@ -256,17 +256,50 @@ export async function recentLinksPerTarget(db: Executor, organizationId: string,
  * not of its transaction's start (a dispatcher batch is one transaction).
  */
 export async function linkAlerts(trx: Executor, organizationId: string, incidentId: string, links: AlertLink[]): Promise<string[]> {
+  const linked = await linkAlertsToIncidents(
+    trx,
+    organizationId,
+    links.map((link) => ({ ...link, incidentId })),
+  )
+  return linked.map((row) => row.alertId)
+}
+
+/** `linkAlerts` for links to several incidents of the organization, in one statement: answers each link it made. */
+export async function linkAlertsToIncidents(
+  trx: Executor,
+  organizationId: string,
+  links: Array<AlertLink & { incidentId: string }>,
+): Promise<Array<{ alertId: string; incidentId: string }>> {
   if (links.length === 0) return []
-  const rows = await sql<{ alertId: string }>`
+  const records = links.map((link) => ({
+    alert_id: link.alertId,
+    incident_id: link.incidentId,
+    rule: link.rule,
+    score: link.score,
+    matched: link.matched,
+    linked_by: link.linkedBy,
+  }))
+  const rows = await sql<{ alertId: string; incidentId: string }>`
     insert into divinux.incident_alerts (alert_id, incident_id, organization_id, rule, score, matched, linked_by, linked_at, service, fingerprint, open)
     select a.id, i.id, a.organization_id, v.rule, v.score, v.matched, v.linked_by, clock_timestamp(), a.service, a.fingerprint, i.status <> 'resolved'
-    from jsonb_to_recordset(${JSON.stringify(links.map((link) => ({ alert_id: link.alertId, rule: link.rule, score: link.score, matched: link.matched, linked_by: link.linkedBy })))}::jsonb)
-      as v(alert_id uuid, rule text, score real, matched jsonb, linked_by uuid)
+    from jsonb_to_recordset(${JSON.stringify(records)}::jsonb)
+      as v(alert_id uuid, incident_id uuid, rule text, score real, matched jsonb, linked_by uuid)
     join ${alertsRelation} a on a.id = v.alert_id and a.organization_id = ${organizationId}
-    join divinux.incidents i on i.id = ${incidentId} and i.organization_id = ${organizationId}
+    join divinux.incidents i on i.id = v.incident_id and i.organization_id = ${organizationId}
     on conflict (alert_id) do nothing
-    returning alert_id as "alertId"`.execute(trx)
-  return rows.rows.map((row) => row.alertId)
+    returning alert_id as "alertId", incident_id as "incidentId"`.execute(trx)
+  return rows.rows
+}
+
+/**
+ * Locks the organization's incidents' rows, in the order of their ids: writers of several
+ * incidents at once (a correlation batch) then never wait on each other in a cycle.
+ */
+export async function lockIncidents(trx: Executor, organizationId: string, incidentIds: string[]): Promise<void> {
+  if (incidentIds.length === 0) return
+  await sql`select id from divinux.incidents where organization_id = ${organizationId} and id = any(${incidentIds}::uuid[]) order by id for update`.execute(
+    trx,
+  )
 }
 
 /** Keeps the links' `open` with their incident's status (correlation looks only at open ones). */

@@ -53,6 +53,9 @@ import { evaluateConditions, type Subject } from './conditions.js'
 import type { Action, ActionOutcome, Condition, IncidentTrigger, Trigger } from './schemas.js'
 import { renderTemplate, type TemplateView } from './templates.js'
 
+/** An organization's enabled workflows of a trigger, by `organizationId trigger`, as one batch of events has read them. */
+export type KnownWorkflows = Map<string, Awaited<ReturnType<typeof enabledWorkflows>>>
+
 /** One job per run: `{ runId }`. */
 export const WORKFLOW_QUEUE = 'alerting.workflow-run'
 /** Alerting's copy of `deploy.recorded` events, which queue the runs of deploy workflows. */
@@ -552,13 +555,21 @@ export function createWorkflowRunner(deps: WorkflowRunnerDeps) {
     await finishRun(db, job.runId)
   }
 
-  /** Queues the runs of an event's workflows, in the caller's transaction; answers how many. */
+  /**
+   * Queues the runs of an event's workflows, in the caller's transaction; answers how many. A
+   * caller queueing a batch's events passes one `known` to all of them: each organization's
+   * workflows of a trigger are then read once for the batch (a storm is thousands of events of
+   * one organization, most of them triggering nothing).
+   */
   async function queueRuns(
     trx: Executor,
     organizationId: string,
     event: { trigger: Trigger; eventKey: string; alertId?: string; deployEventId?: string; incidentId?: string; occurredAt: Date },
+    known: KnownWorkflows = new Map(),
   ): Promise<number> {
-    const workflows = await enabledWorkflows(trx, organizationId, event.trigger)
+    const key = `${organizationId} ${event.trigger}`
+    const workflows = known.get(key) ?? (await enabledWorkflows(trx, organizationId, event.trigger))
+    known.set(key, workflows)
     const runs = await insertRuns(trx, organizationId, workflows, event)
     for (const { id: runId, startsAt } of runs)
       await jobs.send(WORKFLOW_QUEUE, { runId } satisfies RunJob, {
@@ -576,14 +587,15 @@ export function createWorkflowRunner(deps: WorkflowRunnerDeps) {
       return {
         async handle(trx, changes) {
           let runs = 0
+          const known: KnownWorkflows = new Map()
           for (const change of changes)
             for (const trigger of triggersOfChange(change))
-              runs += await queueRuns(trx, change.organizationId, {
-                trigger,
-                eventKey: `${INCIDENT_CHANGE_KEY}${change.id}`,
-                incidentId: change.incidentId,
-                occurredAt: change.createdAt,
-              })
+              runs += await queueRuns(
+                trx,
+                change.organizationId,
+                { trigger, eventKey: `${INCIDENT_CHANGE_KEY}${change.id}`, incidentId: change.incidentId, occurredAt: change.createdAt },
+                known,
+              )
           return runs > 0
         },
         wake: () => {

@@ -10,9 +10,14 @@ export function outboundWebhookSubscriber(deliveries: WebhookDelivery): AlertEve
       sql`exists (select 1 from divinux.outbound_webhooks hook where hook.organization_id = ${organization} and hook.enabled)`,
     async handle(trx, events) {
       let queued = 0
+      // Each organization's webhooks of an event type, read once for the batch: a storm is
+      // thousands of events of one organization.
+      const known = new Map<string, Awaited<ReturnType<typeof subscribedWebhooks>>>()
       for (const event of events) {
         const type = `alert.${event.type}` as const
-        const webhooks = await subscribedWebhooks(trx, event.organizationId, type)
+        const key = `${event.organizationId} ${type}`
+        const webhooks = known.get(key) ?? (await subscribedWebhooks(trx, event.organizationId, type))
+        known.set(key, webhooks)
         if (webhooks.length === 0) continue
         const alert = await findAlert(trx, event.organizationId, event.alertId)
         if (!alert) continue

@@ -57,140 +57,225 @@ export async function putRuleSet(trx: Executor, organizationId: string, rules: C
 }
 
 /**
- * One rule's candidate, as a branch of the union `bestMatch` sends: the most recently linked
- * alert `b` of an open incident (link `l`) that satisfies `where`, never the new alert itself,
- * never in an incident that excluded the new alert's fingerprint (it was split out of it). The
- * links carry the service, fingerprint and open flag, so each branch is an index range
- * (incident_alerts_open_service_idx, …) whatever the organization's history. `from` puts
- * relations before the link (the deploy branch's deploy).
+ * One rule's candidate for each alert of a batch, as a branch of the union `bestMatches` sends:
+ * the most recently linked alert `b` of an open incident (link `l`) that satisfies `where`, never
+ * the new alert `v` itself, never in an incident that excluded the new alert's fingerprint (it was
+ * split out of it). The links carry the service, fingerprint and open flag, so each branch is an
+ * index range (incident_alerts_open_service_idx, …) whatever the organization's history. `from`
+ * puts relations before the link (the deploy branch's deploy).
  */
 function branch(
   order: number,
-  alert: NewAlert,
   where: RawBuilder<unknown>,
   extra: RawBuilder<unknown> = sql`null::jsonb`,
   from: RawBuilder<unknown> = sql``,
 ) {
   return sql`(
     select ${sql.lit(order)}::int as "order", l.incident_id as "incidentId", b.id as "alertId", l.service,
-      greatest(0, extract(epoch from (${alert.firstSeenAt}::timestamptz - b.last_seen_at)))::float8 as "gapSeconds",
-      ${extra} as extra
+      greatest(0, extract(epoch from (v.first_seen_at - b.last_seen_at)))::float8 as "gapSeconds",
+      ${extra} as extra, l.linked_at as "linkedAt"
     from ${from} divinux.incident_alerts l
     join ${alertsRelation} b on b.id = l.alert_id
-    where l.organization_id = ${alert.organizationId} and l.open and l.alert_id <> ${alert.id}
-      and not exists (select 1 from divinux.incident_exclusions x where x.incident_id = l.incident_id and x.fingerprint = ${alert.fingerprint})
+    where l.organization_id = v.organization_id and l.open and l.alert_id <> v.id
+      and not exists (select 1 from divinux.incident_exclusions x where x.incident_id = l.incident_id and x.fingerprint = v.fingerprint)
       and (${where})
     order by l.linked_at desc
     limit 1)`
 }
 
-const within = (windowMinutes: number, alert: NewAlert) =>
-  sql`b.last_seen_at >= ${alert.firstSeenAt}::timestamptz - make_interval(mins => ${windowMinutes})`
+const within = (windowMinutes: number) => sql`b.last_seen_at >= v.first_seen_at - make_interval(mins => ${sql.lit(windowMinutes)})`
 
-/** A rule's branch and how its row becomes the values it matched on; undefined when it cannot apply to the alert. */
-function ruleBranch(order: number, rule: CorrelationRule, alert: NewAlert, edges: Edge[]) {
+/** The column of the batch's record that carries a rule's argument for each alert (null where the rule cannot apply to it). */
+const argument = (order: number) => sql.ref(`v.p${order}`)
+
+/**
+ * A rule: its branch (the same text for every alert), the SQL type of its argument, and for one
+ * alert that argument (null when the rule cannot apply to the alert) and how a candidate row
+ * becomes the values it matched on.
+ */
+interface RuleQuery {
+  query: RawBuilder<unknown>
+  argumentType?: 'jsonb' | 'text[]'
+  of(alert: NewAlert): { argument: unknown; matched(row: CandidateRow): Record<string, unknown> } | undefined
+}
+
+interface CandidateRow {
+  order: number
+  incidentId: string
+  alertId: string
+  service: string | null
+  gapSeconds: number
+  extra: Record<string, unknown> | null
+  linkedAt: Date
+}
+
+/** The lower-case names of the services the alert's service depends on, and of those that depend on it, each with its direction. */
+function directionsOf(service: string, edges: Edge[]) {
+  return new Map([
+    ...edges.filter((edge) => edge.service === service).map((edge) => [edge.dependsOn, 'depends_on'] as const),
+    ...edges.filter((edge) => edge.dependsOn === service).map((edge) => [edge.service, 'depended_on_by'] as const),
+  ])
+}
+
+function ruleQuery(order: number, rule: CorrelationRule, edges: Edge[]): RuleQuery {
   switch (rule.kind) {
     case 'fingerprint':
-      return { query: branch(order, alert, sql`l.fingerprint = ${alert.fingerprint}`), matched: () => ({ fingerprint: alert.fingerprint }) }
-    case 'labels': {
-      if (!rule.labels.every((key) => typeof alert.labels[key] === 'string')) return undefined
-      const values = Object.fromEntries(rule.labels.map((key) => [key, alert.labels[key]]))
       return {
-        query: branch(order, alert, sql`b.labels @> ${JSON.stringify(values)}::jsonb and ${within(rule.windowMinutes, alert)}`),
-        matched: () => ({ labels: values }),
+        query: branch(order, sql`l.fingerprint = v.fingerprint`),
+        of: (alert) => ({ argument: null, matched: () => ({ fingerprint: alert.fingerprint }) }),
       }
-    }
+    case 'labels':
+      return {
+        query: branch(order, sql`${argument(order)} is not null and b.labels @> ${argument(order)} and ${within(rule.windowMinutes)}`),
+        argumentType: 'jsonb',
+        of(alert) {
+          if (!rule.labels.every((key) => typeof alert.labels[key] === 'string')) return undefined
+          const values = Object.fromEntries(rule.labels.map((key) => [key, alert.labels[key]]))
+          return { argument: values, matched: () => ({ labels: values }) }
+        },
+      }
     case 'service':
-      if (!alert.service) return undefined
       return {
-        query: branch(order, alert, sql`l.service = ${alert.service} and ${within(rule.windowMinutes, alert)}`),
-        matched: () => ({ service: alert.service }),
+        query: branch(order, sql`l.service = v.service and ${within(rule.windowMinutes)}`),
+        of: (alert) => (alert.service ? { argument: null, matched: () => ({ service: alert.service }) } : undefined),
       }
-    case 'dependency': {
-      if (!alert.service) return undefined
-      const service = alert.service.toLowerCase()
-      const direction = new Map([
-        ...edges.filter((edge) => edge.service === service).map((edge) => [edge.dependsOn, 'depends_on'] as const),
-        ...edges.filter((edge) => edge.dependsOn === service).map((edge) => [edge.service, 'depended_on_by'] as const),
-      ])
-      if (direction.size === 0) return undefined
+    case 'dependency':
       return {
-        query: branch(order, alert, sql`lower(l.service) = any(${[...direction.keys()]}::text[]) and ${within(rule.windowMinutes, alert)}`),
-        matched: (row: { service: string | null }) => ({
-          service: alert.service,
-          relatedService: row.service,
-          direction: row.service ? direction.get(row.service.toLowerCase()) : undefined,
-        }),
+        // Each related service's latest link by itself, then the latest of those: each is the
+        // head of an index range (incident_alerts_open_lower_service_idx), where one range over
+        // all of them would be every link of those services, sorted.
+        query: sql`(
+          select candidate.* from unnest(${argument(order)}) related(name)
+          cross join lateral ${branch(order, sql`lower(l.service) = related.name and ${within(rule.windowMinutes)}`)} candidate
+          order by candidate."linkedAt" desc
+          limit 1)`,
+        argumentType: 'text[]',
+        of(alert) {
+          if (!alert.service) return undefined
+          const direction = directionsOf(alert.service.toLowerCase(), edges)
+          if (direction.size === 0) return undefined
+          return {
+            argument: [...direction.keys()],
+            matched: (row) => ({
+              service: alert.service,
+              relatedService: row.service,
+              direction: row.service ? direction.get(row.service.toLowerCase()) : undefined,
+            }),
+          }
+        },
       }
-    }
     case 'deploy': {
-      if (!alert.service) return undefined
-      const service = alert.service.toLowerCase()
-      // The latest deploy of the alert's service, or of a service it depends on, in the window
-      // before it; then alerts after the same deploy, of the deployed service or of one that
-      // depends on it.
+      // The latest deploy of the alert's service, or of a service it depends on (the argument), in
+      // the window before it; then alerts after the same deploy, of the deployed service or of one
+      // that depends on it.
       const deploy = sql`(
         select d.id, d.service, d.version, d.deployed_at from ${deploysRelation} d
-        where d.organization_id = ${alert.organizationId}
-          and lower(d.service) = any(${[service, ...edges.filter((edge) => edge.service === service).map((edge) => edge.dependsOn)]}::text[])
-          and d.deployed_at <= ${alert.firstSeenAt}::timestamptz
-          and d.deployed_at >= ${alert.firstSeenAt}::timestamptz - make_interval(mins => ${rule.windowMinutes})
+        where d.organization_id = v.organization_id
+          and lower(d.service) = any(${argument(order)})
+          and d.deployed_at <= v.first_seen_at
+          and d.deployed_at >= v.first_seen_at - make_interval(mins => ${sql.lit(rule.windowMinutes)})
         order by d.deployed_at desc limit 1) d cross join`
       return {
         query: branch(
           order,
-          alert,
           sql`(l.service = d.service or exists (select 1 from ${serviceEdgeNames} dependent
-              where dependent.organization_id = ${alert.organizationId} and dependent.depends_on = lower(d.service) and dependent.service = lower(l.service)))
-            and b.first_seen_at >= d.deployed_at and b.first_seen_at <= d.deployed_at + make_interval(mins => ${rule.windowMinutes})`,
+              where dependent.organization_id = v.organization_id and dependent.depends_on = lower(d.service) and dependent.service = lower(l.service)))
+            and b.first_seen_at >= d.deployed_at and b.first_seen_at <= d.deployed_at + make_interval(mins => ${sql.lit(rule.windowMinutes)})`,
           sql`jsonb_build_object('deployId', d.id, 'service', d.service, 'version', d.version,
             'deployedAt', to_char(d.deployed_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'))`,
           deploy,
         ),
-        matched: (row: { extra: Record<string, unknown> | null }) => ({ ...row.extra }),
+        argumentType: 'text[]',
+        of(alert) {
+          if (!alert.service) return undefined
+          const service = alert.service.toLowerCase()
+          const deployed = [service, ...edges.filter((edge) => edge.service === service).map((edge) => edge.dependsOn)]
+          return { argument: deployed, matched: (row) => ({ ...row.extra }) }
+        },
       }
     }
   }
 }
 
+export type Match = RuleMatch & { rule: CorrelationRule }
+
 /**
- * The best match of the rules (given by weight, best first) for the alert, in one round trip: a
- * union of each rule's candidate, the first rule's that matched. Correlation runs once per new
- * alert at the ingest rate, so one statement instead of one per rule is most of its cost.
+ * The best match of the rules (given by weight, best first) for each of an organization's new
+ * alerts, in one round trip: for each alert, a union of each rule's candidate, the first rule's
+ * that matched. Correlation runs at the ingest rate, and a statement per alert spent most of its
+ * time being planned (1–12 ms each in a storm, against about 1 ms executing), so a dispatcher
+ * batch is one statement. Alerts with no match are absent from the answer.
  */
-export async function bestMatch(
-  db: Executor,
-  rules: CorrelationRule[],
-  edges: Edge[],
-  alert: NewAlert,
-): Promise<(RuleMatch & { rule: CorrelationRule }) | undefined> {
-  const branches = rules.flatMap((rule, order) => {
-    const built = ruleBranch(order, rule, alert, edges)
-    return built ? [{ order, rule, ...built }] : []
-  })
-  if (branches.length === 0) return undefined
-  const rows = await sql<{
-    order: number
-    incidentId: string
-    alertId: string
-    service: string | null
-    gapSeconds: number
-    extra: Record<string, unknown> | null
-  }>`
-    select * from (${sql.join(
-      branches.map((built) => built.query),
-      sql` union all `,
-    )}) candidates order by "order" limit 1`.execute(db)
-  const row = rows.rows[0]
-  const chosen = row && branches.find((built) => built.order === row.order)
-  if (!row || !chosen) return undefined
-  return {
-    rule: chosen.rule,
-    incidentId: row.incidentId,
-    alertId: row.alertId,
-    gapSeconds: row.gapSeconds,
-    matched: chosen.matched(row),
+export async function bestMatches(db: Executor, rules: CorrelationRule[], edges: Edge[], alerts: NewAlert[]): Promise<Map<string, Match>> {
+  const queries = rules.map((rule, order) => ({ order, rule, ...ruleQuery(order, rule, edges) }))
+  const records = alerts.map((alert) => ({
+    alert,
+    applying: queries.map((query) => query.of(alert)),
+  }))
+  const matching = records.filter((record) => record.applying.some(Boolean))
+  if (matching.length === 0) return new Map()
+  const columns = [
+    sql`id uuid, organization_id uuid, fingerprint text, service text, first_seen_at timestamptz`,
+    ...queries.flatMap((query) => (query.argumentType ? [sql`${sql.raw(`p${query.order}`)} ${sql.raw(query.argumentType)}`] : [])),
+  ]
+  // A rule that cannot apply to an alert gets no candidate for it: its argument is null, or (rules
+  // without one) the alert's own columns cannot match (a service rule for an alert of no service).
+  const values = matching.map(({ alert, applying }) => ({
+    id: alert.id,
+    organization_id: alert.organizationId,
+    fingerprint: alert.fingerprint,
+    service: alert.service,
+    first_seen_at: alert.firstSeenAt,
+    ...Object.fromEntries(
+      queries.flatMap((query) => (query.argumentType ? [[`p${query.order}`, applying[query.order]?.argument ?? null]] : [])),
+    ),
+  }))
+  const rows = await sql<CandidateRow & { forAlertId: string }>`
+    select v.id as "forAlertId", c.*
+    from jsonb_to_recordset(${JSON.stringify(values)}::jsonb) as v(${sql.join(columns)})
+    cross join lateral (
+      select * from (${sql.join(
+        queries.map((query) => query.query),
+        sql` union all `,
+      )}) candidates order by "order" limit 1
+    ) c`.execute(db)
+  const byAlert = new Map(matching.map((record) => [record.alert.id, record]))
+  const matches = new Map<string, Match>()
+  for (const row of rows.rows) {
+    const applying = byAlert.get(row.forAlertId)?.applying[row.order]
+    const query = queries[row.order]
+    if (!applying || !query) continue
+    const { incidentId, alertId, gapSeconds } = row
+    matches.set(row.forAlertId, { rule: query.rule, incidentId, alertId, gapSeconds, matched: applying.matched(row) })
   }
+  return matches
+}
+
+/**
+ * Whether an alert just placed as the first of a new (or reopened) incident could be what a rule
+ * matches for `alert`, windows aside: when not, the incident changes nothing of the alert's best
+ * match and the batch's answer for it stands (correlate.ts).
+ */
+export function couldMatch(rules: CorrelationRule[], edges: Edge[], alert: NewAlert, placed: NewAlert): boolean {
+  const service = alert.service?.toLowerCase()
+  const placedService = placed.service?.toLowerCase()
+  return rules.some((rule) => {
+    switch (rule.kind) {
+      case 'fingerprint':
+        return placed.fingerprint === alert.fingerprint
+      case 'labels':
+        return rule.labels.every((key) => typeof alert.labels[key] === 'string' && placed.labels[key] === alert.labels[key])
+      case 'service':
+        return alert.service !== null && placed.service === alert.service
+      case 'dependency':
+        return service !== undefined && placedService !== undefined && directionsOf(service, edges).has(placedService)
+      case 'deploy': {
+        if (service === undefined || placedService === undefined) return false
+        const deployed = new Set([service, ...edges.filter((edge) => edge.service === service).map((edge) => edge.dependsOn)])
+        return deployed.has(placedService) || edges.some((edge) => edge.service === placedService && deployed.has(edge.dependsOn))
+      }
+    }
+  })
 }
 
 /**
@@ -235,14 +320,23 @@ export async function newAlertsOf(db: Executor, organizationId: string, alertIds
 
 export type NewAlertRow = Awaited<ReturnType<typeof newAlertsOf>>[number]
 
-/** The services of the incident's alerts that none but these alerts have: what they newly bring to it. */
-export async function servicesOnlyIn(db: Executor, organizationId: string, incidentId: string, alertIds: string[]): Promise<string[]> {
-  if (alertIds.length === 0) return []
-  const rows = await sql<{ service: string }>`
-    select service from divinux.incident_alerts
-    where organization_id = ${organizationId} and incident_id = ${incidentId} and service is not null
-    group by service
-    having bool_and(alert_id in (${sql.join(alertIds)}))
-    order by service`.execute(db)
-  return rows.rows.map((row) => row.service)
+/**
+ * For each open incident of the organization that the alerts just linked joined, the services
+ * none of its other alerts have: what they newly bring to it. Each is looked up among the open
+ * links of its service (incident_alerts_open_service_idx), so a storm's incident of thousands of
+ * alerts costs what a small one does.
+ */
+export async function servicesNewTo(db: Executor, organizationId: string, alertIds: string[]): Promise<Map<string, string[]>> {
+  const services = new Map<string, string[]>()
+  if (alertIds.length === 0) return services
+  const rows = await sql<{ incidentId: string; service: string }>`
+    select distinct l.incident_id as "incidentId", l.service from divinux.incident_alerts l
+    where l.organization_id = ${organizationId} and l.alert_id = any(${alertIds}::uuid[]) and l.open and l.service is not null
+      and not exists (
+        select 1 from divinux.incident_alerts other
+        where other.organization_id = l.organization_id and other.open and other.service = l.service
+          and other.incident_id = l.incident_id and other.alert_id <> all(${alertIds}::uuid[]))
+    order by 1, 2`.execute(db)
+  for (const { incidentId, service } of rows.rows) services.set(incidentId, [...(services.get(incidentId) ?? []), service])
+  return services
 }

@@ -7,13 +7,23 @@ import { REOPEN_MINUTES } from './rules.js'
 
 /**
  * Whether correlation may put a new alert in an incident: its priority opens one, or its
- * organization has an open incident or one resolved within the reopening window.
+ * organization has an open incident or one resolved within the reopening window, or may have one
+ * before this alert is correlated: an alert of the organization still waits for correlation, or
+ * one fired in the same statement (`firedWith`) opens one. Without the last two, the first
+ * symptoms of a storm, fired before correlation has opened its incident, would never join it and
+ * each would page alone.
  */
-export const mayCorrelate = (organization: RawBuilder<unknown>, priority: RawBuilder<unknown>) => sql`
-  ${priority} in (${sql.join([...URGENT_PRIORITIES].map((opening) => sql.lit(opening)))})
+export const mayCorrelate = (organization: RawBuilder<unknown>, priority: RawBuilder<unknown>, firedWith?: RawBuilder<unknown>) => {
+  const opening = sql.join([...URGENT_PRIORITIES].map((urgent) => sql.lit(urgent)))
+  return sql`
+  ${priority} in (${opening})
+  ${firedWith ? sql`or exists (select 1 from ${firedWith} sibling where sibling.organization_id = ${organization} and sibling.priority in (${opening}))` : sql``}
+  or exists (select 1 from divinux.alert_events waiting
+    where waiting.organization_id = ${organization} and waiting.type = 'created' and waiting.dispatched_at is null)
   or exists (select 1 from divinux.incidents open where open.organization_id = ${organization} and open.status <> 'resolved')
   or exists (select 1 from divinux.incidents recent where recent.organization_id = ${organization} and recent.status = 'resolved'
     and recent.resolved_at > now() - make_interval(mins => ${sql.lit(REOPEN_MINUTES)}))`
+}
 
 /**
  * Correlation on the alert event bus: each new alert goes into its incident (correlate.ts), all
