@@ -61,20 +61,14 @@ export async function putRuleSet(trx: Executor, organizationId: string, rules: C
  * the most recently linked alert `b` of an open incident (link `l`) that satisfies `where`, never
  * the new alert `v` itself, never in an incident that excluded the new alert's fingerprint (it was
  * split out of it). The links carry the service, fingerprint and open flag, so each branch is an
- * index range (incident_alerts_open_service_idx, …) whatever the organization's history. `from`
- * puts relations before the link (the deploy branch's deploy).
+ * index range (incident_alerts_open_service_idx, …) whatever the organization's history.
  */
-function branch(
-  order: number,
-  where: RawBuilder<unknown>,
-  extra: RawBuilder<unknown> = sql`null::jsonb`,
-  from: RawBuilder<unknown> = sql``,
-) {
+function branch(order: number, where: RawBuilder<unknown>, extra: RawBuilder<unknown> = sql`null::jsonb`) {
   return sql`(
     select ${sql.lit(order)}::int as "order", l.incident_id as "incidentId", b.id as "alertId", l.service,
       greatest(0, extract(epoch from (v.first_seen_at - b.last_seen_at)))::float8 as "gapSeconds",
       ${extra} as extra, l.linked_at as "linkedAt"
-    from ${from} divinux.incident_alerts l
+    from divinux.incident_alerts l
     join ${alertsRelation} b on b.id = l.alert_id
     where l.organization_id = v.organization_id and l.open and l.alert_id <> v.id
       and not exists (select 1 from divinux.incident_exclusions x where x.incident_id = l.incident_id and x.fingerprint = v.fingerprint)
@@ -167,24 +161,26 @@ function ruleQuery(order: number, rule: CorrelationRule, edges: Edge[]): RuleQue
     case 'deploy': {
       // The latest deploy of the alert's service, or of a service it depends on (the argument), in
       // the window before it; then alerts after the same deploy, of the deployed service or of one
-      // that depends on it.
+      // that depends on it. The deploy is found first and the links are looked at only when there
+      // is one: most alerts follow no deploy, and an organization's open links in a storm are
+      // thousands.
       const deploy = sql`(
         select d.id, d.service, d.version, d.deployed_at from ${deploysRelation} d
         where d.organization_id = v.organization_id
           and lower(d.service) = any(${argument(order)})
           and d.deployed_at <= v.first_seen_at
           and d.deployed_at >= v.first_seen_at - make_interval(mins => ${sql.lit(rule.windowMinutes)})
-        order by d.deployed_at desc limit 1) d cross join`
+        order by d.deployed_at desc limit 1)`
+      const afterDeploy = branch(
+        order,
+        sql`(l.service = d.service or exists (select 1 from ${serviceEdgeNames} dependent
+            where dependent.organization_id = v.organization_id and dependent.depends_on = lower(d.service) and dependent.service = lower(l.service)))
+          and b.first_seen_at >= d.deployed_at and b.first_seen_at <= d.deployed_at + make_interval(mins => ${sql.lit(rule.windowMinutes)})`,
+        sql`jsonb_build_object('deployId', d.id, 'service', d.service, 'version', d.version,
+          'deployedAt', to_char(d.deployed_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'))`,
+      )
       return {
-        query: branch(
-          order,
-          sql`(l.service = d.service or exists (select 1 from ${serviceEdgeNames} dependent
-              where dependent.organization_id = v.organization_id and dependent.depends_on = lower(d.service) and dependent.service = lower(l.service)))
-            and b.first_seen_at >= d.deployed_at and b.first_seen_at <= d.deployed_at + make_interval(mins => ${sql.lit(rule.windowMinutes)})`,
-          sql`jsonb_build_object('deployId', d.id, 'service', d.service, 'version', d.version,
-            'deployedAt', to_char(d.deployed_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'))`,
-          deploy,
-        ),
+        query: sql`(select candidate.* from ${deploy} d cross join lateral ${afterDeploy} candidate)`,
         argumentType: 'text[]',
         of(alert) {
           if (!alert.service) return undefined
