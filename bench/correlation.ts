@@ -15,11 +15,11 @@
 // (issue 29's was 100, 30 and 5).
 // BENCH_PROFILE=<dir> writes the service's CPU profile there (node --cpu-prof).
 import { createHmac } from 'node:crypto'
-import { spawn } from 'node:child_process'
 import { createInterface } from 'node:readline'
 import pg from 'pg'
 import { Pool } from 'undici'
 import { startSmtpServer, startWebhookReceiver } from '@svc/testkit'
+import { spawnBenchServer } from './bench-server.js'
 
 const RATE = Number(process.env.BENCH_CORRELATION_RATE ?? 500)
 const DURATION_SECONDS = Number(process.env.BENCH_CORRELATION_DURATION ?? 60)
@@ -42,25 +42,11 @@ const teardowns: Array<() => unknown> = []
 const context = { teardown: (fn: () => unknown) => teardowns.push(fn) }
 const smtp = await startSmtpServer(context)
 const chat = await startWebhookReceiver(context)
-const server = spawn(
-  process.execPath,
-  [
-    '--conditions=@svc/source',
-    '--import',
-    'tsx',
-    ...(process.env.BENCH_PROFILE ? ['--cpu-prof', '--cpu-prof-dir', process.env.BENCH_PROFILE] : []),
-    'bench/paging-server.ts',
-  ],
-  {
-    stdio: ['ignore', 'pipe', 'inherit'],
-    env: {
-      ...process.env,
-      BENCH_SMTP_URL: smtp.url,
-      BENCH_CHAT_URL: `${chat.url}/services/T0/B0/bench`,
-      BENCH_DEPENDENCIES: JSON.stringify(dependencies),
-    },
-  },
-)
+const server = spawnBenchServer('bench/paging-server.ts', {
+  BENCH_SMTP_URL: smtp.url,
+  BENCH_CHAT_URL: `${chat.url}/services/T0/B0/bench`,
+  BENCH_DEPENDENCIES: JSON.stringify(dependencies),
+})
 const lines = createInterface({ input: server.stdout })[Symbol.asyncIterator]()
 const first = await lines.next()
 if (first.done) throw new Error('the bench server stopped')

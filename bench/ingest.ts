@@ -8,28 +8,18 @@
 // committed could go uncounted, and "stored equals answered" could not be checked exactly.
 // Here each connection finishes the request it has started.
 import { createHmac } from 'node:crypto'
-import { spawn } from 'node:child_process'
 import { createInterface } from 'node:readline'
 import { databaseProcesses, machineCpu, processCpu } from './cpu.js'
 import { footprintTable, type Footprint } from './footprint.js'
 import { postLoad } from './http-load.js'
+import { spawnBenchServer } from './bench-server.js'
 
 const DURATION_SECONDS = Number(process.env.BENCH_INGEST_DURATION ?? 30)
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 50)
 /** Issue 33's target (it was 25 % before). */
 const TARGET_RATIO = 0.35
 
-const server = spawn(
-  process.execPath,
-  [
-    ...(process.env.BENCH_PROFILE ? ['--cpu-prof', '--cpu-prof-dir', process.env.BENCH_PROFILE] : []),
-    '--conditions=@svc/source',
-    '--import',
-    'tsx',
-    'bench/ingest-server.ts',
-  ],
-  { stdio: ['ignore', 'pipe', 'inherit'] },
-)
+const server = spawnBenchServer('bench/ingest-server.ts')
 const lines = createInterface({ input: server.stdout })[Symbol.asyncIterator]()
 const nextLine = async () => {
   const line = await lines.next()

@@ -8,11 +8,11 @@
 // Every 5 s it also counts what waits at each stage of the pipeline in the service's database, so
 // a queue that builds up shows which stage binds.
 import { createHmac } from 'node:crypto'
-import { spawn } from 'node:child_process'
 import { createInterface } from 'node:readline'
 import pg from 'pg'
 import { Pool } from 'undici'
 import { startSmtpServer, startWebhookReceiver } from '@svc/testkit'
+import { spawnBenchServer } from './bench-server.js'
 
 const RATE = Number(process.env.BENCH_PAGING_RATE ?? 100)
 const DURATION_SECONDS = Number(process.env.BENCH_PAGING_DURATION ?? 30)
@@ -27,20 +27,7 @@ const context = { teardown: (fn: () => unknown) => teardowns.push(fn) }
 const smtp = await startSmtpServer(context)
 const chat = await startWebhookReceiver(context)
 
-const server = spawn(
-  process.execPath,
-  [
-    '--conditions=@svc/source',
-    '--import',
-    'tsx',
-    ...(process.env.BENCH_PROFILE ? ['--cpu-prof', '--cpu-prof-dir', process.env.BENCH_PROFILE] : []),
-    'bench/paging-server.ts',
-  ],
-  {
-    stdio: ['ignore', 'pipe', 'inherit'],
-    env: { ...process.env, BENCH_SMTP_URL: smtp.url, BENCH_CHAT_URL: `${chat.url}/services/T0/B0/bench` },
-  },
-)
+const server = spawnBenchServer('bench/paging-server.ts', { BENCH_SMTP_URL: smtp.url, BENCH_CHAT_URL: `${chat.url}/services/T0/B0/bench` })
 const lines = createInterface({ input: server.stdout })[Symbol.asyncIterator]()
 const first = await lines.next()
 if (first.done) throw new Error('the bench server stopped')

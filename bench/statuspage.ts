@@ -4,11 +4,11 @@
 // the target's baseline, what serving the document costs at best. The bare hello-world (the
 // baseline of the other `pnpm bench*`) is reported beside it; docs/benchmarks.md says why the
 // target is not taken against it.
-import { spawn } from 'node:child_process'
 import { readFileSync } from 'node:fs'
 import { createInterface } from 'node:readline'
 import autocannon from 'autocannon'
 import { median, pairedRatio, percent, roundRatios } from './stats.js'
+import { spawnBenchServer } from './bench-server.js'
 
 const DURATION_SECONDS = Number(process.env.BENCH_DURATION ?? 5)
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 5)
@@ -23,17 +23,7 @@ interface Targets {
   gzipBytes: number
 }
 
-const server = spawn(
-  process.execPath,
-  [
-    ...(process.env.BENCH_PROFILE ? ['--cpu-prof', '--cpu-prof-dir', process.env.BENCH_PROFILE] : []),
-    '--conditions=@svc/source',
-    '--import',
-    'tsx',
-    'bench/statuspage-server.ts',
-  ],
-  { stdio: ['ignore', 'pipe', 'inherit'] },
-)
+const server = spawnBenchServer('bench/statuspage-server.ts')
 const targets = await new Promise<Targets>((resolve, reject) => {
   server.once('exit', (code) => reject(new Error(`bench server exited with ${code}`)))
   createInterface({ input: server.stdout }).once('line', (line) => resolve(JSON.parse(line) as Targets))

@@ -89,6 +89,7 @@ import * as statusIncidentTemplates from './migrations/0087_status_incident_temp
 import * as multistepChecks from './migrations/0088_multistep_checks.js'
 import * as browserChecks from './migrations/0089_browser_checks.js'
 import * as correlationWaiting from './migrations/0090_correlation_waiting.js'
+import * as urgentEscalationsFirst from './migrations/0091_urgent_escalations_first.js'
 
 /**
  * Every migration, in order, listed by hand rather than found by scanning a folder, so a
@@ -185,4 +186,5 @@ export const migrations: Record<string, Migration> = {
   '0088_multistep_checks': multistepChecks,
   '0089_browser_checks': browserChecks,
   '0090_correlation_waiting': correlationWaiting,
+  '0091_urgent_escalations_first': urgentEscalationsFirst,
 }

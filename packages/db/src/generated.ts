@@ -375,6 +375,7 @@ export interface DivinuxAlertEscalations {
   state: string;
   step: Generated<number>;
   updatedAt: Generated<Timestamp>;
+  urgent: Generated<boolean>;
 }
 
 export interface DivinuxAlertEvents {

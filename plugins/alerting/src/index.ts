@@ -138,6 +138,7 @@ export const alertingSurface: FastifyPluginAsync<AlertingOptions> = async (app, 
     productUrl: options.productUrl,
     latestAnalysis: options.latestAnalysis,
     log: app.log.child({ component: 'escalator' }),
+    dispatcherProgressedWithin: (ms) => bus.progressedWithin(ms),
   })
   app.addHook('onReady', () => escalator.start())
   const workflows = createWorkflowRunner({

@@ -3,7 +3,7 @@ import type { Executor } from '@svc/db'
 import type { CheckStateChanged } from '@svc/events'
 import { moveAlerts } from './lifecycle.js'
 import type { DispatchInterest } from './event-bus.js'
-import { countRepeats } from './fire.js'
+import { countRepeats, urgent } from './fire.js'
 
 /** The fingerprint of a synthetic check's alert: one unresolved alert per check. */
 export const checkFingerprint = (checkId: string) => `check:${checkId}`
@@ -62,8 +62,8 @@ export async function fireCheckAlert(
       ${countRepeats}
     ),
     escalation as (
-      insert into divinux.alert_escalations (alert_id, organization_id, policy_id, state)
-      select id, ${event.organizationId}, ${event.escalationPolicyId}, 'pending' from upserted where created
+      insert into divinux.alert_escalations (alert_id, organization_id, policy_id, state, urgent)
+      select id, ${event.organizationId}, ${event.escalationPolicyId}, 'pending', ${urgent(sql`${event.priority}::text`)} from upserted where created
     )
     select id, created from upserted`.execute(db)
   return result.rows[0]!

@@ -162,13 +162,19 @@ export async function repageAcknowledgedAt<D, T extends keyof D>(
 const CLAIM_LOOKAHEAD = 20
 
 /**
- * Escalations written with their alerts and not started yet, oldest first, with what routing
- * needs of the alert; locked and skipped by other replicas until the caller's transaction ends.
+ * Escalations written with their alerts and not started yet, those of P1 and P2 alerts first,
+ * then oldest first, with what routing needs of the alert; locked and skipped by other replicas
+ * until the caller's transaction ends.
  * One waits while its alert's `created` event is still to be dispatched, so correlation has put
- * the alert in its incident first (a storm pages once per incident), but at most
- * `correlationWaitSeconds`, so a dispatcher that fails never holds a page back for longer.
+ * the alert in its incident first (a storm pages once per incident); given
+ * `correlationWaitSeconds` (the dispatcher has stalled), at most that long.
  */
-export async function claimPendingEscalations(db: Executor, limit: number, correlationWaitSeconds: number) {
+export async function claimPendingEscalations(db: Executor, limit: number, correlationWaitSeconds?: number) {
+  const lookahead = limit * CLAIM_LOOKAHEAD
+  const cutoff = (urgentOnly: boolean) =>
+    sql<Date>`coalesce((select oldest.created_at from divinux.alert_escalations oldest
+      where oldest.state = 'pending' ${urgentOnly ? sql`and oldest.urgent` : sql``}
+      order by oldest.created_at offset ${lookahead - 1} limit 1), 'infinity')`
   return (
     db
       .selectFrom('divinux.alertEscalations as e')
@@ -176,14 +182,11 @@ export async function claimPendingEscalations(db: Executor, limit: number, corre
       // An alert of no config (a synthetic check's) carries its policy on its pending row.
       .select(['e.alertId', 'e.organizationId', 'e.configId', 'e.policyId', 'a.status', 'a.priority', 'a.service', 'a.labels'])
       .where('e.state', '=', 'pending')
-      // Among the oldest pending ones only, as many as a claim may look at: under a storm's
-      // backlog the planner, its statistics from before the storm, would otherwise weigh every
-      // pending escalation (thousands) for each claim of fifty.
-      .where(
-        'e.createdAt',
-        '<=',
-        sql<Date>`coalesce((select oldest.created_at from divinux.alert_escalations oldest where oldest.state = 'pending'
-          order by oldest.created_at offset ${limit * CLAIM_LOOKAHEAD - 1} limit 1), 'infinity')`,
+      // Among the oldest pending ones only, as many as a claim may look at, and the oldest of P1
+      // and P2 alerts: under a storm's backlog the planner, its statistics from before the storm,
+      // would otherwise weigh every pending escalation (thousands) for each claim of fifty.
+      .where((eb) =>
+        eb.or([eb('e.createdAt', '<=', cutoff(false)), eb.and([eb('e.urgent', '=', true), eb('e.createdAt', '<=', cutoff(true))])]),
       )
       .where(({ not, exists, selectFrom }) =>
         not(
@@ -194,7 +197,9 @@ export async function claimPendingEscalations(db: Executor, limit: number, corre
               .whereRef('ev.alertId', '=', 'e.alertId')
               .where('ev.type', '=', 'created')
               .where('ev.dispatchedAt', 'is', null)
-              .where('ev.createdAt', '>', sql<Date>`now() - make_interval(secs => ${correlationWaitSeconds})`)
+              .$if(correlationWaitSeconds !== undefined, (query) =>
+                query.where('ev.createdAt', '>', sql<Date>`now() - make_interval(secs => ${correlationWaitSeconds})`),
+              )
               // A probe of alert_events_waiting_idx per candidate: `offset 0` keeps the planner
               // from turning it into an anti-join, which it would plan, its statistics from before
               // a storm, as a scan of every waiting event for each candidate.
@@ -202,6 +207,9 @@ export async function claimPendingEscalations(db: Executor, limit: number, corre
           ),
         ),
       )
+      // P1 and P2 alerts first: in a flood of thousands of escalations, a P1's page does not wait
+      // behind the P3s and P4s fired before it (they wait instead, until the urgent ones are started).
+      .orderBy('e.urgent', 'desc')
       .orderBy('e.createdAt')
       .limit(limit)
       .forUpdate('e')

@@ -70,6 +70,8 @@ export type AlertEventBus = ReturnType<typeof createAlertEventBus>
  */
 export function createAlertEventBus({ database, log }: { database: Database; log: FastifyBaseLogger }) {
   const subscribers: AlertEventSubscriber[] = []
+  /** When a round last ended without failing: whether a new alert's event will be dispatched, however far behind. */
+  let progressedAt = Date.now()
 
   async function dispatchBatch(): Promise<{ claimed: number; worked: AlertEventSubscriber[] }> {
     return database.db.transaction().execute(async (trx) => {
@@ -90,8 +92,12 @@ export function createAlertEventBus({ database, log }: { database: Database; log
     what: 'dispatching alert events',
     async round() {
       // Most rounds are the interval's, and most find nothing: a cheap look before the claiming transaction.
-      if (!(await anyUndispatchedEvent(database.db))) return { more: false }
+      if (!(await anyUndispatchedEvent(database.db))) {
+        progressedAt = Date.now()
+        return { more: false }
+      }
       const batch = await dispatchBatch()
+      progressedAt = Date.now()
       for (const subscriber of batch.worked) subscriber.wake()
       return { more: batch.claimed === BATCH }
     },
@@ -102,6 +108,8 @@ export function createAlertEventBus({ database, log }: { database: Database; log
       subscribers.push(subscriber)
     },
     interest: dispatchInterest(subscribers),
+    /** Whether the dispatcher finished a round (dispatched a batch, or found nothing) in the last `ms`. */
+    progressedWithin: (ms: number) => Date.now() - progressedAt <= ms,
     wake: poller.wake,
     start: poller.start,
     stop: poller.stop,

@@ -2,7 +2,7 @@ import { sql, type RawBuilder } from 'kysely'
 import type { Database, Executor } from '@svc/db'
 import type { DispatchInterest } from './event-bus.js'
 import { moveExpressions, type MoveTo } from './lifecycle.js'
-import type { Priority } from './model.js'
+import { URGENT_PRIORITIES, type Priority } from './model.js'
 
 // The writes of one ingested event, each a single statement: the alert change and its timeline
 // event together, and only while the config that authenticated the delivery is still what the
@@ -66,12 +66,17 @@ export const countRepeats = sql`
 /**
  * A new alert of a config that escalates (a policy or routing rules) gets its escalation row in
  * the statement that creates it, so no alert that should page is ever left without one; the
- * escalator starts it (paging/escalator.ts). `alerts` yields id, organization_id, config_id,
- * created and escalates; the statement returns the alert ids it wrote a row for.
+ * escalator starts it (paging/escalator.ts), a P1's or P2's before others (`urgent`). `alerts`
+ * yields id, organization_id, config_id, priority, created and escalates; the statement returns
+ * the alert ids it wrote a row for.
  */
+/** Whether a priority opens incidents and pages first (P1, P2), as SQL. */
+export const urgent = (priority: RawBuilder<unknown>) =>
+  sql<boolean>`${priority} in (${sql.join([...URGENT_PRIORITIES].map((opening) => sql.lit(opening)))})`
+
 const pendingEscalation = (alerts: RawBuilder<unknown>) => sql`
-  insert into divinux.alert_escalations (alert_id, organization_id, config_id, state)
-  select fired.id, fired.organization_id, fired.config_id, 'pending'
+  insert into divinux.alert_escalations (alert_id, organization_id, config_id, state, urgent)
+  select fired.id, fired.organization_id, fired.config_id, 'pending', ${urgent(sql`fired.priority`)}
   from (${alerts}) fired
   where fired.created and fired.escalates
   returning alert_id`
@@ -143,7 +148,7 @@ export async function fireAlert(
       ${countRepeats}
       returning type = 'created' and dispatched_at is null as waiting
     ),
-    escalation as (${pendingEscalation(sql`select id, ${organizationId}::uuid as organization_id, ${check.configId}::uuid as config_id, created, (select escalates from config) as escalates from upserted`)})
+    escalation as (${pendingEscalation(sql`select id, ${organizationId}::uuid as organization_id, ${check.configId}::uuid as config_id, ${firing.priority}::text as priority, created, (select escalates from config) as escalates from upserted`)})
     select id, created, exists (select 1 from escalation) as escalates, exists (select 1 from timeline where waiting) as dispatches
     from upserted`.execute(db)
   return result.rows[0]
@@ -245,7 +250,7 @@ const fireAlertsStatement = (batch: RawBuilder<unknown>, configs: EnabledConfigs
       ${countRepeats}
       returning alert_id, type = 'created' and dispatched_at is null as waiting
     ),
-    escalation as (${pendingEscalation(sql`select id, organization_id, config_id, created, escalates from answered`)})
+    escalation as (${pendingEscalation(sql`select id, organization_id, config_id, priority, created, escalates from answered`)})
     select ord, id, created, id in (select alert_id from escalation) as escalates,
       id in (select alert_id from timeline where waiting) as dispatches
     from answered`

@@ -26,6 +26,7 @@ export {
   type Firing,
   type IngestedEvent,
   moveAlertFromSource,
+  urgent,
 } from './fire.js'
 export { type AckTimeout, type AlertMove, moveAlertByPerson, moveAlerts, type MoveTo, reopenAlert } from './lifecycle.js'
 export { priorities, type Priority, URGENT_PRIORITIES, webhookFormats, type WebhookFormat } from './model.js'
@@ -34,6 +35,7 @@ export {
   type AlertEventType,
   type AlertRow,
   alertsByIds,
+  alertWaitingForBus,
   alertsRelation,
   findAlert,
   listAlertEvents,

@@ -1,4 +1,4 @@
-import { type Selectable, sql } from 'kysely'
+import { type RawBuilder, type Selectable, sql } from 'kysely'
 import { type DivinuxAlerts, type Executor, type Json, jsonb, type Page, paged } from '@svc/db'
 
 /** What an alert's timeline records (the table's check constraint holds it to this list). */
@@ -233,6 +233,13 @@ export async function anyUndispatchedEvent(db: Executor): Promise<boolean> {
     .executeTakeFirst()
   return row !== undefined
 }
+
+/**
+ * Whether a new alert of the organization still waits for the event bus (its `created` event not
+ * dispatched yet), as SQL: a probe of alert_events_waiting_idx.
+ */
+export const alertWaitingForBus = (organization: RawBuilder<unknown>) => sql<boolean>`exists (select 1 from divinux.alert_events waiting
+  where waiting.organization_id = ${organization} and waiting.type = 'created' and waiting.dispatched_at is null)`
 
 /** Alert lifecycle events not dispatched yet, oldest first; locked and skipped by other replicas. */
 export async function claimUndispatchedEvents(db: Executor, limit: number) {

@@ -59,6 +59,8 @@ export interface EscalatorDeps extends PagingDeps {
   log: FastifyBaseLogger
   /** Lets the chat and webhook workers look at once, after a step that queued messages commits. */
   chatQueued: () => void
+  /** Whether this replica's event dispatcher finished a round in the last `ms` (alerts/event-bus.ts). */
+  dispatcherProgressedWithin: (ms: number) => boolean
 }
 
 export interface Escalator {
@@ -95,7 +97,11 @@ const REPAGE_POLL_MS = 5_000
 /** How often each replica looks for escalations written with new alerts (it is also woken at once by ingestion). */
 const POLL_MS = 1_000
 const BATCH = 50
-/** How long a new alert's first page may wait for correlation to place it in its incident. */
+/**
+ * How long a new alert's first page waits for correlation once the event dispatcher has stopped
+ * making progress (a subscriber failing every batch): while it makes progress, however far behind,
+ * the page waits until correlation has placed the alert.
+ */
 const CORRELATION_WAIT_SECONDS = 10
 const POLLING_INTERVAL_SECONDS = 0.5
 
@@ -279,7 +285,8 @@ export function createEscalator(deps: EscalatorDeps): Escalator {
    * neither names a policy, the policy of the service its alert names (the catalog, by key or alias).
    */
   async function claimPending(trx: Executor) {
-    const claimed = await claimPendingEscalations(trx, BATCH, CORRELATION_WAIT_SECONDS)
+    const stalled = !deps.dispatcherProgressedWithin(CORRELATION_WAIT_SECONDS * 1_000)
+    const claimed = await claimPendingEscalations(trx, BATCH, stalled ? CORRELATION_WAIT_SECONDS : undefined)
     const routing = await routingOfConfigs(
       trx,
       claimed.flatMap((row) => (row.configId ? [row.configId] : [])),

@@ -1,7 +1,6 @@
 import { sql, type RawBuilder } from 'kysely'
 import type { JobQueue } from '@svc/jobs'
-import { type AlertEventSubscriber } from '../../alerts/index.js'
-import { URGENT_PRIORITIES } from '../../alerts/index.js'
+import { type AlertEventSubscriber, alertWaitingForBus, urgent } from '../../alerts/index.js'
 import { CorrelationBatch, correlateAlert } from './correlate.js'
 import { REOPEN_MINUTES } from './rules.js'
 
@@ -13,17 +12,13 @@ import { REOPEN_MINUTES } from './rules.js'
  * symptoms of a storm, fired before correlation has opened its incident, would never join it and
  * each would page alone.
  */
-export const mayCorrelate = (organization: RawBuilder<unknown>, priority: RawBuilder<unknown>, firedWith?: RawBuilder<unknown>) => {
-  const opening = sql.join([...URGENT_PRIORITIES].map((urgent) => sql.lit(urgent)))
-  return sql`
-  ${priority} in (${opening})
-  ${firedWith ? sql`or exists (select 1 from ${firedWith} sibling where sibling.organization_id = ${organization} and sibling.priority in (${opening}))` : sql``}
-  or exists (select 1 from divinux.alert_events waiting
-    where waiting.organization_id = ${organization} and waiting.type = 'created' and waiting.dispatched_at is null)
+export const mayCorrelate = (organization: RawBuilder<unknown>, priority: RawBuilder<unknown>, firedWith?: RawBuilder<unknown>) => sql`
+  ${urgent(priority)}
+  ${firedWith ? sql`or exists (select 1 from ${firedWith} sibling where sibling.organization_id = ${organization} and ${urgent(sql`sibling.priority`)})` : sql``}
+  or ${alertWaitingForBus(organization)}
   or exists (select 1 from divinux.incidents open where open.organization_id = ${organization} and open.status <> 'resolved')
   or exists (select 1 from divinux.incidents recent where recent.organization_id = ${organization} and recent.status = 'resolved'
     and recent.resolved_at > now() - make_interval(mins => ${sql.lit(REOPEN_MINUTES)}))`
-}
 
 /**
  * Correlation on the alert event bus: each new alert goes into its incident (correlate.ts), all
