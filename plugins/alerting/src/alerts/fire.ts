@@ -63,6 +63,10 @@ export const countRepeats = sql`
   on conflict (alert_id) where type = 'occurred'
   do update set occurrences = divinux.alert_events.occurrences + 1, last_occurred_at = excluded.last_occurred_at, data = excluded.data`
 
+/** Whether a priority opens incidents and pages first (P1, P2), as SQL. */
+export const urgent = (priority: RawBuilder<unknown>) =>
+  sql<boolean>`${priority} in (${sql.join([...URGENT_PRIORITIES].map((opening) => sql.lit(opening)))})`
+
 /**
  * A new alert of a config that escalates (a policy or routing rules) gets its escalation row in
  * the statement that creates it, so no alert that should page is ever left without one; the
@@ -70,10 +74,6 @@ export const countRepeats = sql`
  * yields id, organization_id, config_id, priority, created and escalates; the statement returns
  * the alert ids it wrote a row for.
  */
-/** Whether a priority opens incidents and pages first (P1, P2), as SQL. */
-export const urgent = (priority: RawBuilder<unknown>) =>
-  sql<boolean>`${priority} in (${sql.join([...URGENT_PRIORITIES].map((opening) => sql.lit(opening)))})`
-
 const pendingEscalation = (alerts: RawBuilder<unknown>) => sql`
   insert into divinux.alert_escalations (alert_id, organization_id, config_id, state, urgent)
   select fired.id, fired.organization_id, fired.config_id, 'pending', ${urgent(sql`fired.priority`)}
