@@ -6,16 +6,16 @@ interface SmtpFailure extends Error {
   responseCode?: number
 }
 
-/** As many as the notifier's batch (BATCH_SIZE in notifier.ts), whose messages are sent in parallel. */
+/** A notifier's batch (BATCH_SIZE in notifier.ts, 50) is sent over these side by side, two or three messages a connection. */
 const SMTP_CONNECTIONS = 20
 
 /**
  * E-mail through an SMTP server with nodemailer. The URL carries host, port, credentials and
  * TLS (`smtps://` for implicit TLS; `smtp://` upgrades with STARTTLS when offered).
- * Connections are pooled: up to one per message of a sender's batch (20), each carrying up to 500
- * messages before it is renewed. SMTP answers each message in turn on a connection, so a batch
- * over fewer connections waits for their round trips one after another (docs/benchmarks.md:
- * at 300 pages a second, 5 connections left e-mail p99 at 17 s, 20 at 3 s).
+ * Connections are pooled (20), each carrying up to 500 messages before it is renewed. SMTP
+ * answers each message in turn on a connection, so a batch over few connections waits for their
+ * round trips one after another (decision 0011: at 300 pages a second, 5 connections left e-mail
+ * p99 at 17 s, 20 at 3 s).
  * Timeouts are shorter than nodemailer's (2 minutes to connect) so a dead server costs a job
  * attempt, not a worker for minutes.
  */

@@ -1,7 +1,14 @@
 import type { FastifyBaseLogger } from 'fastify'
 import type { Database, Executor } from '@svc/db'
 import { ensureQueue, workBatch, type JobQueue } from '@svc/jobs'
-import { incidentOfAlert, type LatestAnalysesReader, type LatestAnalysis, type LatestAnalysisReader } from '../incidents/index.js'
+import {
+  incidentOfAlert,
+  incidentsOfAlerts,
+  type LatestAnalysesReader,
+  type LinkedIncident,
+  type LatestAnalysis,
+  type LatestAnalysisReader,
+} from '../incidents/index.js'
 import { type AlertRow } from '../alerts/index.js'
 import { type QueuedAttempt, queuedAttempts, settleAttempts } from '../paging/index.js'
 import { alertControls } from './slack/cards.js'
@@ -70,10 +77,9 @@ function chatAlertWith(
  * attempt records the outcome and the last error.
  *
  * Jobs are worked a batch at a time (up to 20): the batch's attempts are read in one statement,
- * its integrations and latest analyses in one per organization of the batch, and its outcomes
+ * its integrations in one, its alerts' latest analyses and incidents in one each per organization of the batch, and its outcomes
  * written in one after every message of the batch went out or failed, rather than four
- * statements a message (docs/benchmarks.md, paging, 2026-11-28 sixth
- * session). A replica that dies between posting and recording leaves the attempts queued, and
+ * statements a message (decision 0014, "Chat integrations"). A replica that dies between posting and recording leaves the attempts queued, and
  * the jobs' retries post them again, as a death between the two always could.
  */
 export function createChatDelivery(deps: ChatDeliveryDeps) {
@@ -86,7 +92,7 @@ export function createChatDelivery(deps: ChatDeliveryDeps) {
   async function post(
     queued: QueuedAttempt,
     integration: ChatIntegrationRow | undefined,
-    analysis: LatestAnalysis | undefined,
+    { analysis, incident }: { analysis: LatestAnalysis | undefined; incident: LinkedIncident | undefined },
     attempt: { retryCount: number },
   ): Promise<{ settlement: Settlement; retry?: Error }> {
     const { db } = database
@@ -100,7 +106,6 @@ export function createChatDelivery(deps: ChatDeliveryDeps) {
       // A Slack app that can hear its buttons (a signing secret is set) gets them on the page,
       // and the message is kept so pressing one can rewrite it.
       const interactive = integration.kind === 'slack_bot' && integration.signingSecret !== null
-      const incident = await incidentOfAlert(db, queued.organizationId, queued.id)
       const controls = interactive
         ? alertControls({ alertId: queued.id, status: queued.status, acknowledgedBy: null, inIncident: incident !== undefined })
         : undefined
@@ -125,8 +130,8 @@ export function createChatDelivery(deps: ChatDeliveryDeps) {
     }
   }
 
-  /** The latest analysis of each attempt's alert, one statement per organization of the batch. */
-  async function analysesOf(attempts: QueuedAttempt[]): Promise<Map<string, LatestAnalysis>> {
+  /** The latest analysis and the incident of each attempt's alert, a statement each per organization of the batch. */
+  async function alertContextOf(attempts: QueuedAttempt[]) {
     const alertsByOrganization = new Map<string, string[]>()
     for (const { organizationId, id } of attempts) {
       const alertIds = alertsByOrganization.get(organizationId)
@@ -134,10 +139,16 @@ export function createChatDelivery(deps: ChatDeliveryDeps) {
       else alertsByOrganization.set(organizationId, [id])
     }
     const analyses = new Map<string, LatestAnalysis>()
-    for (const [organizationId, alertIds] of alertsByOrganization)
-      for (const [alertId, analysis] of await deps.latestAnalyses(database.db, organizationId, 'alerting', alertIds))
-        analyses.set(alertId, analysis)
-    return analyses
+    const incidents = new Map<string, LinkedIncident>()
+    for (const [organizationId, alertIds] of alertsByOrganization) {
+      const [ofAnalyses, ofIncidents] = await Promise.all([
+        deps.latestAnalyses(database.db, organizationId, 'alerting', alertIds),
+        incidentsOfAlerts(database.db, organizationId, alertIds),
+      ])
+      for (const [alertId, analysis] of ofAnalyses) analyses.set(alertId, analysis)
+      for (const [alertId, incident] of ofIncidents) incidents.set(alertId, incident)
+    }
+    return { analyses, incidents }
   }
 
   async function deliverAll(batch: Array<{ data: ChatJob; retryCount: number }>): Promise<Array<Error | undefined>> {
@@ -154,12 +165,14 @@ export function createChatDelivery(deps: ChatDeliveryDeps) {
       db,
       [...attempts.values()].map((queued) => ({ organizationId: queued.organizationId, id: queued.targetId })),
     )
-    const analyses = await analysesOf([...attempts.values()])
+    const { analyses, incidents } = await alertContextOf([...attempts.values()])
     const outcomes = await Promise.all(
       batch.map((job) => {
         const queued = attempts.get(job.data.attemptId)
         // Settled already (the job ran twice), or its alert is gone: nothing to post.
-        return queued ? post(queued, integrations.get(queued.targetId), analyses.get(queued.id), job) : undefined
+        return queued
+          ? post(queued, integrations.get(queued.targetId), { analysis: analyses.get(queued.id), incident: incidents.get(queued.id) }, job)
+          : undefined
       }),
     )
     await settleAttempts(

@@ -30,6 +30,8 @@ export {
   findIncident,
   findTimelineEntry,
   incidentOfAlert,
+  incidentsOfAlerts,
+  type LinkedIncident,
   incidentResponders,
   incidentRoles,
   linkAlerts,

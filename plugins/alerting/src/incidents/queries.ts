@@ -352,13 +352,25 @@ export type IncidentAlertRow = NonNullable<Awaited<ReturnType<typeof findInciden
 
 /** The incident an alert is in, with why. */
 export async function incidentOfAlert(db: Executor, organizationId: string, alertId: string) {
+  return incidentLinks(db, organizationId).where('l.alertId', '=', alertId).executeTakeFirst()
+}
+
+/** `incidentOfAlert` for many alerts in one statement (a batch of pages or chat posts): alert id → its incident. */
+export async function incidentsOfAlerts(db: Executor, organizationId: string, alertIds: string[]): Promise<Map<string, LinkedIncident>> {
+  if (alertIds.length === 0) return new Map()
+  const rows = await incidentLinks(db, organizationId).select('l.alertId').where('l.alertId', 'in', alertIds).execute()
+  return new Map(rows.map(({ alertId, ...incident }) => [alertId, incident]))
+}
+
+export type LinkedIncident = NonNullable<Awaited<ReturnType<typeof incidentOfAlert>>>
+
+/** The organization's alerts' incident links, with what is said of their incidents. */
+function incidentLinks(db: Executor, organizationId: string) {
   return db
     .selectFrom('divinux.incidentAlerts as l')
     .innerJoin('divinux.incidents as i', 'i.id', 'l.incidentId')
     .select(['i.id', 'i.number', 'i.title', 'i.status', 'i.severity', 'l.rule', 'l.score', 'l.matched', 'l.linkedAt'])
     .where('l.organizationId', '=', organizationId)
-    .where('l.alertId', '=', alertId)
-    .executeTakeFirst()
 }
 
 /**

@@ -23,6 +23,7 @@ export { dependencyNameEdges, serviceEdgeNames } from './services/edges.js'
 export {
   type CatalogEntry,
   catalogEntryOf,
+  catalogEntriesOf,
   catalogRoutedOrganizations,
   serviceIdsByKey,
   servicePoliciesOf,

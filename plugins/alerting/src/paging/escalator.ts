@@ -131,9 +131,10 @@ export function createEscalator(deps: EscalatorDeps): Escalator {
     const alerts = new Map<string, AlertRow & { organizationId: string }>()
     const changes = new Map<string, EscalationChange>()
     const writes = createStepWrites({ notifier: deps.notifier, jobs })
+    const reads = pagingReads(trx, deps)
     return {
       now,
-      reads: pagingReads(trx, deps),
+      reads,
       writes,
       async setEscalation(alertId: string, change: EscalationChange) {
         if (!batchEscalations) return setEscalation(trx, alertId, change)
@@ -152,9 +153,11 @@ export function createEscalator(deps: EscalatorDeps): Escalator {
         changes.clear()
         await writes.flush(trx)
       },
-      /** Reads these alerts in one statement for the steps about to run. */
+      /** Reads these alerts in one statement for the steps about to run, and what their pages say of their incidents and services. */
       async prefetchAlerts(alertIds: string[]) {
-        for (const alert of await alertsByIds(trx, alertIds)) alerts.set(alert.id, alert)
+        const found = await alertsByIds(trx, alertIds)
+        for (const alert of found) alerts.set(alert.id, alert)
+        await reads.prefetch(found, deps.productUrl)
       },
       async alert(organizationId: string, alertId: string) {
         const known = alerts.get(alertId)

@@ -4,11 +4,12 @@ import { pushRecipient, type Notifier } from '@svc/notifier'
 import { hashSecret } from '@svc/auth'
 import { type AlertRow } from '../alerts/index.js'
 import { insertAttempt } from './queries.js'
-import { incidentOfAlert, type LatestAnalysisReader } from '../incidents/index.js'
+import { incidentOfAlert, incidentsOfAlerts, type LatestAnalysisReader, type LinkedIncident } from '../incidents/index.js'
 import { CHAT_QUEUE } from './queues.js'
 import {
   activeMembersAmong,
   type CatalogEntry,
+  catalogEntriesOf,
   catalogEntryOf,
   type ContactReader,
   emailsOf,
@@ -83,6 +84,18 @@ interface PagedIncident {
   title: string
   status: string
   url: string
+}
+
+/** The incident as a page names it, where the alert is in one. */
+function pagedIncident(found: LinkedIncident | undefined, organizationId: string, productUrl: string): PagedIncident | undefined {
+  return found
+    ? {
+        reference: `INC-${found.number}`,
+        title: found.title,
+        status: found.status,
+        url: `${productUrl}/api/v1/organizations/${organizationId}/incidents/${found.id}`,
+      }
+    : undefined
 }
 
 /** An SMS stays within one segment where it can: priority, title, service, how to acknowledge, its incident. */
@@ -222,17 +235,35 @@ export function pagingReads(db: Executor, deps: Pick<PagingDeps, 'preferences' |
         : once(`service:${organizationId}:${name}`, () => catalogEntryOf(db, organizationId, name)),
     /** The incident the alert is in, as a page names it. */
     incident: (organizationId: string, alertId: string, productUrl: string) =>
-      once(`incident:${alertId}`, async (): Promise<PagedIncident | undefined> => {
-        const found = await incidentOfAlert(db, organizationId, alertId)
-        return found
-          ? {
-              reference: `INC-${found.number}`,
-              title: found.title,
-              status: found.status,
-              url: `${productUrl}/api/v1/organizations/${organizationId}/incidents/${found.id}`,
-            }
-          : undefined
-      }),
+      once(`incident:${alertId}`, async () =>
+        pagedIncident(await incidentOfAlert(db, organizationId, alertId), organizationId, productUrl),
+      ),
+    /**
+     * Reads the incidents and catalog entries of a batch of alerts about to be paged, an
+     * organization at a time, in a statement each: a starter's batch of fifty makes two reads,
+     * not one or two an alert.
+     */
+    async prefetch(alerts: Array<{ id: string; organizationId: string; service: string | null }>, productUrl: string) {
+      const byOrganization = new Map<string, typeof alerts>()
+      for (const alert of alerts) {
+        const group = byOrganization.get(alert.organizationId)
+        if (group) group.push(alert)
+        else byOrganization.set(alert.organizationId, [alert])
+      }
+      for (const [organizationId, ofOrganization] of byOrganization) {
+        const alertIds = ofOrganization.map((alert) => alert.id).filter((id) => !remembered.has(`incident:${id}`))
+        const names = [...new Set(ofOrganization.flatMap((alert) => (alert.service === null ? [] : [alert.service])))].filter(
+          (name) => !remembered.has(`service:${organizationId}:${name}`),
+        )
+        const [incidents, entries] = await Promise.all([
+          incidentsOfAlerts(db, organizationId, alertIds),
+          catalogEntriesOf(db, organizationId, names),
+        ])
+        for (const id of alertIds)
+          remembered.set(`incident:${id}`, Promise.resolve(pagedIncident(incidents.get(id), organizationId, productUrl)))
+        for (const name of names) remembered.set(`service:${organizationId}:${name}`, Promise.resolve(entries.get(name.toLowerCase())))
+      }
+    },
     supportHours: (organizationId: string, service: string) =>
       once(`support-hours:${organizationId}:${service}`, () => supportHoursOf(db, organizationId, service)),
   }

@@ -136,23 +136,39 @@ export async function deleteService(db: Executor, organizationId: string, servic
   await db.deleteFrom('divinux.services').where('organizationId', '=', organizationId).where('id', '=', serviceId).execute()
 }
 
+/** What a page says of a catalog service. */
+export interface CatalogEntry {
+  key: string
+  tier: number | null
+  ownerTeam: string | null
+  runbook: string | null
+}
+
 /**
  * What a page says of the service an alert names (by key or alias): its key, tier, owner team's
  * name and runbook; undefined when the catalog does not know the name.
  */
 export async function catalogEntryOf(db: Executor, organizationId: string, name: string) {
-  const lower = name.toLowerCase()
-  const row = await servicesOf(db, organizationId)
-    .leftJoin('divinux.teams as t', 't.id', 's.ownerTeamId')
-    .select(['s.key', 's.tier', 's.links', 't.name as ownerTeam'])
-    .where(answeringTo([lower]))
-    .executeTakeFirst()
-  if (!row) return undefined
-  const links = row.links as Record<string, string | undefined>
-  return { key: row.key, tier: row.tier, ownerTeam: row.ownerTeam, runbook: links.runbook ?? null }
+  return (await catalogEntriesOf(db, organizationId, [name])).get(name.toLowerCase())
 }
 
-export type CatalogEntry = NonNullable<Awaited<ReturnType<typeof catalogEntryOf>>>
+/** `catalogEntryOf` for many names in one statement (a starter's batch of pages): lower-cased name → entry, known names only. */
+export async function catalogEntriesOf(db: Executor, organizationId: string, names: string[]) {
+  const lower = [...new Set(names.map((name) => name.toLowerCase()))]
+  const entries = new Map<string, CatalogEntry>()
+  if (lower.length === 0) return entries
+  const rows = await servicesOf(db, organizationId)
+    .leftJoin('divinux.teams as t', 't.id', 's.ownerTeamId')
+    .select(['s.key', 's.aliases', 's.tier', 's.links', 't.name as ownerTeam'])
+    .where(answeringTo(lower))
+    .execute()
+  for (const row of rows) {
+    const links = row.links as Record<string, string | undefined>
+    const entry = { key: row.key, tier: row.tier, ownerTeam: row.ownerTeam, runbook: links.runbook ?? null }
+    for (const name of [row.key, ...row.aliases]) if (lower.includes(name)) entries.set(name, entry)
+  }
+  return entries
+}
 
 /**
  * The names given, and every other name (key and aliases) of the catalog services they answer to:

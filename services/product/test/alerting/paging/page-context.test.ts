@@ -78,6 +78,50 @@ t.test('an Alertmanager page carries its incident, runbook, link back and labels
   t.match(mail.text, '7.2% of checkout requests fail.')
 })
 
+t.test('pages started together each name their own incident and their own service from the catalog', async (t) => {
+  const team = (await call(owner!, 'POST', `${base}/teams`, { name: 'Ledger team' })).json()
+  const registered = await call(owner!, 'POST', `${base}/services`, {
+    key: 'ledger',
+    ownerTeamId: team.id,
+    tier: 2,
+    links: { runbook: 'https://runbooks.example/ledger' },
+    aliases: ['ledger-api'],
+  })
+  t.equal(registered.statusCode, 201, registered.body)
+  // One delivery: both alerts are fired in one statement and their escalations started in one
+  // batch, whose incidents and catalog entries are read together (decision 0014, "Paging people").
+  const firing = (service: string, summary: string) => ({
+    status: 'firing',
+    labels: { alertname: summary, severity: 'critical', service },
+    annotations: { summary },
+    fingerprint: `together-${service}`,
+  })
+  t.equal((await deliver([firing('ledger-api', 'Ledger lagging'), firing('search-index', 'Search index stale')])).statusCode, 202)
+  const mails = await until('both pages', () => {
+    const found = ['[P1] Ledger lagging', '[P1] Search index stale'].map((subject) =>
+      smtp.received.find((received) => received.subject === subject),
+    )
+    return found.every(Boolean) && found
+  })
+  const incidents = await db
+    .selectFrom('divinux.incidentAlerts as l')
+    .innerJoin('divinux.alerts as a', 'a.id', 'l.alertId')
+    .innerJoin('divinux.incidents as i', 'i.id', 'l.incidentId')
+    .select(['a.service', 'i.number'])
+    .where('a.organizationId', '=', orgId)
+    .where('a.service', 'in', ['ledger-api', 'search-index'])
+    .execute()
+  const numberOf = new Map(incidents.map((row) => [row.service, row.number]))
+  t.not(numberOf.get('ledger-api'), numberOf.get('search-index'), 'two incidents')
+  const [ledger, search] = mails as Array<{ text: string }>
+  t.match(ledger!.text, `Incident: INC-${numberOf.get('ledger-api')} "Ledger lagging"`)
+  t.match(ledger!.text, /^Service: ledger-api \(owned by Ledger team, tier 2\)$/m)
+  t.match(ledger!.text, /^Runbook: https:\/\/runbooks\.example\/ledger$/m)
+  t.match(search!.text, `Incident: INC-${numberOf.get('search-index')} "Search index stale"`)
+  t.match(search!.text, /^Service: search-index$/m, 'a name the catalog does not know says nothing more')
+  t.notMatch(search!.text, /Runbook:/)
+})
+
 t.test('a link that is not http(s) is not kept, and not sent to anyone', async (t) => {
   const delivered = await deliver([
     {
