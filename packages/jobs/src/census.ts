@@ -1,12 +1,15 @@
 import type PgBoss from 'pg-boss'
 
 /**
- * The queues with a job to fetch now. One statement over every queue's partition of
- * `pgboss.job`, through pg-boss's fetch index (`job_i5`: name, start_after, where state <
- * 'active'); planning it over some thirty partitions costs more than running it, so it is a
- * prepared statement, planned once per connection.
+ * Which of the queues named (`$1`, text[]) have a job to fetch now. One statement over their
+ * partitions of `pgboss.job`, each asked by name through pg-boss's fetch index (`job_i5`: name,
+ * start_after, where state < 'active'), so a queue's jobs due later (the next steps of thousands
+ * of escalations) are not read: a `group by name` over the whole index walked every one of them,
+ * four times a second (6 ms a look in a paging burst). Planning it over some thirty partitions
+ * costs more than running it, so it is a prepared statement, planned once per connection.
  */
-export const QUEUES_WITH_WORK = `select name from pgboss.job where state < 'active' and start_after < now() group by name`
+export const QUEUES_WITH_WORK = `select queue.name from unnest($1::text[]) as queue(name)
+  where exists (select 1 from pgboss.job where job.name = queue.name and job.state < 'active' and job.start_after < now())`
 
 /**
  * How often the census looks: twice as often as the busiest workers polled before it, since a
@@ -54,7 +57,7 @@ export function wakeWorkersByCensus(boss: PgBoss, options: CensusOptions) {
 
   async function census(): Promise<void> {
     if (workers.size === 0) return
-    const rows = await options.prepared<{ name: string }>('svc_job_census', QUEUES_WITH_WORK, [])
+    const rows = await options.prepared<{ name: string }>('svc_job_census', QUEUES_WITH_WORK, [[...workers.keys()]])
     const now = Date.now()
     for (const { name } of rows)
       for (const [id, worker] of workers.get(name) ?? []) {

@@ -123,6 +123,8 @@ export async function markAllSent(
   sent: ReadonlyArray<{ id: string; provider: string; providerMessageId: string; status: 'sent' | 'captured' }>,
 ): Promise<void> {
   if (sent.length === 0) return
+  // The planner takes a recordset for 100 rows; `= any` lets it read the batch's rows by key where
+  // it would otherwise hash a scan of the whole outbox.
   await sql`
     update core.outbox o
     set status = case when o.status in ('delivered', 'failed') and o.provider_message_id is not distinct from s."providerMessageId"
@@ -132,7 +134,7 @@ export async function markAllSent(
       provider = s.provider, provider_message_id = s."providerMessageId", sent_at = coalesce(o.sent_at, now()),
       claimed_until = null, updated_at = now()
     from jsonb_to_recordset(${JSON.stringify(sent)}::jsonb) as s(id uuid, provider text, "providerMessageId" text, status text)
-    where o.id = s.id`.execute(db)
+    where o.id = s.id and o.id = any(${sent.map((message) => message.id)}::uuid[])`.execute(db)
 }
 
 /**

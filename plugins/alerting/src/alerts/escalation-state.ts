@@ -50,6 +50,8 @@ export async function setEscalations(db: Executor, changes: ReadonlyArray<{ aler
   if (changes.length === 0) return
   const given = (field: keyof EscalationChange, cast: string, column: string) =>
     sql.raw(`case when c.change ? '${field}' then (c.change->>'${field}')::${cast} else e.${column} end`)
+  // `= any` lets the planner read the rows by key: it takes a recordset for 100 rows, and would
+  // hash a scan of every escalation otherwise.
   await sql`
     update divinux.alert_escalations e
     set state = c.change->>'state',
@@ -61,7 +63,7 @@ export async function setEscalations(db: Executor, changes: ReadonlyArray<{ aler
       note = ${given('note', 'text', 'note')},
       updated_at = now()
     from jsonb_to_recordset(${JSON.stringify(changes)}::jsonb) as c("alertId" uuid, change jsonb)
-    where e.alert_id = c."alertId"`.execute(db)
+    where e.alert_id = c."alertId" and e.alert_id = any(${changes.map((change) => change.alertId)}::uuid[])`.execute(db)
 }
 
 /**

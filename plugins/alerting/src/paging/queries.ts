@@ -201,11 +201,13 @@ export async function settleAttempts(
   settlements: ReadonlyArray<{ attemptId: string; status: 'queued' | 'sent' | 'failed'; error: string | null }>,
 ) {
   if (settlements.length === 0) return
+  // `= any` lets the planner read the rows by key: it takes a recordset for 100 rows, and would
+  // hash a scan of every attempt otherwise.
   await sql`
     update divinux.notification_attempts n
     set status = settled.status, error = settled.error, updated_at = now()
     from jsonb_to_recordset(${JSON.stringify(settlements)}::jsonb) as settled("attemptId" uuid, status text, error text)
-    where n.id = settled."attemptId"`.execute(db)
+    where n.id = settled."attemptId" and n.id = any(${settlements.map((settled) => settled.attemptId)}::uuid[])`.execute(db)
 }
 
 /** Records how an attempt the service makes itself (chat, webhook) went; `queued` keeps it for the job's next retry. */
