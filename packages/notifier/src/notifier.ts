@@ -91,7 +91,7 @@ export interface Notifier {
   heldReason(channel: Channel): string | undefined
   /** Lets the worker look now rather than at its next poll; call after the transaction commits. */
   wake(): void
-  /** Creates the delivery queue and starts this replica's worker. */
+  /** Creates the delivery queues and starts this replica's workers. */
   start(): Promise<void>
   stop(): Promise<void>
 }
@@ -104,6 +104,12 @@ const POLLING_INTERVAL_SECONDS = 1
  * sending, did not (decision 0011, "Batches").
  */
 const BATCH_SIZE = 50
+/**
+ * Batches in flight at once per replica: while one batch is being sent, the other's claim, marks
+ * and pg-boss's fetch and completion are written, so at 300 pages a second the sender keeps a
+ * margin instead of running at its limit (decision 0011, "Batches").
+ */
+const SENDERS = 2
 /** Webhook messages go one at a time in their receiver's order: a fetch of twenty is plenty. */
 const WEBHOOK_BATCH_SIZE = 20
 /** Why a channel's messages are held: its provider's settings are missing. */
@@ -165,7 +171,7 @@ export function createNotifier({
   printCaptured,
 }: NotifierDependencies): Notifier {
   const providers = providersOf(config, { webhooks, removePushSubscriptions, log, printCaptured })
-  let worker: string | undefined
+  let workers: string[] = []
   let webhookWorker: string | undefined
   let sweeping: NodeJS.Timeout | undefined
 
@@ -391,7 +397,7 @@ export function createNotifier({
       return providers[channel] ? undefined : NO_PROVIDER[channel]
     },
     wake() {
-      if (worker) jobs.notifyWorker(worker)
+      for (const worker of workers) jobs.notifyWorker(worker)
       if (webhookWorker) jobs.notifyWorker(webhookWorker)
     },
     async start() {
@@ -404,7 +410,8 @@ export function createNotifier({
       await ensureQueue(jobs, DELIVER_QUEUE, policy)
       await ensureQueue(jobs, DELIVER_WEBHOOK_QUEUE, policy)
       const polling = { pollingIntervalSeconds: POLLING_INTERVAL_SECONDS }
-      worker = await workBatch<DeliverJob>(jobs, DELIVER_QUEUE, { ...polling, batchSize: BATCH_SIZE }, deliverAll)
+      for (let sender = 0; sender < SENDERS; sender++)
+        workers.push(await workBatch<DeliverJob>(jobs, DELIVER_QUEUE, { ...polling, batchSize: BATCH_SIZE }, deliverAll))
       webhookWorker = await workEach<DeliverJob>(jobs, DELIVER_WEBHOOK_QUEUE, { ...polling, batchSize: WEBHOOK_BATCH_SIZE }, (job) =>
         deliverInOrder(job.data, job),
       )
@@ -417,7 +424,7 @@ export function createNotifier({
       clearInterval(sweeping)
       await jobs.offWork(DELIVER_QUEUE)
       await jobs.offWork(DELIVER_WEBHOOK_QUEUE)
-      worker = undefined
+      workers = []
       webhookWorker = undefined
       for (const provider of Object.values(providers)) provider.close?.()
     },
