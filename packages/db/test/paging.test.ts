@@ -35,6 +35,10 @@ t.test('paged reads one page in order and the total of the whole query', async (
   t.same(none, { rows: [], total: 0 }, 'an empty query: no rows, total 0')
   const last = await paged(base, (rows) => rows.select(['name']).orderBy('name').orderBy('id'), pageOf({ page: 2, limit: 4 }))
   t.same(last, { rows: [{ name: 'c' }, { name: 'd' }], total: 6 }, 'a short last page still carries the total')
+  const full = await paged(base, (rows) => rows.select(['name']).orderBy('name').orderBy('id'), pageOf({ page: 1, limit: 6 }))
+  t.same(full.total, 6, 'a full page is counted: more may follow')
+  const short = await paged(base, (rows) => rows.select(['name']).orderBy('name').orderBy('id'), pageOf({ page: 1, limit: 7 }))
+  t.same(short.total, 6, 'a first page that is not full is the whole list')
   const literal = await paged(
     base.where('name', 'like', containing('%_')),
     (rows) => rows.select(['name']).orderBy('name'),
