@@ -76,7 +76,7 @@ function chatAlertWith(
  * retried with backoff when the chat service may recover (5xx, 429, no connection); the
  * attempt records the outcome and the last error.
  *
- * Jobs are worked a batch at a time (up to 20): the batch's attempts are read in one statement,
+ * Jobs are worked a batch at a time (up to 20, two batches in flight): the batch's attempts are read in one statement,
  * its integrations in one, its alerts' latest analyses and incidents in one each per organization of the batch, and its outcomes
  * written in one after every message of the batch went out or failed, rather than four
  * statements a message (decision 0014, "Chat integrations"). A replica that dies between posting and recording leaves the attempts queued, and
@@ -84,7 +84,7 @@ function chatAlertWith(
  */
 export function createChatDelivery(deps: ChatDeliveryDeps) {
   const { database, jobs, sender, log } = deps
-  let worker: string | undefined
+  let workers: string[] = []
 
   type Settlement = Parameters<typeof settleAttempts>[1][number]
 
@@ -185,15 +185,18 @@ export function createChatDelivery(deps: ChatDeliveryDeps) {
   return {
     /** Sends the attempt's job in the caller's transaction. */
     wake() {
-      if (worker) jobs.notifyWorker(worker)
+      for (const worker of workers) jobs.notifyWorker(worker)
     },
     async start() {
       await ensureQueue(jobs, CHAT_QUEUE, { retryLimit: RETRY_LIMIT, retryDelay: 5, retryBackoff: true, expireInSeconds: 60 })
-      worker = await workBatch<ChatJob>(jobs, CHAT_QUEUE, { batchSize: 20, pollingIntervalSeconds: 0.5 }, deliverAll)
+      // Two batches in flight, as the e-mail sender keeps (decision 0011, "Batches"): one posts while
+      // the other's reads and outcomes are written.
+      for (let poster = 0; poster < 2; poster++)
+        workers.push(await workBatch<ChatJob>(jobs, CHAT_QUEUE, { batchSize: 20, pollingIntervalSeconds: 0.5 }, deliverAll))
     },
     async stop() {
       await jobs.offWork(CHAT_QUEUE)
-      worker = undefined
+      workers = []
     },
   }
 }
