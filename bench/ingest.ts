@@ -16,8 +16,6 @@ import { spawnBenchServer } from './bench-server.js'
 
 const DURATION_SECONDS = Number(process.env.BENCH_INGEST_DURATION ?? 30)
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 50)
-/** Issue 33's target (it was 25 % before). */
-const TARGET_RATIO = 0.35
 
 const server = spawnBenchServer('bench/ingest-server.ts')
 const lines = createInterface({ input: server.stdout })[Symbol.asyncIterator]()
@@ -141,7 +139,7 @@ try {
     `| POST /api/v1/webhooks/ingest/:apiKey | ${ingest.perSecond.toFixed(0)} | ${ingest.p99} | ${ingest.accepted} | ${ingest.rejected} |`,
   )
   // Where each event's CPU goes, by process, and how much of the machine stayed idle: the three
-  // processes share its cores (docs/benchmarks.md, eleventh session).
+  // processes share its cores (docs/benchmarks.md, "What the figures say").
   console.log('\n| target | server CPU per event (µs) | PostgreSQL CPU per event (µs) | load generator (µs) | machine idle |')
   console.log('|---|---:|---:|---:|---:|')
   for (const [label, run] of [
@@ -151,7 +149,10 @@ try {
     const { server, database, loader } = run.cpuPerEvent
     console.log(`| ${label} | ${server.toFixed(0)} | ${database.toFixed(0)} | ${loader.toFixed(0)} | ${(run.idle * 100).toFixed(0)}% |`)
   }
-  console.log(`\nratio: ${(ratio * 100).toFixed(1)}% of the bare baseline (target ${TARGET_RATIO * 100}%)`)
+  // No target on this ratio since issue 57: a durable write per alert on the same two cores caps it
+  // near a third of a POST that writes nothing. Ingestion's target is against Alertmanager
+  // (`pnpm bench:peers`); this bench keeps the ratio, where the CPU goes and "nothing lost".
+  console.log(`\nratio: ${(ratio * 100).toFixed(1)}% of the bare baseline (no target: see pnpm bench:peers)`)
   // The ratio ingestion would reach if it left the machine no idle time at all, at the CPU per
   // event measured: the most that scheduling alone could give, with the work per event unchanged.
   const cpuPerEvent = (run: typeof bare) => run.cpuPerEvent.server + run.cpuPerEvent.database + run.cpuPerEvent.loader
@@ -161,7 +162,7 @@ try {
     `alerts stored: ${alerts}; 2xx answers (warm-up included): ${answered}; ${alerts === answered ? 'none lost' : `MISMATCH of ${answered - alerts}`}`,
   )
   console.log(`\nstorage after the run (docs/sizing.md):\n${footprintTable(footprint)}`)
-  process.exitCode = ratio >= TARGET_RATIO && alerts === answered && ingest.rejected === 0 ? 0 : 1
+  process.exitCode = alerts === answered && ingest.rejected === 0 ? 0 : 1
 } catch (error) {
   server.kill('SIGTERM')
   throw error

@@ -18,10 +18,16 @@ await withBenchService('bench_scim', async ({ app, db }) => {
     ])
     .returning('id')
     .execute()
+  // A SCIM token acts while its creator is an active admin or owner of its organization.
+  const creator = await db.insertInto('core.users').values({ email: 'owner@bench.example' }).returning('id').executeTakeFirstOrThrow()
+  await db
+    .insertInto('core.organizationMembers')
+    .values({ organizationId: organizations[0]!.id, userId: creator.id, role: 'owner' })
+    .execute()
   const { token, prefix, hash } = generateScimToken()
   await db
     .insertInto('core.scimTokens')
-    .values({ organizationId: organizations[0]!.id, name: 'bench', tokenPrefix: prefix, tokenHash: hash })
+    .values({ organizationId: organizations[0]!.id, name: 'bench', tokenPrefix: prefix, tokenHash: hash, createdBy: creator.id })
     .execute()
   const headers = { authorization: `Bearer ${token}` }
 
