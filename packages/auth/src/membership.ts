@@ -14,7 +14,7 @@ export interface Membership {
  * The membership lookup behind every organization-scoped request (the member rule), written as
  * one constant statement and run prepared: PostgreSQL plans it once per connection, the embedded
  * database parses it once, and no query builder runs per request. Building it with Kysely and
- * planning it each time cost more than running it (docs/benchmarks.md, 2026-11-29, eighth session).
+ * planning it each time cost more than running it (decision 0002, "parsed once").
  */
 const MEMBERSHIP = `
   select o.id as organization_id, o.name as organization_name, o.slug as organization_slug, m.id as member_id, m.role

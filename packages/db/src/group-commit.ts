@@ -24,7 +24,7 @@ interface Pending<Entry, Result> {
  * its entries is written alone and answers for itself: one bad entry (or a deadlock between
  * two batches) must not fail its neighbours.
  *
- * One batch in flight was measured against two for ingestion (docs/benchmarks.md): two made
+ * One batch in flight was measured against two for ingestion (decision 0007): two made
  * smaller batches and fewer writes a second.
  */
 export function createGroupCommit<Entry, Result>(options: GroupCommitOptions<Entry, Result>) {

@@ -48,7 +48,7 @@ export type NotificationHandler = (notification: NotificationResponseMessage) =>
 /**
  * Reads the backend's answer to one statement with node-postgres's own protocol parser, the one
  * production's connections use: PGlite's parser copies every field's bytes before decoding them,
- * which was a sixth of an alert list's time (docs/benchmarks.md, 2026-11-29, eighth session).
+ * which was a sixth of an alert list's time (decision 0002).
  * The first error the backend reported is thrown, as `pglite.execProtocol` throws it.
  */
 function resultOf<R>(chunks: Uint8Array[], parsers: TypeParsers, onNotification: NotificationHandler): StatementResult<R> {
@@ -111,8 +111,7 @@ function concatenated(parts: Uint8Array[]): Uint8Array {
  * The embedded backend's statements, each parsed once under a name of its own and then only
  * bound and executed, as a PostgreSQL driver with prepared statements does: parsing and
  * analysing are a large share of a small statement's time in PGlite (with the parser below, the
- * member rule's lookup went from about 500 to 190 µs; docs/benchmarks.md, 2026-11-29, eighth
- * session). Each run is still planned with its own values (`plan_cache_mode`, set in
+ * member rule's lookup went from about 500 to 190 µs; decision 0002). Each run is still planned with its own values (`plan_cache_mode`, set in
  * connect.ts). PGlite is one connection, so one set of names serves every holder. Each statement is sent as one message of the extended query protocol (bind, describe,
  * execute and sync, after a parse the first time), with the parameters converted as
  * node-postgres converts them (`prepareValue`), so the embedded database sees what PostgreSQL

@@ -9,7 +9,7 @@ import { URGENT_PRIORITIES, type Priority } from './model.js'
 // caller saw (same key, same secret, enabled). That condition is what lets ingestion keep
 // configs in memory: a rotated key or secret, or a disabled config, makes the statement write
 // nothing, and the caller looks the config up again. One statement is also one round trip,
-// which is most of what an event costs (docs/benchmarks.md, bench:ingest).
+// which is most of what an event costs (decision 0007, `pnpm bench:ingest`).
 
 /** One event of a delivery, whatever the tool that sent it: the alert model ingestion works on. */
 export interface IngestedEvent {

@@ -21,7 +21,7 @@ export function labelsOf(value: unknown): Record<string, string> {
   const labels: Record<string, string> = {}
   if (!isObject(value)) return labels
   // A plain loop: every ingested event passes here, and entries/flatMap/fromEntries built three
-  // arrays per label (docs/benchmarks.md, eleventh session).
+  // arrays per label.
   for (const key of Object.keys(value)) {
     const item = value[key]
     const label = typeof item === 'string' ? item : typeof item === 'number' || typeof item === 'boolean' ? String(item) : undefined

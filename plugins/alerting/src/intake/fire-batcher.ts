@@ -7,7 +7,7 @@ const MAX_BATCH = 200
 /**
  * Writes the firing events of concurrent deliveries together (a group commit): one statement,
  * so one round trip and one commit, for every event that arrived while the previous batch was
- * being written (docs/benchmarks.md, bench:ingest). Each delivery still gets its own answer only
+ * being written (decision 0007). Each delivery still gets its own answer only
  * after its row is committed.
  *
  * Two events of one problem (organization and fingerprint) never share a batch: PostgreSQL
