@@ -17,6 +17,11 @@ import { type ChatAlert, ChatFailure, type ChatIntegrationRow, chatIntegrationsB
 import { CHAT_QUEUE, type ChatJob } from '../paging/index.js'
 
 const RETRY_LIMIT = 4
+/**
+ * Batches in flight at once per replica, as the e-mail sender keeps (decision 0011, "Batches"):
+ * one posts while the other's reads and outcomes are written.
+ */
+const POSTERS = 2
 
 export interface ChatDeliveryDeps {
   database: Database
@@ -76,11 +81,12 @@ function chatAlertWith(
  * retried with backoff when the chat service may recover (5xx, 429, no connection); the
  * attempt records the outcome and the last error.
  *
- * Jobs are worked a batch at a time (up to 20, two batches in flight): the batch's attempts are read in one statement,
- * its integrations in one, its alerts' latest analyses and incidents in one each per organization of the batch, and its outcomes
- * written in one after every message of the batch went out or failed, rather than four
- * statements a message (decision 0014, "Chat integrations"). A replica that dies between posting and recording leaves the attempts queued, and
- * the jobs' retries post them again, as a death between the two always could.
+ * Jobs are worked a batch at a time (up to 20, two batches in flight): the batch's attempts are
+ * read in one statement, its integrations in one, its alerts' latest analyses and incidents in one
+ * each per organization of the batch, and its outcomes written in one after every message of the
+ * batch went out or failed, rather than four statements a message (decision 0014, "Chat
+ * integrations"). A replica that dies between posting and recording leaves the attempts queued,
+ * and the jobs' retries post them again, as a death between the two always could.
  */
 export function createChatDelivery(deps: ChatDeliveryDeps) {
   const { database, jobs, sender, log } = deps
@@ -189,9 +195,7 @@ export function createChatDelivery(deps: ChatDeliveryDeps) {
     },
     async start() {
       await ensureQueue(jobs, CHAT_QUEUE, { retryLimit: RETRY_LIMIT, retryDelay: 5, retryBackoff: true, expireInSeconds: 60 })
-      // Two batches in flight, as the e-mail sender keeps (decision 0011, "Batches"): one posts while
-      // the other's reads and outcomes are written.
-      for (let poster = 0; poster < 2; poster++)
+      for (let poster = 0; poster < POSTERS; poster++)
         workers.push(await workBatch<ChatJob>(jobs, CHAT_QUEUE, { batchSize: 20, pollingIntervalSeconds: 0.5 }, deliverAll))
     },
     async stop() {
