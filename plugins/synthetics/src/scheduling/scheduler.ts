@@ -23,6 +23,10 @@ import { judgeCheck, judgeChecks } from './state.js'
 
 export const MAINTENANCE_QUEUE = 'synthetics.maintenance'
 export const ROLLUP_QUEUE = 'synthetics.rollup'
+/** The roll-up job: the scheduled one names no moment and rolls up the hours before now. */
+export interface RollupJob {
+  at?: string
+}
 /** The queues of the scheduling before migration 0059 (one job per due time, one per run): removed at start. */
 const FORMER_QUEUES = ['synthetics.due', 'synthetics.run']
 
@@ -289,7 +293,10 @@ export function createScheduler(options: SchedulerOptions) {
       await ensureQueue(jobs, MAINTENANCE_QUEUE, { retryLimit: 0, expireInSeconds: 300 })
       await ensureQueue(jobs, ROLLUP_QUEUE, { retryLimit: 2, expireInSeconds: 900 })
       await jobs.work(MAINTENANCE_QUEUE, { pollingIntervalSeconds: 2 }, () => maintain())
-      await jobs.work(ROLLUP_QUEUE, { pollingIntervalSeconds: 2 }, () => rollUpRecent())
+      // A job may name the moment it rolls up for (an operator's catch-up, a test's fixed hour).
+      await jobs.work<RollupJob>(ROLLUP_QUEUE, { pollingIntervalSeconds: 2 }, ([job]) =>
+        rollUpRecent(job?.data?.at ? new Date(job.data.at) : undefined),
+      )
       await jobs.schedule(MAINTENANCE_QUEUE, '* * * * *')
       await jobs.schedule(ROLLUP_QUEUE, '5 * * * *')
       await beatAndSweep()

@@ -50,9 +50,16 @@ type Run = {
   actions: Array<{ type: string; status: string; detail: string }>
 }
 const runsOf = async (workflowId: string) => (await call(viewer!, 'GET', `${base}/workflows/${workflowId}/runs`)).json().data as Run[]
-/** Runs waiting for a retry (a channel not made yet) go at once: the test moves their time, it does not wait. */
+/**
+ * Runs waiting for a retry go at once once every channel asked for is open: the test moves their
+ * time, it does not wait. Hurried while a channel is still being opened, a run would spend its
+ * tries before the channel is there, which no real run's backoff does.
+ */
 const hurryRetries = () =>
-  sql`update pgboss.job set start_after = now() where name = 'alerting.workflow-run' and state = 'retry'`.execute(db)
+  sql`update pgboss.job set start_after = now() where name = 'alerting.workflow-run' and state = 'retry'
+      and not exists (select 1 from divinux.incident_channel_requests requested
+        where not exists (select 1 from divinux.incident_chat_channels opened
+          where opened.incident_id = requested.incident_id and opened.integration_id = requested.integration_id))`.execute(db)
 const finishedRun = (workflowId: string, incidentId: string) =>
   until(`a finished run of ${workflowId}`, async () => {
     await hurryRetries()
