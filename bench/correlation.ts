@@ -149,10 +149,13 @@ const linked = new Map((await links()).map((row) => [row.alert_id, row]))
 const causeOfTitle = new Map(alerts.map((alert) => [alert.title, alert.cause]))
 const pages = new Map<string, number>()
 const firstPageAt = new Map<string, number>()
+/** Each cause's pages, by subject and when they came from the storm's first alert: printed for a cause paged more than once. */
+const pagesOf = new Map<string, string[]>()
 for (const mail of smtp.received) {
   const cause = causeOfTitle.get(mail.subject.replace(/^\[P\d\] /, ''))
   if (!cause) continue
   pages.set(cause, (pages.get(cause) ?? 0) + 1)
+  pagesOf.set(cause, [...(pagesOf.get(cause) ?? []), `${mail.subject} at +${mail.at - alerts[0]!.sentAt!} ms`])
   firstPageAt.set(cause, Math.min(firstPageAt.get(cause) ?? Infinity, mail.at))
 }
 const everyCausePagedOnce = causes.every((cause) => pages.get(cause.name) === TARGETS.pagesPerCause)
@@ -195,6 +198,7 @@ console.log(`accepted ${accepted.length}, refused ${refused}; incidents ${byInci
 console.log(
   `pages per cause: ${causes.map((cause) => `${cause.name} ${pages.get(cause.name) ?? 0}`).join(', ')} (target: exactly ${TARGETS.pagesPerCause})`,
 )
+for (const [cause, subjects] of pagesOf) if (subjects.length > 1) console.log(`  ${cause}: ${subjects.join('; ')}`)
 console.log(
   `first page from a cause's first alert: p50 ${firstPages[Math.floor(firstPages.length / 2)]} ms  p99 ${firstPageP99} ms  max ${firstPages.at(-1)} ms (target p99 < ${TARGETS.firstPageP99Ms} ms)`,
 )

@@ -4,7 +4,15 @@ import type { Database, Executor } from '@svc/db'
 import { alertGetsAnalysis, publish } from '@svc/events'
 import type { JobQueue } from '@svc/jobs'
 import { ingestedEvents } from '@svc/metrics'
-import { type ConfigCheck, type DispatchInterest, fireAlert, type Fired, type Firing, moveAlertFromSource } from '../alerts/index.js'
+import {
+  type ConfigCheck,
+  type DispatchInterest,
+  fireAlert,
+  type Fired,
+  type Firing,
+  moveAlertFromSource,
+  URGENT_PRIORITIES,
+} from '../alerts/index.js'
 import { claimDelivery, type IngestConfig, saveDeliveryResult } from './queries.js'
 import { ackTimeoutFromNow } from '../oncall/index.js'
 import { enabledConfigs } from './configs/queries.js'
@@ -132,23 +140,27 @@ export async function ingestDelivery(
     ingestedEvents.inc({ source: config.format, outcome: applied.outcome.status })
     return { outcomes: [applied.outcome], escalates: applied.escalates, dispatches: applied.dispatches }
   }
+  const urgent = events.some((event) => event.action === 'fire' && URGENT_PRIORITIES.has(priorityOf(config, event)))
+  const writing = { organizations: [config.organizationId], urgent: urgent ? [config.organizationId] : [] }
   try {
-    const results = await database.db.transaction().execute(async (trx) => {
-      const results: Array<Applied & { repeated: boolean }> = []
-      for (const [index, event] of events.entries()) {
-        const key = retryKey(deliveryId, event, index)
-        const earlier = key ? await claimDelivery(trx, config.id, config.organizationId, key) : undefined
-        if (earlier !== undefined) {
-          results.push({ outcome: Value.Parse(IngestResult, earlier), ...NO_WORK, repeated: true })
-          continue
+    const results = await batcher.inOrder(writing, () =>
+      database.db.transaction().execute(async (trx) => {
+        const results: Array<Applied & { repeated: boolean }> = []
+        for (const [index, event] of events.entries()) {
+          const key = retryKey(deliveryId, event, index)
+          const earlier = key ? await claimDelivery(trx, config.id, config.organizationId, key) : undefined
+          if (earlier !== undefined) {
+            results.push({ outcome: Value.Parse(IngestResult, earlier), ...NO_WORK, repeated: true })
+            continue
+          }
+          const applied = await applyEvent({ db: trx, interest, announce: jobs }, config, event)
+          if (!applied) throw new ConfigChanged()
+          if (key) await saveDeliveryResult(trx, config.id, key, applied.outcome)
+          results.push({ ...applied, repeated: false })
         }
-        const applied = await applyEvent({ db: trx, interest, announce: jobs }, config, event)
-        if (!applied) throw new ConfigChanged()
-        if (key) await saveDeliveryResult(trx, config.id, key, applied.outcome)
-        results.push({ ...applied, repeated: false })
-      }
-      return results
-    })
+        return results
+      }),
+    )
     for (const { outcome, repeated } of results)
       ingestedEvents.inc({ source: config.format, outcome: repeated ? 'retried' : outcome.status })
     return {

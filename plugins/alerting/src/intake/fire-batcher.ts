@@ -1,6 +1,15 @@
 import { createGroupCommit, type Database } from '@svc/db'
-import { type ConfigCheck, type DispatchInterest, fireAlert, fireAlerts, type Fired, type Firing } from '../alerts/index.js'
+import {
+  type ConfigCheck,
+  type DispatchInterest,
+  fireAlert,
+  fireAlerts,
+  type Fired,
+  type Firing,
+  URGENT_PRIORITIES,
+} from '../alerts/index.js'
 import { enabledConfigs } from './configs/queries.js'
+import { createWriteOrder, type Writing } from './write-order.js'
 
 const MAX_BATCH = 200
 
@@ -17,13 +26,21 @@ const MAX_BATCH = 200
 export type FireBatcher = ReturnType<typeof createFireBatcher>
 
 export function createFireBatcher(database: Database, interest: DispatchInterest) {
+  const inOrder = createWriteOrder()
+  /** What the write order needs to know of firing events written together. */
+  const writing = (entries: Array<{ check: ConfigCheck; firing: Firing }>): Writing => ({
+    organizations: entries.map(({ check }) => check.organizationId),
+    urgent: entries.flatMap(({ check, firing }) => (URGENT_PRIORITIES.has(firing.priority) ? [check.organizationId] : [])),
+  })
   const commits = createGroupCommit<{ check: ConfigCheck; firing: Firing }, Fired | undefined>({
-    writeBatch: (batch) => fireAlerts(database, enabledConfigs, interest, batch),
-    writeOne: ({ check, firing }) => fireAlert(database.db, enabledConfigs, interest, check, firing),
+    writeBatch: (batch) => inOrder(writing(batch), () => fireAlerts(database, enabledConfigs, interest, batch)),
+    writeOne: (entry) => inOrder(writing([entry]), () => fireAlert(database.db, enabledConfigs, interest, entry.check, entry.firing)),
     maxBatch: MAX_BATCH,
     keyOf: ({ check, firing }) => `${check.organizationId}\u0000${firing.event.fingerprint}`,
   })
   return {
     fire: (check: ConfigCheck, firing: Firing): Promise<Fired | undefined> => commits.write({ check, firing }),
+    /** A delivery's own transaction, in order with the batches (write-order.ts). */
+    inOrder,
   }
 }

@@ -1,0 +1,60 @@
+/**
+ * Keeps this process's firing writes in the order they began where correlation depends on it
+ * (decision 0019, "Correlation"). Whether a new alert goes past correlation is decided in the
+ * statement that writes it, by what is committed: an open incident of its organization, or an
+ * urgent alert (P1, P2) of it waiting to be correlated, sends it to correlation. A write that
+ * began while an urgent one of a quiet organization was under way in another transaction (a
+ * delivery with a retry key, or one announcing its alert) could not see it, and wrote its alert
+ * past correlation, paging alone: a storm's root and its first symptom, sent in that order, paged
+ * twice. So a write waits for the urgent writes of its organizations that began before it while
+ * those organizations were quiet.
+ *
+ * Once an urgent write of an organization committed, the organization is busy for HOT_MS: its
+ * alert waits for correlation, then is in an open incident, and either sends the next alerts to
+ * correlation without waiting. So in a storm only the first root makes writes wait, for one commit;
+ * one of an incident resolved within that time and a new root in the same moment may still page
+ * twice, as may alerts arriving at two replicas, which do not know each other's writes.
+ */
+export interface Writing {
+  /** The organizations of the write's alerts. */
+  organizations: readonly string[]
+  /** The organizations of its urgent alerts (P1, P2). */
+  urgent: readonly string[]
+}
+
+export type WriteOrder = <T>(writing: Writing, write: () => Promise<T>) => Promise<T>
+
+/** How long an organization counts as busy after an urgent write of it committed. */
+export const HOT_MS = 60_000
+
+export function createWriteOrder(now: () => number = Date.now): WriteOrder {
+  /** Urgent writes under way of organizations that were quiet when they began. */
+  const underWay = new Map<string, Set<Promise<unknown>>>()
+  const busyUntil = new Map<string, number>()
+  const quiet = (organizationId: string) => (busyUntil.get(organizationId) ?? 0) <= now()
+
+  function settled(urgent: readonly string[], written: Promise<unknown>, committed: boolean) {
+    for (const organizationId of urgent) {
+      const writes = underWay.get(organizationId)
+      writes?.delete(written)
+      if (writes?.size === 0) underWay.delete(organizationId)
+      if (committed) busyUntil.set(organizationId, now() + HOT_MS)
+    }
+    // Organizations long quiet are forgotten, so the map holds the busy ones only.
+    if (committed) for (const [organizationId, until] of busyUntil) if (until <= now()) busyUntil.delete(organizationId)
+  }
+
+  return <T>({ organizations, urgent }: Writing, write: () => Promise<T>): Promise<T> => {
+    const earlier = organizations.flatMap((organizationId) => [...(underWay.get(organizationId) ?? [])])
+    const written = earlier.length === 0 ? write() : Promise.allSettled(earlier).then(write)
+    const quietUrgent = [...new Set(urgent)].filter(quiet)
+    for (const organizationId of quietUrgent) underWay.set(organizationId, (underWay.get(organizationId) ?? new Set()).add(written))
+    if (urgent.length > 0)
+      written.then(
+        () => settled(urgent, written, true),
+        // The caller gets the failure; the writes waiting for it go on.
+        () => settled(urgent, written, false),
+      )
+    return written
+  }
+}
