@@ -1,8 +1,8 @@
 import type { FastifyBaseLogger } from 'fastify'
 
 export interface PollerOptions {
-  /** How often it looks when nobody wakes it. */
-  intervalMs: number
+  /** How often it looks when nobody wakes it; null: only when woken (a helper another poller wakes). */
+  intervalMs: number | null
   /** One pass; answers whether there is more to do at once (a full batch). */
   round: () => Promise<{ more: boolean }>
   log: FastifyBaseLogger
@@ -44,7 +44,7 @@ export function createPoller({ intervalMs, round, log, what }: PollerOptions): P
     timer = setTimeout(() => {
       running = rounds().finally(() => {
         running = undefined
-        schedule(intervalMs)
+        if (intervalMs !== null) schedule(intervalMs)
       })
     }, delay)
     timer.unref()
@@ -62,7 +62,7 @@ export function createPoller({ intervalMs, round, log, what }: PollerOptions): P
     },
     start() {
       stopped = false
-      schedule(0)
+      if (intervalMs !== null) schedule(0)
     },
     async stop() {
       stopped = true

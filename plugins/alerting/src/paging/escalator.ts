@@ -493,12 +493,30 @@ export function createEscalator(deps: EscalatorDeps): Escalator {
     if (paged) queued()
   }
 
+  /**
+   * A second starter takes a batch while the first's is under way, woken when the first found a
+   * full one (a backlog): a batch's transaction waits on the database for most of its time, which
+   * the other's fills. The two decide as two replicas' starters do (decision 0019, "A storm pages
+   * once per incident"). The embedded database runs one transaction at a time: one starter there.
+   */
+  const helper =
+    database.kind === 'postgres'
+      ? createPoller({
+          intervalMs: null,
+          log,
+          what: 'starting escalations (the second starter)',
+          async round() {
+            return { more: (await startPending()) === BATCH }
+          },
+        })
+      : undefined
   const starter = createPoller({
     intervalMs: POLL_MS,
     log,
     what: 'starting escalations',
     async round() {
       const taken = await startPending()
+      if (taken === BATCH) helper?.wake()
       return { more: taken === BATCH }
     },
   })
@@ -583,10 +601,12 @@ export function createEscalator(deps: EscalatorDeps): Escalator {
         },
       )
       starter.start()
+      helper?.start()
       repager.start()
     },
     async stop() {
       await starter.stop()
+      await helper?.stop()
       await repager.stop()
       await jobs.offWork(STEP_QUEUE)
       await jobs.offWork(NOTIFICATION_RULE_QUEUE)
