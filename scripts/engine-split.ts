@@ -29,6 +29,7 @@ export const PGLITE_FILES: Record<string, PgliteFile> = {
   // The job queue: pg-boss on the pool, or on PGlite's one connection.
   'packages/jobs/test/queue.test.ts': { why: 'pg-boss on both engines' },
   'packages/jobs/test/census.test.ts': { why: 'the census statement, prepared, over pg-boss on both engines' },
+  'packages/jobs/test/poller.test.ts': { why: 'the job package (no engine: milliseconds on either pass)' },
   'packages/notifier/test/delivery.test.ts': { why: 'outbox delivery on a job queue it starts itself' },
   // The embedded start: what `pnpm start` runs on a fresh machine.
   'scripts/test/embedded-start.test.ts': { why: 'the embedded default, started as README says' },
