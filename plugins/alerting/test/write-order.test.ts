@@ -1,5 +1,5 @@
 import t from 'tap'
-import { createWriteOrder, HOT_MS } from '../src/intake/write-order.js'
+import { createWriteOrder, BUSY_MS } from '../src/intake/write-order.js'
 
 // Firing writes wait for the urgent writes that began before them (decision 0019, "Correlation"):
 // a symptom written while its root's transaction is open would not see the root.
@@ -75,8 +75,8 @@ t.test('a symptom begun after its root is written after the root commits; then t
   await symptomWritten
   t.same(log, ['root began', 'root committed', 'symptom began', 'symptom committed'])
 
-  // Within HOT_MS the root waits for correlation or is in an open incident: the next write sees that.
-  clock += HOT_MS - 1
+  // Within BUSY_MS the root waits for correlation or is in an open incident: the next write sees that.
+  clock += BUSY_MS - 1
   const secondRootWritten = inOrder(urgentOf('acme'), secondRoot!.run)
   const secondSymptomWritten = inOrder(plainOf('acme'), secondSymptom!.run)
   await settle()
@@ -85,13 +85,13 @@ t.test('a symptom begun after its root is written after the root commits; then t
   secondSymptom!.finish()
   await Promise.all([secondRootWritten, secondSymptomWritten])
 
-  clock += HOT_MS
+  clock += BUSY_MS
   const third = heldWrite(log, 'third root')
   const after = heldWrite(log, 'after')
   const thirdWritten = inOrder(urgentOf('acme'), third.run)
   const afterWritten = inOrder(plainOf('acme'), after.run)
   await settle()
-  t.notOk(after.began, 'quiet again once HOT_MS has passed since its last urgent write')
+  t.notOk(after.began, 'quiet again once BUSY_MS has passed since its last urgent write')
   third.finish()
   await thirdWritten
   await settle()

@@ -9,11 +9,11 @@
  * twice. So a write waits for the urgent writes of its organizations that began before it while
  * those organizations were quiet.
  *
- * Once an urgent write of an organization committed, the organization is busy for HOT_MS: its
+ * Once an urgent write of an organization committed, the organization is busy for BUSY_MS: its
  * alert waits for correlation, then is in an open incident, and either sends the next alerts to
- * correlation without waiting. So in a storm only the first root makes writes wait, for one commit;
- * one of an incident resolved within that time and a new root in the same moment may still page
- * twice, as may alerts arriving at two replicas, which do not know each other's writes.
+ * correlation without waiting. So in a storm only the first root makes writes wait, for one commit.
+ * What may still page twice: a root and its symptom in the moment after an incident of theirs was
+ * resolved within BUSY_MS, and alerts arriving at two replicas, which do not know each other's writes.
  */
 export interface Writing {
   /** The organizations of the write's alerts. */
@@ -25,7 +25,7 @@ export interface Writing {
 export type WriteOrder = <T>(writing: Writing, write: () => Promise<T>) => Promise<T>
 
 /** How long an organization counts as busy after an urgent write of it committed. */
-export const HOT_MS = 60_000
+export const BUSY_MS = 60_000
 
 export function createWriteOrder(now: () => number = Date.now): WriteOrder {
   /** Urgent writes under way of organizations that were quiet when they began. */
@@ -38,7 +38,7 @@ export function createWriteOrder(now: () => number = Date.now): WriteOrder {
       const writes = underWay.get(organizationId)
       writes?.delete(written)
       if (writes?.size === 0) underWay.delete(organizationId)
-      if (committed) busyUntil.set(organizationId, now() + HOT_MS)
+      if (committed) busyUntil.set(organizationId, now() + BUSY_MS)
     }
     // Organizations long quiet are forgotten, so the map holds the busy ones only.
     if (committed) for (const [organizationId, until] of busyUntil) if (until <= now()) busyUntil.delete(organizationId)
