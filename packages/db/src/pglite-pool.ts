@@ -111,9 +111,11 @@ function concatenated(parts: Uint8Array[]): Uint8Array {
  * The embedded backend's statements, each parsed once under a name of its own and then only
  * bound and executed, as a PostgreSQL driver with prepared statements does: parsing and
  * analysing are a large share of a small statement's time in PGlite (with the parser below, the
- * member rule's lookup went from about 500 to 190 µs; decision 0002). Each run is still planned with its own values (`plan_cache_mode`, set in
- * connect.ts). PGlite is one connection, so one set of names serves every holder. Each statement is sent as one message of the extended query protocol (bind, describe,
- * execute and sync, after a parse the first time), with the parameters converted as
+ * member rule's lookup went from about 500 to 190 µs; decision 0002). Each run is still planned
+ * with its own values (`plan_cache_mode`, set in connect.ts). PGlite is one connection, so one set
+ * of names serves every holder. Each statement is sent as one message of the extended query
+ * protocol (bind, describe, execute and sync, after a parse the first time), with the parameters
+ * converted as
  * node-postgres converts them (`prepareValue`), so the embedded database sees what PostgreSQL
  * sees in production; `pglite.query` would instead make six calls into the WebAssembly backend
  * per statement, to learn the parameters' types and serialize by type.

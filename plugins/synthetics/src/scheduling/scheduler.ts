@@ -23,7 +23,7 @@ import { judgeCheck, judgeChecks } from './state.js'
 
 export const MAINTENANCE_QUEUE = 'synthetics.maintenance'
 export const ROLLUP_QUEUE = 'synthetics.rollup'
-/** The roll-up job: the scheduled one names no moment and rolls up the hours before now. */
+/** The roll-up job: the hourly one names no moment and rolls up the hours before now; a test names its hour. */
 export interface RollupJob {
   at?: string
 }
@@ -293,7 +293,6 @@ export function createScheduler(options: SchedulerOptions) {
       await ensureQueue(jobs, MAINTENANCE_QUEUE, { retryLimit: 0, expireInSeconds: 300 })
       await ensureQueue(jobs, ROLLUP_QUEUE, { retryLimit: 2, expireInSeconds: 900 })
       await jobs.work(MAINTENANCE_QUEUE, { pollingIntervalSeconds: 2 }, () => maintain())
-      // A job may name the moment it rolls up for (an operator's catch-up, a test's fixed hour).
       await jobs.work<RollupJob>(ROLLUP_QUEUE, { pollingIntervalSeconds: 2 }, ([job]) =>
         rollUpRecent(job?.data?.at ? new Date(job.data.at) : undefined),
       )
