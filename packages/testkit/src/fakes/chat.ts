@@ -85,6 +85,8 @@ export interface SlackTestServer {
   responses: SlackResponse[]
   /** How often users.info was asked (the service caches what it answers). */
   userInfoCalls: () => number
+  /** How many calls were refused `invalid_auth` (a token other than `botToken`). */
+  refusals: () => number
   /** A workspace user with an e-mail address (users.info, users.lookupByEmail). */
   addUser(slackUserId: string, email: string): void
   /**
@@ -122,6 +124,7 @@ export async function startSlackServer(t: TestContext): Promise<SlackTestServer>
   const responses: SlackResponse[] = []
   const users = new Map<string, string>()
   let userInfoCalls = 0
+  let refusals = 0
   let sequence = 0
   const json = (response: ServerResponse, body: object): void => {
     response.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(body))
@@ -134,7 +137,10 @@ export async function startSlackServer(t: TestContext): Promise<SlackTestServer>
       response.writeHead(200).end('ok')
       return
     }
-    if (request.headers.authorization !== `Bearer ${botToken}`) return json(response, { ok: false, error: 'invalid_auth' })
+    if (request.headers.authorization !== `Bearer ${botToken}`) {
+      refusals += 1
+      return json(response, { ok: false, error: 'invalid_auth' })
+    }
     // @slack/web-api posts forms; a field it leaves out reads as ''.
     const params = new URLSearchParams(raw)
     const field = (name: string) => params.get(name) || ''
@@ -193,6 +199,7 @@ export async function startSlackServer(t: TestContext): Promise<SlackTestServer>
     channels,
     responses,
     userInfoCalls: () => userInfoCalls,
+    refusals: () => refusals,
     addUser: (slackUserId, email) => void users.set(slackUserId, email),
     responseUrl: () => `${url}/respond/${randomBytes(6).toString('hex')}`,
     async send(target, form, { timestamp = Math.floor(Date.now() / 1000), secret = signingSecret } = {}) {
