@@ -90,6 +90,7 @@ import * as multistepChecks from './migrations/0088_multistep_checks.js'
 import * as browserChecks from './migrations/0089_browser_checks.js'
 import * as correlationWaiting from './migrations/0090_correlation_waiting.js'
 import * as urgentEscalationsFirst from './migrations/0091_urgent_escalations_first.js'
+import * as escalationsWaitForCorrelation from './migrations/0092_escalations_wait_for_correlation.js'
 
 /**
  * Every migration, in order, listed by hand rather than found by scanning a folder, so a
@@ -187,4 +188,5 @@ export const migrations: Record<string, Migration> = {
   '0089_browser_checks': browserChecks,
   '0090_correlation_waiting': correlationWaiting,
   '0091_urgent_escalations_first': urgentEscalationsFirst,
+  '0092_escalations_wait_for_correlation': escalationsWaitForCorrelation,
 }

@@ -26,6 +26,7 @@ export const PGLITE_FILES: Record<string, PgliteFile> = {
   'packages/db/test/json-keys-repair.test.ts': { why: 'a migration over existing rows' },
   'packages/db/test/retention-migrations.test.ts': { why: 'migrations over existing rows' },
   'packages/db/test/service-edges-migration.test.ts': { why: 'a migration over existing rows' },
+  'packages/db/test/escalation-correlation-migration.test.ts': { why: 'a migration over existing rows' },
   // The job queue: pg-boss on the pool, or on PGlite's one connection.
   'packages/jobs/test/queue.test.ts': { why: 'pg-boss on both engines' },
   'packages/jobs/test/census.test.ts': { why: 'the census statement, prepared, over pg-boss on both engines' },

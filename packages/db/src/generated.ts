@@ -364,6 +364,7 @@ export interface DivinuxAlertAckLinks {
 
 export interface DivinuxAlertEscalations {
   alertId: string;
+  awaitsCorrelation: boolean;
   configId: string | null;
   createdAt: Generated<Timestamp>;
   nextAt: Timestamp | null;

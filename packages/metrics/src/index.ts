@@ -1,6 +1,7 @@
 export { requestMetricsPlugin } from './http.js'
 export {
   analysesFinished,
+  dispatchWaits,
   httpRequestDuration,
   ingestedEvents,
   jobQueueErrors,

@@ -34,6 +34,12 @@ export const ingestedEvents = new Counter({
   registers: [registry],
 })
 
+export const dispatchWaits = new Counter({
+  name: 'alert_dispatch_waits_total',
+  help: 'Claims of the alert event dispatcher that first waited for urgent alerts being written (at most one commit each)',
+  registers: [registry],
+})
+
 export const analysesFinished = new Counter({
   name: 'analyses_total',
   help: 'AI analysis attempts by outcome (completed, retry_scheduled, failed)',

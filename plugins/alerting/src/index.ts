@@ -26,7 +26,7 @@ import {
   type RcaReader,
   type StatusIncidentsReader,
 } from './incidents/index.js'
-import { configUsingPolicy, type IngestLimits, intakeModule } from './intake/index.js'
+import { configUsingPolicy, createWriteOrder, type IngestLimits, intakeModule } from './intake/index.js'
 import {
   ackTimeoutFromNow,
   type ContactReader,
@@ -153,8 +153,14 @@ export const alertingSurface: FastifyPluginAsync<AlertingOptions> = async (app, 
     startAnalysis: options.startAnalysis,
     openRca: options.openRca,
   })
-  // The alert event bus: every subscriber registers here, before the first alert is fired.
-  const bus = createAlertEventBus({ database: app.database, log: app.log.child({ component: 'event-dispatcher' }) })
+  // The alert event bus: every subscriber registers here, before the first alert is fired. It
+  // claims events once the urgent firing writes under way have committed (write-order.ts).
+  const writeOrder = createWriteOrder()
+  const bus = createAlertEventBus({
+    database: app.database,
+    log: app.log.child({ component: 'event-dispatcher' }),
+    writesUnderWay: writeOrder.urgentWritten,
+  })
   bus.subscribe(correlationSubscriber({ jobs: app.jobs, correlated: () => escalator.wake() }))
   bus.subscribe(alertMovesSubscriber({ jobs: app.jobs }))
   bus.subscribe(workflowSubscriber(workflows))
@@ -206,6 +212,7 @@ export const alertingSurface: FastifyPluginAsync<AlertingOptions> = async (app, 
     enforcePlans: options.enforcePlans,
     interest: bus.interest,
     wake: { escalator: () => escalator.wake(), dispatcher: () => bus.wake() },
+    writeOrder,
   })
   await app.register(incidentsModule, {
     sealer: options.sealer,

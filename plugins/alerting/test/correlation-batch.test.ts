@@ -10,7 +10,7 @@ import { enabledConfigs } from '../src/intake/configs/queries.js'
 
 // One dispatcher batch correlates its alerts together (decision 0019, "Correlation"): their best
 // matches are read in one statement, yet each alert sees the incidents the batch opened before
-// it, as if the alerts had been correlated one at a time.
+// it, as if the alerts had been correlated one at a time, the P1 and P2 alerts first.
 const database = await openDatabase({ databaseUrl: await createTestDatabase(t) })
 await migrateToLatest(database.db)
 const db = database.db
@@ -76,7 +76,7 @@ async function incidentsOf(ids: Record<string, string>) {
   )
 }
 
-t.test('alerts of one batch join incidents open before it and incidents the batch opened before them', async (t) => {
+t.test('alerts of one batch join incidents open before it and incidents the batch opened, its urgent alerts placed first', async (t) => {
   const config = await organization('one-batch')
   const before = await fire(config, [{ fingerprint: 'billing-down', priority: 'P1', service: 'billing' }])
   await correlateOneBatch()
@@ -92,8 +92,12 @@ t.test('alerts of one batch join incidents open before it and incidents the batc
   ])
   await correlateOneBatch()
   const placed = await incidentsOf(batch)
-  t.equal(placed['search-slow-early'], null, 'an alert before the incident opened stays in none')
   t.match(placed['search-down'], { rule: 'priority' }, 'a P1 opens an incident')
+  t.same(
+    placed['search-slow-early'],
+    { incidentId: placed['search-down']!.incidentId, rule: 'service' },
+    'an alert claimed before it is placed after it, and joins it (a root written just after its symptoms)',
+  )
   t.same(
     placed['search-slow'],
     { incidentId: placed['search-down']!.incidentId, rule: 'service' },
@@ -111,7 +115,7 @@ t.test('alerts of one batch join incidents open before it and incidents the batc
   t.same(
     new Map(timeline.map((row) => [row.incidentId, row.data])),
     new Map([
-      [placed['search-down']!.incidentId, { alertIds: [batch['search-slow']], rules: { service: 1 } }],
+      [placed['search-down']!.incidentId, { alertIds: [batch['search-slow-early'], batch['search-slow']], rules: { service: 2 } }],
       [billing, { alertIds: [batch['billing-slow']], rules: { service: 1 } }],
       [placed['mail-down']!.incidentId, { alertIds: [batch['mail-slow']], rules: { service: 1 } }],
     ]),

@@ -2,7 +2,7 @@ import t from 'tap'
 import { migrateToLatest, openDatabase } from '@svc/db'
 import { createTestDatabase } from '@svc/testkit'
 import { dispatchInterest } from '../src/alerts/event-bus.js'
-import { claimPendingEscalations } from '../src/alerts/escalation-state.js'
+import { claimPendingEscalations, escalationsCorrelated } from '../src/alerts/escalation-state.js'
 import { fireAlert as fireOne, fireAlerts as fireMany, type ConfigCheck, type Firing } from '../src/alerts/fire.js'
 import { mayCorrelate } from '../src/incidents/correlation/subscriber.js'
 import { enabledConfigs } from '../src/intake/configs/queries.js'
@@ -103,8 +103,9 @@ t.test('the escalator takes a P1 or P2 alert’s escalation before older ones of
   ])
   const p2 = await fireAlert(db, flooded, firing('flood-p2', 'P2'))
   const p1 = await fireAlert(db, flooded, firing('flood-p1', 'P1'))
-  // No dispatcher runs here: the urgent alerts' correlation is taken as done.
+  // No dispatcher runs here: the urgent alerts' correlation is taken as done, as it marks it.
   await db.updateTable('divinux.alertEvents').set({ dispatchedAt: new Date() }).where('alertId', 'in', [p1!.id, p2!.id]).execute()
+  await escalationsCorrelated(db, [p1!.id, p2!.id])
   const claimed = await db.transaction().execute((trx) => claimPendingEscalations(trx, 10, 10))
   const ours = claimed.filter((row) => row.organizationId === flooded.organizationId).map((row) => row.alertId)
   t.same(ours, [p2!.id, p1!.id, fired[0]!.id, fired[1]!.id], 'the urgent ones in the order they fired, then the others')
@@ -113,12 +114,13 @@ t.test('the escalator takes a P1 or P2 alert’s escalation before older ones of
 t.test('a page waits for correlation as long as the dispatcher makes progress, and 10 s once it has stalled', async (t) => {
   const waiting = await organizationWithConfig('waiting', true)
   const fired = await fireAlert(db, waiting, firing('waiting-p1', 'P1'))
-  // Its `created` event has waited for the dispatcher for a minute.
-  await db
-    .updateTable('divinux.alertEvents')
-    .set({ createdAt: new Date(Date.now() - 60_000) })
-    .where('alertId', '=', fired!.id)
-    .execute()
+  // It has waited for the dispatcher for a minute.
+  for (const table of ['divinux.alertEvents', 'divinux.alertEscalations'] as const)
+    await db
+      .updateTable(table)
+      .set({ createdAt: new Date(Date.now() - 60_000) })
+      .where('alertId', '=', fired!.id)
+      .execute()
   const claims = (wait?: number) =>
     db.transaction().execute(async (trx) => (await claimPendingEscalations(trx, 50, wait)).map((row) => row.alertId))
   t.notOk((await claims()).includes(fired!.id), 'a dispatcher that makes progress is waited for, however far behind')

@@ -33,7 +33,7 @@ const urgentOf = (organizationId: string) => ({ organizations: [organizationId],
 const plainOf = (...organizations: string[]) => ({ organizations, urgent: [] })
 
 t.test('a write waits for its organizations’ urgent writes begun before it, and a failed one still lets it go', async (t) => {
-  const inOrder = createWriteOrder(() => 0)
+  const { inOrder } = createWriteOrder(() => 0)
   const log: string[] = []
   const plain = heldWrite(log, 'plain')
   const root = heldWrite(log, 'root')
@@ -60,7 +60,7 @@ t.test('a write waits for its organizations’ urgent writes begun before it, an
 
 t.test('a symptom begun after its root is written after the root commits; then the organization is busy and nothing waits', async (t) => {
   let clock = 0
-  const inOrder = createWriteOrder(() => clock)
+  const { inOrder } = createWriteOrder(() => clock)
   const log: string[] = []
   const [root, symptom, secondRoot, secondSymptom] = ['root', 'symptom', 'second root', 'second symptom'].map((name) =>
     heldWrite(log, name),
@@ -97,4 +97,44 @@ t.test('a symptom begun after its root is written after the root commits; then t
   await settle()
   after.finish()
   await afterWritten
+})
+
+t.test('the event dispatcher waits for the urgent writes under way when it looks, of any organization, and for no later one', async (t) => {
+  let clock = 0
+  const order = createWriteOrder(() => clock)
+  const log: string[] = []
+  t.equal(order.urgentWritten(), undefined, 'nothing under way: the dispatcher claims at once')
+
+  // acme is busy: its urgent writes make no firing write wait, but the dispatcher still waits.
+  const warmUp = heldWrite(log, 'warm-up')
+  const warmUpWritten = order.inOrder(urgentOf('acme'), warmUp.run)
+  warmUp.finish()
+  await warmUpWritten
+  clock += 1
+  const root = heldWrite(log, 'root')
+  const symptom = heldWrite(log, 'symptom')
+  const rootWritten = order.inOrder(urgentOf('acme'), root.run)
+  const symptomWritten = order.inOrder(plainOf('acme'), symptom.run)
+  await settle()
+  t.ok(symptom.began, 'in a busy organization the symptom is written at once')
+  symptom.finish()
+  await symptomWritten
+
+  const looked = order.urgentWritten()
+  t.ok(looked, 'the root is under way')
+  let claimed = false
+  void looked!.then(() => (claimed = true))
+  const later = heldWrite(log, 'later root')
+  const laterWritten = order.inOrder(urgentOf('globex'), later.run)
+  await settle()
+  t.notOk(claimed, 'the claim waits for the root')
+  root.fail(new Error('deadlock'))
+  await t.rejects(rootWritten, /deadlock/)
+  await settle()
+  t.ok(claimed, 'once it settled (here it failed), the claim goes on without waiting for the later one')
+  t.ok(order.urgentWritten(), 'which the next claim waits for')
+  later.finish()
+  await laterWritten
+  await settle()
+  t.equal(order.urgentWritten(), undefined)
 })

@@ -60,10 +60,13 @@ export async function fireCheckAlert(
         ${interest(sql`${event.organizationId}::uuid`, sql`${event.priority}`)}
       from upserted
       ${countRepeats}
+      returning type = 'created' and dispatched_at is null as waiting
     ),
     escalation as (
-      insert into divinux.alert_escalations (alert_id, organization_id, policy_id, state, urgent)
-      select id, ${event.organizationId}, ${event.escalationPolicyId}, 'pending', ${urgent(sql`${event.priority}::text`)} from upserted where created
+      insert into divinux.alert_escalations (alert_id, organization_id, policy_id, state, urgent, awaits_correlation)
+      select id, ${event.organizationId}, ${event.escalationPolicyId}, 'pending', ${urgent(sql`${event.priority}::text`)},
+        exists (select 1 from timeline where waiting)
+      from upserted where created
     )
     select id, created from upserted`.execute(db)
   return result.rows[0]!

@@ -124,7 +124,13 @@ export async function heldBySilence(db: Executor, silenceId: string) {
 export async function lockOrCreateEscalation(db: Executor, alert: { id: string; organizationId: string; configId: string | null }) {
   await db
     .insertInto('divinux.alertEscalations')
-    .values({ alertId: alert.id, organizationId: alert.organizationId, configId: alert.configId, state: 'unrouted' })
+    .values({
+      alertId: alert.id,
+      organizationId: alert.organizationId,
+      configId: alert.configId,
+      state: 'unrouted',
+      awaitsCorrelation: false,
+    })
     .onConflict((oc) => oc.column('alertId').doNothing())
     .execute()
   return db.selectFrom('divinux.alertEscalations').select(['state']).where('alertId', '=', alert.id).forUpdate().executeTakeFirstOrThrow()
@@ -160,23 +166,17 @@ export async function repageAcknowledgedAt<D, T extends keyof D>(
   return snoozed.length
 }
 
-/** How many pending escalations, oldest first, a claim looks at per one it may take (some wait for correlation). */
-const CLAIM_LOOKAHEAD = 20
-
 /**
  * Escalations written with their alerts and not started yet, those of P1 and P2 alerts first,
  * then oldest first, with what routing needs of the alert; locked and skipped by other replicas
  * until the caller's transaction ends.
- * One waits while its alert's `created` event is still to be dispatched, so correlation has put
- * the alert in its incident first (a storm pages once per incident); given
- * `correlationWaitSeconds` (the dispatcher has stalled), at most that long.
+ * One waits while its alert is to be correlated (`awaits_correlation`, cleared by the event
+ * dispatcher as it correlates the alert), so correlation has put the alert in its incident first
+ * (a storm pages once per incident); given `correlationWaitSeconds` (the dispatcher has stalled),
+ * at most that long. The ones waiting for nothing are read in the order of their own index, so a
+ * claim costs the same behind a backlog of thousands.
  */
 export async function claimPendingEscalations(db: Executor, limit: number, correlationWaitSeconds?: number) {
-  const lookahead = limit * CLAIM_LOOKAHEAD
-  const cutoff = (urgentOnly: boolean) =>
-    sql<Date>`coalesce((select oldest.created_at from divinux.alert_escalations oldest
-      where oldest.state = 'pending' ${urgentOnly ? sql`and oldest.urgent` : sql``}
-      order by oldest.created_at offset ${lookahead - 1} limit 1), 'infinity')`
   return (
     db
       .selectFrom('divinux.alertEscalations as e')
@@ -184,30 +184,13 @@ export async function claimPendingEscalations(db: Executor, limit: number, corre
       // An alert of no config (a synthetic check's) carries its policy on its pending row.
       .select(['e.alertId', 'e.organizationId', 'e.configId', 'e.policyId', 'a.status', 'a.priority', 'a.service', 'a.labels'])
       .where('e.state', '=', 'pending')
-      // Among the oldest pending ones only, as many as a claim may look at, and the oldest of P1
-      // and P2 alerts: under a storm's backlog the planner, its statistics from before the storm,
-      // would otherwise weigh every pending escalation (thousands) for each claim of fifty.
       .where((eb) =>
-        eb.or([eb('e.createdAt', '<=', cutoff(false)), eb.and([eb('e.urgent', '=', true), eb('e.createdAt', '<=', cutoff(true))])]),
-      )
-      .where(({ not, exists, selectFrom }) =>
-        not(
-          exists(
-            selectFrom('divinux.alertEvents as ev')
-              .select('ev.id')
-              .whereRef('ev.organizationId', '=', 'e.organizationId')
-              .whereRef('ev.alertId', '=', 'e.alertId')
-              .where('ev.type', '=', 'created')
-              .where('ev.dispatchedAt', 'is', null)
-              .$if(correlationWaitSeconds !== undefined, (query) =>
-                query.where('ev.createdAt', '>', sql<Date>`now() - make_interval(secs => ${correlationWaitSeconds})`),
-              )
-              // A probe of alert_events_waiting_idx per candidate: `offset 0` keeps the planner
-              // from turning it into an anti-join, which it would plan, its statistics from before
-              // a storm, as a scan of every waiting event for each candidate.
-              .offset(0),
-          ),
-        ),
+        correlationWaitSeconds === undefined
+          ? eb('e.awaitsCorrelation', '=', false)
+          : eb.or([
+              eb('e.awaitsCorrelation', '=', false),
+              eb('e.createdAt', '<=', sql<Date>`now() - make_interval(secs => ${correlationWaitSeconds})`),
+            ]),
       )
       // P1 and P2 alerts first: in a flood of thousands of escalations, a P1's page does not wait
       // behind the P3s and P4s fired before it (they wait instead, until the urgent ones are started).
@@ -218,4 +201,15 @@ export async function claimPendingEscalations(db: Executor, limit: number, corre
       .skipLocked()
       .execute()
   )
+}
+
+/** The dispatcher correlated these alerts, in the caller's transaction: their escalations may start. */
+export async function escalationsCorrelated(db: Executor, alertIds: readonly string[]): Promise<void> {
+  if (alertIds.length === 0) return
+  await db
+    .updateTable('divinux.alertEscalations')
+    .set({ awaitsCorrelation: false })
+    .where('alertId', 'in', alertIds)
+    .where('awaitsCorrelation', '=', true)
+    .execute()
 }

@@ -2,6 +2,8 @@ import type { FastifyBaseLogger } from 'fastify'
 import { sql, type RawBuilder } from 'kysely'
 import type { Database, Executor, Json } from '@svc/db'
 import { createPoller } from '@svc/jobs'
+import { dispatchWaits } from '@svc/metrics'
+import { escalationsCorrelated } from './escalation-state.js'
 import { anyUndispatchedEvent, type BUS_EVENT_TYPES, claimUndispatchedEvents, markDispatched } from './queries.js'
 
 const POLL_MS = 1_000
@@ -68,19 +70,41 @@ export type AlertEventBus = ReturnType<typeof createAlertEventBus>
  * the transaction in which every subscriber handled them, so none acts on an event twice.
  * Subscribers register while the plugin registers, before the first alert is fired.
  */
-export function createAlertEventBus({ database, log }: { database: Database; log: FastifyBaseLogger }) {
+export interface AlertEventBusDeps {
+  database: Database
+  log: FastifyBaseLogger
+  /**
+   * Writes of alerts under way that the next claim must see once they commit (intake's urgent
+   * firing writes): settles when they have, undefined when there are none.
+   */
+  writesUnderWay?: () => Promise<void> | undefined
+}
+
+export function createAlertEventBus({ database, log, writesUnderWay }: AlertEventBusDeps) {
   const subscribers: AlertEventSubscriber[] = []
   /** When a round last ended without failing: whether a new alert's event will be dispatched, however far behind. */
   let progressedAt = Date.now()
 
   async function dispatchBatch(): Promise<{ claimed: number; worked: AlertEventSubscriber[] }> {
     return database.db.transaction().execute(async (trx) => {
+      // A root alert whose write is under way must be correlated with, not after, the symptoms
+      // committed meanwhile: the claim waits for it (one commit at most), then is sent at once.
+      const underWay = writesUnderWay?.()
+      if (underWay) {
+        dispatchWaits.inc()
+        await underWay
+      }
       const events: BusEvent[] = await claimUndispatchedEvents(trx, BATCH)
       const worked: AlertEventSubscriber[] = []
       for (const subscriber of subscribers) if (await subscriber.handle(trx, events)) worked.push(subscriber)
       await markDispatched(
         trx,
         events.map((event) => event.id),
+      )
+      // Their alerts are correlated when this commits: their escalations may start.
+      await escalationsCorrelated(
+        trx,
+        events.flatMap((event) => (event.type === 'created' ? [event.alertId] : [])),
       )
       return { claimed: events.length, worked }
     })

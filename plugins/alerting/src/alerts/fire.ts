@@ -70,13 +70,15 @@ export const urgent = (priority: RawBuilder<unknown>) =>
 /**
  * A new alert of a config that escalates (a policy or routing rules) gets its escalation row in
  * the statement that creates it, so no alert that should page is ever left without one; the
- * escalator starts it (paging/escalator.ts), a P1's or P2's before others (`urgent`). `alerts`
- * yields id, organization_id, config_id, priority, created and escalates; the statement returns
- * the alert ids it wrote a row for.
+ * escalator starts it (paging/escalator.ts), a P1's or P2's before others (`urgent`), once its
+ * alert is correlated when its `created` event went to the dispatcher (`awaits_correlation`,
+ * cleared by the dispatcher). `alerts` yields id, organization_id, config_id, priority, created,
+ * escalates and waiting (its event is for the dispatcher); the statement returns the alert ids it
+ * wrote a row for.
  */
 const pendingEscalation = (alerts: RawBuilder<unknown>) => sql`
-  insert into divinux.alert_escalations (alert_id, organization_id, config_id, state, urgent)
-  select fired.id, fired.organization_id, fired.config_id, 'pending', ${urgent(sql`fired.priority`)}
+  insert into divinux.alert_escalations (alert_id, organization_id, config_id, state, urgent, awaits_correlation)
+  select fired.id, fired.organization_id, fired.config_id, 'pending', ${urgent(sql`fired.priority`)}, fired.waiting
   from (${alerts}) fired
   where fired.created and fired.escalates
   returning alert_id`
@@ -148,7 +150,7 @@ export async function fireAlert(
       ${countRepeats}
       returning type = 'created' and dispatched_at is null as waiting
     ),
-    escalation as (${pendingEscalation(sql`select id, ${organizationId}::uuid as organization_id, ${check.configId}::uuid as config_id, ${firing.priority}::text as priority, created, (select escalates from config) as escalates from upserted`)})
+    escalation as (${pendingEscalation(sql`select id, ${organizationId}::uuid as organization_id, ${check.configId}::uuid as config_id, ${firing.priority}::text as priority, created, (select escalates from config) as escalates, exists (select 1 from timeline where waiting) as waiting from upserted`)})
     select id, created, exists (select 1 from escalation) as escalates, exists (select 1 from timeline where waiting) as dispatches
     from upserted`.execute(db)
   return result.rows[0]
@@ -250,7 +252,8 @@ const fireAlertsStatement = (batch: RawBuilder<unknown>, configs: EnabledConfigs
       ${countRepeats}
       returning alert_id, type = 'created' and dispatched_at is null as waiting
     ),
-    escalation as (${pendingEscalation(sql`select id, organization_id, config_id, priority, created, escalates from answered`)})
+    escalation as (${pendingEscalation(sql`select id, organization_id, config_id, priority, created, escalates,
+      exists (select 1 from timeline where timeline.alert_id = answered.id and timeline.waiting) as waiting from answered`)})
     select ord, id, created, id in (select alert_id from escalation) as escalates,
       id in (select alert_id from timeline where waiting) as dispatches
     from answered`

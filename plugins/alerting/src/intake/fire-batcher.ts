@@ -9,7 +9,7 @@ import {
   URGENT_PRIORITIES,
 } from '../alerts/index.js'
 import { enabledConfigs } from './configs/queries.js'
-import { createWriteOrder, type Writing } from './write-order.js'
+import type { WriteOrdering, Writing } from './write-order.js'
 
 const MAX_BATCH = 200
 
@@ -25,8 +25,7 @@ const MAX_BATCH = 200
  */
 export type FireBatcher = ReturnType<typeof createFireBatcher>
 
-export function createFireBatcher(database: Database, interest: DispatchInterest) {
-  const inOrder = createWriteOrder()
+export function createFireBatcher(database: Database, interest: DispatchInterest, { inOrder }: WriteOrdering) {
   /** What the write order needs to know of firing events written together. */
   const writing = (entries: Array<{ check: ConfigCheck; firing: Firing }>): Writing => ({
     organizations: entries.map(({ check }) => check.organizationId),

@@ -8,6 +8,7 @@ import { createConfigCache } from './config-cache.js'
 import { IngestResult } from './delivery.js'
 import { deliveryIdOf } from './delivery-id.js'
 import { createFireBatcher } from './fire-batcher.js'
+import type { WriteOrdering } from './write-order.js'
 import { type DispatchInterest } from '../alerts/index.js'
 import { ingestRouteLimit, type IngestLimits } from './limits.js'
 import { INGEST_PATH } from './configs/routes.js'
@@ -46,13 +47,18 @@ export interface IngestionOptions {
   wake: IngestionWakes
   /** Billing is on: ingestion needs the organization's alerting plan, or its 7 days of grace. */
   enforcePlans?: boolean
+  /** The order of firing writes, shared with the event dispatcher (write-order.ts). */
+  writeOrder: WriteOrdering
 }
 
-export const ingestionRoutes: FastifyPluginAsyncTypebox<IngestionOptions> = async (app, { ingestLimits, interest, wake, enforcePlans }) => {
+export const ingestionRoutes: FastifyPluginAsyncTypebox<IngestionOptions> = async (
+  app,
+  { ingestLimits, interest, wake, enforcePlans, writeOrder },
+) => {
   const db = app.database.db
   const planHolds = createIngestPlanCheck(db, enforcePlans ?? false)
   const configs = createConfigCache(db)
-  const batcher = createFireBatcher(app.database, interest)
+  const batcher = createFireBatcher(app.database, interest, writeOrder)
   const ingest = createIngestor({ database: app.database, interest, jobs: app.jobs, batcher, configs, planHolds, wake })
   app.decorateRequest('rawBody', null)
   const parseJson = app.getDefaultJsonParser('error', 'error')

@@ -84,6 +84,20 @@ export class CorrelationBatch {
     }
   }
 
+  /**
+   * The order the batch's alerts are placed in: P1 alerts, then P2, then the rest, each in the
+   * order given. A root alert committed just after its symptoms (its write began first) comes in
+   * the same batch behind them; placed first, it opens its incident and they join it.
+   */
+  placingOrder(alertIds: readonly string[]): string[] {
+    const rank = (alertId: string) => {
+      const priority = this.alerts.get(alertId)?.priority
+      return priority !== undefined && URGENT_PRIORITIES.has(priority) ? priority : 'P9'
+    }
+    // Array.prototype.sort is stable: alerts of one rank keep their order.
+    return [...alertIds].sort((a, b) => rank(a).localeCompare(rank(b)))
+  }
+
   /** The alert, as it is correlated now: what the batch opens later no longer changes its match. */
   take(alertId: string): NewAlertRow | undefined {
     this.placed.add(alertId)

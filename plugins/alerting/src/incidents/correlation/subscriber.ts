@@ -22,7 +22,7 @@ export const mayCorrelate = (organization: RawBuilder<unknown>, priority: RawBui
 
 /**
  * Correlation on the alert event bus: each new alert goes into its incident (correlate.ts), all
- * the batch's alerts of an organization read together. `correlated` runs once they are placed:
+ * the batch's alerts of an organization read together, the urgent ones placed first. `correlated` runs once they are placed:
  * the escalations that wait for correlation may start (a storm pages once per incident).
  */
 export function correlationSubscriber({ jobs, correlated }: { jobs: JobQueue; correlated: () => void }): AlertEventSubscriber {
@@ -36,7 +36,7 @@ export function correlationSubscriber({ jobs, correlated }: { jobs: JobQueue; co
       for (const event of created)
         byOrganization.set(event.organizationId, [...(byOrganization.get(event.organizationId) ?? []), event.alertId])
       for (const [organizationId, alertIds] of byOrganization) await batch.prepare(trx, organizationId, alertIds)
-      for (const event of created) await correlateAlert(batch, trx, event.alertId)
+      for (const alertId of batch.placingOrder(created.map((event) => event.alertId))) await correlateAlert(batch, trx, alertId)
       await batch.flush(trx, jobs)
       return true
     },

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto'
 import t from 'tap'
 import { sql } from 'kysely'
 import { DEFAULT_NOTIFIER_CONFIG } from '@svc/config'
+import { dispatchWaits } from '@svc/metrics'
 import { startSmtpServer, startTestService, until } from '@svc/testkit'
 import { buildApp } from '../../../src/app.js'
 import { alertingOrganization } from '../../organization-setup.js'
@@ -301,6 +302,107 @@ t.test(
       { alertId: rootId, state: /^(active|exhausted)$/ },
       { alertId: symptomId, state: 'grouped' },
     ])
+    const incident = await scenario.incidentOf(rootId)
+    t.match(await scenario.incidentOf(symptomId), { id: incident.id }, 'the symptom joined the root’s incident')
+  },
+)
+
+t.test(
+  'in a busy organization, a symptom committed while its root is being written is correlated with the root, not before it',
+  { skip: app.database.kind === 'postgres' ? false : 'holding a delivery open needs a second connection (PostgreSQL)' },
+  async (t) => {
+    const scenario = await organization('busy')
+    const { call, person, config, fire } = scenario
+    await pageAdaFrom(scenario)
+    t.equal((await call(person('manager'), 'POST', '/service-dependencies', { service: 'web', dependsOn: 'db' })).statusCode, 201)
+    // An incident of another service is open: the organization is busy, so the symptom is written
+    // at once, for correlation, and nothing but the dispatcher keeps it from going before its root.
+    await fire({ title: 'Mail down', priority: 'P1', service: 'mail', fingerprint: 'mail-down' })
+    const ingest = (event: object, headers: Record<string, string> = {}) =>
+      app.inject({ method: 'POST', url: config.ingestPath, headers: { 'content-type': 'application/json', ...headers }, payload: event })
+    const waits = async () => (await dispatchWaits.get()).values[0]?.value ?? 0
+    const waitsBefore = await waits()
+
+    let root: ReturnType<typeof ingest> | undefined
+    let symptomId = ''
+    await db
+      .transaction()
+      .execute(async (trx) => {
+        await trx
+          .insertInto('divinux.webhookDeliveries')
+          .values({ configId: config.id, organizationId: scenario.orgId, deliveryKey: 'x-delivery-id:busy-root#0', result: '{}' })
+          .execute()
+        root = ingest({ title: 'DB down', priority: 'P1', service: 'db', fingerprint: 'busy-db-down' }, { 'x-delivery-id': 'busy-root' })
+        await until('the root to wait for the held delivery', async () => {
+          const waiting = await sql<{ n: number }>`select count(*)::int as n from pg_stat_activity
+            where wait_event_type = 'Lock' and query like '%webhook_deliveries%'`.execute(db)
+          return waiting.rows[0]!.n > 0 || undefined
+        })
+        const symptom = await ingest({ title: 'Web errors', priority: 'P3', service: 'web', fingerprint: 'busy-web-errors' })
+        t.equal(symptom.statusCode, 202, 'the symptom is written while the root is not')
+        symptomId = symptom.json().alertId as string
+        // Before the fix the dispatcher claimed the symptom here, found no incident of the db, and
+        // the symptom paged alone.
+        await until('the dispatcher to wait for the root', async () => (await waits()) > waitsBefore || undefined)
+        throw new Error('release the root')
+      })
+      .catch((error: Error) => t.equal(error.message, 'release the root'))
+    const rootAnswer = await root!
+    t.equal(rootAnswer.statusCode, 202)
+    const rootId = rootAnswer.json().alertId as string
+    const states = new Map((await settledEscalations(rootId, symptomId)).map((row) => [row.alertId, row.state]))
+    t.match(states.get(rootId), /^(active|exhausted)$/, 'the root pages')
+    t.equal(states.get(symptomId), 'grouped', 'the symptom pages no one')
+    const incident = await scenario.incidentOf(rootId)
+    t.match(await scenario.incidentOf(symptomId), { id: incident.id }, 'the symptom joined the root’s incident')
+  },
+)
+
+t.test(
+  'a root and its symptom claimed in one batch, the symptom first: the root is placed first, and the symptom joins it',
+  { skip: app.database.kind === 'postgres' ? false : 'holding a delivery open needs a second connection (PostgreSQL)' },
+  async (t) => {
+    const scenario = await organization('placing')
+    const { call, person, config, fire } = scenario
+    await pageAdaFrom(scenario)
+    t.equal((await call(person('manager'), 'POST', '/service-dependencies', { service: 'web', dependsOn: 'db' })).statusCode, 201)
+    await fire({ title: 'Mail down', priority: 'P1', service: 'mail', fingerprint: 'placing-mail-down' })
+    const ingest = (event: object, headers: Record<string, string> = {}) =>
+      app.inject({ method: 'POST', url: config.ingestPath, headers: { 'content-type': 'application/json', ...headers }, payload: event })
+    const waits = async () => (await dispatchWaits.get()).values[0]?.value ?? 0
+    const waitsBefore = await waits()
+
+    // An unrelated urgent alert held mid-write keeps the dispatcher from claiming, so the symptom
+    // and then its root, both committed meanwhile, are claimed together, the symptom first.
+    let held: ReturnType<typeof ingest> | undefined
+    let [symptomId, rootId] = ['', '']
+    await db
+      .transaction()
+      .execute(async (trx) => {
+        await trx
+          .insertInto('divinux.webhookDeliveries')
+          .values({ configId: config.id, organizationId: scenario.orgId, deliveryKey: 'x-delivery-id:placing-queue#0', result: '{}' })
+          .execute()
+        held = ingest(
+          { title: 'Queue stuck', priority: 'P2', service: 'queue', fingerprint: 'placing-queue' },
+          { 'x-delivery-id': 'placing-queue' },
+        )
+        await until('the held alert to wait for its delivery', async () => {
+          const waiting = await sql<{ n: number }>`select count(*)::int as n from pg_stat_activity
+            where wait_event_type = 'Lock' and query like '%webhook_deliveries%'`.execute(db)
+          return waiting.rows[0]!.n > 0 || undefined
+        })
+        symptomId = (await ingest({ title: 'Web errors', priority: 'P3', service: 'web', fingerprint: 'placing-web' })).json()
+          .alertId as string
+        await until('the dispatcher to wait for the held alert', async () => (await waits()) > waitsBefore || undefined)
+        rootId = (await ingest({ title: 'DB down', priority: 'P1', service: 'db', fingerprint: 'placing-db' })).json().alertId as string
+        throw new Error('release the held alert')
+      })
+      .catch((error: Error) => t.equal(error.message, 'release the held alert'))
+    t.equal((await held!).statusCode, 202)
+    const states = new Map((await settledEscalations(rootId, symptomId)).map((row) => [row.alertId, row.state]))
+    t.match(states.get(rootId), /^(active|exhausted)$/, 'the root pages')
+    t.equal(states.get(symptomId), 'grouped', 'the symptom pages no one')
     const incident = await scenario.incidentOf(rootId)
     t.match(await scenario.incidentOf(symptomId), { id: incident.id }, 'the symptom joined the root’s incident')
   },
