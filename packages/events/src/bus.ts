@@ -18,6 +18,27 @@ export async function publish<E extends EventName>(jobs: JobQueue, executor: Exe
 }
 
 /**
+ * `publish` for many events of one name in the caller's transaction: the subscriptions read once,
+ * one insert per subscribed queue however many events (a batch of ingested alerts announcing
+ * themselves).
+ */
+export async function publishAll<E extends EventName>(
+  jobs: JobQueue,
+  executor: Executor,
+  event: E,
+  payloads: ReadonlyArray<EventPayloads[E]>,
+): Promise<void> {
+  if (payloads.length === 0) return
+  const db = inTransaction(executor)
+  const { rows } = await db.executeSql('select name from pgboss.subscription where event = $1', [event])
+  for (const { name } of rows as Array<{ name: string }>)
+    await jobs.insert(
+      payloads.map((data) => ({ name, data })),
+      { db },
+    )
+}
+
+/**
  * Creates the consumer's queue (idempotent) and subscribes it to an event. Each consuming
  * surface names its own queue, so each gets its own copy of every event.
  */

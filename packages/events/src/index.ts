@@ -1,4 +1,4 @@
-export { publish, subscribe } from './bus.js'
+export { publish, publishAll, subscribe } from './bus.js'
 export {
   alertGetsAnalysis,
   type AlertCreated,

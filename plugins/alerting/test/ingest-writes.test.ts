@@ -1,11 +1,15 @@
 import t from 'tap'
 import { migrateToLatest, openDatabase } from '@svc/db'
+import { subscribe } from '@svc/events'
+import { createJobQueue, stopJobQueue } from '@svc/jobs'
 import { createTestDatabase } from '@svc/testkit'
 import { dispatchInterest } from '../src/alerts/event-bus.js'
 import { claimPendingEscalations, escalationsCorrelated } from '../src/alerts/escalation-state.js'
 import { fireAlert as fireOne, fireAlerts as fireMany, type ConfigCheck, type Firing } from '../src/alerts/fire.js'
 import { mayCorrelate } from '../src/incidents/correlation/subscriber.js'
 import { enabledConfigs } from '../src/intake/configs/queries.js'
+import { createFireBatcher } from '../src/intake/fire-batcher.js'
+import { createWriteOrder } from '../src/intake/write-order.js'
 
 // What a firing event tells ingestion about the work it left: the escalator is woken only for a
 // pending escalation, the event dispatcher only for a timeline event that waits for it.
@@ -125,4 +129,39 @@ t.test('a page waits for correlation as long as the dispatcher makes progress, a
     db.transaction().execute(async (trx) => (await claimPendingEscalations(trx, 50, wait)).map((row) => row.alertId))
   t.notOk((await claims()).includes(fired!.id), 'a dispatcher that makes progress is waited for, however far behind')
   t.ok((await claims(10)).includes(fired!.id), 'a stalled one for 10 s at most')
+})
+
+t.test('a batch with alerts that announce themselves commits their announcements with them, one per new alert', async (t) => {
+  const jobs = createJobQueue({ sql: database.sql, onError: (error) => t.fail(`job queue: ${error.message}`), supervise: false })
+  await jobs.start()
+  t.teardown(() => stopJobQueue(jobs))
+  await subscribe(jobs, 'alert.created', 'test.alert-created')
+  const batcher = createFireBatcher(database, interest, createWriteOrder(), jobs)
+  const announced = await organizationWithConfig('announced', false)
+  // Handed in in one turn: the first is written alone, the next three together once it committed.
+  const [alone, p1, p3, p2] = await Promise.all([
+    batcher.fire(announced, firing('announced-first', 'P3')),
+    batcher.fire(announced, firing('announced-p1', 'P1'), { autoAnalysis: false }),
+    batcher.fire(announced, firing('announced-p3', 'P3')),
+    batcher.fire(announced, firing('announced-p2', 'P2'), { autoAnalysis: false }),
+  ])
+  const createdAt = await db
+    .selectFrom('divinux.alerts')
+    .select(['id', 'createdAt'])
+    .where('id', 'in', [alone!.id, p1!.id, p3!.id, p2!.id])
+    .execute()
+  const at = new Map(createdAt.map((row) => [row.id, row.createdAt.getTime()]))
+  t.equal(new Set([p1!.id, p3!.id, p2!.id].map((id) => at.get(id))).size, 1, 'the three were written in one transaction')
+  t.not(at.get(alone!.id), at.get(p1!.id))
+  const queued = await database.sql.executeSql("select data from pgboss.job where name = 'test.alert-created'", [])
+  t.same(
+    new Set(
+      (queued.rows as Array<{ data: { alertId: string; priority: string } }>).map((row) => `${row.data.alertId} ${row.data.priority}`),
+    ),
+    new Set([`${p1!.id} P1`, `${p2!.id} P2`]),
+    'the announcing ones announced, once each',
+  )
+  // Fired again, they are occurrences: nothing more is announced.
+  await Promise.all([batcher.fire(announced, firing('announced-p1', 'P1'), { autoAnalysis: false })])
+  t.equal((await database.sql.executeSql("select id from pgboss.job where name = 'test.alert-created'", [])).rows.length, 2)
 })

@@ -160,6 +160,27 @@ t.test('lower priorities are analyzed only when their config asks for it', async
   t.match(analysis!.rootCause, /queue depth.*No deploy or configuration change on billing or to what it depends on points at it/)
 })
 
+t.test('alerts ingested together, so written in batches with their announcements: each P1 and P2 is analyzed once', async (t) => {
+  const burst = await createConfig({ name: 'Burst', format: 'generic', defaultPriority: 'P3' })
+  const priorities = ['P1', 'P3', 'P2', 'P4', 'P1', 'P3']
+  const alerts = await Promise.all(
+    priorities.map((priority, index) => ingest(burst, { title: `Burst ${index}`, service: `burst-${index}`, priority })),
+  )
+  for (const [index, alert] of alerts.entries())
+    if (priorities[index] === 'P1' || priorities[index] === 'P2') t.equal((await settledAnalyses(alert.alertId)).length, 1)
+  await queueDrained()
+  const analyzed = await db
+    .selectFrom('divinux.analyses')
+    .select('incidentId')
+    .where(
+      'incidentId',
+      'in',
+      alerts.map((alert) => alert.alertId),
+    )
+    .execute()
+  t.equal(analyzed.length, 3, 'the P3 and P4 alerts are not analyzed')
+})
+
 t.test('a past resolved incident that looks alike is recalled with its root cause', async (t) => {
   const first = await ingest(prometheus, alertmanager('firing', 'PaymentsLatency', 'critical', 'payments'))
   await settledAnalyses(first.alertId)

@@ -1,4 +1,4 @@
-import { sql, type RawBuilder } from 'kysely'
+import { CompiledQuery, sql, type RawBuilder } from 'kysely'
 import type { Database, Executor } from '@svc/db'
 import type { DispatchInterest } from './event-bus.js'
 import { moveExpressions, type MoveTo } from './lifecycle.js'
@@ -166,6 +166,8 @@ export async function fireAlerts(
   configs: EnabledConfigs,
   interest: DispatchInterest,
   batch: Array<{ check: ConfigCheck; firing: Firing }>,
+  /** Given, the statement runs in this transaction (planned there, not prepared). */
+  trx?: Executor,
 ): Promise<Array<Fired | undefined>> {
   const rows = batch.map(({ check, firing }, ord) => ({
     ord,
@@ -186,9 +188,10 @@ export async function fireAlerts(
     source_url: firing.event.sourceUrl ?? null,
     labels: firing.event.labels,
   }))
-  const written = await database.prepared<Fired & { ord: number }>('alerting.fire_alerts', fireAlertsText(database, configs, interest), [
-    JSON.stringify(rows),
-  ])
+  const text = fireAlertsText(database, configs, interest)
+  const written = trx
+    ? (await trx.executeQuery<Fired & { ord: number }>(CompiledQuery.raw(text, [JSON.stringify(rows)]))).rows
+    : await database.prepared<Fired & { ord: number }>('alerting.fire_alerts', text, [JSON.stringify(rows)])
   const answers: Array<Fired | undefined> = batch.map(() => undefined)
   for (const { ord, ...fired } of written) answers[ord] = fired
   return answers

@@ -132,10 +132,12 @@ export async function ingestDelivery(
   deliveryId: string | undefined,
 ): Promise<Delivered | undefined> {
   const [only] = events
-  // One event with no retry key and nothing to announce: no transaction, and a firing event is
-  // written in one statement with those of concurrent deliveries (the common case).
-  if (events.length === 1 && only && retryKey(deliveryId, only, 0) === undefined && !announcesAlert(config, only)) {
-    const applied = await applyEvent({ db: database.db, interest, fire: batcher.fire }, config, only)
+  // One event with no retry key: no transaction of its own, and a firing event is written in one
+  // statement with those of concurrent deliveries (the common case), its announcement with it.
+  if (events.length === 1 && only && retryKey(deliveryId, only, 0) === undefined) {
+    const announces = announcesAlert(config, only) ? { autoAnalysis: config.autoAnalysis } : undefined
+    const fire: FireBatcher['fire'] = (check, firing) => batcher.fire(check, firing, announces)
+    const applied = await applyEvent({ db: database.db, interest, fire }, config, only)
     if (!applied) return undefined
     ingestedEvents.inc({ source: config.format, outcome: applied.outcome.status })
     return { outcomes: [applied.outcome], escalates: applied.escalates, dispatches: applied.dispatches }

@@ -58,7 +58,7 @@ export const ingestionRoutes: FastifyPluginAsyncTypebox<IngestionOptions> = asyn
   const db = app.database.db
   const planHolds = createIngestPlanCheck(db, enforcePlans ?? false)
   const configs = createConfigCache(db)
-  const batcher = createFireBatcher(app.database, interest, writeOrder)
+  const batcher = createFireBatcher(app.database, interest, writeOrder, app.jobs)
   const ingest = createIngestor({ database: app.database, interest, jobs: app.jobs, batcher, configs, planHolds, wake })
   app.decorateRequest('rawBody', null)
   const parseJson = app.getDefaultJsonParser('error', 'error')

@@ -4,7 +4,7 @@
  * statement that writes it, by what is committed: an open incident of its organization, or an
  * urgent alert (P1, P2) of it waiting to be correlated, sends it to correlation. A write that
  * began while an urgent one of a quiet organization was under way in another transaction (a
- * delivery with a retry key, or one announcing its alert) could not see it, and wrote its alert
+ * delivery with a retry key, or the batch before) could not see it, and wrote its alert
  * past correlation, paging alone: a storm's root and its first symptom, sent in that order, paged
  * twice. So a write waits for the urgent writes of its organizations that began before it while
  * those organizations were quiet.
