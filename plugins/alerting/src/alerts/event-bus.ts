@@ -63,13 +63,6 @@ export function dispatchInterest(subscribers: ReadonlyArray<Pick<AlertEventSubsc
 
 export type AlertEventBus = ReturnType<typeof createAlertEventBus>
 
-/**
- * The alert event bus. The events are the alert timeline's own rows, written in the statement or
- * transaction of their change, so nothing is lost between a change and what follows from it;
- * they are claimed `for update skip locked` (replicas share the work) and marked dispatched in
- * the transaction in which every subscriber handled them, so none acts on an event twice.
- * Subscribers register while the plugin registers, before the first alert is fired.
- */
 export interface AlertEventBusDeps {
   database: Database
   log: FastifyBaseLogger
@@ -80,20 +73,28 @@ export interface AlertEventBusDeps {
   writesUnderWay?: () => Promise<void> | undefined
 }
 
+/**
+ * The alert event bus. The events are the alert timeline's own rows, written in the statement or
+ * transaction of their change, so nothing is lost between a change and what follows from it;
+ * they are claimed `for update skip locked` (replicas share the work) and marked dispatched in
+ * the transaction in which every subscriber handled them, so none acts on an event twice.
+ * Subscribers register while the plugin registers, before the first alert is fired.
+ */
 export function createAlertEventBus({ database, log, writesUnderWay }: AlertEventBusDeps) {
   const subscribers: AlertEventSubscriber[] = []
   /** When a round last ended without failing: whether a new alert's event will be dispatched, however far behind. */
   let progressedAt = Date.now()
 
   async function dispatchBatch(): Promise<{ claimed: number; worked: AlertEventSubscriber[] }> {
+    // A root alert whose write is under way must be correlated with, not after, the symptoms
+    // committed meanwhile: the claim waits for it (one commit at most). Before the transaction
+    // begins, not in it: on PGlite's one connection the write could not commit while it is open.
+    const underWay = writesUnderWay?.()
+    if (underWay) {
+      dispatchWaits.inc()
+      await underWay
+    }
     return database.db.transaction().execute(async (trx) => {
-      // A root alert whose write is under way must be correlated with, not after, the symptoms
-      // committed meanwhile: the claim waits for it (one commit at most), then is sent at once.
-      const underWay = writesUnderWay?.()
-      if (underWay) {
-        dispatchWaits.inc()
-        await underWay
-      }
       const events: BusEvent[] = await claimUndispatchedEvents(trx, BATCH)
       const worked: AlertEventSubscriber[] = []
       for (const subscriber of subscribers) if (await subscriber.handle(trx, events)) worked.push(subscriber)

@@ -18,7 +18,9 @@
  * In a busy organization the symptom goes to correlation, and the same holds there: the event
  * dispatcher must not correlate a symptom committed while its root's write is still under way, or
  * the symptom finds no incident and pages alone. So the dispatcher waits for the urgent writes
- * under way when it looks (`urgentWritten`), at most one commit.
+ * under way when it looks (`urgentWritten`), at most one commit, then claims. A root begun in the
+ * round trip between that look and the claim is not waited for: its symptom would have to be
+ * written and committed within that round trip to go before it.
  */
 export interface Writing {
   /** The organizations of the write's alerts. */

@@ -46,8 +46,55 @@ async function organization(slug: string) {
     return alertId
   }
   const incidentOf = async (alertId: string) => (await call(person('viewer'), 'GET', `/alerts/${alertId}`)).json().incident
-  return { orgId, otherOrgId, person, call, fire, config, incidentOf }
+  /** Ingests an event and answers at once. */
+  const post = (event: object, headers: Record<string, string> = {}) =>
+    app.inject({ method: 'POST', url: config.ingestPath, headers: { 'content-type': 'application/json', ...headers }, payload: event })
+  return { orgId, otherOrgId, person, call, fire, post, config, incidentOf }
 }
+
+class Release extends Error {}
+
+/**
+ * Ingests `event` with a delivery id whose key the test's own transaction claimed first, so the
+ * event's transaction waits on that row; runs `meanwhile` while it waits, then rolls the claim
+ * back, letting the event be written. Answers the held delivery's answer.
+ */
+async function whileHeld(
+  scenario: Awaited<ReturnType<typeof organization>>,
+  deliveryId: string,
+  event: object,
+  meanwhile: () => Promise<void>,
+) {
+  let held: ReturnType<typeof scenario.post> | undefined
+  await db
+    .transaction()
+    .execute(async (trx) => {
+      await trx
+        .insertInto('divinux.webhookDeliveries')
+        .values({
+          configId: scenario.config.id,
+          organizationId: scenario.orgId,
+          deliveryKey: `x-delivery-id:${deliveryId}#0`,
+          result: '{}',
+        })
+        .execute()
+      held = scenario.post(event, { 'x-delivery-id': deliveryId })
+      await until('the held delivery to wait for its key', async () => {
+        const waiting = await sql<{ n: number }>`select count(*)::int as n from pg_stat_activity
+          where wait_event_type = 'Lock' and query like '%webhook_deliveries%'`.execute(db)
+        return waiting.rows[0]!.n > 0 || undefined
+      })
+      await meanwhile()
+      throw new Release()
+    })
+    .catch((error: Error) => {
+      if (!(error instanceof Release)) throw error
+    })
+  return held!
+}
+
+/** How often the event dispatcher waited for urgent alerts being written before it claimed (a metric). */
+const dispatchWaitCount = async () => (await dispatchWaits.get()).values[0]?.value ?? 0
 
 /** The scenario's webhook config escalates with a one-step policy paging Ada; answers the policy's id. */
 async function pageAdaFrom({ call, person, config }: Awaited<ReturnType<typeof organization>>): Promise<string> {
@@ -262,38 +309,25 @@ t.test(
   { skip: app.database.kind === 'postgres' ? false : 'holding a delivery open needs a second connection (PostgreSQL)' },
   async (t) => {
     const scenario = await organization('inorder')
-    const { call, person, config } = scenario
+    const { call, person } = scenario
     await pageAdaFrom(scenario)
     t.equal((await call(person('manager'), 'POST', '/service-dependencies', { service: 'web', dependsOn: 'db' })).statusCode, 201)
-    const ingest = (event: object, headers: Record<string, string> = {}) =>
-      app.inject({ method: 'POST', url: config.ingestPath, headers: { 'content-type': 'application/json', ...headers }, payload: event })
 
-    // The root comes with a delivery id, so it is written in a transaction of its own; the test's
-    // transaction claims that id first, holding the root's transaction open until it rolls back.
-    let root: ReturnType<typeof ingest> | undefined
-    let symptom: ReturnType<typeof ingest> | undefined
-    await db
-      .transaction()
-      .execute(async (trx) => {
-        await trx
-          .insertInto('divinux.webhookDeliveries')
-          .values({ configId: config.id, organizationId: scenario.orgId, deliveryKey: 'x-delivery-id:root-1#0', result: '{}' })
-          .execute()
-        root = ingest({ title: 'DB down', priority: 'P1', service: 'db', fingerprint: 'db-down' }, { 'x-delivery-id': 'root-1' })
-        await until('the root to wait for the held delivery', async () => {
-          const waiting = await sql<{ n: number }>`select count(*)::int as n from pg_stat_activity
-            where wait_event_type = 'Lock' and query like '%webhook_deliveries%'`.execute(db)
-          return waiting.rows[0]!.n > 0 || undefined
-        })
+    // The root comes with a delivery id, so it is written in a transaction of its own, held open.
+    let symptom: ReturnType<typeof scenario.post> | undefined
+    const root = await whileHeld(
+      scenario,
+      'root-1',
+      { title: 'DB down', priority: 'P1', service: 'db', fingerprint: 'db-down' },
+      async () => {
         // The symptom's request reaches its write within a few turns of the event loop: its
         // config is cached and its checks are in memory. Before the fix it was written then,
         // past correlation, seeing no root.
-        symptom = ingest({ title: 'Web errors', priority: 'P3', service: 'web', fingerprint: 'web-errors' })
+        symptom = scenario.post({ title: 'Web errors', priority: 'P3', service: 'web', fingerprint: 'web-errors' })
         for (let turn = 0; turn < 20; turn++) await new Promise((resolve) => setImmediate(resolve))
-        throw new Error('release the root')
-      })
-      .catch((error: Error) => t.equal(error.message, 'release the root'))
-    const [rootAnswer, symptomAnswer] = await Promise.all([root!, symptom!])
+      },
+    )
+    const [rootAnswer, symptomAnswer] = [root, await symptom!]
     t.equal(rootAnswer.statusCode, 202)
     t.equal(symptomAnswer.statusCode, 202)
     const [rootId, symptomId] = [rootAnswer.json().alertId as string, symptomAnswer.json().alertId as string]
@@ -312,44 +346,30 @@ t.test(
   { skip: app.database.kind === 'postgres' ? false : 'holding a delivery open needs a second connection (PostgreSQL)' },
   async (t) => {
     const scenario = await organization('busy')
-    const { call, person, config, fire } = scenario
+    const { call, person, fire } = scenario
     await pageAdaFrom(scenario)
     t.equal((await call(person('manager'), 'POST', '/service-dependencies', { service: 'web', dependsOn: 'db' })).statusCode, 201)
     // An incident of another service is open: the organization is busy, so the symptom is written
     // at once, for correlation, and nothing but the dispatcher keeps it from going before its root.
     await fire({ title: 'Mail down', priority: 'P1', service: 'mail', fingerprint: 'mail-down' })
-    const ingest = (event: object, headers: Record<string, string> = {}) =>
-      app.inject({ method: 'POST', url: config.ingestPath, headers: { 'content-type': 'application/json', ...headers }, payload: event })
-    const waits = async () => (await dispatchWaits.get()).values[0]?.value ?? 0
-    const waitsBefore = await waits()
+    const waitsBefore = await dispatchWaitCount()
 
-    let root: ReturnType<typeof ingest> | undefined
     let symptomId = ''
-    await db
-      .transaction()
-      .execute(async (trx) => {
-        await trx
-          .insertInto('divinux.webhookDeliveries')
-          .values({ configId: config.id, organizationId: scenario.orgId, deliveryKey: 'x-delivery-id:busy-root#0', result: '{}' })
-          .execute()
-        root = ingest({ title: 'DB down', priority: 'P1', service: 'db', fingerprint: 'busy-db-down' }, { 'x-delivery-id': 'busy-root' })
-        await until('the root to wait for the held delivery', async () => {
-          const waiting = await sql<{ n: number }>`select count(*)::int as n from pg_stat_activity
-            where wait_event_type = 'Lock' and query like '%webhook_deliveries%'`.execute(db)
-          return waiting.rows[0]!.n > 0 || undefined
-        })
-        const symptom = await ingest({ title: 'Web errors', priority: 'P3', service: 'web', fingerprint: 'busy-web-errors' })
+    const root = await whileHeld(
+      scenario,
+      'busy-root',
+      { title: 'DB down', priority: 'P1', service: 'db', fingerprint: 'busy-db-down' },
+      async () => {
+        const symptom = await scenario.post({ title: 'Web errors', priority: 'P3', service: 'web', fingerprint: 'busy-web-errors' })
         t.equal(symptom.statusCode, 202, 'the symptom is written while the root is not')
         symptomId = symptom.json().alertId as string
         // Before the fix the dispatcher claimed the symptom here, found no incident of the db, and
         // the symptom paged alone.
-        await until('the dispatcher to wait for the root', async () => (await waits()) > waitsBefore || undefined)
-        throw new Error('release the root')
-      })
-      .catch((error: Error) => t.equal(error.message, 'release the root'))
-    const rootAnswer = await root!
-    t.equal(rootAnswer.statusCode, 202)
-    const rootId = rootAnswer.json().alertId as string
+        await until('the dispatcher to wait for the root', async () => (await dispatchWaitCount()) > waitsBefore || undefined)
+      },
+    )
+    t.equal(root.statusCode, 202)
+    const rootId = root.json().alertId as string
     const states = new Map((await settledEscalations(rootId, symptomId)).map((row) => [row.alertId, row.state]))
     t.match(states.get(rootId), /^(active|exhausted)$/, 'the root pages')
     t.equal(states.get(symptomId), 'grouped', 'the symptom pages no one')
@@ -363,43 +383,28 @@ t.test(
   { skip: app.database.kind === 'postgres' ? false : 'holding a delivery open needs a second connection (PostgreSQL)' },
   async (t) => {
     const scenario = await organization('placing')
-    const { call, person, config, fire } = scenario
+    const { call, person, fire } = scenario
     await pageAdaFrom(scenario)
     t.equal((await call(person('manager'), 'POST', '/service-dependencies', { service: 'web', dependsOn: 'db' })).statusCode, 201)
     await fire({ title: 'Mail down', priority: 'P1', service: 'mail', fingerprint: 'placing-mail-down' })
-    const ingest = (event: object, headers: Record<string, string> = {}) =>
-      app.inject({ method: 'POST', url: config.ingestPath, headers: { 'content-type': 'application/json', ...headers }, payload: event })
-    const waits = async () => (await dispatchWaits.get()).values[0]?.value ?? 0
-    const waitsBefore = await waits()
+    const waitsBefore = await dispatchWaitCount()
 
     // An unrelated urgent alert held mid-write keeps the dispatcher from claiming, so the symptom
     // and then its root, both committed meanwhile, are claimed together, the symptom first.
-    let held: ReturnType<typeof ingest> | undefined
     let [symptomId, rootId] = ['', '']
-    await db
-      .transaction()
-      .execute(async (trx) => {
-        await trx
-          .insertInto('divinux.webhookDeliveries')
-          .values({ configId: config.id, organizationId: scenario.orgId, deliveryKey: 'x-delivery-id:placing-queue#0', result: '{}' })
-          .execute()
-        held = ingest(
-          { title: 'Queue stuck', priority: 'P2', service: 'queue', fingerprint: 'placing-queue' },
-          { 'x-delivery-id': 'placing-queue' },
-        )
-        await until('the held alert to wait for its delivery', async () => {
-          const waiting = await sql<{ n: number }>`select count(*)::int as n from pg_stat_activity
-            where wait_event_type = 'Lock' and query like '%webhook_deliveries%'`.execute(db)
-          return waiting.rows[0]!.n > 0 || undefined
-        })
-        symptomId = (await ingest({ title: 'Web errors', priority: 'P3', service: 'web', fingerprint: 'placing-web' })).json()
+    const held = await whileHeld(
+      scenario,
+      'placing-queue',
+      { title: 'Queue stuck', priority: 'P2', service: 'queue', fingerprint: 'placing-queue' },
+      async () => {
+        symptomId = (await scenario.post({ title: 'Web errors', priority: 'P3', service: 'web', fingerprint: 'placing-web' })).json()
           .alertId as string
-        await until('the dispatcher to wait for the held alert', async () => (await waits()) > waitsBefore || undefined)
-        rootId = (await ingest({ title: 'DB down', priority: 'P1', service: 'db', fingerprint: 'placing-db' })).json().alertId as string
-        throw new Error('release the held alert')
-      })
-      .catch((error: Error) => t.equal(error.message, 'release the held alert'))
-    t.equal((await held!).statusCode, 202)
+        await until('the dispatcher to wait for the held alert', async () => (await dispatchWaitCount()) > waitsBefore || undefined)
+        rootId = (await scenario.post({ title: 'DB down', priority: 'P1', service: 'db', fingerprint: 'placing-db' })).json()
+          .alertId as string
+      },
+    )
+    t.equal(held.statusCode, 202)
     const states = new Map((await settledEscalations(rootId, symptomId)).map((row) => [row.alertId, row.state]))
     t.match(states.get(rootId), /^(active|exhausted)$/, 'the root pages')
     t.equal(states.get(symptomId), 'grouped', 'the symptom pages no one')
