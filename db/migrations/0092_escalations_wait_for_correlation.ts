@@ -15,8 +15,10 @@ export async function up(db: Kysely<any>): Promise<void> {
       where ev.organization_id = e.organization_id and ev.alert_id = e.alert_id and ev.type = 'created' and ev.dispatched_at is null)`.execute(
     db,
   )
-  // Every writer says it: an escalation row written without knowing would page too early or never.
-  await sql`alter table divinux.alert_escalations alter column awaits_correlation drop default`.execute(db)
+  // Every writer of this release says it; the default is for a replica of before, during a
+  // rolling upgrade. Its escalations are written waiting for nothing, so a starter of this release
+  // may page one before its alert is correlated, for the minutes the upgrade takes: better than
+  // its writes failing, or its escalations waiting for a mark that no dispatcher would clear.
   await sql`create index alert_escalations_ready_idx on divinux.alert_escalations (urgent desc, created_at)
     where state = 'pending' and not awaits_correlation`.execute(db)
   await sql`drop index divinux.alert_escalations_pending_urgent_idx`.execute(db)

@@ -364,7 +364,7 @@ export interface DivinuxAlertAckLinks {
 
 export interface DivinuxAlertEscalations {
   alertId: string;
-  awaitsCorrelation: boolean;
+  awaitsCorrelation: Generated<boolean>;
   configId: string | null;
   createdAt: Generated<Timestamp>;
   nextAt: Timestamp | null;
