@@ -65,13 +65,24 @@ export function createGroupCommit<Entry, Result>(options: GroupCommitOptions<Ent
     }
   }
 
+  /** Queues an entry; answers its result once it is committed. */
+  const queued = (entry: Entry) => new Promise<Result>((resolve, reject) => queue.push({ entry, resolve, reject }))
+
   return {
     /** Answers the entry's result once it is committed. */
     write(entry: Entry): Promise<Result> {
-      return new Promise<Result>((resolve, reject) => {
-        queue.push({ entry, resolve, reject })
-        flush()
-      })
+      const result = queued(entry)
+      flush()
+      return result
+    },
+    /**
+     * Answers each entry's result once it is committed. Entries handed in together share a batch
+     * (up to `maxBatch`, and after the batch in flight): a caller that gathered them pays one write.
+     */
+    writeAll(entries: readonly Entry[]): Array<Promise<Result>> {
+      const results = entries.map(queued)
+      flush()
+      return results
     },
   }
 }

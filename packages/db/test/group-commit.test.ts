@@ -53,6 +53,15 @@ t.test('entries arriving while a write is under way are written together, each a
   t.same(batches, [['b', 'c', 'd']], 'one batch for what arrived meanwhile')
 })
 
+t.test('entries handed in together are written in one batch, even with none under way', async (t) => {
+  const { commits, batches, alone, settle } = heldWriter()
+  const written = commits.writeAll(['a', 'b', 'c'])
+  await settle()
+  t.same(await Promise.all(written), ['a written with 3', 'b written with 3', 'c written with 3'])
+  t.same(alone, [], 'none is written alone')
+  t.same(batches, [['a', 'b', 'c']])
+})
+
 t.test('a batch takes at most maxBatch entries; the rest form the next one', async (t) => {
   const { commits, batches, settle } = heldWriter({ maxBatch: 2 })
   const all = ['a', 'b', 'c', 'd', 'e'].map((entry) => commits.write(entry))

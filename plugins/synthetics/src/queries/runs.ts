@@ -28,22 +28,29 @@ export interface TakeOptions {
   limit: number
   /** The runner has Chromium: it takes browser runs of its region too; without, it leaves them queued for a replica that has. */
   browser: boolean
+  /**
+   * Checks falling due within this many ms are taken too, their runs leased to start at their
+   * due times (the runner waits for each); heartbeats are judged only once due.
+   */
+  aheadMs: number
 }
 
 /**
- * Takes every due check (up to `limit`, earliest first, skipping those another runner holds):
- * each moves on by its frequency and gets one run per region, in one statement. A check overdue
- * by more than a period (the service was down) runs once now, not once per due time it missed.
- * The first `localSlots` runs of the service's own region are inserted already leased by this
- * runner (no queued state to write and lease again); relay regions and heartbeats are queued.
+ * Takes every check due now or within `aheadMs` (up to `limit`, earliest first, skipping those
+ * another runner holds): each moves on by its frequency and gets one run per region, in one
+ * statement. A check overdue by more than a period (the service was down) runs once now, not
+ * once per due time it missed. The first `localSlots` runs of the service's own region are
+ * inserted already leased by this runner (no queued state to write and lease again), started at
+ * their due times; relay regions and heartbeats are queued (a relay leases a run once it is due).
  * Answers the runs, how many checks were taken, and when the next check not taken falls due
- * (null when none will), so the runner sleeps until then.
+ * (null when none will), so the runner sleeps until then (decision 0032, "Looking ahead").
  */
 export async function takeDueChecks(
   db: Executor,
   options: TakeOptions,
 ): Promise<{ checks: number; runs: TakenRun[]; nextDueAt: Date | null }> {
-  const { region, runnerId, leaseSeconds, localSlots, limit, browser } = options
+  const { region, runnerId, leaseSeconds, localSlots, limit, browser, aheadMs } = options
+  const horizon = sql`now() + make_interval(secs => ${aheadMs / 1000})`
   const result = await sql<
     {
       checkId: string | null
@@ -56,7 +63,7 @@ export async function takeDueChecks(
   >`
     with candidates as (
       select id from divinux.synthetic_checks
-      where not paused and next_due_at <= now()
+      where not paused and next_due_at <= ${horizon} and (kind <> 'heartbeat' or next_due_at <= now())
       order by next_due_at
       limit ${limit}
       for update skip locked
@@ -82,7 +89,7 @@ export async function takeDueChecks(
         case when run.leased then 'leased' else 'queued' end,
         case when run.leased then ${runnerId}::uuid end,
         case when run.leased then now() + make_interval(secs => ${leaseSeconds}) end,
-        case when run.leased then now() end
+        case when run.leased then greatest(now(), numbered.due_at) end
       from numbered, lateral (
         select region, numbered.runs_here and region = ${region} and numbered.position <= ${localSlots} as leased
         from unnest(numbered.regions) as region
@@ -96,7 +103,8 @@ export async function takeDueChecks(
     select taken.*, upcoming.next_due_at as "nextDueAt"
     from (
       select min(due) as next_due_at from (
-        select min(next_due_at) as due from divinux.synthetic_checks where not paused and next_due_at > now()
+        select min(next_due_at) as due from divinux.synthetic_checks
+        where not paused and next_due_at > now() and id not in (select id from candidates)
         union all select min(next_due_at) from advanced
       ) due_times
     ) upcoming
@@ -201,6 +209,8 @@ export interface RunResult {
   attempts: AttemptResult[]
   /** A relay's own id for the result: a result sent twice is recorded once. */
   resultId?: string
+  /** When the run ended, for a result recorded after it (a runner gathers its results); absent: when it is recorded. */
+  finishedAt?: Date
 }
 
 /** What judging a check reads of it. */
@@ -241,6 +251,7 @@ export async function completeRuns(db: Executor, results: readonly RunResult[]):
       status_code: last?.statusCode ?? null,
       error: last?.error ?? null,
       result_id: result.resultId ?? null,
+      finished_at: result.finishedAt?.toISOString() ?? null,
     }
   })
   // `= any` lets the planner read the runs by key: it takes a recordset for 100 rows, and would
@@ -249,9 +260,11 @@ export async function completeRuns(db: Executor, results: readonly RunResult[]):
     with done as (
       update divinux.synthetic_runs run
       set state = 'done', status = result.status, attempts = result.attempts, total_ms = result.total_ms,
-        status_code = result.status_code, error = result.error, result_id = result.result_id, leased_until = null, finished_at = now()
+        status_code = result.status_code, error = result.error, result_id = result.result_id, leased_until = null,
+        finished_at = coalesce(result.finished_at, now())
       from jsonb_to_recordset(${JSON.stringify(rows)}::jsonb) as result(
-        run_id uuid, status text, attempts jsonb, total_ms double precision, status_code integer, error text, result_id text)
+        run_id uuid, status text, attempts jsonb, total_ms double precision, status_code integer, error text, result_id text,
+        finished_at timestamptz)
       where run.id = result.run_id and run.id = any(${rows.map((row) => row.run_id)}::uuid[]) and run.state in ('queued', 'leased')
       returning run.id, run.check_id
     )

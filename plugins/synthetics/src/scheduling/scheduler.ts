@@ -33,14 +33,23 @@ const FORMER_QUEUES = ['synthetics.due', 'synthetics.run']
 /** A local run may take the longest run there is: a 30 s timeout tried 6 times, and margin. */
 const LEASE_SECONDS = 240
 /**
- * A runner looks for due checks when the next one falls due, but at most this often (checks due
- * within it are taken together, so a run starts at most this late, plus its batch) and at least
- * every IDLE_TICK_MS (runs given back by a runner whose lease ran out are leased within it).
- * Checks created, resumed or moved by any replica wake every runner through due notices
- * (migration 0080; decision 0032).
+ * A runner looks for checks LOOK_AHEAD_MS before the next one falls due, but at most every
+ * TICK_MS and at least every IDLE_TICK_MS (runs given back by a runner whose lease ran out are
+ * leased within it). A look takes the checks due within LOOK_AHEAD_MS and starts each run at its
+ * due time, so a busy runner takes a second's checks in one statement and still starts each on
+ * time; the look ahead exceeds the tick so that a look a little late still finds its checks
+ * before they fall due. Checks created, resumed or moved by any replica wake every runner through
+ * due notices (migration 0080; decision 0032).
  */
-const TICK_MS = 250
+const TICK_MS = 1_000
+const LOOK_AHEAD_MS = 1_250
 const IDLE_TICK_MS = 5_000
+/**
+ * A result waits at most this long to be recorded with those of the other local runs under way,
+ * so that a busy runner records a second's results in one transaction; the last run under way
+ * records what has ended at once (decision 0032, "Recording runs").
+ */
+const RECORD_WITHIN_MS = 1_000
 /** What migration 0080's trigger calls the checks' due times on the due notices' channel. */
 const CHECKS_DUE = 'synthetics.checks'
 /** Due checks taken in one statement; when there were more, the next tick follows at once. */
@@ -57,6 +66,14 @@ const STALE_SECONDS = 20
 const STOP_GRACE_MS = 10_000
 /** Local results recorded in one transaction at most. */
 const RECORD_BATCH = 100
+
+/** A local run to start: leased just now by a look (carrying its check and due time) or from the queue (due already). */
+interface LocalRun {
+  id: string
+  checkId: string
+  check?: RunnableFields
+  dueAt?: Date
+}
 
 export interface SchedulerOptions {
   database: Database
@@ -123,7 +140,15 @@ export function createScheduler(options: SchedulerOptions) {
   let stopHearing: (() => void) | undefined
   /** The last look found every local slot busy: a run that ends frees one for the runs queued meanwhile. */
   let slotsWereFull = false
+  /** Local runs taken and not yet ended, waiting for their due time or under way: each holds a slot. */
+  const slots = new Set<Promise<unknown>>()
+  /** Every local run until its result is recorded: what stopping waits for. */
   const underWay = new Set<Promise<void>>()
+  /** Runs taken ahead, waiting for their due times: stopping starts them at once. */
+  const waiting = new Set<() => void>()
+  /** Results of runs that ended, to be recorded together, and how each one's caller learns it was. */
+  const ended: Array<{ result: RunResult; recorded: (written: Promise<boolean>) => void }> = []
+  let recordTimer: NodeJS.Timeout | undefined
 
   /**
    * Records results in the caller's transaction and judges their checks again; answers the runs
@@ -142,8 +167,9 @@ export function createScheduler(options: SchedulerOptions) {
   }
 
   /**
-   * Local runs that end while others are being recorded are recorded together, in one
-   * transaction of four statements however many they are (decision 0032, "Recording runs").
+   * Local results handed in together are recorded together, in one transaction of four statements
+   * however many they are; so are those that end while a batch is being written (decision 0032,
+   * "Recording runs").
    */
   const localResults = createGroupCommit<RunResult, boolean>({
     writeBatch: async (batch) => {
@@ -154,35 +180,78 @@ export function createScheduler(options: SchedulerOptions) {
     maxBatch: RECORD_BATCH,
   })
 
-  /** Runs one leased run of this service's region, then records it; a run just taken carries its check. */
-  async function runLocal(run: { id: string; checkId: string; check?: RunnableFields }): Promise<void> {
+  /** Records the results that have ended, together. */
+  function recordEnded(): void {
+    clearTimeout(recordTimer)
+    recordTimer = undefined
+    const batch = ended.splice(0)
+    if (batch.length === 0) return
+    const written = localResults.writeAll(batch.map((entry) => entry.result))
+    batch.forEach((entry, index) => entry.recorded(written[index]!))
+  }
+
+  /**
+   * Answers once a run's result is recorded: at once when no other local run holds a slot (or the
+   * runner is stopping), otherwise with the results of the runs that end within RECORD_WITHIN_MS.
+   */
+  function recordResult(result: RunResult): Promise<boolean> {
+    const recorded = new Promise<boolean>((resolve) => ended.push({ result, recorded: resolve }))
+    if (slots.size === 0 || ticker.stopped) recordEnded()
+    else recordTimer ??= setTimeout(recordEnded, RECORD_WITHIN_MS)
+    return recorded
+  }
+
+  /** Resolves at `dueAt` (at once when it has come), or when the runner stops. */
+  function dueTime(dueAt: Date | undefined): Promise<void> {
+    const wait = dueAt === undefined ? 0 : dueAt.getTime() - Date.now()
+    if (wait <= 0) return Promise.resolve()
+    return new Promise((resolve) => {
+      const due = () => {
+        clearTimeout(timer)
+        waiting.delete(due)
+        resolve()
+      }
+      const timer = setTimeout(due, wait)
+      waiting.add(due)
+    })
+  }
+
+  /** Runs one leased run of this service's region at its due time; a run just taken carries its check. */
+  async function attempt(run: LocalRun): Promise<RunResult | undefined> {
+    await dueTime(run.dueAt)
     const check = run.check ?? (await checkById(db, run.checkId))
-    if (!check) return
+    if (!check) return undefined
     let result: { status: ResultStatus; attempts: AttemptResult[] }
     try {
       result = await runCheck(await runnableCheck(db, sealer, check), policy, browser)
     } catch (error) {
       result = failedRun((error as Error).message)
     }
-    await localResults.write({ runId: run.id, ...result })
+    return { runId: run.id, ...result, finishedAt: new Date() }
   }
 
-  function start(run: { id: string; checkId: string; check?: RunnableFields }): void {
-    const running: Promise<void> = runLocal(run)
-      .catch((error: Error) => log.warn({ err: error, runId: run.id }, 'a synthetic run could not be recorded'))
+  function start(run: LocalRun): void {
+    const slot = attempt(run)
+    slots.add(slot)
+    const running: Promise<void> = slot
       .finally(() => {
-        underWay.delete(running)
+        slots.delete(slot)
         if (slotsWereFull) {
           slotsWereFull = false
           wake()
         }
       })
+      .then(async (result) => {
+        if (result) await recordResult(result)
+      })
+      .catch((error: Error) => log.warn({ err: error, runId: run.id }, 'a synthetic run could not be recorded'))
+      .finally(() => underWay.delete(running))
     underWay.add(running)
   }
 
   /** One tick: leases waiting local runs, then takes due checks; answers whether more were due than taken, and when the next falls due. */
   async function takeAndStart(): Promise<{ more: boolean; nextDueAt: Date | null }> {
-    const free = () => Math.max(0, config.concurrency - underWay.size)
+    const free = () => Math.max(0, config.concurrency - slots.size)
     const hasBrowser = browser !== undefined
     if (free() > 0)
       for (const run of await leaseLocalRuns(db, { region, runnerId, leaseSeconds: LEASE_SECONDS, limit: free(), browser: hasBrowser }))
@@ -195,6 +264,7 @@ export function createScheduler(options: SchedulerOptions) {
         localSlots: free(),
         limit: TAKE_LIMIT,
         browser: hasBrowser,
+        aheadMs: LOOK_AHEAD_MS,
       })
       // A heartbeat's run is judged from its pings, at once and in the same transaction.
       for (const run of due.runs.filter((taken) => taken.kind === 'heartbeat')) {
@@ -208,11 +278,11 @@ export function createScheduler(options: SchedulerOptions) {
     return { more: taken.checks === TAKE_LIMIT, nextDueAt: taken.nextDueAt }
   }
 
-  /** How long to sleep after a look: until the next due time, within TICK_MS and IDLE_TICK_MS. */
+  /** How long to sleep after a look: until LOOK_AHEAD_MS before the next due time, within TICK_MS and IDLE_TICK_MS. */
   function pause(): number {
     if (ticker.again) return 0
-    const untilDue = ticker.nextDueAt === undefined ? IDLE_TICK_MS : ticker.nextDueAt - Date.now()
-    return Math.min(IDLE_TICK_MS, Math.max(TICK_MS, untilDue))
+    const untilLook = ticker.nextDueAt === undefined ? IDLE_TICK_MS : ticker.nextDueAt - LOOK_AHEAD_MS - Date.now()
+    return Math.min(IDLE_TICK_MS, Math.max(TICK_MS, untilLook))
   }
 
   function sleep(ms: number): void {
@@ -222,11 +292,12 @@ export function createScheduler(options: SchedulerOptions) {
     ticker.timer.unref()
   }
 
-  /** A statement created, resumed or moved checks (here or on another replica): look by their due time. */
+  /** A statement created, resumed or moved checks (here or on another replica): look in time for their due time. */
   function dueAnnounced(name: string, dueAt: number): void {
     if (name !== CHECKS_DUE || ticker.stopped) return
+    const lookAt = dueAt - LOOK_AHEAD_MS
     if (ticker.tick) ticker.announced = Math.min(ticker.announced ?? dueAt, dueAt)
-    else if (dueAt < ticker.wakeAt) sleep(Math.max(0, dueAt - Date.now()))
+    else if (lookAt < ticker.wakeAt) sleep(Math.max(0, lookAt - Date.now()))
   }
 
   /** Ticks now (a check was created or resumed), or right after the tick under way. */
@@ -239,8 +310,9 @@ export function createScheduler(options: SchedulerOptions) {
     clearTimeout(ticker.timer)
     ticker.tick = takeAndStart()
       .then(({ more, nextDueAt }) => {
-        ticker.again ||= more
         const announced = ticker.announced ?? Infinity
+        // Checks announced during the look that fall due within the look ahead: another look now, not a tick later.
+        ticker.again ||= more || announced - LOOK_AHEAD_MS <= Date.now()
         ticker.nextDueAt = Math.min(nextDueAt?.getTime() ?? Infinity, announced)
         if (ticker.nextDueAt === Infinity) ticker.nextDueAt = undefined
       })
@@ -314,6 +386,10 @@ export function createScheduler(options: SchedulerOptions) {
       ticker.stopped = true
       clearTimeout(ticker.timer)
       await ticker.tick
+      // Runs taken ahead start now, up to LOOK_AHEAD_MS early, rather than be left to the sweep;
+      // results that ended are recorded now, and those ending from now on at once.
+      for (const startNow of waiting) startNow()
+      recordEnded()
       for (const queue of [MAINTENANCE_QUEUE, ROLLUP_QUEUE]) await jobs.offWork(queue)
       // The runner's row stays: a run still under way after the grace is taken again once the row
       // is stale, and one that finished is done; a day later the row goes.
