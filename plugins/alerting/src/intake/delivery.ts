@@ -18,7 +18,7 @@ import { ackTimeoutFromNow } from '../oncall/index.js'
 import { enabledConfigs } from './configs/queries.js'
 import type { Priority } from './configs/schemas.js'
 import type { IngestedEvent } from './event.js'
-import type { FireBatcher } from './fire-batcher.js'
+import { alertCreated, type FireBatcher } from './fire-batcher.js'
 
 const outcomes = ['created', 'deduplicated', 'acknowledged', 'resolved', 'ignored'] as const
 
@@ -80,12 +80,7 @@ async function applyEvent(
     const firing: Firing = { source: config.format, priority, groupWindowSeconds: config.groupWindowSeconds, event }
     const alert = await (fire ? fire(check, firing) : fireAlert(db, enabledConfigs, interest, check, firing))
     if (alert?.created && announce && announcesAlert(config, event)) {
-      await publish(announce, db, 'alert.created', {
-        organizationId: config.organizationId,
-        alertId: alert.id,
-        priority,
-        autoAnalysis: config.autoAnalysis,
-      })
+      await publish(announce, db, 'alert.created', alertCreated(config.organizationId, alert.id, priority, config.autoAnalysis))
     }
     return (
       alert && {

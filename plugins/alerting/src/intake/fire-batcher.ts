@@ -22,6 +22,14 @@ interface Entry {
   announces?: { autoAnalysis: boolean }
 }
 
+/** The `alert.created` event of a new alert that announces itself, for the insights surface to analyze. */
+export const alertCreated = (organizationId: string, alertId: string, priority: string, autoAnalysis: boolean): AlertCreated => ({
+  organizationId,
+  alertId,
+  priority: priority as AlertPriority,
+  autoAnalysis,
+})
+
 /**
  * Writes the firing events of concurrent deliveries together (a group commit): one statement,
  * so one round trip and one commit, for every event that arrived while the previous batch was
@@ -51,8 +59,7 @@ export function createFireBatcher(database: Database, interest: DispatchInterest
     entries.flatMap(({ check, firing, announces }, index) => {
       const alert = fired[index]
       if (!announces || !alert?.created) return []
-      const priority = firing.priority as AlertPriority
-      return [{ organizationId: check.organizationId, alertId: alert.id, priority, autoAnalysis: announces.autoAnalysis }]
+      return [alertCreated(check.organizationId, alert.id, firing.priority, announces.autoAnalysis)]
     })
   async function announcing(entries: Entry[], write: (trx: Executor) => Promise<Array<Fired | undefined>>) {
     return database.db.transaction().execute(async (trx) => {
