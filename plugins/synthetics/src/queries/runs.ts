@@ -209,7 +209,8 @@ export interface RunResult {
   attempts: AttemptResult[]
   /** A relay's own id for the result: a result sent twice is recorded once. */
   resultId?: string
-  /** When the run ended, for a result recorded after it (a runner gathers its results); absent: when it is recorded. */
+  /** When the run began and ended, for a result recorded after it (a runner gathers its results); absent: as leased and when recorded. */
+  startedAt?: Date
   finishedAt?: Date
 }
 
@@ -251,6 +252,7 @@ export async function completeRuns(db: Executor, results: readonly RunResult[]):
       status_code: last?.statusCode ?? null,
       error: last?.error ?? null,
       result_id: result.resultId ?? null,
+      started_at: result.startedAt?.toISOString() ?? null,
       finished_at: result.finishedAt?.toISOString() ?? null,
     }
   })
@@ -261,10 +263,10 @@ export async function completeRuns(db: Executor, results: readonly RunResult[]):
       update divinux.synthetic_runs run
       set state = 'done', status = result.status, attempts = result.attempts, total_ms = result.total_ms,
         status_code = result.status_code, error = result.error, result_id = result.result_id, leased_until = null,
-        finished_at = coalesce(result.finished_at, now())
+        started_at = coalesce(result.started_at, run.started_at), finished_at = coalesce(result.finished_at, now())
       from jsonb_to_recordset(${JSON.stringify(rows)}::jsonb) as result(
         run_id uuid, status text, attempts jsonb, total_ms double precision, status_code integer, error text, result_id text,
-        finished_at timestamptz)
+        started_at timestamptz, finished_at timestamptz)
       where run.id = result.run_id and run.id = any(${rows.map((row) => row.run_id)}::uuid[]) and run.state in ('queued', 'leased')
       returning run.id, run.check_id
     )

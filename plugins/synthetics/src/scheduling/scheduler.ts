@@ -203,7 +203,8 @@ export function createScheduler(options: SchedulerOptions) {
 
   /** Resolves at `dueAt` (at once when it has come), or when the runner stops. */
   function dueTime(dueAt: Date | undefined): Promise<void> {
-    const wait = dueAt === undefined ? 0 : dueAt.getTime() - Date.now()
+    // A millisecond more: timers keep the loop's clock, which may be a millisecond behind the wall's.
+    const wait = dueAt === undefined ? 0 : dueAt.getTime() + 1 - Date.now()
     if (wait <= 0) return Promise.resolve()
     return new Promise((resolve) => {
       const due = () => {
@@ -219,6 +220,7 @@ export function createScheduler(options: SchedulerOptions) {
   /** Runs one leased run of this service's region at its due time; a run just taken carries its check. */
   async function attempt(run: LocalRun): Promise<RunResult | undefined> {
     await dueTime(run.dueAt)
+    const startedAt = new Date()
     const check = run.check ?? (await checkById(db, run.checkId))
     if (!check) return undefined
     let result: { status: ResultStatus; attempts: AttemptResult[] }
@@ -227,7 +229,7 @@ export function createScheduler(options: SchedulerOptions) {
     } catch (error) {
       result = failedRun((error as Error).message)
     }
-    return { runId: run.id, ...result, finishedAt: new Date() }
+    return { runId: run.id, ...result, startedAt, finishedAt: new Date() }
   }
 
   function start(run: LocalRun): void {
