@@ -64,6 +64,13 @@ const BEAT_MS = 5_000
 const STALE_SECONDS = 20
 /** On stop, runs under way get this long to record their results; the rest are taken again by the sweep. */
 const STOP_GRACE_MS = 10_000
+/**
+ * A runner holds at most this many times its concurrency in local runs: at most its concurrency
+ * under way, the rest waiting for their due time (taken ahead) or for a slot. Runs waiting for
+ * their due time must not count against the concurrency, which bounds requests in flight: at 166
+ * checks a second a look ahead holds some 200 (decision 0032, "Looking ahead").
+ */
+const HELD_PER_SLOT = 3
 /** Local results recorded in one transaction at most. */
 const RECORD_BATCH = 100
 
@@ -140,8 +147,11 @@ export function createScheduler(options: SchedulerOptions) {
   let stopHearing: (() => void) | undefined
   /** The last look found every local slot busy: a run that ends frees one for the runs queued meanwhile. */
   let slotsWereFull = false
-  /** Local runs taken and not yet ended, waiting for their due time or under way: each holds a slot. */
-  const slots = new Set<Promise<unknown>>()
+  /** Local runs taken and not yet ended: waiting for their due time or a slot, or under way. */
+  const held = new Set<Promise<unknown>>()
+  /** Attempts under way (at most the concurrency), and the runs due that wait for one to end. */
+  let running = 0
+  const waitingForSlot: Array<() => void> = []
   /** Every local run until its result is recorded: what stopping waits for. */
   const underWay = new Set<Promise<void>>()
   /** Runs taken ahead, waiting for their due times: stopping starts them at once. */
@@ -191,12 +201,12 @@ export function createScheduler(options: SchedulerOptions) {
   }
 
   /**
-   * Answers once a run's result is recorded: at once when no other local run holds a slot (or the
+   * Answers once a run's result is recorded: at once when no other local run is held (or the
    * runner is stopping), otherwise with the results of the runs that end within RECORD_WITHIN_MS.
    */
   function recordResult(result: RunResult): Promise<boolean> {
     const recorded = new Promise<boolean>((resolve) => ended.push({ result, recorded: resolve }))
-    if (slots.size === 0 || ticker.stopped) recordEnded()
+    if (held.size === 0 || ticker.stopped) recordEnded()
     else recordTimer ??= setTimeout(recordEnded, RECORD_WITHIN_MS)
     return recorded
   }
@@ -217,27 +227,48 @@ export function createScheduler(options: SchedulerOptions) {
     })
   }
 
-  /** Runs one leased run of this service's region at its due time; a run just taken carries its check. */
+  /** Resolves once an attempt may start: at once while fewer than the concurrency are under way. */
+  function slotFree(): Promise<void> {
+    if (running < config.concurrency) {
+      running += 1
+      return Promise.resolve()
+    }
+    return new Promise((resolve) => waitingForSlot.push(resolve))
+  }
+
+  /** An attempt ended: its slot goes to the run that waited longest for one. */
+  function slotEnded(): void {
+    const next = waitingForSlot.shift()
+    if (next) next()
+    else running -= 1
+  }
+
+  /** Runs one leased run of this service's region at its due time, once a slot is free; a run just taken carries its check. */
   async function attempt(run: LocalRun): Promise<RunResult | undefined> {
     await dueTime(run.dueAt)
-    const startedAt = new Date()
-    const check = run.check ?? (await checkById(db, run.checkId))
-    if (!check) return undefined
-    let result: { status: ResultStatus; attempts: AttemptResult[] }
+    await slotFree()
     try {
-      result = await runCheck(await runnableCheck(db, sealer, check), policy, browser)
-    } catch (error) {
-      result = failedRun((error as Error).message)
+      const startedAt = new Date()
+      const check = run.check ?? (await checkById(db, run.checkId))
+      if (!check) return undefined
+      let result: { status: ResultStatus; attempts: AttemptResult[] }
+      try {
+        result = await runCheck(await runnableCheck(db, sealer, check), policy, browser)
+      } catch (error) {
+        result = failedRun((error as Error).message)
+      }
+      return { runId: run.id, ...result, startedAt, finishedAt: new Date() }
+    } finally {
+      slotEnded()
     }
-    return { runId: run.id, ...result, startedAt, finishedAt: new Date() }
   }
 
   function start(run: LocalRun): void {
-    const slot = attempt(run)
-    slots.add(slot)
-    const running: Promise<void> = slot
+    const attempted = attempt(run)
+    held.add(attempted)
+    const settled: Promise<void> = attempted
       .finally(() => {
-        slots.delete(slot)
+        held.delete(attempted)
         if (slotsWereFull) {
           slotsWereFull = false
           wake()
@@ -247,13 +278,13 @@ export function createScheduler(options: SchedulerOptions) {
         if (result) await recordResult(result)
       })
       .catch((error: Error) => log.warn({ err: error, runId: run.id }, 'a synthetic run could not be recorded'))
-      .finally(() => underWay.delete(running))
-    underWay.add(running)
+      .finally(() => underWay.delete(settled))
+    underWay.add(settled)
   }
 
   /** One tick: leases waiting local runs, then takes due checks; answers whether more were due than taken, and when the next falls due. */
   async function takeAndStart(): Promise<{ more: boolean; nextDueAt: Date | null }> {
-    const free = () => Math.max(0, config.concurrency - slots.size)
+    const free = () => Math.max(0, config.concurrency * HELD_PER_SLOT - held.size)
     const hasBrowser = browser !== undefined
     if (free() > 0)
       for (const run of await leaseLocalRuns(db, { region, runnerId, leaseSeconds: LEASE_SECONDS, limit: free(), browser: hasBrowser }))
