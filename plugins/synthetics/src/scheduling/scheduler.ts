@@ -118,11 +118,13 @@ export function heartbeatResult(check: Pick<CheckRow, 'request' | 'frequencySeco
 }
 
 /**
- * Runs checks on time (docs/decisions/0016-synthetics.md, "Scheduling"): when the next check
- * falls due (every TICK_MS at the busiest), each replica's runner takes the checks whose
- * `next_due_at` has come, in one statement that moves them on and creates their runs (one per region, unique per due time), with the runs of its own
- * region already leased up to its free slots; it then runs those. Runs queued for want of a slot,
- * given back by a runner that died or whose lease ran out are leased at the next tick. Relays
+ * Runs checks on time (docs/decisions/0016-synthetics.md, "Scheduling"): shortly before the next
+ * check falls due (every TICK_MS at the busiest), each replica's runner takes the checks whose
+ * `next_due_at` has come or comes within LOOK_AHEAD_MS, in one statement that moves them on and
+ * creates their runs (one per region, unique per due time), with the runs of its own region
+ * already leased up to what it may hold; it starts each at its due time, once one of its
+ * concurrency's slots is free. Runs queued beyond what it may hold, or given back by a runner
+ * whose lease ran out, are leased at the next tick. Relays
  * lease the runs of their regions over HTTP. A minute's maintenance job (pg-boss cron) marks runs
  * nobody took as missed and removes raw results past retention; an hourly one rolls results up.
  * The check row is the schedule: no job per due time or per run, so a run writes three rows.
@@ -145,7 +147,7 @@ export function createScheduler(options: SchedulerOptions) {
     announced: number | undefined
   } = { wakeAt: 0, again: false, stopped: true, nextDueAt: undefined, announced: undefined }
   let stopHearing: (() => void) | undefined
-  /** The last look found every local slot busy: a run that ends frees one for the runs queued meanwhile. */
+  /** The last look found the runner holding all it may: a run that ends makes room for the runs queued meanwhile. */
   let slotsWereFull = false
   /** Local runs taken and not yet ended: waiting for their due time or a slot, or under way. */
   const held = new Set<Promise<unknown>>()
