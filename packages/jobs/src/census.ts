@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto'
 import type PgBoss from 'pg-boss'
 
 /**
@@ -10,6 +11,27 @@ import type PgBoss from 'pg-boss'
  */
 export const QUEUES_WITH_WORK = `select queue.name from unnest($1::text[]) as queue(name)
   where exists (select 1 from pgboss.job where job.name = queue.name and job.state < 'active' and job.start_after < now())`
+
+/**
+ * Work kept in a table of our own (undispatched events, pending escalations), looked for by the
+ * same statement as the queues' (decision 0033, "Tables"): a poller that rests until a look finds
+ * its work, instead of asking once a second itself.
+ */
+export interface TableWatch {
+  /**
+   * Whether the table holds work to do now: a boolean SQL expression of constants only (an
+   * `exists` served by a partial index), read four times a second.
+   */
+  condition: string
+  /** What each look found. */
+  found(work: boolean): void
+}
+
+/** The census's one statement: the queues with work (`queues`), then each watch's condition (`w0`, `w1`, …). */
+function censusStatement(conditions: readonly string[]): string {
+  const columns = conditions.map((condition, index) => `, (${condition}) as w${index}`).join('')
+  return `select array(${QUEUES_WITH_WORK}) as queues${columns}`
+}
 
 /**
  * How often the census looks: twice as often as the busiest workers polled before it, since a
@@ -32,6 +54,22 @@ export interface CensusOptions {
   restingPollSeconds?: number
 }
 
+export interface Census {
+  /** Looks now (or joins the look under way). */
+  look(): Promise<void>
+  /** Adds `watch` to every look from the next on; answers the function that removes it. */
+  watch(watch: TableWatch): () => void
+  stop(): void
+}
+
+/** The census of each queue that has one, for the pollers of the same process (`createPoller`). */
+const censuses = new WeakMap<PgBoss, Census>()
+
+/** The census that wakes `boss`'s workers, if it has one: without, a poller polls on its own. */
+export function censusOf(boss: PgBoss): Census | undefined {
+  return censuses.get(boss)
+}
+
 /**
  * Wakes this process's pg-boss workers when their queues have work, instead of each polling its
  * own (decision 0033): every `intervalMs` one statement asks which queues hold a job that can
@@ -46,21 +84,36 @@ export interface CensusOptions {
  * wakes workers by LISTEN/NOTIFY but needs Node 22.12. A trigger-and-notify wake of our own was
  * tried and withdrawn (decision 0032).
  */
-export function wakeWorkersByCensus(boss: PgBoss, options: CensusOptions) {
+export function wakeWorkersByCensus(boss: PgBoss, options: CensusOptions): Census {
   const intervalMs = options.intervalMs ?? CENSUS_INTERVAL_MS
   const restingPollSeconds = options.restingPollSeconds ?? RESTING_POLL_SECONDS
   /** This process's workers by queue: the interval each asked to poll at, and when the census last woke it. */
   const workers = new Map<string, Map<string, { intervalMs: number; wokenAt: number }>>()
+  const watches = new Set<TableWatch>()
+  /** The statement for the watches of now, named by its text: a connection prepares each text once. */
+  let statement: { name: string; text: string; watches: TableWatch[] } | undefined
   let timer: NodeJS.Timeout | undefined
   let stopped = false
   let looking: Promise<void> | undefined
 
-  async function census(): Promise<void> {
-    if (workers.size === 0) return
-    const rows = await options.prepared<{ name: string }>('svc_job_census', QUEUES_WITH_WORK, [[...workers.keys()]])
+  function currentStatement() {
+    if (!statement) {
+      const watching = [...watches]
+      const text = censusStatement(watching.map((watch) => watch.condition))
+      const name = `svc_job_census_${createHash('sha1').update(text).digest('hex').slice(0, 12)}`
+      statement = { name, text, watches: watching }
+    }
+    return statement
+  }
+
+  async function takeCensus(): Promise<void> {
+    if (workers.size === 0 && watches.size === 0) return
+    const { name, text, watches: watching } = currentStatement()
+    const [row] = await options.prepared<Record<string, unknown> & { queues: string[] }>(name, text, [[...workers.keys()]])
+    watching.forEach((watch, index) => watch.found(row?.[`w${index}`] === true))
     const now = Date.now()
-    for (const { name } of rows)
-      for (const [id, worker] of workers.get(name) ?? []) {
+    for (const queue of row?.queues ?? [])
+      for (const [id, worker] of workers.get(queue) ?? []) {
         // Never more often than the worker asked to poll: under load it fetches as it did before.
         if (now - worker.wokenAt < worker.intervalMs) continue
         worker.wokenAt = now
@@ -70,7 +123,7 @@ export function wakeWorkersByCensus(boss: PgBoss, options: CensusOptions) {
 
   /** Looks now (or joins the look under way). */
   function look(): Promise<void> {
-    looking ??= census()
+    looking ??= takeCensus()
       .catch((error: Error) => options.onError(error))
       .finally(() => (looking = undefined))
     return looking
@@ -116,5 +169,18 @@ export function wakeWorkersByCensus(boss: PgBoss, options: CensusOptions) {
     clearTimeout(timer)
   }
   boss.on('stopped', stop)
-  return { look, stop }
+  const census: Census = {
+    look,
+    watch(watch) {
+      watches.add(watch)
+      statement = undefined
+      return () => {
+        watches.delete(watch)
+        statement = undefined
+      }
+    },
+    stop,
+  }
+  censuses.set(boss, census)
+  return census
 }

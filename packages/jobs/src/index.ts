@@ -14,4 +14,13 @@ export {
   type WorkEachOptions,
 } from './queue.js'
 export { createPoller, type Poller, type PollerOptions } from './poller.js'
-export { CENSUS_INTERVAL_MS, QUEUES_WITH_WORK, RESTING_POLL_SECONDS, wakeWorkersByCensus, type CensusOptions } from './census.js'
+export {
+  CENSUS_INTERVAL_MS,
+  censusOf,
+  QUEUES_WITH_WORK,
+  RESTING_POLL_SECONDS,
+  wakeWorkersByCensus,
+  type Census,
+  type CensusOptions,
+  type TableWatch,
+} from './census.js'

@@ -1,6 +1,6 @@
 import t from 'tap'
 import { migrateToLatest, openDatabase } from '@svc/db'
-import { createJobQueue, stopJobQueue, wakeWorkersByCensus } from '@svc/jobs'
+import { createJobQueue, createPoller, stopJobQueue, wakeWorkersByCensus } from '@svc/jobs'
 import { createTestDatabase, until } from '@svc/testkit'
 
 // Workers woken by the census (decision 0033), on both engines. Every timer here is an hour long:
@@ -19,8 +19,13 @@ const sql = {
   },
 }
 const jobs = createJobQueue({ sql, supervise: false, onError: (error) => t.fail(`job queue: ${error.message}`) })
+/** The census's statements, one a look. */
+const looks: string[] = []
 const census = wakeWorkersByCensus(jobs, {
-  prepared: database.prepared,
+  prepared: (name, text, values) => {
+    looks.push(text)
+    return database.prepared(name, text, values)
+  },
   onError: (error) => t.fail(`census: ${error.message}`),
   intervalMs: HOUR_MS,
   restingPollSeconds: HOUR_MS / 1000,
@@ -102,3 +107,49 @@ t.test('a worker is woken at most as often as it asked to poll: under load it fe
   t.equal(fetches.get('census.c'), 2, 'the second look, within the worker’s hour, did not wake it')
   t.same(taken, ['woken'])
 })
+
+t.test(
+  'a poller whose work a table watch looks for rests until a look finds it: one statement asks for the queues and the tables',
+  async (t) => {
+    await database.db.schema.createTable('census_work').addColumn('id', 'integer').execute()
+    t.teardown(() => database.db.schema.dropTable('census_work').execute())
+    const rounds: string[] = []
+    let nothingFound = 0
+    const poller = createPoller({
+      intervalMs: HOUR_MS,
+      log: { error: (entry: unknown) => t.fail(`poller: ${JSON.stringify(entry)}`) } as never,
+      what: 'working the table',
+      round: async () => {
+        rounds.push('round')
+        return { more: false }
+      },
+      watched: { jobs, condition: 'exists (select 1 from census_work)', none: () => nothingFound++ },
+    })
+    poller.start()
+    t.teardown(() => poller.stop())
+    await until('the first round, at start', async () => (rounds.length === 1 ? true : undefined))
+
+    looks.length = 0
+    await census.look()
+    t.equal(rounds.length, 1, 'an empty table wakes nobody')
+    t.equal(nothingFound, 1, 'and the poller hears that the look found nothing')
+    await database.db
+      .insertInto('census_work' as never)
+      .values({ id: 1 } as never)
+      .execute()
+    await census.look()
+    await until('the round the look woke', async () => (rounds.length === 2 ? true : undefined))
+    await census.look()
+    t.equal(
+      rounds.length,
+      2,
+      'a look within the poller’s interval does not wake it again: work it cannot take yet costs no more than its polling did',
+    )
+    t.equal(looks.length, 3, 'one statement a look')
+    t.match(looks[0], /pgboss\.job[\s\S]*census_work/, 'the queues and the table in the same statement')
+
+    await poller.stop()
+    await census.look()
+    t.notMatch(looks.at(-1), /census_work/, 'a stopped poller is looked for no more')
+  },
+)

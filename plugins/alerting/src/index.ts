@@ -158,6 +158,7 @@ export const alertingSurface: FastifyPluginAsync<AlertingOptions> = async (app, 
   const writeOrder = createWriteOrder()
   const bus = createAlertEventBus({
     database: app.database,
+    jobs: app.jobs,
     log: app.log.child({ component: 'event-dispatcher' }),
     writesUnderWay: writeOrder.urgentWritten,
   })
@@ -175,7 +176,11 @@ export const alertingSurface: FastifyPluginAsync<AlertingOptions> = async (app, 
     }),
   )
   // The incident change bus: workflows on incident triggers.
-  const incidentChanges = createIncidentChangeBus({ database: app.database, log: app.log.child({ component: 'incident-changes' }) })
+  const incidentChanges = createIncidentChangeBus({
+    database: app.database,
+    jobs: app.jobs,
+    log: app.log.child({ component: 'incident-changes' }),
+  })
   incidentChanges.subscribe(workflows.incidentSubscriber())
   app.addHook('onReady', async () => {
     await webhooks.start()

@@ -9,6 +9,10 @@ export type EscalationState = (typeof ESCALATION_STATES)[number]
  * incident's snooze), oldest first, locked and skipped by other replicas until the caller's
  * transaction ends.
  */
+/** Whether `claimDueRepages` would find one now, as the job census asks it (decision 0033, "Tables"). */
+export const REPAGE_DUE_EXISTS = `exists (select 1 from divinux.alert_escalations
+  where state = 'acknowledged' and next_at <= now())`
+
 export async function claimDueRepages(db: Executor, limit: number) {
   return db
     .selectFrom('divinux.alertEscalations as e')
@@ -176,6 +180,17 @@ export async function repageAcknowledgedAt<D, T extends keyof D>(
  * at most that long. The ones waiting for nothing are read in the order of their own index, so a
  * claim costs the same behind a backlog of thousands.
  */
+/**
+ * Whether `claimPendingEscalations` could find one now, as the job census asks it (decision 0033,
+ * "Tables"): one ready, or one that has waited `correlationWaitSeconds` for its correlation (taken
+ * only while the dispatcher is stalled; its starter then finds nothing, as it did polling).
+ */
+export function pendingEscalationExists(correlationWaitSeconds: number): string {
+  return `(exists (select 1 from divinux.alert_escalations where state = 'pending' and not awaits_correlation)
+    or exists (select 1 from divinux.alert_escalations where state = 'pending'
+      and created_at <= now() - make_interval(secs => ${Math.trunc(correlationWaitSeconds)})))`
+}
+
 export async function claimPendingEscalations(db: Executor, limit: number, correlationWaitSeconds?: number) {
   return (
     db

@@ -1,10 +1,16 @@
 import type { FastifyBaseLogger } from 'fastify'
 import { sql, type RawBuilder } from 'kysely'
 import type { Database, Executor, Json } from '@svc/db'
-import { createPoller } from '@svc/jobs'
+import { createPoller, type JobQueue } from '@svc/jobs'
 import { dispatchWaits } from '@svc/metrics'
 import { escalationsCorrelated } from './escalation-state.js'
-import { anyUndispatchedEvent, type BUS_EVENT_TYPES, claimUndispatchedEvents, markDispatched } from './queries.js'
+import {
+  anyUndispatchedEvent,
+  type BUS_EVENT_TYPES,
+  claimUndispatchedEvents,
+  markDispatched,
+  UNDISPATCHED_EVENT_EXISTS,
+} from './queries.js'
 
 const POLL_MS = 1_000
 const BATCH = 100
@@ -65,6 +71,8 @@ export type AlertEventBus = ReturnType<typeof createAlertEventBus>
 
 export interface AlertEventBusDeps {
   database: Database
+  /** Its census looks for undispatched events (decision 0033, "Tables"). */
+  jobs: JobQueue
   log: FastifyBaseLogger
   /**
    * Writes of alerts under way that the next claim must see once they commit (intake's urgent
@@ -80,7 +88,7 @@ export interface AlertEventBusDeps {
  * the transaction in which every subscriber handled them, so none acts on an event twice.
  * Subscribers register while the plugin registers, before the first alert is fired.
  */
-export function createAlertEventBus({ database, log, writesUnderWay }: AlertEventBusDeps) {
+export function createAlertEventBus({ database, jobs, log, writesUnderWay }: AlertEventBusDeps) {
   const subscribers: AlertEventSubscriber[] = []
   /** When a round last ended without failing: whether a new alert's event will be dispatched, however far behind. */
   let progressedAt = Date.now()
@@ -115,6 +123,8 @@ export function createAlertEventBus({ database, log, writesUnderWay }: AlertEven
     intervalMs: POLL_MS,
     log,
     what: 'dispatching alert events',
+    // A look that finds nothing undispatched is progress too: a resting dispatcher is not a stalled one.
+    watched: { jobs, condition: UNDISPATCHED_EVENT_EXISTS, none: () => (progressedAt = Date.now()) },
     async round() {
       // Most rounds are the interval's, and most find nothing: a cheap look before the claiming transaction.
       if (!(await anyUndispatchedEvent(database.db))) {

@@ -12,6 +12,8 @@ export {
   heldBySilence,
   insertAlertEvents,
   lockOrCreateEscalation,
+  pendingEscalationExists,
+  REPAGE_DUE_EXISTS,
   repageAcknowledgedAt,
   setEscalation,
   setEscalations,

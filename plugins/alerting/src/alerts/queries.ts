@@ -223,6 +223,10 @@ export async function openCommandRoom(db: Executor, organizationId: string, aler
 }
 
 /** Whether any alert lifecycle event waits for dispatch: one cheap read before a transaction that claims. */
+/** `anyUndispatchedEvent` as the job census asks it, with its other looks in one statement (decision 0033, "Tables"). */
+export const UNDISPATCHED_EVENT_EXISTS = `exists (select 1 from divinux.alert_events
+  where dispatched_at is null and type in (${BUS_EVENT_TYPES.map((type) => `'${type}'`).join(', ')}))`
+
 export async function anyUndispatchedEvent(db: Executor): Promise<boolean> {
   const row = await db
     .selectFrom('divinux.alertEvents')

@@ -1,7 +1,7 @@
 import type { FastifyBaseLogger } from 'fastify'
 import type { Database, Executor } from '@svc/db'
-import { createPoller } from '@svc/jobs'
-import { anyUndispatchedChange, claimUndispatchedChanges, markChangesDispatched } from './queries.js'
+import { createPoller, type JobQueue } from '@svc/jobs'
+import { anyUndispatchedChange, claimUndispatchedChanges, markChangesDispatched, UNDISPATCHED_CHANGE_EXISTS } from './queries.js'
 
 const POLL_MS = 1_000
 const BATCH = 100
@@ -34,7 +34,7 @@ export type IncidentChangeBus = ReturnType<typeof createIncidentChangeBus>
  * the transaction in which every subscriber handled them. The incidents module announces; the
  * workflows module subscribes (decision 0031, "Workflows on incident changes").
  */
-export function createIncidentChangeBus({ database, log }: { database: Database; log: FastifyBaseLogger }) {
+export function createIncidentChangeBus({ database, jobs, log }: { database: Database; jobs: JobQueue; log: FastifyBaseLogger }) {
   const subscribers: IncidentChangeSubscriber[] = []
 
   async function dispatchBatch() {
@@ -55,6 +55,7 @@ export function createIncidentChangeBus({ database, log }: { database: Database;
     intervalMs: POLL_MS,
     log,
     what: 'dispatching incident changes',
+    watched: { jobs, condition: UNDISPATCHED_CHANGE_EXISTS },
     async round() {
       if (!(await anyUndispatchedChange(database.db))) return { more: false }
       const batch = await dispatchBatch()

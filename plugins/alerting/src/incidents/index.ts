@@ -19,6 +19,7 @@ export {
   alertsLinkedByRule,
   chatBehind,
   claimIncidentsBehind,
+  INCIDENT_CHAT_BEHIND_EXISTS,
   escalatingAlertOf,
   incidentByNumber,
   incidentFacets,

@@ -825,6 +825,10 @@ export async function incidentPeople(db: Executor, organizationId: string, incid
  * updated_at it will show, as text: a Date keeps milliseconds, PostgreSQL microseconds, and the
  * incident would stay behind.
  */
+/** Whether `claimIncidentsBehind` would find an incident now, as the job census asks it (decision 0033, "Tables"). */
+export const INCIDENT_CHAT_BEHIND_EXISTS = `exists (select 1 from divinux.incidents
+  where (chat_synced_at is null or chat_synced_at < updated_at) and (chat_sync_until is null or chat_sync_until < now()))`
+
 export async function claimIncidentsBehind(db: Executor, limit: number, leaseSeconds: number) {
   const free = sql`(chat_sync_until is null or chat_sync_until < now())`
   const claimed = await sql<{ id: string; organizationId: string; seenAt: string }>`
@@ -924,6 +928,9 @@ export async function putIncidentSettings(
 }
 
 /** Whether any change waits for the change bus: a look through the partial index before claiming. */
+/** `anyUndispatchedChange` as the job census asks it (decision 0033, "Tables"). */
+export const UNDISPATCHED_CHANGE_EXISTS = 'exists (select 1 from divinux.incident_timeline where dispatched_at is null)'
+
 export async function anyUndispatchedChange(db: Executor): Promise<boolean> {
   const row = await db.selectFrom('divinux.incidentTimeline').select('id').where('dispatchedAt', 'is', null).limit(1).executeTakeFirst()
   return row !== undefined

@@ -13,7 +13,9 @@ import {
   findEscalation,
   heldBySilence,
   lockOrCreateEscalation,
+  pendingEscalationExists,
   recordAlertEvent,
+  REPAGE_DUE_EXISTS,
   reopenAlert,
   setEscalation,
   setEscalations,
@@ -514,6 +516,7 @@ export function createEscalator(deps: EscalatorDeps): Escalator {
     intervalMs: POLL_MS,
     log,
     what: 'starting escalations',
+    watched: { jobs, condition: pendingEscalationExists(CORRELATION_WAIT_SECONDS) },
     async round() {
       const taken = await startPending()
       if (taken === BATCH) helper?.wake()
@@ -525,6 +528,7 @@ export function createEscalator(deps: EscalatorDeps): Escalator {
     intervalMs: REPAGE_POLL_MS,
     log,
     what: 'paging acknowledged alerts again',
+    watched: { jobs, condition: REPAGE_DUE_EXISTS },
     async round() {
       const taken = await repageDue()
       return { more: taken === BATCH }

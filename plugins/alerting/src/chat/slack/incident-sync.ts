@@ -1,8 +1,15 @@
 import type { FastifyBaseLogger } from 'fastify'
 import type { Database, Executor } from '@svc/db'
-import { createPoller } from '@svc/jobs'
+import { createPoller, type JobQueue } from '@svc/jobs'
 import { interactiveIntegrations, slackClient, slackErrorOf, type SlackIntegration } from '../../destinations/index.js'
-import { claimIncidentsBehind, incidentPeople, markChatSynced, retryChatSyncAfter, timelineSince } from '../../incidents/index.js'
+import {
+  claimIncidentsBehind,
+  INCIDENT_CHAT_BEHIND_EXISTS,
+  incidentPeople,
+  markChatSynced,
+  retryChatSyncAfter,
+  timelineSince,
+} from '../../incidents/index.js'
 import { incidentCard, timelineLine } from './cards.js'
 import type { SlackPeople } from './people.js'
 import {
@@ -26,6 +33,8 @@ const LINES_PER_ROUND = 50
 
 export interface IncidentChatDeps extends RenderDeps {
   database: Database
+  /** Its census looks for incidents whose chat is behind (decision 0033, "Tables"). */
+  jobs: JobQueue
   people: SlackPeople
   slackApiUrl: string | undefined
   log: FastifyBaseLogger
@@ -145,6 +154,7 @@ export function createIncidentChatSync(deps: IncidentChatDeps) {
     intervalMs: POLL_MS,
     log: deps.log,
     what: 'keeping Slack in step with incidents',
+    watched: { jobs: deps.jobs, condition: INCIDENT_CHAT_BEHIND_EXISTS },
     async round() {
       const behind = await claimIncidentsBehind(db, BATCH, LEASE_SECONDS)
       for (const incident of behind) await syncIncident(db, incident)

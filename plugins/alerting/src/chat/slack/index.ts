@@ -19,6 +19,7 @@ export const chatInteractivity: FastifyPluginAsync<ChatInteractivityOptions> = a
   const people = createSlackPeople(app.database, options.slackApiUrl)
   const sync = createIncidentChatSync({
     database: app.database,
+    jobs: app.jobs,
     people,
     latestAnalysis: options.latestAnalysis,
     productUrl: options.productUrl,
