@@ -40,17 +40,27 @@ function censusStatement(conditions: readonly string[]): string {
  */
 export const CENSUS_INTERVAL_MS = 250
 /**
- * How often a worker fetches on its own: the safety net should a census fail. pg-boss 10 polls
- * every queue on its worker's interval (0.5–2 s here), which was most of what an idle node spent,
- * about 35 fetches a second for nothing (decision 0033).
+ * How often the census looks at rest: each look that finds nothing doubles the wait before the
+ * next, up to this; a look that finds work brings it back to `CENSUS_INTERVAL_MS`. Work woken in
+ * this process does not wait for a look at all (decision 0033, "At rest").
  */
-export const RESTING_POLL_SECONDS = 15
+export const CENSUS_RESTING_INTERVAL_MS = 1000
+/**
+ * How often a worker (or a table poller) fetches on its own: the safety net should a census fail.
+ * pg-boss 10 polls every queue on its worker's interval (0.5–2 s here), which was most of what an
+ * idle node spent, about 35 fetches a second for nothing (decision 0033). 15 s until the census
+ * rested too: some 37 workers at 15 s were then half an idle node's statements; a census that
+ * fails on its statement fails every look, which `product-service.test.ts` would show.
+ */
+export const RESTING_POLL_SECONDS = 60
 
 export interface CensusOptions {
   /** Runs a named prepared statement (`Database['prepared']`). */
   prepared<R>(name: string, text: string, values: readonly unknown[]): Promise<R[]>
   onError(error: Error): void
   intervalMs?: number
+  /** At most this long between looks at rest; not shorter than `intervalMs`. */
+  restingIntervalMs?: number
   restingPollSeconds?: number
 }
 
@@ -59,6 +69,10 @@ export interface Census {
   look(): Promise<void>
   /** Adds `watch` to every look from the next on; answers the function that removes it. */
   watch(watch: TableWatch): () => void
+  /** How long after the last look began the next begins (ms): longer at rest. */
+  readonly waitMs: number
+  /** The conditions of the watches looked for now. */
+  readonly conditions: readonly string[]
   stop(): void
 }
 
@@ -86,6 +100,9 @@ export function censusOf(boss: PgBoss): Census | undefined {
  */
 export function wakeWorkersByCensus(boss: PgBoss, options: CensusOptions): Census {
   const intervalMs = options.intervalMs ?? CENSUS_INTERVAL_MS
+  const restingIntervalMs = Math.max(intervalMs, options.restingIntervalMs ?? CENSUS_RESTING_INTERVAL_MS)
+  /** The wait before the next look: `intervalMs` while looks find work, growing to `restingIntervalMs` while they do not. */
+  let wait = intervalMs
   const restingPollSeconds = options.restingPollSeconds ?? RESTING_POLL_SECONDS
   /** This process's workers by queue: the interval each asked to poll at, and when the census last woke it. */
   const workers = new Map<string, Map<string, { intervalMs: number; wokenAt: number }>>()
@@ -106,11 +123,13 @@ export function wakeWorkersByCensus(boss: PgBoss, options: CensusOptions): Censu
     return statement
   }
 
-  async function takeCensus(): Promise<void> {
-    if (workers.size === 0 && watches.size === 0) return
+  /** One look; answers whether it found work, for a queue or a table. */
+  async function takeCensus(): Promise<boolean> {
+    if (workers.size === 0 && watches.size === 0) return false
     const { name, text, watches: watching } = currentStatement()
     const [row] = await options.prepared<Record<string, unknown> & { queues: string[] }>(name, text, [[...workers.keys()]])
-    watching.forEach((watch, index) => watch.found(row?.[`w${index}`] === true))
+    const found = watching.map((_, index) => row?.[`w${index}`] === true)
+    watching.forEach((watch, index) => watch.found(found[index]!))
     const now = Date.now()
     for (const queue of row?.queues ?? [])
       for (const [id, worker] of workers.get(queue) ?? []) {
@@ -119,17 +138,21 @@ export function wakeWorkersByCensus(boss: PgBoss, options: CensusOptions): Censu
         worker.wokenAt = now
         boss.notifyWorker(id)
       }
+    return (row?.queues.length ?? 0) > 0 || found.includes(true)
   }
 
   /** Looks now (or joins the look under way). */
   function look(): Promise<void> {
     looking ??= takeCensus()
-      .catch((error: Error) => options.onError(error))
+      .then(
+        (found) => void (wait = found ? intervalMs : Math.min(wait * 2, restingIntervalMs)),
+        (error: Error) => options.onError(error),
+      )
       .finally(() => (looking = undefined))
     return looking
   }
 
-  /** The next look `intervalMs` after the last one began, however long that one took. */
+  /** The next look `wait` after the last one began, however long that one took. */
   function schedule(lastBegan = Date.now()): void {
     if (stopped) return
     timer = setTimeout(
@@ -137,7 +160,7 @@ export function wakeWorkersByCensus(boss: PgBoss, options: CensusOptions): Censu
         const began = Date.now()
         void look().then(() => schedule(began))
       },
-      Math.max(0, lastBegan + intervalMs - Date.now()),
+      Math.max(0, lastBegan + wait - Date.now()),
     )
     timer.unref()
   }
@@ -171,6 +194,12 @@ export function wakeWorkersByCensus(boss: PgBoss, options: CensusOptions): Censu
   boss.on('stopped', stop)
   const census: Census = {
     look,
+    get waitMs() {
+      return wait
+    },
+    get conditions() {
+      return [...watches].map((watch) => watch.condition)
+    },
     watch(watch) {
       watches.add(watch)
       statement = undefined

@@ -16,6 +16,7 @@ export {
 export { createPoller, type Poller, type PollerOptions } from './poller.js'
 export {
   CENSUS_INTERVAL_MS,
+  CENSUS_RESTING_INTERVAL_MS,
   censusOf,
   QUEUES_WITH_WORK,
   RESTING_POLL_SECONDS,

@@ -3,8 +3,8 @@ import { migrateToLatest, openDatabase } from '@svc/db'
 import { createJobQueue, createPoller, stopJobQueue, wakeWorkersByCensus } from '@svc/jobs'
 import { createTestDatabase, until } from '@svc/testkit'
 
-// Workers woken by the census (decision 0033), on both engines. Every timer here is an hour long:
-// a job is fetched only because a census the test asks for (`look`) woke its worker.
+// Workers woken by the census (decision 0033), on both engines. Every timer here is a quarter of
+// an hour or longer: a job is fetched only because a census the test asks for (`look`) woke its worker.
 const HOUR_MS = 3_600_000
 
 const database = await openDatabase({ databaseUrl: await createTestDatabase(t) })
@@ -27,7 +27,8 @@ const census = wakeWorkersByCensus(jobs, {
     return database.prepared(name, text, values)
   },
   onError: (error) => t.fail(`census: ${error.message}`),
-  intervalMs: HOUR_MS,
+  intervalMs: HOUR_MS / 4,
+  restingIntervalMs: HOUR_MS,
   restingPollSeconds: HOUR_MS / 1000,
 })
 await jobs.start()
@@ -151,5 +152,33 @@ t.test(
     await poller.stop()
     await census.look()
     t.notMatch(looks.at(-1), /census_work/, 'a stopped poller is looked for no more')
+  },
+)
+
+t.test(
+  'at rest the census looks less often: each look that finds nothing doubles the wait, up to its resting interval; work brings it back',
+  async (t) => {
+    // A job waiting for a worker the census may not wake yet is work found: the test before left one.
+    await jobs.offWork('census.c')
+    await census.look()
+    await census.look()
+    t.equal(census.waitMs, HOUR_MS, 'at rest: its resting interval')
+    await jobs.createQueue('census.d')
+    await jobs.work('census.d', { pollingIntervalSeconds: HOUR_MS / 1000 }, async () => undefined)
+    await jobs.send('census.d', { name: 'work' })
+    await census.look()
+    t.equal(census.waitMs, HOUR_MS / 4, 'a look that found work: its interval again')
+    await until('the job to be taken', async () => {
+      const [row] = await database.prepared<{ state: string }>(
+        'census_d_state',
+        `select state::text from pgboss.job where name = 'census.d'`,
+        [],
+      )
+      return row?.state === 'completed' ? true : undefined
+    })
+    await census.look()
+    t.equal(census.waitMs, HOUR_MS / 2, 'the next that found nothing: twice as long')
+    await census.look()
+    t.equal(census.waitMs, HOUR_MS, 'and up to its resting interval')
   },
 )

@@ -1,5 +1,7 @@
 import t from 'tap'
 import { buildApp } from '@svc/product'
+import { censusOf } from '@svc/jobs'
+import { jobQueueErrors } from '@svc/metrics'
 import { startTestService } from '@svc/testkit'
 
 const service = await startTestService(t, buildApp)
@@ -46,4 +48,22 @@ t.test('the product API publishes its own OpenAPI document and reference', async
   t.ok(layerIn.required.includes('users'), 'properties without a default stay required')
   const layerOut = schedules.post.responses['201'].content['application/json'].schema.properties.layers.items
   t.ok(layerOut.required.includes('restriction'), 'and present in every answer')
+})
+
+t.test('the job census asks for the alerting tables’ work in its one statement, and that statement runs', async (t) => {
+  const census = censusOf(app.jobs)!
+  t.ok(census, 'the product’s job queue has a census')
+  const looksFor = (pattern: RegExp) => census.conditions.filter((condition) => pattern.test(condition)).length
+  t.equal(looksFor(/divinux\.alert_events\b/), 1, 'the alert event dispatcher')
+  t.equal(looksFor(/state = 'pending'/), 1, 'the escalation starter')
+  t.equal(looksFor(/state = 'acknowledged'/), 1, 'the repager')
+  t.equal(looksFor(/divinux\.incident_timeline\b/), 1, 'the incident change dispatcher')
+  t.equal(looksFor(/divinux\.incidents\b/), 1, 'the Slack incident sync')
+  const errorsBefore = (await jobQueueErrors.get()).values[0]?.value ?? 0
+  await census.look()
+  t.equal(
+    (await jobQueueErrors.get()).values[0]?.value ?? 0,
+    errorsBefore,
+    'no error: a condition that no longer reads would stop every look',
+  )
 })
