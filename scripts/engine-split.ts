@@ -37,6 +37,7 @@ export const PGLITE_FILES: Record<string, PgliteFile> = {
   // Files that open a database of their own below a service.
   'plugins/alerting/test/ingest-writes.test.ts': { why: 'ingest’s statements on a database it opens' },
   'plugins/alerting/test/correlation-batch.test.ts': { why: 'correlation’s statements on a database it opens' },
+  'plugins/alerting/test/chat-sync-claims.test.ts': { why: 'the chat sync’s claims on a database it opens' },
   'plugins/statuspages/test/cache.test.ts': { why: 'change notices invalidating the page cache' },
   'services/platform/test/dev-outbox.test.ts': { why: 'the outbox on a database it opens' },
   'services/product/test/access-rules.test.ts': { why: 'reads the database with a driver of its own' },

@@ -817,6 +817,10 @@ export async function incidentPeople(db: Executor, organizationId: string, incid
   return db.selectFrom('core.users').select(['id', 'email']).where('id', 'in', roles.union(responders)).execute()
 }
 
+/** Whether `claimIncidentsBehind` would find an incident now, as the job census asks it (decision 0033, "Tables"). */
+export const INCIDENT_CHAT_BEHIND_EXISTS = `exists (select 1 from divinux.incidents
+  where (chat_synced_at is null or chat_synced_at < updated_at) and (chat_sync_until is null or chat_sync_until < now()))`
+
 /**
  * Takes up to `limit` incidents whose chat is behind them for `leaseSeconds` (another replica
  * skips them meanwhile): one per organization per round, the organizations waiting longest first,
@@ -824,15 +828,15 @@ export async function incidentPeople(db: Executor, organizationId: string, incid
  * compare-and-set, so two replicas that pick the same incident take it once. Answers each with the
  * updated_at it will show, as text: a Date keeps milliseconds, PostgreSQL microseconds, and the
  * incident would stay behind.
+ *
+ * An incident never shown is marked `-infinity` (still behind), so that `chatBehind` during the
+ * sync, which marks it null, is told apart by `markChatSynced` from the state the sync took it in.
  */
-/** Whether `claimIncidentsBehind` would find an incident now, as the job census asks it (decision 0033, "Tables"). */
-export const INCIDENT_CHAT_BEHIND_EXISTS = `exists (select 1 from divinux.incidents
-  where (chat_synced_at is null or chat_synced_at < updated_at) and (chat_sync_until is null or chat_sync_until < now()))`
-
 export async function claimIncidentsBehind(db: Executor, limit: number, leaseSeconds: number) {
   const free = sql`(chat_sync_until is null or chat_sync_until < now())`
   const claimed = await sql<{ id: string; organizationId: string; seenAt: string }>`
-    update divinux.incidents set chat_sync_until = now() + make_interval(secs => ${leaseSeconds})
+    update divinux.incidents set chat_sync_until = now() + make_interval(secs => ${leaseSeconds}),
+      chat_synced_at = coalesce(chat_synced_at, '-infinity')
     where id in (
       select id from (
         select distinct on (organization_id) id, updated_at from divinux.incidents
@@ -856,11 +860,18 @@ export async function chatBehind(db: Executor, organizationId: string, incidentI
     .execute()
 }
 
-/** The incident's chat shows it as of `seen`; a change after that leaves it behind again. */
+/**
+ * The incident's chat shows it as of `seen`; a change after that leaves it behind again, and so
+ * does a `chatBehind` while it was being shown (a channel asked for then, which the sync may have
+ * read too late): the claim marked the row non-null, `chatBehind` marks it null.
+ */
 export async function markChatSynced(db: Executor, incidentId: string, seenAt: string): Promise<void> {
   await db
     .updateTable('divinux.incidents')
-    .set({ chatSyncedAt: sql<Date>`${seenAt}::timestamptz`, chatSyncUntil: null })
+    .set({
+      chatSyncedAt: sql<Date>`case when chat_synced_at is null then null else ${seenAt}::timestamptz end`,
+      chatSyncUntil: null,
+    })
     .where('id', '=', incidentId)
     .execute()
 }
