@@ -20,7 +20,7 @@ export const QUEUES_WITH_WORK = `select queue.name from unnest($1::text[]) as qu
 export interface TableWatch {
   /**
    * Whether the table holds work to do now: a boolean SQL expression of constants only (an
-   * `exists` served by a partial index), read four times a second.
+   * `exists` served by a partial index), read at every look: four a second on a busy node, one at rest.
    */
   condition: string
   /** What each look found. */

@@ -1,6 +1,6 @@
 import type { FastifyBaseLogger } from 'fastify'
 import type PgBoss from 'pg-boss'
-import { censusOf, RESTING_POLL_SECONDS } from './census.js'
+import { type Census, censusOf, RESTING_POLL_SECONDS } from './census.js'
 
 export interface PollerOptions {
   /** How often it looks when nobody wakes it; null: only when woken (a helper another poller wakes). */
@@ -74,7 +74,7 @@ export function createPoller({ intervalMs, round, log, what, watched }: PollerOp
   }
 
   /** Census wakes at most once per interval, as the poller looked before: work it cannot take yet (locked, failing) costs no more. */
-  function watch(census: NonNullable<ReturnType<typeof censusOf>>, { condition, none }: NonNullable<PollerOptions['watched']>) {
+  function watch(census: Census, { condition, none }: NonNullable<PollerOptions['watched']>) {
     let wokenAt = 0
     restingMs = Math.max(intervalMs ?? 0, RESTING_POLL_SECONDS * 1000)
     unwatch = census.watch({
