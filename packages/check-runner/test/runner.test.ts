@@ -92,6 +92,62 @@ t.test('with no assertions, a status of 400 or more fails and redirects are foll
   t.equal(stopped.attempts[0]!.statusCode, 302)
 })
 
+t.test('a redirect to another origin is followed with the host and credentials left behind, a 303 as a GET', async (t) => {
+  const seen: Array<{ method: string; authorization?: string; host?: string; body: string }> = []
+  const other = await startHttp(t.teardown, (request, body, response) => {
+    seen.push({ method: request.method!, authorization: request.headers.authorization, host: request.headers.host, body })
+    response.end('{"where":"other"}')
+  })
+  const first = await startHttp(t.teardown, (request, _body, response) => {
+    response.writeHead(request.url === '/see-other' ? 303 : 307, { location: `${other}/landed` })
+    response.end()
+  })
+  const run = await runCheck(
+    {
+      kind: 'http',
+      ...base,
+      request: {
+        method: 'POST',
+        url: `${first}/moved`,
+        headers: { authorization: 'Bearer s3cret' },
+        body: 'ping',
+        assertions: [{ source: 'jsonPath', property: '$.where', comparison: 'equals', target: 'other' }],
+      },
+    },
+    allowed,
+  )
+  t.equal(run.status, 'passing')
+  t.same(seen[0], { method: 'POST', authorization: undefined, host: new URL(other).host, body: 'ping' }, 'a 307 keeps the method and body')
+  await runCheck({ kind: 'http', ...base, request: { method: 'POST', url: `${first}/see-other`, body: 'ping' } }, allowed)
+  t.same(seen[1], { method: 'GET', authorization: undefined, host: new URL(other).host, body: '' }, 'a 303 is followed with a GET')
+})
+
+t.test('assertions read at most 1 MiB of a body; the rest is not waited for', async (t) => {
+  const url = await startHttp(t.teardown, (_request, _body, response) => {
+    // 1 MiB and a marker, then a body that never ends: only a runner that stops reading passes.
+    response.write('x'.repeat(1024 * 1024))
+    response.write('MARKER')
+  })
+  const run = await runCheck(
+    { kind: 'http', ...base, request: { url, assertions: [{ source: 'body', comparison: 'notContains', target: 'MARKER' }] } },
+    allowed,
+  )
+  t.equal(run.status, 'passing', run.attempts[0]?.error ?? 'the marker past the limit is not read')
+  t.equal(run.attempts[0]!.statusCode, 200)
+})
+
+t.test('a server keeping connections alive briefly, or closing them, answers as any other', async (t) => {
+  const url = await startHttp(t.teardown, (request, _body, response) => {
+    if (request.url === '/close') response.setHeader('connection', 'close')
+    else response.setHeader('keep-alive', 'timeout=1')
+    response.end('ok')
+  })
+  for (const path of ['/brief', '/close']) {
+    const run = await runCheck({ kind: 'http', ...base, request: { url: `${url}${path}` } }, allowed)
+    t.equal(run.status, 'passing', `${path}: ${run.attempts[0]?.error ?? ''}`)
+  }
+})
+
 t.test('a slow answer is degraded past the threshold and failing past the timeout', async (t) => {
   const url = await startHttp(t.teardown, (_request, _body, response) => {
     setTimeout(() => response.end('late'), 150)
