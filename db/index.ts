@@ -91,6 +91,7 @@ import * as browserChecks from './migrations/0089_browser_checks.js'
 import * as correlationWaiting from './migrations/0090_correlation_waiting.js'
 import * as urgentEscalationsFirst from './migrations/0091_urgent_escalations_first.js'
 import * as escalationsWaitForCorrelation from './migrations/0092_escalations_wait_for_correlation.js'
+import * as syntheticRunsByDueTime from './migrations/0093_synthetic_runs_by_due_time.js'
 
 /**
  * Every migration, in order, listed by hand rather than found by scanning a folder, so a
@@ -189,4 +190,5 @@ export const migrations: Record<string, Migration> = {
   '0090_correlation_waiting': correlationWaiting,
   '0091_urgent_escalations_first': urgentEscalationsFirst,
   '0092_escalations_wait_for_correlation': escalationsWaitForCorrelation,
+  '0093_synthetic_runs_by_due_time': syntheticRunsByDueTime,
 }

@@ -397,11 +397,15 @@ export async function markMissedRuns(db: Executor): Promise<number> {
   return Number(result.numAffectedRows ?? 0)
 }
 
-/** Removes up to `batch` raw runs created before `before`; answers how many. */
+/**
+ * Removes up to `batch` raw runs due before `before`; answers how many. Any of them, not the
+ * oldest first: every one goes, and the BRIN index on the due time (migration 0093) finds them
+ * without reading the rest, but gives them in no order.
+ */
 export async function deleteOldRuns(db: Executor, before: Date, batch: number): Promise<number> {
   const result = await sql`
     delete from divinux.synthetic_runs where id in (
-      select id from divinux.synthetic_runs where created_at < ${before} order by created_at limit ${batch}
+      select id from divinux.synthetic_runs where due_at < ${before} limit ${batch}
     )`.execute(db)
   return Number(result.numAffectedRows ?? 0)
 }
