@@ -1,8 +1,11 @@
 // The servers `pnpm bench:ingest` and `pnpm bench:peers` measure, in a process of their own: a
-// bare Fastify that parses a JSON body and answers 202, and the product API on a fresh PostgreSQL
+// bare Fastify that parses a JSON body and answers 202, the floor of durable ingestion (a bare
+// Fastify committing each body to PostgreSQL), and the product API on a fresh PostgreSQL
 // database with one organization and two signed webhook configs (generic and Alertmanager). Prints one JSON line when ready; on SIGTERM
 // prints the number of alerts stored, then drops the database.
 import Fastify from 'fastify'
+import { sql } from 'kysely'
+import { createGroupCommit } from '@svc/db'
 import { buildApp } from '@svc/product'
 import { openResources } from '@svc/runtime'
 import { startTestIssuer, testConfig } from '@svc/testkit'
@@ -27,6 +30,30 @@ const product = await buildApp(config, resources)
 const productAddress = await product.listen({ port: 0, host: '127.0.0.1' })
 
 const db = resources.database.db
+
+// The floor of durable ingestion on this machine: what no durable ingestion can do without. Each
+// body is read, checked to be JSON and committed as it came to a table with a primary key only,
+// in group commits as ours are (one batch in flight, one statement per batch), before the 202.
+await sql`create table bench_floor (id bigint generated always as identity primary key, body text not null)`.execute(db)
+const floorWrites = createGroupCommit<string, void>({
+  writeBatch: async (bodies) => {
+    await sql`insert into bench_floor (body) select unnest(${bodies}::text[])`.execute(db)
+    return bodies.map(() => undefined)
+  },
+  writeOne: async (body) => {
+    await sql`insert into bench_floor (body) values (${body})`.execute(db)
+  },
+  maxBatch: 200,
+})
+const floor = Fastify()
+floor.addContentTypeParser('application/json', { parseAs: 'string' }, (_request, body, done) => done(null, body))
+floor.post('/ingest', async (request, reply) => {
+  const body = request.body as string
+  JSON.parse(body)
+  await floorWrites.write(body)
+  return reply.code(202).send({ accepted: true })
+})
+const floorAddress = await floor.listen({ port: 0, host: '127.0.0.1' })
 const token = issuer.idp.mintIdToken({ email: 'bench@ingest.example' })
 const { userId } = (await product.inject({ method: 'GET', url: '/auth/me', headers: { authorization: `Bearer ${token}` } })).json() as {
   userId: string
@@ -57,6 +84,7 @@ const alertmanager = (
 console.log(
   JSON.stringify({
     bare: `${bareAddress}/ingest`,
+    floor: `${floorAddress}/ingest`,
     ingest: `${productAddress}${webhook.ingestPath}`,
     secret: webhook.signingSecret,
     alertmanagerIngest: `${productAddress}${alertmanager.ingestPath}`,
@@ -78,7 +106,7 @@ process.once('SIGTERM', async () => {
     'divinux.alert_escalations',
   ])
   console.log(JSON.stringify({ alerts: Number(alerts), footprint }))
-  await Promise.all([bare.close(), product.close()])
+  await Promise.all([bare.close(), floor.close(), product.close()])
   await resources.close()
   for (const teardown of teardowns) await teardown()
   await database.drop()
