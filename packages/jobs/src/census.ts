@@ -1,15 +1,25 @@
 import { createHash } from 'node:crypto'
 import type PgBoss from 'pg-boss'
 
+/** A queue's name as an SQL string literal. */
+const literal = (name: string) => `'${name.replaceAll("'", "''")}'`
+
 /**
- * Which of the queues named (`$1`, text[]) have a job to fetch now. One statement over their
- * partitions of `pgboss.job`, each asked by name through pg-boss's fetch index (`job_i5`: name,
- * start_after, where state < 'active'), so a queue's jobs due later (the next steps of thousands
- * of escalations) are not read: a `group by name` over the whole index walked every one of them,
- * four times a second (6 ms a look in a paging burst). Planning it over some thirty partitions
- * costs more than running it, so it is a prepared statement, planned once per connection.
+ * Which of the queues named have a job to fetch now. One statement over their partitions of
+ * `pgboss.job`, each asked by name through pg-boss's fetch index (`job_i5`: name, start_after,
+ * where state < 'active'), so a queue's jobs due later (the next steps of thousands of
+ * escalations) are not read: a `group by name` over the whole index walked every one of them,
+ * four times a second (6 ms a look in a paging burst).
+ *
+ * Planning it over some thirty partitions takes 2–5 ms, ten times running it, so it is a prepared
+ * statement, and its queues are written into its text rather than passed: a statement with no
+ * parameters is planned once per connection and that plan kept, where one with a parameter was
+ * planned again at each of a connection's first five runs (custom plans) and once more for the
+ * generic one, some 69 plannings in five minutes of `pnpm bench:peers`' checks half (a third of a
+ * second of PostgreSQL's CPU). The names are this process's own queues, not input.
  */
-export const QUEUES_WITH_WORK = `select queue.name from unnest($1::text[]) as queue(name)
+export const queuesWithWork = (queues: readonly string[]) => `select queue.name
+  from unnest(array[${queues.map(literal).join(', ')}]::text[]) as queue(name)
   where exists (select 1 from pgboss.job where job.name = queue.name and job.state < 'active' and job.start_after < now())`
 
 /**
@@ -27,10 +37,10 @@ export interface TableWatch {
   found(work: boolean): void
 }
 
-/** The census's one statement: the queues with work (`queues`), then each watch's condition (`w0`, `w1`, …). */
-function censusStatement(conditions: readonly string[]): string {
+/** The census's one statement: which of `queues` have work (`queues`), then each watch's condition (`w0`, `w1`, …). */
+function censusStatement(queues: readonly string[], conditions: readonly string[]): string {
   const columns = conditions.map((condition, index) => `, (${condition}) as w${index}`).join('')
-  return `select array(${QUEUES_WITH_WORK}) as queues${columns}`
+  return `select array(${queuesWithWork(queues)}) as queues${columns}`
 }
 
 /**
@@ -107,7 +117,7 @@ export function wakeWorkersByCensus(boss: PgBoss, options: CensusOptions): Censu
   /** This process's workers by queue: the interval each asked to poll at, and when the census last woke it. */
   const workers = new Map<string, Map<string, { intervalMs: number; wokenAt: number }>>()
   const watches = new Set<TableWatch>()
-  /** The statement for the watches of now, named by its text: a connection prepares each text once. */
+  /** The statement for the queues and watches of now, named by its text: a connection prepares each text once. */
   let statement: { name: string; text: string; watches: TableWatch[] } | undefined
   let timer: NodeJS.Timeout | undefined
   let stopped = false
@@ -116,7 +126,10 @@ export function wakeWorkersByCensus(boss: PgBoss, options: CensusOptions): Censu
   function currentStatement() {
     if (!statement) {
       const watching = [...watches]
-      const text = censusStatement(watching.map((watch) => watch.condition))
+      const text = censusStatement(
+        [...workers.keys()],
+        watching.map((watch) => watch.condition),
+      )
       const name = `svc_job_census_${createHash('sha1').update(text).digest('hex').slice(0, 12)}`
       statement = { name, text, watches: watching }
     }
@@ -127,7 +140,7 @@ export function wakeWorkersByCensus(boss: PgBoss, options: CensusOptions): Censu
   async function takeCensus(): Promise<boolean> {
     if (workers.size === 0 && watches.size === 0) return false
     const { name, text, watches: watching } = currentStatement()
-    const [row] = await options.prepared<Record<string, unknown> & { queues: string[] }>(name, text, [[...workers.keys()]])
+    const [row] = await options.prepared<Record<string, unknown> & { queues: string[] }>(name, text, [])
     const found = watching.map((_, index) => row?.[`w${index}`] === true)
     watching.forEach((watch, index) => watch.found(found[index]!))
     const now = Date.now()
@@ -173,16 +186,20 @@ export function wakeWorkersByCensus(boss: PgBoss, options: CensusOptions): Censu
     const id = await work(name, { ...workOptions, pollingIntervalSeconds: restingPollSeconds }, handler)
     const ids = workers.get(name) ?? new Map<string, { intervalMs: number; wokenAt: number }>()
     ids.set(id, { intervalMs: (workOptions.pollingIntervalSeconds ?? 2) * 1000, wokenAt: 0 })
+    // A queue new to the census is written into its statement (`queuesWithWork`).
+    if (!workers.has(name)) statement = undefined
     workers.set(name, ids)
     return id
   }) as PgBoss['work']
   boss.offWork = (async (value: string | { id: string }) => {
+    const before = workers.size
     if (typeof value === 'string') workers.delete(value)
     else
       for (const [name, ids] of workers) {
         ids.delete(value.id)
         if (ids.size === 0) workers.delete(name)
       }
+    if (workers.size !== before) statement = undefined
     await offWork(value as never)
   }) as PgBoss['offWork']
 

@@ -18,7 +18,7 @@ export {
   CENSUS_INTERVAL_MS,
   CENSUS_RESTING_INTERVAL_MS,
   censusOf,
-  QUEUES_WITH_WORK,
+  queuesWithWork,
   RESTING_POLL_SECONDS,
   wakeWorkersByCensus,
   type Census,

@@ -19,11 +19,13 @@ const sql = {
   },
 }
 const jobs = createJobQueue({ sql, supervise: false, onError: (error) => t.fail(`job queue: ${error.message}`) })
-/** The census's statements, one a look. */
+/** The census's statements, one a look, and the parameters each was run with. */
 const looks: string[] = []
+const parameters: unknown[][] = []
 const census = wakeWorkersByCensus(jobs, {
   prepared: (name, text, values) => {
     looks.push(text)
+    parameters.push([...values])
     return database.prepared(name, text, values)
   },
   onError: (error) => t.fail(`census: ${error.message}`),
@@ -182,3 +184,11 @@ t.test(
     t.equal(census.waitMs, HOUR_MS, 'and up to its resting interval')
   },
 )
+
+t.test('the census’s statement names the queues worked here and has no parameters, so a connection plans it once', async (t) => {
+  await census.look()
+  t.same(parameters.at(-1), [], 'no parameters: PostgreSQL keeps the one plan it made')
+  t.match(looks.at(-1), /'census\.a'/, 'a queue worked since the start')
+  t.match(looks.at(-1), /'census\.d'/, 'a queue worked since an earlier look')
+  t.notMatch(looks.at(-1), /'census\.b'/, 'a queue worked no more is left out')
+})
