@@ -18,7 +18,7 @@ const literal = (name: string) => `'${name.replaceAll("'", "''")}'`
  * generic one, some 69 plannings in five minutes of `pnpm bench:peers`' checks half (a third of a
  * second of PostgreSQL's CPU). The names are this process's own queues, not input.
  */
-export const queuesWithWork = (queues: readonly string[]) => `select queue.name
+const queuesWithWork = (queues: readonly string[]) => `select queue.name
   from unnest(array[${queues.map(literal).join(', ')}]::text[]) as queue(name)
   where exists (select 1 from pgboss.job where job.name = queue.name and job.state < 'active' and job.start_after < now())`
 

@@ -18,7 +18,6 @@ export {
   CENSUS_INTERVAL_MS,
   CENSUS_RESTING_INTERVAL_MS,
   censusOf,
-  queuesWithWork,
   RESTING_POLL_SECONDS,
   wakeWorkersByCensus,
   type Census,
