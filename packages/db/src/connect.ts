@@ -9,6 +9,7 @@ import { PGlitePool, type SqlExecutor } from './pglite-pool.js'
 import { ChangeNotices, CHANGES_CHANNEL } from './change-notices.js'
 import { listenForChanges } from './change-listener.js'
 import { DueNotices, DUE_CHANNEL } from './due-notices.js'
+import { KeptStatementsClient } from './kept-statements.js'
 
 export interface DatabaseOptions {
   /** PostgreSQL URL; when absent the embedded PGlite database is used. */
@@ -52,7 +53,8 @@ export interface Database {
    * Runs a statement as a named prepared statement on PostgreSQL, planned once per connection
    * and reused, for hot statements whose planning costs as much as their execution. On PGlite
    * it goes through the pool's kept statements like any other (parsed once, the name unused).
-   * Rows come back as the database names their columns (no camelCase).
+   * Rows come back as the database names their columns (no camelCase). A statement built with
+   * `sql`, or one of a transaction, is marked `keptPrepared` instead (decision 0034).
    */
   prepared<R>(name: string, text: string, values: readonly unknown[]): Promise<R[]>
   /** Resolves when the database answers a trivial query within `timeoutMs`. */
@@ -110,6 +112,7 @@ function openPostgres(
   const pool = new pg.Pool({
     connectionString,
     max,
+    Client: KeptStatementsClient,
     types: pgTypes,
     connectionTimeoutMillis: 5_000,
     // pg's default closes a connection idle for 10 s, so a node at rest, whose pollers use a few

@@ -1,5 +1,6 @@
 export { dumpEmbedded, openDatabase, type Database, type DatabaseOptions } from './connect.js'
 export { migrateToLatest } from './migrate.js'
+export { keptPrepared } from './kept-statements.js'
 export {
   ChangeNotices,
   CHANGES_CHANNEL,

@@ -1,6 +1,6 @@
 import { sql } from 'kysely'
 import type { Executor, Page } from '@svc/db'
-import { jsonb, jsonColumn, paged } from '@svc/db'
+import { jsonb, jsonColumn, keptPrepared, paged } from '@svc/db'
 import type { AttemptResult, ResultStatus } from '@svc/check-runner'
 import { relayHealthy } from './relays.js'
 import type { RunnableFields } from '../secrets/resolve.js'
@@ -60,7 +60,7 @@ export async function takeDueChecks(
       state: TakenRun['state'] | null
       nextDueAt: Date | null
     } & Omit<RunnableFields, 'kind'>
-  >`
+  >`${keptPrepared}
     with candidates as (
       select id from divinux.synthetic_checks
       where not paused and next_due_at <= ${horizon} and (kind <> 'heartbeat' or next_due_at <= now())
@@ -138,7 +138,7 @@ export async function leaseLocalRuns(
   options: { region: string; runnerId: string; leaseSeconds: number; limit: number; browser: boolean },
 ) {
   const { region, runnerId, leaseSeconds, limit, browser } = options
-  const result = await sql<{ id: string; checkId: string }>`
+  const result = await sql<{ id: string; checkId: string }>`${keptPrepared}
     with candidates as (
       select run.id from divinux.synthetic_runs run
       join divinux.synthetic_checks c on c.id = run.check_id
@@ -258,7 +258,7 @@ export async function completeRuns(db: Executor, results: readonly RunResult[]):
   })
   // `= any` lets the planner read the runs by key: it takes a recordset for 100 rows, and would
   // hash a scan of every run otherwise.
-  const locked = await sql<JudgedCheck & { runIds: string[] }>`
+  const locked = await sql<JudgedCheck & { runIds: string[] }>`${keptPrepared}
     with done as (
       update divinux.synthetic_runs run
       set state = 'done', status = result.status, attempts = result.attempts, total_ms = result.total_ms,
@@ -315,10 +315,9 @@ export async function insertDoneRun(
 export async function recentResultsOf(db: Executor, checks: ReadonlyArray<{ id: string; regions: readonly string[] }>, depth: number) {
   const pairs = checks.flatMap((check) => check.regions.map((region) => ({ checkId: check.id, region })))
   if (pairs.length === 0) return []
-  const result = await sql<{ checkId: string; region: string; statuses: ResultStatus[]; lastRunAt: Date }>`
+  const result = await sql<{ checkId: string; region: string; statuses: ResultStatus[]; lastRunAt: Date }>`${keptPrepared}
     select pair.check_id as "checkId", pair.region, latest.statuses, latest.last_run_at as "lastRunAt"
-    from unnest(array[${sql.join(pairs.map((pair) => pair.checkId))}]::uuid[], array[${sql.join(pairs.map((pair) => pair.region))}]::text[])
-      as pair(check_id, region)
+    from unnest(${pairs.map((pair) => pair.checkId)}::uuid[], ${pairs.map((pair) => pair.region)}::text[]) as pair(check_id, region)
     cross join lateral (
       select array_agg(status order by due_at desc) as statuses, max(finished_at) as last_run_at
       from (
