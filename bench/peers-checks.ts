@@ -5,13 +5,10 @@
 // PostgreSQL's processes for its database, since our results are durable and theirs are not.
 import { spawn } from 'node:child_process'
 import { createInterface } from 'node:readline'
-import { sql } from 'kysely'
+import pg from 'pg'
 import { Pool } from 'undici'
-import { buildApp } from '@svc/product'
-import { openResources } from '@svc/runtime'
-import { startTestIssuer, testConfig } from '@svc/testkit'
+import { spawnBenchServer } from './bench-server.js'
 import { databaseProcesses, processCpu } from './cpu.js'
-import { createBenchDatabase } from './database.js'
 import { startBlackboxExporter } from './peer-process.js'
 
 const CHECKS = Number(process.env.BENCH_PEERS_CHECKS ?? 1200)
@@ -69,74 +66,45 @@ async function blackboxRun(targetUrl: string) {
   }
 }
 
-/** Our runner with `CHECKS` checks every minute on one node and PostgreSQL; answers its CPU per run done (µs), runs done and lost. */
+/**
+ * Our runner with `CHECKS` checks every minute, in a process of its own (bench/checks-server.ts)
+ * with PostgreSQL; answers its CPU per run done (µs), runs done and lost.
+ */
 async function ourRun(targetUrl: string) {
-  const database = await createBenchDatabase('bench_peers_checks')
-  const teardowns: Array<() => unknown> = [() => database.drop()]
+  const server = spawnBenchServer('bench/checks-server.ts', {
+    BENCH_CHECKS_TARGET: targetUrl,
+    BENCH_CHECKS_COUNT: String(CHECKS),
+    BENCH_CHECKS_FREQUENCY: String(FREQUENCY_SECONDS),
+  })
+  const exited = new Promise((resolve) => server.once('exit', resolve))
+  let db: pg.Client | undefined
   try {
-    const issuer = await startTestIssuer({ teardown: (fn) => teardowns.unshift(fn) })
-    const config = testConfig(issuer, {
-      databaseUrl: database.url,
-      databasePoolMax: 20,
-      logLevel: 'error',
-      outbound: { allowPrivateTargets: true },
-      synthetics: { region: 'local', retentionDays: 30, concurrency: 100 },
-    })
-    const resources = await openResources(config)
-    teardowns.unshift(() => resources.close())
-    const app = await buildApp(config, resources)
-    teardowns.unshift(() => app.close())
-    await app.ready()
-    const db = resources.database.db
-    const organization = await db
-      .insertInto('core.organizations')
-      .values({ name: 'Bench', slug: 'bench-peers' })
-      .returning('id')
-      .executeTakeFirstOrThrow()
-    // Due times spread evenly over the minute, the first 100 s from now: a fresh process spends
-    // 45–60 ms of CPU a second in its first minute (JIT, first polls; decision 0033), so its idle
-    // cost is measured after that, just before the first check is due. The window starts after a
-    // minute of warm-up.
-    const first = Math.ceil((Date.now() + 100_000) / 1000) * 1000
-    await db
-      .insertInto('divinux.syntheticChecks')
-      .values(
-        Array.from({ length: CHECKS }, (_, index) => ({
-          organizationId: organization.id,
-          name: `Check ${index}`,
-          kind: 'http',
-          request: sql`${JSON.stringify({ url: targetUrl })}::jsonb`,
-          frequencySeconds: FREQUENCY_SECONDS,
-          timeoutMs: 5000,
-          regions: sql`array['local']::text[]`,
-          nextDueAt: new Date(first + Math.floor((index * FREQUENCY_SECONDS * 1000) / CHECKS)),
-        })) as never,
-      )
-      .execute()
+    const ready = (await createInterface({ input: server.stdout })[Symbol.asyncIterator]().next()).value as string | undefined
+    if (!ready) throw new Error('the checks server stopped')
+    const { database, url, first } = JSON.parse(ready) as { database: string; url: string; first: number }
+    // The bench's own connection, for what autovacuum and a checkpoint would do and for the count
+    // of runs; idle in the windows, so its backend adds nothing to them.
+    db = new pg.Client({ connectionString: url })
+    await db.connect()
     const start = first + FREQUENCY_SECONDS * 1000
     const end = start + SECONDS * 1000
-    const databaseName = new URL(database.url).pathname.slice(1)
-    const own = () => {
-      const usage = process.cpuUsage()
-      return usage.user + usage.system
-    }
-    /** CPU spent since `before` by the node and by these PostgreSQL processes. */
+    /** CPU spent since `before` by our server and by these PostgreSQL processes. */
     const spentSince = (before: { node: number; pids: number[]; database: number[] }) => ({
-      node: own() - before.node,
+      node: processCpu(server.pid) - before.node,
       database: before.pids.reduce((sum, pid, index) => {
         const spent = processCpu(pid) - before.database[index]!
         return Number.isFinite(spent) ? sum + spent : sum
       }, 0),
     })
     const reading = () => {
-      const pids = databaseProcesses(databaseName)
-      return { node: own(), pids, database: pids.map(processCpu), at: performance.now() }
+      const pids = databaseProcesses(database)
+      return { node: processCpu(server.pid), pids, database: pids.map(processCpu), at: performance.now() }
     }
     // What the node and its database spend with no check due (the pollers of every surface), over
     // the 12 s before the first is due: the share of a run's CPU that is not the run's. The
     // server's writes of before (the ingestion half, other databases) are flushed first, so its
     // checkpointer's work on them is not counted as ours.
-    await sql`checkpoint`.execute(db)
+    await db.query('checkpoint')
     await sleep(first - 13_000 - Date.now())
     const idleBefore = reading()
     await sleep(12_000)
@@ -148,16 +116,18 @@ async function ourRun(targetUrl: string) {
     // planner guesses at the rows of every statement, and their dead rows. This machine's
     // PostgreSQL may run without autovacuum (bench:audit does the same).
     await sleep(start - 5_000 - Date.now())
-    await sql`vacuum analyze divinux.synthetic_checks, divinux.synthetic_runs`.execute(db)
+    await db.query('vacuum analyze divinux.synthetic_checks, divinux.synthetic_runs')
     await sleep(start - Date.now())
     const before = reading()
     await sleep(end - Date.now())
     const { node, database: databaseCpu } = spentSince(before)
     // Runs that started in the window: the work the CPU above paid for.
     await sleep(10_000)
-    const window = await sql<{ done: number; other: number }>`
-      select count(*) filter (where state = 'done')::int as done, count(*) filter (where state <> 'done')::int as other
-      from divinux.synthetic_runs where started_at >= ${new Date(start)} and started_at < ${new Date(end)}`.execute(db)
+    const window = await db.query<{ done: number; other: number }>(
+      `select count(*) filter (where state = 'done')::int as done, count(*) filter (where state <> 'done')::int as other
+       from divinux.synthetic_runs where started_at >= $1 and started_at < $2`,
+      [new Date(start), new Date(end)],
+    )
     const { done, other } = window.rows[0]!
     const runs = Math.max(1, done)
     return {
@@ -169,7 +139,9 @@ async function ourRun(targetUrl: string) {
       failed: other,
     }
   } finally {
-    for (const teardown of teardowns) await teardown()
+    await db?.end()
+    server.kill('SIGTERM')
+    await exited
   }
 }
 
