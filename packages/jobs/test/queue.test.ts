@@ -4,7 +4,7 @@ import path from 'node:path'
 import t from 'tap'
 import { migrateToLatest, openDatabase, type DatabaseOptions } from '@svc/db'
 import { CREATE_QUEUE_STATEMENT, createJobQueue, ensureQueue, stopJobQueue, workBatch, workEach, type JobQueue } from '@svc/jobs'
-import { createTestDatabase } from '@svc/testkit'
+import { createTestDatabase, until } from '@svc/testkit'
 
 const QUEUE = 'greetings'
 
@@ -24,6 +24,14 @@ async function startQueue(options: DatabaseOptions) {
   await jobs.start()
   await jobs.createQueue(QUEUE)
   return { database, jobs }
+}
+
+/**
+ * Resolves once every job of the queue is completed: none is created, retrying or active, so none
+ * can be fetched again, and what the workers saw by then is all they will see.
+ */
+async function nothingLeftToDeliver(jobs: JobQueue): Promise<void> {
+  await until('every job to be completed', async () => (await jobs.getQueueSize(QUEUE, { before: 'completed' })) === 0)
 }
 
 /** Starts `workers` workers that record what they do; resolves once `count` jobs were seen. */
@@ -52,9 +60,8 @@ t.test('a job sent before a restart is worked exactly once after it', async (t) 
   const second = await startQueue(where)
   const seen: string[] = []
   await workUntil(second.jobs, seen, 1)
-  // Keep polling a while longer: a second delivery would show up here.
-  await new Promise((resolve) => setTimeout(resolve, 2_000))
-  t.same(seen, ['ada'])
+  await nothingLeftToDeliver(second.jobs)
+  t.same(seen, ['ada'], 'worked once, and no job is left that could be delivered again')
   const job = await second.jobs.getJobById(QUEUE, jobId as string)
   t.equal(job?.state, 'completed')
   await stopJobQueue(second.jobs)
@@ -72,8 +79,8 @@ t.test('two workers on one queue share the jobs without doing any twice', async 
   for (const name of names) await jobs.send(QUEUE, { name })
   const seen: string[] = []
   await workUntil(jobs, seen, names.length, 2)
-  await new Promise((resolve) => setTimeout(resolve, 1_000))
-  t.same([...seen].sort(), [...names].sort())
+  await nothingLeftToDeliver(jobs)
+  t.same([...seen].sort(), [...names].sort(), 'each job once, and none is left that could be delivered again')
 })
 
 t.test('workEach handles a batch concurrently and retries only the job whose handler threw', async (t) => {

@@ -308,9 +308,14 @@ t.test('a step job delivered twice pages once', async (t) => {
     'its one step paged, and its minute to acknowledge is waited out before the escalation ends',
   )
   const count = paged.data.length
-  await app.jobs.send('alerting.escalation-step', { alertId, round: 0, step: 0 })
-  await app.jobs.send('alerting.escalation-step', { alertId, round: 0, step: 0 })
-  await new Promise((resolve) => setTimeout(resolve, 1500))
+  const repeats = [
+    await app.jobs.send('alerting.escalation-step', { alertId, round: 0, step: 0 }),
+    await app.jobs.send('alerting.escalation-step', { alertId, round: 0, step: 0 }),
+  ]
+  await until('the repeated step jobs to be worked', async () => {
+    const states = await Promise.all(repeats.map(async (id) => (await app.jobs.getJobById('alerting.escalation-step', id!))?.state))
+    return states.every((state) => state === 'completed')
+  })
   t.equal((await notifications(alertId)).data.length, count, 'a repeated job finds its turn taken')
   await advanceClock()
   const exhausted = await until('the last step’s delay to pass', async () => {
