@@ -7,7 +7,7 @@ import { DEFAULT_NOTIFIER_CONFIG, type NotifierConfig } from '@svc/config'
 import { migrateToLatest, openDatabase } from '@svc/db'
 import { createJobQueue, stopJobQueue } from '@svc/jobs'
 import { createNotifier, DELIVER_QUEUE, latestOutboxRows, type OutboundEmail } from '@svc/notifier'
-import { createTestDatabase, startSmtpServer, startWebhookReceiver, type RecipientReply, type TestContext } from '@svc/testkit'
+import { createTestDatabase, startSmtpServer, startWebhookReceiver, until, type RecipientReply, type TestContext } from '@svc/testkit'
 
 const database = await openDatabase({ databaseUrl: await createTestDatabase(t) })
 t.teardown(() => database.close())
@@ -252,7 +252,11 @@ t.test('a job delivered twice while its message is claimed does nothing', async 
     .where('id', '=', queued.messageId)
     .execute()
   notifier.wake()
-  await new Promise((resolve) => setTimeout(resolve, 1_500))
+  await until('the delivery job to be worked', async () => {
+    const { rows } = await sql<{ state: string }>`
+      select state from pgboss.job where name = ${DELIVER_QUEUE} and data ->> 'messageId' = ${queued.messageId}`.execute(db)
+    return rows.length > 0 && rows.every((row) => row.state === 'completed')
+  })
   const row = await db.selectFrom('core.outbox').select(['status', 'attempts']).where('id', '=', queued.messageId).executeTakeFirstOrThrow()
   t.match(row, { status: 'pending', attempts: 0 }, 'not attempted while the claim holds')
   await db

@@ -1,7 +1,7 @@
 import t from 'tap'
 import { DEFAULT_AI_CONFIG, DEFAULT_INVESTIGATION_BOUNDS } from '@svc/config'
 import { sql } from 'kysely'
-import { startTestService } from '@svc/testkit'
+import { startTestService, until } from '@svc/testkit'
 import { buildApp } from '../src/app.js'
 import { insightsHelpers, minutesAgo } from './insights-setup.js'
 import { alertingOrganization } from './organization-setup.js'
@@ -272,7 +272,12 @@ t.test('agents are switched per organization; with the investigator off, alerts 
 
   const pager = await createConfig({ name: 'Pager', defaultPriority: 'P1' })
   const { alertId } = await ingest(pager, { title: 'Search is down', service: 'search' })
-  await new Promise((resolve) => setTimeout(resolve, 2_500))
+  // The insights surface reads each new alert from its queue (`insights.alert-created`) and decides there.
+  await until('the insights surface to have read the alert', async () => {
+    const { rows } = await sql<{ state: string }>`
+      select state from pgboss.job where name = 'insights.alert-created' and data ->> 'alertId' = ${alertId}`.execute(db)
+    return rows[0]?.state === 'completed'
+  })
   t.same(await db.selectFrom('divinux.analyses').select('id').where('incidentId', '=', alertId).execute(), [], 'no automatic investigation')
 
   const asked = (await call(responder!, 'POST', `${base}/insights`, { sourceProduct: 'alerting', incidentId: alertId })).json()

@@ -86,15 +86,20 @@ async function blips(server: string) {
       30_000,
     )
 
-  t.test('connections cut twice, five seconds apart, while pg-boss works: the service stays up and its jobs go on', async (t) => {
-    const before = await ingest('Before the blips')
-    t.ok((await cut(productDb)) > 0, 'connections were cut')
-    await new Promise((resolve) => setTimeout(resolve, 5_000))
-    t.ok((await cut(productDb)) > 0, 'and cut again')
-    const after = await ingest('After the blips')
-    await dispatched(before)
-    await dispatched(after)
-  })
+  t.test(
+    'connections cut, then cut again once the service connected anew, while pg-boss works: it stays up and its jobs go on',
+    async (t) => {
+      const before = await ingest('Before the blips')
+      t.ok((await cut(productDb)) > 0, 'connections were cut')
+      // Taking an alert again needs a new connection: the second cut meets the pool refilled.
+      const between = await ingest('Between the blips')
+      t.ok((await cut(productDb)) > 0, 'and cut again')
+      const after = await ingest('After the blips')
+      await dispatched(before)
+      await dispatched(between)
+      await dispatched(after)
+    },
+  )
 
   t.test('a connection cut in the middle of a transaction fails that transaction, not the process', async (t) => {
     const db = product.app.database.db

@@ -1,3 +1,4 @@
+import { sql } from 'kysely'
 import t from 'tap'
 import { startTestService, until } from '@svc/testkit'
 import { buildApp } from '../../../src/app.js'
@@ -165,7 +166,13 @@ t.test('a status page incident a person opens joins the open incident of its com
 
   const unrelated = await call(ada!, 'POST', `${pages}/pages/${page.id}/incidents`, { name: 'Website maintenance note', body: 'x' })
   t.equal(unrelated.statusCode, 201)
-  await new Promise((resolve) => setTimeout(resolve, 1500))
+  // Alerting reads each opened status page incident from its queue (`alerting.status-incident-opened`).
+  await until('alerting to have read the unrelated status page incident', async () => {
+    const { rows } = await sql<{ state: string }>`
+      select state from pgboss.job
+      where name = 'alerting.status-incident-opened' and data ->> 'statusIncidentId' = ${unrelated.json().id}`.execute(app.database.db)
+    return rows[0]?.state === 'completed'
+  })
   t.notOk(
     (await linksOf(incident.id)).statusPageIncidents.some((row) => row.id === unrelated.json().id),
     'without a followed service nothing joins',
