@@ -21,6 +21,7 @@ export const PGLITE_FILES: Record<string, PgliteFile> = {
   'packages/db/test/change-notices.test.ts': { why: 'LISTEN/NOTIFY: PGlite delivers notices in a statement’s answer' },
   'packages/db/test/due-notices.test.ts': { why: 'LISTEN/NOTIFY on the listener’s connection, or in PGlite’s answers' },
   'packages/db/test/pglite-statements.test.ts': { why: 'the PGlite pool’s kept statements' },
+  'packages/db/test/kept-statements.test.ts': { why: 'statements marked keptPrepared: named on PostgreSQL, a comment on PGlite' },
   'packages/db/test/paging.test.ts': { why: 'keyset paging SQL on a database it opens' },
   'packages/db/test/invitation-migration.test.ts': { why: 'a migration over existing rows' },
   'packages/db/test/json-keys-repair.test.ts': { why: 'a migration over existing rows' },
