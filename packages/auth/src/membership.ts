@@ -33,7 +33,7 @@ export async function findMembership(
   organizationId: string,
   userId: string,
 ): Promise<Membership | undefined> {
-  const [row] = await database.prepared<MembershipRow>('auth.find_membership', MEMBERSHIP, [organizationId, userId])
+  const [row] = await database.prepared<MembershipRow>(MEMBERSHIP, [organizationId, userId])
   return (
     row && {
       organizationId: row.organization_id,

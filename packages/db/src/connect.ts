@@ -9,7 +9,7 @@ import { PGlitePool, type SqlExecutor } from './pglite-pool.js'
 import { ChangeNotices, CHANGES_CHANNEL } from './change-notices.js'
 import { listenForChanges } from './change-listener.js'
 import { DueNotices, DUE_CHANNEL } from './due-notices.js'
-import { KeptStatementsClient } from './kept-statements.js'
+import { KeptStatementsClient, preparedName } from './kept-statements.js'
 
 export interface DatabaseOptions {
   /** PostgreSQL URL; when absent the embedded PGlite database is used. */
@@ -50,13 +50,14 @@ export interface Database {
   /** When work kept in tables falls due, as this process hears it (due-notices.ts). */
   dueNotices: DueNotices
   /**
-   * Runs a statement as a named prepared statement on PostgreSQL, planned once per connection
-   * and reused, for hot statements whose planning costs as much as their execution. On PGlite
+   * Runs a statement as a named prepared statement on PostgreSQL (named after its text, as
+   * `keptPrepared` statements are), planned once per connection and reused, for hot statements
+   * whose planning costs as much as their execution. On PGlite
    * it goes through the pool's kept statements like any other (parsed once, the name unused).
    * Rows come back as the database names their columns (no camelCase). A statement built with
    * `sql`, or one of a transaction, is marked `keptPrepared` instead (decision 0034).
    */
-  prepared<R>(name: string, text: string, values: readonly unknown[]): Promise<R[]>
+  prepared<R>(text: string, values: readonly unknown[]): Promise<R[]>
   /** Resolves when the database answers a trivial query within `timeoutMs`. */
   ping(timeoutMs?: number): Promise<void>
   close(): Promise<void>
@@ -153,8 +154,8 @@ function openPostgres(
     kind: 'postgres',
     changes,
     dueNotices,
-    prepared: async <R>(name: string, text: string, values: readonly unknown[]) =>
-      (await pool.query({ name, text, values: [...values] })).rows as R[],
+    prepared: async <R>(text: string, values: readonly unknown[]) =>
+      (await pool.query({ name: preparedName(text), text, values: [...values] })).rows as R[],
     ping: pinger(db),
     close: once(async () => {
       await listener.stop()
@@ -196,7 +197,7 @@ async function openPGlite(dataDir: string | undefined, seed: Blob | undefined): 
     kind: 'pglite',
     changes,
     dueNotices,
-    prepared: <R>(_name: string, text: string, values: readonly unknown[]) => pool.statement<R>(text, values),
+    prepared: <R>(text: string, values: readonly unknown[]) => pool.statement<R>(text, values),
     ping: pinger(db),
     close: once(async () => {
       await db.destroy()

@@ -18,8 +18,11 @@ export const keptPrepared = sql.raw(MARK)
 
 const names = new Map<string, string>()
 
-/** The name a kept statement is prepared under: the same text, the same name, on every connection. */
-function nameOf(text: string): string {
+/**
+ * The name a statement is prepared under, drawn from its text: the same text, the same name, on
+ * every connection and in every process (`keptPrepared`, `Database.prepared`).
+ */
+export function preparedName(text: string): string {
   let name = names.get(text)
   if (name === undefined) {
     name = `kept_${createHash('sha256').update(text).digest('base64url').slice(0, 24)}`
@@ -41,7 +44,7 @@ export class KeptStatementsClient extends pg.Client {}
 const keptQuery: Query = function (this: pg.Client, ...args) {
   const [text, values] = args
   if (args.length <= 2 && typeof text === 'string' && text.startsWith(MARK))
-    return plainQuery.call(this, { name: nameOf(text), text, values })
+    return plainQuery.call(this, { name: preparedName(text), text, values })
   return plainQuery.apply(this, args)
 }
 KeptStatementsClient.prototype.query = keptQuery as unknown as pg.Client['query']

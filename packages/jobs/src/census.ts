@@ -1,4 +1,3 @@
-import { createHash } from 'node:crypto'
 import type PgBoss from 'pg-boss'
 
 /** A queue's name as an SQL string literal. */
@@ -65,8 +64,8 @@ export const CENSUS_RESTING_INTERVAL_MS = 1000
 export const RESTING_POLL_SECONDS = 60
 
 export interface CensusOptions {
-  /** Runs a named prepared statement (`Database['prepared']`). */
-  prepared<R>(name: string, text: string, values: readonly unknown[]): Promise<R[]>
+  /** Runs a statement prepared under a name drawn from its text (`Database['prepared']`). */
+  prepared<R>(text: string, values: readonly unknown[]): Promise<R[]>
   onError(error: Error): void
   intervalMs?: number
   /** At most this long between looks at rest; not shorter than `intervalMs`. */
@@ -117,8 +116,8 @@ export function wakeWorkersByCensus(boss: PgBoss, options: CensusOptions): Censu
   /** This process's workers by queue: the interval each asked to poll at, and when the census last woke it. */
   const workers = new Map<string, Map<string, { intervalMs: number; wokenAt: number }>>()
   const watches = new Set<TableWatch>()
-  /** The statement for the queues and watches of now, named by its text: a connection prepares each text once. */
-  let statement: { name: string; text: string; watches: TableWatch[] } | undefined
+  /** The statement for the queues and watches of now (a connection prepares each text once). */
+  let statement: { text: string; watches: TableWatch[] } | undefined
   let timer: NodeJS.Timeout | undefined
   let stopped = false
   let looking: Promise<void> | undefined
@@ -130,8 +129,7 @@ export function wakeWorkersByCensus(boss: PgBoss, options: CensusOptions): Censu
         [...workers.keys()],
         watching.map((watch) => watch.condition),
       )
-      const name = `svc_job_census_${createHash('sha1').update(text).digest('hex').slice(0, 12)}`
-      statement = { name, text, watches: watching }
+      statement = { text, watches: watching }
     }
     return statement
   }
@@ -139,8 +137,8 @@ export function wakeWorkersByCensus(boss: PgBoss, options: CensusOptions): Censu
   /** One look; answers whether it found work, for a queue or a table. */
   async function takeCensus(): Promise<boolean> {
     if (workers.size === 0 && watches.size === 0) return false
-    const { name, text, watches: watching } = currentStatement()
-    const [row] = await options.prepared<Record<string, unknown> & { queues: string[] }>(name, text, [])
+    const { text, watches: watching } = currentStatement()
+    const [row] = await options.prepared<Record<string, unknown> & { queues: string[] }>(text, [])
     const found = watching.map((_, index) => row?.[`w${index}`] === true)
     watching.forEach((watch, index) => watch.found(found[index]!))
     const now = Date.now()

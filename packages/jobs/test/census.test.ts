@@ -23,10 +23,10 @@ const jobs = createJobQueue({ sql, supervise: false, onError: (error) => t.fail(
 const looks: string[] = []
 const parameters: unknown[][] = []
 const census = wakeWorkersByCensus(jobs, {
-  prepared: (name, text, values) => {
+  prepared: (text, values) => {
     looks.push(text)
     parameters.push([...values])
-    return database.prepared(name, text, values)
+    return database.prepared(text, values)
   },
   onError: (error) => t.fail(`census: ${error.message}`),
   intervalMs: HOUR_MS / 4,
@@ -80,7 +80,6 @@ t.test('a job not yet due is left for a census after its start_after', async (t)
   await jobs.send('census.a', { name: 'later' }, { startAfter: 3600 })
   await census.look()
   const [row] = await database.prepared<{ state: string }>(
-    'census_state',
     `select state::text from pgboss.job where name = 'census.a' and data->>'name' = 'later'`,
     [],
   )
@@ -171,11 +170,7 @@ t.test(
     await census.look()
     t.equal(census.waitMs, HOUR_MS / 4, 'a look that found work: its interval again')
     await until('the job to be taken', async () => {
-      const [row] = await database.prepared<{ state: string }>(
-        'census_d_state',
-        `select state::text from pgboss.job where name = 'census.d'`,
-        [],
-      )
+      const [row] = await database.prepared<{ state: string }>(`select state::text from pgboss.job where name = 'census.d'`, [])
       return row?.state === 'completed' ? true : undefined
     })
     await census.look()
