@@ -7,9 +7,7 @@
 import { spawn } from 'node:child_process'
 import { createInterface } from 'node:readline'
 import { sql } from 'kysely'
-import { buildApp } from '@svc/product'
-import { openResources } from '@svc/runtime'
-import { startTestIssuer, testConfig } from '@svc/testkit'
+import { insertHttpChecks, startCheckRunner } from './check-fleet.js'
 import { createBenchDatabase } from './database.js'
 import { footprintOf, footprintTable } from './footprint.js'
 
@@ -36,49 +34,18 @@ const targetUrl = `http://127.0.0.1:${port.trim()}/health`
 const database = await createBenchDatabase('bench_synthetics')
 const teardowns: Array<() => unknown> = [() => target.kill(), () => database.drop()]
 try {
-  const issuer = await startTestIssuer({ teardown: (fn) => teardowns.unshift(fn) })
-  const config = testConfig(issuer, {
-    databaseUrl: database.url,
-    databasePoolMax: 20,
-    // Dropping the database at the end ends its idle connections, which the pool would report.
-    logLevel: 'error',
-    outbound: { allowPrivateTargets: true },
-    synthetics: { region: 'local', retentionDays: 30, concurrency: CONCURRENCY },
-  })
-  const resources = await openResources(config)
-  teardowns.unshift(() => resources.close())
-  const app = await buildApp(config, resources)
-  teardowns.unshift(() => app.close())
-  await app.ready()
-  const db = resources.database.db
+  const db = await startCheckRunner(database.url, CONCURRENCY, teardowns)
 
   // The checks, written directly: due times spread evenly over the first
   // minute, starting 20 s from now, as a fleet of checks created over time would be.
-  const organization = await db
-    .insertInto('core.organizations')
-    .values({ name: 'Bench', slug: 'bench-synthetics' })
-    .returning('id')
-    .executeTakeFirstOrThrow()
   const start = Math.ceil((Date.now() + 20_000) / 1000) * 1000
-  const offsets = Array.from({ length: CHECKS }, (_, index) => Math.floor((index * FREQUENCY_SECONDS * 1000) / CHECKS))
-  for (let from = 0; from < CHECKS; from += 1000) {
-    const slice = offsets.slice(from, from + 1000)
-    await db
-      .insertInto('divinux.syntheticChecks')
-      .values(
-        slice.map((offset, index) => ({
-          organizationId: organization.id,
-          name: `Check ${from + index}`,
-          kind: 'http',
-          request: sql`${JSON.stringify({ url: targetUrl })}::jsonb`,
-          frequencySeconds: FREQUENCY_SECONDS,
-          timeoutMs: 5000,
-          regions: sql`array['local']::text[]`,
-          nextDueAt: new Date(start + offset),
-        })) as never,
-      )
-      .execute()
-  }
+  const offsets = await insertHttpChecks(db, {
+    slug: 'bench-synthetics',
+    count: CHECKS,
+    targetUrl,
+    frequencySeconds: FREQUENCY_SECONDS,
+    first: start,
+  })
   const end = start + SECONDS * 1000
   // Every due time of every check inside [start, end).
   const expected = offsets.reduce((sum, offset) => sum + Math.ceil((SECONDS * 1000 - offset) / (FREQUENCY_SECONDS * 1000)), 0)
